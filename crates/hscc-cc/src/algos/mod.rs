@@ -1,0 +1,3 @@
+//! One file per algorithm, named as Linux names it.
+
+pub mod reno;

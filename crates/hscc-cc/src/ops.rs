@@ -1,0 +1,286 @@
+//! The congestion-control interface: [`CongestionOps`], modeled on the Linux
+//! kernel's `struct tcp_congestion_ops` (include/net/tcp.h), and the sender
+//! view [`TcpCc`] it works on.
+//!
+//! # Call order (the contract every sender of hscc keeps)
+//!
+//! This is the order of Linux's `tcp_ack()` (net/ipv4/tcp_input.c, v6.x).
+//! For every incoming ACK:
+//!
+//! 1. `in_ack_event(flags)` — after `snd_una` has advanced (`tcp_in_ack_event`).
+//! 2. The RTT estimator is updated (`srtt_us`, `min_rtt_us`), then
+//!    `pkts_acked(sample)` — always called, with `sample.pkts_acked` the
+//!    number of segments newly acknowledged cumulatively (may be 0) and
+//!    `sample.rtt_us` the RTT sample of this ACK or `-1` when it has none
+//!    (`tcp_clean_rtx_queue`).
+//! 3. Loss detection and the recovery state machine (`tcp_fastretrans_alert`):
+//!    - entering fast recovery: `prior_cwnd ← cwnd`, then
+//!      `snd_ssthresh ← ssthresh()`, then `set_state(Recovery)`
+//!      (`tcp_enter_recovery`, `tcp_init_cwnd_reduction`);
+//!    - leaving recovery: `snd_cwnd ← snd_ssthresh`,
+//!      `cwnd_event(CompleteCwr)`, then `set_state(Open)` (`tcp_end_cwnd_reduction`);
+//!    - a detected spurious reduction: `snd_cwnd ← undo_cwnd()` (`tcp_undo_cwnd_reduction`).
+//! 4. Window growth (`tcp_cong_control`): if the algorithm implements
+//!    `cong_control` and returns `true`, it owns cwnd and pacing; otherwise,
+//!    while in CWR/Recovery the sender reduces cwnd (PRR or classic), and else
+//!    `cong_avoid(ack, acked)` is called with `acked` = segments newly
+//!    acknowledged or SACKed by this ACK. Algorithms check
+//!    [`TcpCc::is_cwnd_limited`] themselves, as Linux's do.
+//!
+//! Outside ACK processing:
+//! - `init()` once, when the connection starts.
+//! - Retransmission timeout (`tcp_enter_loss`): unless already in Loss,
+//!   `prior_cwnd ← cwnd`, `snd_ssthresh ← ssthresh()`, `cwnd_event(Loss)`;
+//!   then `snd_cwnd ← packets_in_flight + 1` (= 1) and `set_state(Loss)`.
+//! - First transmission after the connection went idle: `cwnd_event(TxStart)`.
+//!
+//! `set_state(new)` is called *before* `ca_state` changes, as in
+//! `tcp_set_ca_state`, so `tp.ca_state` still holds the old state.
+
+use core::fmt::Debug;
+
+use crate::params::Params;
+
+/// Linux's `TCP_INFINITE_SSTHRESH`: the initial slow-start threshold.
+pub const TCP_INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+/// Default kernel tick rate for [`TcpCc::jiffies32`] (Linux `CONFIG_HZ=1000`).
+pub const HZ: u32 = 1000;
+
+/// `in_ack_event` flag: ACK processed on the slow path (carried SACK blocks or did not advance).
+pub const CA_ACK_SLOWPATH: u32 = 1 << 0;
+/// `in_ack_event` flag: the ACK updated the peer's receive window.
+pub const CA_ACK_WIN_UPDATE: u32 = 1 << 1;
+/// `in_ack_event` flag: ECN echo.
+pub const CA_ACK_ECE: u32 = 1 << 2;
+
+/// Linux `enum tcp_ca_state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum CaState {
+    /// Normal state, no dubious events.
+    #[default]
+    Open = 0,
+    /// Duplicate ACKs or SACKs seen, not yet a loss.
+    Disorder = 1,
+    /// Window reduced for a reason other than loss (ECN, local congestion).
+    Cwr = 2,
+    /// Fast retransmit / fast recovery.
+    Recovery = 3,
+    /// Retransmission timeout recovery.
+    Loss = 4,
+}
+
+/// Linux `enum tcp_ca_event`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaEvent {
+    /// First transmission when no packets were in flight.
+    TxStart,
+    /// Congestion window restart after idle.
+    CwndRestart,
+    /// End of a congestion window reduction (recovery or CWR finished).
+    CompleteCwr,
+    /// Retransmission timeout.
+    Loss,
+    /// ECN: an ACK without CE echo.
+    EcnNoCe,
+    /// ECN: an ACK with CE echo.
+    EcnIsCe,
+}
+
+/// Linux `struct ack_sample`, given to `pkts_acked`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct AckSample {
+    /// Segments newly acknowledged cumulatively by this ACK.
+    pub pkts_acked: u32,
+    /// RTT sample of this ACK in µs, or `-1` when it gives none.
+    pub rtt_us: i32,
+    /// Segments in flight before this ACK was processed.
+    pub in_flight: u32,
+}
+
+/// A subset of Linux `struct rate_sample`, given to `cong_control`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RateSample {
+    /// Segments delivered (acked or SACKed) over the sampling interval.
+    pub delivered: i32,
+    /// Length of the sampling interval, µs (`-1` if invalid).
+    pub interval_us: i64,
+    /// RTT sample of this ACK, µs (`-1` if none).
+    pub rtt_us: i64,
+    /// Segments newly marked lost by this ACK.
+    pub losses: u32,
+    /// Segments newly acknowledged or SACKed by this ACK.
+    pub acked_sacked: u32,
+    /// Segments in flight before this ACK.
+    pub prior_in_flight: u32,
+    /// Whether the sample was taken while the application limited the sender.
+    pub is_app_limited: bool,
+}
+
+/// The sender state an algorithm sees: a subset of Linux `struct tcp_sock`,
+/// in Linux's units. The sender owns it; algorithms write `snd_cwnd`,
+/// `snd_cwnd_cnt`, `snd_ssthresh` (through the return value of `ssthresh`) and
+/// `pacing_rate`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TcpCc {
+    /// Congestion window, segments.
+    pub snd_cwnd: u32,
+    /// Slow-start threshold, segments ([`TCP_INFINITE_SSTHRESH`] at start).
+    pub snd_ssthresh: u32,
+    /// Linear-increase accumulator (`tcp_cong_avoid_ai`), segments acked.
+    pub snd_cwnd_cnt: u32,
+    /// Upper bound on `snd_cwnd`, segments.
+    pub snd_cwnd_clamp: u32,
+    /// cwnd before the last reduction, segments (for undo).
+    pub prior_cwnd: u32,
+    /// Maximum segment size (payload bytes).
+    pub mss_cache: u32,
+    /// Smoothed RTT in µs **shifted left by 3** (`srtt_us >> 3` is µs), as in Linux; 0 before the first sample.
+    pub srtt_us: u32,
+    /// Smallest RTT sample seen on the connection, µs (`u32::MAX` before the first sample).
+    pub min_rtt_us: u32,
+    /// Oldest unacknowledged sequence number (bytes, wrapping).
+    pub snd_una: u32,
+    /// Next sequence number to send (bytes, wrapping).
+    pub snd_nxt: u32,
+    /// Segments sent and not yet cumulatively acknowledged.
+    pub packets_out: u32,
+    /// Segments SACKed (or, without SACK, duplicate ACKs counted as in Linux's Reno emulation).
+    pub sacked_out: u32,
+    /// Segments marked lost and not yet retransmitted or acknowledged.
+    pub lost_out: u32,
+    /// Retransmitted segments still outstanding.
+    pub retrans_out: u32,
+    /// Total segments delivered (acked or SACKed) over the connection.
+    pub delivered: u32,
+    /// Total segments marked lost over the connection.
+    pub lost: u32,
+    /// Largest `packets_out` seen in the last window (Linux `max_packets_out`).
+    pub max_packets_out: u32,
+    /// Whether the last transmission round was limited by cwnd (Linux `is_cwnd_limited`).
+    pub is_cwnd_limited: bool,
+    /// Whether the application limits the sender (nothing more to send).
+    pub app_limited: bool,
+    /// Current congestion-avoidance state.
+    pub ca_state: CaState,
+    /// Pacing rate requested by the algorithm, bytes per second; 0 = the algorithm does not pace.
+    pub pacing_rate: u64,
+    /// The clock: microseconds since the start of the run (Linux `tcp_mstamp`).
+    pub now_us: u64,
+    /// Kernel tick rate for [`TcpCc::jiffies32`].
+    pub hz: u32,
+}
+
+impl TcpCc {
+    /// A fresh connection: initial window `init_cwnd`, infinite ssthresh.
+    pub fn new(mss: u32, init_cwnd: u32) -> Self {
+        TcpCc {
+            snd_cwnd: init_cwnd,
+            snd_ssthresh: TCP_INFINITE_SSTHRESH,
+            snd_cwnd_cnt: 0,
+            snd_cwnd_clamp: u32::MAX / 2,
+            prior_cwnd: 0,
+            mss_cache: mss,
+            srtt_us: 0,
+            min_rtt_us: u32::MAX,
+            snd_una: 0,
+            snd_nxt: 0,
+            packets_out: 0,
+            sacked_out: 0,
+            lost_out: 0,
+            retrans_out: 0,
+            delivered: 0,
+            lost: 0,
+            max_packets_out: 0,
+            is_cwnd_limited: false,
+            app_limited: false,
+            ca_state: CaState::Open,
+            pacing_rate: 0,
+            now_us: 0,
+            hz: HZ,
+        }
+    }
+
+    /// Linux `tcp_packets_in_flight`: packets_out − (sacked_out + lost_out) + retrans_out.
+    #[inline]
+    pub fn packets_in_flight(&self) -> u32 {
+        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out)
+    }
+
+    /// Linux `tcp_in_slow_start`.
+    #[inline]
+    pub fn in_slow_start(&self) -> bool {
+        self.snd_cwnd < self.snd_ssthresh
+    }
+
+    /// Linux `tcp_is_cwnd_limited`: cwnd-limited, or in slow start with cwnd < 2·max_packets_out.
+    #[inline]
+    pub fn is_cwnd_limited(&self) -> bool {
+        if self.is_cwnd_limited {
+            return true;
+        }
+        if self.in_slow_start() {
+            return self.snd_cwnd < 2 * self.max_packets_out;
+        }
+        false
+    }
+
+    /// Linux `tcp_jiffies32`: the clock in kernel ticks at `hz`, wrapping.
+    #[inline]
+    pub fn jiffies32(&self) -> u32 {
+        (self.now_us / (1_000_000 / self.hz as u64)) as u32
+    }
+
+    /// Smoothed RTT in µs (unshifted); 0 before the first sample.
+    #[inline]
+    pub fn srtt(&self) -> u32 {
+        self.srtt_us >> 3
+    }
+}
+
+/// Linux `before(seq1, seq2)` on wrapping 32-bit sequence numbers.
+#[inline]
+pub fn before(seq1: u32, seq2: u32) -> bool {
+    (seq1.wrapping_sub(seq2) as i32) < 0
+}
+
+/// Linux `after(seq2, seq1)`.
+#[inline]
+pub fn after(seq2: u32, seq1: u32) -> bool {
+    before(seq1, seq2)
+}
+
+/// A congestion-control algorithm, hook for hook Linux's `tcp_congestion_ops`.
+/// See the module documentation for the order in which the sender calls the hooks.
+pub trait CongestionOps: Clone + Debug {
+    /// Name, equal to Linux's `.name` where the kernel has the algorithm.
+    const NAME: &'static str;
+    /// Tunable parameters with documented defaults and ranges.
+    type Params: Params;
+
+    /// Build the algorithm from validated parameters.
+    fn new(params: &Self::Params) -> Self;
+    /// Connection start (Linux `init`).
+    fn init(&mut self, _tp: &mut TcpCc) {}
+    /// Slow-start threshold to use after a loss (required).
+    fn ssthresh(&mut self, tp: &mut TcpCc) -> u32;
+    /// Window growth per ACK when no `cong_control` (Linux `cong_avoid`).
+    fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32);
+    /// Called before the CA state changes to `new_state`.
+    fn set_state(&mut self, _tp: &mut TcpCc, _new_state: CaState) {}
+    /// Discrete events (Linux `cwnd_event`).
+    fn cwnd_event(&mut self, _tp: &mut TcpCc, _ev: CaEvent) {}
+    /// Per-ACK flags (Linux `in_ack_event`).
+    fn in_ack_event(&mut self, _tp: &mut TcpCc, _flags: u32) {}
+    /// Per-ACK sample with acked count and RTT (Linux `pkts_acked`).
+    fn pkts_acked(&mut self, _tp: &mut TcpCc, _sample: &AckSample) {}
+    /// cwnd to restore after a spurious reduction (Linux `undo_cwnd`).
+    fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
+        crate::helpers::tcp_reno_undo_cwnd(tp)
+    }
+    /// Full control of cwnd and pacing per ACK (Linux `cong_control`); return
+    /// `true` if handled, `false` to fall back to `cong_avoid` and the sender's
+    /// reduction logic.
+    fn cong_control(&mut self, _tp: &mut TcpCc, _rs: &RateSample) -> bool {
+        false
+    }
+}

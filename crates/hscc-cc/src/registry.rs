@@ -1,0 +1,206 @@
+//! Selection of algorithms by name, with static dispatch.
+//!
+//! [`Cc`] is an enum over every algorithm, so the per-ACK path is a `match`,
+//! not a virtual call. [`CcParams`] holds one algorithm's validated
+//! parameters. To add an algorithm, add one line to the `registry!` list below.
+
+use core::fmt;
+
+use crate::algos;
+use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, RateSample, TcpCc};
+use crate::params::{ParamError, ParamSpec, Params};
+
+/// What `hscc algorithms` lists about one algorithm.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AlgorithmInfo {
+    /// Canonical name.
+    pub name: &'static str,
+    /// Other accepted names.
+    pub aliases: &'static [&'static str],
+    /// One-line description.
+    pub summary: &'static str,
+    /// Defining document.
+    pub source: &'static str,
+    /// Parameters with defaults, ranges and sources.
+    pub params: Vec<ParamSpec>,
+}
+
+/// A rejected algorithm selection.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CcError {
+    /// No algorithm of that name.
+    UnknownAlgorithm { name: String, known: Vec<&'static str> },
+    /// A parameter was rejected.
+    Param { algorithm: &'static str, error: ParamError },
+}
+
+impl fmt::Display for CcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CcError::UnknownAlgorithm { name, known } => {
+                write!(f, "unknown algorithm '{name}'; known algorithms: {}", known.join(", "))
+            }
+            CcError::Param { algorithm, error } => write!(f, "{algorithm}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for CcError {}
+
+macro_rules! registry {
+    ($( $variant:ident => $ty:ty, aliases [$($alias:literal),*], $summary:literal, $source:literal; )*) => {
+        /// Any algorithm, dispatched statically.
+        #[derive(Clone, Debug)]
+        pub enum Cc { $( #[doc = $summary] $variant($ty), )* }
+
+        /// Validated parameters of one algorithm (which also selects it).
+        #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+        #[serde(tag = "algorithm", rename_all = "lowercase")]
+        pub enum CcParams { $( #[doc = $summary] $variant(<$ty as CongestionOps>::Params), )* }
+
+        /// Every algorithm with its parameters, in registry order.
+        pub fn algorithms() -> Vec<AlgorithmInfo> {
+            vec![$( AlgorithmInfo {
+                name: <$ty as CongestionOps>::NAME,
+                aliases: &[$($alias),*],
+                summary: $summary,
+                source: $source,
+                params: <<$ty as CongestionOps>::Params as Params>::specs(),
+            }, )*]
+        }
+
+        /// Canonical names of every algorithm.
+        pub fn algorithm_names() -> Vec<&'static str> {
+            vec![$( <$ty as CongestionOps>::NAME, )*]
+        }
+
+        impl CcParams {
+            /// Default parameters of the algorithm called `name` (or one of its aliases).
+            pub fn from_name(name: &str) -> Result<CcParams, CcError> {
+                let lower = name.to_ascii_lowercase();
+                $( if lower == <$ty as CongestionOps>::NAME $(|| lower == $alias)* {
+                    return Ok(CcParams::$variant(Default::default()));
+                } )*
+                Err(CcError::UnknownAlgorithm { name: name.to_string(), known: algorithm_names() })
+            }
+
+            /// Canonical name of the selected algorithm.
+            pub fn name(&self) -> &'static str {
+                match self { $( CcParams::$variant(_) => <$ty as CongestionOps>::NAME, )* }
+            }
+
+            /// Set one parameter by name, validated.
+            pub fn set(&mut self, param: &str, value: f64) -> Result<(), CcError> {
+                let algorithm = self.name();
+                let r = match self { $( CcParams::$variant(p) => p.set(param, value), )* };
+                r.map_err(|error| CcError::Param { algorithm, error })
+            }
+
+            /// Cross-field validation of the whole set.
+            pub fn check(&self) -> Result<(), CcError> {
+                let algorithm = self.name();
+                let r = match self { $( CcParams::$variant(p) => p.check(), )* };
+                r.map_err(|error| CcError::Param { algorithm, error })
+            }
+
+            /// Current value of every parameter.
+            pub fn values(&self) -> Vec<(&'static str, f64)> {
+                match self { $( CcParams::$variant(p) => {
+                    <<$ty as CongestionOps>::Params as Params>::specs()
+                        .into_iter().map(|s| (s.name, p.get(s.name).unwrap())).collect()
+                } )* }
+            }
+        }
+
+        impl Cc {
+            /// Instantiate the algorithm selected by `params`.
+            pub fn new(params: &CcParams) -> Cc {
+                match params { $( CcParams::$variant(p) => Cc::$variant(<$ty as CongestionOps>::new(p)), )* }
+            }
+
+            /// Canonical name.
+            pub fn name(&self) -> &'static str {
+                match self { $( Cc::$variant(_) => <$ty as CongestionOps>::NAME, )* }
+            }
+        }
+
+        registry!(@dispatch [$($variant),*]);
+    };
+
+    (@dispatch [$($variant:ident),*]) => {
+        impl Cc {
+            /// See [`CongestionOps::init`].
+            #[inline] pub fn init(&mut self, tp: &mut TcpCc) { match self { $( Cc::$variant(a) => a.init(tp), )* } }
+            /// See [`CongestionOps::ssthresh`].
+            #[inline] pub fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.ssthresh(tp), )* } }
+            /// See [`CongestionOps::cong_avoid`].
+            #[inline] pub fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) { match self { $( Cc::$variant(a) => a.cong_avoid(tp, ack, acked), )* } }
+            /// See [`CongestionOps::set_state`].
+            #[inline] pub fn set_state(&mut self, tp: &mut TcpCc, s: CaState) { match self { $( Cc::$variant(a) => a.set_state(tp, s), )* } }
+            /// See [`CongestionOps::cwnd_event`].
+            #[inline] pub fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) { match self { $( Cc::$variant(a) => a.cwnd_event(tp, ev), )* } }
+            /// See [`CongestionOps::in_ack_event`].
+            #[inline] pub fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) { match self { $( Cc::$variant(a) => a.in_ack_event(tp, flags), )* } }
+            /// See [`CongestionOps::pkts_acked`].
+            #[inline] pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) { match self { $( Cc::$variant(a) => a.pkts_acked(tp, s), )* } }
+            /// See [`CongestionOps::undo_cwnd`].
+            #[inline] pub fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.undo_cwnd(tp), )* } }
+            /// See [`CongestionOps::cong_control`].
+            #[inline] pub fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool { match self { $( Cc::$variant(a) => a.cong_control(tp, rs), )* } }
+        }
+    };
+}
+
+// One line per algorithm: Variant => type, aliases, summary, defining document.
+registry! {
+    Reno => algos::reno::Reno, aliases ["newreno"], "Reno/NewReno: slow start, +1 segment per RTT, halve on loss", "RFC 5681 §3; Linux tcp_cong.c";
+}
+
+impl CcParams {
+    /// Select `name` and apply `overrides` (parameter name, value) in order.
+    pub fn with(name: &str, overrides: &[(&str, f64)]) -> Result<CcParams, CcError> {
+        let mut p = CcParams::from_name(name)?;
+        for (k, v) in overrides {
+            p.set(k, *v)?;
+        }
+        p.check()?;
+        Ok(p)
+    }
+}
+
+impl Default for CcParams {
+    fn default() -> Self {
+        CcParams::from_name("reno").expect("reno is registered")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases_resolve() {
+        assert_eq!(CcParams::from_name("reno").unwrap().name(), "reno");
+        assert_eq!(CcParams::from_name("NewReno").unwrap().name(), "reno");
+        let e = CcParams::from_name("bogus").unwrap_err().to_string();
+        assert!(e.contains("unknown algorithm 'bogus'") && e.contains("reno"), "{e}");
+    }
+
+    #[test]
+    fn every_algorithm_listed_once_with_sourced_params() {
+        let names = algorithm_names();
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len());
+        for info in algorithms() {
+            assert!(!info.source.is_empty(), "{}", info.name);
+            for p in &info.params {
+                assert!(!p.source.is_empty() && !p.doc.is_empty(), "{}.{}", info.name, p.name);
+                assert!(p.min <= p.default && p.default <= p.max, "{}.{}", info.name, p.name);
+            }
+            let params = CcParams::from_name(info.name).unwrap();
+            assert_eq!(Cc::new(&params).name(), info.name);
+        }
+    }
+}

@@ -1,0 +1,390 @@
+//! Test harness for algorithms alone: a scripted sender with a virtual clock.
+//!
+//! [`Harness`] drives an algorithm through the hooks in the order of the
+//! sender contract (see [`crate::ops`]), so tests read like scripts:
+//!
+//! ```
+//! use hscc_cc::algos::reno::Reno;
+//! use hscc_cc::testing::Harness;
+//! let mut h = Harness::new(Reno, 10);
+//! h.set_rtt_ms(100);
+//! h.round();                 // send a window, wait one RTT, ACK it segment by segment
+//! assert_eq!(h.cwnd(), 20);  // slow start doubles per RTT
+//! h.loss();                  // fast retransmit + recovery with cwnd = ssthresh
+//! assert_eq!(h.cwnd(), 10);
+//! ```
+//!
+//! The harness keeps only counts (no per-segment state), so it can run ten
+//! simulated days at any window. [`cc_property_suite!`](crate::cc_property_suite)
+//! instantiates the generic invariant checks for an algorithm.
+
+use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, TcpCc, CA_ACK_SLOWPATH};
+
+/// Default MSS of the harness, bytes.
+pub const MSS: u32 = 1448;
+
+/// A scripted sender around one algorithm.
+#[derive(Clone, Debug)]
+pub struct Harness<A: CongestionOps> {
+    /// The algorithm under test.
+    pub cc: A,
+    /// The sender state it sees.
+    pub tp: TcpCc,
+    /// RTT reported with every ACK, µs.
+    pub rtt_us: u32,
+    /// End of the current recovery / loss episode (byte sequence).
+    high_seq: u32,
+}
+
+impl<A: CongestionOps> Harness<A> {
+    /// A new connection with initial window `init_cwnd`; calls `init`.
+    pub fn new(mut cc: A, init_cwnd: u32) -> Self {
+        let mut tp = TcpCc::new(MSS, init_cwnd);
+        cc.init(&mut tp);
+        Harness { cc, tp, rtt_us: 100_000, high_seq: 0 }
+    }
+
+    /// A new connection from parameters.
+    pub fn with_params(p: &A::Params, init_cwnd: u32) -> Self {
+        Self::new(A::new(p), init_cwnd)
+    }
+
+    /// Current congestion window, segments.
+    pub fn cwnd(&self) -> u32 {
+        self.tp.snd_cwnd
+    }
+
+    /// Current slow-start threshold, segments.
+    pub fn ssthresh(&self) -> u32 {
+        self.tp.snd_ssthresh
+    }
+
+    /// Set the RTT reported with each ACK.
+    pub fn set_rtt_us(&mut self, rtt: u32) {
+        self.rtt_us = rtt;
+    }
+
+    /// Set the RTT reported with each ACK, in ms.
+    pub fn set_rtt_ms(&mut self, rtt: u32) {
+        self.rtt_us = rtt * 1000;
+    }
+
+    /// Advance the clock.
+    pub fn advance_us(&mut self, dt: u64) {
+        self.tp.now_us += dt;
+    }
+
+    /// Advance the clock, in ms.
+    pub fn advance_ms(&mut self, dt: u64) {
+        self.advance_us(dt * 1000);
+    }
+
+    /// Send `n` new segments now (the caller decides whether cwnd allows it).
+    pub fn send(&mut self, n: u32) {
+        if n == 0 {
+            return;
+        }
+        if self.tp.packets_out == 0 {
+            self.cc.cwnd_event(&mut self.tp, CaEvent::TxStart);
+        }
+        self.tp.packets_out += n;
+        self.tp.snd_nxt = self.tp.snd_nxt.wrapping_add(n.wrapping_mul(self.tp.mss_cache));
+        self.tp.max_packets_out = self.tp.max_packets_out.max(self.tp.packets_out);
+        self.tp.is_cwnd_limited = self.tp.packets_in_flight() >= self.tp.snd_cwnd;
+    }
+
+    /// Send as many segments as cwnd allows.
+    pub fn send_all(&mut self) {
+        let room = self.tp.snd_cwnd.saturating_sub(self.tp.packets_in_flight());
+        self.send(room);
+    }
+
+    /// `acks` ACKs, each cumulatively acknowledging `per_ack` segments (2 =
+    /// delayed ACKs), through the hooks in the order of the sender contract.
+    pub fn ack_each(&mut self, acks: u32, per_ack: u32) {
+        for _ in 0..acks {
+            let n = per_ack.min(self.tp.packets_out);
+            if n == 0 {
+                return;
+            }
+            self.ack_one(n);
+        }
+    }
+
+    /// Acknowledge every outstanding segment, one ACK per segment.
+    pub fn ack_all(&mut self) {
+        let n = self.tp.packets_out;
+        self.ack_each(n, 1);
+    }
+
+    fn ack_one(&mut self, n: u32) {
+        let prior_in_flight = self.tp.packets_in_flight();
+        self.tp.snd_una = self.tp.snd_una.wrapping_add(n.wrapping_mul(self.tp.mss_cache));
+        self.tp.packets_out -= n;
+        self.tp.delivered = self.tp.delivered.wrapping_add(n);
+        self.cc.in_ack_event(&mut self.tp, 0);
+        self.rtt_sample(self.rtt_us);
+        let sample = AckSample { pkts_acked: n, rtt_us: self.rtt_us as i32, in_flight: prior_in_flight };
+        self.cc.pkts_acked(&mut self.tp, &sample);
+        let in_reduction = matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr);
+        if self.tp.ca_state == CaState::Loss && !crate::ops::before(self.tp.snd_una, self.high_seq) {
+            self.set_state(CaState::Open);
+        }
+        if !in_reduction {
+            let ack = self.tp.snd_una;
+            self.cc.cong_avoid(&mut self.tp, ack, n);
+        }
+        self.tp.snd_cwnd = self.tp.snd_cwnd.clamp(1, self.tp.snd_cwnd_clamp);
+    }
+
+    /// A duplicate ACK (no new data acknowledged, RTT sample given).
+    pub fn dupack(&mut self) {
+        let prior_in_flight = self.tp.packets_in_flight();
+        self.cc.in_ack_event(&mut self.tp, CA_ACK_SLOWPATH);
+        let sample = AckSample { pkts_acked: 0, rtt_us: self.rtt_us as i32, in_flight: prior_in_flight };
+        self.cc.pkts_acked(&mut self.tp, &sample);
+    }
+
+    /// Linux `tcp_rtt_estimator` (srtt in µs << 3) and min RTT.
+    fn rtt_sample(&mut self, rtt: u32) {
+        let m = rtt.max(1);
+        if self.tp.srtt_us == 0 {
+            self.tp.srtt_us = m << 3;
+        } else {
+            let srtt = self.tp.srtt_us as i64;
+            self.tp.srtt_us = (srtt + m as i64 - (srtt >> 3)) as u32;
+        }
+        self.tp.min_rtt_us = self.tp.min_rtt_us.min(m);
+    }
+
+    fn set_state(&mut self, s: CaState) {
+        self.cc.set_state(&mut self.tp, s);
+        self.tp.ca_state = s;
+    }
+
+    /// One round trip: send what cwnd allows, wait one RTT, ACK it one ACK per segment.
+    pub fn round(&mut self) {
+        self.send_all();
+        self.advance_us(self.rtt_us as u64);
+        self.ack_all();
+    }
+
+    /// `n` round trips.
+    pub fn rounds(&mut self, n: u32) {
+        for _ in 0..n {
+            self.round();
+        }
+    }
+
+    /// Enter fast recovery (Linux `tcp_enter_recovery`): prior_cwnd, ssthresh(), set_state(Recovery).
+    pub fn fast_retransmit(&mut self) {
+        if matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
+            return;
+        }
+        self.tp.prior_cwnd = self.tp.snd_cwnd;
+        self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
+        self.high_seq = self.tp.snd_nxt;
+        self.tp.lost = self.tp.lost.wrapping_add(1);
+        self.set_state(CaState::Recovery);
+    }
+
+    /// Leave recovery as Linux does (`tcp_end_cwnd_reduction`): cwnd = ssthresh.
+    pub fn end_recovery(&mut self) {
+        if self.tp.ca_state != CaState::Recovery {
+            return;
+        }
+        if self.tp.snd_ssthresh < crate::ops::TCP_INFINITE_SSTHRESH {
+            self.tp.snd_cwnd = self.tp.snd_ssthresh;
+        }
+        self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
+        self.set_state(CaState::Open);
+    }
+
+    /// A loss detected by duplicate ACKs and its recovery, classic style.
+    pub fn loss(&mut self) {
+        self.fast_retransmit();
+        self.end_recovery();
+    }
+
+    /// Retransmission timeout (Linux `tcp_enter_loss`): all outstanding data is
+    /// considered lost and cwnd restarts at 1.
+    pub fn timeout(&mut self) {
+        if self.tp.ca_state != CaState::Loss {
+            self.tp.prior_cwnd = self.tp.snd_cwnd;
+            self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
+            self.cc.cwnd_event(&mut self.tp, CaEvent::Loss);
+        }
+        // The lost segments leave the network; snd_una skips them as if
+        // they had been retransmitted and acknowledged later.
+        self.tp.snd_una = self.tp.snd_nxt;
+        self.tp.lost = self.tp.lost.wrapping_add(self.tp.packets_out);
+        self.tp.packets_out = 0;
+        self.high_seq = self.tp.snd_nxt.wrapping_add(self.tp.mss_cache);
+        self.tp.snd_cwnd = 1;
+        self.tp.snd_cwnd_cnt = 0;
+        self.set_state(CaState::Loss);
+    }
+
+    /// Undo a spurious reduction (Linux `tcp_undo_cwnd_reduction`).
+    pub fn undo(&mut self) {
+        self.tp.snd_cwnd = self.cc.undo_cwnd(&mut self.tp);
+        self.set_state(CaState::Open);
+    }
+}
+
+/// One step of a random operation sequence for the property suite.
+#[derive(Clone, Copy, Debug)]
+pub enum Op {
+    /// Send up to n segments within cwnd.
+    Send(u32),
+    /// n ACKs of k segments each.
+    Ack(u32, u32),
+    /// A duplicate ACK.
+    DupAck,
+    /// Fast retransmit + recovery.
+    Loss,
+    /// Enter recovery only.
+    EnterRecovery,
+    /// Leave recovery.
+    EndRecovery,
+    /// Retransmission timeout.
+    Timeout,
+    /// Advance the clock (µs).
+    Advance(u64),
+    /// Change the RTT (µs).
+    SetRtt(u32),
+    /// A full round trip.
+    Round,
+    /// Undo the last reduction.
+    Undo,
+}
+
+impl<A: CongestionOps> Harness<A> {
+    /// Apply one random operation.
+    pub fn apply(&mut self, op: Op) {
+        match op {
+            Op::Send(n) => {
+                let room = self.tp.snd_cwnd.saturating_sub(self.tp.packets_in_flight());
+                self.send(n.min(room));
+            }
+            Op::Ack(n, k) => self.ack_each(n, k),
+            Op::DupAck => self.dupack(),
+            Op::Loss => self.loss(),
+            Op::EnterRecovery => self.fast_retransmit(),
+            Op::EndRecovery => self.end_recovery(),
+            Op::Timeout => self.timeout(),
+            Op::Advance(dt) => self.advance_us(dt),
+            Op::SetRtt(r) => self.set_rtt_us(r),
+            Op::Round => self.round(),
+            Op::Undo => self.undo(),
+        }
+    }
+
+    /// Check the invariants every algorithm must keep after any operation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let tp = &self.tp;
+        if tp.snd_cwnd < 1 || tp.snd_cwnd > tp.snd_cwnd_clamp {
+            return Err(format!("cwnd {} outside [1, {}]", tp.snd_cwnd, tp.snd_cwnd_clamp));
+        }
+        if tp.snd_ssthresh < 2 {
+            return Err(format!("ssthresh {} < 2", tp.snd_ssthresh));
+        }
+        Ok(())
+    }
+
+    /// Run lossless for `seconds` of simulated time at the current RTT, with
+    /// stretch ACKs of an eighth of a window; check the invariants each round.
+    pub fn run_lossless(&mut self, seconds: u64) -> Result<(), String> {
+        let end = self.tp.now_us + seconds * 1_000_000;
+        while self.tp.now_us < end {
+            self.send_all();
+            self.advance_us(self.rtt_us as u64);
+            let per_ack = (self.tp.packets_out / 8).max(1);
+            let acks = self.tp.packets_out.div_ceil(per_ack);
+            self.ack_each(acks, per_ack);
+            self.check_invariants()?;
+        }
+        Ok(())
+    }
+}
+
+/// Instantiate the generic property suite for one algorithm:
+/// random send/ack/loss/time sequences keep cwnd ≥ 1 and ≤ clamp and
+/// ssthresh ≥ 2; ten lossless simulated days neither panic nor overflow;
+/// a clone taken mid-sequence ends in the same state as the original.
+///
+/// `cc_property_suite!(reno_properties, crate::algos::reno::Reno);`
+#[macro_export]
+macro_rules! cc_property_suite {
+    ($modname:ident, $ty:ty) => {
+        $crate::cc_property_suite!($modname, $ty, Default::default());
+    };
+    ($modname:ident, $ty:ty, $params:expr) => {
+        #[cfg(test)]
+        mod $modname {
+            #[allow(unused_imports)]
+            use super::*;
+            use proptest::prelude::*;
+            use $crate::ops::CongestionOps;
+            use $crate::testing::{Harness, Op};
+
+            fn harness() -> Harness<$ty> {
+                let params: <$ty as CongestionOps>::Params = $params;
+                Harness::with_params(&params, 10)
+            }
+
+            fn op() -> impl Strategy<Value = Op> {
+                prop_oneof![
+                    4 => (1u32..200).prop_map(Op::Send),
+                    4 => (1u32..50, 1u32..4).prop_map(|(n, k)| Op::Ack(n, k)),
+                    1 => Just(Op::DupAck),
+                    1 => Just(Op::Loss),
+                    1 => Just(Op::EnterRecovery),
+                    1 => Just(Op::EndRecovery),
+                    1 => Just(Op::Timeout),
+                    2 => (0u64..2_000_000).prop_map(Op::Advance),
+                    1 => (1u32..2_000_000).prop_map(Op::SetRtt),
+                    3 => Just(Op::Round),
+                    1 => Just(Op::Undo),
+                ]
+            }
+
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(64))]
+                #[test]
+                fn invariants_hold_under_random_operations(
+                    ops in proptest::collection::vec(op(), 1..300),
+                    split in 0usize..300,
+                ) {
+                    let mut h = harness();
+                    let mut twin = None;
+                    for (i, o) in ops.iter().enumerate() {
+                        if i == split { twin = Some(h.clone()); }
+                        h.apply(*o);
+                        if let Err(e) = h.check_invariants() {
+                            return Err(TestCaseError::fail(format!("after op {i} {o:?}: {e}")));
+                        }
+                    }
+                    if let Some(mut t) = twin {
+                        for o in &ops[split..] { t.apply(*o); }
+                        prop_assert_eq!(&t.tp, &h.tp, "a clone diverged from its original");
+                    }
+                }
+            }
+
+            #[test]
+            fn ten_lossless_days_do_not_overflow() {
+                // Ten days at 100 ms and 1 s RTT; one hour at 1 ms RTT
+                // (3.6 million rounds: ten days there would take minutes).
+                for (rtt_us, secs) in [(100_000u32, 864_000u64), (1_000_000, 864_000), (1_000, 3_600)] {
+                    let mut h = harness();
+                    h.set_rtt_us(rtt_us);
+                    h.run_lossless(secs).unwrap();
+                    assert!(h.cwnd() >= 1);
+                }
+            }
+        }
+    };
+}
+
+crate::cc_property_suite!(reno_properties, crate::algos::reno::Reno);
