@@ -1,0 +1,212 @@
+//! The event queue and its ordering contract.
+//!
+//! # Ordering contract
+//! - Events run in order of time; events at the same time run in the order
+//!   they were scheduled (FIFO), by a sequence number assigned at scheduling.
+//! - Nothing else influences the order: no hashing, no addresses, no wall
+//!   clock. The same scenario and seed therefore give bit-identical results.
+//!
+//! Event payloads are a `Copy` enum of indices: no allocation per event.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::time::Time;
+
+/// What happens at an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Link `0` finished serializing its current packet and has a queue to serve.
+    LinkTx(u32),
+    /// The head of link `0`'s delay line reaches the far end.
+    LinkArrive(u32),
+    /// Retransmission timer of flow `0`.
+    Rto(u32),
+    /// Delayed-ACK timer of flow `0`'s receiver.
+    DelAck(u32),
+    /// Pacing timer of flow `0`.
+    Pace(u32),
+    /// Flow `0` starts.
+    FlowStart(u32),
+    /// Flow `0` stops sending new data.
+    FlowStop(u32),
+    /// Periodic sampling of traces.
+    Sample,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    time: Time,
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    // Reversed: BinaryHeap is a max-heap, we pop the earliest.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.time, other.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+/// A min-queue of events keyed by `(time, scheduling order)`.
+#[derive(Debug, Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Entry>,
+    next_seq: u64,
+}
+
+impl EventQueue {
+    /// Schedule `event` at `time`.
+    #[inline]
+    pub fn push(&mut self, time: Time, event: Event) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.heap.push(Entry { time, seq, event });
+    }
+
+    /// Remove and return the earliest event.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, Event)> {
+        self.heap.pop().map(|e| (e.time, e.event))
+    }
+
+    /// Time of the earliest event.
+    #[inline]
+    pub fn peek_time(&self) -> Option<Time> {
+        self.heap.peek().map(|e| e.time)
+    }
+
+    /// Number of pending events.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Whether no events are pending.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+/// A lazily cancelled timer: re-arming to a later time costs no heap entry;
+/// the pending entry re-schedules itself when it fires early.
+#[derive(Clone, Copy, Debug)]
+pub struct Timer {
+    /// When the timer should expire (`NEVER` when disarmed).
+    pub deadline: Time,
+    /// Time of the entry in the event queue, if any (`NEVER` when none).
+    scheduled: Time,
+}
+
+impl Default for Timer {
+    fn default() -> Self {
+        Timer { deadline: crate::time::NEVER, scheduled: crate::time::NEVER }
+    }
+}
+
+/// What a timer's event means when it fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fire {
+    /// The timer expired: act on it.
+    Expired,
+    /// Not yet (re-armed later, re-scheduled) or a stale entry: ignore.
+    Ignore,
+}
+
+impl Timer {
+    /// Arm (or re-arm) to expire at `t`; schedules `event` only when needed.
+    #[inline]
+    pub fn arm(&mut self, t: Time, q: &mut EventQueue, event: Event) {
+        self.deadline = t;
+        if t < self.scheduled {
+            self.scheduled = t;
+            q.push(t, event);
+        }
+    }
+
+    /// Disarm.
+    #[inline]
+    pub fn cancel(&mut self) {
+        self.deadline = crate::time::NEVER;
+    }
+
+    /// Whether armed.
+    pub fn armed(&self) -> bool {
+        self.deadline != crate::time::NEVER
+    }
+
+    /// Handle this timer's event firing at `now`.
+    #[inline]
+    pub fn fire(&mut self, now: Time, q: &mut EventQueue, event: Event) -> Fire {
+        if now != self.scheduled {
+            return Fire::Ignore; // an entry superseded by an earlier one
+        }
+        self.scheduled = crate::time::NEVER;
+        if self.deadline <= now {
+            self.deadline = crate::time::NEVER;
+            return Fire::Expired;
+        }
+        if self.deadline != crate::time::NEVER {
+            self.scheduled = self.deadline;
+            q.push(self.deadline, event);
+        }
+        Fire::Ignore
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_time_events_run_in_scheduling_order() {
+        let mut q = EventQueue::default();
+        q.push(5, Event::Sample);
+        q.push(3, Event::Rto(1));
+        q.push(5, Event::Rto(2));
+        q.push(5, Event::Rto(3));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(3, Event::Rto(1)), (5, Event::Sample), (5, Event::Rto(2)), (5, Event::Rto(3))]);
+    }
+
+    #[test]
+    fn timer_rearmed_later_fires_once_at_the_new_deadline() {
+        let mut q = EventQueue::default();
+        let mut t = Timer::default();
+        t.arm(10, &mut q, Event::Rto(0));
+        t.arm(20, &mut q, Event::Rto(0)); // no new entry
+        assert_eq!(q.len(), 1);
+        let (now, ev) = q.pop().unwrap();
+        assert_eq!(t.fire(now, &mut q, ev), Fire::Ignore);
+        let (now, ev) = q.pop().unwrap();
+        assert_eq!(now, 20);
+        assert_eq!(t.fire(now, &mut q, ev), Fire::Expired);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn timer_rearmed_earlier_ignores_the_stale_entry() {
+        let mut q = EventQueue::default();
+        let mut t = Timer::default();
+        t.arm(20, &mut q, Event::Rto(0));
+        t.arm(10, &mut q, Event::Rto(0));
+        let (now, ev) = q.pop().unwrap();
+        assert_eq!((now, t.fire(now, &mut q, ev)), (10, Fire::Expired));
+        let (now, ev) = q.pop().unwrap();
+        assert_eq!((now, t.fire(now, &mut q, ev)), (20, Fire::Ignore));
+        t.arm(30, &mut q, Event::Rto(0));
+        t.cancel();
+        let (now, ev) = q.pop().unwrap();
+        assert_eq!(t.fire(now, &mut q, ev), Fire::Ignore);
+    }
+}

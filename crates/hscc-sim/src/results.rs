@@ -1,0 +1,284 @@
+//! What a run produces: per-flow and per-link summaries and sampled traces,
+//! serialisable for the Python side.
+
+use serde::Serialize;
+
+use crate::config::SimConfig;
+use crate::link::Link;
+use crate::sim::{Flow, Sim};
+use crate::stats::{jain_index, FlowCounters, LinkCounters};
+use crate::time::{secs, Time, SEC};
+
+/// Time series of one flow, one value per sampling interval.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlowTrace {
+    /// Goodput over the interval ending at the sample, bit/s.
+    pub throughput_bps: Vec<f64>,
+    /// Congestion window at the sample, segments.
+    pub cwnd: Vec<u32>,
+    /// Smoothed RTT at the sample, s.
+    pub srtt_s: Vec<f64>,
+}
+
+/// Time series of one monitored link.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LinkTrace {
+    /// Link index.
+    pub link: u32,
+    /// Link name.
+    pub name: String,
+    /// Packets waiting at the sample.
+    pub queue_pkts: Vec<u64>,
+    /// Bytes waiting at the sample.
+    pub queue_bytes: Vec<u64>,
+    /// Mean queuing delay of packets that left the queue during the interval, s.
+    pub qdelay_s: Vec<f64>,
+    /// Packets dropped (queue full or random) during the interval.
+    pub drops: Vec<u64>,
+    /// Fraction of the interval the link spent transmitting.
+    pub utilization: Vec<f64>,
+}
+
+/// Every trace of a run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Traces {
+    /// Sampling interval, s.
+    pub interval_s: f64,
+    /// Sample times, s.
+    pub time_s: Vec<f64>,
+    /// One per flow.
+    pub flows: Vec<FlowTrace>,
+    /// One per monitored link.
+    pub links: Vec<LinkTrace>,
+    #[serde(skip)]
+    last_flow_bytes: Vec<u64>,
+    #[serde(skip)]
+    last_link: Vec<(u64, u64, u64, f64)>,
+}
+
+impl Traces {
+    /// Empty traces shaped for `cfg`.
+    pub fn new(cfg: &SimConfig) -> Traces {
+        let Some(dt) = cfg.sample_interval else { return Traces::default() };
+        let links: Vec<LinkTrace> = cfg
+            .topology
+            .links
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.monitor)
+            .map(|(i, l)| LinkTrace { link: i as u32, name: l.name.clone(), ..Default::default() })
+            .collect();
+        Traces {
+            interval_s: secs(dt),
+            time_s: Vec::new(),
+            flows: vec![FlowTrace::default(); cfg.flows.len()],
+            last_flow_bytes: vec![0; cfg.flows.len()],
+            last_link: vec![(0, 0, 0, 0.0); links.len()],
+            links,
+        }
+    }
+
+    /// Record one sample at `now`.
+    pub fn sample(&mut self, now: Time, flows: &[Flow], links: &[Link]) {
+        self.time_s.push(secs(now));
+        let dt = self.interval_s;
+        for (i, f) in flows.iter().enumerate() {
+            let t = &mut self.flows[i];
+            let bytes = f.sender.counters.delivered_bytes;
+            t.throughput_bps.push((bytes - self.last_flow_bytes[i]) as f64 * 8.0 / dt);
+            self.last_flow_bytes[i] = bytes;
+            t.cwnd.push(f.sender.tp.snd_cwnd);
+            t.srtt_s.push(secs(f.sender.rtt.srtt()));
+        }
+        for (k, t) in self.links.iter_mut().enumerate() {
+            let l = &links[t.link as usize];
+            let (tx0, drops0, n0, sum0) = self.last_link[k];
+            let (n, sum) = l.qdelay.as_ref().map_or((0, 0.0), |h| (h.count(), h.mean_s() * h.count() as f64));
+            let drops = l.counters.drops_queue + l.counters.drops_random;
+            t.queue_pkts.push(l.queue_len() as u64);
+            t.queue_bytes.push(l.queue_bytes());
+            t.qdelay_s.push(if n > n0 { (sum - sum0) / (n - n0) as f64 } else { 0.0 });
+            t.drops.push(drops - drops0);
+            t.utilization.push(((l.counters.tx_bytes - tx0) as f64 * 8.0 / (l.rate_bps as f64 * dt)).min(1.0));
+            self.last_link[k] = (l.counters.tx_bytes, drops, n, sum);
+        }
+    }
+}
+
+/// Summary of one flow.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowResult {
+    /// Flow index.
+    pub id: u32,
+    /// Congestion-control algorithm.
+    pub algorithm: String,
+    /// Sending node name.
+    pub src: String,
+    /// Receiving node name.
+    pub dst: String,
+    /// Round-trip propagation and serialization delay of the path, s.
+    pub base_rtt_s: f64,
+    /// Start time, s.
+    pub start_s: f64,
+    /// End of the active period (completion, stop or end of run), s.
+    pub end_s: f64,
+    /// Payload bits delivered in order per second of the active period.
+    pub goodput_bps: f64,
+    /// When a finite transfer completed, s.
+    pub completion_s: Option<f64>,
+    /// Congestion window at the end, segments.
+    pub final_cwnd: u32,
+    /// Smoothed RTT at the end, s.
+    pub srtt_s: f64,
+    /// Smallest RTT sample, s.
+    pub min_rtt_s: f64,
+    /// Counters.
+    pub counters: FlowCounters,
+}
+
+/// Summary of one unidirectional link.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkResult {
+    /// Link index.
+    pub id: u32,
+    /// Link name.
+    pub name: String,
+    /// From node name.
+    pub from: String,
+    /// To node name.
+    pub to: String,
+    /// Rate, bit/s.
+    pub rate_bps: u64,
+    /// Fraction of the run spent transmitting.
+    pub utilization: f64,
+    /// Counters.
+    pub counters: LinkCounters,
+    /// Whether queuing delays were recorded.
+    pub monitored: bool,
+    /// Mean queuing delay, s (monitored links).
+    pub mean_qdelay_s: f64,
+    /// 99th-percentile queuing delay, s (monitored links).
+    pub p99_qdelay_s: f64,
+    /// Largest queuing delay, s (monitored links).
+    pub max_qdelay_s: f64,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    /// Simulated duration, s.
+    pub duration_s: f64,
+    /// Run seed.
+    pub seed: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Per flow.
+    pub flows: Vec<FlowResult>,
+    /// Per link.
+    pub links: Vec<LinkResult>,
+    /// Jain's index of the flows' goodputs.
+    pub jain_index: f64,
+    /// Sampled traces (empty without a sampling interval).
+    pub traces: Traces,
+}
+
+impl RunResult {
+    pub(crate) fn build(sim: &Sim) -> RunResult {
+        let cfg = &sim.cfg;
+        let now = sim.net.now;
+        let topo = &cfg.topology;
+        let flows: Vec<FlowResult> = sim
+            .flows
+            .iter()
+            .zip(&cfg.flows)
+            .enumerate()
+            .map(|(i, (f, fc))| {
+                let s = &f.sender;
+                let end = s.done_at.unwrap_or(fc.stop.unwrap_or(now)).min(now).max(fc.start);
+                let active = secs(end - fc.start);
+                let bytes = s.counters.delivered_bytes;
+                let path = |route: &[u32], size: u32| -> Time {
+                    route.iter().map(|&l| {
+                        let c = &topo.links[l as usize].cfg;
+                        c.delay + size as u64 * 8 * SEC / c.rate_bps
+                    }).sum()
+                };
+                let base = path(&f.data_route, fc.wire_size()) + path(&f.ack_route, crate::packet::HEADER_BYTES);
+                FlowResult {
+                    id: i as u32,
+                    algorithm: fc.cc.name().to_string(),
+                    src: topo.nodes[fc.src as usize].clone(),
+                    dst: topo.nodes[fc.dst as usize].clone(),
+                    base_rtt_s: secs(base),
+                    start_s: secs(fc.start),
+                    end_s: secs(end),
+                    goodput_bps: if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 },
+                    completion_s: s.done_at.map(secs),
+                    final_cwnd: s.tp.snd_cwnd,
+                    srtt_s: secs(s.rtt.srtt()),
+                    min_rtt_s: if s.rtt.min_rtt == Time::MAX { 0.0 } else { secs(s.rtt.min_rtt) },
+                    counters: s.counters,
+                }
+            })
+            .collect();
+        let links = sim
+            .net
+            .links
+            .iter()
+            .zip(&topo.links)
+            .enumerate()
+            .map(|(i, (l, spec))| {
+                let h = l.qdelay.as_ref();
+                LinkResult {
+                    id: i as u32,
+                    name: spec.name.clone(),
+                    from: topo.nodes[spec.from as usize].clone(),
+                    to: topo.nodes[spec.to as usize].clone(),
+                    rate_bps: spec.cfg.rate_bps,
+                    utilization: if now > 0 { (l.counters.tx_bytes as f64 * 8.0 / (l.rate_bps as f64 * secs(now))).min(1.0) } else { 0.0 },
+                    counters: l.counters,
+                    monitored: h.is_some(),
+                    mean_qdelay_s: h.map_or(0.0, |h| h.mean_s()),
+                    p99_qdelay_s: h.map_or(0.0, |h| h.quantile_s(0.99)),
+                    max_qdelay_s: h.map_or(0.0, |h| h.max_s()),
+                }
+            })
+            .collect();
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        RunResult {
+            duration_s: secs(now),
+            seed: cfg.seed,
+            events: sim.events,
+            jain_index: jain_index(&goodputs),
+            flows,
+            links,
+            traces: sim.traces.clone(),
+        }
+    }
+
+    /// Goodput of flow `i` between `t0` and `t1` seconds, from the traces
+    /// (intervals that end inside the window count), bit/s.
+    pub fn goodput_between(&self, i: usize, t0: f64, t1: f64) -> Option<f64> {
+        let tr = self.traces.flows.get(i)?;
+        let dt = self.traces.interval_s;
+        let v: Vec<f64> = self
+            .traces
+            .time_s
+            .iter()
+            .zip(&tr.throughput_bps)
+            .filter(|(t, _)| **t - dt >= t0 - 1e-12 && **t <= t1 + 1e-12)
+            .map(|(_, b)| *b)
+            .collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    }
+
+    /// Goodput of every flow: total delivered payload bits over the run, per second.
+    pub fn goodputs(&self) -> Vec<f64> {
+        self.flows.iter().map(|f| f.goodput_bps).collect()
+    }
+
+    /// Serialize to JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("results are plain data")
+    }
+}

@@ -1,0 +1,131 @@
+//! Counters kept while a run goes on.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use crate::time::{Time, NS};
+
+/// Per-link counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LinkCounters {
+    /// Packets serialized.
+    pub tx_packets: u64,
+    /// Bytes serialized.
+    pub tx_bytes: u64,
+    /// Packets dropped because the queue was full.
+    pub drops_queue: u64,
+    /// Packets dropped by random loss.
+    pub drops_random: u64,
+}
+
+/// Per-flow counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FlowCounters {
+    /// Data segments sent, retransmissions included.
+    pub segs_sent: u64,
+    /// Retransmitted segments.
+    pub retrans: u64,
+    /// Segments delivered in order to the receiving application.
+    pub delivered_segs: u64,
+    /// Payload bytes delivered in order to the receiving application.
+    pub delivered_bytes: u64,
+    /// Segments marked lost by duplicate ACKs or SACK.
+    pub lost_fast: u64,
+    /// Fast-recovery episodes entered.
+    pub recoveries: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// ACKs sent by the receiver.
+    pub acks_sent: u64,
+    /// Time spent in slow start (cwnd < ssthresh, outside recovery), ps.
+    pub slow_start_time: Time,
+}
+
+/// Distribution of queuing delays of packets leaving a queue, ns resolution,
+/// three significant digits.
+#[derive(Clone, Debug)]
+pub struct QueueDelayHistogram {
+    h: Histogram<u64>,
+    sum_ns: u128,
+}
+
+impl QueueDelayHistogram {
+    /// An empty histogram.
+    pub fn new() -> Self {
+        // 1 ns to 1000 s; larger delays saturate at the top.
+        QueueDelayHistogram { h: Histogram::new_with_bounds(1, 1_000_000_000_000, 3).expect("valid bounds"), sum_ns: 0 }
+    }
+
+    /// Record one packet's queuing delay.
+    #[inline]
+    pub fn record(&mut self, d: Time) {
+        let ns = d / NS;
+        self.sum_ns += ns as u128;
+        self.h.saturating_record(ns);
+    }
+
+    /// Packets recorded.
+    pub fn count(&self) -> u64 {
+        self.h.len()
+    }
+
+    /// Mean delay, seconds.
+    pub fn mean_s(&self) -> f64 {
+        if self.count() == 0 {
+            return 0.0;
+        }
+        self.sum_ns as f64 / self.count() as f64 * 1e-9
+    }
+
+    /// Delay at quantile `q` in [0, 1], seconds.
+    pub fn quantile_s(&self, q: f64) -> f64 {
+        self.h.value_at_quantile(q) as f64 * 1e-9
+    }
+
+    /// Largest delay recorded, seconds.
+    pub fn max_s(&self) -> f64 {
+        self.h.max() as f64 * 1e-9
+    }
+}
+
+impl Default for QueueDelayHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Jain's fairness index of `x`: (Σx)² / (n·Σx²); 1 when all are equal, 1/n
+/// when one takes everything. 1 for an empty or all-zero input.
+pub fn jain_index(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if s2 == 0.0 {
+        return 1.0;
+    }
+    s * s / (x.len() as f64 * s2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_extremes_and_a_hand_value() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0, 5.0]), 1.0);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        // (1+2+3)^2 / (3·(1+4+9)) = 36/42
+        assert!((jain_index(&[1.0, 2.0, 3.0]) - 36.0 / 42.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn histogram_mean_and_quantiles() {
+        let mut h = QueueDelayHistogram::new();
+        for i in 1..=100u64 {
+            h.record(i * crate::time::US);
+        }
+        assert!((h.mean_s() - 50.5e-6).abs() < 1e-12);
+        let q = h.quantile_s(0.99);
+        assert!((q - 99e-6).abs() < 0.2e-6, "{q}");
+        assert!((h.max_s() - 100e-6).abs() < 0.1e-6);
+    }
+}

@@ -1,0 +1,218 @@
+//! TCP receiver: cumulative ACK, up to three SACK blocks (RFC 2018: the block
+//! holding the newest segment first, then the most recently reported ones),
+//! delayed ACKs (RFC 5681 §4.2, RFC 1122: every `delack_segments` full
+//! segments or after the timer; an immediate ACK for out-of-order data and for
+//! data that fills a hole), and the timestamp echo of RFC 7323 §4.3 (the
+//! TSval of the earliest segment the ACK covers).
+
+use crate::config::FlowConfig;
+use crate::event::Timer;
+use crate::packet::{Packet, HEADER_BYTES};
+use crate::time::Time;
+
+/// What the receiver wants after a segment arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxAction {
+    /// Send an ACK now.
+    AckNow,
+    /// Arm the delayed-ACK timer for this time (if not already armed).
+    Delay(Time),
+}
+
+/// Receiver state of one flow.
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    /// Next segment expected in order.
+    pub rcv_nxt: u64,
+    ooo: Vec<(u64, u64)>,
+    recent: [u64; 3],
+    nrecent: usize,
+    pending: u32,
+    echo_ts: Time,
+    delayed: bool,
+    delack_segments: u32,
+    delack_timeout: Time,
+    mss: u64,
+    size: u64,
+    ack_size: u32,
+    /// Delayed-ACK timer.
+    pub delack: Timer,
+    /// Payload bytes delivered in order.
+    pub delivered_bytes: u64,
+}
+
+impl Receiver {
+    /// A receiver for `cfg`'s flow.
+    pub fn new(cfg: &FlowConfig) -> Receiver {
+        Receiver {
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            recent: [0; 3],
+            nrecent: 0,
+            pending: 0,
+            echo_ts: 0,
+            delayed: cfg.delayed_ack,
+            delack_segments: cfg.delack_segments,
+            delack_timeout: cfg.delack_timeout,
+            mss: cfg.mss as u64,
+            size: cfg.size.unwrap_or(u64::MAX),
+            ack_size: HEADER_BYTES,
+            delack: Timer::default(),
+            delivered_bytes: 0,
+        }
+    }
+
+    /// Segments held out of order.
+    pub fn out_of_order(&self) -> u64 {
+        self.ooo.iter().map(|(a, b)| b - a).sum()
+    }
+
+    /// A data segment arrived at `now`.
+    pub fn on_data(&mut self, p: &Packet, now: Time) -> RxAction {
+        let s = p.seq;
+        if s < self.rcv_nxt || self.ooo.iter().any(|&(a, b)| a <= s && s < b) {
+            // Duplicate: ACK at once so the sender learns where we are (RFC 5681 §4.2).
+            self.echo_ts = p.ts;
+            return RxAction::AckNow;
+        }
+        if s == self.rcv_nxt {
+            if self.pending == 0 {
+                self.echo_ts = p.ts;
+            }
+            self.rcv_nxt += 1;
+            let filled_hole = self.ooo.first().is_some_and(|&(a, _)| a == self.rcv_nxt);
+            if filled_hole {
+                self.rcv_nxt = self.ooo.remove(0).1;
+            }
+            self.deliver_upto();
+            self.pending += 1;
+            if filled_hole || !self.ooo.is_empty() || !self.delayed || self.pending >= self.delack_segments {
+                return RxAction::AckNow;
+            }
+            return RxAction::Delay(now + self.delack_timeout);
+        }
+        self.insert_ooo(s);
+        self.echo_ts = p.ts;
+        RxAction::AckNow
+    }
+
+    fn deliver_upto(&mut self) {
+        let total = (self.rcv_nxt * self.mss).min(self.size);
+        self.delivered_bytes = total;
+    }
+
+    fn insert_ooo(&mut self, s: u64) {
+        let i = self.ooo.partition_point(|&(a, _)| a <= s);
+        self.ooo.insert(i, (s, s + 1));
+        // Merge with the neighbours.
+        if i + 1 < self.ooo.len() && self.ooo[i + 1].0 == s + 1 {
+            self.ooo[i].1 = self.ooo[i + 1].1;
+            self.ooo.remove(i + 1);
+        }
+        if i > 0 && self.ooo[i - 1].1 == s {
+            self.ooo[i - 1].1 = self.ooo[i].1;
+            self.ooo.remove(i);
+        }
+        // Remember s as the newest block, dropping older entries of the same block.
+        let block = self.block_of(s);
+        let mut recent = [s, 0, 0];
+        let mut n = 1;
+        for &r in &self.recent[..self.nrecent] {
+            if n < 3 && self.block_of(r) != block && self.block_of(r).is_some() {
+                recent[n] = r;
+                n += 1;
+            }
+        }
+        self.recent = recent;
+        self.nrecent = n;
+    }
+
+    fn block_of(&self, s: u64) -> Option<(u64, u64)> {
+        self.ooo.iter().copied().find(|&(a, b)| a <= s && s < b)
+    }
+
+    /// Build the ACK for `flow`; resets the delayed-ACK state.
+    pub fn make_ack(&mut self, flow: u32) -> Packet {
+        self.pending = 0;
+        self.delack.cancel();
+        let mut p = Packet::ack(flow, self.rcv_nxt, self.ack_size, self.echo_ts);
+        let mut n = 0;
+        for &r in &self.recent[..self.nrecent] {
+            if let Some((a, b)) = self.block_of(r) {
+                p.sack[n] = ((a - self.rcv_nxt) as u32, (b - self.rcv_nxt) as u32);
+                n += 1;
+            }
+        }
+        p.nsack = n as u8;
+        p
+    }
+}
+
+/// Payload bytes of a data packet.
+pub fn payload(p: &Packet) -> u32 {
+    p.size - HEADER_BYTES
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hscc_cc::CcParams;
+
+    fn rx(delayed: bool) -> Receiver {
+        let mut c = FlowConfig::bulk(0, 1, CcParams::default());
+        c.delayed_ack = delayed;
+        Receiver::new(&c)
+    }
+
+    fn seg(s: u64) -> Packet {
+        Packet::data(0, s, 1500, s * 10, false)
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment() {
+        let mut r = rx(true);
+        assert_eq!(r.on_data(&seg(0), 0), RxAction::Delay(40 * crate::time::MS));
+        assert_eq!(r.on_data(&seg(1), 5), RxAction::AckNow);
+        let a = r.make_ack(0);
+        assert_eq!((a.seq, a.nsack, a.ts), (2, 0, 0)); // echoes the first covered segment
+        assert_eq!(r.delivered_bytes, 2 * 1448);
+    }
+
+    #[test]
+    fn out_of_order_acks_at_once_with_sack_blocks_newest_first() {
+        let mut r = rx(true);
+        r.on_data(&seg(0), 0);
+        r.make_ack(0);
+        assert_eq!(r.on_data(&seg(2), 1), RxAction::AckNow);
+        assert_eq!(r.on_data(&seg(3), 2), RxAction::AckNow);
+        assert_eq!(r.on_data(&seg(6), 3), RxAction::AckNow);
+        let a = r.make_ack(0);
+        assert_eq!(a.seq, 1);
+        assert_eq!(&a.sack[..a.nsack as usize], &[(5, 6), (1, 3)]);
+        // Filling the hole delivers through 3 and ACKs at once.
+        assert_eq!(r.on_data(&seg(1), 4), RxAction::AckNow);
+        let a = r.make_ack(0);
+        assert_eq!((a.seq, a.nsack), (4, 1));
+        assert_eq!(a.sack[0], (2, 3));
+        assert_eq!(r.out_of_order(), 1);
+    }
+
+    #[test]
+    fn at_most_three_blocks_are_reported() {
+        let mut r = rx(false);
+        for s in [2, 4, 6, 8] {
+            r.on_data(&seg(s), 0);
+        }
+        let a = r.make_ack(0);
+        assert_eq!(&a.sack[..a.nsack as usize], &[(8, 9), (6, 7), (4, 5)]);
+    }
+
+    #[test]
+    fn duplicate_segment_is_acked_immediately() {
+        let mut r = rx(true);
+        r.on_data(&seg(0), 0);
+        r.on_data(&seg(1), 0);
+        r.make_ack(0);
+        assert_eq!(r.on_data(&seg(0), 1), RxAction::AckNow);
+    }
+}

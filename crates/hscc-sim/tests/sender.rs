@@ -1,0 +1,170 @@
+//! The TCP sender driven by hand: scripted ACKs, hand-computed expectations.
+
+use hscc_cc::{CaState, CcParams};
+use hscc_sim::config::{FlowConfig, Recovery};
+use hscc_sim::event::{Event, EventQueue};
+use hscc_sim::packet::Packet;
+use hscc_sim::tcp::sender::Wire;
+use hscc_sim::tcp::Sender;
+use hscc_sim::time::{Time, MS, SEC};
+
+#[derive(Default)]
+struct MockWire {
+    now: Time,
+    q: EventQueue,
+    sent: Vec<Packet>,
+}
+
+impl Wire for MockWire {
+    fn now(&self) -> Time {
+        self.now
+    }
+    fn queue(&mut self) -> &mut EventQueue {
+        &mut self.q
+    }
+    fn send(&mut self, p: Packet) {
+        self.sent.push(p);
+    }
+}
+
+fn sender(sack: bool) -> (Sender, MockWire) {
+    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    cfg.sack = sack;
+    cfg.recovery = Recovery::Classic;
+    let mut s = Sender::new(0, &cfg);
+    let mut w = MockWire::default();
+    s.start(&mut w);
+    (s, w)
+}
+
+fn ack(seq: u64, sack: &[(u64, u64)]) -> Packet {
+    let mut p = Packet::ack(0, seq, 52, 0);
+    for (i, &(a, b)) in sack.iter().enumerate() {
+        p.sack[i] = ((a - seq) as u32, (b - seq) as u32);
+    }
+    p.nsack = sack.len() as u8;
+    p
+}
+
+fn seqs(sent: &[Packet]) -> Vec<(u64, bool)> {
+    sent.iter().map(|p| (p.seq, p.retrans)).collect()
+}
+
+#[test]
+fn initial_window_is_sent_at_once_with_the_rto_armed_at_one_second() {
+    let (s, w) = sender(true);
+    assert_eq!(seqs(&w.sent), (0..10).map(|i| (i, false)).collect::<Vec<_>>());
+    assert_eq!(s.tp.packets_out, 10);
+    assert_eq!(s.rto_timer.deadline, SEC);
+}
+
+#[test]
+fn each_ack_in_slow_start_releases_two_segments_per_acked_segment() {
+    let (mut s, mut w) = sender(true);
+    w.sent.clear();
+    w.now = 100 * MS;
+    s.on_ack(&ack(1, &[]), &mut w);
+    // cwnd 10 -> 11, in flight 9: segments 10 and 11 go out.
+    assert_eq!(s.tp.snd_cwnd, 11);
+    assert_eq!(seqs(&w.sent), vec![(10, false), (11, false)]);
+    // The RTT sample is now - send time of segment 0 = 100 ms.
+    assert_eq!(s.rtt.srtt(), 100 * MS);
+    assert_eq!(s.tp.srtt_us >> 3, 100_000);
+}
+
+#[test]
+fn sack_fast_retransmit_after_three_duplicate_acks() {
+    let (mut s, mut w) = sender(true);
+    w.now = 100 * MS;
+    s.on_ack(&ack(1, &[]), &mut w); // cwnd 11, snd_nxt 12
+    w.sent.clear();
+    // Segment 1 is lost; 2, 3, 4 arrive and are SACKed.
+    s.on_ack(&ack(1, &[(2, 3)]), &mut w);
+    s.on_ack(&ack(1, &[(2, 4)]), &mut w);
+    assert_eq!(s.tp.ca_state, CaState::Disorder);
+    assert_eq!(s.counters.recoveries, 0);
+    s.on_ack(&ack(1, &[(2, 5)]), &mut w);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(s.counters.recoveries, 1);
+    // Reno: ssthresh = cwnd/2 = 11/2 = 5; classic recovery sets cwnd = ssthresh.
+    assert_eq!((s.tp.snd_ssthresh, s.tp.snd_cwnd), (5, 5));
+    // SACKs shrank the pipe before recovery: each of the first two dupACKs
+    // freed one slot (in flight 11 - 1 = 10 < 11), so 12 and 13 went out; then
+    // the hole is retransmitted although the pipe (13 - 3 - 1 = 9) exceeds cwnd 5.
+    assert_eq!(seqs(&w.sent), vec![(12, false), (13, false), (1, true)]);
+    assert_eq!(s.counters.retrans, 1);
+    // A full ACK ends recovery with cwnd = ssthresh.
+    w.now = 200 * MS;
+    let high = s.snd_nxt();
+    s.on_ack(&ack(high, &[]), &mut w);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    s.check_scoreboard().unwrap();
+}
+
+#[test]
+fn newreno_fast_retransmit_and_partial_ack() {
+    let (mut s, mut w) = sender(false);
+    w.now = 100 * MS;
+    s.on_ack(&ack(1, &[]), &mut w); // cwnd 11, snd_nxt 12
+    w.sent.clear();
+    for _ in 0..2 {
+        s.on_ack(&ack(1, &[]), &mut w);
+    }
+    assert_eq!(s.counters.recoveries, 0);
+    s.on_ack(&ack(1, &[]), &mut w);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(w.sent.iter().find(|p| p.retrans).map(|p| p.seq), Some(1));
+    // Duplicate ACKs counted as SACKs let 12 and 13 out (Linux's Reno emulation).
+    assert_eq!(seqs(&w.sent), vec![(12, false), (13, false), (1, true)]);
+    // Partial ACK up to 5 (segment 5 also lost): NewReno retransmits 5 at once.
+    w.sent.clear();
+    s.on_ack(&ack(5, &[]), &mut w);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(w.sent.first().map(|p| (p.seq, p.retrans)), Some((5, true)));
+    s.check_scoreboard().unwrap();
+}
+
+#[test]
+fn rto_marks_the_window_lost_and_restarts_from_one_segment() {
+    let (mut s, mut w) = sender(true);
+    w.sent.clear();
+    w.now = SEC;
+    s.on_rto(&mut w);
+    assert_eq!(s.tp.ca_state, CaState::Loss);
+    assert_eq!((s.tp.snd_cwnd, s.tp.snd_ssthresh), (1, 5));
+    assert_eq!(s.tp.lost_out, 10);
+    assert_eq!(seqs(&w.sent), vec![(0, true)]);
+    assert_eq!(s.counters.timeouts, 1);
+    // Backoff: the next RTO is 2 s later.
+    assert_eq!(s.rto_timer.deadline, 3 * SEC);
+    // The retransmission is acked: slow start from 1 retransmits 1 and 2.
+    w.sent.clear();
+    w.now = SEC + 100 * MS;
+    s.on_ack(&ack(1, &[]), &mut w);
+    assert_eq!(s.tp.snd_cwnd, 2);
+    assert_eq!(seqs(&w.sent), vec![(1, true), (2, true)]);
+    s.check_scoreboard().unwrap();
+}
+
+#[test]
+fn timers_are_scheduled_lazily() {
+    let (mut s, mut w) = sender(true);
+    // One RTO entry for the first window, at the initial RTO of 1 s.
+    assert_eq!(w.q.len(), 1);
+    // The first ACK (RTT 1 ms) brings the RTO down to min_rto: an earlier entry at 201 ms.
+    w.now = MS;
+    s.on_ack(&ack(1, &[]), &mut w);
+    assert_eq!(w.q.len(), 2);
+    // Re-arming later adds no entries.
+    for i in 2..=5 {
+        w.now = i * MS;
+        s.on_ack(&ack(i, &[]), &mut w);
+    }
+    assert_eq!(w.q.len(), 2);
+    assert_eq!(s.rto_timer.deadline, 205 * MS);
+    // The 201 ms entry finds the deadline moved and re-schedules itself at 205 ms.
+    let (t, ev) = w.q.pop().unwrap();
+    assert_eq!((t, ev), (201 * MS, Event::Rto(0)));
+    assert_eq!(s.rto_timer.fire(t, &mut w.q, ev), hscc_sim::event::Fire::Ignore);
+    assert_eq!(w.q.pop(), Some((205 * MS, Event::Rto(0))));
+}
