@@ -1,17 +1,20 @@
-//! Unidirectional links: a DropTail queue, a transmitter and a delay line.
+//! Unidirectional links: a DropTail queue, a transmitter and propagation.
 //!
-//! The transmitter serializes one packet at a time at the link rate. A packet
-//! that finds the link idle starts at once; otherwise it waits in the queue
-//! (dropped when the queue is full). After serialization it enters the delay
-//! line, a FIFO of packets in propagation, and arrives at the far end after
-//! the propagation delay (plus optional Gaussian jitter that never reorders).
-//! Only the queue head and the delay-line head have events scheduled, so the
-//! event queue holds O(links), not O(packets in flight), and memory is bounded
-//! by what is in flight.
+//! The transmitter serializes one packet at a time at the link rate; a packet
+//! that finds it busy waits in the queue (dropped when the queue is full), then
+//! propagates for the link delay (plus optional Gaussian jitter that never
+//! reorders). For a FIFO queue at a known rate, a packet's transmission start
+//! and arrival time at the far end are fixed the moment it is enqueued, so the
+//! link keeps one FIFO of packets with their arrival times and schedules an
+//! event only for its head (htsim's trick): one event per packet per hop, the
+//! event queue holds O(links) entries, and memory is bounded by what is in
+//! flight. The queue occupancy is the set of packets whose transmission has not
+//! started yet, tracked in a second small FIFO of start times.
 //!
-//! Serialization time is computed in integer picoseconds with the remainder
-//! carried from packet to packet, so a link delivers exactly its rate over any
-//! run length (no drift at rates like 700 Mbit/s).
+//! Queue limits count packets (or bytes) waiting, not the one being serialized,
+//! as ns-2's DropTail does. Serialization time is computed in integer
+//! picoseconds with the remainder carried from packet to packet, so a link
+//! delivers exactly its rate over any run length (no drift at 700 Mbit/s).
 
 use std::collections::VecDeque;
 
@@ -37,13 +40,14 @@ pub struct Link {
     loss_threshold: u64,
     jitter_ps: f64,
     rng: Rng,
-    queue: VecDeque<Packet>,
+    waiting: VecDeque<(Time, u32)>,
     queue_bytes: u64,
     busy_until: Time,
     tx_remainder: u64,
+    /// (size, quotient, remainder) of size·8·SEC / rate for the last two sizes seen.
+    ser_cache: [(u32, u64, u64); 2],
     line: VecDeque<Packet>,
     last_arrival: Time,
-    tx_scheduled: bool,
     /// Node at the far end.
     pub to: u32,
     /// Counters since the start of the run.
@@ -80,40 +84,52 @@ impl Link {
             loss_threshold,
             jitter_ps: cfg.jitter as f64,
             rng,
-            queue: VecDeque::new(),
+            waiting: VecDeque::new(),
             queue_bytes: 0,
             busy_until: 0,
             tx_remainder: 0,
+            ser_cache: [(0, 0, 0); 2],
             line: VecDeque::new(),
             last_arrival: 0,
-            tx_scheduled: false,
             to,
             counters: LinkCounters::default(),
             qdelay: monitored.then(QueueDelayHistogram::new),
         }
     }
 
-    /// Packets waiting in the queue (not counting the one being serialized).
+    /// Forget queue entries whose transmission has started by `now`.
     #[inline]
-    pub fn queue_len(&self) -> usize {
-        self.queue.len()
+    pub fn drain(&mut self, now: Time) {
+        while let Some(&(start, size)) = self.waiting.front() {
+            if start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.queue_bytes -= size as u64;
+        }
     }
 
-    /// Bytes waiting in the queue.
+    /// Packets waiting in the queue at the last [`Link::drain`] (not counting the one being serialized).
+    #[inline]
+    pub fn queue_len(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Bytes waiting in the queue at the last [`Link::drain`].
     #[inline]
     pub fn queue_bytes(&self) -> u64 {
         self.queue_bytes
     }
 
-    /// Packets serialized and propagating (in the delay line).
+    /// Packets on the link: queued, being serialized or propagating.
     #[inline]
-    pub fn in_propagation(&self) -> usize {
+    pub fn in_flight(&self) -> usize {
         self.line.len()
     }
 
-    /// Every packet on this link, queued or propagating.
+    /// Every packet on the link.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.queue.iter().chain(self.line.iter())
+        self.line.iter()
     }
 
     /// Offer a packet arriving at this link at `now`. `id` is this link's index.
@@ -123,55 +139,18 @@ impl Link {
             self.counters.drops_random += 1;
             return Offer::RandomDrop;
         }
-        if self.queue.is_empty() && now >= self.busy_until {
-            self.record_qdelay(0);
-            self.transmit(p, now, id, q);
-            return Offer::Accepted;
+        self.drain(now);
+        let start = self.busy_until.max(now);
+        if start > now {
+            if self.waiting.len() as u64 >= self.limit_pkts || self.queue_bytes + p.size as u64 > self.limit_bytes {
+                self.counters.drops_queue += 1;
+                return Offer::QueueDrop;
+            }
+            self.waiting.push_back((start, p.size));
+            self.queue_bytes += p.size as u64;
         }
-        if self.queue.len() as u64 >= self.limit_pkts || self.queue_bytes + p.size as u64 > self.limit_bytes {
-            self.counters.drops_queue += 1;
-            return Offer::QueueDrop;
-        }
-        p.t = now;
-        self.queue_bytes += p.size as u64;
-        self.queue.push_back(p);
-        if !self.tx_scheduled {
-            self.tx_scheduled = true;
-            q.push(self.busy_until, Event::LinkTx(id));
-        }
-        Offer::Accepted
-    }
-
-    /// The transmitter is free at `now`: serialize the next queued packet.
-    #[inline]
-    pub fn on_tx_done(&mut self, now: Time, id: u32, q: &mut EventQueue) {
-        self.tx_scheduled = false;
-        let Some(p) = self.queue.pop_front() else { return };
-        self.queue_bytes -= p.size as u64;
-        self.record_qdelay(now - p.t);
-        self.transmit(p, now, id, q);
-        if !self.queue.is_empty() {
-            self.tx_scheduled = true;
-            q.push(self.busy_until, Event::LinkTx(id));
-        }
-    }
-
-    #[inline]
-    fn record_qdelay(&mut self, d: Time) {
-        if let Some(h) = &mut self.qdelay {
-            h.record(d);
-        }
-    }
-
-    /// Start serializing `p` at `now` (the link is idle).
-    #[inline]
-    fn transmit(&mut self, mut p: Packet, now: Time, id: u32, q: &mut EventQueue) {
-        let bits_ps = p.size as u64 * 8 * SEC + self.tx_remainder;
-        let tx_time = bits_ps / self.rate_bps;
-        self.tx_remainder = bits_ps % self.rate_bps;
-        self.busy_until = now + tx_time;
-        self.counters.tx_packets += 1;
-        self.counters.tx_bytes += p.size as u64;
+        self.record_qdelay(start - now);
+        self.busy_until = start + self.serialization(p.size);
         let mut arrival = self.busy_until + self.delay;
         if self.jitter_ps > 0.0 {
             let z: f64 = StandardNormal.sample(&mut self.rng);
@@ -184,6 +163,35 @@ impl Link {
             q.push(arrival, Event::LinkArrive(id));
         }
         self.line.push_back(p);
+        Offer::Accepted
+    }
+
+    #[inline]
+    fn record_qdelay(&mut self, d: Time) {
+        if let Some(h) = &mut self.qdelay {
+            h.record(d);
+        }
+    }
+
+    /// Exact serialization time of `size` bytes, carrying the remainder of
+    /// size·8·SEC / rate from packet to packet; divisions only for new sizes.
+    #[inline]
+    fn serialization(&mut self, size: u32) -> Time {
+        let (q, r) = match self.ser_cache.iter().find(|c| c.0 == size) {
+            Some(&(_, q, r)) => (q, r),
+            None => {
+                let bits_ps = size as u64 * 8 * SEC;
+                let (q, r) = (bits_ps / self.rate_bps, bits_ps % self.rate_bps);
+                self.ser_cache = [(size, q, r), self.ser_cache[0]];
+                (q, r)
+            }
+        };
+        self.tx_remainder += r;
+        if self.tx_remainder >= self.rate_bps {
+            self.tx_remainder -= self.rate_bps;
+            return q + 1;
+        }
+        q
     }
 
     /// The delay-line head arrives at `now`: pop it and schedule the next head.
@@ -191,15 +199,12 @@ impl Link {
     pub fn on_arrive(&mut self, now: Time, id: u32, q: &mut EventQueue) -> Packet {
         let p = self.line.pop_front().expect("arrival event without a packet");
         debug_assert_eq!(p.t, now);
+        // Counted on arrival so that utilization never includes bytes still queued.
+        self.counters.tx_packets += 1;
+        self.counters.tx_bytes += p.size as u64;
         if let Some(next) = self.line.front() {
             q.push(next.t, Event::LinkArrive(id));
         }
         p
-    }
-
-    /// Change the rate from now on.
-    pub fn set_rate(&mut self, rate_bps: u64) {
-        self.rate_bps = rate_bps;
-        self.tx_remainder = 0;
     }
 }

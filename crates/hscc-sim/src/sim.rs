@@ -160,7 +160,6 @@ impl Sim {
     #[inline]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::LinkTx(l) => self.net.links[l as usize].on_tx_done(self.net.now, l, &mut self.net.q),
             Event::LinkArrive(l) => {
                 let mut p = self.net.links[l as usize].on_arrive(self.net.now, l, &mut self.net.q);
                 let flow = &mut self.flows[p.flow as usize];
@@ -200,6 +199,9 @@ impl Sim {
                 flow.sender.stop(&mut SenderWire { net: &mut self.net, route: &flow.data_route });
             }
             Event::Sample => {
+                for l in &mut self.net.links {
+                    l.drain(self.net.now);
+                }
                 self.traces.sample(self.net.now, &self.flows, &self.net.links);
                 if let Some(dt) = self.cfg.sample_interval {
                     self.net.q.push(self.net.now + dt, Event::Sample);
@@ -242,7 +244,7 @@ impl Sim {
 
     /// Packets currently inside the network (queued or propagating).
     pub fn in_network(&self) -> u64 {
-        self.net.links.iter().map(|l| (l.queue_len() + l.in_propagation()) as u64).sum()
+        self.net.links.iter().map(|l| l.in_flight() as u64).sum()
     }
 
     /// Check packet conservation: injected = delivered + dropped + in the network.

@@ -8,9 +8,9 @@ use crate::time::{Time, NS};
 /// Per-link counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct LinkCounters {
-    /// Packets serialized.
+    /// Packets that crossed the link (reached its far end).
     pub tx_packets: u64,
-    /// Bytes serialized.
+    /// Bytes that crossed the link.
     pub tx_bytes: u64,
     /// Packets dropped because the queue was full.
     pub drops_queue: u64,

@@ -653,6 +653,8 @@ impl Sender {
 
     fn transmit(&mut self, seq: u64, retrans: bool, now: Time, w: &mut impl Wire) {
         if retrans {
+            // Never retransmit what the receiver has cumulatively acknowledged.
+            debug_assert!(seq >= self.snd_una && seq < self.snd_nxt);
             let s = &mut self.sb[(seq - self.snd_una) as usize];
             s.flags |= RETRANS | EVER_RETRANS;
             s.tx_time = now;

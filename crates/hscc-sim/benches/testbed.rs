@@ -1,0 +1,46 @@
+//! The CTCP paper's test-bed shape (§VI.A): 8 Reno flows over a 700 Mbit/s
+//! DropTail bottleneck with a 1500-packet buffer, 100 ms RTT, 300 s simulated.
+//! Prints delivered packets per wall second, wall time and peak memory.
+//!
+//! `cargo bench -p hscc-sim --bench testbed` (add `-- 60` for a 60 s run).
+
+use std::time::Instant;
+
+use hscc_sim::prelude::*;
+
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn main() {
+    let seconds: u64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(300);
+    let rate = 700_000_000;
+    // RTT 100 ms: 2 × (49 ms access + 1 ms bottleneck).
+    let bottleneck = LinkConfig::new(rate, MS, Buffer::Packets(1500));
+    let pairs: Vec<AccessSpec> = (0..8).map(|_| AccessSpec::new(10_000_000_000, 49 * MS)).collect();
+    let db = dumbbell(bottleneck.clone(), bottleneck, &pairs);
+    let flows = db.pairs.iter().map(|&(s, d)| FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())).collect();
+    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: Some(100 * MS) };
+
+    let start = Instant::now();
+    let r = Sim::new(cfg).expect("valid scenario").run();
+    let wall = start.elapsed().as_secs_f64();
+
+    let delivered: u64 = r.flows.iter().map(|f| f.counters.delivered_segs + f.counters.acks_sent).sum();
+    let data: u64 = r.flows.iter().map(|f| f.counters.delivered_segs).sum();
+    println!("testbed: 8 reno flows, 700 Mbit/s, RTT 100 ms, 1500-packet buffer, {seconds} s simulated");
+    println!("  bottleneck utilization  {:.4}", r.links[0].utilization);
+    println!("  data segments delivered {data}");
+    println!("  packets delivered       {delivered} (data + ACKs)");
+    println!("  events                  {}", r.events);
+    println!("  wall time               {wall:.3} s");
+    println!("  delivered packets/s     {:.0}", delivered as f64 / wall);
+    println!("  data segments/s         {:.0}", data as f64 / wall);
+    println!("  events/s                {:.0}", r.events as f64 / wall);
+    if let Some(mb) = peak_rss_mb() {
+        println!("  peak memory             {mb:.1} MB");
+    }
+}
