@@ -120,11 +120,11 @@ pub struct FlowResult {
     pub base_rtt_s: f64,
     /// Start time, s.
     pub start_s: f64,
-    /// End of the active period (completion, stop or end of run), s.
+    /// End of the active period: when the last byte was acknowledged, else the end of the run, s.
     pub end_s: f64,
     /// Payload bits delivered in order per second of the active period.
     pub goodput_bps: f64,
-    /// When a finite transfer completed, s.
+    /// When the last byte was acknowledged (finite transfer, or stopped flow drained), s.
     pub completion_s: Option<f64>,
     /// Congestion window at the end, segments.
     pub final_cwnd: u32,
@@ -194,7 +194,7 @@ impl RunResult {
             .enumerate()
             .map(|(i, (f, fc))| {
                 let s = &f.sender;
-                let end = s.done_at.unwrap_or(fc.stop.unwrap_or(now)).min(now).max(fc.start);
+                let end = s.done_at.unwrap_or(now).min(now).max(fc.start);
                 let active = secs(end - fc.start);
                 let bytes = s.counters.delivered_bytes;
                 let path = |route: &[u32], size: u32| -> Time {

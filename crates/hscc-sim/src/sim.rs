@@ -148,6 +148,12 @@ impl Sim {
         self.net.now = t;
     }
 
+    /// Run on to `t`, then summarise.
+    pub fn finish_after(mut self, t: Time) -> RunResult {
+        self.run_until(t);
+        self.finish()
+    }
+
     /// Summarise the run so far.
     pub fn finish(mut self) -> RunResult {
         let now = self.net.now;

@@ -168,3 +168,42 @@ fn timers_are_scheduled_lazily() {
     assert_eq!(s.rto_timer.fire(t, &mut w.q, ev), hscc_sim::event::Fire::Ignore);
     assert_eq!(w.q.pop(), Some((205 * MS, Event::Rto(0))));
 }
+
+#[test]
+fn the_sender_obeys_a_pacing_rate_set_by_the_algorithm() {
+    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    cfg.init_cwnd = 10;
+    let mut s = Sender::new(0, &cfg);
+    // 1.5 MB/s: one 1500-byte packet per millisecond.
+    s.tp.pacing_rate = 1_500_000;
+    let mut w = MockWire::default();
+    s.start(&mut w);
+    assert_eq!(w.sent.len(), 1);
+    assert_eq!(s.pace_timer.deadline, MS);
+    for k in 1..10u64 {
+        w.now = k * MS;
+        s.on_pace(&mut w);
+        assert_eq!(w.sent.len() as u64, k + 1, "one packet per pacing interval");
+    }
+    // cwnd (10) now limits, not pacing.
+    w.now = 10 * MS;
+    s.on_pace(&mut w);
+    assert_eq!(w.sent.len(), 10);
+}
+
+#[test]
+fn linux_default_pacing_runs_at_twice_cwnd_per_srtt_in_slow_start() {
+    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    cfg.pacing = true;
+    let mut s = Sender::new(0, &cfg);
+    let mut w = MockWire::default();
+    s.start(&mut w); // no RTT sample yet: no pacing, the whole initial window goes out
+    assert_eq!(w.sent.len(), 10);
+    w.sent.clear();
+    w.now = 100 * MS;
+    s.on_ack(&ack(2, &[]), &mut w);
+    // cwnd 12, srtt 100 ms: rate = 2 · 1448 · 12 / 0.1 s = 347 520 B/s, so a
+    // 1500-byte packet every 1500 / 347 520 s = 4 316 206 896 ps.
+    assert_eq!(w.sent.len(), 1);
+    assert_eq!(s.pace_timer.deadline, 100 * MS + 1500 * SEC / 347_520);
+}

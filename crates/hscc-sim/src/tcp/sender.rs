@@ -102,7 +102,7 @@ pub struct Sender {
     cwnd_usage_seq: u64,
     started: bool,
     stopped: bool,
-    /// When the last byte of a finite transfer was acknowledged.
+    /// When the last byte was acknowledged (finite transfer complete, or a stopped flow drained).
     pub done_at: Option<Time>,
     ss_on: bool,
     ss_since: Time,
@@ -190,6 +190,9 @@ impl Sender {
     /// Stop sending new data (data in flight is still recovered).
     pub fn stop(&mut self, w: &mut impl Wire) {
         self.stopped = true;
+        if self.started && self.tp.packets_out == 0 && self.done_at.is_none() {
+            self.done_at = Some(w.now());
+        }
         self.account_slow_start(w.now());
     }
 
@@ -335,7 +338,8 @@ impl Sender {
 
         // 7. Timer, completion, transmission.
         if pkts_acked > 0 {
-            if self.snd_una >= self.total_segs {
+            // Done: a finite transfer fully acknowledged, or a stopped flow drained.
+            if self.snd_una >= self.total_segs || (self.stopped && self.snd_una == self.snd_nxt) {
                 self.done_at = Some(now);
                 self.rto_timer.cancel();
                 self.pace_timer.cancel();
