@@ -154,6 +154,21 @@ macro_rules! registry {
 // One line per algorithm: Variant => type, aliases, summary, defining document.
 registry! {
     Reno => algos::reno::Reno, aliases ["newreno"], "Reno/NewReno: slow start, +1 segment per RTT, halve on loss", "RFC 5681 §3; Linux tcp_cong.c";
+    MulTcp => algos::multcp::MulTcp, aliases [], "MulTCP(N): N virtual Reno flows in one, +N segments per RTT, x(1 - 1/(2N)) on loss", "Crowcroft & Oechslin, ACM CCR 28(3) 1998; TCP-FIT (INFOCOM 2011) §II";
+    Ctcp => algos::ctcp::Ctcp, aliases ["compound"], "Compound TCP: Reno cwnd plus a delay window dwnd (binomial increase, retreats when the backlog exceeds gamma)", "Tan et al., IEEE INFOCOM 2006 §III, §V; CTCP slides (PFLDnet 2006)";
+    Fit => algos::fit::Fit, aliases ["tcp-fit"], "TCP-FIT: behaves as N Reno flows (+N per RTT, x(1-2/(3N+1)) on loss), N adapted per loss from the queueing delay", "Wang, Wen, Zhang, Han, IEEE INFOCOM 2011 §III, §V";
+    Sync => algos::sync::SyncTcp, aliases ["synctcp", "sync-tcp"], "Sync-TCP: delay-based AIMD with synchronized queue-delay signals (Probing/Waiting/Emptying), time-based increase, paced", "Wu, Chan, Ananda, Ganjihal, IEEE ICNP 2009 §IV, §V";
+    Africa => algos::africa::Africa, aliases ["tcp-africa"], "TCP-Africa: HighSpeed increase while the Vegas backlog estimate is below alpha, Reno increase above; HighSpeed decrease", "King, Baraniuk, Riedi, IEEE INFOCOM 2005 §III";
+    HighSpeed => algos::highspeed::HighSpeed, aliases ["hstcp"], "HighSpeed TCP: AIMD with a(w), b(w) from the RFC 3649 table above 38 segments", "RFC 3649; Linux tcp_highspeed.c";
+    Scalable => algos::scalable::Scalable, aliases ["stcp"], "Scalable TCP: MIMD, +0.01 segment per ACK, x0.875 on loss, Reno at small windows", "Kelly, ACM CCR 33(2) 2003; Linux tcp_scalable.c";
+    Bic => algos::bic::Bic, aliases [], "BIC-TCP: binary search towards the last loss window W_max, then max probing; x0.8 on loss", "Xu, Harfoush, Rhee, IEEE INFOCOM 2004; Linux tcp_bic.c";
+    Cubic => algos::cubic::Cubic, aliases [], "CUBIC: window a cubic function of time since the last loss, Reno-friendly region, x0.7 on loss", "RFC 9438; Linux tcp_cubic.c v2.3";
+    Htcp => algos::htcp::Htcp, aliases ["h-tcp"], "H-TCP: increase grows with time since the last loss (alpha(delta)), backoff RTTmin/RTTmax in [0.5, 0.8]", "Leith & Shorten, PFLDnet 2004; draft-leith-tcp-htcp; Linux tcp_htcp.c";
+    Vegas => algos::vegas::Vegas, aliases [], "Vegas: delay-based, keeps alpha..beta segments queued, +/-1 segment per RTT", "Brakmo & Peterson, IEEE JSAC 13(8) 1995; Linux tcp_vegas.c";
+    Fast => algos::fast::Fast, aliases ["fasttcp"], "FAST TCP: delay-based, w <- min(2w, (1-gamma)w + gamma(baseRTT/avgRTT*w + alpha)) every other RTT", "Jin, Wei & Low, IEEE INFOCOM 2004 §IV; ns-2.35 tcp-fast.cc";
+    Illinois => algos::illinois::Illinois, aliases [], "TCP-Illinois: AIMD with alpha (0.3..10) and beta (1/8..1/2) set per RTT from the average queueing delay", "Liu, Basar & Srikant, VALUETOOLS 2006 / Perf. Eval. 2008; Linux tcp_illinois.c";
+    Westwood => algos::westwood::Westwood, aliases ["westwoodplus", "westwood+"], "Westwood+: Reno growth; after loss ssthresh = estimated bandwidth x RTTmin", "Mascolo et al., ACM MobiCom 2001; Grieco & Mascolo, ACM CCR 34(2) 2004; Linux tcp_westwood.c";
+    Veno => algos::veno::Veno, aliases [], "Veno: Reno with Vegas backlog N; beyond beta = 3 grow every other RTT and halve, else cut by 1/5", "Fu & Liew, IEEE JSAC 21(2) 2003; Linux tcp_veno.c";
 }
 
 impl CcParams {

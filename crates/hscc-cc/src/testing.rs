@@ -176,6 +176,27 @@ impl<A: CongestionOps> Harness<A> {
         }
     }
 
+    /// One round trip of a backlogged sender whose pipe never drains: fill
+    /// cwnd, wait one RTT, then ACK the segments outstanding at the start one
+    /// by one, sending what cwnd allows after each ACK. Unlike [`Harness::round`]
+    /// the flight never empties, so there is no `TxStart` (idle restart)
+    /// between rounds — what per-round algorithms such as Vegas need.
+    pub fn clocked_round(&mut self) {
+        self.send_all();
+        self.advance_us(self.rtt_us as u64);
+        for _ in 0..self.tp.packets_out {
+            self.ack_each(1, 1);
+            self.send_all();
+        }
+    }
+
+    /// `n` clocked round trips (see [`Harness::clocked_round`]).
+    pub fn clocked_rounds(&mut self, n: u32) {
+        for _ in 0..n {
+            self.clocked_round();
+        }
+    }
+
     /// Enter fast recovery (Linux `tcp_enter_recovery`): prior_cwnd, ssthresh(), set_state(Recovery).
     pub fn fast_retransmit(&mut self) {
         if matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {

@@ -33,6 +33,7 @@ pub mod link;
 pub mod packet;
 pub mod results;
 pub mod rng;
+pub mod scenario;
 pub mod sim;
 pub mod stats;
 pub mod tcp;
@@ -41,6 +42,7 @@ pub mod topology;
 
 pub use config::{Buffer, ConfigError, FlowConfig, LinkConfig, Recovery, SimConfig, Topology};
 pub use results::RunResult;
+pub use scenario::ScenarioSpec;
 pub use sim::Sim;
 
 /// Everything needed to build and run a scenario.

@@ -1,0 +1,385 @@
+//! TCP-FIT: Wang, Wen, Zhang, Han, "TCP-FIT: An Improved TCP Congestion
+//! Control Algorithm and its Performance", IEEE INFOCOM 2011 (§III, §V).
+//!
+//! One window that behaves like N parallel Reno sessions (eq. 1):
+//! - per RTT w ← w + N, i.e. N/w per acknowledged segment;
+//! - per loss w ← w − 2/(3N + 1)·w (β = 2/(3N+1): N = 1 → 1/2 = Reno,
+//!   N = 2 → 2/7, N = 3 → 1/5), which makes the throughput exactly N × Reno
+//!   in the Padhye model (eq. 16–18), where MulTCP's β = 1/(2N) does not.
+//!
+//! N starts at 1 and is updated after each loss event (eq. 2) from the
+//! updating period that just ended (the loss-free period, LFP):
+//! Q = (rtt̄ − rtt_min)·w̄/rtt̄ (eq. 3) is the estimated backlog;
+//! N ← N + 1 if Q < α·w̄/N, unchanged if equal, max(1, N − 1) if greater.
+//! w̄ > 0 cancels, so the test is computed as N·(rtt̄ − rtt_min) vs α·rtt̄ —
+//! the same comparison, without w̄ and its rounding.
+//!
+//! α (0 < α < 1): fixed, or by default the practical rule of §V.B: "the mean of
+//! (rtt_max − rtt_min)/rtt_max" — here the running mean over the session's
+//! LFPs of (max RTT of the LFP − rtt_min)/(max RTT of the LFP).
+//!
+//! Variants (parameters): fixed N (`n_fixed`, no adaptation) and MulTCP's
+//! β = 1/(2N) (`multcp`), which together give MulTCP(N) of §II / Fig. 1.
+//!
+//! # Choices where the paper is ambiguous (spec §3.3–3.4)
+//! - Eq. 3 prints the divisor as "rtt"; taken as rtt̄ (as the text explains:
+//!   w̄/rtt̄ is the sending rate).
+//! - rtt̄ is the average of the per-ACK RTT samples of the LFP (time- vs
+//!   ACK-average is not specified); rtt_min is the minimum over the session.
+//! - Order at a loss: the decrease uses the N in force during the LFP that
+//!   ended (eq. 7–8: β_{i−1}), then N is updated for the next LFP.
+//! - Every call of `ssthresh` (fast retransmit or timeout) is a loss event;
+//!   after a timeout the Reno RTO behaviour applies (cwnd 1, slow start) with
+//!   ssthresh = w·(1 − β) and N is kept.
+//! - Samples are not taken in Recovery / Loss (retransmissions).
+//! - α practical rule: per-LFP maximum against the session minimum, averaged
+//!   over LFPs (the paper does not say over what the mean runs); an LFP
+//!   without samples is skipped and leaves N unchanged.
+//! - Slow start: standard (§III does not modify it).
+//! - Linux 2.6.31 (the authors' kernel) counted ACKs, not segments, in
+//!   congestion avoidance; hscc counts segments (RFC 3465, current Linux).
+//!
+//! # Not implemented
+//! The continuous N update of the later TCP-FIT white paper (third-party
+//! code only; spec §3.4).
+
+use crate::helpers::{tcp_cong_avoid_ai, tcp_slow_start};
+use crate::ops::{AckSample, CaState, CongestionOps, TcpCc};
+
+crate::params! {
+    /// TCP-FIT parameters.
+    pub struct FitParams {
+        /// Derive α from the RTTs by the practical rule of §V.B.
+        alpha_auto: bool = true, [0, 1], "INFOCOM 2011 §V.B";
+        /// α when alpha_auto = 0: backlog per virtual Reno session, as a fraction of its window.
+        alpha: f64 = 0.125, [0.0001, 0.9999], "INFOCOM 2011 §III (0 < α < 1); 0.125 as in the ns-3 port by V. Jain";
+        /// Fixed number of virtual sessions N (0 = adapt N by eq. 2).
+        n_fixed: u32 = 0, [0, 1000000], "INFOCOM 2011 §II (MulTCP with fixed N, Fig. 1)";
+        /// Decrease by MulTCP's β = 1/(2N) instead of 2/(3N + 1).
+        multcp: bool = false, [0, 1], "INFOCOM 2011 §III (MulTCP, Crowcroft & Oechslin 1998)";
+    }
+}
+
+/// TCP-FIT state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fit {
+    /// α from the practical rule (true) or fixed.
+    alpha_auto: bool,
+    /// α in force, Q16.
+    alpha_q16: u32,
+    /// N fixed (no eq. 2 update).
+    n_fixed: bool,
+    /// MulTCP decrease.
+    multcp: bool,
+    /// Virtual Reno sessions N (≥ 1).
+    n: u32,
+    /// Minimum RTT sample of the session, µs (`u32::MAX` before the first).
+    rtt_min_us: u32,
+    /// Sum of the RTT samples of the current LFP, µs.
+    lfp_rtt_sum_us: u64,
+    /// RTT samples in the current LFP.
+    lfp_cnt: u32,
+    /// Largest RTT sample of the current LFP, µs.
+    lfp_rtt_max_us: u32,
+    /// Sum of the per-LFP (rtt_max − rtt_min)/rtt_max samples, Q16.
+    alpha_sum_q16: u64,
+    /// LFPs in `alpha_sum_q16`.
+    alpha_cnt: u32,
+}
+
+impl Fit {
+    /// Virtual Reno sessions N in force.
+    pub fn n(&self) -> u32 {
+        self.n
+    }
+
+    /// α in force.
+    pub fn alpha(&self) -> f64 {
+        self.alpha_q16 as f64 / 65536.0
+    }
+
+    /// Window after a loss: w·(1 − 2/(3N + 1)) = w·(3N − 1)/(3N + 1), or
+    /// MulTCP's w·(1 − 1/(2N)); floored.
+    fn decreased(&self, w: u32) -> u32 {
+        let (w, n) = (w as u64, self.n as u64);
+        let (num, den) = if self.multcp {
+            (2 * n - 1, 2 * n)
+        } else {
+            (3 * n - 1, 3 * n + 1)
+        };
+        (w * num / den) as u32
+    }
+
+    /// End of an updating period: α sample (§V.B), then eq. 2.
+    fn end_lfp(&mut self) {
+        if self.lfp_cnt == 0 {
+            return;
+        }
+        let avg = self.lfp_rtt_sum_us / self.lfp_cnt as u64;
+        let min = self.rtt_min_us as u64;
+        if self.alpha_auto {
+            let max = self.lfp_rtt_max_us as u64;
+            self.alpha_sum_q16 += ((max - min) << 16) / max;
+            self.alpha_cnt += 1;
+            self.alpha_q16 = (self.alpha_sum_q16 / self.alpha_cnt as u64) as u32;
+        }
+        if !self.n_fixed {
+            // Q ⋛ α·w̄/N  ⇔  N·(rtt̄ − rtt_min) ⋛ α·rtt̄
+            let q = (self.n as u64)
+                .saturating_mul(avg - min)
+                .saturating_mul(1 << 16);
+            let target = self.alpha_q16 as u64 * avg;
+            if q < target {
+                self.n = self.n.saturating_add(1);
+            } else if q > target {
+                self.n = (self.n - 1).max(1);
+            }
+        }
+        self.lfp_rtt_sum_us = 0;
+        self.lfp_cnt = 0;
+        self.lfp_rtt_max_us = 0;
+    }
+}
+
+impl CongestionOps for Fit {
+    const NAME: &'static str = "fit";
+    type Params = FitParams;
+
+    fn new(p: &FitParams) -> Self {
+        Fit {
+            alpha_auto: p.alpha_auto,
+            alpha_q16: (p.alpha * 65536.0).round() as u32,
+            n_fixed: p.n_fixed > 0,
+            multcp: p.multcp,
+            n: p.n_fixed.max(1),
+            rtt_min_us: u32::MAX,
+            lfp_rtt_sum_us: 0,
+            lfp_cnt: 0,
+            lfp_rtt_max_us: 0,
+            alpha_sum_q16: 0,
+            alpha_cnt: 0,
+        }
+    }
+
+    fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
+        if s.rtt_us < 0 || matches!(tp.ca_state, CaState::Recovery | CaState::Loss) {
+            return;
+        }
+        let rtt = (s.rtt_us as u32).max(1);
+        self.rtt_min_us = self.rtt_min_us.min(rtt);
+        self.lfp_rtt_max_us = self.lfp_rtt_max_us.max(rtt);
+        self.lfp_rtt_sum_us += rtt as u64;
+        self.lfp_cnt += 1;
+    }
+
+    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, mut acked: u32) {
+        if !tp.is_cwnd_limited() {
+            return;
+        }
+        if tp.in_slow_start() {
+            acked = tcp_slow_start(tp, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        // eq. 1: +N per window acknowledged.
+        let w = tp.snd_cwnd;
+        tcp_cong_avoid_ai(tp, w, acked.saturating_mul(self.n));
+    }
+
+    fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
+        let ssthresh = self.decreased(tp.snd_cwnd).max(2);
+        self.end_lfp();
+        ssthresh
+    }
+}
+
+crate::cc_property_suite!(fit_properties, Fit);
+crate::cc_property_suite!(
+    fit_multcp_properties,
+    Fit,
+    FitParams {
+        alpha_auto: false,
+        n_fixed: 8,
+        multcp: true,
+        ..Default::default()
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Harness;
+
+    fn fixed_alpha(alpha: f64) -> FitParams {
+        FitParams {
+            alpha_auto: false,
+            alpha,
+            ..Default::default()
+        }
+    }
+
+    /// Congestion avoidance at window `w` with N = `n`, rtt_min = 100 ms.
+    fn ca(p: &FitParams, w: u32, n: u32) -> Harness<Fit> {
+        let mut h = Harness::<Fit>::with_params(p, w);
+        h.tp.snd_ssthresh = 2;
+        h.cc.n = n;
+        h.cc.rtt_min_us = 100_000;
+        h
+    }
+
+    #[test]
+    fn decrease_factor_is_two_over_three_n_plus_one() {
+        // w = 700: N=1 β=1/2 → 350; N=2 β=2/7 → 500; N=3 β=1/5 → 560;
+        // N=10 β=2/31 → ⌊700·29/31⌋ = ⌊654.8⌋ = 654.
+        for (n, expected) in [(1, 350), (2, 500), (3, 560), (10, 654)] {
+            let p = FitParams {
+                n_fixed: n,
+                ..Default::default()
+            };
+            let mut h = ca(&p, 700, n);
+            h.loss();
+            assert_eq!((h.ssthresh(), h.cwnd()), (expected, expected), "N = {n}");
+        }
+    }
+
+    #[test]
+    fn multcp_decrease_is_one_over_two_n() {
+        // N=1 → 350, N=2 → 700·3/4 = 525, N=4 → 700·7/8 = 612.
+        for (n, expected) in [(1, 350), (2, 525), (4, 612)] {
+            let p = FitParams {
+                n_fixed: n,
+                multcp: true,
+                ..Default::default()
+            };
+            let mut h = ca(&p, 700, n);
+            h.loss();
+            assert_eq!(h.ssthresh(), expected, "N = {n}");
+        }
+    }
+
+    #[test]
+    fn window_grows_n_per_round() {
+        // 100 ACKs at w = 100 with N credits each:
+        // N=1: +1, cnt 0. N=2: +1 at ACK 50, 100 credits left at w 101.
+        // N=3: +1 at ACK 34 (cnt 2), +1 at ACK 67 (2 + 33·3 = 101 = w), 99 left.
+        for (n, cwnd, cnt) in [(1, 101, 0), (2, 101, 100), (3, 102, 99)] {
+            let mut h = ca(
+                &FitParams {
+                    n_fixed: n,
+                    ..Default::default()
+                },
+                100,
+                n,
+            );
+            h.round();
+            assert_eq!((h.cwnd(), h.tp.snd_cwnd_cnt), (cwnd, cnt), "N = {n}");
+        }
+        // Over many rounds the average is N per round: 20 rounds at N = 3.
+        let mut h = ca(
+            &FitParams {
+                n_fixed: 3,
+                ..Default::default()
+            },
+            100,
+            3,
+        );
+        h.rounds(20);
+        assert!((159..=160).contains(&h.cwnd()), "{}", h.cwnd());
+    }
+
+    #[test]
+    fn n_update_follows_each_case_of_eq_2() {
+        // α = 0.5, N = 3, rtt_min = 100 ms: N·(rtt̄ − 100) vs 0.5·rtt̄.
+        // rtt̄ 119: 57 < 59.5 → 4; 120: 60 = 60 → 3; 121: 63 > 60.5 → 2.
+        for (rtt, n) in [(119, 4), (120, 3), (121, 2)] {
+            let mut h = ca(&fixed_alpha(0.5), 700, 3);
+            h.set_rtt_ms(rtt);
+            h.round();
+            h.loss();
+            assert_eq!(h.cc.n, n, "rtt̄ {rtt} ms");
+            // The round grew 700 → 702 (+1 at ACKs 234 and 467); the decrease
+            // used the N of the period that ended (3): ⌊702·8/10⌋ = 561.
+            assert_eq!(h.ssthresh(), 561);
+        }
+        // N never drops below 1: rtt̄ 300 with N = 1.
+        let mut h = ca(&fixed_alpha(0.5), 100, 1);
+        h.set_rtt_ms(300);
+        h.round();
+        h.loss();
+        assert_eq!(h.cc.n, 1);
+    }
+
+    #[test]
+    fn n_climbs_while_the_backlog_is_small() {
+        // rtt̄ = rtt_min: Q = 0 < α·w̄/N at every loss: 1 → 2 → 3 → 4.
+        let mut h = ca(&fixed_alpha(0.5), 100, 1);
+        h.set_rtt_ms(100);
+        for n in [2, 3, 4] {
+            h.round();
+            h.loss();
+            assert_eq!(h.cc.n, n);
+        }
+    }
+
+    #[test]
+    fn alpha_is_the_running_mean_of_lfp_queueing_fractions() {
+        // LFP 1: max 150 → (150 − 100)/150 = 1/3 (Q16 21845).
+        // LFP 2: max 125 → 0.2 (Q16 13107). Mean: (21845 + 13107)/2 = 17476.
+        let mut h = ca(&FitParams::default(), 100, 2);
+        h.set_rtt_ms(150);
+        h.round();
+        h.loss();
+        // N = 2: 2·50 > (1/3)·150 → 1.
+        assert_eq!((h.cc.alpha_q16, h.cc.n), (21845, 1));
+        h.set_rtt_ms(125);
+        h.round();
+        h.loss();
+        // N = 1: 25 < 0.2667·125 = 33.3 → 2.
+        assert_eq!((h.cc.alpha_q16, h.cc.n), (17476, 2));
+    }
+
+    #[test]
+    fn fixed_n_is_not_updated() {
+        let mut h = ca(
+            &FitParams {
+                n_fixed: 5,
+                alpha_auto: false,
+                ..Default::default()
+            },
+            100,
+            5,
+        );
+        h.set_rtt_ms(300);
+        h.round();
+        h.loss();
+        assert_eq!(h.cc.n, 5);
+    }
+
+    #[test]
+    fn timeout_uses_beta_and_keeps_n() {
+        let mut h = ca(&fixed_alpha(0.5), 700, 3);
+        h.set_rtt_ms(120);
+        h.round();
+        h.timeout();
+        // 700 → 702 in the round (as above), ⌊702·8/10⌋ = 561; N: 60 = 60 → 3.
+        assert_eq!((h.cwnd(), h.ssthresh(), h.cc.n), (1, 561, 3));
+    }
+
+    #[test]
+    fn selectable_by_name_with_params() {
+        let p = crate::CcParams::with("tcp-fit", &[("alpha_auto", 0.0), ("alpha", 0.3)]).unwrap();
+        assert_eq!(p.name(), "fit");
+        assert!(crate::CcParams::with("fit", &[("alpha", 1.0)]).is_err());
+    }
+
+    #[test]
+    fn no_samples_during_recovery() {
+        let mut h = ca(&fixed_alpha(0.5), 100, 1);
+        h.fast_retransmit();
+        h.send(10);
+        h.set_rtt_ms(50);
+        h.ack_all();
+        assert_eq!((h.cc.lfp_cnt, h.cc.rtt_min_us), (0, 100_000));
+    }
+}

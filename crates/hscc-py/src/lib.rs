@@ -1,0 +1,85 @@
+//! Python bindings: the thinnest layer over hscc-sim. Scenarios and results
+//! cross as JSON (hscc's scenario form in, [`hscc_sim::RunResult`] out); the
+//! Python package does units, validation messages, tables, files and plots.
+
+use hscc_sim::{ScenarioSpec, Sim};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+/// A simulation built from a scenario, run in chunks so that Python can show
+/// progress and react to Ctrl-C between them.
+#[pyclass(module = "hscc._core")]
+struct Simulation {
+    sim: Option<Sim>,
+    config_json: String,
+}
+
+#[pymethods]
+impl Simulation {
+    /// Build from hscc's JSON scenario form; raises ValueError naming the bad field.
+    #[new]
+    fn new(scenario_json: &str) -> PyResult<Self> {
+        let spec = ScenarioSpec::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let cfg = spec.build().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let config_json = serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let sim = Sim::new(cfg).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Simulation { sim: Some(sim), config_json })
+    }
+
+    /// Advance to `t` seconds of simulated time (at most the duration), without the GIL.
+    fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<()> {
+        let sim = self.sim.as_mut().ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        let t = hscc_sim::time::from_secs(t.max(0.0));
+        py.detach(|| sim.run_until(t));
+        Ok(())
+    }
+
+    /// Current simulated time, s.
+    #[getter]
+    fn now(&self) -> f64 {
+        self.sim.as_ref().map_or(0.0, |s| hscc_sim::time::secs(s.net.now))
+    }
+
+    /// Configured duration, s.
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.sim.as_ref().map_or(0.0, |s| hscc_sim::time::secs(s.cfg.duration))
+    }
+
+    /// Events processed so far.
+    #[getter]
+    fn events(&self) -> u64 {
+        self.sim.as_ref().map_or(0, |s| s.events)
+    }
+
+    /// The engine configuration as run (topology with resolved buffers, flows), JSON.
+    fn config(&self) -> String {
+        self.config_json.clone()
+    }
+
+    /// Summarise and return the results as JSON; the simulation cannot run further.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
+        let sim = self.sim.take().ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        Ok(py.detach(|| sim.finish().to_json()))
+    }
+}
+
+/// Every algorithm with its parameters (defaults, ranges, sources), JSON.
+#[pyfunction]
+fn algorithms() -> String {
+    serde_json::to_string(&hscc_cc::algorithms()).expect("plain data")
+}
+
+/// Version of the engine.
+#[pyfunction]
+fn engine_version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(engine_version, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,563 @@
+//! Declarative scenarios: the serde form front ends hand to the engine.
+//!
+//! Quantities are plain SI numbers (seconds, bit/s, bytes); unit strings such
+//! as "700Mbps" are parsed by the front end. A scenario names a topology kind
+//! (dumbbell, parking lot, graph), flows attached to its endpoints, and
+//! buffers in packets, bytes or multiples of the bandwidth-delay product.
+//! [`ScenarioSpec::build`] turns it into a [`SimConfig`], with errors that
+//! name the field, the value and what is allowed.
+
+use std::collections::BTreeMap;
+
+use hscc_cc::{CcError, CcParams};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Buffer, ConfigError, FlowConfig, LinkConfig, Recovery, SimConfig, Topology};
+use crate::packet::DEFAULT_MSS;
+use crate::time::{from_secs, Time, SEC};
+use crate::topology::{dumbbell, parking_lot, AccessSpec};
+
+/// A queue limit as written in a scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum BufferSpec {
+    /// Packets.
+    Packets(u64),
+    /// Bytes.
+    Bytes(u64),
+    /// Multiple of the bandwidth-delay product: link rate × the largest base RTT
+    /// of the flows crossing the link, in packets of their data wire size.
+    Bdp(f64),
+}
+
+/// One direction of a link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpecIn {
+    /// Rate, bit/s.
+    pub rate: f64,
+    /// Propagation delay, s.
+    pub delay: f64,
+    /// Queue limit.
+    #[serde(default = "default_buffer")]
+    pub buffer: BufferSpec,
+    /// Random loss probability per packet.
+    #[serde(default)]
+    pub loss: f64,
+    /// Gaussian delay jitter, standard deviation, s.
+    #[serde(default)]
+    pub jitter: f64,
+}
+
+fn default_buffer() -> BufferSpec {
+    BufferSpec::Bdp(1.0)
+}
+
+/// Access links of one host pair.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairSpec {
+    /// Access-link rate, bit/s.
+    pub rate: f64,
+    /// One-way delay of the sender's access link, s.
+    pub delay: f64,
+    /// One-way delay of the receiver's access link, s.
+    #[serde(default)]
+    pub recv_delay: f64,
+    /// Access-link queue limit.
+    #[serde(default = "default_access_buffer")]
+    pub buffer: BufferSpec,
+}
+
+fn default_access_buffer() -> BufferSpec {
+    BufferSpec::Packets(100_000)
+}
+
+/// A link of a general graph (both directions).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    /// One end (node name).
+    pub a: String,
+    /// Other end (node name).
+    pub b: String,
+    /// Direction a → b.
+    pub fwd: LinkSpecIn,
+    /// Direction b → a (default: same as fwd).
+    #[serde(default)]
+    pub rev: Option<LinkSpecIn>,
+    /// Record queue traces for both directions.
+    #[serde(default)]
+    pub monitor: bool,
+}
+
+/// The network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologySpec {
+    /// Host pairs on either side of one bottleneck.
+    Dumbbell {
+        /// Left-to-right bottleneck.
+        bottleneck: LinkSpecIn,
+        /// Right-to-left bottleneck (default: same as `bottleneck` without its loss).
+        #[serde(default)]
+        reverse: Option<LinkSpecIn>,
+        /// Host pairs.
+        pairs: Vec<PairSpec>,
+    },
+    /// A chain of bottlenecks.
+    ParkingLot {
+        /// Number of bottlenecks.
+        hops: usize,
+        /// Each bottleneck (both directions).
+        link: LinkSpecIn,
+        /// Access links of every host pair.
+        access: PairSpec,
+        /// Host pairs crossing every bottleneck.
+        long: usize,
+        /// Host pairs crossing one bottleneck, per bottleneck.
+        cross: usize,
+    },
+    /// Any graph of named nodes.
+    Graph {
+        /// Node names.
+        nodes: Vec<String>,
+        /// Links.
+        links: Vec<GraphLink>,
+    },
+}
+
+/// A TCP flow (or `count` identical ones).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Dumbbell: index of the host pair.
+    #[serde(default)]
+    pub pair: Option<usize>,
+    /// Parking lot: index of the long (end-to-end) host pair.
+    #[serde(default)]
+    pub long: Option<usize>,
+    /// Parking lot: [bottleneck, index] of a cross host pair.
+    #[serde(default)]
+    pub cross: Option<(usize, usize)>,
+    /// Graph: sending node name.
+    #[serde(default)]
+    pub src: Option<String>,
+    /// Graph: receiving node name.
+    #[serde(default)]
+    pub dst: Option<String>,
+    /// Congestion-control algorithm.
+    #[serde(default = "default_algorithm")]
+    pub algorithm: String,
+    /// Its parameters.
+    #[serde(default)]
+    pub params: BTreeMap<String, f64>,
+    /// Identical flows to create.
+    #[serde(default = "one")]
+    pub count: usize,
+    /// Start, s.
+    #[serde(default)]
+    pub start: f64,
+    /// Stop sending new data, s.
+    #[serde(default)]
+    pub stop: Option<f64>,
+    /// Bytes to transfer (unlimited when absent).
+    #[serde(default)]
+    pub size: Option<u64>,
+    /// Maximum segment size, bytes.
+    #[serde(default = "default_mss")]
+    pub mss: u32,
+    /// Receiver window, bytes.
+    #[serde(default)]
+    pub rwnd: Option<u64>,
+    /// SACK loss recovery (NewReno when false).
+    #[serde(default = "yes")]
+    pub sack: bool,
+    /// "prr" or "classic".
+    #[serde(default = "default_recovery")]
+    pub recovery: String,
+    /// Initial window, segments.
+    #[serde(default = "default_iw")]
+    pub init_cwnd: u32,
+    /// Minimum RTO, s.
+    #[serde(default = "default_min_rto")]
+    pub min_rto: f64,
+    /// Delayed ACKs.
+    #[serde(default = "yes")]
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer, s.
+    #[serde(default = "default_delack")]
+    pub delack_timeout: f64,
+    /// Linux default pacing when the algorithm sets no rate.
+    #[serde(default)]
+    pub pacing: bool,
+    /// TCP timestamps.
+    #[serde(default = "yes")]
+    pub timestamps: bool,
+}
+
+fn default_algorithm() -> String {
+    "reno".into()
+}
+fn one() -> usize {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn default_mss() -> u32 {
+    DEFAULT_MSS
+}
+fn default_recovery() -> String {
+    "prr".into()
+}
+fn default_iw() -> u32 {
+    10
+}
+fn default_min_rto() -> f64 {
+    0.2
+}
+fn default_delack() -> f64 {
+    0.04
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// Simulated duration, s.
+    pub duration: f64,
+    /// Run seed.
+    #[serde(default = "one_u64")]
+    pub seed: u64,
+    /// Trace sampling interval, s (no traces when absent).
+    #[serde(default)]
+    pub sample_interval: Option<f64>,
+    /// The network.
+    pub topology: TopologySpec,
+    /// The flows.
+    pub flows: Vec<FlowSpec>,
+}
+
+fn one_u64() -> u64 {
+    1
+}
+
+fn err(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> ConfigError {
+    ConfigError { field: field.into(), value: value.to_string(), allowed: allowed.into() }
+}
+
+fn seconds(field: &str, v: f64) -> Result<Time, ConfigError> {
+    if !(v.is_finite() && v >= 0.0 && v <= 1e7) {
+        return Err(err(field, v, "a time from 0 to 10^7 seconds"));
+    }
+    Ok(from_secs(v))
+}
+
+impl LinkSpecIn {
+    /// The engine link; BDP buffers are resolved later (placeholder 1 packet).
+    fn to_config(&self, at: &str) -> Result<(LinkConfig, Option<f64>), ConfigError> {
+        if !(self.rate.is_finite() && self.rate >= 1.0 && self.rate <= 1e13) {
+            return Err(err(format!("{at}.rate"), self.rate, "a rate from 1 bit/s to 10 Tbit/s"));
+        }
+        let (buffer, bdp) = buffer(&self.buffer, &format!("{at}.buffer"))?;
+        if !(0.0..=1.0).contains(&self.loss) {
+            return Err(err(format!("{at}.loss"), self.loss, "a probability from 0 to 1"));
+        }
+        let cfg = LinkConfig {
+            rate_bps: self.rate.round() as u64,
+            delay: seconds(&format!("{at}.delay"), self.delay)?,
+            buffer,
+            loss: self.loss,
+            jitter: seconds(&format!("{at}.jitter"), self.jitter)?,
+        };
+        Ok((cfg, bdp))
+    }
+}
+
+fn buffer(b: &BufferSpec, at: &str) -> Result<(Buffer, Option<f64>), ConfigError> {
+    match *b {
+        BufferSpec::Packets(n) if n >= 1 => Ok((Buffer::Packets(n), None)),
+        BufferSpec::Bytes(n) if n >= 1 => Ok((Buffer::Bytes(n), None)),
+        BufferSpec::Bdp(x) if x.is_finite() && x > 0.0 && x <= 1e4 => Ok((Buffer::Packets(1), Some(x))),
+        _ => Err(err(at, format!("{b:?}"), "at least 1 packet or byte, or a BDP multiple above 0")),
+    }
+}
+
+impl ScenarioSpec {
+    /// Parse from JSON.
+    pub fn from_json(s: &str) -> Result<ScenarioSpec, ConfigError> {
+        serde_json::from_str(s).map_err(|e| err("scenario", e.to_string(), "a scenario in hscc's JSON form"))
+    }
+
+    /// Build the engine configuration.
+    pub fn build(&self) -> Result<SimConfig, ConfigError> {
+        let duration = seconds("duration", self.duration)?;
+        if duration == 0 {
+            return Err(err("duration", self.duration, "a positive duration"));
+        }
+        let sample_interval = match self.sample_interval {
+            Some(v) if v > 0.0 => Some(seconds("sample_interval", v)?),
+            Some(v) => return Err(err("sample_interval", v, "a positive interval")),
+            None => None,
+        };
+        let mut bdp: Vec<Option<f64>> = Vec::new();
+        let (topology, endpoints) = self.topology(&mut bdp)?;
+        let mut flows = Vec::new();
+        for (i, f) in self.flows.iter().enumerate() {
+            let at = |k: &str| format!("flows[{i}].{k}");
+            let (src, dst) = endpoints.resolve(f, i)?;
+            let mut cc = CcParams::from_name(&f.algorithm).map_err(|e| err(at("algorithm"), &f.algorithm, cc_allowed(&e)))?;
+            for (k, v) in &f.params {
+                cc.set(k, *v).map_err(|e| err(format!("flows[{i}].params.{k}"), v, cc_allowed(&e)))?;
+            }
+            cc.check().map_err(|e| err(at("params"), format!("{:?}", f.params), cc_allowed(&e)))?;
+            let recovery = match f.recovery.as_str() {
+                "prr" => Recovery::Prr,
+                "classic" => Recovery::Classic,
+                other => return Err(err(at("recovery"), other, "\"prr\" or \"classic\"")),
+            };
+            if f.count == 0 || f.count > 100_000 {
+                return Err(err(at("count"), f.count, "1 to 100000 flows"));
+            }
+            let mut c = FlowConfig::bulk(src, dst, cc);
+            c.start = seconds(&at("start"), f.start)?;
+            c.stop = f.stop.map(|s| seconds(&at("stop"), s)).transpose()?;
+            c.size = f.size;
+            c.mss = f.mss;
+            c.rwnd = f.rwnd;
+            c.sack = f.sack;
+            c.recovery = recovery;
+            c.init_cwnd = f.init_cwnd;
+            c.min_rto = seconds(&at("min_rto"), f.min_rto)?;
+            c.initial_rto = c.initial_rto.max(c.min_rto);
+            c.delayed_ack = f.delayed_ack;
+            c.delack_timeout = seconds(&at("delack_timeout"), f.delack_timeout)?;
+            c.pacing = f.pacing;
+            c.timestamps = f.timestamps;
+            for _ in 0..f.count {
+                flows.push(c.clone());
+            }
+        }
+        let mut cfg = SimConfig { topology, flows, duration, seed: self.seed, sample_interval };
+        resolve_bdp(&mut cfg, &bdp)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    fn topology(&self, bdp: &mut Vec<Option<f64>>) -> Result<(Topology, Endpoints), ConfigError> {
+        match &self.topology {
+            TopologySpec::Dumbbell { bottleneck, reverse, pairs } => {
+                let (fwd, fb) = bottleneck.to_config("topology.bottleneck")?;
+                let (rev, rb) = match reverse {
+                    Some(r) => r.to_config("topology.reverse")?,
+                    None => (LinkConfig { loss: 0.0, ..fwd.clone() }, fb),
+                };
+                let access = pairs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| pair(p, &format!("topology.pairs[{i}]")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if access.is_empty() {
+                    return Err(err("topology.pairs", "[]", "at least one host pair"));
+                }
+                let db = dumbbell(fwd, rev, &access);
+                bdp.extend([fb, rb]);
+                bdp.resize(db.topology.links.len(), None);
+                Ok((db.topology, Endpoints::Pairs(db.pairs)))
+            }
+            TopologySpec::ParkingLot { hops, link, access, long, cross } => {
+                if *hops == 0 || *hops > 1000 {
+                    return Err(err("topology.hops", hops, "1 to 1000 bottlenecks"));
+                }
+                let (l, lb) = link.to_config("topology.link")?;
+                let a = pair(access, "topology.access")?;
+                let p = parking_lot(*hops, l, &a, *long, *cross);
+                // Links are added as: every bottleneck (fwd, rev), then access links.
+                for _ in 0..*hops {
+                    bdp.extend([lb, lb]);
+                }
+                bdp.resize(p.topology.links.len(), None);
+                Ok((p.topology, Endpoints::Lot { long: p.long, cross: p.cross }))
+            }
+            TopologySpec::Graph { nodes, links } => {
+                let mut t = Topology::default();
+                for (i, n) in nodes.iter().enumerate() {
+                    if nodes[..i].contains(n) {
+                        return Err(err(format!("topology.nodes[{i}]"), n, "a name not used by another node"));
+                    }
+                    t.add_node(n.clone());
+                }
+                for (i, l) in links.iter().enumerate() {
+                    let at = format!("topology.links[{i}]");
+                    let node = |name: &str, k: &str| {
+                        nodes.iter().position(|n| n == name).map(|x| x as u32).ok_or_else(|| err(format!("{at}.{k}"), name, format!("one of the nodes: {}", nodes.join(", "))))
+                    };
+                    let (a, b) = (node(&l.a, "a")?, node(&l.b, "b")?);
+                    let (fwd, fb) = l.fwd.to_config(&format!("{at}.fwd"))?;
+                    let (rev, rb) = match &l.rev {
+                        Some(r) => r.to_config(&format!("{at}.rev"))?,
+                        None => (fwd.clone(), fb),
+                    };
+                    t.add_duplex(&format!("{}-{}", l.a, l.b), a, b, fwd, rev, l.monitor);
+                    bdp.extend([fb, rb]);
+                }
+                Ok((t, Endpoints::Names(nodes.clone())))
+            }
+        }
+    }
+}
+
+fn cc_allowed(e: &CcError) -> String {
+    match e {
+        CcError::UnknownAlgorithm { known, .. } => format!("one of: {}", known.join(", ")),
+        CcError::Param { error, .. } => error.to_string(),
+    }
+}
+
+fn pair(p: &PairSpec, at: &str) -> Result<AccessSpec, ConfigError> {
+    if matches!(p.buffer, BufferSpec::Bdp(_)) {
+        return Err(err(format!("{at}.buffer"), format!("{:?}", p.buffer), "packets or bytes for access links"));
+    }
+    let (link, _) = LinkSpecIn { rate: p.rate, delay: p.delay, buffer: p.buffer, loss: 0.0, jitter: 0.0 }.to_config(at)?;
+    Ok(AccessSpec { rate_bps: link.rate_bps, delay: link.delay, recv_delay: seconds(&format!("{at}.recv_delay"), p.recv_delay)?, buffer: link.buffer })
+}
+
+enum Endpoints {
+    Pairs(Vec<(u32, u32)>),
+    Lot { long: Vec<(u32, u32)>, cross: Vec<Vec<(u32, u32)>> },
+    Names(Vec<String>),
+}
+
+impl Endpoints {
+    fn resolve(&self, f: &FlowSpec, i: usize) -> Result<(u32, u32), ConfigError> {
+        let at = |k: &str| format!("flows[{i}].{k}");
+        match self {
+            Endpoints::Pairs(p) => {
+                let k = f.pair.ok_or_else(|| err(at("pair"), "missing", format!("a host pair index from 0 to {}", p.len() - 1)))?;
+                p.get(k).copied().ok_or_else(|| err(at("pair"), k, format!("a host pair index from 0 to {}", p.len() - 1)))
+            }
+            Endpoints::Lot { long, cross } => match (f.long, f.cross) {
+                (Some(k), None) => long.get(k).copied().ok_or_else(|| err(at("long"), k, format!("an index below {}", long.len()))),
+                (None, Some((h, k))) => cross
+                    .get(h)
+                    .and_then(|c| c.get(k))
+                    .copied()
+                    .ok_or_else(|| err(at("cross"), format!("[{h}, {k}]"), format!("[bottleneck < {}, index < {}]", cross.len(), cross.first().map_or(0, |c| c.len())))),
+                _ => Err(err(at("long/cross"), "missing or both", "exactly one of long = i or cross = [bottleneck, i]")),
+            },
+            Endpoints::Names(n) => {
+                let find = |k: &str, v: &Option<String>| {
+                    let name = v.as_deref().ok_or_else(|| err(at(k), "missing", "a node name"))?;
+                    n.iter().position(|x| x == name).map(|x| x as u32).ok_or_else(|| err(at(k), name, format!("one of the nodes: {}", n.join(", "))))
+                };
+                Ok((find("src", &f.src)?, find("dst", &f.dst)?))
+            }
+        }
+    }
+}
+
+/// Turn BDP-relative buffers into packets: rate × the largest base RTT of the
+/// flows whose packets (data or ACKs) cross the link, in packets of their
+/// largest data wire size.
+fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigError> {
+    if bdp.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let t = &cfg.topology;
+    let mut rtt_max: Vec<Time> = vec![0; t.links.len()];
+    let mut wire: Vec<u32> = vec![0; t.links.len()];
+    for (i, f) in cfg.flows.iter().enumerate() {
+        let fwd = t.route(f.src, f.dst).map_err(|e| ConfigError { field: format!("flows[{i}].dst"), ..e })?;
+        let rev = t.route(f.dst, f.src).map_err(|e| ConfigError { field: format!("flows[{i}].src"), ..e })?;
+        let rtt: Time = fwd.iter().chain(&rev).map(|&l| t.links[l as usize].cfg.delay).sum();
+        for &l in fwd.iter().chain(&rev) {
+            rtt_max[l as usize] = rtt_max[l as usize].max(rtt);
+            wire[l as usize] = wire[l as usize].max(f.wire_size());
+        }
+    }
+    for (l, x) in bdp.iter().enumerate() {
+        let Some(x) = x else { continue };
+        let spec = &cfg.topology.links[l];
+        if wire[l] == 0 {
+            return Err(err(format!("links[{}] ({}).buffer", l, spec.name), format!("{x} bdp"), "packets or bytes: no flow crosses this link to define its BDP"));
+        }
+        let bytes = spec.cfg.rate_bps as f64 * (rtt_max[l] as f64 / SEC as f64) / 8.0;
+        let pkts = (x * bytes / wire[l] as f64).round().max(1.0) as u64;
+        cfg.topology.links[l].cfg.buffer = Buffer::Packets(pkts);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(extra_flow: &str, buffer: &str) -> String {
+        format!(
+            r#"{{"duration": 10, "seed": 3,
+               "topology": {{"kind": "dumbbell",
+                  "bottleneck": {{"rate": 700e6, "delay": 0.001, "buffer": {buffer}}},
+                  "pairs": [{{"rate": 1e10, "delay": 0.049}}, {{"rate": 1e10, "delay": 0.019}}]}},
+               "flows": [{{"pair": 0, "algorithm": "reno", "count": 2}}{extra_flow}]}}"#
+        )
+    }
+
+    #[test]
+    fn a_dumbbell_scenario_builds() {
+        let s = ScenarioSpec::from_json(&spec(r#", {"pair": 1, "start": 1.5, "sack": false}"#, r#"{"packets": 1500}"#)).unwrap();
+        let c = s.build().unwrap();
+        assert_eq!(c.flows.len(), 3);
+        assert_eq!(c.flows[2].start, 1_500_000_000_000);
+        assert!(!c.flows[2].sack);
+        assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(1500));
+        assert_eq!(c.seed, 3);
+    }
+
+    #[test]
+    fn bdp_buffers_use_the_longest_rtt_crossing_the_link() {
+        // 700 Mbit/s × 100 ms / 1500 B = 5833.3 packets; half of that: 2917.
+        let c = ScenarioSpec::from_json(&spec("", r#"{"bdp": 0.5}"#)).unwrap().build().unwrap();
+        assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(2917));
+    }
+
+    #[test]
+    fn errors_name_the_field_value_and_what_is_allowed() {
+        let bad_algo = spec(r#", {"pair": 1, "algorithm": "nope"}"#, r#"{"packets": 10}"#);
+        let e = ScenarioSpec::from_json(&bad_algo).unwrap().build().unwrap_err().to_string();
+        assert!(e.starts_with("flows[1].algorithm: nope") && e.contains("reno"), "{e}");
+        let bad_param = spec(r#", {"pair": 1, "params": {"x": 1}}"#, r#"{"packets": 10}"#);
+        let e = ScenarioSpec::from_json(&bad_param).unwrap().build().unwrap_err().to_string();
+        assert!(e.contains("flows[1].params.x"), "{e}");
+        let bad_pair = spec(r#", {"pair": 7}"#, r#"{"packets": 10}"#);
+        let e = ScenarioSpec::from_json(&bad_pair).unwrap().build().unwrap_err().to_string();
+        assert!(e.contains("flows[1].pair: 7") && e.contains("0 to 1"), "{e}");
+        let neg_rate = spec("", r#"{"packets": 10}"#).replace("700e6", "-5");
+        let e = ScenarioSpec::from_json(&neg_rate).unwrap().build().unwrap_err().to_string();
+        assert!(e.contains("topology.bottleneck.rate: -5"), "{e}");
+        let zero_mss = spec(r#", {"pair": 1, "mss": 0}"#, r#"{"packets": 10}"#);
+        let e = ScenarioSpec::from_json(&zero_mss).unwrap().build().unwrap_err().to_string();
+        assert!(e.contains("flows[2].mss: 0"), "{e}");
+        let e = ScenarioSpec::from_json(r#"{"duration": 1}"#).unwrap_err().to_string();
+        assert!(e.contains("missing field"), "{e}");
+    }
+
+    #[test]
+    fn parking_lot_and_graph_scenarios_build() {
+        let lot = r#"{"duration": 1, "topology": {"kind": "parking_lot", "hops": 3,
+            "link": {"rate": 1e8, "delay": 0.005, "buffer": {"bdp": 1}},
+            "access": {"rate": 1e9, "delay": 0.001}, "long": 1, "cross": 2},
+            "flows": [{"long": 0}, {"cross": [2, 1]}]}"#;
+        let c = ScenarioSpec::from_json(lot).unwrap().build().unwrap();
+        assert_eq!(c.flows.len(), 2);
+        assert!(matches!(c.topology.links[0].cfg.buffer, Buffer::Packets(n) if n > 1));
+        let graph = r#"{"duration": 1, "topology": {"kind": "graph", "nodes": ["a", "b", "c"],
+            "links": [{"a": "a", "b": "b", "fwd": {"rate": 1e8, "delay": 0.01, "buffer": {"packets": 50}}},
+                      {"a": "b", "b": "c", "fwd": {"rate": 1e7, "delay": 0.01, "buffer": {"packets": 50}}, "monitor": true}]},
+            "flows": [{"src": "a", "dst": "c"}]}"#;
+        let c = ScenarioSpec::from_json(graph).unwrap().build().unwrap();
+        assert_eq!(c.topology.route(c.flows[0].src, c.flows[0].dst).unwrap().len(), 2);
+        let e = ScenarioSpec::from_json(&graph.replace(r#""dst": "c""#, r#""dst": "z""#)).unwrap().build().unwrap_err();
+        assert!(e.to_string().contains("flows[0].dst: z"), "{e}");
+    }
+}
