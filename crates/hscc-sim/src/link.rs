@@ -132,9 +132,10 @@ impl Link {
         self.line.iter()
     }
 
-    /// Offer a packet arriving at this link at `now`. `id` is this link's index.
+    /// Offer a packet arriving at this link at `now` as hop `hop` of its route.
+    /// `id` is this link's index.
     #[inline]
-    pub fn offer(&mut self, mut p: Packet, now: Time, id: u32, q: &mut EventQueue) -> Offer {
+    pub fn offer(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
         if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
             self.counters.drops_random += 1;
             return Offer::RandomDrop;
@@ -158,11 +159,15 @@ impl Link {
             arrival = (self.busy_until + d).max(self.last_arrival);
         }
         self.last_arrival = arrival;
-        p.t = arrival;
         if self.line.is_empty() {
             q.push(arrival, Event::LinkArrive(id));
         }
-        self.line.push_back(p);
+        // Copy first, then write the per-hop fields in place: writing them into
+        // `p` just before the copy would stall on store forwarding.
+        self.line.push_back(*p);
+        let slot = self.line.back_mut().expect("just pushed");
+        slot.t = arrival;
+        slot.hop = hop;
         Offer::Accepted
     }
 

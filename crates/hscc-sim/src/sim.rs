@@ -37,11 +37,11 @@ pub struct Net {
 }
 
 impl Net {
-    /// Offer `p` to the link at hop `p.hop` of `route`.
+    /// Offer `p` to the link at hop `hop` of `route`.
     #[inline]
-    fn forward(&mut self, p: Packet, route: &[u32]) {
-        let id = route[p.hop as usize];
-        match self.links[id as usize].offer(p, self.now, id, &mut self.q) {
+    fn forward(&mut self, p: &Packet, hop: u8, route: &[u32]) {
+        let id = route[hop as usize];
+        match self.links[id as usize].offer(p, hop, self.now, id, &mut self.q) {
             Offer::Accepted => {}
             Offer::QueueDrop => self.counters.dropped_queue += 1,
             Offer::RandomDrop => self.counters.dropped_random += 1,
@@ -79,7 +79,7 @@ impl Wire for SenderWire<'_> {
     #[inline]
     fn send(&mut self, p: Packet) {
         self.net.counters.injected += 1;
-        self.net.forward(p, self.route);
+        self.net.forward(&p, 0, self.route);
     }
 }
 
@@ -167,12 +167,12 @@ impl Sim {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::LinkArrive(l) => {
-                let mut p = self.net.links[l as usize].on_arrive(self.net.now, l, &mut self.net.q);
+                let p = self.net.links[l as usize].on_arrive(self.net.now, l, &mut self.net.q);
                 let flow = &mut self.flows[p.flow as usize];
                 let route = if p.kind == Kind::Data { &flow.data_route } else { &flow.ack_route };
-                p.hop += 1;
-                if (p.hop as usize) < route.len() {
-                    self.net.forward(p, route);
+                let next = p.hop + 1;
+                if (next as usize) < route.len() {
+                    self.net.forward(&p, next, route);
                 } else {
                     self.net.counters.delivered += 1;
                     self.deliver(p);
@@ -245,7 +245,7 @@ impl Sim {
         let ack = flow.receiver.make_ack(f);
         flow.sender.counters.acks_sent += 1;
         self.net.counters.injected += 1;
-        self.net.forward(ack, &flow.ack_route);
+        self.net.forward(&ack, 0, &flow.ack_route);
     }
 
     /// Packets currently inside the network (queued or propagating).

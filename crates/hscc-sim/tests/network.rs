@@ -18,7 +18,7 @@ fn pkt(i: u64, size: u32) -> Packet {
 fn arrivals(cfg: &LinkConfig, n: u64, size: u32) -> (Vec<Time>, Link) {
     let (mut l, mut q) = link(cfg);
     for i in 0..n {
-        l.offer(pkt(i, size), 0, 0, &mut q);
+        l.offer(&pkt(i, size), 0, 0, 0, &mut q);
     }
     let mut out = Vec::new();
     while let Some((t, Event::LinkArrive(0))) = q.pop() {
@@ -46,7 +46,7 @@ fn a_link_delivers_at_exactly_its_rate() {
 fn a_full_queue_drops_tail_in_packets_and_bytes() {
     let cfg = LinkConfig::new(1_000_000, MS, Buffer::Packets(5));
     let (mut l, mut q) = link(&cfg);
-    let offers: Vec<Offer> = (0..10).map(|i| l.offer(pkt(i, 1500), 0, 0, &mut q)).collect();
+    let offers: Vec<Offer> = (0..10).map(|i| l.offer(&pkt(i, 1500), 0, 0, 0, &mut q)).collect();
     // One is serialized at once, five wait, four are dropped.
     assert_eq!(offers.iter().filter(|o| **o == Offer::Accepted).count(), 6);
     assert_eq!(&offers[6..], &[Offer::QueueDrop; 4]);
@@ -54,11 +54,11 @@ fn a_full_queue_drops_tail_in_packets_and_bytes() {
     // 12 ms later (one packet time at 1 Mbit/s) one slot is free again.
     l.drain(12 * MS);
     assert_eq!(l.queue_len(), 4);
-    assert_eq!(l.offer(pkt(10, 1500), 12 * MS, 0, &mut q), Offer::Accepted);
+    assert_eq!(l.offer(&pkt(10, 1500), 0, 12 * MS, 0, &mut q), Offer::Accepted);
 
     let cfg = LinkConfig::new(1_000_000, MS, Buffer::Bytes(3000));
     let (mut l, mut q) = link(&cfg);
-    let accepted = (0..10).filter(|&i| l.offer(pkt(i, 1500), 0, 0, &mut q) == Offer::Accepted).count();
+    let accepted = (0..10).filter(|&i| l.offer(&pkt(i, 1500), 0, 0, 0, &mut q) == Offer::Accepted).count();
     assert_eq!((accepted, l.queue_bytes()), (3, 3000));
 }
 
@@ -85,7 +85,7 @@ fn jitter_keeps_order_and_its_mean() {
             let (t, _) = q.pop().unwrap();
             sent.push(l.on_arrive(t, 0, &mut q).t);
         }
-        l.offer(pkt(i, 1250), now, 0, &mut q);
+        l.offer(&pkt(i, 1250), 0, now, 0, &mut q);
     }
     while let Some((t, _)) = q.pop() {
         sent.push(l.on_arrive(t, 0, &mut q).t);
