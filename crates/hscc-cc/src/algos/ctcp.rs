@@ -39,9 +39,13 @@
 //! - Sample count: §V updates dwnd "if more than N (currently set to 5) RTT
 //!   samples are taken" — implemented literally, `count > min_samples`, so 5
 //!   samples are not enough and 6 are ([LA13]: `> 2`).
-//! - Sampling: at most one sample per `sample_interval_us` (δ = 1 ms, §V);
-//!   0 takes every ACK's sample (Linux ports). baseRTT is the minimum of the
-//!   samples taken, kept for the whole connection (§V; [LA13] keeps it too).
+//! - Sampling: up to M ≈ RTT/δ samples per window "uniformly distributed
+//!   among the whole window" (§V, δ = `sample_interval_us` = 1 ms), i.e. one
+//!   sample per win·δ/srtt segments acknowledged — by packet count, not by
+//!   time, so a window whose ACKs arrive bunched (unpaced, below the BDP)
+//!   still gets min(win, M) samples; 0 takes every ACK's sample (Linux ports).
+//!   baseRTT is the minimum of the samples taken, kept for the whole
+//!   connection (§V; [LA13] keeps it too).
 //! - `win` in diff and in α·win^k: the nominal window cwnd + dwnd at the end of
 //!   the round (paper); [LA13] uses the data actually sent in the round.
 //! - lowwnd gate: tested on win (the 41 comes from α·win^0.75 − 1 ≥ 1 and
@@ -88,7 +92,7 @@ crate::params! {
         min_samples: u32 = 5, [0, 1000000], "INFOCOM 2006 §V";
         /// Use the minimum instead of the average RTT of the round.
         rtt_min_filter: bool = false, [0, 1], "INFOCOM 2006 §V (average); [LA13] minimum";
-        /// At most one RTT sample per this many µs (0 = every ACK).
+        /// δ: up to RTT/δ RTT samples per window, µs (0 = every ACK).
         sample_interval_us: u32 = 1000, [0, 1000000], "INFOCOM 2006 §V (δ = 1 ms)";
         /// CTCP-NWR: hold dwnd instead of reducing it when diff ≥ γ.
         nwr: bool = false, [0, 1], "INFOCOM 2006 §VI.B.6";
@@ -118,7 +122,7 @@ pub struct Ctcp {
     min_samples: u32,
     /// Round RTT = minimum (true) or average (false) sample.
     rtt_min_filter: bool,
-    /// Minimum spacing of RTT samples, µs.
+    /// δ: up to RTT/δ samples per window, µs.
     sample_interval_us: u32,
     /// CTCP-NWR.
     nwr: bool,
@@ -145,8 +149,8 @@ pub struct Ctcp {
     sum_rtt_us: u64,
     /// Minimum of this round's samples, µs.
     min_rtt_us: u32,
-    /// Earliest time of the next sample, µs.
-    next_sample_us: u64,
+    /// Segments acknowledged since the last sample.
+    acked_since_sample: u32,
     /// Largest round RTT since the last loss, µs (γ auto-tuning).
     max_round_rtt_us: u32,
     /// cwnd before the last loss reduction, segments (undo).
@@ -303,7 +307,7 @@ impl CongestionOps for Ctcp {
             cnt_rtt: 0,
             sum_rtt_us: 0,
             min_rtt_us: u32::MAX,
-            next_sample_us: 0,
+            acked_since_sample: 0,
             max_round_rtt_us: 0,
             prior_cwnd: 0,
             prior_dwnd: 0,
@@ -317,14 +321,20 @@ impl CongestionOps for Ctcp {
     }
 
     fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
-        // §V: no sampling during loss recovery; δ spacing between samples.
-        if s.rtt_us < 0
-            || matches!(tp.ca_state, CaState::Recovery | CaState::Loss)
-            || tp.now_us < self.next_sample_us
-        {
+        // §V: no sampling during loss recovery; M ≈ RTT/δ samples per window,
+        // uniformly over its packets: one per win·δ/srtt segments.
+        if matches!(tp.ca_state, CaState::Recovery | CaState::Loss) {
             return;
         }
-        self.next_sample_us = tp.now_us + self.sample_interval_us as u64;
+        self.acked_since_sample = self.acked_since_sample.saturating_add(s.pkts_acked);
+        let spacing = match tp.srtt_us >> 3 {
+            0 => 0,
+            srtt => tp.snd_cwnd as u64 * self.sample_interval_us as u64 / srtt as u64,
+        };
+        if s.rtt_us < 0 || (self.acked_since_sample as u64) < spacing {
+            return;
+        }
+        self.acked_since_sample = 0;
         let rtt = (s.rtt_us as u32).max(1);
         self.base_rtt_us = self.base_rtt_us.min(rtt);
         self.min_rtt_us = self.min_rtt_us.min(rtt);
@@ -616,10 +626,13 @@ mod tests {
     }
 
     #[test]
-    fn samples_are_spaced_by_delta() {
-        // All 100 ACKs of a round at one instant: one sample (δ = 1 ms), plus
-        // the closing ACK = 2 samples, no update. With δ = 0 every ACK counts.
-        for (interval, dwnd) in [(1000, 0), (0, 2)] {
+    fn samples_are_spread_over_the_window_not_over_time() {
+        // §V: up to M ≈ RTT/δ samples per window, uniformly among its packets.
+        // All 100 ACKs of a round at one instant (an unpaced window with no
+        // queue): M = 100 ms / 1 ms = 100, so every ACK is sampled and the
+        // round updates dwnd by ⌊100^0.75/8 − 1⌋ = ⌊2.95⌋ = 2. (Spacing
+        // samples 1 ms apart in time took 2 and never updated dwnd.)
+        for interval in [1000, 0] {
             let p = CtcpParams {
                 sample_interval_us: interval,
                 ..Default::default()
@@ -630,7 +643,21 @@ mod tests {
             h.advance_ms(100);
             h.ack_all();
             close_round(&mut h, 100);
-            assert_eq!(h.cc.dwnd, dwnd, "interval {interval}");
+            assert_eq!(h.cc.dwnd, 2, "interval {interval}");
+        }
+        // win 1000, srtt 100 ms: one sample per 1000·δ/100 ms segments —
+        // δ = 1 ms: every 10th → 100; δ = 10 ms: every 100th → 10; δ = 0: all.
+        for (interval, samples) in [(1000, 100), (10_000, 10), (0, 1000)] {
+            let p = CtcpParams {
+                sample_interval_us: interval,
+                ..Default::default()
+            };
+            let mut h = ca(&p, 1000, 0);
+            h.send_all();
+            h.cc.beg_snd_nxt = h.tp.snd_nxt;
+            h.advance_ms(100);
+            h.ack_all();
+            assert_eq!(h.cc.cnt_rtt, samples, "interval {interval}");
         }
     }
 

@@ -85,6 +85,8 @@ pub struct Fit {
     alpha_sum_q16: u64,
     /// LFPs in `alpha_sum_q16`.
     alpha_cnt: u32,
+    /// rtt̄ of the last completed LFP, µs (0 before the first).
+    last_rtt_avg_us: u32,
 }
 
 impl Fit {
@@ -96,6 +98,12 @@ impl Fit {
     /// α in force.
     pub fn alpha(&self) -> f64 {
         self.alpha_q16 as f64 / 65536.0
+    }
+
+    /// rtt̄ of the last completed updating period and rtt_min, µs — the
+    /// inputs of eq. 2–3 (0 and `u32::MAX` before any sample).
+    pub fn rtts_us(&self) -> (u32, u32) {
+        (self.last_rtt_avg_us, self.rtt_min_us)
     }
 
     /// Window after a loss: w·(1 − 2/(3N + 1)) = w·(3N − 1)/(3N + 1), or
@@ -117,6 +125,7 @@ impl Fit {
         }
         let avg = self.lfp_rtt_sum_us / self.lfp_cnt as u64;
         let min = self.rtt_min_us as u64;
+        self.last_rtt_avg_us = avg as u32;
         if self.alpha_auto {
             let max = self.lfp_rtt_max_us as u64;
             self.alpha_sum_q16 += ((max - min) << 16) / max;
@@ -158,6 +167,7 @@ impl CongestionOps for Fit {
             lfp_rtt_max_us: 0,
             alpha_sum_q16: 0,
             alpha_cnt: 0,
+            last_rtt_avg_us: 0,
         }
     }
 
@@ -298,6 +308,7 @@ mod tests {
             h.round();
             h.loss();
             assert_eq!(h.cc.n, n, "rtt̄ {rtt} ms");
+            assert_eq!(h.cc.rtts_us(), (rtt * 1000, 100_000));
             // The round grew 700 → 702 (+1 at ACKs 234 and 467); the decrease
             // used the N of the period that ended (3): ⌊702·8/10⌋ = 561.
             assert_eq!(h.ssthresh(), 561);
