@@ -339,7 +339,7 @@ impl ScenarioSpec {
                 flows.push(c.clone());
             }
         }
-        let mut cfg = SimConfig { topology, flows, duration, seed: self.seed, sample_interval };
+        let mut cfg = SimConfig { topology, flows, duration, seed: self.seed, sample_interval, ..SimConfig::default() };
         resolve_bdp(&mut cfg, &bdp)?;
         cfg.validate()?;
         Ok(cfg)
