@@ -93,31 +93,75 @@ impl RunResult {
         (!indexes.is_empty()).then(|| indexes.iter().sum::<f64>() / indexes.len() as f64)
     }
 
-    /// Group the delay-detected congestion signals of flows `ids` into events
-    /// (a signal within `window_s` of the previous one joins its event) and
-    /// count the events in which every flow of `ids` active at the time
-    /// signalled (Sync-TCP §VI.A, with window = T_wait).
+    /// Synchronization of the delay-detected congestion signals of flows
+    /// `ids` (see [`synchronization`]), with `window_s` = T_wait.
     pub fn signal_synchronization(&self, ids: &[usize], window_s: f64) -> SignalSync {
-        let mut all: Vec<(f64, usize)> = ids.iter().flat_map(|&i| self.flows[i].signals_s.iter().map(move |&t| (t, i))).collect();
-        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut out = SignalSync { events: 0, seen_by_all: 0 };
-        let mut k = 0;
-        while k < all.len() {
-            let t0 = all[k].0;
-            let mut members = vec![all[k].1];
-            let mut last = t0;
-            k += 1;
-            while k < all.len() && all[k].0 - last <= window_s {
-                last = all[k].0;
-                members.push(all[k].1);
-                k += 1;
-            }
-            let active = ids.iter().filter(|&&i| self.flows[i].start_s <= t0 && self.flows[i].end_s >= last);
-            out.events += 1;
-            if active.clone().all(|i| members.contains(i)) {
-                out.seen_by_all += 1;
-            }
+        let tracks: Vec<SignalTrack> = ids
+            .iter()
+            .map(|&i| SignalTrack { times: &self.flows[i].signals_s, start: self.flows[i].start_s, end: self.flows[i].end_s })
+            .collect();
+        synchronization(&tracks, window_s)
+    }
+}
+
+/// One flow's congestion-signal times and active period, s.
+#[derive(Clone, Copy, Debug)]
+pub struct SignalTrack<'a> {
+    /// Signal times.
+    pub times: &'a [f64],
+    /// Start of the active period.
+    pub start: f64,
+    /// End of the active period.
+    pub end: f64,
+}
+
+/// Group all signals into events — a signal within `window` of the previous
+/// one joins its event — and count the events in which every flow active over
+/// the event signalled (Sync-TCP §VI.A counts signals "seen by all flows within
+/// T_wait").
+pub fn synchronization(tracks: &[SignalTrack], window: f64) -> SignalSync {
+    let mut all: Vec<(f64, usize)> = tracks.iter().enumerate().flat_map(|(k, t)| t.times.iter().map(move |&x| (x, k))).collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut out = SignalSync { events: 0, seen_by_all: 0 };
+    let mut i = 0;
+    while i < all.len() {
+        let first = all[i].0;
+        let mut last = first;
+        let mut members = vec![false; tracks.len()];
+        while i < all.len() && all[i].0 - last <= window {
+            last = all[i].0;
+            members[all[i].1] = true;
+            i += 1;
         }
-        out
+        out.events += 1;
+        let active = |k: usize| tracks[k].start <= first && tracks[k].end >= last;
+        if (0..tracks.len()).all(|k| !active(k) || members[k]) {
+            out.seen_by_all += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synchronization_groups_signals_within_the_window() {
+        let a = [1.0, 5.0, 9.0];
+        let b = [1.3, 9.2];
+        let c = [1.1, 5.4, 30.0];
+        let tracks = [
+            SignalTrack { times: &a, start: 0.0, end: 20.0 },
+            SignalTrack { times: &b, start: 0.0, end: 20.0 },
+            SignalTrack { times: &c, start: 0.0, end: 40.0 },
+        ];
+        // Events (window 0.5 s): {1.0, 1.1, 1.3} all three; {5.0, 5.4} misses b;
+        // {9.0, 9.2} misses c; {30.0} only c is active then: seen by all.
+        let s = synchronization(&tracks, 0.5);
+        assert_eq!(s, SignalSync { events: 4, seen_by_all: 2 });
+        // A 0.15 s window splits every group but {1.0, 1.1}: seven events and
+        // only {30.0} is seen by every active flow.
+        assert_eq!(synchronization(&tracks, 0.15), SignalSync { events: 7, seen_by_all: 1 });
     }
 }

@@ -242,7 +242,8 @@ impl Sim {
         self.finish()
     }
 
-    /// Process every event up to and including time `t` (at most the duration).
+    /// Process every event up to and including time `t` (at most the duration):
+    /// a run covers [0, duration], both ends included.
     pub fn run_until(&mut self, t: Time) {
         let t = t.min(self.cfg.duration);
         while let Some(next) = self.net.q.peek_time() {
