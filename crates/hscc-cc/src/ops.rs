@@ -277,6 +277,13 @@ pub trait CongestionOps: Clone + Debug {
     fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
         crate::helpers::tcp_reno_undo_cwnd(tp)
     }
+    /// Number of congestion signals this algorithm has detected from delay so
+    /// far (hscc extension, not a Linux hook). The simulator records the time
+    /// whenever it grows, to measure how synchronized competing flows are
+    /// (Sync-TCP §VI.A). Loss-based algorithms detect none.
+    fn delay_signals(&self) -> u32 {
+        0
+    }
     /// Full control of cwnd and pacing per ACK (Linux `cong_control`); return
     /// `true` if handled, `false` to fall back to `cong_avoid` and the sender's
     /// reduction logic.

@@ -145,6 +145,8 @@ macro_rules! registry {
             #[inline] pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) { match self { $( Cc::$variant(a) => a.pkts_acked(tp, s), )* } }
             /// See [`CongestionOps::undo_cwnd`].
             #[inline] pub fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.undo_cwnd(tp), )* } }
+            /// See [`CongestionOps::delay_signals`].
+            #[inline] pub fn delay_signals(&self) -> u32 { match self { $( Cc::$variant(a) => a.delay_signals(), )* } }
             /// See [`CongestionOps::cong_control`].
             #[inline] pub fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool { match self { $( Cc::$variant(a) => a.cong_control(tp, rs), )* } }
         }

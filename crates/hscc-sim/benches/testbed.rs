@@ -23,7 +23,7 @@ fn main() {
     let pairs: Vec<AccessSpec> = (0..8).map(|_| AccessSpec::new(10_000_000_000, 49 * MS)).collect();
     let db = dumbbell(bottleneck.clone(), bottleneck, &pairs);
     let flows = db.pairs.iter().map(|&(s, d)| FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())).collect();
-    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: Some(100 * MS) };
+    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: Some(100 * MS), ..SimConfig::default() };
 
     let start = Instant::now();
     let r = Sim::new(cfg).expect("valid scenario").run();

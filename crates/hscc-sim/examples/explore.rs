@@ -10,7 +10,7 @@ fn main() {
     let pairs: Vec<_> = (0..n).map(|_| AccessSpec::new(rate * 10, 20 * MS)).collect();
     let db = dumbbell(bn.clone(), LinkConfig::new(rate, 10 * MS, Buffer::Packets(buf)), &pairs);
     let flows = db.pairs.iter().map(|&(s, d)| FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())).collect();
-    let cfg = SimConfig { topology: db.topology, flows, duration: dur * SEC, seed: 1, sample_interval: Some(SEC) };
+    let cfg = SimConfig { topology: db.topology, flows, duration: dur * SEC, seed: 1, sample_interval: Some(SEC), ..SimConfig::default() };
     let t = std::time::Instant::now();
     let r = Sim::new(cfg).unwrap().run();
     let wall = t.elapsed().as_secs_f64();

@@ -8,6 +8,8 @@ use hscc_cc::CcParams;
 use serde::Serialize;
 
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
+use crate::udp::{UdpConfig, UdpPattern};
+use crate::web::{SizeDist, WebConfig};
 use crate::time::{Time, MS, SEC};
 
 /// A DropTail queue limit.
@@ -97,6 +99,9 @@ pub struct FlowConfig {
     pub delack_timeout: Time,
     /// Pace at Linux's default rate (2× cwnd/srtt in slow start, 1.2× after) when the algorithm sets no rate.
     pub pacing: bool,
+    /// Random per-packet processing delay at the sender, uniform in [0, send_jitter]
+    /// (ns-2's `overhead_`, used to break DropTail phase effects; order is kept).
+    pub send_jitter: Time,
 }
 
 impl FlowConfig {
@@ -121,6 +126,7 @@ impl FlowConfig {
             delack_segments: 2,
             delack_timeout: 40 * MS,
             pacing: false,
+            send_jitter: 0,
         }
     }
 
@@ -154,19 +160,45 @@ pub struct Topology {
     pub links: Vec<LinkSpec>,
 }
 
+/// A scheduled change of a link's rate or propagation delay (rerouting, Sync-TCP §V.C).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkChange {
+    /// When.
+    pub at: Time,
+    /// Which link (index).
+    pub link: u32,
+    /// New rate, bit/s.
+    pub rate_bps: Option<u64>,
+    /// New propagation delay.
+    pub delay: Option<Time>,
+}
+
 /// Everything a run needs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SimConfig {
     /// Nodes and links.
     pub topology: Topology,
-    /// TCP flows.
+    /// Long-lived or finite TCP flows, each with its own results.
     pub flows: Vec<FlowConfig>,
+    /// UDP flows (CBR, on/off, Poisson; VoIP is a CBR pair).
+    pub udp: Vec<UdpConfig>,
+    /// Web-like traffic sources (short TCP transfers created as they arrive).
+    pub web: Vec<WebConfig>,
+    /// Scheduled link changes.
+    pub changes: Vec<LinkChange>,
     /// Simulated duration.
     pub duration: Time,
     /// Run seed.
     pub seed: u64,
     /// Interval of the time series (None: no traces).
     pub sample_interval: Option<Time>,
+}
+
+impl Default for SimConfig {
+    /// Nothing to simulate yet: fill in topology, flows and duration.
+    fn default() -> Self {
+        SimConfig { topology: Topology::default(), flows: Vec::new(), udp: Vec::new(), web: Vec::new(), changes: Vec::new(), duration: SEC, seed: 1, sample_interval: None }
+    }
 }
 
 /// A rejected configuration value.
@@ -227,21 +259,56 @@ impl SimConfig {
             let at = |k: &str| format!("flows[{i}].{k}");
             check(f.src < n, || at("src"), f.src, "an existing node")?;
             check(f.dst < n && f.dst != f.src, || at("dst"), f.dst, "an existing node other than src")?;
-            check((64..=65_495).contains(&f.mss), || at("mss"), f.mss, "64 to 65495 bytes")?;
-            check(f.init_cwnd >= 1, || at("init_cwnd"), f.init_cwnd, "at least 1 segment")?;
-            check(f.delack_segments >= 1, || at("delack_segments"), f.delack_segments, "at least 1")?;
-            check(f.min_rto > 0 && f.initial_rto >= f.min_rto, || at("min_rto"), f.min_rto, "positive and not above initial_rto")?;
-            if let Some(s) = f.size {
-                check(s > 0, || at("size"), s, "at least 1 byte")?;
+            validate_flow(f, &at)?;
+        }
+        for (i, u) in self.udp.iter().enumerate() {
+            let at = |k: &str| format!("udp[{i}].{k}");
+            check(u.src < n, || at("src"), u.src, "an existing node")?;
+            check(u.dst < n && u.dst != u.src, || at("dst"), u.dst, "an existing node other than src")?;
+            check((28..=65_535).contains(&u.packet_size), || at("packet_size"), u.packet_size, "28 to 65535 bytes")?;
+            check(u.rate_bps() > 0, || at("rate"), u.rate_bps(), "a positive rate")?;
+            if let UdpPattern::OnOff { on, off, .. } = u.pattern {
+                check(on > 0 && off > 0, || at("on/off"), format!("{on}/{off}"), "positive on and off periods")?;
             }
-            if let Some(w) = f.rwnd {
-                check(w >= f.mss as u64, || at("rwnd"), w, "at least one MSS")?;
+        }
+        for (i, w) in self.web.iter().enumerate() {
+            let at = |k: &str| format!("web[{i}].{k}");
+            check(!w.servers.is_empty() && w.servers.iter().all(|&s| s < n), || at("servers"), format!("{:?}", w.servers), "one or more existing nodes")?;
+            check(!w.clients.is_empty() && w.clients.iter().all(|&c| c < n), || at("clients"), format!("{:?}", w.clients), "one or more existing nodes")?;
+            check(w.rate.is_finite() && w.rate > 0.0, || at("rate"), w.rate, "a positive number of transfers per second")?;
+            let ok = match w.size {
+                SizeDist::Fixed(b) => b > 0,
+                SizeDist::Exponential { mean } => mean.is_finite() && mean >= 1.0,
+                SizeDist::Pareto { shape, mean } => shape.is_finite() && shape > 1.0 && mean.is_finite() && mean >= 1.0,
+            };
+            check(ok, || at("size"), format!("{:?}", w.size), "a fixed size ≥ 1 byte, or a mean ≥ 1 byte (and Pareto shape > 1)")?;
+            validate_flow(&w.tcp, &|k: &str| format!("web[{i}].tcp.{k}"))?;
+        }
+        let links = self.topology.links.len() as u32;
+        for (i, c) in self.changes.iter().enumerate() {
+            check(c.link < links, || format!("changes[{i}].link"), c.link, "an existing link index")?;
+            if let Some(r) = c.rate_bps {
+                check(r > 0 && r <= 10_000_000_000_000, || format!("changes[{i}].rate"), r, "1 bit/s to 10 Tbit/s")?;
             }
-            if let Some(stop) = f.stop {
-                check(stop > f.start, || at("stop"), stop, "after start")?;
-            }
-            f.cc.check().map_err(|e| ConfigError { field: at("cc"), value: f.cc.name().into(), allowed: e.to_string() })?;
         }
         Ok(())
     }
+}
+
+/// Checks every TCP flow (long-lived or a web template) must pass.
+fn validate_flow(f: &FlowConfig, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
+    check((64..=65_495).contains(&f.mss), || at("mss"), f.mss, "64 to 65495 bytes")?;
+    check(f.init_cwnd >= 1, || at("init_cwnd"), f.init_cwnd, "at least 1 segment")?;
+    check(f.delack_segments >= 1, || at("delack_segments"), f.delack_segments, "at least 1")?;
+    check(f.min_rto > 0 && f.initial_rto >= f.min_rto, || at("min_rto"), f.min_rto, "positive and not above initial_rto")?;
+    if let Some(s) = f.size {
+        check(s > 0, || at("size"), s, "at least 1 byte")?;
+    }
+    if let Some(w) = f.rwnd {
+        check(w >= f.mss as u64, || at("rwnd"), w, "at least one MSS")?;
+    }
+    if let Some(stop) = f.stop {
+        check(stop > f.start, || at("stop"), stop, "after start")?;
+    }
+    f.cc.check().map_err(|e| ConfigError { field: at("cc"), value: f.cc.name().into(), allowed: e.to_string() })
 }

@@ -28,6 +28,12 @@ pub enum Event {
     FlowStart(u32),
     /// Flow `0` stops sending new data.
     FlowStop(u32),
+    /// UDP flow `0` sends a datagram.
+    UdpSend(u32),
+    /// A transfer of web source `0` arrives.
+    WebArrival(u32),
+    /// Scheduled link change `0` takes effect.
+    LinkChange(u32),
     /// Periodic sampling of traces.
     Sample,
 }

@@ -20,8 +20,7 @@
 //!     topology: db.topology,
 //!     flows: vec![FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())],
 //!     duration: 5 * SEC,
-//!     seed: 1,
-//!     sample_interval: None,
+//!     ..SimConfig::default()
 //! };
 //! let r = Sim::new(cfg).unwrap().run();
 //! assert!(r.flows[0].goodput_bps > 8e6);
@@ -30,6 +29,7 @@
 pub mod config;
 pub mod event;
 pub mod link;
+pub mod metrics;
 pub mod packet;
 pub mod results;
 pub mod rng;
@@ -39,19 +39,24 @@ pub mod stats;
 pub mod tcp;
 pub mod time;
 pub mod topology;
+pub mod udp;
+pub mod web;
 
-pub use config::{Buffer, ConfigError, FlowConfig, LinkConfig, Recovery, SimConfig, Topology};
+pub use config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
 pub use results::RunResult;
 pub use scenario::ScenarioSpec;
 pub use sim::Sim;
 
 /// Everything needed to build and run a scenario.
 pub mod prelude {
-    pub use crate::config::{Buffer, ConfigError, FlowConfig, LinkConfig, Recovery, SimConfig, Topology};
+    pub use crate::config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+    pub use crate::metrics::bandwidth_stolen;
     pub use crate::results::RunResult;
     pub use crate::sim::Sim;
     pub use crate::stats::jain_index;
     pub use crate::time::{from_secs, secs, Time, MS, NS, SEC, US};
     pub use crate::topology::{dumbbell, parking_lot, AccessSpec, Dumbbell, ParkingLot};
+    pub use crate::udp::{UdpConfig, UdpPattern};
+    pub use crate::web::{SizeDist, WebConfig};
     pub use hscc_cc::CcParams;
 }

@@ -23,9 +23,9 @@ use rand_distr::{Distribution, StandardNormal};
 
 use crate::config::{Buffer, LinkConfig};
 use crate::event::{Event, EventQueue};
-use crate::packet::Packet;
+use crate::packet::{Packet, SLOW_START};
 use crate::rng::Rng;
-use crate::stats::{LinkCounters, QueueDelayHistogram};
+use crate::stats::{LinkCounters, DelayHistogram};
 use crate::time::{Time, SEC};
 
 /// A unidirectional link in the running simulation.
@@ -53,7 +53,10 @@ pub struct Link {
     /// Counters since the start of the run.
     pub counters: LinkCounters,
     /// Queuing-delay distribution (recorded only for monitored links).
-    pub qdelay: Option<QueueDelayHistogram>,
+    pub qdelay: Option<DelayHistogram>,
+    /// Σ bytes × queuing delay (bytes·ps) of packets that entered the queue:
+    /// by Little's law, divided by the run length it is the mean backlog in bytes.
+    pub queue_byte_time: u128,
 }
 
 /// What happened to a packet offered to a link.
@@ -93,7 +96,8 @@ impl Link {
             last_arrival: 0,
             to,
             counters: LinkCounters::default(),
-            qdelay: monitored.then(QueueDelayHistogram::new),
+            qdelay: monitored.then(DelayHistogram::new),
+            queue_byte_time: 0,
         }
     }
 
@@ -145,12 +149,16 @@ impl Link {
         if start > now {
             if self.waiting.len() as u64 >= self.limit_pkts || self.queue_bytes + p.size as u64 > self.limit_bytes {
                 self.counters.drops_queue += 1;
+                if p.flags & SLOW_START != 0 {
+                    self.counters.drops_queue_slow_start += 1;
+                }
                 return Offer::QueueDrop;
             }
             self.waiting.push_back((start, p.size));
             self.queue_bytes += p.size as u64;
         }
         self.record_qdelay(start - now);
+        self.queue_byte_time += p.size as u128 * (start - now) as u128;
         self.busy_until = start + self.serialization(p.size);
         let mut arrival = self.busy_until + self.delay;
         if self.jitter_ps > 0.0 {
@@ -211,5 +219,47 @@ impl Link {
             q.push(next.t, Event::LinkArrive(id));
         }
         p
+    }
+
+    /// Change the rate at `now`: the packet being serialized finishes at the
+    /// old rate; queued packets are rescheduled at the new one.
+    pub fn set_rate(&mut self, now: Time, rate_bps: u64) {
+        self.rate_bps = rate_bps;
+        self.tx_remainder = 0;
+        self.ser_cache = [(0, 0, 0); 2];
+        self.reschedule_queue(now);
+    }
+
+    /// Change the propagation delay at `now`: packets already propagating keep
+    /// their arrival times; the others use the new delay, never arriving before
+    /// a packet ahead of them (the link stays FIFO).
+    pub fn set_delay(&mut self, now: Time, delay: Time) {
+        self.delay = delay;
+        self.reschedule_queue(now);
+    }
+
+    /// Recompute transmission starts and arrivals of the packets still queued.
+    /// They are the last `waiting.len()` packets of the FIFO, back to back
+    /// behind the one being serialized (whose arrival, the FIFO head's or
+    /// later, does not change, so the scheduled head event stays valid).
+    fn reschedule_queue(&mut self, now: Time) {
+        self.drain(now);
+        let n = self.waiting.len();
+        if n == 0 {
+            return;
+        }
+        let base = self.line.len() - n;
+        debug_assert!(base >= 1, "a queued packet waits behind one in service");
+        let mut t = self.waiting[0].0;
+        let mut last = self.line[base - 1].t;
+        for i in 0..n {
+            let size = self.waiting[i].1;
+            self.waiting[i].0 = t;
+            t += self.serialization(size);
+            last = (t + self.delay).max(last);
+            self.line[base + i].t = last;
+        }
+        self.busy_until = t;
+        self.last_arrival = last;
     }
 }

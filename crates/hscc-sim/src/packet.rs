@@ -8,14 +8,24 @@ pub const HEADER_BYTES: u32 = 52;
 /// Default maximum segment size (payload bytes): 1500-byte packets on the wire.
 pub const DEFAULT_MSS: u32 = 1448;
 
-/// Data segment or acknowledgement.
+/// Bytes of IPv4 + UDP + RTP headers on the wire.
+pub const UDP_HEADER_BYTES: u32 = 40;
+
+/// Flag: the segment is a retransmission.
+pub const RETRANS: u8 = 1;
+/// Flag: the segment was sent while its flow was in slow start.
+pub const SLOW_START: u8 = 2;
+
+/// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Kind {
-    /// A data segment, sender to receiver.
+    /// A TCP data segment, sender to receiver.
     Data,
-    /// An acknowledgement, receiver to sender.
+    /// A TCP acknowledgement, receiver to sender.
     Ack,
+    /// A UDP datagram.
+    Udp,
 }
 
 /// A SACK block as offsets from the cumulative ACK, in segments: `[start, end)`.
@@ -26,12 +36,14 @@ pub type SackBlock = (u32, u32);
 pub struct Packet {
     /// Time stamp of the current hop: enqueue time while queued, arrival time on a delay line.
     pub t: Time,
-    /// Data: segment number. Ack: cumulative ACK (next segment expected).
+    /// Data: segment number. Ack: cumulative ACK (next segment expected). Udp: datagram number.
     pub seq: u64,
-    /// Data: TSval (send time). Ack: TSecr (echo of a data segment's TSval).
+    /// Data: TSval (send time). Ack: TSecr (echo of a data segment's TSval). Udp: send time.
     pub ts: Time,
-    /// Owning flow.
+    /// Owning flow (TCP flow slot or UDP flow index).
     pub flow: u32,
+    /// Generation of the flow slot, so packets of a finished flow never reach its successor.
+    pub gen: u32,
     /// Bytes on the wire.
     pub size: u32,
     /// SACK blocks, most recent first.
@@ -42,18 +54,34 @@ pub struct Packet {
     pub kind: Kind,
     /// Index of the current link in the route.
     pub hop: u8,
-    /// The segment is a retransmission.
-    pub retrans: bool,
+    /// [`RETRANS`], [`SLOW_START`].
+    pub flags: u8,
 }
 
 impl Packet {
+    fn new(kind: Kind, flow: u32, seq: u64, size: u32, ts: Time, flags: u8) -> Packet {
+        Packet { t: 0, seq, ts, flow, gen: 0, size, sack: [(0, 0); 3], nsack: 0, kind, hop: 0, flags }
+    }
+
     /// A data segment.
-    pub fn data(flow: u32, seq: u64, size: u32, ts: Time, retrans: bool) -> Packet {
-        Packet { t: 0, seq, ts, flow, size, sack: [(0, 0); 3], nsack: 0, kind: Kind::Data, hop: 0, retrans }
+    pub fn data(flow: u32, seq: u64, size: u32, ts: Time, flags: u8) -> Packet {
+        Packet::new(Kind::Data, flow, seq, size, ts, flags)
     }
 
     /// An acknowledgement.
     pub fn ack(flow: u32, ack: u64, size: u32, ts_ecr: Time) -> Packet {
-        Packet { t: 0, seq: ack, ts: ts_ecr, flow, size, sack: [(0, 0); 3], nsack: 0, kind: Kind::Ack, hop: 0, retrans: false }
+        Packet::new(Kind::Ack, flow, ack, size, ts_ecr, 0)
+    }
+
+    /// A UDP datagram.
+    pub fn udp(flow: u32, seq: u64, size: u32, sent: Time) -> Packet {
+        Packet::new(Kind::Udp, flow, seq, size, sent, 0)
+    }
+
+    /// Whether this segment is a retransmission.
+    pub fn is_retrans(&self) -> bool {
+        self.flags & RETRANS != 0
     }
 }
+
+const _: () = assert!(core::mem::size_of::<Packet>() <= 64, "a packet fits one cache line");

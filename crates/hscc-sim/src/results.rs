@@ -3,7 +3,10 @@
 
 use serde::Serialize;
 
-use crate::config::SimConfig;
+use crate::config::{Buffer, SimConfig};
+use crate::packet::Kind;
+use crate::udp::UdpResult;
+use crate::web::WebResult;
 use crate::link::Link;
 use crate::sim::{Flow, Sim};
 use crate::stats::{jain_index, FlowCounters, LinkCounters};
@@ -134,6 +137,8 @@ pub struct FlowResult {
     pub min_rtt_s: f64,
     /// Counters.
     pub counters: FlowCounters,
+    /// Times of the delay-detected congestion signals of its algorithm, s.
+    pub signals_s: Vec<f64>,
 }
 
 /// Summary of one unidirectional link.
@@ -161,6 +166,12 @@ pub struct LinkResult {
     pub p99_qdelay_s: f64,
     /// Largest queuing delay, s (monitored links).
     pub max_qdelay_s: f64,
+    /// Time-averaged backlog in packets (Little's law: Σ queuing delay / run time; monitored links).
+    pub mean_queue_pkts: f64,
+    /// Time-averaged backlog in bytes.
+    pub mean_queue_bytes: f64,
+    /// Mean backlog over the buffer size (packets or bytes, as the limit is set).
+    pub normalized_occupancy: f64,
 }
 
 /// Everything a run produced.
@@ -176,6 +187,10 @@ pub struct RunResult {
     pub flows: Vec<FlowResult>,
     /// Per link.
     pub links: Vec<LinkResult>,
+    /// UDP flows.
+    pub udp: Vec<UdpResult>,
+    /// Web sources.
+    pub web: Vec<WebResult>,
     /// Jain's index of the flows' goodputs.
     pub jain_index: f64,
     /// Sampled traces (empty without a sampling interval).
@@ -197,13 +212,13 @@ impl RunResult {
                 let end = s.done_at.unwrap_or(now).min(now).max(fc.start);
                 let active = secs(end - fc.start);
                 let bytes = s.counters.delivered_bytes;
-                let path = |route: &[u32], size: u32| -> Time {
-                    route.iter().map(|&l| {
+                let path = |route: u32, size: u32| -> Time {
+                    sim.path(route).iter().map(|&l| {
                         let c = &topo.links[l as usize].cfg;
                         c.delay + size as u64 * 8 * SEC / c.rate_bps
                     }).sum()
                 };
-                let base = path(&f.data_route, fc.wire_size()) + path(&f.ack_route, crate::packet::HEADER_BYTES);
+                let base = path(f.data_route, fc.wire_size()) + path(f.ack_route, crate::packet::HEADER_BYTES);
                 FlowResult {
                     id: i as u32,
                     algorithm: fc.cc.name().to_string(),
@@ -218,9 +233,11 @@ impl RunResult {
                     srtt_s: secs(s.rtt.srtt()),
                     min_rtt_s: if s.rtt.min_rtt == Time::MAX { 0.0 } else { secs(s.rtt.min_rtt) },
                     counters: s.counters,
+                    signals_s: f.signals.iter().map(|&t| secs(t)).collect(),
                 }
             })
             .collect();
+        let run = secs(now);
         let links = sim
             .net
             .links
@@ -229,6 +246,12 @@ impl RunResult {
             .enumerate()
             .map(|(i, (l, spec))| {
                 let h = l.qdelay.as_ref();
+                let mean_queue_pkts = h.map_or(0.0, |h| if run > 0.0 { h.sum_s() / run } else { 0.0 });
+                let mean_queue_bytes = if run > 0.0 { l.queue_byte_time as f64 / SEC as f64 / run } else { 0.0 };
+                let normalized_occupancy = match spec.cfg.buffer {
+                    Buffer::Packets(n) => mean_queue_pkts / n as f64,
+                    Buffer::Bytes(b) => mean_queue_bytes / b as f64,
+                };
                 LinkResult {
                     id: i as u32,
                     name: spec.name.clone(),
@@ -241,8 +264,22 @@ impl RunResult {
                     mean_qdelay_s: h.map_or(0.0, |h| h.mean_s()),
                     p99_qdelay_s: h.map_or(0.0, |h| h.quantile_s(0.99)),
                     max_qdelay_s: h.map_or(0.0, |h| h.max_s()),
+                    mean_queue_pkts,
+                    mean_queue_bytes,
+                    normalized_occupancy,
                 }
             })
+            .collect();
+        let mut udp_in_network = vec![0u64; sim.udp.len()];
+        for p in sim.net.links.iter().flat_map(|l| l.packets()).filter(|p| p.kind == Kind::Udp) {
+            udp_in_network[p.flow as usize] += 1;
+        }
+        let udp = sim.udp.iter().enumerate().map(|(i, u)| UdpResult::new(i as u32, &u.source, &u.sink, udp_in_network[i], now)).collect();
+        let web = sim
+            .web
+            .iter()
+            .enumerate()
+            .map(|(i, w)| WebResult { id: i as u32, started: w.stats.started, completed: w.stats.completed, bins: w.stats.summary() })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         RunResult {
@@ -252,6 +289,8 @@ impl RunResult {
             jain_index: jain_index(&goodputs),
             flows,
             links,
+            udp,
+            web,
             traces: sim.traces.clone(),
         }
     }

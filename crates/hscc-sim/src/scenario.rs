@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 use hscc_cc::{CcError, CcParams};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Buffer, ConfigError, FlowConfig, LinkConfig, Recovery, SimConfig, Topology};
+use crate::config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+use crate::udp::{UdpConfig, UdpPattern};
+use crate::web::{SizeDist, WebConfig};
 use crate::packet::DEFAULT_MSS;
 use crate::time::{from_secs, Time, SEC};
 use crate::topology::{dumbbell, parking_lot, AccessSpec};
@@ -194,6 +196,9 @@ pub struct FlowSpec {
     /// TCP timestamps.
     #[serde(default = "yes")]
     pub timestamps: bool,
+    /// Random processing delay per packet at the sender, uniform in [0, send_jitter] s (ns-2 `overhead_`).
+    #[serde(default)]
+    pub send_jitter: f64,
 }
 
 fn default_algorithm() -> String {
@@ -221,6 +226,168 @@ fn default_delack() -> f64 {
     0.04
 }
 
+/// A UDP flow: constant bit rate, on/off, or Poisson arrivals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdpSpec {
+    /// Dumbbell: host pair.
+    #[serde(default)]
+    pub pair: Option<usize>,
+    /// Parking lot: long host pair.
+    #[serde(default)]
+    pub long: Option<usize>,
+    /// Parking lot: [bottleneck, index] of a cross host pair.
+    #[serde(default)]
+    pub cross: Option<(usize, usize)>,
+    /// Graph: sending node.
+    #[serde(default)]
+    pub src: Option<String>,
+    /// Graph: receiving node.
+    #[serde(default)]
+    pub dst: Option<String>,
+    /// "cbr", "onoff" or "poisson".
+    pub pattern: String,
+    /// Rate on the wire (the peak rate for on/off), bit/s.
+    pub rate: f64,
+    /// On period, s (on/off).
+    #[serde(default)]
+    pub on: Option<f64>,
+    /// Off period, s (on/off).
+    #[serde(default)]
+    pub off: Option<f64>,
+    /// Bytes on the wire per packet.
+    #[serde(default = "default_udp_size")]
+    pub packet_size: u32,
+    /// Start, s.
+    #[serde(default)]
+    pub start: f64,
+    /// Stop, s.
+    #[serde(default)]
+    pub stop: Option<f64>,
+}
+
+fn default_udp_size() -> u32 {
+    1500
+}
+
+/// A two-way VoIP call: a CBR flow each way.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoipSpec {
+    /// Dumbbell: host pair.
+    #[serde(default)]
+    pub pair: Option<usize>,
+    /// Parking lot: long host pair.
+    #[serde(default)]
+    pub long: Option<usize>,
+    /// Parking lot: [bottleneck, index] of a cross host pair.
+    #[serde(default)]
+    pub cross: Option<(usize, usize)>,
+    /// Graph: one end.
+    #[serde(default)]
+    pub src: Option<String>,
+    /// Graph: the other end.
+    #[serde(default)]
+    pub dst: Option<String>,
+    /// Voice codec rate, bit/s (G.711: 64 kbit/s).
+    #[serde(default = "default_voice_rate")]
+    pub rate: f64,
+    /// Packet interval, s.
+    #[serde(default = "default_voice_interval")]
+    pub interval: f64,
+    /// IP + UDP + RTP header bytes per packet.
+    #[serde(default = "default_voice_header")]
+    pub header: u32,
+    /// Start, s.
+    #[serde(default)]
+    pub start: f64,
+    /// Stop, s.
+    #[serde(default)]
+    pub stop: Option<f64>,
+}
+
+fn default_voice_rate() -> f64 {
+    64_000.0
+}
+fn default_voice_interval() -> f64 {
+    0.02
+}
+fn default_voice_header() -> u32 {
+    crate::packet::UDP_HEADER_BYTES
+}
+
+/// Response sizes of web transfers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum SizeSpec {
+    /// Always this many bytes.
+    Fixed(u64),
+    /// Exponential with this mean, bytes.
+    Exponential {
+        /// Mean, bytes.
+        mean: f64,
+    },
+    /// Pareto with this shape (> 1) and mean, bytes.
+    Pareto {
+        /// Tail index.
+        shape: f64,
+        /// Mean, bytes.
+        mean: f64,
+    },
+}
+
+/// Web-like traffic: short TCP transfers arriving as a Poisson process.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSpec {
+    /// Dumbbell: host pairs whose senders serve and whose receivers fetch.
+    #[serde(default)]
+    pub pairs: Vec<usize>,
+    /// Graph: serving nodes.
+    #[serde(default)]
+    pub servers: Vec<String>,
+    /// Graph: fetching nodes.
+    #[serde(default)]
+    pub clients: Vec<String>,
+    /// Transfers per second.
+    pub rate: f64,
+    /// Response sizes.
+    #[serde(default = "default_web_size")]
+    pub size: SizeSpec,
+    /// Algorithm of the transfers.
+    #[serde(default = "default_algorithm")]
+    pub algorithm: String,
+    /// Its parameters.
+    #[serde(default)]
+    pub params: BTreeMap<String, f64>,
+    /// First arrival no earlier than this, s.
+    #[serde(default)]
+    pub start: f64,
+    /// No arrivals from this time, s.
+    #[serde(default)]
+    pub stop: Option<f64>,
+}
+
+fn default_web_size() -> SizeSpec {
+    SizeSpec::Pareto { shape: 1.2, mean: 12_000.0 }
+}
+
+/// A scheduled change of one link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeSpec {
+    /// When, s.
+    pub at: f64,
+    /// Link name, e.g. "bottleneck:fwd".
+    pub link: String,
+    /// New rate, bit/s.
+    #[serde(default)]
+    pub rate: Option<f64>,
+    /// New propagation delay, s.
+    #[serde(default)]
+    pub delay: Option<f64>,
+}
+
 /// A whole scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -235,8 +402,21 @@ pub struct ScenarioSpec {
     pub sample_interval: Option<f64>,
     /// The network.
     pub topology: TopologySpec,
-    /// The flows.
+    /// The TCP flows.
+    #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// UDP flows.
+    #[serde(default)]
+    pub udp: Vec<UdpSpec>,
+    /// VoIP calls.
+    #[serde(default)]
+    pub voip: Vec<VoipSpec>,
+    /// Web-like traffic.
+    #[serde(default)]
+    pub web: Vec<WebSpec>,
+    /// Scheduled link changes.
+    #[serde(default)]
+    pub changes: Vec<ChangeSpec>,
 }
 
 fn one_u64() -> u64 {
@@ -306,7 +486,7 @@ impl ScenarioSpec {
         let mut flows = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{i}].{k}");
-            let (src, dst) = endpoints.resolve(f, i)?;
+            let (src, dst) = endpoints.resolve(&f.place(), &format!("flows[{i}]"))?;
             let mut cc = CcParams::from_name(&f.algorithm).map_err(|e| err(at("algorithm"), &f.algorithm, cc_allowed(&e)))?;
             for (k, v) in &f.params {
                 cc.set(k, *v).map_err(|e| err(format!("flows[{i}].params.{k}"), v, cc_allowed(&e)))?;
@@ -335,11 +515,80 @@ impl ScenarioSpec {
             c.delack_timeout = seconds(&at("delack_timeout"), f.delack_timeout)?;
             c.pacing = f.pacing;
             c.timestamps = f.timestamps;
+            c.send_jitter = seconds(&at("send_jitter"), f.send_jitter)?;
             for _ in 0..f.count {
                 flows.push(c.clone());
             }
         }
-        let mut cfg = SimConfig { topology, flows, duration, seed: self.seed, sample_interval };
+        let mut udp = Vec::new();
+        for (i, u) in self.udp.iter().enumerate() {
+            let at = format!("udp[{i}]");
+            let (src, dst) = endpoints.resolve(&u.place(), &at)?;
+            let rate = bits_per_second(&format!("{at}.rate"), u.rate)?;
+            let pattern = match u.pattern.as_str() {
+                "cbr" => UdpPattern::Cbr { rate_bps: rate },
+                "poisson" => UdpPattern::Poisson { rate_bps: rate },
+                "onoff" => {
+                    let period = |k: &str, v: Option<f64>| match v {
+                        Some(x) if x > 0.0 => seconds(&format!("{at}.{k}"), x),
+                        other => Err(err(format!("{at}.{k}"), format!("{other:?}"), "a positive period for an on/off source")),
+                    };
+                    UdpPattern::OnOff { rate_bps: rate, on: period("on", u.on)?, off: period("off", u.off)? }
+                }
+                other => return Err(err(format!("{at}.pattern"), other, "\"cbr\", \"onoff\" or \"poisson\"")),
+            };
+            let start = seconds(&format!("{at}.start"), u.start)?;
+            let stop = u.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            udp.push(UdpConfig { src, dst, pattern, packet_size: u.packet_size, start, stop });
+        }
+        for (i, v) in self.voip.iter().enumerate() {
+            let at = format!("voip[{i}]");
+            let (a, b) = endpoints.resolve(&v.place(), &at)?;
+            if !(v.interval > 0.0 && v.interval <= 1.0) {
+                return Err(err(format!("{at}.interval"), v.interval, "a packet interval from 0 to 1 s"));
+            }
+            let voice = bits_per_second(&format!("{at}.rate"), v.rate)?;
+            let payload = (voice as f64 * v.interval / 8.0).round() as u32;
+            let size = payload + v.header;
+            let wire_rate = (size as f64 * 8.0 / v.interval).round() as u64;
+            let start = seconds(&format!("{at}.start"), v.start)?;
+            let stop = v.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            for (src, dst) in [(a, b), (b, a)] {
+                udp.push(UdpConfig { src, dst, pattern: UdpPattern::Cbr { rate_bps: wire_rate }, packet_size: size, start, stop });
+            }
+        }
+        let mut web = Vec::new();
+        for (i, w) in self.web.iter().enumerate() {
+            let at = format!("web[{i}]");
+            let (servers, clients) = endpoints.hosts(w, &at)?;
+            let mut cc = CcParams::from_name(&w.algorithm).map_err(|e| err(format!("{at}.algorithm"), &w.algorithm, cc_allowed(&e)))?;
+            for (k, v) in &w.params {
+                cc.set(k, *v).map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
+            }
+            let size = match w.size {
+                SizeSpec::Fixed(n) => SizeDist::Fixed(n),
+                SizeSpec::Exponential { mean } => SizeDist::Exponential { mean },
+                SizeSpec::Pareto { shape, mean } => SizeDist::Pareto { shape, mean },
+            };
+            let start = seconds(&format!("{at}.start"), w.start)?;
+            let stop = w.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            web.push(WebConfig { servers, clients, rate: w.rate, size, tcp: FlowConfig::bulk(0, 0, cc), start, stop });
+        }
+        let mut changes = Vec::new();
+        for (i, c) in self.changes.iter().enumerate() {
+            let at = format!("changes[{i}]");
+            let Some(link) = topology.links.iter().position(|l| l.name == c.link) else {
+                let names: Vec<&str> = topology.links.iter().map(|l| l.name.as_str()).take(12).collect();
+                return Err(err(format!("{at}.link"), &c.link, format!("a link name such as {}", names.join(", "))));
+            };
+            let rate_bps = c.rate.map(|r| bits_per_second(&format!("{at}.rate"), r)).transpose()?;
+            let delay = c.delay.map(|d| seconds(&format!("{at}.delay"), d)).transpose()?;
+            if rate_bps.is_none() && delay.is_none() {
+                return Err(err(at, "no rate and no delay", "a new rate, a new delay, or both"));
+            }
+            changes.push(LinkChange { at: seconds(&format!("changes[{i}].at"), c.at)?, link: link as u32, rate_bps, delay });
+        }
+        let mut cfg = SimConfig { topology, flows, udp, web, changes, duration, seed: self.seed, sample_interval };
         resolve_bdp(&mut cfg, &bdp)?;
         cfg.validate()?;
         Ok(cfg)
@@ -423,6 +672,28 @@ fn pair(p: &PairSpec, at: &str) -> Result<AccessSpec, ConfigError> {
     Ok(AccessSpec { rate_bps: link.rate_bps, delay: link.delay, recv_delay: seconds(&format!("{at}.recv_delay"), p.recv_delay)?, buffer: link.buffer })
 }
 
+/// Where a flow's endpoints are, in the topology's own terms.
+struct Place<'a> {
+    pair: Option<usize>,
+    long: Option<usize>,
+    cross: Option<(usize, usize)>,
+    src: &'a Option<String>,
+    dst: &'a Option<String>,
+}
+
+macro_rules! place {
+    ($t:ty) => {
+        impl $t {
+            fn place(&self) -> Place<'_> {
+                Place { pair: self.pair, long: self.long, cross: self.cross, src: &self.src, dst: &self.dst }
+            }
+        }
+    };
+}
+place!(FlowSpec);
+place!(UdpSpec);
+place!(VoipSpec);
+
 enum Endpoints {
     Pairs(Vec<(u32, u32)>),
     Lot { long: Vec<(u32, u32)>, cross: Vec<Vec<(u32, u32)>> },
@@ -430,8 +701,8 @@ enum Endpoints {
 }
 
 impl Endpoints {
-    fn resolve(&self, f: &FlowSpec, i: usize) -> Result<(u32, u32), ConfigError> {
-        let at = |k: &str| format!("flows[{i}].{k}");
+    fn resolve(&self, f: &Place, prefix: &str) -> Result<(u32, u32), ConfigError> {
+        let at = |k: &str| format!("{prefix}.{k}");
         match self {
             Endpoints::Pairs(p) => {
                 let k = f.pair.ok_or_else(|| err(at("pair"), "missing", format!("a host pair index from 0 to {}", p.len() - 1)))?;
@@ -457,9 +728,50 @@ impl Endpoints {
     }
 }
 
+impl Endpoints {
+    /// Servers and clients of a web source.
+    fn hosts(&self, w: &WebSpec, at: &str) -> Result<(Vec<u32>, Vec<u32>), ConfigError> {
+        match self {
+            Endpoints::Pairs(p) => {
+                if w.pairs.is_empty() {
+                    return Err(err(format!("{at}.pairs"), "[]", "the host pairs that carry web traffic"));
+                }
+                let mut servers = Vec::new();
+                let mut clients = Vec::new();
+                for &k in &w.pairs {
+                    let &(s, d) = p.get(k).ok_or_else(|| err(format!("{at}.pairs"), k, format!("host pair indices from 0 to {}", p.len() - 1)))?;
+                    servers.push(s);
+                    clients.push(d);
+                }
+                Ok((servers, clients))
+            }
+            Endpoints::Names(n) => {
+                let find = |k: &str, names: &[String]| -> Result<Vec<u32>, ConfigError> {
+                    if names.is_empty() {
+                        return Err(err(format!("{at}.{k}"), "[]", "one or more node names"));
+                    }
+                    names
+                        .iter()
+                        .map(|name| n.iter().position(|x| x == name).map(|x| x as u32).ok_or_else(|| err(format!("{at}.{k}"), name, format!("one of the nodes: {}", n.join(", ")))))
+                        .collect()
+                };
+                Ok((find("servers", &w.servers)?, find("clients", &w.clients)?))
+            }
+            Endpoints::Lot { .. } => Err(err(at, "web traffic", "web traffic on a dumbbell or a graph (parking lots have no spare hosts)")),
+        }
+    }
+}
+
+fn bits_per_second(field: &str, v: f64) -> Result<u64, ConfigError> {
+    if !(v.is_finite() && v >= 1.0 && v <= 1e13) {
+        return Err(err(field, v, "a rate from 1 bit/s to 10 Tbit/s"));
+    }
+    Ok(v.round() as u64)
+}
+
 /// Turn BDP-relative buffers into packets: rate × the largest base RTT of the
-/// flows whose packets (data or ACKs) cross the link, in packets of their
-/// largest data wire size.
+/// traffic crossing the link (TCP data or ACKs, UDP, web transfers), in
+/// packets of the largest full packet size among it.
 fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigError> {
     if bdp.iter().all(Option::is_none) {
         return Ok(());
@@ -467,13 +779,23 @@ fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigErr
     let t = &cfg.topology;
     let mut rtt_max: Vec<Time> = vec![0; t.links.len()];
     let mut wire: Vec<u32> = vec![0; t.links.len()];
-    for (i, f) in cfg.flows.iter().enumerate() {
-        let fwd = t.route(f.src, f.dst).map_err(|e| ConfigError { field: format!("flows[{i}].dst"), ..e })?;
-        let rev = t.route(f.dst, f.src).map_err(|e| ConfigError { field: format!("flows[{i}].src"), ..e })?;
+    // Every traffic source's (src, dst, bytes per full packet).
+    let mut ends: Vec<(u32, u32, u32, String)> = cfg.flows.iter().enumerate().map(|(i, f)| (f.src, f.dst, f.wire_size(), format!("flows[{i}]"))).collect();
+    ends.extend(cfg.udp.iter().enumerate().map(|(i, u)| (u.src, u.dst, u.packet_size, format!("udp[{i}]"))));
+    for (i, w) in cfg.web.iter().enumerate() {
+        for &s in &w.servers {
+            for &c in &w.clients {
+                ends.push((s, c, w.tcp.wire_size(), format!("web[{i}]")));
+            }
+        }
+    }
+    for (src, dst, size, at) in ends {
+        let fwd = t.route(src, dst).map_err(|e| ConfigError { field: format!("{at}.dst"), ..e })?;
+        let rev = t.route(dst, src).map_err(|e| ConfigError { field: format!("{at}.src"), ..e })?;
         let rtt: Time = fwd.iter().chain(&rev).map(|&l| t.links[l as usize].cfg.delay).sum();
         for &l in fwd.iter().chain(&rev) {
             rtt_max[l as usize] = rtt_max[l as usize].max(rtt);
-            wire[l as usize] = wire[l as usize].max(f.wire_size());
+            wire[l as usize] = wire[l as usize].max(size);
         }
     }
     for (l, x) in bdp.iter().enumerate() {
@@ -492,6 +814,7 @@ fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigErr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::SEC;
 
     fn spec(extra_flow: &str, buffer: &str) -> String {
         format!(
@@ -540,6 +863,43 @@ mod tests {
         assert!(e.contains("flows[2].mss: 0"), "{e}");
         let e = ScenarioSpec::from_json(r#"{"duration": 1}"#).unwrap_err().to_string();
         assert!(e.contains("missing field"), "{e}");
+    }
+
+    #[test]
+    fn udp_voip_web_and_changes_build() {
+        let s = r#"{"duration": 30, "topology": {"kind": "dumbbell",
+              "bottleneck": {"rate": 1e8, "delay": 0.01, "buffer": {"bdp": 0.5}},
+              "pairs": [{"rate": 1e9, "delay": 0.005}, {"rate": 1e9, "delay": 0.005}, {"rate": 1e9, "delay": 0.015}]},
+            "flows": [{"pair": 0, "rwnd": 65536, "send_jitter": 8e-6}],
+            "udp": [{"pair": 1, "pattern": "onoff", "rate": 5e7, "on": 10, "off": 10},
+                    {"pair": 1, "pattern": "poisson", "rate": 3e6, "packet_size": 500}],
+            "voip": [{"pair": 2}],
+            "web": [{"pairs": [1, 2], "rate": 100, "size": {"pareto": {"shape": 1.2, "mean": 12000}}}],
+            "changes": [{"at": 15, "link": "bottleneck:fwd", "rate": 5e7}]}"#;
+        let c = ScenarioSpec::from_json(s).unwrap().build().unwrap();
+        assert_eq!(c.udp.len(), 4);
+        // G.711 in 20 ms packets: 160 bytes + 40 of headers every 20 ms = 80 kbit/s each way.
+        assert_eq!(c.udp[2].packet_size, 200);
+        assert_eq!(c.udp[2].pattern, UdpPattern::Cbr { rate_bps: 80_000 });
+        assert_eq!((c.udp[2].src, c.udp[2].dst), (c.udp[3].dst, c.udp[3].src));
+        assert_eq!(c.web[0].servers.len(), 2);
+        assert_eq!(c.changes[0].at, 15 * SEC);
+        assert_eq!(c.flows[0].send_jitter, 8_000_000);
+        // BDP: 100 Mbit/s × the largest RTT crossing (pair 2: 2·(15 + 10) = 50 ms) / 1500 B = 417; half: 208.
+        assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(208));
+    }
+
+    #[test]
+    fn traffic_errors_name_the_field() {
+        let base = |extra: &str| format!(r#"{{"duration": 1, "topology": {{"kind": "dumbbell",
+              "bottleneck": {{"rate": 1e8, "delay": 0.01, "buffer": {{"packets": 10}}}},
+              "pairs": [{{"rate": 1e9, "delay": 0.005}}]}}, {extra}}}"#);
+        let e = |extra: &str| ScenarioSpec::from_json(&base(extra)).unwrap().build().unwrap_err().to_string();
+        assert!(e(r#""udp": [{"pair": 0, "pattern": "burst", "rate": 1e6}]"#).starts_with("udp[0].pattern: burst"));
+        assert!(e(r#""udp": [{"pair": 0, "pattern": "onoff", "rate": 1e6}]"#).starts_with("udp[0].on"));
+        assert!(e(r#""changes": [{"at": 1, "link": "nope", "rate": 1e6}]"#).contains("bottleneck:fwd"));
+        assert!(e(r#""web": [{"pairs": [3], "rate": 5}]"#).starts_with("web[0].pairs: 3"));
+        assert!(e(r#""web": [{"pairs": [0], "rate": 5, "algorithm": "x"}]"#).starts_with("web[0].algorithm: x"));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The running simulation: links, routes, flows and the event loop.
 
-use crate::config::{ConfigError, SimConfig};
+use std::collections::HashMap;
+
+use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
 use crate::event::{Event, EventQueue, Fire};
 use crate::link::{Link, Offer};
 use crate::packet::{Kind, Packet};
@@ -10,6 +12,8 @@ use crate::tcp::receiver::RxAction;
 use crate::tcp::sender::Wire;
 use crate::tcp::{Receiver, Sender};
 use crate::time::Time;
+use crate::udp::{UdpSink, UdpSource};
+use crate::web::WebSource;
 
 /// Network-wide packet accounting, for conservation checks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -22,9 +26,11 @@ pub struct NetCounters {
     pub dropped_queue: u64,
     /// Packets dropped by random loss.
     pub dropped_random: u64,
+    /// Delivered packets of a transfer that had already finished (ignored).
+    pub stale: u64,
 }
 
-/// Links, routes and the event queue: what endpoints send into.
+/// Links and the event queue: what endpoints send into.
 pub struct Net {
     /// Current simulated time.
     pub now: Time,
@@ -37,11 +43,11 @@ pub struct Net {
 }
 
 impl Net {
-    /// Offer `p` to the link at hop `hop` of `route`.
+    /// Offer `p`, reaching hop `hop` of `route` at time `at` (≥ now).
     #[inline]
-    fn forward(&mut self, p: &Packet, hop: u8, route: &[u32]) {
+    fn forward(&mut self, p: &Packet, hop: u8, route: &[u32], at: Time) {
         let id = route[hop as usize];
-        match self.links[id as usize].offer(p, hop, self.now, id, &mut self.q) {
+        match self.links[id as usize].offer(p, hop, at, id, &mut self.q) {
             Offer::Accepted => {}
             Offer::QueueDrop => self.counters.dropped_queue += 1,
             Offer::RandomDrop => self.counters.dropped_random += 1,
@@ -49,22 +55,81 @@ impl Net {
     }
 }
 
-/// One flow: its endpoints and routes.
+/// Shortest paths between node pairs, computed once per pair.
+#[derive(Debug, Default)]
+pub struct Routes {
+    paths: Vec<Vec<u32>>,
+    index: HashMap<(u32, u32), u32>,
+}
+
+impl Routes {
+    /// Route id from `src` to `dst`.
+    pub fn get(&mut self, t: &Topology, src: u32, dst: u32) -> Result<u32, ConfigError> {
+        if let Some(&id) = self.index.get(&(src, dst)) {
+            return Ok(id);
+        }
+        let path = t.route(src, dst)?;
+        self.paths.push(path);
+        let id = self.paths.len() as u32 - 1;
+        self.index.insert((src, dst), id);
+        Ok(id)
+    }
+
+    /// The links of route `id`.
+    #[inline]
+    pub fn path(&self, id: u32) -> &[u32] {
+        &self.paths[id as usize]
+    }
+}
+
+/// A web transfer occupying a flow slot.
+#[derive(Clone, Copy, Debug)]
+pub struct WebTransfer {
+    /// Index of its web source.
+    pub source: u32,
+    /// Response size, bytes.
+    pub size: u64,
+    /// Arrival time.
+    pub start: Time,
+    /// Whether the client has received every byte (response time recorded).
+    pub received: bool,
+    /// Whether the slot has been released for reuse.
+    pub freed: bool,
+}
+
+/// One TCP flow slot: its endpoints and routes.
 pub struct Flow {
     /// Sender side.
     pub sender: Sender,
     /// Receiver side.
     pub receiver: Receiver,
-    /// Links from sender to receiver.
-    pub data_route: Vec<u32>,
-    /// Links from receiver to sender.
-    pub ack_route: Vec<u32>,
+    /// Route id from sender to receiver.
+    pub data_route: u32,
+    /// Route id from receiver to sender.
+    pub ack_route: u32,
+    /// Slot generation: packets of an earlier occupant are ignored.
+    pub gen: u32,
+    /// Set for web transfers.
+    pub web: Option<WebTransfer>,
+    /// Times of the delay-detected congestion signals of its algorithm.
+    pub signals: Vec<Time>,
+}
+
+/// One UDP flow.
+pub struct UdpFlow {
+    /// Sending side.
+    pub source: UdpSource,
+    /// Receiving side.
+    pub sink: UdpSink,
+    /// Route id.
+    pub route: u32,
 }
 
 /// The sender's view of the network: its data route.
 struct SenderWire<'a> {
     net: &'a mut Net,
     route: &'a [u32],
+    gen: u32,
 }
 
 impl Wire for SenderWire<'_> {
@@ -77,10 +142,17 @@ impl Wire for SenderWire<'_> {
         &mut self.net.q
     }
     #[inline]
-    fn send(&mut self, p: Packet) {
+    fn send(&mut self, mut p: Packet, at: Time) {
+        p.gen = self.gen;
         self.net.counters.injected += 1;
-        self.net.forward(&p, 0, self.route);
+        self.net.forward(&p, 0, self.route, at);
     }
+}
+
+macro_rules! wire {
+    ($self:ident, $flow:expr) => {
+        &mut SenderWire { net: &mut $self.net, route: $self.routes.path($flow.data_route), gen: $flow.gen }
+    };
 }
 
 /// A simulation ready to run.
@@ -89,8 +161,15 @@ pub struct Sim {
     pub cfg: SimConfig,
     /// The network.
     pub net: Net,
-    /// The flows, in configuration order.
+    /// TCP flow slots: the configured flows first (index = configuration
+    /// order), then web transfers, whose slots are reused.
     pub flows: Vec<Flow>,
+    /// UDP flows, in configuration order.
+    pub udp: Vec<UdpFlow>,
+    /// Web sources, in configuration order.
+    pub web: Vec<WebSource>,
+    routes: Routes,
+    free: Vec<u32>,
     /// Sampled traces (when `sample_interval` is set).
     pub traces: Traces,
     /// Events processed so far.
@@ -101,29 +180,59 @@ impl Sim {
     /// Build a simulation; rejects invalid configurations.
     pub fn new(cfg: SimConfig) -> Result<Sim, ConfigError> {
         cfg.validate()?;
-        let links = cfg
-            .topology
+        let t = &cfg.topology;
+        let links = t
             .links
             .iter()
             .enumerate()
             .map(|(i, l)| Link::new(&l.cfg, l.to, component_rng(cfg.seed, Component::Link, i as u64), l.monitor))
             .collect();
-        let mut flows = Vec::with_capacity(cfg.flows.len());
+        let mut routes = Routes::default();
         let mut q = EventQueue::default();
+        let route = |routes: &mut Routes, src, dst, field: String| routes.get(t, src, dst).map_err(|e| ConfigError { field, ..e });
+        let mut flows = Vec::with_capacity(cfg.flows.len());
         for (i, f) in cfg.flows.iter().enumerate() {
-            let data_route = cfg.topology.route(f.src, f.dst).map_err(|e| ConfigError { field: format!("flows[{i}].dst"), ..e })?;
-            let ack_route = cfg.topology.route(f.dst, f.src).map_err(|e| ConfigError { field: format!("flows[{i}].src"), ..e })?;
-            flows.push(Flow { sender: Sender::new(i as u32, f), receiver: Receiver::new(f), data_route, ack_route });
+            let data_route = route(&mut routes, f.src, f.dst, format!("flows[{i}].dst"))?;
+            let ack_route = route(&mut routes, f.dst, f.src, format!("flows[{i}].src"))?;
+            let rng = component_rng(cfg.seed, Component::Sender, i as u64);
+            flows.push(Flow { sender: Sender::new(i as u32, f, rng), receiver: Receiver::new(f), data_route, ack_route, gen: 0, web: None, signals: Vec::new() });
             q.push(f.start, Event::FlowStart(i as u32));
             if let Some(stop) = f.stop {
                 q.push(stop, Event::FlowStop(i as u32));
             }
         }
+        let mut udp = Vec::with_capacity(cfg.udp.len());
+        for (i, u) in cfg.udp.iter().enumerate() {
+            let r = route(&mut routes, u.src, u.dst, format!("udp[{i}].dst"))?;
+            let source = UdpSource::new(u.clone(), component_rng(cfg.seed, Component::Traffic, i as u64));
+            if let Some(t0) = source.first() {
+                q.push(t0, Event::UdpSend(i as u32));
+            }
+            udp.push(UdpFlow { source, sink: UdpSink::default(), route: r });
+        }
+        let mut web = Vec::with_capacity(cfg.web.len());
+        for (i, w) in cfg.web.iter().enumerate() {
+            for &s in &w.servers {
+                for &c in &w.clients {
+                    route(&mut routes, s, c, format!("web[{i}].clients"))?;
+                    route(&mut routes, c, s, format!("web[{i}].servers"))?;
+                }
+            }
+            let id = (1u64 << 32) + i as u64;
+            let mut source = WebSource::new(w.clone(), component_rng(cfg.seed, Component::Traffic, id));
+            if let Some(t0) = source.next_arrival(w.start) {
+                q.push(t0, Event::WebArrival(i as u32));
+            }
+            web.push(source);
+        }
+        for (i, c) in cfg.changes.iter().enumerate() {
+            q.push(c.at, Event::LinkChange(i as u32));
+        }
         let traces = Traces::new(&cfg);
         if let Some(dt) = cfg.sample_interval {
             q.push(dt, Event::Sample);
         }
-        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default() }, flows, traces, cfg, events: 0 })
+        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default() }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0 })
     }
 
     /// Run to the configured duration and summarise.
@@ -133,7 +242,8 @@ impl Sim {
         self.finish()
     }
 
-    /// Process every event up to and including time `t` (at most the duration).
+    /// Process every event up to and including time `t` (at most the duration):
+    /// a run covers [0, duration], both ends included.
     pub fn run_until(&mut self, t: Time) {
         let t = t.min(self.cfg.duration);
         while let Some(next) = self.net.q.peek_time() {
@@ -165,14 +275,19 @@ impl Sim {
 
     #[inline]
     fn dispatch(&mut self, ev: Event) {
+        let now = self.net.now;
         match ev {
             Event::LinkArrive(l) => {
-                let p = self.net.links[l as usize].on_arrive(self.net.now, l, &mut self.net.q);
-                let flow = &mut self.flows[p.flow as usize];
-                let route = if p.kind == Kind::Data { &flow.data_route } else { &flow.ack_route };
+                let p = self.net.links[l as usize].on_arrive(now, l, &mut self.net.q);
+                let route = match p.kind {
+                    Kind::Data => self.flows[p.flow as usize].data_route,
+                    Kind::Ack => self.flows[p.flow as usize].ack_route,
+                    Kind::Udp => self.udp[p.flow as usize].route,
+                };
+                let path = self.routes.path(route);
                 let next = p.hop + 1;
-                if (next as usize) < route.len() {
-                    self.net.forward(&p, next, route);
+                if (next as usize) < path.len() {
+                    self.net.forward(&p, next, path, now);
                 } else {
                     self.net.counters.delivered += 1;
                     self.deliver(p);
@@ -180,37 +295,59 @@ impl Sim {
             }
             Event::Rto(f) => {
                 let flow = &mut self.flows[f as usize];
-                if flow.sender.rto_timer.fire(self.net.now, &mut self.net.q, ev) == Fire::Expired {
-                    flow.sender.on_rto(&mut SenderWire { net: &mut self.net, route: &flow.data_route });
+                if flow.sender.rto_timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
+                    flow.sender.on_rto(wire!(self, flow));
+                    self.after_sender_event(f);
                 }
             }
             Event::Pace(f) => {
                 let flow = &mut self.flows[f as usize];
-                if flow.sender.pace_timer.fire(self.net.now, &mut self.net.q, ev) == Fire::Expired {
-                    flow.sender.on_pace(&mut SenderWire { net: &mut self.net, route: &flow.data_route });
+                if flow.sender.pace_timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
+                    flow.sender.on_pace(wire!(self, flow));
                 }
             }
             Event::DelAck(f) => {
                 let flow = &mut self.flows[f as usize];
-                if flow.receiver.delack.fire(self.net.now, &mut self.net.q, ev) == Fire::Expired {
+                if flow.receiver.delack.fire(now, &mut self.net.q, ev) == Fire::Expired {
                     self.send_ack(f);
                 }
             }
             Event::FlowStart(f) => {
                 let flow = &mut self.flows[f as usize];
-                flow.sender.start(&mut SenderWire { net: &mut self.net, route: &flow.data_route });
+                flow.sender.start(wire!(self, flow));
             }
             Event::FlowStop(f) => {
                 let flow = &mut self.flows[f as usize];
-                flow.sender.stop(&mut SenderWire { net: &mut self.net, route: &flow.data_route });
+                flow.sender.stop(wire!(self, flow));
+            }
+            Event::UdpSend(u) => {
+                let flow = &mut self.udp[u as usize];
+                let p = flow.source.packet(u, now);
+                self.net.counters.injected += 1;
+                self.net.forward(&p, 0, self.routes.path(flow.route), now);
+                if let Some(t) = flow.source.next_after(now) {
+                    self.net.q.push(t, Event::UdpSend(u));
+                }
+            }
+            Event::WebArrival(w) => self.web_arrival(w),
+            Event::LinkChange(i) => {
+                let c = &self.cfg.changes[i as usize];
+                let link = &mut self.net.links[c.link as usize];
+                if let Some(r) = c.rate_bps {
+                    link.set_rate(now, r);
+                }
+                if let Some(d) = c.delay {
+                    link.set_delay(now, d);
+                }
             }
             Event::Sample => {
                 for l in &mut self.net.links {
-                    l.drain(self.net.now);
+                    l.drain(now);
                 }
-                self.traces.sample(self.net.now, &self.flows, &self.net.links);
+                let n = self.cfg.flows.len();
+                self.traces.sample(now, &self.flows[..n], &self.net.links);
                 if let Some(dt) = self.cfg.sample_interval {
-                    self.net.q.push(self.net.now + dt, Event::Sample);
+                    self.net.q.push(now + dt, Event::Sample);
                 }
             }
         }
@@ -218,16 +355,34 @@ impl Sim {
 
     #[inline]
     fn deliver(&mut self, p: Packet) {
+        let now = self.net.now;
+        if p.kind == Kind::Udp {
+            self.udp[p.flow as usize].sink.on_packet(&p, now);
+            return;
+        }
         let f = p.flow;
         let flow = &mut self.flows[f as usize];
+        if p.gen != flow.gen {
+            self.net.counters.stale += 1;
+            return;
+        }
         match p.kind {
-            Kind::Ack => flow.sender.on_ack(&p, &mut SenderWire { net: &mut self.net, route: &flow.data_route }),
-            Kind::Data => {
+            Kind::Ack => {
+                flow.sender.on_ack(&p, wire!(self, flow));
+                self.after_sender_event(f);
+            }
+            _ => {
                 let before = flow.receiver.rcv_nxt;
-                let action = flow.receiver.on_data(&p, self.net.now);
+                let action = flow.receiver.on_data(&p, now);
                 let c = &mut flow.sender.counters;
                 c.delivered_segs += flow.receiver.rcv_nxt - before;
                 c.delivered_bytes = flow.receiver.delivered_bytes;
+                if let Some(w) = &mut flow.web {
+                    if !w.received && flow.receiver.delivered_bytes >= w.size {
+                        w.received = true;
+                        self.web[w.source as usize].stats.record(w.size, now - w.start);
+                    }
+                }
                 match action {
                     RxAction::AckNow => self.send_ack(f),
                     RxAction::Delay(t) => {
@@ -240,12 +395,69 @@ impl Sim {
         }
     }
 
+    /// After an ACK or a timeout: record congestion signals; free finished web slots.
+    #[inline]
+    fn after_sender_event(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let signals = flow.sender.cc.delay_signals();
+        if signals as usize > flow.signals.len() && flow.web.is_none() {
+            flow.signals.resize(signals as usize, self.net.now);
+        }
+        if let Some(w) = &mut flow.web {
+            if !w.freed && flow.sender.done_at.is_some() {
+                w.freed = true;
+                flow.receiver.delack.cancel();
+                self.free.push(f);
+            }
+        }
+    }
+
+    fn web_arrival(&mut self, w: u32) {
+        let now = self.net.now;
+        let source = &mut self.web[w as usize];
+        let tr = source.transfer();
+        let mut cfg: FlowConfig = source.cfg.tcp.clone();
+        (cfg.src, cfg.dst, cfg.size, cfg.start, cfg.stop) = (tr.src, tr.dst, Some(tr.size), now, None);
+        if let Some(t) = source.next_arrival(now) {
+            self.net.q.push(t, Event::WebArrival(w));
+        }
+        let topo = &self.cfg.topology;
+        let data_route = self.routes.get(topo, tr.src, tr.dst).expect("checked when built");
+        let ack_route = self.routes.get(topo, tr.dst, tr.src).expect("checked when built");
+        let started = self.web[w as usize].stats.started;
+        let rng = component_rng(self.cfg.seed, Component::Sender, (1u64 << 40) + ((w as u64) << 32) + started);
+        let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
+        let gen = self.flows.get(slot as usize).map_or(0, |f| f.gen.wrapping_add(1));
+        let flow = Flow {
+            sender: Sender::new(slot, &cfg, rng),
+            receiver: Receiver::new(&cfg),
+            data_route,
+            ack_route,
+            gen,
+            web: Some(WebTransfer { source: w, size: tr.size, start: now, received: false, freed: false }),
+            signals: Vec::new(),
+        };
+        if slot as usize == self.flows.len() {
+            self.flows.push(flow);
+        } else {
+            self.flows[slot as usize] = flow;
+        }
+        let flow = &mut self.flows[slot as usize];
+        flow.sender.start(wire!(self, flow));
+    }
+
     fn send_ack(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
-        let ack = flow.receiver.make_ack(f);
+        let mut ack = flow.receiver.make_ack(f);
+        ack.gen = flow.gen;
         flow.sender.counters.acks_sent += 1;
         self.net.counters.injected += 1;
-        self.net.forward(&ack, 0, &flow.ack_route);
+        self.net.forward(&ack, 0, self.routes.path(flow.ack_route), self.net.now);
+    }
+
+    /// The links of route `id` (see [`Flow::data_route`]).
+    pub fn path(&self, id: u32) -> &[u32] {
+        self.routes.path(id)
     }
 
     /// Packets currently inside the network (queued or propagating).

@@ -14,6 +14,8 @@ pub struct LinkCounters {
     pub tx_bytes: u64,
     /// Packets dropped because the queue was full.
     pub drops_queue: u64,
+    /// Of those, TCP segments sent while their flow was in slow start.
+    pub drops_queue_slow_start: u64,
     /// Packets dropped by random loss.
     pub drops_random: u64,
 }
@@ -41,19 +43,19 @@ pub struct FlowCounters {
     pub slow_start_time: Time,
 }
 
-/// Distribution of queuing delays of packets leaving a queue, ns resolution,
+/// Distribution of delays (queuing delays, one-way delays), ns resolution,
 /// three significant digits.
 #[derive(Clone, Debug)]
-pub struct QueueDelayHistogram {
+pub struct DelayHistogram {
     h: Histogram<u64>,
     sum_ns: u128,
 }
 
-impl QueueDelayHistogram {
+impl DelayHistogram {
     /// An empty histogram.
     pub fn new() -> Self {
         // 1 ns to 1000 s; larger delays saturate at the top.
-        QueueDelayHistogram { h: Histogram::new_with_bounds(1, 1_000_000_000_000, 3).expect("valid bounds"), sum_ns: 0 }
+        DelayHistogram { h: Histogram::new_with_bounds(1, 1_000_000_000_000, 3).expect("valid bounds"), sum_ns: 0 }
     }
 
     /// Record one packet's queuing delay.
@@ -67,6 +69,11 @@ impl QueueDelayHistogram {
     /// Packets recorded.
     pub fn count(&self) -> u64 {
         self.h.len()
+    }
+
+    /// Sum of all recorded delays, seconds.
+    pub fn sum_s(&self) -> f64 {
+        self.sum_ns as f64 * 1e-9
     }
 
     /// Mean delay, seconds.
@@ -88,7 +95,7 @@ impl QueueDelayHistogram {
     }
 }
 
-impl Default for QueueDelayHistogram {
+impl Default for DelayHistogram {
     fn default() -> Self {
         Self::new()
     }
@@ -119,7 +126,7 @@ mod tests {
 
     #[test]
     fn histogram_mean_and_quantiles() {
-        let mut h = QueueDelayHistogram::new();
+        let mut h = DelayHistogram::new();
         for i in 1..=100u64 {
             h.record(i * crate::time::US);
         }

@@ -25,6 +25,20 @@ impl Topology {
     /// to the lower link index, so routes are deterministic.
     pub fn route(&self, src: u32, dst: u32) -> Result<Vec<u32>, ConfigError> {
         let n = self.nodes.len();
+        // Outgoing links per node, in link order: O(N + L) per route.
+        let mut first = vec![0usize; n + 1];
+        for l in &self.links {
+            first[l.from as usize + 1] += 1;
+        }
+        for i in 0..n {
+            first[i + 1] += first[i];
+        }
+        let mut out = vec![0u32; self.links.len()];
+        let mut fill = first.clone();
+        for (i, l) in self.links.iter().enumerate() {
+            out[fill[l.from as usize]] = i as u32;
+            fill[l.from as usize] += 1;
+        }
         let mut via: Vec<Option<u32>> = vec![None; n];
         let mut seen = vec![false; n];
         let mut frontier = VecDeque::from([src]);
@@ -33,11 +47,12 @@ impl Topology {
             if u == dst {
                 break;
             }
-            for (i, l) in self.links.iter().enumerate() {
-                if l.from == u && !seen[l.to as usize] {
-                    seen[l.to as usize] = true;
-                    via[l.to as usize] = Some(i as u32);
-                    frontier.push_back(l.to);
+            for &i in &out[first[u as usize]..first[u as usize + 1]] {
+                let to = self.links[i as usize].to;
+                if !seen[to as usize] {
+                    seen[to as usize] = true;
+                    via[to as usize] = Some(i);
+                    frontier.push_back(to);
                 }
             }
         }

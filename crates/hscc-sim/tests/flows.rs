@@ -8,7 +8,7 @@ fn run_one(rtt_half: Time, rate: u64, edit: impl FnOnce(&mut FlowConfig), durati
     let (s, d) = db.pairs[0];
     let mut f = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
     edit(&mut f);
-    let cfg = SimConfig { topology: db.topology, flows: vec![f], duration, seed: 1, sample_interval: None };
+    let cfg = SimConfig { topology: db.topology, flows: vec![f], duration, seed: 1, sample_interval: None, ..SimConfig::default() };
     Sim::new(cfg).unwrap().run()
 }
 
@@ -58,7 +58,7 @@ fn a_stopped_flow_sends_no_new_data_after_its_stop_time() {
     let mut f = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
     f.start = SEC;
     f.stop = Some(3 * SEC);
-    let cfg = SimConfig { topology: db.topology, flows: vec![f], duration: 10 * SEC, seed: 1, sample_interval: None };
+    let cfg = SimConfig { topology: db.topology, flows: vec![f], duration: 10 * SEC, seed: 1, sample_interval: None, ..SimConfig::default() };
     let mut sim = Sim::new(cfg).unwrap();
     sim.run_until(3 * SEC);
     let new_at_stop = sim.flows[0].sender.snd_nxt();

@@ -11,7 +11,7 @@ fn link(cfg: &LinkConfig) -> (Link, EventQueue) {
 }
 
 fn pkt(i: u64, size: u32) -> Packet {
-    Packet::data(0, i, size, 0, false)
+    Packet::data(0, i, size, 0, 0)
 }
 
 /// Offer `n` packets at time 0, run the link, return arrival times.
@@ -107,6 +107,7 @@ fn one_flow(bn: LinkConfig, access_delay: Time, duration: Time) -> Sim {
         duration,
         seed: 1,
         sample_interval: None,
+        ..SimConfig::default()
     };
     Sim::new(cfg).unwrap()
 }

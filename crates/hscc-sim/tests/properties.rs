@@ -54,7 +54,7 @@ fn build(s: &Scenario) -> SimConfig {
             c
         })
         .collect();
-    SimConfig { topology: db.topology, flows, duration: s.duration_ms * MS, seed: s.seed, sample_interval: Some(100 * MS) }
+    SimConfig { topology: db.topology, flows, duration: s.duration_ms * MS, seed: s.seed, sample_interval: Some(100 * MS), ..SimConfig::default() }
 }
 
 proptest! {

@@ -8,6 +8,10 @@ use hscc_sim::tcp::sender::Wire;
 use hscc_sim::tcp::Sender;
 use hscc_sim::time::{Time, MS, SEC};
 
+fn rng() -> hscc_sim::rng::Rng {
+    hscc_sim::rng::component_rng(1, hscc_sim::rng::Component::Sender, 0)
+}
+
 #[derive(Default)]
 struct MockWire {
     now: Time,
@@ -22,7 +26,7 @@ impl Wire for MockWire {
     fn queue(&mut self) -> &mut EventQueue {
         &mut self.q
     }
-    fn send(&mut self, p: Packet) {
+    fn send(&mut self, p: Packet, _at: Time) {
         self.sent.push(p);
     }
 }
@@ -31,7 +35,7 @@ fn sender(sack: bool) -> (Sender, MockWire) {
     let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
     cfg.sack = sack;
     cfg.recovery = Recovery::Classic;
-    let mut s = Sender::new(0, &cfg);
+    let mut s = Sender::new(0, &cfg, rng());
     let mut w = MockWire::default();
     s.start(&mut w);
     (s, w)
@@ -47,7 +51,7 @@ fn ack(seq: u64, sack: &[(u64, u64)]) -> Packet {
 }
 
 fn seqs(sent: &[Packet]) -> Vec<(u64, bool)> {
-    sent.iter().map(|p| (p.seq, p.retrans)).collect()
+    sent.iter().map(|p| (p.seq, p.is_retrans())).collect()
 }
 
 #[test]
@@ -113,14 +117,14 @@ fn newreno_fast_retransmit_and_partial_ack() {
     assert_eq!(s.counters.recoveries, 0);
     s.on_ack(&ack(1, &[]), &mut w);
     assert_eq!(s.tp.ca_state, CaState::Recovery);
-    assert_eq!(w.sent.iter().find(|p| p.retrans).map(|p| p.seq), Some(1));
+    assert_eq!(w.sent.iter().find(|p| p.is_retrans()).map(|p| p.seq), Some(1));
     // Duplicate ACKs counted as SACKs let 12 and 13 out (Linux's Reno emulation).
     assert_eq!(seqs(&w.sent), vec![(12, false), (13, false), (1, true)]);
     // Partial ACK up to 5 (segment 5 also lost): NewReno retransmits 5 at once.
     w.sent.clear();
     s.on_ack(&ack(5, &[]), &mut w);
     assert_eq!(s.tp.ca_state, CaState::Recovery);
-    assert_eq!(w.sent.first().map(|p| (p.seq, p.retrans)), Some((5, true)));
+    assert_eq!(w.sent.first().map(|p| (p.seq, p.is_retrans())), Some((5, true)));
     s.check_scoreboard().unwrap();
 }
 
@@ -173,7 +177,7 @@ fn timers_are_scheduled_lazily() {
 fn the_sender_obeys_a_pacing_rate_set_by_the_algorithm() {
     let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
     cfg.init_cwnd = 10;
-    let mut s = Sender::new(0, &cfg);
+    let mut s = Sender::new(0, &cfg, rng());
     // 1.5 MB/s: one 1500-byte packet per millisecond.
     s.tp.pacing_rate = 1_500_000;
     let mut w = MockWire::default();
@@ -195,7 +199,7 @@ fn the_sender_obeys_a_pacing_rate_set_by_the_algorithm() {
 fn linux_default_pacing_runs_at_twice_cwnd_per_srtt_in_slow_start() {
     let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
     cfg.pacing = true;
-    let mut s = Sender::new(0, &cfg);
+    let mut s = Sender::new(0, &cfg, rng());
     let mut w = MockWire::default();
     s.start(&mut w); // no RTT sample yet: no pacing, the whole initial window goes out
     assert_eq!(w.sent.len(), 10);

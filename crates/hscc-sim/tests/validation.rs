@@ -28,7 +28,7 @@ fn lossy_reno(p: f64, seconds: u64) -> Lossy {
     let db = dumbbell(bn, rev, &[AccessSpec::new(10_000_000_000, 49 * MS)]);
     let (s, d) = db.pairs[0];
     let flow = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
-    let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: seconds * SEC, seed: 7, sample_interval: None };
+    let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: seconds * SEC, seed: 7, sample_interval: None, ..SimConfig::default() };
     let mut sim = Sim::new(cfg).unwrap();
     sim.run_until(seconds * SEC);
     let link = sim.net.links[db.bottleneck.0 as usize].counters;
@@ -60,7 +60,7 @@ fn dumbbell_reno(n: usize, rate: u64, access_delay: Time, buffer: u64, seconds: 
     let pairs: Vec<AccessSpec> = (0..n).map(|_| AccessSpec::new(rate * 10, access_delay)).collect();
     let db = dumbbell(bn.clone(), bn, &pairs);
     let flows = db.pairs.iter().map(|&(s, d)| FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())).collect();
-    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 3, sample_interval: Some(SEC) };
+    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 3, sample_interval: Some(SEC), ..SimConfig::default() };
     Sim::new(cfg).unwrap().run()
 }
 

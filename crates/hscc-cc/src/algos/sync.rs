@@ -289,6 +289,10 @@ impl CongestionOps for SyncTcp {
     const NAME: &'static str = "sync";
     type Params = SyncParams;
 
+    fn delay_signals(&self) -> u32 {
+        self.signals
+    }
+
     fn new(p: &SyncParams) -> Self {
         let t_win_us = us(p.t_win_ms).max(1);
         SyncTcp {

@@ -165,7 +165,7 @@ mod tests {
     }
 
     fn seg(s: u64) -> Packet {
-        Packet::data(0, s, 1500, s * 10, false)
+        Packet::data(0, s, 1500, s * 10, 0)
     }
 
     #[test]

@@ -33,8 +33,10 @@ use hscc_cc::{AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_SLOWPAT
 
 use crate::config::{FlowConfig, Recovery};
 use crate::event::{Event, EventQueue, Timer};
-use crate::packet::{Packet, HEADER_BYTES};
+use crate::packet::{Packet, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_START};
+use crate::rng::Rng;
 use crate::stats::FlowCounters;
+use rand::Rng as _;
 use crate::tcp::rtt::RttEstimator;
 use crate::time::{Time, SEC, US};
 
@@ -57,8 +59,9 @@ pub trait Wire {
     fn now(&self) -> Time;
     /// The event queue, to arm timers.
     fn queue(&mut self) -> &mut EventQueue;
-    /// Send a packet along the flow's data route.
-    fn send(&mut self, p: Packet);
+    /// Send a packet along the flow's data route; it reaches the first link at
+    /// `at` (now, or later with processing jitter).
+    fn send(&mut self, p: Packet, at: Time);
 }
 
 /// Sender state of one flow.
@@ -106,13 +109,15 @@ pub struct Sender {
     pub done_at: Option<Time>,
     ss_on: bool,
     ss_since: Time,
+    /// Processing jitter: bound, its random stream, and the last departure (to keep order).
+    jitter: Option<(Time, Rng, Time)>,
     /// Counters.
     pub counters: FlowCounters,
 }
 
 impl Sender {
-    /// A sender for flow `id`.
-    pub fn new(id: u32, cfg: &FlowConfig) -> Sender {
+    /// A sender for flow `id`; `rng` feeds the processing jitter, if configured.
+    pub fn new(id: u32, cfg: &FlowConfig, rng: Rng) -> Sender {
         let mut tp = TcpCc::new(cfg.mss, cfg.init_cwnd);
         if let Some(w) = cfg.rwnd {
             tp.snd_cwnd_clamp = (w / cfg.mss as u64).clamp(1, u32::MAX as u64 / 2) as u32;
@@ -160,6 +165,7 @@ impl Sender {
             done_at: None,
             ss_on: false,
             ss_since: 0,
+            jitter: (cfg.send_jitter > 0).then_some((cfg.send_jitter, rng, 0)),
             counters: FlowCounters::default(),
         }
     }
@@ -681,7 +687,18 @@ impl Sender {
             self.rto_timer.arm(now + rto, w.queue(), Event::Rto(self.id));
         }
         let ts = if self.timestamps { now } else { 0 };
-        w.send(Packet::data(self.id, seq, self.wire_size(seq), ts, retrans));
+        let mut flags = if retrans { RETRANS_FLAG } else { 0 };
+        if self.tp.in_slow_start() && self.tp.ca_state <= CaState::Disorder {
+            flags |= SLOW_START;
+        }
+        let at = match &mut self.jitter {
+            Some((max, rng, last)) => {
+                *last = (now + rng.random_range(0..=*max)).max(*last);
+                *last
+            }
+            None => now,
+        };
+        w.send(Packet::data(self.id, seq, self.wire_size(seq), ts, flags), at);
     }
 
     /// Accumulate time in slow start up to `now`, then re-evaluate.

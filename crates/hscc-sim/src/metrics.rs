@@ -1,0 +1,167 @@
+//! The papers' metrics computed from runs: bandwidth stolen (CTCP §IV.C,
+//! TCP-FIT's BSR, eq. 22), throughput ratios between flow groups (RTT
+//! fairness), the short-term Jain index (Sync-TCP §VI.B) and the
+//! synchronization of delay-detected congestion signals (Sync-TCP §VI.A).
+
+use serde::Serialize;
+
+use crate::config::{ConfigError, SimConfig};
+use crate::results::RunResult;
+use crate::sim::Sim;
+use crate::stats::jain_index;
+use hscc_cc::CcParams;
+
+/// The outcome of a bandwidth-stolen measurement.
+#[derive(Clone, Debug, Serialize)]
+pub struct Stolen {
+    /// P: aggregate goodput of the regular flows against Reno (the baseline), bit/s.
+    pub p_bps: f64,
+    /// Q: the same flows' aggregate goodput against the tested flows, bit/s.
+    pub q_bps: f64,
+    /// (P − Q)/P.
+    pub stolen: f64,
+    /// The baseline run (tested flows replaced by Reno).
+    pub baseline: RunResult,
+    /// The run as configured.
+    pub test: RunResult,
+}
+
+/// Bandwidth stolen by the flows `tested` from the other flows of `cfg`:
+/// run `cfg`, and its baseline with every tested flow's algorithm replaced
+/// by Reno (same seed, same everything else); P and Q are the other flows'
+/// aggregate goodputs in the baseline and in the test.
+pub fn bandwidth_stolen(cfg: &SimConfig, tested: &[usize]) -> Result<Stolen, ConfigError> {
+    for &i in tested {
+        if i >= cfg.flows.len() {
+            return Err(ConfigError { field: "tested".into(), value: i.to_string(), allowed: format!("flow indices below {}", cfg.flows.len()) });
+        }
+    }
+    let mut base_cfg = cfg.clone();
+    for &i in tested {
+        base_cfg.flows[i].cc = CcParams::from_name("reno").expect("reno is registered");
+    }
+    let baseline = Sim::new(base_cfg)?.run();
+    let test = Sim::new(cfg.clone())?.run();
+    let others = |r: &RunResult| -> f64 { r.flows.iter().filter(|f| !tested.contains(&(f.id as usize))).map(|f| f.goodput_bps).sum() };
+    let (p, q) = (others(&baseline), others(&test));
+    Ok(Stolen { p_bps: p, q_bps: q, stolen: if p > 0.0 { (p - q) / p } else { 0.0 }, baseline, test })
+}
+
+/// Synchronization of delay-detected congestion signals.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SignalSync {
+    /// Congestion events: groups of signals no further apart than the window.
+    pub events: u64,
+    /// Events in which every flow active at the time signalled.
+    pub seen_by_all: u64,
+}
+
+impl RunResult {
+    /// Aggregate goodput of flows `a` over that of flows `b` (RTT fairness).
+    pub fn throughput_ratio(&self, a: &[usize], b: &[usize]) -> f64 {
+        let sum = |ids: &[usize]| ids.iter().map(|&i| self.flows[i].goodput_bps).sum::<f64>();
+        sum(a) / sum(b)
+    }
+
+    /// Mean of Jain's index over consecutive windows of `window_s` seconds
+    /// (a multiple of the sampling interval), over the flows active during the
+    /// whole window, from `from_s` on. None without traces.
+    pub fn short_term_jain(&self, window_s: f64, from_s: f64) -> Option<f64> {
+        let dt = self.traces.interval_s;
+        if dt <= 0.0 || self.traces.time_s.is_empty() {
+            return None;
+        }
+        let per = ((window_s / dt).round() as usize).max(1);
+        let mut indexes = Vec::new();
+        let times = &self.traces.time_s;
+        let first = times.iter().position(|&t| t - dt >= from_s - 1e-9)?;
+        let mut k = first;
+        while k + per <= times.len() {
+            let (t0, t1) = (times[k] - dt, times[k + per - 1]);
+            let rates: Vec<f64> = self
+                .flows
+                .iter()
+                .zip(&self.traces.flows)
+                .filter(|(f, _)| f.start_s <= t0 + 1e-9 && f.end_s >= t1 - 1e-9)
+                .map(|(_, tr)| tr.throughput_bps[k..k + per].iter().sum::<f64>() / per as f64)
+                .collect();
+            if rates.len() >= 2 {
+                indexes.push(jain_index(&rates));
+            }
+            k += per;
+        }
+        (!indexes.is_empty()).then(|| indexes.iter().sum::<f64>() / indexes.len() as f64)
+    }
+
+    /// Synchronization of the delay-detected congestion signals of flows
+    /// `ids` (see [`synchronization`]), with `window_s` = T_wait.
+    pub fn signal_synchronization(&self, ids: &[usize], window_s: f64) -> SignalSync {
+        let tracks: Vec<SignalTrack> = ids
+            .iter()
+            .map(|&i| SignalTrack { times: &self.flows[i].signals_s, start: self.flows[i].start_s, end: self.flows[i].end_s })
+            .collect();
+        synchronization(&tracks, window_s)
+    }
+}
+
+/// One flow's congestion-signal times and active period, s.
+#[derive(Clone, Copy, Debug)]
+pub struct SignalTrack<'a> {
+    /// Signal times.
+    pub times: &'a [f64],
+    /// Start of the active period.
+    pub start: f64,
+    /// End of the active period.
+    pub end: f64,
+}
+
+/// Group all signals into events — a signal within `window` of the previous
+/// one joins its event — and count the events in which every flow active over
+/// the event signalled (Sync-TCP §VI.A counts signals "seen by all flows within
+/// T_wait").
+pub fn synchronization(tracks: &[SignalTrack], window: f64) -> SignalSync {
+    let mut all: Vec<(f64, usize)> = tracks.iter().enumerate().flat_map(|(k, t)| t.times.iter().map(move |&x| (x, k))).collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut out = SignalSync { events: 0, seen_by_all: 0 };
+    let mut i = 0;
+    while i < all.len() {
+        let first = all[i].0;
+        let mut last = first;
+        let mut members = vec![false; tracks.len()];
+        while i < all.len() && all[i].0 - last <= window {
+            last = all[i].0;
+            members[all[i].1] = true;
+            i += 1;
+        }
+        out.events += 1;
+        let active = |k: usize| tracks[k].start <= first && tracks[k].end >= last;
+        if (0..tracks.len()).all(|k| !active(k) || members[k]) {
+            out.seen_by_all += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synchronization_groups_signals_within_the_window() {
+        let a = [1.0, 5.0, 9.0];
+        let b = [1.3, 9.2];
+        let c = [1.1, 5.4, 30.0];
+        let tracks = [
+            SignalTrack { times: &a, start: 0.0, end: 20.0 },
+            SignalTrack { times: &b, start: 0.0, end: 20.0 },
+            SignalTrack { times: &c, start: 0.0, end: 40.0 },
+        ];
+        // Events (window 0.5 s): {1.0, 1.1, 1.3} all three; {5.0, 5.4} misses b;
+        // {9.0, 9.2} misses c; {30.0} only c is active then: seen by all.
+        let s = synchronization(&tracks, 0.5);
+        assert_eq!(s, SignalSync { events: 4, seen_by_all: 2 });
+        // A 0.15 s window splits every group but {1.0, 1.1}: seven events and
+        // only {30.0} is seen by every active flow.
+        assert_eq!(synchronization(&tracks, 0.15), SignalSync { events: 7, seen_by_all: 1 });
+    }
+}
