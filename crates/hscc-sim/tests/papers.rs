@@ -22,7 +22,7 @@ fn one_flow(rate: u64, access: Time, buffer: u64, loss: f64, cc: CcParams, secon
     let db = dumbbell(bn, rev, &[AccessSpec::new(rate * 10, access)]);
     let (s, d) = db.pairs[0];
     let flow = FlowConfig::bulk(s, d, cc);
-    let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: seconds * SEC, seed: 5, sample_interval: Some(sample) };
+    let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: seconds * SEC, seed: 5, sample_interval: Some(sample), ..SimConfig::default() };
     (Sim::new(cfg).unwrap(), db.bottleneck.0 as usize)
 }
 
@@ -320,7 +320,7 @@ fn sync_tcp_flows_detect_the_same_congestion_signals() {
         .enumerate()
         .map(|(i, &(s, d))| FlowConfig { start: 2 * SEC * i as u64, ..FlowConfig::bulk(s, d, CcParams::from_name("sync").unwrap()) })
         .collect();
-    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: None };
+    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: None, ..SimConfig::default() };
     let mut sim = Sim::new(cfg).unwrap();
     let n = rtts.len();
     let (dt, mut seen, mut signals) = (50 * MS, vec![0u32; n], Vec::new());

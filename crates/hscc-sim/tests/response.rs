@@ -50,7 +50,7 @@ fn lossy(cc: CcParams, p: f64, seconds: u64, delayed_ack: bool) -> Point {
     let (s, d) = db.pairs[0];
     let mut flow = FlowConfig::bulk(s, d, cc);
     flow.delayed_ack = delayed_ack;
-    let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: seconds * SEC, seed: 1, sample_interval: None };
+    let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: seconds * SEC, seed: 1, sample_interval: None, ..SimConfig::default() };
     let mut sim = Sim::new(cfg).unwrap();
     let bottleneck = db.bottleneck.0 as usize;
     let (start, end, step) = (seconds * SEC / 10, seconds * SEC, 10 * MS);
@@ -315,7 +315,7 @@ fn every_algorithm_fills_a_bdp_buffered_bottleneck() {
         let db = dumbbell(bn.clone(), bn, &[AccessSpec::new(1_000_000_000, 24 * MS)]);
         let (s, d) = db.pairs[0];
         let flow = FlowConfig::bulk(s, d, cc(name));
-        let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: 60 * SEC, seed: 1, sample_interval: Some(SEC) };
+        let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: 60 * SEC, seed: 1, sample_interval: Some(SEC), ..SimConfig::default() };
         let r = Sim::new(cfg).unwrap().run();
         let u = &r.traces.links[0].utilization[10..];
         let mean = u.iter().sum::<f64>() / u.len() as f64;
