@@ -148,6 +148,9 @@ pub struct FlowSpec {
     /// Graph: receiving node name.
     #[serde(default)]
     pub dst: Option<String>,
+    /// Send from the receiving host to the sending host (reverse-direction traffic).
+    #[serde(default)]
+    pub reverse: bool,
     /// Congestion-control algorithm.
     #[serde(default = "default_algorithm")]
     pub algorithm: String,
@@ -486,7 +489,10 @@ impl ScenarioSpec {
         let mut flows = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{i}].{k}");
-            let (src, dst) = endpoints.resolve(&f.place(), &format!("flows[{i}]"))?;
+            let (mut src, mut dst) = endpoints.resolve(&f.place(), &format!("flows[{i}]"))?;
+            if f.reverse {
+                (src, dst) = (dst, src);
+            }
             let mut cc = CcParams::from_name(&f.algorithm).map_err(|e| err(at("algorithm"), &f.algorithm, cc_allowed(&e)))?;
             for (k, v) in &f.params {
                 cc.set(k, *v).map_err(|e| err(format!("flows[{i}].params.{k}"), v, cc_allowed(&e)))?;
@@ -828,9 +834,10 @@ mod tests {
 
     #[test]
     fn a_dumbbell_scenario_builds() {
-        let s = ScenarioSpec::from_json(&spec(r#", {"pair": 1, "start": 1.5, "sack": false}"#, r#"{"packets": 1500}"#)).unwrap();
+        let s = ScenarioSpec::from_json(&spec(r#", {"pair": 1, "start": 1.5, "sack": false}, {"pair": 1, "reverse": true}"#, r#"{"packets": 1500}"#)).unwrap();
         let c = s.build().unwrap();
-        assert_eq!(c.flows.len(), 3);
+        assert_eq!(c.flows.len(), 4);
+        assert_eq!((c.flows[3].src, c.flows[3].dst), (c.flows[2].dst, c.flows[2].src));
         assert_eq!(c.flows[2].start, 1_500_000_000_000);
         assert!(!c.flows[2].sack);
         assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(1500));
