@@ -207,18 +207,26 @@ impl Link {
         q
     }
 
-    /// The delay-line head arrives at `now`: pop it and schedule the next head.
+    /// The FIFO head arrives at `now`: pop it and schedule the next head.
     #[inline]
     pub fn on_arrive(&mut self, now: Time, id: u32, q: &mut EventQueue) -> Packet {
+        let (p, next) = self.pop_arrival(now);
+        if let Some(t) = next {
+            q.push(t, Event::LinkArrive(id));
+        }
+        p
+    }
+
+    /// The FIFO head arrives at `now`: pop it; return it and the arrival time
+    /// of the next head, which the caller must schedule (or handle at once).
+    #[inline]
+    pub fn pop_arrival(&mut self, now: Time) -> (Packet, Option<Time>) {
         let p = self.line.pop_front().expect("arrival event without a packet");
         debug_assert_eq!(p.t, now);
         // Counted on arrival so that utilization never includes bytes still queued.
         self.counters.tx_packets += 1;
         self.counters.tx_bytes += p.size as u64;
-        if let Some(next) = self.line.front() {
-            q.push(next.t, Event::LinkArrive(id));
-        }
-        p
+        (p, self.line.front().map(|n| n.t))
     }
 
     /// Change the rate at `now`: the packet being serialized finishes at the

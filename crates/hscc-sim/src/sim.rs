@@ -174,6 +174,7 @@ pub struct Sim {
     pub traces: Traces,
     /// Events processed so far.
     pub events: u64,
+    until: Time,
 }
 
 impl Sim {
@@ -232,7 +233,7 @@ impl Sim {
         if let Some(dt) = cfg.sample_interval {
             q.push(dt, Event::Sample);
         }
-        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default() }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0 })
+        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default() }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, until: 0 })
     }
 
     /// Run to the configured duration and summarise.
@@ -246,6 +247,7 @@ impl Sim {
     /// a run covers [0, duration], both ends included.
     pub fn run_until(&mut self, t: Time) {
         let t = t.min(self.cfg.duration);
+        self.until = t;
         while let Some(next) = self.net.q.peek_time() {
             if next > t {
                 break;
@@ -278,19 +280,22 @@ impl Sim {
         let now = self.net.now;
         match ev {
             Event::LinkArrive(l) => {
-                let p = self.net.links[l as usize].on_arrive(now, l, &mut self.net.q);
-                let route = match p.kind {
-                    Kind::Data => self.flows[p.flow as usize].data_route,
-                    Kind::Ack => self.flows[p.flow as usize].ack_route,
-                    Kind::Udp => self.udp[p.flow as usize].route,
-                };
-                let path = self.routes.path(route);
-                let next = p.hop + 1;
-                if (next as usize) < path.len() {
-                    self.net.forward(&p, next, path, now);
-                } else {
-                    self.net.counters.delivered += 1;
-                    self.deliver(p);
+                let mut now = now;
+                loop {
+                    let (p, next) = self.net.links[l as usize].pop_arrival(now);
+                    self.arrive(p);
+                    let Some(t) = next else { break };
+                    // The link's next packet arrives strictly before every other
+                    // event: handle it now rather than through the heap (the
+                    // order of execution is the same either way).
+                    if t <= self.until && self.net.q.peek_time().is_none_or(|e| t < e) {
+                        now = t;
+                        self.net.now = t;
+                        self.events += 1;
+                    } else {
+                        self.net.q.push(t, Event::LinkArrive(l));
+                        break;
+                    }
                 }
             }
             Event::Rto(f) => {
@@ -350,6 +355,24 @@ impl Sim {
                     self.net.q.push(now + dt, Event::Sample);
                 }
             }
+        }
+    }
+
+    /// A packet reached the far end of a link: forward it or deliver it.
+    #[inline]
+    fn arrive(&mut self, p: Packet) {
+        let route = match p.kind {
+            Kind::Data => self.flows[p.flow as usize].data_route,
+            Kind::Ack => self.flows[p.flow as usize].ack_route,
+            Kind::Udp => self.udp[p.flow as usize].route,
+        };
+        let path = self.routes.path(route);
+        let next = p.hop + 1;
+        if (next as usize) < path.len() {
+            self.net.forward(&p, next, path, self.net.now);
+        } else {
+            self.net.counters.delivered += 1;
+            self.deliver(p);
         }
     }
 
