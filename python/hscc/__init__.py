@@ -1,0 +1,24 @@
+"""hscc: high-speed TCP congestion control — algorithms, a packet-level simulator, results and plots.
+
+    import hscc
+    result = hscc.run("examples/two-reno-rtt.toml")
+    result.flows          # polars DataFrame, one row per flow
+    result.write("runs/demo")
+    hscc.load("runs/demo").timeseries
+"""
+
+from hscc._core import Simulation, engine_version
+from hscc.catalog import Algorithm, Param, algorithms
+from hscc.errors import RunError, ScenarioError
+from hscc.provenance import version as _version
+from hscc.results import Result, RunDirError, load
+from hscc.runner import run
+from hscc.scenario import Change, Dumbbell, Flow, Graph, GraphLink, Link, Output, Pair, ParkingLot, Scenario, Udp, Voip, Web, WebSize
+
+__version__ = _version()
+
+__all__ = [
+    "Algorithm", "Change", "Dumbbell", "Flow", "Graph", "GraphLink", "Link", "Output", "Pair", "Param", "ParkingLot",
+    "Result", "RunDirError", "RunError", "Scenario", "ScenarioError", "Simulation", "Udp", "Voip", "Web", "WebSize",
+    "algorithms", "engine_version", "load", "run", "__version__",
+]

@@ -1,0 +1,179 @@
+"""The `hscc` command line.
+
+Exit codes: 0 success; 1 the run failed (engine error, results not writable);
+2 bad input or usage (invalid scenario, missing file, not a run directory);
+130 interrupted (Ctrl-C): nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.text import Text
+
+from hscc import _core, catalog, provenance, report
+from hscc.errors import RunError, ScenarioError
+from hscc.results import RunDirError, check_replaceable
+
+OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
+
+EXIT_CODES = "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrupted."
+
+app = typer.Typer(
+    name="hscc",
+    help=f"High-speed TCP congestion control: run scenarios on the packet-level simulator, list algorithms, plot results.\n\n{EXIT_CODES}",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+# No markup: scenario paths, labels and messages are printed as written ("flows[0]" stays).
+out = Console(markup=False)
+err = Console(stderr=True, markup=False)
+
+
+def _fail(code: int, message: str) -> typer.Exit:
+    err.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+    return typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"hscc {provenance.version()} (engine {_core.engine_version()})")
+        raise typer.Exit(OK)
+
+
+@app.callback()
+def main(
+    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """hscc: high-speed TCP congestion control toolkit."""
+
+
+@app.command(epilog=EXIT_CODES)
+def run(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML); see examples/.", show_default=False)],
+    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Run directory to write (replaced if it holds a previous run). Default: runs/NAME-TIMESTAMP.")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Seed (0 to 2^64 - 1), overriding the scenario's.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table; print only the run directory.")] = False,
+) -> None:
+    """Run a scenario: progress in simulated time, a summary table, results written atomically."""
+    from hscc.runner import run as run_scenario
+    from hscc.scenario import Scenario
+
+    if seed is not None and not 0 <= seed < 2**64:
+        raise _fail(BAD_INPUT, f"--seed: {seed} is not allowed (0 to 2^64 - 1)")
+    try:
+        sc = Scenario.from_toml(scenario)
+        if seed is not None:
+            sc = sc.with_seed(seed)
+        target = out_dir or Path("runs") / f"{sc.name}-{datetime.now():%Y%m%d-%H%M%S}"
+        check_replaceable(target)  # before a long run, not after
+        if not quiet:
+            err.print(f"running {scenario}: {sc.duration:g} s simulated (Ctrl-C stops)", soft_wrap=True)
+        with _progress(quiet) as progress:
+            task = progress.add_task("simulating", total=sc.duration)
+            result = run_scenario(sc, progress=lambda t, _: progress.update(task, completed=t))
+        result.write(target)
+    except ScenarioError as e:
+        raise _fail(BAD_INPUT, str(e)) from None
+    except RunDirError as e:
+        raise _fail(BAD_INPUT, str(e)) from None
+    except KeyboardInterrupt:
+        raise _fail(INTERRUPTED, "interrupted; no results written") from None
+    except (RunError, OSError) as e:
+        raise _fail(FAILED, f"run failed: {e}") from None
+    if quiet:
+        out.print(str(target), soft_wrap=True)
+        return
+    out.print(report.summary(result))
+    out.print(f"results: {target}/  (plot: hscc plot {target})", soft_wrap=True)
+
+
+@app.command(epilog=EXIT_CODES)
+def plot(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory written by `hscc run`.", show_default=False)],
+    svg: Annotated[bool, typer.Option("--svg", help="Also write an SVG beside the PNG.")] = False,
+    out_file: Annotated[Optional[Path], typer.Option("--out", "-o", help="Image file (.png). Default: RUN_DIR/plot.png.")] = None,
+) -> None:
+    """Plot throughput and cwnd per flow and queuing delay over time (PNG, SVG on request)."""
+    from hscc.plot import NoTracesError, plot as draw
+
+    try:
+        paths = draw(run_dir, out=out_file or run_dir / "plot.png", svg=svg)
+    except (RunDirError, NoTracesError) as e:
+        raise _fail(BAD_INPUT, str(e)) from None
+    except KeyboardInterrupt:
+        raise _fail(INTERRUPTED, "interrupted") from None
+    except OSError as e:
+        raise _fail(FAILED, f"cannot write the plot: {e}") from None
+    for p in paths:
+        out.print(f"wrote {p}", soft_wrap=True)
+
+
+@app.command(epilog=EXIT_CODES)
+def algorithms(
+    name: Annotated[Optional[str], typer.Argument(help="Show only this algorithm (name or alias).", show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+) -> None:
+    """Every congestion-control algorithm with its parameters, defaults, ranges and sources."""
+    algos = catalog.algorithms()
+    if name is not None:
+        found = catalog.find(name)
+        if found is None:
+            raise _fail(BAD_INPUT, f'algorithm "{name}" is not known (one of: {catalog.known_names()})')
+        algos = (found,)
+    if as_json:
+        out.print_json(json.dumps([asdict(a) for a in algos]))
+    else:
+        out.print(report.algorithms(algos))
+
+
+@app.command(epilog=EXIT_CODES)
+def check(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the engine's JSON form of the scenario.")] = False,
+) -> None:
+    """Validate a scenario without running it."""
+    from hscc.scenario import Scenario
+
+    try:
+        sc = Scenario.from_toml(scenario)
+        _core.Simulation(json.dumps(sc.to_engine()))  # the engine's own checks (routes, BDP buffers)
+    except ScenarioError as e:
+        raise _fail(BAD_INPUT, str(e)) from None
+    except ValueError as e:
+        raise _fail(BAD_INPUT, str(ScenarioError.from_engine(str(e), str(scenario)))) from None
+    if as_json:
+        out.print_json(json.dumps(sc.to_engine()))
+    else:
+        out.print(f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s)", soft_wrap=True)
+
+
+def _progress(quiet: bool) -> Progress:
+    return Progress(
+        TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
+        TextColumn("{task.completed:.1f} / {task.total:g} s simulated"), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+        console=err, transient=True, disable=quiet or not err.is_terminal,  # no bar in logs
+    )
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(INTERRUPTED)
+
+
+if __name__ == "__main__":
+    entry()

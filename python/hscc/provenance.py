@@ -1,0 +1,50 @@
+"""Where a run came from: versions, the source revision, the machine."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from hscc import _core
+
+
+@lru_cache(maxsize=1)
+def version() -> str:
+    """hscc's version (the installed package's, else the engine's)."""
+    try:
+        return metadata.version("hscc")
+    except metadata.PackageNotFoundError:
+        return _core.engine_version()
+
+
+@lru_cache(maxsize=1)
+def git_revision() -> dict | None:
+    """{"commit", "dirty"} of the hscc source tree this package runs from, or None."""
+    here = Path(__file__).resolve().parent
+    try:
+        top = _git(here, "rev-parse", "--show-toplevel")
+        if not (Path(top) / "crates" / "hscc-sim").is_dir():
+            return None  # some other repository around an installed copy
+        commit = _git(here, "rev-parse", "HEAD")
+        dirty = bool(_git(here, "status", "--porcelain", "--untracked-files=no"))
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": commit, "dirty": dirty}
+
+
+def environment() -> dict:
+    return {
+        "hscc_version": version(),
+        "engine_version": _core.engine_version(),
+        "git": git_revision(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def _git(cwd: Path, *args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=True)
+    return out.stdout.strip()

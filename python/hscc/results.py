@@ -1,0 +1,272 @@
+"""A run's results as polars DataFrames, and the run directory that holds them.
+
+A run directory has:
+
+- ``manifest.json``: the scenario as run, the engine configuration it resolved
+  to (buffers in packets, times in picoseconds), hscc and engine versions, the
+  git revision if any, seed, start time and wall time;
+- ``summary.json``: run totals, every flow and every link (the rows below);
+- ``flows.parquet``, ``links.parquet``: one row per TCP flow / per link;
+- ``udp.parquet``: one row per UDP flow; ``web.parquet``: response times;
+- ``timeseries.parquet``, ``queues.parquet``: the sampled traces.
+
+It is written atomically (see ``hscc.atomic``). Columns, all in SI units:
+
+flows: flow (engine index), spec (index of its [[flows]] entry), label,
+algorithm, src, dst, start_s, end_s (end of its active period), base_rtt_s
+(propagation + serialization), mean_srtt_s (mean sampled sRTT; null without
+flow traces), srtt_s (at the end), min_rtt_s, goodput_bps (in-order payload
+bits per second of the active period), share (of the summed goodput),
+completion_s (null unless it finished), final_cwnd (segments), segs_sent,
+retrans, retrans_ratio, delivered_segs, delivered_bytes, lost_fast,
+recoveries, timeouts, acks_sent, slow_start_s, signals (delay-detected
+congestion signals of its algorithm), signals_s (their times; not in summary.json).
+
+links: link, name, from, to, rate_bps, monitored, utilization, tx_packets,
+tx_bytes, drops_queue, drops_random, drops, mean_qdelay_s, p99_qdelay_s,
+max_qdelay_s, mean_queue_pkts, mean_queue_bytes (time-averaged backlog),
+normalized_occupancy (mean backlog / buffer size); queue statistics only for
+monitored links.
+
+udp (one row per UDP flow; a [[voip]] call is two, → then ←): udp (engine
+index), source ("udp[0]", "voip[1]"), label, sent, received, lost, loss_rate,
+throughput_bps (received), mean_delay_s, p99_delay_s, max_delay_s (one-way),
+jitter_s (RFC 3550).
+
+web (one row per web source and response-size bin): web (index of its [[web]]
+entry), label, size_min, size_max (bytes), count (completed transfers),
+mean_s, median_s, p90_s (response times); summary.json has each source's
+transfers started and completed.
+
+timeseries (one row per sample and flow): time_s (end of the interval),
+flow, throughput_bps (goodput over the interval), cwnd (segments), srtt_s.
+
+queues (one row per sample and monitored link): time_s, link, name,
+queue_pkts, queue_bytes (at the sample), qdelay_s (mean over the packets that
+left the queue in the interval), drops (in the interval), utilization (of the
+interval).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import polars as pl
+
+from hscc.atomic import atomic_dir
+from hscc.scenario import Scenario
+
+FRAMES = ("flows", "links", "udp", "web", "timeseries", "queues")
+FILES = ("manifest.json", "summary.json", *(f"{n}.parquet" for n in FRAMES))
+
+_COUNTERS = ("segs_sent", "retrans", "delivered_segs", "delivered_bytes", "lost_fast", "recoveries", "timeouts", "acks_sent")
+_F, _S = pl.Float64, pl.String
+FLOWS = {
+    "flow": pl.UInt32, "spec": pl.UInt32, "label": _S, "algorithm": _S, "src": _S, "dst": _S,
+    "start_s": _F, "end_s": _F, "base_rtt_s": _F, "mean_srtt_s": _F, "srtt_s": _F, "min_rtt_s": _F,
+    "goodput_bps": _F, "share": _F, "completion_s": _F, "final_cwnd": pl.UInt32, **{k: pl.UInt64 for k in _COUNTERS},
+    "retrans_ratio": _F, "slow_start_s": _F, "signals": pl.UInt64, "signals_s": pl.List(_F),
+}
+TIMESERIES = {"time_s": pl.Float64, "flow": pl.UInt32, "throughput_bps": pl.Float64, "cwnd": pl.UInt32, "srtt_s": pl.Float64}
+QUEUES = {
+    "time_s": pl.Float64, "link": pl.UInt32, "name": pl.String, "queue_pkts": pl.UInt64, "queue_bytes": pl.UInt64,
+    "qdelay_s": pl.Float64, "drops": pl.UInt64, "utilization": pl.Float64,
+}
+UDP = {
+    "udp": pl.UInt32, "source": pl.String, "label": pl.String, "sent": pl.UInt64, "received": pl.UInt64, "lost": pl.UInt64,
+    "loss_rate": pl.Float64, "throughput_bps": pl.Float64, "mean_delay_s": pl.Float64, "p99_delay_s": pl.Float64,
+    "max_delay_s": pl.Float64, "jitter_s": pl.Float64,
+}
+WEB = {
+    "web": pl.UInt32, "label": pl.String, "size_min": pl.UInt64, "size_max": pl.UInt64, "count": pl.UInt64,
+    "mean_s": pl.Float64, "median_s": pl.Float64, "p90_s": pl.Float64,
+}
+_PS = 1e-12
+
+
+class RunDirError(ValueError):
+    """A directory that is not a complete hscc run directory."""
+
+
+class Result:
+    """Everything a run produced. DataFrames: ``flows``, ``links``, ``udp``, ``web``, ``timeseries``, ``queues``."""
+
+    def __init__(self, manifest: dict, summary: dict, flows: pl.DataFrame, links: pl.DataFrame, udp: pl.DataFrame,
+                 web: pl.DataFrame, timeseries: pl.DataFrame, queues: pl.DataFrame):
+        self.manifest, self.summary = manifest, summary
+        self.flows, self.links, self.udp, self.web = flows, links, udp, web
+        self.timeseries, self.queues = timeseries, queues
+
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario as run (reproduces the run with `hscc.run`)."""
+        return Scenario.parse(self.manifest["scenario"])
+
+    @property
+    def bottlenecks(self) -> pl.DataFrame:
+        """The monitored links."""
+        return self.links.filter(pl.col("monitored"))
+
+    @property
+    def jain_index(self) -> float | None:
+        """Jain's fairness index of the TCP flows' goodputs (None without TCP flows)."""
+        return self.summary["jain_index"]
+
+    def plot(self, out: str | Path, svg: bool = False) -> list[Path]:
+        """Draw throughput, cwnd and queuing delay over time to `out` (.png, and .svg if asked)."""
+        from hscc.plot import plot  # matplotlib only when plotting
+
+        return plot(self, out, svg)
+
+    def write(self, run_dir: str | Path) -> Path:
+        """Write the run directory atomically, replacing a previous run there."""
+        run_dir = Path(run_dir)
+        check_replaceable(run_dir)
+        with atomic_dir(run_dir) as tmp:
+            _write_json(tmp / "manifest.json", self.manifest)
+            _write_json(tmp / "summary.json", self.summary)
+            for name in FRAMES:
+                getattr(self, name).write_parquet(tmp / f"{name}.parquet")
+        return run_dir
+
+    def __repr__(self) -> str:
+        name = self.manifest["scenario"].get("name") or "run"
+        jain = "" if self.jain_index is None else f", Jain {self.jain_index:.3f}"
+        return f"<hscc.Result {name}: {self.flows.height} flows, {self.summary['duration_s']:g} s{jain}>"
+
+    @classmethod
+    def from_engine(cls, raw: dict, scenario: Scenario, manifest: dict) -> "Result":
+        """From the engine's result JSON (crates/hscc-sim/src/results.rs)."""
+        traces = raw["traces"]
+        timeseries = _timeseries(traces) if "flows" in scenario.output.traces else _empty(TIMESERIES)
+        queues = _queues(traces) if "queues" in scenario.output.traces else _empty(QUEUES)
+        flows = _flows(raw["flows"], scenario, timeseries)
+        links = _links(raw["links"])
+        udp = _udp(raw["udp"], scenario)
+        web = _web(raw["web"], scenario)
+        summary = {
+            "name": scenario.name,
+            "duration_s": raw["duration_s"],
+            "seed": raw["seed"],
+            "events": raw["events"],
+            "wall_time_s": manifest["wall_time_s"],
+            "jain_index": _finite(raw["jain_index"]) if raw["flows"] else None,  # undefined without TCP flows
+            "total_goodput_bps": flows["goodput_bps"].sum(),
+            "flows": flows.drop("signals_s").to_dicts(),
+            "links": links.to_dicts(),
+            "udp": udp.to_dicts(),
+            "web": [{"web": w["id"], "label": _web_label(scenario, w["id"]), "started": w["started"], "completed": w["completed"]}
+                    for w in raw["web"]],
+        }
+        return cls(manifest, summary, flows, links, udp, web, timeseries, queues)
+
+
+def check_replaceable(run_dir: Path) -> None:
+    """RunDirError unless `run_dir` is absent, empty, or a previous run (never replace other data)."""
+    if run_dir.exists() and not (run_dir / "manifest.json").exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
+        raise RunDirError(f"{run_dir} exists and is not an hscc run directory; refusing to replace it")
+
+
+def load(run_dir: str | Path) -> Result:
+    """Read a run directory written by `Result.write` (or `hscc run`)."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise RunDirError(f"{run_dir}: no such run directory")
+    missing = [f for f in FILES if not (run_dir / f).is_file()]
+    if missing:
+        raise RunDirError(f"{run_dir} is not an hscc run directory (missing: {', '.join(missing)})")
+    try:
+        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+        frames = {n: pl.read_parquet(run_dir / f"{n}.parquet") for n in FRAMES}
+    except (OSError, ValueError, pl.exceptions.PolarsError) as e:
+        raise RunDirError(f"{run_dir}: unreadable run directory: {e}") from None
+    return Result(manifest, summary, **frames)
+
+
+def _flows(rows: list[dict], scenario: Scenario, timeseries: pl.DataFrame) -> pl.DataFrame:
+    labels = scenario.flow_labels()
+    total = sum(r["goodput_bps"] for r in rows)
+    mean_srtt = {}
+    if timeseries.height:
+        m = timeseries.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s").mean())
+        mean_srtt = dict(zip(m["flow"].to_list(), m["srtt_s"].to_list()))
+    out = []
+    for r, (spec, label) in zip(rows, labels):
+        c = r["counters"]
+        out.append({
+            "flow": r["id"], "spec": spec, "label": label, "algorithm": r["algorithm"], "src": r["src"], "dst": r["dst"],
+            "start_s": r["start_s"], "end_s": r["end_s"], "base_rtt_s": r["base_rtt_s"],
+            "mean_srtt_s": mean_srtt.get(r["id"]), "srtt_s": r["srtt_s"], "min_rtt_s": r["min_rtt_s"],
+            "goodput_bps": r["goodput_bps"], "share": r["goodput_bps"] / total if total > 0 else 0.0,
+            "completion_s": r["completion_s"], "final_cwnd": r["final_cwnd"],
+            **{k: c[k] for k in _COUNTERS},
+            "retrans_ratio": c["retrans"] / c["segs_sent"] if c["segs_sent"] else 0.0,
+            "slow_start_s": c["slow_start_time"] * _PS,
+            "signals": len(r["signals_s"]), "signals_s": r["signals_s"],
+        })
+    return pl.DataFrame(out, schema=FLOWS) if out else _empty(FLOWS)
+
+
+def _links(rows: list[dict]) -> pl.DataFrame:
+    out = []
+    for r in rows:
+        c = r["counters"]
+        out.append({
+            "link": r["id"], "name": r["name"], "from": r["from"], "to": r["to"], "rate_bps": r["rate_bps"],
+            "monitored": r["monitored"], "utilization": r["utilization"], **c,
+            "drops": c["drops_queue"] + c["drops_random"],
+            **{k: r[k] for k in ("mean_qdelay_s", "p99_qdelay_s", "max_qdelay_s", "mean_queue_pkts", "mean_queue_bytes", "normalized_occupancy")},
+        })
+    ints = ("rate_bps", "tx_packets", "tx_bytes", "drops_queue", "drops_random", "drops")
+    return pl.DataFrame(out, schema_overrides={"link": pl.UInt32, **{k: pl.UInt64 for k in ints}})
+
+
+def _udp(rows: list[dict], scenario: Scenario) -> pl.DataFrame:
+    labels = scenario.udp_labels()
+    out = [{"udp": r["id"], "source": src, "label": label, **{k: r[k] for k in UDP if k in r}} for r, (src, label) in zip(rows, labels)]
+    return pl.DataFrame(out, schema=UDP) if out else _empty(UDP)
+
+
+def _web(rows: list[dict], scenario: Scenario) -> pl.DataFrame:
+    out = [{"web": w["id"], "label": _web_label(scenario, w["id"]), **b} for w in rows for b in w["bins"]]
+    return pl.DataFrame(out, schema=WEB) if out else _empty(WEB)
+
+
+def _web_label(scenario: Scenario, i: int) -> str:
+    return scenario.web[i].label or f"web {i}"
+
+
+def _timeseries(traces: dict) -> pl.DataFrame:
+    t = traces["time_s"]
+    parts = [
+        pl.DataFrame({"time_s": t, "flow": [i] * len(t), "throughput_bps": f["throughput_bps"], "cwnd": f["cwnd"], "srtt_s": f["srtt_s"]},
+                     schema=TIMESERIES)
+        for i, f in enumerate(traces["flows"])
+    ]
+    return pl.concat(parts) if parts else _empty(TIMESERIES)
+
+
+def _queues(traces: dict) -> pl.DataFrame:
+    t = traces["time_s"]
+    parts = [
+        pl.DataFrame({"time_s": t, "link": [q["link"]] * len(t), "name": [q["name"]] * len(t),
+                      **{k: q[k] for k in ("queue_pkts", "queue_bytes", "qdelay_s", "drops", "utilization")}},
+                     schema=QUEUES)
+        for q in traces["links"]
+    ]
+    return pl.concat(parts) if parts else _empty(QUEUES)
+
+
+def _empty(schema: dict) -> pl.DataFrame:
+    return pl.DataFrame(schema=schema)
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _write_json(path: Path, data: dict) -> None:
+    path.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")

@@ -1,0 +1,74 @@
+"""Run a scenario on the engine, in chunks of simulated time.
+
+Each chunk releases the GIL and takes about a tenth of a second of wall time,
+so a progress callback is called often and Ctrl-C (KeyboardInterrupt) stops
+the run between chunks.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Optional
+
+from hscc import _core, provenance
+from hscc.errors import RunError, ScenarioError
+from hscc.results import Result
+from hscc.scenario import Scenario
+
+Progress = Callable[[float, float], None]  # (simulated seconds done, duration)
+
+_CHUNK_WALL_S = 0.1
+
+
+def run(scenario: Scenario | str | Path | dict, seed: Optional[int] = None, progress: Optional[Progress] = None) -> Result:
+    """Run a scenario (a Scenario, a TOML file path or a dict) and return its Result.
+
+    `seed` overrides the scenario's seed. Raises ScenarioError for a scenario
+    the engine cannot run, RunError if the engine fails while running.
+    """
+    sc = Scenario.coerce(scenario)
+    if seed is not None:
+        sc = sc.with_seed(seed)
+    started = datetime.now(timezone.utc)
+    t0 = time.perf_counter()
+    try:
+        sim = _core.Simulation(json.dumps(sc.to_engine()))
+    except ValueError as e:
+        raise ScenarioError.from_engine(str(e), sc.source) from None
+    config = json.loads(sim.config())
+    try:
+        _advance(sim, progress)
+        raw = json.loads(sim.finish())
+    except BaseException as e:
+        if type(e).__name__ == "PanicException":  # a bug in the engine, not the user's mistake
+            raise RunError(f"the engine failed: {e}") from None
+        raise
+    manifest = {
+        "format": 1,
+        "created": started.isoformat(timespec="seconds"),
+        "wall_time_s": time.perf_counter() - t0,
+        "seed": sc.seed,
+        "events": raw["events"],
+        **provenance.environment(),
+        "scenario_file": sc.source,
+        "scenario": sc.model_dump(mode="json"),
+        "engine_config": config,
+    }
+    return Result.from_engine(raw, sc, manifest)
+
+
+def _advance(sim: "_core.Simulation", progress: Optional[Progress]) -> None:
+    duration = sim.duration
+    t, step = 0.0, duration / 1000
+    while t < duration:
+        t = min(duration, t + step)
+        w0 = time.perf_counter()
+        sim.run_until(t)
+        wall = time.perf_counter() - w0
+        # Aim each chunk at _CHUNK_WALL_S of wall time, growing at most 4× at once.
+        step = step * min(4.0, _CHUNK_WALL_S / wall) if wall > 0 else step * 4
+        if progress is not None:
+            progress(t, duration)

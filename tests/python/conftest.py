@@ -1,0 +1,47 @@
+"""Shared fixtures: paths and small scenarios that run in well under a second."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+# One Reno flow alone on a 10 Mbit/s link with a 1-BDP buffer, 20 ms base RTT, 10 s.
+ONE_FLOW = """
+name = "one-flow"
+duration = "10s"
+seed = 7
+
+[output]
+sample_interval = "100ms"
+
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "5ms", buffer = "1bdp" }
+pairs = [{ rate = "1Gbps", rtt = "20ms" }]
+
+[[flows]]
+pair = 0
+algorithm = "reno"
+"""
+
+
+@pytest.fixture
+def write_toml(tmp_path: Path):
+    """write_toml(text, name="s.toml") -> path of a scenario file in a temporary directory."""
+
+    def write(text: str, name: str = "s.toml") -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def one_flow(write_toml) -> Path:
+    return write_toml(ONE_FLOW, "one-flow.toml")

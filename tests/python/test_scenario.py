@@ -1,0 +1,153 @@
+"""The scenario file format: good files give the engine's form, bad files a clear error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import EXAMPLES, ONE_FLOW
+from hscc import Scenario, ScenarioError, _core
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
+def test_every_example_is_valid_for_the_engine(path):
+    sc = Scenario.from_toml(path)
+    assert sc.name == path.stem
+    _core.Simulation(json.dumps(sc.to_engine()))  # the engine accepts it too
+
+
+def test_the_demo_resolves_rtts_and_units():
+    sc = Scenario.from_toml(EXAMPLES / "two-reno-rtt.toml")
+    e = sc.to_engine()
+    assert e["duration"] == 60.0 and e["sample_interval"] == pytest.approx(0.1)
+    b = e["topology"]["bottleneck"]
+    assert b["rate"] == 100e6 and b["delay"] == pytest.approx(0.005) and b["buffer"] == {"bdp": 1.0}
+    # rtt = 2 × (access delay + bottleneck delay): 40 ms → 15 ms, 120 ms → 55 ms.
+    assert [p["delay"] for p in e["topology"]["pairs"]] == pytest.approx([0.015, 0.055])
+    assert all("rtt" not in p for p in e["topology"]["pairs"])
+    assert [f["algorithm"] for f in e["flows"]] == ["reno", "reno"]
+    assert all("label" not in f for f in e["flows"])
+    # The engine resolves the 1-BDP buffer: 100 Mbit/s × 120 ms / 1500 B = 1000 packets.
+    cfg = json.loads(_core.Simulation(json.dumps(e)).config())
+    assert cfg["topology"]["links"][0]["cfg"]["buffer"] == {"packets": 1000}
+
+
+def test_the_testbed_example_has_the_papers_shape():
+    e = Scenario.from_toml(EXAMPLES / "ctcp-testbed.toml").to_engine()
+    assert e["topology"]["bottleneck"]["rate"] == 700e6
+    assert e["topology"]["bottleneck"]["buffer"] == {"packets": 1500}
+    assert 2 * (e["topology"]["pairs"][0]["delay"] + e["topology"]["bottleneck"]["delay"]) == pytest.approx(0.1)
+    assert [(f["algorithm"], f["count"]) for f in e["flows"]] == [("ctcp", 4), ("reno", 4)]
+    assert e["flows"][0]["params"] == {"gamma": 30.0}
+
+
+def test_aliases_bools_and_labels():
+    sc = Scenario.parse({
+        "duration": 5, "topology": {"kind": "dumbbell", "bottleneck": {"rate": 1e7, "delay": 0.01}, "pairs": [{"delay": 0.01}]},
+        "flows": [{"pair": 0, "algorithm": "Compound", "params": {"nwr": True}, "count": 2, "label": "c"},
+                  {"pair": 0, "algorithm": "newreno"}],
+    })
+    assert [f.algorithm for f in sc.flows] == ["ctcp", "reno"]
+    assert sc.to_engine()["flows"][0]["params"] == {"nwr": 1.0}
+    assert sc.flow_labels() == [(0, "c #0"), (0, "c #1"), (1, "reno 2")]
+
+
+def test_parking_lot_and_graph():
+    lot = Scenario.parse({
+        "duration": "1s",
+        "topology": {"kind": "parking_lot", "hops": 3, "link": {"rate": "100Mbps", "delay": "5ms", "buffer": "1bdp"},
+                     "access": {"rate": "1Gbps", "delay": "1ms"}, "long": 1, "cross": 2},
+        "flows": [{"long": 0}, {"cross": [2, 1], "algorithm": "cubic"}],
+    })
+    _core.Simulation(json.dumps(lot.to_engine()))
+    graph = Scenario.parse({
+        "duration": "1s",
+        "topology": {"kind": "graph", "nodes": ["a", "b", "c"], "links": [
+            {"a": "a", "b": "b", "fwd": {"rate": "100Mbps", "delay": "10ms", "buffer": "50pkts"}},
+            {"a": "b", "b": "c", "fwd": {"rate": "10Mbps", "delay": "10ms", "buffer": "64KB"}, "monitor": True}]},
+        "flows": [{"src": "a", "dst": "c"}],
+    })
+    cfg = json.loads(_core.Simulation(json.dumps(graph.to_engine())).config())
+    assert cfg["topology"]["links"][2]["cfg"]["buffer"] == {"bytes": 64000}
+
+
+def test_a_scenario_as_run_parses_again_to_the_same_engine_form():
+    sc = Scenario.from_toml(EXAMPLES / "two-reno-rtt.toml")
+    again = Scenario.parse(sc.model_dump(mode="json"))
+    assert again.to_engine() == sc.to_engine()
+
+
+# Each bad case: (what to replace in ONE_FLOW, with what) → (field, value) the message must name.
+BAD = [
+    ('algorithm = "reno"', 'algorithm = "cubix"', "flows[0].algorithm", '"cubix"', "one of: reno"),
+    ('algorithm = "reno"', 'algorithm = "ctcp"\nparams = { gama = 3 }', "flows[0].params.gama", "3", "a parameter of ctcp: alpha"),
+    ('algorithm = "reno"', 'algorithm = "ctcp"\nparams = { gamma = -1 }', "flows[0].params.gamma", "-1", "from 0 to 1000000"),
+    ('algorithm = "reno"', 'algorithm = "vegas"\nparams = { alpha = 2.5 }', "flows[0].params.alpha", "2.5", "an integer"),
+    ('rate = "10Mbps"', 'rate = "-5Mbps"', "topology.bottleneck.rate", '"-5Mbps"', "1 bit/s to 10 Tbit/s"),
+    ('rate = "10Mbps"', 'rate = "10MBps"', "topology.bottleneck.rate", '"10MBps"', "rates are in bits"),
+    ('rate = "10Mbps"', 'rtae = "10Mbps"', "topology.bottleneck.rtae", '"10Mbps"', "no such field here; the fields are: rate, delay, buffer"),
+    ('buffer = "1bdp"', 'buffer = "0pkts"', "topology.bottleneck.buffer", '"0pkts"', "at least 1 packet"),
+    ('buffer = "1bdp"', 'buffer = "lots"', "topology.bottleneck.buffer", '"lots"', "1500pkts, 64KB, 0.5bdp"),
+    ('delay = "5ms", buffer', 'delay = "5ms", loss = 1.5, buffer', "topology.bottleneck.loss", "1.5", "probability from 0 to 1"),
+    ('kind = "dumbbell"', 'kind = "star"', "topology.kind", '"star"', "dumbbell, parking_lot, graph"),
+    ('rtt = "20ms"', 'rtt = "4ms"', "topology.pairs[0].rtt", "0.004", "at least 2 × (bottleneck delay"),
+    ('rtt = "20ms"', 'rtt = "20ms", delay = "5ms"', "topology.pairs[0].rtt", "0.02", "either delay or rtt"),
+    ('rtt = "20ms"', 'rtt = "20ms", buffer = "1bdp"', "topology.pairs[0].buffer", '"1bdp"', "packets or bytes for access links"),
+    ("pair = 0", "pair = 3", "flows[0].pair", "3", "a host pair index from 0 to 0"),
+    ("pair = 0", 'src = "a"', "flows[0].src", '"a"', "pair for a dumbbell"),
+    ("pair = 0", "pair = 0\nmss = 0", "flows[0].mss", "0", "64 to 65495 bytes"),
+    ("pair = 0", "pair = 0\ncount = 0", "flows[0].count", "0", "1 to 100000 flows"),
+    ("pair = 0", 'pair = 0\nsack = "yes"', "flows[0].sack", '"yes"', "true or false"),
+    ("pair = 0", 'pair = 0\nrecovery = "fast"', "flows[0].recovery", '"fast"', "'prr' or 'classic'"),
+    ("pair = 0", 'pair = 0\nstart = "2s"\nstop = "1s"', "flows[0].stop", "1", "after start"),
+    ("pair = 0", 'pair = 0\nrwnd = "1KB"', "flows[0].rwnd", "1000", "at least one MSS"),
+    ('duration = "10s"', 'duration = "0s"', "duration", '"0s"', "above 0"),
+    ('duration = "10s"', 'duration = "a while"', "duration", '"a while"', "a time such as 100ms"),
+    ("seed = 7", "seed = -1", "seed", "-1", "0 to 2^64 - 1"),
+    ('sample_interval = "100ms"', 'sample_interval = "1ns"', "output.sample_interval", "1e-09", "an interval of at least"),
+    ('sample_interval = "100ms"', 'sample_interval = "100ms"\ntraces = ["pkts"]', "output.traces[0]", '"pkts"', "'flows' or 'queues'"),
+]
+
+
+@pytest.mark.parametrize("old, new, field, value, allowed", BAD, ids=[b[2] + ":" + b[1][:20] for b in BAD])
+def test_bad_files_name_the_field_the_value_and_what_is_allowed(write_toml, old, new, field, value, allowed):
+    assert old in ONE_FLOW
+    path = write_toml(ONE_FLOW.replace(old, new, 1))
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_toml(path)
+    msg = str(e.value)
+    assert f"{field}: {value}" in msg, msg
+    assert allowed in msg, msg
+    assert str(path) in msg
+
+
+def test_missing_required_fields_are_named(write_toml):
+    path = write_toml(ONE_FLOW.replace('duration = "10s"', "").replace('rate = "10Mbps", ', ""))
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_toml(path)
+    fields = sorted(i.field for i in e.value.issues)
+    assert fields == ["duration", "topology.bottleneck.rate"]
+    assert "duration: missing (simulated time" in str(e.value)
+
+
+def test_a_file_that_is_not_toml_or_not_there(write_toml, tmp_path):
+    with pytest.raises(ScenarioError, match=r"is not valid TOML: .*line 2"):
+        Scenario.from_toml(write_toml('duration = "1s"\nthis is not toml\n'))
+    with pytest.raises(ScenarioError, match="cannot read scenario file .*nope.toml: No such file"):
+        Scenario.from_toml(tmp_path / "nope.toml")
+
+
+def test_engine_errors_become_scenario_errors():
+    # A graph whose links leave the destination unreachable: only the engine's routing knows.
+    sc = Scenario.parse({
+        "duration": "1s",
+        "topology": {"kind": "graph", "nodes": ["a", "b", "c"],
+                     "links": [{"a": "a", "b": "b", "fwd": {"rate": "10Mbps", "delay": "1ms", "buffer": "1bdp"}}]},
+        "flows": [{"src": "a", "dst": "c"}],
+    })
+    import hscc
+
+    with pytest.raises(ScenarioError) as e:
+        hscc.run(sc)
+    assert "flows[0].dst" in str(e.value) and "is not allowed" in str(e.value)
