@@ -151,7 +151,7 @@ def check(
     except ScenarioError as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except ValueError as e:
-        raise _fail(BAD_INPUT, str(ScenarioError.from_engine(str(e), str(scenario)))) from None
+        raise _fail(BAD_INPUT, str(ScenarioError.from_engine(e, str(scenario)))) from None
     if as_json:
         out.print_json(json.dumps(sc.to_engine()))
     else:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 MISSING = object()  # the value of a field that was not given
 
 
@@ -37,11 +35,12 @@ class ScenarioError(ValueError):
         super().__init__("\n".join(lines))
 
     @classmethod
-    def from_engine(cls, message: str, source: str | None = None) -> "ScenarioError":
-        """From the engine's "field: value is not allowed (allowed)" message."""
-        m = re.match(r"^(\S+): (.*) is not allowed \((.*)\)$", message, re.S)
-        issue = Issue(m.group(1), _Raw(m.group(2)), m.group(3)) if m else Issue("scenario", _Raw("?"), message)
-        return cls([issue], source)
+    def from_engine(cls, error: ValueError, source: str | None = None) -> "ScenarioError":
+        """From the engine's ValueError(message, field, value, allowed)."""
+        if len(error.args) == 4:
+            _, field, value, allowed = error.args
+            return cls([Issue(field, _Raw(value), allowed)], source)
+        return cls([Issue("scenario", _Raw("?"), str(error))], source)
 
 
 class RunError(RuntimeError):

@@ -37,15 +37,13 @@ def run(scenario: Scenario | str | Path | dict, seed: Optional[int] = None, prog
     try:
         sim = _core.Simulation(json.dumps(sc.to_engine()))
     except ValueError as e:
-        raise ScenarioError.from_engine(str(e), sc.source) from None
+        raise ScenarioError.from_engine(e, sc.source) from None
     config = json.loads(sim.config())
     try:
         _advance(sim, progress)
         raw = json.loads(sim.finish())
-    except BaseException as e:
-        if type(e).__name__ == "PanicException":  # a bug in the engine, not the user's mistake
-            raise RunError(f"the engine failed: {e}") from None
-        raise
+    except RuntimeError as e:  # a bug in the engine, not the user's mistake
+        raise RunError(str(e)) from None
     manifest = {
         "format": 1,
         "created": started.isoformat(timespec="seconds"),

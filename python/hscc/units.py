@@ -141,6 +141,8 @@ def format_seconds(s: float) -> str:
     """0.0401 → "40.1 ms"."""
     if s == 0:
         return "0 s"
+    if abs(s) < 1e-6:
+        return f"{s * 1e9:.3g} ns"
     if abs(s) < 1e-3:
         return f"{s * 1e6:.3g} µs"
     if abs(s) < 1:

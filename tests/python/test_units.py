@@ -70,3 +70,5 @@ def test_formatting():
     assert units.format_rate(1.5e9) == "1.5 Gbit/s"
     assert units.format_seconds(0.040149) == "40.1 ms"
     assert units.format_seconds(2.5) == "2.5 s"
+    assert units.format_seconds(1.33e-10) == "0.133 ns"
+    assert units.format_seconds(9.39e-6) == "9.39 µs"

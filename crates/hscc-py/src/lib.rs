@@ -2,9 +2,22 @@
 //! cross as JSON (hscc's scenario form in, [`hscc_sim::RunResult`] out); the
 //! Python package does units, validation messages, tables, files and plots.
 
-use hscc_sim::{ScenarioSpec, Sim};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use hscc_sim::{ConfigError, ScenarioSpec, Sim};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+
+/// A rejected scenario as `ValueError(message, field, value, allowed)`.
+fn invalid(e: ConfigError) -> PyErr {
+    PyValueError::new_err((e.to_string(), e.field, e.value, e.allowed))
+}
+
+/// An engine failure (a bug, never the user's mistake) as `RuntimeError`.
+fn engine_failure(panic: Box<dyn std::any::Any + Send>) -> PyErr {
+    let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+    PyRuntimeError::new_err(format!("the hscc engine failed (please report this with the scenario): {what}"))
+}
 
 /// A simulation built from a scenario, run in chunks so that Python can show
 /// progress and react to Ctrl-C between them.
@@ -16,13 +29,14 @@ struct Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// Build from hscc's JSON scenario form; raises ValueError naming the bad field.
+    /// Build from hscc's JSON scenario form; raises ValueError(message, field,
+    /// value, allowed) naming the bad field.
     #[new]
     fn new(scenario_json: &str) -> PyResult<Self> {
-        let spec = ScenarioSpec::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let cfg = spec.build().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let spec = ScenarioSpec::from_json(scenario_json).map_err(invalid)?;
+        let cfg = spec.build().map_err(invalid)?;
         let config_json = serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        let sim = Sim::new(cfg).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let sim = Sim::new(cfg).map_err(invalid)?;
         Ok(Simulation { sim: Some(sim), config_json })
     }
 
@@ -30,8 +44,11 @@ impl Simulation {
     fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<()> {
         let sim = self.sim.as_mut().ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
         let t = hscc_sim::time::from_secs(t.max(0.0));
-        py.detach(|| sim.run_until(t));
-        Ok(())
+        let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| sim.run_until(t))));
+        outcome.map_err(|panic| {
+            self.sim = None; // its state is no longer trustworthy
+            engine_failure(panic)
+        })
     }
 
     /// Current simulated time, s.
@@ -60,7 +77,7 @@ impl Simulation {
     /// Summarise and return the results as JSON; the simulation cannot run further.
     fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
         let sim = self.sim.take().ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
-        Ok(py.detach(|| sim.finish().to_json()))
+        py.detach(|| catch_unwind(AssertUnwindSafe(|| sim.finish().to_json()))).map_err(engine_failure)
     }
 }
 

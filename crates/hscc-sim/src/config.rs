@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig};
-use crate::time::{Time, MS, SEC};
+use crate::time::{secs, Time, MS, SEC};
 
 /// A DropTail queue limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -297,10 +297,17 @@ impl SimConfig {
 
 /// Checks every TCP flow (long-lived or a web template) must pass.
 fn validate_flow(f: &FlowConfig, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
+    f.validate(at)
+}
+
+impl FlowConfig {
+    /// Check the values the engine cannot run with; `at` names a field in errors.
+    pub fn validate(&self, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
+        let f = self;
     check((64..=65_495).contains(&f.mss), || at("mss"), f.mss, "64 to 65495 bytes")?;
     check(f.init_cwnd >= 1, || at("init_cwnd"), f.init_cwnd, "at least 1 segment")?;
     check(f.delack_segments >= 1, || at("delack_segments"), f.delack_segments, "at least 1")?;
-    check(f.min_rto > 0 && f.initial_rto >= f.min_rto, || at("min_rto"), f.min_rto, "positive and not above initial_rto")?;
+    check(f.min_rto > 0 && f.initial_rto >= f.min_rto, || at("min_rto"), format!("{} s", secs(f.min_rto)), "positive and not above initial_rto")?;
     if let Some(s) = f.size {
         check(s > 0, || at("size"), s, "at least 1 byte")?;
     }
@@ -308,7 +315,8 @@ fn validate_flow(f: &FlowConfig, at: &dyn Fn(&str) -> String) -> Result<(), Conf
         check(w >= f.mss as u64, || at("rwnd"), w, "at least one MSS")?;
     }
     if let Some(stop) = f.stop {
-        check(stop > f.start, || at("stop"), stop, "after start")?;
+        check(stop > f.start, || at("stop"), format!("{} s", secs(stop)), "after start")?;
     }
     f.cc.check().map_err(|e| ConfigError { field: at("cc"), value: f.cc.name().into(), allowed: e.to_string() })
+    }
 }

@@ -522,6 +522,7 @@ impl ScenarioSpec {
             c.pacing = f.pacing;
             c.timestamps = f.timestamps;
             c.send_jitter = seconds(&at("send_jitter"), f.send_jitter)?;
+            c.validate(&at)?;
             for _ in 0..f.count {
                 flows.push(c.clone());
             }
@@ -543,6 +544,9 @@ impl ScenarioSpec {
                 }
                 other => return Err(err(format!("{at}.pattern"), other, "\"cbr\", \"onoff\" or \"poisson\"")),
             };
+            if !(28..=65_535).contains(&u.packet_size) {
+                return Err(err(format!("{at}.packet_size"), u.packet_size, "28 to 65535 bytes"));
+            }
             let start = seconds(&format!("{at}.start"), u.start)?;
             let stop = u.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
             udp.push(UdpConfig { src, dst, pattern, packet_size: u.packet_size, start, stop });
@@ -556,6 +560,9 @@ impl ScenarioSpec {
             let voice = bits_per_second(&format!("{at}.rate"), v.rate)?;
             let payload = (voice as f64 * v.interval / 8.0).round() as u32;
             let size = payload + v.header;
+            if !(28..=65_535).contains(&size) {
+                return Err(err(format!("{at}.rate"), v.rate, format!("a rate whose packets every {} s fit 28 to 65535 bytes", v.interval)));
+            }
             let wire_rate = (size as f64 * 8.0 / v.interval).round() as u64;
             let start = seconds(&format!("{at}.start"), v.start)?;
             let stop = v.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
@@ -865,9 +872,13 @@ mod tests {
         let neg_rate = spec("", r#"{"packets": 10}"#).replace("700e6", "-5");
         let e = ScenarioSpec::from_json(&neg_rate).unwrap().build().unwrap_err().to_string();
         assert!(e.contains("topology.bottleneck.rate: -5"), "{e}");
+        // The file's own entry index (flows[0] has count = 2), not the expanded one.
         let zero_mss = spec(r#", {"pair": 1, "mss": 0}"#, r#"{"packets": 10}"#);
         let e = ScenarioSpec::from_json(&zero_mss).unwrap().build().unwrap_err().to_string();
-        assert!(e.contains("flows[2].mss: 0"), "{e}");
+        assert!(e.contains("flows[1].mss: 0"), "{e}");
+        let stop = spec(r#", {"pair": 1, "start": 2, "stop": 1}"#, r#"{"packets": 10}"#);
+        let e = ScenarioSpec::from_json(&stop).unwrap().build().unwrap_err().to_string();
+        assert!(e.starts_with("flows[1].stop: 1 s is not allowed (after start)"), "{e}");
         let e = ScenarioSpec::from_json(r#"{"duration": 1}"#).unwrap_err().to_string();
         assert!(e.contains("missing field"), "{e}");
     }
