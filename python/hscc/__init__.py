@@ -13,6 +13,7 @@ from hscc.errors import RunError, ScenarioError
 from hscc.provenance import version as _version
 from hscc.results import Result, RunDirError, load
 from hscc.runner import run
+from hscc.metrics import Stolen, bandwidth_stolen
 from hscc.scenario import Change, Dumbbell, Flow, Graph, GraphLink, Link, Output, Pair, ParkingLot, Scenario, Udp, Voip, Web, WebSize
 
 __version__ = _version()
@@ -20,5 +21,5 @@ __version__ = _version()
 __all__ = [
     "Algorithm", "Change", "Dumbbell", "Flow", "Graph", "GraphLink", "Link", "Output", "Pair", "Param", "ParkingLot",
     "Result", "RunDirError", "RunError", "Scenario", "ScenarioError", "Simulation", "Udp", "Voip", "Web", "WebSize",
-    "algorithms", "engine_version", "load", "run", "__version__",
+    "Stolen", "algorithms", "bandwidth_stolen", "engine_version", "load", "run", "__version__",
 ]

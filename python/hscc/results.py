@@ -55,6 +55,8 @@ from pathlib import Path
 
 import polars as pl
 
+from hscc import _core
+
 from hscc.atomic import atomic_dir
 from hscc.scenario import Scenario
 
@@ -113,6 +115,38 @@ class Result:
     def jain_index(self) -> float | None:
         """Jain's fairness index of the TCP flows' goodputs (None without TCP flows)."""
         return self.summary["jain_index"]
+
+    def throughput_ratio(self, a: list[int], b: list[int]) -> float:
+        """Aggregate goodput of engine flows `a` over that of flows `b` (RTT fairness)."""
+        g = dict(zip(self.flows["flow"].to_list(), self.flows["goodput_bps"].to_list()))
+        return sum(g[i] for i in a) / sum(g[i] for i in b)
+
+
+    def short_term_jain(self, window: float = 1.0, start: float = 0.0) -> float | None:
+        """Mean of Jain's index over consecutive `window`-second windows from `start` on,
+        over the flows active for the whole window (Sync-TCP §VI.B); None without traces."""
+        ts = self.timeseries
+        if ts.height == 0:
+            return None
+        times = ts.filter(pl.col("flow") == ts["flow"][0])["time_s"].to_list()
+        dt = times[1] - times[0] if len(times) > 1 else times[0]
+        flows = [
+            (ts.filter(pl.col("flow") == row["flow"])["throughput_bps"].to_list(), row["start_s"], row["end_s"])
+            for row in self.flows.iter_rows(named=True)
+        ]
+        return _core.short_term_jain(times, dt, flows, window, start)
+
+
+    def signal_synchronization(self, flows: list[int] | None = None, window: float = 0.5) -> tuple[int, int]:
+        """(congestion events, events every active flow detected): the flows' delay-detected
+        signals grouped within `window` s (Sync-TCP §VI.A uses T_wait = 0.5 s). By default
+        the flows whose algorithm reports such signals (any that signalled)."""
+        rows = list(self.flows.iter_rows(named=True))
+        if flows is None:
+            signalling = {r["algorithm"] for r in rows if r["signals"] > 0}
+            flows = [r["flow"] for r in rows if r["algorithm"] in signalling]
+        by_id = {r["flow"]: r for r in rows}
+        return _core.signal_synchronization([(by_id[i]["signals_s"], by_id[i]["start_s"], by_id[i]["end_s"]) for i in flows], window)
 
     def plot(self, out: str | Path, svg: bool = False) -> list[Path]:
         """Draw throughput, cwnd and queuing delay over time to `out` (.png, and .svg if asked)."""

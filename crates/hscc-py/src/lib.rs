@@ -4,6 +4,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use hscc_sim::metrics::{FlowSeries, SignalTrack};
 use hscc_sim::{ConfigError, ScenarioSpec, Sim};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -87,6 +88,29 @@ fn algorithms() -> String {
     serde_json::to_string(&hscc_cc::algorithms()).expect("plain data")
 }
 
+/// Jain's fairness index of `values`: (Σx)² / (n·Σx²).
+#[pyfunction]
+fn jain_index(values: Vec<f64>) -> f64 {
+    hscc_sim::stats::jain_index(&values)
+}
+
+/// Sync-TCP's short-term fairness: the mean Jain index over windows of
+/// `window` s from `start` on; `flows` = [(throughput per sample, start, end)].
+#[pyfunction]
+fn short_term_jain(times: Vec<f64>, dt: f64, flows: Vec<(Vec<f64>, f64, f64)>, window: f64, start: f64) -> Option<f64> {
+    let series: Vec<FlowSeries> = flows.iter().map(|(t, s, e)| FlowSeries { throughput: t, start: *s, end: *e }).collect();
+    hscc_sim::metrics::short_term_jain(&times, dt, &series, window, start)
+}
+
+/// Congestion events among the signals of `flows` = [(signal times, start,
+/// end)] grouped within `window` s, and how many every active flow saw.
+#[pyfunction]
+fn signal_synchronization(flows: Vec<(Vec<f64>, f64, f64)>, window: f64) -> (u64, u64) {
+    let tracks: Vec<SignalTrack> = flows.iter().map(|(t, s, e)| SignalTrack { times: t, start: *s, end: *e }).collect();
+    let r = hscc_sim::metrics::synchronization(&tracks, window);
+    (r.events, r.seen_by_all)
+}
+
 /// Version of the engine.
 #[pyfunction]
 fn engine_version() -> &'static str {
@@ -98,5 +122,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
+    m.add_function(wrap_pyfunction!(jain_index, m)?)?;
+    m.add_function(wrap_pyfunction!(short_term_jain, m)?)?;
+    m.add_function(wrap_pyfunction!(signal_synchronization, m)?)?;
     Ok(())
 }

@@ -64,33 +64,15 @@ impl RunResult {
     }
 
     /// Mean of Jain's index over consecutive windows of `window_s` seconds
-    /// (a multiple of the sampling interval), over the flows active during the
-    /// whole window, from `from_s` on. None without traces.
+    /// from `from_s` on (see [`short_term_jain`]). None without traces.
     pub fn short_term_jain(&self, window_s: f64, from_s: f64) -> Option<f64> {
-        let dt = self.traces.interval_s;
-        if dt <= 0.0 || self.traces.time_s.is_empty() {
-            return None;
-        }
-        let per = ((window_s / dt).round() as usize).max(1);
-        let mut indexes = Vec::new();
-        let times = &self.traces.time_s;
-        let first = times.iter().position(|&t| t - dt >= from_s - 1e-9)?;
-        let mut k = first;
-        while k + per <= times.len() {
-            let (t0, t1) = (times[k] - dt, times[k + per - 1]);
-            let rates: Vec<f64> = self
-                .flows
-                .iter()
-                .zip(&self.traces.flows)
-                .filter(|(f, _)| f.start_s <= t0 + 1e-9 && f.end_s >= t1 - 1e-9)
-                .map(|(_, tr)| tr.throughput_bps[k..k + per].iter().sum::<f64>() / per as f64)
-                .collect();
-            if rates.len() >= 2 {
-                indexes.push(jain_index(&rates));
-            }
-            k += per;
-        }
-        (!indexes.is_empty()).then(|| indexes.iter().sum::<f64>() / indexes.len() as f64)
+        let series: Vec<FlowSeries> = self
+            .flows
+            .iter()
+            .zip(&self.traces.flows)
+            .map(|(f, tr)| FlowSeries { throughput: &tr.throughput_bps, start: f.start_s, end: f.end_s })
+            .collect();
+        short_term_jain(&self.traces.time_s, self.traces.interval_s, &series, window_s, from_s)
     }
 
     /// Synchronization of the delay-detected congestion signals of flows
@@ -102,6 +84,43 @@ impl RunResult {
             .collect();
         synchronization(&tracks, window_s)
     }
+}
+
+/// One flow's throughput samples (one per sampling interval) and active period, s.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowSeries<'a> {
+    /// Throughput over the interval ending at each sample time, bit/s.
+    pub throughput: &'a [f64],
+    /// Start of the active period.
+    pub start: f64,
+    /// End of the active period.
+    pub end: f64,
+}
+
+/// Sync-TCP §VI.B's short-term fairness: the mean of Jain's index over
+/// consecutive windows of `window` seconds (a whole number of sampling
+/// intervals `dt`), from `from` on, over the flows active for the whole
+/// window (windows with fewer than two such flows are skipped).
+pub fn short_term_jain(times: &[f64], dt: f64, flows: &[FlowSeries], window: f64, from: f64) -> Option<f64> {
+    if dt <= 0.0 || times.is_empty() {
+        return None;
+    }
+    let per = ((window / dt).round() as usize).max(1);
+    let mut k = times.iter().position(|&t| t - dt >= from - 1e-9)?;
+    let mut indexes = Vec::new();
+    while k + per <= times.len() {
+        let (t0, t1) = (times[k] - dt, times[k + per - 1]);
+        let rates: Vec<f64> = flows
+            .iter()
+            .filter(|f| f.start <= t0 + 1e-9 && f.end >= t1 - 1e-9)
+            .map(|f| f.throughput[k..k + per].iter().sum::<f64>() / per as f64)
+            .collect();
+        if rates.len() >= 2 {
+            indexes.push(jain_index(&rates));
+        }
+        k += per;
+    }
+    (!indexes.is_empty()).then(|| indexes.iter().sum::<f64>() / indexes.len() as f64)
 }
 
 /// One flow's congestion-signal times and active period, s.
@@ -145,6 +164,25 @@ pub fn synchronization(tracks: &[SignalTrack], window: f64) -> SignalSync {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_term_jain_averages_per_window_over_active_flows() {
+        // Four 0.5 s samples; windows of 1 s: [0, 1] and [1, 2].
+        let times = [0.5, 1.0, 1.5, 2.0];
+        let a = [10.0, 10.0, 30.0, 30.0];
+        let b = [10.0, 10.0, 10.0, 10.0];
+        let c = [0.0, 0.0, 20.0, 20.0]; // starts at 1 s
+        let flows = [
+            FlowSeries { throughput: &a, start: 0.0, end: 2.0 },
+            FlowSeries { throughput: &b, start: 0.0, end: 2.0 },
+            FlowSeries { throughput: &c, start: 1.0, end: 2.0 },
+        ];
+        // Window 1: a, b equal → 1. Window 2: 30, 10, 20 → 60²/(3·1400) = 0.857142…
+        let j = short_term_jain(&times, 0.5, &flows, 1.0, 0.0).unwrap();
+        assert!((j - (1.0 + 3600.0 / 4200.0) / 2.0).abs() < 1e-12, "{j}");
+        assert_eq!(short_term_jain(&times, 0.5, &flows, 1.0, 1.0), Some(3600.0 / 4200.0));
+        assert_eq!(short_term_jain(&[], 0.5, &flows, 1.0, 0.0), None);
+    }
 
     #[test]
     fn synchronization_groups_signals_within_the_window() {

@@ -1,0 +1,68 @@
+"""The papers' metrics as single calls: numbers checked against what they must be."""
+
+from __future__ import annotations
+
+import pytest
+
+import hscc
+
+
+def scenario(algorithms: list[str], rtts: list[str], duration: str = "30s", loss: str = "0", sample: str = "100ms") -> dict:
+    return {
+        "name": "metrics",
+        "duration": duration,
+        "seed": 2,
+        "output": {"sample_interval": sample},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "20Mbps", "delay": "2ms", "buffer": "1bdp", "loss": loss},
+            "pairs": [{"rate": "1Gbps", "rtt": r} for r in rtts],
+        },
+        "flows": [{"pair": i, "algorithm": a} for i, a in enumerate(algorithms)],
+    }
+
+
+def test_bandwidth_stolen_is_zero_for_reno_and_large_for_scalable():
+    reno = hscc.bandwidth_stolen(scenario(["reno"] * 4, ["40ms"] * 4), tested=[2, 3])
+    # The baseline replaces Reno by Reno: the same run, so exactly nothing is stolen.
+    assert reno.stolen == 0.0 and reno.p_bps == reno.q_bps > 5e6
+    stcp = hscc.bandwidth_stolen(scenario(["reno", "reno", "scalable", "scalable"], ["40ms"] * 4), tested=[2, 3])
+    assert stcp.p_bps == reno.p_bps
+    assert stcp.stolen > 0.2, stcp.stolen
+    assert stcp.test.flows["algorithm"].to_list() == ["reno", "reno", "scalable", "scalable"]
+    assert stcp.baseline.flows["algorithm"].to_list() == ["reno"] * 4
+
+
+def test_bandwidth_stolen_rejects_a_bad_index():
+    with pytest.raises(hscc.ScenarioError, match=r"tested: 7 is not allowed \(indices of \[\[flows\]\] entries, 0 to 1\)"):
+        hscc.bandwidth_stolen(scenario(["reno", "reno"], ["40ms"] * 2), tested=[7])
+
+
+def test_rtt_unfairness_shows_in_ratio_and_short_term_jain():
+    r = hscc.run(scenario(["reno", "reno"], ["20ms", "80ms"], duration="60s"))
+    ratio = r.throughput_ratio([0], [1])
+    assert ratio > 1.5, ratio
+    j = r.short_term_jain(window=1.0, start=10.0)
+    assert 0.5 < j < 0.95, j
+    fair = hscc.run(scenario(["reno"] * 3, ["40ms"] * 3, duration="60s"))
+    assert fair.short_term_jain(1.0, 10.0) > j
+
+
+def test_short_term_jain_needs_traces():
+    s = scenario(["reno", "reno"], ["40ms", "40ms"], duration="5s")
+    s["output"]["traces"] = ["queues"]
+    assert hscc.run(s).short_term_jain() is None
+
+
+def test_sync_tcp_flows_detect_congestion_signals_together():
+    # Sync-TCP always on after slow start (§VI.B's "always enabled" case): with the
+    # default switching rule a flow leaving slow start into a queue above Th_qd stays legacy.
+    s = scenario(["sync"] * 3, ["60ms", "80ms", "100ms"], duration="60s", loss="1e-6")
+    for f in s["flows"]:
+        f["params"] = {"switching": 0}
+    r = hscc.run(s)
+    events, seen = r.signal_synchronization()
+    assert events >= 5, events
+    assert seen / events >= 0.8, (seen, events)
+    # Loss-based flows report no delay signals: nothing to synchronize.
+    assert hscc.run(scenario(["reno"], ["40ms"], duration="10s")).signal_synchronization() == (0, 0)
