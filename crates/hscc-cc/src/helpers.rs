@@ -33,19 +33,27 @@ pub fn tcp_cong_avoid_ai(tp: &mut TcpCc, w: u32, acked: u32) {
     tp.snd_cwnd = tp.snd_cwnd.min(tp.snd_cwnd_clamp);
 }
 
+/// The opening of every Linux `cong_avoid` hook: nothing unless cwnd-limited
+/// (`tcp_is_cwnd_limited`), then slow start below ssthresh (`tcp_slow_start`).
+/// Returns the acknowledged segments left for congestion avoidance, or None
+/// when nothing is left to do.
+#[inline]
+pub fn cong_avoid_start(tp: &mut TcpCc, acked: u32) -> Option<u32> {
+    if !tp.is_cwnd_limited() {
+        return None;
+    }
+    if tp.in_slow_start() {
+        let left = tcp_slow_start(tp, acked);
+        return (left > 0).then_some(left);
+    }
+    Some(acked)
+}
+
 /// Linux `tcp_reno_cong_avoid`: slow start below ssthresh, then +1 segment
 /// per window of acknowledged segments (RFC 5681 §3.1).
 #[inline]
-pub fn tcp_reno_cong_avoid(tp: &mut TcpCc, _ack: u32, mut acked: u32) {
-    if !tp.is_cwnd_limited() {
-        return;
-    }
-    if tp.in_slow_start() {
-        acked = tcp_slow_start(tp, acked);
-        if acked == 0 {
-            return;
-        }
-    }
+pub fn tcp_reno_cong_avoid(tp: &mut TcpCc, _ack: u32, acked: u32) {
+    let Some(acked) = cong_avoid_start(tp, acked) else { return };
     let w = tp.snd_cwnd;
     tcp_cong_avoid_ai(tp, w, acked);
 }

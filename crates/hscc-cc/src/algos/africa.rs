@@ -35,7 +35,7 @@
 //!   first RTT sample the flow is in slow mode.
 
 use crate::algos::highspeed::{hstcp_ai, hstcp_md};
-use crate::helpers::{tcp_cong_avoid_ai, tcp_slow_start};
+use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
 use crate::ops::{AckSample, CongestionOps, TcpCc};
 
 crate::params! {
@@ -116,16 +116,8 @@ impl CongestionOps for Africa {
         self.min_rtt_us = self.min_rtt_us.min(rtt);
     }
 
-    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, mut acked: u32) {
-        if !tp.is_cwnd_limited() {
-            return;
-        }
-        if tp.in_slow_start() {
-            acked = tcp_slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
+        let Some(acked) = cong_avoid_start(tp, acked) else { return };
         let w = tp.snd_cwnd;
         self.fast = self.no_congestion(w);
         match (self.fast, self.mimd) {

@@ -53,7 +53,7 @@
 //!   cwnd·20 overflows above 214 million segments).
 //! - Linux's `epoch_start` is written and never read; it is omitted.
 
-use crate::helpers::{tcp_cong_avoid_ai, tcp_slow_start};
+use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
 use crate::ops::{AckSample, CaState, CongestionOps, TcpCc};
 
 /// β is scaled by this (Linux `BICTCP_BETA_SCALE`).
@@ -222,16 +222,8 @@ impl CongestionOps for Bic {
         }
     }
 
-    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, mut acked: u32) {
-        if !tp.is_cwnd_limited() {
-            return;
-        }
-        if tp.in_slow_start() {
-            acked = tcp_slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
+        let Some(acked) = cong_avoid_start(tp, acked) else { return };
         self.update(tp.snd_cwnd, tp.jiffies32(), tp.hz);
         tcp_cong_avoid_ai(tp, self.cnt, acked);
     }

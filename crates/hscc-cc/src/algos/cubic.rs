@@ -52,7 +52,7 @@
 //! - Epoch start 0 means "none", as in Linux (jiffies there start at −300 s;
 //!   in hscc an epoch started in the first jiffy of a run restarts on the next ACK).
 
-use crate::helpers::{tcp_cong_avoid_ai, tcp_slow_start};
+use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
 use crate::ops::{after, AckSample, CaEvent, CaState, CongestionOps, TcpCc};
 
 /// β scale (Linux `BICTCP_BETA_SCALE`).
@@ -400,16 +400,8 @@ impl CongestionOps for Cubic {
         ((cwnd * self.beta as u64 / BETA_SCALE as u64) as u32).max(2)
     }
 
-    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, mut acked: u32) {
-        if !tp.is_cwnd_limited() {
-            return;
-        }
-        if tp.in_slow_start() {
-            acked = tcp_slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
+        let Some(acked) = cong_avoid_start(tp, acked) else { return };
         self.update(tp, tp.snd_cwnd, acked);
         tcp_cong_avoid_ai(tp, self.cnt, acked);
     }

@@ -43,7 +43,7 @@
 //! The continuous N update of the later TCP-FIT white paper (third-party
 //! code only; spec §3.4).
 
-use crate::helpers::{tcp_cong_avoid_ai, tcp_slow_start};
+use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
 use crate::ops::{AckSample, CaState, CongestionOps, TcpCc};
 
 crate::params! {
@@ -182,16 +182,8 @@ impl CongestionOps for Fit {
         self.lfp_cnt += 1;
     }
 
-    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, mut acked: u32) {
-        if !tp.is_cwnd_limited() {
-            return;
-        }
-        if tp.in_slow_start() {
-            acked = tcp_slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
+        let Some(acked) = cong_avoid_start(tp, acked) else { return };
         // eq. 1: +N per window acknowledged.
         let w = tp.snd_cwnd;
         tcp_cong_avoid_ai(tp, w, acked.saturating_mul(self.n));

@@ -18,7 +18,7 @@
 //!   MulTCP's own slow start and timeout rules are not needed by the seed papers
 //!   (spec §3.1) and are not implemented.
 
-use crate::helpers::{tcp_cong_avoid_ai, tcp_slow_start};
+use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
 use crate::ops::{CongestionOps, TcpCc};
 
 crate::params! {
@@ -49,16 +49,8 @@ impl CongestionOps for MulTcp {
         ((tp.snd_cwnd as u64 * (two_n - 1) / two_n) as u32).max(2)
     }
 
-    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, mut acked: u32) {
-        if !tp.is_cwnd_limited() {
-            return;
-        }
-        if tp.in_slow_start() {
-            acked = tcp_slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
+        let Some(acked) = cong_avoid_start(tp, acked) else { return };
         let w = tp.snd_cwnd;
         tcp_cong_avoid_ai(tp, w, acked.saturating_mul(self.n));
     }

@@ -31,7 +31,7 @@
 //!   mode also halves below lwnd is not reproduced.
 //! - a and b are parameters: w = round(1/a), b in 1/1024 (b = 0.125 → 128, exact).
 
-use crate::helpers::{tcp_cong_avoid_ai, tcp_slow_start};
+use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
 use crate::ops::{CongestionOps, TcpCc};
 
 crate::params! {
@@ -74,16 +74,8 @@ impl CongestionOps for Scalable {
         ((cwnd - ((cwnd * self.md as u64) >> 10)) as u32).max(2)
     }
 
-    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, mut acked: u32) {
-        if !tp.is_cwnd_limited() {
-            return;
-        }
-        if tp.in_slow_start() {
-            acked = tcp_slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+    fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
+        let Some(acked) = cong_avoid_start(tp, acked) else { return };
         let w = if tp.snd_cwnd <= self.low_window {
             tp.snd_cwnd
         } else {
