@@ -319,26 +319,6 @@ fn default_voice_header() -> u32 {
     crate::packet::UDP_HEADER_BYTES
 }
 
-/// Response sizes of web transfers.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
-pub enum SizeSpec {
-    /// Always this many bytes.
-    Fixed(u64),
-    /// Exponential with this mean, bytes.
-    Exponential {
-        /// Mean, bytes.
-        mean: f64,
-    },
-    /// Pareto with this shape (> 1) and mean, bytes.
-    Pareto {
-        /// Tail index.
-        shape: f64,
-        /// Mean, bytes.
-        mean: f64,
-    },
-}
-
 /// Web-like traffic: short TCP transfers arriving as a Poisson process.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -356,7 +336,7 @@ pub struct WebSpec {
     pub rate: f64,
     /// Response sizes.
     #[serde(default = "default_web_size")]
-    pub size: SizeSpec,
+    pub size: SizeDist,
     /// Algorithm of the transfers.
     #[serde(default = "default_algorithm")]
     pub algorithm: String,
@@ -371,8 +351,8 @@ pub struct WebSpec {
     pub stop: Option<f64>,
 }
 
-fn default_web_size() -> SizeSpec {
-    SizeSpec::Pareto { shape: 1.2, mean: 12_000.0 }
+fn default_web_size() -> SizeDist {
+    SizeDist::Pareto { shape: 1.2, mean: 12_000.0 }
 }
 
 /// A scheduled change of one link.
@@ -578,11 +558,7 @@ impl ScenarioSpec {
             for (k, v) in &w.params {
                 cc.set(k, *v).map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
             }
-            let size = match w.size {
-                SizeSpec::Fixed(n) => SizeDist::Fixed(n),
-                SizeSpec::Exponential { mean } => SizeDist::Exponential { mean },
-                SizeSpec::Pareto { shape, mean } => SizeDist::Pareto { shape, mean },
-            };
+            let size = w.size.clone();
             let start = seconds(&format!("{at}.start"), w.start)?;
             let stop = w.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
             web.push(WebConfig { servers, clients, rate: w.rate, size, tcp: FlowConfig::bulk(0, 0, cc), start, stop });

@@ -14,15 +14,15 @@
 use hdrhistogram::Histogram;
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp, Pareto};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::FlowConfig;
 use crate::rng::Rng;
 use crate::time::{Time, NS, SEC};
 
 /// Response-size distribution.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum SizeDist {
     /// Always this many bytes.
     Fixed(u64),
