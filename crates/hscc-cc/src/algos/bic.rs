@@ -30,12 +30,12 @@
 //! A timeout (state Loss) resets everything.
 //!
 //! # Constants
-//! - β = 819/1024 ≈ 0.8, S_max = `max_increment` = 16, low_window = 14,
-//!   B = 4, smooth_part = 20, fast convergence on: Linux `tcp_bic.c`.
-//! - The paper's values (spec §8, not re-verified): β = 0.875 (decrease 0.125),
-//!   S_max = 32, S_min = 0.01, low_window = 14. The CTCP paper compared against
-//!   BIC "with parameters according to [the BIC paper]": `beta = 0.875`,
-//!   `max_increment = 32`.
+//! - Defaults are the paper's (spec §8): β = 0.875 (a decrease of 0.125),
+//!   S_max = 32, S_min = 0.01, low_window = 14, fast convergence on, no
+//!   delayed-ACK correction — the parameters the CTCP paper compared against
+//!   ("parameters according to [the BIC paper]", CTCP §VI).
+//! - `BicParams::linux()`: β = 819/1024 ≈ 0.8, S_max = 16 and Linux's
+//!   delayed-ACK correction (`tcp_bic.c`). B = 4 and smooth_part = 20 in both.
 //! - smooth_part is derived from S_min as Linux documents it:
 //!   log(B/(B·S_min))/log(B/(B−1)) + B = ln(100)/ln(4/3) + 4 = 20.0 for S_min = 0.01.
 //! - `initial_ssthresh`: 0 = infinite (Linux today); old kernels (and NS-2
@@ -46,9 +46,9 @@
 //!   already counts acknowledged segments (byte counting, since 2015). The EWMA's
 //!   integer fixed points are 31/16 with one segment per ACK and 32/16 with two,
 //!   so Linux BIC grows about twice as fast as the table says in every region
-//!   above low_window (the Reno region is exempt). hscc keeps it
-//!   (`delayed_ack_correction`, on by default, as Linux); turn it off to get the
-//!   table's (and the paper's) rates.
+//!   above low_window (the Reno region is exempt). hscc offers it
+//!   (`delayed_ack_correction`, off by default as in the paper, on in
+//!   `BicParams::linux()`).
 //! - Products such as cwnd·smooth_part are computed in 64 bits (Linux's 32-bit
 //!   cwnd·20 overflows above 214 million segments).
 //! - Linux's `epoch_start` is written and never read; it is omitted.
@@ -66,10 +66,10 @@ const ACK_RATIO_SHIFT: u32 = 4;
 crate::params! {
     /// BIC-TCP parameters.
     pub struct BicParams {
-        /// β: multiplicative decrease, cwnd ← β·cwnd on loss (paper: 0.875).
-        beta: f64 = 0.8, [0.5, 0.95], "Linux tcp_bic.c beta = 819/1024";
-        /// S_max: largest increase per RTT in binary search and max probing, segments (paper: 32).
-        max_increment: u32 = 16, [1, 1000], "Linux tcp_bic.c max_increment";
+        /// β: multiplicative decrease, cwnd ← β·cwnd on loss (Linux: 819/1024 ≈ 0.8).
+        beta: f64 = 0.875, [0.5, 0.95], "BIC paper (INFOCOM 2004) β = 0.125 decrease, spec §8; CTCP §VI compared with these";
+        /// S_max: largest increase per RTT in binary search and max probing, segments (Linux: 16).
+        max_increment: u32 = 32, [1, 1000], "BIC paper S_max = 32, spec §8";
         /// S_min: smallest increase per RTT near W_max, segments; sets smooth_part (20).
         min_increment: f64 = 0.01, [0.001, 0.5], "BIC paper S_min; Linux tcp_bic.c smooth_part = 20";
         /// Reno below or at this window, segments.
@@ -78,8 +78,15 @@ crate::params! {
         fast_convergence: bool = true, [0, 1], "Linux tcp_bic.c fast_convergence; BIC paper §III";
         /// Initial ssthresh, segments; 0 = infinite (old Linux used 100).
         initial_ssthresh: u32 = 0, [0, 1000000], "Linux tcp_bic.c initial_ssthresh";
-        /// Divide cnt by the measured segments-per-ACK ratio, as Linux does.
-        delayed_ack_correction: bool = true, [0, 1], "Linux tcp_bic.c bictcp_acked";
+        /// Divide cnt by the measured segments-per-ACK ratio, as Linux does (not in the paper).
+        delayed_ack_correction: bool = false, [0, 1], "BIC paper: none; Linux tcp_bic.c bictcp_acked divides";
+    }
+}
+
+impl BicParams {
+    /// Linux `tcp_bic.c`'s values: β = 819/1024, S_max = 16, the delayed-ACK correction on.
+    pub fn linux() -> BicParams {
+        BicParams { beta: 819.0 / 1024.0, max_increment: 16, delayed_ack_correction: true, ..BicParams::default() }
     }
 }
 
@@ -250,7 +257,7 @@ mod tests {
     use crate::testing::Harness;
 
     fn params(correction: bool) -> BicParams {
-        let mut p = BicParams::default();
+        let mut p = BicParams::linux();
         p.set("delayed_ack_correction", if correction { 1.0 } else { 0.0 })
             .unwrap();
         p
@@ -330,7 +337,7 @@ mod tests {
 
     #[test]
     fn decrease_and_fast_convergence() {
-        let mut h = Harness::<Bic>::with_params(&BicParams::default(), 1000);
+        let mut h = Harness::<Bic>::with_params(&BicParams::linux(), 1000);
         h.loss();
         // ssthresh = ⌊1000·819/1024⌋ = ⌊799.8⌋; W_max = 1000.
         assert_eq!((h.cwnd(), h.cc.last_max_cwnd()), (799, 1000));
@@ -339,7 +346,7 @@ mod tests {
         // 900 < 1000: W_max = ⌊900·1843/2048⌋ = 809; ssthresh = ⌊900·819/1024⌋ = 719.
         assert_eq!((h.cwnd(), h.cc.last_max_cwnd()), (719, 809));
         // Without fast convergence W_max is the cwnd at loss.
-        let mut p = BicParams::default();
+        let mut p = BicParams::linux();
         p.set("fast_convergence", 0.0).unwrap();
         let mut h = Harness::<Bic>::with_params(&p, 1000);
         h.loss();
@@ -347,7 +354,7 @@ mod tests {
         h.loss();
         assert_eq!(h.cc.last_max_cwnd(), 900);
         // At or below low_window: halve.
-        let mut h = Harness::<Bic>::with_params(&BicParams::default(), 14);
+        let mut h = Harness::<Bic>::with_params(&BicParams::linux(), 14);
         h.loss();
         assert_eq!(h.cwnd(), 7);
     }
@@ -384,7 +391,7 @@ mod tests {
 
     #[test]
     fn timeout_resets_w_max() {
-        let mut h = Harness::<Bic>::with_params(&BicParams::default(), 1000);
+        let mut h = Harness::<Bic>::with_params(&BicParams::linux(), 1000);
         h.loss();
         h.timeout();
         assert_eq!((h.cc.last_max_cwnd(), h.cwnd()), (0, 1));
@@ -392,11 +399,11 @@ mod tests {
 
     #[test]
     fn initial_ssthresh_and_min_increment_params() {
-        let mut p = BicParams::default();
+        let mut p = BicParams::linux();
         p.set("initial_ssthresh", 100.0).unwrap();
         let h = Harness::<Bic>::with_params(&p, 10);
         assert_eq!(h.ssthresh(), 100);
-        assert_eq!(Bic::new(&BicParams::default()).smooth_part, 20);
+        assert_eq!(Bic::new(&BicParams::linux()).smooth_part, 20);
         p.set("min_increment", 0.1).unwrap(); // ln(10)/ln(4/3) + 4 = 12.0
         assert_eq!(Bic::new(&p).smooth_part, 12);
     }
@@ -406,6 +413,22 @@ mod tests {
         let p = crate::registry::CcParams::with("bic", &[("beta", 0.875), ("max_increment", 32.0)])
             .unwrap();
         assert_eq!(crate::registry::Cc::new(&p).name(), "bic");
+    }
+
+    #[test]
+    fn defaults_are_the_papers_parameters() {
+        let p = BicParams::default();
+        assert_eq!((p.beta, p.max_increment, p.low_window, p.delayed_ack_correction), (0.875, 32, 14, false));
+        // A loss at cwnd 1000 in congestion avoidance: ssthresh = 1000·896/1024 = 875.
+        let mut h = Harness::<Bic>::with_params(&p, 1000);
+        h.tp.snd_ssthresh = 1000;
+        h.loss();
+        assert_eq!((h.cwnd(), h.ssthresh()), (875, 875));
+        // Linux's β = 819/1024 gives 1000·819/1024 = 799.
+        let mut h = Harness::<Bic>::with_params(&BicParams::linux(), 1000);
+        h.tp.snd_ssthresh = 1000;
+        h.loss();
+        assert_eq!(h.cwnd(), 799);
     }
 }
 

@@ -318,7 +318,7 @@ impl Sender {
             self.mark_head_lost();
         }
         let newly_lost = self.tp.lost.wrapping_sub(prior_lost);
-        self.state_machine(prior_in_flight);
+        self.state_machine();
 
         // 6. Window.
         if self.tp.ca_state == CaState::Recovery {
@@ -433,7 +433,7 @@ impl Sender {
         self.counters.lost_fast += 1;
     }
 
-    fn state_machine(&mut self, prior_in_flight: u32) {
+    fn state_machine(&mut self) {
         let done = self.snd_una >= self.high_seq;
         match self.tp.ca_state {
             CaState::Recovery if done => {
@@ -449,7 +449,7 @@ impl Sender {
         }
         if self.tp.ca_state <= CaState::Disorder {
             if self.tp.lost_out > 0 {
-                self.enter_recovery(prior_in_flight);
+                self.enter_recovery();
             } else if self.tp.sacked_out > 0 {
                 self.set_state(CaState::Disorder);
             } else {
@@ -467,7 +467,7 @@ impl Sender {
     }
 
     /// Linux `tcp_enter_recovery` + `tcp_init_cwnd_reduction`.
-    fn enter_recovery(&mut self, _prior_in_flight: u32) {
+    fn enter_recovery(&mut self) {
         self.counters.recoveries += 1;
         self.tp.prior_cwnd = self.tp.snd_cwnd;
         self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
