@@ -65,7 +65,7 @@ class Flow(Hosts):
     rwnd: Optional[Bytes] = Field(None, description="receiver window, bytes (unlimited when absent)")
     sack: StrictBool = Field(True, description="SACK loss recovery (NewReno when false)")
     recovery: Literal["prr", "classic"] = Field("prr", description="window reduction in recovery")
-    init_cwnd: Annotated[StrictInt, between(1, 2**31, "at least 1 segment")] = Field(10, description="initial window, segments")
+    init_cwnd: Annotated[StrictInt, between(1, 1_000_000, "1 to 1000000 segments")] = Field(10, description="initial window, segments")
     min_rto: PositiveSeconds = Field(0.2, description="minimum retransmission timeout")
     delayed_ack: StrictBool = Field(True, description="delayed ACKs (every second segment)")
     delack_timeout: Seconds = Field(0.04, description="delayed-ACK timer")

@@ -252,7 +252,9 @@ impl SimConfig {
         }
         check(self.duration > 0, || "duration".into(), self.duration, "a positive duration")?;
         if let Some(dt) = self.sample_interval {
-            check(dt > 0, || "sample_interval".into(), dt, "a positive interval")?;
+            check(dt > 0, || "sample_interval".into(), format!("{} s", secs(dt)), "a positive interval")?;
+            let samples = self.duration / dt;
+            check(samples <= 10_000_000, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most 10 million samples per run (duration / {} s = {samples})", secs(dt)))?;
         }
         check(self.flows.len() <= u32::MAX as usize, || "flows".into(), self.flows.len(), "fewer than 2^32 flows")?;
         for (i, f) in self.flows.iter().enumerate() {
@@ -305,7 +307,7 @@ impl FlowConfig {
     pub fn validate(&self, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
         let f = self;
     check((64..=65_495).contains(&f.mss), || at("mss"), f.mss, "64 to 65495 bytes")?;
-    check(f.init_cwnd >= 1, || at("init_cwnd"), f.init_cwnd, "at least 1 segment")?;
+    check((1..=1_000_000).contains(&f.init_cwnd), || at("init_cwnd"), f.init_cwnd, "1 to 1000000 segments")?;
     check(f.delack_segments >= 1, || at("delack_segments"), f.delack_segments, "at least 1")?;
     check(f.min_rto > 0 && f.initial_rto >= f.min_rto, || at("min_rto"), format!("{} s", secs(f.min_rto)), "positive and not above initial_rto")?;
     if let Some(s) = f.size {

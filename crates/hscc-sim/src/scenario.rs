@@ -857,6 +857,12 @@ mod tests {
         assert!(e.starts_with("flows[1].stop: 1 s is not allowed (after start)"), "{e}");
         let e = ScenarioSpec::from_json(r#"{"duration": 1}"#).unwrap_err().to_string();
         assert!(e.contains("missing field"), "{e}");
+        let huge_iw = spec(r#", {"pair": 1, "init_cwnd": 4000000000}"#, r#"{"packets": 10}"#);
+        let e = ScenarioSpec::from_json(&huge_iw).unwrap().build().unwrap_err().to_string();
+        assert!(e.starts_with("flows[1].init_cwnd: 4000000000"), "{e}");
+        let tiny = spec("", r#"{"packets": 10}"#).replace(r#""duration": 10,"#, r#""duration": 10, "sample_interval": 1e-9,"#);
+        let e = ScenarioSpec::from_json(&tiny).unwrap().build().unwrap_err().to_string();
+        assert!(e.starts_with("sample_interval: 0.000000001 s") && e.contains("10 million samples"), "{e}");
     }
 
     #[test]
