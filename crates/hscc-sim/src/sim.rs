@@ -26,7 +26,8 @@ pub struct NetCounters {
     pub dropped_queue: u64,
     /// Packets dropped by random loss.
     pub dropped_random: u64,
-    /// Delivered packets of a transfer that had already finished (ignored).
+    /// Packets of a finished transfer whose slot was reused, retired at the end
+    /// of a link (counted in `delivered` too).
     pub stale: u64,
 }
 
@@ -362,9 +363,18 @@ impl Sim {
     #[inline]
     fn arrive(&mut self, p: Packet) {
         let route = match p.kind {
-            Kind::Data => self.flows[p.flow as usize].data_route,
-            Kind::Ack => self.flows[p.flow as usize].ack_route,
             Kind::Udp => self.udp[p.flow as usize].route,
+            _ => {
+                let flow = &self.flows[p.flow as usize];
+                if p.gen != flow.gen {
+                    // A packet of a finished transfer whose slot was reused: its
+                    // route is gone, so it leaves the network here.
+                    self.net.counters.delivered += 1;
+                    self.net.counters.stale += 1;
+                    return;
+                }
+                if p.kind == Kind::Data { flow.data_route } else { flow.ack_route }
+            }
         };
         let path = self.routes.path(route);
         let next = p.hop + 1;
@@ -385,10 +395,6 @@ impl Sim {
         }
         let f = p.flow;
         let flow = &mut self.flows[f as usize];
-        if p.gen != flow.gen {
-            self.net.counters.stale += 1;
-            return;
-        }
         match p.kind {
             Kind::Ack => {
                 flow.sender.on_ack(&p, wire!(self, flow));
