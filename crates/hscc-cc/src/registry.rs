@@ -167,7 +167,7 @@ registry! {
     Cubic => algos::cubic::Cubic, aliases [], "CUBIC: window a cubic function of time since the last loss, Reno-friendly region, x0.7 on loss", "RFC 9438; Linux tcp_cubic.c v2.3";
     Htcp => algos::htcp::Htcp, aliases ["h-tcp"], "H-TCP: increase grows with time since the last loss (alpha(delta)), backoff RTTmin/RTTmax in [0.5, 0.8]", "Leith & Shorten, PFLDnet 2004; draft-leith-tcp-htcp; Linux tcp_htcp.c";
     Vegas => algos::vegas::Vegas, aliases [], "Vegas: delay-based, keeps alpha..beta segments queued, +/-1 segment per RTT", "Brakmo & Peterson, IEEE JSAC 13(8) 1995; Linux tcp_vegas.c";
-    Fast => algos::fast::Fast, aliases ["fasttcp"], "FAST TCP: delay-based, w <- min(2w, (1-gamma)w + gamma(baseRTT/avgRTT*w + alpha)) every other RTT", "Jin, Wei & Low, IEEE INFOCOM 2004 §IV; ns-2.35 tcp-fast.cc";
+    Fast => algos::fast::Fast, aliases ["fasttcp"], "FAST TCP: delay-based, w <- min(2w, (1-gamma)w + gamma(baseRTT/avgRTT*w + alpha)) every RTT", "Jin, Wei & Low, IEEE INFOCOM 2004 §IV; ns-2.35 tcp-fast.cc";
     Illinois => algos::illinois::Illinois, aliases [], "TCP-Illinois: AIMD with alpha (0.3..10) and beta (1/8..1/2) set per RTT from the average queueing delay", "Liu, Basar & Srikant, VALUETOOLS 2006 / Perf. Eval. 2008; Linux tcp_illinois.c";
     Westwood => algos::westwood::Westwood, aliases ["westwoodplus", "westwood+"], "Westwood+: Reno growth; after loss ssthresh = estimated bandwidth x RTTmin", "Mascolo et al., ACM MobiCom 2001; Grieco & Mascolo, ACM CCR 34(2) 2004; Linux tcp_westwood.c";
     Veno => algos::veno::Veno, aliases [], "Veno: Reno with Vegas backlog N; beyond beta = 3 grow every other RTT and halve, else cut by 1/5", "Fu & Liew, IEEE JSAC 21(2) 2003; Linux tcp_veno.c";

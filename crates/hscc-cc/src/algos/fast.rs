@@ -22,11 +22,11 @@
 //! α defaults to ns-2's 100 segments; the TCP-FIT paper (§VI.A, after the
 //! draft) uses 200 at 1 Gbit/s and 20 at 100 Mbit/s.
 //!
-//! # Why every other RTT
-//! ns-2 v1.1.3 made it the default "as in Linux" (`UPDATE_CWND_EVERY_OTHER_RTT`).
-//! The window is then frozen for a round, so the RTTs measured before the
-//! next update belong to the window being judged. `every_other_rtt = false`
-//! updates every round, as the paper's "periodically" also allows.
+//! # Update period
+//! Every RTT by default, as the paper's law is stated (§IV, eq. 7).
+//! `every_other_rtt = true` is ns-2 v1.1.3's default "as in Linux"
+//! (`UPDATE_CWND_EVERY_OTHER_RTT`): the window is then frozen for a round, so
+//! the RTTs measured before the next update belong to the window being judged.
 //!
 //! # Fixed point
 //! avgRTT is kept in µs << 16; the window between updates in 1/1024 segment
@@ -57,8 +57,8 @@ crate::params! {
         alpha: u32 = 100, [1, 100000], "ns-2.35 ns-default.tcl alpha_ (TCP-FIT §VI.A: 200 at 1 Gbit/s, 20 at 100 Mbit/s)";
         /// γ: weight of the new target in each window update.
         gamma: f64 = 0.5, [0.01, 1.0], "Jin, Wei & Low 2004 §IV eq. 7; ns-2.35 gamma_";
-        /// Update the window every other RTT (true) or every RTT (false).
-        every_other_rtt: bool = true, [0, 1], "ns-2.35 tcp-fast.h UPDATE_CWND_EVERY_OTHER_RTT (v1.1.3, as in the Linux prototype)";
+        /// Update the window every other RTT (true, as ns-2) or every RTT (false, the paper).
+        every_other_rtt: bool = false, [0, 1], "Jin, Wei & Low 2004 §IV (every RTT); ns-2.35 tcp-fast.h UPDATE_CWND_EVERY_OTHER_RTT (v1.1.3) is the alternative";
         /// Queueing delay (ms) below which cwnd grows multiplicatively (+1 per acknowledged segment).
         mi_threshold_ms: f64 = 0.75, [0.0, 1000.0], "ns-2.35 ns-default.tcl mi_threshold_";
         /// Set pacing_rate = cwnd·MSS/avgRTT.
@@ -241,13 +241,14 @@ mod tests {
     // target = 12515 + 20480 = 32995, w = 25884 → 25 (25.28).
 
     #[test]
-    fn updates_every_other_round_by_default() {
+    fn updates_every_other_round_as_ns2_when_asked() {
         let mut h = queued(20, true, 10);
         assert_eq!(cwnd_per_round(&mut h, 4), [10, 18, 18, 25]);
     }
 
     #[test]
-    fn updates_every_round_when_asked() {
+    fn updates_every_round_by_default() {
+        assert!(!FastParams::default().every_other_rtt);
         let mut h = queued(20, false, 10);
         assert_eq!(cwnd_per_round(&mut h, 2), [18, 25]);
     }
