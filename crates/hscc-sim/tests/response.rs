@@ -125,15 +125,16 @@ const STCP_B: f64 = 0.125;
 /// alike. Kelly's equilibrium a(1 − p) = p·b·W, W = a/(bp) = 0.08/p, balances the
 /// expected change per ACK, i.e. it is the per-packet (W-weighted) mean; the
 /// time-mean is 6.4 % lower. It applies while the whole sawtooth, 0.07/p to
-/// 0.08/p, is above the legacy window: p < 7·10⁻⁴ for hscc's (Linux's) 100.
+/// 0.08/p, is above the legacy window: p < 4.4·10⁻³ for Kelly's 16, p < 7·10⁻⁴
+/// for Linux's 100.
 fn scalable(p: f64) -> f64 {
     STCP_A / (p * (1.0 / (1.0 - STCP_B)).ln())
 }
 
-/// Scalable TCP below its legacy window in hscc (and Linux): Reno's +1 per RTT,
-/// but the decrease stays 1/8 (Kelly's legacy mode is Reno; Linux `tcp_scalable.c`
-/// has no separate legacy decrease): AIMD(1, 1/8), W̄ = √(7.5/p) = 2.74/√p.
-/// It applies while the sawtooth peak 2·W̄/1.875 stays below 100: p > 8.5·10⁻⁴.
+/// Linux's Scalable below 100 segments: Reno's +1 per RTT, but the decrease
+/// stays 1/8 (Linux `tcp_scalable.c` has no legacy decrease; Kelly's legacy mode,
+/// hscc's default, is Reno): AIMD(1, 1/8), W̄ = √(7.5/p) = 2.74/√p. It applies
+/// while the sawtooth peak 2·W̄/1.875 stays below 100: p > 8.5·10⁻⁴.
 fn scalable_legacy(p: f64) -> f64 {
     aimd(1.0, STCP_B, p)
 }
@@ -261,17 +262,21 @@ fn half_rate(every: &Point, delayed: &Point) -> Option<String> {
     ((ratio / model - 1.0).abs() > TOLERANCE).then(|| format!("highspeed delayed-ACK ratio {ratio:.3} vs {model:.3}"))
 }
 
-/// Scalable TCP: MIMD above the legacy window (0.0749/p), AIMD(1, 1/8) below
-/// it (see [`scalable`] and [`scalable_legacy`]). With Kelly's lwnd = 16 the
-/// MIMD region reaches p = 10⁻³ (sawtooth 70–80 segments).
+/// Scalable TCP (Kelly's defaults): legacy Reno at or below lwnd = 16, so
+/// Reno's 1.22/√p where the whole sawtooth stays below 16 (p = 3·10⁻², W ≈ 7);
+/// MIMD above it (0.0749/p) from p = 10⁻³ (sawtooth 70–80 segments). At 10⁻²
+/// the sawtooth straddles lwnd and neither law applies (hscc: +26 % over Reno's).
+/// Linux's variant (Reno increase up to 100 segments, 1/8 cut everywhere)
+/// follows AIMD(1, 1/8) at 10⁻² and 10⁻³ instead.
 #[test]
 fn scalable_reaches_its_mimd_response_function() {
-    let kelly = CcParams::with("scalable", &[("low_window", 16.0)]).unwrap();
+    let linux = CcParams::with("scalable", &[("low_window", 100.0), ("legacy_decrease", 0.0)]).unwrap();
     let fails = vec![
-        point("scalable (legacy AIMD)", cc("scalable"), 1e-2, 300, true, |r| scalable_legacy(r.p), Some((1.0, STCP_B))).1,
-        point("scalable (legacy AIMD)", cc("scalable"), 1e-3, 600, true, |r| scalable_legacy(r.p), Some((1.0, STCP_B))).1,
-        point("scalable, low_window 16", kelly, 1e-3, 600, true, |r| scalable(r.p), None).1,
+        point("scalable (legacy Reno)", cc("scalable"), 3e-2, 600, true, |r| reno(r.p), Some((1.0, 0.5))).1,
+        point("scalable", cc("scalable"), 1e-3, 600, true, |r| scalable(r.p), None).1,
         point("scalable", cc("scalable"), 1e-4, 800, true, |r| scalable(r.p), None).1,
+        point("scalable linux (AIMD 1, 1/8)", linux.clone(), 1e-2, 300, true, |r| scalable_legacy(r.p), Some((1.0, STCP_B))).1,
+        point("scalable linux (AIMD 1, 1/8)", linux, 1e-3, 600, true, |r| scalable_legacy(r.p), Some((1.0, STCP_B))).1,
     ];
     assert_all(fails);
 }

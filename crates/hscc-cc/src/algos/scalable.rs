@@ -5,7 +5,8 @@
 //! - per acknowledged segment in congestion avoidance: cwnd += a, a = 0.01
 //!   (×1.01 per RTT);
 //! - on loss: cwnd ← (1 − b)·cwnd, b = 0.125;
-//! - at or below the legacy window: Reno's +1/cwnd per segment.
+//! - at or below the legacy window (lwnd = 16): legacy TCP, Reno's +1/cwnd per
+//!   segment and halving on loss (Kelly §2).
 //!
 //! Whatever the rate, the window regains a 0.875 decrease in
 //! ln(1/0.875)/ln(1.01) = 13.4 RTTs, so a Scalable flow alone on a link causes a
@@ -20,18 +21,17 @@
 //!   `TCP_SCALABLE_MD_SCALE = 3`. Kernels before ~4.x used 50 with ACK counting
 //!   ("50 instead of 100 to account for delayed ack"): the same 0.01 per segment
 //!   under delayed ACKs. hscc counts acknowledged segments (byte counting).
-//! - Legacy window: Linux has none of its own; `min(cwnd, 100)` makes it Reno up to
-//!   100 segments, where Reno's 1/cwnd per segment meets a = 0.01. That is the
-//!   default (`low_window = 100`), so the defaults are Linux exactly. Kelly's
-//!   paper uses lwnd = 16 (spec §7, not re-verified): set `low_window = 16`; then
-//!   between 16 and 100 segments the increase is the slower 0.01 per segment.
+//! - Legacy window: Kelly's lwnd = 16 (spec §7), with legacy (Reno) behaviour at
+//!   or below it, increase and decrease alike — the default. Linux has no legacy
+//!   mode of its own: `min(cwnd, 100)` makes its increase Reno's up to 100
+//!   segments (where 1/cwnd per segment meets a = 0.01) while the 1/8 decrease
+//!   applies at every window; `ScalableParams::linux()` (`low_window = 100`,
+//!   `legacy_decrease = false`) reproduces it exactly.
 //!
 //! # Deviations from the paper / from Linux
-//! - The decrease is (1 − b) at every window, as in Linux; whether Kelly's legacy
-//!   mode also halves below lwnd is not reproduced.
 //! - a and b are parameters: w = round(1/a), b in 1/1024 (b = 0.125 → 128, exact).
 
-use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
+use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai, tcp_reno_ssthresh};
 use crate::ops::{CongestionOps, TcpCc};
 
 crate::params! {
@@ -41,8 +41,17 @@ crate::params! {
         a: f64 = 0.01, [0.001, 0.5], "Kelly CCR 2003 §2; Linux tcp_scalable.c TCP_SCALABLE_AI_CNT = 100";
         /// b: multiplicative decrease on loss (cwnd ← (1 − b)·cwnd).
         b: f64 = 0.125, [0.01, 0.5], "Kelly CCR 2003 §2; Linux tcp_scalable.c TCP_SCALABLE_MD_SCALE = 3";
-        /// Legacy window, segments: Reno increase at or below it (Kelly used 16).
-        low_window: u32 = 100, [0, 1000000], "Linux tcp_scalable.c min(cwnd, 100); Kelly CCR 2003: 16";
+        /// Legacy window, segments: legacy (Reno) TCP at or below it.
+        low_window: u32 = 16, [0, 1000000], "Kelly CCR 2003 §2 lwnd = 16; Linux tcp_scalable.c min(cwnd, 100)";
+        /// Halve (Reno) instead of cutting by b at or below the legacy window.
+        legacy_decrease: bool = true, [0, 1], "Kelly CCR 2003 §2 (legacy mode); Linux cuts by 1/8 everywhere";
+    }
+}
+
+impl ScalableParams {
+    /// Linux `tcp_scalable.c`: Reno's increase up to 100 segments, ×7/8 at every window.
+    pub fn linux() -> ScalableParams {
+        ScalableParams { low_window: 100, legacy_decrease: false, ..ScalableParams::default() }
     }
 }
 
@@ -55,6 +64,8 @@ pub struct Scalable {
     md: u32,
     /// Legacy window, segments.
     low_window: u32,
+    /// Reno halving at or below the legacy window.
+    legacy_decrease: bool,
 }
 
 impl CongestionOps for Scalable {
@@ -66,10 +77,14 @@ impl CongestionOps for Scalable {
             ai_cnt: (1.0 / p.a).round() as u32,
             md: (p.b * 1024.0).round() as u32,
             low_window: p.low_window,
+            legacy_decrease: p.legacy_decrease,
         }
     }
 
     fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
+        if self.legacy_decrease && tp.snd_cwnd <= self.low_window {
+            return tcp_reno_ssthresh(tp);
+        }
         let cwnd = tp.snd_cwnd as u64;
         ((cwnd - ((cwnd * self.md as u64) >> 10)) as u32).max(2)
     }
@@ -88,7 +103,6 @@ impl CongestionOps for Scalable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::Params;
     use crate::testing::Harness;
 
     fn harness(p: &ScalableParams, cwnd: u32, ssthresh: u32) -> Harness<Scalable> {
@@ -113,30 +127,36 @@ mod tests {
     }
 
     #[test]
-    fn decrease_keeps_seven_eighths() {
-        for (cwnd, expected) in [(1000, 875), (10000, 8750), (9, 8), (17, 15), (2, 2)] {
+    fn decrease_keeps_seven_eighths_above_the_legacy_window_and_halves_below() {
+        // Kelly: cwnd − ⌊cwnd·128/1024⌋ = cwnd − ⌊cwnd/8⌋ above lwnd = 16, Reno's
+        // max(cwnd/2, 2) at or below it.
+        for (cwnd, expected) in [(1000, 875), (10000, 8750), (17, 15), (16, 8), (9, 4), (2, 2)] {
             let mut h = harness(&ScalableParams::default(), cwnd, 2);
             h.loss();
-            // cwnd − ⌊cwnd·128/1024⌋ = cwnd − ⌊cwnd/8⌋
             assert_eq!(h.cwnd(), expected, "cwnd {cwnd}");
+        }
+        // Linux cuts by 1/8 at every window.
+        for (cwnd, expected) in [(1000, 875), (17, 15), (9, 8), (2, 2)] {
+            let mut h = harness(&ScalableParams::linux(), cwnd, 2);
+            h.loss();
+            assert_eq!(h.cwnd(), expected, "linux, cwnd {cwnd}");
         }
     }
 
     #[test]
     fn reno_up_to_the_legacy_window() {
-        let mut h = harness(&ScalableParams::default(), 50, 10);
-        h.round(); // w = cwnd = 50: +1 per RTT
-        assert_eq!(h.cwnd(), 51);
-        // Kelly's lwnd = 16: at 50 segments the increase is 0.01/segment, so a
-        // round of 50 segments leaves cnt = 50 of 100 and cwnd unchanged.
-        let mut p = ScalableParams::default();
-        p.set("low_window", 16.0).unwrap();
-        let mut h = harness(&p, 50, 10);
-        h.round();
-        assert_eq!((h.cwnd(), h.tp.snd_cwnd_cnt), (50, 50));
-        let mut h = harness(&p, 16, 10);
+        // Kelly's lwnd = 16: +1 per RTT at 16 segments; at 50 the increase is
+        // 0.01/segment, so a round of 50 segments leaves cnt = 50 of 100.
+        let mut h = harness(&ScalableParams::default(), 16, 10);
         h.round();
         assert_eq!(h.cwnd(), 17);
+        let mut h = harness(&ScalableParams::default(), 50, 10);
+        h.round();
+        assert_eq!((h.cwnd(), h.tp.snd_cwnd_cnt), (50, 50));
+        // Linux: Reno's increase up to 100 segments: 50 → 51 in one round.
+        let mut h = harness(&ScalableParams::linux(), 50, 10);
+        h.round();
+        assert_eq!(h.cwnd(), 51);
     }
 
     #[test]
