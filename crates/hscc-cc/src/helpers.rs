@@ -49,6 +49,22 @@ pub fn cong_avoid_start(tp: &mut TcpCc, acked: u32) -> Option<u32> {
     Some(acked)
 }
 
+/// The opening of Linux's `cong_avoid` hooks that do not carry slow start's
+/// leftover into congestion avoidance (`tcp_highspeed.c`, `tcp_htcp.c`,
+/// `tcp_illinois.c`): nothing unless cwnd-limited; below ssthresh only slow
+/// start. Returns whether the congestion-avoidance increase should run.
+#[inline]
+pub fn in_congestion_avoidance(tp: &mut TcpCc, acked: u32) -> bool {
+    if !tp.is_cwnd_limited() {
+        return false;
+    }
+    if tp.in_slow_start() {
+        tcp_slow_start(tp, acked);
+        return false;
+    }
+    true
+}
+
 /// Linux `tcp_reno_cong_avoid`: slow start below ssthresh, then +1 segment
 /// per window of acknowledged segments (RFC 5681 §3.1).
 #[inline]

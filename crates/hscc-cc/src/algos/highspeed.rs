@@ -46,7 +46,7 @@
 
 use std::borrow::Cow;
 
-use crate::helpers::tcp_slow_start;
+use crate::helpers::in_congestion_avoidance;
 use crate::ops::{CongestionOps, TcpCc};
 
 crate::params! {
@@ -209,11 +209,7 @@ impl CongestionOps for HighSpeed {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
-        if !tp.is_cwnd_limited() {
-            return;
-        }
-        if tp.in_slow_start() {
-            tcp_slow_start(tp, acked);
+        if !in_congestion_avoidance(tp, acked) {
             return;
         }
         self.update_ai(tp.snd_cwnd);

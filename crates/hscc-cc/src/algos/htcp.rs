@@ -36,7 +36,7 @@
 //!   (Linux: constants and the module parameters `use_rtt_scaling`,
 //!   `use_bandwidth_switch`). The RTT-scaling reference stays 100 ms (Linux).
 
-use crate::helpers::{tcp_reno_undo_cwnd, tcp_slow_start};
+use crate::helpers::{in_congestion_avoidance, tcp_reno_undo_cwnd};
 use crate::ops::{AckSample, CaState, CongestionOps, TcpCc};
 
 /// α = 1.0 in ×128 fixed point (Linux `ALPHA_BASE`).
@@ -277,11 +277,7 @@ impl CongestionOps for Htcp {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
-        if !tp.is_cwnd_limited() {
-            return;
-        }
-        if tp.in_slow_start() {
-            tcp_slow_start(tp, acked);
+        if !in_congestion_avoidance(tp, acked) {
             return;
         }
         // cwnd += α/cwnd per segment, one step per ACK at most.

@@ -29,7 +29,7 @@
 //!   below `win_thresh` and after a timeout is 1/2 whatever `beta_max`
 //!   (Linux uses β_max, which is 1/2 by default).
 
-use crate::helpers::tcp_slow_start;
+use crate::helpers::in_congestion_avoidance;
 use crate::ops::{after, AckSample, CaState, CongestionOps, TcpCc};
 
 crate::params! {
@@ -231,11 +231,7 @@ impl CongestionOps for Illinois {
         if after(ack, self.end_seq) {
             self.update_params(tp);
         }
-        if !tp.is_cwnd_limited() {
-            return;
-        }
-        if tp.in_slow_start() {
-            tcp_slow_start(tp, acked);
+        if !in_congestion_avoidance(tp, acked) {
             return;
         }
         // cwnd += α/cwnd per segment: +delta/cwnd once delta = cnt·α ≥ cwnd.
