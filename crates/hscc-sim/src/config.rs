@@ -261,7 +261,7 @@ impl SimConfig {
             let at = |k: &str| format!("flows[{i}].{k}");
             check(f.src < n, || at("src"), f.src, "an existing node")?;
             check(f.dst < n && f.dst != f.src, || at("dst"), f.dst, "an existing node other than src")?;
-            validate_flow(f, &at)?;
+            f.validate(&at)?;
         }
         for (i, u) in self.udp.iter().enumerate() {
             let at = |k: &str| format!("udp[{i}].{k}");
@@ -284,7 +284,7 @@ impl SimConfig {
                 SizeDist::Pareto { shape, mean } => shape.is_finite() && shape > 1.0 && mean.is_finite() && mean >= 1.0,
             };
             check(ok, || at("size"), format!("{:?}", w.size), "a fixed size ≥ 1 byte, or a mean ≥ 1 byte (and Pareto shape > 1)")?;
-            validate_flow(&w.tcp, &|k: &str| format!("web[{i}].tcp.{k}"))?;
+            w.tcp.validate(&|k: &str| format!("web[{i}].tcp.{k}"))?;
         }
         let links = self.topology.links.len() as u32;
         for (i, c) in self.changes.iter().enumerate() {
@@ -297,13 +297,9 @@ impl SimConfig {
     }
 }
 
-/// Checks every TCP flow (long-lived or a web template) must pass.
-fn validate_flow(f: &FlowConfig, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
-    f.validate(at)
-}
-
 impl FlowConfig {
-    /// Check the values the engine cannot run with; `at` names a field in errors.
+    /// Check the values the engine cannot run with (every TCP flow, long-lived
+    /// or a web template); `at` names a field in errors.
     pub fn validate(&self, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
         let f = self;
     check((64..=65_495).contains(&f.mss), || at("mss"), f.mss, "64 to 65495 bytes")?;

@@ -87,7 +87,7 @@ impl Traces {
         let dt = self.interval_s;
         for (i, f) in flows.iter().enumerate() {
             let t = &mut self.flows[i];
-            let bytes = f.sender.counters.delivered_bytes;
+            let bytes = f.receiver.delivered_bytes;
             t.throughput_bps.push((bytes - self.last_flow_bytes[i]) as f64 * 8.0 / dt);
             self.last_flow_bytes[i] = bytes;
             t.cwnd.push(f.sender.tp.snd_cwnd);
@@ -211,7 +211,9 @@ impl RunResult {
                 let s = &f.sender;
                 let end = s.done_at.unwrap_or(now).min(now).max(fc.start);
                 let active = secs(end - fc.start);
-                let bytes = s.counters.delivered_bytes;
+                let bytes = f.receiver.delivered_bytes;
+                // In-order delivery is the receiver's state; the counters report it.
+                let counters = FlowCounters { delivered_segs: f.receiver.rcv_nxt, delivered_bytes: bytes, ..s.counters };
                 let path = |route: u32, size: u32| -> Time {
                     sim.path(route).iter().map(|&l| {
                         let c = &topo.links[l as usize].cfg;
@@ -232,7 +234,7 @@ impl RunResult {
                     final_cwnd: s.tp.snd_cwnd,
                     srtt_s: secs(s.rtt.srtt()),
                     min_rtt_s: if s.rtt.min_rtt == Time::MAX { 0.0 } else { secs(s.rtt.min_rtt) },
-                    counters: s.counters,
+                    counters,
                     signals_s: f.signals.iter().map(|&t| secs(t)).collect(),
                 }
             })

@@ -401,11 +401,7 @@ impl Sim {
                 self.after_sender_event(f);
             }
             _ => {
-                let before = flow.receiver.rcv_nxt;
                 let action = flow.receiver.on_data(&p, now);
-                let c = &mut flow.sender.counters;
-                c.delivered_segs += flow.receiver.rcv_nxt - before;
-                c.delivered_bytes = flow.receiver.delivered_bytes;
                 if let Some(w) = &mut flow.web {
                     if !w.received && flow.receiver.delivered_bytes >= w.size {
                         w.received = true;

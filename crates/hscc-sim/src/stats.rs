@@ -27,9 +27,10 @@ pub struct FlowCounters {
     pub segs_sent: u64,
     /// Retransmitted segments.
     pub retrans: u64,
-    /// Segments delivered in order to the receiving application.
+    /// Segments delivered in order to the receiving application (filled from the
+    /// receiver when results are built).
     pub delivered_segs: u64,
-    /// Payload bytes delivered in order to the receiving application.
+    /// Payload bytes delivered in order to the receiving application (likewise).
     pub delivered_bytes: u64,
     /// Segments marked lost by duplicate ACKs or SACK.
     pub lost_fast: u64,
