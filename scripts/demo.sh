@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
-.venv/bin/hscc run examples/two-reno-rtt.toml --out runs/demo
+.venv/bin/hscc run examples/two-reno-rtt.toml --out runs/demo --overwrite
 .venv/bin/hscc plot runs/demo
 echo
 echo "plot: $PWD/runs/demo/plot.png"

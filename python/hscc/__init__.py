@@ -11,7 +11,8 @@ from hscc._core import Simulation, engine_version
 from hscc.catalog import Algorithm, Param, algorithms
 from hscc.errors import RunError, ScenarioError
 from hscc.provenance import version as _version
-from hscc.results import Result, RunDirError, load
+from hscc.results import Result, load
+from hscc.rundir import RunDirError
 from hscc.runner import run
 from hscc.metrics import Stolen, bandwidth_stolen
 from hscc.scenario import Change, Dumbbell, Flow, Graph, GraphLink, Link, Output, Pair, ParkingLot, Scenario, Udp, Voip, Web, WebSize

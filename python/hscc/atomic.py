@@ -1,37 +1,78 @@
 """Write a directory all at once: readers see the old one or the new one, never half of one.
 
-Files go into a hidden temporary directory beside the target, are flushed to
-disk, and the directory is renamed into place. An exception (Ctrl-C included)
-removes the temporary directory and leaves any previous target as it was. A
-crash (power loss, SIGKILL) can leave a hidden ``.NAME.tmp-*`` or
-``.NAME.old-*`` directory beside the target, never a partial target.
+Files go into a hidden directory beside the target, are flushed to disk, and
+the directory is renamed into place. An exception (Ctrl-C included) removes
+the hidden directory and leaves any previous target as it was.
+
+Beside a target ``DIR``, hscc's hidden directories are:
+
+- ``.DIR.hscc-new-*``: just made, not yet locked (lives for microseconds);
+- ``.DIR.hscc-tmp-*``: being filled;
+- ``.DIR.hscc-old-*``: the previous ``DIR``, moved aside while it is replaced.
+
+The process that owns a ``tmp`` or ``old`` directory holds an ``flock`` on it
+for as long as it exists. The kernel drops the lock when the process dies, so
+a directory that can be locked was left by a dead process (SIGKILL, power
+loss): the next write into the same parent removes it, or, for a previous run
+moved aside and not replaced, puts it back. A live process's directory is
+never touched, whatever its age; nothing else is touched at all.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import re
 import shutil
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
+
+class NotWritable(OSError):
+    """The target's parent cannot be made or written (found before any work is done)."""
+
+
+_HIDDEN = re.compile(r"^\.(?P<name>.+)\.hscc-(?P<kind>new|tmp|old)-(?P<token>[A-Za-z0-9_]+)$")
+_NEW_GRACE_S = 60.0  # an unlocked "new" directory older than this was left by a dead process
 
 
 @contextmanager
-def atomic_dir(target: Path) -> Iterator[Path]:
-    """Yield an empty directory to fill; on success it becomes `target` (replacing it)."""
+def atomic_dir(target: Path, check_target: Callable[[Path], None]) -> Iterator[Path]:
+    """Yield an empty directory to fill; on success it becomes `target`.
+
+    `check_target(target)` raises if `target` may not be written (or replaced);
+    it is called before anything is created and again just before the swap,
+    since the target may have appeared during a long run. NotWritable if the
+    target's parent cannot be made or written.
+    """
     target = Path(target)
     parent = target.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp: Path | None = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
-    old: Path | None = None
     try:
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; a run directory is not
+        created = _make_parents(parent)
+    except OSError as e:
+        raise NotWritable(e.errno, e.strerror) from None
+    try:
+        clean_stale(parent)
+        check_target(target)
+        tmp, lock = _new_locked(parent, target.name)
+    except OSError as e:
+        _remove_empty(created)
+        raise NotWritable(e.errno, e.strerror) from None
+    except BaseException:
+        _remove_empty(created)
+        raise
+    old: Path | None = None
+    old_lock: int | None = None
+    try:
         yield tmp
         _sync_tree(tmp)
+        check_target(target)
         if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=parent))
-            os.replace(target, old)  # old is an empty directory: rename over it is allowed
+            old_lock = _lock(target, blocking=False)
+            old = parent / f".{target.name}.hscc-old-{_token(tmp)}"
+            os.rename(target, old)
         os.rename(tmp, target)
         tmp = None
         _sync(parent)
@@ -41,10 +82,54 @@ def atomic_dir(target: Path) -> Iterator[Path]:
         if old is not None and not target.exists():
             os.rename(old, target)  # put the previous run back
             old = None
+        if not target.exists():
+            _remove_empty(created)
         raise
     finally:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+        for fd in (lock, old_lock):
+            if fd is not None:
+                os.close(fd)  # releases the lock
+
+
+def clean_stale(parent: Path) -> list[Path]:
+    """Remove (or, for a previous run moved aside and never replaced, restore) the
+    hidden directories that dead writers left in `parent`. Returns what was removed or restored."""
+    done = []
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return done
+    for entry in entries:
+        m = _HIDDEN.match(entry.name)
+        if m is None or not entry.is_dir(follow_symlinks=False):
+            continue
+        path = Path(entry.path)
+        if m["kind"] == "new":
+            if time.time() - entry.stat(follow_symlinks=False).st_mtime > _NEW_GRACE_S:
+                try:
+                    path.rmdir()  # only ever empty; rmdir refuses otherwise
+                    done.append(path)
+                except OSError:
+                    pass
+            continue
+        try:
+            fd = _lock(path, blocking=False)
+        except OSError:
+            continue  # locked by a live process, or gone
+        try:
+            target = parent / m["name"]
+            if m["kind"] == "old" and not target.exists():
+                os.rename(path, target)
+            else:
+                shutil.rmtree(path)
+            done.append(path)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return done
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -61,6 +146,59 @@ def write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _new_locked(parent: Path, name: str) -> tuple[Path, int]:
+    """A fresh hidden directory, locked before it gets the name a cleaner looks at."""
+    new = Path(tempfile.mkdtemp(prefix=f".{name}.hscc-new-", dir=parent))
+    try:
+        os.chmod(new, 0o777 & ~_umask())  # mkdtemp makes it private; a run directory is not
+        fd = _lock(new, blocking=False)
+    except BaseException:
+        new.rmdir()
+        raise
+    tmp = parent / f".{name}.hscc-tmp-{new.name.rsplit('-', 1)[1]}"
+    try:
+        os.rename(new, tmp)
+    except BaseException:
+        os.close(fd)
+        new.rmdir()
+        raise
+    return tmp, fd
+
+
+def _lock(directory: Path, blocking: bool) -> int:
+    """An fd holding an exclusive flock on `directory`; OSError if another process holds it."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _token(tmp: Path) -> str:
+    return tmp.name.rsplit("-", 1)[1]
+
+
+def _make_parents(parent: Path) -> list[Path]:
+    """mkdir -p `parent`; returns the directories it created, outermost first."""
+    missing = []
+    p = parent
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    return missing[::-1]
+
+
+def _remove_empty(created: list[Path]) -> None:
+    for d in reversed(created):
+        try:
+            d.rmdir()
+        except OSError:
+            return
 
 
 def _umask() -> int:

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from hscc import _core, catalog, provenance, report
 from hscc.errors import RunError, ScenarioError
-from hscc.results import RunDirError, check_replaceable
+from hscc.rundir import RunDirError, staging
 
 OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
@@ -61,7 +61,8 @@ def main(
 @app.command(epilog=EXIT_CODES)
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML); see examples/.", show_default=False)],
-    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Run directory to write (replaced if it holds a previous run). Default: runs/NAME-TIMESTAMP.")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Run directory to write; must not exist or be empty. Default: runs/NAME-TIMESTAMP.")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the previous run in --out (never anything hscc did not write).")] = False,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Seed (0 to 2^64 - 1), overriding the scenario's.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table; print only the run directory.")] = False,
 ) -> None:
@@ -75,14 +76,14 @@ def run(
         sc = Scenario.from_toml(scenario)
         if seed is not None:
             sc = sc.with_seed(seed)
-        target = out_dir or Path("runs") / f"{sc.name}-{datetime.now():%Y%m%d-%H%M%S}"
-        check_replaceable(target)  # before a long run, not after
-        if not quiet:
-            err.print(f"running {scenario}: {sc.duration:g} s simulated (Ctrl-C stops)", soft_wrap=True)
-        with _progress(quiet) as progress:
-            task = progress.add_task("simulating", total=sc.duration)
-            result = run_scenario(sc, progress=lambda t, _: progress.update(task, completed=t))
-        result.write(target)
+        target = out_dir or _fresh(Path("runs") / f"{sc.name}-{datetime.now():%Y%m%d-%H%M%S}")
+        with staging(target, overwrite) as tmp:  # checks and reserves the target before a long run, not after
+            if not quiet:
+                err.print(f"running {scenario}: {sc.duration:g} s simulated (Ctrl-C stops)", soft_wrap=True)
+            with _progress(quiet) as progress:
+                task = progress.add_task("simulating", total=sc.duration)
+                result = run_scenario(sc, progress=lambda t, _: progress.update(task, completed=t))
+            result.write_files(tmp)
     except ScenarioError as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except RunDirError as e:
@@ -103,12 +104,13 @@ def plot(
     run_dir: Annotated[Path, typer.Argument(help="Run directory written by `hscc run`.", show_default=False)],
     svg: Annotated[bool, typer.Option("--svg", help="Also write an SVG beside the PNG.")] = False,
     out_file: Annotated[Optional[Path], typer.Option("--out", "-o", help="Image file (.png). Default: RUN_DIR/plot.png.")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing --out file.")] = False,
 ) -> None:
     """Plot throughput and cwnd per flow and queuing delay over time (PNG, SVG on request)."""
     from hscc.plot import NoTracesError, plot as draw
 
     try:
-        paths = draw(run_dir, out=out_file or run_dir / "plot.png", svg=svg)
+        paths = draw(run_dir, out=out_file or run_dir / "plot.png", svg=svg, overwrite=overwrite)
     except (RunDirError, NoTracesError) as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except KeyboardInterrupt:
@@ -156,6 +158,15 @@ def check(
         out.print_json(json.dumps(sc.to_engine()))
     else:
         out.print(f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s)", soft_wrap=True)
+
+
+def _fresh(path: Path) -> Path:
+    """`path`, or `path-2`, `path-3`, ... if it exists (two runs started in the same second)."""
+    candidate, n = path, 1
+    while candidate.exists() and n < 1000:
+        n += 1
+        candidate = path.with_name(f"{path.name}-{n}")
+    return candidate
 
 
 def _progress(quiet: bool) -> Progress:

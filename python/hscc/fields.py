@@ -41,6 +41,23 @@ Count = Annotated[StrictInt, between(1, MAX_FLOWS, f"1 to {MAX_FLOWS} flows")]
 Index = Annotated[StrictInt, between(0, 2**31, "an index from 0")]
 
 
+_NAME_ALLOWED = ("1 to 100 characters, usable as a file name: no /, \\, control characters or leading dot")
+
+
+def _file_name(v: str) -> str:
+    if not is_file_name(v):
+        raise ValueError(_NAME_ALLOWED)
+    return v
+
+
+def is_file_name(v: str) -> bool:
+    """Whether `v` can name a run directory as it is (runs/NAME-TIMESTAMP): one path component."""
+    return 0 < len(v) <= 100 and not v.startswith(".") and not any(c in "/\\" or ord(c) < 32 or ord(c) == 127 for c in v)
+
+
+FileName = Annotated[str, AfterValidator(_file_name)]
+
+
 class Model(BaseModel):
     """Unknown fields are errors; defaults are validated like given values."""
 

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from hscc.atomic import write_bytes
 from hscc.results import Result, load
+from hscc.rundir import PLOTS, RunDirError, read_manifest
 from hscc.units import format_rate, format_seconds
 
 _PER_FLOW_LEGEND = 10  # above this many flows, one colour and legend entry per [[flows]] entry
@@ -21,8 +22,10 @@ class NoTracesError(ValueError):
     """A run recorded without flow or queue time series has nothing to plot."""
 
 
-def plot(run: Result | str | Path, out: str | Path | None = None, svg: bool = False) -> list[Path]:
-    """Draw the run's plot; write PNG (and SVG) to `out` (default RUN_DIR/plot.png). Returns the paths."""
+def plot(run: Result | str | Path, out: str | Path | None = None, svg: bool = False, overwrite: bool = False) -> list[Path]:
+    """Draw the run's plot; write PNG (and SVG) to `out` (default RUN_DIR/plot.png). Returns the paths.
+
+    A run directory's own plot is replaced; any other existing file only with `overwrite`."""
     result = run if isinstance(run, Result) else load(run)
     if out is None:
         if isinstance(run, Result):
@@ -32,10 +35,20 @@ def plot(run: Result | str | Path, out: str | Path | None = None, svg: bool = Fa
     fig = figure(result)
     paths = [out] + ([out.with_suffix(".svg")] if svg else [])
     for path in paths:
+        _check_replaceable(path, overwrite)
+    for path in paths:
         buf = io.BytesIO()
         fig.savefig(buf, format=path.suffix[1:], dpi=150)
         write_bytes(path, buf.getvalue())
     return paths
+
+
+def _check_replaceable(path: Path, overwrite: bool) -> None:
+    if overwrite or not (path.exists() or path.is_symlink()):
+        return
+    if path.name in PLOTS and path.is_file() and not path.is_symlink() and read_manifest(path.parent) is not None:
+        return  # the run directory's own plot
+    raise RunDirError(f"{path} exists; pass --overwrite (overwrite=True) to replace it")
 
 
 def figure(result: Result) -> Figure:

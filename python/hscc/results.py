@@ -57,11 +57,8 @@ import polars as pl
 
 from hscc import _core
 
-from hscc.atomic import atomic_dir
+from hscc.rundir import FILES, FRAMES, RunDirError, read_manifest, staging
 from hscc.scenario import Scenario
-
-FRAMES = ("flows", "links", "udp", "web", "timeseries", "queues")
-FILES = ("manifest.json", "summary.json", *(f"{n}.parquet" for n in FRAMES))
 
 _COUNTERS = ("segs_sent", "retrans", "delivered_segs", "delivered_bytes", "lost_fast", "recoveries", "timeouts", "acks_sent")
 _F, _S = pl.Float64, pl.String
@@ -86,10 +83,6 @@ WEB = {
     "mean_s": pl.Float64, "median_s": pl.Float64, "p90_s": pl.Float64,
 }
 _PS = 1e-12
-
-
-class RunDirError(ValueError):
-    """A directory that is not a complete hscc run directory."""
 
 
 class Result:
@@ -148,22 +141,27 @@ class Result:
         by_id = {r["flow"]: r for r in rows}
         return _core.signal_synchronization([(by_id[i]["signals_s"], by_id[i]["start_s"], by_id[i]["end_s"]) for i in flows], window)
 
-    def plot(self, out: str | Path, svg: bool = False) -> list[Path]:
-        """Draw throughput, cwnd and queuing delay over time to `out` (.png, and .svg if asked)."""
+    def plot(self, out: str | Path, svg: bool = False, overwrite: bool = False) -> list[Path]:
+        """Draw throughput, cwnd and queuing delay over time to `out` (.png, and .svg if asked);
+        an existing file is replaced only with `overwrite`."""
         from hscc.plot import plot  # matplotlib only when plotting
 
-        return plot(self, out, svg)
+        return plot(self, out, svg, overwrite)
 
-    def write(self, run_dir: str | Path) -> Path:
-        """Write the run directory atomically, replacing a previous run there."""
+    def write(self, run_dir: str | Path, overwrite: bool = False) -> Path:
+        """Write the run directory atomically. An existing run there is replaced only
+        with `overwrite`; anything else that exists is never replaced (RunDirError)."""
         run_dir = Path(run_dir)
-        check_replaceable(run_dir)
-        with atomic_dir(run_dir) as tmp:
-            _write_json(tmp / "manifest.json", self.manifest)
-            _write_json(tmp / "summary.json", self.summary)
-            for name in FRAMES:
-                getattr(self, name).write_parquet(tmp / f"{name}.parquet")
+        with staging(run_dir, overwrite) as tmp:
+            self.write_files(tmp)
         return run_dir
+
+    def write_files(self, directory: Path) -> None:
+        """Write the run's files into `directory` as they are (`write` is the atomic way)."""
+        _write_json(directory / "manifest.json", self.manifest)
+        _write_json(directory / "summary.json", self.summary)
+        for name in FRAMES:
+            getattr(self, name).write_parquet(directory / f"{name}.parquet")
 
     def __repr__(self) -> str:
         name = self.manifest["scenario"].get("name") or "run"
@@ -197,22 +195,17 @@ class Result:
         return cls(manifest, summary, flows, links, udp, web, timeseries, queues)
 
 
-def check_replaceable(run_dir: Path) -> None:
-    """RunDirError unless `run_dir` is absent, empty, or a previous run (never replace other data)."""
-    if run_dir.exists() and not (run_dir / "manifest.json").exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
-        raise RunDirError(f"{run_dir} exists and is not an hscc run directory; refusing to replace it")
-
-
 def load(run_dir: str | Path) -> Result:
     """Read a run directory written by `Result.write` (or `hscc run`)."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise RunDirError(f"{run_dir}: no such run directory")
+    manifest = read_manifest(run_dir)
     missing = [f for f in FILES if not (run_dir / f).is_file()]
-    if missing:
-        raise RunDirError(f"{run_dir} is not an hscc run directory (missing: {', '.join(missing)})")
+    if manifest is None or missing:
+        why = f"missing: {', '.join(missing)}" if missing else "its manifest.json is not hscc's"
+        raise RunDirError(f"{run_dir} is not an hscc run directory ({why})")
     try:
-        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         frames = {n: pl.read_parquet(run_dir / f"{n}.parquet") for n in FRAMES}
     except (OSError, ValueError, pl.exceptions.PolarsError) as e:

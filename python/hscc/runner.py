@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
-from hscc import _core, provenance
+from hscc import _core, provenance, rundir
 from hscc.errors import RunError, ScenarioError
 from hscc.results import Result
 from hscc.scenario import Scenario
@@ -45,7 +45,7 @@ def run(scenario: Scenario | str | Path | dict, seed: Optional[int] = None, prog
     except RuntimeError as e:  # a bug in the engine, not the user's mistake
         raise RunError(str(e)) from None
     manifest = {
-        "format": 1,
+        **rundir.marker(),
         "created": started.isoformat(timespec="seconds"),
         "wall_time_s": time.perf_counter() - t0,
         "seed": sc.seed,

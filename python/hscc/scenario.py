@@ -24,6 +24,7 @@ Besides [[flows]] (TCP), a scenario may have [[udp]], [[voip]], [[web]] and
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Literal, Optional
@@ -31,7 +32,7 @@ from typing import Annotated, Literal, Optional
 from pydantic import Field, PrivateAttr, StrictInt, ValidationError, model_validator
 
 from hscc.errors import Issue, ScenarioError
-from hscc.fields import MAX_FLOWS, Duration, Model, PositiveSeconds, between
+from hscc.fields import MAX_FLOWS, Duration, FileName, Model, PositiveSeconds, between, is_file_name
 from hscc.topology import Dumbbell, Graph, GraphLink, Link, Pair, ParkingLot, Topology
 from hscc.traffic import Change, Flow, Udp, Voip, Web, WebSize, check_hosts, check_web_hosts
 from hscc.validation import issues_from
@@ -52,7 +53,7 @@ class Output(Model):
 class Scenario(Model):
     """A whole experiment: network, traffic, duration, seed and outputs."""
 
-    name: Optional[str] = Field(None, description="short name (default: the file name)")
+    name: Optional[FileName] = Field(None, description="short name, used in run directory names (default: the file name)")
     description: Optional[str] = Field(None, description="what the scenario shows")
     duration: Duration = Field(description="simulated time, e.g. 60s")
     seed: Annotated[StrictInt, between(0, 2**64 - 1, "0 to 2^64 - 1")] = Field(1, description="seed of every random choice")
@@ -98,7 +99,7 @@ class Scenario(Model):
         except ValidationError as e:
             raise ScenarioError(issues_from(e, cls), source) from None
         if sc.name is None and source:
-            sc.name = Path(source).stem
+            sc.name = _name_from(Path(source).stem)
         sc._source = source
         return sc
 
@@ -172,3 +173,9 @@ class Scenario(Model):
             name = v.label or f"voip {i}"
             out += [(f"voip[{i}]", f"{name} →"), (f"voip[{i}]", f"{name} ←")]
         return out
+
+
+def _name_from(stem: str) -> str:
+    """A scenario name from a file name: characters a run directory cannot have become "_"."""
+    name = re.sub(r"[/\\\x00-\x1f\x7f]", "_", stem).lstrip(".")[:100]
+    return name if is_file_name(name) else "scenario"

@@ -63,7 +63,7 @@ def test_an_interrupted_write_leaves_nothing_half_written(result, tmp_path, monk
     original = pl.DataFrame.write_parquet
     monkeypatch.setattr(pl.DataFrame, "write_parquet", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        result.write(run_dir)
+        result.write(run_dir, overwrite=True)
     assert len(calls) == 3
     # The previous run is untouched and no temporary directory is left beside it.
     assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == before
@@ -76,11 +76,15 @@ def test_an_interrupted_write_leaves_nothing_half_written(result, tmp_path, monk
     assert [p.name for p in tmp_path.iterdir()] == ["run"]
 
 
-def test_a_rewrite_replaces_the_previous_run(result, tmp_path):
+def test_a_rewrite_replaces_the_previous_run_only_when_asked(result, tmp_path):
     run_dir = result.write(tmp_path / "run")
     (run_dir / "plot.png").write_bytes(b"old plot")
-    result.write(run_dir)
+    with pytest.raises(RunDirError, match="holds a previous run; pass --overwrite"):
+        result.write(run_dir)
+    assert (run_dir / "plot.png").read_bytes() == b"old plot"
+    result.write(run_dir, overwrite=True)
     assert sorted(p.name for p in run_dir.iterdir()) == sorted(FILES)  # the old plot went with the old run
+    assert [p.name for p in tmp_path.iterdir()] == ["run"]
 
 
 def test_a_directory_that_is_not_a_run_is_never_replaced(result, tmp_path):
@@ -95,3 +99,9 @@ def test_a_directory_that_is_not_a_run_is_never_replaced(result, tmp_path):
 def test_loading_something_else_is_a_clear_error(tmp_path):
     with pytest.raises(RunDirError, match="is not an hscc run directory .missing: manifest.json"):
         hscc.load(tmp_path)
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    for name in FILES:
+        (run_dir / name).write_text("{}")
+    with pytest.raises(RunDirError, match="its manifest.json is not hscc's"):
+        hscc.load(run_dir)

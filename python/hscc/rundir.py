@@ -1,0 +1,89 @@
+"""Run directories: how hscc recognises its own and writes them without touching anything else.
+
+A run directory is recognised by its ``manifest.json``: a JSON object with
+``"kind": "hscc.run"`` and a known ``format`` (format 1, written before the
+marker existed, by its own set of keys). hscc replaces a run directory only
+when asked to (``overwrite``) and only if everything in it is a file hscc
+writes there; it never deletes or replaces anything else.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from hscc.atomic import NotWritable, atomic_dir
+
+KIND = "hscc.run"
+FORMAT = 2
+FRAMES = ("flows", "links", "udp", "web", "timeseries", "queues")
+FILES = ("manifest.json", "summary.json", *(f"{n}.parquet" for n in FRAMES))
+PLOTS = ("plot.png", "plot.svg")  # written into the run directory by `hscc plot`
+OWNED = frozenset(FILES + PLOTS)
+_FORMAT_1_KEYS = {"format", "hscc_version", "engine_version", "scenario", "engine_config"}
+_MAX_MANIFEST_BYTES = 64 << 20
+
+
+class RunDirError(ValueError):
+    """A directory that is not a complete hscc run directory, or may not be written."""
+
+
+def marker() -> dict:
+    """The manifest keys that mark a run directory as hscc's."""
+    return {"kind": KIND, "format": FORMAT}
+
+
+def read_manifest(run_dir: Path) -> dict | None:
+    """The manifest of an hscc run directory, or None if `run_dir` is not one."""
+    path = Path(run_dir) / "manifest.json"
+    try:
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > _MAX_MANIFEST_BYTES:
+            return None
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict):
+        return None
+    if manifest.get("kind") == KIND and manifest.get("format") == FORMAT:
+        return manifest
+    if manifest.get("format") == 1 and _FORMAT_1_KEYS <= manifest.keys():
+        return manifest
+    return None
+
+
+def check_target(run_dir: Path, overwrite: bool) -> None:
+    """RunDirError unless `run_dir` may be written: absent, an empty directory, or (with
+    `overwrite`) an hscc run directory holding nothing but what hscc writes there."""
+    run_dir = Path(run_dir)
+    if not run_dir.exists() and not run_dir.is_symlink():
+        return
+    if run_dir.is_symlink() or not run_dir.is_dir():
+        raise RunDirError(f"{run_dir} exists and is not a directory; refusing to replace it")
+    entries = sorted(p.name + ("/" if p.is_dir() else "") for p in run_dir.iterdir())
+    if not entries:
+        return
+    if read_manifest(run_dir) is None:
+        raise RunDirError(f"{run_dir} exists and is not an hscc run directory; refusing to replace it")
+    foreign = [e for e in entries if e not in OWNED]
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+        raise RunDirError(f"{run_dir} holds files hscc did not write ({shown}); refusing to replace it")
+    if not overwrite:
+        raise RunDirError(f"{run_dir} holds a previous run; pass --overwrite (overwrite=True) to replace it")
+
+
+@contextmanager
+def staging(run_dir: Path, overwrite: bool = False) -> Iterator[Path]:
+    """A directory to fill that becomes `run_dir` atomically on success.
+
+    Checks `run_dir` first, and creates the staging directory beside it at once,
+    so an impossible or unwritable target is found before a long run, not after.
+    """
+    run_dir = Path(run_dir)
+    try:
+        with atomic_dir(run_dir, lambda d: check_target(d, overwrite)) as tmp:
+            yield tmp
+    except NotWritable as e:
+        raise RunDirError(f"{run_dir}: cannot write a run directory there ({e.strerror or e})") from None
