@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -27,7 +28,7 @@ class Param:
             if isinstance(value, bool) or value in (0, 1):
                 return float(value)
             raise ValueError("true or false")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ValueError(self.allowed())
         if self.kind == "integer" and value != int(value):
             raise ValueError(self.allowed())

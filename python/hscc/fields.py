@@ -15,7 +15,7 @@ def between(lo: float, hi: float, allowed: str, lo_open: bool = False) -> AfterV
     """Reject values outside [lo, hi] (or (lo, hi]) with `allowed` as the message."""
 
     def check(v: float) -> float:
-        if v < lo or (lo_open and v == lo) or v > hi:
+        if not ((lo < v) if lo_open else (lo <= v)) or not v <= hi:  # written so that NaN fails
             raise ValueError(allowed)
         return v
 
@@ -24,8 +24,8 @@ def between(lo: float, hi: float, allowed: str, lo_open: bool = False) -> AfterV
 
 def _buffer(v: object) -> dict[str, Any]:
     b = units.buffer(v)
-    if next(iter(b.values())) <= 0 or b.get("bdp", 0) > 1e4:
-        raise ValueError("at least 1 packet or byte, or a BDP multiple above 0 (at most 10000)")
+    if next(iter(b.values())) <= 0 or b.get("bdp", 0) > 1e4 or b.get("packets", 0) > 1e9 or b.get("bytes", 0) > 1e12:
+        raise ValueError("1 to 10^9 packets, 1 byte to 10^12 bytes, or a BDP multiple above 0 (at most 10000)")
     return b
 
 

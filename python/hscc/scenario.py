@@ -40,6 +40,8 @@ from hscc.validation import issues_from
 __all__ = ["Change", "Dumbbell", "Flow", "Graph", "GraphLink", "Link", "Output", "Pair", "ParkingLot", "Scenario", "Udp", "Voip", "Web", "WebSize"]
 
 MAX_SAMPLES = 10_000_000  # per time series: keeps traces within memory
+MAX_FILE_BYTES = 16 << 20  # a scenario file; the largest real one is a few kB
+MAX_DEPTH = 32  # tables and lists inside each other; scenarios use at most 5
 _PYTHON_ONLY = {"label"}  # fields the engine does not take
 
 
@@ -80,6 +82,13 @@ class Scenario(Model):
                 check_hosts(self.topology, h, f"{kind}[{i}]")
         for i, w in enumerate(self.web):
             check_web_hosts(self.topology, w, f"web[{i}]")
+        seen: dict[str, str] = {}
+        for kind in ("flows", "udp", "voip", "web"):
+            for i, entry in enumerate(getattr(self, kind)):
+                if entry.label is not None:
+                    if entry.label in seen:
+                        raise Issue(f"{kind}[{i}].label", entry.label, f"a label not used by another entry ({seen[entry.label]} has it)")
+                    seen[entry.label] = f"{kind}[{i}]"
         total = sum(f.count for f in self.flows)
         if total > MAX_FLOWS:
             raise Issue("flows", total, f"at most {MAX_FLOWS} flows in all (counts included)")
@@ -94,6 +103,9 @@ class Scenario(Model):
         """From a dict (parsed TOML or JSON); ScenarioError on any bad value."""
         if not isinstance(data, dict):
             raise ScenarioError([Issue("scenario", data, "a table of scenario fields")], source)
+        where = _too_deep(data)
+        if where is not None:
+            raise ScenarioError([], source, f"{source or 'scenario'}: {where} is nested more than {MAX_DEPTH} tables or lists deep")
         try:
             sc = cls.model_validate(data)
         except ValidationError as e:
@@ -108,7 +120,11 @@ class Scenario(Model):
         """Read a scenario file; ScenarioError when it is missing, not TOML, or invalid."""
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            with open(path, "rb") as f:
+                raw = f.read(MAX_FILE_BYTES + 1)  # bounded: /dev/zero is a file too
+            if len(raw) > MAX_FILE_BYTES:
+                raise ScenarioError([], str(path), f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; a scenario file is a few kB")
+            text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             raise ScenarioError([], str(path), f"cannot read scenario file {path}: {reason}") from None
@@ -116,6 +132,8 @@ class Scenario(Model):
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError([], str(path), f"{path} is not valid TOML: {e}") from None
+        except RecursionError:
+            raise ScenarioError([], str(path), f"{path}: values are nested more than {MAX_DEPTH} deep") from None
         return cls.parse(data, str(path))
 
     @classmethod
@@ -179,3 +197,17 @@ def _name_from(stem: str) -> str:
     """A scenario name from a file name: characters a run directory cannot have become "_"."""
     name = re.sub(r"[/\\\x00-\x1f\x7f]", "_", stem).lstrip(".")[:100]
     return name if is_file_name(name) else "scenario"
+
+
+def _too_deep(data: dict) -> str | None:
+    """The path of the first value nested more than MAX_DEPTH deep, or None (iterative: no recursion limit)."""
+    stack: list[tuple[object, str, int]] = [(data, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return path[:80] + ("..." if len(path) > 80 else "")
+        if isinstance(value, dict):
+            stack += [(v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+    return None

@@ -117,12 +117,21 @@ class Graph(Model):
     @model_validator(mode="after")
     def _names(self) -> "Graph":
         for i, n in enumerate(self.nodes):
+            if not n.strip() or any(ord(c) < 32 for c in n):
+                raise Issue(f"nodes[{i}]", n, "a name that is not empty and has no control characters")
             if n in self.nodes[:i]:
                 raise Issue(f"nodes[{i}]", n, "a name not used by another node")
+        pairs: dict[frozenset, int] = {}
         for i, link in enumerate(self.links):
             for end in ("a", "b"):
                 if getattr(link, end) not in self.nodes:
                     raise Issue(f"links[{i}].{end}", getattr(link, end), f"one of the nodes: {', '.join(self.nodes)}")
+            if link.a == link.b:
+                raise Issue(f"links[{i}].b", link.b, f"a node other than a ({link.a}): a link joins two nodes")
+            pair = frozenset((link.a, link.b))
+            if pair in pairs:
+                raise Issue(f"links[{i}]", f"{link.a}-{link.b}", f"one link per pair of nodes (links[{pairs[pair]}] joins them already)")
+            pairs[pair] = i
         return self
 
     def to_engine(self) -> dict:

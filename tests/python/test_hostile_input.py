@@ -1,0 +1,91 @@
+"""Hostile input gets a clear error naming the field, the value and what is allowed:
+never a traceback, a hang or unbounded memory (issue 9's reproducers)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import ONE_FLOW
+from hscc.cli import app
+
+runner = CliRunner()
+
+GRAPH = """
+duration = "1s"
+[topology]
+kind = "graph"
+nodes = ["a", "b", "c"]
+links = [{ a = "a", b = "b", fwd = { rate = "10Mbps", delay = "1ms" } },
+         { a = "b", b = "c", fwd = { rate = "10Mbps", delay = "1ms" } }]
+[[flows]]
+src = "a"
+dst = "c"
+"""
+
+
+def check(path) -> str:
+    """`hscc check` must exit 2 without a traceback; returns its stderr."""
+    r = runner.invoke(app, ["check", str(path)], catch_exceptions=False)
+    assert r.exit_code == 2, r.output
+    assert "Traceback" not in r.output
+    return r.stderr
+
+
+@pytest.mark.parametrize("algorithm, params, says", [
+    ("multcp", "n = inf", "flows[0].params.n: inf is not allowed (an integer from 1 to 10000)"),
+    ("multcp", "n = -inf", "flows[0].params.n: -inf is not allowed"),
+    ("multcp", "n = nan", "flows[0].params.n: nan is not allowed"),
+    ("ctcp", "lowwnd = inf", "flows[0].params.lowwnd: inf is not allowed"),
+    ("ctcp", "gamma = nan", "flows[0].params.gamma: nan is not allowed"),
+])
+def test_infinite_and_nan_parameters(write_toml, algorithm, params, says):
+    path = write_toml(ONE_FLOW.replace('algorithm = "reno"', f'algorithm = "{algorithm}"\nparams = {{ {params} }}'))
+    assert says in check(path)
+
+
+@pytest.mark.parametrize("old, new, says", [
+    ('duration = "10s"', "duration = nan", "duration: nan is not allowed"),
+    ('buffer = "1bdp"', 'buffer = "1e30pkts"', "topology.bottleneck.buffer: "),
+    ('buffer = "1bdp"', 'buffer = "1e30B"', "1 to 10^9 packets, 1 byte to 10^12 bytes"),
+])
+def test_nan_and_huge_quantities(write_toml, old, new, says):
+    assert says in check(write_toml(ONE_FLOW.replace(old, new)))
+
+
+@pytest.mark.parametrize("text", [
+    "a = " + "[" * 600 + "]" * 600,
+    "a = " + "{x=" * 600 + "1" + "}" * 600,
+    'duration = "1s"\n' + ".".join(["k"] * 5000) + " = 1",
+    "a = " + "[" * 40 + "]" * 40,
+])
+def test_deeply_nested_files(write_toml, text):
+    assert "nested more than 32" in check(write_toml(text))
+
+
+def test_an_endless_file_is_read_only_up_to_a_bound():
+    assert "/dev/zero is larger than 16 MiB" in check("/dev/zero")
+
+
+def test_a_dict_that_contains_itself_is_refused():
+    from hscc import Scenario, ScenarioError
+
+    data = {"duration": 1}
+    data["topology"] = data
+    with pytest.raises(ScenarioError, match="nested more than 32"):
+        Scenario.parse(data)
+
+
+def test_duplicate_labels(write_toml):
+    text = ONE_FLOW + '\nlabel = "a"\n\n[[flows]]\npair = 0\nlabel = "a"\n'
+    assert 'flows[1].label: "a" is not allowed (a label not used by another entry (flows[0] has it))' in check(write_toml(text))
+
+
+@pytest.mark.parametrize("old, new, says", [
+    ('nodes = ["a", "b", "c"]', 'nodes = ["a", "b", "c", ""]', 'topology.nodes[3]: "" is not allowed (a name that is not empty'),
+    ('nodes = ["a", "b", "c"]', 'nodes = ["a", "b", "c", "  "]', "topology.nodes[3]"),
+    ('{ a = "b", b = "c",', '{ a = "b", b = "b",', "topology.links[1].b: \"b\" is not allowed (a node other than a (b)"),
+    ('{ a = "b", b = "c",', '{ a = "b", b = "a",', 'topology.links[1]: "b-a" is not allowed (one link per pair of nodes (links[0] joins them already))'),
+])
+def test_graph_nonsense(write_toml, old, new, says):
+    assert says in check(write_toml(GRAPH.replace(old, new)))
