@@ -87,7 +87,7 @@ BAD = [
     ('rate = "10Mbps"', 'rate = "-5Mbps"', "topology.bottleneck.rate", '"-5Mbps"', "1 bit/s to 10 Tbit/s"),
     ('rate = "10Mbps"', 'rate = "10MBps"', "topology.bottleneck.rate", '"10MBps"', "rates are in bits"),
     ('rate = "10Mbps"', 'rtae = "10Mbps"', "topology.bottleneck.rtae", '"10Mbps"', "no such field here; the fields are: rate, delay, buffer"),
-    ('buffer = "1bdp"', 'buffer = "0pkts"', "topology.bottleneck.buffer", '"0pkts"', "at least 1 packet"),
+    ('buffer = "1bdp"', 'buffer = "0pkts"', "topology.bottleneck.buffer", '"0pkts"', "1 to 10^9 packets"),
     ('buffer = "1bdp"', 'buffer = "lots"', "topology.bottleneck.buffer", '"lots"', "1500pkts, 64KB, 0.5bdp"),
     ('delay = "5ms", buffer', 'delay = "5ms", loss = 1.5, buffer', "topology.bottleneck.loss", "1.5", "probability from 0 to 1"),
     ('kind = "dumbbell"', 'kind = "star"', "topology.kind", '"star"', "dumbbell, parking_lot, graph"),
