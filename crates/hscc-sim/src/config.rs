@@ -4,7 +4,7 @@
 
 use core::fmt;
 
-use hscc_cc::CcParams;
+use hscc_cc::{CcError, CcParams, ParamError};
 use serde::Serialize;
 
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
@@ -228,6 +228,25 @@ fn check(ok: bool, field: impl FnOnce() -> String, value: impl fmt::Display, all
     }
 }
 
+/// An algorithm's rejected parameter as an error on the field `at(name)`.
+pub(crate) fn param_error(at: &dyn Fn(&str) -> String, e: &CcError) -> ConfigError {
+    match e {
+        CcError::Param { error: ParamError::Invalid { name, value, allowed }, .. } => ConfigError { field: at(name), value: value.to_string(), allowed: allowed.clone() },
+        other => ConfigError { field: at("algorithm"), value: String::new(), allowed: other.to_string() },
+    }
+}
+
+/// A source (flow, UDP, web) or a change active from `start` (to `stop`):
+/// it must begin before the run ends, or it would silently do nothing.
+pub(crate) fn check_period(at: &dyn Fn(&str) -> String, start: Time, stop: Option<Time>, duration: Time) -> Result<(), ConfigError> {
+    let end = format!("a time before the end of the run (duration = {} s)", secs(duration));
+    check(start < duration, || at("start"), format!("{} s", secs(start)), &end)?;
+    if let Some(stop) = stop {
+        check(stop > start, || at("stop"), format!("{} s", secs(stop)), "after start")?;
+    }
+    Ok(())
+}
+
 impl LinkConfig {
     /// Check rate, loss and buffer; `at` names the link in errors.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
@@ -262,6 +281,7 @@ impl SimConfig {
             check(f.src < n, || at("src"), f.src, "an existing node")?;
             check(f.dst < n && f.dst != f.src, || at("dst"), f.dst, "an existing node other than src")?;
             f.validate(&at)?;
+            check_period(&at, f.start, f.stop, self.duration)?;
         }
         for (i, u) in self.udp.iter().enumerate() {
             let at = |k: &str| format!("udp[{i}].{k}");
@@ -269,6 +289,7 @@ impl SimConfig {
             check(u.dst < n && u.dst != u.src, || at("dst"), u.dst, "an existing node other than src")?;
             check((28..=65_535).contains(&u.packet_size), || at("packet_size"), u.packet_size, "28 to 65535 bytes")?;
             check(u.rate_bps() > 0, || at("rate"), u.rate_bps(), "a positive rate")?;
+            check_period(&at, u.start, u.stop, self.duration)?;
             if let UdpPattern::OnOff { on, off, .. } = u.pattern {
                 check(on > 0 && off > 0, || at("on/off"), format!("{on}/{off}"), "positive on and off periods")?;
             }
@@ -277,6 +298,9 @@ impl SimConfig {
             let at = |k: &str| format!("web[{i}].{k}");
             check(!w.servers.is_empty() && w.servers.iter().all(|&s| s < n), || at("servers"), format!("{:?}", w.servers), "one or more existing nodes")?;
             check(!w.clients.is_empty() && w.clients.iter().all(|&c| c < n), || at("clients"), format!("{:?}", w.clients), "one or more existing nodes")?;
+            // A transfer from a node to itself has no route: servers and clients are apart.
+            check(!w.clients.iter().any(|c| w.servers.contains(c)), || at("clients"), format!("{:?}", w.clients), "nodes that are not also servers")?;
+            check_period(&at, w.start, w.stop, self.duration)?;
             check(w.rate.is_finite() && w.rate > 0.0, || at("rate"), w.rate, "a positive number of transfers per second")?;
             let ok = match w.size {
                 SizeDist::Fixed(b) => b > 0,
@@ -289,6 +313,7 @@ impl SimConfig {
         let links = self.topology.links.len() as u32;
         for (i, c) in self.changes.iter().enumerate() {
             check(c.link < links, || format!("changes[{i}].link"), c.link, "an existing link index")?;
+            check_period(&|_: &str| format!("changes[{i}].at"), c.at, None, self.duration)?;
             if let Some(r) = c.rate_bps {
                 check(r > 0 && r <= 10_000_000_000_000, || format!("changes[{i}].rate"), r, "1 bit/s to 10 Tbit/s")?;
             }
@@ -315,6 +340,6 @@ impl FlowConfig {
     if let Some(stop) = f.stop {
         check(stop > f.start, || at("stop"), format!("{} s", secs(stop)), "after start")?;
     }
-    f.cc.check().map_err(|e| ConfigError { field: at("cc"), value: f.cc.name().into(), allowed: e.to_string() })
+    f.cc.check().map_err(|e| param_error(&|k: &str| at(&format!("cc.{k}")), &e))
     }
 }

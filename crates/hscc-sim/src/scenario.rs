@@ -7,12 +7,12 @@
 //! [`ScenarioSpec::build`] turns it into a [`SimConfig`], with errors that
 //! name the field, the value and what is allowed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use hscc_cc::{CcError, CcParams};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+use crate::config::{check_period, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig};
 use crate::packet::DEFAULT_MSS;
@@ -473,11 +473,7 @@ impl ScenarioSpec {
             if f.reverse {
                 (src, dst) = (dst, src);
             }
-            let mut cc = CcParams::from_name(&f.algorithm).map_err(|e| err(at("algorithm"), &f.algorithm, cc_allowed(&e)))?;
-            for (k, v) in &f.params {
-                cc.set(k, *v).map_err(|e| err(format!("flows[{i}].params.{k}"), v, cc_allowed(&e)))?;
-            }
-            cc.check().map_err(|e| err(at("params"), format!("{:?}", f.params), cc_allowed(&e)))?;
+            let cc = algorithm(&f.algorithm, &f.params, &format!("flows[{i}]"))?;
             let recovery = match f.recovery.as_str() {
                 "prr" => Recovery::Prr,
                 "classic" => Recovery::Classic,
@@ -503,6 +499,7 @@ impl ScenarioSpec {
             c.timestamps = f.timestamps;
             c.send_jitter = seconds(&at("send_jitter"), f.send_jitter)?;
             c.validate(&at)?;
+            check_period(&at, c.start, c.stop, duration)?;
             for _ in 0..f.count {
                 flows.push(c.clone());
             }
@@ -529,6 +526,7 @@ impl ScenarioSpec {
             }
             let start = seconds(&format!("{at}.start"), u.start)?;
             let stop = u.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             udp.push(UdpConfig { src, dst, pattern, packet_size: u.packet_size, start, stop });
         }
         for (i, v) in self.voip.iter().enumerate() {
@@ -546,6 +544,7 @@ impl ScenarioSpec {
             let wire_rate = (size as f64 * 8.0 / v.interval).round() as u64;
             let start = seconds(&format!("{at}.start"), v.start)?;
             let stop = v.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             for (src, dst) in [(a, b), (b, a)] {
                 udp.push(UdpConfig { src, dst, pattern: UdpPattern::Cbr { rate_bps: wire_rate }, packet_size: size, start, stop });
             }
@@ -554,13 +553,11 @@ impl ScenarioSpec {
         for (i, w) in self.web.iter().enumerate() {
             let at = format!("web[{i}]");
             let (servers, clients) = endpoints.hosts(w, &at)?;
-            let mut cc = CcParams::from_name(&w.algorithm).map_err(|e| err(format!("{at}.algorithm"), &w.algorithm, cc_allowed(&e)))?;
-            for (k, v) in &w.params {
-                cc.set(k, *v).map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
-            }
+            let cc = algorithm(&w.algorithm, &w.params, &at)?;
             let size = w.size.clone();
             let start = seconds(&format!("{at}.start"), w.start)?;
             let stop = w.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             web.push(WebConfig { servers, clients, rate: w.rate, size, tcp: FlowConfig::bulk(0, 0, cc), start, stop });
         }
         let mut changes = Vec::new();
@@ -575,7 +572,9 @@ impl ScenarioSpec {
             if rate_bps.is_none() && delay.is_none() {
                 return Err(err(at, "no rate and no delay", "a new rate, a new delay, or both"));
             }
-            changes.push(LinkChange { at: seconds(&format!("changes[{i}].at"), c.at)?, link: link as u32, rate_bps, delay });
+            let when = seconds(&format!("{at}.at"), c.at)?;
+            check_period(&|_: &str| format!("{at}.at"), when, None, duration)?;
+            changes.push(LinkChange { at: when, link: link as u32, rate_bps, delay });
         }
         let mut cfg = SimConfig { topology, flows, udp, web, changes, duration, seed: self.seed, sample_interval };
         resolve_bdp(&mut cfg, &bdp)?;
@@ -620,30 +619,48 @@ impl ScenarioSpec {
             }
             TopologySpec::Graph { nodes, links } => {
                 let mut t = Topology::default();
-                for (i, n) in nodes.iter().enumerate() {
-                    if nodes[..i].contains(n) {
-                        return Err(err(format!("topology.nodes[{i}]"), n, "a name not used by another node"));
-                    }
+                let index = NodeIndex::new(nodes)?;
+                for n in nodes {
                     t.add_node(n.clone());
                 }
+                // Routes take the lower-indexed of parallel links, so a second
+                // link between the same nodes would carry nothing; and link
+                // names ("a-b:fwd") must be unique for changes to find them.
+                let mut pairs_seen: HashMap<(u32, u32), usize> = HashMap::new();
+                let mut names_seen: HashMap<String, usize> = HashMap::new();
                 for (i, l) in links.iter().enumerate() {
                     let at = format!("topology.links[{i}]");
-                    let node = |name: &str, k: &str| {
-                        nodes.iter().position(|n| n == name).map(|x| x as u32).ok_or_else(|| err(format!("{at}.{k}"), name, format!("one of the nodes: {}", nodes.join(", "))))
-                    };
-                    let (a, b) = (node(&l.a, "a")?, node(&l.b, "b")?);
+                    let (a, b) = (index.find(&l.a, &format!("{at}.a"))?, index.find(&l.b, &format!("{at}.b"))?);
+                    if a == b {
+                        return Err(err(format!("{at}.b"), &l.b, "a node other than a (a link joins two nodes)"));
+                    }
+                    let name = format!("{}-{}", l.a, l.b);
+                    let earlier = pairs_seen.insert((a.min(b), a.max(b)), i).or(names_seen.insert(name.clone(), i));
+                    if let Some(j) = earlier {
+                        return Err(err(at, &name, format!("one link per pair of nodes, with a name of its own (topology.links[{j}] is {}-{})", links[j].a, links[j].b)));
+                    }
                     let (fwd, fb) = l.fwd.to_config(&format!("{at}.fwd"))?;
                     let (rev, rb) = match &l.rev {
                         Some(r) => r.to_config(&format!("{at}.rev"))?,
                         None => (fwd.clone(), fb),
                     };
-                    t.add_duplex(&format!("{}-{}", l.a, l.b), a, b, fwd, rev, l.monitor);
+                    t.add_duplex(&name, a, b, fwd, rev, l.monitor);
                     bdp.extend([fb, rb]);
                 }
-                Ok((t, Endpoints::Names(nodes.clone())))
+                Ok((t, Endpoints::Names(index)))
             }
         }
     }
+}
+
+/// The algorithm `name` with `params` set, each in range and every pair in order.
+fn algorithm(name: &str, params: &BTreeMap<String, f64>, at: &str) -> Result<CcParams, ConfigError> {
+    let mut cc = CcParams::from_name(name).map_err(|e| err(format!("{at}.algorithm"), name, cc_allowed(&e)))?;
+    for (k, v) in params {
+        cc.set(k, *v).map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
+    }
+    cc.check().map_err(|e| param_error(&|k: &str| format!("{at}.params.{k}"), &e))?;
+    Ok(cc)
 }
 
 fn cc_allowed(e: &CcError) -> String {
@@ -686,7 +703,36 @@ place!(VoipSpec);
 enum Endpoints {
     Pairs(Vec<(u32, u32)>),
     Lot { long: Vec<(u32, u32)>, cross: Vec<Vec<(u32, u32)>> },
-    Names(Vec<String>),
+    Names(NodeIndex),
+}
+
+/// Graph node names and their indices, looked up in O(1).
+struct NodeIndex {
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl NodeIndex {
+    fn new(names: &[String]) -> Result<NodeIndex, ConfigError> {
+        let mut index = HashMap::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            if n.is_empty() {
+                return Err(err(format!("topology.nodes[{i}]"), "\"\"", "a non-empty name"));
+            }
+            if index.insert(n.clone(), i as u32).is_some() {
+                return Err(err(format!("topology.nodes[{i}]"), n, "a name not used by another node"));
+            }
+        }
+        Ok(NodeIndex { names: names.to_vec(), index })
+    }
+
+    fn find(&self, name: &str, field: &str) -> Result<u32, ConfigError> {
+        self.index.get(name).copied().ok_or_else(|| {
+            let some: Vec<&str> = self.names.iter().map(String::as_str).take(12).collect();
+            let more = if self.names.len() > some.len() { ", …" } else { "" };
+            err(field, name, format!("one of the nodes: {}{more}", some.join(", ")))
+        })
+    }
 }
 
 impl Endpoints {
@@ -709,9 +755,13 @@ impl Endpoints {
             Endpoints::Names(n) => {
                 let find = |k: &str, v: &Option<String>| {
                     let name = v.as_deref().ok_or_else(|| err(at(k), "missing", "a node name"))?;
-                    n.iter().position(|x| x == name).map(|x| x as u32).ok_or_else(|| err(at(k), name, format!("one of the nodes: {}", n.join(", "))))
+                    n.find(name, &at(k))
                 };
-                Ok((find("src", &f.src)?, find("dst", &f.dst)?))
+                let (src, dst) = (find("src", &f.src)?, find("dst", &f.dst)?);
+                if src == dst {
+                    return Err(err(at("dst"), &n.names[dst as usize], "a node other than src"));
+                }
+                Ok((src, dst))
             }
         }
     }
@@ -739,12 +789,14 @@ impl Endpoints {
                     if names.is_empty() {
                         return Err(err(format!("{at}.{k}"), "[]", "one or more node names"));
                     }
-                    names
-                        .iter()
-                        .map(|name| n.iter().position(|x| x == name).map(|x| x as u32).ok_or_else(|| err(format!("{at}.{k}"), name, format!("one of the nodes: {}", n.join(", ")))))
-                        .collect()
+                    names.iter().map(|name| n.find(name, &format!("{at}.{k}"))).collect()
                 };
-                Ok((find("servers", &w.servers)?, find("clients", &w.clients)?))
+                let (servers, clients) = (find("servers", &w.servers)?, find("clients", &w.clients)?);
+                // A transfer goes from a server to a different client: a node in both lists has no route to itself.
+                if let Some(c) = w.clients.iter().find(|c| w.servers.contains(c)) {
+                    return Err(err(format!("{at}.clients"), c, "nodes that are not also servers"));
+                }
+                Ok((servers, clients))
             }
             Endpoints::Lot { .. } => Err(err(at, "web traffic", "web traffic on a dumbbell or a graph (parking lots have no spare hosts)")),
         }
