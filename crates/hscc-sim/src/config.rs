@@ -10,7 +10,11 @@ use serde::Serialize;
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig};
+use crate::tcp::rtt::MAX_RTO;
 use crate::time::{secs, Time, MS, SEC};
+
+/// Largest web response size or mean, bytes (1 TB).
+const MAX_WEB_SIZE: u64 = 1_000_000_000_000;
 
 /// A DropTail queue limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -228,6 +232,15 @@ fn check(ok: bool, field: impl FnOnce() -> String, value: impl fmt::Display, all
     }
 }
 
+/// A number as a person writes it: 0.25, 3e-300, 1e+30 (never 300 zeros).
+pub(crate) fn num(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() || (1e-4..1e15).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// An algorithm's rejected parameter as an error on the field `at(name)`.
 pub(crate) fn param_error(at: &dyn Fn(&str) -> String, e: &CcError) -> ConfigError {
     match e {
@@ -252,7 +265,8 @@ impl LinkConfig {
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
         check(self.rate_bps > 0 && self.rate_bps <= 10_000_000_000_000, || format!("{at}.rate"), self.rate_bps, "1 bit/s to 10 Tbit/s")?;
         check((0.0..=1.0).contains(&self.loss), || format!("{at}.loss"), self.loss, "a probability from 0 to 1")?;
-        check(self.delay <= 3600 * SEC, || format!("{at}.delay"), self.delay, "at most one hour")?;
+        check(self.delay <= 3600 * SEC, || format!("{at}.delay"), format!("{} s", secs(self.delay)), "at most one hour")?;
+        check(self.jitter <= 3600 * SEC, || format!("{at}.jitter"), format!("{} s", secs(self.jitter)), "at most one hour")?;
         let b = match self.buffer {
             Buffer::Packets(n) | Buffer::Bytes(n) => n,
         };
@@ -271,7 +285,7 @@ impl SimConfig {
         }
         check(self.duration > 0, || "duration".into(), self.duration, "a positive duration")?;
         if let Some(dt) = self.sample_interval {
-            check(dt > 0, || "sample_interval".into(), format!("{} s", secs(dt)), "a positive interval")?;
+            check(dt > 0 && dt <= self.duration, || "sample_interval".into(), format!("{} s", secs(dt)), "a positive interval, at most the duration")?;
             let samples = self.duration / dt;
             check(samples <= 10_000_000, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most 10 million samples per run (duration / {} s = {samples})", secs(dt)))?;
         }
@@ -301,13 +315,14 @@ impl SimConfig {
             // A transfer from a node to itself has no route: servers and clients are apart.
             check(!w.clients.iter().any(|c| w.servers.contains(c)), || at("clients"), format!("{:?}", w.clients), "nodes that are not also servers")?;
             check_period(&at, w.start, w.stop, self.duration)?;
-            check(w.rate.is_finite() && w.rate > 0.0, || at("rate"), w.rate, "a positive number of transfers per second")?;
+            check(w.rate.is_finite() && w.rate >= 1e-6 && w.rate <= 1e7, || at("rate"), num(w.rate), "10^-6 to 10^7 transfers per second")?;
+            let mean_ok = |m: f64| (1.0..=MAX_WEB_SIZE as f64).contains(&m);
             let ok = match w.size {
-                SizeDist::Fixed(b) => b > 0,
-                SizeDist::Exponential { mean } => mean.is_finite() && mean >= 1.0,
-                SizeDist::Pareto { shape, mean } => shape.is_finite() && shape > 1.0 && mean.is_finite() && mean >= 1.0,
+                SizeDist::Fixed(b) => (1..=MAX_WEB_SIZE).contains(&b),
+                SizeDist::Exponential { mean } => mean_ok(mean),
+                SizeDist::Pareto { shape, mean } => shape.is_finite() && shape > 1.0 && mean_ok(mean),
             };
-            check(ok, || at("size"), format!("{:?}", w.size), "a fixed size ≥ 1 byte, or a mean ≥ 1 byte (and Pareto shape > 1)")?;
+            check(ok, || at("size"), format!("{:?}", w.size), "a fixed size or a mean from 1 byte to 10^12 bytes (and a Pareto shape above 1)")?;
             w.tcp.validate(&|k: &str| format!("web[{i}].tcp.{k}"))?;
         }
         let links = self.topology.links.len() as u32;
@@ -316,6 +331,9 @@ impl SimConfig {
             check_period(&|_: &str| format!("changes[{i}].at"), c.at, None, self.duration)?;
             if let Some(r) = c.rate_bps {
                 check(r > 0 && r <= 10_000_000_000_000, || format!("changes[{i}].rate"), r, "1 bit/s to 10 Tbit/s")?;
+            }
+            if let Some(d) = c.delay {
+                check(d <= 3600 * SEC, || format!("changes[{i}].delay"), format!("{} s", secs(d)), "at most one hour")?;
             }
         }
         Ok(())
@@ -330,7 +348,10 @@ impl FlowConfig {
     check((64..=65_495).contains(&f.mss), || at("mss"), f.mss, "64 to 65495 bytes")?;
     check((1..=1_000_000).contains(&f.init_cwnd), || at("init_cwnd"), f.init_cwnd, "1 to 1000000 segments")?;
     check(f.delack_segments >= 1, || at("delack_segments"), f.delack_segments, "at least 1")?;
-    check(f.min_rto > 0 && f.initial_rto >= f.min_rto, || at("min_rto"), format!("{} s", secs(f.min_rto)), "positive and not above initial_rto")?;
+    check(f.min_rto > 0 && f.initial_rto >= f.min_rto && f.min_rto <= MAX_RTO, || at("min_rto"), format!("{} s", secs(f.min_rto)), "positive, not above initial_rto, at most 120 s (Linux's TCP_RTO_MAX)")?;
+    check(f.initial_rto <= MAX_RTO, || at("initial_rto"), format!("{} s", secs(f.initial_rto)), "at most 120 s (Linux's TCP_RTO_MAX)")?;
+    check(f.delack_timeout <= 3600 * SEC, || at("delack_timeout"), format!("{} s", secs(f.delack_timeout)), "at most one hour")?;
+    check(f.send_jitter <= 3600 * SEC, || at("send_jitter"), format!("{} s", secs(f.send_jitter)), "at most one hour")?;
     if let Some(s) = f.size {
         check(s > 0, || at("size"), s, "at least 1 byte")?;
     }

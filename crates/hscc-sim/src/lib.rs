@@ -28,6 +28,7 @@
 
 pub mod config;
 pub mod event;
+mod json;
 pub mod link;
 pub mod metrics;
 pub mod packet;

@@ -159,12 +159,13 @@ impl Link {
         }
         self.record_qdelay(start - now);
         self.queue_byte_time += p.size as u128 * (start - now) as u128;
-        self.busy_until = start + self.serialization(p.size);
-        let mut arrival = self.busy_until + self.delay;
+        // Saturating: at 1 bit/s a long queue reaches past the end of time; its packets never arrive.
+        self.busy_until = start.saturating_add(self.serialization(p.size));
+        let mut arrival = self.busy_until.saturating_add(self.delay);
         if self.jitter_ps > 0.0 {
             let z: f64 = StandardNormal.sample(&mut self.rng);
             let d = (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time;
-            arrival = (self.busy_until + d).max(self.last_arrival);
+            arrival = self.busy_until.saturating_add(d).max(self.last_arrival);
         }
         self.last_arrival = arrival;
         if self.line.is_empty() {

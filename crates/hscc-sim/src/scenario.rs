@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use hscc_cc::{CcError, CcParams};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{check_period, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+use crate::config::{check_period, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig};
 use crate::packet::DEFAULT_MSS;
@@ -93,40 +93,57 @@ pub struct GraphLink {
     pub monitor: bool,
 }
 
-/// The network.
+/// The network. Each kind is its own struct so that an error inside it can be
+/// traced to its field path (serde buffers internally tagged enums, which
+/// loses the path; see [`ScenarioSpec::from_json`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TopologySpec {
     /// Host pairs on either side of one bottleneck.
-    Dumbbell {
-        /// Left-to-right bottleneck.
-        bottleneck: LinkSpecIn,
-        /// Right-to-left bottleneck (default: same as `bottleneck` without its loss).
-        #[serde(default)]
-        reverse: Option<LinkSpecIn>,
-        /// Host pairs.
-        pairs: Vec<PairSpec>,
-    },
+    Dumbbell(DumbbellSpec),
     /// A chain of bottlenecks.
-    ParkingLot {
-        /// Number of bottlenecks.
-        hops: usize,
-        /// Each bottleneck (both directions).
-        link: LinkSpecIn,
-        /// Access links of every host pair.
-        access: PairSpec,
-        /// Host pairs crossing every bottleneck.
-        long: usize,
-        /// Host pairs crossing one bottleneck, per bottleneck.
-        cross: usize,
-    },
+    ParkingLot(ParkingLotSpec),
     /// Any graph of named nodes.
-    Graph {
-        /// Node names.
-        nodes: Vec<String>,
-        /// Links.
-        links: Vec<GraphLink>,
-    },
+    Graph(GraphSpec),
+}
+
+/// Host pairs on either side of one bottleneck.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    /// Left-to-right bottleneck.
+    pub bottleneck: LinkSpecIn,
+    /// Right-to-left bottleneck (default: same as `bottleneck` without its loss).
+    #[serde(default)]
+    pub reverse: Option<LinkSpecIn>,
+    /// Host pairs.
+    pub pairs: Vec<PairSpec>,
+}
+
+/// A chain of bottlenecks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLotSpec {
+    /// Number of bottlenecks.
+    pub hops: usize,
+    /// Each bottleneck (both directions).
+    pub link: LinkSpecIn,
+    /// Access links of every host pair.
+    pub access: PairSpec,
+    /// Host pairs crossing every bottleneck.
+    pub long: usize,
+    /// Host pairs crossing one bottleneck, per bottleneck.
+    pub cross: usize,
+}
+
+/// Any graph of named nodes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphSpec {
+    /// Node names.
+    pub nodes: Vec<String>,
+    /// Links.
+    pub links: Vec<GraphLink>,
 }
 
 /// A TCP flow (or `count` identical ones).
@@ -412,7 +429,7 @@ fn err(field: impl Into<String>, value: impl ToString, allowed: impl Into<String
 
 fn seconds(field: &str, v: f64) -> Result<Time, ConfigError> {
     if !(v.is_finite() && v >= 0.0 && v <= 1e7) {
-        return Err(err(field, v, "a time from 0 to 10^7 seconds"));
+        return Err(err(field, num(v), "a time from 0 to 10^7 seconds"));
     }
     Ok(from_secs(v))
 }
@@ -421,7 +438,7 @@ impl LinkSpecIn {
     /// The engine link; BDP buffers are resolved later (placeholder 1 packet).
     fn to_config(&self, at: &str) -> Result<(LinkConfig, Option<f64>), ConfigError> {
         if !(self.rate.is_finite() && self.rate >= 1.0 && self.rate <= 1e13) {
-            return Err(err(format!("{at}.rate"), self.rate, "a rate from 1 bit/s to 10 Tbit/s"));
+            return Err(err(format!("{at}.rate"), num(self.rate), "a rate from 1 bit/s to 10 Tbit/s"));
         }
         let (buffer, bdp) = buffer(&self.buffer, &format!("{at}.buffer"))?;
         if !(0.0..=1.0).contains(&self.loss) {
@@ -450,7 +467,7 @@ fn buffer(b: &BufferSpec, at: &str) -> Result<(Buffer, Option<f64>), ConfigError
 impl ScenarioSpec {
     /// Parse from JSON.
     pub fn from_json(s: &str) -> Result<ScenarioSpec, ConfigError> {
-        serde_json::from_str(s).map_err(|e| err("scenario", e.to_string(), "a scenario in hscc's JSON form"))
+        crate::json::from_str(s).map_err(|e| if e.field == "topology" { topology_error(s).unwrap_or(e) } else { e })
     }
 
     /// Build the engine configuration.
@@ -461,7 +478,7 @@ impl ScenarioSpec {
         }
         let sample_interval = match self.sample_interval {
             Some(v) if v > 0.0 => Some(seconds("sample_interval", v)?),
-            Some(v) => return Err(err("sample_interval", v, "a positive interval")),
+            Some(v) => return Err(err("sample_interval", num(v), "a positive interval")),
             None => None,
         };
         let mut bdp: Vec<Option<f64>> = Vec::new();
@@ -536,11 +553,12 @@ impl ScenarioSpec {
                 return Err(err(format!("{at}.interval"), v.interval, "a packet interval from 0 to 1 s"));
             }
             let voice = bits_per_second(&format!("{at}.rate"), v.rate)?;
-            let payload = (voice as f64 * v.interval / 8.0).round() as u32;
-            let size = payload + v.header;
-            if !(28..=65_535).contains(&size) {
-                return Err(err(format!("{at}.rate"), v.rate, format!("a rate whose packets every {} s fit 28 to 65535 bytes", v.interval)));
+            // In f64: a huge rate or header must be refused, not wrap a u32.
+            let size = (voice as f64 * v.interval / 8.0).round() + v.header as f64;
+            if !(28.0..=65_535.0).contains(&size) {
+                return Err(err(format!("{at}.rate"), v.rate, format!("a rate whose packets every {} s, with {} bytes of headers, fit 28 to 65535 bytes", v.interval, v.header)));
             }
+            let size = size as u32;
             let wire_rate = (size as f64 * 8.0 / v.interval).round() as u64;
             let start = seconds(&format!("{at}.start"), v.start)?;
             let stop = v.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
@@ -584,7 +602,7 @@ impl ScenarioSpec {
 
     fn topology(&self, bdp: &mut Vec<Option<f64>>) -> Result<(Topology, Endpoints), ConfigError> {
         match &self.topology {
-            TopologySpec::Dumbbell { bottleneck, reverse, pairs } => {
+            TopologySpec::Dumbbell(DumbbellSpec { bottleneck, reverse, pairs }) => {
                 let (fwd, fb) = bottleneck.to_config("topology.bottleneck")?;
                 let (rev, rb) = match reverse {
                     Some(r) => r.to_config("topology.reverse")?,
@@ -603,7 +621,7 @@ impl ScenarioSpec {
                 bdp.resize(db.topology.links.len(), None);
                 Ok((db.topology, Endpoints::Pairs(db.pairs)))
             }
-            TopologySpec::ParkingLot { hops, link, access, long, cross } => {
+            TopologySpec::ParkingLot(ParkingLotSpec { hops, link, access, long, cross }) => {
                 if *hops == 0 || *hops > 1000 {
                     return Err(err("topology.hops", hops, "1 to 1000 bottlenecks"));
                 }
@@ -617,7 +635,7 @@ impl ScenarioSpec {
                 bdp.resize(p.topology.links.len(), None);
                 Ok((p.topology, Endpoints::Lot { long: p.long, cross: p.cross }))
             }
-            TopologySpec::Graph { nodes, links } => {
+            TopologySpec::Graph(GraphSpec { nodes, links }) => {
                 let mut t = Topology::default();
                 let index = NodeIndex::new(nodes)?;
                 for n in nodes {
@@ -651,6 +669,21 @@ impl ScenarioSpec {
             }
         }
     }
+}
+
+/// The error inside the topology, with its path: read it again as the struct its kind names.
+fn topology_error(s: &str) -> Option<ConfigError> {
+    let v: serde_json::Value = serde_json::from_str(s).ok()?;
+    let mut t = v.get("topology")?.as_object()?.clone();
+    let kind = t.remove("kind")?;
+    let body = serde_json::Value::Object(t).to_string();
+    let inner = match kind.as_str()? {
+        "dumbbell" => crate::json::from_str::<DumbbellSpec>(&body).err(),
+        "parking_lot" => crate::json::from_str::<ParkingLotSpec>(&body).err(),
+        "graph" => crate::json::from_str::<GraphSpec>(&body).err(),
+        _ => None,
+    }?;
+    Some(ConfigError { field: format!("topology.{}", inner.field), ..inner })
 }
 
 /// The algorithm `name` with `params` set, each in range and every pair in order.
@@ -805,7 +838,7 @@ impl Endpoints {
 
 fn bits_per_second(field: &str, v: f64) -> Result<u64, ConfigError> {
     if !(v.is_finite() && v >= 1.0 && v <= 1e13) {
-        return Err(err(field, v, "a rate from 1 bit/s to 10 Tbit/s"));
+        return Err(err(field, num(v), "a rate from 1 bit/s to 10 Tbit/s"));
     }
     Ok(v.round() as u64)
 }
@@ -908,7 +941,7 @@ mod tests {
         let e = ScenarioSpec::from_json(&stop).unwrap().build().unwrap_err().to_string();
         assert!(e.starts_with("flows[1].stop: 1 s is not allowed (after start)"), "{e}");
         let e = ScenarioSpec::from_json(r#"{"duration": 1}"#).unwrap_err().to_string();
-        assert!(e.contains("missing field"), "{e}");
+        assert!(e.starts_with("topology: missing"), "{e}");
         let huge_iw = spec(r#", {"pair": 1, "init_cwnd": 4000000000}"#, r#"{"packets": 10}"#);
         let e = ScenarioSpec::from_json(&huge_iw).unwrap().build().unwrap_err().to_string();
         assert!(e.starts_with("flows[1].init_cwnd: 4000000000"), "{e}");

@@ -353,7 +353,7 @@ impl Sim {
                 let n = self.cfg.flows.len();
                 self.traces.sample(now, &self.flows[..n], &self.net.links);
                 if let Some(dt) = self.cfg.sample_interval {
-                    self.net.q.push(now + dt, Event::Sample);
+                    self.net.q.push(now.saturating_add(dt), Event::Sample);
                 }
             }
         }

@@ -112,7 +112,7 @@ impl WebSource {
     /// Time of the next arrival after `t`, if before the stop.
     pub fn next_arrival(&mut self, t: Time) -> Option<Time> {
         let gap = Exp::new(self.cfg.rate).expect("positive rate").sample(&mut self.rng);
-        let next = t + ((gap * SEC as f64).round() as Time).max(1);
+        let next = t.saturating_add(((gap * SEC as f64).round() as Time).max(1));
         match self.cfg.stop {
             Some(stop) if next >= stop => None,
             _ => Some(next),

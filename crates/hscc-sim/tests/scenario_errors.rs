@@ -86,3 +86,35 @@ fn reversed_algorithm_bounds_name_the_parameter() {
     let e = refused(&dumbbell(r#", "web": [{"pairs": [1], "rate": 5, "algorithm": "htcp", "params": {"beta_min": 0.9, "beta_max": 0.6}}]"#));
     assert_eq!(e, "web[0].params.beta_min: 0.9 is not allowed (at most beta_max = 0.6)");
 }
+
+#[test]
+fn json_errors_name_the_field_path() {
+    // Used to be serde's "invalid type: floating point `1e30`, expected u64 at line 1 column 414".
+    let e = refused(&dumbbell("").replace(r#"{"packets": 100}"#, r#"{"packets": 1e30}"#));
+    assert_eq!(e, "topology.bottleneck.buffer.packets: 1e+30 is not allowed (a whole number from 0 to 18446744073709551615)");
+    let e = refused(&dumbbell(r#", "flows": [{"pair": 0, "mss": -1}]"#));
+    assert!(e.starts_with("flows[0].mss: -1 is not allowed (a whole number from 0 to 4294967295)"), "{e}");
+    let e = refused(&dumbbell(r#", "flows": [{"pair": 0, "colour": 1}]"#));
+    assert!(e.starts_with("flows[0].colour: colour is not allowed (one of the fields pair, long"), "{e}");
+    let e = refused(&dumbbell("").replace(r#""kind": "dumbbell""#, r#""kind": "ring""#));
+    assert!(e.starts_with("topology") && e.contains("ring") && e.contains("dumbbell, parking_lot, graph"), "{e}");
+}
+
+#[test]
+fn huge_numbers_are_refused_not_wrapped() {
+    // payload + header used to overflow a u32.
+    let e = refused(&dumbbell(r#", "voip": [{"pair": 0, "header": 4294967295}]"#));
+    assert!(e.starts_with("voip[0].rate"), "{e}");
+    let e = refused(&dumbbell(r#", "flows": [{"pair": 0, "min_rto": 1e6}]"#));
+    assert!(e.starts_with("flows[0].min_rto: 1000000 s") && e.contains("120 s"), "{e}");
+    let e = refused(&dumbbell("").replace(r#""duration": 10,"#, r#""duration": 10, "sample_interval": 20,"#));
+    assert!(e.starts_with("sample_interval: 20 s") && e.contains("at most the duration"), "{e}");
+    let e = refused(&dumbbell(r#", "web": [{"pairs": [1], "rate": 1e-300}]"#));
+    assert!(e.starts_with("web[0].rate: 1e-300 is not allowed"), "{e}");
+    let e = refused(&dumbbell(r#", "web": [{"pairs": [1], "rate": 5, "size": {"exponential": {"mean": 1e300}}}]"#));
+    assert!(e.starts_with("web[0].size"), "{e}");
+    for bad in ["1e30", "-1", "1e400"] {
+        let e = refused(&dumbbell("").replace(r#""duration": 10"#, &format!(r#""duration": {bad}"#)));
+        assert!(e.starts_with("duration: "), "{e}");
+    }
+}
