@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig};
+use crate::limits::{MAX_FLOWS, MAX_LINKS, MAX_NODES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_TRACE_VALUES, MAX_UDP_FLOWS, MAX_WEB_PAIRS};
 use crate::tcp::rtt::MAX_RTO;
 use crate::time::{secs, Time, MS, SEC};
 
@@ -267,16 +268,17 @@ impl LinkConfig {
         check((0.0..=1.0).contains(&self.loss), || format!("{at}.loss"), self.loss, "a probability from 0 to 1")?;
         check(self.delay <= 3600 * SEC, || format!("{at}.delay"), format!("{} s", secs(self.delay)), "at most one hour")?;
         check(self.jitter <= 3600 * SEC, || format!("{at}.jitter"), format!("{} s", secs(self.jitter)), "at most one hour")?;
-        let b = match self.buffer {
-            Buffer::Packets(n) | Buffer::Bytes(n) => n,
-        };
-        check(b > 0, || format!("{at}.buffer"), b, "at least 1 packet or byte")
+        match self.buffer {
+            Buffer::Packets(n) => check((1..=MAX_QUEUE_PACKETS).contains(&n), || format!("{at}.buffer"), format!("{n} packets"), "1 to 10^8 packets"),
+            Buffer::Bytes(n) => check(n >= 1, || format!("{at}.buffer"), format!("{n} bytes"), "at least 1 byte"),
+        }
     }
 }
 
 impl SimConfig {
     /// Check every value the engine cannot run with.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        self.check_caps()?;
         let n = self.topology.nodes.len() as u32;
         for (i, l) in self.topology.links.iter().enumerate() {
             let at = format!("links[{i}]");
@@ -286,10 +288,7 @@ impl SimConfig {
         check(self.duration > 0, || "duration".into(), self.duration, "a positive duration")?;
         if let Some(dt) = self.sample_interval {
             check(dt > 0 && dt <= self.duration, || "sample_interval".into(), format!("{} s", secs(dt)), "a positive interval, at most the duration")?;
-            let samples = self.duration / dt;
-            check(samples <= 10_000_000, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most 10 million samples per run (duration / {} s = {samples})", secs(dt)))?;
         }
-        check(self.flows.len() <= u32::MAX as usize, || "flows".into(), self.flows.len(), "fewer than 2^32 flows")?;
         for (i, f) in self.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{i}].{k}");
             check(f.src < n, || at("src"), f.src, "an existing node")?;
@@ -335,6 +334,32 @@ impl SimConfig {
             if let Some(d) = c.delay {
                 check(d <= 3600 * SEC, || format!("changes[{i}].delay"), format!("{} s", secs(d)), "at most one hour")?;
             }
+        }
+        Ok(())
+    }
+}
+
+impl SimConfig {
+    /// The hard caps of [`crate::limits`] on everything sized by the input.
+    pub(crate) fn check_caps(&self) -> Result<(), ConfigError> {
+        let t = &self.topology;
+        let count = |what: &str, n: usize, max: usize| check(n <= max, || what.into(), format!("{n} {what}"), &format!("at most {max} {what}"));
+        count("nodes", t.nodes.len(), MAX_NODES)?;
+        count("links", t.links.len(), MAX_LINKS)?;
+        count("flows", self.flows.len(), MAX_FLOWS)?;
+        count("udp", self.udp.len(), MAX_UDP_FLOWS)?;
+        for (i, w) in self.web.iter().enumerate() {
+            let pairs = w.servers.len().saturating_mul(w.clients.len());
+            check(pairs <= MAX_WEB_PAIRS, || format!("web[{i}].clients"), format!("{pairs} server-client pairs"), &format!("at most {MAX_WEB_PAIRS} server-client pairs"))?;
+        }
+        let work = crate::estimate::route_work(self);
+        check(work <= MAX_ROUTE_WORK, || "topology".into(), format!("{} nodes and {} links", t.nodes.len(), t.links.len()), &format!("routing the traffic takes {work} steps, above {MAX_ROUTE_WORK}: fewer distinct endpoints or a smaller topology"))?;
+        if let Some(dt) = self.sample_interval.filter(|&dt| dt > 0) {
+            let samples = self.duration / dt;
+            check(samples <= 10_000_000, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most 10 million samples per run (duration / {} s = {samples})", secs(dt)))?;
+            let series = 1 + 3 * self.flows.len() as u64 + 5 * t.links.iter().filter(|l| l.monitor).count() as u64;
+            let values = samples.saturating_mul(series);
+            check(values <= MAX_TRACE_VALUES, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most {MAX_TRACE_VALUES} trace values per run ({samples} samples × {series} series)"))?;
         }
         Ok(())
     }

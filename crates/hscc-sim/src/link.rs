@@ -23,6 +23,7 @@ use rand_distr::{Distribution, StandardNormal};
 
 use crate::config::{Buffer, LinkConfig};
 use crate::event::{Event, EventQueue};
+use crate::limits::MAX_QUEUE_PACKETS;
 use crate::packet::{Packet, SLOW_START};
 use crate::rng::Rng;
 use crate::stats::{LinkCounters, DelayHistogram};
@@ -75,7 +76,8 @@ impl Link {
     pub fn new(cfg: &LinkConfig, to: u32, rng: Rng, monitored: bool) -> Link {
         let (limit_pkts, limit_bytes) = match cfg.buffer {
             Buffer::Packets(n) => (n, u64::MAX),
-            Buffer::Bytes(b) => (u64::MAX, b),
+            // Small packets in a byte limit still stop at the hard cap.
+            Buffer::Bytes(b) => (MAX_QUEUE_PACKETS, b),
         };
         // A packet is lost when a uniform u64 falls below p·2^64.
         let loss_threshold = if cfg.loss >= 1.0 { u64::MAX } else { (cfg.loss * 18_446_744_073_709_551_616.0) as u64 };

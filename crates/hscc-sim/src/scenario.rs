@@ -13,6 +13,8 @@ use hscc_cc::{CcError, CcParams};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{check_period, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+use crate::estimate::{estimate, Estimate, Origins};
+use crate::limits::{BuildLimits, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig};
 use crate::packet::DEFAULT_MSS;
@@ -470,8 +472,27 @@ impl ScenarioSpec {
         crate::json::from_str(s).map_err(|e| if e.field == "topology" { topology_error(s).unwrap_or(e) } else { e })
     }
 
-    /// Build the engine configuration.
+    /// Build the engine configuration within the default [`BuildLimits`].
     pub fn build(&self) -> Result<SimConfig, ConfigError> {
+        self.build_with(&BuildLimits::default())
+    }
+
+    /// Build the engine configuration; refuse a run whose estimate passes
+    /// `limits`, naming the scenario field that drives its cost.
+    pub fn build_with(&self, limits: &BuildLimits) -> Result<SimConfig, ConfigError> {
+        let (cfg, origins) = self.build_unchecked()?;
+        estimate(&cfg, &origins).check(limits)?;
+        Ok(cfg)
+    }
+
+    /// What the run would cost (only the hard caps apply), with the fields
+    /// to blame named as the scenario writes them.
+    pub fn estimate(&self) -> Result<Estimate, ConfigError> {
+        let (cfg, origins) = self.build_unchecked()?;
+        Ok(estimate(&cfg, &origins))
+    }
+
+    fn build_unchecked(&self) -> Result<(SimConfig, Origins), ConfigError> {
         let duration = seconds("duration", self.duration)?;
         if duration == 0 {
             return Err(err("duration", self.duration, "a positive duration"));
@@ -481,8 +502,22 @@ impl ScenarioSpec {
             Some(v) => return Err(err("sample_interval", num(v), "a positive interval")),
             None => None,
         };
-        let mut bdp: Vec<Option<f64>> = Vec::new();
-        let (topology, endpoints) = self.topology(&mut bdp)?;
+        let mut meta: Vec<LinkMeta> = Vec::new();
+        let (topology, endpoints) = self.topology(&mut meta)?;
+        let mut o = Origins {
+            link_buffer: meta.iter().map(|m| (format!("{}.buffer", m.at), m.buffer.clone())).collect(),
+            link_rate: meta.iter().map(|m| (format!("{}.rate", m.at), m.rate.clone())).collect(),
+            topology: match &self.topology {
+                TopologySpec::Dumbbell(d) => ("topology.pairs".into(), format!("{} pairs", d.pairs.len())),
+                TopologySpec::ParkingLot(p) => ("topology.cross".into(), p.cross.to_string()),
+                TopologySpec::Graph(g) => ("topology.nodes".into(), format!("{} nodes", g.nodes.len())),
+            },
+            ..Origins::default()
+        };
+        let total: usize = self.flows.iter().map(|f| f.count).fold(0, usize::saturating_add);
+        if let Some((i, _)) = self.flows.iter().enumerate().max_by_key(|(_, f)| f.count).filter(|_| total > MAX_FLOWS) {
+            return Err(err(format!("flows[{i}].count"), self.flows[i].count, format!("at most {MAX_FLOWS} flows in all (the scenario asks for {total})")));
+        }
         let mut flows = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{i}].{k}");
@@ -518,6 +553,8 @@ impl ScenarioSpec {
             c.validate(&at)?;
             check_period(&at, c.start, c.stop, duration)?;
             for _ in 0..f.count {
+                o.flow_count.push((at("count"), f.count.to_string()));
+                o.flow_init_cwnd.push((at("init_cwnd"), f.init_cwnd.to_string()));
                 flows.push(c.clone());
             }
         }
@@ -545,6 +582,8 @@ impl ScenarioSpec {
             let stop = u.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             udp.push(UdpConfig { src, dst, pattern, packet_size: u.packet_size, start, stop });
+            o.udp_rate.push((format!("{at}.rate"), num(u.rate)));
+            o.udp_group.push(("udp".into(), format!("{} flows", self.udp.len())));
         }
         for (i, v) in self.voip.iter().enumerate() {
             let at = format!("voip[{i}]");
@@ -565,6 +604,8 @@ impl ScenarioSpec {
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             for (src, dst) in [(a, b), (b, a)] {
                 udp.push(UdpConfig { src, dst, pattern: UdpPattern::Cbr { rate_bps: wire_rate }, packet_size: size, start, stop });
+                o.udp_rate.push((format!("{at}.interval"), format!("{} s", num(v.interval))));
+                o.udp_group.push(("voip".into(), format!("{} calls", self.voip.len())));
             }
         }
         let mut web = Vec::new();
@@ -595,14 +636,21 @@ impl ScenarioSpec {
             changes.push(LinkChange { at: when, link: link as u32, rate_bps, delay });
         }
         let mut cfg = SimConfig { topology, flows, udp, web, changes, duration, seed: self.seed, sample_interval };
+        // Caps first: resolving BDP buffers routes every source.
+        cfg.check_caps()?;
+        let bdp: Vec<Option<f64>> = meta.iter().map(|m| m.bdp).collect();
         resolve_bdp(&mut cfg, &bdp)?;
         cfg.validate()?;
-        Ok(cfg)
+        Ok((cfg, o))
     }
 
-    fn topology(&self, bdp: &mut Vec<Option<f64>>) -> Result<(Topology, Endpoints), ConfigError> {
+    /// The network, its endpoints, and per link: where it comes from and its BDP multiple, if any.
+    fn topology(&self, meta: &mut Vec<LinkMeta>) -> Result<(Topology, Endpoints), ConfigError> {
         match &self.topology {
             TopologySpec::Dumbbell(DumbbellSpec { bottleneck, reverse, pairs }) => {
+                if pairs.len() > MAX_PAIRS {
+                    return Err(err("topology.pairs", format!("{} pairs", pairs.len()), format!("at most {MAX_PAIRS} host pairs")));
+                }
                 let (fwd, fb) = bottleneck.to_config("topology.bottleneck")?;
                 let (rev, rb) = match reverse {
                     Some(r) => r.to_config("topology.reverse")?,
@@ -617,26 +665,40 @@ impl ScenarioSpec {
                     return Err(err("topology.pairs", "[]", "at least one host pair"));
                 }
                 let db = dumbbell(fwd, rev, &access);
-                bdp.extend([fb, rb]);
-                bdp.resize(db.topology.links.len(), None);
+                // Links: the bottleneck (fwd, rev), then four access links per pair.
+                meta.push(LinkMeta::of(bottleneck, "topology.bottleneck", fb));
+                meta.push(match reverse {
+                    Some(r) => LinkMeta::of(r, "topology.reverse", rb),
+                    None => LinkMeta::of(bottleneck, "topology.bottleneck", rb),
+                });
+                for (i, p) in pairs.iter().enumerate() {
+                    meta.extend(std::iter::repeat_n(LinkMeta::of_pair(p, &format!("topology.pairs[{i}]")), 4));
+                }
                 Ok((db.topology, Endpoints::Pairs(db.pairs)))
             }
             TopologySpec::ParkingLot(ParkingLotSpec { hops, link, access, long, cross }) => {
-                if *hops == 0 || *hops > 1000 {
-                    return Err(err("topology.hops", hops, "1 to 1000 bottlenecks"));
+                if *hops == 0 || *hops > MAX_HOPS {
+                    return Err(err("topology.hops", hops, format!("1 to {MAX_HOPS} bottlenecks (a route crosses at most {MAX_ROUTE_LINKS} links)")));
+                }
+                let host_pairs = hops.checked_mul(*cross).and_then(|x| x.checked_add(*long));
+                if host_pairs.is_none_or(|n| n > MAX_PAIRS) {
+                    let (field, value) = if long > cross { ("topology.long", long) } else { ("topology.cross", cross) };
+                    return Err(err(field, value, format!("at most {MAX_PAIRS} host pairs in all (long + hops × cross)")));
                 }
                 let (l, lb) = link.to_config("topology.link")?;
                 let a = pair(access, "topology.access")?;
                 let p = parking_lot(*hops, l, &a, *long, *cross);
                 // Links are added as: every bottleneck (fwd, rev), then access links.
-                for _ in 0..*hops {
-                    bdp.extend([lb, lb]);
-                }
-                bdp.resize(p.topology.links.len(), None);
+                meta.extend(std::iter::repeat_n(LinkMeta::of(link, "topology.link", lb), 2 * hops));
+                meta.resize(p.topology.links.len(), LinkMeta::of_pair(access, "topology.access"));
                 Ok((p.topology, Endpoints::Lot { long: p.long, cross: p.cross }))
             }
             TopologySpec::Graph(GraphSpec { nodes, links }) => {
                 let mut t = Topology::default();
+                if nodes.len() > MAX_NODES || links.len() > MAX_LINKS / 2 {
+                    let (field, n, max) = if nodes.len() > MAX_NODES { ("topology.nodes", nodes.len(), MAX_NODES) } else { ("topology.links", links.len(), MAX_LINKS / 2) };
+                    return Err(err(field, format!("{n} entries"), format!("at most {max}")));
+                }
                 let index = NodeIndex::new(nodes)?;
                 for n in nodes {
                     t.add_node(n.clone());
@@ -663,7 +725,11 @@ impl ScenarioSpec {
                         None => (fwd.clone(), fb),
                     };
                     t.add_duplex(&name, a, b, fwd, rev, l.monitor);
-                    bdp.extend([fb, rb]);
+                    meta.push(LinkMeta::of(&l.fwd, &format!("{at}.fwd"), fb));
+                    meta.push(match &l.rev {
+                        Some(r) => LinkMeta::of(r, &format!("{at}.rev"), rb),
+                        None => LinkMeta::of(&l.fwd, &format!("{at}.fwd"), rb),
+                    });
                 }
                 Ok((t, Endpoints::Names(index)))
             }
@@ -709,6 +775,32 @@ fn pair(p: &PairSpec, at: &str) -> Result<AccessSpec, ConfigError> {
     }
     let (link, _) = LinkSpecIn { rate: p.rate, delay: p.delay, buffer: p.buffer, loss: 0.0, jitter: 0.0 }.to_config(at)?;
     Ok(AccessSpec { rate_bps: link.rate_bps, delay: link.delay, recv_delay: seconds(&format!("{at}.recv_delay"), p.recv_delay)?, buffer: link.buffer })
+}
+
+/// Where a link comes from in the scenario, and its BDP multiple if its buffer is one.
+#[derive(Clone)]
+struct LinkMeta {
+    at: String,
+    buffer: String,
+    rate: String,
+    bdp: Option<f64>,
+}
+
+impl LinkMeta {
+    fn of(l: &LinkSpecIn, at: &str, bdp: Option<f64>) -> LinkMeta {
+        LinkMeta { at: at.into(), buffer: buffer_text(&l.buffer), rate: num(l.rate), bdp }
+    }
+    fn of_pair(p: &PairSpec, at: &str) -> LinkMeta {
+        LinkMeta { at: at.into(), buffer: buffer_text(&p.buffer), rate: num(p.rate), bdp: None }
+    }
+}
+
+fn buffer_text(b: &BufferSpec) -> String {
+    match b {
+        BufferSpec::Packets(n) => format!("{n} packets"),
+        BufferSpec::Bytes(n) => format!("{n} bytes"),
+        BufferSpec::Bdp(x) => format!("{x} bdp"),
+    }
 }
 
 /// Where a flow's endpoints are, in the topology's own terms.
@@ -846,10 +938,9 @@ fn bits_per_second(field: &str, v: f64) -> Result<u64, ConfigError> {
 /// Turn BDP-relative buffers into packets: rate × the largest base RTT of the
 /// traffic crossing the link (TCP data or ACKs, UDP, web transfers), in
 /// packets of the largest full packet size among it.
+/// Every source is routed here, BDP buffers or not, so that an unreachable
+/// destination is refused by the build, not later by `Sim::new`.
 fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigError> {
-    if bdp.iter().all(Option::is_none) {
-        return Ok(());
-    }
     let t = &cfg.topology;
     let mut rtt_max: Vec<Time> = vec![0; t.links.len()];
     let mut wire: Vec<u32> = vec![0; t.links.len()];
@@ -863,6 +954,9 @@ fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigErr
             }
         }
     }
+    // Identical flows (a `count`) share a route: route each (src, dst, size) once.
+    let mut seen = std::collections::HashSet::new();
+    ends.retain(|e| seen.insert((e.0, e.1, e.2)));
     for (src, dst, size, at) in ends {
         let fwd = t.route(src, dst).map_err(|e| ConfigError { field: format!("{at}.dst"), ..e })?;
         let rev = t.route(dst, src).map_err(|e| ConfigError { field: format!("{at}.src"), ..e })?;

@@ -139,12 +139,14 @@ pub struct WebStats {
     pub started: u64,
     /// Transfers completed.
     pub completed: u64,
+    /// Arrivals refused because every web slot was busy ([`crate::limits::MAX_WEB_SLOTS`]).
+    pub refused: u64,
     bins: Vec<Option<Histogram<u64>>>,
 }
 
 impl Default for WebStats {
     fn default() -> Self {
-        WebStats { started: 0, completed: 0, bins: vec![None; BINS] }
+        WebStats { started: 0, completed: 0, refused: 0, bins: vec![None; BINS] }
     }
 }
 
@@ -203,6 +205,8 @@ pub struct WebResult {
     pub started: u64,
     /// Transfers completed.
     pub completed: u64,
+    /// Arrivals refused because every web slot was busy.
+    pub refused: u64,
     /// Response times by size.
     pub bins: Vec<WebBin>,
 }
