@@ -54,7 +54,7 @@ use crate::link::Link;
 use crate::packet::HEADER_BYTES;
 use crate::results::{FlowResult, LinkResult};
 use crate::sim::{Flow, UdpFlow};
-use crate::time::secs;
+use crate::time::{secs, Time};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebSource};
 
@@ -286,6 +286,8 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     let mut blame = Blame::default();
     let mut mem = MemoryParts::default();
     let mut evs = EventParts::default();
+    let run = f("duration", format!("{dur} s"));
+    let web_rate: Vec<Field> = cfg.web.iter().enumerate().map(|(i, w)| f(format!("web[{i}].rate"), crate::config::num(w.rate))).collect();
 
     if route_work(cfg) > MAX_ROUTE_WORK {
         // Validation refuses it; the model does not route what it cannot afford.
@@ -312,7 +314,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         for &l in &data {
             fixed_bps[l as usize] += bps * on_share;
         }
-        let active = secs(u.stop.unwrap_or(cfg.duration).min(cfg.duration).saturating_sub(u.start)) * on_share;
+        let active = active_s(u.start, u.stop, cfg.duration) * on_share;
         let size = u.packet_size as f64;
         // The source sends at its full rate whatever the links take.
         let sent = u.rate_bps() as f64 / (8.0 * size) * active;
@@ -324,8 +326,8 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     }
     let mut web_paths = Vec::new();
     for (i, w) in cfg.web.iter().enumerate() {
-        let who = f(format!("web[{i}].rate"), crate::config::num(w.rate));
-        let active = secs(w.stop.unwrap_or(cfg.duration).min(cfg.duration).saturating_sub(w.start));
+        let who = &web_rate[i];
+        let active = active_s(w.start, w.stop, cfg.duration);
         let pairs = (w.servers.len() * w.clients.len()) as f64;
         let wire = w.tcp.wire_size() as f64;
         let mut paths = Vec::new();
@@ -343,7 +345,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         web_paths.push(paths);
         let arrivals = w.rate * active;
         evs.web += (2.0 * arrivals) as u64;
-        blame.ev(&who, 2.0 * arrivals);
+        blame.ev(who, 2.0 * arrivals);
     }
     let mut flow_paths = Vec::with_capacity(cfg.flows.len());
     for fc in &cfg.flows {
@@ -386,9 +388,8 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     }
     for (k, (fc, (data, acks))) in cfg.flows.iter().zip(&flow_paths).enumerate() {
         let wire = fc.wire_size() as f64;
-        let active = secs(fc.stop.unwrap_or(cfg.duration).min(cfg.duration).saturating_sub(fc.start));
-        let duration = f("duration", format!("{dur} s"));
-        sources.push(Source { data: data.clone(), acks: acks.clone(), pps: shares[k].0 / (8.0 * wire), size: wire, ack_ratio: ack_ratio(fc), active, tcp: true, blame: duration });
+        let active = active_s(fc.start, fc.stop, cfg.duration);
+        sources.push(Source { data: data.clone(), acks: acks.clone(), pps: shares[k].0 / (8.0 * wire), size: wire, ack_ratio: ack_ratio(fc), active, tcp: true, blame: run.clone() });
     }
 
     // Links: offered load, what they carry, how many packets they hold.
@@ -470,20 +471,20 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         blame.mem(who, sb);
         blame.mem(&o.flow_count[k], per_flow);
         // RTO timer entries, about one per minimum RTO; a pacing event per segment.
-        let active = secs(fc.stop.unwrap_or(cfg.duration).min(cfg.duration).saturating_sub(fc.start));
+        let active = active_s(fc.start, fc.stop, cfg.duration);
         let mut timers = active / secs(fc.min_rto).max(1e-3);
         if fc.pacing || fc.cc.name() == "sync" {
             timers += share / (8.0 * wire) * active;
         }
         evs.timers += timers as u64;
-        blame.ev(&f("duration", format!("{dur} s")), timers);
+        blame.ev(&run, timers);
     }
 
     // Web transfers in progress (Little's law) and their histograms.
     let mut slots_total = 0.0;
     for (i, w) in cfg.web.iter().enumerate() {
-        let who = f(format!("web[{i}].rate"), crate::config::num(w.rate));
-        let active = secs(w.stop.unwrap_or(cfg.duration).min(cfg.duration).saturating_sub(w.start));
+        let who = &web_rate[i];
+        let active = active_s(w.start, w.stop, cfg.duration);
         let mean = w.size.mean();
         let mss = w.tcp.mss as f64;
         let paths = &web_paths[i];
@@ -505,7 +506,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let bins = size_bins(&w.size, arrivals);
         let bytes = slots * (size_of::<Flow>() as f64 + window * SEGMENT * GROW) * GROW + bins * WEB_HISTOGRAM + size_of::<WebSource>() as f64;
         mem.web += bytes as u64;
-        blame.mem(&who, bytes);
+        blame.mem(who, bytes);
     }
 
     // Topology, routes, monitored links.
@@ -549,6 +550,11 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     let e = &evs;
     let events = [e.packets, e.timers, e.udp, e.web, e.samples].iter().fold(0u64, |a, &b| a.saturating_add(b));
     Estimate { memory_bytes, events, memory_field: Blame::top(&blame.memory), events_field: Blame::top(&blame.events), memory: mem, events_by: evs }
+}
+
+/// Seconds a source is active within the run.
+fn active_s(start: Time, stop: Option<Time>, duration: Time) -> f64 {
+    secs(stop.unwrap_or(duration).min(duration).saturating_sub(start))
 }
 
 /// ACKs per data segment.
