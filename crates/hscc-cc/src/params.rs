@@ -40,6 +40,19 @@ pub struct ParamSpec {
     pub source: &'static str,
 }
 
+/// A cross-field constraint: parameter `low` must not exceed parameter `high`
+/// (e.g. `beta_min <= beta_max`), declared in an `order { .. }` block of
+/// [`params!`](crate::params!). Per-field ranges cannot express it, and a
+/// reversed pair is accepted field by field yet makes the algorithm's bounds
+/// meaningless.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ParamOrder {
+    /// The parameter that must be the smaller (or equal).
+    pub low: &'static str,
+    /// The parameter that must be the larger (or equal).
+    pub high: &'static str,
+}
+
 /// A rejected parameter setting.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamError {
@@ -139,8 +152,19 @@ pub trait Params: Clone + fmt::Debug + Default + PartialEq {
     fn get(&self, name: &str) -> Option<f64>;
     /// Set a parameter by name after validating it.
     fn set(&mut self, name: &str, value: f64) -> Result<(), ParamError>;
-    /// Cross-field checks (e.g. `min < max`); per-field ranges are already enforced by `set`.
+    /// Cross-field constraints (`low <= high` pairs).
+    fn orders() -> Vec<ParamOrder> {
+        Vec::new()
+    }
+    /// Cross-field checks: every declared order holds. Per-field ranges are
+    /// already enforced by `set`.
     fn check(&self) -> Result<(), ParamError> {
+        for o in Self::orders() {
+            let (low, high) = (self.get(o.low).unwrap_or(f64::NAN), self.get(o.high).unwrap_or(f64::NAN));
+            if !(low <= high) {
+                return Err(ParamError::Invalid { name: o.low, value: low, allowed: format!("at most {} = {high}", o.high) });
+            }
+        }
         Ok(())
     }
 }
@@ -163,6 +187,26 @@ pub trait Params: Clone + fmt::Debug + Default + PartialEq {
 /// assert!(p.set("beta", 2.0).is_err());
 /// assert!(p.set("low_window", 1.5).is_err());
 /// ```
+///
+/// Cross-field constraints follow the struct as `order { low <= high; }`:
+///
+/// ```
+/// hscc_cc::params! {
+///     /// Bounds of a factor.
+///     pub struct BoundsParams {
+///         /// Lower bound.
+///         beta_min: f64 = 0.5, [0.0, 1.0], "test";
+///         /// Upper bound.
+///         beta_max: f64 = 0.8, [0.0, 1.0], "test";
+///     }
+///     order { beta_min <= beta_max; }
+/// }
+/// use hscc_cc::Params;
+/// let mut p = BoundsParams::default();
+/// p.set("beta_min", 0.9).unwrap(); // each field is in range...
+/// let e = p.check().unwrap_err().to_string(); // ...but not the pair
+/// assert!(e.contains("'beta_min' = 0.9") && e.contains("at most beta_max = 0.8"), "{e}");
+/// ```
 #[macro_export]
 macro_rules! params {
     (
@@ -173,6 +217,7 @@ macro_rules! params {
                 $field:ident : $ty:ty = $default:expr, [$min:expr, $max:expr], $source:literal;
             )*
         }
+        $( order { $( $low:ident <= $high:ident; )* } )?
     ) => {
         $(#[$meta])*
         #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -201,6 +246,12 @@ macro_rules! params {
                         source: $source,
                     },
                 )*]
+            }
+
+            fn orders() -> Vec<$crate::params::ParamOrder> {
+                // Names are checked at compile time: each must be a field.
+                $( $( let _ = |p: &Self| { let _ = (&p.$low, &p.$high); }; )* )?
+                vec![$( $( $crate::params::ParamOrder { low: stringify!($low), high: stringify!($high) }, )* )?]
             }
 
             #[allow(unused_variables)]

@@ -8,7 +8,7 @@ use core::fmt;
 
 use crate::algos;
 use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, RateSample, TcpCc};
-use crate::params::{ParamError, ParamSpec, Params};
+use crate::params::{ParamError, ParamOrder, ParamSpec, Params};
 
 /// What `hscc algorithms` lists about one algorithm.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -23,6 +23,8 @@ pub struct AlgorithmInfo {
     pub source: &'static str,
     /// Parameters with defaults, ranges and sources.
     pub params: Vec<ParamSpec>,
+    /// Cross-field constraints: `low` must not exceed `high`.
+    pub orders: Vec<ParamOrder>,
 }
 
 /// A rejected algorithm selection.
@@ -66,6 +68,7 @@ macro_rules! registry {
                 summary: $summary,
                 source: $source,
                 params: <<$ty as CongestionOps>::Params as Params>::specs(),
+                orders: <<$ty as CongestionOps>::Params as Params>::orders(),
             }, )*]
         }
 
@@ -218,6 +221,33 @@ mod tests {
             }
             let params = CcParams::from_name(info.name).unwrap();
             assert_eq!(Cc::new(&params).name(), info.name);
+            params.check().unwrap_or_else(|e| panic!("defaults break an order: {e}"));
+            for o in &info.orders {
+                assert!(info.params.iter().any(|p| p.name == o.low) && info.params.iter().any(|p| p.name == o.high), "{o:?}");
+            }
         }
+    }
+
+    #[test]
+    fn reversed_bounds_are_refused_by_check() {
+        let cases: [(&str, (&str, f64), (&str, f64)); 6] = [
+            ("sync", ("beta_min", 0.9), ("beta_max", 0.5)),
+            ("sync", ("t_sample_ms", 200.0), ("t_win_ms", 100.0)),
+            ("sync", ("th_s2t_mbps", 5.0), ("th_t2s_mbps", 2.0)),
+            ("htcp", ("beta_min", 0.9), ("beta_max", 0.6)),
+            ("vegas", ("alpha", 6.0), ("beta", 4.0)),
+            ("sync", ("beta_min", 0.9), ("beta_max_loss", 0.8)),
+        ];
+        for (algo, low, high) in cases {
+            // Each value is in its own range; the pair is not.
+            let mut p = CcParams::from_name(algo).unwrap();
+            p.set(low.0, low.1).unwrap();
+            p.set(high.0, high.1).unwrap();
+            let e = p.check().unwrap_err().to_string();
+            assert!(e.contains(&format!("'{}' = {}", low.0, low.1)) && e.contains(&format!("at most {} = {}", high.0, high.1)), "{e}");
+            assert!(CcParams::with(algo, &[low, high]).is_err());
+        }
+        // Equal bounds are a fixed value, not an error.
+        assert!(CcParams::with("htcp", &[("beta_min", 0.7), ("beta_max", 0.7)]).is_ok());
     }
 }

@@ -5,7 +5,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use hscc_sim::metrics::{FlowSeries, SignalTrack};
-use hscc_sim::{ConfigError, ScenarioSpec, Sim};
+use hscc_sim::{BuildLimits, ConfigError, ScenarioSpec, Sim};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -31,13 +31,17 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     /// Build from hscc's JSON scenario form; raises ValueError(message, field,
-    /// value, allowed) naming the bad field.
+    /// value, allowed) naming the bad field, also for a run whose estimate
+    /// passes `max_memory_bytes` (default 8 GiB) or `max_events` (default 10^12).
     #[new]
-    fn new(scenario_json: &str) -> PyResult<Self> {
+    #[pyo3(signature = (scenario_json, max_memory_bytes=None, max_events=None))]
+    fn new(scenario_json: &str, max_memory_bytes: Option<u64>, max_events: Option<u64>) -> PyResult<Self> {
+        let d = BuildLimits::default();
+        let limits = BuildLimits { max_memory_bytes: max_memory_bytes.unwrap_or(d.max_memory_bytes), max_events: max_events.unwrap_or(d.max_events) };
         let spec = ScenarioSpec::from_json(scenario_json).map_err(invalid)?;
-        let cfg = spec.build().map_err(invalid)?;
+        let cfg = spec.build_with(&limits).map_err(invalid)?;
         let config_json = serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        let sim = Sim::new(cfg).map_err(invalid)?;
+        let sim = Sim::with_limits(cfg, &limits).map_err(invalid)?;
         Ok(Simulation { sim: Some(sim), config_json })
     }
 
@@ -82,6 +86,15 @@ impl Simulation {
     }
 }
 
+/// What a scenario would cost, JSON: {"memory_bytes", "events", "memory": {part:
+/// bytes}, "events_by": {part: count}, "memory_field": [field, value],
+/// "events_field": [field, value]}; raises ValueError like `Simulation`.
+#[pyfunction]
+fn estimate(scenario_json: &str) -> PyResult<String> {
+    let e = ScenarioSpec::from_json(scenario_json).and_then(|s| s.estimate()).map_err(invalid)?;
+    Ok(serde_json::to_string(&e).expect("plain data"))
+}
+
 /// Every algorithm with its parameters (defaults, ranges, sources), JSON.
 #[pyfunction]
 fn algorithms() -> String {
@@ -121,6 +134,7 @@ fn engine_version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(short_term_jain, m)?)?;

@@ -4,13 +4,18 @@
 
 use core::fmt;
 
-use hscc_cc::CcParams;
+use hscc_cc::{CcError, CcParams, ParamError};
 use serde::Serialize;
 
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig};
+use crate::limits::{MAX_FLOWS, MAX_LINKS, MAX_NODES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_TRACE_VALUES, MAX_UDP_FLOWS, MAX_WEB_PAIRS};
+use crate::tcp::rtt::MAX_RTO;
 use crate::time::{secs, Time, MS, SEC};
+
+/// Largest web response size or mean, bytes (1 TB).
+const MAX_WEB_SIZE: u64 = 1_000_000_000_000;
 
 /// A DropTail queue limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -228,22 +233,52 @@ fn check(ok: bool, field: impl FnOnce() -> String, value: impl fmt::Display, all
     }
 }
 
+/// A number as a person writes it: 0.25, 3e-300, 1e+30 (never 300 zeros).
+pub(crate) fn num(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() || (1e-4..1e15).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// An algorithm's rejected parameter as an error on the field `at(name)`.
+pub(crate) fn param_error(at: &dyn Fn(&str) -> String, e: &CcError) -> ConfigError {
+    match e {
+        CcError::Param { error: ParamError::Invalid { name, value, allowed }, .. } => ConfigError { field: at(name), value: value.to_string(), allowed: allowed.clone() },
+        other => ConfigError { field: at("algorithm"), value: String::new(), allowed: other.to_string() },
+    }
+}
+
+/// A source (flow, UDP, web) or a change active from `start` (to `stop`):
+/// it must begin before the run ends, or it would silently do nothing.
+pub(crate) fn check_period(at: &dyn Fn(&str) -> String, start: Time, stop: Option<Time>, duration: Time) -> Result<(), ConfigError> {
+    let end = format!("a time before the end of the run (duration = {} s)", secs(duration));
+    check(start < duration, || at("start"), format!("{} s", secs(start)), &end)?;
+    if let Some(stop) = stop {
+        check(stop > start, || at("stop"), format!("{} s", secs(stop)), "after start")?;
+    }
+    Ok(())
+}
+
 impl LinkConfig {
     /// Check rate, loss and buffer; `at` names the link in errors.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
         check(self.rate_bps > 0 && self.rate_bps <= 10_000_000_000_000, || format!("{at}.rate"), self.rate_bps, "1 bit/s to 10 Tbit/s")?;
         check((0.0..=1.0).contains(&self.loss), || format!("{at}.loss"), self.loss, "a probability from 0 to 1")?;
-        check(self.delay <= 3600 * SEC, || format!("{at}.delay"), self.delay, "at most one hour")?;
-        let b = match self.buffer {
-            Buffer::Packets(n) | Buffer::Bytes(n) => n,
-        };
-        check(b > 0, || format!("{at}.buffer"), b, "at least 1 packet or byte")
+        check(self.delay <= 3600 * SEC, || format!("{at}.delay"), format!("{} s", secs(self.delay)), "at most one hour")?;
+        check(self.jitter <= 3600 * SEC, || format!("{at}.jitter"), format!("{} s", secs(self.jitter)), "at most one hour")?;
+        match self.buffer {
+            Buffer::Packets(n) => check((1..=MAX_QUEUE_PACKETS).contains(&n), || format!("{at}.buffer"), format!("{n} packets"), "1 to 10^8 packets"),
+            Buffer::Bytes(n) => check(n >= 1, || format!("{at}.buffer"), format!("{n} bytes"), "at least 1 byte"),
+        }
     }
 }
 
 impl SimConfig {
     /// Check every value the engine cannot run with.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        self.check_caps()?;
         let n = self.topology.nodes.len() as u32;
         for (i, l) in self.topology.links.iter().enumerate() {
             let at = format!("links[{i}]");
@@ -252,16 +287,14 @@ impl SimConfig {
         }
         check(self.duration > 0, || "duration".into(), self.duration, "a positive duration")?;
         if let Some(dt) = self.sample_interval {
-            check(dt > 0, || "sample_interval".into(), format!("{} s", secs(dt)), "a positive interval")?;
-            let samples = self.duration / dt;
-            check(samples <= 10_000_000, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most 10 million samples per run (duration / {} s = {samples})", secs(dt)))?;
+            check(dt > 0 && dt <= self.duration, || "sample_interval".into(), format!("{} s", secs(dt)), "a positive interval, at most the duration")?;
         }
-        check(self.flows.len() <= u32::MAX as usize, || "flows".into(), self.flows.len(), "fewer than 2^32 flows")?;
         for (i, f) in self.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{i}].{k}");
             check(f.src < n, || at("src"), f.src, "an existing node")?;
             check(f.dst < n && f.dst != f.src, || at("dst"), f.dst, "an existing node other than src")?;
             f.validate(&at)?;
+            check_period(&at, f.start, f.stop, self.duration)?;
         }
         for (i, u) in self.udp.iter().enumerate() {
             let at = |k: &str| format!("udp[{i}].{k}");
@@ -269,6 +302,7 @@ impl SimConfig {
             check(u.dst < n && u.dst != u.src, || at("dst"), u.dst, "an existing node other than src")?;
             check((28..=65_535).contains(&u.packet_size), || at("packet_size"), u.packet_size, "28 to 65535 bytes")?;
             check(u.rate_bps() > 0, || at("rate"), u.rate_bps(), "a positive rate")?;
+            check_period(&at, u.start, u.stop, self.duration)?;
             if let UdpPattern::OnOff { on, off, .. } = u.pattern {
                 check(on > 0 && off > 0, || at("on/off"), format!("{on}/{off}"), "positive on and off periods")?;
             }
@@ -277,21 +311,55 @@ impl SimConfig {
             let at = |k: &str| format!("web[{i}].{k}");
             check(!w.servers.is_empty() && w.servers.iter().all(|&s| s < n), || at("servers"), format!("{:?}", w.servers), "one or more existing nodes")?;
             check(!w.clients.is_empty() && w.clients.iter().all(|&c| c < n), || at("clients"), format!("{:?}", w.clients), "one or more existing nodes")?;
-            check(w.rate.is_finite() && w.rate > 0.0, || at("rate"), w.rate, "a positive number of transfers per second")?;
+            // A transfer from a node to itself has no route: servers and clients are apart.
+            check(!w.clients.iter().any(|c| w.servers.contains(c)), || at("clients"), format!("{:?}", w.clients), "nodes that are not also servers")?;
+            check_period(&at, w.start, w.stop, self.duration)?;
+            check(w.rate.is_finite() && w.rate >= 1e-6 && w.rate <= 1e7, || at("rate"), num(w.rate), "10^-6 to 10^7 transfers per second")?;
+            let mean_ok = |m: f64| (1.0..=MAX_WEB_SIZE as f64).contains(&m);
             let ok = match w.size {
-                SizeDist::Fixed(b) => b > 0,
-                SizeDist::Exponential { mean } => mean.is_finite() && mean >= 1.0,
-                SizeDist::Pareto { shape, mean } => shape.is_finite() && shape > 1.0 && mean.is_finite() && mean >= 1.0,
+                SizeDist::Fixed(b) => (1..=MAX_WEB_SIZE).contains(&b),
+                SizeDist::Exponential { mean } => mean_ok(mean),
+                SizeDist::Pareto { shape, mean } => shape.is_finite() && shape > 1.0 && mean_ok(mean),
             };
-            check(ok, || at("size"), format!("{:?}", w.size), "a fixed size ≥ 1 byte, or a mean ≥ 1 byte (and Pareto shape > 1)")?;
+            check(ok, || at("size"), format!("{:?}", w.size), "a fixed size or a mean from 1 byte to 10^12 bytes (and a Pareto shape above 1)")?;
             w.tcp.validate(&|k: &str| format!("web[{i}].tcp.{k}"))?;
         }
         let links = self.topology.links.len() as u32;
         for (i, c) in self.changes.iter().enumerate() {
             check(c.link < links, || format!("changes[{i}].link"), c.link, "an existing link index")?;
+            check_period(&|_: &str| format!("changes[{i}].at"), c.at, None, self.duration)?;
             if let Some(r) = c.rate_bps {
                 check(r > 0 && r <= 10_000_000_000_000, || format!("changes[{i}].rate"), r, "1 bit/s to 10 Tbit/s")?;
             }
+            if let Some(d) = c.delay {
+                check(d <= 3600 * SEC, || format!("changes[{i}].delay"), format!("{} s", secs(d)), "at most one hour")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl SimConfig {
+    /// The hard caps of [`crate::limits`] on everything sized by the input.
+    pub(crate) fn check_caps(&self) -> Result<(), ConfigError> {
+        let t = &self.topology;
+        let count = |what: &str, n: usize, max: usize| check(n <= max, || what.into(), format!("{n} {what}"), &format!("at most {max} {what}"));
+        count("nodes", t.nodes.len(), MAX_NODES)?;
+        count("links", t.links.len(), MAX_LINKS)?;
+        count("flows", self.flows.len(), MAX_FLOWS)?;
+        count("udp", self.udp.len(), MAX_UDP_FLOWS)?;
+        for (i, w) in self.web.iter().enumerate() {
+            let pairs = w.servers.len().saturating_mul(w.clients.len());
+            check(pairs <= MAX_WEB_PAIRS, || format!("web[{i}].clients"), format!("{pairs} server-client pairs"), &format!("at most {MAX_WEB_PAIRS} server-client pairs"))?;
+        }
+        let work = crate::estimate::route_work(self);
+        check(work <= MAX_ROUTE_WORK, || "topology".into(), format!("{} nodes and {} links", t.nodes.len(), t.links.len()), &format!("routing the traffic takes {work} steps, above {MAX_ROUTE_WORK}: fewer distinct endpoints or a smaller topology"))?;
+        if let Some(dt) = self.sample_interval.filter(|&dt| dt > 0) {
+            let samples = self.duration / dt;
+            check(samples <= 10_000_000, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most 10 million samples per run (duration / {} s = {samples})", secs(dt)))?;
+            let series = 1 + 3 * self.flows.len() as u64 + 5 * t.links.iter().filter(|l| l.monitor).count() as u64;
+            let values = samples.saturating_mul(series);
+            check(values <= MAX_TRACE_VALUES, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most {MAX_TRACE_VALUES} trace values per run ({samples} samples × {series} series)"))?;
         }
         Ok(())
     }
@@ -305,7 +373,10 @@ impl FlowConfig {
     check((64..=65_495).contains(&f.mss), || at("mss"), f.mss, "64 to 65495 bytes")?;
     check((1..=1_000_000).contains(&f.init_cwnd), || at("init_cwnd"), f.init_cwnd, "1 to 1000000 segments")?;
     check(f.delack_segments >= 1, || at("delack_segments"), f.delack_segments, "at least 1")?;
-    check(f.min_rto > 0 && f.initial_rto >= f.min_rto, || at("min_rto"), format!("{} s", secs(f.min_rto)), "positive and not above initial_rto")?;
+    check(f.min_rto > 0 && f.initial_rto >= f.min_rto && f.min_rto <= MAX_RTO, || at("min_rto"), format!("{} s", secs(f.min_rto)), "positive, not above initial_rto, at most 120 s (Linux's TCP_RTO_MAX)")?;
+    check(f.initial_rto <= MAX_RTO, || at("initial_rto"), format!("{} s", secs(f.initial_rto)), "at most 120 s (Linux's TCP_RTO_MAX)")?;
+    check(f.delack_timeout <= 3600 * SEC, || at("delack_timeout"), format!("{} s", secs(f.delack_timeout)), "at most one hour")?;
+    check(f.send_jitter <= 3600 * SEC, || at("send_jitter"), format!("{} s", secs(f.send_jitter)), "at most one hour")?;
     if let Some(s) = f.size {
         check(s > 0, || at("size"), s, "at least 1 byte")?;
     }
@@ -315,6 +386,6 @@ impl FlowConfig {
     if let Some(stop) = f.stop {
         check(stop > f.start, || at("stop"), format!("{} s", secs(stop)), "after start")?;
     }
-    f.cc.check().map_err(|e| ConfigError { field: at("cc"), value: f.cc.name().into(), allowed: e.to_string() })
+    f.cc.check().map_err(|e| param_error(&|k: &str| at(&format!("cc.{k}")), &e))
     }
 }

@@ -27,7 +27,10 @@
 //! ```
 
 pub mod config;
+pub mod estimate;
 pub mod event;
+mod json;
+pub mod limits;
 pub mod link;
 pub mod metrics;
 pub mod packet;
@@ -43,6 +46,8 @@ pub mod udp;
 pub mod web;
 
 pub use config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+pub use estimate::Estimate;
+pub use limits::BuildLimits;
 pub use results::RunResult;
 pub use scenario::ScenarioSpec;
 pub use sim::Sim;

@@ -23,6 +23,7 @@ use rand_distr::{Distribution, StandardNormal};
 
 use crate::config::{Buffer, LinkConfig};
 use crate::event::{Event, EventQueue};
+use crate::limits::MAX_QUEUE_PACKETS;
 use crate::packet::{Packet, SLOW_START};
 use crate::rng::Rng;
 use crate::stats::{LinkCounters, DelayHistogram};
@@ -75,7 +76,8 @@ impl Link {
     pub fn new(cfg: &LinkConfig, to: u32, rng: Rng, monitored: bool) -> Link {
         let (limit_pkts, limit_bytes) = match cfg.buffer {
             Buffer::Packets(n) => (n, u64::MAX),
-            Buffer::Bytes(b) => (u64::MAX, b),
+            // Small packets in a byte limit still stop at the hard cap.
+            Buffer::Bytes(b) => (MAX_QUEUE_PACKETS, b),
         };
         // A packet is lost when a uniform u64 falls below p·2^64.
         let loss_threshold = if cfg.loss >= 1.0 { u64::MAX } else { (cfg.loss * 18_446_744_073_709_551_616.0) as u64 };
@@ -159,12 +161,13 @@ impl Link {
         }
         self.record_qdelay(start - now);
         self.queue_byte_time += p.size as u128 * (start - now) as u128;
-        self.busy_until = start + self.serialization(p.size);
-        let mut arrival = self.busy_until + self.delay;
+        // Saturating: at 1 bit/s a long queue reaches past the end of time; its packets never arrive.
+        self.busy_until = start.saturating_add(self.serialization(p.size));
+        let mut arrival = self.busy_until.saturating_add(self.delay);
         if self.jitter_ps > 0.0 {
             let z: f64 = StandardNormal.sample(&mut self.rng);
             let d = (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time;
-            arrival = (self.busy_until + d).max(self.last_arrival);
+            arrival = self.busy_until.saturating_add(d).max(self.last_arrival);
         }
         self.last_arrival = arrival;
         if self.line.is_empty() {

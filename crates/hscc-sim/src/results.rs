@@ -63,18 +63,29 @@ impl Traces {
     /// Empty traces shaped for `cfg`.
     pub fn new(cfg: &SimConfig) -> Traces {
         let Some(dt) = cfg.sample_interval else { return Traces::default() };
+        // The number of samples is known: reserve it exactly (growth would waste up to half).
+        let n = (cfg.duration / dt + 1) as usize;
         let links: Vec<LinkTrace> = cfg
             .topology
             .links
             .iter()
             .enumerate()
             .filter(|(_, l)| l.monitor)
-            .map(|(i, l)| LinkTrace { link: i as u32, name: l.name.clone(), ..Default::default() })
+            .map(|(i, l)| LinkTrace {
+                link: i as u32,
+                name: l.name.clone(),
+                queue_pkts: Vec::with_capacity(n),
+                queue_bytes: Vec::with_capacity(n),
+                qdelay_s: Vec::with_capacity(n),
+                drops: Vec::with_capacity(n),
+                utilization: Vec::with_capacity(n),
+            })
             .collect();
+        let flow = || FlowTrace { throughput_bps: Vec::with_capacity(n), cwnd: Vec::with_capacity(n), srtt_s: Vec::with_capacity(n) };
         Traces {
             interval_s: secs(dt),
-            time_s: Vec::new(),
-            flows: vec![FlowTrace::default(); cfg.flows.len()],
+            time_s: Vec::with_capacity(n),
+            flows: (0..cfg.flows.len()).map(|_| flow()).collect(),
             last_flow_bytes: vec![0; cfg.flows.len()],
             last_link: vec![(0, 0, 0, 0.0); links.len()],
             links,
@@ -198,7 +209,7 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    pub(crate) fn build(sim: &Sim) -> RunResult {
+    pub(crate) fn build(sim: &Sim, traces: Traces) -> RunResult {
         let cfg = &sim.cfg;
         let now = sim.net.now;
         let topo = &cfg.topology;
@@ -281,7 +292,7 @@ impl RunResult {
             .web
             .iter()
             .enumerate()
-            .map(|(i, w)| WebResult { id: i as u32, started: w.stats.started, completed: w.stats.completed, bins: w.stats.summary() })
+            .map(|(i, w)| WebResult { id: i as u32, started: w.stats.started, completed: w.stats.completed, refused: w.stats.refused, bins: w.stats.summary() })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         RunResult {
@@ -293,7 +304,7 @@ impl RunResult {
             links,
             udp,
             web,
-            traces: sim.traces.clone(),
+            traces,
         }
     }
 

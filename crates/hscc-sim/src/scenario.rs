@@ -7,12 +7,14 @@
 //! [`ScenarioSpec::build`] turns it into a [`SimConfig`], with errors that
 //! name the field, the value and what is allowed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use hscc_cc::{CcError, CcParams};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+use crate::config::{check_period, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+use crate::estimate::{estimate, Estimate, Origins};
+use crate::limits::{BuildLimits, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig};
 use crate::packet::DEFAULT_MSS;
@@ -93,40 +95,57 @@ pub struct GraphLink {
     pub monitor: bool,
 }
 
-/// The network.
+/// The network. Each kind is its own struct so that an error inside it can be
+/// traced to its field path (serde buffers internally tagged enums, which
+/// loses the path; see [`ScenarioSpec::from_json`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TopologySpec {
     /// Host pairs on either side of one bottleneck.
-    Dumbbell {
-        /// Left-to-right bottleneck.
-        bottleneck: LinkSpecIn,
-        /// Right-to-left bottleneck (default: same as `bottleneck` without its loss).
-        #[serde(default)]
-        reverse: Option<LinkSpecIn>,
-        /// Host pairs.
-        pairs: Vec<PairSpec>,
-    },
+    Dumbbell(DumbbellSpec),
     /// A chain of bottlenecks.
-    ParkingLot {
-        /// Number of bottlenecks.
-        hops: usize,
-        /// Each bottleneck (both directions).
-        link: LinkSpecIn,
-        /// Access links of every host pair.
-        access: PairSpec,
-        /// Host pairs crossing every bottleneck.
-        long: usize,
-        /// Host pairs crossing one bottleneck, per bottleneck.
-        cross: usize,
-    },
+    ParkingLot(ParkingLotSpec),
     /// Any graph of named nodes.
-    Graph {
-        /// Node names.
-        nodes: Vec<String>,
-        /// Links.
-        links: Vec<GraphLink>,
-    },
+    Graph(GraphSpec),
+}
+
+/// Host pairs on either side of one bottleneck.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    /// Left-to-right bottleneck.
+    pub bottleneck: LinkSpecIn,
+    /// Right-to-left bottleneck (default: same as `bottleneck` without its loss).
+    #[serde(default)]
+    pub reverse: Option<LinkSpecIn>,
+    /// Host pairs.
+    pub pairs: Vec<PairSpec>,
+}
+
+/// A chain of bottlenecks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLotSpec {
+    /// Number of bottlenecks.
+    pub hops: usize,
+    /// Each bottleneck (both directions).
+    pub link: LinkSpecIn,
+    /// Access links of every host pair.
+    pub access: PairSpec,
+    /// Host pairs crossing every bottleneck.
+    pub long: usize,
+    /// Host pairs crossing one bottleneck, per bottleneck.
+    pub cross: usize,
+}
+
+/// Any graph of named nodes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphSpec {
+    /// Node names.
+    pub nodes: Vec<String>,
+    /// Links.
+    pub links: Vec<GraphLink>,
 }
 
 /// A TCP flow (or `count` identical ones).
@@ -412,7 +431,7 @@ fn err(field: impl Into<String>, value: impl ToString, allowed: impl Into<String
 
 fn seconds(field: &str, v: f64) -> Result<Time, ConfigError> {
     if !(v.is_finite() && v >= 0.0 && v <= 1e7) {
-        return Err(err(field, v, "a time from 0 to 10^7 seconds"));
+        return Err(err(field, num(v), "a time from 0 to 10^7 seconds"));
     }
     Ok(from_secs(v))
 }
@@ -421,7 +440,7 @@ impl LinkSpecIn {
     /// The engine link; BDP buffers are resolved later (placeholder 1 packet).
     fn to_config(&self, at: &str) -> Result<(LinkConfig, Option<f64>), ConfigError> {
         if !(self.rate.is_finite() && self.rate >= 1.0 && self.rate <= 1e13) {
-            return Err(err(format!("{at}.rate"), self.rate, "a rate from 1 bit/s to 10 Tbit/s"));
+            return Err(err(format!("{at}.rate"), num(self.rate), "a rate from 1 bit/s to 10 Tbit/s"));
         }
         let (buffer, bdp) = buffer(&self.buffer, &format!("{at}.buffer"))?;
         if !(0.0..=1.0).contains(&self.loss) {
@@ -450,22 +469,55 @@ fn buffer(b: &BufferSpec, at: &str) -> Result<(Buffer, Option<f64>), ConfigError
 impl ScenarioSpec {
     /// Parse from JSON.
     pub fn from_json(s: &str) -> Result<ScenarioSpec, ConfigError> {
-        serde_json::from_str(s).map_err(|e| err("scenario", e.to_string(), "a scenario in hscc's JSON form"))
+        crate::json::from_str(s).map_err(|e| if e.field == "topology" { topology_error(s).unwrap_or(e) } else { e })
     }
 
-    /// Build the engine configuration.
+    /// Build the engine configuration within the default [`BuildLimits`].
     pub fn build(&self) -> Result<SimConfig, ConfigError> {
+        self.build_with(&BuildLimits::default())
+    }
+
+    /// Build the engine configuration; refuse a run whose estimate passes
+    /// `limits`, naming the scenario field that drives its cost.
+    pub fn build_with(&self, limits: &BuildLimits) -> Result<SimConfig, ConfigError> {
+        let (cfg, origins) = self.build_unchecked()?;
+        estimate(&cfg, &origins).check(limits)?;
+        Ok(cfg)
+    }
+
+    /// What the run would cost (only the hard caps apply), with the fields
+    /// to blame named as the scenario writes them.
+    pub fn estimate(&self) -> Result<Estimate, ConfigError> {
+        let (cfg, origins) = self.build_unchecked()?;
+        Ok(estimate(&cfg, &origins))
+    }
+
+    fn build_unchecked(&self) -> Result<(SimConfig, Origins), ConfigError> {
         let duration = seconds("duration", self.duration)?;
         if duration == 0 {
             return Err(err("duration", self.duration, "a positive duration"));
         }
         let sample_interval = match self.sample_interval {
             Some(v) if v > 0.0 => Some(seconds("sample_interval", v)?),
-            Some(v) => return Err(err("sample_interval", v, "a positive interval")),
+            Some(v) => return Err(err("sample_interval", num(v), "a positive interval")),
             None => None,
         };
-        let mut bdp: Vec<Option<f64>> = Vec::new();
-        let (topology, endpoints) = self.topology(&mut bdp)?;
+        let mut meta: Vec<LinkMeta> = Vec::new();
+        let (topology, endpoints) = self.topology(&mut meta)?;
+        let mut o = Origins {
+            link_buffer: meta.iter().map(|m| (format!("{}.buffer", m.at), m.buffer.clone())).collect(),
+            link_rate: meta.iter().map(|m| (format!("{}.rate", m.at), m.rate.clone())).collect(),
+            topology: match &self.topology {
+                TopologySpec::Dumbbell(d) => ("topology.pairs".into(), format!("{} pairs", d.pairs.len())),
+                TopologySpec::ParkingLot(p) => ("topology.cross".into(), p.cross.to_string()),
+                TopologySpec::Graph(g) => ("topology.nodes".into(), format!("{} nodes", g.nodes.len())),
+            },
+            ..Origins::default()
+        };
+        let total: usize = self.flows.iter().map(|f| f.count).fold(0, usize::saturating_add);
+        if let Some((i, _)) = self.flows.iter().enumerate().max_by_key(|(_, f)| f.count).filter(|_| total > MAX_FLOWS) {
+            return Err(err(format!("flows[{i}].count"), self.flows[i].count, format!("at most {MAX_FLOWS} flows in all (the scenario asks for {total})")));
+        }
         let mut flows = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{i}].{k}");
@@ -473,11 +525,7 @@ impl ScenarioSpec {
             if f.reverse {
                 (src, dst) = (dst, src);
             }
-            let mut cc = CcParams::from_name(&f.algorithm).map_err(|e| err(at("algorithm"), &f.algorithm, cc_allowed(&e)))?;
-            for (k, v) in &f.params {
-                cc.set(k, *v).map_err(|e| err(format!("flows[{i}].params.{k}"), v, cc_allowed(&e)))?;
-            }
-            cc.check().map_err(|e| err(at("params"), format!("{:?}", f.params), cc_allowed(&e)))?;
+            let cc = algorithm(&f.algorithm, &f.params, &format!("flows[{i}]"))?;
             let recovery = match f.recovery.as_str() {
                 "prr" => Recovery::Prr,
                 "classic" => Recovery::Classic,
@@ -503,7 +551,10 @@ impl ScenarioSpec {
             c.timestamps = f.timestamps;
             c.send_jitter = seconds(&at("send_jitter"), f.send_jitter)?;
             c.validate(&at)?;
+            check_period(&at, c.start, c.stop, duration)?;
             for _ in 0..f.count {
+                o.flow_count.push((at("count"), f.count.to_string()));
+                o.flow_init_cwnd.push((at("init_cwnd"), f.init_cwnd.to_string()));
                 flows.push(c.clone());
             }
         }
@@ -529,7 +580,10 @@ impl ScenarioSpec {
             }
             let start = seconds(&format!("{at}.start"), u.start)?;
             let stop = u.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             udp.push(UdpConfig { src, dst, pattern, packet_size: u.packet_size, start, stop });
+            o.udp_rate.push((format!("{at}.rate"), num(u.rate)));
+            o.udp_group.push(("udp".into(), format!("{} flows", self.udp.len())));
         }
         for (i, v) in self.voip.iter().enumerate() {
             let at = format!("voip[{i}]");
@@ -538,29 +592,31 @@ impl ScenarioSpec {
                 return Err(err(format!("{at}.interval"), v.interval, "a packet interval from 0 to 1 s"));
             }
             let voice = bits_per_second(&format!("{at}.rate"), v.rate)?;
-            let payload = (voice as f64 * v.interval / 8.0).round() as u32;
-            let size = payload + v.header;
-            if !(28..=65_535).contains(&size) {
-                return Err(err(format!("{at}.rate"), v.rate, format!("a rate whose packets every {} s fit 28 to 65535 bytes", v.interval)));
+            // In f64: a huge rate or header must be refused, not wrap a u32.
+            let size = (voice as f64 * v.interval / 8.0).round() + v.header as f64;
+            if !(28.0..=65_535.0).contains(&size) {
+                return Err(err(format!("{at}.rate"), v.rate, format!("a rate whose packets every {} s, with {} bytes of headers, fit 28 to 65535 bytes", v.interval, v.header)));
             }
+            let size = size as u32;
             let wire_rate = (size as f64 * 8.0 / v.interval).round() as u64;
             let start = seconds(&format!("{at}.start"), v.start)?;
             let stop = v.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             for (src, dst) in [(a, b), (b, a)] {
                 udp.push(UdpConfig { src, dst, pattern: UdpPattern::Cbr { rate_bps: wire_rate }, packet_size: size, start, stop });
+                o.udp_rate.push((format!("{at}.interval"), format!("{} s", num(v.interval))));
+                o.udp_group.push(("voip".into(), format!("{} calls", self.voip.len())));
             }
         }
         let mut web = Vec::new();
         for (i, w) in self.web.iter().enumerate() {
             let at = format!("web[{i}]");
             let (servers, clients) = endpoints.hosts(w, &at)?;
-            let mut cc = CcParams::from_name(&w.algorithm).map_err(|e| err(format!("{at}.algorithm"), &w.algorithm, cc_allowed(&e)))?;
-            for (k, v) in &w.params {
-                cc.set(k, *v).map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
-            }
+            let cc = algorithm(&w.algorithm, &w.params, &at)?;
             let size = w.size.clone();
             let start = seconds(&format!("{at}.start"), w.start)?;
             let stop = w.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             web.push(WebConfig { servers, clients, rate: w.rate, size, tcp: FlowConfig::bulk(0, 0, cc), start, stop });
         }
         let mut changes = Vec::new();
@@ -575,17 +631,26 @@ impl ScenarioSpec {
             if rate_bps.is_none() && delay.is_none() {
                 return Err(err(at, "no rate and no delay", "a new rate, a new delay, or both"));
             }
-            changes.push(LinkChange { at: seconds(&format!("changes[{i}].at"), c.at)?, link: link as u32, rate_bps, delay });
+            let when = seconds(&format!("{at}.at"), c.at)?;
+            check_period(&|_: &str| format!("{at}.at"), when, None, duration)?;
+            changes.push(LinkChange { at: when, link: link as u32, rate_bps, delay });
         }
         let mut cfg = SimConfig { topology, flows, udp, web, changes, duration, seed: self.seed, sample_interval };
+        // Caps first: resolving BDP buffers routes every source.
+        cfg.check_caps()?;
+        let bdp: Vec<Option<f64>> = meta.iter().map(|m| m.bdp).collect();
         resolve_bdp(&mut cfg, &bdp)?;
         cfg.validate()?;
-        Ok(cfg)
+        Ok((cfg, o))
     }
 
-    fn topology(&self, bdp: &mut Vec<Option<f64>>) -> Result<(Topology, Endpoints), ConfigError> {
+    /// The network, its endpoints, and per link: where it comes from and its BDP multiple, if any.
+    fn topology(&self, meta: &mut Vec<LinkMeta>) -> Result<(Topology, Endpoints), ConfigError> {
         match &self.topology {
-            TopologySpec::Dumbbell { bottleneck, reverse, pairs } => {
+            TopologySpec::Dumbbell(DumbbellSpec { bottleneck, reverse, pairs }) => {
+                if pairs.len() > MAX_PAIRS {
+                    return Err(err("topology.pairs", format!("{} pairs", pairs.len()), format!("at most {MAX_PAIRS} host pairs")));
+                }
                 let (fwd, fb) = bottleneck.to_config("topology.bottleneck")?;
                 let (rev, rb) = match reverse {
                     Some(r) => r.to_config("topology.reverse")?,
@@ -600,50 +665,101 @@ impl ScenarioSpec {
                     return Err(err("topology.pairs", "[]", "at least one host pair"));
                 }
                 let db = dumbbell(fwd, rev, &access);
-                bdp.extend([fb, rb]);
-                bdp.resize(db.topology.links.len(), None);
+                // Links: the bottleneck (fwd, rev), then four access links per pair.
+                meta.push(LinkMeta::of(bottleneck, "topology.bottleneck", fb));
+                meta.push(match reverse {
+                    Some(r) => LinkMeta::of(r, "topology.reverse", rb),
+                    None => LinkMeta::of(bottleneck, "topology.bottleneck", rb),
+                });
+                for (i, p) in pairs.iter().enumerate() {
+                    meta.extend(std::iter::repeat_n(LinkMeta::of_pair(p, &format!("topology.pairs[{i}]")), 4));
+                }
                 Ok((db.topology, Endpoints::Pairs(db.pairs)))
             }
-            TopologySpec::ParkingLot { hops, link, access, long, cross } => {
-                if *hops == 0 || *hops > 1000 {
-                    return Err(err("topology.hops", hops, "1 to 1000 bottlenecks"));
+            TopologySpec::ParkingLot(ParkingLotSpec { hops, link, access, long, cross }) => {
+                if *hops == 0 || *hops > MAX_HOPS {
+                    return Err(err("topology.hops", hops, format!("1 to {MAX_HOPS} bottlenecks (a route crosses at most {MAX_ROUTE_LINKS} links)")));
+                }
+                let host_pairs = hops.checked_mul(*cross).and_then(|x| x.checked_add(*long));
+                if host_pairs.is_none_or(|n| n > MAX_PAIRS) {
+                    let (field, value) = if long > cross { ("topology.long", long) } else { ("topology.cross", cross) };
+                    return Err(err(field, value, format!("at most {MAX_PAIRS} host pairs in all (long + hops × cross)")));
                 }
                 let (l, lb) = link.to_config("topology.link")?;
                 let a = pair(access, "topology.access")?;
                 let p = parking_lot(*hops, l, &a, *long, *cross);
                 // Links are added as: every bottleneck (fwd, rev), then access links.
-                for _ in 0..*hops {
-                    bdp.extend([lb, lb]);
-                }
-                bdp.resize(p.topology.links.len(), None);
+                meta.extend(std::iter::repeat_n(LinkMeta::of(link, "topology.link", lb), 2 * hops));
+                meta.resize(p.topology.links.len(), LinkMeta::of_pair(access, "topology.access"));
                 Ok((p.topology, Endpoints::Lot { long: p.long, cross: p.cross }))
             }
-            TopologySpec::Graph { nodes, links } => {
+            TopologySpec::Graph(GraphSpec { nodes, links }) => {
                 let mut t = Topology::default();
-                for (i, n) in nodes.iter().enumerate() {
-                    if nodes[..i].contains(n) {
-                        return Err(err(format!("topology.nodes[{i}]"), n, "a name not used by another node"));
-                    }
+                if nodes.len() > MAX_NODES || links.len() > MAX_LINKS / 2 {
+                    let (field, n, max) = if nodes.len() > MAX_NODES { ("topology.nodes", nodes.len(), MAX_NODES) } else { ("topology.links", links.len(), MAX_LINKS / 2) };
+                    return Err(err(field, format!("{n} entries"), format!("at most {max}")));
+                }
+                let index = NodeIndex::new(nodes)?;
+                for n in nodes {
                     t.add_node(n.clone());
                 }
+                // Routes take the lower-indexed of parallel links, so a second
+                // link between the same nodes would carry nothing; and link
+                // names ("a-b:fwd") must be unique for changes to find them.
+                let mut pairs_seen: HashMap<(u32, u32), usize> = HashMap::new();
+                let mut names_seen: HashMap<String, usize> = HashMap::new();
                 for (i, l) in links.iter().enumerate() {
                     let at = format!("topology.links[{i}]");
-                    let node = |name: &str, k: &str| {
-                        nodes.iter().position(|n| n == name).map(|x| x as u32).ok_or_else(|| err(format!("{at}.{k}"), name, format!("one of the nodes: {}", nodes.join(", "))))
-                    };
-                    let (a, b) = (node(&l.a, "a")?, node(&l.b, "b")?);
+                    let (a, b) = (index.find(&l.a, &format!("{at}.a"))?, index.find(&l.b, &format!("{at}.b"))?);
+                    if a == b {
+                        return Err(err(format!("{at}.b"), &l.b, "a node other than a (a link joins two nodes)"));
+                    }
+                    let name = format!("{}-{}", l.a, l.b);
+                    let earlier = pairs_seen.insert((a.min(b), a.max(b)), i).or(names_seen.insert(name.clone(), i));
+                    if let Some(j) = earlier {
+                        return Err(err(at, &name, format!("one link per pair of nodes, with a name of its own (topology.links[{j}] is {}-{})", links[j].a, links[j].b)));
+                    }
                     let (fwd, fb) = l.fwd.to_config(&format!("{at}.fwd"))?;
                     let (rev, rb) = match &l.rev {
                         Some(r) => r.to_config(&format!("{at}.rev"))?,
                         None => (fwd.clone(), fb),
                     };
-                    t.add_duplex(&format!("{}-{}", l.a, l.b), a, b, fwd, rev, l.monitor);
-                    bdp.extend([fb, rb]);
+                    t.add_duplex(&name, a, b, fwd, rev, l.monitor);
+                    meta.push(LinkMeta::of(&l.fwd, &format!("{at}.fwd"), fb));
+                    meta.push(match &l.rev {
+                        Some(r) => LinkMeta::of(r, &format!("{at}.rev"), rb),
+                        None => LinkMeta::of(&l.fwd, &format!("{at}.fwd"), rb),
+                    });
                 }
-                Ok((t, Endpoints::Names(nodes.clone())))
+                Ok((t, Endpoints::Names(index)))
             }
         }
     }
+}
+
+/// The error inside the topology, with its path: read it again as the struct its kind names.
+fn topology_error(s: &str) -> Option<ConfigError> {
+    let v: serde_json::Value = serde_json::from_str(s).ok()?;
+    let mut t = v.get("topology")?.as_object()?.clone();
+    let kind = t.remove("kind")?;
+    let body = serde_json::Value::Object(t).to_string();
+    let inner = match kind.as_str()? {
+        "dumbbell" => crate::json::from_str::<DumbbellSpec>(&body).err(),
+        "parking_lot" => crate::json::from_str::<ParkingLotSpec>(&body).err(),
+        "graph" => crate::json::from_str::<GraphSpec>(&body).err(),
+        _ => None,
+    }?;
+    Some(ConfigError { field: format!("topology.{}", inner.field), ..inner })
+}
+
+/// The algorithm `name` with `params` set, each in range and every pair in order.
+fn algorithm(name: &str, params: &BTreeMap<String, f64>, at: &str) -> Result<CcParams, ConfigError> {
+    let mut cc = CcParams::from_name(name).map_err(|e| err(format!("{at}.algorithm"), name, cc_allowed(&e)))?;
+    for (k, v) in params {
+        cc.set(k, *v).map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
+    }
+    cc.check().map_err(|e| param_error(&|k: &str| format!("{at}.params.{k}"), &e))?;
+    Ok(cc)
 }
 
 fn cc_allowed(e: &CcError) -> String {
@@ -659,6 +775,32 @@ fn pair(p: &PairSpec, at: &str) -> Result<AccessSpec, ConfigError> {
     }
     let (link, _) = LinkSpecIn { rate: p.rate, delay: p.delay, buffer: p.buffer, loss: 0.0, jitter: 0.0 }.to_config(at)?;
     Ok(AccessSpec { rate_bps: link.rate_bps, delay: link.delay, recv_delay: seconds(&format!("{at}.recv_delay"), p.recv_delay)?, buffer: link.buffer })
+}
+
+/// Where a link comes from in the scenario, and its BDP multiple if its buffer is one.
+#[derive(Clone)]
+struct LinkMeta {
+    at: String,
+    buffer: String,
+    rate: String,
+    bdp: Option<f64>,
+}
+
+impl LinkMeta {
+    fn of(l: &LinkSpecIn, at: &str, bdp: Option<f64>) -> LinkMeta {
+        LinkMeta { at: at.into(), buffer: buffer_text(&l.buffer), rate: num(l.rate), bdp }
+    }
+    fn of_pair(p: &PairSpec, at: &str) -> LinkMeta {
+        LinkMeta { at: at.into(), buffer: buffer_text(&p.buffer), rate: num(p.rate), bdp: None }
+    }
+}
+
+fn buffer_text(b: &BufferSpec) -> String {
+    match b {
+        BufferSpec::Packets(n) => format!("{n} packets"),
+        BufferSpec::Bytes(n) => format!("{n} bytes"),
+        BufferSpec::Bdp(x) => format!("{x} bdp"),
+    }
 }
 
 /// Where a flow's endpoints are, in the topology's own terms.
@@ -686,7 +828,36 @@ place!(VoipSpec);
 enum Endpoints {
     Pairs(Vec<(u32, u32)>),
     Lot { long: Vec<(u32, u32)>, cross: Vec<Vec<(u32, u32)>> },
-    Names(Vec<String>),
+    Names(NodeIndex),
+}
+
+/// Graph node names and their indices, looked up in O(1).
+struct NodeIndex {
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl NodeIndex {
+    fn new(names: &[String]) -> Result<NodeIndex, ConfigError> {
+        let mut index = HashMap::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            if n.is_empty() {
+                return Err(err(format!("topology.nodes[{i}]"), "\"\"", "a non-empty name"));
+            }
+            if index.insert(n.clone(), i as u32).is_some() {
+                return Err(err(format!("topology.nodes[{i}]"), n, "a name not used by another node"));
+            }
+        }
+        Ok(NodeIndex { names: names.to_vec(), index })
+    }
+
+    fn find(&self, name: &str, field: &str) -> Result<u32, ConfigError> {
+        self.index.get(name).copied().ok_or_else(|| {
+            let some: Vec<&str> = self.names.iter().map(String::as_str).take(12).collect();
+            let more = if self.names.len() > some.len() { ", …" } else { "" };
+            err(field, name, format!("one of the nodes: {}{more}", some.join(", ")))
+        })
+    }
 }
 
 impl Endpoints {
@@ -709,9 +880,13 @@ impl Endpoints {
             Endpoints::Names(n) => {
                 let find = |k: &str, v: &Option<String>| {
                     let name = v.as_deref().ok_or_else(|| err(at(k), "missing", "a node name"))?;
-                    n.iter().position(|x| x == name).map(|x| x as u32).ok_or_else(|| err(at(k), name, format!("one of the nodes: {}", n.join(", "))))
+                    n.find(name, &at(k))
                 };
-                Ok((find("src", &f.src)?, find("dst", &f.dst)?))
+                let (src, dst) = (find("src", &f.src)?, find("dst", &f.dst)?);
+                if src == dst {
+                    return Err(err(at("dst"), &n.names[dst as usize], "a node other than src"));
+                }
+                Ok((src, dst))
             }
         }
     }
@@ -739,12 +914,14 @@ impl Endpoints {
                     if names.is_empty() {
                         return Err(err(format!("{at}.{k}"), "[]", "one or more node names"));
                     }
-                    names
-                        .iter()
-                        .map(|name| n.iter().position(|x| x == name).map(|x| x as u32).ok_or_else(|| err(format!("{at}.{k}"), name, format!("one of the nodes: {}", n.join(", ")))))
-                        .collect()
+                    names.iter().map(|name| n.find(name, &format!("{at}.{k}"))).collect()
                 };
-                Ok((find("servers", &w.servers)?, find("clients", &w.clients)?))
+                let (servers, clients) = (find("servers", &w.servers)?, find("clients", &w.clients)?);
+                // A transfer goes from a server to a different client: a node in both lists has no route to itself.
+                if let Some(c) = w.clients.iter().find(|c| w.servers.contains(c)) {
+                    return Err(err(format!("{at}.clients"), c, "nodes that are not also servers"));
+                }
+                Ok((servers, clients))
             }
             Endpoints::Lot { .. } => Err(err(at, "web traffic", "web traffic on a dumbbell or a graph (parking lots have no spare hosts)")),
         }
@@ -753,7 +930,7 @@ impl Endpoints {
 
 fn bits_per_second(field: &str, v: f64) -> Result<u64, ConfigError> {
     if !(v.is_finite() && v >= 1.0 && v <= 1e13) {
-        return Err(err(field, v, "a rate from 1 bit/s to 10 Tbit/s"));
+        return Err(err(field, num(v), "a rate from 1 bit/s to 10 Tbit/s"));
     }
     Ok(v.round() as u64)
 }
@@ -761,10 +938,9 @@ fn bits_per_second(field: &str, v: f64) -> Result<u64, ConfigError> {
 /// Turn BDP-relative buffers into packets: rate × the largest base RTT of the
 /// traffic crossing the link (TCP data or ACKs, UDP, web transfers), in
 /// packets of the largest full packet size among it.
+/// Every source is routed here, BDP buffers or not, so that an unreachable
+/// destination is refused by the build, not later by `Sim::new`.
 fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigError> {
-    if bdp.iter().all(Option::is_none) {
-        return Ok(());
-    }
     let t = &cfg.topology;
     let mut rtt_max: Vec<Time> = vec![0; t.links.len()];
     let mut wire: Vec<u32> = vec![0; t.links.len()];
@@ -778,6 +954,9 @@ fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigErr
             }
         }
     }
+    // Identical flows (a `count`) share a route: route each (src, dst, size) once.
+    let mut seen = std::collections::HashSet::new();
+    ends.retain(|e| seen.insert((e.0, e.1, e.2)));
     for (src, dst, size, at) in ends {
         let fwd = t.route(src, dst).map_err(|e| ConfigError { field: format!("{at}.dst"), ..e })?;
         let rev = t.route(dst, src).map_err(|e| ConfigError { field: format!("{at}.src"), ..e })?;
@@ -856,7 +1035,7 @@ mod tests {
         let e = ScenarioSpec::from_json(&stop).unwrap().build().unwrap_err().to_string();
         assert!(e.starts_with("flows[1].stop: 1 s is not allowed (after start)"), "{e}");
         let e = ScenarioSpec::from_json(r#"{"duration": 1}"#).unwrap_err().to_string();
-        assert!(e.contains("missing field"), "{e}");
+        assert!(e.starts_with("topology: missing"), "{e}");
         let huge_iw = spec(r#", {"pair": 1, "init_cwnd": 4000000000}"#, r#"{"packets": 10}"#);
         let e = ScenarioSpec::from_json(&huge_iw).unwrap().build().unwrap_err().to_string();
         assert!(e.starts_with("flows[1].init_cwnd: 4000000000"), "{e}");

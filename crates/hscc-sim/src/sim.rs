@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
+use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
 use crate::event::{Event, EventQueue, Fire};
 use crate::link::{Link, Offer};
 use crate::packet::{Kind, Packet};
@@ -41,6 +42,8 @@ pub struct Net {
     pub links: Vec<Link>,
     /// Accounting.
     pub counters: NetCounters,
+    /// UDP datagrams in the network (capped at [`MAX_UDP_IN_NETWORK`]).
+    pub udp_in_network: u64,
 }
 
 impl Net {
@@ -48,10 +51,14 @@ impl Net {
     #[inline]
     fn forward(&mut self, p: &Packet, hop: u8, route: &[u32], at: Time) {
         let id = route[hop as usize];
-        match self.links[id as usize].offer(p, hop, at, id, &mut self.q) {
-            Offer::Accepted => {}
-            Offer::QueueDrop => self.counters.dropped_queue += 1,
-            Offer::RandomDrop => self.counters.dropped_random += 1,
+        let dropped = match self.links[id as usize].offer(p, hop, at, id, &mut self.q) {
+            Offer::Accepted => return,
+            Offer::QueueDrop => &mut self.counters.dropped_queue,
+            Offer::RandomDrop => &mut self.counters.dropped_random,
+        };
+        *dropped += 1;
+        if p.kind == Kind::Udp {
+            self.udp_in_network -= 1;
         }
     }
 }
@@ -179,9 +186,16 @@ pub struct Sim {
 }
 
 impl Sim {
-    /// Build a simulation; rejects invalid configurations.
+    /// Build a simulation within the default [`BuildLimits`]; rejects invalid configurations.
     pub fn new(cfg: SimConfig) -> Result<Sim, ConfigError> {
+        Sim::with_limits(cfg, &BuildLimits::default())
+    }
+
+    /// Build a simulation; rejects invalid configurations and, before
+    /// allocating anything sized by the run, runs whose estimate passes `limits`.
+    pub fn with_limits(cfg: SimConfig, limits: &BuildLimits) -> Result<Sim, ConfigError> {
         cfg.validate()?;
+        cfg.estimate().check(limits)?;
         let t = &cfg.topology;
         let links = t
             .links
@@ -234,7 +248,7 @@ impl Sim {
         if let Some(dt) = cfg.sample_interval {
             q.push(dt, Event::Sample);
         }
-        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default() }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, until: 0 })
+        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0 }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, until: 0 })
     }
 
     /// Run to the configured duration and summarise.
@@ -273,7 +287,9 @@ impl Sim {
         for f in &mut self.flows {
             f.sender.account_slow_start(now);
         }
-        RunResult::build(&self)
+        // Moved, not copied: traces can be the largest part of a run.
+        let traces = std::mem::take(&mut self.traces);
+        RunResult::build(&self, traces)
     }
 
     #[inline]
@@ -329,8 +345,13 @@ impl Sim {
             Event::UdpSend(u) => {
                 let flow = &mut self.udp[u as usize];
                 let p = flow.source.packet(u, now);
-                self.net.counters.injected += 1;
-                self.net.forward(&p, 0, self.routes.path(flow.route), now);
+                // Past the cap the datagram is lost at the host, as with a full
+                // socket buffer: it counts as sent and lost, never enters the network.
+                if self.net.udp_in_network < MAX_UDP_IN_NETWORK {
+                    self.net.udp_in_network += 1;
+                    self.net.counters.injected += 1;
+                    self.net.forward(&p, 0, self.routes.path(flow.route), now);
+                }
                 if let Some(t) = flow.source.next_after(now) {
                     self.net.q.push(t, Event::UdpSend(u));
                 }
@@ -353,7 +374,7 @@ impl Sim {
                 let n = self.cfg.flows.len();
                 self.traces.sample(now, &self.flows[..n], &self.net.links);
                 if let Some(dt) = self.cfg.sample_interval {
-                    self.net.q.push(now + dt, Event::Sample);
+                    self.net.q.push(now.saturating_add(dt), Event::Sample);
                 }
             }
         }
@@ -390,6 +411,7 @@ impl Sim {
     fn deliver(&mut self, p: Packet) {
         let now = self.net.now;
         if p.kind == Kind::Udp {
+            self.net.udp_in_network -= 1;
             self.udp[p.flow as usize].sink.on_packet(&p, now);
             return;
         }
@@ -450,6 +472,13 @@ impl Sim {
         let data_route = self.routes.get(topo, tr.src, tr.dst).expect("checked when built");
         let ack_route = self.routes.get(topo, tr.dst, tr.src).expect("checked when built");
         let started = self.web[w as usize].stats.started;
+        if self.free.is_empty() && self.flows.len() - self.cfg.flows.len() >= MAX_WEB_SLOTS {
+            // Every slot busy: the server refuses the connection (counted), so
+            // memory stays bounded whatever the arrival rate.
+            let stats = &mut self.web[w as usize].stats;
+            (stats.started, stats.refused) = (stats.started - 1, stats.refused + 1);
+            return;
+        }
         let rng = component_rng(self.cfg.seed, Component::Sender, (1u64 << 40) + ((w as u64) << 32) + started);
         let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
         let gen = self.flows.get(slot as usize).map_or(0, |f| f.gen.wrapping_add(1));

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::config::{Buffer, ConfigError, LinkConfig, LinkSpec, Topology};
+use crate::limits::MAX_ROUTE_LINKS;
 use crate::time::Time;
 
 impl Topology {
@@ -71,6 +72,13 @@ impl Topology {
             at = self.links[l as usize].from;
         }
         path.reverse();
+        if path.len() > MAX_ROUTE_LINKS {
+            return Err(ConfigError {
+                field: "flows.dst".into(),
+                value: format!("{} -> {} ({} links)", self.nodes[src as usize], self.nodes[dst as usize], path.len()),
+                allowed: format!("a route of at most {MAX_ROUTE_LINKS} links (a packet counts its hops in a byte)"),
+            });
+        }
         Ok(path)
     }
 }

@@ -109,17 +109,18 @@ impl UdpSource {
                 total / rate
             }
         };
-        self.admit(now + gap.max(1))
+        // Saturating: a huge gap (a tiny Poisson rate) means "never", not an overflow.
+        self.admit(now.saturating_add(gap.max(1)))
     }
 
     /// Move `t` out of an off period and refuse times at or after the stop.
     fn admit(&self, t: Time) -> Option<Time> {
         let t = match self.cfg.pattern {
             UdpPattern::OnOff { on, off, .. } => {
-                let cycle = on + off;
+                let cycle = on.saturating_add(off);
                 let into = (t - self.cfg.start) % cycle;
                 if into >= on {
-                    t + (cycle - into)
+                    t.saturating_add(cycle - into)
                 } else {
                     t
                 }

@@ -112,7 +112,7 @@ impl WebSource {
     /// Time of the next arrival after `t`, if before the stop.
     pub fn next_arrival(&mut self, t: Time) -> Option<Time> {
         let gap = Exp::new(self.cfg.rate).expect("positive rate").sample(&mut self.rng);
-        let next = t + ((gap * SEC as f64).round() as Time).max(1);
+        let next = t.saturating_add(((gap * SEC as f64).round() as Time).max(1));
         match self.cfg.stop {
             Some(stop) if next >= stop => None,
             _ => Some(next),
@@ -139,12 +139,14 @@ pub struct WebStats {
     pub started: u64,
     /// Transfers completed.
     pub completed: u64,
+    /// Arrivals refused because every web slot was busy ([`crate::limits::MAX_WEB_SLOTS`]).
+    pub refused: u64,
     bins: Vec<Option<Histogram<u64>>>,
 }
 
 impl Default for WebStats {
     fn default() -> Self {
-        WebStats { started: 0, completed: 0, bins: vec![None; BINS] }
+        WebStats { started: 0, completed: 0, refused: 0, bins: vec![None; BINS] }
     }
 }
 
@@ -203,6 +205,8 @@ pub struct WebResult {
     pub started: u64,
     /// Transfers completed.
     pub completed: u64,
+    /// Arrivals refused because every web slot was busy.
+    pub refused: u64,
     /// Response times by size.
     pub bins: Vec<WebBin>,
 }

@@ -81,6 +81,7 @@ crate::params! {
         /// Divide cnt by the measured segments-per-ACK ratio, as Linux does (not in the paper).
         delayed_ack_correction: bool = false, [0, 1], "BIC paper: none; Linux tcp_bic.c bictcp_acked divides";
     }
+    order { min_increment <= max_increment; }
 }
 
 impl BicParams {

@@ -61,6 +61,7 @@ crate::params! {
         /// High_Decrease: b(High_Window), the decrease factor at High_Window.
         high_decrease: f64 = 0.1, [0.01, 0.5], "RFC 3649 §5";
     }
+    order { low_window <= high_window; }
 }
 
 /// One table row: from the previous row's window (exclusive) up to `cwnd`

@@ -58,6 +58,7 @@ crate::params! {
         /// Force β = β_min when throughput moved by more than 20 % between congestion epochs.
         bandwidth_switch: bool = true, [0, 1], "Leith & Shorten; Linux tcp_htcp.c use_bandwidth_switch";
     }
+    order { beta_min <= beta_max; }
 }
 
 /// H-TCP state (Linux `struct htcp`).

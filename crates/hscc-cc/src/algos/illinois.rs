@@ -48,6 +48,7 @@ crate::params! {
         /// θ: low-delay rounds needed before α returns to α_max.
         theta: u32 = 5, [1, 255], "Linux tcp_illinois.c theta; paper §III";
     }
+    order { alpha_min <= alpha_max; beta_min <= beta_max; }
 }
 
 /// Fractional bits of α.

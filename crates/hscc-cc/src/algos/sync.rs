@@ -82,6 +82,7 @@ crate::params! {
         /// Th_s2t: Sync-TCP → legacy below this rate, Mbit/s.
         th_s2t_mbps: f64 = 1.0, [0.0, 100000.0], "assumption: ≈ 1 packet per T_sample";
     }
+    order { t_sample_ms <= t_win_ms; beta_min <= beta_max; beta_min <= beta_max_loss; lambda_init <= lambda_reroute; th_s2t_mbps <= th_t2s_mbps; }
 }
 
 /// Where the algorithm is (Fig. 3 plus legacy mode).

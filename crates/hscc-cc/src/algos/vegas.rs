@@ -45,6 +45,7 @@ crate::params! {
         /// γ: leave slow start once more than this many segments are queued.
         gamma: u32 = 1, [0, 1000], "Linux tcp_vegas.c (paper §3.3)";
     }
+    order { alpha <= beta; }
 }
 
 /// "No sample yet" for RTT minima, as Linux's `0x7fffffff`.
