@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
-from hscc import _core, catalog, provenance, report
+from hscc import _core, catalog, limits, provenance, report
 from hscc.errors import RunError, ScenarioError
 from hscc.rundir import RunDirError, staging
 
@@ -45,6 +45,22 @@ def _fail(code: int, message: str) -> typer.Exit:
     return typer.Exit(code)
 
 
+MaxMemory = Annotated[Optional[str], typer.Option("--max-memory", help="Refuse runs the engine estimates to need more memory (e.g. 16GB). Default: 80% of this machine's.", show_default=False)]
+MaxEvents = Annotated[Optional[str], typer.Option("--max-events", help="Refuse runs the engine estimates to need more events (e.g. 1e13). Default: 1e12.", show_default=False)]
+
+
+def _limits(max_memory: Optional[str], max_events: Optional[str]) -> tuple[Optional[int], Optional[int]]:
+    try:
+        memory = None if max_memory is None else limits.parse_memory(max_memory)
+    except ValueError as e:
+        raise _fail(BAD_INPUT, f"--max-memory: {max_memory!r} is not allowed ({e})") from None
+    try:
+        events = None if max_events is None else limits.parse_events(max_events)
+    except ValueError as e:
+        raise _fail(BAD_INPUT, f"--max-events: {max_events!r} is not allowed ({e})") from None
+    return memory, events
+
+
 def _version(value: bool) -> None:
     if value:
         out.print(f"hscc {provenance.version()} (engine {_core.engine_version()})")
@@ -65,24 +81,28 @@ def run(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the previous run in --out (never anything hscc did not write).")] = False,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Seed (0 to 2^64 - 1), overriding the scenario's.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table; print only the run directory.")] = False,
+    max_memory: MaxMemory = None,
+    max_events: MaxEvents = None,
 ) -> None:
     """Run a scenario: progress in simulated time, a summary table, results written atomically."""
-    from hscc.runner import run as run_scenario
+    from hscc.runner import start
     from hscc.scenario import Scenario
 
     if seed is not None and not 0 <= seed < 2**64:
         raise _fail(BAD_INPUT, f"--seed: {seed} is not allowed (0 to 2^64 - 1)")
+    memory, events = _limits(max_memory, max_events)
     try:
         sc = Scenario.from_toml(scenario)
         if seed is not None:
             sc = sc.with_seed(seed)
         target = out_dir or _fresh(Path("runs") / f"{sc.name}-{datetime.now():%Y%m%d-%H%M%S}")
         with staging(target, overwrite) as tmp:  # checks and reserves the target before a long run, not after
+            ready = start(sc, max_memory=memory, max_events=events)
             if not quiet:
                 err.print(f"running {scenario}: {sc.duration:g} s simulated (Ctrl-C stops)", soft_wrap=True)
             with _progress(quiet) as progress:
                 task = progress.add_task("simulating", total=sc.duration)
-                result = run_scenario(sc, progress=lambda t, _: progress.update(task, completed=t))
+                result = ready.finish(lambda t, _: progress.update(task, completed=t))
             result.write_files(tmp)
     except ScenarioError as e:
         raise _fail(BAD_INPUT, str(e)) from None
@@ -143,13 +163,18 @@ def algorithms(
 def check(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="Print the engine's JSON form of the scenario.")] = False,
+    max_memory: MaxMemory = None,
+    max_events: MaxEvents = None,
 ) -> None:
-    """Validate a scenario without running it."""
+    """Validate a scenario without running it; print what the run would need."""
+    from hscc.runner import build
     from hscc.scenario import Scenario
 
+    memory, events = _limits(max_memory, max_events)
     try:
         sc = Scenario.from_toml(scenario)
-        _core.Simulation(json.dumps(sc.to_engine()))  # the engine's own checks (routes, BDP buffers)
+        need = limits.estimate(json.dumps(sc.to_engine()))
+        build(sc, memory, events)  # the engine's own checks (routes, BDP buffers, limits)
     except ScenarioError as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except ValueError as e:
@@ -157,7 +182,7 @@ def check(
     if as_json:
         out.print_json(json.dumps(sc.to_engine()))
     else:
-        out.print(f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s)", soft_wrap=True)
+        out.print(f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s; needs {need})", soft_wrap=True)
 
 
 def _fresh(path: Path) -> Path:

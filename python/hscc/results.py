@@ -36,7 +36,8 @@ jitter_s (RFC 3550).
 web (one row per web source and response-size bin): web (index of its [[web]]
 entry), label, size_min, size_max (bytes), count (completed transfers),
 mean_s, median_s, p90_s (response times); summary.json has each source's
-transfers started and completed.
+transfers started, completed and refused (arrivals beyond the engine's cap on
+transfers in progress).
 
 timeseries (one row per sample and flow): time_s (end of the interval),
 flow, throughput_bps (goodput over the interval), cwnd (segments), srtt_s.
@@ -189,7 +190,8 @@ class Result:
             "flows": flows.drop("signals_s").to_dicts(),
             "links": links.to_dicts(),
             "udp": udp.to_dicts(),
-            "web": [{"web": w["id"], "label": _web_label(scenario, w["id"]), "started": w["started"], "completed": w["completed"]}
+            "web": [{"web": w["id"], "label": _web_label(scenario, w["id"]), "started": w["started"], "completed": w["completed"],
+                     "refused": w["refused"]}
                     for w in raw["web"]],
         }
         return cls(manifest, summary, flows, links, udp, web, timeseries, queues)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
-from hscc import _core, provenance, rundir
+from hscc import _core, limits, provenance, rundir
 from hscc.errors import RunError, ScenarioError
 from hscc.results import Result
 from hscc.scenario import Scenario
@@ -23,39 +24,68 @@ Progress = Callable[[float, float], None]  # (simulated seconds done, duration)
 _CHUNK_WALL_S = 0.1
 
 
-def run(scenario: Scenario | str | Path | dict, seed: Optional[int] = None, progress: Optional[Progress] = None) -> Result:
+def run(scenario: Scenario | str | Path | dict, seed: Optional[int] = None, progress: Optional[Progress] = None,
+        max_memory: Optional[int] = None, max_events: Optional[int] = None) -> Result:
     """Run a scenario (a Scenario, a TOML file path or a dict) and return its Result.
 
-    `seed` overrides the scenario's seed. Raises ScenarioError for a scenario
-    the engine cannot run, RunError if the engine fails while running.
+    `seed` overrides the scenario's seed. The run is refused before it starts
+    if the engine's estimate passes `max_memory` bytes (default: 80 % of this
+    machine's memory) or `max_events` (default 10^12). Raises ScenarioError for
+    a scenario the engine cannot run, RunError if the engine fails while running.
     """
+    return start(scenario, seed, max_memory, max_events).finish(progress)
+
+
+def start(scenario: Scenario | str | Path | dict, seed: Optional[int] = None,
+          max_memory: Optional[int] = None, max_events: Optional[int] = None) -> "Run":
+    """A run built and ready (every check done, nothing simulated yet); `run` is start + finish."""
     sc = Scenario.coerce(scenario)
     if seed is not None:
         sc = sc.with_seed(seed)
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     try:
-        sim = _core.Simulation(json.dumps(sc.to_engine()))
+        sim = build(sc, max_memory, max_events)
     except ValueError as e:
         raise ScenarioError.from_engine(e, sc.source) from None
-    config = json.loads(sim.config())
-    try:
-        _advance(sim, progress)
-        raw = json.loads(sim.finish())
-    except RuntimeError as e:  # a bug in the engine, not the user's mistake
-        raise RunError(str(e)) from None
-    manifest = {
-        **rundir.marker(),
-        "created": started.isoformat(timespec="seconds"),
-        "wall_time_s": time.perf_counter() - t0,
-        "seed": sc.seed,
-        "events": raw["events"],
-        **provenance.environment(),
-        "scenario_file": sc.source,
-        "scenario": sc.model_dump(mode="json"),
-        "engine_config": config,
-    }
-    return Result.from_engine(raw, sc, manifest)
+    return Run(sc, sim, started, t0)
+
+
+def build(sc: Scenario, max_memory: Optional[int] = None, max_events: Optional[int] = None) -> "_core.Simulation":
+    """The engine's simulation of `sc` within the limits (ValueError from the engine if refused)."""
+    return _core.Simulation(json.dumps(sc.to_engine()), max_memory or limits.default_max_memory(), max_events or limits.DEFAULT_MAX_EVENTS)
+
+
+@dataclass
+class Run:
+    """A built simulation waiting to be run."""
+
+    scenario: Scenario
+    sim: "_core.Simulation"
+    started: datetime
+    t0: float
+
+    def finish(self, progress: Optional[Progress] = None) -> Result:
+        """Simulate to the end and return the Result (RunError if the engine fails)."""
+        sc, sim = self.scenario, self.sim
+        config = json.loads(sim.config())
+        try:
+            _advance(sim, progress)
+            raw = json.loads(sim.finish())
+        except RuntimeError as e:  # a bug in the engine, not the user's mistake
+            raise RunError(str(e)) from None
+        manifest = {
+            **rundir.marker(),
+            "created": self.started.isoformat(timespec="seconds"),
+            "wall_time_s": time.perf_counter() - self.t0,
+            "seed": sc.seed,
+            "events": raw["events"],
+            **provenance.environment(),
+            "scenario_file": sc.source,
+            "scenario": sc.model_dump(mode="json"),
+            "engine_config": config,
+        }
+        return Result.from_engine(raw, sc, manifest)
 
 
 def _advance(sim: "_core.Simulation", progress: Optional[Progress]) -> None:

@@ -79,7 +79,7 @@ class ParkingLot(Model):
     """A chain of `hops` bottlenecks (each monitored), crossed by long and cross traffic."""
 
     kind: Literal["parking_lot"]
-    hops: Annotated[StrictInt, between(1, 1000, "1 to 1000 bottlenecks")] = Field(description="number of bottlenecks")
+    hops: Annotated[StrictInt, between(1, 254, "1 to 254 bottlenecks")] = Field(description="number of bottlenecks")
     link: Link = Field(description="every bottleneck, both directions")
     access: Pair = Field(description="access links of every host pair")
     long: Annotated[StrictInt, between(0, MAX_FLOWS, "0 or more host pairs")] = Field(description="host pairs crossing every bottleneck")

@@ -89,3 +89,49 @@ def test_duplicate_labels(write_toml):
 ])
 def test_graph_nonsense(write_toml, old, new, says):
     assert says in check(write_toml(GRAPH.replace(old, new)))
+
+
+# --- runs that would not fit: refused before they start, with the numbers -----------------
+
+WEB = """
+duration = "10s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "5ms", buffer = "1bdp" }
+pairs = [{ rate = "1Gbps", rtt = "20ms" }]
+[[web]]
+pairs = [0]
+rate = 1e6
+"""
+
+
+def test_check_prints_what_a_run_needs(one_flow):
+    r = runner.invoke(app, ["check", str(one_flow)])
+    assert r.exit_code == 0 and "needs about" in r.stdout and "of memory and" in r.stdout
+
+
+def test_a_run_above_the_memory_limit_is_refused_before_it_starts(write_toml, tmp_path):
+    path = write_toml(WEB)
+    r = runner.invoke(app, ["run", str(path), "--max-memory", "100MB", "-o", str(tmp_path / "run")], catch_exceptions=False)
+    assert r.exit_code == 2, r.output
+    assert "web[0].rate: 1000000 is not allowed (this run needs about 1.8 GB of memory, above the limit of 100 MB" in r.stderr
+    assert "running" not in r.stderr and not (tmp_path / "run").exists()
+    assert runner.invoke(app, ["check", str(path), "--max-memory", "100MB"]).exit_code == 2
+
+
+def test_a_run_above_the_event_limit_is_refused(one_flow):
+    r = runner.invoke(app, ["check", str(one_flow), "--max-events", "1000"])
+    assert r.exit_code == 2 and "duration: 10 s is not allowed (this run needs about" in r.stderr and "above the limit of 1.0e3" in r.stderr
+
+
+@pytest.mark.parametrize("option, value", [("--max-memory", "lots"), ("--max-memory", "1kB"), ("--max-events", "-5"), ("--max-events", "1.5")])
+def test_bad_limits_are_usage_errors(one_flow, option, value):
+    r = runner.invoke(app, ["check", str(one_flow), option, value])
+    assert r.exit_code == 2 and f"{option}: '{value}' is not allowed" in r.stderr
+
+
+def test_the_python_api_takes_the_same_limits(write_toml):
+    from hscc import ScenarioError, run
+
+    with pytest.raises(ScenarioError, match="above the limit of 100 MB"):
+        run(write_toml(WEB), max_memory=100_000_000)

@@ -244,7 +244,7 @@ impl Estimate {
             return Err(refuse(&self.memory_field, needs));
         }
         if self.events > limits.max_events {
-            let needs = format!("this run needs about {:.1e} events, above the limit of {:.1e} (about a day of running); lower it or raise --max-events", self.events as f64, limits.max_events as f64);
+            let needs = format!("this run needs about {:.1e} events, above the limit of {:.1e}; lower it or raise --max-events", self.events as f64, limits.max_events as f64);
             return Err(refuse(&self.events_field, needs));
         }
         Ok(())
