@@ -28,7 +28,9 @@ class Param:
             if isinstance(value, bool) or value in (0, 1):
                 return float(value)
             raise ValueError("true or false")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(self.allowed())
+        if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(self.allowed())
         if self.kind == "integer" and value != int(value):
             raise ValueError(self.allowed())

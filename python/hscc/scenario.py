@@ -42,6 +42,11 @@ __all__ = ["Change", "Dumbbell", "Flow", "Graph", "GraphLink", "Link", "Output",
 MAX_SAMPLES = 10_000_000  # per time series: keeps traces within memory
 MAX_FILE_BYTES = 16 << 20  # a scenario file; the largest real one is a few kB
 MAX_DEPTH = 32  # tables and lists inside each other; scenarios use at most 5
+# A dotted key of more than MAX_DEPTH parts (tomllib's time grows with the square of their
+# number), looked for where keys start (a line, after "{" or ","); possessive quantifiers
+# and those few starting points keep the search linear in the text.
+_LONG_DOTTED_KEY = re.compile(
+    r"(?m)(?:^|[{,])[ \t]*+\[{0,2}+[ \t]*+(?:(?:[A-Za-z0-9_-]++|\"[^\"\n]*+\"|'[^'\n]*+')[ \t]*+\.[ \t]*+){%d,}" % MAX_DEPTH)
 _PYTHON_ONLY = {"label"}  # fields the engine does not take
 
 
@@ -128,6 +133,8 @@ class Scenario(Model):
         except (OSError, UnicodeDecodeError) as e:
             reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             raise ScenarioError([], str(path), f"cannot read scenario file {path}: {reason}") from None
+        if _LONG_DOTTED_KEY.search(text):
+            raise ScenarioError([], str(path), f"{path}: a dotted key is nested more than {MAX_DEPTH} tables deep")
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:

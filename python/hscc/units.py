@@ -18,7 +18,10 @@ from typing import Union
 
 Number = Union[int, float]
 
-_QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([^\d\s].*?)?\s*$")
+# Matched against the stripped text, so that no part of the pattern competes for
+# trailing blanks (which made the match quadratic in their number).
+_QUANTITY = re.compile(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([^\d\s].*)?")
+_MAX_QUANTITY_CHARS = 100
 
 _TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0, "h": 3600.0}
 _RATE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "m": 1e6, "G": 1e9, "g": 1e9, "T": 1e12, "t": 1e12}
@@ -46,12 +49,15 @@ def _split(value: object, allowed: str) -> tuple[float, str]:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise UnitError(allowed)
     if isinstance(value, str):
-        m = _QUANTITY.match(value)
+        m = _QUANTITY.fullmatch(value.strip()) if len(value) <= _MAX_QUANTITY_CHARS else None
         if not m:
             raise UnitError(allowed)
         number, unit = float(m.group(1)), (m.group(2) or "")
     else:
-        number, unit = float(value), ""
+        try:
+            number, unit = float(value), ""
+        except OverflowError:  # an int beyond any float
+            raise UnitError(allowed) from None
     if not math.isfinite(number):
         raise UnitError(allowed)
     return number, unit
@@ -123,6 +129,8 @@ def buffer(value: object) -> dict[str, Number]:
 
 def _whole(x: float, allowed: str) -> int:
     """x as an int when it is (within rounding of the unit factor) whole."""
+    if not math.isfinite(x):  # 1e308 × 1000
+        raise UnitError(allowed)
     n = round(x)
     if abs(x - n) > 1e-9 * max(1.0, abs(x)):
         raise UnitError(f"{allowed}; it must come to a whole number")

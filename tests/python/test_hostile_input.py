@@ -135,3 +135,31 @@ def test_the_python_api_takes_the_same_limits(write_toml):
 
     with pytest.raises(ScenarioError, match="above the limit of 100 MB"):
         run(write_toml(WEB), max_memory=100_000_000)
+
+
+# --- the fuzzers' findings (fuzz/reproducers) ------------------------------------------------
+
+
+@pytest.mark.parametrize("old, new, says", [
+    ('buffer = "1bdp"', 'buffer = "1e308KB"', "topology.bottleneck.buffer: "),
+    ('pair = 0', 'pair = 0\nsize = "1e308GB"', "flows[0].size: "),
+    ('pair = 0', "pair = 0\nsize = 1" + "0" * 400, "flows[0].size: "),
+    ('rate = "10Mbps"', 'rate = "10' + " " * 16000 + 'x"', "topology.bottleneck.rate: "),
+    ('algorithm = "reno"', 'algorithm = "multcp"\nparams = { n = 1' + "0" * 400 + " }", "flows[0].params.n: "),
+])
+def test_overflowing_and_overlong_quantities(write_toml, old, new, says):
+    assert says in check(write_toml(ONE_FLOW.replace(old, new)))
+
+
+@pytest.mark.parametrize("text", [
+    "a" + ".a" * 8000 + " = 1",
+    "x = { " + "y . " * 40 + "z = 1 }",
+    "[" + '"t".' * 40 + "u]",
+])
+def test_long_dotted_keys_are_refused_before_parsing(write_toml, text):
+    assert "a dotted key is nested more than 32 tables deep" in check(write_toml(text))
+
+
+def test_dotted_words_in_strings_are_not_keys(write_toml):
+    path = write_toml(ONE_FLOW.replace('name = "one-flow"', 'name = "one-flow"\ndescription = "' + "Fig. 3. " * 40 + '"'))
+    assert runner.invoke(app, ["check", str(path)]).exit_code == 0
