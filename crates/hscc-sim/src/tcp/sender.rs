@@ -38,6 +38,7 @@ use crate::rng::Rng;
 use crate::stats::FlowCounters;
 use rand::Rng as _;
 use crate::tcp::rtt::RttEstimator;
+use crate::tcp::work;
 use crate::time::{Time, SEC, US};
 
 const SACKED: u8 = 1;
@@ -235,6 +236,7 @@ impl Sender {
 
         // 1. Cumulative acknowledgement.
         let pkts_acked = (p.seq - self.snd_una) as u32;
+        work::step(pkts_acked as u64);
         for _ in 0..pkts_acked {
             let s = self.sb.pop_front().expect("scoreboard covers snd_una..snd_nxt");
             if s.flags & SACKED != 0 {
@@ -364,6 +366,7 @@ impl Sender {
     }
 
     fn sack_range(&mut self, start: u64, end: u64, delivered: &mut u32, newest_tx: &mut Option<Time>) {
+        work::step(end - start);
         for seq in start..end {
             let s = &mut self.sb[(seq - self.snd_una) as usize];
             if s.flags & SACKED != 0 {
@@ -401,6 +404,7 @@ impl Sender {
         let mut seq = self.fack;
         while seq > self.lost_scan {
             seq -= 1;
+            work::step(1);
             if self.sb[(seq - self.snd_una) as usize].flags & SACKED != 0 {
                 count += 1;
                 if count == DUP_THRESH {
@@ -519,6 +523,7 @@ impl Sender {
             self.cc.cwnd_event(&mut self.tp, CaEvent::Loss);
         }
         // Every un-SACKed outstanding segment is lost; retransmissions are forgotten.
+        work::step(self.sb.len() as u64);
         for i in 0..self.sb.len() {
             let s = &mut self.sb[i];
             if s.flags & SACKED == 0 && s.flags & LOST == 0 {
@@ -572,6 +577,7 @@ impl Sender {
         let end = self.snd_una + self.sb.len() as u64;
         let mut seq = self.retx_hint.max(self.snd_una);
         while seq < end {
+            work::step(1);
             let f = self.sb[(seq - self.snd_una) as usize].flags;
             if f & LOST != 0 && f & RETRANS == 0 {
                 self.retx_hint = seq + 1;
