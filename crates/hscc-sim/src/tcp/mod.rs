@@ -6,9 +6,11 @@
 //! Sequence numbers inside the simulator count segments (`u64`); the
 //! algorithm sees Linux-style wrapping byte sequence numbers in [`hscc_cc::TcpCc`].
 
+mod intervals;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
+mod work;
 
 pub use receiver::Receiver;
 pub use sender::Sender;

@@ -8,6 +8,7 @@
 use crate::config::FlowConfig;
 use crate::event::Timer;
 use crate::packet::{Packet, HEADER_BYTES};
+use crate::tcp::intervals::IntervalSet;
 use crate::time::Time;
 
 /// What the receiver wants after a segment arrived.
@@ -24,8 +25,10 @@ pub enum RxAction {
 pub struct Receiver {
     /// Next segment expected in order.
     pub rcv_nxt: u64,
-    ooo: Vec<(u64, u64)>,
-    recent: [u64; 3],
+    /// Segments received above `rcv_nxt`.
+    ooo: IntervalSet,
+    /// The blocks to report, newest first (RFC 2018).
+    recent: [(u64, u64); 3],
     nrecent: usize,
     pending: u32,
     echo_ts: Time,
@@ -46,8 +49,8 @@ impl Receiver {
     pub fn new(cfg: &FlowConfig) -> Receiver {
         Receiver {
             rcv_nxt: 0,
-            ooo: Vec::new(),
-            recent: [0; 3],
+            ooo: IntervalSet::new(),
+            recent: [(0, 0); 3],
             nrecent: 0,
             pending: 0,
             echo_ts: 0,
@@ -64,26 +67,24 @@ impl Receiver {
 
     /// Segments held out of order.
     pub fn out_of_order(&self) -> u64 {
-        self.ooo.iter().map(|(a, b)| b - a).sum()
+        self.ooo.covered()
     }
 
     /// A data segment arrived at `now`.
     pub fn on_data(&mut self, p: &Packet, now: Time) -> RxAction {
         let s = p.seq;
-        if s < self.rcv_nxt || self.ooo.iter().any(|&(a, b)| a <= s && s < b) {
-            // Duplicate: ACK at once so the sender learns where we are (RFC 5681 §4.2).
-            self.echo_ts = p.ts;
-            return RxAction::AckNow;
-        }
         if s == self.rcv_nxt {
             if self.pending == 0 {
                 self.echo_ts = p.ts;
             }
             self.rcv_nxt += 1;
-            let filled_hole = self.ooo.first().is_some_and(|&(a, _)| a == self.rcv_nxt);
-            if filled_hole {
-                self.rcv_nxt = self.ooo.remove(0).1;
-            }
+            let filled_hole = match self.ooo.pop_first_at(self.rcv_nxt) {
+                Some(end) => {
+                    self.rcv_nxt = end;
+                    true
+                }
+                None => false,
+            };
             self.deliver_upto();
             self.pending += 1;
             if filled_hole || !self.ooo.is_empty() || !self.delayed || self.pending >= self.delack_segments {
@@ -91,7 +92,13 @@ impl Receiver {
             }
             return RxAction::Delay(now + self.delack_timeout);
         }
-        self.insert_ooo(s);
+        // Out of order, or a duplicate: ACK at once (RFC 5681 §4.2), a duplicate
+        // so the sender learns where we are.
+        if s > self.rcv_nxt {
+            if let Some(block) = self.ooo.insert(s) {
+                self.remember(block);
+            }
+        }
         self.echo_ts = p.ts;
         RxAction::AckNow
     }
@@ -101,34 +108,22 @@ impl Receiver {
         self.delivered_bytes = total;
     }
 
-    fn insert_ooo(&mut self, s: u64) {
-        let i = self.ooo.partition_point(|&(a, _)| a <= s);
-        self.ooo.insert(i, (s, s + 1));
-        // Merge with the neighbours.
-        if i + 1 < self.ooo.len() && self.ooo[i + 1].0 == s + 1 {
-            self.ooo[i].1 = self.ooo[i + 1].1;
-            self.ooo.remove(i + 1);
-        }
-        if i > 0 && self.ooo[i - 1].1 == s {
-            self.ooo[i - 1].1 = self.ooo[i].1;
-            self.ooo.remove(i);
-        }
-        // Remember s as the newest block, dropping older entries of the same block.
-        let block = self.block_of(s);
-        let mut recent = [s, 0, 0];
+    /// Remember `block`, which just took a segment, as the newest block to
+    /// report. A block only changes when it takes a segment (then it is the
+    /// newest, and the older entries it swallowed go) or when it is delivered
+    /// (then it starts below `rcv_nxt`), so the stored bounds stay exact.
+    fn remember(&mut self, block: (u64, u64)) {
+        let mut recent = [block, (0, 0), (0, 0)];
         let mut n = 1;
-        for &r in &self.recent[..self.nrecent] {
-            if n < 3 && self.block_of(r) != block && self.block_of(r).is_some() {
-                recent[n] = r;
+        for &(a, b) in &self.recent[..self.nrecent] {
+            let swallowed = block.0 <= a && a < block.1;
+            if n < 3 && !swallowed && a > self.rcv_nxt {
+                recent[n] = (a, b);
                 n += 1;
             }
         }
         self.recent = recent;
         self.nrecent = n;
-    }
-
-    fn block_of(&self, s: u64) -> Option<(u64, u64)> {
-        self.ooo.iter().copied().find(|&(a, b)| a <= s && s < b)
     }
 
     /// Build the ACK for `flow`; resets the delayed-ACK state.
@@ -137,8 +132,8 @@ impl Receiver {
         self.delack.cancel();
         let mut p = Packet::ack(flow, self.rcv_nxt, self.ack_size, self.echo_ts);
         let mut n = 0;
-        for &r in &self.recent[..self.nrecent] {
-            if let Some((a, b)) = self.block_of(r) {
+        for &(a, b) in &self.recent[..self.nrecent] {
+            if a > self.rcv_nxt {
                 p.sack[n] = ((a - self.rcv_nxt) as u32, (b - self.rcv_nxt) as u32);
                 n += 1;
             }

@@ -38,6 +38,7 @@ use crate::rng::Rng;
 use crate::stats::FlowCounters;
 use rand::Rng as _;
 use crate::tcp::rtt::RttEstimator;
+use crate::tcp::work;
 use crate::time::{Time, SEC, US};
 
 const SACKED: u8 = 1;
@@ -88,7 +89,8 @@ pub struct Sender {
     lost_scan: u64,
     retx_hint: u64,
     to_retx: u32,
-    fack: u64,
+    /// The DupThresh highest SACKed segments plus one, highest first (0: none).
+    top_sacked: [u64; DUP_THRESH as usize],
     sack_cache: [(u64, u64); 3],
     /// RFC 6298 estimator.
     pub rtt: RttEstimator,
@@ -148,7 +150,7 @@ impl Sender {
             lost_scan: 0,
             retx_hint: 0,
             to_retx: 0,
-            fack: 0,
+            top_sacked: [0; DUP_THRESH as usize],
             sack_cache: [(0, 0); 3],
             rtt: RttEstimator::new(cfg.min_rto, cfg.initial_rto),
             backoff: 0,
@@ -235,6 +237,7 @@ impl Sender {
 
         // 1. Cumulative acknowledgement.
         let pkts_acked = (p.seq - self.snd_una) as u32;
+        work::step(pkts_acked as u64);
         for _ in 0..pkts_acked {
             let s = self.sb.pop_front().expect("scoreboard covers snd_una..snd_nxt");
             if s.flags & SACKED != 0 {
@@ -270,6 +273,9 @@ impl Sender {
             for (i, &(a, b)) in p.sack[..p.nsack as usize].iter().enumerate() {
                 let (start, end) = (p.seq + a as u64, p.seq + b as u64);
                 cache[i] = (start, end);
+                if self.sack_cache.contains(&(start, end)) {
+                    continue; // reported unchanged: the common case, skip the subtraction
+                }
                 let clipped = (start.max(self.snd_una), end.min(self.snd_nxt));
                 for (s, e) in subtract(clipped, &self.sack_cache) {
                     if s < e {
@@ -364,6 +370,7 @@ impl Sender {
     }
 
     fn sack_range(&mut self, start: u64, end: u64, delivered: &mut u32, newest_tx: &mut Option<Time>) {
+        work::step(end - start);
         for seq in start..end {
             let s = &mut self.sb[(seq - self.snd_una) as usize];
             if s.flags & SACKED != 0 {
@@ -386,30 +393,32 @@ impl Sender {
             if s.flags & EVER_RETRANS == 0 {
                 *newest_tx = (*newest_tx).max(Some(s.tx_time));
             }
-            self.fack = self.fack.max(seq + 1);
+            self.note_sacked(seq);
+        }
+    }
+
+    /// Keep `top_sacked` as segments are SACKed: a segment is SACKed once and
+    /// stays SACKed until it is cumulatively acknowledged, so the list only
+    /// ever takes higher entries.
+    fn note_sacked(&mut self, seq: u64) {
+        let v = seq + 1;
+        if let Some(i) = self.top_sacked.iter().position(|&t| v > t) {
+            self.top_sacked.copy_within(i..DUP_THRESH as usize - 1, i + 1);
+            self.top_sacked[i] = v;
         }
     }
 
     /// RFC 6675 IsLost: every un-SACKed segment below the third-highest SACKed one is lost.
+    /// That segment comes from `top_sacked` instead of a walk down the scoreboard, which
+    /// a long hole below fewer than three SACKed segments made O(window) per ACK; an
+    /// entry below snd_una is also below `lost_scan` and marks nothing.
     fn mark_lost_sack(&mut self) {
         self.lost_scan = self.lost_scan.max(self.snd_una);
-        if self.fack <= self.lost_scan {
+        let threshold = self.top_sacked[DUP_THRESH as usize - 1].saturating_sub(1);
+        if threshold <= self.lost_scan {
             return;
         }
-        let mut count = 0;
-        let mut threshold = None;
-        let mut seq = self.fack;
-        while seq > self.lost_scan {
-            seq -= 1;
-            if self.sb[(seq - self.snd_una) as usize].flags & SACKED != 0 {
-                count += 1;
-                if count == DUP_THRESH {
-                    threshold = Some(seq);
-                    break;
-                }
-            }
-        }
-        let Some(threshold) = threshold else { return };
+        work::step(threshold - self.lost_scan);
         for seq in self.lost_scan..threshold {
             self.mark_lost(seq);
         }
@@ -519,6 +528,7 @@ impl Sender {
             self.cc.cwnd_event(&mut self.tp, CaEvent::Loss);
         }
         // Every un-SACKed outstanding segment is lost; retransmissions are forgotten.
+        work::step(self.sb.len() as u64);
         for i in 0..self.sb.len() {
             let s = &mut self.sb[i];
             if s.flags & SACKED == 0 && s.flags & LOST == 0 {
@@ -572,6 +582,7 @@ impl Sender {
         let end = self.snd_una + self.sb.len() as u64;
         let mut seq = self.retx_hint.max(self.snd_una);
         while seq < end {
+            work::step(1);
             let f = self.sb[(seq - self.snd_una) as usize].flags;
             if f & LOST != 0 && f & RETRANS == 0 {
                 self.retx_hint = seq + 1;
@@ -742,6 +753,9 @@ impl Sender {
 fn subtract(range: (u64, u64), cut: &[(u64, u64); 3]) -> [(u64, u64); 4] {
     let mut pieces = [range, (0, 0), (0, 0), (0, 0)];
     for &(cs, ce) in cut {
+        if ce <= range.0 || cs >= range.1 {
+            continue; // misses every piece: the usual case, no copy
+        }
         let mut out = [(0, 0); 4];
         let mut m = 0;
         for &(ps, pe) in pieces.iter().filter(|(a, b)| a < b) {
@@ -766,7 +780,68 @@ fn subtract(range: (u64, u64), cut: &[(u64, u64); 3]) -> [(u64, u64); 4] {
 
 #[cfg(test)]
 mod tests {
-    use super::subtract;
+    use hscc_cc::{CaState, CcParams};
+
+    use super::{subtract, Sender, Wire};
+    use crate::config::FlowConfig;
+    use crate::event::EventQueue;
+    use crate::packet::Packet;
+    use crate::rng::{component_rng, Component};
+    use crate::tcp::work;
+    use crate::time::{Time, MS};
+
+    /// Drops what is sent; keeps the timers.
+    #[derive(Default)]
+    struct NullWire {
+        now: Time,
+        q: EventQueue,
+    }
+
+    impl Wire for NullWire {
+        fn now(&self) -> Time {
+            self.now
+        }
+        fn queue(&mut self) -> &mut EventQueue {
+            &mut self.q
+        }
+        fn send(&mut self, _: Packet, _: Time) {}
+    }
+
+    fn ack(seq: u64, sack: &[(u64, u64)]) -> Packet {
+        let mut p = Packet::ack(0, seq, 52, 0);
+        for (i, &(a, b)) in sack.iter().enumerate() {
+            p.sack[i] = ((a - seq) as u32, (b - seq) as u32);
+        }
+        p.nsack = sack.len() as u8;
+        p
+    }
+
+    #[test]
+    fn sack_loss_marking_does_not_walk_a_long_hole_on_every_ack() {
+        const W: u64 = 80_000;
+        let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+        cfg.init_cwnd = W as u32;
+        let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
+        let mut w = NullWire::default();
+        s.start(&mut w);
+        w.now = 100 * MS;
+        // 10 and the top two arrive: 0..10 lie below three SACKed segments and
+        // are lost; 11..W-2 lie below only two, so they are not (yet).
+        let blocks = [(10, 11), (W - 2, W)];
+        s.on_ack(&ack(0, &blocks), &mut w);
+        assert_eq!((s.tp.ca_state, s.tp.lost_out), (CaState::Recovery, 10));
+        work::take();
+        // Retransmissions of 0..10 are acknowledged, then duplicate ACKs follow.
+        for una in (1..=9).chain([11; 20]) {
+            s.on_ack(&ack(una, &blocks[(una > 10) as usize..]), &mut w);
+        }
+        assert_eq!((s.snd_una(), s.tp.lost_out), (11, 0));
+        s.check_scoreboard().unwrap();
+        // Scanning down from the highest SACK for the third one took ~W per ACK
+        // (2.3 million entries here); now it is about one per ACK.
+        let steps = work::take();
+        assert!(steps <= 4 * 29, "{steps} scoreboard entries visited for 29 ACKs");
+    }
 
     #[test]
     fn subtract_leaves_only_uncovered_pieces() {
