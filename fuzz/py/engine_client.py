@@ -14,6 +14,7 @@ from pathlib import Path
 
 WORKER = Path(__file__).with_name("engine_worker.py")
 STDERR_KEEP = 1 << 20  # bytes of worker stderr kept before it is truncated
+START_SECONDS = 60.0  # for the worker to start and import hscc, on a loaded machine
 _EOF = b"<EOF>"  # a sentinel: the worker closed stdout (it died)
 _PANIC_AT = re.compile(r"panicked at ([^\s:]+:\d+)(?::\d+)?:?\s*\n?(.*)")
 
@@ -25,7 +26,7 @@ class EngineClient:
         self.proc: subprocess.Popen | None = None
         self.restarts = 0
 
-    def _start(self) -> None:
+    def start(self) -> None:
         self.stderr_path.write_bytes(b"")
         self._stderr = open(self.stderr_path, "ab")  # append mode: truncating it later is safe
         self.proc = subprocess.Popen(
@@ -34,6 +35,8 @@ class EngineClient:
             env={**os.environ, "RUST_BACKTRACE": "0"},
         )
         self._buf = b""
+        if self._read_line(time.monotonic() + START_SECONDS) in (None, _EOF):
+            raise RuntimeError(f"the engine worker did not start; see {self.stderr_path}")
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -45,7 +48,7 @@ class EngineClient:
     def run(self, engine_json: str) -> dict:
         """The worker's answer, or {"outcome": "hang"} / {"outcome": "crash" | "memory"} when it did not answer."""
         if self.proc is None:
-            self._start()
+            self.start()
         if self.stderr_path.stat().st_size > STDERR_KEEP:
             os.truncate(self.stderr_path, 0)
         before = self.stderr_path.stat().st_size
@@ -60,6 +63,7 @@ class EngineClient:
             self.stop()
             self.restarts += 1
             tail = self.stderr_path.read_bytes()[before:].decode("utf-8", "replace")
+            self.start()  # now, so that the next input's time and bound do not include the start
             if line is None:
                 return {"outcome": "hang", "detail": f"no answer within {self.timeout_s:g} s of wall time", "seconds": elapsed}
             return _death(tail, elapsed)

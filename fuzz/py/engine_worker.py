@@ -52,6 +52,8 @@ def main() -> None:
             return _failure(e, "run")
         return {"outcome": "ran", "events": events, "simulated": t, "seconds": time.perf_counter() - t0}
 
+    sys.stdout.write('{"ready": true}\n')  # imports done: the parent's clock for the first input starts now
+    sys.stdout.flush()
     for line in sys.stdin:  # one request per line until the parent closes stdin
         reply = handle(line)
         sys.stdout.write(json.dumps(reply) + "\n")

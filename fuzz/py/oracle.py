@@ -37,6 +37,7 @@ class Oracle:
         self.path = work / "input.toml"  # rewritten for every input: the CLI reads files
         self.findings = findings
         self.engine = EngineClient(work, memory_mib, cap_s, events, timeout_s)
+        self.engine.start()  # before the first input, whose time it would otherwise count
         self.py_timeout_s = py_timeout_s
         self._reduced: dict[tuple[str, str], str] = {}
 
