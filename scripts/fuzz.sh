@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Opt-in slow suite: fuzz the scenario path (docs/validation.md, "Fuzzing the scenario path").
+#
+#   bash scripts/fuzz.sh [--inputs N] [--jobs J] [--engine-seconds S] [--python-only | --engine-only]
+#
+# 1. Special files: `hscc check` on /dev/zero and on a directory exits 2 within 30 s.
+# 2. The Python fuzzer (atheris): N inputs (default 10^6) over J processes
+#    (default 2) through TOML → Scenario → engine build → a 50 ms run.
+# 3. The engine fuzzer (cargo-fuzz): S seconds (default 900) of JSON → build → run.
+# Corpora, findings and logs go to fuzz/out/ (git-ignored); a finding's
+# smallest input is in fuzz/out/python/findings/*/input.toml or
+# fuzz/out/engine/artifacts/. Exits 1 if anything was found, 0 if nothing.
+# Needs: what scripts/bootstrap.sh needs, nightly Rust and cargo-fuzz
+# (`rustup toolchain install nightly`, `cargo install cargo-fuzz --locked`).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+inputs=1000000 jobs=2 engine_seconds=900 python=1 engine=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --inputs) inputs="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --engine-seconds) engine_seconds="$2"; shift 2 ;;
+    --python-only) engine=0; shift ;;
+    --engine-only) python=0; shift ;;
+    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
+    *) echo "fuzz: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+say() { echo "fuzz: $*" >&2; }
+if ! command -v cargo >/dev/null 2>&1; then export PATH="$HOME/.cargo/bin:$PATH"; fi
+bash scripts/bootstrap.sh || exit 1
+py="$PWD/.venv/bin/python"
+deps=$(sha256sum fuzz/requirements.lock | cut -c1-32)
+if [ "$(cat .venv/.hscc-fuzz-deps 2>/dev/null)" != "$deps" ]; then
+  say "installing the fuzzing tools (fuzz/requirements.lock)"
+  "$py" -m pip install --disable-pip-version-check -q -r fuzz/requirements.lock || exit 1
+  echo "$deps" > .venv/.hscc-fuzz-deps
+fi
+mkdir -p fuzz/out
+status=0
+
+say "special files"
+for f in /dev/zero /; do
+  timeout 30 .venv/bin/hscc check "$f" >/dev/null 2>fuzz/out/special.err
+  code=$?
+  if [ "$code" -ne 2 ]; then say "FINDING: hscc check $f exited $code (want 2: bad input)"; status=1; fi
+done
+
+if [ "$python" = 1 ]; then
+  say "Python fuzzer: $inputs inputs, $jobs jobs (fuzz/out/python)"
+  "$py" fuzz/py/campaign.py --inputs "$inputs" --jobs "$jobs" || status=1
+fi
+
+if [ "$engine" = 1 ]; then
+  out=fuzz/out/engine
+  mkdir -p "$out/corpus" "$out/seeds" "$out/artifacts"
+  (cd fuzz/py && "$py" engine_seeds.py "../../$out/seeds") || exit 1
+  say "engine fuzzer: building (cargo +nightly fuzz build, overflow checks on)"
+  cargo +nightly fuzz build -a scenario_json || exit 1
+  bin=fuzz/target/x86_64-unknown-linux-gnu/release/scenario_json
+  limits=(-rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10)
+  say "engine fuzzer: $engine_seconds s (fuzz/out/engine)"
+  # Fork mode with -ignore_*: the campaign goes on past a finding and keeps each one.
+  "$bin" "${limits[@]}" -max_total_time="$engine_seconds" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
+    -max_len=16384 -dict="$out/engine.dict" -artifact_prefix="$out/artifacts/" "$out/corpus" "$out/seeds" \
+    > "$out/libfuzzer.log" 2>&1
+  "$py" fuzz/py/engine_report.py "$out/libfuzzer.log" "$out/artifacts" "$bin" "${limits[@]}" || status=1
+fi
+
+if [ "$status" -ne 0 ]; then say "FINDINGS: see above and fuzz/out/"; else say "no findings"; fi
+exit "$status"
