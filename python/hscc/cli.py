@@ -46,7 +46,7 @@ def _fail(code: int, message: str) -> typer.Exit:
 
 
 MaxMemory = Annotated[Optional[str], typer.Option("--max-memory", help="Refuse runs the engine estimates to need more memory (e.g. 16GB). Default: 80% of this machine's.", show_default=False)]
-MaxEvents = Annotated[Optional[str], typer.Option("--max-events", help="Refuse runs the engine estimates to need more events (e.g. 1e13). Default: 1e12.", show_default=False)]
+MaxEvents = Annotated[Optional[str], typer.Option("--max-events", help="Refuse runs the engine estimates to need more events (e.g. 1e13). Default: 1e11, a few hours.", show_default=False)]
 
 
 def _limits(max_memory: Optional[str], max_events: Optional[str]) -> tuple[Optional[int], Optional[int]]:

@@ -3,7 +3,7 @@
 The engine refuses a run whose estimate is above a limit, naming the field
 that drives it. The memory limit defaults to 80 % of this machine's physical
 memory (a run that would swap is as good as hung); the event limit to the
-engine's default of 10^12 (about a day of running).
+engine's default of 10^11 (a few hours of running).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Optional
 
 from hscc import _core, units
 
-DEFAULT_MAX_EVENTS = 10**12
 _MEMORY_SHARE = 0.8
 
 

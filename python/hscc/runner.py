@@ -30,7 +30,7 @@ def run(scenario: Scenario | str | Path | dict, seed: Optional[int] = None, prog
 
     `seed` overrides the scenario's seed. The run is refused before it starts
     if the engine's estimate passes `max_memory` bytes (default: 80 % of this
-    machine's memory) or `max_events` (default 10^12). Raises ScenarioError for
+    machine's memory) or `max_events` (default 10^11, a few hours). Raises ScenarioError for
     a scenario the engine cannot run, RunError if the engine fails while running.
     """
     return start(scenario, seed, max_memory, max_events).finish(progress)
@@ -53,7 +53,7 @@ def start(scenario: Scenario | str | Path | dict, seed: Optional[int] = None,
 
 def build(sc: Scenario, max_memory: Optional[int] = None, max_events: Optional[int] = None) -> "_core.Simulation":
     """The engine's simulation of `sc` within the limits (ValueError from the engine if refused)."""
-    return _core.Simulation(json.dumps(sc.to_engine()), max_memory or limits.default_max_memory(), max_events or limits.DEFAULT_MAX_EVENTS)
+    return _core.Simulation(json.dumps(sc.to_engine()), max_memory or limits.default_max_memory(), max_events)  # None: the engine's default
 
 
 @dataclass

@@ -32,7 +32,7 @@ struct Simulation {
 impl Simulation {
     /// Build from hscc's JSON scenario form; raises ValueError(message, field,
     /// value, allowed) naming the bad field, also for a run whose estimate
-    /// passes `max_memory_bytes` (default 8 GiB) or `max_events` (default 10^12).
+    /// passes `max_memory_bytes` (default 8 GiB) or `max_events` (default 10^11).
     #[new]
     #[pyo3(signature = (scenario_json, max_memory_bytes=None, max_events=None))]
     fn new(scenario_json: &str, max_memory_bytes: Option<u64>, max_events: Option<u64>) -> PyResult<Self> {

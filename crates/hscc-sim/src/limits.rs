@@ -14,15 +14,16 @@ pub struct BuildLimits {
     /// end's call; the default, 8 GiB, fits a developer's machine.
     pub max_memory_bytes: u64,
     /// Events (one per packet per hop, plus timers, sources and samples).
-    /// The default, 10^12, is about a day of running: the engine processes
+    /// The default, 10^11, is a few hours of running: the engine processes
     /// 4.6–13 million events per second on one core (docs/performance.md),
-    /// so 10^12 events take 21 hours at the fastest and 2.5 days with many flows.
+    /// so 10^11 events take 2 hours at the fastest and 6 hours with many flows;
+    /// a run meant to be longer says so with a higher limit.
     pub max_events: u64,
 }
 
 impl Default for BuildLimits {
     fn default() -> Self {
-        BuildLimits { max_memory_bytes: 8 << 30, max_events: 1_000_000_000_000 }
+        BuildLimits { max_memory_bytes: 8 << 30, max_events: 100_000_000_000 }
     }
 }
 
