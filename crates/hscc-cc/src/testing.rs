@@ -305,6 +305,16 @@ pub fn steps_until<T>(
     done(state).then_some(max_steps)
 }
 
+/// Cases per property test: `PROPTEST_CASES` when set (the slow suite raises
+/// it), else `default`. Unlike `ProptestConfig::with_cases`, which ignores the
+/// environment.
+pub fn proptest_cases(default: u32) -> u32 {
+    match std::env::var("PROPTEST_CASES") {
+        Ok(v) => v.parse().unwrap_or_else(|_| panic!("PROPTEST_CASES={v:?} is not a whole number")),
+        Err(_) => default,
+    }
+}
+
 /// One step of a random operation sequence for the property suite.
 #[derive(Clone, Copy, Debug)]
 pub enum Op {
@@ -424,7 +434,7 @@ macro_rules! cc_property_suite {
             }
 
             proptest! {
-                #![proptest_config(ProptestConfig::with_cases(64))]
+                #![proptest_config(ProptestConfig::with_cases($crate::testing::proptest_cases(64)))]
                 #[test]
                 fn invariants_hold_under_random_operations(
                     ops in proptest::collection::vec(op(), 1..300),
