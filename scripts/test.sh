@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# The whole test suite: Rust (cargo test --workspace) and Python (pytest tests/python).
-# Sets up what is needed first (scripts/bootstrap.sh). Exits non-zero if either fails.
+# The whole test suite: Rust (cargo nextest, and cargo test for the doctests)
+# and Python (pytest tests/python). Sets up what is needed first
+# (scripts/bootstrap.sh; scripts/nextest.sh installs cargo-nextest). Every test
+# runs under a time limit (.config/nextest.toml, pytest-timeout in
+# pyproject.toml): a test that loops forever fails instead of hanging the run.
+# Exits non-zero if anything fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh || exit 1
 if ! command -v cargo >/dev/null 2>&1; then export PATH="$HOME/.cargo/bin:$PATH"; fi
 
 status=0
-echo "== cargo test --workspace"
-cargo test --workspace || status=1
+echo "== cargo nextest run --workspace"
+bash scripts/nextest.sh --workspace || status=1
+echo "== cargo test --workspace --doc"  # nextest does not run doctests
+cargo test --workspace --doc || status=1
 echo "== pytest tests/python"
 .venv/bin/python -m pytest tests/python -q || status=1
 if [ "$status" -ne 0 ]; then

@@ -16,7 +16,9 @@
 //!
 //! The harness keeps only counts (no per-segment state), so it can run ten
 //! simulated days at any window. [`cc_property_suite!`](crate::cc_property_suite)
-//! instantiates the generic invariant checks for an algorithm.
+//! instantiates the generic invariant checks for an algorithm. A test that
+//! waits for a condition uses [`run_until`] or [`Harness::rounds_until`], which
+//! give up after a set number of steps instead of looping forever.
 
 use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, TcpCc, CA_ACK_SLOWPATH};
 
@@ -176,6 +178,21 @@ impl<A: CongestionOps> Harness<A> {
         }
     }
 
+    /// Round trips until `done` holds, at most `max_rounds`; returns how many
+    /// ran. Like [`run_until`], panics when the cap is hit, here with cwnd and
+    /// ssthresh in the message.
+    #[track_caller]
+    pub fn rounds_until(&mut self, max_rounds: u32, what: &str, done: impl Fn(&Self) -> bool) -> u32 {
+        match steps_until(self, max_rounds, done, Self::round) {
+            Some(n) => n,
+            None => panic!(
+                "gave up after {max_rounds} rounds waiting for {what} (cwnd {}, ssthresh {})",
+                self.cwnd(),
+                self.ssthresh()
+            ),
+        }
+    }
+
     /// One round trip of a backlogged sender whose pipe never drains: fill
     /// cwnd, wait one RTT, then ACK the segments outstanding at the start one
     /// by one, sending what cwnd allows after each ACK. Unlike [`Harness::round`]
@@ -253,6 +270,51 @@ impl<A: CongestionOps> Harness<A> {
     }
 }
 
+/// Apply `step` to `state` until `done` holds, at most `max_steps` times, and
+/// return how many steps ran (0 if `done` held at once); panic naming `what`
+/// when the cap is hit. A test that waits for a condition uses this instead of
+/// a bare `while`, so that a broken algorithm makes it fail at once instead of
+/// looping forever.
+#[track_caller]
+pub fn run_until<T>(
+    state: &mut T,
+    max_steps: u32,
+    what: &str,
+    done: impl Fn(&T) -> bool,
+    step: impl FnMut(&mut T),
+) -> u32 {
+    match steps_until(state, max_steps, done, step) {
+        Some(n) => n,
+        None => panic!("gave up after {max_steps} steps waiting for {what}"),
+    }
+}
+
+/// [`run_until`] without the panic: None when `done` still fails after `max_steps`.
+pub fn steps_until<T>(
+    state: &mut T,
+    max_steps: u32,
+    done: impl Fn(&T) -> bool,
+    mut step: impl FnMut(&mut T),
+) -> Option<u32> {
+    for n in 0..max_steps {
+        if done(state) {
+            return Some(n);
+        }
+        step(state);
+    }
+    done(state).then_some(max_steps)
+}
+
+/// Cases per property test: `PROPTEST_CASES` when set (the slow suite raises
+/// it), else `default`. Unlike `ProptestConfig::with_cases`, which ignores the
+/// environment.
+pub fn proptest_cases(default: u32) -> u32 {
+    match std::env::var("PROPTEST_CASES") {
+        Ok(v) => v.parse().unwrap_or_else(|_| panic!("PROPTEST_CASES={v:?} is not a whole number")),
+        Err(_) => default,
+    }
+}
+
 /// One step of a random operation sequence for the property suite.
 #[derive(Clone, Copy, Debug)]
 pub enum Op {
@@ -316,8 +378,9 @@ impl<A: CongestionOps> Harness<A> {
     /// Run lossless for `seconds` of simulated time at the current RTT, with
     /// stretch ACKs of an eighth of a window; check the invariants each round.
     pub fn run_lossless(&mut self, seconds: u64) -> Result<(), String> {
-        let end = self.tp.now_us + seconds * 1_000_000;
-        while self.tp.now_us < end {
+        assert!(self.rtt_us > 0, "run_lossless needs an RTT: time would not advance");
+        // A round count fixed up front, not a wait for the clock.
+        for _ in 0..(seconds * 1_000_000).div_ceil(self.rtt_us as u64) {
             self.send_all();
             self.advance_us(self.rtt_us as u64);
             let per_ack = (self.tp.packets_out / 8).max(1);
@@ -371,7 +434,7 @@ macro_rules! cc_property_suite {
             }
 
             proptest! {
-                #![proptest_config(ProptestConfig::with_cases(64))]
+                #![proptest_config(ProptestConfig::with_cases($crate::testing::proptest_cases(64)))]
                 #[test]
                 fn invariants_hold_under_random_operations(
                     ops in proptest::collection::vec(op(), 1..300),
@@ -409,3 +472,21 @@ macro_rules! cc_property_suite {
 }
 
 crate::cc_property_suite!(reno_properties, crate::algos::reno::Reno);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_until_returns_the_steps_taken() {
+        let mut n = 0;
+        assert_eq!(run_until(&mut n, 3, "n = 3", |n| *n == 3, |n| *n += 1), 3);
+        assert_eq!(run_until(&mut n, 0, "n = 3", |n| *n == 3, |n| *n += 1), 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "gave up after 5 steps waiting for n = 100")]
+    fn run_until_gives_up_at_its_cap() {
+        run_until(&mut 0, 5, "n = 100", |n| *n == 100, |n| *n += 1);
+    }
+}

@@ -1,7 +1,12 @@
 //! Property tests over random small scenarios: packet conservation, scoreboard
-//! consistency, finite positive windows, no panics (debug assertions include
+//! consistency, finite positive windows, queues within their buffers (never
+//! negative), time that only runs forward, no panics (debug assertions include
 //! "never retransmit cumulatively acknowledged data"), determinism.
+//!
+//! 96 cases per property by default; `PROPTEST_CASES` overrides it (the slow
+//! suite, `scripts/test-slow.sh`, runs thousands).
 
+use hscc_cc::testing::proptest_cases;
 use hscc_sim::prelude::*;
 use proptest::prelude::*;
 
@@ -57,8 +62,60 @@ fn build(s: &Scenario) -> SimConfig {
     SimConfig { topology: db.topology, flows, duration: s.duration_ms * MS, seed: s.seed, sample_interval: Some(100 * MS), ..SimConfig::default() }
 }
 
+/// How a test advances a run: by a fixed amount, or to the next pending event
+/// (where `run_until` stops exactly on an event time).
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    By(Time),
+    ToNextEvent,
+}
+
+fn steps() -> impl Strategy<Value = Vec<Step>> {
+    let step = prop_oneof![
+        (1u64..1_000).prop_map(Step::By),
+        (1u64..MS).prop_map(Step::By),
+        (MS..100 * MS).prop_map(Step::By),
+        Just(Step::ToNextEvent),
+    ];
+    proptest::collection::vec(step, 1..20)
+}
+
+/// At `t`, right after `run_until(t)`: the clock reads `t`, nothing pending or
+/// still on a link lies in the past, each link delivers in order, and no queue
+/// is negative (a wrapped counter) or above its buffer.
+fn check_time_and_queues(sim: &Sim, t: Time) -> Result<(), String> {
+    if sim.net.now != t {
+        return Err(format!("the clock reads {} after running to {t}", sim.net.now));
+    }
+    if let Some(e) = sim.net.q.peek_time().filter(|&e| e <= t) {
+        return Err(format!("an event at {e} is still pending at {t}"));
+    }
+    for (i, (l, spec)) in sim.net.links.iter().zip(&sim.cfg.topology.links).enumerate() {
+        let arrivals: Vec<Time> = l.packets().map(|p| p.t).collect();
+        if arrivals.first().is_some_and(|&a| a <= t) {
+            return Err(format!("link {i}: a packet due at {} is still on the link at {t}", arrivals[0]));
+        }
+        if arrivals.windows(2).any(|w| w[1] < w[0]) {
+            return Err(format!("link {i}: arrival times out of order: {arrivals:?}"));
+        }
+        check_queue(i, l.queue_len() as u64, l.queue_bytes(), spec.cfg.buffer)?;
+    }
+    Ok(())
+}
+
+fn check_queue(link: usize, pkts: u64, bytes: u64, buffer: Buffer) -> Result<(), String> {
+    let within = match buffer {
+        Buffer::Packets(n) => pkts <= n,
+        Buffer::Bytes(b) => bytes <= b,
+    };
+    if !within || (pkts == 0) != (bytes == 0) {
+        return Err(format!("link {link}: queue of {pkts} packets, {bytes} bytes in a buffer of {buffer:?}"));
+    }
+    Ok(())
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(96)))]
 
     #[test]
     fn conservation_and_finite_windows_hold_throughout(s in scenario()) {
@@ -84,6 +141,47 @@ proptest! {
             prop_assert!(f.goodput_bps.is_finite() && f.goodput_bps >= 0.0);
             prop_assert!(f.goodput_bps <= s.rate as f64 * 1.0001, "goodput above the link rate");
         }
+    }
+
+    #[test]
+    fn time_runs_forward_and_queues_stay_within_their_buffers(s in scenario(), steps in steps()) {
+        let mut sim = Sim::new(build(&s)).unwrap();
+        let end = s.duration_ms * MS;
+        // `steps` over and over, each time followed by 50 ms: the run ends
+        // within end / 50 ms rounds.
+        let rounds = end.div_ceil(50 * MS) as usize;
+        let schedule = steps.iter().copied().chain([Step::By(50 * MS)]).cycle().take(rounds * (steps.len() + 1));
+        let mut t = 0;
+        for step in schedule {
+            let next = match step {
+                Step::By(dt) => t + dt,
+                Step::ToNextEvent => sim.net.q.peek_time().unwrap_or(end),
+            };
+            t = next.min(end);
+            sim.run_until(t);
+            if let Err(e) = check_time_and_queues(&sim, t) {
+                return Err(TestCaseError::fail(format!("after {step:?} to {t}: {e}")));
+            }
+            if t == end {
+                break;
+            }
+        }
+        prop_assert_eq!(t, end);
+        let buffers: Vec<Buffer> = sim.cfg.topology.links.iter().map(|l| l.cfg.buffer).collect();
+        let stepped = sim.finish();
+        let tr = &stepped.traces;
+        prop_assert!(tr.time_s.windows(2).all(|w| w[0] < w[1]), "sample times not increasing: {:?}", tr.time_s);
+        for l in &tr.links {
+            for (&pkts, &bytes) in l.queue_pkts.iter().zip(&l.queue_bytes) {
+                check_queue(l.link as usize, pkts, bytes, buffers[l.link as usize]).map_err(TestCaseError::fail)?;
+            }
+            // The per-interval mean delay is a difference of float sums, which
+            // can round to -2e-16 s: allow rounding, nothing more.
+            prop_assert!(l.qdelay_s.iter().all(|&d| d >= -1e-12), "negative queuing delay on link {}: {:?}", l.link, l.qdelay_s);
+        }
+        // Running in steps (as the Python package does, to show progress)
+        // changes nothing: the order of events is the same.
+        prop_assert_eq!(stepped.to_json(), Sim::new(build(&s)).unwrap().run().to_json());
     }
 
     #[test]

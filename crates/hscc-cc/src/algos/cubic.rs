@@ -451,7 +451,7 @@ impl CongestionOps for Cubic {
 mod tests {
     use super::*;
     use crate::params::Params;
-    use crate::testing::Harness;
+    use crate::testing::{run_until, Harness};
 
     fn harness(p: &CubicParams, cwnd: u32) -> Harness<Cubic> {
         Harness::with_params(p, cwnd)
@@ -535,9 +535,7 @@ mod tests {
         // Run to t = K after the epoch start (first round's ACK, 100 ms after the loss).
         let k_us = k as u64 * 1_000_000 / 1024;
         let epoch_us = h.tp.now_us;
-        while h.tp.now_us < epoch_us + k_us {
-            h.round();
-        }
+        h.rounds_until(200, "t = K", |h| h.tp.now_us >= epoch_us + k_us);
         assert!(h.cwnd().abs_diff(1000) <= 1, "cwnd at t = K: {}", h.cwnd());
     }
 
@@ -645,12 +643,10 @@ mod tests {
         // A train of ACKs 1 ms apart: exit once it lasts more than delay_min/2 = 50 ms.
         h.send_all();
         h.advance_ms(100);
-        let mut acks = 0;
-        while !h.cc.found {
+        let acks = run_until(&mut h, 64, "HyStart's ACK-train exit", |h| h.cc.found, |h| {
             h.ack_each(1, 1);
             h.advance_ms(1);
-            acks += 1;
-        }
+        });
         // ACK k arrives (k − 1) ms after the first; 51 ms > 50 ms at the 52nd,
         // whose own increase comes after: ssthresh = 64 + 51.
         assert_eq!(acks, 52);

@@ -146,11 +146,7 @@ mod tests {
         h.loss();
         assert_eq!(h.cwnd(), 700);
         h.tp.snd_cwnd_cnt = 0;
-        let mut rounds = 0;
-        while h.cwnd() < 800 {
-            h.round();
-            rounds += 1;
-        }
+        let rounds = h.rounds_until(100, "cwnd back to 800", |h| h.cwnd() >= 800);
         // The integer counter: +3 in the first round (as above), 799 after 25, 803 after 26.
         assert_eq!((rounds, h.cwnd()), (26, 803));
     }

@@ -172,12 +172,7 @@ mod tests {
             h.loss();
             assert_eq!(h.cwnd(), 8750);
             h.tp.snd_cwnd_cnt = 0;
-            let mut rounds = 0;
-            while h.cwnd() < 10000 {
-                h.round();
-                rounds += 1;
-            }
-            gaps.push(rounds);
+            gaps.push(h.rounds_until(100, "cwnd back to 10000", |h| h.cwnd() >= 10000));
         }
         assert_eq!(gaps, [14; 5]);
         // Just before the 14th round the window is 13.4 rounds' worth short of W.
@@ -190,11 +185,7 @@ mod tests {
     fn gap_is_independent_of_the_rate() {
         for w in [2000u32, 50000] {
             let mut h = harness(&ScalableParams::default(), w - w / 8, 2);
-            let mut rounds = 0;
-            while h.cwnd() < w {
-                h.round();
-                rounds += 1;
-            }
+            let rounds = h.rounds_until(100, &format!("cwnd back to {w}"), |h| h.cwnd() >= w);
             assert_eq!(rounds, 14, "W = {w}");
         }
     }

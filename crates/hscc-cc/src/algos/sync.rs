@@ -413,7 +413,7 @@ crate::cc_property_suite!(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::Harness;
+    use crate::testing::{run_until, Harness};
     use SyncState::*;
 
     /// A flow in `state` at t = 10 s, in congestion avoidance, with cwnd,
@@ -695,11 +695,8 @@ mod tests {
         // → Waiting; 500 ms later a reduction, 500 ms of Emptying, Probing.
         let mut h = dflt(Probing, 1000, 100_000, 100_000);
         h.cc.next_inc_us = u64::MAX; // no increase in this test
-        let mut n = 0;
-        while h.cc.state == Probing {
-            ack_after(&mut h, 10, 130_000);
-            n += 1;
-        }
+        let leave = |h: &Harness<SyncTcp>| h.cc.state != Probing;
+        let n = run_until(&mut h, 50, "leaving Probing", leave, |h| ack_after(h, 10, 130_000));
         assert_eq!((n, h.cc.state), (5, Waiting));
         ack_after(&mut h, 500, 100_000);
         assert_eq!(h.cc.state, Emptying);
