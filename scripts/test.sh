@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: Rust (cargo nextest, and cargo test for the doctests)
 # and Python (pytest tests/python). Sets up what is needed first
-# (scripts/bootstrap.sh; scripts/nextest.sh installs cargo-nextest). Every test
+# (scripts/bootstrap.sh, which also installs the pinned cargo-nextest). Every test
 # runs under a time limit (.config/nextest.toml, pytest-timeout in
 # pyproject.toml): a test that loops forever fails instead of hanging the run.
 # Exits non-zero if anything fails.
