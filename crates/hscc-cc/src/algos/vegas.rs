@@ -31,6 +31,10 @@
 //!   fine-grained-timer retransmission.
 //! - From Linux: diff and the target window are computed in 64 bits (Linux's
 //!   `cwnd·(RTT − baseRTT)` is a u32 product); the sample counter saturates.
+//! - From Linux: when slow start is left at cwnd 1 (after a timeout) Linux sets
+//!   ssthresh = min(ssthresh, cwnd) = 1 and then forces cwnd to 2; here
+//!   ssthresh is at least 2, as every other path keeps it. The window is the
+//!   same either way (cwnd 2 is not below ssthresh 1 or 2).
 
 use crate::helpers::{tcp_reno_cong_avoid, tcp_reno_ssthresh, tcp_slow_start};
 use crate::ops::{after, AckSample, CaEvent, CaState, CongestionOps, TcpCc};
@@ -143,7 +147,7 @@ impl Vegas {
             // Too fast: match the actual rate (+1 for the truncation) and
             // continue in congestion avoidance.
             tp.snd_cwnd = tp.snd_cwnd.min((target + 1).min(u32::MAX as u64) as u32);
-            tp.snd_ssthresh = tp.snd_ssthresh.min(tp.snd_cwnd);
+            tp.snd_ssthresh = tp.snd_ssthresh.min(tp.snd_cwnd).max(2); // Linux can leave 1 here (see Deviations)
         } else if tp.in_slow_start() {
             tcp_slow_start(tp, acked);
         } else if diff > self.beta as u64 {
@@ -328,6 +332,18 @@ mod tests {
         assert_eq!(h.cwnd(), 3);
         // Boundary: 3 samples at 400 ms → Vegas: diff = 3·300000/100001 = 8 > β → 2.
         h.clocked_round();
+        assert_eq!((h.cwnd(), h.ssthresh()), (2, 2));
+    }
+
+    #[test]
+    fn leaving_slow_start_at_cwnd_1_keeps_ssthresh_at_2() {
+        // After a timeout cwnd is 1; a round with diff = 1·300000/100001 = 2 > γ = 1
+        // leaves slow start: cwnd = min(1, 0 + 1) = 1 → forced to 2, ssthresh 2 (Linux: 1).
+        let mut h: Harness<Vegas> = Harness::with_params(&VegasParams::default(), 1);
+        h.tp.snd_ssthresh = 10;
+        h.cc.round.base_rtt = 100_001;
+        h.cc.round.min_rtt = 400_000;
+        h.cc.adjust(&mut h.tp, 1);
         assert_eq!((h.cwnd(), h.ssthresh()), (2, 2));
     }
 
