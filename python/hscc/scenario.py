@@ -139,6 +139,8 @@ class Scenario(Model):
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError([], str(path), f"{path} is not valid TOML: {e}") from None
+        except ValueError:  # Python's own bound on int(): 4300 digits
+            raise ScenarioError([], str(path), f"{path}: a number has more digits than can be read (at most 4300)") from None
         except RecursionError:
             raise ScenarioError([], str(path), f"{path}: values are nested more than {MAX_DEPTH} deep") from None
         return cls.parse(data, str(path))

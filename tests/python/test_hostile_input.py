@@ -65,6 +65,10 @@ def test_deeply_nested_files(write_toml, text):
     assert "nested more than 32" in check(write_toml(text))
 
 
+def test_a_number_with_thousands_of_digits(write_toml):
+    assert "a number has more digits than can be read" in check(write_toml("seed = " + "9" * 5000))
+
+
 def test_an_endless_file_is_read_only_up_to_a_bound():
     assert "/dev/zero is larger than 16 MiB" in check("/dev/zero")
 
