@@ -80,7 +80,7 @@ def main() -> None:
 def _parse(data: bytes) -> dict | None:
     try:
         return tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # ValueError: TOML errors and int() digit limits
         return None
 
 
