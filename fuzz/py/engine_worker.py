@@ -35,7 +35,10 @@ def main() -> None:
     def handle(text: str) -> dict:
         t0 = time.perf_counter()
         try:
-            sim = _core.Simulation(text)
+            # The product's contract: a run the engine estimates to need more than the
+            # memory allowed is refused up front. Allow a third of this process's
+            # address space (the estimate may be low by up to 2x; Python needs the rest).
+            sim = _core.Simulation(text, (limit_mib << 20) // 3)
         except ValueError as e:  # the engine's rejection: ValueError(message, field, value, allowed)
             message = str(ScenarioError.from_engine(e, "fuzz-input"))  # what the CLI prints
             return {"outcome": "rejected", "detail": message, "structured": len(e.args) == 4, "field": e.args[1] if len(e.args) == 4 else None}
