@@ -2,40 +2,18 @@
 //! allocator over build, run and JSON results, for four representative
 //! scenarios. The estimate must fall within 0.5× to 3× of the measured peak.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+mod peak;
 
 use hscc_sim::{ScenarioSpec, Sim};
-
-struct Counting;
-
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let n = NOW.fetch_add(l.size(), Relaxed) + l.size();
-        PEAK.fetch_max(n, Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        NOW.fetch_sub(l.size(), Relaxed);
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
 
 /// Peak heap bytes above the level at the start, for build + run + JSON.
 fn measure(json: &str) -> (u64, u64, u64, u64) {
     let spec = ScenarioSpec::from_json(json).unwrap();
     let est = spec.estimate().unwrap();
-    let base = NOW.load(Relaxed);
-    PEAK.store(base, Relaxed);
+    let base = peak::start();
     let r = Sim::new(spec.build().unwrap()).unwrap().run();
     let out = r.to_json();
-    let peak = (PEAK.load(Relaxed) - base) as u64;
+    let peak = peak::since(base) as u64;
     drop(out);
     (est.memory_bytes, peak, est.events, r.events)
 }

@@ -4,30 +4,12 @@
 //! `ConfigError`, and what builds is started and run for a millisecond.
 //! 64 cases by default; `PROPTEST_CASES` raises it for the slow suite.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+mod peak;
 
+use hscc_cc::testing::proptest_cases;
 use hscc_sim::{time::MS, ScenarioSpec, Sim};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-
-struct Counting;
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        PEAK.fetch_max(NOW.fetch_add(l.size(), Relaxed) + l.size(), Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        NOW.fetch_sub(l.size(), Relaxed);
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
 
 /// Numbers that break things: zero, negatives, tiny, huge, past u64, fractions, not a number.
 fn absurd() -> impl Strategy<Value = Value> {
@@ -146,18 +128,15 @@ fn scenario_on(kind: usize) -> impl Strategy<Value = Value> {
 const BUILD_PEAK: usize = 1 << 30;
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(64)))]
 
     #[test]
     fn any_scenario_builds_or_is_refused(v in scenario()) {
         let text = v.to_string();
-        let base = NOW.load(Relaxed);
-        PEAK.store(base, Relaxed);
+        let base = peak::start();
         let built = ScenarioSpec::from_json(&text).and_then(|s| s.build());
-        prop_assert!(PEAK.load(Relaxed) - base < BUILD_PEAK, "build peaked at {} bytes", PEAK.load(Relaxed) - base);
+        let used = peak::since(base);
+        prop_assert!(used < BUILD_PEAK, "build peaked at {used} bytes");
         match built {
             Err(e) => prop_assert!(!e.field.is_empty() && !e.allowed.is_empty(), "{e:?}"),
             Ok(cfg) => {
