@@ -468,17 +468,18 @@ impl Sim {
         if let Some(t) = source.next_arrival(now) {
             self.net.q.push(t, Event::WebArrival(w));
         }
-        let topo = &self.cfg.topology;
-        let data_route = self.routes.get(topo, tr.src, tr.dst).expect("checked when built");
-        let ack_route = self.routes.get(topo, tr.dst, tr.src).expect("checked when built");
-        let started = self.web[w as usize].stats.started;
+        let stats = &mut self.web[w as usize].stats;
         if self.free.is_empty() && self.flows.len() - self.cfg.flows.len() >= MAX_WEB_SLOTS {
             // Every slot busy: the server refuses the connection (counted), so
             // memory stays bounded whatever the arrival rate.
-            let stats = &mut self.web[w as usize].stats;
-            (stats.started, stats.refused) = (stats.started - 1, stats.refused + 1);
+            stats.refused += 1;
             return;
         }
+        stats.started += 1;
+        let started = stats.started;
+        let topo = &self.cfg.topology;
+        let data_route = self.routes.get(topo, tr.src, tr.dst).expect("checked when built");
+        let ack_route = self.routes.get(topo, tr.dst, tr.src).expect("checked when built");
         let rng = component_rng(self.cfg.seed, Component::Sender, (1u64 << 40) + ((w as u64) << 32) + started);
         let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
         let gen = self.flows.get(slot as usize).map_or(0, |f| f.gen.wrapping_add(1));

@@ -124,7 +124,6 @@ impl WebSource {
         let src = self.cfg.servers[self.rng.random_range(0..self.cfg.servers.len())];
         let dst = self.cfg.clients[self.rng.random_range(0..self.cfg.clients.len())];
         let size = self.cfg.size.sample(&mut self.rng);
-        self.stats.started += 1;
         Transfer { src, dst, size }
     }
 }
