@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
+
 class NotWritable(OSError):
     """The target's parent cannot be made or written (found before any work is done)."""
 
@@ -70,7 +71,7 @@ def atomic_dir(target: Path, check_target: Callable[[Path], None]) -> Iterator[P
         _sync_tree(tmp)
         check_target(target)
         if target.exists():
-            old_lock = _lock(target, blocking=False)
+            old_lock = _lock(target)
             old = parent / f".{target.name}.hscc-old-{_token(tmp)}"
             os.rename(target, old)
         os.rename(tmp, target)
@@ -115,7 +116,7 @@ def clean_stale(parent: Path) -> list[Path]:
                     pass
             continue
         try:
-            fd = _lock(path, blocking=False)
+            fd = _lock(path)
         except OSError:
             continue  # locked by a live process, or gone
         try:
@@ -153,11 +154,11 @@ def _new_locked(parent: Path, name: str) -> tuple[Path, int]:
     new = Path(tempfile.mkdtemp(prefix=f".{name}.hscc-new-", dir=parent))
     try:
         os.chmod(new, 0o777 & ~_umask())  # mkdtemp makes it private; a run directory is not
-        fd = _lock(new, blocking=False)
+        fd = _lock(new)
     except BaseException:
         new.rmdir()
         raise
-    tmp = parent / f".{name}.hscc-tmp-{new.name.rsplit('-', 1)[1]}"
+    tmp = parent / f".{name}.hscc-tmp-{_token(new)}"
     try:
         os.rename(new, tmp)
     except BaseException:
@@ -167,19 +168,20 @@ def _new_locked(parent: Path, name: str) -> tuple[Path, int]:
     return tmp, fd
 
 
-def _lock(directory: Path, blocking: bool) -> int:
-    """An fd holding an exclusive flock on `directory`; OSError if another process holds it."""
+def _lock(directory: Path) -> int:
+    """An fd holding an exclusive flock on `directory`; OSError at once if another process holds it."""
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BaseException:
         os.close(fd)
         raise
     return fd
 
 
-def _token(tmp: Path) -> str:
-    return tmp.name.rsplit("-", 1)[1]
+def _token(hidden: Path) -> str:
+    """The random part shared by one writer's new, tmp and old directories."""
+    return hidden.name.rsplit("-", 1)[1]
 
 
 def _make_parents(parent: Path) -> list[Path]:
