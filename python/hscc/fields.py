@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, StrictInt
@@ -50,9 +51,18 @@ def _file_name(v: str) -> str:
     return v
 
 
+_NOT_IN_FILE_NAMES = re.compile(r"[/\\\x00-\x1f\x7f]")
+
+
 def is_file_name(v: str) -> bool:
     """Whether `v` can name a run directory as it is (runs/NAME-TIMESTAMP): one path component."""
-    return 0 < len(v) <= 100 and not v.startswith(".") and not any(c in "/\\" or ord(c) < 32 or ord(c) == 127 for c in v)
+    return 0 < len(v) <= 100 and not v.startswith(".") and not _NOT_IN_FILE_NAMES.search(v)
+
+
+def safe_file_name(v: str) -> str:
+    """`v` made a file name: characters a file name cannot have become "_" ("scenario" if nothing is left)."""
+    name = _NOT_IN_FILE_NAMES.sub("_", v).lstrip(".")[:100]
+    return name if is_file_name(name) else "scenario"
 
 
 FileName = Annotated[str, AfterValidator(_file_name)]

@@ -32,7 +32,7 @@ from typing import Annotated, Literal, Optional
 from pydantic import Field, PrivateAttr, StrictInt, ValidationError, model_validator
 
 from hscc.errors import Issue, ScenarioError
-from hscc.fields import MAX_FLOWS, Duration, FileName, Model, PositiveSeconds, between, is_file_name
+from hscc.fields import MAX_FLOWS, Duration, FileName, Model, PositiveSeconds, between, safe_file_name
 from hscc.topology import Dumbbell, Graph, GraphLink, Link, Pair, ParkingLot, Topology
 from hscc.traffic import Change, Flow, Udp, Voip, Web, WebSize, check_hosts, check_web_hosts
 from hscc.validation import issues_from
@@ -116,7 +116,7 @@ class Scenario(Model):
         except ValidationError as e:
             raise ScenarioError(issues_from(e, cls), source) from None
         if sc.name is None and source:
-            sc.name = _name_from(Path(source).stem)
+            sc.name = safe_file_name(Path(source).stem)
         sc._source = source
         return sc
 
@@ -200,12 +200,6 @@ class Scenario(Model):
             name = v.label or f"voip {i}"
             out += [(f"voip[{i}]", f"{name} →"), (f"voip[{i}]", f"{name} ←")]
         return out
-
-
-def _name_from(stem: str) -> str:
-    """A scenario name from a file name: characters a run directory cannot have become "_"."""
-    name = re.sub(r"[/\\\x00-\x1f\x7f]", "_", stem).lstrip(".")[:100]
-    return name if is_file_name(name) else "scenario"
 
 
 def _too_deep(data: dict) -> str | None:
