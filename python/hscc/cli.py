@@ -173,14 +173,15 @@ def check(
     memory, events = _limits(max_memory, max_events)
     try:
         sc = Scenario.from_toml(scenario)
-        need = limits.estimate(json.dumps(sc.to_engine()))
-        build(sc, memory, events)  # the engine's own checks (routes, BDP buffers, limits)
+        engine = json.dumps(sc.to_engine())
+        need = limits.estimate(engine)
+        build(engine, memory, events)  # the engine's own checks (routes, BDP buffers, limits)
     except ScenarioError as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except ValueError as e:
         raise _fail(BAD_INPUT, str(ScenarioError.from_engine(e, str(scenario)))) from None
     if as_json:
-        out.print_json(json.dumps(sc.to_engine()))
+        out.print_json(engine)
     else:
         out.print(f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s; needs {need})", soft_wrap=True)
 

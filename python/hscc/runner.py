@@ -45,15 +45,16 @@ def start(scenario: Scenario | str | Path | dict, seed: Optional[int] = None,
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     try:
-        sim = build(sc, max_memory, max_events)
+        sim = build(json.dumps(sc.to_engine()), max_memory, max_events)
     except ValueError as e:
         raise ScenarioError.from_engine(e, sc.source) from None
     return Run(sc, sim, started, t0)
 
 
-def build(sc: Scenario, max_memory: Optional[int] = None, max_events: Optional[int] = None) -> "_core.Simulation":
-    """The engine's simulation of `sc` within the limits (ValueError from the engine if refused)."""
-    return _core.Simulation(json.dumps(sc.to_engine()), max_memory or limits.default_max_memory(), max_events)  # None: the engine's default
+def build(engine_json: str, max_memory: Optional[int] = None, max_events: Optional[int] = None) -> "_core.Simulation":
+    """The engine's simulation of a scenario in its JSON form (`Scenario.to_engine`), within
+    the limits (ValueError from the engine if refused)."""
+    return _core.Simulation(engine_json, max_memory or limits.default_max_memory(), max_events)  # None: the engine's default
 
 
 @dataclass
