@@ -19,6 +19,16 @@ pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, ConfigError
     Ok(value)
 }
 
+/// Marks a [`ConfigError`] carried through serde as a custom message (see [`field_error`]).
+const FIELD_ERROR: char = '\u{1}';
+
+/// A [`ConfigError`] found inside a value while it is deserialized (its field
+/// relative to that value), as a serde custom message that [`from_str`] turns
+/// back into the error with the full path.
+pub(crate) fn field_error(e: &ConfigError) -> String {
+    format!("{FIELD_ERROR}{}{FIELD_ERROR}{}{FIELD_ERROR}{}", e.field, e.value, e.allowed)
+}
+
 fn describe(path: &str, e: &serde_json::Error, text: &str) -> ConfigError {
     let full = e.to_string();
     // serde_json appends " at line L column C"; the field path says more.
@@ -30,6 +40,11 @@ fn describe(path: &str, e: &serde_json::Error, text: &str) -> ConfigError {
         (p, Some(n)) => format!("{p}.{n}"),
     };
     let at = |value: String, allowed: String, name: Option<&str>| ConfigError { field: field(name), value, allowed };
+    if let Some(rest) = msg.strip_prefix(FIELD_ERROR) {
+        let mut parts = rest.splitn(3, FIELD_ERROR);
+        let (name, value, allowed) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        return at(value.into(), allowed.into(), (!name.is_empty()).then_some(name));
+    }
     if let Some(rest) = msg.strip_prefix("missing field ") {
         return at("missing".into(), "a value: this field is required".into(), Some(quoted(rest)));
     }

@@ -18,7 +18,7 @@ fn measure(json: &str) -> (u64, u64, u64, u64) {
     (est.memory_bytes, peak, est.events, r.events)
 }
 
-const TESTBED: &str = r#"{"duration": 20, "sample_interval": 0.1, "topology": {"kind": "dumbbell",
+const TESTBED: &str = r#"{"duration": 20, "output": {"sample_interval": 0.1}, "topology": {"kind": "dumbbell",
     "bottleneck": {"rate": 7e8, "delay": 0.001, "buffer": {"packets": 1500}},
     "pairs": [{"rate": 1e10, "delay": 0.049}, {"rate": 1e10, "delay": 0.049}, {"rate": 1e10, "delay": 0.049}, {"rate": 1e10, "delay": 0.049}]},
     "flows": [{"pair": 0, "algorithm": "ctcp", "count": 2}, {"pair": 1, "count": 2}, {"pair": 2, "algorithm": "ctcp", "count": 2}, {"pair": 3, "count": 2}]}"#;
@@ -34,7 +34,7 @@ const WEB: &str = r#"{"duration": 20, "topology": {"kind": "dumbbell",
     "flows": [{"pair": 0, "count": 4}],
     "web": [{"pairs": [1, 2], "rate": 300}]}"#;
 
-const LONG_TRACES: &str = r#"{"duration": 60, "sample_interval": 0.0005, "topology": {"kind": "dumbbell",
+const LONG_TRACES: &str = r#"{"duration": 60, "output": {"sample_interval": 0.0005}, "topology": {"kind": "dumbbell",
     "bottleneck": {"rate": 1e7, "delay": 0.01, "buffer": {"packets": 100}},
     "pairs": [{"rate": 1e8, "delay": 0.01}]},
     "flows": [{"pair": 0, "count": 20}], "voip": [{"pair": 0}]}"#;

@@ -49,8 +49,8 @@ fn huge_topologies_are_refused_before_they_are_built() {
 
 #[test]
 fn long_traces_and_huge_windows_name_their_field() {
-    let e = refused(&dumbbell(r#", "sample_interval": 1e-6, "flows": [{"pair": 0, "count": 50}]"#));
-    assert!(e.starts_with("sample_interval: 0.000001 s is not allowed"), "{e}");
+    let e = refused(&dumbbell(r#", "output": {"sample_interval": 1e-6}, "flows": [{"pair": 0, "count": 50}]"#));
+    assert!(e.starts_with("output.sample_interval: 0.000001 s is not allowed"), "{e}");
     let iw = dumbbell(r#", "flows": [{"pair": 0, "init_cwnd": 1000000, "mss": 65495, "count": 100}]"#);
     let spec = ScenarioSpec::from_json(&iw).unwrap();
     let est = spec.estimate().unwrap();

@@ -98,7 +98,7 @@ fn scenario_on(kind: usize) -> impl Strategy<Value = Value> {
         v
     });
     let web = (real(0.1, 100.0), int(100, 100_000), 0..3usize).prop_map(move |(rate, mean, k)| {
-        let size = [json!({"fixed": mean}), json!({"exponential": {"mean": mean}}), json!({"pareto": {"shape": 1.2, "mean": mean}})][k].clone();
+        let size = [json!(mean), json!({"dist": "exponential", "mean": mean}), json!({"dist": "pareto", "shape": 1.2, "mean": mean})][k].clone();
         match kind {
             0 => json!({"pairs": [0, 1], "rate": rate, "size": size}),
             _ => json!({"servers": ["a"], "clients": ["b", "c"], "rate": rate, "size": size}),
@@ -117,9 +117,10 @@ fn scenario_on(kind: usize) -> impl Strategy<Value = Value> {
     )
         .prop_map(|(duration, sample, topology, flows, udp, voip, web, changes)| {
             let mut v = json!({"duration": duration, "topology": topology, "flows": flows, "udp": udp, "voip": voip, "web": web, "changes": changes});
-            if let Some(s) = sample {
-                v["sample_interval"] = s;
-            }
+            v["output"] = match sample {
+                Some(s) => json!({"sample_interval": s}),
+                None => json!({"traces": []}),
+            };
             v
         })
 }

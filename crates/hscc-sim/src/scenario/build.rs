@@ -1,435 +1,28 @@
-//! Declarative scenarios: the serde form front ends hand to the engine.
-//!
-//! Quantities are plain SI numbers (seconds, bit/s, bytes); unit strings such
-//! as "700Mbps" are parsed by the front end. A scenario names a topology kind
-//! (dumbbell, parking lot, graph), flows attached to its endpoints, and
-//! buffers in packets, bytes or multiples of the bandwidth-delay product.
-//! [`ScenarioSpec::build`] turns it into a [`SimConfig`], with errors that
-//! name the field, the value and what is allowed.
+//! [`ScenarioSpec::build`]: a scenario as written becomes the engine's
+//! [`SimConfig`], every value checked, with errors that name the field as the
+//! scenario writes it, the value and what is allowed.
 
 use std::collections::{BTreeMap, HashMap};
 
 use hscc_cc::{CcError, CcParams};
-use serde::{Deserialize, Serialize};
 
+use super::dist::DistSpec;
+use super::endpoints::{Endpoints, NodeIndex};
+use super::quantity::{BufferSpec, Bytes, ParamValue, Rate, Seconds};
+use super::spec::*;
 use crate::config::{check_period, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
 use crate::estimate::{estimate, Estimate, Origins};
 use crate::limits::{BuildLimits, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig};
-use crate::packet::DEFAULT_MSS;
 use crate::time::{from_secs, Time, SEC};
 use crate::topology::{dumbbell, parking_lot, AccessSpec};
 
-/// A queue limit as written in a scenario.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
-pub enum BufferSpec {
-    /// Packets.
-    Packets(u64),
-    /// Bytes.
-    Bytes(u64),
-    /// Multiple of the bandwidth-delay product: link rate × the largest base RTT
-    /// of the flows crossing the link, in packets of their data wire size.
-    Bdp(f64),
-}
-
-/// One direction of a link.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkSpecIn {
-    /// Rate, bit/s.
-    pub rate: f64,
-    /// Propagation delay, s.
-    pub delay: f64,
-    /// Queue limit.
-    #[serde(default = "default_buffer")]
-    pub buffer: BufferSpec,
-    /// Random loss probability per packet.
-    #[serde(default)]
-    pub loss: f64,
-    /// Gaussian delay jitter, standard deviation, s.
-    #[serde(default)]
-    pub jitter: f64,
-}
-
-fn default_buffer() -> BufferSpec {
-    BufferSpec::Bdp(1.0)
-}
-
-/// Access links of one host pair.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PairSpec {
-    /// Access-link rate, bit/s.
-    pub rate: f64,
-    /// One-way delay of the sender's access link, s.
-    pub delay: f64,
-    /// One-way delay of the receiver's access link, s.
-    #[serde(default)]
-    pub recv_delay: f64,
-    /// Access-link queue limit.
-    #[serde(default = "default_access_buffer")]
-    pub buffer: BufferSpec,
-}
-
-fn default_access_buffer() -> BufferSpec {
-    BufferSpec::Packets(100_000)
-}
-
-/// A link of a general graph (both directions).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GraphLink {
-    /// One end (node name).
-    pub a: String,
-    /// Other end (node name).
-    pub b: String,
-    /// Direction a → b.
-    pub fwd: LinkSpecIn,
-    /// Direction b → a (default: same as fwd).
-    #[serde(default)]
-    pub rev: Option<LinkSpecIn>,
-    /// Record queue traces for both directions.
-    #[serde(default)]
-    pub monitor: bool,
-}
-
-/// The network. Each kind is its own struct so that an error inside it can be
-/// traced to its field path (serde buffers internally tagged enums, which
-/// loses the path; see [`ScenarioSpec::from_json`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum TopologySpec {
-    /// Host pairs on either side of one bottleneck.
-    Dumbbell(DumbbellSpec),
-    /// A chain of bottlenecks.
-    ParkingLot(ParkingLotSpec),
-    /// Any graph of named nodes.
-    Graph(GraphSpec),
-}
-
-/// Host pairs on either side of one bottleneck.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DumbbellSpec {
-    /// Left-to-right bottleneck.
-    pub bottleneck: LinkSpecIn,
-    /// Right-to-left bottleneck (default: same as `bottleneck` without its loss).
-    #[serde(default)]
-    pub reverse: Option<LinkSpecIn>,
-    /// Host pairs.
-    pub pairs: Vec<PairSpec>,
-}
-
-/// A chain of bottlenecks.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ParkingLotSpec {
-    /// Number of bottlenecks.
-    pub hops: usize,
-    /// Each bottleneck (both directions).
-    pub link: LinkSpecIn,
-    /// Access links of every host pair.
-    pub access: PairSpec,
-    /// Host pairs crossing every bottleneck.
-    pub long: usize,
-    /// Host pairs crossing one bottleneck, per bottleneck.
-    pub cross: usize,
-}
-
-/// Any graph of named nodes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GraphSpec {
-    /// Node names.
-    pub nodes: Vec<String>,
-    /// Links.
-    pub links: Vec<GraphLink>,
-}
-
-/// A TCP flow (or `count` identical ones).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowSpec {
-    /// Dumbbell: index of the host pair.
-    #[serde(default)]
-    pub pair: Option<usize>,
-    /// Parking lot: index of the long (end-to-end) host pair.
-    #[serde(default)]
-    pub long: Option<usize>,
-    /// Parking lot: [bottleneck, index] of a cross host pair.
-    #[serde(default)]
-    pub cross: Option<(usize, usize)>,
-    /// Graph: sending node name.
-    #[serde(default)]
-    pub src: Option<String>,
-    /// Graph: receiving node name.
-    #[serde(default)]
-    pub dst: Option<String>,
-    /// Send from the receiving host to the sending host (reverse-direction traffic).
-    #[serde(default)]
-    pub reverse: bool,
-    /// Congestion-control algorithm.
-    #[serde(default = "default_algorithm")]
-    pub algorithm: String,
-    /// Its parameters.
-    #[serde(default)]
-    pub params: BTreeMap<String, f64>,
-    /// Identical flows to create.
-    #[serde(default = "one")]
-    pub count: usize,
-    /// Start, s.
-    #[serde(default)]
-    pub start: f64,
-    /// Stop sending new data, s.
-    #[serde(default)]
-    pub stop: Option<f64>,
-    /// Bytes to transfer (unlimited when absent).
-    #[serde(default)]
-    pub size: Option<u64>,
-    /// Maximum segment size, bytes.
-    #[serde(default = "default_mss")]
-    pub mss: u32,
-    /// Receiver window, bytes.
-    #[serde(default)]
-    pub rwnd: Option<u64>,
-    /// SACK loss recovery (NewReno when false).
-    #[serde(default = "yes")]
-    pub sack: bool,
-    /// "prr" or "classic".
-    #[serde(default = "default_recovery")]
-    pub recovery: String,
-    /// Initial window, segments.
-    #[serde(default = "default_iw")]
-    pub init_cwnd: u32,
-    /// Minimum RTO, s.
-    #[serde(default = "default_min_rto")]
-    pub min_rto: f64,
-    /// Delayed ACKs.
-    #[serde(default = "yes")]
-    pub delayed_ack: bool,
-    /// Delayed-ACK timer, s.
-    #[serde(default = "default_delack")]
-    pub delack_timeout: f64,
-    /// Linux default pacing when the algorithm sets no rate.
-    #[serde(default)]
-    pub pacing: bool,
-    /// TCP timestamps.
-    #[serde(default = "yes")]
-    pub timestamps: bool,
-    /// Random processing delay per packet at the sender, uniform in [0, send_jitter] s (ns-2 `overhead_`).
-    #[serde(default)]
-    pub send_jitter: f64,
-}
-
-fn default_algorithm() -> String {
-    "reno".into()
-}
-fn one() -> usize {
-    1
-}
-fn yes() -> bool {
-    true
-}
-fn default_mss() -> u32 {
-    DEFAULT_MSS
-}
-fn default_recovery() -> String {
-    "prr".into()
-}
-fn default_iw() -> u32 {
-    10
-}
-fn default_min_rto() -> f64 {
-    0.2
-}
-fn default_delack() -> f64 {
-    0.04
-}
-
-/// A UDP flow: constant bit rate, on/off, or Poisson arrivals.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UdpSpec {
-    /// Dumbbell: host pair.
-    #[serde(default)]
-    pub pair: Option<usize>,
-    /// Parking lot: long host pair.
-    #[serde(default)]
-    pub long: Option<usize>,
-    /// Parking lot: [bottleneck, index] of a cross host pair.
-    #[serde(default)]
-    pub cross: Option<(usize, usize)>,
-    /// Graph: sending node.
-    #[serde(default)]
-    pub src: Option<String>,
-    /// Graph: receiving node.
-    #[serde(default)]
-    pub dst: Option<String>,
-    /// "cbr", "onoff" or "poisson".
-    pub pattern: String,
-    /// Rate on the wire (the peak rate for on/off), bit/s.
-    pub rate: f64,
-    /// On period, s (on/off).
-    #[serde(default)]
-    pub on: Option<f64>,
-    /// Off period, s (on/off).
-    #[serde(default)]
-    pub off: Option<f64>,
-    /// Bytes on the wire per packet.
-    #[serde(default = "default_udp_size")]
-    pub packet_size: u32,
-    /// Start, s.
-    #[serde(default)]
-    pub start: f64,
-    /// Stop, s.
-    #[serde(default)]
-    pub stop: Option<f64>,
-}
-
-fn default_udp_size() -> u32 {
-    1500
-}
-
-/// A two-way VoIP call: a CBR flow each way.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VoipSpec {
-    /// Dumbbell: host pair.
-    #[serde(default)]
-    pub pair: Option<usize>,
-    /// Parking lot: long host pair.
-    #[serde(default)]
-    pub long: Option<usize>,
-    /// Parking lot: [bottleneck, index] of a cross host pair.
-    #[serde(default)]
-    pub cross: Option<(usize, usize)>,
-    /// Graph: one end.
-    #[serde(default)]
-    pub src: Option<String>,
-    /// Graph: the other end.
-    #[serde(default)]
-    pub dst: Option<String>,
-    /// Voice codec rate, bit/s (G.711: 64 kbit/s).
-    #[serde(default = "default_voice_rate")]
-    pub rate: f64,
-    /// Packet interval, s.
-    #[serde(default = "default_voice_interval")]
-    pub interval: f64,
-    /// IP + UDP + RTP header bytes per packet.
-    #[serde(default = "default_voice_header")]
-    pub header: u32,
-    /// Start, s.
-    #[serde(default)]
-    pub start: f64,
-    /// Stop, s.
-    #[serde(default)]
-    pub stop: Option<f64>,
-}
-
-fn default_voice_rate() -> f64 {
-    64_000.0
-}
-fn default_voice_interval() -> f64 {
-    0.02
-}
-fn default_voice_header() -> u32 {
-    crate::packet::UDP_HEADER_BYTES
-}
-
-/// Web-like traffic: short TCP transfers arriving as a Poisson process.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WebSpec {
-    /// Dumbbell: host pairs whose senders serve and whose receivers fetch.
-    #[serde(default)]
-    pub pairs: Vec<usize>,
-    /// Graph: serving nodes.
-    #[serde(default)]
-    pub servers: Vec<String>,
-    /// Graph: fetching nodes.
-    #[serde(default)]
-    pub clients: Vec<String>,
-    /// Transfers per second.
-    pub rate: f64,
-    /// Response sizes.
-    #[serde(default = "default_web_size")]
-    pub size: SizeDist,
-    /// Algorithm of the transfers.
-    #[serde(default = "default_algorithm")]
-    pub algorithm: String,
-    /// Its parameters.
-    #[serde(default)]
-    pub params: BTreeMap<String, f64>,
-    /// First arrival no earlier than this, s.
-    #[serde(default)]
-    pub start: f64,
-    /// No arrivals from this time, s.
-    #[serde(default)]
-    pub stop: Option<f64>,
-}
-
-fn default_web_size() -> SizeDist {
-    SizeDist::Pareto { shape: 1.2, mean: 12_000.0 }
-}
-
-/// A scheduled change of one link.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ChangeSpec {
-    /// When, s.
-    pub at: f64,
-    /// Link name, e.g. "bottleneck:fwd".
-    pub link: String,
-    /// New rate, bit/s.
-    #[serde(default)]
-    pub rate: Option<f64>,
-    /// New propagation delay, s.
-    #[serde(default)]
-    pub delay: Option<f64>,
-}
-
-/// A whole scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScenarioSpec {
-    /// Simulated duration, s.
-    pub duration: f64,
-    /// Run seed.
-    #[serde(default = "one_u64")]
-    pub seed: u64,
-    /// Trace sampling interval, s (no traces when absent).
-    #[serde(default)]
-    pub sample_interval: Option<f64>,
-    /// The network.
-    pub topology: TopologySpec,
-    /// The TCP flows.
-    #[serde(default)]
-    pub flows: Vec<FlowSpec>,
-    /// UDP flows.
-    #[serde(default)]
-    pub udp: Vec<UdpSpec>,
-    /// VoIP calls.
-    #[serde(default)]
-    pub voip: Vec<VoipSpec>,
-    /// Web-like traffic.
-    #[serde(default)]
-    pub web: Vec<WebSpec>,
-    /// Scheduled link changes.
-    #[serde(default)]
-    pub changes: Vec<ChangeSpec>,
-}
-
-fn one_u64() -> u64 {
-    1
-}
-
-fn err(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> ConfigError {
+pub(super) fn err(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> ConfigError {
     ConfigError { field: field.into(), value: value.to_string(), allowed: allowed.into() }
 }
 
-fn seconds(field: &str, v: f64) -> Result<Time, ConfigError> {
+fn seconds(field: &str, Seconds(v): Seconds) -> Result<Time, ConfigError> {
     if !(v.is_finite() && v >= 0.0 && v <= 1e7) {
         return Err(err(field, num(v), "a time from 0 to 10^7 seconds"));
     }
@@ -439,18 +32,13 @@ fn seconds(field: &str, v: f64) -> Result<Time, ConfigError> {
 impl LinkSpecIn {
     /// The engine link; BDP buffers are resolved later (placeholder 1 packet).
     fn to_config(&self, at: &str) -> Result<(LinkConfig, Option<f64>), ConfigError> {
-        if !(self.rate.is_finite() && self.rate >= 1.0 && self.rate <= 1e13) {
-            return Err(err(format!("{at}.rate"), num(self.rate), "a rate from 1 bit/s to 10 Tbit/s"));
-        }
+        let rate_bps = bits_per_second(&format!("{at}.rate"), self.rate)?;
         let (buffer, bdp) = buffer(&self.buffer, &format!("{at}.buffer"))?;
-        if !(0.0..=1.0).contains(&self.loss) {
-            return Err(err(format!("{at}.loss"), self.loss, "a probability from 0 to 1"));
-        }
         let cfg = LinkConfig {
-            rate_bps: self.rate.round() as u64,
+            rate_bps,
             delay: seconds(&format!("{at}.delay"), self.delay)?,
             buffer,
-            loss: self.loss,
+            loss: self.loss.0,
             jitter: seconds(&format!("{at}.jitter"), self.jitter)?,
         };
         Ok((cfg, bdp))
@@ -493,14 +81,15 @@ impl ScenarioSpec {
     }
 
     fn build_unchecked(&self) -> Result<(SimConfig, Origins), ConfigError> {
+        self.check_names()?;
         let duration = seconds("duration", self.duration)?;
         if duration == 0 {
-            return Err(err("duration", self.duration, "a positive duration"));
+            return Err(err("duration", num(self.duration.0), "a positive duration"));
         }
-        let sample_interval = match self.sample_interval {
-            Some(v) if v > 0.0 => Some(seconds("sample_interval", v)?),
-            Some(v) => return Err(err("sample_interval", num(v), "a positive interval")),
-            None => None,
+        let sample_interval = match self.output.sample_interval {
+            _ if self.output.traces.is_empty() => None,
+            v if v.0 > 0.0 => Some(seconds("output.sample_interval", v)?),
+            v => return Err(err("output.sample_interval", num(v.0), "a positive interval")),
         };
         let mut meta: Vec<LinkMeta> = Vec::new();
         let (topology, endpoints) = self.topology(&mut meta)?;
@@ -525,31 +114,14 @@ impl ScenarioSpec {
             if f.reverse {
                 (src, dst) = (dst, src);
             }
-            let cc = algorithm(&f.algorithm, &f.params, &format!("flows[{i}]"))?;
-            let recovery = match f.recovery.as_str() {
-                "prr" => Recovery::Prr,
-                "classic" => Recovery::Classic,
-                other => return Err(err(at("recovery"), other, "\"prr\" or \"classic\"")),
-            };
-            if f.count == 0 || f.count > 100_000 {
-                return Err(err(at("count"), f.count, "1 to 100000 flows"));
+            if f.count == 0 || f.count > MAX_FLOWS {
+                return Err(err(at("count"), f.count, format!("1 to {MAX_FLOWS} flows")));
             }
-            let mut c = FlowConfig::bulk(src, dst, cc);
+            let mut c = FlowConfig::bulk(src, dst, algorithm(&f.algorithm, &f.params, &format!("flows[{i}]"))?);
+            self.tcp_options(f, &mut c, &at)?;
             c.start = seconds(&at("start"), f.start)?;
             c.stop = f.stop.map(|s| seconds(&at("stop"), s)).transpose()?;
-            c.size = f.size;
-            c.mss = f.mss;
-            c.rwnd = f.rwnd;
-            c.sack = f.sack;
-            c.recovery = recovery;
-            c.init_cwnd = f.init_cwnd;
-            c.min_rto = seconds(&at("min_rto"), f.min_rto)?;
-            c.initial_rto = c.initial_rto.max(c.min_rto);
-            c.delayed_ack = f.delayed_ack;
-            c.delack_timeout = seconds(&at("delack_timeout"), f.delack_timeout)?;
-            c.pacing = f.pacing;
-            c.timestamps = f.timestamps;
-            c.send_jitter = seconds(&at("send_jitter"), f.send_jitter)?;
+            c.size = f.size.map(|b| b.0);
             c.validate(&at)?;
             check_period(&at, c.start, c.stop, duration)?;
             for _ in 0..f.count {
@@ -563,18 +135,21 @@ impl ScenarioSpec {
             let at = format!("udp[{i}]");
             let (src, dst) = endpoints.resolve(&u.place(), &at)?;
             let rate = bits_per_second(&format!("{at}.rate"), u.rate)?;
-            let pattern = match u.pattern.as_str() {
-                "cbr" => UdpPattern::Cbr { rate_bps: rate },
-                "poisson" => UdpPattern::Poisson { rate_bps: rate },
-                "onoff" => {
-                    let period = |k: &str, v: Option<f64>| match v {
-                        Some(x) if x > 0.0 => seconds(&format!("{at}.{k}"), x),
-                        other => Err(err(format!("{at}.{k}"), format!("{other:?}"), "a positive period for an on/off source")),
-                    };
-                    UdpPattern::OnOff { rate_bps: rate, on: period("on", u.on)?, off: period("off", u.off)? }
-                }
-                other => return Err(err(format!("{at}.pattern"), other, "\"cbr\", \"onoff\" or \"poisson\"")),
+            let period = |k: &str, v: Option<Seconds>| match v {
+                Some(x) if x.0 > 0.0 => seconds(&format!("{at}.{k}"), x),
+                Some(x) => Err(err(format!("{at}.{k}"), format!("{} s", num(x.0)), "a positive period")),
+                None => Err(err(format!("{at}.{k}"), "missing", "the on and off periods of an onoff source, e.g. 10s")),
             };
+            let pattern = match u.pattern {
+                UdpPatternSpec::Cbr => UdpPattern::Cbr { rate_bps: rate },
+                UdpPatternSpec::Poisson => UdpPattern::Poisson { rate_bps: rate },
+                UdpPatternSpec::Onoff => UdpPattern::OnOff { rate_bps: rate, on: period("on", u.on)?, off: period("off", u.off)? },
+            };
+            if u.pattern != UdpPatternSpec::Onoff {
+                if let Some((k, v)) = [("on", u.on), ("off", u.off)].into_iter().find_map(|(k, v)| v.map(|v| (k, v))) {
+                    return Err(err(format!("{at}.{k}"), format!("{} s", num(v.0)), "on/off periods only with pattern = \"onoff\""));
+                }
+            }
             if !(28..=65_535).contains(&u.packet_size) {
                 return Err(err(format!("{at}.packet_size"), u.packet_size, "28 to 65535 bytes"));
             }
@@ -582,29 +157,30 @@ impl ScenarioSpec {
             let stop = u.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             udp.push(UdpConfig { src, dst, pattern, packet_size: u.packet_size, start, stop });
-            o.udp_rate.push((format!("{at}.rate"), num(u.rate)));
+            o.udp_rate.push((format!("{at}.rate"), num(u.rate.0)));
             o.udp_group.push(("udp".into(), format!("{} flows", self.udp.len())));
         }
         for (i, v) in self.voip.iter().enumerate() {
             let at = format!("voip[{i}]");
             let (a, b) = endpoints.resolve(&v.place(), &at)?;
-            if !(v.interval > 0.0 && v.interval <= 1.0) {
-                return Err(err(format!("{at}.interval"), v.interval, "a packet interval from 0 to 1 s"));
+            let interval = v.interval.0;
+            if !(interval > 0.0 && interval <= 1.0) {
+                return Err(err(format!("{at}.interval"), format!("{} s", num(interval)), "a packet interval above 0, at most 1 s"));
             }
             let voice = bits_per_second(&format!("{at}.rate"), v.rate)?;
             // In f64: a huge rate or header must be refused, not wrap a u32.
-            let size = (voice as f64 * v.interval / 8.0).round() + v.header as f64;
+            let size = (voice as f64 * interval / 8.0).round() + v.header as f64;
             if !(28.0..=65_535.0).contains(&size) {
-                return Err(err(format!("{at}.rate"), v.rate, format!("a rate whose packets every {} s, with {} bytes of headers, fit 28 to 65535 bytes", v.interval, v.header)));
+                return Err(err(format!("{at}.rate"), num(v.rate.0), format!("a rate whose packets every {} s, with {} bytes of headers, fit 28 to 65535 bytes", num(interval), v.header)));
             }
             let size = size as u32;
-            let wire_rate = (size as f64 * 8.0 / v.interval).round() as u64;
+            let wire_rate = (size as f64 * 8.0 / interval).round() as u64;
             let start = seconds(&format!("{at}.start"), v.start)?;
             let stop = v.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             for (src, dst) in [(a, b), (b, a)] {
                 udp.push(UdpConfig { src, dst, pattern: UdpPattern::Cbr { rate_bps: wire_rate }, packet_size: size, start, stop });
-                o.udp_rate.push((format!("{at}.interval"), format!("{} s", num(v.interval))));
+                o.udp_rate.push((format!("{at}.interval"), format!("{} s", num(interval))));
                 o.udp_group.push(("voip".into(), format!("{} calls", self.voip.len())));
             }
         }
@@ -613,7 +189,7 @@ impl ScenarioSpec {
             let at = format!("web[{i}]");
             let (servers, clients) = endpoints.hosts(w, &at)?;
             let cc = algorithm(&w.algorithm, &w.params, &at)?;
-            let size = w.size.clone();
+            let size = size_dist(&w.size, &format!("{at}.size"))?;
             let start = seconds(&format!("{at}.start"), w.start)?;
             let stop = w.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
@@ -629,18 +205,23 @@ impl ScenarioSpec {
             let rate_bps = c.rate.map(|r| bits_per_second(&format!("{at}.rate"), r)).transpose()?;
             let delay = c.delay.map(|d| seconds(&format!("{at}.delay"), d)).transpose()?;
             if rate_bps.is_none() && delay.is_none() {
-                return Err(err(at, "no rate and no delay", "a new rate, a new delay, or both"));
+                return Err(err(format!("{at}.rate"), "missing", "a new rate, a new delay, or both"));
             }
             let when = seconds(&format!("{at}.at"), c.at)?;
             check_period(&|_: &str| format!("{at}.at"), when, None, duration)?;
             changes.push(LinkChange { at: when, link: link as u32, rate_bps, delay });
         }
+        if self.flows.is_empty() && self.udp.is_empty() && self.voip.is_empty() && self.web.is_empty() {
+            return Err(err("flows", "[]", "at least one [[flows]], [[udp]], [[voip]] or [[web]] entry"));
+        }
         let mut cfg = SimConfig { topology, flows, udp, web, changes, duration, seed: self.seed, sample_interval };
         // Caps first: resolving BDP buffers routes every source.
-        cfg.check_caps()?;
+        // The engine names its own field; the scenario writes it under [output].
+        let output = |e: ConfigError| if e.field == "sample_interval" { ConfigError { field: "output.sample_interval".into(), ..e } } else { e };
+        cfg.check_caps().map_err(output)?;
         let bdp: Vec<Option<f64>> = meta.iter().map(|m| m.bdp).collect();
         resolve_bdp(&mut cfg, &bdp)?;
-        cfg.validate()?;
+        cfg.validate().map_err(output)?;
         Ok((cfg, o))
     }
 
@@ -659,7 +240,7 @@ impl ScenarioSpec {
                 let access = pairs
                     .iter()
                     .enumerate()
-                    .map(|(i, p)| pair(p, &format!("topology.pairs[{i}]")))
+                    .map(|(i, p)| pair(p, &format!("topology.pairs[{i}]"), Some(bottleneck.delay)))
                     .collect::<Result<Vec<_>, _>>()?;
                 if access.is_empty() {
                     return Err(err("topology.pairs", "[]", "at least one host pair"));
@@ -686,7 +267,7 @@ impl ScenarioSpec {
                     return Err(err(field, value, format!("at most {MAX_PAIRS} host pairs in all (long + hops × cross)")));
                 }
                 let (l, lb) = link.to_config("topology.link")?;
-                let a = pair(access, "topology.access")?;
+                let a = pair(access, "topology.access", None)?;
                 let p = parking_lot(*hops, l, &a, *long, *cross);
                 // Links are added as: every bottleneck (fwd, rev), then access links.
                 meta.extend(std::iter::repeat_n(LinkMeta::of(link, "topology.link", lb), 2 * hops));
@@ -738,6 +319,65 @@ impl ScenarioSpec {
 }
 
 /// The error inside the topology, with its path: read it again as the struct its kind names.
+impl ScenarioSpec {
+    /// The name is one file-name component; labels are unique across all traffic.
+    fn check_names(&self) -> Result<(), ConfigError> {
+        if let Some(name) = &self.name {
+            if !is_file_name(name) {
+                return Err(err("name", format!("{name:?}"), "1 to 100 characters, usable as a file name: no /, \\, control characters or leading dot"));
+            }
+        }
+        let labels = self.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}]"), &f.label))
+            .chain(self.udp.iter().enumerate().map(|(i, u)| (format!("udp[{i}]"), &u.label)))
+            .chain(self.voip.iter().enumerate().map(|(i, v)| (format!("voip[{i}]"), &v.label)))
+            .chain(self.web.iter().enumerate().map(|(i, w)| (format!("web[{i}]"), &w.label)));
+        let mut seen: HashMap<&str, String> = HashMap::new();
+        for (at, label) in labels {
+            let Some(label) = label else { continue };
+            if let Some(first) = seen.get(label.as_str()) {
+                return Err(err(format!("{at}.label"), format!("{label:?}"), format!("a label not used by another entry ({first} has it)")));
+            }
+            seen.insert(label, at);
+        }
+        Ok(())
+    }
+
+    /// The TCP options of a flow entry.
+    fn tcp_options(&self, f: &FlowSpec, c: &mut FlowConfig, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
+        c.mss = u32::try_from(f.mss.0).ok().filter(|m| (64..=65_495).contains(m)).ok_or_else(|| err(at("mss"), f.mss.0, "64 to 65495 bytes"))?;
+        c.rwnd = f.rwnd.map(|b| b.0);
+        c.sack = f.sack;
+        c.recovery = match f.recovery {
+            RecoverySpec::Prr => Recovery::Prr,
+            RecoverySpec::Classic => Recovery::Classic,
+        };
+        c.init_cwnd = f.init_cwnd;
+        c.min_rto = seconds(&at("min_rto"), f.min_rto)?;
+        c.initial_rto = c.initial_rto.max(c.min_rto);
+        c.delayed_ack = f.delayed_ack;
+        c.delack_timeout = seconds(&at("delack_timeout"), f.delack_timeout)?;
+        c.pacing = f.pacing;
+        c.timestamps = f.timestamps;
+        c.send_jitter = seconds(&at("send_jitter"), f.send_jitter)?;
+        Ok(())
+    }
+}
+
+/// Whether `v` can name a run directory as it is: one path component.
+pub fn is_file_name(v: &str) -> bool {
+    (1..=100).contains(&v.chars().count()) && !v.starts_with('.') && !v.chars().any(|c| c == '/' || c == '\\' || c.is_control())
+}
+
+/// Web response sizes as the engine draws them.
+fn size_dist(d: &DistSpec<Bytes>, at: &str) -> Result<SizeDist, ConfigError> {
+    Ok(match *d {
+        DistSpec::Fixed(Bytes(n)) => SizeDist::Fixed(n),
+        DistSpec::Exponential { mean } => SizeDist::Exponential { mean: mean.0 as f64 },
+        DistSpec::Pareto { mean, shape } => SizeDist::Pareto { shape, mean: mean.0 as f64 },
+        DistSpec::Uniform { .. } => return Err(err(format!("{at}.dist"), "\"uniform\"", "\"fixed\", \"exponential\" or \"pareto\" for response sizes")),
+    })
+}
+
 fn topology_error(s: &str) -> Option<ConfigError> {
     let v: serde_json::Value = serde_json::from_str(s).ok()?;
     let mut t = v.get("topology")?.as_object()?.clone();
@@ -753,9 +393,9 @@ fn topology_error(s: &str) -> Option<ConfigError> {
 }
 
 /// The algorithm `name` with `params` set, each in range and every pair in order.
-fn algorithm(name: &str, params: &BTreeMap<String, f64>, at: &str) -> Result<CcParams, ConfigError> {
+fn algorithm(name: &str, params: &BTreeMap<String, ParamValue>, at: &str) -> Result<CcParams, ConfigError> {
     let mut cc = CcParams::from_name(name).map_err(|e| err(format!("{at}.algorithm"), name, cc_allowed(&e)))?;
-    for (k, v) in params {
+    for (k, ParamValue(v)) in params {
         cc.set(k, *v).map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
     }
     cc.check().map_err(|e| param_error(&|k: &str| format!("{at}.params.{k}"), &e))?;
@@ -769,12 +409,28 @@ fn cc_allowed(e: &CcError) -> String {
     }
 }
 
-fn pair(p: &PairSpec, at: &str) -> Result<AccessSpec, ConfigError> {
+/// The access links of a host pair. On a dumbbell (`bottleneck_delay` given)
+/// the sender's delay may come from the pair's base RTT instead.
+fn pair(p: &PairSpec, at: &str, bottleneck_delay: Option<Seconds>) -> Result<AccessSpec, ConfigError> {
     if matches!(p.buffer, BufferSpec::Bdp(_)) {
-        return Err(err(format!("{at}.buffer"), format!("{:?}", p.buffer), "packets or bytes for access links"));
+        return Err(err(format!("{at}.buffer"), buffer_text(&p.buffer), "packets or bytes for access links, e.g. 1000pkts"));
     }
-    let (link, _) = LinkSpecIn { rate: p.rate, delay: p.delay, buffer: p.buffer, loss: 0.0, jitter: 0.0 }.to_config(at)?;
-    Ok(AccessSpec { rate_bps: link.rate_bps, delay: link.delay, recv_delay: seconds(&format!("{at}.recv_delay"), p.recv_delay)?, buffer: link.buffer })
+    let recv_delay = seconds(&format!("{at}.recv_delay"), p.recv_delay)?;
+    let delay = match (p.delay, p.rtt, bottleneck_delay) {
+        (Some(_), Some(rtt), _) => return Err(err(format!("{at}.rtt"), format!("{} s", num(rtt.0)), "either delay or rtt, not both")),
+        (Some(d), None, _) => d,
+        (None, Some(rtt), Some(b)) => {
+            let d = rtt.0 / 2.0 - b.0 - p.recv_delay.0;
+            if d < 0.0 {
+                return Err(err(format!("{at}.rtt"), format!("{} s", num(rtt.0)), format!("at least 2 × (bottleneck delay + recv_delay) = {} s", num(2.0 * (b.0 + p.recv_delay.0)))));
+            }
+            Seconds(d)
+        }
+        (None, Some(rtt), None) => return Err(err(format!("{at}.rtt"), format!("{} s", num(rtt.0)), "rtt is for dumbbell pairs; give delay here")),
+        (None, None, _) => return Err(err(format!("{at}.delay"), "missing", "the sender's one-way access delay, e.g. 10ms (or rtt = the pair's base RTT on a dumbbell)")),
+    };
+    let (link, _) = LinkSpecIn { rate: p.rate, delay, buffer: p.buffer, loss: Default::default(), jitter: Seconds(0.0) }.to_config(at)?;
+    Ok(AccessSpec { rate_bps: link.rate_bps, delay: link.delay, recv_delay, buffer: link.buffer })
 }
 
 /// Where a link comes from in the scenario, and its BDP multiple if its buffer is one.
@@ -788,10 +444,10 @@ struct LinkMeta {
 
 impl LinkMeta {
     fn of(l: &LinkSpecIn, at: &str, bdp: Option<f64>) -> LinkMeta {
-        LinkMeta { at: at.into(), buffer: buffer_text(&l.buffer), rate: num(l.rate), bdp }
+        LinkMeta { at: at.into(), buffer: buffer_text(&l.buffer), rate: num(l.rate.0), bdp }
     }
     fn of_pair(p: &PairSpec, at: &str) -> LinkMeta {
-        LinkMeta { at: at.into(), buffer: buffer_text(&p.buffer), rate: num(p.rate), bdp: None }
+        LinkMeta { at: at.into(), buffer: buffer_text(&p.buffer), rate: num(p.rate.0), bdp: None }
     }
 }
 
@@ -803,132 +459,7 @@ fn buffer_text(b: &BufferSpec) -> String {
     }
 }
 
-/// Where a flow's endpoints are, in the topology's own terms.
-struct Place<'a> {
-    pair: Option<usize>,
-    long: Option<usize>,
-    cross: Option<(usize, usize)>,
-    src: &'a Option<String>,
-    dst: &'a Option<String>,
-}
-
-macro_rules! place {
-    ($t:ty) => {
-        impl $t {
-            fn place(&self) -> Place<'_> {
-                Place { pair: self.pair, long: self.long, cross: self.cross, src: &self.src, dst: &self.dst }
-            }
-        }
-    };
-}
-place!(FlowSpec);
-place!(UdpSpec);
-place!(VoipSpec);
-
-enum Endpoints {
-    Pairs(Vec<(u32, u32)>),
-    Lot { long: Vec<(u32, u32)>, cross: Vec<Vec<(u32, u32)>> },
-    Names(NodeIndex),
-}
-
-/// Graph node names and their indices, looked up in O(1).
-struct NodeIndex {
-    names: Vec<String>,
-    index: HashMap<String, u32>,
-}
-
-impl NodeIndex {
-    fn new(names: &[String]) -> Result<NodeIndex, ConfigError> {
-        let mut index = HashMap::with_capacity(names.len());
-        for (i, n) in names.iter().enumerate() {
-            if n.is_empty() {
-                return Err(err(format!("topology.nodes[{i}]"), "\"\"", "a non-empty name"));
-            }
-            if index.insert(n.clone(), i as u32).is_some() {
-                return Err(err(format!("topology.nodes[{i}]"), n, "a name not used by another node"));
-            }
-        }
-        Ok(NodeIndex { names: names.to_vec(), index })
-    }
-
-    fn find(&self, name: &str, field: &str) -> Result<u32, ConfigError> {
-        self.index.get(name).copied().ok_or_else(|| {
-            let some: Vec<&str> = self.names.iter().map(String::as_str).take(12).collect();
-            let more = if self.names.len() > some.len() { ", …" } else { "" };
-            err(field, name, format!("one of the nodes: {}{more}", some.join(", ")))
-        })
-    }
-}
-
-impl Endpoints {
-    fn resolve(&self, f: &Place, prefix: &str) -> Result<(u32, u32), ConfigError> {
-        let at = |k: &str| format!("{prefix}.{k}");
-        match self {
-            Endpoints::Pairs(p) => {
-                let k = f.pair.ok_or_else(|| err(at("pair"), "missing", format!("a host pair index from 0 to {}", p.len() - 1)))?;
-                p.get(k).copied().ok_or_else(|| err(at("pair"), k, format!("a host pair index from 0 to {}", p.len() - 1)))
-            }
-            Endpoints::Lot { long, cross } => match (f.long, f.cross) {
-                (Some(k), None) => long.get(k).copied().ok_or_else(|| err(at("long"), k, format!("an index below {}", long.len()))),
-                (None, Some((h, k))) => cross
-                    .get(h)
-                    .and_then(|c| c.get(k))
-                    .copied()
-                    .ok_or_else(|| err(at("cross"), format!("[{h}, {k}]"), format!("[bottleneck < {}, index < {}]", cross.len(), cross.first().map_or(0, |c| c.len())))),
-                _ => Err(err(at("long/cross"), "missing or both", "exactly one of long = i or cross = [bottleneck, i]")),
-            },
-            Endpoints::Names(n) => {
-                let find = |k: &str, v: &Option<String>| {
-                    let name = v.as_deref().ok_or_else(|| err(at(k), "missing", "a node name"))?;
-                    n.find(name, &at(k))
-                };
-                let (src, dst) = (find("src", &f.src)?, find("dst", &f.dst)?);
-                if src == dst {
-                    return Err(err(at("dst"), &n.names[dst as usize], "a node other than src"));
-                }
-                Ok((src, dst))
-            }
-        }
-    }
-}
-
-impl Endpoints {
-    /// Servers and clients of a web source.
-    fn hosts(&self, w: &WebSpec, at: &str) -> Result<(Vec<u32>, Vec<u32>), ConfigError> {
-        match self {
-            Endpoints::Pairs(p) => {
-                if w.pairs.is_empty() {
-                    return Err(err(format!("{at}.pairs"), "[]", "the host pairs that carry web traffic"));
-                }
-                let mut servers = Vec::new();
-                let mut clients = Vec::new();
-                for &k in &w.pairs {
-                    let &(s, d) = p.get(k).ok_or_else(|| err(format!("{at}.pairs"), k, format!("host pair indices from 0 to {}", p.len() - 1)))?;
-                    servers.push(s);
-                    clients.push(d);
-                }
-                Ok((servers, clients))
-            }
-            Endpoints::Names(n) => {
-                let find = |k: &str, names: &[String]| -> Result<Vec<u32>, ConfigError> {
-                    if names.is_empty() {
-                        return Err(err(format!("{at}.{k}"), "[]", "one or more node names"));
-                    }
-                    names.iter().map(|name| n.find(name, &format!("{at}.{k}"))).collect()
-                };
-                let (servers, clients) = (find("servers", &w.servers)?, find("clients", &w.clients)?);
-                // A transfer goes from a server to a different client: a node in both lists has no route to itself.
-                if let Some(c) = w.clients.iter().find(|c| w.servers.contains(c)) {
-                    return Err(err(format!("{at}.clients"), c, "nodes that are not also servers"));
-                }
-                Ok((servers, clients))
-            }
-            Endpoints::Lot { .. } => Err(err(at, "web traffic", "web traffic on a dumbbell or a graph (parking lots have no spare hosts)")),
-        }
-    }
-}
-
-fn bits_per_second(field: &str, v: f64) -> Result<u64, ConfigError> {
+fn bits_per_second(field: &str, Rate(v): Rate) -> Result<u64, ConfigError> {
     if !(v.is_finite() && v >= 1.0 && v <= 1e13) {
         return Err(err(field, num(v), "a rate from 1 bit/s to 10 Tbit/s"));
     }
@@ -984,6 +515,14 @@ mod tests {
     use super::*;
     use crate::time::SEC;
 
+    /// The error of a scenario refused when read or when built.
+    fn refused(json: &str) -> String {
+        match ScenarioSpec::from_json(json) {
+            Err(e) => e.to_string(),
+            Ok(s) => s.build().unwrap_err().to_string(),
+        }
+    }
+
     fn spec(extra_flow: &str, buffer: &str) -> String {
         format!(
             r#"{{"duration": 10, "seed": 3,
@@ -1016,32 +555,32 @@ mod tests {
     #[test]
     fn errors_name_the_field_value_and_what_is_allowed() {
         let bad_algo = spec(r#", {"pair": 1, "algorithm": "nope"}"#, r#"{"packets": 10}"#);
-        let e = ScenarioSpec::from_json(&bad_algo).unwrap().build().unwrap_err().to_string();
+        let e = refused(&bad_algo);
         assert!(e.starts_with("flows[1].algorithm: nope") && e.contains("reno"), "{e}");
         let bad_param = spec(r#", {"pair": 1, "params": {"x": 1}}"#, r#"{"packets": 10}"#);
-        let e = ScenarioSpec::from_json(&bad_param).unwrap().build().unwrap_err().to_string();
+        let e = refused(&bad_param);
         assert!(e.contains("flows[1].params.x"), "{e}");
         let bad_pair = spec(r#", {"pair": 7}"#, r#"{"packets": 10}"#);
-        let e = ScenarioSpec::from_json(&bad_pair).unwrap().build().unwrap_err().to_string();
+        let e = refused(&bad_pair);
         assert!(e.contains("flows[1].pair: 7") && e.contains("0 to 1"), "{e}");
         let neg_rate = spec("", r#"{"packets": 10}"#).replace("700e6", "-5");
-        let e = ScenarioSpec::from_json(&neg_rate).unwrap().build().unwrap_err().to_string();
+        let e = refused(&neg_rate);
         assert!(e.contains("topology.bottleneck.rate: -5"), "{e}");
         // The file's own entry index (flows[0] has count = 2), not the expanded one.
         let zero_mss = spec(r#", {"pair": 1, "mss": 0}"#, r#"{"packets": 10}"#);
-        let e = ScenarioSpec::from_json(&zero_mss).unwrap().build().unwrap_err().to_string();
+        let e = refused(&zero_mss);
         assert!(e.contains("flows[1].mss: 0"), "{e}");
         let stop = spec(r#", {"pair": 1, "start": 2, "stop": 1}"#, r#"{"packets": 10}"#);
-        let e = ScenarioSpec::from_json(&stop).unwrap().build().unwrap_err().to_string();
+        let e = refused(&stop);
         assert!(e.starts_with("flows[1].stop: 1 s is not allowed (after start)"), "{e}");
         let e = ScenarioSpec::from_json(r#"{"duration": 1}"#).unwrap_err().to_string();
         assert!(e.starts_with("topology: missing"), "{e}");
         let huge_iw = spec(r#", {"pair": 1, "init_cwnd": 4000000000}"#, r#"{"packets": 10}"#);
-        let e = ScenarioSpec::from_json(&huge_iw).unwrap().build().unwrap_err().to_string();
+        let e = refused(&huge_iw);
         assert!(e.starts_with("flows[1].init_cwnd: 4000000000"), "{e}");
-        let tiny = spec("", r#"{"packets": 10}"#).replace(r#""duration": 10,"#, r#""duration": 10, "sample_interval": 1e-9,"#);
-        let e = ScenarioSpec::from_json(&tiny).unwrap().build().unwrap_err().to_string();
-        assert!(e.starts_with("sample_interval: 0.000000001 s") && e.contains("10 million samples"), "{e}");
+        let tiny = spec("", r#"{"packets": 10}"#).replace(r#""duration": 10,"#, r#""duration": 10, "output": {"sample_interval": 1e-9},"#);
+        let e = refused(&tiny);
+        assert!(e.starts_with("output.sample_interval: 0.000000001 s") && e.contains("10 million samples"), "{e}");
     }
 
     #[test]
@@ -1053,7 +592,7 @@ mod tests {
             "udp": [{"pair": 1, "pattern": "onoff", "rate": 5e7, "on": 10, "off": 10},
                     {"pair": 1, "pattern": "poisson", "rate": 3e6, "packet_size": 500}],
             "voip": [{"pair": 2}],
-            "web": [{"pairs": [1, 2], "rate": 100, "size": {"pareto": {"shape": 1.2, "mean": 12000}}}],
+            "web": [{"pairs": [1, 2], "rate": 100, "size": {"dist": "pareto", "shape": 1.2, "mean": "12KB"}}],
             "changes": [{"at": 15, "link": "bottleneck:fwd", "rate": 5e7}]}"#;
         let c = ScenarioSpec::from_json(s).unwrap().build().unwrap();
         assert_eq!(c.udp.len(), 4);
@@ -1073,10 +612,10 @@ mod tests {
         let base = |extra: &str| format!(r#"{{"duration": 1, "topology": {{"kind": "dumbbell",
               "bottleneck": {{"rate": 1e8, "delay": 0.01, "buffer": {{"packets": 10}}}},
               "pairs": [{{"rate": 1e9, "delay": 0.005}}]}}, {extra}}}"#);
-        let e = |extra: &str| ScenarioSpec::from_json(&base(extra)).unwrap().build().unwrap_err().to_string();
+        let e = |extra: &str| refused(&base(extra));
         assert!(e(r#""udp": [{"pair": 0, "pattern": "burst", "rate": 1e6}]"#).starts_with("udp[0].pattern: burst"));
         assert!(e(r#""udp": [{"pair": 0, "pattern": "onoff", "rate": 1e6}]"#).starts_with("udp[0].on"));
-        assert!(e(r#""changes": [{"at": 1, "link": "nope", "rate": 1e6}]"#).contains("bottleneck:fwd"));
+        assert!(e(r#""flows": [{"pair": 0}], "changes": [{"at": 1, "link": "nope", "rate": 1e6}]"#).contains("bottleneck:fwd"));
         assert!(e(r#""web": [{"pairs": [3], "rate": 5}]"#).starts_with("web[0].pairs: 3"));
         assert!(e(r#""web": [{"pairs": [0], "rate": 5, "algorithm": "x"}]"#).starts_with("web[0].algorithm: x"));
     }

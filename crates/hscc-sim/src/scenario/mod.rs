@@ -1,0 +1,35 @@
+//! Declarative scenarios: the format of scenario files, the one source of
+//! truth for every field (see [`spec`]), and its translation into the
+//! engine's [`crate::SimConfig`] (see [`ScenarioSpec::build`]).
+//!
+//! Quantities take units ("700Mbps", "100ms", "64KB", "0.5bdp"; [`quantity`]).
+//! A scenario names a topology kind (dumbbell, parking lot, graph), traffic
+//! attached to its endpoints, and buffers in packets, bytes or multiples of the
+//! bandwidth-delay product. Every error names the field as the file writes it,
+//! the value and what is allowed.
+
+mod build;
+pub mod dist;
+mod endpoints;
+pub mod quantity;
+pub mod spec;
+
+pub use build::is_file_name;
+pub use dist::DistSpec;
+pub use quantity::BufferSpec;
+pub use spec::*;
+
+impl ScenarioSpec {
+    /// The scenario with every default filled in and every quantity in SI
+    /// numbers, as JSON: what a run records, and reads back to the same scenario.
+    pub fn normalized(&self) -> String {
+        serde_json::to_string(self).expect("a scenario always serializes")
+    }
+}
+
+/// The JSON Schema of scenario files, with every field's doc text: the source
+/// of the field reference (docs/scenario.md, `hscc fields`).
+pub fn schema() -> String {
+    let schema = schemars::schema_for!(ScenarioSpec);
+    serde_json::to_string_pretty(&schema).expect("a schema always serializes")
+}

@@ -1,0 +1,491 @@
+//! The scenario format: every field a scenario file may have, its default and
+//! its meaning. This is the one definition — the engine reads it, the Python
+//! package validates through it, and the field reference (docs/scenario.md,
+//! `hscc fields`) is generated from these doc comments by [`schema`].
+//!
+//! Quantities take units (see [`super::quantity`]); a scenario read and
+//! serialized again is in SI numbers with every default filled in.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::dist::DistSpec;
+use super::quantity::{BufferSpec, Bytes, ParamValue, Probability, Rate, Seconds};
+use crate::packet::DEFAULT_MSS;
+
+/// One direction of a link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpecIn {
+    /// Rate, e.g. "100Mbps".
+    pub rate: Rate,
+    /// One-way propagation delay, e.g. "5ms".
+    pub delay: Seconds,
+    /// Queue limit (DropTail): "1500pkts", "64KB" or "0.5bdp" (link rate × the longest base RTT of the flows crossing it).
+    #[serde(default = "default_buffer")]
+    pub buffer: BufferSpec,
+    /// Random loss probability per packet, e.g. 1e-6.
+    #[serde(default)]
+    pub loss: Probability,
+    /// Gaussian delay jitter (standard deviation), e.g. "1ms"; packet order is kept.
+    #[serde(default)]
+    pub jitter: Seconds,
+}
+
+fn default_buffer() -> BufferSpec {
+    BufferSpec::Bdp(1.0)
+}
+
+/// The access links of one sender/receiver host pair.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PairSpec {
+    /// Access-link rate.
+    #[serde(default = "default_access_rate")]
+    pub rate: Rate,
+    /// One-way delay of the sender's access link (or give `rtt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Seconds>,
+    /// Dumbbell only: the pair's base RTT, setting delay = rtt/2 − bottleneck delay − recv_delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<Seconds>,
+    /// One-way delay of the receiver's access link.
+    #[serde(default)]
+    pub recv_delay: Seconds,
+    /// Access-link queue limit, in packets or bytes.
+    #[serde(default = "default_access_buffer")]
+    pub buffer: BufferSpec,
+}
+
+fn default_access_rate() -> Rate {
+    Rate(10e9)
+}
+fn default_access_buffer() -> BufferSpec {
+    BufferSpec::Packets(100_000)
+}
+
+/// A link between two named nodes (both directions).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    /// One end (node name).
+    pub a: String,
+    /// The other end (node name).
+    pub b: String,
+    /// Direction a → b.
+    pub fwd: LinkSpecIn,
+    /// Direction b → a (default: the same as fwd).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rev: Option<LinkSpecIn>,
+    /// Record queue statistics and traces for both directions.
+    #[serde(default)]
+    pub monitor: bool,
+}
+
+/// The network: `kind = "dumbbell"`, `"parking_lot"` or `"graph"`.
+/// Each kind is its own struct so that an error inside it can be traced to its
+/// field path (serde buffers internally tagged enums, which loses the path; see
+/// [`super::ScenarioSpec::from_json`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TopologySpec {
+    /// Host pairs on either side of one bottleneck (monitored in both directions).
+    Dumbbell(DumbbellSpec),
+    /// A chain of bottlenecks (each monitored), crossed by long and cross traffic.
+    ParkingLot(ParkingLotSpec),
+    /// Any graph of named nodes; routes are shortest paths.
+    Graph(GraphSpec),
+}
+
+/// Host pairs on either side of one bottleneck. Links are named "bottleneck:fwd",
+/// "bottleneck:rev", "access-s0:fwd", "access-d0:fwd", ….
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    /// The left-to-right bottleneck.
+    pub bottleneck: LinkSpecIn,
+    /// The right-to-left bottleneck (default: the bottleneck without its loss).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<LinkSpecIn>,
+    /// Host pairs; traffic names them by index.
+    pub pairs: Vec<PairSpec>,
+}
+
+/// A chain of `hops` bottlenecks, named "bottleneck0:fwd", ….
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLotSpec {
+    /// Number of bottlenecks.
+    pub hops: usize,
+    /// Every bottleneck, both directions.
+    pub link: LinkSpecIn,
+    /// Access links of every host pair (give `delay`, not `rtt`).
+    pub access: PairSpec,
+    /// Host pairs crossing every bottleneck.
+    pub long: usize,
+    /// Host pairs crossing one bottleneck, per bottleneck.
+    pub cross: usize,
+}
+
+/// Any graph of named nodes. A link a = "A", b = "B" is named "A-B:fwd" / "A-B:rev".
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphSpec {
+    /// Node names.
+    pub nodes: Vec<String>,
+    /// Links.
+    pub links: Vec<GraphLink>,
+}
+
+/// A TCP flow, or `count` identical ones. Hosts are named in the topology's
+/// own terms: `pair` (dumbbell), `long` or `cross` (parking lot), `src` and `dst` (graph).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Dumbbell: index of the host pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<usize>,
+    /// Parking lot: index of the long (end-to-end) host pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long: Option<usize>,
+    /// Parking lot: [bottleneck, index] of a cross host pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross: Option<(usize, usize)>,
+    /// Graph: sending node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<String>,
+    /// Graph: receiving node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<String>,
+    /// Name in tables and plots (default "ALGORITHM INDEX"; "LABEL #k" for each of `count` flows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Send from the receiving host to the sending host.
+    #[serde(default)]
+    pub reverse: bool,
+    /// Congestion control (see `hscc algorithms`).
+    #[serde(default = "default_algorithm")]
+    pub algorithm: String,
+    /// The algorithm's parameters.
+    #[serde(default)]
+    pub params: BTreeMap<String, ParamValue>,
+    /// Identical flows to create.
+    #[serde(default = "one")]
+    pub count: usize,
+    /// Start time.
+    #[serde(default)]
+    pub start: Seconds,
+    /// Stop sending new data at this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Seconds>,
+    /// Bytes to transfer (unlimited when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    /// Maximum segment size, bytes (1448: 1500-byte packets with timestamps).
+    #[serde(default = "default_mss")]
+    pub mss: Bytes,
+    /// Receiver window, bytes (unlimited when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwnd: Option<Bytes>,
+    /// SACK loss recovery (RFC 6675); NewReno (RFC 6582) when false.
+    #[serde(default = "yes")]
+    pub sack: bool,
+    /// Window reduction in recovery: "prr" (RFC 6937, Linux) or "classic" (cwnd = ssthresh at once).
+    #[serde(default)]
+    pub recovery: RecoverySpec,
+    /// Initial window, segments (RFC 6928 / Linux: 10).
+    #[serde(default = "default_iw")]
+    pub init_cwnd: u32,
+    /// Minimum retransmission timeout (Linux: 200ms; RFC 6298 and ns-3: 1s).
+    #[serde(default = "default_min_rto")]
+    pub min_rto: Seconds,
+    /// Delayed ACKs at the receiver (every second segment).
+    #[serde(default = "yes")]
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer (Linux's minimum: 40ms).
+    #[serde(default = "default_delack")]
+    pub delack_timeout: Seconds,
+    /// Pace at Linux's default rate when the algorithm sets no rate.
+    #[serde(default)]
+    pub pacing: bool,
+    /// TCP timestamps (RFC 7323).
+    #[serde(default = "yes")]
+    pub timestamps: bool,
+    /// Random processing delay per packet at the sender, uniform in [0, send_jitter] (ns-2's `overhead_`); order is kept.
+    #[serde(default)]
+    pub send_jitter: Seconds,
+}
+
+/// Window reduction during loss recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoverySpec {
+    /// Proportional Rate Reduction (RFC 6937, Linux's default).
+    #[default]
+    Prr,
+    /// cwnd = ssthresh from the start of recovery (RFC 6675 §5 / RFC 6582).
+    Classic,
+}
+
+fn default_algorithm() -> String {
+    "reno".into()
+}
+fn one() -> usize {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn default_mss() -> Bytes {
+    Bytes(DEFAULT_MSS as u64)
+}
+fn default_iw() -> u32 {
+    10
+}
+fn default_min_rto() -> Seconds {
+    Seconds(0.2)
+}
+fn default_delack() -> Seconds {
+    Seconds(0.04)
+}
+
+/// The arrival process of a UDP flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UdpPatternSpec {
+    /// Constant bit rate.
+    Cbr,
+    /// On/off: `rate` during `on`, silent during `off`.
+    Onoff,
+    /// Poisson arrivals at `rate` on average.
+    Poisson,
+}
+
+/// A UDP flow: constant bit rate, on/off, or Poisson arrivals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UdpSpec {
+    /// Dumbbell: index of the host pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<usize>,
+    /// Parking lot: index of the long host pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long: Option<usize>,
+    /// Parking lot: [bottleneck, index] of a cross host pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross: Option<(usize, usize)>,
+    /// Graph: sending node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<String>,
+    /// Graph: receiving node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<String>,
+    /// Name in tables and plots (default "PATTERN INDEX").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// "cbr", "onoff" or "poisson".
+    pub pattern: UdpPatternSpec,
+    /// Rate on the wire (the peak rate for onoff), e.g. "50Mbps".
+    pub rate: Rate,
+    /// Onoff: the on period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<Seconds>,
+    /// Onoff: the off period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off: Option<Seconds>,
+    /// Bytes on the wire per packet.
+    #[serde(default = "default_udp_size")]
+    pub packet_size: u32,
+    /// Start time.
+    #[serde(default)]
+    pub start: Seconds,
+    /// Stop time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Seconds>,
+}
+
+fn default_udp_size() -> u32 {
+    1500
+}
+
+/// A two-way VoIP call: a CBR flow each way (src → dst, then dst → src).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VoipSpec {
+    /// Dumbbell: index of the host pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<usize>,
+    /// Parking lot: index of the long host pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long: Option<usize>,
+    /// Parking lot: [bottleneck, index] of a cross host pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross: Option<(usize, usize)>,
+    /// Graph: one end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<String>,
+    /// Graph: the other end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<String>,
+    /// Name in tables and plots (default "voip INDEX"; the two directions get → and ←).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Voice codec rate (G.711: 64kbps).
+    #[serde(default = "default_voice_rate")]
+    pub rate: Rate,
+    /// Packet interval.
+    #[serde(default = "default_voice_interval")]
+    pub interval: Seconds,
+    /// IP + UDP + RTP header bytes per packet.
+    #[serde(default = "default_voice_header")]
+    pub header: u32,
+    /// Start time.
+    #[serde(default)]
+    pub start: Seconds,
+    /// Stop time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Seconds>,
+}
+
+fn default_voice_rate() -> Rate {
+    Rate(64_000.0)
+}
+fn default_voice_interval() -> Seconds {
+    Seconds(0.02)
+}
+fn default_voice_header() -> u32 {
+    crate::packet::UDP_HEADER_BYTES
+}
+
+/// Web-like traffic: short TCP transfers arriving as a Poisson process.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebSpec {
+    /// Dumbbell: host pairs whose senders serve and whose receivers fetch.
+    #[serde(default)]
+    pub pairs: Vec<usize>,
+    /// Graph: serving nodes.
+    #[serde(default)]
+    pub servers: Vec<String>,
+    /// Graph: fetching nodes.
+    #[serde(default)]
+    pub clients: Vec<String>,
+    /// Name in tables (default "web INDEX").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Transfers per second.
+    pub rate: f64,
+    /// Response sizes: a size ("50KB") or a distribution (default Pareto, shape 1.2, mean 12KB).
+    #[serde(default = "default_web_size")]
+    pub size: DistSpec<Bytes>,
+    /// Congestion control of the transfers.
+    #[serde(default = "default_algorithm")]
+    pub algorithm: String,
+    /// Its parameters.
+    #[serde(default)]
+    pub params: BTreeMap<String, ParamValue>,
+    /// First arrival no earlier than this.
+    #[serde(default)]
+    pub start: Seconds,
+    /// No arrivals from this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Seconds>,
+}
+
+fn default_web_size() -> DistSpec<Bytes> {
+    DistSpec::Pareto { mean: Bytes(12_000), shape: 1.2 }
+}
+
+/// A scheduled change of one link's rate and/or delay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeSpec {
+    /// When.
+    pub at: Seconds,
+    /// Link name, e.g. "bottleneck:fwd".
+    pub link: String,
+    /// New rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// New propagation delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Seconds>,
+}
+
+/// The time series a run keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceKind {
+    /// Throughput, cwnd and sRTT of every flow.
+    Flows,
+    /// Queue length, drops and delay of every monitored link.
+    Queues,
+}
+
+/// What a run records beyond the summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Time-series sampling interval.
+    #[serde(default = "default_sample_interval")]
+    pub sample_interval: Seconds,
+    /// Time series to keep: "flows", "queues"; [] for none.
+    #[serde(default = "default_traces")]
+    pub traces: Vec<TraceKind>,
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec { sample_interval: default_sample_interval(), traces: default_traces() }
+    }
+}
+
+fn default_sample_interval() -> Seconds {
+    Seconds(0.1)
+}
+fn default_traces() -> Vec<TraceKind> {
+    vec![TraceKind::Flows, TraceKind::Queues]
+}
+
+/// A whole experiment: network, traffic, duration, seed and outputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// Short name, used in run directory names (default: the file name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What the scenario shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Simulated time, e.g. "60s".
+    pub duration: Seconds,
+    /// Seed of every random choice (0 to 2^64 − 1).
+    #[serde(default = "one_u64")]
+    pub seed: u64,
+    /// The network.
+    pub topology: TopologySpec,
+    /// TCP flows.
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    /// UDP flows.
+    #[serde(default)]
+    pub udp: Vec<UdpSpec>,
+    /// VoIP calls.
+    #[serde(default)]
+    pub voip: Vec<VoipSpec>,
+    /// Web-like traffic.
+    #[serde(default)]
+    pub web: Vec<WebSpec>,
+    /// Scheduled link changes.
+    #[serde(default)]
+    pub changes: Vec<ChangeSpec>,
+    /// Sampling interval and traces.
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+fn one_u64() -> u64 {
+    1
+}
