@@ -15,12 +15,11 @@ from hscc.results import Result, load
 from hscc.rundir import RunDirError
 from hscc.runner import run
 from hscc.metrics import Stolen, bandwidth_stolen
-from hscc.scenario import Change, Dumbbell, Flow, Graph, GraphLink, Link, Output, Pair, ParkingLot, Scenario, Udp, Voip, Web, WebSize
+from hscc.scenario import Scenario
 
 __version__ = _version()
 
 __all__ = [
-    "Algorithm", "Change", "Dumbbell", "Flow", "Graph", "GraphLink", "Link", "Output", "Pair", "Param", "ParkingLot",
-    "Result", "RunDirError", "RunError", "Scenario", "ScenarioError", "Simulation", "Udp", "Voip", "Web", "WebSize",
+    "Algorithm", "Param", "Result", "RunDirError", "RunError", "Scenario", "ScenarioError", "Simulation",
     "Stolen", "algorithms", "bandwidth_stolen", "engine_version", "load", "run", "__version__",
 ]

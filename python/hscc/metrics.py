@@ -39,7 +39,7 @@ def bandwidth_stolen(scenario: Scenario | str | Path | dict, tested: list[int], 
     flows' aggregate goodputs in the baseline and in the test.
     """
     sc = Scenario.coerce(scenario)
-    data = sc.model_dump(mode="json")
+    data = sc.to_dict()
     for i in tested:
         if not 0 <= i < len(sc.flows):
             raise ScenarioError([Issue("tested", i, f"indices of [[flows]] entries, 0 to {len(sc.flows) - 1}")], sc.source)

@@ -83,7 +83,7 @@ class Run:
             "events": raw["events"],
             **provenance.environment(),
             "scenario_file": sc.source,
-            "scenario": sc.model_dump(mode="json"),
+            "scenario": sc.to_dict(),
             "engine_config": config,
         }
         return Result.from_engine(raw, sc, manifest)

@@ -1,11 +1,12 @@
-"""Scenarios: the TOML file format and the equivalent Python objects.
+"""Scenarios: the TOML file format and the Python object that reads it.
 
-A scenario mirrors the engine's form (crates/hscc-sim/src/scenario.rs) with
-units: every time, rate, size, buffer and probability may be written as
-"100ms", "700Mbps", "64KB", "0.5bdp", "1e-6" or as a plain SI number. After
-validation the fields hold SI numbers (seconds, bit/s, bytes); ``to_engine()``
-gives the engine's JSON form. Every rejected value raises ``ScenarioError``
-naming the field, the value and what is allowed.
+The format is defined once, in the engine (crates/hscc-sim/src/scenario/spec.rs):
+its fields, defaults, units and checks. ``Scenario.parse`` hands the data to
+the engine, which checks all of it and returns it with every default filled in
+and every quantity in SI numbers (seconds, bit/s, bytes); the field reference
+(``hscc fields``, docs/scenario.md) is generated from the same definition.
+Every rejected value raises ``ScenarioError`` naming the field, the value and
+what is allowed.
 
     duration = "60s"
     [output]
@@ -19,27 +20,26 @@ naming the field, the value and what is allowed.
     algorithm = "reno"
 
 Besides [[flows]] (TCP), a scenario may have [[udp]], [[voip]], [[web]] and
-[[changes]] entries (see hscc.traffic).
+[[changes]] entries.
 """
 
 from __future__ import annotations
 
+import copy
+import datetime
+import functools
+import json
+import math
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Literal, Optional
+from typing import Any, Iterator
 
-from pydantic import Field, PrivateAttr, StrictInt, ValidationError, model_validator
-
+from hscc import _core
 from hscc.errors import Issue, ScenarioError
-from hscc.fields import MAX_FLOWS, Duration, FileName, Model, PositiveSeconds, between, safe_file_name
-from hscc.topology import Dumbbell, Graph, GraphLink, Link, Pair, ParkingLot, Topology
-from hscc.traffic import Change, Flow, Udp, Voip, Web, WebSize, check_hosts, check_web_hosts
-from hscc.validation import issues_from
 
-__all__ = ["Change", "Dumbbell", "Flow", "Graph", "GraphLink", "Link", "Output", "Pair", "ParkingLot", "Scenario", "Udp", "Voip", "Web", "WebSize"]
+__all__ = ["Record", "Scenario"]
 
-MAX_SAMPLES = 10_000_000  # per time series: keeps traces within memory
 MAX_FILE_BYTES = 16 << 20  # a scenario file; the largest real one is a few kB
 MAX_DEPTH = 32  # tables and lists inside each other; scenarios use at most 5
 # A dotted key of more than MAX_DEPTH parts (tomllib's time grows with the square of their
@@ -47,59 +47,87 @@ MAX_DEPTH = 32  # tables and lists inside each other; scenarios use at most 5
 # and those few starting points keep the search linear in the text.
 _LONG_DOTTED_KEY = re.compile(
     r"(?m)(?:^|[{,])[ \t]*+\[{0,2}+[ \t]*+(?:(?:[A-Za-z0-9_-]++|\"[^\"\n]*+\"|'[^'\n]*+')[ \t]*+\.[ \t]*+){%d,}" % MAX_DEPTH)
-_PYTHON_ONLY = {"label"}  # fields the engine does not take
+# What a run-directory name cannot have: the engine's rule for `name` (one path component).
+_NOT_IN_FILE_NAMES = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
 
 
-class Output(Model):
-    """What a run records beyond the summary."""
+@functools.cache
+def field_names() -> frozenset[str]:
+    """Every field name the scenario format has, at any level."""
+    schema = json.loads(_core.scenario_schema())
+    names: set[str] = set()
+    stack: list[object] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(names)
 
-    sample_interval: PositiveSeconds = Field(0.1, description="time-series sampling interval (default 100ms)")
-    traces: list[Literal["flows", "queues"]] = Field(["flows", "queues"], description='time series to keep: "flows" (throughput, cwnd, sRTT), "queues" (monitored links); [] for none')
+
+class Record:
+    """A read-only view of one table of a checked scenario: its fields as
+    attributes (None for an optional field that is not set), lists as lists."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict):
+        object.__setattr__(self, "_data", data)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._data:
+            return _view(self._data[name])
+        if name in field_names():
+            return None
+        raise AttributeError(f"a scenario has no field {name!r}")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a scenario is read-only: change the data and parse it again")
+
+    def __getitem__(self, name: str) -> Any:
+        return _view(self._data[name])
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Record) and self._data == other._data
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._data!r})"
+
+    def to_dict(self) -> dict:
+        """A deep copy of the fields, as JSON-ready data."""
+        return copy.deepcopy(self._data)
 
 
-class Scenario(Model):
-    """A whole experiment: network, traffic, duration, seed and outputs."""
+def _view(value: Any) -> Any:
+    if isinstance(value, dict):
+        return Record(value)
+    if isinstance(value, list):
+        return [_view(v) for v in value]
+    return value
 
-    name: Optional[FileName] = Field(None, description="short name, used in run directory names (default: the file name)")
-    description: Optional[str] = Field(None, description="what the scenario shows")
-    duration: Duration = Field(description="simulated time, e.g. 60s")
-    seed: Annotated[StrictInt, between(0, 2**64 - 1, "0 to 2^64 - 1")] = Field(1, description="seed of every random choice")
-    topology: Topology = Field(description="the network")
-    flows: list[Flow] = Field(default_factory=list, description="TCP flows")
-    udp: list[Udp] = Field(default_factory=list, description="UDP flows")
-    voip: list[Voip] = Field(default_factory=list, description="VoIP calls")
-    web: list[Web] = Field(default_factory=list, description="web-like traffic")
-    changes: list[Change] = Field(default_factory=list, description="scheduled link changes")
-    output: Output = Field(default_factory=Output, description="sampling interval and traces")
-    _source: Optional[str] = PrivateAttr(None)  # the file it was read from
+
+class Scenario(Record):
+    """A whole experiment, checked by the engine: network, traffic, duration,
+    seed and outputs, every default filled in, quantities in SI numbers."""
+
+    __slots__ = ("_source",)
+
+    def __init__(self, checked: dict, source: str | None = None):
+        super().__init__(checked)
+        object.__setattr__(self, "_source", source)
 
     @property
-    def source(self) -> Optional[str]:
+    def source(self) -> str | None:
         """The file the scenario was read from, if any."""
         return self._source
-
-    @model_validator(mode="after")
-    def _check(self) -> "Scenario":
-        if not (self.flows or self.udp or self.voip or self.web):
-            raise Issue("flows", [], "at least one [[flows]], [[udp]], [[voip]] or [[web]] entry")
-        for kind in ("flows", "udp", "voip"):
-            for i, h in enumerate(getattr(self, kind)):
-                check_hosts(self.topology, h, f"{kind}[{i}]")
-        for i, w in enumerate(self.web):
-            check_web_hosts(self.topology, w, f"web[{i}]")
-        seen: dict[str, str] = {}
-        for kind in ("flows", "udp", "voip", "web"):
-            for i, entry in enumerate(getattr(self, kind)):
-                if entry.label is not None:
-                    if entry.label in seen:
-                        raise Issue(f"{kind}[{i}].label", entry.label, f"a label not used by another entry ({seen[entry.label]} has it)")
-                    seen[entry.label] = f"{kind}[{i}]"
-        total = sum(f.count for f in self.flows)
-        if total > MAX_FLOWS:
-            raise Issue("flows", total, f"at most {MAX_FLOWS} flows in all (counts included)")
-        if self.output.traces and self.duration / self.output.sample_interval > MAX_SAMPLES:
-            raise Issue("output.sample_interval", self.output.sample_interval, f"an interval of at least duration / {MAX_SAMPLES:.0e} = {self.duration / MAX_SAMPLES:g} s")
-        return self
 
     # --- construction -------------------------------------------------------------------
 
@@ -111,14 +139,13 @@ class Scenario(Model):
         where = _too_deep(data)
         if where is not None:
             raise ScenarioError([], source, f"{source or 'scenario'}: {where} is nested more than {MAX_DEPTH} tables or lists deep")
+        if "name" not in data and source:
+            data = {**data, "name": safe_file_name(Path(source).stem)}
         try:
-            sc = cls.model_validate(data)
-        except ValidationError as e:
-            raise ScenarioError(issues_from(e, cls), source) from None
-        if sc.name is None and source:
-            sc.name = safe_file_name(Path(source).stem)
-        sc._source = source
-        return sc
+            checked = _core.check_scenario(json.dumps(_as_json(data)))
+        except ValueError as e:
+            raise ScenarioError.from_engine(e, source) from None
+        return cls(json.loads(checked), source)
 
     @classmethod
     def from_toml(cls, path: str | Path) -> "Scenario":
@@ -155,25 +182,14 @@ class Scenario(Model):
         return cls.parse(scenario)
 
     def with_seed(self, seed: int) -> "Scenario":
-        """A copy with another seed (validated)."""
-        return Scenario.parse({**self.model_dump(mode="json"), "seed": seed}, self._source)
+        """A copy with another seed (checked)."""
+        return Scenario.parse({**self.to_dict(), "seed": seed}, self._source)
 
     # --- the engine's form --------------------------------------------------------------
 
     def to_engine(self) -> dict:
-        """The engine's JSON scenario form (SI numbers)."""
-        items = lambda xs: [x.model_dump(exclude_none=True, exclude=_PYTHON_ONLY) for x in xs]  # noqa: E731
-        return {
-            "duration": self.duration,
-            "seed": self.seed,
-            "sample_interval": self.output.sample_interval if self.output.traces else None,
-            "topology": self.topology.to_engine(),
-            "flows": items(self.flows),
-            "udp": items(self.udp),
-            "voip": items(self.voip),
-            "web": [w.to_engine() for w in self.web],
-            "changes": items(self.changes),
-        }
+        """The form the engine runs: the checked scenario itself (SI numbers)."""
+        return self.to_dict()
 
     def traffic(self) -> str:
         """E.g. "2 TCP flows, 1 UDP flow, 1 VoIP call, 1 web source"."""
@@ -200,6 +216,30 @@ class Scenario(Model):
             name = v.label or f"voip {i}"
             out += [(f"voip[{i}]", f"{name} →"), (f"voip[{i}]", f"{name} ←")]
         return out
+
+
+def safe_file_name(v: str) -> str:
+    """`v` made a run-directory name: characters a file name cannot have become "_" ("scenario" if nothing is left)."""
+    name = _NOT_IN_FILE_NAMES.sub("_", v).lstrip(".")[:100]
+    return name or "scenario"
+
+
+def _as_json(data: dict) -> dict:
+    """`data` with what JSON cannot carry made text the engine will name in its
+    error: NaN and infinities ("nan", "inf"), TOML dates and times (ISO text)."""
+
+    def fix(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return str(v)
+        if isinstance(v, (datetime.date, datetime.time)):
+            return v.isoformat()
+        if isinstance(v, dict):
+            return {str(k): fix(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [fix(x) for x in v]
+        return v
+
+    return fix(data)  # depth is at most MAX_DEPTH (checked before)
 
 
 def _too_deep(data: dict) -> str | None:

@@ -1,6 +1,7 @@
 //! Python bindings: the thinnest layer over hscc-sim. Scenarios and results
-//! cross as JSON (hscc's scenario form in, [`hscc_sim::RunResult`] out); the
-//! Python package does units, validation messages, tables, files and plots.
+//! cross as JSON (hscc's scenario form in, [`hscc_sim::RunResult`] out). The
+//! scenario format, its units and its validation live in the engine
+//! ([`hscc_sim::scenario`]); the Python package does files, tables and plots.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -95,6 +96,41 @@ fn estimate(scenario_json: &str) -> PyResult<String> {
     Ok(serde_json::to_string(&e).expect("plain data"))
 }
 
+/// The scenario (JSON, units allowed) checked in full and returned with every
+/// default filled in and every quantity in SI numbers; raises ValueError like `Simulation`.
+#[pyfunction]
+fn check_scenario(scenario_json: &str) -> PyResult<String> {
+    let spec = ScenarioSpec::from_json(scenario_json).map_err(invalid)?;
+    spec.estimate().map_err(invalid)?;
+    Ok(spec.normalized())
+}
+
+/// The JSON Schema of scenario files, every field with its doc text.
+#[pyfunction]
+fn scenario_schema() -> String {
+    hscc_sim::scenario::schema()
+}
+
+/// One quantity (JSON: a number or a string with a unit) of `kind` ("time",
+/// "rate", "size", "probability", "buffer") in SI numbers, as JSON; raises
+/// ValueError(message) saying what is allowed.
+#[pyfunction]
+fn quantity(kind: &str, value_json: &str) -> PyResult<String> {
+    use hscc_sim::scenario::quantity::{BufferSpec, Bytes, Probability, Rate, Seconds};
+    fn read<T: serde::de::DeserializeOwned + serde::Serialize>(json: &str) -> PyResult<String> {
+        let v: T = hscc_sim::scenario::from_value_json(json).map_err(|e| PyValueError::new_err(e.allowed))?;
+        Ok(serde_json::to_string(&v).expect("plain data"))
+    }
+    match kind {
+        "time" => read::<Seconds>(value_json),
+        "rate" => read::<Rate>(value_json),
+        "size" => read::<Bytes>(value_json),
+        "probability" => read::<Probability>(value_json),
+        "buffer" => read::<BufferSpec>(value_json),
+        other => Err(PyValueError::new_err(format!("unknown quantity kind {other:?}"))),
+    }
+}
+
 /// Every algorithm with its parameters (defaults, ranges, sources), JSON.
 #[pyfunction]
 fn algorithms() -> String {
@@ -135,6 +171,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(short_term_jain, m)?)?;

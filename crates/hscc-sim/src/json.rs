@@ -54,7 +54,7 @@ fn describe(path: &str, e: &serde_json::Error, text: &str) -> ConfigError {
     }
     if let Some(rest) = msg.strip_prefix("unknown variant ") {
         let (name, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
-        return at(quoted(name).into(), format!("one of {}", list(expected)), None);
+        return at(format!("\"{}\"", quoted(name)), format!("one of {}", list(expected)), None);
     }
     if let Some(rest) = msg.strip_prefix("duplicate field ") {
         return at(quoted(rest).into(), "each field once".into(), None);
@@ -93,7 +93,7 @@ fn literal(got: &str) -> String {
         }
     }
     if let Some(s) = got.strip_prefix("string ") {
-        return s.trim_matches('"').to_string();
+        return s.to_string(); // quoted, as a scenario file writes it
     }
     got.to_string()
 }
@@ -158,7 +158,7 @@ mod tests {
     fn errors_name_the_path_value_and_what_is_allowed() {
         assert_eq!(e(r#"{"rate": 1, "list": [{"packets": 1}, {"packets": 1e30}]}"#), "list[1].packets: 1e+30 is not allowed (a whole number from 0 to 18446744073709551615)");
         assert_eq!(e(r#"{"rate": 1, "list": [{"packets": -5}]}"#), "list[0].packets: -5 is not allowed (a whole number from 0 to 18446744073709551615)");
-        assert_eq!(e(r#"{"rate": "fast", "list": []}"#), "rate: fast is not allowed (a number)");
+        assert_eq!(e(r#"{"rate": "fast", "list": []}"#), r#"rate: "fast" is not allowed (a number)"#);
         assert_eq!(e(r#"{"list": []}"#), "rate: missing is not allowed (a value: this field is required)");
         assert_eq!(e(r#"{"rate": 1, "list": [], "x": 2}"#), "x: x is not allowed (one of the fields rate or list)");
         assert_eq!(e(r#"{"rate": NaN, "list": []}"#), "rate: NaN is not allowed (valid JSON (expected value))");

@@ -33,16 +33,16 @@ fn dumbbell(extra: &str) -> String {
 fn a_web_node_both_server_and_client_is_refused() {
     // Used to build, then panic in the run (a transfer from a node to itself has an empty route).
     let e = refused(&graph(r#", "web": [{"servers": ["a", "b"], "clients": ["c", "a"], "rate": 50}]"#));
-    assert!(e.starts_with("web[0].clients: a is not allowed") && e.contains("not also servers"), "{e}");
+    assert!(e.starts_with(r#"web[0].clients: "a" is not allowed"#) && e.contains("not also servers"), "{e}");
     assert!(build(&graph(r#", "web": [{"servers": ["a"], "clients": ["c"], "rate": 50}]"#)).is_ok());
 }
 
 #[test]
 fn graph_flows_and_voip_need_two_different_nodes() {
     let e = refused(&graph(r#", "flows": [{"src": "b", "dst": "b"}]"#));
-    assert!(e.starts_with("flows[0].dst: b") && e.contains("other than src"), "{e}");
+    assert!(e.starts_with(r#"flows[0].dst: "b""#) && e.contains("other than src"), "{e}");
     let e = refused(&graph(r#", "voip": [{"src": "c", "dst": "c"}]"#));
-    assert!(e.starts_with("voip[0].dst: c"), "{e}");
+    assert!(e.starts_with(r#"voip[0].dst: "c""#), "{e}");
 }
 
 #[test]
@@ -51,14 +51,14 @@ fn graph_names_and_links_are_unique_and_meaningful() {
     assert!(e.starts_with(r#"topology.nodes[3]: "" is not allowed (a name that is not empty and has no control characters)"#), "{e}");
     let parallel = graph("").replace(r#"{"a": "b", "b": "c""#, r#"{"a": "b", "b": "a""#);
     let e = refused(&parallel);
-    assert!(e.starts_with("topology.links[1]: b-a") && e.contains("topology.links[0] is a-b"), "{e}");
+    assert!(e.starts_with(r#"topology.links[1]: "b-a""#) && e.contains("topology.links[0] is a-b"), "{e}");
     let self_loop = graph("").replace(r#"{"a": "b", "b": "c""#, r#"{"a": "c", "b": "c""#);
-    assert!(refused(&self_loop).starts_with("topology.links[1].b: c"));
+    assert!(refused(&self_loop).starts_with(r#"topology.links[1].b: "c""#));
     // "a-b" + "c" and "a" + "b-c" would both be named "a-b-c".
     let clash = r#"{"duration": 1, "topology": {"kind": "graph", "nodes": ["a-b", "c", "a", "b-c"],
         "links": [{"a": "a-b", "b": "c", "fwd": {"rate": 1e8, "delay": 0.01}},
                   {"a": "a", "b": "b-c", "fwd": {"rate": 1e8, "delay": 0.01}}]}}"#;
-    assert!(refused(clash).starts_with("topology.links[1]: a-b-c"));
+    assert!(refused(clash).starts_with(r#"topology.links[1]: "a-b-c""#));
 }
 
 #[test]

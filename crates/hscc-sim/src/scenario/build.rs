@@ -200,7 +200,7 @@ impl ScenarioSpec {
             let at = format!("changes[{i}]");
             let Some(link) = topology.links.iter().position(|l| l.name == c.link) else {
                 let names: Vec<&str> = topology.links.iter().map(|l| l.name.as_str()).take(12).collect();
-                return Err(err(format!("{at}.link"), &c.link, format!("a link name such as {}", names.join(", "))));
+                return Err(err(format!("{at}.link"), format!("{:?}", c.link), format!("a link name such as {}", names.join(", "))));
             };
             let rate_bps = c.rate.map(|r| bits_per_second(&format!("{at}.rate"), r)).transpose()?;
             let delay = c.delay.map(|d| seconds(&format!("{at}.delay"), d)).transpose()?;
@@ -293,12 +293,12 @@ impl ScenarioSpec {
                     let at = format!("topology.links[{i}]");
                     let (a, b) = (index.find(&l.a, &format!("{at}.a"))?, index.find(&l.b, &format!("{at}.b"))?);
                     if a == b {
-                        return Err(err(format!("{at}.b"), &l.b, "a node other than a (a link joins two nodes)"));
+                        return Err(err(format!("{at}.b"), format!("{:?}", l.b), "a node other than a (a link joins two nodes)"));
                     }
                     let name = format!("{}-{}", l.a, l.b);
                     let earlier = pairs_seen.insert((a.min(b), a.max(b)), i).or(names_seen.insert(name.clone(), i));
                     if let Some(j) = earlier {
-                        return Err(err(at, &name, format!("one link per pair of nodes, with a name of its own (topology.links[{j}] is {}-{})", links[j].a, links[j].b)));
+                        return Err(err(at, format!("{name:?}"), format!("one link per pair of nodes, with a name of its own (topology.links[{j}] is {}-{})", links[j].a, links[j].b)));
                     }
                     let (fwd, fb) = l.fwd.to_config(&format!("{at}.fwd"))?;
                     let (rev, rb) = match &l.rev {
@@ -394,7 +394,7 @@ fn topology_error(s: &str) -> Option<ConfigError> {
 
 /// The algorithm `name` with `params` set, each in range and every pair in order.
 fn algorithm(name: &str, params: &BTreeMap<String, ParamValue>, at: &str) -> Result<CcParams, ConfigError> {
-    let mut cc = CcParams::from_name(name).map_err(|e| err(format!("{at}.algorithm"), name, cc_allowed(&e)))?;
+    let mut cc = CcParams::from_name(name).map_err(|e| err(format!("{at}.algorithm"), format!("{name:?}"), cc_allowed(&e)))?;
     for (k, ParamValue(v)) in params {
         cc.set(k, *v).map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
     }
@@ -556,7 +556,7 @@ mod tests {
     fn errors_name_the_field_value_and_what_is_allowed() {
         let bad_algo = spec(r#", {"pair": 1, "algorithm": "nope"}"#, r#"{"packets": 10}"#);
         let e = refused(&bad_algo);
-        assert!(e.starts_with("flows[1].algorithm: nope") && e.contains("reno"), "{e}");
+        assert!(e.starts_with(r#"flows[1].algorithm: "nope""#) && e.contains("reno"), "{e}");
         let bad_param = spec(r#", {"pair": 1, "params": {"x": 1}}"#, r#"{"packets": 10}"#);
         let e = refused(&bad_param);
         assert!(e.contains("flows[1].params.x"), "{e}");
@@ -613,11 +613,11 @@ mod tests {
               "bottleneck": {{"rate": 1e8, "delay": 0.01, "buffer": {{"packets": 10}}}},
               "pairs": [{{"rate": 1e9, "delay": 0.005}}]}}, {extra}}}"#);
         let e = |extra: &str| refused(&base(extra));
-        assert!(e(r#""udp": [{"pair": 0, "pattern": "burst", "rate": 1e6}]"#).starts_with("udp[0].pattern: burst"));
+        assert!(e(r#""udp": [{"pair": 0, "pattern": "burst", "rate": 1e6}]"#).starts_with(r#"udp[0].pattern: "burst""#));
         assert!(e(r#""udp": [{"pair": 0, "pattern": "onoff", "rate": 1e6}]"#).starts_with("udp[0].on"));
         assert!(e(r#""flows": [{"pair": 0}], "changes": [{"at": 1, "link": "nope", "rate": 1e6}]"#).contains("bottleneck:fwd"));
         assert!(e(r#""web": [{"pairs": [3], "rate": 5}]"#).starts_with("web[0].pairs: 3"));
-        assert!(e(r#""web": [{"pairs": [0], "rate": 5, "algorithm": "x"}]"#).starts_with("web[0].algorithm: x"));
+        assert!(e(r#""web": [{"pairs": [0], "rate": 5, "algorithm": "x"}]"#).starts_with(r#"web[0].algorithm: "x""#));
     }
 
     #[test]
@@ -636,6 +636,6 @@ mod tests {
         let c = ScenarioSpec::from_json(graph).unwrap().build().unwrap();
         assert_eq!(c.topology.route(c.flows[0].src, c.flows[0].dst).unwrap().len(), 2);
         let e = ScenarioSpec::from_json(&graph.replace(r#""dst": "c""#, r#""dst": "z""#)).unwrap().build().unwrap_err();
-        assert!(e.to_string().contains("flows[0].dst: z"), "{e}");
+        assert!(e.to_string().contains(r#"flows[0].dst: "z""#), "{e}");
     }
 }

@@ -59,7 +59,7 @@ impl NodeIndex {
         self.index.get(name).copied().ok_or_else(|| {
             let some: Vec<&str> = self.names.iter().map(String::as_str).take(12).collect();
             let more = if self.names.len() > some.len() { ", …" } else { "" };
-            err(field, name, format!("one of the nodes: {}{more}", some.join(", ")))
+            err(field, format!("{name:?}"), format!("one of the nodes: {}{more}", some.join(", ")))
         })
     }
 }
@@ -88,7 +88,7 @@ impl Endpoints {
                 };
                 let (src, dst) = (find("src", &f.src)?, find("dst", &f.dst)?);
                 if src == dst {
-                    return Err(err(at("dst"), &n.names[dst as usize], "a node other than src"));
+                    return Err(err(at("dst"), format!("{:?}", n.names[dst as usize]), "a node other than src"));
                 }
                 Ok((src, dst))
             }
@@ -123,7 +123,7 @@ impl Endpoints {
                 let (servers, clients) = (find("servers", &w.servers)?, find("clients", &w.clients)?);
                 // A transfer goes from a server to a different client: a node in both lists has no route to itself.
                 if let Some(c) = w.clients.iter().find(|c| w.servers.contains(c)) {
-                    return Err(err(format!("{at}.clients"), c, "nodes that are not also servers"));
+                    return Err(err(format!("{at}.clients"), format!("{c:?}"), "nodes that are not also servers"));
                 }
                 Ok((servers, clients))
             }

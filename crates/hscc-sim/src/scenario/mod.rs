@@ -27,6 +27,12 @@ impl ScenarioSpec {
     }
 }
 
+/// Read one value of the scenario format from JSON (e.g. a quantity), with
+/// the error in the scenario's terms.
+pub fn from_value_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, crate::ConfigError> {
+    crate::json::from_str(json)
+}
+
 /// The JSON Schema of scenario files, with every field's doc text: the source
 /// of the field reference (docs/scenario.md, `hscc fields`).
 pub fn schema() -> String {

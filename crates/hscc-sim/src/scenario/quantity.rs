@@ -15,9 +15,9 @@ use serde::de::{self, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// What a time may be.
-pub const TIME_ALLOWED: &str = "a time such as 100ms, 1.5s, 250us or a number of seconds";
+pub const TIME_ALLOWED: &str = "a time of 0 or more, such as 100ms, 1.5s, 250us or a number of seconds";
 /// What a rate may be.
-pub const RATE_ALLOWED: &str = "a rate such as 700Mbps, 10Gbps, 1.5Mbit/s or a number of bit/s";
+pub const RATE_ALLOWED: &str = "a rate from 1 bit/s to 10 Tbit/s, such as 700Mbps, 10Gbps, 1.5Mbit/s or a number of bit/s";
 /// What a size may be.
 pub const SIZE_ALLOWED: &str = "a size such as 64KB, 1MiB, 1448B or a whole number of bytes";
 /// What a probability may be.
@@ -167,8 +167,8 @@ pub fn parse(kind: Kind, text: &str) -> Result<f64, String> {
 
 fn number_with_unit(kind: Kind, number: f64, unit: &str) -> Result<f64, String> {
     match kind {
-        Kind::Time => time_unit(unit).map(|f| number * f).ok_or_else(|| reject(kind, "")),
-        Kind::Rate => rate_unit(unit).map(|f| number * f).map_err(|why| reject(kind, why)),
+        Kind::Time => time_unit(unit).map(|f| number * f).filter(|&t| t >= 0.0).ok_or_else(|| reject(kind, "")),
+        Kind::Rate => rate_unit(unit).map(|f| number * f).map_err(|why| reject(kind, why)).and_then(|r| if (1.0..=1e13).contains(&r) { Ok(r) } else { Err(reject(kind, "")) }),
         Kind::Size => {
             let x = number * size_unit(unit).ok_or_else(|| reject(kind, ""))?;
             if x < 0.0 {
@@ -416,7 +416,9 @@ mod tests {
 
     #[test]
     fn bad_quantities_say_what_is_allowed() {
-        assert!(parse(Kind::Time, "10 furlongs").unwrap_err().starts_with("a time such as"));
+        assert!(parse(Kind::Time, "10 furlongs").unwrap_err().starts_with("a time of 0 or more, such as"));
+        assert!(parse(Kind::Time, "-1ms").is_err());
+        assert!(parse(Kind::Rate, "-5Mbps").is_err() && parse(Kind::Rate, "20Tbps").is_err() && parse(Kind::Rate, "0.5").is_err());
         assert!(parse(Kind::Time, "nan").is_err());
         assert!(parse(Kind::Time, "1e999").is_err());
         assert!(parse(Kind::Rate, "100MBps").unwrap_err().contains("rates are in bits"));
