@@ -160,6 +160,19 @@ def algorithms(
 
 
 @app.command(epilog=EXIT_CODES)
+def fields(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON Schema of scenario files instead.")] = False,
+) -> None:
+    """Every field a scenario file may have: its kind of value, default and meaning (Markdown)."""
+    if as_json:
+        out.print_json(_core.scenario_schema())
+    else:
+        from hscc import reference
+
+        out.print(reference.markdown(), soft_wrap=True)
+
+
+@app.command(epilog=EXIT_CODES)
 def check(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="Print the engine's JSON form of the scenario.")] = False,

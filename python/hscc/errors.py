@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 MISSING = object()  # the value of a field that was not given
 
 
@@ -35,12 +37,36 @@ class ScenarioError(ValueError):
         super().__init__("\n".join(lines))
 
     @classmethod
-    def from_engine(cls, error: ValueError, source: str | None = None) -> "ScenarioError":
-        """From the engine's ValueError(message, field, value, allowed)."""
+    def from_engine(cls, error: ValueError, source: str | None = None, data: object = None) -> "ScenarioError":
+        """From the engine's ValueError(message, field, value, allowed); the value is
+        shown as `data` (the scenario as given) has it when the field is found there."""
         if len(error.args) == 4:
             _, field, value, allowed = error.args
-            return cls([Issue(field, _Raw(value), allowed)], source)
+            if value == "missing":
+                from hscc.reference import description
+
+                generic = allowed == "a value: this field is required"  # serde's words: say what the field is instead
+                return cls([Issue(field, MISSING, (generic and description(field)) or allowed)], source)
+            given = _lookup(data, field)
+            shown = _Raw(value) if given is _NOT_FOUND or isinstance(given, (dict, list)) else given
+            return cls([Issue(field, shown, allowed)], source)
         return cls([Issue("scenario", _Raw("?"), str(error))], source)
+
+
+_NOT_FOUND = object()
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _lookup(data: object, field: str) -> object:
+    """The value at a field path such as "flows[1].params.gamma" in `data`, or _NOT_FOUND."""
+    for key, index in _PATH_PART.findall(field):
+        if key and isinstance(data, dict) and key in data:
+            data = data[key]
+        elif index and isinstance(data, list) and int(index) < len(data):
+            data = data[int(index)]
+        else:
+            return _NOT_FOUND
+    return data
 
 
 class RunError(RuntimeError):

@@ -144,7 +144,7 @@ class Scenario(Record):
         try:
             checked = _core.check_scenario(json.dumps(_as_json(data)))
         except ValueError as e:
-            raise ScenarioError.from_engine(e, source) from None
+            raise ScenarioError.from_engine(e, source, data) from None
         return cls(json.loads(checked), source)
 
     @classmethod

@@ -50,8 +50,8 @@ def test_two_reno_flows_with_different_rtts(tmp_path):
 
 def test_runs_are_deterministic_and_the_seed_can_be_overridden(one_flow):
     sc = Scenario.from_toml(one_flow)
-    lossy = Scenario.parse({**sc.model_dump(mode="json"), "topology": {
-        **sc.model_dump(mode="json")["topology"], "bottleneck": {"rate": "10Mbps", "delay": "5ms", "buffer": "1bdp", "loss": 1e-3}}})
+    lossy = Scenario.parse({**sc.to_dict(), "topology": {
+        **sc.to_dict()["topology"], "bottleneck": {"rate": "10Mbps", "delay": "5ms", "buffer": "1bdp", "loss": 1e-3}}})
     a, b = hscc.run(lossy), hscc.run(lossy)
     assert a.flows.equals(b.flows) and a.timeseries.equals(b.timeseries)
     c = hscc.run(lossy, seed=8)

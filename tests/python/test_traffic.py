@@ -18,9 +18,9 @@ def mixed():
 def test_the_engine_form_of_every_kind_of_traffic():
     e = Scenario.from_toml(EXAMPLES / "mixed-traffic.toml").to_engine()
     assert e["flows"][1]["reverse"] is True
-    assert e["udp"] == [{"pair": 1, "pattern": "onoff", "rate": 20e6, "on": 5.0, "off": 5.0, "packet_size": 1500, "start": 0.0}]
-    assert e["voip"] == [{"pair": 2, "rate": 64e3, "interval": 0.02, "header": 40, "start": 0.0}]
-    assert e["web"] == [{"pairs": [1, 2], "servers": [], "clients": [], "rate": 20.0, "size": {"pareto": {"shape": 1.2, "mean": 12000.0}},
+    assert e["udp"] == [{"pair": 1, "label": "on/off", "pattern": "onoff", "rate": 20e6, "on": 5.0, "off": 5.0, "packet_size": 1500, "start": 0.0}]
+    assert e["voip"] == [{"pair": 2, "label": "call", "rate": 64e3, "interval": 0.02, "header": 40, "start": 0.0}]
+    assert e["web"] == [{"pairs": [1, 2], "servers": [], "clients": [], "rate": 20.0, "size": {"dist": "pareto", "shape": 1.2, "mean": 12000},
                          "algorithm": "reno", "params": {}, "start": 0.0}]
     assert e["changes"] == [{"at": 20.0, "link": "bottleneck:fwd", "rate": 50e6}]
 
@@ -80,15 +80,15 @@ BASE = {"duration": "1s", "topology": {"kind": "dumbbell", "bottleneck": {"rate"
 
 
 @pytest.mark.parametrize("extra, field, says", [
-    ({"udp": [{"pair": 0, "pattern": "burst", "rate": "1Mbps"}]}, 'udp[0].pattern: "burst"', "'cbr', 'onoff' or 'poisson'"),
+    ({"udp": [{"pair": 0, "pattern": "burst", "rate": "1Mbps"}]}, 'udp[0].pattern: "burst"', '"cbr", "onoff", "poisson"'),
     ({"udp": [{"pair": 0, "pattern": "onoff", "rate": "1Mbps"}]}, "udp[0].on: missing", "the on and off periods"),
     ({"udp": [{"pair": 0, "pattern": "cbr", "rate": "1Mbps", "packet_size": 10}]}, "udp[0].packet_size: 10", "28 to 65535 bytes"),
     ({"voip": [{"pair": 4}]}, "voip[0].pair: 4", "a host pair index from 0 to 0"),
     ({"voip": [{"pair": 0, "interval": "2s"}]}, 'voip[0].interval: "2s"', "a packet interval above 0, at most 1 s"),
-    ({"web": [{"pairs": [3], "rate": 5}]}, "web[0].pairs: [3]", "host pair indices from 0 to 0"),
+    ({"web": [{"pairs": [3], "rate": 5}]}, "web[0].pairs: 3", "host pair indices from 0 to 0"),
     ({"web": [{"pairs": [0], "rate": 5, "algorithm": "x"}]}, 'web[0].algorithm: "x"', "one of: reno"),
     ({"web": [{"pairs": [0], "rate": 5, "size": {"dist": "pareto", "mean": "10KB"}}]}, "web[0].size.shape: missing", "pareto"),
-    ({"web": [{"pairs": [0], "rate": 0}]}, "web[0].rate: 0", "transfers per second above 0"),
+    ({"web": [{"pairs": [0], "rate": 0}]}, "web[0].rate: 0", "10^-6 to 10^7 transfers per second"),
     ({"flows": [{"pair": 0}], "changes": [{"at": "1s", "link": "bottleneck:fwd"}]}, "changes[0].rate: missing", "a new rate, a new delay, or both"),
     ({}, "flows: []", "at least one [[flows]], [[udp]], [[voip]] or [[web]] entry"),
 ])
@@ -101,4 +101,4 @@ def test_bad_traffic_names_the_field(extra, field, says):
 def test_an_unknown_link_in_a_change_lists_the_links():
     with pytest.raises(ScenarioError) as e:
         hscc.run({**BASE, "flows": [{"pair": 0}], "changes": [{"at": "0.5s", "link": "nope", "rate": "5Mbps"}]})
-    assert 'changes[0].link: nope is not allowed (a link name such as bottleneck:fwd' in str(e.value)
+    assert 'changes[0].link: "nope" is not allowed (a link name such as bottleneck:fwd' in str(e.value)

@@ -46,16 +46,16 @@ def test_probabilities(text, p):
 
 
 @pytest.mark.parametrize("parse, bad, says", [
-    (units.seconds, "10 furlongs", "a time such as 100ms"),
+    (units.seconds, "10 furlongs", "a time of 0 or more, such as 100ms"),
     (units.seconds, True, "a time"),
     (units.seconds, "nan", "a time"),
     (units.rate, "100MBps", "rates are in bits"),
-    (units.rate, "fast", "a rate such as 700Mbps"),
+    (units.rate, "fast", "a rate from 1 bit/s to 10 Tbit/s, such as 700Mbps"),
     (units.rate, "M", "a rate"),
     (units.size, "1.0001KB", "whole number"),
     (units.size, "64kb", "a size such as 64KB"),
     (units.buffer, "1.5pkts", "whole number"),
-    (units.buffer, {"litres": 3}, "a buffer such as 1500pkts"),
+    (units.buffer, {"litres": 3}, 'one of "packets", "bytes", "bdp"'),
     (units.probability, 2, "a probability from 0 to 1"),
     (units.probability, "5x", "a probability"),
 ])

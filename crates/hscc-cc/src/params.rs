@@ -161,7 +161,8 @@ pub trait Params: Clone + fmt::Debug + Default + PartialEq {
     fn check(&self) -> Result<(), ParamError> {
         for o in Self::orders() {
             let (low, high) = (self.get(o.low).unwrap_or(f64::NAN), self.get(o.high).unwrap_or(f64::NAN));
-            if !(low <= high) {
+            if low.partial_cmp(&high).is_none_or(|o| o.is_gt()) {
+                // NaN (a value that is not set) compares as out of order too.
                 return Err(ParamError::Invalid { name: o.low, value: low, allowed: format!("at most {} = {high}", o.high) });
             }
         }

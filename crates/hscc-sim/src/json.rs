@@ -54,7 +54,8 @@ fn describe(path: &str, e: &serde_json::Error, text: &str) -> ConfigError {
     }
     if let Some(rest) = msg.strip_prefix("unknown variant ") {
         let (name, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
-        return at(format!("\"{}\"", quoted(name)), format!("one of {}", list(expected)), None);
+        let names = expected.replace('`', "\"");
+        return at(format!("\"{}\"", quoted(name)), format!("one of {}", names.strip_prefix("one of ").unwrap_or(&names)), None);
     }
     if let Some(rest) = msg.strip_prefix("duplicate field ") {
         return at(quoted(rest).into(), "each field once".into(), None);

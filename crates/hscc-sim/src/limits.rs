@@ -54,6 +54,8 @@ pub const MAX_WEB_PAIRS: usize = 100_000;
 pub const MAX_ROUTE_WORK: u64 = 2_000_000_000;
 /// Packets one queue may hold (also for byte limits): 6.4 GB of packets.
 pub const MAX_QUEUE_PACKETS: u64 = 100_000_000;
+/// Largest queue limit in bytes (1 TB).
+pub const MAX_QUEUE_BYTES: u64 = 1_000_000_000_000;
 /// Web transfers in progress at once, all sources together; later arrivals
 /// are refused (counted in `WebResult::refused`), as a server whose
 /// connection backlog is full refuses them.

@@ -4,15 +4,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use hscc_cc::{CcError, CcParams};
+use hscc_cc::{CcError, CcParams, ParamError};
 
 use super::dist::DistSpec;
 use super::endpoints::{Endpoints, NodeIndex};
-use super::quantity::{BufferSpec, Bytes, ParamValue, Rate, Seconds};
+use super::quantity::{BufferSpec, BUFFER_BOUNDS, Bytes, ParamValue, Rate, Seconds};
 use super::spec::*;
 use crate::config::{check_period, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
 use crate::estimate::{estimate, Estimate, Origins};
-use crate::limits::{BuildLimits, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
+use crate::limits::{BuildLimits, MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig};
 use crate::time::{from_secs, Time, SEC};
@@ -23,7 +23,7 @@ pub(super) fn err(field: impl Into<String>, value: impl ToString, allowed: impl 
 }
 
 fn seconds(field: &str, Seconds(v): Seconds) -> Result<Time, ConfigError> {
-    if !(v.is_finite() && v >= 0.0 && v <= 1e7) {
+    if !(0.0..=1e7).contains(&v) {
         return Err(err(field, num(v), "a time from 0 to 10^7 seconds"));
     }
     Ok(from_secs(v))
@@ -47,17 +47,17 @@ impl LinkSpecIn {
 
 fn buffer(b: &BufferSpec, at: &str) -> Result<(Buffer, Option<f64>), ConfigError> {
     match *b {
-        BufferSpec::Packets(n) if n >= 1 => Ok((Buffer::Packets(n), None)),
-        BufferSpec::Bytes(n) if n >= 1 => Ok((Buffer::Bytes(n), None)),
+        BufferSpec::Packets(n) if (1..=MAX_QUEUE_PACKETS).contains(&n) => Ok((Buffer::Packets(n), None)),
+        BufferSpec::Bytes(n) if (1..=MAX_QUEUE_BYTES).contains(&n) => Ok((Buffer::Bytes(n), None)),
         BufferSpec::Bdp(x) if x.is_finite() && x > 0.0 && x <= 1e4 => Ok((Buffer::Packets(1), Some(x))),
-        _ => Err(err(at, format!("{b:?}"), "at least 1 packet or byte, or a BDP multiple above 0")),
+        _ => Err(err(at, buffer_text(b), BUFFER_BOUNDS)),
     }
 }
 
 impl ScenarioSpec {
     /// Parse from JSON.
     pub fn from_json(s: &str) -> Result<ScenarioSpec, ConfigError> {
-        crate::json::from_str(s).map_err(|e| if e.field == "topology" { topology_error(s).unwrap_or(e) } else { e })
+        crate::json::from_str(s).map_err(|e| if e.field == "topology" || e.field.starts_with("topology.") { topology_error(s).unwrap_or(e) } else { e })
     }
 
     /// Build the engine configuration within the default [`BuildLimits`].
@@ -405,7 +405,9 @@ fn algorithm(name: &str, params: &BTreeMap<String, ParamValue>, at: &str) -> Res
 fn cc_allowed(e: &CcError) -> String {
     match e {
         CcError::UnknownAlgorithm { known, .. } => format!("one of: {}", known.join(", ")),
-        CcError::Param { error, .. } => error.to_string(),
+        CcError::Param { algorithm, error: ParamError::Unknown { known, .. } } if known.is_empty() => format!("no parameters: {algorithm} has none"),
+        CcError::Param { algorithm, error: ParamError::Unknown { known, .. } } => format!("a parameter of {algorithm}: {}", known.join(", ")),
+        CcError::Param { error: ParamError::Invalid { allowed, .. }, .. } => allowed.clone(),
     }
 }
 
@@ -460,7 +462,7 @@ fn buffer_text(b: &BufferSpec) -> String {
 }
 
 fn bits_per_second(field: &str, Rate(v): Rate) -> Result<u64, ConfigError> {
-    if !(v.is_finite() && v >= 1.0 && v <= 1e13) {
+    if !(1.0..=1e13).contains(&v) {
         return Err(err(field, num(v), "a rate from 1 bit/s to 10 Tbit/s"));
     }
     Ok(v.round() as u64)

@@ -67,6 +67,15 @@ impl NodeIndex {
 impl Endpoints {
     pub(super) fn resolve(&self, f: &Place, prefix: &str) -> Result<(u32, u32), ConfigError> {
         let at = |k: &str| format!("{prefix}.{k}");
+        let (kind, wanted): (&str, &[&str]) = match self {
+            Endpoints::Pairs(_) => ("dumbbell", &["pair"]),
+            Endpoints::Lot { .. } => ("parking_lot", &["long", "cross"]),
+            Endpoints::Names(_) => ("graph", &["src", "dst"]),
+        };
+        let given = [("pair", f.pair.map(|p| p.to_string())), ("long", f.long.map(|l| l.to_string())), ("cross", f.cross.map(|(h, k)| format!("[{h}, {k}]"))), ("src", f.src.as_ref().map(|s| format!("{s:?}"))), ("dst", f.dst.as_ref().map(|s| format!("{s:?}")))];
+        if let Some((k, Some(v))) = given.into_iter().find(|(k, v)| v.is_some() && !wanted.contains(k)) {
+            return Err(err(at(k), v, format!("{} for a {kind} topology", wanted.join(" / "))));
+        }
         match self {
             Endpoints::Pairs(p) => {
                 let k = f.pair.ok_or_else(|| err(at("pair"), "missing", format!("a host pair index from 0 to {}", p.len() - 1)))?;
@@ -86,7 +95,7 @@ impl Endpoints {
                     let name = v.as_deref().ok_or_else(|| err(at(k), "missing", "a node name"))?;
                     n.find(name, &at(k))
                 };
-                let (src, dst) = (find("src", &f.src)?, find("dst", &f.dst)?);
+                let (src, dst) = (find("src", f.src)?, find("dst", f.dst)?);
                 if src == dst {
                     return Err(err(at("dst"), format!("{:?}", n.names[dst as usize]), "a node other than src"));
                 }

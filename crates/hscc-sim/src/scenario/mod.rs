@@ -22,8 +22,17 @@ pub use spec::*;
 impl ScenarioSpec {
     /// The scenario with every default filled in and every quantity in SI
     /// numbers, as JSON: what a run records, and reads back to the same scenario.
+    /// Algorithm names are the canonical ones ("Compound" → "ctcp").
     pub fn normalized(&self) -> String {
-        serde_json::to_string(self).expect("a scenario always serializes")
+        let canonical = |name: &mut String| {
+            if let Ok(cc) = hscc_cc::CcParams::from_name(name) {
+                *name = cc.name().to_string();
+            }
+        };
+        let mut s = self.clone();
+        s.flows.iter_mut().for_each(|f| canonical(&mut f.algorithm));
+        s.web.iter_mut().for_each(|w| canonical(&mut w.algorithm));
+        serde_json::to_string(&s).expect("a scenario always serializes")
     }
 }
 

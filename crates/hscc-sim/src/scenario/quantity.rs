@@ -25,6 +25,9 @@ pub const PROBABILITY_ALLOWED: &str = "a probability from 0 to 1, such as 1e-6 o
 /// What a buffer may be.
 pub const BUFFER_ALLOWED: &str = "a buffer such as 1500pkts, 64KB, 0.5bdp or a whole number of packets";
 
+/// The range of a queue limit.
+pub const BUFFER_BOUNDS: &str = "1 to 10^8 packets, 1 byte to 10^12 bytes, or a BDP multiple above 0 (at most 10000)";
+
 /// Longest quantity text read (a number and a unit are a few characters).
 const MAX_CHARS: usize = 100;
 
@@ -212,7 +215,11 @@ impl BufferSpec {
     }
 
     fn from_parts(number: f64, unit: &str) -> Result<BufferSpec, String> {
-        let whole_or = |x: f64| whole(x).ok_or_else(|| format!("{BUFFER_ALLOWED}; it must come to a whole number"));
+        let whole_or = |x: f64| match whole(x) {
+            _ if x > 1e12 => Err(BUFFER_BOUNDS.to_string()),
+            Some(n) => Ok(n),
+            None => Err(format!("{BUFFER_ALLOWED}; it must come to a whole number")),
+        };
         match unit {
             "" | "p" | "pkt" | "pkts" | "packet" | "packets" => Ok(BufferSpec::Packets(whole_or(number)?)),
             "bdp" | "BDP" | "xbdp" | "×bdp" => Ok(BufferSpec::Bdp(number)),
@@ -374,6 +381,14 @@ impl<'de> Deserialize<'de> for ParamValue {
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
                 Ok(v)
+            }
+            // JSON has no NaN or infinity: front ends send them as text, and
+            // the parameter's own range check names what is allowed.
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
+                match v {
+                    "inf" | "-inf" | "nan" => Ok(v.parse().expect("f64 reads inf and nan")),
+                    _ => Err(E::invalid_type(de::Unexpected::Str(v), &self)),
+                }
             }
         }
         d.deserialize_any(V).map(ParamValue)

@@ -85,9 +85,9 @@ pub struct GraphLink {
 }
 
 /// The network: `kind = "dumbbell"`, `"parking_lot"` or `"graph"`.
-/// Each kind is its own struct so that an error inside it can be traced to its
-/// field path (serde buffers internally tagged enums, which loses the path; see
-/// [`super::ScenarioSpec::from_json`]).
+// Each kind is its own struct so that an error inside it can be traced to its
+// field path (serde buffers internally tagged enums, which loses the path; see
+// `ScenarioSpec::from_json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TopologySpec {

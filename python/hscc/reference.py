@@ -1,0 +1,136 @@
+"""The scenario file reference (docs/scenario.md, `hscc fields`), generated
+from the JSON Schema the engine derives from its scenario definition: a field
+is documented where it is defined, and nowhere else."""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from hscc import _core
+from hscc.units import format_rate, format_seconds
+
+# Quantity schemas by name: how a value of each is written.
+_QUANTITIES = {"Time": "time", "Rate": "rate", "Size": "size", "Probability": "probability", "Buffer": "buffer",
+               "ParamValue": "number or bool", "Dist_Size": "size or distribution"}
+# Sections: the tables a file has, in the order a file is written, with their TOML names.
+_SECTIONS = [
+    ("ScenarioSpec", "top level"), ("OutputSpec", "[output]"),
+    ("dumbbell", '[topology] kind = "dumbbell"'), ("parking_lot", '[topology] kind = "parking_lot"'), ("graph", '[topology] kind = "graph"'),
+    ("LinkSpecIn", "a link (bottleneck, reverse, link, fwd, rev)"), ("PairSpec", "a host pair (pairs[i], access)"), ("GraphLink", "a graph link (links[i])"),
+    ("FlowSpec", "[[flows]]"), ("UdpSpec", "[[udp]]"), ("VoipSpec", "[[voip]]"), ("WebSpec", "[[web]]"), ("ChangeSpec", "[[changes]]"),
+]
+
+
+@functools.cache
+def _definitions() -> dict[str, dict]:
+    schema = json.loads(_core.scenario_schema())
+    defs = dict(schema.pop("$defs"))
+    defs["ScenarioSpec"] = schema
+    for variant in defs["TopologySpec"]["oneOf"]:
+        defs[variant["properties"]["kind"]["const"]] = variant
+    return defs
+
+
+def description(field: str) -> str | None:
+    """The doc text of the field at a path such as "topology.bottleneck.rate" (None if unknown)."""
+    defs = _definitions()
+    nodes = [defs["ScenarioSpec"]]
+    for part in field.replace("]", "").replace("[", ".").split("."):
+        found = []
+        while nodes:
+            n = nodes.pop()
+            if _ref(n):
+                nodes.append(defs[_ref(n)])
+            nodes += n.get("anyOf", []) + n.get("oneOf", [])
+            if part.isdigit() and "items" in n:
+                found.append(n["items"])
+            elif part in n.get("properties", {}):
+                found.append(n["properties"][part])
+        nodes = found
+    texts = [n["description"] for n in nodes if n.get("description")]
+    return _one_line(texts[0]).rstrip(".") if texts else None
+
+
+def _ref(node: dict) -> str | None:
+    return node["$ref"].rsplit("/", 1)[-1] if "$ref" in node else None
+
+
+def _type(node: dict, defs: dict[str, dict]) -> str:
+    """How a value of this schema node is written, in words."""
+    if "anyOf" in node:
+        kinds = [_type(n, defs) for n in node["anyOf"] if n.get("type") != "null"]
+        return " or ".join(kinds)
+    name = _ref(node)
+    if name in _QUANTITIES:
+        return _QUANTITIES[name]
+    if name is not None:
+        target = defs[name]
+        values = target.get("enum") or [v.get("const") for v in target.get("oneOf", []) if "const" in v]
+        if values:
+            return " \\| ".join(f'"{v}"' for v in values)
+        return next((title for key, title in _SECTIONS if key == name), "[topology]" if name == "TopologySpec" else name)
+    kind = node.get("type")
+    if isinstance(kind, list):
+        return " or ".join(_type({**node, "type": k}, defs) for k in kind if k != "null")
+    if kind == "array":
+        if "prefixItems" in node:
+            return "[" + ", ".join(_type(n, defs) for n in node["prefixItems"]) + "]"
+        return "list of " + _type(node.get("items", {}), defs)
+    if kind == "object":
+        return "table of " + _type(node.get("additionalProperties", {}), defs)
+    if kind == "integer":
+        return "integer"
+    if kind == "number":
+        return "number"
+    if kind == "boolean":
+        return "true / false"
+    if kind == "string":
+        return "text"
+    return "value"
+
+
+def _default(node: dict, required: bool) -> str:
+    if required:
+        return "required"
+    if "default" not in node:
+        return "none"
+    value: Any = node["default"]
+    name = _ref(node)
+    if name == "Time" and isinstance(value, (int, float)):
+        return format_seconds(value)
+    if name == "Rate" and isinstance(value, (int, float)):
+        return format_rate(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} = {json.dumps(v)}" for k, v in value.items()) or "{}"
+    return json.dumps(value)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def markdown() -> str:
+    """The whole reference as Markdown."""
+    defs = _definitions()
+    lines = ["# Scenario file reference", "",
+             "Generated from the engine's scenario definition (`crates/hscc-sim/src/scenario/spec.rs`) by `hscc fields`;",
+             "do not edit by hand. Quantities take units: a time (`100ms`, `1.5s`), a rate (`700Mbps`), a size (`64KB`,",
+             "`1MiB`), a probability (`1e-6`, `0.1%`), a buffer (`1500pkts`, `64KB`, `0.5bdp`); plain numbers are SI",
+             "(seconds, bit/s, bytes). A distribution is a value or a table such as",
+             '`{ dist = "uniform", min = "5ms", max = "25ms" }` (`fixed`: value; `uniform`: min, max; `exponential`: mean;',
+             "`pareto`: mean, shape).", ""]
+    for key, title in _SECTIONS:
+        d = defs[key]
+        lines += [f"## {title}", ""]
+        if d.get("description"):
+            lines += [_one_line(d["description"]), ""]
+        lines += ["| field | value | default | meaning |", "|---|---|---|---|"]
+        required = set(d.get("required", []))
+        for field, node in d.get("properties", {}).items():
+            if field == "kind" and "const" in node:
+                continue
+            lines.append(f"| `{field}` | {_type(node, defs)} | {_default(node, field in required)} | {_one_line(node.get('description', ''))} |")
+        lines.append("")
+    return "\n".join(lines)
