@@ -40,6 +40,7 @@ impl LinkSpecIn {
             buffer,
             loss: self.loss.0,
             jitter: seconds(&format!("{at}.jitter"), self.jitter)?,
+            ..LinkConfig::new(0, 0, buffer)
         };
         Ok((cfg, bdp))
     }
@@ -193,7 +194,7 @@ impl ScenarioSpec {
             let start = seconds(&format!("{at}.start"), w.start)?;
             let stop = w.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
-            web.push(WebConfig { servers, clients, rate: w.rate, size, tcp: FlowConfig::bulk(0, 0, cc), start, stop });
+            web.push(WebConfig { servers, clients, rate: w.rate, size, tcp: FlowConfig::bulk(0, 0, cc), start, stop, model: Default::default() });
         }
         let mut changes = Vec::new();
         for (i, c) in self.changes.iter().enumerate() {
