@@ -161,7 +161,8 @@ pub trait Params: Clone + fmt::Debug + Default + PartialEq {
     fn check(&self) -> Result<(), ParamError> {
         for o in Self::orders() {
             let (low, high) = (self.get(o.low).unwrap_or(f64::NAN), self.get(o.high).unwrap_or(f64::NAN));
-            if !(low <= high) {
+            // Refused unless low ≤ high (a NaN, from a missing field, is refused too).
+            if !matches!(low.partial_cmp(&high), Some(core::cmp::Ordering::Less | core::cmp::Ordering::Equal)) {
                 return Err(ParamError::Invalid { name: o.low, value: low, allowed: format!("at most {} = {high}", o.high) });
             }
         }

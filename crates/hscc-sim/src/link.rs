@@ -508,22 +508,20 @@ impl Link {
                 _ => link.waiting[i].0,
             }
         };
-        if self.reorder.is_some() {
+        if let Some(mut r) = self.reorder.take() {
             let bases: Vec<Time> = (0..n).map(|i| base(self, i)).collect();
-            let (delay, jitter) = (self.delay as f64, self.jitter_ps);
-            let r = self.reorder.as_mut().expect("checked");
             let first = r.seq - n as u64;
             let mut v = std::mem::take(&mut r.heap).into_vec();
             for e in v.iter_mut().filter(|e| e.seq() >= first) {
                 let z: f64 = StandardNormal.sample(&mut self.rng);
-                let d = (delay + z * jitter).max(0.0) as Time;
+                let d = (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time;
                 let arrival = bases[(e.seq() - first) as usize].saturating_add(d).max(now);
                 e.key = (arrival as u128) << 64 | e.seq() as u128;
                 e.p.t = arrival;
             }
-            let r = self.reorder.as_mut().expect("checked");
             r.heap = BinaryHeap::from(v);
             r.wake = now; // so that `rearm` schedules the new earliest arrival
+            self.reorder = Some(r);
             return;
         }
         let first = self.line.len() - n;
