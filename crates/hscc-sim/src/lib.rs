@@ -36,6 +36,10 @@ pub mod metrics;
 pub mod packet;
 pub mod results;
 pub mod rng;
+// Rust 1.95's clippy flags three spots in the scenario code, which is being
+// rewritten elsewhere: allowed here so that `clippy -D warnings` passes
+// without touching it (remove when fixed there).
+#[allow(clippy::manual_range_contains, clippy::needless_borrow)]
 pub mod scenario;
 pub mod sim;
 pub mod stats;
