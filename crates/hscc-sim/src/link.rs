@@ -75,6 +75,10 @@ pub struct Link {
     ticks: Ticks,
     /// Propagating packets in arrival order when jitter may reorder them.
     reorder: Option<Reorder>,
+    /// Ticks, reordering or framing: offers take [`Link::offer_with_options`].
+    options: bool,
+    /// Reordering or loss after the queue: arrivals take the caller's slower path.
+    special_arrivals: bool,
     /// Node at the far end.
     pub to: u32,
     /// Counters since the start of the run.
@@ -167,6 +171,7 @@ impl Link {
         };
         // A packet is lost when a uniform u64 falls below p·2^64.
         let threshold = if cfg.loss >= 1.0 { u64::MAX } else { (cfg.loss * 18_446_744_073_709_551_616.0) as u64 };
+        let reorders = cfg.jitter_reorders && cfg.jitter > 0;
         let (loss_threshold, loss_after) = match cfg.loss_point {
             LossPoint::BeforeQueue => (threshold, 0),
             LossPoint::AfterQueue => (0, threshold),
@@ -190,7 +195,9 @@ impl Link {
             last_arrival: 0,
             ticks: Ticks { len: cfg.tick, ..Ticks::default() },
             // Without jitter every packet has the same delay: nothing to reorder.
-            reorder: (cfg.jitter_reorders && cfg.jitter > 0).then(Reorder::default),
+            reorder: reorders.then(Reorder::default),
+            options: cfg.tick != 0 || reorders || cfg.framing != 0,
+            special_arrivals: reorders || loss_after != 0,
             to,
             counters: LinkCounters::default(),
             qdelay: monitored.then(DelayHistogram::new),
@@ -240,6 +247,13 @@ impl Link {
         self.reorder.is_some()
     }
 
+    /// Whether arrivals need more than [`Link::pop_arrival`]: the link
+    /// reorders, or may lose packets at its far end ([`Link::corrupted`]).
+    #[inline]
+    pub fn special_arrivals(&self) -> bool {
+        self.special_arrivals
+    }
+
     /// Bytes the transmitter has sent over the link's wire so far (packets that
     /// reached the far end, with their framing): the link was busy for
     /// `wire_bytes · 8 / rate` seconds.
@@ -251,6 +265,58 @@ impl Link {
     /// `id` is this link's index.
     #[inline]
     pub fn offer(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
+        if self.options {
+            return self.offer_with_options(p, hop, now, id, q);
+        }
+        if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
+            self.counters.drops_random += 1;
+            return Offer::RandomDrop;
+        }
+        self.drain(now);
+        let start = self.busy_until.max(now);
+        if start > now {
+            if self.waiting.len() as u64 >= self.limit_pkts || self.queue_bytes + p.size as u64 > self.limit_bytes {
+                return self.queue_drop(p);
+            }
+            self.waiting.push_back((start, p.size));
+            self.queue_bytes += p.size as u64;
+        }
+        self.record_qdelay(start - now);
+        self.queue_byte_time += p.size as u128 * (start - now) as u128;
+        // Saturating: at 1 bit/s a long queue reaches past the end of time; its packets never arrive.
+        self.busy_until = start.saturating_add(self.serialization(p.size));
+        let mut arrival = self.busy_until.saturating_add(self.delay);
+        if self.jitter_ps > 0.0 {
+            let z: f64 = StandardNormal.sample(&mut self.rng);
+            let d = (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time;
+            arrival = self.busy_until.saturating_add(d).max(self.last_arrival);
+        }
+        self.last_arrival = arrival;
+        if self.line.is_empty() {
+            q.push(arrival, Event::LinkArrive(id));
+        }
+        // Copy first, then write the per-hop fields in place: writing them into
+        // `p` just before the copy would stall on store forwarding.
+        self.line.push_back(*p);
+        let slot = self.line.back_mut().expect("just pushed");
+        slot.t = arrival;
+        slot.hop = hop;
+        Offer::Accepted
+    }
+
+    #[cold]
+    fn queue_drop(&mut self, p: &Packet) -> Offer {
+        self.counters.drops_queue += 1;
+        if p.flags & SLOW_START != 0 {
+            self.counters.drops_queue_slow_start += 1;
+        }
+        Offer::QueueDrop
+    }
+
+    /// [`Link::offer`] on a link served in ticks, whose jitter reorders or
+    /// with framing: out of line, so that the common path stays as it was.
+    #[inline(never)]
+    fn offer_with_options(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
         if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
             self.counters.drops_random += 1;
             return Offer::RandomDrop;
@@ -261,11 +327,7 @@ impl Link {
         let (start, tick) = if self.ticks.len == 0 { (self.busy_until.max(now), None) } else { self.tick_release(wire, now) };
         if start > now {
             if self.waiting.len() as u64 >= self.limit_pkts || self.queue_bytes + wire as u64 > self.limit_bytes {
-                self.counters.drops_queue += 1;
-                if p.flags & SLOW_START != 0 {
-                    self.counters.drops_queue_slow_start += 1;
-                }
-                return Offer::QueueDrop;
+                return self.queue_drop(p);
             }
             self.waiting.push_back((start, wire));
             self.queue_bytes += wire as u64;
@@ -277,7 +339,6 @@ impl Link {
         // tick, so a packet released at once mid-tick can arrive "early").
         let base = match tick {
             None => {
-                // Saturating: at 1 bit/s a long queue reaches past the end of time; its packets never arrive.
                 self.busy_until = start.saturating_add(self.serialization(wire));
                 self.busy_until
             }
@@ -311,8 +372,6 @@ impl Link {
         if self.line.is_empty() {
             q.push(arrival, Event::LinkArrive(id));
         }
-        // Copy first, then write the per-hop fields in place: writing them into
-        // `p` just before the copy would stall on store forwarding.
         self.line.push_back(*p);
         let slot = self.line.back_mut().expect("just pushed");
         slot.t = arrival;
