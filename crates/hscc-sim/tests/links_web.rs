@@ -552,3 +552,72 @@ fn session_traffic_with_every_link_option_is_deterministic() {
     assert_eq!(a, run());
     assert!(a.contains("\"sessions\":{"));
 }
+
+// ---------------------------------------------------------------- properties
+
+mod properties {
+    use super::*;
+    use hscc_cc::testing::proptest_cases;
+    use proptest::prelude::*;
+
+    /// Options of one bottleneck direction: (loss after the queue, framing,
+    /// reorders, jitter, byte buffer, loss, tick).
+    fn options() -> impl Strategy<Value = (bool, u32, bool, Time, bool, f64, Time)> {
+        (any::<bool>(), prop_oneof![Just(0u32), Just(2), Just(38)], any::<bool>(), prop_oneof![Just(0), Just(MS / 2), Just(3 * MS)], any::<bool>(), prop_oneof![Just(0.0), Just(1e-3), Just(0.05)], prop_oneof![Just(0), Just(MS), Just(5 * MS)])
+    }
+
+    fn link_with((after, framing, reorders, jitter, _, loss, tick): (bool, u32, bool, Time, bool, f64, Time), buffer: Buffer) -> LinkConfig {
+        let mut l = LinkConfig::new(20_000_000, 10 * MS, buffer).with_loss(loss);
+        l.loss_point = if after { LossPoint::AfterQueue } else { LossPoint::BeforeQueue };
+        (l.framing, l.jitter_reorders, l.jitter, l.tick) = (framing, reorders, jitter, tick);
+        l
+    }
+
+    fn sim(fwd: LinkConfig, rev: LinkConfig, seed: u64) -> Sim {
+        let db = dumbbell(fwd, rev, &vec![AccessSpec::new(200_000_000, 5 * MS); 2]);
+        let (s, d) = db.pairs[0];
+        let flows = vec![FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())];
+        let udp = vec![udp(d, s, 2_000_000, 500)];
+        let model = Sessions { persistent: 0.3, ..Sessions::default() };
+        let mut web = sessions(&db, 20.0, SizeDist::PackmimeResponse, model);
+        (web.servers, web.clients) = (vec![db.pairs[1].0], vec![db.pairs[1].1]);
+        Sim::new(SimConfig { topology: db.topology, flows, udp, web: vec![web], duration: 4 * SEC, seed, ..SimConfig::default() }).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(proptest_cases(24)))]
+
+        /// Any mix of the options on both bottlenecks, with a Reno flow, UDP
+        /// and web sessions: packets are conserved, queues stay within their
+        /// buffers, nothing due is left on a link, and a rerun is identical.
+        #[test]
+        fn any_mix_of_options_conserves_packets_and_bounds_queues(f in options(), r in options(), seed in 1u64..1000) {
+            let buffer = if f.4 { Buffer::Bytes(60_000) } else { Buffer::Packets(40) };
+            let (fwd, rev) = (link_with(f, buffer), link_with(r, Buffer::Packets(40)));
+            let run = |fwd: LinkConfig, rev: LinkConfig| {
+                let mut s = sim(fwd, rev, seed);
+                for k in 1..=8 {
+                    let t = k * SEC / 2;
+                    s.run_until(t);
+                    s.check_conservation().map_err(|e| TestCaseError::fail(format!("at {t}: {e}")))?;
+                    if let Some(e) = s.net.q.peek_time().filter(|&e| e <= t) {
+                        return Err(TestCaseError::fail(format!("event at {e} pending at {t}")));
+                    }
+                    for (i, (l, spec)) in s.net.links.iter().zip(&s.cfg.topology.links).enumerate() {
+                        if l.packets().any(|p| p.t <= t) {
+                            return Err(TestCaseError::fail(format!("link {i}: a packet overdue at {t}")));
+                        }
+                        let within = match spec.cfg.buffer {
+                            Buffer::Packets(n) => l.queue_len() as u64 <= n,
+                            Buffer::Bytes(b) => l.queue_bytes() <= b,
+                        };
+                        prop_assert!(within, "link {}: queue {} packets, {} bytes", i, l.queue_len(), l.queue_bytes());
+                    }
+                }
+                Ok(s.finish().to_json())
+            };
+            let a = run(fwd.clone(), rev.clone())?;
+            prop_assert_eq!(a, run(fwd, rev)?);
+        }
+    }
+}
