@@ -310,7 +310,7 @@ fn size_ok(d: &SizeDist) -> bool {
 /// (`p->delay = delay_ms * hz / 1000`): refuse a delay it would truncate.
 fn check_whole_ticks(delay: Time, tick: Time, field: &dyn Fn() -> String) -> Result<(), ConfigError> {
     let allowed = format!("a whole number of ticks ({} s each): a tick-served link counts its delay in ticks, as Dummynet does", secs(tick));
-    check(delay % tick == 0, field, format!("{} s", secs(delay)), &allowed)
+    check(delay.is_multiple_of(tick), field, format!("{} s", secs(delay)), &allowed)
 }
 
 impl LinkConfig {

@@ -433,7 +433,7 @@ impl Sim {
                     }
                 }
             } else {
-                if !link.packets().next().is_some_and(|h| h.t <= now) {
+                if link.packets().next().is_none_or(|h| h.t > now) {
                     return None;
                 }
                 let (p, next) = link.pop_arrival(now);
