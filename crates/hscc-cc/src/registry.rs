@@ -230,7 +230,8 @@ mod tests {
 
     #[test]
     fn reversed_bounds_are_refused_by_check() {
-        let cases: [(&str, (&str, f64), (&str, f64)); 6] = [
+        type Field<'a> = (&'a str, f64);
+        let cases: [(&str, Field, Field); 6] = [
             ("sync", ("beta_min", 0.9), ("beta_max", 0.5)),
             ("sync", ("t_sample_ms", 200.0), ("t_win_ms", 100.0)),
             ("sync", ("th_s2t_mbps", 5.0), ("th_t2s_mbps", 2.0)),

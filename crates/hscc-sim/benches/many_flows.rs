@@ -20,6 +20,7 @@ fn main() {
         tcp: FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()),
         start: 0,
         stop: None,
+        model: WebModel::Transfers,
     };
     let cfg = SimConfig { topology: db.topology, flows, web: vec![web], duration: 60 * SEC, sample_interval: Some(SEC), ..SimConfig::default() };
     let start = Instant::now();

@@ -9,10 +9,10 @@ use serde::Serialize;
 
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
 use crate::udp::{UdpConfig, UdpPattern};
-use crate::web::{SizeDist, WebConfig};
+use crate::web::{SizeDist, WebConfig, WebModel};
 use crate::limits::{MAX_FLOWS, MAX_LINKS, MAX_NODES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_TRACE_VALUES, MAX_UDP_FLOWS, MAX_WEB_PAIRS};
 use crate::tcp::rtt::MAX_RTO;
-use crate::time::{secs, Time, MS, SEC};
+use crate::time::{secs, Time, MS, SEC, US};
 
 /// Largest web response size or mean, bytes (1 TB).
 const MAX_WEB_SIZE: u64 = 1_000_000_000_000;
@@ -27,6 +27,28 @@ pub enum Buffer {
     Bytes(u64),
 }
 
+/// Where a link's random loss acts (docs/notes-links-web.md §1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossPoint {
+    /// Drawn when a packet is offered, before the queue: a lost packet takes
+    /// no queue space and no transmission time (Dummynet's `plr`, ns-2's
+    /// `ErrorModel` in front of a link's queue).
+    #[default]
+    BeforeQueue,
+    /// Drawn when a packet reaches the far end, after the queue: a lost packet
+    /// has waited in the queue and used the link's transmission time (ns-3's
+    /// `PointToPointNetDevice` receive error model).
+    AfterQueue,
+}
+
+/// Largest link-layer framing overhead, bytes.
+pub const MAX_FRAMING: u32 = 65_535;
+/// Shortest and longest service tick of a link (Dummynet's 1/HZ), ps.
+pub const MIN_TICK: Time = US;
+/// Longest service tick, ps.
+pub const MAX_TICK: Time = SEC;
+
 /// One direction of a link.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LinkConfig {
@@ -38,14 +60,26 @@ pub struct LinkConfig {
     pub buffer: Buffer,
     /// Bernoulli loss probability per packet, in [0, 1].
     pub loss: f64,
-    /// Standard deviation of Gaussian delay jitter, ps (packet order is kept).
+    /// Standard deviation of Gaussian delay jitter, ps (packet order is kept
+    /// unless `jitter_reorders`).
     pub jitter: Time,
+    /// Where random loss acts: before the queue (default) or at the far end.
+    pub loss_point: LossPoint,
+    /// Link-layer bytes added to every packet for serialization and byte
+    /// buffers (PPP 2, Ethernet 38 with preamble and gap); 0 by default.
+    pub framing: u32,
+    /// Draw each packet's propagation delay independently (delay + N(0, jitter²),
+    /// truncated at 0), so packets may overtake each other; off by default.
+    pub jitter_reorders: bool,
+    /// Serve the queue in clock ticks of this length, as Dummynet does at
+    /// HZ = 1/tick; 0 (default) serves it continuously.
+    pub tick: Time,
 }
 
 impl LinkConfig {
     /// A lossless, jitter-free link.
     pub fn new(rate_bps: u64, delay: Time, buffer: Buffer) -> LinkConfig {
-        LinkConfig { rate_bps, delay, buffer, loss: 0.0, jitter: 0 }
+        LinkConfig { rate_bps, delay, buffer, loss: 0.0, jitter: 0, loss_point: LossPoint::BeforeQueue, framing: 0, jitter_reorders: false, tick: 0 }
     }
 
     /// The same link with random loss `p`.
@@ -261,6 +295,24 @@ pub(crate) fn check_period(at: &dyn Fn(&str) -> String, start: Time, stop: Optio
     Ok(())
 }
 
+/// Whether web sizes drawn from `d` stay within 1 byte to 1 TB on average.
+fn size_ok(d: &SizeDist) -> bool {
+    let mean_ok = |m: f64| (1.0..=MAX_WEB_SIZE as f64).contains(&m);
+    match *d {
+        SizeDist::Fixed(b) => (1..=MAX_WEB_SIZE).contains(&b),
+        SizeDist::Exponential { mean } => mean_ok(mean),
+        SizeDist::Pareto { shape, mean } => shape.is_finite() && shape > 1.0 && mean_ok(mean),
+        SizeDist::PackmimeRequest | SizeDist::PackmimeResponse => true,
+    }
+}
+
+/// A tick-served link counts its delay in whole ticks, as Dummynet does
+/// (`p->delay = delay_ms * hz / 1000`): refuse a delay it would truncate.
+fn check_whole_ticks(delay: Time, tick: Time, field: &dyn Fn() -> String) -> Result<(), ConfigError> {
+    let allowed = format!("a whole number of ticks ({} s each): a tick-served link counts its delay in ticks, as Dummynet does", secs(tick));
+    check(delay.is_multiple_of(tick), field, format!("{} s", secs(delay)), &allowed)
+}
+
 impl LinkConfig {
     /// Check rate, loss and buffer; `at` names the link in errors.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
@@ -268,6 +320,11 @@ impl LinkConfig {
         check((0.0..=1.0).contains(&self.loss), || format!("{at}.loss"), self.loss, "a probability from 0 to 1")?;
         check(self.delay <= 3600 * SEC, || format!("{at}.delay"), format!("{} s", secs(self.delay)), "at most one hour")?;
         check(self.jitter <= 3600 * SEC, || format!("{at}.jitter"), format!("{} s", secs(self.jitter)), "at most one hour")?;
+        check(self.framing <= MAX_FRAMING, || format!("{at}.framing"), format!("{} bytes", self.framing), "0 to 65535 bytes")?;
+        if self.tick != 0 {
+            check((MIN_TICK..=MAX_TICK).contains(&self.tick), || format!("{at}.tick"), format!("{} s", secs(self.tick)), "0 (continuous) or 1 us to 1 s")?;
+            check_whole_ticks(self.delay, self.tick, &|| format!("{at}.delay"))?;
+        }
         match self.buffer {
             Buffer::Packets(n) => check((1..=MAX_QUEUE_PACKETS).contains(&n), || format!("{at}.buffer"), format!("{n} packets"), "1 to 10^8 packets"),
             Buffer::Bytes(n) => check(n >= 1, || format!("{at}.buffer"), format!("{n} bytes"), "at least 1 byte"),
@@ -315,13 +372,12 @@ impl SimConfig {
             check(!w.clients.iter().any(|c| w.servers.contains(c)), || at("clients"), format!("{:?}", w.clients), "nodes that are not also servers")?;
             check_period(&at, w.start, w.stop, self.duration)?;
             check(w.rate.is_finite() && w.rate >= 1e-6 && w.rate <= 1e7, || at("rate"), num(w.rate), "10^-6 to 10^7 transfers per second")?;
-            let mean_ok = |m: f64| (1.0..=MAX_WEB_SIZE as f64).contains(&m);
-            let ok = match w.size {
-                SizeDist::Fixed(b) => (1..=MAX_WEB_SIZE).contains(&b),
-                SizeDist::Exponential { mean } => mean_ok(mean),
-                SizeDist::Pareto { shape, mean } => shape.is_finite() && shape > 1.0 && mean_ok(mean),
-            };
-            check(ok, || at("size"), format!("{:?}", w.size), "a fixed size or a mean from 1 byte to 10^12 bytes (and a Pareto shape above 1)")?;
+            const SIZES: &str = "a fixed size or a mean from 1 byte to 10^12 bytes (and a Pareto shape above 1), or PackMime's";
+            check(size_ok(&w.size), || at("size"), format!("{:?}", w.size), SIZES)?;
+            if let WebModel::Sessions(m) = &w.model {
+                check(size_ok(&m.request_size), || at("request_size"), format!("{:?}", m.request_size), SIZES)?;
+                check((0.0..=1.0).contains(&m.persistent), || at("persistent"), num(m.persistent), "a probability from 0 to 1 (PackMime's HTTP/1.1: 0.09)")?;
+            }
             w.tcp.validate(&|k: &str| format!("web[{i}].tcp.{k}"))?;
         }
         let links = self.topology.links.len() as u32;
@@ -333,6 +389,10 @@ impl SimConfig {
             }
             if let Some(d) = c.delay {
                 check(d <= 3600 * SEC, || format!("changes[{i}].delay"), format!("{} s", secs(d)), "at most one hour")?;
+                let tick = self.topology.links[c.link as usize].cfg.tick;
+                if tick != 0 {
+                    check_whole_ticks(d, tick, &|| format!("changes[{i}].delay"))?;
+                }
             }
         }
         Ok(())

@@ -168,6 +168,10 @@ const PACKET: f64 = size_of::<crate::packet::Packet>() as f64;
 const QUEUED: f64 = 16.0;
 /// Bytes of a scoreboard entry (send time and flags).
 const SEGMENT: f64 = 16.0;
+/// Bytes of a packet in a reordering link's heap (its key and the packet).
+const PROPAGATING: f64 = 80.0;
+/// Bytes of a session in progress and of its pending step.
+const SESSION: f64 = 96.0;
 /// A delay histogram, 1 ns to 1000 s at 3 significant digits: 31 × 1024 u64 counts.
 const DELAY_HISTOGRAM: f64 = 31.0 * 1024.0 * 8.0;
 /// A web response-time histogram, 1 ns to 10^4 s: 35 × 1024 u64 counts.
@@ -330,20 +334,28 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let active = active_s(w.start, w.stop, cfg.duration);
         let pairs = (w.servers.len() * w.clients.len()) as f64;
         let wire = w.tcp.wire_size() as f64;
+        let shape = WebShape::of(w);
         let mut paths = Vec::new();
         for &s in &w.servers {
             for &c in &w.clients {
                 let (data, acks) = (route(s, c), route(c, s));
-                let bps = (w.rate * w.size.mean() * 8.0 / pairs).min(path_min_rate(&data));
-                for &l in &data {
-                    fixed_bps[l as usize] += bps;
-                }
+                // Responses server → client; requests (sessions) client → server.
                 paths.push(data.clone());
-                sources.push(Source { data, acks, pps: bps / (8.0 * wire), size: wire, ack_ratio: ack_ratio(&w.tcp), active, tcp: true, blame: who.clone() });
+                for (data, acks, bytes) in [(data.clone(), acks.clone(), shape.response_bytes), (acks, data, shape.request_bytes)] {
+                    if bytes == 0.0 {
+                        continue;
+                    }
+                    let bps = (w.rate * bytes * 8.0 / pairs).min(path_min_rate(&data));
+                    for &l in &data {
+                        fixed_bps[l as usize] += bps;
+                    }
+                    sources.push(Source { data, acks, pps: bps / (8.0 * wire), size: wire, ack_ratio: ack_ratio(&w.tcp), active, tcp: true, blame: who.clone() });
+                }
             }
         }
         web_paths.push(paths);
-        let arrivals = w.rate * active;
+        // Arrivals and, for sessions, a step per request and per response.
+        let arrivals = w.rate * active * shape.events_per_arrival;
         evs.web += (2.0 * arrivals) as u64;
         blame.ev(who, 2.0 * arrivals);
     }
@@ -395,24 +407,30 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     // Links: offered load, what they carry, how many packets they hold.
     let mut offered_bps = vec![0.0; nl];
     let mut offered_pps = vec![0.0; nl];
+    // Link framing adds to every packet on the wire.
+    let framing = |l: u32| link(l).cfg.framing as f64;
     for s in &sources {
         for &l in &s.data {
             offered_pps[l as usize] += s.pps;
-            offered_bps[l as usize] += s.pps * s.size * 8.0;
+            offered_bps[l as usize] += s.pps * (s.size + framing(l)) * 8.0;
         }
         for &l in &s.acks {
             offered_pps[l as usize] += s.pps * s.ack_ratio;
-            offered_bps[l as usize] += s.pps * s.ack_ratio * HEADER_BYTES as f64 * 8.0;
+            offered_bps[l as usize] += s.pps * s.ack_ratio * (HEADER_BYTES as f64 + framing(l)) * 8.0;
         }
     }
     let carried = |l: usize| if offered_bps[l] > 0.0 { (rate(l as u32) / offered_bps[l]).min(1.0) } else { 1.0 };
     let mut occupancy = vec![1.0; nl];
+    // Events per packet and hop: a reordering link may wake once more per packet.
+    let hop_events = |l: u32| if reorders(link(l)) { 2.0 } else { 1.0 };
     for s in &sources {
         let mut hop = |l: u32, pps: f64, size: f64, burst: f64| {
+            let c = &t.links[l as usize].cfg;
+            // A tick-served link holds a packet up to one tick longer.
+            let time = delay(l) + 3.0 * secs(c.jitter) + secs(c.tick) + (size + framing(l)) * 8.0 / rate(l);
             let l = l as usize;
-            let time = delay(l as u32) + 3.0 * secs(t.links[l].cfg.jitter) + size * 8.0 / rate(l as u32);
             occupancy[l] += pps * carried(l) * time * burst;
-            pps * carried(l) * s.active
+            pps * carried(l) * s.active * hop_events(l as u32)
         };
         let mut n = 0.0;
         for &l in &s.data {
@@ -442,7 +460,10 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     }
     for l in 0..nl {
         let q = if saturated[l] { queue_pkts(l) } else { 0.0 };
-        let bytes = (occupancy[l] + q) * PACKET * GROW + q * QUEUED * GROW;
+        // A reordering link keeps its packets in a heap with their keys, and
+        // its stale wake-ups in the event queue.
+        let per_packet = if reorders(&t.links[l]) { PROPAGATING + QUEUE_ENTRY } else { PACKET };
+        let bytes = (occupancy[l] + q) * per_packet * GROW + q * QUEUED * GROW;
         mem.packets += bytes as u64;
         let who = if q > occupancy[l] { &o.link_buffer[l] } else { &o.link_rate[l] };
         blame.mem(who, bytes);
@@ -495,16 +516,25 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
                 capacity = capacity.min(rate(l) / (tcp_n[l as usize] + 1.0));
             }
         }
+        let shape = WebShape::of(w);
         let rounds = 2.0 + (1.0 + mean / (w.tcp.init_cwnd as f64 * mss)).log2();
-        let sojourn = rtt * rounds + mean * 8.0 / capacity.max(1.0);
-        let arrivals = w.rate * active;
+        // Sessions: a request (about one round) and the server delay before each response.
+        let sojourn = rtt * rounds + mean * 8.0 / capacity.max(1.0) + shape.per_object_extra_s(rtt);
+        let objects = w.rate * shape.objects;
+        let arrivals = objects * active;
         let served = capacity / (8.0 * mean);
-        let backlog = (w.rate - served).max(0.0) * active;
-        let slots = (w.rate * sojourn + backlog).min(arrivals).min(MAX_WEB_SLOTS as f64).max(1.0);
+        let backlog = (objects - served).max(0.0) * active;
+        let slots = (objects * sojourn + backlog).min(arrivals).min(MAX_WEB_SLOTS as f64).max(1.0);
         slots_total += slots;
         let window = (mean / mss).clamp(w.tcp.init_cwnd as f64, 1e6);
         let bins = size_bins(&w.size, arrivals);
-        let bytes = slots * (size_of::<Flow>() as f64 + window * SEGMENT * GROW) * GROW + bins * WEB_HISTOGRAM + size_of::<WebSource>() as f64;
+        // Sessions waiting between objects (Little's law over their think times).
+        let sessions = (w.rate * shape.session_s).min(w.rate * active).min(MAX_WEB_SLOTS as f64);
+        let bytes = slots * (size_of::<Flow>() as f64 + window * SEGMENT * GROW) * GROW
+            + bins * WEB_HISTOGRAM
+            + size_of::<WebSource>() as f64
+            + sessions * SESSION * GROW
+            + if shape.request_bytes > 0.0 { WEB_HISTOGRAM } else { 0.0 };
         mem.web += bytes as u64;
         blame.mem(who, bytes);
     }
@@ -552,6 +582,64 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     Estimate { memory_bytes, events, memory_field: Blame::top(&blame.memory), events_field: Blame::top(&blame.events), memory: mem, events_by: evs }
 }
 
+/// Whether a link's jitter may reorder its packets (then they live in a heap).
+fn reorders(l: &LinkSpec) -> bool {
+    l.cfg.jitter_reorders && l.cfg.jitter > 0
+}
+
+/// What one arrival of a web source brings, on average.
+struct WebShape {
+    /// Objects (responses) per arrival.
+    objects: f64,
+    /// Response and request bytes per arrival.
+    response_bytes: f64,
+    request_bytes: f64,
+    /// Web-source events per arrival (arrival, request and response steps).
+    events_per_arrival: f64,
+    /// Mean server delay, s (sessions).
+    server_delay_s: f64,
+    /// Mean session duration spent in think times, s.
+    session_s: f64,
+}
+
+impl WebShape {
+    fn of(w: &crate::web::WebConfig) -> WebShape {
+        use crate::web::{packmime, WebModel};
+        match &w.model {
+            WebModel::Transfers => WebShape { objects: 1.0, response_bytes: w.size.mean(), request_bytes: 0.0, events_per_arrival: 1.0, server_delay_s: 0.0, session_s: 0.0 },
+            WebModel::Sessions(m) => {
+                let (objects_persistent, pages) = packmime::mean_objects_pages();
+                let objects = 1.0 - m.persistent + m.persistent * objects_persistent;
+                // Think times of a persistent session: between its pages, and between the objects of a page.
+                let think = m.persistent * ((pages - 1.0) * packmime::mean_gap(packmime::BETWEEN_PAGES) + (objects_persistent - pages) * packmime::mean_gap(packmime::WITHIN_PAGE));
+                let server_delay_s = if m.server_delay { SERVER_DELAY_MEAN_S } else { 0.0 };
+                WebShape {
+                    objects,
+                    response_bytes: objects * w.size.mean(),
+                    request_bytes: objects * m.request_size.mean(),
+                    events_per_arrival: 1.0 + 2.0 * objects,
+                    server_delay_s,
+                    session_s: think + objects * server_delay_s,
+                }
+            }
+        }
+    }
+
+    /// Time an object spends beyond its response's transfer: its request
+    /// (about one round trip) and the server delay.
+    fn per_object_extra_s(&self, rtt: f64) -> f64 {
+        if self.request_bytes > 0.0 {
+            rtt + self.server_delay_s
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Mean of PackMime's server delay, E[1/max(W, 10)] with W ~ Weibull(0.63, 305),
+/// s (numerical integration, checked in the tests).
+const SERVER_DELAY_MEAN_S: f64 = 0.02195;
+
 /// Seconds a source is active within the run.
 fn active_s(start: Time, stop: Option<Time>, duration: Time) -> f64 {
     secs(stop.unwrap_or(duration).min(duration).saturating_sub(start))
@@ -571,6 +659,9 @@ fn size_bins(d: &SizeDist, n: f64) -> f64 {
     let n = n.max(1.0);
     let (lo, hi) = match *d {
         SizeDist::Fixed(b) => (b as f64, b as f64),
+        // Cache validations of 5 bytes up to the download tail (α ≈ 1.23 from 2^15.6 at p = 1 − 2^−5.5).
+        SizeDist::PackmimeResponse => (4.0, 50_000.0 * n.powf(1.0 / 1.23)),
+        SizeDist::PackmimeRequest => (50.0, 1_000.0 * n.powf(1.0 / 1.5)),
         SizeDist::Exponential { mean } => ((mean / n).max(1.0), mean * n.ln().max(1.0)),
         SizeDist::Pareto { shape, mean } => {
             let scale = mean * (shape - 1.0) / shape;
@@ -589,6 +680,18 @@ mod tests {
         assert_eq!(bytes(3_700_000_000), "3.7 GB");
         assert_eq!(bytes(512_000_000), "512 MB");
         assert_eq!(bytes(64_000), "64 kB");
+    }
+
+    #[test]
+    fn the_server_delay_mean_is_that_of_packmimes_weibull() {
+        // E[1/max(W, 10)] = ∫ min(1/w, 1/10) f(w) dw for W ~ Weibull(shape 0.63, scale 305).
+        let (k, lambda) = (0.63f64, 305.0f64);
+        let pdf = |w: f64| k / lambda * (w / lambda).powf(k - 1.0) * (-(w / lambda).powf(k)).exp();
+        let below = 1.0 - (-(10.0 / lambda).powf(k)).exp();
+        let (n, top) = (2_000_000, 100_000.0);
+        let above: f64 = (0..n).map(|i| 10.0 + (i as f64 + 0.5) * (top - 10.0) / n as f64).map(|w| pdf(w) / w * (top - 10.0) / n as f64).sum();
+        let mean = below / 10.0 + above;
+        assert!((mean - SERVER_DELAY_MEAN_S).abs() < 2e-4, "{mean}");
     }
 
     #[test]

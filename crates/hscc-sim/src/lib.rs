@@ -45,7 +45,7 @@ pub mod topology;
 pub mod udp;
 pub mod web;
 
-pub use config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+pub use config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
 pub use estimate::Estimate;
 pub use limits::BuildLimits;
 pub use results::RunResult;
@@ -54,7 +54,7 @@ pub use sim::Sim;
 
 /// Everything needed to build and run a scenario.
 pub mod prelude {
-    pub use crate::config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+    pub use crate::config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
     pub use crate::metrics::bandwidth_stolen;
     pub use crate::results::RunResult;
     pub use crate::sim::Sim;
@@ -62,6 +62,6 @@ pub mod prelude {
     pub use crate::time::{from_secs, secs, Time, MS, NS, SEC, US};
     pub use crate::topology::{dumbbell, parking_lot, AccessSpec, Dumbbell, ParkingLot};
     pub use crate::udp::{UdpConfig, UdpPattern};
-    pub use crate::web::{SizeDist, WebConfig};
+    pub use crate::web::{Sessions, SizeDist, WebConfig, WebModel};
     pub use hscc_cc::CcParams;
 }

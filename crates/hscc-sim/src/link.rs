@@ -15,13 +15,30 @@
 //! as ns-2's DropTail does. Serialization time is computed in integer
 //! picoseconds with the remainder carried from packet to packet, so a link
 //! delivers exactly its rate over any run length (no drift at 700 Mbit/s).
+//!
+//! Options (docs/notes-links-web.md, each off by default and free when off):
+//! - **loss point**: random loss before the queue (default) or at the far end,
+//!   after the packet used the queue and the transmitter (ns-3's receive error
+//!   model);
+//! - **framing**: link-layer bytes added to every packet for serialization and
+//!   byte buffers;
+//! - **reordering jitter**: each packet's propagation delay drawn on its own,
+//!   so packets may overtake each other. The propagating packets are then kept
+//!   in a heap ordered by arrival, with one pending wake-up in the event queue
+//!   (O(log n) per packet, no allocation once the heap has grown);
+//! - **ticks**: the queue served in clock ticks as Dummynet serves a pipe at
+//!   HZ = 1/tick: every tick the link earns rate × tick bits of credit and
+//!   releases, at the tick, every queued packet the credit pays for; departure
+//!   times are still fixed at enqueue (the credit chain is FIFO), so the FIFO
+//!   and its single head event stay.
 
-use std::collections::VecDeque;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
 
 use rand::Rng as _;
 use rand_distr::{Distribution, StandardNormal};
 
-use crate::config::{Buffer, LinkConfig};
+use crate::config::{Buffer, LinkConfig, LossPoint};
 use crate::event::{Event, EventQueue};
 use crate::limits::MAX_QUEUE_PACKETS;
 use crate::packet::{Packet, SLOW_START};
@@ -38,7 +55,12 @@ pub struct Link {
     pub delay: Time,
     limit_pkts: u64,
     limit_bytes: u64,
+    /// A packet is lost before the queue when a uniform u64 falls below this.
     loss_threshold: u64,
+    /// … and at the far end when it falls below this (one of the two is 0).
+    loss_after: u64,
+    /// Link-layer bytes added to every packet.
+    pub framing: u32,
     jitter_ps: f64,
     rng: Rng,
     waiting: VecDeque<(Time, u32)>,
@@ -49,6 +71,14 @@ pub struct Link {
     ser_cache: [(u32, u64, u64); 2],
     line: VecDeque<Packet>,
     last_arrival: Time,
+    /// Tick service (Dummynet); `len == 0`: continuous.
+    ticks: Ticks,
+    /// Propagating packets in arrival order when jitter may reorder them.
+    reorder: Option<Reorder>,
+    /// Ticks, reordering or framing: offers take [`Link::offer_with_options`].
+    options: bool,
+    /// Reordering or loss after the queue: arrivals take the caller's slower path.
+    special_arrivals: bool,
     /// Node at the far end.
     pub to: u32,
     /// Counters since the start of the run.
@@ -56,8 +86,68 @@ pub struct Link {
     /// Queuing-delay distribution (recorded only for monitored links).
     pub qdelay: Option<DelayHistogram>,
     /// Σ bytes × queuing delay (bytes·ps) of packets that entered the queue:
-    /// by Little's law, divided by the run length it is the mean backlog in bytes.
+    /// by Little's law, divided by the run length it is the mean backlog in
+    /// bytes (frames: packet plus framing, as the byte limit counts them).
     pub queue_byte_time: u128,
+}
+
+/// Dummynet's per-pipe credit state: ip_dummynet.c's `q->numbytes` (credit,
+/// here in bit·ps/s so that a tick earns rate × tick and a packet costs
+/// bytes·8·SEC) and `q->sched_time` (the tick the credit was last counted at).
+#[derive(Clone, Copy, Debug, Default)]
+struct Ticks {
+    /// Tick length, ps (0: continuous service).
+    len: Time,
+    /// Credit left after the last release.
+    credit: u128,
+    /// Index of the tick of the last release.
+    last: u64,
+}
+
+/// A propagating packet keyed by (arrival time, link sequence number).
+#[derive(Clone, Copy, Debug)]
+struct Propagating {
+    key: u128,
+    p: Packet,
+}
+
+impl Propagating {
+    fn arrival(&self) -> Time {
+        (self.key >> 64) as Time
+    }
+    fn seq(&self) -> u64 {
+        self.key as u64
+    }
+}
+
+impl PartialEq for Propagating {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl Eq for Propagating {}
+impl PartialOrd for Propagating {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Propagating {
+    // Reversed: BinaryHeap is a max-heap, the earliest arrival comes first;
+    // equal arrivals leave in the order they entered the link.
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.key.cmp(&self.key)
+    }
+}
+
+/// The propagation stage of a link whose jitter may reorder packets.
+#[derive(Debug, Default)]
+struct Reorder {
+    heap: BinaryHeap<Propagating>,
+    /// Packets that entered the link so far (the tie-break of equal arrivals).
+    seq: u64,
+    /// Time of the latest wake-up pushed to the event queue; entries pushed
+    /// earlier for later times become harmless no-ops.
+    wake: Time,
 }
 
 /// What happened to a packet offered to a link.
@@ -80,13 +170,20 @@ impl Link {
             Buffer::Bytes(b) => (MAX_QUEUE_PACKETS, b),
         };
         // A packet is lost when a uniform u64 falls below p·2^64.
-        let loss_threshold = if cfg.loss >= 1.0 { u64::MAX } else { (cfg.loss * 18_446_744_073_709_551_616.0) as u64 };
+        let threshold = if cfg.loss >= 1.0 { u64::MAX } else { (cfg.loss * 18_446_744_073_709_551_616.0) as u64 };
+        let reorders = cfg.jitter_reorders && cfg.jitter > 0;
+        let (loss_threshold, loss_after) = match cfg.loss_point {
+            LossPoint::BeforeQueue => (threshold, 0),
+            LossPoint::AfterQueue => (0, threshold),
+        };
         Link {
             rate_bps: cfg.rate_bps,
             delay: cfg.delay,
             limit_pkts,
             limit_bytes,
             loss_threshold,
+            loss_after,
+            framing: cfg.framing,
             jitter_ps: cfg.jitter as f64,
             rng,
             waiting: VecDeque::new(),
@@ -96,6 +193,11 @@ impl Link {
             ser_cache: [(0, 0, 0); 2],
             line: VecDeque::new(),
             last_arrival: 0,
+            ticks: Ticks { len: cfg.tick, ..Ticks::default() },
+            // Without jitter every packet has the same delay: nothing to reorder.
+            reorder: reorders.then(Reorder::default),
+            options: cfg.tick != 0 || reorders || cfg.framing != 0,
+            special_arrivals: reorders || loss_after != 0,
             to,
             counters: LinkCounters::default(),
             qdelay: monitored.then(DelayHistogram::new),
@@ -121,7 +223,7 @@ impl Link {
         self.waiting.len()
     }
 
-    /// Bytes waiting in the queue at the last [`Link::drain`].
+    /// Bytes waiting in the queue at the last [`Link::drain`] (frames: packets plus framing).
     #[inline]
     pub fn queue_bytes(&self) -> u64 {
         self.queue_bytes
@@ -130,18 +232,42 @@ impl Link {
     /// Packets on the link: queued, being serialized or propagating.
     #[inline]
     pub fn in_flight(&self) -> usize {
-        self.line.len()
+        self.line.len() + self.reorder.as_ref().map_or(0, |r| r.heap.len())
     }
 
-    /// Every packet on the link.
+    /// Every packet on the link (in arrival order unless the link reorders).
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.line.iter()
+        self.line.iter().chain(self.reorder.iter().flat_map(|r| r.heap.iter().map(|e| &e.p)))
+    }
+
+    /// Whether propagating packets may overtake each other: arrivals come
+    /// from [`Link::pop_due`] and [`Link::rearm`], not [`Link::pop_arrival`].
+    #[inline]
+    pub fn reorders(&self) -> bool {
+        self.reorder.is_some()
+    }
+
+    /// Whether arrivals need more than [`Link::pop_arrival`]: the link
+    /// reorders, or may lose packets at its far end ([`Link::corrupted`]).
+    #[inline]
+    pub fn special_arrivals(&self) -> bool {
+        self.special_arrivals
+    }
+
+    /// Bytes the transmitter has sent over the link's wire so far (packets that
+    /// reached the far end, with their framing): the link was busy for
+    /// `wire_bytes · 8 / rate` seconds.
+    pub fn wire_bytes(&self) -> u64 {
+        self.counters.tx_bytes + self.framing as u64 * self.counters.tx_packets
     }
 
     /// Offer a packet arriving at this link at `now` as hop `hop` of its route.
     /// `id` is this link's index.
     #[inline]
     pub fn offer(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
+        if self.options {
+            return self.offer_with_options(p, hop, now, id, q);
+        }
         if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
             self.counters.drops_random += 1;
             return Offer::RandomDrop;
@@ -150,11 +276,7 @@ impl Link {
         let start = self.busy_until.max(now);
         if start > now {
             if self.waiting.len() as u64 >= self.limit_pkts || self.queue_bytes + p.size as u64 > self.limit_bytes {
-                self.counters.drops_queue += 1;
-                if p.flags & SLOW_START != 0 {
-                    self.counters.drops_queue_slow_start += 1;
-                }
-                return Offer::QueueDrop;
+                return self.queue_drop(p);
             }
             self.waiting.push_back((start, p.size));
             self.queue_bytes += p.size as u64;
@@ -180,6 +302,121 @@ impl Link {
         slot.t = arrival;
         slot.hop = hop;
         Offer::Accepted
+    }
+
+    #[cold]
+    fn queue_drop(&mut self, p: &Packet) -> Offer {
+        self.counters.drops_queue += 1;
+        if p.flags & SLOW_START != 0 {
+            self.counters.drops_queue_slow_start += 1;
+        }
+        Offer::QueueDrop
+    }
+
+    /// [`Link::offer`] on a link served in ticks, whose jitter reorders or
+    /// with framing: out of line, so that the common path stays as it was.
+    #[inline(never)]
+    fn offer_with_options(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
+        if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
+            self.counters.drops_random += 1;
+            return Offer::RandomDrop;
+        }
+        self.drain(now);
+        let wire = p.size + self.framing;
+        // When the packet leaves the queue; with ticks, also the credit chain after it.
+        let (start, tick) = if self.ticks.len == 0 { (self.busy_until.max(now), None) } else { self.tick_release(wire, now) };
+        if start > now {
+            if self.waiting.len() as u64 >= self.limit_pkts || self.queue_bytes + wire as u64 > self.limit_bytes {
+                return self.queue_drop(p);
+            }
+            self.waiting.push_back((start, wire));
+            self.queue_bytes += wire as u64;
+        }
+        self.record_qdelay(start - now);
+        self.queue_byte_time += wire as u128 * (start - now) as u128;
+        // Where propagation starts: the end of transmission, or the tick the
+        // credit released the packet at (Dummynet's delay line counts from the
+        // tick, so a packet released at once mid-tick can arrive "early").
+        let base = match tick {
+            None => {
+                self.busy_until = start.saturating_add(self.serialization(wire));
+                self.busy_until
+            }
+            Some((credit, last)) => {
+                (self.ticks.credit, self.ticks.last) = (credit, last);
+                last.saturating_mul(self.ticks.len)
+            }
+        };
+        let mut arrival = base.saturating_add(self.delay).max(now);
+        if self.jitter_ps > 0.0 {
+            let z: f64 = StandardNormal.sample(&mut self.rng);
+            let d = (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time;
+            arrival = base.saturating_add(d).max(now);
+            if self.reorder.is_none() {
+                arrival = arrival.max(self.last_arrival);
+            }
+        }
+        if let Some(r) = &mut self.reorder {
+            let mut e = Propagating { key: (arrival as u128) << 64 | r.seq as u128, p: *p };
+            e.p.t = arrival;
+            e.p.hop = hop;
+            r.seq += 1;
+            r.heap.push(e);
+            if r.wake <= now || arrival < r.wake {
+                r.wake = arrival;
+                q.push(arrival, Event::LinkArrive(id));
+            }
+            return Offer::Accepted;
+        }
+        self.last_arrival = arrival;
+        if self.line.is_empty() {
+            q.push(arrival, Event::LinkArrive(id));
+        }
+        self.line.push_back(*p);
+        let slot = self.line.back_mut().expect("just pushed");
+        slot.t = arrival;
+        slot.hop = hop;
+        Offer::Accepted
+    }
+
+    /// Dummynet's release of a `wire`-byte frame offered at `now` to a tick-served
+    /// queue: the time it leaves the queue, and the credit and tick index after
+    /// it. FreeBSD's ip_dummynet.c (docs/notes-links-web.md §4): each tick the
+    /// pipe earns `bandwidth` (rate × tick here) and `ready_event` moves queued
+    /// packets to the delay line while the credit pays for them, carrying what
+    /// is left; a packet finding the queue empty is scheduled `set_ticks` =
+    /// ⌈(cost − credit)/bandwidth⌉ ticks after the current one (released at
+    /// once if that is 0), and the credit restarts from 0 when the queue went
+    /// idle in an earlier tick (`q->numbytes = 0` if `q_time < curr_time`).
+    #[inline]
+    fn tick_release(&self, wire: u32, now: Time) -> (Time, Option<(u128, u64)>) {
+        if !self.waiting.is_empty() {
+            let (release, chain) = self.tick_release_after(wire);
+            return (release, Some(chain));
+        }
+        let k = now / self.ticks.len;
+        let credit = if self.ticks.last == k { self.ticks.credit } else { 0 };
+        let (wait, credit, tick) = self.tick_chain(credit, k, wire);
+        let release = if wait == 0 { now } else { tick.saturating_mul(self.ticks.len) };
+        (release, Some((credit, tick)))
+    }
+
+    /// The next release of a backlogged tick-served queue: the chain continues
+    /// from the last release.
+    fn tick_release_after(&self, wire: u32) -> (Time, (u128, u64)) {
+        let (_, credit, tick) = self.tick_chain(self.ticks.credit, self.ticks.last, wire);
+        (tick.saturating_mul(self.ticks.len), (credit, tick))
+    }
+
+    /// With `credit` at tick `from`, a `wire`-byte frame is paid for `wait`
+    /// ticks later (Dummynet's `set_ticks`), leaving `credit'`: (wait, credit', tick).
+    #[inline]
+    fn tick_chain(&self, credit: u128, from: u64, wire: u32) -> (u128, u128, u64) {
+        let per_tick = self.rate_bps as u128 * self.ticks.len as u128;
+        let cost = wire as u128 * 8 * SEC as u128;
+        let wait = cost.saturating_sub(credit).div_ceil(per_tick);
+        let tick = from.saturating_add(wait.min(u64::MAX as u128) as u64);
+        (wait, credit + wait * per_tick - cost, tick)
     }
 
     #[inline]
@@ -232,45 +469,129 @@ impl Link {
         (p, self.line.front().map(|n| n.t))
     }
 
+    /// Whether the packet that just arrived is lost at the far end (loss point
+    /// after the queue): it has crossed the link and counts as sent, and as a
+    /// random drop. One comparison when the option is off.
+    #[inline]
+    pub fn corrupted(&mut self) -> bool {
+        if self.loss_after != 0 && self.rng.random::<u64>() < self.loss_after {
+            self.counters.drops_random += 1;
+            return true;
+        }
+        false
+    }
+
+    /// On a reordering link: the propagating packet due at `now` with the
+    /// earliest arrival, if any (call until `None`, then [`Link::rearm`]).
+    #[inline]
+    pub fn pop_due(&mut self, now: Time) -> Option<Packet> {
+        let r = self.reorder.as_mut()?;
+        if r.heap.peek()?.arrival() > now {
+            return None;
+        }
+        let e = r.heap.pop().expect("peeked");
+        self.counters.tx_packets += 1;
+        self.counters.tx_bytes += e.p.size as u64;
+        Some(e.p)
+    }
+
+    /// On a reordering link, after [`Link::pop_due`]: make sure a wake-up is
+    /// pending for the next arrival.
+    #[inline]
+    pub fn rearm(&mut self, now: Time, id: u32, q: &mut EventQueue) {
+        let Some(r) = &mut self.reorder else { return };
+        if let Some(next) = r.heap.peek().map(Propagating::arrival) {
+            if r.wake <= now || next < r.wake {
+                r.wake = next;
+                q.push(next, Event::LinkArrive(id));
+            }
+        }
+    }
+
     /// Change the rate at `now`: the packet being serialized finishes at the
     /// old rate; queued packets are rescheduled at the new one.
     pub fn set_rate(&mut self, now: Time, rate_bps: u64) {
         self.rate_bps = rate_bps;
         self.tx_remainder = 0;
         self.ser_cache = [(0, 0, 0); 2];
-        self.reschedule_queue(now);
+        self.reschedule_queue(now, true);
     }
 
     /// Change the propagation delay at `now`: packets already propagating keep
     /// their arrival times; the others use the new delay, never arriving before
-    /// a packet ahead of them (the link stays FIFO).
+    /// a packet ahead of them (unless the link reorders).
     pub fn set_delay(&mut self, now: Time, delay: Time) {
         self.delay = delay;
-        self.reschedule_queue(now);
+        self.reschedule_queue(now, false);
     }
 
-    /// Recompute transmission starts and arrivals of the packets still queued.
-    /// They are the last `waiting.len()` packets of the FIFO, back to back
-    /// behind the one being serialized (whose arrival, the FIFO head's or
-    /// later, does not change, so the scheduled head event stays valid).
-    fn reschedule_queue(&mut self, now: Time) {
+    /// Recompute transmission starts (on a rate change) and arrivals of the
+    /// packets still queued. Continuous service: they are back to back behind
+    /// the one being serialized, whose arrival does not change. Tick service:
+    /// the first queued packet keeps its release tick (Dummynet's pending
+    /// `ready_event`) and its arrival; on a new rate the credit restarts from
+    /// 0 at that tick for the packets behind it; a new delay keeps the release
+    /// ticks. On a FIFO link the queued packets are the last `waiting.len()` of
+    /// the FIFO and the scheduled head event stays valid; on a reordering link
+    /// they are the last `waiting.len()` to have entered it, found by sequence
+    /// number, and their jitter is drawn again (call [`Link::rearm`] after).
+    fn reschedule_queue(&mut self, now: Time, new_rate: bool) {
         self.drain(now);
         let n = self.waiting.len();
         if n == 0 {
             return;
         }
-        let base = self.line.len() - n;
-        debug_assert!(base >= 1, "a queued packet waits behind one in service");
-        let mut t = self.waiting[0].0;
-        let mut last = self.line[base - 1].t;
-        for i in 0..n {
-            let size = self.waiting[i].1;
-            self.waiting[i].0 = t;
-            t += self.serialization(size);
-            last = (t + self.delay).max(last);
-            self.line[base + i].t = last;
+        let len = self.ticks.len;
+        if len == 0 {
+            let mut t = self.waiting[0].0;
+            for i in 0..n {
+                let size = self.waiting[i].1;
+                self.waiting[i].0 = t;
+                t += self.serialization(size);
+            }
+            self.busy_until = t;
+        } else if new_rate {
+            self.ticks.credit = 0;
+            self.ticks.last = self.waiting[0].0 / len;
+            for i in 1..n {
+                let (t, chain) = self.tick_release_after(self.waiting[i].1);
+                (self.ticks.credit, self.ticks.last) = chain;
+                self.waiting[i].0 = t;
+            }
         }
-        self.busy_until = t;
+        // Where queued packet i's propagation starts.
+        let base = |link: &Link, i: usize| -> Time {
+            match (len, link.waiting.get(i + 1)) {
+                (0, Some(&(next, _))) => next,
+                (0, None) => link.busy_until,
+                _ => link.waiting[i].0,
+            }
+        };
+        if let Some(mut r) = self.reorder.take() {
+            let bases: Vec<Time> = (0..n).map(|i| base(self, i)).collect();
+            let first = r.seq - n as u64;
+            let mut v = std::mem::take(&mut r.heap).into_vec();
+            for e in v.iter_mut().filter(|e| e.seq() >= first) {
+                let z: f64 = StandardNormal.sample(&mut self.rng);
+                let d = (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time;
+                let arrival = bases[(e.seq() - first) as usize].saturating_add(d).max(now);
+                e.key = (arrival as u128) << 64 | e.seq() as u128;
+                e.p.t = arrival;
+            }
+            r.heap = BinaryHeap::from(v);
+            r.wake = now; // so that `rearm` schedules the new earliest arrival
+            self.reorder = Some(r);
+            return;
+        }
+        let first = self.line.len() - n;
+        debug_assert!(len != 0 || first >= 1, "a queued packet waits behind one in service");
+        // A tick-served head keeps its arrival: its event is already scheduled.
+        let keep = usize::from(first == 0);
+        let mut last = if first > 0 { self.line[first - 1].t } else { self.line[0].t };
+        for i in keep..n {
+            last = base(self, i).saturating_add(self.delay).max(last);
+            self.line[first + i].t = last;
+        }
         self.last_arrival = last;
     }
 }

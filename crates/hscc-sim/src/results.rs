@@ -32,13 +32,14 @@ pub struct LinkTrace {
     pub name: String,
     /// Packets waiting at the sample.
     pub queue_pkts: Vec<u64>,
-    /// Bytes waiting at the sample.
+    /// Bytes waiting at the sample (frames: packets plus the link's framing).
     pub queue_bytes: Vec<u64>,
     /// Mean queuing delay of packets that left the queue during the interval, s.
     pub qdelay_s: Vec<f64>,
     /// Packets dropped (queue full or random) during the interval.
     pub drops: Vec<u64>,
-    /// Fraction of the interval the link spent transmitting.
+    /// Fraction of the interval the link spent transmitting (bytes that reached
+    /// the far end, with the link's framing, over rate × interval).
     pub utilization: Vec<f64>,
 }
 
@@ -113,8 +114,8 @@ impl Traces {
             t.queue_bytes.push(l.queue_bytes());
             t.qdelay_s.push(if n > n0 { (sum - sum0) / (n - n0) as f64 } else { 0.0 });
             t.drops.push(drops - drops0);
-            t.utilization.push(((l.counters.tx_bytes - tx0) as f64 * 8.0 / (l.rate_bps as f64 * dt)).min(1.0));
-            self.last_link[k] = (l.counters.tx_bytes, drops, n, sum);
+            t.utilization.push(((l.wire_bytes() - tx0) as f64 * 8.0 / (l.rate_bps as f64 * dt)).min(1.0));
+            self.last_link[k] = (l.wire_bytes(), drops, n, sum);
         }
     }
 }
@@ -130,7 +131,8 @@ pub struct FlowResult {
     pub src: String,
     /// Receiving node name.
     pub dst: String,
-    /// Round-trip propagation and serialization delay of the path, s.
+    /// Round-trip propagation and serialization delay of the path (framing
+    /// included; a tick-served link counted as continuous), s.
     pub base_rtt_s: f64,
     /// Start time, s.
     pub start_s: f64,
@@ -165,7 +167,9 @@ pub struct LinkResult {
     pub to: String,
     /// Rate, bit/s.
     pub rate_bps: u64,
-    /// Fraction of the run spent transmitting.
+    /// Fraction of the run spent transmitting: bytes that reached the far end
+    /// (lost there too, with the loss point after the queue), with the link's
+    /// framing, × 8 over rate × run length.
     pub utilization: f64,
     /// Counters.
     pub counters: LinkCounters,
@@ -179,7 +183,7 @@ pub struct LinkResult {
     pub max_qdelay_s: f64,
     /// Time-averaged backlog in packets (Little's law: Σ queuing delay / run time; monitored links).
     pub mean_queue_pkts: f64,
-    /// Time-averaged backlog in bytes.
+    /// Time-averaged backlog in bytes (frames: packets plus the link's framing).
     pub mean_queue_bytes: f64,
     /// Mean backlog over the buffer size (packets or bytes, as the limit is set).
     pub normalized_occupancy: f64,
@@ -228,7 +232,7 @@ impl RunResult {
                 let path = |route: u32, size: u32| -> Time {
                     sim.path(route).iter().map(|&l| {
                         let c = &topo.links[l as usize].cfg;
-                        c.delay + size as u64 * 8 * SEC / c.rate_bps
+                        c.delay + (size + c.framing) as u64 * 8 * SEC / c.rate_bps
                     }).sum()
                 };
                 let base = path(f.data_route, fc.wire_size()) + path(f.ack_route, crate::packet::HEADER_BYTES);
@@ -271,7 +275,7 @@ impl RunResult {
                     from: topo.nodes[spec.from as usize].clone(),
                     to: topo.nodes[spec.to as usize].clone(),
                     rate_bps: spec.cfg.rate_bps,
-                    utilization: if now > 0 { (l.counters.tx_bytes as f64 * 8.0 / (l.rate_bps as f64 * secs(now))).min(1.0) } else { 0.0 },
+                    utilization: if now > 0 { (l.wire_bytes() as f64 * 8.0 / (l.rate_bps as f64 * secs(now))).min(1.0) } else { 0.0 },
                     counters: l.counters,
                     monitored: h.is_some(),
                     mean_qdelay_s: h.map_or(0.0, |h| h.mean_s()),
@@ -292,7 +296,14 @@ impl RunResult {
             .web
             .iter()
             .enumerate()
-            .map(|(i, w)| WebResult { id: i as u32, started: w.stats.started, completed: w.stats.completed, refused: w.stats.refused, bins: w.stats.summary() })
+            .map(|(i, w)| WebResult {
+                id: i as u32,
+                started: w.stats.started,
+                completed: w.stats.completed,
+                refused: w.stats.refused,
+                bins: w.stats.summary(),
+                sessions: matches!(w.cfg.model, crate::web::WebModel::Sessions(_)).then(|| w.stats.sessions()),
+            })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         RunResult {

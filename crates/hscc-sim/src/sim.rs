@@ -14,7 +14,7 @@ use crate::tcp::sender::Wire;
 use crate::tcp::{Receiver, Sender};
 use crate::time::Time;
 use crate::udp::{UdpSink, UdpSource};
-use crate::web::WebSource;
+use crate::web::{Due, Object, Step, WebModel, WebSource};
 
 /// Network-wide packet accounting, for conservation checks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,6 +63,17 @@ impl Net {
     }
 }
 
+impl Net {
+    /// A packet lost at the far end of a link (loss point after the queue).
+    #[cold]
+    fn lost_on_arrival(&mut self, p: &Packet) {
+        self.counters.dropped_random += 1;
+        if p.kind == Kind::Udp {
+            self.udp_in_network -= 1;
+        }
+    }
+}
+
 /// Shortest paths between node pairs, computed once per pair.
 #[derive(Debug, Default)]
 pub struct Routes {
@@ -95,15 +106,22 @@ impl Routes {
 pub struct WebTransfer {
     /// Index of its web source.
     pub source: u32,
-    /// Response size, bytes.
+    /// Bytes (a response, or a session's request).
     pub size: u64,
-    /// Arrival time.
+    /// Arrival time (session model: when the object's request was sent).
     pub start: Time,
+    /// Its session ([`NO_SESSION`] in the transfer model).
+    pub session: u32,
+    /// Whether it carries a request (client to server) rather than a response.
+    pub request: bool,
     /// Whether the client has received every byte (response time recorded).
     pub received: bool,
     /// Whether the slot has been released for reuse.
     pub freed: bool,
 }
+
+/// [`WebTransfer::session`] of a transfer that belongs to no session.
+pub const NO_SESSION: u32 = u32::MAX;
 
 /// One TCP flow slot: its endpoints and routes.
 pub struct Flow {
@@ -236,9 +254,11 @@ impl Sim {
             }
             let id = (1u64 << 32) + i as u64;
             let mut source = WebSource::new(w.clone(), component_rng(cfg.seed, Component::Traffic, id));
-            if let Some(t0) = source.next_arrival(w.start) {
+            let t0 = source.next_arrival(w.start);
+            if let Some(t0) = t0 {
                 q.push(t0, Event::WebArrival(i as u32));
             }
+            source.set_next_session(t0);
             web.push(source);
         }
         for (i, c) in cfg.changes.iter().enumerate() {
@@ -297,10 +317,22 @@ impl Sim {
         let now = self.net.now;
         match ev {
             Event::LinkArrive(l) => {
+                // One call site of `arrive`, so that it stays inlined here.
+                let special = self.net.links[l as usize].special_arrivals();
                 let mut now = now;
                 loop {
-                    let (p, next) = self.net.links[l as usize].pop_arrival(now);
+                    let (p, next) = if special {
+                        match self.special_arrival(l, now) {
+                            Some(p) => (p, None),
+                            None => break,
+                        }
+                    } else {
+                        self.net.links[l as usize].pop_arrival(now)
+                    };
                     self.arrive(p);
+                    if special {
+                        continue;
+                    }
                     let Some(t) = next else { break };
                     // The link's next packet arrives strictly before every other
                     // event: handle it now rather than through the heap (the
@@ -356,7 +388,10 @@ impl Sim {
                     self.net.q.push(t, Event::UdpSend(u));
                 }
             }
-            Event::WebArrival(w) => self.web_arrival(w),
+            Event::WebArrival(w) => match self.web[w as usize].cfg.model {
+                WebModel::Transfers => self.web_arrival(w),
+                WebModel::Sessions(_) => self.web_session_event(w),
+            },
             Event::LinkChange(i) => {
                 let c = &self.cfg.changes[i as usize];
                 let link = &mut self.net.links[c.link as usize];
@@ -366,6 +401,7 @@ impl Sim {
                 if let Some(d) = c.delay {
                     link.set_delay(now, d);
                 }
+                link.rearm(now, c.link, &mut self.net.q);
             }
             Event::Sample => {
                 for l in &mut self.net.links {
@@ -380,8 +416,44 @@ impl Sim {
         }
     }
 
+    /// The next packet to deliver at `now` from a link that reorders or may
+    /// lose packets at its far end (loss point after the queue); `None` when
+    /// none is left, the next wake-up scheduled. Out of line, so that the
+    /// common path stays as short as it was.
+    #[inline(never)]
+    fn special_arrival(&mut self, l: u32, now: Time) -> Option<Packet> {
+        loop {
+            let link = &mut self.net.links[l as usize];
+            let p = if link.reorders() {
+                match link.pop_due(now) {
+                    Some(p) => p,
+                    None => {
+                        link.rearm(now, l, &mut self.net.q);
+                        return None;
+                    }
+                }
+            } else {
+                if link.packets().next().is_none_or(|h| h.t > now) {
+                    return None;
+                }
+                let (p, next) = link.pop_arrival(now);
+                if let Some(t) = next.filter(|&t| t > now) {
+                    self.net.q.push(t, Event::LinkArrive(l));
+                }
+                p
+            };
+            if self.net.links[l as usize].corrupted() {
+                self.net.lost_on_arrival(&p);
+                continue;
+            }
+            return Some(p);
+        }
+    }
+
     /// A packet reached the far end of a link: forward it or deliver it.
-    #[inline]
+    /// Always inlined into its one caller, the event loop (LLVM stopped doing
+    /// it on its own once `dispatch` grew, for 1 % more instructions).
+    #[inline(always)]
     fn arrive(&mut self, p: Packet) {
         let route = match p.kind {
             Kind::Udp => self.udp[p.flow as usize].route,
@@ -407,7 +479,7 @@ impl Sim {
         }
     }
 
-    #[inline]
+    #[inline(always)] // into `arrive`, as LLVM did before `dispatch` grew
     fn deliver(&mut self, p: Packet) {
         let now = self.net.now;
         if p.kind == Kind::Udp {
@@ -424,12 +496,7 @@ impl Sim {
             }
             _ => {
                 let action = flow.receiver.on_data(&p, now);
-                if let Some(w) = &mut flow.web {
-                    if !w.received && flow.receiver.delivered_bytes >= w.size {
-                        w.received = true;
-                        self.web[w.source as usize].stats.record(w.size, now - w.start);
-                    }
-                }
+                let web_done = flow.web.as_ref().is_some_and(|w| !w.received && flow.receiver.delivered_bytes >= w.size);
                 match action {
                     RxAction::AckNow => self.send_ack(f),
                     RxAction::Delay(t) => {
@@ -437,6 +504,9 @@ impl Sim {
                             flow.receiver.delack.arm(t, &mut self.net.q, Event::DelAck(f));
                         }
                     }
+                }
+                if web_done {
+                    self.web_received(f);
                 }
             }
         }
@@ -463,13 +533,12 @@ impl Sim {
         let now = self.net.now;
         let source = &mut self.web[w as usize];
         let tr = source.transfer();
-        let mut cfg: FlowConfig = source.cfg.tcp.clone();
-        (cfg.src, cfg.dst, cfg.size, cfg.start, cfg.stop) = (tr.src, tr.dst, Some(tr.size), now, None);
         if let Some(t) = source.next_arrival(now) {
             self.net.q.push(t, Event::WebArrival(w));
         }
+        let free = self.web_slot_free();
         let stats = &mut self.web[w as usize].stats;
-        if self.free.is_empty() && self.flows.len() - self.cfg.flows.len() >= MAX_WEB_SLOTS {
+        if !free {
             // Every slot busy: the server refuses the connection (counted), so
             // memory stays bounded whatever the arrival rate.
             stats.refused += 1;
@@ -477,10 +546,26 @@ impl Sim {
         }
         stats.started += 1;
         let started = stats.started;
+        let transfer = WebTransfer { source: w, size: tr.size, start: now, session: NO_SESSION, request: false, received: false, freed: false };
+        self.open_web_flow(tr.src, tr.dst, started, transfer);
+    }
+
+    /// Whether a web transfer can have a flow slot ([`MAX_WEB_SLOTS`]).
+    fn web_slot_free(&self) -> bool {
+        !self.free.is_empty() || self.flows.len() - self.cfg.flows.len() < MAX_WEB_SLOTS
+    }
+
+    /// Start web transfer `t` from `src` to `dst` now, in a free slot (the
+    /// caller checked [`Sim::web_slot_free`]); `number` numbers its random stream.
+    fn open_web_flow(&mut self, src: u32, dst: u32, number: u64, t: WebTransfer) {
+        let now = self.net.now;
+        let w = t.source;
+        let mut cfg: FlowConfig = self.web[w as usize].cfg.tcp.clone();
+        (cfg.src, cfg.dst, cfg.size, cfg.start, cfg.stop) = (src, dst, Some(t.size), now, None);
         let topo = &self.cfg.topology;
-        let data_route = self.routes.get(topo, tr.src, tr.dst).expect("checked when built");
-        let ack_route = self.routes.get(topo, tr.dst, tr.src).expect("checked when built");
-        let rng = component_rng(self.cfg.seed, Component::Sender, (1u64 << 40) + ((w as u64) << 32) + started);
+        let data_route = self.routes.get(topo, src, dst).expect("checked when built");
+        let ack_route = self.routes.get(topo, dst, src).expect("checked when built");
+        let rng = component_rng(self.cfg.seed, Component::Sender, (1u64 << 40) + ((w as u64) << 32) + number);
         let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
         let gen = self.flows.get(slot as usize).map_or(0, |f| f.gen.wrapping_add(1));
         let flow = Flow {
@@ -489,7 +574,7 @@ impl Sim {
             data_route,
             ack_route,
             gen,
-            web: Some(WebTransfer { source: w, size: tr.size, start: now, received: false, freed: false }),
+            web: Some(t),
             signals: Vec::new(),
         };
         if slot as usize == self.flows.len() {
@@ -499,6 +584,82 @@ impl Sim {
         }
         let flow = &mut self.flows[slot as usize];
         flow.sender.start(wire!(self, flow));
+    }
+
+    /// A web source's event in the session model: a session arrives, or one
+    /// of its steps (next request, response after the server delay) is due.
+    fn web_session_event(&mut self, w: u32) {
+        let now = self.net.now;
+        let source = &mut self.web[w as usize];
+        match source.due(now) {
+            Due::Arrival => {
+                let next = source.next_arrival(now);
+                if let Some(t) = next {
+                    self.net.q.push(t, Event::WebArrival(w));
+                }
+                source.set_next_session(next);
+                if let Some((id, object)) = source.open_session(now) {
+                    self.start_object(w, id, object, true);
+                }
+            }
+            Due::Step(id, Step::Request) => {
+                let object = source.next_request(id, now);
+                self.start_object(w, id, object, true);
+            }
+            Due::Step(id, Step::Response) => {
+                let object = source.response_of(id);
+                self.start_object(w, id, object, false);
+            }
+            Due::Nothing => {}
+        }
+    }
+
+    /// Start a request (or response) of session `id` of web source `w`; a
+    /// refused transfer (every slot busy) ends its session.
+    fn start_object(&mut self, w: u32, id: u32, o: Object, request: bool) {
+        let free = self.web_slot_free();
+        let source = &mut self.web[w as usize];
+        if !free {
+            source.stats.refused += 1;
+            source.abort_session(id);
+            return;
+        }
+        if request {
+            source.stats.started += 1;
+        }
+        let number = source.next_flow_number();
+        let t = WebTransfer { source: w, size: o.size, start: o.start, session: id, request, received: false, freed: false };
+        self.open_web_flow(o.src, o.dst, number, t);
+    }
+
+    /// Web transfer in slot `f` has delivered its last byte.
+    fn web_received(&mut self, f: u32) {
+        let now = self.net.now;
+        let Some(t) = &mut self.flows[f as usize].web else { return };
+        t.received = true;
+        let t = *t;
+        let source = &mut self.web[t.source as usize];
+        if t.request {
+            // The server has the request: it responds after its delay.
+            match source.server_delay() {
+                0 => {
+                    let object = source.response_of(t.session);
+                    self.start_object(t.source, t.session, object, false);
+                }
+                d => {
+                    source.schedule(now.saturating_add(d), t.session, Step::Response);
+                    self.net.q.push(now.saturating_add(d), Event::WebArrival(t.source));
+                }
+            }
+            return;
+        }
+        source.stats.record(t.size, now - t.start);
+        if t.session != NO_SESSION {
+            if let Some(gap) = source.response_done(t.session, now) {
+                source.schedule(now.saturating_add(gap), t.session, Step::Request);
+                self.net.q.push(now.saturating_add(gap), Event::WebArrival(t.source));
+            }
+        }
     }
 
     fn send_ack(&mut self, f: u32) {

@@ -8,15 +8,17 @@ use crate::time::{Time, NS};
 /// Per-link counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct LinkCounters {
-    /// Packets that crossed the link (reached its far end).
+    /// Packets that crossed the link (reached its far end; with the loss point
+    /// after the queue, those lost there too).
     pub tx_packets: u64,
-    /// Bytes that crossed the link.
+    /// IP bytes that crossed the link (packet sizes, without link framing).
     pub tx_bytes: u64,
     /// Packets dropped because the queue was full.
     pub drops_queue: u64,
     /// Of those, TCP segments sent while their flow was in slow start.
     pub drops_queue_slow_start: u64,
-    /// Packets dropped by random loss.
+    /// Packets dropped by random loss (before the queue, or at the far end
+    /// after crossing the link, as the link's loss point says).
     pub drops_random: u64,
 }
 

@@ -145,6 +145,10 @@ pub struct UdpSink {
     /// RFC 3550 §6.4.1 interarrival jitter estimate, ps.
     jitter: f64,
     last_transit: Option<Time>,
+    /// Datagrams that arrived after one sent later (RFC 4737 §3's reordered
+    /// packets: a sequence number below the highest seen).
+    pub reordered: u64,
+    highest: Option<u64>,
 }
 
 impl UdpSink {
@@ -159,6 +163,10 @@ impl UdpSink {
             self.jitter += (d - self.jitter) / 16.0;
         }
         self.last_transit = Some(transit);
+        match self.highest {
+            Some(h) if p.seq < h => self.reordered += 1,
+            _ => self.highest = Some(p.seq),
+        }
     }
 }
 
@@ -185,6 +193,8 @@ pub struct UdpResult {
     pub max_delay_s: f64,
     /// RFC 3550 interarrival jitter at the end of the run, s.
     pub jitter_s: f64,
+    /// Datagrams that arrived after one sent later (RFC 4737 reordered packets).
+    pub reordered: u64,
 }
 
 impl UdpResult {
@@ -204,6 +214,7 @@ impl UdpResult {
             p99_delay_s: sink.delays.quantile_s(0.99),
             max_delay_s: sink.delays.max_s(),
             jitter_s: sink.jitter / SEC as f64,
+            reordered: sink.reordered,
         }
     }
 }

@@ -1,24 +1,49 @@
-//! Web-like traffic: short TCP transfers arriving as a Poisson process.
+//! Web-like traffic: short TCP transfers arriving as a Poisson process, or
+//! HTTP sessions after Cao et al. (INFOCOM 2004).
 //!
-//! A simplification of the connection-based HTTP model of Cao et al.
-//! (INFOCOM 2004) that Sync-TCP's evaluation uses (§III.C, §VI): transfers
-//! (responses) arrive as a Poisson process at a given rate; each goes from a
-//! server to a client chosen uniformly at random, with a size drawn from a
-//! heavy-tailed distribution, over a fresh TCP connection that starts in slow
-//! start. Request packets, connection set-up and think times are not modeled:
-//! the response time of a transfer is measured from its start at the server to
-//! the arrival of its last byte at the client. Transfers are created when they
-//! arrive and their slots reused when they finish, so memory is bounded by the
-//! transfers in progress, not by the run length.
+//! **Transfers** (`WebModel::Transfers`): a simplification of the
+//! connection-based HTTP model of Cao et al. that Sync-TCP's evaluation uses
+//! (§III.C, §VI): transfers (responses) arrive as a Poisson process at a given
+//! rate; each goes from a server to a client chosen uniformly at random, with
+//! a size drawn from a heavy-tailed distribution, over a fresh TCP connection
+//! that starts in slow start. Request packets, connection set-up and think
+//! times are not modeled: the response time of a transfer is measured from its
+//! start at the server to the arrival of its last byte at the client.
+//!
+//! **Sessions** (`WebModel::Sessions`): the model of Cao et al. as PackMime-HTTP
+//! implements it in ns-2 (`packmime/packmime_HTTP.cc`, `packmime_ranvar.cc`,
+//! ns-2.35; docs/notes-links-web.md §5 lists every constant and what differs).
+//! Sessions (PackMime's "connections") arrive as a Poisson process; a session
+//! is persistent with probability `persistent` (PackMime's HTTP/1.1 mode:
+//! 0.09; 0 is its default HTTP/1.0 mode, one object per session). A persistent
+//! session fetches pages of objects one after another. Each object is a
+//! request (client → server, a TCP transfer of the request size), a server
+//! delay, then a response (server → client, a TCP transfer of the response
+//! size); the next request follows the end of the response after a think time
+//! (within a page or between pages). The response time of an object runs from
+//! its request to the last byte of its response at the client (PackMime's
+//! definition); a session's time from its arrival to the end of its last
+//! response. Every request and response is its own TCP transfer, starting in
+//! slow start: a persistent connection's window is not carried from object to
+//! object (the sender has no way to append data yet), nor is connection
+//! set-up modeled.
+//!
+//! Transfers are created when they start and their slots reused when they
+//! finish, so memory is bounded by the transfers and sessions in progress, not
+//! by the run length.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::f64::consts::LN_2;
 
 use hdrhistogram::Histogram;
 use rand::Rng as _;
-use rand_distr::{Distribution, Exp, Pareto};
+use rand_distr::{Distribution, Exp, Gamma, Pareto, StandardNormal, Weibull};
 use serde::{Deserialize, Serialize};
 
 use crate::config::FlowConfig;
 use crate::rng::Rng;
-use crate::time::{Time, NS, SEC};
+use crate::time::{Time, NEVER, NS, SEC};
 
 /// Response-size distribution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -38,6 +63,15 @@ pub enum SizeDist {
         /// Mean, bytes.
         mean: f64,
     },
+    /// PackMime-HTTP's request sizes (Cao et al. 2004): half from a body of
+    /// 51–422 bytes, half from a log-scale tail from 424 bytes (tail index
+    /// ≈ 1.5); mean ≈ 586 bytes.
+    PackmimeRequest,
+    /// PackMime-HTTP's response sizes: alternating runs of cache validations
+    /// (5–272 bytes) and downloads (median 2.2 kB, tail index ≈ 1.23, mean
+    /// ≈ 11.9 kB), run lengths Weibull with shapes that depend on the rate.
+    /// Drawn alone (not by a web source), the runs' long-run mix is used.
+    PackmimeResponse,
 }
 
 impl SizeDist {
@@ -50,6 +84,11 @@ impl SizeDist {
                 let scale = mean * (shape - 1.0) / shape;
                 Pareto::new(scale, shape).expect("positive scale and shape").sample(rng)
             }
+            SizeDist::PackmimeRequest => return packmime::request(rng),
+            SizeDist::PackmimeResponse => {
+                let download = rng.random::<f64>() < packmime::DOWNLOAD_SHARE_LIMIT;
+                return packmime::response(download, rng);
+            }
         };
         (v.round() as u64).max(1)
     }
@@ -59,7 +98,55 @@ impl SizeDist {
         match *self {
             SizeDist::Fixed(n) => n as f64,
             SizeDist::Exponential { mean } | SizeDist::Pareto { mean, .. } => mean,
+            SizeDist::PackmimeRequest => packmime::REQUEST_MEAN,
+            SizeDist::PackmimeResponse => {
+                let f = packmime::DOWNLOAD_SHARE_LIMIT;
+                f * packmime::DOWNLOAD_MEAN + (1.0 - f) * packmime::VALIDATION_MEAN
+            }
         }
+    }
+}
+
+/// How a web source generates traffic.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum WebModel {
+    /// Independent responses, `rate` per second, of `size` bytes (no requests).
+    #[default]
+    Transfers,
+    /// Sessions of requests and responses, `rate` per second, responses of `size` bytes.
+    Sessions(Sessions),
+}
+
+/// The session model's parameters (Cao et al. 2004 / PackMime-HTTP).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sessions {
+    /// Request sizes, bytes (every request of a session has the same size, as
+    /// in PackMime). Default: PackMime's.
+    #[serde(default = "packmime_request")]
+    pub request_size: SizeDist,
+    /// Probability that a session is persistent (several pages of objects):
+    /// PackMime's HTTP/1.1 mode uses 0.09 (`P_PERSISTENT`); 0 (default) is its
+    /// HTTP/1.0 mode, one request and response per session.
+    #[serde(default)]
+    pub persistent: f64,
+    /// Wait PackMime's server delay before each response: 1/max(W, 10) s with
+    /// W ~ Weibull(shape 0.63, scale 305), at most 0.1 s. Default: on.
+    #[serde(default = "yes")]
+    pub server_delay: bool,
+}
+
+fn packmime_request() -> SizeDist {
+    SizeDist::PackmimeRequest
+}
+fn yes() -> bool {
+    true
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Sessions { request_size: SizeDist::PackmimeRequest, persistent: 0.0, server_delay: true }
     }
 }
 
@@ -70,7 +157,7 @@ pub struct WebConfig {
     pub servers: Vec<u32>,
     /// Nodes that receive them.
     pub clients: Vec<u32>,
-    /// Mean arrivals per second (Poisson).
+    /// Mean arrivals per second (Poisson): transfers, or sessions.
     pub rate: f64,
     /// Response sizes.
     pub size: SizeDist,
@@ -80,6 +167,8 @@ pub struct WebConfig {
     pub start: Time,
     /// No arrivals at or after this time.
     pub stop: Option<Time>,
+    /// Transfers (default) or sessions.
+    pub model: WebModel,
 }
 
 /// Generator state of one web source.
@@ -90,6 +179,8 @@ pub struct WebSource {
     rng: Rng,
     /// Response-time statistics.
     pub stats: WebStats,
+    /// Session state (session model only).
+    sessions: Option<Box<SessionState>>,
 }
 
 /// One transfer to start.
@@ -105,8 +196,12 @@ pub struct Transfer {
 
 impl WebSource {
     /// A source with its own random stream.
-    pub fn new(cfg: WebConfig, rng: Rng) -> WebSource {
-        WebSource { cfg, rng, stats: WebStats::default() }
+    pub fn new(cfg: WebConfig, mut rng: Rng) -> WebSource {
+        let sessions = match &cfg.model {
+            WebModel::Transfers => None,
+            WebModel::Sessions(_) => Some(Box::new(SessionState::new(cfg.rate, &mut rng))),
+        };
+        WebSource { cfg, rng, stats: WebStats::default(), sessions }
     }
 
     /// Time of the next arrival after `t`, if before the stop.
@@ -126,6 +221,482 @@ impl WebSource {
         let size = self.cfg.size.sample(&mut self.rng);
         Transfer { src, dst, size }
     }
+
+    /// Session model: note that the next session arrives at `t` (`None`: no more).
+    pub fn set_next_session(&mut self, t: Option<Time>) {
+        if let Some(s) = &mut self.sessions {
+            s.next_arrival = t.unwrap_or(NEVER);
+        }
+    }
+
+    /// Session model: what is due at `now`, for one `WebArrival` event (each
+    /// session arrival and each scheduled step has its own event).
+    pub fn due(&mut self, now: Time) -> Due {
+        let s = self.sessions.as_mut().expect("session model");
+        if s.next_arrival <= now {
+            s.next_arrival = NEVER;
+            return Due::Arrival;
+        }
+        match s.steps.peek() {
+            Some(&Reverse((t, _, session, step))) if t <= now => {
+                s.steps.pop();
+                Due::Step(session, step)
+            }
+            _ => Due::Nothing,
+        }
+    }
+
+    /// Session model: a session arrives at `now`. Draws its hosts, its request
+    /// size and its pages; returns its id and its first object, or `None` when
+    /// [`crate::limits::MAX_WEB_SLOTS`] sessions are already in progress.
+    pub fn open_session(&mut self, now: Time) -> Option<(u32, Object)> {
+        let WebModel::Sessions(model) = &self.cfg.model else { unreachable!("session model") };
+        let s = self.sessions.as_mut().expect("session model");
+        self.stats.sessions_started += 1;
+        if s.live >= crate::limits::MAX_WEB_SLOTS {
+            self.stats.sessions_refused += 1;
+            return None;
+        }
+        let rng = &mut self.rng;
+        let server = self.cfg.servers[rng.random_range(0..self.cfg.servers.len())];
+        let client = self.cfg.clients[rng.random_range(0..self.cfg.clients.len())];
+        let request = model.request_size.sample(rng);
+        let response = s.response(&self.cfg.size, rng);
+        // PackMime's HTTP/1.1 connection: pages, then objects per page.
+        let (pages, objects) = if model.persistent > 0.0 && rng.random::<f64>() < model.persistent {
+            let pages = packmime::pages(rng);
+            (pages, packmime::objects(pages, rng))
+        } else {
+            (1, 1)
+        };
+        // Later responses of a persistent session (PackMime's `adjust_persist_rspsz`).
+        let persist = (pages * objects > 1 && self.cfg.size == SizeDist::PackmimeResponse && response > packmime::CACHE_CUTOFF).then(|| packmime::persist_params(rng));
+        let session = Session { server, client, arrival: now, request, response, pages, pages_left: pages - 1, objects_left: objects - 1, persist, object_start: now };
+        let id = match s.free.pop() {
+            Some(id) => {
+                s.table[id as usize] = session;
+                id
+            }
+            None => {
+                s.table.push(session);
+                s.table.len() as u32 - 1
+            }
+        };
+        s.live += 1;
+        Some((id, Object { src: client, dst: server, size: request, start: now }))
+    }
+
+    /// Session model: the request of session `id` has reached its server at
+    /// `now`: the server's delay, after which its response starts.
+    pub fn server_delay(&mut self) -> Time {
+        let WebModel::Sessions(model) = &self.cfg.model else { unreachable!("session model") };
+        if model.server_delay {
+            packmime::server_delay(&mut self.rng)
+        } else {
+            0
+        }
+    }
+
+    /// Session model: the response of session `id` to send now.
+    pub fn response_of(&self, id: u32) -> Object {
+        let s = &self.sessions.as_ref().expect("session model").table[id as usize];
+        Object { src: s.server, dst: s.client, size: s.response, start: s.object_start }
+    }
+
+    /// Session model: the response of session `id` has fully arrived at `now`.
+    /// Records the session's time if that was its last object and frees it;
+    /// otherwise returns the think time before its next request.
+    pub fn response_done(&mut self, id: u32, now: Time) -> Option<Time> {
+        let st = self.sessions.as_mut().expect("session model");
+        let rng = &mut self.rng;
+        let s = &mut st.table[id as usize];
+        let gap = if s.objects_left > 0 {
+            s.objects_left -= 1;
+            st.gaps.within_page(rng)
+        } else if s.pages_left > 0 {
+            s.pages_left -= 1;
+            // A new page: its objects (the page just started is one of them).
+            s.objects_left = packmime::objects(s.pages, rng) - 1;
+            st.gaps.between_pages(rng)
+        } else {
+            let time = now - s.arrival;
+            st.free.push(id);
+            st.live -= 1;
+            self.stats.record_session(time);
+            return None;
+        };
+        Some(gap)
+    }
+
+    /// Session model: session `id` sends its next request at `now`.
+    pub fn next_request(&mut self, id: u32, now: Time) -> Object {
+        let st = self.sessions.as_mut().expect("session model");
+        let s = &mut st.table[id as usize];
+        s.object_start = now;
+        s.response = match s.persist {
+            Some(p) => packmime::persist_response(p, &mut self.rng),
+            None if self.cfg.size == SizeDist::PackmimeResponse => s.response,
+            None => self.cfg.size.sample(&mut self.rng),
+        };
+        Object { src: s.client, dst: s.server, size: s.request, start: now }
+    }
+
+    /// Session model: session `id` ends early at `now` (no flow slot for its
+    /// next transfer): freed without a session time.
+    pub fn abort_session(&mut self, id: u32) {
+        let st = self.sessions.as_mut().expect("session model");
+        st.free.push(id);
+        st.live -= 1;
+        self.stats.sessions_aborted += 1;
+    }
+
+    /// Session model: schedule `step` of session `id` at `t`; the caller
+    /// pushes one `WebArrival` event for it.
+    pub fn schedule(&mut self, t: Time, id: u32, step: Step) {
+        let st = self.sessions.as_mut().expect("session model");
+        st.seq += 1;
+        st.steps.push(Reverse((t, st.seq, id, step)));
+    }
+
+    /// Sessions in progress (session model).
+    pub fn live_sessions(&self) -> usize {
+        self.sessions.as_ref().map_or(0, |s| s.live)
+    }
+
+    /// Session model: a number for the next transfer's random stream.
+    pub fn next_flow_number(&mut self) -> u64 {
+        let s = self.sessions.as_mut().expect("session model");
+        s.opened += 1;
+        s.opened
+    }
+}
+
+/// What a web source's event is for (session model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Due {
+    /// A new session arrives.
+    Arrival,
+    /// A scheduled step of a session.
+    Step(u32, Step),
+    /// Nothing (cannot happen while every item has its own event).
+    Nothing,
+}
+
+/// A scheduled step of a session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Step {
+    /// The client sends its next request (after a think time).
+    Request,
+    /// The server sends its response (after the server delay).
+    Response,
+}
+
+/// One transfer of a session: a request (client → server) or a response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Object {
+    /// Sending node.
+    pub src: u32,
+    /// Receiving node.
+    pub dst: u32,
+    /// Bytes.
+    pub size: u64,
+    /// When the object's request was sent (its response time counts from here).
+    pub start: Time,
+}
+
+/// One session in progress.
+#[derive(Clone, Copy, Debug)]
+struct Session {
+    server: u32,
+    client: u32,
+    arrival: Time,
+    /// Request size (the same for every request of the session).
+    request: u64,
+    /// Size of the current object's response.
+    response: u64,
+    /// Pages of the session.
+    pages: u32,
+    /// Pages after the current one.
+    pages_left: u32,
+    /// Objects of the current page after the current one.
+    objects_left: u32,
+    /// Location and scale² of later response sizes (persistent sessions).
+    persist: Option<(f64, f64)>,
+    /// When the current object's request was sent.
+    object_start: Time,
+}
+
+/// The session model's state in a source.
+#[derive(Clone, Debug)]
+struct SessionState {
+    table: Vec<Session>,
+    free: Vec<u32>,
+    live: usize,
+    /// Steps (time, sequence, session, step), earliest first.
+    steps: BinaryHeap<Reverse<(Time, u64, u32, Step)>>,
+    seq: u64,
+    /// Transfers opened so far (numbers their random streams).
+    opened: u64,
+    next_arrival: Time,
+    /// PackMime's response-size runs: current state (true: downloads) and
+    /// responses left in the run; run-length shapes for this rate.
+    download: bool,
+    run_left: u64,
+    run_shape: [f64; 2],
+    gaps: packmime::Gaps,
+}
+
+impl SessionState {
+    fn new(rate: f64, rng: &mut Rng) -> SessionState {
+        SessionState {
+            table: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+            steps: BinaryHeap::new(),
+            seq: 0,
+            opened: 0,
+            next_arrival: NEVER,
+            // PackMime starts in state 0 and switches before the first draw.
+            download: false,
+            run_left: 0,
+            run_shape: packmime::run_shapes(rate),
+            gaps: packmime::Gaps::new(rng),
+        }
+    }
+
+    /// The next response size: PackMime's runs for its own distribution.
+    fn response(&mut self, size: &SizeDist, rng: &mut Rng) -> u64 {
+        if *size != SizeDist::PackmimeResponse {
+            return size.sample(rng);
+        }
+        if self.run_left == 0 {
+            self.download = !self.download;
+            self.run_left = packmime::run_length(self.download, self.run_shape, rng);
+        }
+        self.run_left -= 1;
+        packmime::response(self.download, rng)
+    }
+}
+
+/// PackMime-HTTP's distributions and constants (ns-2.35
+/// `packmime/packmime_ranvar.cc` and `packmime_HTTP.cc`; Cao et al., INFOCOM
+/// 2004). docs/notes-links-web.md §5 gives each one's source.
+pub mod packmime {
+    use super::*;
+
+    /// `P_1PAGE`: probability that a persistent connection has one page.
+    pub const P_ONE_PAGE: f64 = 0.82;
+    /// `SHAPE_NPAGE`, `SCALE_NPAGE`: pages − 1 of a multi-page connection ~ Weibull.
+    pub const PAGES_WEIBULL: (f64, f64) = (1.0, 0.417);
+    /// `P_1TRANSFER`: probability that a page of a multi-page connection has one object.
+    pub const P_ONE_OBJECT: f64 = 0.69;
+    /// `SHAPE_NTRANSFER`, `SCALE_NTRANSFER`: objects − 1 of a page ~ Weibull.
+    pub const OBJECTS_WEIBULL: (f64, f64) = (1.0, 1.578);
+    /// `SERVER_DELAY_SHAPE`, `SERVER_DELAY_SCALE`: the server delay is 1/max(W, 10) s.
+    pub const SERVER_DELAY_WEIBULL: (f64, f64) = (0.63, 305.0);
+    /// `FSIZE_CACHE_CUTOFF`: a first response up to this size (a cache
+    /// validation) is repeated for every object of a persistent connection.
+    pub const CACHE_CUTOFF: u64 = 275;
+    /// Time between pages: 2^(loc + √scale² · N(0, 1) · √V_ERROR_B) s, with
+    /// loc ~ N(M_LOC_B, V_LOC_B) and scale² ~ Gamma(SHAPE_SCALE2_B, 1/RATE_SCALE2_B)
+    /// drawn once per run: (M_LOC_B, V_LOC_B, SHAPE_SCALE2_B, RATE_SCALE2_B, V_ERROR_B).
+    pub const BETWEEN_PAGES: [f64; 5] = [3.22, 0.73, 1.85, 1.85, 1.21];
+    /// Time between the objects of a page, likewise (…_W).
+    pub const WITHIN_PAGE: [f64; 5] = [-4.15, 3.12, 2.35, 2.35, 1.57];
+    /// Later responses of a persistent connection: 2^(loc + √scale · N(0, 1) ·
+    /// √V_ERROR) bytes, loc ~ N(M_LOC, V_LOC), scale ~ Gamma(SHAPE_SCALE2,
+    /// 1/RATE_SCALE2) per connection: (M_LOC, V_LOC, SHAPE_SCALE2, RATE_SCALE2, V_ERROR).
+    pub const PERSIST_RESPONSE: [f64; 5] = [10.62, 0.94, 3.22, 3.22, 2.43];
+    /// Run lengths of the response-size states, ⌈Weibull⌉ with shape
+    /// logit⁻¹(a + b·log2(rate)) and scale c: cache validations (0.718, 0.357,
+    /// 0.775), downloads (1.293, 0.316, 3.11).
+    pub const RUNS: [(f64, f64, f64); 2] = [(0.718, 0.357, 0.775), (1.293, 0.316, 3.11)];
+    /// `FSIZE1_PROB_A`: share of requests drawn from the body table.
+    pub const REQUEST_BODY_SHARE: f64 = 0.5;
+
+    /// Knots (p, bytes) of the cache-validation response sizes' inverse CDF
+    /// (`FSIZE0_INVCDF_A`, 100 points; these 12 follow it within 2 bytes).
+    #[allow(clippy::approx_constant)] // 0.7071 is a knot of the table, not 1/√2
+    pub const VALIDATION_KNOTS: [(f64, f64); 12] = [
+        (0.0001, 4.645), (0.0203, 40.8041), (0.0405, 61.468), (0.1011, 74.8092), (0.1415, 97.6514), (0.2021, 112.752),
+        (0.6566, 157.294), (0.7071, 172.7), (0.7576, 200.636), (0.8283, 221.925), (0.9394, 264.471), (0.99999, 272.234),
+    ];
+    /// Knots (log2(1 − p), log2 bytes) of the download response sizes' inverse
+    /// CDF (`FSIZE0_INVCDF_B`, 100 points; these 12 follow it within 0.03 in log2).
+    pub const DOWNLOAD_KNOTS: [(f64, f64); 12] = [
+        (-18.1793, 25.8765), (-5.51014, 15.6026), (-4.95931, 15.3003), (-4.22486, 15.0978), (-3.85764, 14.8675), (-2.93959, 13.9248),
+        (-2.20514, 13.3444), (-1.83792, 12.9005), (-1.47069, 12.2512), (-1.10347, 11.4133), (-0.73625, 10.4104), (-0.0018, 8.10797),
+    ];
+    /// Knots (p, bytes) of the body of request sizes (`FSIZE1_INVCDF_A`; within 2 bytes).
+    pub const REQUEST_BODY_KNOTS: [(f64, f64); 12] = [
+        (3e-05, 50.9777), (0.01013, 93.8217), (0.02023, 123.301), (0.04043, 168.813), (0.05053, 184.263), (0.07074, 200.037),
+        (0.10104, 217.623), (0.14144, 253.057), (0.18184, 273.754), (0.37376, 327.782), (0.57577, 362.17), (1.0, 421.788),
+    ];
+    /// Knots (log2(1 − p), log2 bytes) of the tail of request sizes (`FSIZE1_INVCDF_B`; within 0.03).
+    pub const REQUEST_TAIL_KNOTS: [(f64, f64); 7] =
+        [(-17.7791, 19.7578), (-3.41883, 10.1034), (-2.88032, 9.87896), (-1.9828, 9.64712), (-0.90578, 8.95525), (-0.18777, 8.75459), (-0.00827, 8.72795)];
+
+    /// Means of the tables above (numerical integration of the knots, checked
+    /// in the tests): cache validations, downloads, requests, bytes.
+    pub const VALIDATION_MEAN: f64 = 152.8;
+    /// Mean download response, bytes.
+    pub const DOWNLOAD_MEAN: f64 = 11_869.0;
+    /// Mean request, bytes: 0.5 · 330.6 + 0.5 · 842.
+    pub const REQUEST_MEAN: f64 = 586.3;
+    /// Long-run share of downloads among responses as the rate grows (both
+    /// run-length shapes → 1: E⌈Exp(3.11)⌉ / (E⌈Exp(0.775)⌉ + E⌈Exp(3.11)⌉)).
+    pub const DOWNLOAD_SHARE_LIMIT: f64 = 0.7250;
+
+    /// ns-2's `FX::LinearInterpolate`: piecewise linear, the end segments extended.
+    pub fn interpolate(knots: &[(f64, f64)], x: f64) -> f64 {
+        let n = knots.len();
+        let i = knots[1..n - 1].iter().position(|k| x < k.0).unwrap_or(n - 2);
+        let ((x0, y0), (x1, y1)) = (knots[i], knots[i + 1]);
+        y0 + (y1 - y0) / (x1 - x0) * (x - x0)
+    }
+
+    /// A size from a log-scale tail table: 2^f(log2(1 − U)).
+    fn log_table(knots: &[(f64, f64)], rng: &mut Rng) -> f64 {
+        let u: f64 = rng.random();
+        interpolate(knots, (1.0 - u).log2()).exp2()
+    }
+
+    /// ns-2 truncates sizes to whole bytes and turns 0 into 1.
+    fn bytes(v: f64) -> u64 {
+        (v.min(1e15) as u64).max(1)
+    }
+
+    /// One response of state `download` (PackMime's `rfsize0`).
+    pub fn response(download: bool, rng: &mut Rng) -> u64 {
+        if download {
+            bytes(log_table(&DOWNLOAD_KNOTS, rng))
+        } else {
+            bytes(interpolate(&VALIDATION_KNOTS, rng.random()))
+        }
+    }
+
+    /// One request (PackMime's `qfsize1`, without its long-range dependence).
+    pub fn request(rng: &mut Rng) -> u64 {
+        let p: f64 = rng.random();
+        if p <= REQUEST_BODY_SHARE {
+            bytes(interpolate(&REQUEST_BODY_KNOTS, p / REQUEST_BODY_SHARE))
+        } else {
+            let q = (p - REQUEST_BODY_SHARE) / (1.0 - REQUEST_BODY_SHARE);
+            bytes(interpolate(&REQUEST_TAIL_KNOTS, (1.0 - q).log2()).exp2())
+        }
+    }
+
+    fn logit_inverse(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+
+    /// Run-length Weibull shapes at `rate` connections per second.
+    pub fn run_shapes(rate: f64) -> [f64; 2] {
+        RUNS.map(|(a, b, _)| logit_inverse(a + b * rate.log2()))
+    }
+
+    /// ⌈Weibull⌉ responses in a run of state `download` (at least 1).
+    pub fn run_length(download: bool, shapes: [f64; 2], rng: &mut Rng) -> u64 {
+        let k = usize::from(download);
+        let w: f64 = Weibull::new(RUNS[k].2, shapes[k]).expect("positive scale and shape").sample(rng);
+        (w.ceil() as u64).max(1)
+    }
+
+    /// Pages of a persistent connection (`get_num_pages`).
+    pub fn pages(rng: &mut Rng) -> u32 {
+        if rng.random::<f64>() < P_ONE_PAGE {
+            return 1;
+        }
+        let w: f64 = Weibull::new(PAGES_WEIBULL.1, PAGES_WEIBULL.0).expect("valid").sample(rng);
+        ((w + 1.0).ceil().min(1e6) as u32).max(2)
+    }
+
+    /// Objects of one page of a connection of `pages` pages (`get_num_objs`).
+    pub fn objects(pages: u32, rng: &mut Rng) -> u32 {
+        if pages > 1 && rng.random::<f64>() < P_ONE_OBJECT {
+            return 1;
+        }
+        let w: f64 = Weibull::new(OBJECTS_WEIBULL.1, OBJECTS_WEIBULL.0).expect("valid").sample(rng);
+        ((w + 1.0).ceil().min(1e6) as u32).max(2)
+    }
+
+    /// The server delay, ps (`PackMimeHTTPServerDelayRandomVariable`).
+    pub fn server_delay(rng: &mut Rng) -> Time {
+        let w: f64 = Weibull::new(SERVER_DELAY_WEIBULL.1, SERVER_DELAY_WEIBULL.0).expect("valid").sample(rng);
+        ((SEC as f64) / w.max(10.0)).round() as Time
+    }
+
+    /// 2^(loc + √scale² · N(0, 1) · √v_error).
+    fn log2_normal(loc: f64, scale2: f64, v_error: f64, rng: &mut Rng) -> f64 {
+        let z: f64 = StandardNormal.sample(rng);
+        (loc + scale2.sqrt() * z * v_error.sqrt()).exp2()
+    }
+
+    /// (loc, scale²) of a log2-normal drawn from its hyper-parameters [m, v, shape, rate, _].
+    fn hyper(c: [f64; 5], rng: &mut Rng) -> (f64, f64) {
+        let z: f64 = StandardNormal.sample(rng);
+        let scale2: f64 = Gamma::new(c[2], 1.0 / c[3]).expect("valid").sample(rng);
+        (c[0] + z * c[1].sqrt(), scale2)
+    }
+
+    /// Per-connection parameters of later responses (`PersistRspSize`).
+    pub fn persist_params(rng: &mut Rng) -> (f64, f64) {
+        hyper(PERSIST_RESPONSE, rng)
+    }
+
+    /// A later response of a persistent connection.
+    pub fn persist_response((loc, scale2): (f64, f64), rng: &mut Rng) -> u64 {
+        bytes(log2_normal(loc, scale2, PERSIST_RESPONSE[4], rng))
+    }
+
+    /// The think times of one run: ns-2 draws their location and scale once,
+    /// when the random variables are created.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Gaps {
+        pages: (f64, f64),
+        objects: (f64, f64),
+    }
+
+    impl Gaps {
+        /// Draw this run's parameters.
+        pub fn new(rng: &mut Rng) -> Gaps {
+            Gaps { pages: hyper(BETWEEN_PAGES, rng), objects: hyper(WITHIN_PAGE, rng) }
+        }
+        /// Time from the end of a response to the next page's first request, ps.
+        pub fn between_pages(&self, rng: &mut Rng) -> Time {
+            seconds(log2_normal(self.pages.0, self.pages.1, BETWEEN_PAGES[4], rng))
+        }
+        /// Time from the end of a response to the next object of the same page, ps.
+        pub fn within_page(&self, rng: &mut Rng) -> Time {
+            seconds(log2_normal(self.objects.0, self.objects.1, WITHIN_PAGE[4], rng))
+        }
+    }
+
+    /// Seconds to ps, at most a day (a log-normal tail can reach far).
+    fn seconds(s: f64) -> Time {
+        (s.min(86_400.0) * SEC as f64).round() as Time
+    }
+
+    /// Mean of a think time over runs: E[2^loc] · E[2^(√scale² Z √v)] =
+    /// 2^m·e^{(ln2)² v_loc/2} · (1 − (ln2)² v_err/(2·rate))^(−shape).
+    pub fn mean_gap(c: [f64; 5]) -> f64 {
+        let l2 = LN_2 * LN_2;
+        c[0].exp2() * (l2 * c[1] / 2.0).exp() * (1.0 - l2 * c[4] / (2.0 * c[3])).powf(-c[2])
+    }
+
+    /// E⌈1 + W⌉ for W ~ Exp(mean λ) (shape 1): 1 + 1/(1 − e^{−1/λ}).
+    fn ceil_exp_plus_one(lambda: f64) -> f64 {
+        1.0 + 1.0 / (1.0 - (-1.0 / lambda).exp())
+    }
+
+    /// Mean objects and mean pages of a persistent connection.
+    pub fn mean_objects_pages() -> (f64, f64) {
+        let multi_pages = ceil_exp_plus_one(PAGES_WEIBULL.1);
+        let multi_objects = ceil_exp_plus_one(OBJECTS_WEIBULL.1);
+        let per_page = P_ONE_OBJECT + (1.0 - P_ONE_OBJECT) * multi_objects;
+        let objects = P_ONE_PAGE * multi_objects + (1.0 - P_ONE_PAGE) * multi_pages * per_page;
+        (objects, P_ONE_PAGE + (1.0 - P_ONE_PAGE) * multi_pages)
+    }
 }
 
 /// Number of response-size bins: [2^k, 2^(k+1)) bytes for k < 40.
@@ -134,19 +705,32 @@ const BINS: usize = 40;
 /// Response times of completed transfers, binned by size.
 #[derive(Clone, Debug)]
 pub struct WebStats {
-    /// Transfers started.
+    /// Transfers started (session model: objects, i.e. requests).
     pub started: u64,
-    /// Transfers completed.
+    /// Transfers completed (session model: responses fully received).
     pub completed: u64,
     /// Arrivals refused because every web slot was busy ([`crate::limits::MAX_WEB_SLOTS`]).
     pub refused: u64,
+    /// Sessions that arrived (session model).
+    pub sessions_started: u64,
+    /// Sessions whose last response arrived.
+    pub sessions_completed: u64,
+    /// Sessions refused on arrival because too many were in progress.
+    pub sessions_refused: u64,
+    /// Sessions ended early because a transfer of theirs was refused.
+    pub sessions_aborted: u64,
     bins: Vec<Option<Histogram<u64>>>,
+    session_times: Option<Histogram<u64>>,
 }
 
 impl Default for WebStats {
     fn default() -> Self {
-        WebStats { started: 0, completed: 0, refused: 0, bins: vec![None; BINS] }
+        WebStats { started: 0, completed: 0, refused: 0, sessions_started: 0, sessions_completed: 0, sessions_refused: 0, sessions_aborted: 0, bins: vec![None; BINS], session_times: None }
     }
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 10_000_000_000_000, 3).expect("valid bounds")
 }
 
 impl WebStats {
@@ -154,8 +738,14 @@ impl WebStats {
     pub fn record(&mut self, size: u64, response: Time) {
         self.completed += 1;
         let k = (63 - size.max(1).leading_zeros() as usize).min(BINS - 1);
-        let h = self.bins[k].get_or_insert_with(|| Histogram::new_with_bounds(1, 10_000_000_000_000, 3).expect("valid bounds"));
+        let h = self.bins[k].get_or_insert_with(histogram);
         h.saturating_record((response / NS).max(1));
+    }
+
+    /// A session completed in `time`.
+    pub fn record_session(&mut self, time: Time) {
+        self.sessions_completed += 1;
+        self.session_times.get_or_insert_with(histogram).saturating_record((time / NS).max(1));
     }
 
     /// Per size bin: response-time summary.
@@ -176,6 +766,20 @@ impl WebStats {
             })
             .collect()
     }
+
+    /// Session times (session model).
+    pub fn sessions(&self) -> SessionSummary {
+        let h = self.session_times.as_ref();
+        SessionSummary {
+            started: self.sessions_started,
+            completed: self.sessions_completed,
+            refused: self.sessions_refused,
+            aborted: self.sessions_aborted,
+            mean_s: h.map_or(0.0, |h| h.mean() * 1e-9),
+            median_s: h.map_or(0.0, |h| h.value_at_quantile(0.5) as f64 * 1e-9),
+            p90_s: h.map_or(0.0, |h| h.value_at_quantile(0.9) as f64 * 1e-9),
+        }
+    }
 }
 
 /// Response times of the transfers whose size falls in one bin.
@@ -195,17 +799,141 @@ pub struct WebBin {
     pub p90_s: f64,
 }
 
+/// Sessions of a web source (session model).
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionSummary {
+    /// Sessions that arrived.
+    pub started: u64,
+    /// Sessions whose last response arrived.
+    pub completed: u64,
+    /// Sessions refused on arrival (too many in progress).
+    pub refused: u64,
+    /// Sessions ended early because one of their transfers was refused.
+    pub aborted: u64,
+    /// Mean session time (arrival to the last byte of the last response), s.
+    pub mean_s: f64,
+    /// Median session time, s.
+    pub median_s: f64,
+    /// 90th-percentile session time, s.
+    pub p90_s: f64,
+}
+
 /// Summary of one web source.
 #[derive(Clone, Debug, Serialize)]
 pub struct WebResult {
     /// Source index.
     pub id: u32,
-    /// Transfers started.
+    /// Transfers started (session model: objects).
     pub started: u64,
-    /// Transfers completed.
+    /// Transfers completed (session model: objects whose response arrived).
     pub completed: u64,
     /// Arrivals refused because every web slot was busy.
     pub refused: u64,
-    /// Response times by size.
+    /// Response times by size (session model: per object, request to last response byte).
     pub bins: Vec<WebBin>,
+    /// Session times (session model; null for transfers).
+    pub sessions: Option<SessionSummary>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::packmime::*;
+    use super::*;
+    use crate::rng::{component_rng, Component};
+
+    /// ∫ 2^f(log2 u) du over (0, 1), in v = −log2 u.
+    fn log_table_mean(knots: &[(f64, f64)]) -> f64 {
+        let (n, vmax) = (400_000, 80.0);
+        (0..n).map(|i| (i as f64 + 0.5) * vmax / n as f64).map(|v| interpolate(knots, -v).exp2() * LN_2 * (-v).exp2() * vmax / n as f64).sum()
+    }
+
+    fn linear_mean(knots: &[(f64, f64)]) -> f64 {
+        let n = 100_000;
+        (0..n).map(|i| interpolate(knots, (i as f64 + 0.5) / n as f64)).sum::<f64>() / n as f64
+    }
+
+    #[test]
+    fn the_packmime_means_are_those_of_the_knots() {
+        assert!((linear_mean(&VALIDATION_KNOTS) - VALIDATION_MEAN).abs() < 0.1);
+        assert!((log_table_mean(&DOWNLOAD_KNOTS) / DOWNLOAD_MEAN - 1.0).abs() < 0.001, "{}", log_table_mean(&DOWNLOAD_KNOTS));
+        let req = REQUEST_BODY_SHARE * linear_mean(&REQUEST_BODY_KNOTS) + (1.0 - REQUEST_BODY_SHARE) * log_table_mean(&REQUEST_TAIL_KNOTS);
+        assert!((req / REQUEST_MEAN - 1.0).abs() < 0.002, "{req}");
+        // E⌈Exp(λ)⌉ = 1/(1 − e^{−1/λ}).
+        let e = |l: f64| 1.0 / (1.0 - (-1.0 / l).exp());
+        let share = e(RUNS[1].2) / (e(RUNS[0].2) + e(RUNS[1].2));
+        assert!((share - DOWNLOAD_SHARE_LIMIT).abs() < 1e-4, "{share}");
+    }
+
+    #[test]
+    fn interpolation_follows_the_knots_and_extends_the_ends() {
+        let k = [(0.0, 0.0), (1.0, 10.0), (2.0, 12.0)];
+        assert_eq!(interpolate(&k, 0.5), 5.0);
+        assert_eq!(interpolate(&k, 1.5), 11.0);
+        assert_eq!(interpolate(&k, -1.0), -10.0);
+        assert_eq!(interpolate(&k, 3.0), 14.0);
+        // Download median: 2^f(−1) ≈ 2.24 kB; the tail index of the first segment ≈ 1.23.
+        assert!((interpolate(&DOWNLOAD_KNOTS, -1.0).exp2() - 2242.0).abs() < 5.0);
+        let (a, b) = (DOWNLOAD_KNOTS[0], DOWNLOAD_KNOTS[1]);
+        assert!((-(b.0 - a.0) / (b.1 - a.1) - 1.233).abs() < 0.01);
+    }
+
+    #[test]
+    fn drawn_sizes_have_the_tables_quantiles() {
+        let mut rng = component_rng(1, Component::Traffic, 0);
+        let n = 200_000;
+        let mut d: Vec<u64> = (0..n).map(|_| response(true, &mut rng)).collect();
+        d.sort_unstable();
+        // Quantiles of 2^f(log2(1 − p)) at p = 0.5, 0.9 (binomial error ≈ 0.3 % in p).
+        let q = |p: f64| interpolate(&DOWNLOAD_KNOTS, (1.0 - p).log2()).exp2();
+        for p in [0.5, 0.9] {
+            let got = d[(p * n as f64) as usize] as f64;
+            assert!((got / q(p) - 1.0).abs() < 0.03, "p {p}: {got} vs {}", q(p));
+        }
+        let v: Vec<u64> = (0..n).map(|_| response(false, &mut rng)).collect();
+        assert!(v.iter().all(|&s| (4..=273).contains(&s)));
+        let mean = v.iter().sum::<u64>() as f64 / n as f64;
+        // Truncation to whole bytes lowers the mean by about 0.5.
+        assert!((mean - (VALIDATION_MEAN - 0.5)).abs() < 0.6, "{mean}");
+    }
+
+    #[test]
+    fn persistent_connections_have_packmimes_mean_structure() {
+        let mut rng = component_rng(2, Component::Traffic, 0);
+        let n = 100_000;
+        let (mut objects, mut pages) = (0u64, 0u64);
+        for _ in 0..n {
+            let p = packmime::pages(&mut rng);
+            pages += p as u64;
+            objects += (0..p).map(|_| packmime::objects(p, &mut rng) as u64).sum::<u64>();
+        }
+        let (mo, mp) = mean_objects_pages();
+        assert!((pages as f64 / n as f64 / mp - 1.0).abs() < 0.01, "pages {}", pages as f64 / n as f64);
+        assert!((objects as f64 / n as f64 / mo - 1.0).abs() < 0.02, "objects {}", objects as f64 / n as f64);
+        // By hand: multi-page connections have 1 + 1/(1 − e^{−1/0.417}) = 2.100 pages.
+        assert!((mp - (0.82 + 0.18 * 2.0999)).abs() < 1e-3, "{mp}");
+    }
+
+    #[test]
+    fn server_delays_are_at_most_100_ms() {
+        let mut rng = component_rng(3, Component::Traffic, 0);
+        let d: Vec<Time> = (0..10_000).map(|_| server_delay(&mut rng)).collect();
+        assert!(d.iter().all(|&t| t > 0 && t <= 100 * crate::time::MS));
+        // P(W < 10) = 1 − exp(−(10/305)^0.63) = 0.1096: that share sits at exactly 100 ms.
+        let at_max = d.iter().filter(|&&t| t == 100 * crate::time::MS).count() as f64 / 10_000.0;
+        assert!((at_max - 0.1096).abs() < 0.01, "{at_max}");
+    }
+
+    #[test]
+    fn think_time_means_match_their_closed_form() {
+        // Over many runs (the parameters are drawn once per run).
+        let mut rng = component_rng(4, Component::Traffic, 0);
+        let n = 400_000;
+        let sum: f64 = (0..n).map(|_| crate::time::secs(Gaps::new(&mut rng).within_page(&mut rng))).sum();
+        let m = mean_gap(WITHIN_PAGE);
+        // By hand: 2^−4.15 · e^{(ln 2)²·3.12/2} · (1 − (ln 2)²·1.57/(2·2.35))^−2.35 = 0.05632 · 2.116 · 1.508.
+        assert!((m - 0.1797).abs() < 0.001, "{m}");
+        assert!((mean_gap(BETWEEN_PAGES) - 15.23).abs() < 0.02, "{}", mean_gap(BETWEEN_PAGES));
+        // A heavy right tail: allow 5 %.
+        assert!((sum / n as f64 / m - 1.0).abs() < 0.05, "{}", sum / n as f64);
+    }
 }

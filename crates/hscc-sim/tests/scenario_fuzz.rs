@@ -63,7 +63,7 @@ fn topology(kind: usize) -> BoxedStrategy<Value> {
 fn place(v: &mut Value, kind: usize, k: u64, a: usize, b: usize) {
     let names = ["a", "b", "c", "d"];
     // Mostly the topology's own terms, sometimes another's.
-    let how = if k % 10 == 0 { k / 10 } else { [0, 1 + k % 2, 3][kind] };
+    let how = if k.is_multiple_of(10) { k / 10 } else { [0, 1 + k % 2, 3][kind] };
     match how % 4 {
         0 => v["pair"] = json!(a),
         1 => v["long"] = json!(a),

@@ -129,7 +129,7 @@ fn web_transfers_arrive_as_poisson_and_report_response_times_by_size() {
     let servers: Vec<u32> = db.pairs.iter().map(|p| p.0).collect();
     let clients: Vec<u32> = db.pairs.iter().map(|p| p.1).collect();
     let tcp = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
-    let web = WebConfig { servers, clients, rate: 50.0, size: SizeDist::Pareto { shape: 1.2, mean: 12_000.0 }, tcp, start: 0, stop: None };
+    let web = WebConfig { servers, clients, rate: 50.0, size: SizeDist::Pareto { shape: 1.2, mean: 12_000.0 }, tcp, start: 0, stop: None, model: Default::default() };
     let cfg = SimConfig { topology: db.topology, web: vec![web], duration: 40 * SEC, ..SimConfig::default() };
     let mut sim = Sim::new(cfg).unwrap();
     sim.run_until(40 * SEC);
@@ -284,6 +284,7 @@ fn two_hundred_fifty_six_flows_with_web_traffic_run() {
         tcp,
         start: 0,
         stop: None,
+        model: Default::default(),
     };
     let cfg = SimConfig { topology: db.topology, flows, web: vec![web], duration: 10 * SEC, ..SimConfig::default() };
     let mut sim = Sim::new(cfg).unwrap();

@@ -10,11 +10,11 @@ use super::dist::DistSpec;
 use super::endpoints::{Endpoints, NodeIndex};
 use super::quantity::{BufferSpec, BUFFER_BOUNDS, Bytes, ParamValue, Rate, Seconds};
 use super::spec::*;
-use crate::config::{check_period, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, Recovery, SimConfig, Topology};
+use crate::config::{check_period, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
 use crate::estimate::{estimate, Estimate, Origins};
 use crate::limits::{BuildLimits, MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
 use crate::udp::{UdpConfig, UdpPattern};
-use crate::web::{SizeDist, WebConfig};
+use crate::web::{Sessions, SizeDist, WebConfig, WebModel};
 use crate::time::{from_secs, Time, SEC};
 use crate::topology::{dumbbell, parking_lot, AccessSpec};
 
@@ -40,6 +40,13 @@ impl LinkSpecIn {
             buffer,
             loss: self.loss.0,
             jitter: seconds(&format!("{at}.jitter"), self.jitter)?,
+            loss_point: match self.loss_point {
+                LossPointSpec::BeforeQueue => LossPoint::BeforeQueue,
+                LossPointSpec::AfterQueue => LossPoint::AfterQueue,
+            },
+            framing: self.framing,
+            jitter_reorders: self.jitter_reorders,
+            tick: seconds(&format!("{at}.tick"), self.tick)?,
         };
         Ok((cfg, bdp))
     }
@@ -189,11 +196,24 @@ impl ScenarioSpec {
             let at = format!("web[{i}]");
             let (servers, clients) = endpoints.hosts(w, &at)?;
             let cc = algorithm(&w.algorithm, &w.params, &at)?;
-            let size = size_dist(&w.size, &format!("{at}.size"))?;
+            let sessions = w.model == WebModelSpec::Sessions;
+            let default_size = if sessions { DistSpec::Packmime } else { DistSpec::Pareto { mean: Bytes(12_000), shape: 1.2 } };
+            let size = size_dist(&w.size.unwrap_or(default_size), &format!("{at}.size"))?;
+            let model = if sessions {
+                let request_size = size_dist(&w.request_size.unwrap_or(DistSpec::Packmime), &format!("{at}.request_size"))?;
+                WebModel::Sessions(Sessions { request_size, persistent: w.persistent.0, server_delay: w.server_delay })
+            } else {
+                for (field, given) in [("request_size", w.request_size.is_some()), ("persistent", w.persistent.0 != 0.0), ("server_delay", !w.server_delay)] {
+                    if given {
+                        return Err(err(format!("{at}.{field}"), "given", "only with model = \"sessions\""));
+                    }
+                }
+                WebModel::Transfers
+            };
             let start = seconds(&format!("{at}.start"), w.start)?;
             let stop = w.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
-            web.push(WebConfig { servers, clients, rate: w.rate, size, tcp: FlowConfig::bulk(0, 0, cc), start, stop });
+            web.push(WebConfig { servers, clients, rate: w.rate, size, tcp: FlowConfig::bulk(0, 0, cc), start, stop, model });
         }
         let mut changes = Vec::new();
         for (i, c) in self.changes.iter().enumerate() {
@@ -374,7 +394,9 @@ fn size_dist(d: &DistSpec<Bytes>, at: &str) -> Result<SizeDist, ConfigError> {
         DistSpec::Fixed(Bytes(n)) => SizeDist::Fixed(n),
         DistSpec::Exponential { mean } => SizeDist::Exponential { mean: mean.0 as f64 },
         DistSpec::Pareto { mean, shape } => SizeDist::Pareto { shape, mean: mean.0 as f64 },
-        DistSpec::Uniform { .. } => return Err(err(format!("{at}.dist"), "\"uniform\"", "\"fixed\", \"exponential\" or \"pareto\" for response sizes")),
+        DistSpec::Packmime if at.ends_with("request_size") => SizeDist::PackmimeRequest,
+        DistSpec::Packmime => SizeDist::PackmimeResponse,
+        DistSpec::Uniform { .. } => return Err(err(format!("{at}.dist"), "\"uniform\"", "\"fixed\", \"exponential\", \"pareto\" or \"packmime\" for web sizes")),
     })
 }
 
@@ -431,7 +453,7 @@ fn pair(p: &PairSpec, at: &str, bottleneck_delay: Option<Seconds>) -> Result<Acc
         (None, Some(rtt), None) => return Err(err(format!("{at}.rtt"), format!("{} s", num(rtt.0)), "rtt is for dumbbell pairs; give delay here")),
         (None, None, _) => return Err(err(format!("{at}.delay"), "missing", "the sender's one-way access delay, e.g. 10ms (or rtt = the pair's base RTT on a dumbbell)")),
     };
-    let (link, _) = LinkSpecIn { rate: p.rate, delay, buffer: p.buffer, loss: Default::default(), jitter: Seconds(0.0) }.to_config(at)?;
+    let (link, _) = LinkSpecIn { rate: p.rate, delay, buffer: p.buffer, loss: Default::default(), jitter: Seconds(0.0), jitter_reorders: false, loss_point: LossPointSpec::BeforeQueue, framing: 0, tick: Seconds(0.0) }.to_config(at)?;
     Ok(AccessSpec { rate_bps: link.rate_bps, delay: link.delay, recv_delay, buffer: link.buffer })
 }
 

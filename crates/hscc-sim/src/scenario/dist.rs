@@ -24,6 +24,8 @@ pub enum DistKind {
     Exponential,
     /// Pareto with `mean` and tail index `shape` (> 1): scale = mean·(shape − 1)/shape.
     Pareto,
+    /// PackMime-HTTP's own distribution of the quantity (web request and response sizes only).
+    Packmime,
 }
 
 /// A distribution of quantities `Q` (seconds, bytes, a count).
@@ -50,6 +52,8 @@ pub enum DistSpec<Q> {
         /// Tail index (> 1).
         shape: f64,
     },
+    /// PackMime-HTTP's distribution (Cao et al. 2004).
+    Packmime,
 }
 
 /// The table form, every field optional so that a missing one is named.
@@ -77,6 +81,7 @@ impl<Q: Copy> Table<Q> {
             DistKind::Uniform => &["min", "max"],
             DistKind::Exponential => &["mean"],
             DistKind::Pareto => &["mean", "shape"],
+            DistKind::Packmime => &[],
         };
         let given = [("value", self.value.is_some()), ("min", self.min.is_some()), ("max", self.max.is_some()), ("mean", self.mean.is_some()), ("shape", self.shape.is_some())];
         let name = format!("{:?}", self.dist).to_lowercase();
@@ -95,6 +100,7 @@ impl<Q: Copy> Table<Q> {
             DistKind::Uniform => DistSpec::Uniform { min: q(self.min), max: q(self.max) },
             DistKind::Exponential => DistSpec::Exponential { mean: q(self.mean) },
             DistKind::Pareto => DistSpec::Pareto { mean: q(self.mean), shape: self.shape.expect("checked above") },
+            DistKind::Packmime => DistSpec::Packmime,
         })
     }
 }
@@ -107,6 +113,7 @@ impl<Q> DistSpec<Q> {
             DistSpec::Uniform { min, max } => DistSpec::Uniform { min: f(min), max: f(max) },
             DistSpec::Exponential { mean } => DistSpec::Exponential { mean: f(mean) },
             DistSpec::Pareto { mean, shape } => DistSpec::Pareto { mean: f(mean), shape },
+            DistSpec::Packmime => DistSpec::Packmime,
         }
     }
 }
@@ -119,6 +126,7 @@ impl<Q: Serialize + Copy> Serialize for DistSpec<Q> {
             DistSpec::Uniform { min, max } => t(DistKind::Uniform, Some(min), Some(max), None, None).serialize(s),
             DistSpec::Exponential { mean } => t(DistKind::Exponential, None, None, Some(mean), None).serialize(s),
             DistSpec::Pareto { mean, shape } => t(DistKind::Pareto, None, None, Some(mean), Some(shape)).serialize(s),
+            DistSpec::Packmime => t(DistKind::Packmime, None, None, None, None).serialize(s),
         }
     }
 }
@@ -161,9 +169,9 @@ impl<Q: JsonSchema> JsonSchema for DistSpec<Q> {
     fn json_schema(g: &mut SchemaGenerator) -> Schema {
         let q = g.subschema_for::<Q>();
         json_schema!({
-            "description": "a value, or { dist = \"fixed\" | \"uniform\" | \"exponential\" | \"pareto\", value, min, max, mean, shape }",
+            "description": "a value, or { dist = \"fixed\" | \"uniform\" | \"exponential\" | \"pareto\" | \"packmime\", value, min, max, mean, shape }",
             "anyOf": [q, { "type": "object", "properties": {
-                "dist": { "enum": ["fixed", "uniform", "exponential", "pareto"] },
+                "dist": { "enum": ["fixed", "uniform", "exponential", "pareto", "packmime"] },
                 "value": q, "min": q, "max": q, "mean": q, "shape": { "type": "number" } }, "required": ["dist"] }]
         })
     }

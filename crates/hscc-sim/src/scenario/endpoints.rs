@@ -117,11 +117,13 @@ impl Endpoints {
                 let mut clients = Vec::new();
                 for &k in &w.pairs {
                     let &(s, d) = p.get(k).ok_or_else(|| err(format!("{at}.pairs"), k, format!("host pair indices from 0 to {}", p.len() - 1)))?;
+                    let (s, d) = if w.reverse { (d, s) } else { (s, d) };
                     servers.push(s);
                     clients.push(d);
                 }
                 Ok((servers, clients))
             }
+            Endpoints::Names(_) if w.reverse => Err(err(format!("{at}.reverse"), "true", "reverse only on a dumbbell (on a graph, swap servers and clients)")),
             Endpoints::Names(n) => {
                 let find = |k: &str, names: &[String]| -> Result<Vec<u32>, ConfigError> {
                     if names.is_empty() {

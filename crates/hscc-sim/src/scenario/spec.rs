@@ -29,9 +29,32 @@ pub struct LinkSpecIn {
     /// Random loss probability per packet, e.g. 1e-6.
     #[serde(default)]
     pub loss: Probability,
-    /// Gaussian delay jitter (standard deviation), e.g. "1ms"; packet order is kept.
+    /// Gaussian delay jitter (standard deviation), e.g. "1ms"; packet order is kept unless `jitter_reorders`.
     #[serde(default)]
     pub jitter: Seconds,
+    /// Draw each packet's delay independently (delay + N(0, jitter²), at least 0), so packets may overtake each other (TCP-FIT's emulated delay noise).
+    #[serde(default)]
+    pub jitter_reorders: bool,
+    /// Where random loss acts: "before_queue" (Dummynet, ns-2: a lost packet uses neither queue nor link) or "after_queue" (ns-3's receive error model: it has used both).
+    #[serde(default)]
+    pub loss_point: LossPointSpec,
+    /// Link-layer bytes added to every packet on this link (ns-3 point-to-point PPP: 2; Ethernet with preamble and gap: 38).
+    #[serde(default)]
+    pub framing: u32,
+    /// Serve the queue in clock ticks of this length, as Dummynet does at HZ = 1/tick (its test beds: "1ms"); 0 serves it continuously. The delay must then be a whole number of ticks.
+    #[serde(default)]
+    pub tick: Seconds,
+}
+
+/// Where a link's random loss acts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LossPointSpec {
+    /// When a packet is offered, before the queue.
+    #[default]
+    BeforeQueue,
+    /// When a packet reaches the far end, after the queue and the link.
+    AfterQueue,
 }
 
 fn default_buffer() -> BufferSpec {
@@ -359,13 +382,17 @@ fn default_voice_header() -> u32 {
     crate::packet::UDP_HEADER_BYTES
 }
 
-/// Web-like traffic: short TCP transfers arriving as a Poisson process.
+/// Web-like traffic: short TCP transfers, or sessions of requests and
+/// responses (Cao et al. 2004, PackMime-HTTP), arriving as a Poisson process.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebSpec {
     /// Dumbbell: host pairs whose senders serve and whose receivers fetch.
     #[serde(default)]
     pub pairs: Vec<usize>,
+    /// Dumbbell: the pairs' receivers serve and their senders fetch (web traffic in the reverse direction).
+    #[serde(default)]
+    pub reverse: bool,
     /// Graph: serving nodes.
     #[serde(default)]
     pub servers: Vec<String>,
@@ -375,11 +402,23 @@ pub struct WebSpec {
     /// Name in tables (default "web INDEX").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    /// Transfers per second.
+    /// "transfers" (independent responses, no requests) or "sessions" (PackMime-HTTP: a request, a server delay and a response per object).
+    #[serde(default)]
+    pub model: WebModelSpec,
+    /// Transfers (or sessions) per second.
     pub rate: f64,
-    /// Response sizes: a size ("50KB") or a distribution (default Pareto, shape 1.2, mean 12KB).
-    #[serde(default = "default_web_size")]
-    pub size: DistSpec<Bytes>,
+    /// Response sizes: a size ("50KB") or a distribution; { dist = "packmime" } is PackMime-HTTP's (default for sessions; Pareto, shape 1.2, mean 12KB for transfers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<DistSpec<Bytes>>,
+    /// Sessions: request sizes (default PackMime-HTTP's, { dist = "packmime" }).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_size: Option<DistSpec<Bytes>>,
+    /// Sessions: probability that a session is persistent, several pages of objects on one connection (PackMime's HTTP/1.1 mode: 0.09; 0 is its HTTP/1.0 mode).
+    #[serde(default)]
+    pub persistent: Probability,
+    /// Sessions: wait PackMime's server delay before each response.
+    #[serde(default = "yes")]
+    pub server_delay: bool,
     /// Congestion control of the transfers.
     #[serde(default = "default_algorithm")]
     pub algorithm: String,
@@ -394,8 +433,15 @@ pub struct WebSpec {
     pub stop: Option<Seconds>,
 }
 
-fn default_web_size() -> DistSpec<Bytes> {
-    DistSpec::Pareto { mean: Bytes(12_000), shape: 1.2 }
+/// How a web source generates traffic.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WebModelSpec {
+    /// Independent responses (no requests).
+    #[default]
+    Transfers,
+    /// Sessions of requests and responses (Cao et al. 2004 / PackMime-HTTP).
+    Sessions,
 }
 
 /// A scheduled change of one link's rate and/or delay.
