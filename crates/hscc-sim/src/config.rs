@@ -14,6 +14,9 @@ use crate::limits::{MAX_FLOWS, MAX_LINKS, MAX_NODES, MAX_QUEUE_PACKETS, MAX_ROUT
 use crate::tcp::rtt::MAX_RTO;
 use crate::time::{secs, Time, MS, SEC};
 
+/// Largest [`FlowConfig::init_ssthresh`], segments.
+pub const MAX_INIT_SSTHRESH: u32 = 1_000_000_000;
+
 /// Largest web response size or mean, bytes (1 TB).
 const MAX_WEB_SIZE: u64 = 1_000_000_000_000;
 
@@ -65,6 +68,59 @@ pub enum Recovery {
     Prr,
 }
 
+/// What the congestion control's `cong_avoid` is told was acknowledged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AckCounting {
+    /// Segments newly acknowledged (cumulatively or by SACK) by the ACK: Linux
+    /// since 3.18 (appropriate byte counting, RFC 3465 without its L limit).
+    #[default]
+    Segments,
+    /// One segment per ACK that advances `snd_una`, however many it covers:
+    /// ns-2's TCP agents, ns-3's `TcpNewReno` and Linux before ABC. With an ACK
+    /// every two segments, slow start grows ×1.5 per RTT instead of ×2.
+    Acks,
+}
+
+/// A delay drawn once per connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DelayDist {
+    /// Always this delay, ps.
+    Fixed(Time),
+    /// Uniform on [min, max], ps.
+    Uniform {
+        /// Smallest delay, ps.
+        min: Time,
+        /// Largest delay, ps.
+        max: Time,
+    },
+}
+
+impl Default for DelayDist {
+    fn default() -> Self {
+        DelayDist::Fixed(0)
+    }
+}
+
+impl DelayDist {
+    /// Largest delay it can draw.
+    pub fn max(&self) -> Time {
+        match *self {
+            DelayDist::Fixed(d) => d,
+            DelayDist::Uniform { max, .. } => max,
+        }
+    }
+
+    /// Mean delay.
+    pub fn mean(&self) -> Time {
+        match *self {
+            DelayDist::Fixed(d) => d,
+            DelayDist::Uniform { min, max } => min + (max - min) / 2,
+        }
+    }
+}
+
 /// A TCP flow.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FlowConfig {
@@ -106,8 +162,39 @@ pub struct FlowConfig {
     pub pacing: bool,
     /// Random per-packet processing delay at the sender, uniform in [0, send_jitter]
     /// (ns-2's `overhead_`, used to break DropTail phase effects; order is kept).
+    /// When positive it replaces `host_jitter` as the bound; 0 leaves `host_jitter` in force.
     pub send_jitter: Time,
+    /// Host processing jitter: each segment reaches the sender's first link
+    /// after a delay drawn uniformly from [0, host_jitter] (segment order kept),
+    /// from the flow's own seeded random stream. Real hosts hand segments to
+    /// the wire with microseconds of variation (scheduling, softirq, interrupt
+    /// coalescing, NIC queues); without it identical flows stay locked in the
+    /// phase they started with at a DropTail queue (Floyd & Jacobson 1992) and
+    /// a lossless run is the same for every seed. 0 turns it off.
+    pub host_jitter: Time,
+    /// Start-up jitter: the flow starts at `start` plus a delay drawn
+    /// uniformly from [0, start_jitter] (flow's own seeded stream), as flows
+    /// launched together never start at the same picosecond. Web transfers
+    /// ignore it (their arrivals are already random). 0 turns it off.
+    pub start_jitter: Time,
+    /// Initial slow-start threshold, segments (None: unlimited, Linux's
+    /// default; ns-3 `TcpSocket::InitialSlowStartThreshold`). Set before the
+    /// algorithm's `init`, which may override it (CUBIC's and BIC's own
+    /// `initial_ssthresh` when nonzero), in Linux's order: route metrics, then
+    /// `tcp_init_congestion_control`.
+    pub init_ssthresh: Option<u32>,
+    /// How acknowledged data is counted for window growth (`cong_avoid`'s `acked`).
+    pub ack_counting: AckCounting,
+    /// Extra one-way delay between this flow's sender and the network, in both
+    /// directions (data leaving the sender, ACKs reaching it), without a queue:
+    /// drawn once per connection from the flow's own seeded stream (Sync-TCP's
+    /// access delays, uniform on [5, 25] ms). Base RTT = path RTT + 2 × the draw.
+    pub access_delay: DelayDist,
 }
+
+/// Default [`FlowConfig::host_jitter`]: 8 µs (see the field).
+pub const DEFAULT_HOST_JITTER: Time = 8 * crate::time::US;
+
 
 impl FlowConfig {
     /// A bulk flow with Linux-like defaults.
@@ -132,7 +219,27 @@ impl FlowConfig {
             delack_timeout: 40 * MS,
             pacing: false,
             send_jitter: 0,
+            host_jitter: DEFAULT_HOST_JITTER,
+            start_jitter: 0,
+            init_ssthresh: None,
+            ack_counting: AckCounting::Segments,
+            access_delay: DelayDist::Fixed(0),
         }
+    }
+
+    /// The same flow without the seeded randomness of host timing (host and
+    /// start-up jitter 0): events at the same time run in the order they were
+    /// created, as before these knobs existed. For tests that compute exact times.
+    pub fn without_jitter(mut self) -> FlowConfig {
+        self.host_jitter = 0;
+        self.start_jitter = 0;
+        self.send_jitter = 0;
+        self
+    }
+
+    /// The bound of the per-packet processing delay: `send_jitter` when set, else `host_jitter`.
+    pub fn packet_jitter(&self) -> Time {
+        if self.send_jitter > 0 { self.send_jitter } else { self.host_jitter }
     }
 
     /// Bytes of a full-sized segment on the wire.
@@ -377,6 +484,20 @@ impl FlowConfig {
     check(f.initial_rto <= MAX_RTO, || at("initial_rto"), format!("{} s", secs(f.initial_rto)), "at most 120 s (Linux's TCP_RTO_MAX)")?;
     check(f.delack_timeout <= 3600 * SEC, || at("delack_timeout"), format!("{} s", secs(f.delack_timeout)), "at most one hour")?;
     check(f.send_jitter <= 3600 * SEC, || at("send_jitter"), format!("{} s", secs(f.send_jitter)), "at most one hour")?;
+    check(f.host_jitter <= SEC, || at("host_jitter"), format!("{} s", secs(f.host_jitter)), "0 to 1 s")?;
+    check(f.start_jitter <= 3600 * SEC, || at("start_jitter"), format!("{} s", secs(f.start_jitter)), "0 to one hour")?;
+    if let Some(s) = f.init_ssthresh {
+        check((2..=MAX_INIT_SSTHRESH).contains(&s), || at("init_ssthresh"), s, "2 to 10^9 segments (None: unlimited)")?;
+    }
+    match f.access_delay {
+        DelayDist::Fixed(d) => check(d <= 3600 * SEC, || at("access_delay"), format!("{} s", secs(d)), "0 to one hour")?,
+        DelayDist::Uniform { min, max } => check(
+            min <= max && max <= 3600 * SEC,
+            || at("access_delay"),
+            format!("uniform on [{} s, {} s]", secs(min), secs(max)),
+            "0 <= min <= max <= one hour",
+        )?,
+    }
     if let Some(s) = f.size {
         check(s > 0, || at("size"), s, "at least 1 byte")?;
     }

@@ -33,7 +33,11 @@
 //! Growable buffers are counted at 1.5× their content (a `Vec` or `VecDeque`
 //! doubles: on average it holds 1/ln 2 ≈ 1.44× what it needs).
 //!
-//! Events: one per packet per hop carried; a timer event per flow per
+//! - **host lines**: a TCP flow's packets waiting at its host (host jitter,
+//!   access delay): packets per second × that wait, twice for data.
+//!
+//! Events: one per packet per hop carried, and one per packet that waits at
+//! a host (host jitter, access delay); a timer event per flow per
 //! minimum RTO; a pacing event per paced segment; every UDP datagram sent
 //! (drops included: the source runs at its rate); web arrivals; samples.
 //!
@@ -275,8 +279,18 @@ struct Source {
     active: f64,
     /// TCP data (twice the occupancy in slow start).
     tcp: bool,
+    /// TCP: seconds its data waits at the sending host (largest access delay
+    /// plus host jitter) and its ACKs wait for the sender (access delay); an
+    /// event per packet when positive.
+    host: (f64, f64),
     /// Who its events are charged to.
     blame: Field,
+}
+
+/// Host-line delays of a TCP flow: (data, ACKs), s.
+fn host_delays(fc: &FlowConfig) -> (f64, f64) {
+    let access = secs(fc.access_delay.max());
+    (access + secs(fc.packet_jitter()), access)
 }
 
 pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
@@ -322,7 +336,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         blame.ev(&o.udp_rate[i], sent);
         blame.mem(&o.udp_group[i], (size_of::<UdpFlow>() + size_of::<UdpConfig>()) as f64 + DELAY_HISTOGRAM + 300.0);
         mem.udp += (size_of::<UdpFlow>() + size_of::<UdpConfig>()) as u64 + DELAY_HISTOGRAM as u64 + 300;
-        sources.push(Source { data, acks: Vec::new(), pps: bps / (8.0 * size), size, ack_ratio: 0.0, active, tcp: false, blame: o.udp_rate[i].clone() });
+        sources.push(Source { data, acks: Vec::new(), pps: bps / (8.0 * size), size, ack_ratio: 0.0, active, tcp: false, host: (0.0, 0.0), blame: o.udp_rate[i].clone() });
     }
     let mut web_paths = Vec::new();
     for (i, w) in cfg.web.iter().enumerate() {
@@ -339,7 +353,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
                     fixed_bps[l as usize] += bps;
                 }
                 paths.push(data.clone());
-                sources.push(Source { data, acks, pps: bps / (8.0 * wire), size: wire, ack_ratio: ack_ratio(&w.tcp), active, tcp: true, blame: who.clone() });
+                sources.push(Source { data, acks, pps: bps / (8.0 * wire), size: wire, ack_ratio: ack_ratio(&w.tcp), active, tcp: true, host: host_delays(&w.tcp), blame: who.clone() });
             }
         }
         web_paths.push(paths);
@@ -363,7 +377,8 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     }
     let mut shares = Vec::with_capacity(cfg.flows.len());
     for (fc, (data, acks)) in cfg.flows.iter().zip(&flow_paths) {
-        let rtt: f64 = data.iter().chain(acks).map(|&l| delay(l)).sum::<f64>().max(1e-6);
+        let access = 2.0 * secs(fc.access_delay.mean());
+        let rtt: f64 = (data.iter().chain(acks).map(|&l| delay(l)).sum::<f64>() + access).max(1e-6);
         let (mut share, mut bottleneck) = (f64::INFINITY, None);
         for &l in data {
             let free = (rate(l) - fixed_bps[l as usize]).max(0.01 * rate(l));
@@ -389,7 +404,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     for (k, (fc, (data, acks))) in cfg.flows.iter().zip(&flow_paths).enumerate() {
         let wire = fc.wire_size() as f64;
         let active = active_s(fc.start, fc.stop, cfg.duration);
-        sources.push(Source { data: data.clone(), acks: acks.clone(), pps: shares[k].0 / (8.0 * wire), size: wire, ack_ratio: ack_ratio(fc), active, tcp: true, blame: run.clone() });
+        sources.push(Source { data: data.clone(), acks: acks.clone(), pps: shares[k].0 / (8.0 * wire), size: wire, ack_ratio: ack_ratio(fc), active, tcp: true, host: host_delays(fc), blame: run.clone() });
     }
 
     // Links: offered load, what they carry, how many packets they hold.
@@ -420,6 +435,14 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         }
         for &l in &s.acks {
             n += hop(l, s.pps * s.ack_ratio, HEADER_BYTES as f64, 1.0);
+        }
+        // Host lines: an event per packet that waits there, and the packets they hold.
+        let carried_pps = s.data.first().map_or(0.0, |&l| s.pps * carried(l as usize));
+        for (wait, pps) in [(s.host.0, carried_pps), (s.host.1, carried_pps * s.ack_ratio)] {
+            if wait > 0.0 {
+                n += pps * s.active;
+                mem.packets += (2.0 * pps * wait * PACKET * GROW + PACKET) as u64;
+            }
         }
         evs.packets += n as u64;
         blame.ev(&s.blame, n);
@@ -490,7 +513,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let paths = &web_paths[i];
         let (mut rtt, mut capacity) = (0.0, f64::INFINITY);
         for p in paths {
-            rtt += 2.0 * p.iter().map(|&l| delay(l)).sum::<f64>() / paths.len() as f64;
+            rtt += (2.0 * p.iter().map(|&l| delay(l)).sum::<f64>() + 2.0 * secs(w.tcp.access_delay.mean())) / paths.len() as f64;
             for &l in p {
                 capacity = capacity.min(rate(l) / (tcp_n[l as usize] + 1.0));
             }

@@ -1,6 +1,6 @@
 //! The running simulation: links, routes, flows and the event loop.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
 use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
@@ -121,6 +121,30 @@ pub struct Flow {
     pub web: Option<WebTransfer>,
     /// Times of the delay-detected congestion signals of its algorithm.
     pub signals: Vec<Time>,
+    /// When the flow started (or starts): its configured start plus the drawn start-up offset.
+    pub start: Time,
+    /// Segments between the sender and its first link (host jitter, access
+    /// delay), each with `t` = when it reaches the link; times never decrease.
+    out: VecDeque<Packet>,
+    /// ACKs between the end of their route and the sender (access delay), `t` = when they reach it.
+    inbound: VecDeque<Packet>,
+    /// The first link of the data route carries nothing but this flow's data
+    /// and never changes: a delayed segment can be offered to it at once with
+    /// its later time, since no other packet can reach that link in between
+    /// (the same result as waiting in `out`, without an event per segment).
+    direct: bool,
+}
+
+impl Flow {
+    fn new(sender: Sender, receiver: Receiver, data_route: u32, ack_route: u32, gen: u32, start: Time) -> Flow {
+        Flow { sender, receiver, data_route, ack_route, gen, web: None, signals: Vec::new(), start, out: VecDeque::new(), inbound: VecDeque::new(), direct: false }
+    }
+
+    /// Packets held at the sending host (not yet in the network): data waiting
+    /// for its first link, ACKs waiting to reach the sender.
+    pub fn at_host(&self) -> usize {
+        self.out.len() + self.inbound.len()
+    }
 }
 
 /// One UDP flow.
@@ -133,11 +157,14 @@ pub struct UdpFlow {
     pub route: u32,
 }
 
-/// The sender's view of the network: its data route.
+/// The sender's view of the network: its data route, through its host line.
 struct SenderWire<'a> {
     net: &'a mut Net,
     route: &'a [u32],
     gen: u32,
+    flow: u32,
+    out: &'a mut VecDeque<Packet>,
+    direct: bool,
 }
 
 impl Wire for SenderWire<'_> {
@@ -152,14 +179,26 @@ impl Wire for SenderWire<'_> {
     #[inline]
     fn send(&mut self, mut p: Packet, at: Time) {
         p.gen = self.gen;
-        self.net.counters.injected += 1;
-        self.net.forward(&p, 0, self.route, at);
+        if (at == self.net.now || self.direct) && self.out.is_empty() {
+            self.net.counters.injected += 1;
+            self.net.forward(&p, 0, self.route, at);
+            return;
+        }
+        // Later: the packet waits at the host and reaches the first link at
+        // `at` through an event, so that packets of other flows offered to the
+        // same link in the meantime go first (offering it now with a future
+        // time would fix its place in the queue too early).
+        p.t = at;
+        if self.out.is_empty() {
+            self.net.q.push(at, Event::HostOut(self.flow));
+        }
+        self.out.push_back(p);
     }
 }
 
 macro_rules! wire {
-    ($self:ident, $flow:expr) => {
-        &mut SenderWire { net: &mut $self.net, route: $self.routes.path($flow.data_route), gen: $flow.gen }
+    ($self:ident, $flow:expr, $f:expr) => {
+        &mut SenderWire { net: &mut $self.net, route: $self.routes.path($flow.data_route), gen: $flow.gen, flow: $f, out: &mut $flow.out, direct: $flow.direct }
     };
 }
 
@@ -211,8 +250,11 @@ impl Sim {
             let data_route = route(&mut routes, f.src, f.dst, format!("flows[{i}].dst"))?;
             let ack_route = route(&mut routes, f.dst, f.src, format!("flows[{i}].src"))?;
             let rng = component_rng(cfg.seed, Component::Sender, i as u64);
-            flows.push(Flow { sender: Sender::new(i as u32, f, rng), receiver: Receiver::new(f), data_route, ack_route, gen: 0, web: None, signals: Vec::new() });
-            q.push(f.start, Event::FlowStart(i as u32));
+            let sender = Sender::new(i as u32, f, rng);
+            // The start-up offset never moves the start past the stop or the end of the run.
+            let start = f.start.saturating_add(sender.start_offset).min(f.stop.map_or(cfg.duration, |s| s - 1).max(f.start));
+            flows.push(Flow::new(sender, Receiver::new(f), data_route, ack_route, 0, start));
+            q.push(start, Event::FlowStart(i as u32));
             if let Some(stop) = f.stop {
                 q.push(stop, Event::FlowStop(i as u32));
             }
@@ -243,6 +285,34 @@ impl Sim {
         }
         for (i, c) in cfg.changes.iter().enumerate() {
             q.push(c.at, Event::LinkChange(i as u32));
+        }
+        // Links that carry one configured flow's data and nothing else (no
+        // ACKs, UDP, web traffic or scheduled change): that flow offers its
+        // delayed segments to them directly (`Flow::direct`).
+        let mut users = vec![0u32; t.links.len()];
+        let mut count = |path: &[u32], n: u32| path.iter().for_each(|&l| users[l as usize] += n);
+        for f in &flows {
+            count(routes.path(f.data_route), 1);
+            count(routes.path(f.ack_route), 1);
+        }
+        for u in &udp {
+            count(routes.path(u.route), 1);
+        }
+        for w in &cfg.web {
+            for &s in &w.servers {
+                for &c in &w.clients {
+                    for (a, b) in [(s, c), (c, s)] {
+                        let id = routes.get(t, a, b).expect("routed above");
+                        count(routes.path(id), 2);
+                    }
+                }
+            }
+        }
+        for c in &cfg.changes {
+            users[c.link as usize] += 2;
+        }
+        for f in &mut flows {
+            f.direct = routes.path(f.data_route).first().is_some_and(|&l| users[l as usize] == 1);
         }
         let traces = Traces::new(&cfg);
         if let Some(dt) = cfg.sample_interval {
@@ -305,10 +375,8 @@ impl Sim {
                     // The link's next packet arrives strictly before every other
                     // event: handle it now rather than through the heap (the
                     // order of execution is the same either way).
-                    if t <= self.until && self.net.q.peek_time().is_none_or(|e| t < e) {
+                    if self.next_inline(t) {
                         now = t;
-                        self.net.now = t;
-                        self.events += 1;
                     } else {
                         self.net.q.push(t, Event::LinkArrive(l));
                         break;
@@ -318,14 +386,14 @@ impl Sim {
             Event::Rto(f) => {
                 let flow = &mut self.flows[f as usize];
                 if flow.sender.rto_timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
-                    flow.sender.on_rto(wire!(self, flow));
+                    flow.sender.on_rto(wire!(self, flow, f));
                     self.after_sender_event(f);
                 }
             }
             Event::Pace(f) => {
                 let flow = &mut self.flows[f as usize];
                 if flow.sender.pace_timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
-                    flow.sender.on_pace(wire!(self, flow));
+                    flow.sender.on_pace(wire!(self, flow, f));
                 }
             }
             Event::DelAck(f) => {
@@ -336,12 +404,14 @@ impl Sim {
             }
             Event::FlowStart(f) => {
                 let flow = &mut self.flows[f as usize];
-                flow.sender.start(wire!(self, flow));
+                flow.sender.start(wire!(self, flow, f));
             }
             Event::FlowStop(f) => {
                 let flow = &mut self.flows[f as usize];
-                flow.sender.stop(wire!(self, flow));
+                flow.sender.stop(wire!(self, flow, f));
             }
+            Event::HostOut(f) => self.host_out(f),
+            Event::HostIn(f) => self.host_in(f),
             Event::UdpSend(u) => {
                 let flow = &mut self.udp[u as usize];
                 let p = flow.source.packet(u, now);
@@ -419,7 +489,16 @@ impl Sim {
         let flow = &mut self.flows[f as usize];
         match p.kind {
             Kind::Ack => {
-                flow.sender.on_ack(&p, wire!(self, flow));
+                if flow.sender.access_delay > 0 {
+                    let mut p = p;
+                    p.t = now + flow.sender.access_delay;
+                    if flow.inbound.is_empty() {
+                        self.net.q.push(p.t, Event::HostIn(f));
+                    }
+                    flow.inbound.push_back(p);
+                    return;
+                }
+                flow.sender.on_ack(&p, wire!(self, flow, f));
                 self.after_sender_event(f);
             }
             _ => {
@@ -438,6 +517,63 @@ impl Sim {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Whether the next event of a host or link line, due at `t`, comes
+    /// strictly before every queued event: then it is handled at once instead of
+    /// through the heap (the order of execution is the same either way).
+    #[inline]
+    fn next_inline(&mut self, t: Time) -> bool {
+        if t <= self.until && self.net.q.peek_time().is_none_or(|e| t < e) {
+            self.net.now = t;
+            self.events += 1;
+            return true;
+        }
+        false
+    }
+
+    /// The head of flow `f`'s host output line is due: offer it (and any
+    /// following ones due by then) to the first link of its route.
+    #[inline(never)]
+    fn host_out(&mut self, f: u32) {
+        loop {
+            let now = self.net.now;
+            let flow = &mut self.flows[f as usize];
+            // None or not yet due: an entry left by an earlier occupant of a
+            // recycled web slot, or already handled with an earlier head.
+            if flow.out.front().is_none_or(|p| p.t > now) {
+                return;
+            }
+            let p = flow.out.pop_front().expect("checked");
+            self.net.counters.injected += 1;
+            self.net.forward(&p, 0, self.routes.path(flow.data_route), now);
+            let Some(t) = self.flows[f as usize].out.front().map(|p| p.t) else { return };
+            if t > now && !self.next_inline(t) {
+                self.net.q.push(t, Event::HostOut(f));
+                return;
+            }
+        }
+    }
+
+    /// The head of flow `f`'s host input line is due: its sender processes it
+    /// (and any following ones due by then).
+    #[inline(never)]
+    fn host_in(&mut self, f: u32) {
+        loop {
+            let now = self.net.now;
+            let flow = &mut self.flows[f as usize];
+            if flow.inbound.front().is_none_or(|p| p.t > now) {
+                return;
+            }
+            let p = flow.inbound.pop_front().expect("checked");
+            flow.sender.on_ack(&p, wire!(self, flow, f));
+            self.after_sender_event(f);
+            let Some(t) = self.flows[f as usize].inbound.front().map(|p| p.t) else { return };
+            if t > now && !self.next_inline(t) {
+                self.net.q.push(t, Event::HostIn(f));
+                return;
             }
         }
     }
@@ -483,22 +619,24 @@ impl Sim {
         let rng = component_rng(self.cfg.seed, Component::Sender, (1u64 << 40) + ((w as u64) << 32) + started);
         let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
         let gen = self.flows.get(slot as usize).map_or(0, |f| f.gen.wrapping_add(1));
-        let flow = Flow {
-            sender: Sender::new(slot, &cfg, rng),
-            receiver: Receiver::new(&cfg),
-            data_route,
-            ack_route,
-            gen,
-            web: Some(WebTransfer { source: w, size: tr.size, start: now, received: false, freed: false }),
-            signals: Vec::new(),
-        };
+        // A web transfer starts when it arrives (its arrivals are already random):
+        // no start-up offset. Its access delay is drawn from its own stream.
+        let mut flow = Flow::new(Sender::new(slot, &cfg, rng), Receiver::new(&cfg), data_route, ack_route, gen, now);
+        flow.web = Some(WebTransfer { source: w, size: tr.size, start: now, received: false, freed: false });
         if slot as usize == self.flows.len() {
             self.flows.push(flow);
         } else {
-            self.flows[slot as usize] = flow;
+            // Reuse the host lines' memory; what they still hold belongs to the
+            // finished transfer and is dropped (it never entered the network,
+            // or already left it).
+            let old = &mut self.flows[slot as usize];
+            let (mut out, mut inbound) = (std::mem::take(&mut old.out), std::mem::take(&mut old.inbound));
+            out.clear();
+            inbound.clear();
+            *old = Flow { out, inbound, ..flow };
         }
         let flow = &mut self.flows[slot as usize];
-        flow.sender.start(wire!(self, flow));
+        flow.sender.start(wire!(self, flow, slot));
     }
 
     fn send_ack(&mut self, f: u32) {
