@@ -68,17 +68,24 @@ pub enum Recovery {
     Prr,
 }
 
-/// What the congestion control's `cong_avoid` is told was acknowledged.
+/// What the congestion control's `cong_avoid(ack, acked)` is told was
+/// acknowledged. `cong_avoid` runs only for an ACK that advances `snd_una`
+/// outside recovery, in either mode; `pkts_acked` always gets the number of
+/// segments cumulatively acknowledged, and `cong_control`'s rate sample the
+/// segments delivered (as ns-3 passes the segment count to `PktsAcked`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AckCounting {
-    /// Segments newly acknowledged (cumulatively or by SACK) by the ACK: Linux
-    /// since 3.18 (appropriate byte counting, RFC 3465 without its L limit).
+    /// `acked` = segments newly acknowledged by the ACK, cumulatively or by
+    /// SACK: Linux since 3.18 (appropriate byte counting, RFC 3465 without its
+    /// L limit). Slow start doubles cwnd per RTT with delayed ACKs.
     #[default]
     Segments,
-    /// One segment per ACK that advances `snd_una`, however many it covers:
-    /// ns-2's TCP agents, ns-3's `TcpNewReno` and Linux before ABC. With an ACK
-    /// every two segments, slow start grows ×1.5 per RTT instead of ×2.
+    /// `acked` = 1 for every ACK that advances `snd_una`, however many
+    /// segments it covers: ns-2's TCP agents, ns-3's `TcpNewReno` (its
+    /// `SlowStart` adds one segment per ACK, `CongestionAvoidance` one
+    /// MSS²/cwnd per ACK) and Linux before ABC. With an ACK every two segments,
+    /// slow start grows ×1.5 per RTT and congestion avoidance +½ segment per RTT.
     Acks,
 }
 
@@ -164,31 +171,43 @@ pub struct FlowConfig {
     /// (ns-2's `overhead_`, used to break DropTail phase effects; order is kept).
     /// When positive it replaces `host_jitter` as the bound; 0 leaves `host_jitter` in force.
     pub send_jitter: Time,
-    /// Host processing jitter: each segment reaches the sender's first link
-    /// after a delay drawn uniformly from [0, host_jitter] (segment order kept),
-    /// from the flow's own seeded random stream. Real hosts hand segments to
-    /// the wire with microseconds of variation (scheduling, softirq, interrupt
-    /// coalescing, NIC queues); without it identical flows stay locked in the
-    /// phase they started with at a DropTail queue (Floyd & Jacobson 1992) and
-    /// a lossless run is the same for every seed. 0 turns it off.
+    /// Host processing jitter, ps (default 8 µs, at most 1 s): each segment
+    /// reaches the sender's first link after a delay drawn uniformly from
+    /// [0, host_jitter] (never before the segment ahead of it), from the flow's
+    /// own seeded random stream. Real hosts hand segments to the wire with
+    /// microseconds of variation (scheduling, softirq, interrupt coalescing,
+    /// NIC queues). Without it, flows started together tie at every packet of
+    /// their first window and the tie goes to the flow created first; the
+    /// resulting DropTail phase pattern (Floyd & Jacobson 1992) is then the
+    /// same for every seed. 8 µs is ns-2's `overhead_` as TCP-Africa used it.
+    /// 0 turns it off (the order of before: ties in creation order).
     pub host_jitter: Time,
-    /// Start-up jitter: the flow starts at `start` plus a delay drawn
-    /// uniformly from [0, start_jitter] (flow's own seeded stream), as flows
-    /// launched together never start at the same picosecond. Web transfers
-    /// ignore it (their arrivals are already random). 0 turns it off.
+    /// Start-up jitter, ps (default 0 = off, at most one hour): the flow
+    /// starts at `start` plus a delay drawn uniformly from [0, start_jitter]
+    /// (flow's own seeded stream; never at or past `stop`, nor past the end of
+    /// the run), for flows launched together by separate processes or hosts.
+    /// Off by default: even 1 ms at 700 Mbit/s decides which of 8 flows lose
+    /// most in their common slow start (mean Jain index at 60 s 0.77 instead of
+    /// 0.99 over 8 seeds, docs/notes-fairness.md): a change of results, not a
+    /// removal of bias. Web
+    /// transfers ignore it (their arrivals are already random).
     pub start_jitter: Time,
     /// Initial slow-start threshold, segments (None: unlimited, Linux's
-    /// default; ns-3 `TcpSocket::InitialSlowStartThreshold`). Set before the
-    /// algorithm's `init`, which may override it (CUBIC's and BIC's own
-    /// `initial_ssthresh` when nonzero), in Linux's order: route metrics, then
-    /// `tcp_init_congestion_control`.
+    /// default; else 2 to 10^9; ns-3 `TcpSocket::InitialSlowStartThreshold`),
+    /// for every algorithm. Set before the algorithm's `init`, which may
+    /// override it: BIC's `initial_ssthresh` and CUBIC's (with HyStart off)
+    /// win when nonzero, in Linux's order (route-metric ssthresh, then
+    /// `tcp_init_congestion_control`).
     pub init_ssthresh: Option<u32>,
     /// How acknowledged data is counted for window growth (`cong_avoid`'s `acked`).
     pub ack_counting: AckCounting,
     /// Extra one-way delay between this flow's sender and the network, in both
-    /// directions (data leaving the sender, ACKs reaching it), without a queue:
-    /// drawn once per connection from the flow's own seeded stream (Sync-TCP's
-    /// access delays, uniform on [5, 25] ms). Base RTT = path RTT + 2 × the draw.
+    /// directions (data leaving the sender, ACKs reaching it), without a queue
+    /// and keeping the flow's packet order: drawn once per connection from the
+    /// flow's own seeded stream, for a web transfer from the transfer's
+    /// (Sync-TCP's "background clouds" with access delays uniform on
+    /// [5, 25] ms). Base RTT = path RTT + 2 × the draw. Default Fixed(0);
+    /// at most one hour, min ≤ max.
     pub access_delay: DelayDist,
 }
 

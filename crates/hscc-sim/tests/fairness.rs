@@ -57,7 +57,7 @@ fn per_index(runs: &[Vec<f64>]) -> (Vec<f64>, f64, Vec<f64>) {
 
 /// The threshold on |t|. Measured with the default host jitter (8 µs) on the
 /// issue's scenario, 30 s runs: a share's standard deviation across seeds is
-/// 0.052 (2000 seeds; skew 0.7, kurtosis 3.5: close enough to normal for the
+/// 0.053 (2000 seeds; skew 0.7, kurtosis 3.5: close enough to normal for the
 /// mean of 20), so the standard error of a mean over 20 seeds is 0.012 and
 /// |t| = 4 is a bias of 0.047 (a mean share below 0.203 or above 0.297; the
 /// issue's bias was 0.21–0.29 for every seed). Under equal shares, with the

@@ -24,6 +24,17 @@
 //! (Linux `tcp_enter_loss`) all un-SACKed outstanding segments are marked
 //! lost and cwnd restarts at 1.
 //!
+//! Window growth sees `acked` = the segments newly acknowledged (cumulatively
+//! or by SACK) by the ACK, Linux's appropriate byte counting, or 1 per ACK that
+//! advances `snd_una` with [`AckCounting::Acks`] (ns-2, ns-3's `TcpNewReno`).
+//! `pkts_acked` always gets the segments cumulatively acknowledged.
+//!
+//! Host timing: each segment reaches the first link of the flow's route after
+//! its connection's access delay plus a host jitter drawn uniformly from
+//! [0, `host_jitter`] (or `send_jitter`), never before the segment sent ahead
+//! of it; both come from the flow's own seeded stream (see
+//! `docs/notes-fairness.md`). The RTT and TSval are the TCP layer's send time.
+//!
 //! Not modeled: undo of spurious reductions (no DSACK/Eifel detection),
 //! RACK, tail loss probes, ECN.
 
@@ -662,9 +673,8 @@ impl Sender {
             }
             self.transmit(seq, retx.is_some(), now, w);
             sent += 1;
-            if rate > 0 {
-                let size = self.wire_size(seq) as u64;
-                self.next_send = self.next_send.max(now) + size * SEC / rate;
+            if let Some(gap) = (self.wire_size(seq) as u64 * SEC).checked_div(rate) {
+                self.next_send = self.next_send.max(now) + gap;
             }
         }
         // Linux tcp_cwnd_validate.
