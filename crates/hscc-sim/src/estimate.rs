@@ -34,10 +34,12 @@
 //! doubles: on average it holds 1/ln 2 ≈ 1.44× what it needs).
 //!
 //! - **host lines**: a TCP flow's packets waiting at its host (host jitter,
-//!   access delay): packets per second × that wait, twice for data.
+//!   access delay): packets per second × that wait, twice for data, plus the
+//!   initial windows of flows that start together (80 bytes a packet);
 //!
 //! Events: one per packet per hop carried, and one per packet that waits at
-//! a host (host jitter, access delay); a timer event per flow per
+//! a host (host jitter, access delay) unless it is data offered at once to a
+//! first link its flow has to itself; a timer event per flow per
 //! minimum RTO; a pacing event per paced segment; every UDP datagram sent
 //! (drops included: the source runs at its rate); web arrivals; samples.
 //!
@@ -281,8 +283,10 @@ struct Source {
     tcp: bool,
     /// TCP: seconds its data waits at the sending host (largest access delay
     /// plus host jitter) and its ACKs wait for the sender (access delay); an
-    /// event per packet when positive.
+    /// event per packet when positive, except for data offered directly to a
+    /// first link it has to itself (`Flow::direct`).
     host: (f64, f64),
+    direct: bool,
     /// Who its events are charged to.
     blame: Field,
 }
@@ -336,7 +340,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         blame.ev(&o.udp_rate[i], sent);
         blame.mem(&o.udp_group[i], (size_of::<UdpFlow>() + size_of::<UdpConfig>()) as f64 + DELAY_HISTOGRAM + 300.0);
         mem.udp += (size_of::<UdpFlow>() + size_of::<UdpConfig>()) as u64 + DELAY_HISTOGRAM as u64 + 300;
-        sources.push(Source { data, acks: Vec::new(), pps: bps / (8.0 * size), size, ack_ratio: 0.0, active, tcp: false, host: (0.0, 0.0), blame: o.udp_rate[i].clone() });
+        sources.push(Source { data, acks: Vec::new(), pps: bps / (8.0 * size), size, ack_ratio: 0.0, active, tcp: false, host: (0.0, 0.0), direct: false, blame: o.udp_rate[i].clone() });
     }
     let mut web_paths = Vec::new();
     for (i, w) in cfg.web.iter().enumerate() {
@@ -353,7 +357,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
                     fixed_bps[l as usize] += bps;
                 }
                 paths.push(data.clone());
-                sources.push(Source { data, acks, pps: bps / (8.0 * wire), size: wire, ack_ratio: ack_ratio(&w.tcp), active, tcp: true, host: host_delays(&w.tcp), blame: who.clone() });
+                sources.push(Source { data, acks, pps: bps / (8.0 * wire), size: wire, ack_ratio: ack_ratio(&w.tcp), active, tcp: true, host: host_delays(&w.tcp), direct: false, blame: who.clone() });
             }
         }
         web_paths.push(paths);
@@ -401,10 +405,26 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         }
         shares.push((share, rtt, bottleneck));
     }
+    // Links used by one flow's data alone, as `Sim` finds them (web counts twice).
+    let mut users = vec![0u32; nl];
+    for s in &sources {
+        for &l in s.data.iter().chain(&s.acks) {
+            users[l as usize] += if s.tcp { 2 } else { 1 };
+        }
+    }
+    for (data, acks) in &flow_paths {
+        for &l in data.iter().chain(acks) {
+            users[l as usize] += 1;
+        }
+    }
+    for c in &cfg.changes {
+        users[c.link as usize] += 2;
+    }
     for (k, (fc, (data, acks))) in cfg.flows.iter().zip(&flow_paths).enumerate() {
         let wire = fc.wire_size() as f64;
         let active = active_s(fc.start, fc.stop, cfg.duration);
-        sources.push(Source { data: data.clone(), acks: acks.clone(), pps: shares[k].0 / (8.0 * wire), size: wire, ack_ratio: ack_ratio(fc), active, tcp: true, host: host_delays(fc), blame: run.clone() });
+        let direct = data.first().is_some_and(|&l| users[l as usize] == 1);
+        sources.push(Source { data: data.clone(), acks: acks.clone(), pps: shares[k].0 / (8.0 * wire), size: wire, ack_ratio: ack_ratio(fc), active, tcp: true, host: host_delays(fc), direct, blame: run.clone() });
     }
 
     // Links: offered load, what they carry, how many packets they hold.
@@ -438,10 +458,11 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         }
         // Host lines: an event per packet that waits there, and the packets they hold.
         let carried_pps = s.data.first().map_or(0.0, |&l| s.pps * carried(l as usize));
-        for (wait, pps) in [(s.host.0, carried_pps), (s.host.1, carried_pps * s.ack_ratio)] {
+        for (wait, pps, event) in [(s.host.0, carried_pps, !s.direct), (s.host.1, carried_pps * s.ack_ratio, true)] {
             if wait > 0.0 {
-                n += pps * s.active;
-                mem.packets += (2.0 * pps * wait * PACKET * GROW + PACKET) as u64;
+                n += if event { pps * s.active } else { 0.0 };
+                // One heap for all hosts: a packet and its 16-byte key.
+                mem.packets += (2.0 * pps * wait * (PACKET + 16.0) * GROW) as u64;
             }
         }
         evs.packets += n as u64;
@@ -455,12 +476,17 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         };
         q.min(MAX_QUEUE_PACKETS as f64)
     };
-    // Initial windows land on the first link at once.
-    for (fc, (data, _)) in cfg.flows.iter().zip(&flow_paths) {
+    // Initial windows land on the first link at once, after waiting together
+    // at their hosts when they pass through the host line.
+    let flow_sources = &sources[sources.len() - cfg.flows.len()..];
+    for ((fc, (data, _)), s) in cfg.flows.iter().zip(&flow_paths).zip(flow_sources) {
         if let Some(&l) = data.first() {
             let l = l as usize;
             let room = queue_pkts(l) + rate(l as u32) * delay(l as u32) / (8.0 * fc.wire_size() as f64) + 1.0;
             occupancy[l] += (fc.init_cwnd as f64).min(room);
+        }
+        if s.host.0 > 0.0 && !s.direct {
+            mem.packets += (fc.init_cwnd as f64 * (PACKET + 16.0) * GROW) as u64;
         }
     }
     for l in 0..nl {

@@ -29,10 +29,10 @@ pub enum Event {
     DelAck(u32),
     /// Pacing timer of flow `0`.
     Pace(u32),
-    /// The head of flow `0`'s host output line reaches the first link.
-    HostOut(u32),
-    /// The head of flow `0`'s host input line (ACKs after the access delay) reaches its sender.
-    HostIn(u32),
+    /// The earliest segment held at a host (host jitter, access delay) reaches its first link.
+    HostOut,
+    /// The earliest ACK held for its sender's access delay reaches the sender.
+    HostIn,
     /// Flow `0` starts.
     FlowStart(u32),
     /// Flow `0` stops sending new data.

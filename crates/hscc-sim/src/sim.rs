@@ -1,10 +1,11 @@
 //! The running simulation: links, routes, flows and the event loop.
 
-use std::collections::{HashMap, VecDeque};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
 
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
 use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
-use crate::event::{Event, EventQueue, Fire};
+use crate::event::{Event, EventQueue, Fire, Timer};
 use crate::link::{Link, Offer};
 use crate::packet::{Kind, Packet};
 use crate::results::{RunResult, Traces};
@@ -123,27 +124,89 @@ pub struct Flow {
     pub signals: Vec<Time>,
     /// When the flow started (or starts): its configured start plus the drawn start-up offset.
     pub start: Time,
-    /// Segments between the sender and its first link (host jitter, access
-    /// delay), each with `t` = when it reaches the link; times never decrease.
-    out: VecDeque<Packet>,
-    /// ACKs between the end of their route and the sender (access delay), `t` = when they reach it.
-    inbound: VecDeque<Packet>,
+    /// Segments of this flow waiting at its host for their first link ([`Sim`]'s host line).
+    held: u32,
     /// The first link of the data route carries nothing but this flow's data
     /// and never changes: a delayed segment can be offered to it at once with
     /// its later time, since no other packet can reach that link in between
-    /// (the same result as waiting in `out`, without an event per segment).
+    /// (the same result as waiting in the host line, without an event per segment).
     direct: bool,
 }
 
 impl Flow {
     fn new(sender: Sender, receiver: Receiver, data_route: u32, ack_route: u32, gen: u32, start: Time) -> Flow {
-        Flow { sender, receiver, data_route, ack_route, gen, web: None, signals: Vec::new(), start, out: VecDeque::new(), inbound: VecDeque::new(), direct: false }
+        Flow { sender, receiver, data_route, ack_route, gen, web: None, signals: Vec::new(), start, held: 0, direct: false }
+    }
+}
+
+/// A packet held at a host until `key >> 64`.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    key: u128,
+    p: Packet,
+}
+
+impl PartialEq for Held {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Held {}
+impl PartialOrd for Held {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Held {
+    // Reversed: the earliest on top of the max-heap.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.key.cmp(&self.key)
+    }
+}
+
+/// Packets held at their hosts (host jitter, access delay) for every flow at
+/// once, earliest first and in the order held among equal times: a flow's
+/// packets, held with non-decreasing times, keep their order. One heap, so
+/// memory follows the packets held, not the number of flows; one timer event
+/// for its earliest packet.
+#[derive(Debug, Default)]
+pub struct HostLine {
+    heap: BinaryHeap<Held>,
+    seq: u64,
+    timer: Timer,
+}
+
+impl HostLine {
+    /// Hold `p` until `at`; `ev` is this line's event.
+    fn push(&mut self, at: Time, p: Packet, q: &mut EventQueue, ev: Event) {
+        self.heap.push(Held { key: (at as u128) << 64 | self.seq as u128, p });
+        self.seq += 1;
+        if at < self.timer.deadline {
+            self.timer.arm(at, q, ev);
+        }
     }
 
-    /// Packets held at the sending host (not yet in the network): data waiting
-    /// for its first link, ACKs waiting to reach the sender.
-    pub fn at_host(&self) -> usize {
-        self.out.len() + self.inbound.len()
+    /// The earliest packet if it is due by `now`.
+    fn pop_due(&mut self, now: Time) -> Option<Packet> {
+        if self.heap.peek().is_some_and(|h| (h.key >> 64) as Time <= now) {
+            return self.heap.pop().map(|h| h.p);
+        }
+        None
+    }
+
+    /// When the earliest packet is due.
+    fn next(&self) -> Option<Time> {
+        self.heap.peek().map(|h| (h.key >> 64) as Time)
+    }
+
+    /// Packets held.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Whether none is held.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
     }
 }
 
@@ -162,8 +225,8 @@ struct SenderWire<'a> {
     net: &'a mut Net,
     route: &'a [u32],
     gen: u32,
-    flow: u32,
-    out: &'a mut VecDeque<Packet>,
+    host: &'a mut HostLine,
+    held: &'a mut u32,
     direct: bool,
 }
 
@@ -179,7 +242,7 @@ impl Wire for SenderWire<'_> {
     #[inline]
     fn send(&mut self, mut p: Packet, at: Time) {
         p.gen = self.gen;
-        if (at == self.net.now || self.direct) && self.out.is_empty() {
+        if (at == self.net.now || self.direct) && *self.held == 0 {
             self.net.counters.injected += 1;
             self.net.forward(&p, 0, self.route, at);
             return;
@@ -188,17 +251,14 @@ impl Wire for SenderWire<'_> {
         // `at` through an event, so that packets of other flows offered to the
         // same link in the meantime go first (offering it now with a future
         // time would fix its place in the queue too early).
-        p.t = at;
-        if self.out.is_empty() {
-            self.net.q.push(at, Event::HostOut(self.flow));
-        }
-        self.out.push_back(p);
+        *self.held += 1;
+        self.host.push(at, p, &mut self.net.q, Event::HostOut);
     }
 }
 
 macro_rules! wire {
-    ($self:ident, $flow:expr, $f:expr) => {
-        &mut SenderWire { net: &mut $self.net, route: $self.routes.path($flow.data_route), gen: $flow.gen, flow: $f, out: &mut $flow.out, direct: $flow.direct }
+    ($self:ident, $flow:expr) => {
+        &mut SenderWire { net: &mut $self.net, route: $self.routes.path($flow.data_route), gen: $flow.gen, host: &mut $self.host_out, held: &mut $flow.held, direct: $flow.direct }
     };
 }
 
@@ -221,6 +281,10 @@ pub struct Sim {
     pub traces: Traces,
     /// Events processed so far.
     pub events: u64,
+    /// Segments waiting at their hosts for their first links (host jitter, access delay).
+    pub host_out: HostLine,
+    /// ACKs waiting for their senders (access delay).
+    pub host_in: HostLine,
     until: Time,
 }
 
@@ -318,7 +382,7 @@ impl Sim {
         if let Some(dt) = cfg.sample_interval {
             q.push(dt, Event::Sample);
         }
-        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0 }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, until: 0 })
+        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0 }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, host_out: HostLine::default(), host_in: HostLine::default(), until: 0 })
     }
 
     /// Run to the configured duration and summarise.
@@ -386,14 +450,14 @@ impl Sim {
             Event::Rto(f) => {
                 let flow = &mut self.flows[f as usize];
                 if flow.sender.rto_timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
-                    flow.sender.on_rto(wire!(self, flow, f));
+                    flow.sender.on_rto(wire!(self, flow));
                     self.after_sender_event(f);
                 }
             }
             Event::Pace(f) => {
                 let flow = &mut self.flows[f as usize];
                 if flow.sender.pace_timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
-                    flow.sender.on_pace(wire!(self, flow, f));
+                    flow.sender.on_pace(wire!(self, flow));
                 }
             }
             Event::DelAck(f) => {
@@ -404,14 +468,22 @@ impl Sim {
             }
             Event::FlowStart(f) => {
                 let flow = &mut self.flows[f as usize];
-                flow.sender.start(wire!(self, flow, f));
+                flow.sender.start(wire!(self, flow));
             }
             Event::FlowStop(f) => {
                 let flow = &mut self.flows[f as usize];
-                flow.sender.stop(wire!(self, flow, f));
+                flow.sender.stop(wire!(self, flow));
             }
-            Event::HostOut(f) => self.host_out(f),
-            Event::HostIn(f) => self.host_in(f),
+            Event::HostOut => {
+                if self.host_out.timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
+                    self.host_out_due();
+                }
+            }
+            Event::HostIn => {
+                if self.host_in.timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
+                    self.host_in_due();
+                }
+            }
             Event::UdpSend(u) => {
                 let flow = &mut self.udp[u as usize];
                 let p = flow.source.packet(u, now);
@@ -490,15 +562,10 @@ impl Sim {
         match p.kind {
             Kind::Ack => {
                 if flow.sender.access_delay > 0 {
-                    let mut p = p;
-                    p.t = now + flow.sender.access_delay;
-                    if flow.inbound.is_empty() {
-                        self.net.q.push(p.t, Event::HostIn(f));
-                    }
-                    flow.inbound.push_back(p);
+                    self.host_in.push(now + flow.sender.access_delay, p, &mut self.net.q, Event::HostIn);
                     return;
                 }
-                flow.sender.on_ack(&p, wire!(self, flow, f));
+                flow.sender.on_ack(&p, wire!(self, flow));
                 self.after_sender_event(f);
             }
             _ => {
@@ -534,45 +601,46 @@ impl Sim {
         false
     }
 
-    /// The head of flow `f`'s host output line is due: offer it (and any
-    /// following ones due by then) to the first link of its route.
+    /// Segments held at their hosts are due: offer them to the first link of
+    /// their routes, and any due by the next one while it comes first.
     #[inline(never)]
-    fn host_out(&mut self, f: u32) {
+    fn host_out_due(&mut self) {
         loop {
             let now = self.net.now;
-            let flow = &mut self.flows[f as usize];
-            // None or not yet due: an entry left by an earlier occupant of a
-            // recycled web slot, or already handled with an earlier head.
-            if flow.out.front().is_none_or(|p| p.t > now) {
-                return;
+            while let Some(p) = self.host_out.pop_due(now) {
+                let flow = &mut self.flows[p.flow as usize];
+                if p.gen != flow.gen {
+                    continue; // a finished web transfer's: its slot is reused, it never leaves
+                }
+                flow.held -= 1;
+                self.net.counters.injected += 1;
+                self.net.forward(&p, 0, self.routes.path(flow.data_route), now);
             }
-            let p = flow.out.pop_front().expect("checked");
-            self.net.counters.injected += 1;
-            self.net.forward(&p, 0, self.routes.path(flow.data_route), now);
-            let Some(t) = self.flows[f as usize].out.front().map(|p| p.t) else { return };
-            if t > now && !self.next_inline(t) {
-                self.net.q.push(t, Event::HostOut(f));
+            let Some(t) = self.host_out.next() else { return };
+            if !self.next_inline(t) {
+                self.host_out.timer.arm(t, &mut self.net.q, Event::HostOut);
                 return;
             }
         }
     }
 
-    /// The head of flow `f`'s host input line is due: its sender processes it
-    /// (and any following ones due by then).
+    /// ACKs held for their senders' access delay are due: the senders process them.
     #[inline(never)]
-    fn host_in(&mut self, f: u32) {
+    fn host_in_due(&mut self) {
         loop {
             let now = self.net.now;
-            let flow = &mut self.flows[f as usize];
-            if flow.inbound.front().is_none_or(|p| p.t > now) {
-                return;
+            while let Some(p) = self.host_in.pop_due(now) {
+                let f = p.flow;
+                let flow = &mut self.flows[f as usize];
+                if p.gen != flow.gen {
+                    continue;
+                }
+                flow.sender.on_ack(&p, wire!(self, flow));
+                self.after_sender_event(f);
             }
-            let p = flow.inbound.pop_front().expect("checked");
-            flow.sender.on_ack(&p, wire!(self, flow, f));
-            self.after_sender_event(f);
-            let Some(t) = self.flows[f as usize].inbound.front().map(|p| p.t) else { return };
-            if t > now && !self.next_inline(t) {
-                self.net.q.push(t, Event::HostIn(f));
+            let Some(t) = self.host_in.next() else { return };
+            if !self.next_inline(t) {
+                self.host_in.timer.arm(t, &mut self.net.q, Event::HostIn);
                 return;
             }
         }
@@ -626,17 +694,13 @@ impl Sim {
         if slot as usize == self.flows.len() {
             self.flows.push(flow);
         } else {
-            // Reuse the host lines' memory; what they still hold belongs to the
-            // finished transfer and is dropped (it never entered the network,
-            // or already left it).
-            let old = &mut self.flows[slot as usize];
-            let (mut out, mut inbound) = (std::mem::take(&mut old.out), std::mem::take(&mut old.inbound));
-            out.clear();
-            inbound.clear();
-            *old = Flow { out, inbound, ..flow };
+            // What the host lines still hold for the finished transfer carries
+            // the old generation and is dropped when due (it never entered the
+            // network, or has already left it).
+            self.flows[slot as usize] = flow;
         }
         let flow = &mut self.flows[slot as usize];
-        flow.sender.start(wire!(self, flow, slot));
+        flow.sender.start(wire!(self, flow));
     }
 
     fn send_ack(&mut self, f: u32) {
@@ -667,6 +731,15 @@ impl Sim {
         }
         for (i, f) in self.flows.iter().enumerate() {
             f.sender.check_scoreboard().map_err(|e| format!("flow {i}: {e}"))?;
+        }
+        // Every segment a flow counts as held is in the host line (and the
+        // others there belong to finished web transfers).
+        let mut held = vec![0u32; self.flows.len()];
+        for h in self.host_out.heap.iter().filter(|h| h.p.gen == self.flows[h.p.flow as usize].gen) {
+            held[h.p.flow as usize] += 1;
+        }
+        if let Some((i, f)) = self.flows.iter().enumerate().find(|(i, f)| f.held != held[*i]) {
+            return Err(format!("flow {i}: {} segments counted as held at the host, {} there", f.held, held[i]));
         }
         Ok(())
     }

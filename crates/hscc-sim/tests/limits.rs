@@ -23,8 +23,8 @@ fn absurd_web_rates_are_refused_by_memory() {
     let spec = ScenarioSpec::from_json(&dumbbell(r#", "web": [{"pairs": [0, 1], "rate": 1e6}]"#)).unwrap();
     let one_gb = BuildLimits { max_memory_bytes: 1_000_000_000, ..BuildLimits::default() };
     let e = spec.build_with(&one_gb).unwrap_err().to_string();
-    // About 10^6 transfer slots of ≈ 1 kB each (2.07 GB; 1.93 GB before each
-    // flow slot got its two host lines for host jitter and access delay).
+    // About 10^6 transfer slots of ≈ 1 kB each: 1.98 GB (1.93 GB before a flow
+    // slot held its host-timing state: jitter stream, access delay, start).
     assert!(e.starts_with("web[0].rate: 1000000 is not allowed (this run needs about 2."), "{e}");
     assert!(e.ends_with("GB of memory, above the limit of 1.0 GB; lower it or raise --max-memory)"), "{e}");
     // Beyond the range, the range says so.
