@@ -139,6 +139,9 @@ impl Flow {
     }
 }
 
+/// `Packet::hop` of an ACK that has waited its access delay at the host.
+const HELD: u8 = u8::MAX;
+
 /// A packet held at a host until `key >> 64`.
 #[derive(Clone, Copy, Debug)]
 struct Held {
@@ -549,7 +552,10 @@ impl Sim {
         }
     }
 
-    #[inline]
+    /// `p` reached its destination. An ACK of a flow with an access delay is
+    /// held for it first and comes back here marked [`HELD`] (one call site
+    /// for `Sender::on_ack`; `always`: the hot path keeps it inlined).
+    #[inline(always)]
     fn deliver(&mut self, p: Packet) {
         let now = self.net.now;
         if p.kind == Kind::Udp {
@@ -561,7 +567,9 @@ impl Sim {
         let flow = &mut self.flows[f as usize];
         match p.kind {
             Kind::Ack => {
-                if flow.sender.access_delay > 0 {
+                if flow.sender.access_delay > 0 && p.hop != HELD {
+                    let mut p = p;
+                    p.hop = HELD;
                     self.host_in.push(now + flow.sender.access_delay, p, &mut self.net.q, Event::HostIn);
                     return;
                 }
@@ -630,13 +638,10 @@ impl Sim {
         loop {
             let now = self.net.now;
             while let Some(p) = self.host_in.pop_due(now) {
-                let f = p.flow;
-                let flow = &mut self.flows[f as usize];
-                if p.gen != flow.gen {
-                    continue;
+                // A finished web transfer's ACK (its slot reused) is dropped.
+                if p.gen == self.flows[p.flow as usize].gen {
+                    self.deliver(p);
                 }
-                flow.sender.on_ack(&p, wire!(self, flow));
-                self.after_sender_event(f);
             }
             let Some(t) = self.host_in.next() else { return };
             if !self.next_inline(t) {
