@@ -14,6 +14,9 @@ use crate::limits::{MAX_FLOWS, MAX_LINKS, MAX_NODES, MAX_QUEUE_PACKETS, MAX_ROUT
 use crate::tcp::rtt::MAX_RTO;
 use crate::time::{secs, Time, MS, SEC, US};
 
+/// Largest [`FlowConfig::init_ssthresh`], segments.
+pub const MAX_INIT_SSTHRESH: u32 = 1_000_000_000;
+
 /// Largest web response size or mean, bytes (1 TB).
 const MAX_WEB_SIZE: u64 = 1_000_000_000_000;
 
@@ -27,7 +30,7 @@ pub enum Buffer {
     Bytes(u64),
 }
 
-/// Where a link's random loss acts (docs/notes-links-web.md §1).
+/// Where a link's random loss acts (docs/links-and-web.md §1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossPoint {
@@ -99,6 +102,66 @@ pub enum Recovery {
     Prr,
 }
 
+/// What the congestion control's `cong_avoid(ack, acked)` is told was
+/// acknowledged. `cong_avoid` runs only for an ACK that advances `snd_una`
+/// outside recovery, in either mode; `pkts_acked` always gets the number of
+/// segments cumulatively acknowledged, and `cong_control`'s rate sample the
+/// segments delivered (as ns-3 passes the segment count to `PktsAcked`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AckCounting {
+    /// `acked` = segments newly acknowledged by the ACK, cumulatively or by
+    /// SACK: Linux since 3.18 (appropriate byte counting, RFC 3465 without its
+    /// L limit). Slow start doubles cwnd per RTT with delayed ACKs.
+    #[default]
+    Segments,
+    /// `acked` = 1 for every ACK that advances `snd_una`, however many
+    /// segments it covers: ns-2's TCP agents, ns-3's `TcpNewReno` (its
+    /// `SlowStart` adds one segment per ACK, `CongestionAvoidance` one
+    /// MSS²/cwnd per ACK) and Linux before ABC. With an ACK every two segments,
+    /// slow start grows ×1.5 per RTT and congestion avoidance +½ segment per RTT.
+    Acks,
+}
+
+/// A delay drawn once per connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DelayDist {
+    /// Always this delay, ps.
+    Fixed(Time),
+    /// Uniform on [min, max], ps.
+    Uniform {
+        /// Smallest delay, ps.
+        min: Time,
+        /// Largest delay, ps.
+        max: Time,
+    },
+}
+
+impl Default for DelayDist {
+    fn default() -> Self {
+        DelayDist::Fixed(0)
+    }
+}
+
+impl DelayDist {
+    /// Largest delay it can draw.
+    pub fn max(&self) -> Time {
+        match *self {
+            DelayDist::Fixed(d) => d,
+            DelayDist::Uniform { max, .. } => max,
+        }
+    }
+
+    /// Mean delay.
+    pub fn mean(&self) -> Time {
+        match *self {
+            DelayDist::Fixed(d) => d,
+            DelayDist::Uniform { min, max } => min + (max - min) / 2,
+        }
+    }
+}
+
 /// A TCP flow.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FlowConfig {
@@ -138,10 +201,49 @@ pub struct FlowConfig {
     pub delack_timeout: Time,
     /// Pace at Linux's default rate (2× cwnd/srtt in slow start, 1.2× after) when the algorithm sets no rate.
     pub pacing: bool,
-    /// Random per-packet processing delay at the sender, uniform in [0, send_jitter]
-    /// (ns-2's `overhead_`, used to break DropTail phase effects; order is kept).
-    pub send_jitter: Time,
+    /// Host processing jitter, ps (default 8 µs, at most 1 s): each segment
+    /// reaches the sender's first link after a delay drawn uniformly from
+    /// [0, host_jitter] (never before the segment ahead of it), from the flow's
+    /// own seeded random stream. Real hosts hand segments to the wire with
+    /// microseconds of variation (scheduling, softirq, interrupt coalescing,
+    /// NIC queues). Without it, flows started together tie at every packet of
+    /// their first window and the tie goes to the flow created first; the
+    /// resulting DropTail phase pattern (Floyd & Jacobson 1992) is then the
+    /// same for every seed. 8 µs is ns-2's `overhead_` as TCP-Africa used it.
+    /// 0 turns it off (the order of before: ties in creation order).
+    pub host_jitter: Time,
+    /// Start-up jitter, ps (default 0 = off, at most one hour): the flow
+    /// starts at `start` plus a delay drawn uniformly from [0, start_jitter]
+    /// (flow's own seeded stream; never at or past `stop`, nor past the end of
+    /// the run), for flows launched together by separate processes or hosts.
+    /// Off by default: even 1 ms at 700 Mbit/s decides which of 8 flows lose
+    /// most in their common slow start (mean Jain index at 60 s 0.77 instead of
+    /// 0.99 over 8 seeds, docs/fairness.md): a change of results, not a
+    /// removal of bias. Web
+    /// transfers ignore it (their arrivals are already random).
+    pub start_jitter: Time,
+    /// Initial slow-start threshold, segments (None: unlimited, Linux's
+    /// default; else 2 to 10^9; ns-3 `TcpSocket::InitialSlowStartThreshold`),
+    /// for every algorithm. Set before the algorithm's `init`, which may
+    /// override it: BIC's `initial_ssthresh` and CUBIC's (with HyStart off)
+    /// win when nonzero, in Linux's order (route-metric ssthresh, then
+    /// `tcp_init_congestion_control`).
+    pub init_ssthresh: Option<u32>,
+    /// How acknowledged data is counted for window growth (`cong_avoid`'s `acked`).
+    pub ack_counting: AckCounting,
+    /// Extra one-way delay between this flow's sender and the network, in both
+    /// directions (data leaving the sender, ACKs reaching it), without a queue
+    /// and keeping the flow's packet order: drawn once per connection from the
+    /// flow's own seeded stream, for a web transfer from the transfer's
+    /// (Sync-TCP's "background clouds" with access delays uniform on
+    /// [5, 25] ms). Base RTT = path RTT + 2 × the draw. Default Fixed(0);
+    /// at most one hour, min ≤ max.
+    pub access_delay: DelayDist,
 }
+
+/// Default [`FlowConfig::host_jitter`]: 8 µs (see the field).
+pub const DEFAULT_HOST_JITTER: Time = 8 * crate::time::US;
+
 
 impl FlowConfig {
     /// A bulk flow with Linux-like defaults.
@@ -165,8 +267,21 @@ impl FlowConfig {
             delack_segments: 2,
             delack_timeout: 40 * MS,
             pacing: false,
-            send_jitter: 0,
+            host_jitter: DEFAULT_HOST_JITTER,
+            start_jitter: 0,
+            init_ssthresh: None,
+            ack_counting: AckCounting::Segments,
+            access_delay: DelayDist::Fixed(0),
         }
+    }
+
+    /// The same flow without the seeded randomness of host timing (host and
+    /// start-up jitter 0): events at the same time run in the order they were
+    /// created, as before these knobs existed. For tests that compute exact times.
+    pub fn without_jitter(mut self) -> FlowConfig {
+        self.host_jitter = 0;
+        self.start_jitter = 0;
+        self
     }
 
     /// Bytes of a full-sized segment on the wire.
@@ -436,7 +551,20 @@ impl FlowConfig {
     check(f.min_rto > 0 && f.initial_rto >= f.min_rto && f.min_rto <= MAX_RTO, || at("min_rto"), format!("{} s", secs(f.min_rto)), "positive, not above initial_rto, at most 120 s (Linux's TCP_RTO_MAX)")?;
     check(f.initial_rto <= MAX_RTO, || at("initial_rto"), format!("{} s", secs(f.initial_rto)), "at most 120 s (Linux's TCP_RTO_MAX)")?;
     check(f.delack_timeout <= 3600 * SEC, || at("delack_timeout"), format!("{} s", secs(f.delack_timeout)), "at most one hour")?;
-    check(f.send_jitter <= 3600 * SEC, || at("send_jitter"), format!("{} s", secs(f.send_jitter)), "at most one hour")?;
+    check(f.host_jitter <= SEC, || at("host_jitter"), format!("{} s", secs(f.host_jitter)), "0 to 1 s")?;
+    check(f.start_jitter <= 3600 * SEC, || at("start_jitter"), format!("{} s", secs(f.start_jitter)), "0 to one hour")?;
+    if let Some(s) = f.init_ssthresh {
+        check((2..=MAX_INIT_SSTHRESH).contains(&s), || at("init_ssthresh"), s, "2 to 10^9 segments (None: unlimited)")?;
+    }
+    match f.access_delay {
+        DelayDist::Fixed(d) => check(d <= 3600 * SEC, || at("access_delay"), format!("{} s", secs(d)), "0 to one hour")?,
+        DelayDist::Uniform { min, max } => check(
+            min <= max && max <= 3600 * SEC,
+            || at("access_delay"),
+            format!("uniform on [{} s, {} s]", secs(min), secs(max)),
+            "0 <= min <= max <= one hour",
+        )?,
+    }
     if let Some(s) = f.size {
         check(s > 0, || at("size"), s, "at least 1 byte")?;
     }

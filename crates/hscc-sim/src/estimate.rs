@@ -33,7 +33,13 @@
 //! Growable buffers are counted at 1.5× their content (a `Vec` or `VecDeque`
 //! doubles: on average it holds 1/ln 2 ≈ 1.44× what it needs).
 //!
-//! Events: one per packet per hop carried; a timer event per flow per
+//! - **host lines**: a TCP flow's packets waiting at its host (host jitter,
+//!   access delay): packets per second × that wait, twice for data, plus the
+//!   initial windows of flows that start together (80 bytes a packet);
+//!
+//! Events: one per packet per hop carried, and one per packet that waits at
+//! a host (host jitter, access delay) unless it is data offered at once to a
+//! first link its flow has to itself; a timer event per flow per
 //! minimum RTO; a pacing event per paced segment; every UDP datagram sent
 //! (drops included: the source runs at its rate); web arrivals; samples.
 //!
@@ -279,8 +285,20 @@ struct Source {
     active: f64,
     /// TCP data (twice the occupancy in slow start).
     tcp: bool,
+    /// TCP: seconds its data waits at the sending host (largest access delay
+    /// plus host jitter) and its ACKs wait for the sender (access delay); an
+    /// event per packet when positive, except for data offered directly to a
+    /// first link it has to itself (`Flow::direct`).
+    host: (f64, f64),
+    direct: bool,
     /// Who its events are charged to.
     blame: Field,
+}
+
+/// Host-line delays of a TCP flow: (data, ACKs), s.
+fn host_delays(fc: &FlowConfig) -> (f64, f64) {
+    let access = secs(fc.access_delay.max());
+    (access + secs(fc.host_jitter), access)
 }
 
 pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
@@ -326,7 +344,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         blame.ev(&o.udp_rate[i], sent);
         blame.mem(&o.udp_group[i], (size_of::<UdpFlow>() + size_of::<UdpConfig>()) as f64 + DELAY_HISTOGRAM + 300.0);
         mem.udp += (size_of::<UdpFlow>() + size_of::<UdpConfig>()) as u64 + DELAY_HISTOGRAM as u64 + 300;
-        sources.push(Source { data, acks: Vec::new(), pps: bps / (8.0 * size), size, ack_ratio: 0.0, active, tcp: false, blame: o.udp_rate[i].clone() });
+        sources.push(Source { data, acks: Vec::new(), pps: bps / (8.0 * size), size, ack_ratio: 0.0, active, tcp: false, host: (0.0, 0.0), direct: false, blame: o.udp_rate[i].clone() });
     }
     let mut web_paths = Vec::new();
     for (i, w) in cfg.web.iter().enumerate() {
@@ -349,7 +367,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
                     for &l in &data {
                         fixed_bps[l as usize] += bps;
                     }
-                    sources.push(Source { data, acks, pps: bps / (8.0 * wire), size: wire, ack_ratio: ack_ratio(&w.tcp), active, tcp: true, blame: who.clone() });
+                    sources.push(Source { data, acks, pps: bps / (8.0 * wire), size: wire, ack_ratio: ack_ratio(&w.tcp), active, tcp: true, host: host_delays(&w.tcp), direct: false, blame: who.clone() });
                 }
             }
         }
@@ -375,7 +393,8 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     }
     let mut shares = Vec::with_capacity(cfg.flows.len());
     for (fc, (data, acks)) in cfg.flows.iter().zip(&flow_paths) {
-        let rtt: f64 = data.iter().chain(acks).map(|&l| delay(l)).sum::<f64>().max(1e-6);
+        let access = 2.0 * secs(fc.access_delay.mean());
+        let rtt: f64 = (data.iter().chain(acks).map(|&l| delay(l)).sum::<f64>() + access).max(1e-6);
         let (mut share, mut bottleneck) = (f64::INFINITY, None);
         for &l in data {
             let free = (rate(l) - fixed_bps[l as usize]).max(0.01 * rate(l));
@@ -398,10 +417,26 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         }
         shares.push((share, rtt, bottleneck));
     }
+    // Links used by one flow's data alone, as `Sim` finds them (web counts twice).
+    let mut users = vec![0u32; nl];
+    for s in &sources {
+        for &l in s.data.iter().chain(&s.acks) {
+            users[l as usize] += if s.tcp { 2 } else { 1 };
+        }
+    }
+    for (data, acks) in &flow_paths {
+        for &l in data.iter().chain(acks) {
+            users[l as usize] += 1;
+        }
+    }
+    for c in &cfg.changes {
+        users[c.link as usize] += 2;
+    }
     for (k, (fc, (data, acks))) in cfg.flows.iter().zip(&flow_paths).enumerate() {
         let wire = fc.wire_size() as f64;
         let active = active_s(fc.start, fc.stop, cfg.duration);
-        sources.push(Source { data: data.clone(), acks: acks.clone(), pps: shares[k].0 / (8.0 * wire), size: wire, ack_ratio: ack_ratio(fc), active, tcp: true, blame: run.clone() });
+        let direct = data.first().is_some_and(|&l| users[l as usize] == 1);
+        sources.push(Source { data: data.clone(), acks: acks.clone(), pps: shares[k].0 / (8.0 * wire), size: wire, ack_ratio: ack_ratio(fc), active, tcp: true, host: host_delays(fc), direct, blame: run.clone() });
     }
 
     // Links: offered load, what they carry, how many packets they hold.
@@ -439,6 +474,15 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         for &l in &s.acks {
             n += hop(l, s.pps * s.ack_ratio, HEADER_BYTES as f64, 1.0);
         }
+        // Host lines: an event per packet that waits there, and the packets they hold.
+        let carried_pps = s.data.first().map_or(0.0, |&l| s.pps * carried(l as usize));
+        for (wait, pps, event) in [(s.host.0, carried_pps, !s.direct), (s.host.1, carried_pps * s.ack_ratio, true)] {
+            if wait > 0.0 {
+                n += if event { pps * s.active } else { 0.0 };
+                // One heap for all hosts: a packet and its 16-byte key.
+                mem.packets += (2.0 * pps * wait * (PACKET + 16.0) * GROW) as u64;
+            }
+        }
         evs.packets += n as u64;
         blame.ev(&s.blame, n);
     }
@@ -450,12 +494,17 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         };
         q.min(MAX_QUEUE_PACKETS as f64)
     };
-    // Initial windows land on the first link at once.
-    for (fc, (data, _)) in cfg.flows.iter().zip(&flow_paths) {
+    // Initial windows land on the first link at once, after waiting together
+    // at their hosts when they pass through the host line.
+    let flow_sources = &sources[sources.len() - cfg.flows.len()..];
+    for ((fc, (data, _)), s) in cfg.flows.iter().zip(&flow_paths).zip(flow_sources) {
         if let Some(&l) = data.first() {
             let l = l as usize;
             let room = queue_pkts(l) + rate(l as u32) * delay(l as u32) / (8.0 * fc.wire_size() as f64) + 1.0;
             occupancy[l] += (fc.init_cwnd as f64).min(room);
+        }
+        if s.host.0 > 0.0 && !s.direct {
+            mem.packets += (fc.init_cwnd as f64 * (PACKET + 16.0) * GROW) as u64;
         }
     }
     for l in 0..nl {
@@ -511,7 +560,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let paths = &web_paths[i];
         let (mut rtt, mut capacity) = (0.0, f64::INFINITY);
         for p in paths {
-            rtt += 2.0 * p.iter().map(|&l| delay(l)).sum::<f64>() / paths.len() as f64;
+            rtt += (2.0 * p.iter().map(|&l| delay(l)).sum::<f64>() + 2.0 * secs(w.tcp.access_delay.mean())) / paths.len() as f64;
             for &l in p {
                 capacity = capacity.min(rate(l) / (tcp_n[l as usize] + 1.0));
             }

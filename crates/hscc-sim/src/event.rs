@@ -5,6 +5,11 @@
 //!   they were scheduled (FIFO), by a sequence number assigned at scheduling.
 //! - Nothing else influences the order: no hashing, no addresses, no wall
 //!   clock. The same scenario and seed therefore give bit-identical results.
+//! - Ties are not broken at random here. Simultaneous starts would otherwise
+//!   favour the flows created first at every tie: the seeded randomness a real
+//!   network has enters as host timing instead (`FlowConfig::host_jitter`,
+//!   `start_jitter`, `access_delay`), which makes exact ties between flows'
+//!   packets vanishingly rare and the seed matter (docs/fairness.md).
 //!
 //! Event payloads are a `Copy` enum of indices: no allocation per event.
 
@@ -24,6 +29,10 @@ pub enum Event {
     DelAck(u32),
     /// Pacing timer of flow `0`.
     Pace(u32),
+    /// The earliest segment held at a host (host jitter, access delay) reaches its first link.
+    HostOut,
+    /// The earliest ACK held for its sender's access delay reaches the sender.
+    HostIn,
     /// Flow `0` starts.
     FlowStart(u32),
     /// Flow `0` stops sending new data.

@@ -16,7 +16,7 @@
 //! picoseconds with the remainder carried from packet to packet, so a link
 //! delivers exactly its rate over any run length (no drift at 700 Mbit/s).
 //!
-//! Options (docs/notes-links-web.md, each off by default and free when off):
+//! Options (docs/links-and-web.md, each off by default and free when off):
 //! - **loss point**: random loss before the queue (default) or at the far end,
 //!   after the packet used the queue and the transmitter (ns-3's receive error
 //!   model);
@@ -381,7 +381,7 @@ impl Link {
 
     /// Dummynet's release of a `wire`-byte frame offered at `now` to a tick-served
     /// queue: the time it leaves the queue, and the credit and tick index after
-    /// it. FreeBSD's ip_dummynet.c (docs/notes-links-web.md §4): each tick the
+    /// it. FreeBSD's ip_dummynet.c (docs/links-and-web.md §4): each tick the
     /// pipe earns `bandwidth` (rate × tick here) and `ready_event` moves queued
     /// packets to the delay line while the credit pays for them, carrying what
     /// is left; a packet finding the queue empty is scheduled `set_ticks` =

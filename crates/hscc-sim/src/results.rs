@@ -134,7 +134,7 @@ pub struct FlowResult {
     /// Round-trip propagation and serialization delay of the path (framing
     /// included; a tick-served link counted as continuous), s.
     pub base_rtt_s: f64,
-    /// Start time, s.
+    /// Start time (the configured start plus the drawn start-up offset), s.
     pub start_s: f64,
     /// End of the active period: when the last byte was acknowledged, else the end of the run, s.
     pub end_s: f64,
@@ -224,8 +224,9 @@ impl RunResult {
             .enumerate()
             .map(|(i, (f, fc))| {
                 let s = &f.sender;
-                let end = s.done_at.unwrap_or(now).min(now).max(fc.start);
-                let active = secs(end - fc.start);
+                // The actual start: the configured one plus the drawn start-up offset.
+                let end = s.done_at.unwrap_or(now).min(now).max(f.start);
+                let active = secs(end - f.start);
                 let bytes = f.receiver.delivered_bytes;
                 // In-order delivery is the receiver's state; the counters report it.
                 let counters = FlowCounters { delivered_segs: f.receiver.rcv_nxt, delivered_bytes: bytes, ..s.counters };
@@ -235,14 +236,15 @@ impl RunResult {
                         c.delay + (size + c.framing) as u64 * 8 * SEC / c.rate_bps
                     }).sum()
                 };
-                let base = path(f.data_route, fc.wire_size()) + path(f.ack_route, crate::packet::HEADER_BYTES);
+                // Plus the connection's access delay, in both directions.
+                let base = path(f.data_route, fc.wire_size()) + path(f.ack_route, crate::packet::HEADER_BYTES) + 2 * s.access_delay;
                 FlowResult {
                     id: i as u32,
                     algorithm: fc.cc.name().to_string(),
                     src: topo.nodes[fc.src as usize].clone(),
                     dst: topo.nodes[fc.dst as usize].clone(),
                     base_rtt_s: secs(base),
-                    start_s: secs(fc.start),
+                    start_s: secs(f.start),
                     end_s: secs(end),
                     goodput_bps: if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 },
                     completion_s: s.done_at.map(secs),

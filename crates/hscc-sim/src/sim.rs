@@ -1,10 +1,11 @@
 //! The running simulation: links, routes, flows and the event loop.
 
-use std::collections::HashMap;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
 
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
 use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
-use crate::event::{Event, EventQueue, Fire};
+use crate::event::{Event, EventQueue, Fire, Timer};
 use crate::link::{Link, Offer};
 use crate::packet::{Kind, Packet};
 use crate::results::{RunResult, Traces};
@@ -139,6 +140,95 @@ pub struct Flow {
     pub web: Option<WebTransfer>,
     /// Times of the delay-detected congestion signals of its algorithm.
     pub signals: Vec<Time>,
+    /// When the flow started (or starts): its configured start plus the drawn start-up offset.
+    pub start: Time,
+    /// Segments of this flow waiting at its host for their first link ([`Sim`]'s host line).
+    held: u32,
+    /// The first link of the data route carries nothing but this flow's data
+    /// and never changes: a delayed segment can be offered to it at once with
+    /// its later time, since no other packet can reach that link in between
+    /// (the same result as waiting in the host line, without an event per segment).
+    direct: bool,
+}
+
+impl Flow {
+    fn new(sender: Sender, receiver: Receiver, data_route: u32, ack_route: u32, gen: u32, start: Time) -> Flow {
+        Flow { sender, receiver, data_route, ack_route, gen, web: None, signals: Vec::new(), start, held: 0, direct: false }
+    }
+}
+
+/// `Packet::hop` of an ACK that has waited its access delay at the host.
+const HELD: u8 = u8::MAX;
+
+/// A packet held at a host until `key >> 64`.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    key: u128,
+    p: Packet,
+}
+
+impl PartialEq for Held {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Held {}
+impl PartialOrd for Held {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Held {
+    // Reversed: the earliest on top of the max-heap.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.key.cmp(&self.key)
+    }
+}
+
+/// Packets held at their hosts (host jitter, access delay) for every flow at
+/// once, earliest first and in the order held among equal times: a flow's
+/// packets, held with non-decreasing times, keep their order. One heap, so
+/// memory follows the packets held, not the number of flows; one timer event
+/// for its earliest packet.
+#[derive(Debug, Default)]
+pub struct HostLine {
+    heap: BinaryHeap<Held>,
+    seq: u64,
+    timer: Timer,
+}
+
+impl HostLine {
+    /// Hold `p` until `at`; `ev` is this line's event.
+    fn push(&mut self, at: Time, p: Packet, q: &mut EventQueue, ev: Event) {
+        self.heap.push(Held { key: (at as u128) << 64 | self.seq as u128, p });
+        self.seq += 1;
+        if at < self.timer.deadline {
+            self.timer.arm(at, q, ev);
+        }
+    }
+
+    /// The earliest packet if it is due by `now`.
+    fn pop_due(&mut self, now: Time) -> Option<Packet> {
+        if self.heap.peek().is_some_and(|h| (h.key >> 64) as Time <= now) {
+            return self.heap.pop().map(|h| h.p);
+        }
+        None
+    }
+
+    /// When the earliest packet is due.
+    fn next(&self) -> Option<Time> {
+        self.heap.peek().map(|h| (h.key >> 64) as Time)
+    }
+
+    /// Packets held.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Whether none is held.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
 }
 
 /// One UDP flow.
@@ -151,11 +241,14 @@ pub struct UdpFlow {
     pub route: u32,
 }
 
-/// The sender's view of the network: its data route.
+/// The sender's view of the network: its data route, through its host line.
 struct SenderWire<'a> {
     net: &'a mut Net,
     route: &'a [u32],
     gen: u32,
+    host: &'a mut HostLine,
+    held: &'a mut u32,
+    direct: bool,
 }
 
 impl Wire for SenderWire<'_> {
@@ -170,14 +263,23 @@ impl Wire for SenderWire<'_> {
     #[inline]
     fn send(&mut self, mut p: Packet, at: Time) {
         p.gen = self.gen;
-        self.net.counters.injected += 1;
-        self.net.forward(&p, 0, self.route, at);
+        if (at == self.net.now || self.direct) && *self.held == 0 {
+            self.net.counters.injected += 1;
+            self.net.forward(&p, 0, self.route, at);
+            return;
+        }
+        // Later: the packet waits at the host and reaches the first link at
+        // `at` through an event, so that packets of other flows offered to the
+        // same link in the meantime go first (offering it now with a future
+        // time would fix its place in the queue too early).
+        *self.held += 1;
+        self.host.push(at, p, &mut self.net.q, Event::HostOut);
     }
 }
 
 macro_rules! wire {
     ($self:ident, $flow:expr) => {
-        &mut SenderWire { net: &mut $self.net, route: $self.routes.path($flow.data_route), gen: $flow.gen }
+        &mut SenderWire { net: &mut $self.net, route: $self.routes.path($flow.data_route), gen: $flow.gen, host: &mut $self.host_out, held: &mut $flow.held, direct: $flow.direct }
     };
 }
 
@@ -200,6 +302,10 @@ pub struct Sim {
     pub traces: Traces,
     /// Events processed so far.
     pub events: u64,
+    /// Segments waiting at their hosts for their first links (host jitter, access delay).
+    pub host_out: HostLine,
+    /// ACKs waiting for their senders (access delay).
+    pub host_in: HostLine,
     until: Time,
 }
 
@@ -229,8 +335,11 @@ impl Sim {
             let data_route = route(&mut routes, f.src, f.dst, format!("flows[{i}].dst"))?;
             let ack_route = route(&mut routes, f.dst, f.src, format!("flows[{i}].src"))?;
             let rng = component_rng(cfg.seed, Component::Sender, i as u64);
-            flows.push(Flow { sender: Sender::new(i as u32, f, rng), receiver: Receiver::new(f), data_route, ack_route, gen: 0, web: None, signals: Vec::new() });
-            q.push(f.start, Event::FlowStart(i as u32));
+            let sender = Sender::new(i as u32, f, rng);
+            // The start-up offset never moves the start past the stop or the end of the run.
+            let start = f.start.saturating_add(sender.start_offset).min(f.stop.map_or(cfg.duration, |s| s - 1).max(f.start));
+            flows.push(Flow::new(sender, Receiver::new(f), data_route, ack_route, 0, start));
+            q.push(start, Event::FlowStart(i as u32));
             if let Some(stop) = f.stop {
                 q.push(stop, Event::FlowStop(i as u32));
             }
@@ -264,11 +373,39 @@ impl Sim {
         for (i, c) in cfg.changes.iter().enumerate() {
             q.push(c.at, Event::LinkChange(i as u32));
         }
+        // Links that carry one configured flow's data and nothing else (no
+        // ACKs, UDP, web traffic or scheduled change): that flow offers its
+        // delayed segments to them directly (`Flow::direct`).
+        let mut users = vec![0u32; t.links.len()];
+        let mut count = |path: &[u32], n: u32| path.iter().for_each(|&l| users[l as usize] += n);
+        for f in &flows {
+            count(routes.path(f.data_route), 1);
+            count(routes.path(f.ack_route), 1);
+        }
+        for u in &udp {
+            count(routes.path(u.route), 1);
+        }
+        for w in &cfg.web {
+            for &s in &w.servers {
+                for &c in &w.clients {
+                    for (a, b) in [(s, c), (c, s)] {
+                        let id = routes.get(t, a, b).expect("routed above");
+                        count(routes.path(id), 2);
+                    }
+                }
+            }
+        }
+        for c in &cfg.changes {
+            users[c.link as usize] += 2;
+        }
+        for f in &mut flows {
+            f.direct = routes.path(f.data_route).first().is_some_and(|&l| users[l as usize] == 1);
+        }
         let traces = Traces::new(&cfg);
         if let Some(dt) = cfg.sample_interval {
             q.push(dt, Event::Sample);
         }
-        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0 }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, until: 0 })
+        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0 }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, host_out: HostLine::default(), host_in: HostLine::default(), until: 0 })
     }
 
     /// Run to the configured duration and summarise.
@@ -337,10 +474,8 @@ impl Sim {
                     // The link's next packet arrives strictly before every other
                     // event: handle it now rather than through the heap (the
                     // order of execution is the same either way).
-                    if t <= self.until && self.net.q.peek_time().is_none_or(|e| t < e) {
+                    if self.next_inline(t) {
                         now = t;
-                        self.net.now = t;
-                        self.events += 1;
                     } else {
                         self.net.q.push(t, Event::LinkArrive(l));
                         break;
@@ -373,6 +508,16 @@ impl Sim {
             Event::FlowStop(f) => {
                 let flow = &mut self.flows[f as usize];
                 flow.sender.stop(wire!(self, flow));
+            }
+            Event::HostOut => {
+                if self.host_out.timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
+                    self.host_out_due();
+                }
+            }
+            Event::HostIn => {
+                if self.host_in.timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
+                    self.host_in_due();
+                }
             }
             Event::UdpSend(u) => {
                 let flow = &mut self.udp[u as usize];
@@ -479,7 +624,10 @@ impl Sim {
         }
     }
 
-    #[inline(always)] // into `arrive`, as LLVM did before `dispatch` grew
+    /// `p` reached its destination. An ACK of a flow with an access delay is
+    /// held for it first and comes back here marked [`HELD`] (one call site
+    /// for `Sender::on_ack`; `always`: the hot path keeps it inlined).
+    #[inline(always)]
     fn deliver(&mut self, p: Packet) {
         let now = self.net.now;
         if p.kind == Kind::Udp {
@@ -491,6 +639,12 @@ impl Sim {
         let flow = &mut self.flows[f as usize];
         match p.kind {
             Kind::Ack => {
+                if flow.sender.access_delay > 0 && p.hop != HELD {
+                    let mut p = p;
+                    p.hop = HELD;
+                    self.host_in.push(now + flow.sender.access_delay, p, &mut self.net.q, Event::HostIn);
+                    return;
+                }
                 flow.sender.on_ack(&p, wire!(self, flow));
                 self.after_sender_event(f);
             }
@@ -508,6 +662,61 @@ impl Sim {
                 if web_done {
                     self.web_received(f);
                 }
+            }
+        }
+    }
+
+    /// Whether the next event of a host or link line, due at `t`, comes
+    /// strictly before every queued event: then it is handled at once instead of
+    /// through the heap (the order of execution is the same either way).
+    #[inline]
+    fn next_inline(&mut self, t: Time) -> bool {
+        if t <= self.until && self.net.q.peek_time().is_none_or(|e| t < e) {
+            self.net.now = t;
+            self.events += 1;
+            return true;
+        }
+        false
+    }
+
+    /// Segments held at their hosts are due: offer them to the first link of
+    /// their routes, and any due by the next one while it comes first.
+    #[inline(never)]
+    fn host_out_due(&mut self) {
+        loop {
+            let now = self.net.now;
+            while let Some(p) = self.host_out.pop_due(now) {
+                let flow = &mut self.flows[p.flow as usize];
+                if p.gen != flow.gen {
+                    continue; // a finished web transfer's: its slot is reused, it never leaves
+                }
+                flow.held -= 1;
+                self.net.counters.injected += 1;
+                self.net.forward(&p, 0, self.routes.path(flow.data_route), now);
+            }
+            let Some(t) = self.host_out.next() else { return };
+            if !self.next_inline(t) {
+                self.host_out.timer.arm(t, &mut self.net.q, Event::HostOut);
+                return;
+            }
+        }
+    }
+
+    /// ACKs held for their senders' access delay are due: the senders process them.
+    #[inline(never)]
+    fn host_in_due(&mut self) {
+        loop {
+            let now = self.net.now;
+            while let Some(p) = self.host_in.pop_due(now) {
+                // A finished web transfer's ACK (its slot reused) is dropped.
+                if p.gen == self.flows[p.flow as usize].gen {
+                    self.deliver(p);
+                }
+            }
+            let Some(t) = self.host_in.next() else { return };
+            if !self.next_inline(t) {
+                self.host_in.timer.arm(t, &mut self.net.q, Event::HostIn);
+                return;
             }
         }
     }
@@ -568,18 +777,16 @@ impl Sim {
         let rng = component_rng(self.cfg.seed, Component::Sender, (1u64 << 40) + ((w as u64) << 32) + number);
         let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
         let gen = self.flows.get(slot as usize).map_or(0, |f| f.gen.wrapping_add(1));
-        let flow = Flow {
-            sender: Sender::new(slot, &cfg, rng),
-            receiver: Receiver::new(&cfg),
-            data_route,
-            ack_route,
-            gen,
-            web: Some(t),
-            signals: Vec::new(),
-        };
+        // A web transfer starts when it arrives (its arrivals are already random):
+        // no start-up offset. Its access delay is drawn from its own stream.
+        let mut flow = Flow::new(Sender::new(slot, &cfg, rng), Receiver::new(&cfg), data_route, ack_route, gen, now);
+        flow.web = Some(t);
         if slot as usize == self.flows.len() {
             self.flows.push(flow);
         } else {
+            // What the host lines still hold for the finished transfer carries
+            // the old generation and is dropped when due (it never entered the
+            // network, or has already left it).
             self.flows[slot as usize] = flow;
         }
         let flow = &mut self.flows[slot as usize];
@@ -690,6 +897,15 @@ impl Sim {
         }
         for (i, f) in self.flows.iter().enumerate() {
             f.sender.check_scoreboard().map_err(|e| format!("flow {i}: {e}"))?;
+        }
+        // Every segment a flow counts as held is in the host line (and the
+        // others there belong to finished web transfers).
+        let mut held = vec![0u32; self.flows.len()];
+        for h in self.host_out.heap.iter().filter(|h| h.p.gen == self.flows[h.p.flow as usize].gen) {
+            held[h.p.flow as usize] += 1;
+        }
+        if let Some((i, f)) = self.flows.iter().enumerate().find(|(i, f)| f.held != held[*i]) {
+            return Err(format!("flow {i}: {} segments counted as held at the host, {} there", f.held, held[i]));
         }
         Ok(())
     }

@@ -12,7 +12,7 @@
 //!
 //! **Sessions** (`WebModel::Sessions`): the model of Cao et al. as PackMime-HTTP
 //! implements it in ns-2 (`packmime/packmime_HTTP.cc`, `packmime_ranvar.cc`,
-//! ns-2.35; docs/notes-links-web.md §5 lists every constant and what differs).
+//! ns-2.35; docs/links-and-web.md §5 lists every constant and what differs).
 //! Sessions (PackMime's "connections") arrive as a Poisson process; a session
 //! is persistent with probability `persistent` (PackMime's HTTP/1.1 mode:
 //! 0.09; 0 is its default HTTP/1.0 mode, one object per session). A persistent
@@ -480,7 +480,7 @@ impl SessionState {
 
 /// PackMime-HTTP's distributions and constants (ns-2.35
 /// `packmime/packmime_ranvar.cc` and `packmime_HTTP.cc`; Cao et al., INFOCOM
-/// 2004). docs/notes-links-web.md §5 gives each one's source.
+/// 2004). docs/links-and-web.md §5 gives each one's source.
 pub mod packmime {
     use super::*;
 

@@ -1,5 +1,5 @@
 //! The estimate against reality for the link options and web sessions
-//! (docs/notes-links-web.md): peak heap use measured by the counting
+//! (docs/links-and-web.md): peak heap use measured by the counting
 //! allocator must fall within 0.5× to 3× of the estimate, events within 0.3×
 //! to 3×, as `tests/estimate.rs` requires of the other scenarios.
 

@@ -1,6 +1,6 @@
 //! Link options (loss point, framing, reordering jitter, Dummynet ticks) and
 //! web traffic (reverse direction, PackMime sessions), each with hand-computed
-//! expectations (docs/notes-links-web.md).
+//! expectations (docs/links-and-web.md).
 
 use hscc_sim::event::{Event, EventQueue};
 use hscc_sim::link::{Link, Offer};

@@ -257,7 +257,7 @@ fn sender_processing_jitter_keeps_order_and_bounds() {
     let db = net(100_000_000, 1000, 1);
     let (s, d) = db.pairs[0];
     let mut f = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
-    f.send_jitter = 8 * US;
+    f.host_jitter = 8 * US;
     let cfg = SimConfig { topology: db.topology, flows: vec![f], duration: 10 * SEC, ..SimConfig::default() };
     let mut sim = Sim::new(cfg).unwrap();
     sim.run_until(10 * SEC);

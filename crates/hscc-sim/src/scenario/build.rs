@@ -10,7 +10,7 @@ use super::dist::DistSpec;
 use super::endpoints::{Endpoints, NodeIndex};
 use super::quantity::{BufferSpec, BUFFER_BOUNDS, Bytes, ParamValue, Rate, Seconds};
 use super::spec::*;
-use crate::config::{check_period, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
+use crate::config::{check_period, AckCounting, DelayDist, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
 use crate::estimate::{estimate, Estimate, Origins};
 use crate::limits::{BuildLimits, MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
 use crate::udp::{UdpConfig, UdpPattern};
@@ -374,11 +374,23 @@ impl ScenarioSpec {
         c.init_cwnd = f.init_cwnd;
         c.min_rto = seconds(&at("min_rto"), f.min_rto)?;
         c.initial_rto = c.initial_rto.max(c.min_rto);
+        c.init_ssthresh = f.init_ssthresh;
+        c.ack_counting = match f.ack_counting {
+            AckCountingSpec::Segments => AckCounting::Segments,
+            AckCountingSpec::Acks => AckCounting::Acks,
+        };
         c.delayed_ack = f.delayed_ack;
+        c.delack_segments = f.delack_segments;
         c.delack_timeout = seconds(&at("delack_timeout"), f.delack_timeout)?;
         c.pacing = f.pacing;
         c.timestamps = f.timestamps;
-        c.send_jitter = seconds(&at("send_jitter"), f.send_jitter)?;
+        c.host_jitter = seconds(&at("host_jitter"), f.host_jitter)?;
+        c.start_jitter = seconds(&at("start_jitter"), f.start_jitter)?;
+        c.access_delay = match f.access_delay {
+            DistSpec::Fixed(d) => DelayDist::Fixed(seconds(&at("access_delay"), d)?),
+            DistSpec::Uniform { min, max } => DelayDist::Uniform { min: seconds(&at("access_delay.min"), min)?, max: seconds(&at("access_delay.max"), max)? },
+            _ => return Err(err(at("access_delay.dist"), "given", "a time, or { dist = \"uniform\", min, max }")),
+        };
         Ok(())
     }
 }
@@ -612,7 +624,7 @@ mod tests {
         let s = r#"{"duration": 30, "topology": {"kind": "dumbbell",
               "bottleneck": {"rate": 1e8, "delay": 0.01, "buffer": {"bdp": 0.5}},
               "pairs": [{"rate": 1e9, "delay": 0.005}, {"rate": 1e9, "delay": 0.005}, {"rate": 1e9, "delay": 0.015}]},
-            "flows": [{"pair": 0, "rwnd": 65536, "send_jitter": 8e-6}],
+            "flows": [{"pair": 0, "rwnd": 65536, "host_jitter": "20us", "access_delay": {"dist": "uniform", "min": "5ms", "max": "25ms"}, "ack_counting": "acks", "delack_segments": 3, "init_ssthresh": 100}],
             "udp": [{"pair": 1, "pattern": "onoff", "rate": 5e7, "on": 10, "off": 10},
                     {"pair": 1, "pattern": "poisson", "rate": 3e6, "packet_size": 500}],
             "voip": [{"pair": 2}],
@@ -626,7 +638,10 @@ mod tests {
         assert_eq!((c.udp[2].src, c.udp[2].dst), (c.udp[3].dst, c.udp[3].src));
         assert_eq!(c.web[0].servers.len(), 2);
         assert_eq!(c.changes[0].at, 15 * SEC);
-        assert_eq!(c.flows[0].send_jitter, 8_000_000);
+        let f = &c.flows[0];
+        assert_eq!(f.host_jitter, 20_000_000);
+        assert_eq!(f.access_delay, DelayDist::Uniform { min: 5_000_000_000, max: 25_000_000_000 });
+        assert_eq!((f.ack_counting, f.delack_segments, f.init_ssthresh), (AckCounting::Acks, 3, Some(100)));
         // BDP: 100 Mbit/s × the largest RTT crossing (pair 2: 2·(15 + 10) = 50 ms) / 1500 B = 417; half: 208.
         assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(208));
     }

@@ -224,9 +224,18 @@ pub struct FlowSpec {
     /// Minimum retransmission timeout (Linux: 200ms; RFC 6298 and ns-3: 1s).
     #[serde(default = "default_min_rto")]
     pub min_rto: Seconds,
-    /// Delayed ACKs at the receiver (every second segment).
+    /// Initial slow-start threshold, segments, for every algorithm (unlimited when absent, as in Linux; ns-3's InitialSlowStartThreshold). BIC's and CUBIC's own `initial_ssthresh` parameters win when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_ssthresh: Option<u32>,
+    /// What window growth counts: "segments" newly acknowledged (Linux's appropriate byte counting) or "acks", one per ACK that advances (ns-2, ns-3's NewReno, Linux before 3.18).
+    #[serde(default)]
+    pub ack_counting: AckCountingSpec,
+    /// Delayed ACKs at the receiver: an ACK every `delack_segments` full segments, or at the timer.
     #[serde(default = "yes")]
     pub delayed_ack: bool,
+    /// Segments per delayed ACK (RFC 1122 / Linux / ns-3's DelAckCount: 2).
+    #[serde(default = "two")]
+    pub delack_segments: u32,
     /// Delayed-ACK timer (Linux's minimum: 40ms).
     #[serde(default = "default_delack")]
     pub delack_timeout: Seconds,
@@ -236,9 +245,36 @@ pub struct FlowSpec {
     /// TCP timestamps (RFC 7323).
     #[serde(default = "yes")]
     pub timestamps: bool,
-    /// Random processing delay per packet at the sender, uniform in [0, send_jitter] (ns-2's `overhead_`); order is kept.
+    /// Host processing jitter: each segment leaves the host after a delay uniform in [0, host_jitter], in order, drawn from the seed; it breaks the ties of flows started together (ns-2's `overhead_` as TCP-Africa set it: 8us). 0 turns it off.
+    #[serde(default = "default_host_jitter")]
+    pub host_jitter: Seconds,
+    /// Start-up jitter: the flow starts at `start` plus a delay uniform in [0, start_jitter], drawn from the seed (flows launched by separate processes).
     #[serde(default)]
-    pub send_jitter: Seconds,
+    pub start_jitter: Seconds,
+    /// Extra one-way delay of this connection in both directions, without a queue, drawn once per connection: a time, or { dist = "uniform", min, max } (Sync-TCP's access delays U[5, 25] ms).
+    #[serde(default = "zero_delay")]
+    pub access_delay: DistSpec<Seconds>,
+}
+
+/// What window growth counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AckCountingSpec {
+    /// Segments newly acknowledged (Linux).
+    #[default]
+    Segments,
+    /// One per ACK that advances snd_una (ns-2, ns-3 NewReno).
+    Acks,
+}
+
+fn two() -> u32 {
+    2
+}
+fn default_host_jitter() -> Seconds {
+    Seconds(crate::config::DEFAULT_HOST_JITTER as f64 / crate::time::SEC as f64)
+}
+fn zero_delay() -> DistSpec<Seconds> {
+    DistSpec::Fixed(Seconds(0.0))
 }
 
 /// Window reduction during loss recovery.

@@ -1,9 +1,12 @@
 //! TCP receiver: cumulative ACK, up to three SACK blocks (RFC 2018: the block
 //! holding the newest segment first, then the most recently reported ones),
 //! delayed ACKs (RFC 5681 §4.2, RFC 1122: every `delack_segments` full
-//! segments or after the timer; an immediate ACK for out-of-order data and for
-//! data that fills a hole), and the timestamp echo of RFC 7323 §4.3 (the
-//! TSval of the earliest segment the ACK covers).
+//! segments or after the timer, which runs from the first unacknowledged
+//! segment; an immediate ACK for out-of-order data, for data that fills a hole
+//! and for duplicates, whatever `delack_segments` is), and the timestamp echo
+//! of RFC 7323 §4.3 (the TSval of the earliest segment the ACK covers).
+//! Linux's quick-ACK mode at the start of a connection (up to 16 segments
+//! acknowledged one by one) is not modeled.
 
 use crate::config::FlowConfig;
 use crate::event::Timer;

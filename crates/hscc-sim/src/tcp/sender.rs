@@ -24,6 +24,17 @@
 //! (Linux `tcp_enter_loss`) all un-SACKed outstanding segments are marked
 //! lost and cwnd restarts at 1.
 //!
+//! Window growth sees `acked` = the segments newly acknowledged (cumulatively
+//! or by SACK) by the ACK, Linux's appropriate byte counting, or 1 per ACK that
+//! advances `snd_una` with [`AckCounting::Acks`] (ns-2, ns-3's `TcpNewReno`).
+//! `pkts_acked` always gets the segments cumulatively acknowledged.
+//!
+//! Host timing: each segment reaches the first link of the flow's route after
+//! its connection's access delay plus a host jitter drawn uniformly from
+//! [0, `host_jitter`], never before the segment sent ahead
+//! of it; both come from the flow's own seeded stream (see
+//! `docs/fairness.md`). The RTT and TSval are the TCP layer's send time.
+//!
 //! Not modeled: undo of spurious reductions (no DSACK/Eifel detection),
 //! RACK, tail loss probes, ECN.
 
@@ -31,7 +42,7 @@ use std::collections::VecDeque;
 
 use hscc_cc::{AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_SLOWPATH, TCP_INFINITE_SSTHRESH};
 
-use crate::config::{FlowConfig, Recovery};
+use crate::config::{AckCounting, DelayDist, FlowConfig, Recovery};
 use crate::event::{Event, EventQueue, Timer};
 use crate::packet::{Packet, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_START};
 use crate::rng::Rng;
@@ -61,7 +72,8 @@ pub trait Wire {
     /// The event queue, to arm timers.
     fn queue(&mut self) -> &mut EventQueue;
     /// Send a packet along the flow's data route; it reaches the first link at
-    /// `at` (now, or later with processing jitter).
+    /// `at` (now, or later with host jitter and access delay). Calls come with
+    /// non-decreasing `at`, so the flow's packets keep their order.
     fn send(&mut self, p: Packet, at: Time);
 }
 
@@ -111,18 +123,43 @@ pub struct Sender {
     pub done_at: Option<Time>,
     ss_on: bool,
     ss_since: Time,
-    /// Processing jitter: bound, its random stream, and the last departure (to keep order).
-    jitter: Option<(Time, Rng, Time)>,
+    /// Bound of the per-packet host processing delay (0: none).
+    jitter: Time,
+    /// The flow's random stream (per-packet host jitter).
+    rng: Rng,
+    /// When the last segment reaches the first link (later ones never overtake it).
+    last_out: Time,
+    /// Delay after `FlowConfig::start` at which the flow starts (drawn once).
+    pub start_offset: Time,
+    /// One-way access delay of this connection (drawn once), both directions.
+    pub access_delay: Time,
+    ack_counting: AckCounting,
     /// Counters.
     pub counters: FlowCounters,
 }
 
 impl Sender {
-    /// A sender for flow `id`; `rng` feeds the processing jitter, if configured.
-    pub fn new(id: u32, cfg: &FlowConfig, rng: Rng) -> Sender {
+    /// A sender for flow `id`. `rng` is the flow's own random stream: the
+    /// start-up offset and the access delay are drawn from it first (always
+    /// both, so that turning one knob does not shift the other's draw), then
+    /// the per-packet host jitter.
+    pub fn new(id: u32, cfg: &FlowConfig, mut rng: Rng) -> Sender {
+        let start_offset = draw_uniform(&mut rng, 0, cfg.start_jitter);
+        let access_delay = match cfg.access_delay {
+            DelayDist::Fixed(d) => {
+                let _ = draw_uniform(&mut rng, 0, 0);
+                d
+            }
+            DelayDist::Uniform { min, max } => draw_uniform(&mut rng, min, max),
+        };
         let mut tp = TcpCc::new(cfg.mss, cfg.init_cwnd);
         if let Some(w) = cfg.rwnd {
             tp.snd_cwnd_clamp = (w / cfg.mss as u64).clamp(1, u32::MAX as u64 / 2) as u32;
+        }
+        if let Some(s) = cfg.init_ssthresh {
+            // Before `init`: an algorithm's own initial ssthresh (CUBIC, BIC) wins,
+            // as in Linux, where route metrics are applied before the CA's init.
+            tp.snd_ssthresh = s;
         }
         let mut cc = Cc::new(&cfg.cc);
         cc.init(&mut tp);
@@ -167,7 +204,12 @@ impl Sender {
             done_at: None,
             ss_on: false,
             ss_since: 0,
-            jitter: (cfg.send_jitter > 0).then_some((cfg.send_jitter, rng, 0)),
+            jitter: cfg.host_jitter,
+            rng,
+            last_out: 0,
+            start_offset,
+            access_delay,
+            ack_counting: cfg.ack_counting,
             counters: FlowCounters::default(),
         }
     }
@@ -343,7 +385,11 @@ impl Sender {
             };
             if !self.cc.cong_control(&mut self.tp, &rs) && pkts_acked > 0 {
                 let ack = self.tp.snd_una;
-                self.cc.cong_avoid(&mut self.tp, ack, delivered);
+                let acked = match self.ack_counting {
+                    AckCounting::Segments => delivered,
+                    AckCounting::Acks => 1,
+                };
+                self.cc.cong_avoid(&mut self.tp, ack, acked);
             }
         }
         self.tp.snd_cwnd = self.tp.snd_cwnd.max(1);
@@ -627,9 +673,8 @@ impl Sender {
             }
             self.transmit(seq, retx.is_some(), now, w);
             sent += 1;
-            if rate > 0 {
-                let size = self.wire_size(seq) as u64;
-                self.next_send = self.next_send.max(now) + size * SEC / rate;
+            if let Some(gap) = (self.wire_size(seq) as u64 * SEC).checked_div(rate) {
+                self.next_send = self.next_send.max(now) + gap;
             }
         }
         // Linux tcp_cwnd_validate.
@@ -702,13 +747,16 @@ impl Sender {
         if self.tp.in_slow_start() && self.tp.ca_state <= CaState::Disorder {
             flags |= SLOW_START;
         }
-        let at = match &mut self.jitter {
-            Some((max, rng, last)) => {
-                *last = (now + rng.random_range(0..=*max)).max(*last);
-                *last
+        let mut at = now;
+        if self.jitter | self.access_delay != 0 {
+            at += self.access_delay;
+            if self.jitter > 0 {
+                at += self.rng.random_range(0..=self.jitter);
             }
-            None => now,
-        };
+            // Never before an earlier segment: the host hands segments over in order.
+            at = at.max(self.last_out);
+            self.last_out = at;
+        }
         w.send(Packet::data(self.id, seq, self.wire_size(seq), ts, flags), at);
     }
 
@@ -747,6 +795,20 @@ impl Sender {
         }
         Ok(())
     }
+}
+
+/// Uniform on [min, max] (one draw even when min = max, so later draws do not shift).
+fn draw_uniform(rng: &mut Rng, min: Time, max: Time) -> Time {
+    let u: u64 = rng.random();
+    if max <= min {
+        return min;
+    }
+    let span = max - min;
+    if span == u64::MAX {
+        return u;
+    }
+    // Lemire's multiply-shift: unbiased enough for spans far below 2^64 (bias < span / 2^64).
+    min + ((u as u128 * (span as u128 + 1)) >> 64) as u64
 }
 
 /// `range` minus every interval of `cut`: at most four pieces, some empty.
