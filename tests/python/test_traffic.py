@@ -20,7 +20,8 @@ def test_the_engine_form_of_every_kind_of_traffic():
     assert e["flows"][1]["reverse"] is True
     assert e["udp"] == [{"pair": 1, "label": "on/off", "pattern": "onoff", "rate": 20e6, "on": 5.0, "off": 5.0, "packet_size": 1500, "start": 0.0}]
     assert e["voip"] == [{"pair": 2, "label": "call", "rate": 64e3, "interval": 0.02, "header": 40, "start": 0.0}]
-    assert e["web"] == [{"pairs": [1, 2], "servers": [], "clients": [], "rate": 20.0, "size": {"dist": "pareto", "shape": 1.2, "mean": 12000},
+    assert e["web"] == [{"pairs": [1, 2], "reverse": False, "servers": [], "clients": [], "model": "transfers", "rate": 20.0,
+                         "size": {"dist": "pareto", "shape": 1.2, "mean": 12000}, "persistent": 0.0, "server_delay": True,
                          "algorithm": "reno", "params": {}, "start": 0.0}]
     assert e["changes"] == [{"at": 20.0, "link": "bottleneck:fwd", "rate": 50e6}]
 
@@ -52,7 +53,9 @@ def test_a_rate_change_halves_what_the_forward_flow_gets(mixed):
     after = ts.filter(pl.col("time_s") > 25)["throughput_bps"].mean()
     assert before > 60e6 and after < 50e6 * 1448 / 1500
     fwd = mixed.queues.filter((pl.col("name") == "bottleneck:fwd") & (pl.col("time_s") > 25))
-    assert fwd["utilization"].mean() > 0.8  # utilization of the new 50 Mbit/s
+    # Utilization of the new 50 Mbit/s: measured against the old 100 Mbit/s it could not pass 0.5.
+    # (A 0.5-BDP buffer under CUBIC, web and on/off UDP keeps it near 0.8, not 1.)
+    assert fwd["utilization"].mean() > 0.6
 
 
 def test_reverse_flow_runs_from_the_receiving_host(mixed):
