@@ -540,7 +540,8 @@ fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigErr
             return Err(err(format!("links[{}] ({}).buffer", l, spec.name), format!("{x} bdp"), "packets or bytes: no flow crosses this link to define its BDP"));
         }
         let bytes = spec.cfg.rate_bps as f64 * (rtt_max[l] as f64 / SEC as f64) / 8.0;
-        let pkts = (x * bytes / wire[l] as f64).round().max(1.0) as u64;
+        // In packets as this link carries them: with its framing bytes.
+        let pkts = (x * bytes / (wire[l] + spec.cfg.framing) as f64).round().max(1.0) as u64;
         cfg.topology.links[l].cfg.buffer = Buffer::Packets(pkts);
     }
     Ok(())
@@ -586,6 +587,10 @@ mod tests {
         // 700 Mbit/s × 100 ms / 1500 B = 5833.3 packets; half of that: 2917.
         let c = ScenarioSpec::from_json(&spec("", r#"{"bdp": 0.5}"#)).unwrap().build().unwrap();
         assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(2917));
+        // With Ethernet framing (38 bytes) a packet takes 1538 bytes of the link: 5689.2 → half: 2845.
+        let framed = spec("", r#"{"bdp": 0.5}, "framing": 38"#);
+        let c = ScenarioSpec::from_json(&framed).unwrap().build().unwrap();
+        assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(2845));
     }
 
     #[test]
