@@ -129,7 +129,7 @@ pub enum TopologySpec {
 pub struct DumbbellSpec {
     /// The left-to-right bottleneck.
     pub bottleneck: LinkSpecIn,
-    /// The right-to-left bottleneck (default: the bottleneck without its loss).
+    /// The right-to-left bottleneck (default: the bottleneck without its loss); give it a `loss` for random loss in the ACK direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<LinkSpecIn>,
     /// Host pairs; traffic names them by index.
