@@ -47,30 +47,55 @@ pub enum Event {
     Sample,
 }
 
-/// `key` = time << 64 | scheduling sequence: one branch-free comparison.
+/// An item keyed by `time << 64 | sequence` for a min-heap (`BinaryHeap` of
+/// these pops the earliest time, and among equal times the lowest sequence):
+/// one branch-free comparison. The event queue, packets held at hosts and
+/// packets propagating on a reordering link all order by it.
 #[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: u128,
-    event: Event,
+pub(crate) struct Timed<T> {
+    /// time << 64 | sequence.
+    pub key: u128,
+    /// The payload.
+    pub item: T,
 }
 
-impl PartialEq for Entry {
+impl<T> Timed<T> {
+    /// `item` at `time`, `seq`-th among equal times.
+    #[inline]
+    pub fn new(time: Time, seq: u64, item: T) -> Self {
+        Timed { key: (time as u128) << 64 | seq as u128, item }
+    }
+    /// Its time.
+    #[inline]
+    pub fn time(&self) -> Time {
+        (self.key >> 64) as Time
+    }
+    /// Its sequence number.
+    #[inline]
+    pub fn seq(&self) -> u64 {
+        self.key as u64
+    }
+}
+
+impl<T> PartialEq for Timed<T> {
     fn eq(&self, other: &Self) -> bool {
         self.key == other.key
     }
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
+impl<T> Eq for Timed<T> {}
+impl<T> PartialOrd for Timed<T> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl Ord for Entry {
+impl<T> Ord for Timed<T> {
     // Reversed: BinaryHeap is a max-heap, we pop the earliest.
     fn cmp(&self, other: &Self) -> Ordering {
         other.key.cmp(&self.key)
     }
 }
+
+type Entry = Timed<Event>;
 
 /// A min-queue of events keyed by `(time, scheduling order)`.
 #[derive(Debug, Default)]
@@ -85,19 +110,19 @@ impl EventQueue {
     pub fn push(&mut self, time: Time, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { key: (time as u128) << 64 | seq as u128, event });
+        self.heap.push(Entry::new(time, seq, event));
     }
 
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|e| ((e.key >> 64) as Time, e.event))
+        self.heap.pop().map(|e| (e.time(), e.item))
     }
 
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| (e.key >> 64) as Time)
+        self.heap.peek().map(Entry::time)
     }
 
     /// Number of pending events.

@@ -32,14 +32,13 @@
 //!   times are still fixed at enqueue (the credit chain is FIFO), so the FIFO
 //!   and its single head event stay.
 
-use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
 use rand::Rng as _;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::config::{Buffer, LinkConfig, LossPoint};
-use crate::event::{Event, EventQueue};
+use crate::event::{Event, EventQueue, Timed};
 use crate::limits::MAX_QUEUE_PACKETS;
 use crate::packet::{Packet, SLOW_START};
 use crate::rng::Rng;
@@ -105,39 +104,7 @@ struct Ticks {
 }
 
 /// A propagating packet keyed by (arrival time, link sequence number).
-#[derive(Clone, Copy, Debug)]
-struct Propagating {
-    key: u128,
-    p: Packet,
-}
-
-impl Propagating {
-    fn arrival(&self) -> Time {
-        (self.key >> 64) as Time
-    }
-    fn seq(&self) -> u64 {
-        self.key as u64
-    }
-}
-
-impl PartialEq for Propagating {
-    fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
-    }
-}
-impl Eq for Propagating {}
-impl PartialOrd for Propagating {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Propagating {
-    // Reversed: BinaryHeap is a max-heap, the earliest arrival comes first;
-    // equal arrivals leave in the order they entered the link.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
-    }
-}
+type Propagating = Timed<Packet>;
 
 /// The propagation stage of a link whose jitter may reorder packets.
 #[derive(Debug, Default)]
@@ -237,7 +204,7 @@ impl Link {
 
     /// Every packet on the link (in arrival order unless the link reorders).
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.line.iter().chain(self.reorder.iter().flat_map(|r| r.heap.iter().map(|e| &e.p)))
+        self.line.iter().chain(self.reorder.iter().flat_map(|r| r.heap.iter().map(|e| &e.item)))
     }
 
     /// Whether propagating packets may overtake each other: arrivals come
@@ -357,9 +324,9 @@ impl Link {
             }
         }
         if let Some(r) = &mut self.reorder {
-            let mut e = Propagating { key: (arrival as u128) << 64 | r.seq as u128, p: *p };
-            e.p.t = arrival;
-            e.p.hop = hop;
+            let mut e = Propagating::new(arrival, r.seq, *p);
+            e.item.t = arrival;
+            e.item.hop = hop;
             r.seq += 1;
             r.heap.push(e);
             if r.wake <= now || arrival < r.wake {
@@ -486,13 +453,13 @@ impl Link {
     #[inline]
     pub fn pop_due(&mut self, now: Time) -> Option<Packet> {
         let r = self.reorder.as_mut()?;
-        if r.heap.peek()?.arrival() > now {
+        if r.heap.peek()?.time() > now {
             return None;
         }
         let e = r.heap.pop().expect("peeked");
         self.counters.tx_packets += 1;
-        self.counters.tx_bytes += e.p.size as u64;
-        Some(e.p)
+        self.counters.tx_bytes += e.item.size as u64;
+        Some(e.item)
     }
 
     /// On a reordering link, after [`Link::pop_due`]: make sure a wake-up is
@@ -500,7 +467,7 @@ impl Link {
     #[inline]
     pub fn rearm(&mut self, now: Time, id: u32, q: &mut EventQueue) {
         let Some(r) = &mut self.reorder else { return };
-        if let Some(next) = r.heap.peek().map(Propagating::arrival) {
+        if let Some(next) = r.heap.peek().map(Propagating::time) {
             if r.wake <= now || next < r.wake {
                 r.wake = next;
                 q.push(next, Event::LinkArrive(id));
@@ -576,7 +543,7 @@ impl Link {
                 let d = (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time;
                 let arrival = bases[(e.seq() - first) as usize].saturating_add(d).max(now);
                 e.key = (arrival as u128) << 64 | e.seq() as u128;
-                e.p.t = arrival;
+                e.item.t = arrival;
             }
             r.heap = BinaryHeap::from(v);
             r.wake = now; // so that `rearm` schedules the new earliest arrival

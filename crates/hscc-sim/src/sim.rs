@@ -1,11 +1,10 @@
 //! The running simulation: links, routes, flows and the event loop.
 
-use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
 use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
-use crate::event::{Event, EventQueue, Fire, Timer};
+use crate::event::{Event, EventQueue, Fire, Timed, Timer};
 use crate::link::{Link, Offer};
 use crate::packet::{Kind, Packet};
 use crate::results::{RunResult, Traces};
@@ -160,30 +159,8 @@ impl Flow {
 /// `Packet::hop` of an ACK that has waited its access delay at the host.
 const HELD: u8 = u8::MAX;
 
-/// A packet held at a host until `key >> 64`.
-#[derive(Clone, Copy, Debug)]
-struct Held {
-    key: u128,
-    p: Packet,
-}
-
-impl PartialEq for Held {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl Eq for Held {}
-impl PartialOrd for Held {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Held {
-    // Reversed: the earliest on top of the max-heap.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
-    }
-}
+/// A packet held at a host until its time.
+type Held = Timed<Packet>;
 
 /// Packets held at their hosts (host jitter, access delay) for every flow at
 /// once, earliest first and in the order held among equal times: a flow's
@@ -200,7 +177,7 @@ pub struct HostLine {
 impl HostLine {
     /// Hold `p` until `at`; `ev` is this line's event.
     fn push(&mut self, at: Time, p: Packet, q: &mut EventQueue, ev: Event) {
-        self.heap.push(Held { key: (at as u128) << 64 | self.seq as u128, p });
+        self.heap.push(Held::new(at, self.seq, p));
         self.seq += 1;
         if at < self.timer.deadline {
             self.timer.arm(at, q, ev);
@@ -209,15 +186,15 @@ impl HostLine {
 
     /// The earliest packet if it is due by `now`.
     fn pop_due(&mut self, now: Time) -> Option<Packet> {
-        if self.heap.peek().is_some_and(|h| (h.key >> 64) as Time <= now) {
-            return self.heap.pop().map(|h| h.p);
+        if self.heap.peek().is_some_and(|h| h.time() <= now) {
+            return self.heap.pop().map(|h| h.item);
         }
         None
     }
 
     /// When the earliest packet is due.
     fn next(&self) -> Option<Time> {
-        self.heap.peek().map(|h| (h.key >> 64) as Time)
+        self.heap.peek().map(Held::time)
     }
 
     /// Packets held.
@@ -901,8 +878,8 @@ impl Sim {
         // Every segment a flow counts as held is in the host line (and the
         // others there belong to finished web transfers).
         let mut held = vec![0u32; self.flows.len()];
-        for h in self.host_out.heap.iter().filter(|h| h.p.gen == self.flows[h.p.flow as usize].gen) {
-            held[h.p.flow as usize] += 1;
+        for h in self.host_out.heap.iter().filter(|h| h.item.gen == self.flows[h.item.flow as usize].gen) {
+            held[h.item.flow as usize] += 1;
         }
         if let Some((i, f)) = self.flows.iter().enumerate().find(|(i, f)| f.held != held[*i]) {
             return Err(format!("flow {i}: {} segments counted as held at the host, {} there", f.held, held[i]));
