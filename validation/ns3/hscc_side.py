@@ -143,10 +143,10 @@ def main(argv: list[str]) -> int:
     if argv[1] == "--pending":
         print(json.dumps({"pending": pending, "equivalences": notes}))
         return 0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = hscc.run(sc)
     out = dict(metrics(result), name=target["name"], equivalences=notes, pending=pending, scenario_run=sc,
-               wall_total_s=time.perf_counter() - t0)
+               wall_total_s=time.perf_counter() - t0, cpu_s=time.process_time() - c0)
     with open(argv[2], "w") as fh:
         json.dump(out, fh, indent=1)
     return 0

@@ -60,6 +60,7 @@ def summarize(out: dict) -> dict:
         "random_drops": out["bottleneck_random_drops"],
         "realized_loss": out["bottleneck_random_drops"] / sent if sent else 0.0,
         "wall_s": sum(out["wall_s"].get(k, 0.0) for k in ("setup", "run")),
+        "cpu_s": out["cpu_s"],
     }
 
 
@@ -133,7 +134,7 @@ def _j(x: float | None) -> str:
 def table(rows: list[dict]) -> str:
     head = ("| configuration | T (s) | aggregate goodput ns-3 / hscc (Mbit/s) | Δ | Jain 2nd half ns-3 / hscc | Δ "
             "| per-flow goodput ns-3 (Mbit/s) | per-flow goodput hscc | fast recoveries ns-3 / hscc "
-            "| timeouts ns-3 / hscc | wall ns-3 / hscc (s) | verdict |")
+            "| timeouts ns-3 / hscc | CPU ns-3 / hscc (s) | verdict |")
     lines = [head, "|" + "---|" * 12]
     for r in rows:
         n, h = r["ns3"], r["hscc"]
@@ -144,13 +145,15 @@ def table(rows: list[dict]) -> str:
             f"| {_pct(r['delta_aggregate'])} | {_j(n['jain_second_half'])} / {_j(h['jain_second_half']) if h else '—'} "
             f"| {_pct(r['delta_jain'])} | {' / '.join(_mb(x) for x in n['per_flow_bps'])} | {per_h} "
             f"| {n['recoveries']} / {hv('recoveries')} | {n['timeouts']} / {hv('timeouts')} "
-            f"| {n['wall_s']:.1f} / {(h['wall_s'] if h else math.nan):.2f} | {r['verdict']} |")
-    lines += ["", "| configuration | queue drops ns-3 / hscc | random drops ns-3 / hscc | realized loss ns-3 / hscc |", "|---|---|---|---|"]
+            f"| {n['cpu_s']:.1f} / {(h['cpu_s'] if h else math.nan):.2f} | {r['verdict']} |")
+    lines += ["", "| configuration | queue drops ns-3 / hscc | random drops ns-3 / hscc | realized loss ns-3 / hscc "
+              "| wall ns-3 / hscc (s) |", "|---|---|---|---|---|"]
     for r in rows:
         n, h = r["ns3"], r["hscc"] or {}
         lines.append(f"| {r['name']} | {n['queue_drops']} / {h.get('queue_drops', '—')} | {n['random_drops']} / "
                      f"{h.get('random_drops', '—')} | {n['realized_loss']:.2e} / "
-                     f"{format(h['realized_loss'], '.2e') if h else '—'} |")
+                     f"{format(h['realized_loss'], '.2e') if h else '—'} "
+                     f"| {n['wall_s']:.1f} / {format(h['wall_s'], '.2f') if h else '—'} |")
     return "\n".join(lines) + "\n"
 
 
