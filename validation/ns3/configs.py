@@ -132,15 +132,15 @@ def _configs() -> list[Config]:
         out.append(Config(
             f"{algo}-4x1G", f"4 {algo}, 1 Gbit/s, RTT 20 ms, buffer 1 BDP",
             1e9, 0.005, _bdp(1e9, 0.02), 0.0, 1,
-            _same([algo] * 4, [0.0, 0.5, 1.0, 1.5], 0.004, 0.001), 10.0, 4.0))
+            _same([algo] * 4, [0.0, 0.5, 1.0, 1.5], 0.004, 0.001), 20.0, 4.0))
     out.append(Config(
         "mix-newreno-highspeed-1G", "2 newreno + 2 highspeed, 1 Gbit/s, RTT 20 ms, buffer 1 BDP",
         1e9, 0.005, _bdp(1e9, 0.02), 0.0, 1,
-        _same(["newreno", "highspeed", "newreno", "highspeed"], [0.0, 0.5, 1.0, 1.5], 0.004, 0.001), 10.0, 4.0))
+        _same(["newreno", "highspeed", "newreno", "highspeed"], [0.0, 0.5, 1.0, 1.5], 0.004, 0.001), 20.0, 4.0))
     out.append(Config(
         "cubic-10x1G", "10 cubic (ns-3's default), 1 Gbit/s, RTT 20 ms, buffer 1 BDP",
         1e9, 0.005, _bdp(1e9, 0.02), 0.0, 1,
-        _same(["cubic"] * 10, [0.1 * i for i in range(10)], 0.004, 0.001), 10.0, 4.0))
+        _same(["cubic"] * 10, [0.1 * i for i in range(10)], 0.004, 0.001), 20.0, 4.0))
     return out
 
 
@@ -148,7 +148,7 @@ CONFIGS: dict[str, Config] = {c.name: c for c in _configs()}
 
 # Durations: ns-3 3.44's wheel simulates 1 Gbit/s (4 flows, RTT 20 ms) at about 26 s of wall
 # time per simulated second on this 2-core machine, 100 Mbit/s at about 1.2 s, 10 Mbit/s at
-# about 0.13 s; hscc at 1 Gbit/s about 0.05 s. The whole suite then takes about 50 minutes.
+# about 0.13 s; hscc at 1 Gbit/s about 0.05 s. The whole suite then takes about 1.5 hours (most of it the seven 1 Gbit/s runs in ns-3).
 
 # A tiny configuration for the harness's own test: one flow, no loss, fills the link.
 TINY = Config("tiny-1x10M", "1 linuxreno, 10 Mbit/s, RTT 40 ms, buffer 1 BDP, no loss", 10e6, 0.01, _bdp(10e6, 0.04),
