@@ -123,24 +123,24 @@ def _configs() -> list[Config]:
         out.append(Config(
             f"{algo}-4x100M", f"4 {algo}, 100 Mbit/s, RTT 40 ms, buffer 1 BDP",
             100e6, 0.01, _bdp(100e6, 0.04), 0.0, 1,
-            _same([algo] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001), 40.0, 8.0))
+            _same([algo] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001), 40.0, 5.0))
     out.append(Config(
         "linuxreno-4x100M", "4 linuxreno, 100 Mbit/s, RTT 40 ms, buffer 1 BDP",
         100e6, 0.01, _bdp(100e6, 0.04), 0.0, 1,
-        _same(["linuxreno"] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001), 40.0, 8.0))
+        _same(["linuxreno"] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001), 40.0, 5.0))
     for algo in ("newreno", "highspeed", "cubic", "scalable", "vegas"):
         out.append(Config(
             f"{algo}-4x1G", f"4 {algo}, 1 Gbit/s, RTT 20 ms, buffer 1 BDP",
             1e9, 0.005, _bdp(1e9, 0.02), 0.0, 1,
-            _same([algo] * 4, [0.0, 0.5, 1.0, 1.5], 0.004, 0.001), 20.0, 4.0))
+            _same([algo] * 4, [0.0, 0.5, 1.0, 1.5], 0.004, 0.001), 20.0, 2.0))
     out.append(Config(
         "mix-newreno-highspeed-1G", "2 newreno + 2 highspeed, 1 Gbit/s, RTT 20 ms, buffer 1 BDP",
         1e9, 0.005, _bdp(1e9, 0.02), 0.0, 1,
-        _same(["newreno", "highspeed", "newreno", "highspeed"], [0.0, 0.5, 1.0, 1.5], 0.004, 0.001), 20.0, 4.0))
+        _same(["newreno", "highspeed", "newreno", "highspeed"], [0.0, 0.5, 1.0, 1.5], 0.004, 0.001), 20.0, 2.0))
     out.append(Config(
         "cubic-10x1G", "10 cubic (ns-3's default), 1 Gbit/s, RTT 20 ms, buffer 1 BDP",
         1e9, 0.005, _bdp(1e9, 0.02), 0.0, 1,
-        _same(["cubic"] * 10, [0.1 * i for i in range(10)], 0.004, 0.001), 20.0, 4.0))
+        _same(["cubic"] * 10, [0.1 * i for i in range(10)], 0.004, 0.001), 20.0, 2.0))
     return out
 
 
