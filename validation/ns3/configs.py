@@ -87,6 +87,12 @@ class Config:
     quick_duration: float
     seed: int = 1
 
+    def __post_init__(self) -> None:
+        last = max(f.start for f in self.flows)
+        for d in (self.duration, self.quick_duration):
+            if not last < d / 2:
+                raise ValueError(f"{self.name}: the last flow starts at {last:g} s, not in the first half of {d:g} s")
+
     def base_rtt(self) -> float:
         f = self.flows[0]
         return 2 * (self.delay + f.send_delay + f.recv_delay)
@@ -123,11 +129,11 @@ def _configs() -> list[Config]:
         out.append(Config(
             f"{algo}-4x100M", f"4 {algo}, 100 Mbit/s, RTT 40 ms, buffer 1 BDP",
             100e6, 0.01, _bdp(100e6, 0.04), 0.0, 1,
-            _same([algo] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001), 40.0, 5.0))
+            _same([algo] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001), 40.0, 8.0))
     out.append(Config(
         "linuxreno-4x100M", "4 linuxreno, 100 Mbit/s, RTT 40 ms, buffer 1 BDP",
         100e6, 0.01, _bdp(100e6, 0.04), 0.0, 1,
-        _same(["linuxreno"] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001), 40.0, 5.0))
+        _same(["linuxreno"] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001), 40.0, 8.0))
     # 1 Gbit/s: RTT 10 ms, buffer 1 BDP (833 packets), 8 s. ns-3 costs about 15-40 s of CPU per
     # simulated second here (its SACK scoreboard work grows with the window), so the RTT is
     # short to give several loss cycles in a run that fits the suite's time.
