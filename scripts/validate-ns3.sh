@@ -9,7 +9,7 @@
 # validation/ns3/configs.py in ns-3 and in hscc, one simulation at a time, and writes
 # table.md, results.json and flows.csv under --out (a new or empty directory).
 # hscc comes from this tree's .venv (scripts/bootstrap.sh), or $HSCC_PYTHON.
-# The full suite takes about 1.5 hours (ns-3 at 1 Gbit/s is most of it); --quick about 15 minutes.
+# The full suite takes 1.5 hours or more (ns-3 at 1 Gbit/s is most of it); --quick about 15 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"

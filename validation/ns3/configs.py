@@ -150,10 +150,11 @@ def _configs() -> list[Config]:
 
 CONFIGS: dict[str, Config] = {c.name: c for c in _configs()}
 
-# Durations: ns-3 3.44's wheel takes about 0.7 s of CPU per simulated second at 100 Mbit/s,
-# 0.03 s at 10 Mbit/s and 15-60 s at 1 Gbit/s (4 NewReno flows, RTT 20 ms: 23 s; HighSpeed
-# more than 35 s), plus 30-40 s to import its bindings per run; hscc about 0.03 s per
-# simulated second at 1 Gbit/s. The whole suite takes about 1.5 hours on the shared machine.
+# Durations: ns-3 3.44's wheel takes about 0.01-0.04 s of CPU per simulated second at
+# 10 Mbit/s, 0.4-0.9 s at 100 Mbit/s and, at 1 Gbit/s with RTT 10 ms, 5-10 s for NewReno and
+# CUBIC but more than 50 s for HighSpeed and Vegas (their runs were stopped unfinished after
+# 7-11 CPU minutes), plus 20-40 s to import its bindings per run; hscc under 0.3 s for any
+# of these runs. The suite takes 1.5 hours or more on the shared 2-core machine.
 
 # A tiny configuration for the harness's own test: one flow, no loss, fills the link.
 TINY = Config("tiny-1x10M", "1 linuxreno, 10 Mbit/s, RTT 40 ms, buffer 1 BDP, no loss", 10e6, 0.01, _bdp(10e6, 0.04),
