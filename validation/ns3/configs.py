@@ -152,8 +152,8 @@ CONFIGS: dict[str, Config] = {c.name: c for c in _configs()}
 
 # Durations: ns-3 3.44's wheel takes about 0.01-0.04 s of CPU per simulated second at
 # 10 Mbit/s, 0.4-0.9 s at 100 Mbit/s and, at 1 Gbit/s with RTT 10 ms, 5-10 s for NewReno and
-# CUBIC but more than 50 s for HighSpeed and Vegas (their runs were stopped unfinished after
-# 7-11 CPU minutes), plus 20-40 s to import its bindings per run; hscc under 0.3 s for any
+# CUBIC but more than 50 s for HighSpeed, Scalable and Vegas (their runs were stopped
+# unfinished after 7-11 CPU minutes), plus 20-40 s to import its bindings per run; hscc under 0.3 s for any
 # of these runs. The suite takes 1.5 hours or more on the shared 2-core machine.
 
 # A tiny configuration for the harness's own test: one flow, no loss, fills the link.
