@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE))
 import configs  # noqa: E402
 
 TOLERANCE = 0.10
-NS3_TIMEOUT_S = 3 * 3600  # one ns-3 run; the longest full one takes about ten minutes
+NS3_TIMEOUT_S = 3 * 3600  # one ns-3 run; HighSpeed, Scalable and Vegas at 1 Gbit/s took over 13-22 min unfinished
 HSCC_TIMEOUT_S = 1800
 
 
