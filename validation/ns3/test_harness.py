@@ -1,0 +1,75 @@
+"""Checks of the ns-3 cross-check harness itself (run by scripts/validate-ns3.sh, not by
+the default test suite): it needs validation/ns3/.venv (ns3) and HSCC_PYTHON (hscc)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import configs  # noqa: E402
+import validate  # noqa: E402
+
+HSCC_PYTHON = os.environ.get("HSCC_PYTHON", str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "python"))
+
+
+def test_one_flow_without_loss_fills_the_link_in_both_tools(tmp_path: Path) -> None:
+    c = configs.TINY
+    row = validate.run_one(c, tmp_path, HSCC_PYTHON, "run")
+    assert row["pending"] == [], row["pending"]
+    # Payload capacity: 1448 payload bytes per 1502 bytes on the wire (PPP framing).
+    capacity = c.rate_bps * configs.SEGMENT / (configs.PACKET + configs.PPP)
+    for tool in ("ns3", "hscc"):
+        s = row[tool]
+        assert s["second_half_bps"][0] >= 0.95 * capacity, (tool, s["second_half_bps"][0], capacity)
+        assert s["second_half_bps"][0] <= 1.001 * capacity, (tool, s["second_half_bps"][0], capacity)
+        assert s["random_drops"] == 0
+    assert abs(row["delta_aggregate"]) <= 0.05, row["delta_aggregate"]
+    assert row["verdict"] == "within ±10 %"
+    # Both tools ran the same configuration: their inputs are on disk beside the outputs.
+    for f in ("ns3.json", "scenario.json", "ns3-out.json", "hscc-out.json"):
+        assert (tmp_path / c.name / f).is_file()
+
+
+def test_pending_field_gives_no_verdict() -> None:
+    s = {"aggregate_bps": 1e6, "jain_second_half": 1.0}
+    assert validate.verdict(s, s, ["ack_counting"])[0] == "pending: needs ack_counting"
+    assert validate.verdict(s, None, ["ack_counting"])[0].startswith("pending: needs ack_counting")
+    assert validate.verdict(s, dict(s, aggregate_bps=1.11e6), [])[0] == "DIFFERS"
+    assert validate.verdict(s, dict(s, aggregate_bps=1.09e6), [])[0] == "within ±10 %"
+
+
+def test_jain() -> None:
+    assert validate.jain([1.0, 1.0, 1.0]) == pytest.approx(1.0)
+    assert validate.jain([1.0, 0.0]) == pytest.approx(0.5)
+    assert validate.jain([0.0, 0.0]) is None
+
+
+def test_refuses_a_non_empty_run_directory(tmp_path: Path) -> None:
+    (tmp_path / "old.txt").write_text("keep me")
+    with pytest.raises(SystemExit) as e:
+        validate.main(["--out", str(tmp_path), "--hscc-python", HSCC_PYTHON])
+    assert e.value.code == 2
+    assert (tmp_path / "old.txt").read_text() == "keep me"
+
+
+def test_unknown_configuration_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as e:
+        validate.main(["--out", str(tmp_path / "new"), "--hscc-python", HSCC_PYTHON, "--only", "no-such"])
+    assert e.value.code == 2
+    assert not (tmp_path / "new").exists()
+
+
+def test_both_sides_describe_the_same_network() -> None:
+    for c in configs.CONFIGS.values():
+        n, h = configs.ns3_json(c), configs.hscc_scenario(c)
+        assert len(n["flows"]) == len(h["flows"]) == len(h["topology"]["pairs"])
+        assert n["bottleneck"]["rate_bps"] == h["topology"]["bottleneck"]["rate"]
+        assert n["bottleneck"]["buffer_pkts"] == int(h["topology"]["bottleneck"]["buffer"].removesuffix("pkts"))
+        for nf, hf, hp in zip(n["flows"], h["flows"], h["topology"]["pairs"]):
+            assert (nf["start_s"], nf["send_delay_s"], nf["recv_delay_s"]) == (hf["start"], hp["delay"], hp["recv_delay"])
+            assert n["tcp"]["min_rto_s"] == hf["min_rto"] and n["tcp"]["delack_count"] == hf["delack_segments"]

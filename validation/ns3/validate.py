@@ -1,0 +1,206 @@
+"""Run the matched configurations in ns-3 and in hscc, one simulation at a time, and compare.
+
+    python validate.py --out DIR --hscc-python PATH [--quick] [--only NAME ...] [--pending run|skip]
+
+Runs in validation/ns3/.venv (the ns3 package); hscc runs in its own virtual
+environment through `--hscc-python` (hscc_side.py). DIR must not exist or be
+empty; it receives, per configuration, NAME/ns3.json (ns-3's input),
+NAME/scenario.json (hscc's, as the match wants it), NAME/ns3-out.json and
+NAME/hscc-out.json (raw results, with the scenario hscc actually ran), and
+overall results.json, flows.csv and table.md (printed at the end).
+
+A configuration whose hscc scenario needs a field this checkout does not have
+(and that has no exact equivalent) is "pending": with --pending run (the
+default) hscc runs the nearest set-up and the row says so instead of a
+verdict; with --pending skip only ns-3 runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import configs  # noqa: E402
+
+TOLERANCE = 0.10
+NS3_TIMEOUT_S = 3 * 3600  # one ns-3 run; HighSpeed, Scalable and Vegas at 1 Gbit/s took over 13-22 min unfinished
+HSCC_TIMEOUT_S = 1800
+
+
+def jain(xs: list[float]) -> float | None:
+    if not xs or sum(xs) == 0:
+        return None
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def summarize(out: dict) -> dict:
+    """Aggregate and per-flow goodput (bit/s), second-half Jain, counters, from either tool's output."""
+    T = out["duration_s"]
+    flows = out["flows"]
+    per_flow = [f["rx_bytes"] * 8 / (T - f["start_s"]) for f in flows]
+    second = [(f["rx_bytes"] - f["rx_bytes_half"]) * 8 / (T / 2) for f in flows]
+    sent = out["bottleneck_tx_packets"] + out["bottleneck_random_drops"]
+    return {
+        "aggregate_bps": sum(f["rx_bytes"] for f in flows) * 8 / T,
+        "per_flow_bps": per_flow,
+        "second_half_bps": second,
+        "jain_second_half": jain(second),
+        "recoveries": sum(f["recoveries"] for f in flows),
+        "timeouts": sum(f["timeouts"] for f in flows),
+        "queue_drops": out["bottleneck_queue_drops"],
+        "random_drops": out["bottleneck_random_drops"],
+        "realized_loss": out["bottleneck_random_drops"] / sent if sent else 0.0,
+        "wall_s": sum(out["wall_s"].get(k, 0.0) for k in ("setup", "run")),
+        "cpu_s": out["cpu_s"],
+    }
+
+
+def verdict(ns3: dict, hs: dict | None, pending: list[str]) -> tuple[str, float | None, float | None]:
+    if hs is None:
+        return f"pending: needs {', '.join(pending)} (hscc not run)", None, None
+    d_agg = hs["aggregate_bps"] / ns3["aggregate_bps"] - 1
+    jn, jh = ns3["jain_second_half"], hs["jain_second_half"]
+    d_jain = jh / jn - 1 if jn and jh else None
+    if pending:
+        return f"pending: needs {', '.join(pending)}", d_agg, d_jain
+    ok = abs(d_agg) <= TOLERANCE and d_jain is not None and abs(d_jain) <= TOLERANCE
+    return ("within ±10 %" if ok else "DIFFERS"), d_agg, d_jain
+
+
+def _run(cmd: list[str], timeout: float, log: Path) -> None:
+    with open(log, "w") as fh:
+        try:
+            p = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"{cmd[1]} took more than {timeout:.0f} s; see {log}") from None
+    if p.returncode != 0:
+        tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-20:])
+        raise RuntimeError(f"{' '.join(cmd)} exited with {p.returncode}; last lines of {log}:\n{tail}")
+
+
+def run_one(c: configs.Config, out_dir: Path, hscc_python: str, pending_mode: str) -> dict:
+    d = out_dir / c.name
+    d.mkdir(parents=True)
+    (d / "ns3.json").write_text(json.dumps(configs.ns3_json(c), indent=1))
+    (d / "scenario.json").write_text(json.dumps(configs.hscc_scenario(c), indent=1))
+
+    # hscc first (seconds); it also tells which fields this checkout lacks.
+    probe = subprocess.run([hscc_python, str(HERE / "hscc_side.py"), "--pending", str(d / "scenario.json")],
+                           capture_output=True, text=True, timeout=120)
+    if probe.returncode != 0:
+        raise RuntimeError(f"hscc_side.py --pending failed for {c.name}:\n{probe.stderr[-2000:]}")
+    pending = json.loads(probe.stdout)["pending"]
+    hs_raw = None
+    if not pending or pending_mode == "run":
+        _run([hscc_python, str(HERE / "hscc_side.py"), str(d / "scenario.json"), str(d / "hscc-out.json")], HSCC_TIMEOUT_S,
+             d / "hscc.log")
+        hs_raw = json.loads((d / "hscc-out.json").read_text())
+    _run([sys.executable, str(HERE / "ns3_dumbbell.py"), str(d / "ns3.json"), str(d / "ns3-out.json")], NS3_TIMEOUT_S,
+         d / "ns3.log")
+    ns_raw = json.loads((d / "ns3-out.json").read_text())
+
+    ns3 = summarize(ns_raw)
+    hs = summarize(hs_raw) if hs_raw else None
+    v, d_agg, d_jain = verdict(ns3, hs, pending)
+    return {
+        "name": c.name, "description": c.description, "duration_s": c.duration, "seed": c.seed,
+        "ns3": ns3, "hscc": hs, "pending": pending, "equivalences": hs_raw["equivalences"] if hs_raw else [],
+        "delta_aggregate": d_agg, "delta_jain": d_jain, "verdict": v,
+        "ns3_import_s": ns_raw["wall_s"]["import"], "algorithms": [f.algo for f in c.flows],
+    }
+
+
+def _mb(x: float) -> str:
+    return f"{x / 1e6:.2f}" if x < 1e7 else f"{x / 1e6:.1f}"
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:+.1f} %"
+
+
+def _j(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def table(rows: list[dict]) -> str:
+    head = ("| configuration | T (s) | aggregate goodput ns-3 / hscc (Mbit/s) | Δ | Jain 2nd half ns-3 / hscc | Δ "
+            "| per-flow goodput ns-3 (Mbit/s) | per-flow goodput hscc | fast recoveries ns-3 / hscc "
+            "| timeouts ns-3 / hscc | CPU ns-3 / hscc (s) | verdict |")
+    lines = [head, "|" + "---|" * 12]
+    for r in rows:
+        n, h = r["ns3"], r["hscc"]
+        hv = (lambda k: "—") if h is None else (lambda k: h[k])
+        per_h = "—" if h is None else " / ".join(_mb(x) for x in h["per_flow_bps"])
+        lines.append(
+            f"| {r['name']} | {r['duration_s']:g} | {_mb(n['aggregate_bps'])} / {_mb(h['aggregate_bps']) if h else '—'} "
+            f"| {_pct(r['delta_aggregate'])} | {_j(n['jain_second_half'])} / {_j(h['jain_second_half']) if h else '—'} "
+            f"| {_pct(r['delta_jain'])} | {' / '.join(_mb(x) for x in n['per_flow_bps'])} | {per_h} "
+            f"| {n['recoveries']} / {hv('recoveries')} | {n['timeouts']} / {hv('timeouts')} "
+            f"| {n['cpu_s']:.1f} / {(h['cpu_s'] if h else math.nan):.2f} | {r['verdict']} |")
+    lines += ["", "| configuration | queue drops ns-3 / hscc | random drops ns-3 / hscc | realized loss ns-3 / hscc "
+              "| wall ns-3 / hscc (s) |", "|---|---|---|---|---|"]
+    for r in rows:
+        n, h = r["ns3"], r["hscc"] or {}
+        lines.append(f"| {r['name']} | {n['queue_drops']} / {h.get('queue_drops', '—')} | {n['random_drops']} / "
+                     f"{h.get('random_drops', '—')} | {n['realized_loss']:.2e} / "
+                     f"{format(h['realized_loss'], '.2e') if h else '—'} "
+                     f"| {n['wall_s']:.1f} / {format(h['wall_s'], '.2f') if h else '—'} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_csv(rows: list[dict], path: Path) -> None:
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["configuration", "tool", "flow", "algorithm", "goodput_bps", "second_half_bps"])
+        for r in rows:
+            for tool in ("ns3", "hscc"):
+                s = r[tool]
+                if s is None:
+                    continue
+                for i, (g, g2) in enumerate(zip(s["per_flow_bps"], s["second_half_bps"])):
+                    w.writerow([r["name"], tool, i, r["algorithms"][i], f"{g:.0f}", f"{g2:.0f}"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True, type=Path, help="run directory (must not exist, or be empty)")
+    ap.add_argument("--hscc-python", required=True, help="python of the virtual environment with hscc")
+    ap.add_argument("--quick", action="store_true", help="short durations (a smoke test, not a comparison)")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME", help="run only this configuration (repeatable)")
+    ap.add_argument("--pending", choices=("run", "skip"), default="run",
+                    help="for configurations pending an hscc field: run hscc's nearest set-up (marked) or skip hscc")
+    args = ap.parse_args(argv)
+
+    unknown = [n for n in args.only if n not in configs.CONFIGS]
+    if unknown:
+        ap.error(f"unknown configuration {', '.join(unknown)}; known: {', '.join(configs.CONFIGS)}")
+    if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
+        ap.error(f"{args.out} exists and is not an empty directory; give a new one")
+    args.out.mkdir(parents=True, exist_ok=True)
+    chosen = [configs.CONFIGS[n].with_duration(args.quick) for n in (args.only or configs.CONFIGS)]
+
+    rows = []
+    for i, c in enumerate(chosen, 1):
+        t0 = time.perf_counter()
+        print(f"[{i}/{len(chosen)}] {c.name} ({c.duration:g} s simulated)", file=sys.stderr, flush=True)
+        rows.append(run_one(c, args.out, args.hscc_python, args.pending))
+        print(f"    {rows[-1]['verdict']} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+        (args.out / "results.json").write_text(json.dumps({"quick": args.quick, "rows": rows}, indent=1))
+    md = table(rows)
+    (args.out / "table.md").write_text(md)
+    write_csv(rows, args.out / "flows.csv")
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
