@@ -24,7 +24,9 @@ _SECTIONS = [
 
 
 @functools.cache
-def _definitions() -> dict[str, dict]:
+def definitions() -> dict[str, dict]:
+    """Every table of the scenario format by name (as the schema names them:
+    "ScenarioSpec", "FlowSpec", "LinkSpecIn", …; topology kinds by their kind)."""
     schema = json.loads(_core.scenario_schema())
     defs = dict(schema.pop("$defs"))
     defs["ScenarioSpec"] = schema
@@ -35,7 +37,7 @@ def _definitions() -> dict[str, dict]:
 
 def description(field: str) -> str | None:
     """The doc text of the field at a path such as "topology.bottleneck.rate" (None if unknown)."""
-    defs = _definitions()
+    defs = definitions()
     nodes = [defs["ScenarioSpec"]]
     for part in field.replace("]", "").replace("[", ".").split("."):
         found = []
@@ -113,7 +115,7 @@ def _one_line(text: str) -> str:
 
 def markdown() -> str:
     """The whole reference as Markdown."""
-    defs = _definitions()
+    defs = definitions()
     lines = ["# Scenario file reference", "",
              "Generated from the engine's scenario definition (`crates/hscc-sim/src/scenario/spec.rs`) by `hscc fields`;",
              "do not edit by hand. Quantities take units: a time (`100ms`, `1.5s`), a rate (`700Mbps`), a size (`64KB`,",

@@ -164,6 +164,6 @@ def test_the_field_reference_is_generated_from_the_engine_and_current():
     doc = (EXAMPLES.parent / "docs" / "scenario.md").read_text()
     assert doc.strip() == reference.markdown().strip(), "docs/scenario.md is stale: run `hscc fields > docs/scenario.md`"
     # Every field of every table is documented where it is defined.
-    undocumented = [f"{name}.{field}" for name, d in reference._definitions().items()
+    undocumented = [f"{name}.{field}" for name, d in reference.definitions().items()
                     for field, node in d.get("properties", {}).items() if field != "kind" and not node.get("description")]
     assert undocumented == []

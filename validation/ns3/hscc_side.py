@@ -22,7 +22,7 @@ import sys
 import time
 
 import hscc
-from hscc.reference import _definitions
+from hscc.reference import definitions
 
 PACKET = 1500  # bytes of a full data packet before framing (1448 + 52)
 
@@ -30,7 +30,7 @@ PACKET = 1500  # bytes of a full data packet before framing (1448 + 52)
 def adapt(sc: dict) -> tuple[dict, list[str], list[str]]:
     """(scenario for this checkout, equivalences used, pending fields)."""
     sc = copy.deepcopy(sc)
-    defs = _definitions()  # the scenario format's fields, from the engine's schema
+    defs = definitions()  # the scenario format's fields, from the engine's schema
     flow_fields, link_fields, pair_fields = (set(defs[k]["properties"]) for k in ("FlowSpec", "LinkSpecIn", "PairSpec"))
     notes: list[str] = []
     pending: list[str] = []
