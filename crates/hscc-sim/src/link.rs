@@ -254,10 +254,22 @@ impl Link {
         self.busy_until = start.saturating_add(self.serialization(p.size));
         let mut arrival = self.busy_until.saturating_add(self.delay);
         if self.jitter_ps > 0.0 {
-            let z: f64 = StandardNormal.sample(&mut self.rng);
-            let d = (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time;
-            arrival = self.busy_until.saturating_add(d).max(self.last_arrival);
+            arrival = self.busy_until.saturating_add(self.jittered_delay()).max(self.last_arrival);
         }
+        self.enter_line(p, arrival, hop, id, q);
+        Offer::Accepted
+    }
+
+    /// A packet's propagation delay with the link's Gaussian jitter, at least 0.
+    #[inline(always)]
+    fn jittered_delay(&mut self) -> Time {
+        let z: f64 = StandardNormal.sample(&mut self.rng);
+        (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time
+    }
+
+    /// Put `p` on the in-order delay line, arriving at `arrival` (not before the packet ahead).
+    #[inline(always)]
+    fn enter_line(&mut self, p: &Packet, arrival: Time, hop: u8, id: u32, q: &mut EventQueue) {
         self.last_arrival = arrival;
         if self.line.is_empty() {
             q.push(arrival, Event::LinkArrive(id));
@@ -268,7 +280,6 @@ impl Link {
         let slot = self.line.back_mut().expect("just pushed");
         slot.t = arrival;
         slot.hop = hop;
-        Offer::Accepted
     }
 
     #[cold]
@@ -316,9 +327,7 @@ impl Link {
         };
         let mut arrival = base.saturating_add(self.delay).max(now);
         if self.jitter_ps > 0.0 {
-            let z: f64 = StandardNormal.sample(&mut self.rng);
-            let d = (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time;
-            arrival = base.saturating_add(d).max(now);
+            arrival = base.saturating_add(self.jittered_delay()).max(now);
             if self.reorder.is_none() {
                 arrival = arrival.max(self.last_arrival);
             }
@@ -335,14 +344,7 @@ impl Link {
             }
             return Offer::Accepted;
         }
-        self.last_arrival = arrival;
-        if self.line.is_empty() {
-            q.push(arrival, Event::LinkArrive(id));
-        }
-        self.line.push_back(*p);
-        let slot = self.line.back_mut().expect("just pushed");
-        slot.t = arrival;
-        slot.hop = hop;
+        self.enter_line(p, arrival, hop, id, q);
         Offer::Accepted
     }
 
@@ -539,9 +541,7 @@ impl Link {
             let first = r.seq - n as u64;
             let mut v = std::mem::take(&mut r.heap).into_vec();
             for e in v.iter_mut().filter(|e| e.seq() >= first) {
-                let z: f64 = StandardNormal.sample(&mut self.rng);
-                let d = (self.delay as f64 + z * self.jitter_ps).max(0.0) as Time;
-                let arrival = bases[(e.seq() - first) as usize].saturating_add(d).max(now);
+                let arrival = bases[(e.seq() - first) as usize].saturating_add(self.jittered_delay()).max(now);
                 e.key = (arrival as u128) << 64 | e.seq() as u128;
                 e.item.t = arrival;
             }
