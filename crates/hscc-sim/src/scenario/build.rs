@@ -125,7 +125,7 @@ impl ScenarioSpec {
                 return Err(err(at("count"), f.count, format!("1 to {MAX_FLOWS} flows")));
             }
             let mut c = FlowConfig::bulk(src, dst, algorithm(&f.algorithm, &f.params, &format!("flows[{i}]"))?);
-            self.tcp_options(f, &mut c, &at)?;
+            Self::tcp_options(f, &mut c, &at)?;
             c.start = seconds(&at("start"), f.start)?;
             c.stop = f.stop.map(|s| seconds(&at("stop"), s)).transpose()?;
             c.size = f.size.map(|b| b.0);
@@ -198,9 +198,9 @@ impl ScenarioSpec {
             let cc = algorithm(&w.algorithm, &w.params, &at)?;
             let sessions = w.model == WebModelSpec::Sessions;
             let default_size = if sessions { DistSpec::Packmime } else { DistSpec::Pareto { mean: Bytes(12_000), shape: 1.2 } };
-            let size = size_dist(&w.size.unwrap_or(default_size), &format!("{at}.size"))?;
+            let size = size_dist(&w.size.unwrap_or(default_size), SizeDist::PackmimeResponse, &format!("{at}.size"))?;
             let model = if sessions {
-                let request_size = size_dist(&w.request_size.unwrap_or(DistSpec::Packmime), &format!("{at}.request_size"))?;
+                let request_size = size_dist(&w.request_size.unwrap_or(DistSpec::Packmime), SizeDist::PackmimeRequest, &format!("{at}.request_size"))?;
                 WebModel::Sessions(Sessions { request_size, persistent: w.persistent.0, server_delay: w.server_delay })
             } else {
                 for (field, given) in [("request_size", w.request_size.is_some()), ("persistent", w.persistent.0 != 0.0), ("server_delay", !w.server_delay)] {
@@ -363,7 +363,7 @@ impl ScenarioSpec {
     }
 
     /// The TCP options of a flow entry.
-    fn tcp_options(&self, f: &FlowSpec, c: &mut FlowConfig, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
+    fn tcp_options(f: &FlowSpec, c: &mut FlowConfig, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
         c.mss = u32::try_from(f.mss.0).ok().filter(|m| (64..=65_495).contains(m)).ok_or_else(|| err(at("mss"), f.mss.0, "64 to 65495 bytes"))?;
         c.rwnd = f.rwnd.map(|b| b.0);
         c.sack = f.sack;
@@ -400,14 +400,13 @@ pub fn is_file_name(v: &str) -> bool {
     (1..=100).contains(&v.chars().count()) && !v.starts_with('.') && !v.chars().any(|c| c == '/' || c == '\\' || c.is_control())
 }
 
-/// Web response sizes as the engine draws them.
-fn size_dist(d: &DistSpec<Bytes>, at: &str) -> Result<SizeDist, ConfigError> {
+/// Web sizes as the engine draws them; `packmime` is PackMime's own distribution of this quantity.
+fn size_dist(d: &DistSpec<Bytes>, packmime: SizeDist, at: &str) -> Result<SizeDist, ConfigError> {
     Ok(match *d {
         DistSpec::Fixed(Bytes(n)) => SizeDist::Fixed(n),
         DistSpec::Exponential { mean } => SizeDist::Exponential { mean: mean.0 as f64 },
         DistSpec::Pareto { mean, shape } => SizeDist::Pareto { shape, mean: mean.0 as f64 },
-        DistSpec::Packmime if at.ends_with("request_size") => SizeDist::PackmimeRequest,
-        DistSpec::Packmime => SizeDist::PackmimeResponse,
+        DistSpec::Packmime => packmime,
         DistSpec::Uniform { .. } => return Err(err(format!("{at}.dist"), "\"uniform\"", "\"fixed\", \"exponential\", \"pareto\" or \"packmime\" for web sizes")),
     })
 }

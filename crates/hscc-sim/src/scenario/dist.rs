@@ -105,19 +105,6 @@ impl<Q: Copy> Table<Q> {
     }
 }
 
-impl<Q> DistSpec<Q> {
-    /// Apply `f` to every quantity (e.g. to convert units).
-    pub fn map<R>(self, mut f: impl FnMut(Q) -> R) -> DistSpec<R> {
-        match self {
-            DistSpec::Fixed(v) => DistSpec::Fixed(f(v)),
-            DistSpec::Uniform { min, max } => DistSpec::Uniform { min: f(min), max: f(max) },
-            DistSpec::Exponential { mean } => DistSpec::Exponential { mean: f(mean) },
-            DistSpec::Pareto { mean, shape } => DistSpec::Pareto { mean: f(mean), shape },
-            DistSpec::Packmime => DistSpec::Packmime,
-        }
-    }
-}
-
 impl<Q: Serialize + Copy> Serialize for DistSpec<Q> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let t = |dist, min, max, mean, shape| Table { dist, value: None, min, max, mean, shape };
