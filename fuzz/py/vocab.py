@@ -7,7 +7,6 @@ up with the format without edits here.
 
 from __future__ import annotations
 
-import json
 import math
 from functools import lru_cache
 
@@ -36,21 +35,16 @@ ODD_VALUES: tuple = (True, False, "", " ", "\x00", "nan", "inf", "-inf", "1e400"
 @lru_cache(maxsize=1)
 def words() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(field names, enumerated string values) of the scenario format."""
-    from hscc import _core, catalog
+    from hscc import catalog
+    from hscc.reference import schema_nodes
+    from hscc.scenario import field_names
 
-    keys: set[str] = {"packets", "bytes", "bdp"}  # the table form of buffers
+    keys: set[str] = {"packets", "bytes", "bdp"} | field_names()  # and the table form of buffers
     values: set[str] = {"bottleneck:fwd", "bottleneck:rev", "bottleneck0:fwd", "access-s0:fwd", "access-d0:rev", "A-B:fwd"}
-    stack: list[object] = [json.loads(_core.scenario_schema())]
-    while stack:  # the schema is a small finite tree
-        node = stack.pop()
-        if isinstance(node, dict):
-            keys.update(node.get("properties", {}))
-            values.update(v for v in node.get("enum", []) if isinstance(v, str))
-            if isinstance(node.get("const"), str):
-                values.add(node["const"])
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
+    for node in schema_nodes():
+        values.update(v for v in node.get("enum", []) if isinstance(v, str))
+        if isinstance(node.get("const"), str):
+            values.add(node["const"])
     for algo in catalog.algorithms():
         values.add(algo.name)
         values.update(algo.aliases)

@@ -57,6 +57,11 @@ _NOT_FOUND = object()
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
+def field_parts(field: str) -> list[str]:
+    """The parts of a field path: "flows[1].params.gamma" → ["flows", "1", "params", "gamma"]."""
+    return [key or index for key, index in _PATH_PART.findall(field)]
+
+
 def _lookup(data: object, field: str) -> object:
     """The value at a field path such as "flows[1].params.gamma" in `data`, or _NOT_FOUND."""
     for key, index in _PATH_PART.findall(field):

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any
+from typing import Any, Iterator
 
 from hscc import _core
+from hscc.errors import field_parts
 from hscc.units import format_rate, format_seconds
 
 # Quantity schemas by name: how a value of each is written.
@@ -21,6 +22,18 @@ _SECTIONS = [
     ("LinkSpecIn", "a link (bottleneck, reverse, link, fwd, rev)"), ("PairSpec", "a host pair (pairs[i], access)"), ("GraphLink", "a graph link (links[i])"),
     ("FlowSpec", "[[flows]]"), ("UdpSpec", "[[udp]]"), ("VoipSpec", "[[voip]]"), ("WebSpec", "[[web]]"), ("ChangeSpec", "[[changes]]"),
 ]
+
+
+def schema_nodes() -> Iterator[dict]:
+    """Every table of the format's JSON Schema, at any depth (the schema is a small finite tree)."""
+    stack: list[object] = [json.loads(_core.scenario_schema())]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
 
 
 @functools.cache
@@ -39,7 +52,7 @@ def description(field: str) -> str | None:
     """The doc text of the field at a path such as "topology.bottleneck.rate" (None if unknown)."""
     defs = definitions()
     nodes = [defs["ScenarioSpec"]]
-    for part in field.replace("]", "").replace("[", ".").split("."):
+    for part in field_parts(field):
         found = []
         while nodes:
             n = nodes.pop()

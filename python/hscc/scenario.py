@@ -54,17 +54,9 @@ _NOT_IN_FILE_NAMES = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
 @functools.cache
 def field_names() -> frozenset[str]:
     """Every field name the scenario format has, at any level."""
-    schema = json.loads(_core.scenario_schema())
-    names: set[str] = set()
-    stack: list[object] = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            names.update(node.get("properties", {}))
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return frozenset(names)
+    from hscc.reference import schema_nodes
+
+    return frozenset(name for node in schema_nodes() for name in node.get("properties", {}))
 
 
 class Record:
