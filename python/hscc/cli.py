@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Callable, Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -120,17 +121,65 @@ def run(
 
 
 @app.command(epilog=EXIT_CODES)
+def sweep(
+    sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="Sweep file (TOML): a base scenario and the axes to vary; see docs/sweeps.md.", show_default=False)],
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Sweep directory: new, empty, or one this sweep (or an earlier version of it) wrote, to resume.", show_default=False)],
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes (default: one per core); with --dask local, its workers.", show_default=False)] = None,
+    dask: Annotated[Optional[str], typer.Option("--dask", help="Run on a Dask cluster: its scheduler's address (tcp://host:8786), or 'local' for a LocalCluster.", show_default=False)] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar; print only the sweep directory.")] = False,
+    max_memory: MaxMemory = None,
+    max_events: MaxEvents = None,
+) -> None:
+    """Run a scenario over the values of some of its fields, with replicates: cached, resumable, in parallel.
+
+    Runs already in the sweep directory are not run again, so a killed or extended sweep
+    is resumed by running the same command. Exit code 1 if some runs failed (their errors
+    are in points.parquet)."""
+    from hscc import sweeps
+
+    if jobs is not None and not 1 <= jobs <= 4096:
+        raise _fail(BAD_INPUT, f"--jobs: {jobs} is not allowed (1 to 4096 worker processes)")
+    memory, events = _limits(max_memory, max_events)
+    try:
+        sw = sweeps.load_file(sweep_file)
+        with _sweep_progress(quiet) as bar:
+            result = sweeps.run(sw, out_dir, jobs, dask, bar, memory, events)
+    except (sweeps.SweepError, RunDirError) as e:
+        raise _fail(BAD_INPUT, str(e)) from None
+    except KeyboardInterrupt:
+        raise _fail(INTERRUPTED, f"interrupted; finished runs are kept in {out_dir} (run the same command to resume)") from None
+    except (OSError, RuntimeError) as e:
+        raise _fail(FAILED, f"sweep failed: {e}") from None
+    failed = result.failed
+    if quiet:
+        out.print(str(out_dir), soft_wrap=True)
+    else:
+        out.print(report.sweep_summary(result), soft_wrap=True)
+        out.print(f"results: {out_dir}/  (points.parquet, summary.parquet, plots/)", soft_wrap=True)
+    if failed.height:
+        first = failed.row(0, named=True)
+        err.print(f"{failed.height} of {result.points.height} runs failed; the first (point {first['point']}, replicate "
+                  f"{first['replicate']}): {first['error']}", soft_wrap=True)
+        raise typer.Exit(FAILED)
+
+
+@app.command(epilog=EXIT_CODES)
 def plot(
-    run_dir: Annotated[Path, typer.Argument(help="Run directory written by `hscc run`.", show_default=False)],
+    run_dir: Annotated[Path, typer.Argument(help="Run directory written by `hscc run`, or a sweep directory written by `hscc sweep`.", show_default=False)],
     svg: Annotated[bool, typer.Option("--svg", help="Also write an SVG beside the PNG.")] = False,
     out_file: Annotated[Optional[Path], typer.Option("--out", "-o", help="Image file (.png). Default: RUN_DIR/plot.png.")] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing --out file.")] = False,
 ) -> None:
-    """Plot throughput and cwnd per flow and queuing delay over time (PNG, SVG on request)."""
+    """Plot a run (throughput and cwnd per flow, queuing delay over time; PNG, SVG on request),
+    or a sweep (each metric against the first axis, into SWEEP_DIR/plots/ or --out)."""
     from hscc.plot import NoTracesError, plot as draw
+    from hscc.sweeps import sweepdir
 
     try:
-        paths = draw(run_dir, out=out_file or run_dir / "plot.png", svg=svg, overwrite=overwrite)
+        if sweepdir.read_manifest(run_dir) is not None:
+            paths = sweepdir.load(run_dir).plot(out_file or run_dir / sweepdir.PLOTS, overwrite=overwrite)
+        else:
+            paths = draw(run_dir, out=out_file or run_dir / "plot.png", svg=svg, overwrite=overwrite)
     except (RunDirError, NoTracesError) as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except KeyboardInterrupt:
@@ -206,6 +255,27 @@ def _fresh(path: Path) -> Path:
         n += 1
         candidate = path.with_name(f"{path.name}-{n}")
     return candidate
+
+
+@contextmanager
+def _sweep_progress(quiet: bool) -> Iterator[Callable]:
+    """The sweep's progress callback: one bar over the runs to compute, with every count beside it."""
+    with Progress(
+        TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
+        TextColumn("{task.fields[counts]}", markup=False), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+        console=err, transient=True, disable=quiet or not err.is_terminal,
+    ) as progress:
+        task: list = []
+
+        def update(c) -> None:
+            todo = c.total - c.cached  # cached runs are not on the bar: they would make the ETA meaningless
+            counts = (f"{c.done} done · {c.running} running · {c.cached} cached · {c.failed} failed · "
+                      f"points {c.points_complete}/{c.points_total}")
+            if not task:
+                task.append(progress.add_task(f"sweep ({c.workers} workers)", total=max(todo, 1), counts=counts))
+            progress.update(task[0], completed=c.done + c.failed if todo else 1, counts=counts)
+
+        yield update
 
 
 def _progress(quiet: bool) -> Progress:

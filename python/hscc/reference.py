@@ -48,8 +48,8 @@ def definitions() -> dict[str, dict]:
     return defs
 
 
-def description(field: str) -> str | None:
-    """The doc text of the field at a path such as "topology.bottleneck.rate" (None if unknown)."""
+def field_nodes(field: str) -> list[dict]:
+    """The schema nodes of the field at a path such as "flows[1].params.gamma" (empty if the format has no such field)."""
     defs = definitions()
     nodes = [defs["ScenarioSpec"]]
     for part in field_parts(field):
@@ -63,9 +63,30 @@ def description(field: str) -> str | None:
                 found.append(n["items"])
             elif part in n.get("properties", {}):
                 found.append(n["properties"][part])
+            elif not part.isdigit() and isinstance(n.get("additionalProperties"), dict):
+                found.append(n["additionalProperties"])
         nodes = found
-    texts = [n["description"] for n in nodes if n.get("description")]
+    return nodes
+
+
+def description(field: str) -> str | None:
+    """The doc text of the field at a path such as "topology.bottleneck.rate" (None if unknown)."""
+    texts = [n["description"] for n in field_nodes(field) if n.get("description")]
     return _one_line(texts[0]).rstrip(".") if texts else None
+
+
+def quantity_kind(field: str) -> str | None:
+    """How the field at a path reads a string: "time", "rate", "size", "probability" or
+    "buffer" (a distribution field as its values), None for a field without units."""
+    kinds = {"Time": "time", "Dist_Time": "time", "Rate": "rate", "Size": "size", "Dist_Size": "size",
+             "Probability": "probability", "Buffer": "buffer"}
+    nodes = field_nodes(field)
+    while nodes:
+        n = nodes.pop()
+        if _ref(n) in kinds:
+            return kinds[_ref(n)]
+        nodes += n.get("anyOf", []) + n.get("oneOf", [])
+    return None
 
 
 def _ref(node: dict) -> str | None:

@@ -45,6 +45,33 @@ def summary(result: Result) -> Group:
     return Group(*parts, footer)
 
 
+def sweep_summary(result) -> Table:
+    """Per point: the swept values and the mean ± 95 % CI half-width of the first plotted metrics."""
+    from hscc.sweeps.plot import default_metrics
+
+    metrics = default_metrics(result)[:3]
+    stats = result.summary()
+    points = stats.partition_by("point", maintain_order=True) if stats.height else []
+    t = Table(title=f"{result.points.height} runs, {len(points)} points: mean ± 95 % CI half-width (SI units)", title_justify="left",
+              title_style="bold", box=box.SIMPLE_HEAD)
+    for c in ("point", *result.fields, *metrics):
+        t.add_column(c, justify="left" if c in result.fields else "right", overflow="fold")
+    for part in points[:MAX_ROWS]:
+        by_metric = {r["metric"]: r for r in part.iter_rows(named=True)}
+        first = part.row(0, named=True)
+        t.add_row(str(first["point"]), *[str(first[f]) for f in result.fields], *[_mean_ci(by_metric.get(m)) for m in metrics])
+    if len(points) > MAX_ROWS:
+        t.add_row(f"… {len(points) - MAX_ROWS} more (summary.parquet)")
+    return t
+
+
+def _mean_ci(r: dict | None) -> str:
+    if r is None or r["mean"] is None:
+        return "–"
+    half = r["ci_high"] - r["mean"] if r["ci_high"] is not None else None
+    return f"{r['mean']:.3g}" + (f" ± {half:.2g}" if half is not None else "")
+
+
 def _udp(result: Result) -> Table | None:
     t = _table("UDP flows", "flow", "source", "throughput", "loss", "mean delay", "p99 delay", "jitter")
     for u in result.udp.to_dicts()[:MAX_ROWS]:

@@ -50,6 +50,7 @@ interval).
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
@@ -159,10 +160,17 @@ class Result:
 
     def write_files(self, directory: Path) -> None:
         """Write the run's files into `directory` as they are (`write` is the atomic way)."""
-        _write_json(directory / "manifest.json", self.manifest)
-        _write_json(directory / "summary.json", self.summary)
+        for name, data in self.files().items():
+            (directory / name).write_bytes(data)
+
+    def files(self) -> dict[str, bytes]:
+        """The run directory's files by name, as bytes (a worker sends these to whoever stores the run)."""
+        out = {"manifest.json": _json(self.manifest), "summary.json": _json(self.summary)}
         for name in FRAMES:
-            getattr(self, name).write_parquet(directory / f"{name}.parquet")
+            buf = io.BytesIO()
+            getattr(self, name).write_parquet(buf)
+            out[f"{name}.parquet"] = buf.getvalue()
+        return out
 
     def __repr__(self) -> str:
         name = self.manifest["scenario"].get("name") or "run"
@@ -297,5 +305,5 @@ def _finite(x: float | None) -> float | None:
     return x if x is not None and math.isfinite(x) else None
 
 
-def _write_json(path: Path, data: dict) -> None:
-    path.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+def _json(data: dict) -> bytes:
+    return (json.dumps(data, indent=2, allow_nan=False) + "\n").encode()

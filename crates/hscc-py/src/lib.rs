@@ -37,8 +37,7 @@ impl Simulation {
     #[new]
     #[pyo3(signature = (scenario_json, max_memory_bytes=None, max_events=None))]
     fn new(scenario_json: &str, max_memory_bytes: Option<u64>, max_events: Option<u64>) -> PyResult<Self> {
-        let d = BuildLimits::default();
-        let limits = BuildLimits { max_memory_bytes: max_memory_bytes.unwrap_or(d.max_memory_bytes), max_events: max_events.unwrap_or(d.max_events) };
+        let limits = build_limits(max_memory_bytes, max_events);
         let spec = ScenarioSpec::from_json(scenario_json).map_err(invalid)?;
         let cfg = spec.build_with(&limits).map_err(invalid)?;
         let config_json = serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
@@ -94,6 +93,22 @@ impl Simulation {
 fn estimate(scenario_json: &str) -> PyResult<String> {
     let e = ScenarioSpec::from_json(scenario_json).and_then(|s| s.estimate()).map_err(invalid)?;
     Ok(serde_json::to_string(&e).expect("plain data"))
+}
+
+/// The limits a run must fit, the engine's defaults where not given.
+fn build_limits(max_memory_bytes: Option<u64>, max_events: Option<u64>) -> BuildLimits {
+    let d = BuildLimits::default();
+    BuildLimits { max_memory_bytes: max_memory_bytes.unwrap_or(d.max_memory_bytes), max_events: max_events.unwrap_or(d.max_events) }
+}
+
+/// Check a scenario (JSON) in full and against the limits, as `Simulation`
+/// would, without allocating the simulation; raises ValueError like it.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, max_memory_bytes=None, max_events=None))]
+fn check_limits(scenario_json: &str, max_memory_bytes: Option<u64>, max_events: Option<u64>) -> PyResult<()> {
+    let spec = ScenarioSpec::from_json(scenario_json).map_err(invalid)?;
+    spec.build_with(&build_limits(max_memory_bytes, max_events)).map_err(invalid)?;
+    Ok(())
 }
 
 /// The scenario (JSON, units allowed) checked in full and returned with every
@@ -166,15 +181,24 @@ fn engine_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Digest of the engine's and the algorithms' sources this build was made
+/// from (build.rs): two builds with the same digest compute the same numbers.
+#[pyfunction]
+fn engine_digest() -> &'static str {
+    env!("HSCC_ENGINE_DIGEST")
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(check_limits, m)?)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
+    m.add_function(wrap_pyfunction!(engine_digest, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(short_term_jain, m)?)?;
     m.add_function(wrap_pyfunction!(signal_synchronization, m)?)?;

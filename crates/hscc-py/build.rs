@@ -1,0 +1,49 @@
+//! Digest of the sources that decide a run's numbers (the engine and the
+//! algorithms, their manifests and the lock file), as `HSCC_ENGINE_DIGEST`.
+//! A sweep's cache keys carry it, so a run stored by another build of the
+//! engine is never taken for this one's (the crate version alone does not
+//! change when the code does).
+
+use sha2::{Digest, Sha256};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let crates = here.parent().expect("crates/hscc-py has a parent");
+    let mut files = Vec::new();
+    for krate in ["hscc-sim", "hscc-cc"] {
+        let dir = crates.join(krate);
+        println!("cargo:rerun-if-changed={}", dir.join("src").display());
+        println!("cargo:rerun-if-changed={}", dir.join("Cargo.toml").display());
+        files.push(dir.join("Cargo.toml"));
+        collect(&dir.join("src"), &mut files);
+    }
+    let lock = crates.parent().expect("the workspace holds crates/").join("Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    files.push(lock);
+    files.sort();
+    let mut hash = Sha256::new();
+    for f in &files {
+        let rel = f.strip_prefix(crates).unwrap_or(f);
+        hash.update(rel.to_string_lossy().as_bytes());
+        hash.update([0]);
+        hash.update(fs::read(f).unwrap_or_default());
+        hash.update([0]);
+    }
+    let digest: String = hash.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+    println!("cargo:rustc-env=HSCC_ENGINE_DIGEST={digest}");
+}
+
+/// Every file under `dir`, recursively (directories read in any order; the caller sorts).
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out); // cargo watches the whole src tree (rerun-if-changed on a directory)
+        } else {
+            out.push(path);
+        }
+    }
+}

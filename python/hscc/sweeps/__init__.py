@@ -1,0 +1,85 @@
+"""Sweeps: many runs of one scenario over the values of some of its fields,
+each point replicated with its own seeds, on every core or on a Dask cluster,
+cached and resumable.
+
+    import hscc
+    result = hscc.sweep("examples/two-reno-rtt.toml",
+                        {"topology.bottleneck.loss": {"logspace": ["1e-6", "1e-2"], "steps": 5},
+                         "flows[1].algorithm": ["reno", "cubic"]},
+                        replicates=5, out="sweeps/loss")
+    result.points        # polars DataFrame, one row per run
+    result.summary()     # mean, std and 95 % CI per point and metric
+
+The same sweep as a file is ``hscc sweep FILE --out DIR`` (see ``hscc.sweeps.spec``
+for the format, docs/sweeps.md for the whole story).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+from hscc import limits as _limits
+from hscc.scenario import Scenario
+from hscc.sweeps import execute, plan, spec, sweepdir
+from hscc.sweeps.execute import Counts, Progress
+from hscc.sweeps.result import SweepResult
+from hscc.sweeps.spec import Sweep, SweepError
+from hscc.sweeps.store import RunStore
+
+__all__ = ["Counts", "Sweep", "SweepError", "SweepResult", "load", "load_file", "run", "sweep"]
+
+
+def sweep(base: Scenario | str | Path | dict, axes: Optional[dict[str, Any]] = None, replicates: int = 1,
+          seed: Optional[int] = None, *, out: Optional[str | Path] = None, jobs: Optional[int] = None,
+          dask: Optional[str] = None, progress: Optional[Progress] = None, max_memory: Optional[int] = None,
+          max_events: Optional[int] = None) -> SweepResult:
+    """Run `base` (a Scenario, a scenario file or a dict) at every combination of the `axes`' values,
+    `replicates` times each.
+
+    `axes` maps a field path to its values as a sweep file's ``[axes]`` does: a list,
+    ``{"linspace": [a, b], "steps": n}``, ``{"logspace": [a, b], "steps": n}``, or under any name
+    ``{"zip": {path: values, ...}}``. With `out` (a directory), runs are stored there and a
+    sweep run again into it computes only what is missing; without, nothing is written.
+    `jobs` worker processes (default one per core), or `dask`: a scheduler's address, or
+    "local" for a LocalCluster. SweepError before anything runs if any point is invalid.
+    """
+    data: dict[str, Any] = {"axes": axes or {}, "replicates": replicates}
+    if seed is not None:
+        data["seed"] = seed
+    return run(spec.parse(data, base=base), out, jobs, dask, progress, max_memory, max_events)
+
+
+def load_file(path: str | Path) -> Sweep:
+    """Read and check a sweep file (SweepError naming what is wrong)."""
+    return spec.load(path)
+
+
+def run(sw: Sweep, out: Optional[str | Path] = None, jobs: Optional[int] = None, dask: Optional[str] = None,
+        progress: Optional[Progress] = None, max_memory: Optional[int] = None, max_events: Optional[int] = None) -> SweepResult:
+    """Run a checked sweep (see `sweep`)."""
+    if jobs is not None and jobs < 1:
+        raise SweepError(f"jobs: {jobs} is not allowed (at least 1 worker process)")
+    workers = jobs or execute.workers_default()
+    memory = max_memory or _limits.default_max_memory()
+    if dask is None:
+        memory //= workers  # the runs in flight share this machine's memory
+    made = plan.make(sw, memory, max_events)
+    axes = [[m.path for m in a.members] for a in sw.axes]
+    directory = Path(out) if out is not None else None
+    store = sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None
+    pool = execute.dask_pool(dask, jobs) if dask is not None else execute.local_pool(workers)
+    with pool as p:
+        outcomes = execute.execute(made.jobs, store, p, (memory, max_events), progress)
+    result = SweepResult.from_outcomes(made, outcomes, store, directory)
+    if directory is not None:
+        sweepdir.write_tables(directory, result)
+        if sw.axes:
+            result.plot(directory / sweepdir.PLOTS)
+        sweepdir.write_manifest(directory, sw, axes, len(made.jobs), result.failed.height)
+    return result
+
+
+def load(directory: str | Path) -> SweepResult:
+    """The results of a sweep directory written by `sweep(..., out=...)` or `hscc sweep`."""
+    return sweepdir.load(directory)

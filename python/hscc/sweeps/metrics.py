@@ -1,0 +1,72 @@
+"""One run's numbers as one row of a sweep's table: flat names, scalar values.
+
+- the run: ``jain_index``, ``total_goodput_bps``, ``events``, ``wall_time_s``;
+- each ``[[flows]]`` entry (a group of ``count`` flows), as ``flows[i].NAME``:
+  ``goodput_bps`` and ``share`` (summed over the group), ``jain_index`` (within
+  the group), ``retrans``, ``timeouts``, ``recoveries``, ``lost_fast``,
+  ``signals`` (summed), ``retrans_ratio`` (retransmitted / sent), ``mean_srtt_s``
+  (mean over the group's flows);
+- each TCP flow, as ``flow K.NAME`` (engine index K), every number of the
+  run's ``flows`` table — only for runs of at most ``PER_FLOW_LIMIT`` flows, so
+  that a sweep of a thousand flows stays a table, not a matrix;
+- each monitored link, as ``NAME.utilization``, ``.drops``, ``.drops_queue``,
+  ``.drops_random``, ``.mean_qdelay_s``, ``.p99_qdelay_s``, ``.max_qdelay_s``,
+  ``.mean_queue_pkts``, ``.normalized_occupancy`` (NAME as in the ``links``
+  table, e.g. ``bottleneck:fwd``);
+- each UDP source, as ``udp[i].NAME`` (and ``voip[i].fwd.NAME`` / ``.rev.``):
+  ``loss_rate``, ``throughput_bps``, ``mean_delay_s``, ``p99_delay_s``, ``jitter_s``;
+- each web source, as ``web[i].NAME``: ``started``, ``completed``, ``refused``,
+  ``mean_s`` (mean response time over all completed transfers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hscc import _core
+from hscc.results import FLOWS, Result
+
+PER_FLOW_LIMIT = 64
+_FLOW_NUMBERS = [k for k, t in FLOWS.items() if t.is_numeric() and k not in ("flow", "spec")]
+_GROUP_SUMS = ("goodput_bps", "share", "retrans", "timeouts", "recoveries", "lost_fast", "signals")
+_LINK = ("utilization", "drops", "drops_queue", "drops_random", "mean_qdelay_s", "p99_qdelay_s", "max_qdelay_s",
+         "mean_queue_pkts", "normalized_occupancy")
+_UDP = ("loss_rate", "throughput_bps", "mean_delay_s", "p99_delay_s", "jitter_s")
+
+
+def row(result: Result) -> dict[str, Any]:
+    """The run's metrics, flat."""
+    s = result.summary
+    out: dict[str, Any] = {"jain_index": s["jain_index"], "total_goodput_bps": s["total_goodput_bps"],
+                           "events": s["events"], "wall_time_s": s["wall_time_s"]}
+    flows = s["flows"]
+    for spec in sorted({f["spec"] for f in flows}):
+        group = [f for f in flows if f["spec"] == spec]
+        at = f"flows[{spec}]."
+        for k in _GROUP_SUMS:
+            out[at + k] = sum(f[k] for f in group)
+        out[at + "jain_index"] = _core.jain_index([f["goodput_bps"] for f in group])
+        sent = sum(f["segs_sent"] for f in group)
+        out[at + "retrans_ratio"] = out[at + "retrans"] / sent if sent else 0.0
+        srtts = [f["mean_srtt_s"] for f in group if f["mean_srtt_s"] is not None]
+        out[at + "mean_srtt_s"] = sum(srtts) / len(srtts) if srtts else None
+    if len(flows) <= PER_FLOW_LIMIT:
+        for f in flows:
+            out.update({f"flow {f['flow']}.{k}": f[k] for k in _FLOW_NUMBERS if k in f})
+    for link in s["links"]:
+        if link["monitored"]:
+            out.update({f"{link['name']}.{k}": link[k] for k in _LINK})
+    directions = {}
+    for u in s["udp"]:
+        source = u["source"]
+        if source.startswith("voip"):
+            directions[source] = directions.get(source, -1) + 1
+            source += (".fwd", ".rev")[directions[source]]
+        out.update({f"{source}.{k}": u[k] for k in _UDP})
+    for w in s["web"]:
+        at = f"web[{w['web']}]."
+        out.update({at + k: w[k] for k in ("started", "completed", "refused")})
+        bins = result.web.filter(result.web["web"] == w["web"])
+        n = bins["count"].sum()
+        out[at + "mean_s"] = (bins["count"] * bins["mean_s"]).sum() / n if n else None
+    return out

@@ -1,0 +1,134 @@
+"""A sweep made into runs: every point checked by the engine before anything
+runs, each run's seed and its cache key.
+
+Seeds: replicate r of a point gets the first 8 bytes of BLAKE2b over the
+sweep's seed, the point's values (each field as the engine read it, e.g. "10ms"
+and 0.01 alike) sorted by field path, and r. So a point keeps its seeds when
+axes are reordered, renamed or extended with other values, and different points
+and replicates get independent seeds.
+
+Cache key: SHA-256 over the engine's version and source digest and the run's
+whole checked scenario, seed included, but not its name and description, which
+change no number. Two runs with the same key compute the same results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from hscc import _core
+from hscc.errors import field_parts, show
+from hscc.scenario import Scenario, ScenarioError
+from hscc.sweeps.paths import NOT_FOUND, PathError, lookup
+from hscc.sweeps.spec import Point, Sweep, SweepError
+
+_LABEL_ONLY = ("name", "description")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run: a point's scenario (checked, JSON-ready, with its seed) and the replicate."""
+
+    point: int
+    replicate: int
+    seed: int
+    key: str
+    scenario: dict
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every run of a sweep, and the points' values as typed columns (one list per field path)."""
+
+    sweep: Sweep
+    points: list[Point]
+    columns: dict[str, list[Any]]
+    jobs: list[Job]
+
+
+def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = None) -> Plan:
+    """Check every point (SweepError naming the axis, the point and what is allowed) and list its runs."""
+    points = sweep.points()
+    checked = [_check(sweep, p, max_memory, max_events) for p in points]
+    columns = {path: _column([lookup(c, path) for c in checked], [dict(p.assign)[path] for p in points])
+               for path in sweep.paths}
+    jobs = []
+    for p, c in zip(points, checked):
+        values = sorted((path, columns[path][p.index]) for path in sweep.paths)
+        for r in range(sweep.replicates):
+            seed = derive_seed(sweep.seed, values, r)
+            scenario = {**c, "seed": seed}
+            jobs.append(Job(p.index, r, seed, cache_key(scenario), scenario))
+    return Plan(sweep, points, columns, jobs)
+
+
+def derive_seed(seed: int, values: list[tuple[str, Any]], replicate: int) -> int:
+    """The seed of one replicate of one point (see the module's doc)."""
+    text = json.dumps([seed, values, replicate], separators=(",", ":"), sort_keys=True)
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
+def cache_key(scenario: dict) -> str:
+    """The run's content key (see the module's doc)."""
+    numbers = {k: v for k, v in scenario.items() if k not in _LABEL_ONLY}
+    text = json.dumps({"engine": _core.engine_version(), "digest": _core.engine_digest(), "scenario": numbers},
+                      separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _check(sweep: Sweep, point: Point, max_memory: int | None, max_events: int | None) -> dict:
+    """The point's scenario checked by the engine, limits included."""
+    try:
+        data = sweep.scenario_data(point)
+    except PathError as e:
+        raise SweepError(f"{_axis_of(sweep, None)}{point.describe()}: {e}") from None
+    try:
+        checked = Scenario.parse(data, sweep.source).to_dict()
+        _core.check_limits(json.dumps(checked), max_memory, max_events)
+    except ScenarioError as e:
+        field = e.issues[0].field if e.issues else None
+        raise SweepError(f"{_axis_of(sweep, field)}{point.describe()}: {_reason(e)}") from None
+    except ValueError as e:  # the limits: the engine's (message, field, value, allowed)
+        field = e.args[1] if len(e.args) == 4 else None
+        raise SweepError(f"{_axis_of(sweep, field)}{point.describe()}: {ScenarioError.from_engine(e).issues[0]}") from None
+    return checked
+
+
+def _axis_of(sweep: Sweep, field: str | None) -> str:
+    """ "axis NAME, " for the axis that sets `field` (or a table above it), else ""."""
+    if field is not None:
+        parts = field_parts(field)
+        for a in sweep.axes:
+            for m in a.members:
+                mine = field_parts(m.path)
+                if parts[:len(mine)] == mine or mine[:len(parts)] == parts:
+                    return f'axis "{a.name}", '
+    return ""
+
+
+def _reason(e: ScenarioError) -> str:
+    return "; ".join(str(i) for i in e.issues) or str(e)
+
+
+def _column(resolved: list[Any], written: list[Any]) -> list[Any]:
+    """A field's values as one typed column: as the engine read them (seconds, bit/s, names)
+    when they are all plain values of one kind, else as written (text)."""
+    kinds = {_kind(v) for v in resolved}
+    if len(kinds) == 1 and None not in kinds:
+        if kinds == {"number"} and any(isinstance(v, float) for v in resolved):
+            return [float(v) for v in resolved]
+        return resolved
+    return [w if isinstance(w, str) else show(w) for w in written]
+
+
+def _kind(v: Any) -> str | None:
+    if v is NOT_FOUND or v is None or isinstance(v, (dict, list)):
+        return None
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    return "text"

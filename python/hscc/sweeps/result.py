@@ -1,0 +1,117 @@
+"""A sweep's results: one row per run, and the mean with its confidence interval per point."""
+
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+from typing import Any, Optional
+
+import polars as pl
+
+from hscc.results import Result
+from hscc.sweeps.execute import Outcome
+from hscc.sweeps.plan import Plan
+from hscc.sweeps.store import RunStore
+
+# The columns every row has before the swept fields and the metrics (see `SweepResult.points`).
+RUN_COLUMNS = {"point": pl.UInt32, "replicate": pl.UInt32, "seed": pl.UInt64, "status": pl.String,
+               "error": pl.String, "run": pl.String}
+
+
+class SweepResult:
+    """Everything a sweep produced.
+
+    ``points``: one row per run — ``point`` (index of the combination of axis
+    values), ``replicate``, ``seed``, ``status`` ("ok", "cached" or "failed"),
+    ``error`` (the engine's message for a failed run), ``run`` (its cache key:
+    the run directory under the store), then one column per swept field (named
+    by its path, as the engine read it: seconds, bit/s, names), then the run's
+    metrics (``hscc.sweeps.metrics``; null for a failed run).
+    """
+
+    def __init__(self, points: pl.DataFrame, axes: list[list[str]], store: Optional[RunStore] = None,
+                 directory: Optional[Path] = None):
+        self.points, self.axes, self.store, self.directory = points, axes, store, directory
+
+    @property
+    def fields(self) -> list[str]:
+        """The swept fields' columns, axis by axis."""
+        return [p for members in self.axes for p in members]
+
+    @property
+    def metrics(self) -> list[str]:
+        """The metric columns."""
+        skip = set(RUN_COLUMNS) | set(self.fields)
+        return [c for c in self.points.columns if c not in skip]
+
+    @property
+    def failed(self) -> pl.DataFrame:
+        """The runs that failed, with their messages."""
+        return self.points.filter(pl.col("status") == "failed")
+
+    def run(self, row: int) -> Result:
+        """The Result of the run in row `row` of `points` (needs a sweep stored on disk)."""
+        if self.store is None:
+            raise ValueError("this sweep kept no runs (give it a directory: out=...)")
+        r = self.points.row(row, named=True)
+        if r["status"] == "failed":
+            raise ValueError(f"run {row} failed: {r['error']}")
+        return self.store.load(r["run"])
+
+    def summary(self, confidence: float = 0.95) -> pl.DataFrame:
+        """One row per point and metric: the swept fields, ``metric``, ``n`` (runs with a value),
+        ``mean``, ``std`` (sample standard deviation), ``ci_low`` and ``ci_high`` (Student-t
+        interval of the mean at `confidence`; null below 2 runs)."""
+        if not 0 < confidence < 1:
+            raise ValueError(f"confidence: {confidence} is not allowed (between 0 and 1, e.g. 0.95)")
+        numeric = [c for c in self.metrics if self.points.schema[c].is_numeric()]
+        keys = ["point", *self.fields]
+        ok = self.points.filter(pl.col("status") != "failed")
+        if not numeric or ok.is_empty():
+            return pl.DataFrame(schema={**{k: self.points.schema[k] for k in keys}, "metric": pl.String, "n": pl.UInt32,
+                                        "mean": pl.Float64, "std": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64})
+        long = ok.select(keys + numeric).with_columns(pl.col(numeric).cast(pl.Float64)).unpivot(
+            index=keys, on=numeric, variable_name="metric", value_name="value")
+        stats = long.group_by(keys + ["metric"], maintain_order=True).agg(
+            pl.col("value").drop_nulls().len().cast(pl.UInt32).alias("n"),
+            pl.col("value").mean().alias("mean"),
+            pl.col("value").std(ddof=1).alias("std"),
+        )
+        half = pl.Series([_t_quantile(confidence, n - 1) for n in stats["n"]], dtype=pl.Float64) * stats["std"] / stats["n"].cast(pl.Float64).sqrt()
+        return stats.with_columns((pl.col("mean") - half).alias("ci_low"), (pl.col("mean") + half).alias("ci_high")).sort(["point"], maintain_order=True)
+
+    def plot(self, out_dir: str | Path, metrics: Optional[list[str]] = None, overwrite: bool = False) -> list[Path]:
+        """One PNG per metric against the first axis (see `hscc.sweeps.plot`)."""
+        from hscc.sweeps.plot import plot
+
+        return plot(self, out_dir, metrics, overwrite)
+
+    def __repr__(self) -> str:
+        n = self.points.height
+        failed = self.failed.height
+        return f"<hscc.SweepResult {n} runs over {' × '.join(m[0] for m in self.axes) or 'no axes'}{f', {failed} failed' if failed else ''}>"
+
+    @classmethod
+    def from_outcomes(cls, plan: Plan, outcomes: list[Outcome], store: Optional[RunStore], directory: Optional[Path] = None) -> "SweepResult":
+        rows: list[dict[str, Any]] = []
+        for job, o in zip(plan.jobs, outcomes):
+            row = {"point": job.point, "replicate": job.replicate, "seed": job.seed, "status": o.status,
+                   "error": o.error, "run": job.key if o.status != "failed" else None}
+            row.update({path: col[job.point] for path, col in plan.columns.items()})
+            row.update(o.metrics or {})
+            rows.append(row)
+        schema = dict(RUN_COLUMNS)
+        frame = pl.from_dicts(rows, schema_overrides=schema, infer_schema_length=None) if rows else pl.DataFrame(schema=schema)
+        axes = [[m.path for m in a.members] for a in plan.sweep.axes]
+        return cls(frame, axes, store, directory)
+
+
+@functools.lru_cache(maxsize=1024)
+def _t_quantile(confidence: float, df: int) -> float:
+    """The two-sided Student-t quantile for `df` degrees of freedom (NaN below 1)."""
+    if df < 1:
+        return math.nan
+    from scipy.special import stdtrit  # the t distribution's inverse CDF (lighter to import than scipy.stats)
+
+    return float(stdtrit(df, 0.5 + confidence / 2))

@@ -1,0 +1,106 @@
+"""Sweep directories: what ``hscc sweep --out DIR`` writes, and how hscc knows its own.
+
+    DIR/manifest.json     "kind": "hscc.sweep"; versions, git revision, the sweep file as run, the axes
+    DIR/points.parquet    one row per run (SweepResult.points)
+    DIR/summary.parquet   mean, std and confidence interval per point and metric
+    DIR/runs/KEY/         each run's own run directory, by cache key (the store)
+    DIR/plots/*.png       each metric against the first axis
+
+The manifest is written first, so a directory holding runs is always marked as
+hscc's and a killed sweep can be resumed in it. Running a sweep again into its
+directory resumes it: stored runs are reused, the tables, plots and manifest are
+replaced by the new sweep's (they are made from the stored runs, so nothing is
+lost). hscc refuses a directory that is neither empty nor a sweep directory.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Optional
+
+import polars as pl
+
+from hscc import provenance
+from hscc.atomic import write_bytes
+from hscc.rundir import RunDirError
+from hscc.sweeps.result import SweepResult
+from hscc.sweeps.spec import Sweep
+from hscc.sweeps.store import RunStore
+
+KIND = "hscc.sweep"
+FORMAT = 1
+RUNS = "runs"
+PLOTS = "plots"
+OWNED = {"manifest.json", "points.parquet", "summary.parquet", RUNS, PLOTS}
+
+
+def read_manifest(directory: Path) -> Optional[dict]:
+    """The manifest of a sweep directory, or None if `directory` is not one."""
+    path = Path(directory) / "manifest.json"
+    try:
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > 64 << 20:
+            return None
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(manifest, dict) and manifest.get("kind") == KIND and manifest.get("format") == FORMAT:
+        return manifest
+    return None
+
+
+def prepare(directory: Path, sweep: Sweep, axes_columns: list[list[str]], runs: int) -> RunStore:
+    """Check that `directory` may hold this sweep, mark it as a sweep directory and return its store."""
+    directory = Path(directory)
+    if directory.is_symlink() or (directory.exists() and not directory.is_dir()):
+        raise RunDirError(f"{directory} exists and is not a directory; refusing to use it")
+    if directory.is_dir() and any(directory.iterdir()):
+        if read_manifest(directory) is None:
+            raise RunDirError(f"{directory} exists and is not an hscc sweep directory; refusing to write into it")
+        foreign = sorted(p.name for p in directory.iterdir() if p.name not in OWNED and not p.name.startswith("."))
+        if foreign:
+            raise RunDirError(f"{directory} holds files hscc did not write ({', '.join(foreign[:5])}); refusing to write into it")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        write_manifest(directory, sweep, axes_columns, runs, None)
+        (directory / RUNS).mkdir(exist_ok=True)
+    except OSError as e:
+        raise RunDirError(f"{directory}: cannot write a sweep directory there ({e.strerror or e})") from None
+    return RunStore(directory / RUNS)
+
+
+def write_manifest(directory: Path, sweep: Sweep, axes_columns: list[list[str]], runs: int, failed: Optional[int]) -> None:
+    manifest = {
+        "kind": KIND, "format": FORMAT, "name": sweep.name, "description": sweep.description,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        **provenance.environment(),
+        "sweep_file": sweep.source, "sweep": sweep.text, "axes": axes_columns,
+        "replicates": sweep.replicates, "seed": sweep.seed, "runs": runs,
+        "complete": failed is not None, "failed": failed,
+    }
+    write_bytes(directory / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+
+
+def write_tables(directory: Path, result: SweepResult) -> None:
+    """points.parquet and summary.parquet, each replaced atomically."""
+    for name, frame in (("points", result.points), ("summary", result.summary())):
+        buf = io.BytesIO()
+        frame.write_parquet(buf)
+        write_bytes(Path(directory) / f"{name}.parquet", buf.getvalue())
+
+
+def load(directory: str | Path) -> SweepResult:
+    """A sweep directory's results (RunDirError if it is not a complete one)."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    if manifest is None:
+        raise RunDirError(f"{directory} is not an hscc sweep directory (no sweep manifest.json)")
+    if not manifest.get("complete") or not (directory / "points.parquet").is_file():
+        raise RunDirError(f"{directory}: the sweep did not finish; run it again with the same --out to resume it")
+    try:
+        points = pl.read_parquet(directory / "points.parquet")
+    except (OSError, pl.exceptions.PolarsError) as e:
+        raise RunDirError(f"{directory}: unreadable sweep directory: {e}") from None
+    return SweepResult(points, manifest["axes"], RunStore(directory / RUNS), directory)
