@@ -75,9 +75,10 @@ def description(field: str) -> str | None:
     return _one_line(texts[0]).rstrip(".") if texts else None
 
 
-def quantity_kind(field: str) -> str | None:
-    """How the field at a path reads a string: "time", "rate", "size", "probability" or
-    "buffer" (a distribution field as its values), None for a field without units."""
+def value_kind(field: str) -> str | None:
+    """How the field at a path reads a value: "time", "rate", "size", "probability" or
+    "buffer" (a distribution field as its values) for a quantity, "integer" for a whole
+    number, None otherwise."""
     kinds = {"Time": "time", "Dist_Time": "time", "Rate": "rate", "Size": "size", "Dist_Size": "size",
              "Probability": "probability", "Buffer": "buffer"}
     nodes = field_nodes(field)
@@ -85,6 +86,8 @@ def quantity_kind(field: str) -> str | None:
         n = nodes.pop()
         if _ref(n) in kinds:
             return kinds[_ref(n)]
+        if n.get("type") == "integer" or (isinstance(n.get("type"), list) and "integer" in n["type"]):
+            return "integer"
         nodes += n.get("anyOf", []) + n.get("oneOf", [])
     return None
 

@@ -68,9 +68,8 @@ def run(sw: Sweep, out: Optional[str | Path] = None, jobs: Optional[int] = None,
     axes = [[m.path for m in a.members] for a in sw.axes]
     directory = Path(out) if out is not None else None
     store = sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None
-    pool = execute.dask_pool(dask, jobs) if dask is not None else execute.local_pool(workers)
-    with pool as p:
-        outcomes = execute.execute(made.jobs, store, p, (memory, max_events), progress)
+    with execute.open_pool(workers if dask is None else jobs, dask) as pool:
+        outcomes = execute.execute(made.jobs, store, pool, (memory, max_events), progress)
     result = SweepResult.from_outcomes(made, outcomes, store, directory)
     if directory is not None:
         sweepdir.write_tables(directory, result)

@@ -10,12 +10,13 @@ error, or its worker dying) is recorded with the message and the others go on.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Union
 
 from hscc.sweeps.metrics import row
 from hscc.sweeps.plan import Job
@@ -23,6 +24,7 @@ from hscc.sweeps.store import RunStore
 from hscc.sweeps.worker import die_with_parent, run_job
 
 _IN_FLIGHT_PER_WORKER = 2
+_ATTEMPTS = 2  # a run whose worker died is tried once more on a new pool
 
 
 @dataclass
@@ -59,66 +61,129 @@ def workers_default() -> int:
         return os.cpu_count() or 1
 
 
-@contextmanager
-def local_pool(jobs: int) -> Iterator[tuple[Executor, int]]:
-    """A pool of `jobs` worker processes (forked from a server that has hscc imported once)."""
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["hscc.sweeps.worker"])
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=die_with_parent)
-    try:
-        yield pool, jobs
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+class LocalPool:
+    """`workers` worker processes, forked from a server that has imported hscc once.
+
+    A worker that dies (killed, out of memory) breaks a process pool for every run in it;
+    `restart` replaces the pool so that the sweep can go on."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self._ctx = multiprocessing.get_context("forkserver")
+        self._ctx.set_forkserver_preload(["hscc.sweeps.worker"])
+        self._executor = self._new()
+
+    def _new(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=die_with_parent)
+
+    def submit(self, *args: Any) -> Future:
+        return self._executor.submit(*args)
+
+    def restart(self) -> None:
+        self._kill()
+        self._executor = self._new()
+
+    def close(self, interrupted: bool) -> None:
+        """Wait for the workers to exit; if interrupted, kill them first (their runs are lost anyway)."""
+        if interrupted:
+            self._kill()
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def _kill(self) -> None:
+        processes = getattr(self._executor, "_processes", None) or {}  # Python 3.14 has kill_workers(); 3.11 has this
+        for proc in list(processes.values()):
+            proc.kill()
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskPool:
+    """A Dask cluster: the scheduler at `address`, or "local" for a LocalCluster of `jobs`
+    single-threaded worker processes. Dask itself reschedules the runs of a lost worker."""
+
+    def __init__(self, address: str, jobs: Optional[int]):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise RuntimeError("--dask needs dask.distributed: pip install 'hscc[dask]'") from None
+        self._cluster = None
+        if address == "local":
+            self._cluster = LocalCluster(n_workers=jobs or workers_default(), threads_per_worker=1, processes=True,
+                                         dashboard_address=None, silence_logs=logging.ERROR)
+            self._client = Client(self._cluster)
+        else:
+            try:
+                self._client = Client(address, timeout="30s")
+            except (OSError, TimeoutError, ValueError) as e:
+                raise RuntimeError(f"--dask {address}: cannot reach the Dask scheduler ({e})") from None
+        self.workers = sum(w.get("nthreads", 1) for w in self._client.scheduler_info()["workers"].values()) or 1
+        self._executor = self._client.get_executor(pure=False)
+
+    def submit(self, *args: Any) -> Future:
+        return self._executor.submit(*args)
+
+    def restart(self) -> None:
+        pass  # nothing to replace: the cluster outlives its workers
+
+    def close(self, interrupted: bool) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+Pool = Union[LocalPool, DaskPool]
 
 
 @contextmanager
-def dask_pool(address: str, jobs: Optional[int]) -> Iterator[tuple[Executor, int]]:
-    """The Dask cluster at `address` ("local": a LocalCluster of `jobs` single-threaded worker processes)."""
+def open_pool(jobs: Optional[int], dask: Optional[str]) -> Iterator[Pool]:
+    """The local pool (`jobs` workers, default one per core) or the Dask cluster `dask`, closed on exit."""
+    pool: Pool = DaskPool(dask, jobs) if dask is not None else LocalPool(jobs or workers_default())
+    interrupted = True
     try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise RuntimeError("--dask needs dask.distributed: pip install 'hscc[dask]'") from None
-    cluster = None
-    if address == "local":
-        cluster = LocalCluster(n_workers=jobs or workers_default(), threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs="error")
-        client = Client(cluster)
-    else:
-        client = Client(address, timeout="30s")
-    try:
-        workers = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()) or 1
-        yield client.get_executor(pure=False), workers
+        yield pool
+        interrupted = False
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        pool.close(interrupted)
 
 
-def execute(jobs: list[Job], store: Optional[RunStore], pool: tuple[Executor, int], limits: tuple[Optional[int], Optional[int]],
+def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tuple[Optional[int], Optional[int]],
             progress: Optional[Progress] = None) -> list[Outcome]:
     """Run every job not in `store`; the outcome of each job, in order."""
-    executor, workers = pool
     by_key: dict[str, list[Job]] = {}  # jobs with the same key are one run
     for job in jobs:
         by_key.setdefault(job.key, []).append(job)
     outcome: dict[str, Outcome] = {}
     points = _PointTally(jobs)
-    counts = Counts(total=len(jobs), workers=workers, points_total=points.total)
-    todo = []
+    counts = Counts(total=len(jobs), workers=pool.workers, points_total=points.total)
+    todo: list[str] = []
     for key, same in by_key.items():
         if store is not None and store.has(key):
-            outcome[key] = Outcome("cached", _metrics(store, key))
+            outcome[key] = Outcome("cached", row(store.load(key)))
             counts.cached += len(same)
             points.finished(same)
         else:
             todo.append(key)
+
+    def finish(key: str, o: Outcome) -> None:
+        outcome[key] = o
+        if o.status == "ok":
+            counts.done += len(by_key[key])
+        else:
+            counts.failed += len(by_key[key])
+        points.finished(by_key[key])
+
     running: dict[Future, str] = {}
+    attempts: dict[str, int] = {}
+
+    def submit(key: str) -> None:
+        attempts[key] = attempts.get(key, 0) + 1
+        running[pool.submit(run_job, by_key[key][0].scenario, *limits)] = key
+
     queue = iter(todo)
     try:
         while True:
-            while len(running) < workers * _IN_FLIGHT_PER_WORKER and (key := next(queue, None)) is not None:
-                running[executor.submit(run_job, by_key[key][0].scenario, *limits)] = key
-            counts.running = min(len(running), workers)
+            while len(running) < pool.workers * _IN_FLIGHT_PER_WORKER and (key := next(queue, None)) is not None:
+                submit(key)
+            counts.running = min(len(running), pool.workers)
             counts.points_complete = points.complete
             if progress is not None:
                 progress(counts)
@@ -126,13 +191,30 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: tuple[Executor, in
                 break
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in finished:
-                key = running.pop(fut)
-                outcome[key] = o = _finish(fut, by_key[key][0], store)
-                if o.status == "ok":
-                    counts.done += len(by_key[key])
-                else:
-                    counts.failed += len(by_key[key])
-                points.finished(by_key[key])
+                key = running.pop(fut, None)
+                if key is None:
+                    continue  # on a pool replaced meanwhile; its run was submitted again
+                try:
+                    status, payload, metrics = fut.result()
+                except BrokenExecutor:  # a worker died: every run on its pool is lost
+                    lost = [key, *running.values()]
+                    running.clear()
+                    pool.restart()
+                    for k in lost:
+                        if attempts[k] < _ATTEMPTS:
+                            submit(k)
+                        else:
+                            finish(k, Outcome("failed", error=f"its worker died {_ATTEMPTS} times (killed, or out of memory)"))
+                    continue
+                except Exception as e:  # the cluster gave up on it, or could not send it
+                    finish(key, Outcome("failed", error=f"the cluster could not run it: {type(e).__name__}: {e}"))
+                    continue
+                if status != "ok":
+                    finish(key, Outcome("failed", error=payload))
+                    continue
+                if store is not None:
+                    store.save(key, payload)
+                finish(key, Outcome("ok", metrics))
     finally:
         for fut in running:
             fut.cancel()
@@ -152,19 +234,3 @@ class _PointTally:
         for j in jobs:
             self.left[j.point] -= 1
             self.complete += self.left[j.point] == 0
-
-
-def _finish(fut: Future, job: Job, store: Optional[RunStore]) -> Outcome:
-    try:
-        status, payload, metrics = fut.result()
-    except Exception as e:  # the worker died (killed, out of memory) or the cluster lost it
-        return Outcome("failed", error=f"the worker running it failed: {type(e).__name__}: {e}")
-    if status != "ok":
-        return Outcome("failed", error=payload)
-    if store is not None:
-        store.save(job.key, payload)
-    return Outcome("ok", metrics)
-
-
-def _metrics(store: RunStore, key: str) -> dict:
-    return row(store.load(key))

@@ -29,7 +29,7 @@ from typing import Any
 
 from hscc import units
 from hscc.errors import show
-from hscc.reference import quantity_kind
+from hscc.reference import value_kind
 from hscc.scenario import MAX_FILE_BYTES, Scenario, ScenarioError, safe_file_name
 from hscc.sweeps.paths import PathError, parse_path, put
 
@@ -239,7 +239,7 @@ def _range(kind: str, ends: Any, steps: Any, path: str, at: str) -> tuple[Any, .
         la, lb = math.log10(a), math.log10(b)
         values = [10 ** (la + (lb - la) * i / (n - 1)) for i in range(n)]
     values[0], values[-1] = a, b  # the ends exactly as given, without rounding
-    if isinstance(a, int) and isinstance(b, int):  # a whole-number field: the steps must be whole too
+    if value_kind(path) == "integer":  # a whole-number field: the steps must be whole too
         if any(abs(v - round(v)) > 1e-9 * max(1, abs(v)) for v in values):
             raise SweepError(f"{at}: {n} steps from {a} to {b} are not whole numbers, which this field needs")
         values = [int(round(v)) for v in values]
@@ -253,7 +253,7 @@ def _quantity(path: str, value: Any, at: str) -> int | float:
         raise SweepError(f"{at}: {show(value)} is not allowed (a number, or a string with a unit)")
     if not isinstance(value, str):
         return value
-    kind = quantity_kind(path)
+    kind = value_kind(path)
     readers = {"time": units.seconds, "rate": units.rate, "size": units.size, "probability": units.probability}
     if kind in readers:
         try:

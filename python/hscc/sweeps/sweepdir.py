@@ -24,7 +24,7 @@ from typing import Optional
 import polars as pl
 
 from hscc import provenance
-from hscc.atomic import write_bytes
+from hscc.atomic import clean_stale, write_bytes
 from hscc.rundir import RunDirError
 from hscc.sweeps.result import SweepResult
 from hscc.sweeps.spec import Sweep
@@ -66,6 +66,7 @@ def prepare(directory: Path, sweep: Sweep, axes_columns: list[list[str]], runs: 
         directory.mkdir(parents=True, exist_ok=True)
         write_manifest(directory, sweep, axes_columns, runs, None)
         (directory / RUNS).mkdir(exist_ok=True)
+        clean_stale(directory / RUNS)  # half-written runs of a killed sweep
     except OSError as e:
         raise RunDirError(f"{directory}: cannot write a sweep directory there ({e.strerror or e})") from None
     return RunStore(directory / RUNS)
