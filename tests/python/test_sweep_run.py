@@ -1,0 +1,215 @@
+"""Running sweeps: stored runs are never computed twice, failures are recorded and the
+others go on, a dead worker costs only its runs, a Dask LocalCluster gives the local
+pool's rows, and `hscc sweep` / `hscc plot` on the command line."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import hscc
+from conftest import ONE_FLOW
+from hscc.cli import app
+from hscc.sweeps import execute, plan, spec
+
+# 1 s runs of one Reno flow: about 5 ms of engine time each.
+SHORT = ONE_FLOW.replace('duration = "10s"', 'duration = "1s"')
+AXES = {"topology.bottleneck.loss": [0, "1%"], "flows[0].algorithm": ["reno", "cubic"]}
+MACHINE = ("wall_time_s", "status")  # what differs between two sweeps of the same runs
+
+
+@pytest.fixture
+def base(write_toml) -> Path:
+    return write_toml(SHORT, "short.toml")
+
+
+def numbers(result: hscc.SweepResult) -> pl.DataFrame:
+    return result.points.drop(MACHINE)
+
+
+def test_a_sweep_has_one_row_per_run_with_typed_axis_columns(base):
+    r = hscc.sweep(base, AXES, replicates=3, jobs=2)
+    p = r.points
+    assert p.height == 12 and set(p["status"]) == {"ok"}
+    assert p.schema["topology.bottleneck.loss"] == pl.Float64 and p.schema["flows[0].algorithm"] == pl.String
+    assert p["topology.bottleneck.loss"].to_list()[:6] == [0.0] * 6
+    assert r.fields == ["topology.bottleneck.loss", "flows[0].algorithm"]
+    assert {"jain_index", "flows[0].goodput_bps", "flow 0.goodput_bps", "bottleneck:fwd.utilization"} <= set(r.metrics)
+    lossy = p.filter(pl.col("topology.bottleneck.loss") > 0)["flows[0].goodput_bps"]
+    assert lossy.max() < p.filter(pl.col("topology.bottleneck.loss") == 0)["flows[0].goodput_bps"].min()
+    replicates = p.filter(pl.col("point") == 2)["flows[0].goodput_bps"]
+    assert replicates.n_unique() == 3, "replicates of a lossy point get different seeds and differ"
+
+
+def test_summary_is_mean_std_and_student_t_interval(base):
+    r = hscc.sweep(base, {"topology.bottleneck.loss": ["1%"]}, replicates=4, jobs=1)
+    x = r.points["flows[0].goodput_bps"].to_list()
+    row = r.summary().filter(pl.col("metric") == "flows[0].goodput_bps").row(0, named=True)
+    mean = sum(x) / 4
+    std = (sum((v - mean) ** 2 for v in x) / 3) ** 0.5
+    half = 3.182446305284263 * std / 2  # t(0.975, 3 degrees of freedom) × s / √4
+    assert row["n"] == 4
+    assert row["mean"] == pytest.approx(mean) and row["std"] == pytest.approx(std)
+    assert row["ci_low"] == pytest.approx(mean - half) and row["ci_high"] == pytest.approx(mean + half)
+
+
+def test_a_stored_run_is_never_computed_again(base, tmp_path):
+    out = tmp_path / "sweep"
+    first = hscc.sweep(base, AXES, replicates=2, out=out, jobs=2)
+    assert set(first.points["status"]) == {"ok"}
+    again = hscc.sweep(base, AXES, replicates=2, out=out, jobs=2)
+    assert set(again.points["status"]) == {"cached"}
+    assert numbers(again).equals(numbers(first))
+    wider = hscc.sweep(base, {**AXES, "topology.bottleneck.loss": [0, "1%", "2%"]}, replicates=2, out=out, jobs=2)
+    assert wider.points["status"].value_counts().sort("status").rows() == [("cached", 8), ("ok", 4)]
+    assert len(list((out / "runs").iterdir())) == 12
+    run = wider.run(0)
+    assert run.flows["goodput_bps"][0] == wider.points["flows[0].goodput_bps"][0]
+    loaded = hscc.load_sweep(out)
+    assert numbers(loaded).equals(numbers(wider))
+    assert (out / "summary.parquet").is_file() and (out / "plots" / "jain_index.png").is_file()
+
+
+def test_same_sweep_same_numbers(base):
+    a = hscc.sweep(base, AXES, replicates=2, jobs=2)
+    b = hscc.sweep(base, AXES, replicates=2, jobs=1)
+    assert numbers(a).equals(numbers(b))
+
+
+def test_a_failed_run_is_recorded_and_the_others_go_on(base, tmp_path):
+    made = plan.make(spec.parse({"axes": {"topology.bottleneck.loss": [0, "1%"]}}, base=str(base)))
+    broken = plan.Job(9, 0, 1, "0" * 32, {**made.jobs[0].scenario, "duration": -1})  # as if the engine failed on it
+    store = execute.RunStore(tmp_path / "runs")
+    with execute.open_pool(2, None) as pool:
+        outcomes = execute.execute([made.jobs[0], broken, made.jobs[1]], store, pool, (None, None))
+    assert [o.status for o in outcomes] == ["ok", "failed", "ok"]
+    assert "duration" in outcomes[1].error
+    assert sorted(p.name for p in store.root.iterdir()) == sorted([made.jobs[0].key, made.jobs[1].key])
+
+
+def test_a_dead_worker_costs_nothing_but_a_retry(base, write_toml):
+    slow = write_toml(ONE_FLOW.replace('duration = "10s"', 'duration = "20s"').replace("10Mbps", "1Gbps"), "slow.toml")  # ~0.5 s each
+    made = plan.make(spec.parse({"axes": {}, "replicates": 2}, base=str(slow)))
+    with execute.open_pool(1, None) as pool:
+        killed = threading.Event()
+        submitted = []
+        submit = pool.submit
+        pool.submit = lambda *args: submitted.append(args) or submit(*args)
+
+        def kill_the_worker():
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not killed.is_set():
+                procs = list(getattr(pool._executor, "_processes", {}).values())
+                if procs:
+                    time.sleep(0.3)  # into the first run
+                    procs[0].kill()
+                    killed.set()
+                time.sleep(0.05)
+
+        t = threading.Thread(target=kill_the_worker)
+        t.start()
+        outcomes = execute.execute(made.jobs, None, pool, (None, None))
+        t.join()
+    assert killed.is_set()
+    assert len(submitted) == 4, "both runs on the broken pool (one running, one queued) were submitted again"
+    assert [o.status for o in outcomes] == ["ok", "ok"]
+
+
+def test_a_dask_local_cluster_gives_the_local_pools_rows(base):
+    pytest.importorskip("distributed")
+    local = hscc.sweep(base, AXES, replicates=2, jobs=2)
+    dask = hscc.sweep(base, AXES, replicates=2, jobs=2, dask="local")
+    assert numbers(dask).equals(numbers(local))
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+def write_sweep(tmp_path: Path, base: Path, body: str) -> Path:
+    path = tmp_path / "loss.sweep.toml"
+    path.write_text(f'base = "{base.name}"\n{body}')
+    return path
+
+
+def test_cli_sweep_writes_the_sweep_directory_and_resumes(base, tmp_path):
+    sweep_file = write_sweep(tmp_path, base, 'replicates = 2\n[axes]\n"topology.bottleneck.loss" = { logspace = ["1e-3", "1e-2"], steps = 2 }\n')
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(out), "--jobs", "2"])
+    assert r.exit_code == 0, r.output
+    assert "4 runs, 2 points" in r.output
+    manifest = hscc.sweeps.sweepdir.read_manifest(out)
+    assert manifest["complete"] and manifest["failed"] == 0 and "replicates = 2" in manifest["sweep"]
+    assert manifest["axes"] == [["topology.bottleneck.loss"]]
+    r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(out), "-q"])
+    assert r.exit_code == 0 and r.output.strip() == str(out)
+    assert set(pl.read_parquet(out / "points.parquet")["status"]) == {"cached"}
+    r = CliRunner().invoke(app, ["plot", str(out), "--out", str(tmp_path / "plots")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "plots" / "flows_0_.goodput_bps.png").is_file()
+
+
+@pytest.mark.parametrize("body, message", [
+    ('[axes]\n"topology.bottleneck.loss" = [0, 2]\n', 'axis "topology.bottleneck.loss", point 1 (topology.bottleneck.loss = 2): topology.bottleneck.loss: 2 is not allowed'),
+    ('[axes]\n"flows[0].algoritm" = ["reno"]\n', '"flows[0].algoritm" is not a field of the scenario format'),
+    ("replicates = 0\n", "replicates: 0 is not allowed"),
+    ("[axes\n", "is not valid TOML"),
+])
+def test_cli_bad_sweep_files_exit_2_with_the_reason(base, tmp_path, body, message):
+    sweep_file = write_sweep(tmp_path, base, body)
+    r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2
+    assert message in " ".join(r.output.split())
+    assert not (tmp_path / "out").exists(), "nothing is written for a bad sweep"
+
+
+def test_cli_refuses_a_directory_it_did_not_write(base, tmp_path):
+    sweep_file = write_sweep(tmp_path, base, '[axes]\n"topology.bottleneck.loss" = [0]\n')
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(out)])
+    assert r.exit_code == 2 and "is not an hscc sweep directory" in r.output
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+class _ThreadPool:
+    """The local pool's interface on threads, so that a test can replace what a worker runs."""
+
+    workers = 2
+
+    def __init__(self, *_):
+        self._executor = ThreadPoolExecutor(2)
+
+    def submit(self, *args) -> Future:
+        return self._executor.submit(*args)
+
+    def restart(self) -> None:
+        pass
+
+    def close(self, interrupted: bool) -> None:
+        self._executor.shutdown()
+
+
+def test_cli_exits_1_when_some_runs_failed(base, tmp_path, monkeypatch):
+    real = execute.run_job
+
+    def failing_on_loss(scenario, *limits):
+        if scenario["topology"]["bottleneck"]["loss"] > 0:
+            return "failed", "the engine failed (as a test makes it)", None
+        return real(scenario, *limits)
+
+    monkeypatch.setattr(execute, "LocalPool", _ThreadPool)
+    monkeypatch.setattr(execute, "run_job", failing_on_loss)
+    sweep_file = write_sweep(tmp_path, base, '[axes]\n"topology.bottleneck.loss" = [0, "1%"]\n')
+    r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 1
+    assert "1 of 2 runs failed; the first (point 1, replicate 0): the engine failed (as a test makes it)" in " ".join(r.output.split())
+    points = pl.read_parquet(tmp_path / "out" / "points.parquet")
+    assert points["status"].to_list() == ["ok", "failed"]
+    r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "out")])
+    assert pl.read_parquet(tmp_path / "out" / "points.parquet")["status"].to_list() == ["cached", "failed"], "a failed run is tried again"
