@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator, Optional, Union
 from hscc.sweeps.metrics import row
 from hscc.sweeps.plan import Job
 from hscc.sweeps.store import RunStore
-from hscc.sweeps.worker import die_with_parent, run_job
+from hscc.sweeps.worker import die_with_sweep, run_job
 
 _IN_FLIGHT_PER_WORKER = 2
 _ATTEMPTS = 2  # a run whose worker died is tried once more on a new pool
@@ -74,7 +74,7 @@ class LocalPool:
         self._executor = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=die_with_parent)
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=die_with_sweep, initargs=(os.getpid(),))
 
     def submit(self, *args: Any) -> Future:
         return self._executor.submit(*args)

@@ -4,9 +4,10 @@ here; the sweep's own process stores what comes back."""
 
 from __future__ import annotations
 
-import ctypes
+import os
+import select
 import signal
-import sys
+import threading
 from typing import Any
 
 from hscc.errors import RunError, ScenarioError
@@ -23,10 +24,18 @@ def run_job(scenario: dict, max_memory: int | None, max_events: int | None) -> t
     return "ok", result.files(), metrics.row(result)
 
 
-def die_with_parent() -> None:
-    """Pool initializer: ask Linux to kill this worker when the sweep's process dies
-    (SIGKILL included), so no orphan keeps computing a run nobody will store."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    if sys.platform.startswith("linux"):
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+def die_with_sweep(sweep_pid: int) -> None:
+    """Pool initializer: end this worker as soon as the sweep's process `sweep_pid` ends
+    (SIGKILL included), so that no orphan goes on computing runs nobody will store.
+    The worker's parent is the fork server, not the sweep, hence a watch on the sweep itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the sweep's to handle
+    try:
+        fd = os.pidfd_open(sweep_pid)
+    except (AttributeError, OSError):
+        return  # not Linux ≥ 5.3: the pool's own pipes end the worker when it next asks for work
+    threading.Thread(target=_exit_when_readable, args=(fd,), daemon=True, name="hscc-sweep-watch").start()
+
+
+def _exit_when_readable(fd: int) -> None:
+    select.select([fd], [], [])  # a pidfd becomes readable when its process ends
+    os._exit(1)

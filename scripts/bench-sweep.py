@@ -1,0 +1,215 @@
+"""Per-run overhead of sweeps (issue 11): what a sweep of 200 tiny runs costs
+beyond the engine's own time.
+
+    .venv/bin/python scripts/bench-sweep.py              # about 2 minutes on 2 cores
+    .venv/bin/python scripts/bench-sweep.py --reps 1     # one of each measurement
+
+The runs: two Reno flows on a 10 Mbit/s dumbbell, 1 s simulated (about 1 ms
+of engine time each); the sweep: 20 values of the second pair's RTT × 10
+replicates = 200 runs. Measured, each `--reps` times, interleaved:
+
+- engine: a plain loop of hscc.run over the same 200 scenarios in this process;
+  its Σ wall_time_s (the engine's time: build, simulate, results) is the
+  "engine time" E of every row below;
+- hscc.sweep with jobs=1 and jobs=2, with out=DIR (runs stored) and out=None;
+- the same sweeps with a single run (start-up and finishing: pool, tables, plots);
+- the jobs=2 sweep again into a directory that holds all its runs (all cached);
+- dask="local" with jobs=2 (if dask.distributed is installed);
+- `hscc sweep FILE --out DIR -j 2 -q` as a new process (imports and forkserver included).
+
+Printed: wall time (min / median), runs per second, overhead per run =
+(wall − E / workers) / runs, and the speed-up from 1 to 2 workers.
+Everything is written into one temporary directory (TMPDIR points there for the
+forkserver and Dask too), removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SCENARIO = """\
+name = "tiny"
+duration = "1s"
+seed = 1
+
+[output]
+sample_interval = "100ms"
+
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "5ms", buffer = "1bdp" }
+pairs = [ { rate = "100Mbps", rtt = "40ms" }, { rate = "100Mbps", rtt = "80ms" } ]
+
+[[flows]]
+pair = 0
+algorithm = "reno"
+
+[[flows]]
+pair = 1
+algorithm = "reno"
+"""
+AXIS = "topology.pairs[1].rtt"
+STEPS, REPLICATES = 20, 10
+RUNS = STEPS * REPLICATES
+SWEEP_FILE = f"""\
+base = "tiny.toml"
+replicates = {REPLICATES}
+seed = 1
+
+[axes]
+"{AXIS}" = {{ linspace = ["40ms", "200ms"], steps = {STEPS} }}
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--reps", type=int, default=3, help="repetitions of each measurement (default 3)")
+    ap.add_argument("--no-dask", action="store_true", help="skip the Dask measurement")
+    ap.add_argument("--inner", metavar="DIR", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.inner:
+        measure(Path(args.inner), args.reps, not args.no_dask)
+        return
+    root = tempfile.mkdtemp(prefix="hscc-bench-sweep-")
+    try:
+        env = {**os.environ, "TMPDIR": root}
+        cmd = [sys.executable, os.path.abspath(__file__), "--inner", root, "--reps", str(args.reps)]
+        code = subprocess.run(cmd + (["--no-dask"] if args.no_dask else []), env=env).returncode
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    sys.exit(code)
+
+
+def measure(root: Path, reps: int, with_dask: bool) -> None:
+    import tomllib
+
+    import hscc
+
+    (root / "tiny.toml").write_text(SCENARIO)
+    (root / "sweep.toml").write_text(SWEEP_FILE)
+    base = str(root / "tiny.toml")
+    axes = {AXIS: {"linspace": ["40ms", "200ms"], "steps": STEPS}}
+    one = {AXIS: ["40ms"]}  # a single run, with an axis: tables and plots as in the full sweep
+    counter = iter(range(10**6))
+
+    def new_dir() -> Path:
+        return root / f"out{next(counter)}"
+
+    def sweep(axes_, replicates, jobs, out, dask=None, expect="ok"):
+        t = time.perf_counter()
+        r = hscc.sweep(base, axes_, replicates=replicates, seed=1, jobs=jobs, out=out, dask=dask)
+        wall = time.perf_counter() - t
+        statuses = set(r.points["status"].to_list())
+        if statuses != {expect}:
+            raise SystemExit(f"bench-sweep: expected every run {expect!r}, got {sorted(statuses)}: {r.failed}")
+        return wall, float(r.points["wall_time_s"].sum())
+
+    # The same 200 scenarios as the sweep (seeds differ; the work per run does not).
+    scenarios = []
+    for i in range(STEPS):
+        for k in range(REPLICATES):
+            d = tomllib.loads(SCENARIO)
+            d["topology"]["pairs"][1]["rtt"] = f"{40 + 160 * i / (STEPS - 1):.6g}ms"
+            d["seed"] = 1 + i * REPLICATES + k
+            scenarios.append(d)
+
+    print(f"hscc {hscc.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; {RUNS} runs of 1 s simulated; "
+          f"{reps} repetitions each", flush=True)
+    # Warm up: forkserver, imports (polars, matplotlib, scipy), the engine.
+    sweep(one, 2, 2, new_dir())
+    sweep(one, 2, 2, None)
+    for s in scenarios[:20]:
+        hscc.run(s)
+
+    rows: dict[str, list[tuple[float, float]]] = {}
+    cases = [  # name, axes, replicates, jobs, stored
+        ("sweep jobs=1 out=DIR", axes, REPLICATES, 1, True),
+        ("sweep jobs=2 out=DIR", axes, REPLICATES, 2, True),
+        ("sweep jobs=1 out=None", axes, REPLICATES, 1, False),
+        ("sweep jobs=2 out=None", axes, REPLICATES, 2, False),
+        ("1 run, jobs=1 out=DIR", one, 1, 1, True),
+        ("1 run, jobs=2 out=DIR", one, 1, 2, True),
+        ("1 run, jobs=1 out=None", one, 1, 1, False),
+        ("1 run, jobs=2 out=None", one, 1, 2, False),
+    ]
+    full: Path | None = None
+    for rep in range(reps):
+        t = time.perf_counter()
+        engine = sum(hscc.run(s).summary["wall_time_s"] for s in scenarios)
+        rows.setdefault("loop of hscc.run", []).append((time.perf_counter() - t, engine))
+        for name, ax, n, jobs, stored in cases:
+            out = new_dir() if stored else None
+            rows.setdefault(name, []).append(sweep(ax, n, jobs, out))
+            if stored and jobs == 2 and ax is axes:
+                full = out
+        print(f"  repetition {rep + 1} of {reps} done (load {os.getloadavg()[0]:.2f})", flush=True)
+    assert full is not None
+    for _ in range(reps):
+        rows.setdefault("sweep jobs=2 out=DIR, all cached", []).append(sweep(axes, REPLICATES, 2, full, expect="cached"))
+
+    if with_dask:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            print("  dask.distributed is not installed: no Dask figures")
+            with_dask = False
+    if with_dask:
+        for _ in range(reps):
+            rows.setdefault("dask local jobs=2 out=DIR", []).append(sweep(axes, REPLICATES, 2, new_dir(), dask="local"))
+            rows.setdefault("dask local jobs=2 out=None", []).append(sweep(axes, REPLICATES, 2, None, dask="local"))
+            rows.setdefault("1 run, dask local jobs=2 out=None", []).append(sweep(one, 1, 2, None, dask="local"))
+
+    cli = [str(Path(sys.executable).with_name("hscc")), "sweep", str(root / "sweep.toml"), "-j", "2", "-q", "--out"]
+    if Path(cli[0]).exists():
+        for _ in range(reps):
+            t = time.perf_counter()
+            subprocess.run(cli + [str(new_dir())], check=True, stdout=subprocess.DEVNULL)
+            rows.setdefault("hscc sweep -j 2 --out DIR (new process)", []).append((time.perf_counter() - t, float("nan")))
+
+    report(rows)
+
+
+def report(rows: dict[str, list[tuple[float, float]]]) -> None:
+    med = statistics.median
+    engine = med(e for _, e in rows["loop of hscc.run"])
+    print(f"\nengine time E (Σ wall_time_s of the loop's {RUNS} runs): median {engine:.3f} s, "
+          f"{engine / RUNS * 1e3:.2f} ms per run; ideal on 2 workers: {engine / 2:.3f} s\n")
+    print("| case | workers | wall s (min / median) | runs/s | overhead ms/run | beyond the fixed cost | speed-up 1→2 | Σ wall_time_s in the runs |")
+    print("|---|---|---|---|---|---|---|---|")
+    wall_of = {name: med(w for w, _ in v) for name, v in rows.items()}
+    for name, v in rows.items():
+        walls = [w for w, _ in v]
+        single = name.startswith("1 run")
+        workers = 1 if "jobs=1" in name or name.startswith("loop") else 2
+        runs = 1 if single else RUNS
+        cached = "cached" in name
+        e = 0.0 if cached else engine * runs / RUNS
+        overhead = (med(walls) - e / workers) / runs * 1e3
+        speedup = ""
+        if "jobs=2" in name and not single and not cached and not name.startswith("dask"):
+            partner = name.replace("jobs=2", "jobs=1")
+            if partner in wall_of:
+                speedup = f"{wall_of[partner] / med(walls):.2f}×"
+        beyond = ""
+        fixed = name.replace("sweep ", "1 run, ").replace("dask", "1 run, dask", 1) if not single else None
+        if fixed in wall_of and not cached:
+            beyond = f"{(med(walls) - wall_of[fixed] - e / workers) / runs * 1e3:.1f}"
+        inside = [s for _, s in v if s == s]
+        shown = f"{med(inside):.3f}" if inside and not cached else ""
+        rate = "" if single else f"{runs / med(walls):.0f}"
+        over = "" if single else f"{overhead:.1f}"
+        print(f"| {name} | {workers} | {min(walls):.2f} / {med(walls):.2f} | {rate} | {over} | {beyond} | {speedup} | {shown} |")
+    print("\noverhead per run = (wall − E / workers) / runs (E = 0 for cached runs); a 1-run row is the sweep's fixed cost "
+          "(pool, tables, plots), and 'beyond the fixed cost' subtracts it: (wall − wall of 1 run − E / workers) / runs.")
+
+
+if __name__ == "__main__":
+    main()
