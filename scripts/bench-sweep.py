@@ -199,7 +199,7 @@ def report(rows: dict[str, list[tuple[float, float]]]) -> None:
             if partner in wall_of:
                 speedup = f"{wall_of[partner] / med(walls):.2f}×"
         beyond = ""
-        fixed = name.replace("sweep ", "1 run, ").replace("dask", "1 run, dask", 1) if not single else None
+        fixed = name.replace("sweep ", "1 run, ").replace("dask", "1 run, dask", 1) if name.startswith(("sweep", "dask")) else None
         if fixed in wall_of and not cached:
             beyond = f"{(med(walls) - wall_of[fixed] - e / workers) / runs * 1e3:.1f}"
         inside = [s for _, s in v if s == s]
