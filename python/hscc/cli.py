@@ -261,18 +261,16 @@ def _fresh(path: Path) -> Path:
 def _sweep_progress(quiet: bool) -> Iterator[Callable]:
     """The sweep's progress callback: one bar over the runs to compute, with every count beside it."""
     with Progress(
-        TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
-        TextColumn("{task.fields[counts]}", markup=False), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+        BarColumn(bar_width=15), TextColumn("{task.fields[counts]}", markup=False), TimeRemainingColumn(), TextColumn("left"),
         console=err, transient=True, disable=quiet or not err.is_terminal,
     ) as progress:
         task: list = []
 
         def update(c) -> None:
             todo = c.total - c.cached  # cached runs are not on the bar: they would make the ETA meaningless
-            counts = (f"{c.done} done · {c.running} running · {c.cached} cached · {c.failed} failed · "
-                      f"points {c.points_complete}/{c.points_total}")
+            counts = f"{c.done} done, {c.running} running, {c.cached} cached, {c.failed} failed; points {c.points_complete}/{c.points_total}"
             if not task:
-                task.append(progress.add_task(f"sweep ({c.workers} workers)", total=max(todo, 1), counts=counts))
+                task.append(progress.add_task("sweep", total=max(todo, 1), counts=counts))
             progress.update(task[0], completed=c.done + c.failed if todo else 1, counts=counts)
 
         yield update
