@@ -35,16 +35,22 @@ def marker() -> dict:
     return {"kind": KIND, "format": FORMAT}
 
 
-def read_manifest(run_dir: Path) -> dict | None:
-    """The manifest of an hscc run directory, or None if `run_dir` is not one."""
-    path = Path(run_dir) / "manifest.json"
+def json_manifest(directory: Path) -> dict | None:
+    """`directory`/manifest.json as a JSON object, or None (missing, a link, too large, not JSON)."""
+    path = Path(directory) / "manifest.json"
     try:
         if not path.is_file() or path.is_symlink() or path.stat().st_size > _MAX_MANIFEST_BYTES:
             return None
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(manifest, dict):
+    return manifest if isinstance(manifest, dict) else None
+
+
+def read_manifest(run_dir: Path) -> dict | None:
+    """The manifest of an hscc run directory, or None if `run_dir` is not one."""
+    manifest = json_manifest(run_dir)
+    if manifest is None:
         return None
     if manifest.get("kind") == KIND and manifest.get("format") == FORMAT:
         return manifest

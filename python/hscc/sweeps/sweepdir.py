@@ -1,6 +1,7 @@
 """Sweep directories: what ``hscc sweep --out DIR`` writes, and how hscc knows its own.
 
-    DIR/manifest.json     "kind": "hscc.sweep"; versions, git revision, the sweep file as run, the axes
+    DIR/manifest.json     "kind": "hscc.sweep"; versions, git revision, the sweep file as run (its text),
+                          the axes and their values, the base scenario (checked), replicates, seed
     DIR/points.parquet    one row per run (SweepResult.points)
     DIR/summary.parquet   mean, std and confidence interval per point and metric
     DIR/runs/KEY/         each run's own run directory, by cache key (the store)
@@ -25,7 +26,7 @@ import polars as pl
 
 from hscc import provenance
 from hscc.atomic import clean_stale, write_bytes
-from hscc.rundir import RunDirError
+from hscc.rundir import RunDirError, json_manifest
 from hscc.sweeps.result import SweepResult
 from hscc.sweeps.spec import Sweep
 from hscc.sweeps.store import RunStore
@@ -39,14 +40,8 @@ OWNED = {"manifest.json", "points.parquet", "summary.parquet", RUNS, PLOTS}
 
 def read_manifest(directory: Path) -> Optional[dict]:
     """The manifest of a sweep directory, or None if `directory` is not one."""
-    path = Path(directory) / "manifest.json"
-    try:
-        if not path.is_file() or path.is_symlink() or path.stat().st_size > 64 << 20:
-            return None
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if isinstance(manifest, dict) and manifest.get("kind") == KIND and manifest.get("format") == FORMAT:
+    manifest = json_manifest(directory)
+    if manifest is not None and manifest.get("kind") == KIND and manifest.get("format") == FORMAT:
         return manifest
     return None
 
@@ -78,7 +73,8 @@ def write_manifest(directory: Path, sweep: Sweep, axes_columns: list[list[str]],
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         **provenance.environment(),
         "sweep_file": sweep.source, "sweep": sweep.text, "axes": axes_columns,
-        "replicates": sweep.replicates, "seed": sweep.seed, "runs": runs,
+        "values": {m.path: list(m.values) for a in sweep.axes for m in a.members},
+        "replicates": sweep.replicates, "seed": sweep.seed, "base": sweep.base, "runs": runs,
         "complete": failed is not None, "failed": failed,
     }
     write_bytes(directory / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
