@@ -39,6 +39,7 @@ def environment() -> dict:
     return {
         "hscc_version": version(),
         "engine_version": _core.engine_version(),
+        "engine_digest": _core.engine_digest(),
         "git": git_revision(),
         "python": platform.python_version(),
         "platform": platform.platform(),
