@@ -116,7 +116,8 @@ macro_rules! registry {
         }
 
         impl Cc {
-            /// Instantiate the algorithm selected by `params`.
+            /// Instantiate the algorithm selected by `params`; a simulation then
+            /// [`attach`](Cc::attach)es it to the state its run shares.
             pub fn new(params: &CcParams) -> Cc {
                 match params { $( CcParams::$variant(p) => Cc::$variant(<$ty as CongestionOps>::new(p)), )* }
             }
@@ -174,6 +175,23 @@ registry! {
     Illinois => algos::illinois::Illinois, aliases [], "TCP-Illinois: AIMD with alpha (0.3..10) and beta (1/8..1/2) set per RTT from the average queueing delay", "Liu, Basar & Srikant, VALUETOOLS 2006 / Perf. Eval. 2008; Linux tcp_illinois.c";
     Westwood => algos::westwood::Westwood, aliases ["westwoodplus", "westwood+"], "Westwood+: Reno growth; after loss ssthresh = estimated bandwidth x RTTmin", "Mascolo et al., ACM MobiCom 2001; Grieco & Mascolo, ACM CCR 34(2) 2004; Linux tcp_westwood.c";
     Veno => algos::veno::Veno, aliases [], "Veno: Reno with Vegas backlog N; beyond beta = 3 grow every other RTT and halve, else cut by 1/5", "Fu & Liew, IEEE JSAC 21(2) 2003; Linux tcp_veno.c";
+}
+
+/// What the flows of one run share, as the globals of one kernel module would
+/// be: made once per simulation and attached to every flow it creates.
+#[derive(Clone, Debug, Default)]
+pub struct Shared {
+    /// TCP-FIT's α (INFOCOM 2011 §V.B), for the sessions with `alpha_shared`.
+    pub fit_alpha: algos::fit::AlphaPool,
+}
+
+impl Cc {
+    /// Join the state the run's flows share (only TCP-FIT has any).
+    pub fn attach(&mut self, shared: &Shared) {
+        if let Cc::Fit(fit) = self {
+            fit.attach(&shared.fit_alpha);
+        }
+    }
 }
 
 impl CcParams {

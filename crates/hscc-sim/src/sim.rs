@@ -2,6 +2,8 @@
 
 use std::collections::{BinaryHeap, HashMap};
 
+use hscc_cc::Shared;
+
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
 use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
 use crate::event::{Event, EventQueue, Fire, Timed, Timer};
@@ -283,6 +285,8 @@ pub struct Sim {
     pub host_out: HostLine,
     /// ACKs waiting for their senders (access delay).
     pub host_in: HostLine,
+    /// What the algorithms of all flows share (TCP-FIT's α).
+    shared: Shared,
     until: Time,
 }
 
@@ -308,11 +312,13 @@ impl Sim {
         let mut q = EventQueue::default();
         let route = |routes: &mut Routes, src, dst, field: String| routes.get(t, src, dst).map_err(|e| ConfigError { field, ..e });
         let mut flows = Vec::with_capacity(cfg.flows.len());
+        let shared = Shared::default();
         for (i, f) in cfg.flows.iter().enumerate() {
             let data_route = route(&mut routes, f.src, f.dst, format!("flows[{i}].dst"))?;
             let ack_route = route(&mut routes, f.dst, f.src, format!("flows[{i}].src"))?;
             let rng = component_rng(cfg.seed, Component::Sender, i as u64);
-            let sender = Sender::new(i as u32, f, rng);
+            let mut sender = Sender::new(i as u32, f, rng);
+            sender.cc.attach(&shared);
             // The start-up offset never moves the start past the stop or the end of the run.
             let start = f.start.saturating_add(sender.start_offset).min(f.stop.map_or(cfg.duration, |s| s - 1).max(f.start));
             flows.push(Flow::new(sender, Receiver::new(f), data_route, ack_route, 0, start));
@@ -382,7 +388,7 @@ impl Sim {
         if let Some(dt) = cfg.sample_interval {
             q.push(dt, Event::Sample);
         }
-        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0 }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, host_out: HostLine::default(), host_in: HostLine::default(), until: 0 })
+        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0 }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, host_out: HostLine::default(), host_in: HostLine::default(), shared, until: 0 })
     }
 
     /// Run to the configured duration and summarise.
@@ -756,7 +762,9 @@ impl Sim {
         let gen = self.flows.get(slot as usize).map_or(0, |f| f.gen.wrapping_add(1));
         // A web transfer starts when it arrives (its arrivals are already random):
         // no start-up offset. Its access delay is drawn from its own stream.
-        let mut flow = Flow::new(Sender::new(slot, &cfg, rng), Receiver::new(&cfg), data_route, ack_route, gen, now);
+        let mut sender = Sender::new(slot, &cfg, rng);
+        sender.cc.attach(&self.shared);
+        let mut flow = Flow::new(sender, Receiver::new(&cfg), data_route, ack_route, gen, now);
         flow.web = Some(t);
         if slot as usize == self.flows.len() {
             self.flows.push(flow);

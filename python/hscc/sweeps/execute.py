@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import sys
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -77,7 +78,8 @@ class LocalPool:
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=die_with_sweep, initargs=(os.getpid(),))
 
     def submit(self, *args: Any) -> Future:
-        return self._executor.submit(*args)
+        with _main_hidden():  # a submit may start a worker
+            return self._executor.submit(*args)
 
     def restart(self) -> None:
         self._kill()
@@ -94,6 +96,23 @@ class LocalPool:
         for proc in list(processes.values()):
             proc.kill()
         self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def _main_hidden() -> Iterator[None]:
+    """Start workers without the user's script: multiprocessing would run it again in
+    every new worker (to find functions defined there, which hscc's workers never need),
+    so that a script calling `hscc.sweep` at its top level, without the
+    `if __name__ == "__main__":` guard, would fail in every worker."""
+    main = sys.modules.get("__main__")
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
+    for k in saved:
+        setattr(main, k, None) if k == "__spec__" else delattr(main, k)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(main, k, v)
 
 
 class DaskPool:
