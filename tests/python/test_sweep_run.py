@@ -213,3 +213,17 @@ def test_cli_exits_1_when_some_runs_failed(base, tmp_path, monkeypatch):
     assert points["status"].to_list() == ["ok", "failed"]
     r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "out")])
     assert pl.read_parquet(tmp_path / "out" / "points.parquet")["status"].to_list() == ["cached", "failed"], "a failed run is tried again"
+
+
+def test_a_script_without_a_main_guard_can_sweep(base, tmp_path):
+    # Workers must not run the user's script again (multiprocessing's default for
+    # new processes), or this script would sweep recursively and fail in every worker.
+    script = tmp_path / "quick.py"
+    script.write_text(f"import hscc\nr = hscc.sweep({str(base)!r}, {{'topology.bottleneck.loss': [0, '1%']}}, jobs=2)\n"
+                      "print(r.points['status'].to_list())\n")
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['ok', 'ok']" and "Traceback" not in done.stderr
