@@ -33,6 +33,43 @@
 //! Variants: CTCP-NWR (§VI.B.6, `nwr`): no window reduction on delay — when
 //! diff ≥ γ, dwnd is held. γ auto-tuning (`gamma_auto`).
 //!
+//! # Lachlan Andrew's Linux CTCP: `ctcp-la` ([`CtcpLa`])
+//! [LA13] = `tcp_compound.c` "Release 1.3" (Apr 2008, Linux 2.6.14+ and NS-2
+//! TCP-Linux; netlab.caltech.edu/lachlan/ctcp), the CTCP TCP-FIT (INFOCOM 2011
+//! §VI) compared against ("Caltech Linux CTCP", version not stated; 1.3 was
+//! current). Its module parameters are [`CtcpLaParams`]: LOG_ALPHA = 3 (α = 1/8),
+//! ETA = 1 (ζ), GAMMA = 30, GAMMA_LOW = 5, GAMMA_HIGH = 30, LAMBDA_SHIFT = 2
+//! (λ = 1/4), LOW_WINDOW = 38, PACE_DWND = 1. The rest is fixed in its code
+//! and maps onto this file's parameters (`From<&CtcpLaParams> for CtcpParams`):
+//! - every ACK's RTT sample (`sample_interval_us = 0`); the round's *minimum*
+//!   (`rtt_min_filter`) if more than 2 samples (`min_samples = 2`);
+//! - win in diff and in α·win^0.75 = `old_wnd`, the segments sent in the round
+//!   that the ACKs of the round just ended acknowledged (`win_sent`);
+//! - γ tuning at each loss (`gamma_tube`), from the Reno part's own backlog
+//!   diff_reno = beg_cwnd·(RTT − baseRTT)/RTT of the last measured round
+//!   (beg_cwnd = cwnd when that round began): g = ⌊¾·diff_reno⌋,
+//!   γ ← γ + ⌊(g − γ)·λ⌋ in whole packets, clipped to [GAMMA_LOW, GAMMA_HIGH];
+//!   one step per measured round (diff_reno is spent by a loss and cleared by a
+//!   restart); γ starts at GAMMA = GAMMA_HIGH, so it only moves down and back;
+//! - paced increase (`pace_dwnd`): the round's increase inc is not added at the
+//!   round end but one segment per ⌊win/(2·inc)⌋ + 1 ACKs ("factor of 2 for
+//!   delayed ACKs"); what is still pending at the next round end is added
+//!   there; a decrease cancels nothing because the pending part was just added;
+//! - on loss, ssthresh = snd_cwnd/2 and the reduction is shared between cwnd
+//!   and dwnd in proportion (here: cwnd/2 and win/2 − cwnd/2, the same at β = 1/2
+//!   up to one segment of rounding).
+//!
+//! Where hscc's `ctcp-la` departs from [LA13]'s code: w^0.75 by this file's
+//! fixed point (LA: w/⌊√(⌊√w⌋·2^16)⌋·2^8, up to a few % larger for non-square
+//! w); diff in 1/256 packet (LA: 1/2); after a recovery the first round's
+//! `old_wnd` and `beg_cwnd` are taken at the restart (LA's `ctcp_enable` keeps
+//! the pre-recovery edges, so that round spans the recovery); pending increments
+//! are cleared once added (LA leaves `dwnd_left` set in the branches that do not
+//! overwrite it — increase 0, ≤ 2 samples, low window — and adds it again);
+//! rounds restart around Recovery/Loss only (LA also on Disorder → Open); no
+//! re-initialisation (γ = GAMMA, dwnd = 0) on `TX_START` (bulk senders never
+//! go idle); undo restores the pre-loss split (LA has no `undo_cwnd`).
+//!
 //! # Choices where the sources are ambiguous (spec §1.5)
 //! - Round RTT: the average of the round's samples (§V); `rtt_min_filter`
 //!   selects the minimum, as [LA13] and Linux Vegas do.
@@ -66,9 +103,9 @@
 //! - Rounding: w^k by fixed-point log2/exp2 (relative error < 1e-6, rounded to
 //!   1/256 segment); the increase and ζ·diff are floored to whole segments.
 //!
-//! # Not implemented
-//! [LA13]'s pacing of the dwnd increase over the next RTT (the paper applies it
-//! at the round end) and its TUBE-style γ tuning (not in the paper or slides).
+//! - [LA13]'s choices are parameters of `ctcp` too (`win_sent`, `gamma_tube`,
+//!   `pace_dwnd`), off by default: the paper's win is cwnd + dwnd (§III.B), γ is
+//!   fixed at 30 (§III.B, §VI.B.4) and eq. 5 applies at the round end (§V).
 
 use crate::helpers::{tcp_cong_avoid_ai, tcp_slow_start};
 use crate::ops::{after, AckSample, CaEvent, CaState, CongestionOps, TcpCc};
@@ -102,7 +139,18 @@ crate::params! {
         gamma_min: f64 = 5.0, [0.0, 1000000.0], "assumption = [LA13] GAMMA_LOW (slides give none)";
         /// W_low of the auto-tuning rule (segments).
         gamma_wlow: u32 = 41, [0, 1000000], "slides (W_low, taken = lowwnd)";
+        /// [LA13] γ tuning: at each loss γ ← γ + λ·(¾·diff_reno − γ), clipped to [γ_min, γ_max].
+        gamma_tube: bool = false, [0, 1], "[LA13] tcp_compound_ssthresh (off: not in the paper or slides)";
+        /// γ_max, the upper clip of `gamma_tube` (packets).
+        gamma_max: f64 = 30.0, [0.0, 1000000.0], "[LA13] GAMMA_HIGH = 30";
+        /// log2(1/λ), the forgetting factor of `gamma_tube` (λ = 1/4).
+        gamma_lambda_shift: u32 = 2, [0, 16], "[LA13] LAMBDA_SHIFT = 2 (release 1.1: 'LAMBDA = 1/4 (was 1/2)')";
+        /// [LA13] pacing: spread a round's dwnd increase over the next round's ACKs.
+        pace_dwnd: bool = false, [0, 1], "[LA13] PACE_DWND (off: the paper applies eq. 5 at the round end, §V)";
+        /// win in diff and in α·win^k = segments sent in the round just measured ([LA13] old_wnd).
+        win_sent: bool = false, [0, 1], "[LA13] old_wnd (off: the paper's win = cwnd + dwnd, §III.B)";
     }
+    order { gamma_min <= gamma_max; }
 }
 
 /// Compound TCP state. Windows in segments, times in µs.
@@ -132,6 +180,16 @@ pub struct Ctcp {
     gamma_min_q8: u32,
     /// W_low, segments.
     gamma_wlow: u32,
+    /// [LA13] γ tuning on.
+    gamma_tube: bool,
+    /// γ_max, packets Q8.
+    gamma_max_q8: u32,
+    /// log2(1/λ) of the [LA13] γ tuning.
+    gamma_lambda_shift: u32,
+    /// [LA13] paced dwnd increase.
+    pace_dwnd: bool,
+    /// win = segments sent in the measured round ([LA13] old_wnd).
+    win_sent: bool,
 
     /// Reno (loss-based) component, segments.
     cwnd: u32,
@@ -143,6 +201,20 @@ pub struct Ctcp {
     base_rtt_us: u32,
     /// snd_nxt when the current round began (bytes, wrapping).
     beg_snd_nxt: u32,
+    /// Left edge of the data acknowledged in the current round (bytes,
+    /// wrapping): the previous round's `beg_snd_nxt`, or snd_una at a restart.
+    beg_snd_una: u32,
+    /// Reno component when the current round began, segments ([LA13] beg_cwnd).
+    beg_cwnd: u32,
+    /// [LA13] diff_reno = beg_cwnd·(RTT − baseRTT)/RTT of the last measured
+    /// round, packets Q8 (none since the last loss or restart).
+    diff_reno_q8: Option<u64>,
+    /// Paced dwnd increments still to apply this round, segments.
+    dwnd_left: u32,
+    /// One paced increment per `incr_interval` + 1 ACKs.
+    incr_interval: u32,
+    /// ACKs since the last paced increment.
+    acks_since_inc: u32,
     /// Samples taken this round.
     cnt_rtt: u32,
     /// Sum of this round's samples, µs.
@@ -231,14 +303,53 @@ impl Ctcp {
 
     fn restart_round(&mut self, tp: &TcpCc) {
         self.beg_snd_nxt = tp.snd_nxt;
+        self.beg_snd_una = tp.snd_una;
+        self.beg_cwnd = self.cwnd;
         self.cnt_rtt = 0;
         self.sum_rtt_us = 0;
         self.min_rtt_us = u32::MAX;
     }
 
+    /// Start over after a loss recovery, a timeout or an idle restart
+    /// ([LA13] `ctcp_enable`): a fresh round, no γ-tuning sample, no pending
+    /// paced increase.
+    fn restart(&mut self, tp: &TcpCc) {
+        self.restart_round(tp);
+        self.diff_reno_q8 = None;
+        self.dwnd_left = 0;
+        self.acks_since_inc = 0;
+    }
+
+    /// Put the split into snd_cwnd, dwnd limited by the clamp.
+    fn apply(&mut self, tp: &mut TcpCc) {
+        self.dwnd = self.dwnd.min(tp.snd_cwnd_clamp.saturating_sub(self.cwnd));
+        tp.snd_cwnd = self.cwnd + self.dwnd;
+    }
+
+    /// [LA13] pacing: one pending increment per `incr_interval` + 1 ACKs.
+    fn pace(&mut self, tp: &mut TcpCc) {
+        self.acks_since_inc += 1;
+        if self.acks_since_inc > self.incr_interval {
+            self.acks_since_inc = 0;
+            self.dwnd_left -= 1;
+            self.dwnd = self.dwnd.saturating_add(1);
+            self.apply(tp);
+        }
+    }
+
     /// End of a round: eq. 5, first two lines.
     fn end_round(&mut self, tp: &mut TcpCc) {
         let win = self.cwnd + self.dwnd;
+        // [LA13]: what pacing has not applied yet is added at the round end.
+        self.dwnd = self
+            .dwnd
+            .saturating_add(core::mem::take(&mut self.dwnd_left));
+        // The window that the round measured: the nominal one (paper) or the
+        // segments whose ACKs made up the round ([LA13] old_wnd).
+        let w = match (self.win_sent, tp.mss_cache) {
+            (true, mss) if mss > 0 => self.beg_snd_nxt.wrapping_sub(self.beg_snd_una) / mss,
+            _ => win,
+        };
         let rtt = if self.cnt_rtt > self.min_samples {
             let r = if self.rtt_min_filter {
                 self.min_rtt_us
@@ -254,16 +365,27 @@ impl Ctcp {
             self.dwnd = 0;
         } else if let (Some(rtt), true) = (rtt, tp.is_cwnd_limited()) {
             let queued = (rtt - self.base_rtt_us.min(rtt)) as u64;
-            let diff_q8 = (win as u64 * queued).saturating_mul(256) / rtt as u64;
+            let diff_q8 = (w as u64 * queued).saturating_mul(256) / rtt as u64;
+            // [LA13]: the Reno part's own backlog, for γ tuning at the next loss.
+            self.diff_reno_q8 =
+                Some((self.beg_cwnd as u64 * queued).saturating_mul(256) / rtt as u64);
             if diff_q8 < self.gamma_q8 as u64 {
-                self.dwnd = self.dwnd.saturating_add(self.dwnd_increase(win));
+                let inc = self.dwnd_increase(w);
+                if self.pace_dwnd && inc > 0 {
+                    // [LA13]: over the next round, one +1 per win/(2·inc) ACKs
+                    // ("factor of 2 for delayed ACKs").
+                    self.dwnd_left = inc;
+                    self.incr_interval = (win / (2 * inc)).max(1);
+                    self.acks_since_inc = 0;
+                } else {
+                    self.dwnd = self.dwnd.saturating_add(inc);
+                }
             } else if !self.nwr {
                 let dec = (self.zeta_q8 as u64 * diff_q8) >> 16;
                 self.dwnd = (self.dwnd as u64).saturating_sub(dec) as u32;
             }
         }
-        self.dwnd = self.dwnd.min(tp.snd_cwnd_clamp.saturating_sub(self.cwnd));
-        tp.snd_cwnd = self.cwnd + self.dwnd;
+        self.apply(tp);
     }
 
     /// Slides: γ = max(γ_min, W_low·(RTTmax − RTTmin)/RTTmax), at each loss.
@@ -274,6 +396,21 @@ impl Ctcp {
             self.gamma_q8 = g_q8.max(self.gamma_min_q8 as u64) as u32;
         }
         self.max_round_rtt_us = 0;
+    }
+
+    /// [LA13] γ tuning at a loss, if a round was measured since the last one:
+    /// g = ⌊¾·diff_reno⌋, γ ← γ + ⌊(g − γ)·λ⌋ in whole packets, clipped to
+    /// [γ_min, γ_max].
+    fn tune_gamma_tube(&mut self) {
+        if let Some(diff_reno_q8) = self.diff_reno_q8.take() {
+            let g = (diff_reno_q8.saturating_mul(3) >> 10).min(i64::MAX as u64) as i64;
+            let gamma = (self.gamma_q8 >> 8) as i64;
+            let next = gamma + ((g - gamma) >> self.gamma_lambda_shift);
+            let next_q8 = (next.max(0) as u64) << 8;
+            self.gamma_q8 = next_q8
+                .max(self.gamma_min_q8 as u64)
+                .min(self.gamma_max_q8 as u64) as u32;
+        }
     }
 }
 
@@ -299,11 +436,22 @@ impl CongestionOps for Ctcp {
             gamma_auto: p.gamma_auto,
             gamma_min_q8: fixed(p.gamma_min, 8),
             gamma_wlow: p.gamma_wlow,
+            gamma_tube: p.gamma_tube,
+            gamma_max_q8: fixed(p.gamma_max, 8),
+            gamma_lambda_shift: p.gamma_lambda_shift,
+            pace_dwnd: p.pace_dwnd,
+            win_sent: p.win_sent,
             cwnd: 0,
             dwnd: 0,
             gamma_q8: fixed(p.gamma, 8),
             base_rtt_us: u32::MAX,
             beg_snd_nxt: 0,
+            beg_snd_una: 0,
+            beg_cwnd: 0,
+            diff_reno_q8: None,
+            dwnd_left: 0,
+            incr_interval: 0,
+            acks_since_inc: 0,
             cnt_rtt: 0,
             sum_rtt_us: 0,
             min_rtt_us: u32::MAX,
@@ -317,7 +465,7 @@ impl CongestionOps for Ctcp {
     fn init(&mut self, tp: &mut TcpCc) {
         self.cwnd = tp.snd_cwnd;
         self.dwnd = 0;
-        self.restart_round(tp);
+        self.restart(tp);
     }
 
     fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
@@ -344,9 +492,14 @@ impl CongestionOps for Ctcp {
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, mut acked: u32) {
         self.sync(tp);
+        if self.dwnd_left > 0 && tp.is_cwnd_limited() {
+            self.pace(tp);
+        }
         if after(ack, self.beg_snd_nxt) {
+            let edge = self.beg_snd_nxt;
             self.end_round(tp);
             self.restart_round(tp);
+            self.beg_snd_una = edge;
         }
         if !tp.is_cwnd_limited() {
             return;
@@ -367,7 +520,9 @@ impl CongestionOps for Ctcp {
     fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
         self.sync(tp);
         (self.prior_cwnd, self.prior_dwnd) = (self.cwnd, self.dwnd);
-        if self.gamma_auto {
+        if self.gamma_tube {
+            self.tune_gamma_tube();
+        } else if self.gamma_auto {
             self.tune_gamma();
         }
         // eq. 5, third line: cwnd halves, dwnd fills up to win·(1 − β).
@@ -382,7 +537,7 @@ impl CongestionOps for Ctcp {
     fn set_state(&mut self, tp: &mut TcpCc, new_state: CaState) {
         let recovering = |s| matches!(s, CaState::Recovery | CaState::Loss);
         if recovering(new_state) || recovering(tp.ca_state) {
-            self.restart_round(tp);
+            self.restart(tp);
         }
     }
 
@@ -391,7 +546,7 @@ impl CongestionOps for Ctcp {
         // it is re-enabled once slow start has ended.
         if matches!(ev, CaEvent::Loss | CaEvent::CwndRestart) {
             self.dwnd = 0;
-            self.restart_round(tp);
+            self.restart(tp);
         }
     }
 
@@ -404,7 +559,107 @@ impl CongestionOps for Ctcp {
     }
 }
 
+crate::params! {
+    /// Parameters of Lachlan Andrew's Linux CTCP ([LA13]): its module parameters.
+    pub struct CtcpLaParams {
+        /// α: scale of the increase α·win^0.75 per round.
+        alpha: f64 = 0.125, [0.0, 8.0], "[LA13] LOG_ALPHA = 3 (α = 1/8)";
+        /// ζ: dwnd shrinks by ζ·diff per round when diff ≥ γ.
+        zeta: f64 = 1.0, [0.0, 16.0], "[LA13] ETA = 1";
+        /// γ at the start of the connection (packets).
+        gamma: f64 = 30.0, [0.0, 1000000.0], "[LA13] GAMMA = 30";
+        /// Lower clip of the γ tuning (packets).
+        gamma_min: f64 = 5.0, [0.0, 1000000.0], "[LA13] GAMMA_LOW = 5";
+        /// Upper clip of the γ tuning (packets); γ_min = γ_max = γ fixes γ.
+        gamma_max: f64 = 30.0, [0.0, 1000000.0], "[LA13] GAMMA_HIGH = 30";
+        /// log2(1/λ), the forgetting factor of the γ tuning.
+        gamma_lambda_shift: u32 = 2, [0, 16], "[LA13] LAMBDA_SHIFT = 2 (λ = 1/4)";
+        /// The delay component is used only when win ≥ lowwnd (segments).
+        lowwnd: u32 = 38, [0, 1000000000], "[LA13] LOW_WINDOW = 38";
+        /// Spread the per-round dwnd increase over the next round's ACKs.
+        pace_dwnd: bool = true, [0, 1], "[LA13] PACE_DWND = 1";
+    }
+    order { gamma_min <= gamma_max; }
+}
+
+impl From<&CtcpLaParams> for CtcpParams {
+    /// [LA13] in terms of the paper's algorithm: every ACK's RTT sample, the
+    /// minimum RTT of a round with more than 2 samples, win = the segments
+    /// sent in the measured round, TUBE-style γ tuning, paced increase.
+    fn from(p: &CtcpLaParams) -> CtcpParams {
+        CtcpParams {
+            alpha: p.alpha,
+            zeta: p.zeta,
+            gamma: p.gamma,
+            lowwnd: p.lowwnd,
+            min_samples: 2,
+            rtt_min_filter: true,
+            sample_interval_us: 0,
+            gamma_tube: true,
+            gamma_min: p.gamma_min,
+            gamma_max: p.gamma_max,
+            gamma_lambda_shift: p.gamma_lambda_shift,
+            pace_dwnd: p.pace_dwnd,
+            win_sent: true,
+            ..CtcpParams::default()
+        }
+    }
+}
+
+/// Lachlan Andrew's Linux CTCP ([LA13], `tcp_compound.c` release 1.3), the
+/// CTCP that TCP-FIT (INFOCOM 2011 §VI) compared against: [`Ctcp`] with the
+/// parameters of [`CtcpLaParams`] mapped by `From<&CtcpLaParams>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CtcpLa(Ctcp);
+
+impl CtcpLa {
+    /// The CTCP state inside.
+    pub fn ctcp(&self) -> &Ctcp {
+        &self.0
+    }
+}
+
+impl CongestionOps for CtcpLa {
+    const NAME: &'static str = "ctcp-la";
+    type Params = CtcpLaParams;
+
+    fn new(p: &CtcpLaParams) -> Self {
+        CtcpLa(Ctcp::new(&p.into()))
+    }
+    fn init(&mut self, tp: &mut TcpCc) {
+        self.0.init(tp)
+    }
+    fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
+        self.0.ssthresh(tp)
+    }
+    fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
+        self.0.cong_avoid(tp, ack, acked)
+    }
+    fn set_state(&mut self, tp: &mut TcpCc, new_state: CaState) {
+        self.0.set_state(tp, new_state)
+    }
+    fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) {
+        self.0.cwnd_event(tp, ev)
+    }
+    fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
+        self.0.pkts_acked(tp, s)
+    }
+    fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
+        self.0.undo_cwnd(tp)
+    }
+}
+
 crate::cc_property_suite!(ctcp_properties, Ctcp);
+crate::cc_property_suite!(ctcp_la_properties, CtcpLa);
+crate::cc_property_suite!(
+    ctcp_la_fixed_gamma_unpaced_properties,
+    CtcpLa,
+    CtcpLaParams {
+        gamma_min: 30.0,
+        pace_dwnd: false,
+        ..Default::default()
+    }
+);
 crate::cc_property_suite!(
     ctcp_nwr_auto_properties,
     Ctcp,
@@ -426,8 +681,17 @@ mod tests {
         let mut h = Harness::<Ctcp>::with_params(p, cwnd + dwnd);
         h.tp.snd_ssthresh = 2;
         (h.cc.cwnd, h.cc.dwnd) = (cwnd, dwnd);
+        h.cc.beg_cwnd = cwnd;
         h.cc.base_rtt_us = 100_000;
         h
+    }
+
+    /// [LA13] as `CtcpParams`, with `pace_dwnd` as given.
+    fn la(pace_dwnd: bool) -> CtcpParams {
+        CtcpParams::from(&CtcpLaParams {
+            pace_dwnd,
+            ..Default::default()
+        })
     }
 
     /// Send a window, start a round at it, and ACK it segment by segment 1 ms
@@ -758,6 +1022,123 @@ mod tests {
             .unwrap();
         assert_eq!(p.name(), "ctcp");
         assert!(crate::CcParams::with("ctcp", &[("lowwnd", 1.5)]).is_err());
+    }
+
+    #[test]
+    fn la_paces_the_increase_over_the_next_round() {
+        // [LA13]: the round of 100 segments (every ACK sampled, minimum RTT
+        // 100 ms = baseRTT) ends with diff 0 and an increase of
+        // ⌊100^0.75/8⌋ − 1 = 2 (100 = the segments sent in the round), which
+        // is not added at once but one +1 per ⌊101/(2·2)⌋ + 1 = 26 ACKs.
+        let mut h = ca(&la(true), 100, 0);
+        measure(&mut h, |_| 100);
+        assert_eq!(split(&h), (101, 0, 101));
+        close_round(&mut h, 100);
+        assert_eq!(split(&h), (101, 0, 101));
+        for (acks, dwnd) in [(25, 0), (1, 1), (25, 1), (1, 2), (48, 2)] {
+            h.ack_each(acks, 1);
+            assert_eq!(split(&h), (101, dwnd, 101 + dwnd), "after {acks} more ACKs");
+        }
+        // Unpaced, the same round adds both segments at its end.
+        let mut h = ca(&la(false), 100, 0);
+        measure(&mut h, |_| 100);
+        close_round(&mut h, 100);
+        assert_eq!(split(&h), (101, 2, 103));
+    }
+
+    #[test]
+    fn la_adds_what_pacing_left_at_the_round_end() {
+        // 5 segments per ACK: the 100 segments of the round come in 20 ACKs,
+        // the closing one is the 21st, never more than 25, so no paced +1 was
+        // applied; the round end adds both pending segments, then schedules
+        // the next increase: ⌊101^0.75/8⌋ − 1 = 2 for the 101 sent.
+        let mut h = ca(&la(true), 100, 0);
+        measure(&mut h, |_| 100);
+        close_round(&mut h, 100);
+        h.ack_each(20, 5);
+        // The Reno part: 1 + 20·5 = 101 ≥ 101 segments acknowledged → 102.
+        assert_eq!(split(&h), (102, 0, 102));
+        close_round(&mut h, 100);
+        assert_eq!(split(&h), (102, 2, 104));
+        assert_eq!((h.cc.dwnd_left, h.cc.incr_interval), (2, 102 / 4));
+    }
+
+    #[test]
+    fn win_is_the_nominal_window_or_the_segments_sent() {
+        // After an unpaced +2 (101, 2, 103), the next round measures the 101
+        // segments sent at (101, 0). At RTT 142 ms (baseRTT 100 ms) the sent
+        // window gives diff = 101·42/142 = 29.87 < 30: +⌊101^0.75/8⌋ − 1 = 2;
+        // the nominal window 103 gives 30.46 ≥ 30: (2 − 30)⁺ = 0.
+        for (win_sent, dwnd) in [(true, 4), (false, 0)] {
+            let p = CtcpParams {
+                win_sent,
+                ..la(false)
+            };
+            let mut h = ca(&p, 100, 0);
+            measure(&mut h, |_| 100);
+            close_round(&mut h, 100);
+            assert_eq!(split(&h), (101, 2, 103));
+            h.set_rtt_ms(142);
+            h.ack_all();
+            close_round(&mut h, 142);
+            assert_eq!(h.cc.dwnd, dwnd, "win_sent {win_sent}");
+        }
+    }
+
+    #[test]
+    fn la_tunes_gamma_from_the_reno_backlog_at_each_loss() {
+        // A round of 200 segments at RTT 125 ms (baseRTT 100 ms): diff =
+        // 200·25/125 = 40 ≥ 30 → dwnd 100 − 40 = 60; the Reno part's backlog
+        // diff_reno = 100·25/125 = 20. At the loss g = ⌊¾·20⌋ = 15 and
+        // γ = 30 + ⌊(15 − 30)/4⌋ = 30 − 4 = 26; the window halves (161 → 50 + 30).
+        let mut h = ca(&la(false), 100, 100);
+        measure(&mut h, |_| 125);
+        close_round(&mut h, 125);
+        assert_eq!(split(&h), (101, 60, 161));
+        h.loss();
+        assert_eq!((h.cc.gamma(), split(&h)), (26.0, (50, 30, 80)));
+        // No round measured since: the next loss keeps γ.
+        h.loss();
+        assert_eq!(h.cc.gamma(), 26.0);
+        // A backlog of 0 pulls γ down by a quarter of the gap, floored, to γ_min = 5.
+        for gamma in [19.0, 14.0, 10.0, 7.0, 5.0, 5.0] {
+            h.cc.diff_reno_q8 = Some(0);
+            h.loss();
+            assert_eq!(h.cc.gamma(), gamma);
+        }
+        // A large one pushes it up to γ_max = 30: 5 + ⌊(75 − 5)/4⌋ = 22, then 35 → 30.
+        for gamma in [22.0, 30.0] {
+            h.cc.diff_reno_q8 = Some(100 * 256);
+            h.loss();
+            assert_eq!(h.cc.gamma(), gamma);
+        }
+    }
+
+    #[test]
+    fn la_is_a_named_variant_with_its_module_defaults() {
+        let c = CtcpLa::new(&CtcpLaParams::default());
+        let c = c.ctcp();
+        assert_eq!(
+            (
+                c.lowwnd,
+                c.min_samples,
+                c.rtt_min_filter,
+                c.sample_interval_us
+            ),
+            (38, 2, true, 0)
+        );
+        assert!(c.gamma_tube && c.pace_dwnd && c.win_sent && !c.gamma_auto);
+        assert_eq!(
+            (c.gamma(), c.gamma_min_q8, c.gamma_max_q8),
+            (30.0, 5 * 256, 30 * 256)
+        );
+        let p = crate::CcParams::with("ctcp-andrew", &[("gamma_min", 30.0), ("pace_dwnd", 0.0)])
+            .unwrap();
+        assert_eq!(p.name(), "ctcp-la");
+        assert!(crate::CcParams::with("ctcp-la", &[("gamma_min", 31.0)]).is_err());
+        // The paper's default stays the paper's.
+        let c = Ctcp::new(&CtcpParams::default());
+        assert!(!c.gamma_tube && !c.pace_dwnd && !c.win_sent);
     }
 
     #[test]
