@@ -217,10 +217,11 @@ fn reno_reaches_1_22_over_sqrt_p_at_1e_5() {
     assert_all(vec![point("reno", cc("reno"), 1e-5, 6000, true, |r| reno(r.p), Some((1.0, 0.5))).1]);
 }
 
-/// HighSpeed TCP with an ACK for every segment: RFC 3649's per-ACK increase
-/// a(w)/w gives a(w) per RTT only then. hscc (as Linux `tcp_highspeed.c`) adds
+/// HighSpeed TCP with an ACK for every segment. hscc's default credits a(w)/w
+/// per acknowledged segment (RFC 3649's a(w) per RTT whatever the ACK ratio);
+/// Linux `tcp_highspeed.c` (`per_ack = 1`, `HighSpeedParams::linux()`) adds
 /// a(w) per ACK whatever it acknowledges, so with delayed ACKs (2 segments per
-/// ACK) the increase per RTT is a(w)/2. In the RFC's derivation
+/// ACK) its increase per RTT is a(w)/2. In the RFC's derivation
 /// a(w) = w²·p(w)·2b(w)/(2 − b(w)) halving a(w) is the same as doubling p: the
 /// window is the RFC response function at 2p, 2^−0.835 = 0.56 times the window
 /// with an ACK per segment (asserted within 20 %).
@@ -238,7 +239,7 @@ fn reno_reaches_1_22_over_sqrt_p_at_1e_5() {
 fn highspeed_reaches_rfc3649_response_function() {
     let (_, f1) = point("highspeed, ACK every segment", cc("highspeed"), 1e-2, 300, false, |r| reno(r.p), Some((1.0, 0.5)));
     let (every, f2) = point("highspeed, ACK every segment", cc("highspeed"), 1e-4, 1500, false, |r| highspeed(r.p), None);
-    let (delayed, _) = point("highspeed, delayed ACKs", cc("highspeed"), 1e-4, 1500, true, |r| highspeed(r.p), None);
+    let (delayed, _) = point("highspeed linux, delayed ACKs", linux_hs(), 1e-4, 1500, true, |r| highspeed(r.p), None);
     assert_all(vec![f1, f2, half_rate(&every, &delayed)]);
 }
 
@@ -246,8 +247,13 @@ fn highspeed_reaches_rfc3649_response_function() {
 #[ignore = "slow: 1500 simulated seconds at 21000 segments/s and 2000 s at 12000 (~25 s in release)"]
 fn highspeed_reaches_rfc3649_response_function_at_1e_5() {
     let (every, f) = point("highspeed, ACK every segment", cc("highspeed"), 1e-5, 1500, false, |r| highspeed(r.p), None);
-    let (delayed, _) = point("highspeed, delayed ACKs", cc("highspeed"), 1e-5, 2000, true, |r| highspeed(r.p), None);
+    let (delayed, _) = point("highspeed linux, delayed ACKs", linux_hs(), 1e-5, 2000, true, |r| highspeed(r.p), None);
     assert_all(vec![f, half_rate(&every, &delayed)]);
+}
+
+/// Linux's HighSpeed (a(w) per ACK).
+fn linux_hs() -> CcParams {
+    CcParams::with("highspeed", &[("per_ack", 1.0)]).unwrap()
 }
 
 /// Delayed-ACK window / ACK-every-segment window, each normalised by the RFC

@@ -6,8 +6,12 @@
 //! - congestion imminent iff W·(aRTT − minRTT)/aRTT ≥ α (eq. 6), α = 1.65
 //!   (§III.B, §IV) — the estimated number of own packets queued;
 //! - per acknowledged segment in congestion avoidance:
-//!   fast mode W += a(W)/W, with a(W) HighSpeed's increase (RFC 3649, the
-//!   Linux table `crate::algos::highspeed::hstcp_ai`), slow mode W += 1/W (Reno);
+//!   fast mode W += a(W)/W, with a(W) HighSpeed's increase (RFC 3649 App. B
+//!   table, `crate::algos::highspeed::hstcp_ai`), slow mode W += 1/W (Reno).
+//!   Both count acknowledged segments, as HighSpeed's default (RFC 3649) form
+//!   and ns-2 (whose receiver acknowledges every packet) do, so delayed ACKs do
+//!   not halve the fast mode; `per_ack` credits a(W) once per ACK instead, as
+//!   `HighSpeedParams::linux()` does;
 //! - on loss W ← (1 − b(W))·W with HighSpeed's b(W) (`hstcp_md`, b·256), in
 //!   both modes: the paper uses "HSTCP's increase and decrease parameters"
 //!   for its fast mode, and §V.B says that with a useless delay signal it acts
@@ -33,6 +37,26 @@
 //! - Fixed point: α in Q16 (1.65 → 108134/65536 = 1.649994), aRTT in µs Q8;
 //!   the test compares W·(aRTT − minRTT) with ⌊α·aRTT⌋ in Q8 µs. Before the
 //!   first RTT sample the flow is in slow mode.
+//!
+//! # Checked against §III–IV (issue 12)
+//! - Slow-mode decrease: HSTCP's b(W) stays. The pseudo-code of §III.B covers
+//!   only the increase; §V.B settles the decrease: "In a network with unusually
+//!   variable delay [i.e. always in slow mode], the protocol would at worst
+//!   perform as TCP-Reno with a modified drop rule".
+//! - Mode test: eq. 6 / the §III.B pseudo-code, "if (W(aRTT − minRTT) < α ×
+//!   aRTT) { W = W + fast_increase(W)/W } else { W = W + 1/W }", exactly, with
+//!   α = 1.65 ("In our experiments, we used an α value of 1.65", §III.B).
+//! - Delay estimate: "an exponentially smoothed high accuracy round trip time
+//!   estimate" (§III.B), "a queuing action every packet, along with the
+//!   multiplication and addition necessary for an exponentially smoothed
+//!   estimate" (§V.A): one µs sample per ACK into an EWMA, as here.
+//! - Buffer of the ns-2 runs (not stated): one much smaller than the BDP. Figs.
+//!   4–5 (622 Mbit/s, 164 ms RTT, BDP ≈ 8500 packets) show the slow mode "in each
+//!   congestion event cycle" of an 8-minute run; slow mode adds one packet per
+//!   RTT, so a cycle lasts at least B RTTs and several cycles in 480 s need
+//!   B ≪ 2900 packets (a 1-BDP buffer allows none after slow start). ns-2's
+//!   default DropTail limit, `Queue set limit_ 50` (ns-default.tcl), fits; the
+//!   experiments should set it (hscc's default buffer is 1 BDP).
 
 use crate::algos::highspeed::{hstcp_ai, hstcp_md};
 use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
@@ -49,6 +73,8 @@ crate::params! {
         mimd: bool = false, [0, 1], "INFOCOM 2005 §III.B";
         /// Decrease by Scalable TCP's 1/8 instead of HSTCP's b(W).
         stcp_decrease: bool = false, [0, 1], "INFOCOM 2005 §V.C; Kelly 2003";
+        /// Fast mode: a(W) once per ACK (Linux tcp_highspeed.c) instead of per acknowledged segment.
+        per_ack: bool = false, [0, 1], "RFC 3649 / ns-2 HSTCP: per segment; Linux tcp_highspeed.c: per ACK";
     }
 }
 
@@ -63,6 +89,8 @@ pub struct Africa {
     mimd: bool,
     /// Scalable TCP decrease.
     stcp_decrease: bool,
+    /// Fast mode credits a(W) per ACK rather than per acknowledged segment.
+    per_ack: bool,
     /// aRTT, µs Q8 (0 before the first sample).
     artt_q8: u64,
     /// minRTT, µs (`u32::MAX` before the first sample).
@@ -95,6 +123,7 @@ impl CongestionOps for Africa {
             gain_q16: (p.artt_gain * 65536.0).round() as i64,
             mimd: p.mimd,
             stcp_decrease: p.stcp_decrease,
+            per_ack: p.per_ack,
             artt_q8: 0,
             min_rtt_us: u32::MAX,
             fast: false,
@@ -121,7 +150,10 @@ impl CongestionOps for Africa {
         let w = tp.snd_cwnd;
         self.fast = self.no_congestion(w);
         match (self.fast, self.mimd) {
-            (true, false) => tcp_cong_avoid_ai(tp, w, acked.saturating_mul(hstcp_ai(w))),
+            (true, false) => {
+                let per = if self.per_ack { 1 } else { acked };
+                tcp_cong_avoid_ai(tp, w, per.saturating_mul(hstcp_ai(w)))
+            }
             (true, true) => tcp_cong_avoid_ai(tp, w.min(100), acked),
             (false, _) => tcp_cong_avoid_ai(tp, w, acked),
         }
@@ -211,6 +243,23 @@ mod tests {
         h.send_all();
         h.ack_each(125, 1);
         assert_eq!((h.cwnd(), h.tp.snd_cwnd_cnt), (1001, 0));
+    }
+
+    #[test]
+    fn fast_mode_counts_segments_unless_per_ack() {
+        // W = 1000 (a = 8), 500 ACKs of 2 segments: per segment 8000 credits →
+        // thresholds 1000…1006 (7021) → 1007, 979 left, as HighSpeed's default;
+        // per ACK 4000 credits → 1000…1002 (3003) → 1003, 997 left (Linux).
+        for (per_ack, expected) in [(false, (1007, 979)), (true, (1003, 997))] {
+            let p = AfricaParams {
+                per_ack,
+                ..Default::default()
+            };
+            let mut h = ca(&p, 1000, 100_000, 100_000);
+            h.send_all();
+            h.ack_each(500, 2);
+            assert_eq!((h.cwnd(), h.tp.snd_cwnd_cnt), expected, "per_ack {per_ack}");
+        }
     }
 
     #[test]

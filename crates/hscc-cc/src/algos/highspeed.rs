@@ -7,12 +7,36 @@
 //! - p(w): log–log line from (Low_Window, 1.5/Low_Window²) to (High_Window, High_P),
 //!   ≈ 0.078 / w^1.2 with the defaults (RFC 3649 §5).
 //! - b(w) = (High_Decrease − 0.5)·(ln w − ln Low_Window)/(ln High_Window − ln Low_Window) + 0.5.
-//! - a(w) = w²·p(w)·2·b(w)/(2 − b(w)).
-//! - Per ACK in congestion avoidance: w += a(w)/w; on loss w ← (1 − b(w))·w;
-//!   w ≤ Low_Window: a = 1, b = 1/2 (Reno).
+//! - a(w) = w²·p(w)·2·b(w)/(2 − b(w)): the increase in segments *per RTT* that,
+//!   with the decrease b(w), gives the response function (RFC 3649 §5 and App. A,
+//!   the deterministic AIMD model w = √(a(w)·(2 − b(w))/(2·b(w)·p))).
+//! - In congestion avoidance w += a(w)/w per acknowledged segment; on loss
+//!   w ← (1 − b(w))·w; w ≤ Low_Window: a = 1, b = 1/2 (Reno).
 //!
 //! Check values (RFC 3649 App. A/B): a(38) = 1, b = 0.50; a(1058) = 8, b = 0.33;
 //! a(10661) = 30, b = 0.21; a(83000) ≈ 70.7 (formula) / 71 (table), b = 0.10.
+//!
+//! # Per segment (RFC, default) or per ACK (Linux, `per_ack`)
+//! The response function needs a(w) segments per RTT, i.e. a(w)/w for each of
+//! the w segments a window delivers — the model behind Reno's 1.22/√p and the
+//! RFC's App. A, where every segment is acknowledged. That is what the ns-2
+//! HSTCP agent (`tcp.cc`, `windowOption_ 8`: `opencwnd()` adds
+//! `increase_param()` = a(w)/w per new ACK) does with ns-2's default receiver,
+//! which acknowledges every packet, and it is the HSTCP that CTCP ("according to
+//! RFC 3645 [sic] and the reference implementation in NS2", §VI.A) and
+//! TCP-Africa (ns-2.27, §IV) compared against. hscc therefore credits a(w) per
+//! acknowledged segment by default (`acked`·a(w), so a stretch ACK of k
+//! segments counts k times, and the part of an ACK beyond ssthresh at the end of
+//! slow start is carried into congestion avoidance): with delayed ACKs the
+//! window still grows by a(w) per RTT.
+//!
+//! Linux `tcp_highspeed.c` adds a(w) to `snd_cwnd_cnt` once per ACK whatever it
+//! acknowledges, grows cwnd by at most 1 per ACK and drops the part of an ACK
+//! beyond ssthresh after slow start: under delayed ACKs (one ACK per two
+//! segments) it grows by about a(w)/2 per RTT, half the RFC's rate.
+//! [`HighSpeedParams::linux()`] (`per_ack = true`) reproduces that. (Setting the
+//! flow's `ack_counting = "acks"` with the default gives ns-2's per-ACK rule under
+//! any receiver.)
 //!
 //! # Table, not formula
 //! As Linux, the per-ACK path never evaluates the formulas: it walks a table
@@ -22,7 +46,7 @@
 //! this rounds a(w) up and b(w) down (a(1000) = 8 where the formula gives 7.7).
 //! The rows end at 89053 (a = 72, b = 24/256); beyond it a and b stay there.
 //!
-//! The four RFC constants are parameters. With the defaults the RFC table is
+//! The four RFC constants are parameters. With their defaults the RFC table is
 //! used verbatim. With any other value a table is generated in [`CongestionOps::new`]
 //! from the RFC §5 formulas (w_i = smallest integer window with a(w) ≥ i + 1,
 //! md_i = ⌊256·b(w_i)⌋, rows up to the first w_i beyond High_Window, at most
@@ -33,20 +57,18 @@
 //! Other algorithms reuse the default table through [`hstcp_ai`] and [`hstcp_md`].
 //!
 //! # Deviations from the RFC / from Linux
-//! - Growth counts ACKs, as Linux and the ns-2 HSTCP agent do: a(w) is added to
-//!   `snd_cwnd_cnt` per ACK whatever it acknowledges, and cwnd grows at most 1 per
-//!   ACK. With delayed ACKs this halves a(w) per RTT (Linux behaves the same).
-//!   After slow start, the part of a stretch ACK beyond ssthresh is dropped (Linux).
-//! - `ssthresh` re-indexes the table at the current cwnd before taking b(w).
-//!   Linux uses the index left by the last congestion-avoidance ACK, so a loss
-//!   right after slow start halves cwnd whatever its size; RFC 3649 asks for b(w).
+//! - `ssthresh` re-indexes the table at the current cwnd before taking b(w), in
+//!   both modes. Linux uses the index left by the last congestion-avoidance ACK,
+//!   so a loss right after slow start halves cwnd whatever its size; RFC 3649
+//!   asks for b(w).
 //! - The decrease cwnd·md is computed in 64 bits; Linux instead lowers
 //!   `snd_cwnd_clamp` to 2³²/128.
-//! - Limited slow start (RFC 3742, `max_ssthresh`) is not implemented (Linux removed it).
+//! - Limited slow start (RFC 3742, `max_ssthresh`) is not implemented (Linux
+//!   removed it; ns-2's default `max_ssthresh_ 0` leaves it off too).
 
 use std::borrow::Cow;
 
-use crate::helpers::in_congestion_avoidance;
+use crate::helpers::{cong_avoid_start, in_congestion_avoidance, tcp_cong_avoid_ai};
 use crate::ops::{CongestionOps, TcpCc};
 
 crate::params! {
@@ -60,8 +82,24 @@ crate::params! {
         high_p: f64 = 1e-7, [1e-12, 1e-6], "RFC 3649 §5";
         /// High_Decrease: b(High_Window), the decrease factor at High_Window.
         high_decrease: f64 = 0.1, [0.01, 0.5], "RFC 3649 §5";
+        /// Add a(w) once per ACK, at most +1 segment per ACK (Linux), instead of per acknowledged segment (RFC).
+        per_ack: bool = false, [0, 1], "RFC 3649 §5 / App. A: a(w) per RTT, per segment; Linux tcp_highspeed.c: per ACK";
     }
     order { low_window <= high_window; }
+}
+
+impl HighSpeedParams {
+    /// Linux `tcp_highspeed.c`: a(w) once per ACK (half the RFC's growth under delayed ACKs).
+    pub fn linux() -> HighSpeedParams {
+        HighSpeedParams { per_ack: true, ..HighSpeedParams::default() }
+    }
+
+    /// Whether the four RFC 3649 constants are the RFC's (then its App. B table is used).
+    fn rfc_constants(&self) -> bool {
+        let d = HighSpeedParams::default();
+        (self.low_window, self.high_window, self.high_p, self.high_decrease)
+            == (d.low_window, d.high_window, d.high_p, d.high_decrease)
+    }
 }
 
 /// One table row: from the previous row's window (exclusive) up to `cwnd`
@@ -164,6 +202,8 @@ pub struct HighSpeed {
     ai: u32,
     /// The AIMD table: RFC 3649 App. B, or generated from non-default parameters.
     table: Cow<'static, [AimdVal]>,
+    /// a(w) per ACK (Linux) instead of per acknowledged segment (RFC).
+    per_ack: bool,
 }
 
 impl HighSpeed {
@@ -190,12 +230,12 @@ impl CongestionOps for HighSpeed {
     type Params = HighSpeedParams;
 
     fn new(p: &HighSpeedParams) -> Self {
-        let table = if *p == HighSpeedParams::default() {
+        let table = if p.rfc_constants() {
             Cow::Borrowed(&HSTCP_AIMD_VALS[..])
         } else {
             Cow::Owned(generate_table(p))
         };
-        HighSpeed { ai: 0, table }
+        HighSpeed { ai: 0, table, per_ack: p.per_ack }
     }
 
     fn init(&mut self, _tp: &mut TcpCc) {
@@ -210,18 +250,26 @@ impl CongestionOps for HighSpeed {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
-        if !in_congestion_avoidance(tp, acked) {
+        if self.per_ack {
+            // Linux: slow start's leftover is dropped; a(w) per ACK, at most +1.
+            if !in_congestion_avoidance(tp, acked) {
+                return;
+            }
+            self.update_ai(tp.snd_cwnd);
+            if tp.snd_cwnd < tp.snd_cwnd_clamp {
+                tp.snd_cwnd_cnt = tp.snd_cwnd_cnt.saturating_add(self.ai + 1);
+                if tp.snd_cwnd_cnt >= tp.snd_cwnd {
+                    tp.snd_cwnd_cnt -= tp.snd_cwnd;
+                    tp.snd_cwnd += 1;
+                }
+            }
             return;
         }
+        // RFC 3649: w += a(w)/w for each acknowledged segment.
+        let Some(acked) = cong_avoid_start(tp, acked) else { return };
         self.update_ai(tp.snd_cwnd);
-        if tp.snd_cwnd < tp.snd_cwnd_clamp {
-            // cwnd += a(w)/cwnd, at most +1 per ACK (Linux).
-            tp.snd_cwnd_cnt = tp.snd_cwnd_cnt.saturating_add(self.ai + 1);
-            if tp.snd_cwnd_cnt >= tp.snd_cwnd {
-                tp.snd_cwnd_cnt -= tp.snd_cwnd;
-                tp.snd_cwnd += 1;
-            }
-        }
+        let w = tp.snd_cwnd;
+        tcp_cong_avoid_ai(tp, w, acked.saturating_mul(self.ai + 1));
     }
 }
 
@@ -324,12 +372,40 @@ mod tests {
     }
 
     #[test]
-    fn delayed_acks_count_once() {
-        // Linux counts ACKs: 500 ACKs of 2 segments at w = 1000 add 500·8 = 4000 credits.
+    fn delayed_acks_count_each_segment() {
+        // RFC 3649: a(w) per RTT whatever the ACK ratio. 500 ACKs of 2 segments at
+        // w = 1000 credit 500·2·8 = 8000, as 1000 ACKs of 1 do: thresholds 1000,
+        // 1001, …, 1006 (sum 7021) → +7, 979 left. (Per ACK it would be +3.)
         let mut h = harness(1000, 500);
         h.send_all();
         h.ack_each(500, 2);
-        assert_eq!(h.cwnd(), 1003);
+        assert_eq!((h.cwnd(), h.tp.snd_cwnd_cnt), (1007, 979));
+    }
+
+    #[test]
+    fn linux_counts_delayed_acks_once() {
+        // Linux counts ACKs: 500 ACKs of 2 segments at w = 1000 add 500·8 = 4000
+        // credits: thresholds 1000, 1001, 1002 (3003) → +3, 997 left.
+        let mut h = Harness::<HighSpeed>::with_params(&HighSpeedParams::linux(), 1000);
+        h.tp.snd_ssthresh = 500;
+        h.send_all();
+        h.ack_each(500, 2);
+        assert_eq!((h.cwnd(), h.tp.snd_cwnd_cnt), (1003, 997));
+        assert_eq!(h.cc.table(), &HSTCP_AIMD_VALS[..]);
+    }
+
+    #[test]
+    fn slow_start_leftover_counts_in_congestion_avoidance() {
+        // cwnd 99, ssthresh 100, one ACK of 2 segments: slow start takes cwnd to
+        // 100, the other segment is congestion avoidance with a(100) = 2 → 2
+        // credits (RFC). Linux drops it (0 credits).
+        for (p, credits) in [(HighSpeedParams::default(), 2), (HighSpeedParams::linux(), 0)] {
+            let mut h = Harness::<HighSpeed>::with_params(&p, 99);
+            h.tp.snd_ssthresh = 100;
+            h.send_all();
+            h.ack_each(1, 2);
+            assert_eq!((h.cwnd(), h.tp.snd_cwnd_cnt), (100, credits), "per_ack {}", p.per_ack);
+        }
     }
 
     #[test]
