@@ -75,6 +75,8 @@ def main() -> None:
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask measurement")
     ap.add_argument("--inner", metavar="DIR", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.reps < 1:
+        ap.error("--reps: at least 1")
     if args.inner:
         measure(Path(args.inner), args.reps, not args.no_dask)
         return
@@ -121,7 +123,11 @@ def measure(root: Path, reps: int, with_dask: bool) -> None:
             d["seed"] = 1 + i * REPLICATES + k
             scenarios.append(d)
 
-    print(f"hscc {hscc.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; {RUNS} runs of 1 s simulated; "
+    from hscc.provenance import git_revision
+
+    git = git_revision()
+    revision = f" ({git['commit'][:10]}{', dirty' if git['dirty'] else ''})" if git else ""
+    print(f"hscc {hscc.__version__}{revision}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; {RUNS} runs of 1 s simulated; "
           f"{reps} repetitions each", flush=True)
     # Warm up: forkserver, imports (polars, matplotlib, scipy), the engine.
     sweep(one, 2, 2, new_dir())
