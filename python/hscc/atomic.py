@@ -40,8 +40,11 @@ _NEW_GRACE_S = 60.0  # an unlocked "new" directory older than this was left by a
 
 
 @contextmanager
-def atomic_dir(target: Path, check_target: Callable[[Path], None]) -> Iterator[Path]:
+def atomic_dir(target: Path, check_target: Callable[[Path], None], clean: bool = True) -> Iterator[Path]:
     """Yield an empty directory to fill; on success it becomes `target`.
+
+    `clean`: first remove what dead writers left beside the target (`clean_stale`);
+    a writer of many targets in one directory does that once instead.
 
     `check_target(target)` raises if `target` may not be written (or replaced);
     it is called before anything is created and again just before the swap,
@@ -55,7 +58,8 @@ def atomic_dir(target: Path, check_target: Callable[[Path], None]) -> Iterator[P
     except OSError as e:
         raise NotWritable(e.errno, e.strerror) from None
     try:
-        clean_stale(parent)
+        if clean:
+            clean_stale(parent)
         check_target(target)
         tmp, lock = _new_locked(parent, target.name)
     except OSError as e:
@@ -108,7 +112,11 @@ def clean_stale(parent: Path) -> list[Path]:
             continue
         path = Path(entry.path)
         if m["kind"] == "new":
-            if time.time() - entry.stat(follow_symlinks=False).st_mtime > _NEW_GRACE_S:
+            try:
+                age = time.time() - entry.stat(follow_symlinks=False).st_mtime
+            except OSError:
+                continue  # renamed meanwhile by its (live) writer
+            if age > _NEW_GRACE_S:
                 try:
                     path.rmdir()  # only ever empty; rmdir refuses otherwise
                     done.append(path)

@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Union
 
-from hscc.sweeps.metrics import row
 from hscc.sweeps.plan import Job
 from hscc.sweeps.store import RunStore
 from hscc.sweeps.worker import die_with_sweep, run_job
@@ -176,7 +175,7 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
     todo: list[str] = []
     for key, same in by_key.items():
         if store is not None and store.has(key):
-            outcome[key] = Outcome("cached", row(store.load(key)))
+            outcome[key] = Outcome("cached", store.metrics(key))
             counts.cached += len(same)
             points.finished(same)
         else:
@@ -195,7 +194,7 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
 
     def submit(key: str) -> None:
         attempts[key] = attempts.get(key, 0) + 1
-        running[pool.submit(run_job, by_key[key][0].scenario, *limits)] = key
+        running[pool.submit(run_job, by_key[key][0].scenario, *limits, store is not None)] = key
 
     queue = iter(todo)
     try:

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import polars as pl
+
 from hscc import _core
-from hscc.results import FLOWS, Result
+from hscc.results import FLOWS
 
 PER_FLOW_LIMIT = 64
 _FLOW_NUMBERS = [k for k, t in FLOWS.items() if t.is_numeric() and k not in ("flow", "spec")]
@@ -34,9 +36,9 @@ _LINK = ("utilization", "drops", "drops_queue", "drops_random", "mean_qdelay_s",
 _UDP = ("loss_rate", "throughput_bps", "mean_delay_s", "p99_delay_s", "jitter_s")
 
 
-def row(result: Result) -> dict[str, Any]:
-    """The run's metrics, flat."""
-    s = result.summary
+def row(s: dict, web: pl.DataFrame) -> dict[str, Any]:
+    """The metrics of a run, flat, from its summary (``Result.summary``, summary.json)
+    and its web response times (``Result.web``; read only when it has web sources)."""
     out: dict[str, Any] = {"jain_index": s["jain_index"], "total_goodput_bps": s["total_goodput_bps"],
                            "events": s["events"], "wall_time_s": s["wall_time_s"]}
     flows = s["flows"]
@@ -66,7 +68,7 @@ def row(result: Result) -> dict[str, Any]:
     for w in s["web"]:
         at = f"web[{w['web']}]."
         out.update({at + k: w[k] for k in ("started", "completed", "refused")})
-        bins = result.web.filter(result.web["web"] == w["web"])
+        bins = web.filter(web["web"] == w["web"])
         n = bins["count"].sum()
         out[at + "mean_s"] = (bins["count"] * bins["mean_s"]).sum() / n if n else None
     return out

@@ -15,13 +15,13 @@ from hscc.runner import run
 from hscc.sweeps import metrics
 
 
-def run_job(scenario: dict, max_memory: int | None, max_events: int | None) -> tuple[str, Any, Any]:
-    """("ok", files, metrics row) or ("failed", message, None)."""
+def run_job(scenario: dict, max_memory: int | None, max_events: int | None, files: bool) -> tuple[str, Any, Any]:
+    """("ok", the run directory's files if `files` else None, metrics row) or ("failed", message, None)."""
     try:
         result = run(scenario, max_memory=max_memory, max_events=max_events)
     except (ScenarioError, RunError) as e:
         return "failed", str(e), None
-    return "ok", result.files(), metrics.row(result)
+    return "ok", result.files() if files else None, metrics.row(result.summary, result.web)
 
 
 def die_with_sweep(sweep_pid: int) -> None:
