@@ -20,10 +20,13 @@ never touched, whatever its age; nothing else is touched at all.
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
+import functools
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 from contextlib import contextmanager
@@ -40,11 +43,14 @@ _NEW_GRACE_S = 60.0  # an unlocked "new" directory older than this was left by a
 
 
 @contextmanager
-def atomic_dir(target: Path, check_target: Callable[[Path], None], clean: bool = True) -> Iterator[Path]:
+def atomic_dir(target: Path, check_target: Callable[[Path], None], clean: bool = True, sync: bool = True) -> Iterator[Path]:
     """Yield an empty directory to fill; on success it becomes `target`.
 
     `clean`: first remove what dead writers left beside the target (`clean_stale`);
     a writer of many targets in one directory does that once instead.
+    `sync`: flush the files to disk before the rename and the parent after it.
+    Without, the caller must flush the files before the context ends (`sync_dirs`,
+    one flush for many targets) and the parent after.
 
     `check_target(target)` raises if `target` may not be written (or replaced);
     it is called before anything is created and again just before the swap,
@@ -72,7 +78,8 @@ def atomic_dir(target: Path, check_target: Callable[[Path], None], clean: bool =
     old_lock: int | None = None
     try:
         yield tmp
-        _sync_tree(tmp)
+        if sync:
+            _sync_tree(tmp)
         check_target(target)
         if target.exists():
             old_lock = _lock(target)
@@ -80,7 +87,8 @@ def atomic_dir(target: Path, check_target: Callable[[Path], None], clean: bool =
             os.rename(target, old)
         os.rename(tmp, target)
         tmp = None
-        _sync(parent)
+        if sync:
+            fsync_dir(parent)
     except BaseException:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -139,6 +147,32 @@ def clean_stale(parent: Path) -> list[Path]:
         finally:
             os.close(fd)
     return done
+
+
+def sync_dirs(dirs: list[Path]) -> None:
+    """Flush the files under each of `dirs` to disk: on Linux one syncfs(2) of their
+    file system (one journal commit for all of them, instead of one per file), else
+    an fsync of every file."""
+    if not dirs:
+        return
+    syncfs = getattr(_libc(), "syncfs", None)
+    if syncfs is not None:
+        fd = os.open(dirs[0], os.O_RDONLY)
+        try:
+            if syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    for d in dirs:
+        _sync_tree(d)
+
+
+@functools.cache
+def _libc():
+    try:
+        return ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+    except OSError:
+        return None
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -222,10 +256,10 @@ def _sync_tree(root: Path) -> None:
         if p.is_file():
             with open(p, "rb") as f:
                 os.fsync(f.fileno())
-    _sync(root)
+    fsync_dir(root)
 
 
-def _sync(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -191,6 +191,7 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
 
     running: dict[Future, str] = {}
     attempts: dict[str, int] = {}
+    unsaved: dict[str, tuple[dict, dict]] = {}  # finished in this round, to store
 
     def submit(key: str) -> None:
         attempts[key] = attempts.get(key, 0) + 1
@@ -230,9 +231,15 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
                 if status != "ok":
                     finish(key, Outcome("failed", error=payload))
                     continue
-                if store is not None:
-                    store.save(key, payload)
-                finish(key, Outcome("ok", metrics))
+                if store is None:
+                    finish(key, Outcome("ok", metrics))
+                else:
+                    unsaved[key] = (payload, metrics)
+            if unsaved:  # stored at once, those that finished together with one flush to disk
+                store.save({k: files for k, (files, _) in unsaved.items()})
+                for k, (_, metrics) in unsaved.items():
+                    finish(k, Outcome("ok", metrics))
+                unsaved.clear()
     finally:
         for fut in running:
             fut.cancel()

@@ -9,11 +9,12 @@ killed sweep leaves no half runs.
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 
 import polars as pl
 
-from hscc.atomic import atomic_dir
+from hscc.atomic import atomic_dir, fsync_dir, sync_dirs
 from hscc.results import WEB, Result, load
 from hscc.rundir import FILES, RunDirError, read_manifest
 from hscc.sweeps.metrics import row
@@ -32,18 +33,24 @@ class RunStore:
         d = self.path(key)
         return read_manifest(d) is not None and all((d / f).is_file() for f in FILES)
 
-    def save(self, key: str, files: dict[str, bytes]) -> Path:
-        """Store a run's files under `key` (nothing is done if another writer stored it first)."""
-        target = self.path(key)
-        if self.has(key):
-            return target
-        try:
-            with atomic_dir(target, _absent, clean=False) as tmp:  # the sweep cleaned the store once, at its start
+    def save(self, runs: dict[str, dict[str, bytes]]) -> None:
+        """Store runs (key → files), each atomically, with one flush to disk for all of
+        them: a run is visible only once its files are durable. A key already stored
+        (by another sweep sharing the store) is left as it is."""
+        with ExitStack() as stack:
+            staged = []
+            for key, files in runs.items():
+                if self.has(key):
+                    continue
+                # Cleaned once, when the sweep began. A run another sweep stores meanwhile
+                # is replaced by this one: the same key, the same numbers.
+                tmp = stack.enter_context(atomic_dir(self.path(key), _any, clean=False, sync=False))
                 for name, data in files.items():
                     (tmp / name).write_bytes(data)
-        except _Present:
-            pass  # stored meanwhile by another sweep sharing the store
-        return target
+                staged.append(tmp)
+            sync_dirs(staged)
+        # Leaving the stack renamed each run into place; make the renames durable too.
+        fsync_dir(self.root)
 
     def load(self, key: str) -> Result:
         return load(self.path(key))
@@ -60,10 +67,5 @@ class RunStore:
         return row(summary, web)
 
 
-class _Present(RunDirError):
-    pass
-
-
-def _absent(target: Path) -> None:
-    if target.exists() or target.is_symlink():
-        raise _Present(f"{target} exists")
+def _any(target: Path) -> None:
+    """Any target may be written: a key's run is the same whoever stores it."""
