@@ -67,8 +67,10 @@ def run(sw: Sweep, out: Optional[str | Path] = None, jobs: Optional[int] = None,
     made = plan.make(sw, memory, max_events)
     axes = [[m.path for m in a.members] for a in sw.axes]
     directory = Path(out) if out is not None else None
-    store = sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None
+    if directory is not None:
+        sweepdir.check(directory)  # refused before a cluster is reached or anything is written
     with execute.open_pool(workers if dask is None else jobs, dask) as pool:
+        store = sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None
         outcomes = execute.execute(made.jobs, store, pool, (memory, max_events), progress)
     result = SweepResult.from_outcomes(made, outcomes, store, directory)
     if directory is not None:

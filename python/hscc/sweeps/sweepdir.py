@@ -46,8 +46,9 @@ def read_manifest(directory: Path) -> Optional[dict]:
     return None
 
 
-def prepare(directory: Path, sweep: Sweep, axes_columns: list[list[str]], runs: int) -> RunStore:
-    """Check that `directory` may hold this sweep, mark it as a sweep directory and return its store."""
+def check(directory: Path) -> None:
+    """RunDirError unless `directory` may hold a sweep: absent, empty, or a sweep directory
+    holding nothing but what hscc writes there."""
     directory = Path(directory)
     if directory.is_symlink() or (directory.exists() and not directory.is_dir()):
         raise RunDirError(f"{directory} exists and is not a directory; refusing to use it")
@@ -57,6 +58,12 @@ def prepare(directory: Path, sweep: Sweep, axes_columns: list[list[str]], runs: 
         foreign = sorted(p.name for p in directory.iterdir() if p.name not in OWNED and not p.name.startswith("."))
         if foreign:
             raise RunDirError(f"{directory} holds files hscc did not write ({', '.join(foreign[:5])}); refusing to write into it")
+
+
+def prepare(directory: Path, sweep: Sweep, axes_columns: list[list[str]], runs: int) -> RunStore:
+    """Check `directory` (see `check`), mark it as a sweep directory and return its store."""
+    directory = Path(directory)
+    check(directory)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         write_manifest(directory, sweep, axes_columns, runs, None)
