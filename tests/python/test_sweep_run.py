@@ -227,3 +227,36 @@ def test_a_script_without_a_main_guard_can_sweep(base, tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['ok', 'ok']" and "Traceback" not in done.stderr
+
+
+def test_a_lost_dask_worker_loses_no_run(write_toml, tmp_path):
+    pytest.importorskip("distributed")
+    import os
+    import signal
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_sweep_resume import alive, descendants
+
+    slow = write_toml(ONE_FLOW.replace('duration = "10s"', 'duration = "20s"').replace("10Mbps", "300Mbps"), "slow.toml")  # ~0.2 s each
+    out = tmp_path / "sweep"
+    killed: list[int] = []
+
+    def kill_a_worker() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            runs = out / "runs"
+            if runs.is_dir() and any(not p.name.startswith(".") for p in runs.iterdir()):
+                workers = [p for p in descendants(os.getpid()) if alive(p) and b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+                if workers:
+                    os.kill(max(workers), signal.SIGKILL)  # a worker process (the nannies live in this process)
+                    killed.append(max(workers))
+            time.sleep(0.02)
+
+    t = threading.Thread(target=kill_a_worker)
+    t.start()
+    result = hscc.sweep(slow, {}, replicates=12, jobs=2, dask="local", out=out)
+    t.join()
+    assert killed, "a worker was killed mid-sweep"
+    assert set(result.points["status"]) == {"ok"} and result.points.height == 12
+    assert len(list((out / "runs").iterdir())) == 12
