@@ -4,19 +4,7 @@
 
 mod peak;
 
-use hscc_sim::{ScenarioSpec, Sim};
-
-/// Peak heap bytes above the level at the start, for build + run + JSON.
-fn measure(json: &str) -> (u64, u64, u64, u64) {
-    let spec = ScenarioSpec::from_json(json).unwrap();
-    let est = spec.estimate().unwrap();
-    let base = peak::start();
-    let r = Sim::new(spec.build().unwrap()).unwrap().run();
-    let out = r.to_json();
-    let peak = peak::since(base) as u64;
-    drop(out);
-    (est.memory_bytes, peak, est.events, r.events)
-}
+use hscc_sim::{ScenarioSpec, SimConfig};
 
 const TESTBED: &str = r#"{"duration": 20, "output": {"sample_interval": 0.1}, "topology": {"kind": "dumbbell",
     "bottleneck": {"rate": 7e8, "delay": 0.001, "buffer": {"packets": 1500}},
@@ -42,14 +30,13 @@ const LONG_TRACES: &str = r#"{"duration": 60, "output": {"sample_interval": 0.00
 #[test]
 fn the_estimate_is_within_half_and_three_times_the_measured_peak() {
     // One test: the allocator's counters are process-wide.
-    let mut report = String::new();
-    for (name, json) in [("testbed", TESTBED), ("many flows", MANY_FLOWS), ("web", WEB), ("long traces", LONG_TRACES)] {
-        let (est, peak, est_events, events) = measure(json);
-        let ratio = est as f64 / peak as f64;
-        let ev_ratio = est_events as f64 / events as f64;
-        report += &format!("{name}: memory estimate {est} B, measured peak {peak} B ({ratio:.2}×); events estimate {est_events}, run {events} ({ev_ratio:.2}×)\n");
-        assert!((0.5..=3.0).contains(&ratio), "{report}");
-        assert!((0.3..=3.0).contains(&ev_ratio), "{report}");
+    fn cfg(json: &str) -> SimConfig {
+        ScenarioSpec::from_json(json).unwrap().build().unwrap()
     }
-    eprintln!("{report}");
+    peak::check_estimates([
+        ("testbed", (|| cfg(TESTBED)) as fn() -> SimConfig),
+        ("many flows", || cfg(MANY_FLOWS)),
+        ("web", || cfg(WEB)),
+        ("long traces", || cfg(LONG_TRACES)),
+    ]);
 }

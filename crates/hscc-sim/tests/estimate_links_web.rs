@@ -7,16 +7,6 @@ mod peak;
 
 use hscc_sim::prelude::*;
 
-fn measure(cfg: SimConfig) -> (u64, u64, u64, u64) {
-    let est = cfg.estimate();
-    let base = peak::start();
-    let r = Sim::new(cfg).unwrap().run();
-    let out = r.to_json();
-    let peak = peak::since(base) as u64;
-    drop(out);
-    (est.memory_bytes, peak, est.events, r.events)
-}
-
 /// Web sessions (PackMime sizes, 9 % persistent) both ways over 100 Mbit/s, plus 4 long flows.
 fn sessions() -> SimConfig {
     let bn = LinkConfig::new(100_000_000, 10 * MS, Buffer::Packets(500));
@@ -58,14 +48,5 @@ fn ticks() -> SimConfig {
 #[test]
 fn the_estimate_covers_sessions_reordering_and_ticks() {
     // One test: the allocator's counters are process-wide.
-    let mut report = String::new();
-    for (name, cfg) in [("sessions", sessions()), ("reordering", reordering()), ("ticks", ticks())] {
-        let (est, peak, est_events, events) = measure(cfg);
-        let ratio = est as f64 / peak as f64;
-        let ev_ratio = est_events as f64 / events as f64;
-        report += &format!("{name}: memory estimate {est} B, measured peak {peak} B ({ratio:.2}×); events estimate {est_events}, run {events} ({ev_ratio:.2}×)\n");
-        assert!((0.5..=3.0).contains(&ratio), "{report}");
-        assert!((0.3..=3.0).contains(&ev_ratio), "{report}");
-    }
-    eprintln!("{report}");
+    peak::check_estimates([("sessions", sessions as fn() -> SimConfig), ("reordering", reordering), ("ticks", ticks)]);
 }

@@ -34,3 +34,29 @@ pub fn start() -> usize {
 pub fn since(base: usize) -> usize {
     PEAK.load(Relaxed) - base
 }
+
+/// Each named run's estimate against what it measured: peak heap over
+/// building its configuration, the run and the JSON results within 0.5× to
+/// 3× of the memory estimate, events within 0.3× to 3× (docs/performance.md).
+/// Panics with the report of every run so far; prints it on success.
+#[allow(dead_code)] // not every binary that counts allocations checks estimates
+pub fn check_estimates(runs: impl IntoIterator<Item = (&'static str, fn() -> hscc_sim::SimConfig)>) {
+    let mut report = String::new();
+    for (name, config) in runs {
+        let est = config().estimate();
+        let base = start();
+        let r = hscc_sim::Sim::new(config()).unwrap().run();
+        let out = r.to_json();
+        let peak = since(base) as u64;
+        drop(out);
+        let ratio = est.memory_bytes as f64 / peak as f64;
+        let ev_ratio = est.events as f64 / r.events as f64;
+        report += &format!(
+            "{name}: memory estimate {} B, measured peak {peak} B ({ratio:.2}×); events estimate {}, run {} ({ev_ratio:.2}×)\n",
+            est.memory_bytes, est.events, r.events
+        );
+        assert!((0.5..=3.0).contains(&ratio), "{report}");
+        assert!((0.3..=3.0).contains(&ev_ratio), "{report}");
+    }
+    eprintln!("{report}");
+}
