@@ -1,4 +1,5 @@
-"""Shared fixtures: paths and small scenarios that run in well under a second."""
+"""Shared fixtures: paths and small scenarios that run in well under a second; /proc
+helpers for the tests that kill processes and check that none is left behind."""
 
 from __future__ import annotations
 
@@ -45,3 +46,29 @@ def write_toml(tmp_path: Path):
 @pytest.fixture
 def one_flow(write_toml) -> Path:
     return write_toml(ONE_FLOW, "one-flow.toml")
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, stack = set(), [pid]
+    while stack:
+        for c in children.get(stack.pop(), []):
+            found.add(c)
+            stack.append(c)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -16,10 +16,12 @@ import polars as pl
 import pytest
 
 import hscc
-from conftest import ONE_FLOW
+from conftest import ONE_FLOW, alive, descendants
 
 SCENARIO = ONE_FLOW.replace('duration = "10s"', 'duration = "30s"').replace("10Mbps", "300Mbps")  # ~0.2 s of engine time
-SWEEP = 'base = "base.toml"\nreplicates = 6\n[axes]\n"topology.bottleneck.loss" = [0, "0.1%", "1%"]\n"flows[0].algorithm" = ["reno", "cubic"]\n'
+REPLICATES = 8
+RUNS = 3 * 2 * REPLICATES  # loss × algorithm × replicates: enough that five kills land before the end
+SWEEP = f'base = "base.toml"\nreplicates = {REPLICATES}\n[axes]\n"topology.bottleneck.loss" = [0, "0.1%", "1%"]\n"flows[0].algorithm" = ["reno", "cubic"]\n'
 MACHINE = ("wall_time_s", "status")
 
 
@@ -48,31 +50,6 @@ def wait_for_runs(out: Path, n: int, proc: subprocess.Popen) -> None:
         time.sleep(0.01)
 
 
-def descendants(pid: int) -> set[int]:
-    """Every process below `pid` (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    found, stack = set(), [pid]
-    while stack:
-        for c in children.get(stack.pop(), []):
-            found.add(c)
-            stack.append(c)
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def wait_gone(pids: set[int], seconds: float = 10) -> set[int]:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and any(alive(p) for p in pids):
@@ -83,7 +60,7 @@ def wait_gone(pids: set[int], seconds: float = 10) -> set[int]:
 @pytest.mark.timeout(180)
 def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_sweep(sweep_file, tmp_path):
     reference = hscc.sweep(sweep_file.parent / "base.toml", {"topology.bottleneck.loss": [0, "0.1%", "1%"],
-                                                             "flows[0].algorithm": ["reno", "cubic"]}, replicates=6, jobs=2)
+                                                             "flows[0].algorithm": ["reno", "cubic"]}, replicates=REPLICATES, jobs=2)
     out = tmp_path / "out"
     rng = random.Random(11)
     kills = ["group", "main", "interrupt", "group", "main"]
@@ -92,7 +69,7 @@ def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_sweep(swe
         wait_for_runs(out, stored(out) + rng.randint(1, 3), proc)  # at a random moment well inside the sweep
         time.sleep(rng.uniform(0, 0.2))
         below = descendants(proc.pid)
-        assert proc.poll() is None and stored(out) < 36, "the sweep is killed before it ends"
+        assert proc.poll() is None and stored(out) < RUNS, "the sweep is killed before it ends"
         if how == "group":
             os.killpg(proc.pid, signal.SIGKILL)
         elif how == "main":
@@ -110,7 +87,7 @@ def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_sweep(swe
     assert resumed.points.drop(MACHINE).equals(reference.points.drop(MACHINE)), "resumed rows equal the uninterrupted sweep's"
     runs = sorted(p.name for p in (out / "runs").iterdir())
     assert runs == sorted(set(resumed.points["run"])), "one stored run per run, nothing half-written left behind"
-    assert len(runs) == 36
+    assert len(runs) == RUNS
     assert not [p for p in out.iterdir() if p.name.startswith(".")], "no temporary files left"
     final = subprocess.run([sys.executable, "-m", "hscc", "sweep", str(sweep_file), "--out", str(out), "-q"], capture_output=True, timeout=120)
     assert final.returncode == 0

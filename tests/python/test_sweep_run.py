@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import hscc
-from conftest import ONE_FLOW
+from conftest import ONE_FLOW, alive, descendants
 from hscc.cli import app
 from hscc.sweeps import execute, plan, spec
 
@@ -233,10 +233,6 @@ def test_a_lost_dask_worker_loses_no_run(write_toml, tmp_path):
     pytest.importorskip("distributed")
     import os
     import signal
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_sweep_resume import alive, descendants
 
     slow = write_toml(ONE_FLOW.replace('duration = "10s"', 'duration = "20s"').replace("10Mbps", "300Mbps"), "slow.toml")  # ~0.2 s each
     out = tmp_path / "sweep"
