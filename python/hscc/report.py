@@ -47,9 +47,9 @@ def summary(result: Result) -> Group:
 
 def sweep_summary(result) -> Table:
     """Per point: the swept values and the mean ± 95 % CI half-width of the first plotted metrics."""
-    from hscc.sweeps.plot import default_metrics
+    from hscc.sweeps.metrics import headline
 
-    metrics = default_metrics(result)[:3]
+    metrics = headline(result.metrics)[:3]
     stats = result.summary()
     points = stats.partition_by("point", maintain_order=True) if stats.height else []
     t = Table(title=f"{result.points.height} runs, {len(points)} points: mean ± 95 % CI half-width (SI units)", title_justify="left",

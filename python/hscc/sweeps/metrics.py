@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import polars as pl
@@ -34,6 +35,14 @@ _GROUP_SUMS = ("goodput_bps", "share", "retrans", "timeouts", "recoveries", "los
 _LINK = ("utilization", "drops", "drops_queue", "drops_random", "mean_qdelay_s", "p99_qdelay_s", "max_qdelay_s",
          "mean_queue_pkts", "normalized_occupancy")
 _UDP = ("loss_rate", "throughput_bps", "mean_delay_s", "p99_delay_s", "jitter_s")
+_HEADLINE = re.compile(r"^(jain_index|total_goodput_bps|flows\[\d+\]\.goodput_bps|[^.\[]+:fwd\.(utilization|mean_qdelay_s))$")
+
+
+def headline(names: list[str]) -> list[str]:
+    """The metrics `hscc sweep` plots and summarizes, in the order of `names`: Jain's
+    index, the total goodput, each [[flows]] entry's goodput, and each monitored forward
+    link's utilization and queuing delay."""
+    return [m for m in names if _HEADLINE.match(m)]
 
 
 def row(s: dict, web: pl.DataFrame) -> dict[str, Any]:

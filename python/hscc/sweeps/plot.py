@@ -14,23 +14,18 @@ from matplotlib.figure import Figure
 
 from hscc.atomic import write_bytes
 from hscc.rundir import RunDirError
+from hscc.sweeps.metrics import headline
 
 _MAX_LINES = 12
 
 
-def default_metrics(result) -> list[str]:
-    """What `hscc sweep` plots: Jain's index, the total goodput, each [[flows]] entry's goodput,
-    and each monitored forward link's utilization and queuing delay."""
-    wanted = re.compile(r"^(jain_index|total_goodput_bps|flows\[\d+\]\.goodput_bps|[^.\[]+:fwd\.(utilization|mean_qdelay_s))$")
-    return [m for m in result.metrics if wanted.match(m)]
-
-
 def plot(result, out_dir: str | Path, metrics: Optional[list[str]] = None, overwrite: bool = False) -> list[Path]:
-    """Write OUT_DIR/METRIC.png for each metric; returns the paths. An existing file is
-    replaced only with `overwrite` (or when `out_dir` is the sweep directory's own plots)."""
+    """Write OUT_DIR/METRIC.png for each metric (default: the headline metrics); returns
+    the paths. An existing file is replaced only with `overwrite` (or when `out_dir` is
+    the sweep directory's own plots)."""
     if not result.axes:
         raise ValueError("a sweep without axes has nothing to plot against")
-    metrics = metrics if metrics is not None else default_metrics(result)
+    metrics = metrics if metrics is not None else headline(result.metrics)
     unknown = [m for m in metrics if m not in result.metrics]
     if unknown:
         raise ValueError(f"metric {unknown[0]!r} is not in the sweep (one of: {', '.join(result.metrics[:20])}, ...)")
