@@ -12,13 +12,17 @@ from typing import Any
 
 from hscc.errors import RunError, ScenarioError
 from hscc.runner import run
+from hscc.scenario import Scenario
 from hscc.sweeps import metrics
 
 
 def run_job(scenario: dict, max_memory: int | None, max_events: int | None, files: bool) -> tuple[str, Any, Any]:
-    """("ok", the run directory's files if `files` else None, metrics row) or ("failed", message, None)."""
+    """("ok", the run directory's files if `files` else None, metrics row) or ("failed", message, None).
+
+    `scenario` is in the checked form the sweep's plan made (`Scenario.to_dict()`), so it
+    is not checked again here; building the simulation still refuses anything invalid."""
     try:
-        result = run(scenario, max_memory=max_memory, max_events=max_events)
+        result = run(Scenario(scenario), max_memory=max_memory, max_events=max_events)
     except (ScenarioError, RunError) as e:
         return "failed", str(e), None
     return "ok", result.files() if files else None, metrics.row(result.summary, result.web)
