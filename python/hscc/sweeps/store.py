@@ -2,8 +2,8 @@
 
 A run is stored once, atomically (``hscc.atomic``), under its key; a key that
 is there is never computed again. A directory being written when its writer
-died is hidden and unlocked, and the next write into the store removes it, so a
-killed sweep leaves no half runs.
+died is hidden and unlocked, and the next sweep into the same directory removes
+it when it starts (``sweepdir.prepare``), so a killed sweep leaves no half runs.
 """
 
 from __future__ import annotations
