@@ -78,7 +78,7 @@ class SweepResult:
             pl.col("value").mean().alias("mean"),
             pl.col("value").std(ddof=1).alias("std"),
         )
-        half = pl.Series([_t_quantile(confidence, n - 1) for n in stats["n"]], dtype=pl.Float64) * stats["std"] / stats["n"].cast(pl.Float64).sqrt()
+        half = pl.Series([t_quantile(confidence, n - 1) for n in stats["n"]], dtype=pl.Float64) * stats["std"] / stats["n"].cast(pl.Float64).sqrt()
         return stats.with_columns((pl.col("mean") - half).alias("ci_low"), (pl.col("mean") + half).alias("ci_high")).sort(["point"], maintain_order=True)
 
     def plot(self, out_dir: str | Path, metrics: Optional[list[str]] = None, overwrite: bool = False) -> list[Path]:
@@ -108,7 +108,7 @@ class SweepResult:
 
 
 @functools.lru_cache(maxsize=1024)
-def _t_quantile(confidence: float, df: int) -> float:
+def t_quantile(confidence: float, df: int) -> float:
     """The two-sided Student-t quantile for `df` degrees of freedom (NaN below 1)."""
     if df < 1:
         return math.nan

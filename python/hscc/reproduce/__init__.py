@@ -1,0 +1,147 @@
+"""The papers' experiments, rerun: each one a base scenario, a sweep, the paper's metric
+and the published numbers (``experiments/PAPER/NAME.toml``), compared cell by cell.
+
+    import hscc.reproduce as rep
+    rep.catalogue()                                   # every experiment
+    r = rep.reproduce("ctcp-table2", quick=True, out="repro/ctcp-table2")
+    r.table                                           # paper | hscc mean, CI | deviation | verdict
+    r.claims                                          # the paper's qualitative claims, checked
+    rep.reproduce_all("repro/all", quick=True)        # every experiment and report.html
+
+The same from the command line: ``hscc reproduce list``, ``hscc reproduce NAME --out DIR``,
+``hscc reproduce all --out DIR`` (docs/reproductions.md).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Union
+
+import polars as pl
+
+from hscc.atomic import write_bytes
+from hscc.reproduce import compare, figure, measures, outdir, tables
+from hscc.reproduce.compare import ClaimResult
+from hscc.reproduce.experiment import PAPERS, Experiment, ExperimentError, catalogue, find, load
+from hscc.reproduce.measures import MeasureError
+from hscc.rundir import RunDirError
+from hscc.sweeps import Progress, SweepResult, run as run_sweep
+from hscc.sweeps.spec import SweepError, parse as parse_sweep
+
+__all__ = ["PAPERS", "ClaimResult", "Experiment", "ExperimentError", "MeasureError", "Reproduction", "catalogue",
+           "find", "load", "reproduce", "reproduce_all", "resolve"]
+
+
+@dataclass
+class Reproduction:
+    """One experiment rerun: ``table`` (compare.SCHEMA), ``claims``, ``values`` (the measure
+    of every run), the sweep's result, and how long it took."""
+
+    experiment: Experiment
+    quick: bool
+    table: pl.DataFrame
+    claims: list[ClaimResult]
+    values: pl.DataFrame
+    sweep: SweepResult
+    wall_time_s: float
+    figure: bytes = field(repr=False, default=b"")
+
+    @property
+    def failed_runs(self) -> int:
+        return self.sweep.failed.height
+
+    def counts(self) -> dict[str, int]:
+        """Cells by verdict, and claims held / checked."""
+        verdicts = self.table["verdict"].drop_nulls().to_list()
+        out = {v: verdicts.count(v) for v in ("agrees", "same direction", "differs", "no result")}
+        out["claims_held"] = sum(c.holds for c in self.claims)
+        out["claims"] = len(self.claims)
+        return out
+
+
+def resolve(name: Union[str, Path, Experiment]) -> Experiment:
+    """An experiment from its catalogue name, an experiment file, or itself (ExperimentError)."""
+    if isinstance(name, Experiment):
+        return name
+    found = find(str(name))
+    if found is not None:
+        return found
+    if str(name).endswith(".toml") or Path(name).is_file():
+        return load(name)
+    raise ExperimentError(f"experiment {str(name)!r} is not in the catalogue (hscc reproduce list) nor an experiment file")
+
+
+def reproduce(name: Union[str, Path, Experiment], out: Optional[Union[str, Path]] = None, quick: bool = False,
+              replicates: Optional[int] = None, jobs: Optional[int] = None, dask: Optional[str] = None,
+              progress: Optional[Progress] = None) -> Reproduction:
+    """Rerun one experiment through the sweep machinery and compare it with the paper.
+
+    With `out`, everything is written there (see outdir) and a second call reuses the stored
+    runs; `quick` runs the experiment's short version. ExperimentError, SweepError, MeasureError
+    or RunDirError before anything runs if something is wrong."""
+    exp = resolve(name)
+    if replicates is not None and not 1 <= replicates <= 1000:
+        raise SweepError(f"replicates: {replicates} is not allowed (1 to 1000)")
+    sweep = _sweep(exp, quick, replicates)
+    directory = Path(out) if out is not None else None
+    if directory is not None:
+        outdir.check(directory, outdir.ONE)
+        directory.mkdir(parents=True, exist_ok=True)
+        outdir.write_manifest(directory, outdir.ONE, _manifest(exp, quick, sweep.replicates, None))
+    start = time.monotonic()
+    result = run_sweep(sweep, directory / outdir.SWEEP if directory else None, jobs, dask, progress)
+    values = measures.per_run(exp, result)
+    table = compare.cells(exp, values)
+    checked = compare.claims(exp, table)
+    rep = Reproduction(exp, quick, table, checked, values, result, time.monotonic() - start, figure.png(exp, table))
+    if directory is not None:
+        outdir.write_parquet(directory / "values.parquet", values)
+        outdir.write_parquet(directory / "comparison.parquet", table)
+        write_bytes(directory / "comparison.md", tables.markdown(rep).encode())
+        write_bytes(directory / "figure.png", rep.figure)
+        outdir.write_manifest(directory, outdir.ONE, _manifest(exp, quick, sweep.replicates, rep))
+    return rep
+
+
+def reproduce_all(out: Union[str, Path], quick: bool = False, replicates: Optional[int] = None, jobs: Optional[int] = None,
+                  dask: Optional[str] = None, only: Optional[list[str]] = None,
+                  on_start: Optional[Callable[[Experiment], Optional[Progress]]] = None) -> list[Reproduction]:
+    """Every experiment of the catalogue (or those named in `only`) into OUT/NAME, then
+    OUT/comparison.parquet and OUT/report.html."""
+    from hscc.reproduce import html
+
+    exps = [resolve(n) for n in only] if only else list(catalogue())
+    directory = Path(out)
+    outdir.check(directory, outdir.ALL, {e.name for e in catalogue()} | {e.name for e in exps})
+    for e in exps:
+        _sweep(e, quick, replicates)  # every experiment's sweep file is checked before the first runs
+    directory.mkdir(parents=True, exist_ok=True)
+    body = {"experiments": [e.name for e in exps], "quick": quick, "complete": False}
+    outdir.write_manifest(directory, outdir.ALL, body)
+    done = []
+    for e in exps:
+        progress = on_start(e) if on_start else None
+        done.append(reproduce(e, directory / e.name, quick, replicates, jobs, dask, progress))
+    outdir.write_parquet(directory / "comparison.parquet", pl.concat([r.table for r in done]))
+    write_bytes(directory / "report.html", html.report(done).encode())
+    outdir.write_manifest(directory, outdir.ALL, {**body, "complete": True, "wall_time_s": sum(r.wall_time_s for r in done),
+                                                  "scorecard": {r.experiment.name: r.counts() for r in done}})
+    return done
+
+
+def _sweep(exp: Experiment, quick: bool, replicates: Optional[int]):
+    try:
+        return parse_sweep(exp.sweep_data(quick, replicates), source=exp.file)
+    except SweepError as e:
+        raise SweepError(f"experiment {exp.name}: {e}") from None
+
+
+def _manifest(exp: Experiment, quick: bool, replicates: int, rep: Optional[Reproduction]) -> dict:
+    body = {"experiment": exp.name, "paper": exp.paper, "source": exp.source, "file": exp.file, "quick": quick,
+            "replicates": replicates, "complete": rep is not None}
+    if rep is not None:
+        body.update(wall_time_s=rep.wall_time_s, counts=rep.counts(), failed_runs=rep.failed_runs,
+                    claims=[{"text": c.text, "holds": c.holds, "detail": c.detail} for c in rep.claims])
+    return body

@@ -1,0 +1,129 @@
+"""hscc's numbers beside the paper's: mean and 95 % confidence interval per cell,
+deviation, verdict; and the paper's qualitative claims checked.
+
+Verdict of a cell with a published number:
+
+- ``agrees``: hscc's mean is within ±25 % of the paper's (``TOLERANCE``);
+- ``same direction``: not within 25 %, but every comparison the paper's numbers make
+  with this cell comes out the same way in hscc: with the same series' previous x (the
+  trend) and with each other series at the same x (the ranking); a difference under
+  ``TIE`` of the larger value counts as a tie, which matches anything;
+- ``differs``: otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import polars as pl
+
+from hscc.reproduce.experiment import Claim, Experiment
+from hscc.sweeps.result import t_quantile
+
+TOLERANCE = 0.25
+TIE = 0.05
+CONFIDENCE = 0.95
+SCHEMA = {"experiment": pl.String, "measure": pl.String, "series": pl.String, "x": pl.Float64, "paper": pl.Float64,
+          "source": pl.String, "n": pl.UInt32, "mean": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+          "deviation": pl.Float64, "verdict": pl.String}
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    text: str
+    holds: bool
+    detail: str
+
+
+def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
+    """One row per measure, series and x: hscc's mean and CI over replicates, the paper's
+    number where it gives one (null otherwise), the deviation and the verdict (SCHEMA)."""
+    stats = runs.filter(pl.col("value").is_not_nan()).group_by(["measure", "series", "x"], maintain_order=True).agg(
+        pl.col("value").len().cast(pl.UInt32).alias("n"), pl.col("value").mean().alias("mean"),
+        pl.col("value").std(ddof=1).alias("std"))
+    half = [(t_quantile(CONFIDENCE, n - 1) * s / math.sqrt(n)) if n > 1 and s is not None else None
+            for n, s in zip(stats["n"], stats["std"])]
+    stats = stats.with_columns(pl.Series("half", half, pl.Float64)).with_columns(
+        (pl.col("mean") - pl.col("half")).alias("ci_low"), (pl.col("mean") + pl.col("half")).alias("ci_high"))
+    paper = _published(exp)
+    joined = stats.join(paper, on=["measure", "series", "x"], how="full", coalesce=True)
+    rows = joined.with_columns(pl.lit(exp.name).alias("experiment"),
+                               ((pl.col("mean") - pl.col("paper")) / pl.col("paper").abs()).alias("deviation"))
+    rows = rows.with_columns(pl.Series("verdict", _verdicts(rows), pl.String))
+    order = {m.name: i for i, m in enumerate(exp.measures)}
+    rows = rows.with_columns(pl.col("measure").replace_strict(order, return_dtype=pl.Int64).alias("_m"))
+    return rows.sort(["_m", "series", "x"]).select(list(SCHEMA)).cast(SCHEMA)
+
+
+def _published(exp: Experiment) -> pl.DataFrame:
+    rows = []
+    xs = exp.x.values if exp.x.values is not None else [0.0]
+    for m in exp.measures:
+        for series, values in m.published.items():
+            name = exp.series_name(series)
+            for x, v in zip(xs, values):
+                if not math.isnan(v):
+                    rows.append({"measure": m.name, "series": name, "x": float(x), "paper": float(v),
+                                 "source": m.source or exp.source})
+    return pl.DataFrame(rows, schema={"measure": pl.String, "series": pl.String, "x": pl.Float64, "paper": pl.Float64,
+                                      "source": pl.String})
+
+
+def _verdicts(rows: pl.DataFrame) -> list[Optional[str]]:
+    cells = {(r["measure"], r["series"], r["x"]): r for r in rows.iter_rows(named=True)}
+    out: list[Optional[str]] = []
+    for r in rows.iter_rows(named=True):
+        if r["paper"] is None or r["mean"] is None:
+            out.append(None if r["paper"] is None else "no result")
+            continue
+        if abs(r["deviation"]) <= TOLERANCE:
+            out.append("agrees")
+            continue
+        others = [c for c in cells.values() if c["measure"] == r["measure"] and c is not r and c["paper"] is not None
+                  and c["mean"] is not None and (c["x"] == r["x"] or c["series"] == r["series"])]
+        same_series = sorted((c for c in others if c["series"] == r["series"] and c["x"] < r["x"]), key=lambda c: c["x"])
+        compare = [c for c in others if c["x"] == r["x"]] + same_series[-1:]
+        agree = all(_order(r["paper"], c["paper"]) in (0, _order(r["mean"], c["mean"])) or _order(r["mean"], c["mean"]) == 0
+                    for c in compare)
+        out.append("same direction" if compare and agree else "differs")
+    return out
+
+
+def _order(a: float, b: float) -> int:
+    """-1, 0 or 1: a below, tied with (within TIE of the larger magnitude) or above b."""
+    if abs(a - b) <= TIE * max(abs(a), abs(b)):
+        return 0
+    return -1 if a < b else 1
+
+
+def claims(exp: Experiment, table: pl.DataFrame) -> list[ClaimResult]:
+    """Each of the paper's claims, checked against hscc's means."""
+    return [_claim(c, table.filter(pl.col("measure") == c.measure, pl.col("mean").is_not_null()), exp) for c in exp.claims]
+
+
+def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
+    def series(name: str) -> dict[float, float]:
+        s = t.filter(pl.col("series") == exp.series_name(name))
+        return dict(zip(s["x"], s["mean"]))
+
+    a = series(c.a)
+    xs = sorted(a) if c.at is None else [float(x) for x in c.at]
+    if not xs or any(x not in a for x in xs):
+        return ClaimResult(c.text, False, f"no result for {c.a} at every x asked for")
+    if c.kind in ("increasing", "decreasing"):
+        values = [a[x] for x in xs]
+        steps = list(zip(values, values[1:]))
+        holds = all(q > p for p, q in steps) if c.kind == "increasing" else all(q < p for p, q in steps)
+        return ClaimResult(c.text, holds, f"{c.a}: " + ", ".join(f"{v:.3g}" for v in values))
+    b = series(c.b) if c.b is not None else {x: c.than for x in xs}
+    if any(x not in b for x in xs):
+        return ClaimResult(c.text, False, f"no result for {c.b} at every x asked for")
+    if c.kind == "less":
+        holds = all(a[x] * c.factor < b[x] for x in xs)
+    else:
+        holds = all(a[x] > b[x] * c.factor for x in xs)
+    other = c.b if c.b is not None else f"{c.than:g}"
+    detail = "; ".join(f"x={x:g}: {c.a} {a[x]:.3g} vs {other} {b[x]:.3g}" for x in xs)
+    return ClaimResult(c.text, holds, detail)

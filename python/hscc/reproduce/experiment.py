@@ -1,0 +1,261 @@
+"""An experiment of a paper, as data: the set-up, the sweep that reruns it, how the paper
+measures it, the published numbers and the paper's qualitative claims.
+
+One TOML file per experiment (``experiments/PAPER/NAME.toml``; a user's own file works
+the same way)::
+
+    name = "ctcp-table2"
+    paper = "ctcp"                      # a key of PAPERS
+    source = "Table 2"                  # which table or figure
+    title = "RTT fairness"
+    setup = "as the paper states it"
+    assumptions = ["what hscc had to choose where the paper is silent, and why", ...]
+    notes = "where hscc and the paper differ after a full run, and the mechanism"   # optional
+
+    [x]                                 # the paper's x axis: one swept field (none: a single column, bars)
+    axis = "topology.pairs[1].rtt"      # its column in the sweep (values as the engine reads them: s, bit/s)
+    label = "inverse RTT ratio"
+    factor = 25                         # the paper's x = the swept value × factor (0.04 s → 1) ...
+    map = {}                            # ... or by table, for values written as text ({ "100pkts" = 100 })
+    values = [1, 2, 3, 6]               # the paper's x values, which `published` lists follow
+    scale = "linear"                    # or "log"
+
+    [series]                            # the lines: one swept field (optional: one series "hscc")
+    axis = "flows[0].algorithm"
+    names = { highspeed = "HSTCP" }    # how the paper names them
+
+    [[measures]]                        # one panel each (see measures.py for the kinds)
+    name = "ratio"
+    kind = "ratio"
+    a = [0]
+    b = [1]
+    label = "throughput ratio (short / long RTT)"
+    source = "Table 2"
+    published = { reno = [0.9, 3.6, 6.2, 31.6], ... }   # per series, aligned with x.values; "nan" where the paper has none
+
+    [[claims]]                          # the paper's qualitative result, checked on every run (--quick included)
+    text = "CTCP is far more RTT-fair than HSTCP"
+    measure = "ratio"
+    kind = "less"                       # less | greater: series a against series b (or a number `than`); increasing | decreasing
+    a = "ctcp"
+    b = "highspeed"
+    at = [6]                            # the x values where it must hold (default: every x)
+
+    [sweep]                             # a sweep (docs/sweeps.md) with an inline base scenario
+    replicates = 5
+    seed = 1
+    [sweep.base] ...
+    [sweep.axes] ...
+
+    [quick]                             # --quick: fewer replicates, shorter runs, fewer points
+    replicates = 2
+    duration = "60s"
+    axes = { ... }                      # replaces the named axes' values
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from hscc.errors import show
+
+MAX_FILE_BYTES = 1 << 20
+
+PAPERS = {
+    "ctcp": "K. Tan, J. Song, Q. Zhang, M. Sridharan: A Compound TCP Approach for High-speed and Long Distance Networks (INFOCOM 2006)",
+    "africa": "R. King, R. Baraniuk, R. Riedi: TCP-Africa: An Adaptive and Fair Rapid Increase Rule for Scalable TCP (INFOCOM 2005)",
+    "fit": "J. Wang, J. Wen, J. Zhang, Y. Han: TCP-FIT: An Improved TCP Congestion Control Algorithm and its Performance (INFOCOM 2011)",
+    "sync": "X. Wu, M. C. Chan, A. L. Ananda, C. Ganjihal: Sync-TCP: A New Approach to High Speed Congestion Control (ICNP 2009)",
+}
+
+
+class ExperimentError(ValueError):
+    """An experiment file that cannot be used: names the file, the key and what is allowed."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class XAxis(_Strict):
+    axis: Optional[str] = None             # none: one x (a table's single column), drawn as bars
+    label: str = ""
+    values: Optional[list[float]] = None   # the paper's x values; `published` lists are aligned with them
+    factor: float = 1.0                    # x = the swept value × factor ...
+    map: dict[str, float] = {}             # ... or, for a value written as text ("100pkts"), this table's
+    scale: Literal["linear", "log"] = "linear"
+
+
+class Series(_Strict):
+    axis: str
+    names: dict[str, str] = {}
+
+
+class Measure(_Strict):
+    name: str
+    kind: Literal["goodput", "ratio", "share", "utilization", "stolen", "change", "column", "sum"]
+    label: str
+    source: Optional[str] = None
+    a: Optional[list[int]] = None          # [[flows]] entries (goodput, share, stolen's victims, ratio's numerator)
+    b: Optional[list[int]] = None          # ratio's denominator
+    link: str = "bottleneck:fwd"            # utilization
+    column: Optional[str] = None           # change, column: a metric column of the sweep (hscc.sweeps.metrics)
+    columns: Optional[list[str]] = None    # sum: metric columns added up
+    baseline: Optional[str] = None         # stolen, change: the series value that is the baseline
+    scale: float = 1.0                     # column, sum: multiply by this (e.g. 1e3 for ms)
+    log: bool = False                      # the panel's y axis on a log scale
+    published: dict[str, list[float]] = {}
+
+    @field_validator("published", mode="before")
+    @classmethod
+    def _nan(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: [math.nan if x == "nan" else x for x in xs] if isinstance(xs, list) else xs for k, xs in v.items()}
+        return v
+
+    @model_validator(mode="after")
+    def _args(self) -> "Measure":
+        need = {"ratio": ("a", "b"), "stolen": ("a", "baseline"), "change": ("column", "baseline"),
+                "column": ("column",), "sum": ("columns",), "share": ("a",)}.get(self.kind, ())
+        missing = [k for k in need if getattr(self, k) is None]
+        if missing:
+            raise ValueError(f"a {self.kind!r} measure needs {', '.join(missing)}")
+        return self
+
+
+class Claim(_Strict):
+    text: str
+    measure: str
+    kind: Literal["less", "greater", "increasing", "decreasing"]
+    a: str
+    b: Optional[str] = None
+    than: Optional[float] = None
+    factor: float = 1.0                    # less: a × factor < b (a "far less" claim)
+    at: Optional[list[float]] = None
+
+    @model_validator(mode="after")
+    def _other(self) -> "Claim":
+        if self.kind in ("less", "greater") and (self.b is None) == (self.than is None):
+            raise ValueError(f"a {self.kind!r} claim compares series a with a series b or a number than (one of them)")
+        return self
+
+
+class Quick(_Strict):
+    replicates: int = Field(default=1, ge=1, le=100)
+    duration: Optional[str] = None
+    axes: dict[str, Any] = {}
+
+
+class Experiment(_Strict):
+    name: str
+    paper: str
+    source: str
+    title: str
+    setup: str
+    assumptions: list[str]
+    notes: Optional[str] = None
+    x: XAxis
+    series: Optional[Series] = None
+    measures: list[Measure] = Field(min_length=1)
+    claims: list[Claim] = []
+    sweep: dict[str, Any]
+    quick: Quick = Quick()
+    file: Optional[str] = Field(default=None, exclude=True)
+
+    @field_validator("paper")
+    @classmethod
+    def _paper(cls, v: str) -> str:
+        if v not in PAPERS:
+            raise ValueError(f"{v!r} is not a paper of the catalogue (one of {', '.join(PAPERS)})")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Experiment":
+        names = [m.name for m in self.measures]
+        for c in self.claims:
+            if c.measure not in names:
+                raise ValueError(f"claim {c.text!r}: measure {c.measure!r} is not one of {names}")
+        n = len(self.x.values) if self.x.values is not None else 1 if self.x.axis is None else None
+        for m in self.measures:
+            if m.published and n is None:
+                raise ValueError(f"measures {m.name!r}: published numbers need the paper's x values (x.values)")
+            for s, vals in m.published.items():
+                if n is not None and len(vals) != n:
+                    raise ValueError(f"measures {m.name!r}: published.{s} has {len(vals)} values for {n} x values")
+        return self
+
+    def series_name(self, value: Any) -> str:
+        """How the paper names the series of a swept value."""
+        if self.series is None:
+            return "hscc"
+        return self.series.names.get(str(value), str(value))
+
+    def sweep_data(self, quick: bool, replicates: Optional[int] = None) -> dict:
+        """The sweep's data (hscc.sweeps.spec.parse) at full length or --quick."""
+        data = {k: v for k, v in self.sweep.items()}
+        data["name"] = self.name + ("-quick" if quick else "")
+        if quick:
+            base = dict(data["base"])
+            if self.quick.duration is not None:
+                base["duration"] = self.quick.duration
+            data["base"] = base
+            data["replicates"] = self.quick.replicates
+            data["axes"] = {**data.get("axes", {}), **self.quick.axes}
+        if replicates is not None:
+            data["replicates"] = replicates
+        return data
+
+
+def load(path: str | Path) -> Experiment:
+    """Read and check an experiment file (ExperimentError naming the file and key)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()[: MAX_FILE_BYTES + 1]
+        if len(raw) > MAX_FILE_BYTES:
+            raise ExperimentError(f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; an experiment file is a few kB")
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ExperimentError(f"cannot read experiment file {path}: {getattr(e, 'strerror', None) or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ExperimentError(f"{path} is not valid TOML: {e}") from None
+    return parse(data, str(path))
+
+
+def parse(data: dict, source: str = "experiment") -> Experiment:
+    try:
+        return Experiment(**data, file=source)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        value = f": {show(first['input'])}" if first["type"] not in ("missing",) and not isinstance(first["input"], dict) else ""
+        raise ExperimentError(f"{source}: {where}{value}: {first['msg']}") from None
+    except TypeError as e:
+        raise ExperimentError(f"{source}: {e}") from None
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> tuple[Experiment, ...]:
+    """Every experiment shipped with hscc, by paper (in PAPERS' order) and name."""
+    root = resources.files("hscc.reproduce") / "experiments"
+    found = []
+    for paper in PAPERS:
+        folder = root / paper
+        if folder.is_dir():
+            found += [load(Path(str(f))) for f in sorted(folder.iterdir(), key=lambda f: f.name) if f.name.endswith(".toml")]
+    names = [e.name for e in found]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ExperimentError(f"experiment names used twice: {', '.join(sorted(dup))}")
+    return tuple(found)
+
+
+def find(name: str) -> Union[Experiment, None]:
+    """The catalogue's experiment of that name, or None."""
+    return next((e for e in catalogue() if e.name == name), None)

@@ -1,0 +1,74 @@
+"""An experiment's figure redrawn the paper's way: its x axis, its series, one panel per
+measure; hscc's means with their 95 % confidence intervals as lines, the published
+numbers as open markers of the same colour."""
+
+from __future__ import annotations
+
+import io
+
+import polars as pl
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from hscc.reproduce.experiment import Experiment
+
+COLOURS = ["tab:blue", "tab:red", "tab:green", "tab:orange", "tab:purple", "tab:brown", "tab:pink", "tab:gray", "tab:olive", "tab:cyan"]
+
+
+def png(exp: Experiment, table: pl.DataFrame) -> bytes:
+    """The figure as PNG bytes (`table`: compare.cells)."""
+    n = len(exp.measures)
+    fig = Figure(figsize=(max(5.2 * n, 7.0), 4.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    series = list(dict.fromkeys(table["series"].to_list()))
+    colour = {s: COLOURS[i % len(COLOURS)] for i, s in enumerate(series)}
+    for i, m in enumerate(exp.measures):
+        ax = fig.add_subplot(1, n, i + 1)
+        t = table.filter(pl.col("measure") == m.name)
+        if exp.x.axis is None:
+            _bars(ax, t, series, colour)
+        else:
+            _lines(ax, t, series, colour)
+            ax.set_xscale(exp.x.scale)
+            ax.set_xlabel(exp.x.label)
+        if m.log:
+            ax.set_yscale("log")
+        ax.set_ylabel(m.label)
+        ax.set_title(m.source or exp.source, fontsize=10)
+        ax.grid(alpha=0.3)
+    handles, labels = fig.axes[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 4), fontsize=8)
+    fig.suptitle(f"{exp.name}: {exp.title}", fontsize=11)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    return buf.getvalue()
+
+
+def _lines(ax, t: pl.DataFrame, series: list[str], colour: dict) -> None:
+    for s in series:
+        rows = t.filter(pl.col("series") == s).sort("x")
+        ours = rows.filter(pl.col("mean").is_not_null())
+        if ours.height:
+            low = (ours["mean"] - ours["ci_low"].fill_null(ours["mean"])).to_list()
+            high = (ours["ci_high"].fill_null(ours["mean"]) - ours["mean"]).to_list()
+            ax.errorbar(ours["x"].to_list(), ours["mean"].to_list(), yerr=[low, high], color=colour[s], marker="o",
+                        ms=4, capsize=3, label=f"{s} (hscc)")
+        paper = rows.filter(pl.col("paper").is_not_null())
+        if paper.height:
+            ax.plot(paper["x"].to_list(), paper["paper"].to_list(), color=colour[s], marker="s", ms=7, mfc="none",
+                    ls="--", lw=0.8, label=f"{s} (paper)")
+
+
+def _bars(ax, t: pl.DataFrame, series: list[str], colour: dict) -> None:
+    present = [s for s in series if t.filter(pl.col("series") == s).height]
+    for i, s in enumerate(present):
+        row = t.filter(pl.col("series") == s).row(0, named=True)
+        if row["mean"] is not None:
+            err = [[row["mean"] - (row["ci_low"] if row["ci_low"] is not None else row["mean"])],
+                   [(row["ci_high"] if row["ci_high"] is not None else row["mean"]) - row["mean"]]]
+            ax.bar(i, row["mean"], yerr=err, color=colour[s], alpha=0.7, capsize=3, label=f"{s} (hscc)")
+        if row["paper"] is not None:
+            ax.plot([i], [row["paper"]], color="black", marker="s", ms=8, mfc="none", ls="none",
+                    label=None if any(h.get_label() == "paper" for h in ax.lines) else "paper")
+    ax.set_xticks(range(len(present)), present, rotation=20, fontsize=8)

@@ -1,0 +1,92 @@
+"""A reproduction as text: the comparison table (Markdown, and rich for the terminal) and the scorecard."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich import box
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from hscc.reproduce import Reproduction
+
+COLUMNS = ("measure", "series", "x", "paper", "hscc (95 % CI)", "deviation", "verdict", "source")
+
+
+def rows(rep: "Reproduction") -> list[tuple[str, ...]]:
+    """The comparison, one tuple of text per cell, COLUMNS' order."""
+    out = []
+    for r in rep.table.iter_rows(named=True):
+        x = "" if rep.experiment.x.axis is None else f"{r['x']:g}"
+        paper = "–" if r["paper"] is None else f"{r['paper']:.4g}"
+        if r["mean"] is None:
+            ours = "–"
+        elif r["ci_low"] is None:
+            ours = f"{r['mean']:.4g} (n={r['n']})"
+        else:
+            ours = f"{r['mean']:.4g} [{r['ci_low']:.4g}, {r['ci_high']:.4g}]"
+        dev = "" if r["deviation"] is None else f"{100 * r['deviation']:+.0f} %"
+        out.append((r["measure"], r["series"], x, paper, ours, dev, r["verdict"] or "", r["source"] or ""))
+    return out
+
+
+def markdown(rep: "Reproduction") -> str:
+    e = rep.experiment
+    lines = [f"# {e.name}: {e.title}", "", f"{e.source} of {e.paper}; {'--quick' if rep.quick else 'full length'}, "
+             f"{rep.sweep.points['replicate'].n_unique() if rep.sweep.points.height else 0} replicates, "
+             f"{rep.sweep.points.height} runs, {rep.wall_time_s:.1f} s.", "",
+             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows(rep)]
+    lines += ["", "## The paper's claims", ""]
+    lines += [f"- {'holds' if c.holds else 'does NOT hold'}: {c.text} ({c.detail})" for c in rep.claims] or ["- none"]
+    return "\n".join(lines) + "\n"
+
+
+def terminal(rep: "Reproduction") -> Table:
+    e = rep.experiment
+    t = Table(*COLUMNS[:-1], title=f"{e.name}: {e.title} ({e.source})", box=box.SIMPLE_HEAVY, title_justify="left")
+    for r in rows(rep):
+        style = {"agrees": "green", "same direction": "yellow", "differs": "red"}.get(r[6])
+        t.add_row(*r[:-1], style=style)
+    claims = "\n".join(f"{'✓' if c.holds else '✗'} {c.text}" for c in rep.claims)
+    t.caption = claims or None
+    t.caption_justify = "left"
+    return t
+
+
+def scorecard(reps: list["Reproduction"]) -> list[tuple[str, ...]]:
+    """Per experiment: paper, name, source, cells agreeing / same direction / differing, claims held, runs, time."""
+    out = []
+    for r in reps:
+        c = r.counts()
+        out.append((r.experiment.paper, r.experiment.name, r.experiment.source, str(c["agrees"]), str(c["same direction"]),
+                    str(c["differs"]), f"{c['claims_held']}/{c['claims']}", str(r.sweep.points.height), f"{r.wall_time_s:.0f} s"))
+    return out
+
+
+SCORECARD_COLUMNS = ("paper", "experiment", "source", "agrees", "same direction", "differs", "claims", "runs", "time")
+
+
+def scorecard_table(reps: list["Reproduction"]) -> Table:
+    t = Table(*SCORECARD_COLUMNS, title="scorecard", box=box.SIMPLE_HEAVY, title_justify="left")
+    for row in scorecard(reps):
+        t.add_row(*row)
+    return t
+
+
+def catalogue_table(exps) -> Table:
+    """`hscc reproduce list`: every experiment with its source, what it measures and its sweep's size."""
+    t = Table("experiment", "paper", "source", "title", "measures", "runs (full / --quick)", box=box.SIMPLE_HEAVY)
+    for e in exps:
+        t.add_row(e.name, e.paper, e.source, e.title, ", ".join(m.name for m in e.measures), _runs(e))
+    return t
+
+
+def _runs(e) -> str:
+    from hscc.sweeps.spec import parse
+
+    def n(quick: bool) -> int:
+        sw = parse(e.sweep_data(quick), source=e.file)
+        return len(sw.points()) * sw.replicates
+
+    return f"{n(False)} / {n(True)}"
