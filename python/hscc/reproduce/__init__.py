@@ -84,7 +84,7 @@ def reproduce(name: Union[str, Path, Experiment], out: Optional[Union[str, Path]
     exp = resolve(name)
     if replicates is not None and not 1 <= replicates <= 1000:
         raise SweepError(f"replicates: {replicates} is not allowed (1 to 1000)")
-    sweep = _sweep(exp, quick, replicates)
+    sweep = sweep_for(exp, quick, replicates)
     directory = Path(out) if out is not None else None
     if directory is not None:
         outdir.check(directory, outdir.ONE)
@@ -116,7 +116,7 @@ def reproduce_all(out: Union[str, Path], quick: bool = False, replicates: Option
     directory = Path(out)
     outdir.check(directory, outdir.ALL, {e.name for e in catalogue()} | {e.name for e in exps})
     for e in exps:
-        _sweep(e, quick, replicates)  # every experiment's sweep file is checked before the first runs
+        sweep_for(e, quick, replicates)  # every experiment's sweep file is checked before the first runs
     directory.mkdir(parents=True, exist_ok=True)
     body = {"experiments": [e.name for e in exps], "quick": quick, "complete": False}
     outdir.write_manifest(directory, outdir.ALL, body)
@@ -131,7 +131,8 @@ def reproduce_all(out: Union[str, Path], quick: bool = False, replicates: Option
     return done
 
 
-def _sweep(exp: Experiment, quick: bool, replicates: Optional[int]):
+def sweep_for(exp: Experiment, quick: bool, replicates: Optional[int] = None):
+    """The experiment's checked sweep, full length or --quick (SweepError naming the experiment)."""
     try:
         return parse_sweep(exp.sweep_data(quick, replicates), source=exp.file)
     except SweepError as e:
@@ -143,5 +144,5 @@ def _manifest(exp: Experiment, quick: bool, replicates: int, rep: Optional[Repro
             "replicates": replicates, "complete": rep is not None}
     if rep is not None:
         body.update(wall_time_s=rep.wall_time_s, counts=rep.counts(), failed_runs=rep.failed_runs,
-                    claims=[{"text": c.text, "holds": c.holds, "detail": c.detail} for c in rep.claims])
+                    claims=[{"text": c.text, "holds": c.holds, "known_miss": c.known_miss, "detail": c.detail} for c in rep.claims])
     return body

@@ -73,7 +73,7 @@ def _table(columns: tuple[str, ...], body: list[tuple[str, ...]], scorecard: boo
 def _experiment(r: "Reproduction") -> str:
     e = r.experiment
     png = base64.b64encode(r.figure).decode()
-    claims = "".join(f"<li class='{'holds' if c.holds else 'fails'}'>{'✓ holds' if c.holds else '✗ does not hold'}: "
+    claims = "".join(f"<li class='{'holds' if c.holds else 'fails'}'>{'✓ holds' if c.holds else '✗ does not hold' + (' (known: see the notes)' if c.known_miss else '')}: "
                      f"{escape(c.text)} <span class='meta'>({escape(c.detail)})</span></li>" for c in r.claims)
     assumptions = "".join(f"<li>{escape(a)}</li>" for a in e.assumptions)
     notes = f"<h4>Where hscc differs, and why</h4><p>{escape(e.notes)}</p>" if e.notes else ""

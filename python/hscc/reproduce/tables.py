@@ -38,7 +38,10 @@ def markdown(rep: "Reproduction") -> str:
              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(r) + " |" for r in rows(rep)]
     lines += ["", "## The paper's claims", ""]
-    lines += [f"- {'holds' if c.holds else 'does NOT hold'}: {c.text} ({c.detail})" for c in rep.claims] or ["- none"]
+    lines += [f"- {'holds' if c.holds else 'does NOT hold' + (' (known: see the notes)' if c.known_miss else '')}: {c.text} ({c.detail})"
+              for c in rep.claims] or ["- none"]
+    if rep.experiment.notes:
+        lines += ["", "## Where hscc differs, and why", "", rep.experiment.notes]
     return "\n".join(lines) + "\n"
 
 
@@ -90,3 +93,14 @@ def _runs(e) -> str:
         return len(sw.points()) * sw.replicates
 
     return f"{n(False)} / {n(True)}"
+
+
+def scorecard_markdown(reps: list["Reproduction"]) -> str:
+    """The scorecard as a Markdown table, with every claim that does not hold listed under it."""
+    lines = ["| " + " | ".join(SCORECARD_COLUMNS) + " |", "|" + "---|" * len(SCORECARD_COLUMNS)]
+    lines += ["| " + " | ".join(row) + " |" for row in scorecard(reps)]
+    missed = [(r.experiment.name, c) for r in reps for c in r.claims if not c.holds]
+    if missed:
+        lines += ["", "Claims of the papers that do not hold in hscc (each experiment's notes say why):", ""]
+        lines += [f"- {name}: {c.text} ({c.detail})" for name, c in missed]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,217 @@
+"""The reproduction framework: experiment files, the papers' metrics, verdicts, claims,
+the directories it writes and the command line (the catalogue's quick runs are in
+test_reproduce_catalogue.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+
+from hscc import reproduce as rep
+from hscc.reproduce import compare, experiment, measures
+from hscc.sweeps.result import SweepResult
+
+# A small experiment: two Reno or CUBIC flows against two Reno flows on 10 Mbit/s,
+# over two RTTs of the second group; stolen, ratio and a column.
+SMALL = {
+    "name": "small", "paper": "ctcp", "source": "Fig. 0", "title": "a test", "setup": "two groups", "assumptions": ["none"],
+    "x": {"axis": "topology.pairs[1].rtt", "label": "RTT ratio", "factor": 50.0, "values": [1, 2]},
+    "series": {"axis": "flows[0].algorithm", "names": {"reno": "Reno", "cubic": "CUBIC"}},
+    "measures": [
+        {"name": "stolen", "kind": "stolen", "a": [1], "baseline": "reno", "label": "stolen",
+         "published": {"cubic": [0.1, 0.3]}},
+        {"name": "ratio", "kind": "ratio", "a": [0], "b": [1], "label": "ratio", "published": {"reno": [1.0, "nan"]}},
+    ],
+    "claims": [{"text": "cubic steals", "measure": "stolen", "kind": "greater", "a": "cubic", "than": 0.0}],
+    "sweep": {
+        "replicates": 2, "seed": 3,
+        "axes": {"topology.pairs[1].rtt": ["20ms", "40ms"], "flows[0].algorithm": ["reno", "cubic"]},
+        "base": {"name": "small", "duration": "5s", "output": {"traces": []},
+                 "topology": {"kind": "dumbbell", "bottleneck": {"rate": "10Mbps", "delay": "2ms", "buffer": "1bdp"},
+                              "pairs": [{"rtt": "20ms"}, {"rtt": "20ms"}]},
+                 "flows": [{"pair": 0, "algorithm": "reno"}, {"pair": 1, "algorithm": "reno"}]},
+    },
+    "quick": {"replicates": 1, "duration": "3s"},
+}
+
+
+def small(**changes) -> experiment.Experiment:
+    return experiment.parse({**SMALL, **changes}, "small.toml")
+
+
+def frame(rows: list[dict]) -> SweepResult:
+    """A SweepResult from hand-written runs: series value, RTT (s), goodputs of groups 0 and 1 (bit/s)."""
+    data = [{"point": i // 2, "replicate": i % 2, "seed": i, "status": "ok", "error": None, "run": str(i),
+             "topology.pairs[1].rtt": r["rtt"], "flows[0].algorithm": r["alg"],
+             "flows[0].goodput_bps": r["g0"], "flows[1].goodput_bps": r["g1"], "total_goodput_bps": r["g0"] + r["g1"]}
+            for i, r in enumerate(rows)]
+    return SweepResult(pl.DataFrame(data), [["topology.pairs[1].rtt"], ["flows[0].algorithm"]])
+
+
+def test_stolen_ratio_and_the_paper_x_are_computed_the_papers_way():
+    # Reno baseline at x=1: group 1 gets 4 and 6 Mbit/s (mean 5); CUBIC runs: 4 and 3 → stolen 0.2 and 0.4.
+    runs = frame([
+        {"rtt": 0.02, "alg": "reno", "g0": 5e6, "g1": 4e6}, {"rtt": 0.02, "alg": "reno", "g0": 5e6, "g1": 6e6},
+        {"rtt": 0.02, "alg": "cubic", "g0": 6e6, "g1": 4e6}, {"rtt": 0.02, "alg": "cubic", "g0": 7e6, "g1": 3e6},
+    ])
+    values = measures.per_run(small(), runs)
+    stolen = values.filter(pl.col("measure") == "stolen").sort("value")
+    assert stolen["series"].to_list() == ["CUBIC", "CUBIC"]  # none for the baseline itself
+    assert stolen["x"].to_list() == [1.0, 1.0]  # 0.02 s × 50
+    assert stolen["value"].to_list() == pytest.approx([0.2, 0.4])
+    ratio = values.filter(pl.col("measure") == "ratio", pl.col("series") == "Reno").sort("value")
+    assert ratio["value"].to_list() == pytest.approx([5 / 6, 5 / 4])
+
+
+def test_points_that_collide_on_series_and_x_are_refused():
+    exp = small(series=None)  # two algorithms, no series axis: two points at each x
+    runs = frame([{"rtt": 0.02, "alg": alg, "g0": 1.0, "g1": 1.0} for alg in ("reno", "reno", "cubic", "cubic")])
+    with pytest.raises(measures.MeasureError, match="every axis must be the x axis or the series axis"):
+        measures.per_run(exp, runs)
+
+
+def test_cells_have_student_t_intervals_deviations_and_verdicts():
+    exp = small()
+    runs = pl.DataFrame({"measure": ["stolen"] * 4, "series": ["CUBIC"] * 4, "x": [1.0, 1.0, 2.0, 2.0],
+                         "replicate": [0, 1, 0, 1], "value": [0.1, 0.14, 0.5, 0.7]},
+                        schema=measures.LONG_SCHEMA)
+    t = compare.cells(exp, runs)
+    one = t.filter(pl.col("x") == 1.0).row(0, named=True)
+    # mean 0.12, sd 0.0283, t(0.975, 1) = 12.706: half-width 12.706 × 0.02 = 0.254
+    assert one["mean"] == pytest.approx(0.12) and one["paper"] == pytest.approx(0.1)
+    assert one["ci_high"] - one["mean"] == pytest.approx(12.7062 * 0.02, rel=1e-4)
+    assert one["deviation"] == pytest.approx(0.2) and one["verdict"] == "agrees"
+    two = t.filter(pl.col("x") == 2.0).row(0, named=True)
+    # 0.6 vs 0.3: +100 %, but it rises from x=1 as the paper's does → same direction
+    assert two["deviation"] == pytest.approx(1.0) and two["verdict"] == "same direction"
+    # the published Reno ratio at x=1 has no hscc result here; the "nan" at x=2 is no cell at all
+    reno = t.filter(pl.col("series") == "Reno")
+    assert reno.height == 1 and reno["verdict"][0] == "no result"
+
+
+def test_a_cell_whose_trend_opposes_the_papers_differs():
+    exp = small()
+    runs = pl.DataFrame({"measure": ["stolen"] * 2, "series": ["CUBIC"] * 2, "x": [1.0, 2.0], "replicate": [0, 0],
+                         "value": [0.1, 0.05]}, schema=measures.LONG_SCHEMA)
+    t = compare.cells(exp, runs)
+    assert t.filter(pl.col("x") == 2.0)["verdict"][0] == "differs"  # paper 0.1 → 0.3 rises; hscc falls
+    assert t.filter(pl.col("x") == 2.0)["ci_low"][0] is None  # one replicate: no interval
+
+
+@pytest.mark.parametrize("kind, a, b, than, factor, holds", [
+    ("less", "cubic", "reno", None, 1.0, True),
+    ("less", "cubic", "reno", None, 3.0, False),   # 0.2 × 3 is not below 0.5
+    ("greater", "reno", None, 0.4, 1.0, True),
+    ("increasing", "cubic", None, None, 1.0, True),
+    ("decreasing", "cubic", None, None, 1.0, False),
+])
+def test_claims_are_checked_against_the_means(kind, a, b, than, factor, holds):
+    exp = small(measures=[{"name": "m", "kind": "ratio", "a": [0], "b": [1], "label": "m"}],
+                claims=[{"text": "t", "measure": "m", "kind": kind, "a": a, "b": b, "than": than, "factor": factor}])
+    table = pl.DataFrame({"measure": ["m"] * 4, "series": ["CUBIC", "CUBIC", "Reno", "Reno"], "x": [1.0, 2.0, 1.0, 2.0],
+                          "mean": [0.1, 0.2, 0.5, 0.6]})
+    assert compare.claims(exp, table)[0].holds is holds
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"paper": "tcp"}, "paper: \"tcp\": 'tcp' is not a paper of the catalogue"),
+    ({"colour": 1}, "colour"),
+    ({"claims": [{"text": "t", "measure": "nope", "kind": "less", "a": "x", "than": 1}]}, "measure 'nope' is not one of"),
+    ({"measures": [{"name": "r", "kind": "ratio", "a": [0], "label": "r"}], "claims": []}, "needs b"),
+    ({"measures": [{"name": "r", "kind": "goodput", "label": "r", "published": {"reno": [1, 2, 3]}}], "claims": []}, "3 values for 2 x values"),
+])
+def test_a_bad_experiment_file_names_the_key(change, message):
+    with pytest.raises(experiment.ExperimentError, match=message) as e:
+        small(**change)
+    assert str(e.value).startswith("small.toml")
+
+
+def test_the_catalogue_loads_and_every_sweep_is_valid():
+    exps = rep.catalogue()
+    assert exps, "the catalogue is empty"
+    assert len({e.name for e in exps}) == len(exps)
+    for e in exps:
+        for quick in (False, True):
+            rep.sweep_for(e, quick)  # SweepError (naming the experiment) if a point is invalid
+        for m in e.measures:
+            assert all(len(v) == len(e.x.values or [0]) for v in m.published.values())
+
+
+def test_reproduce_writes_its_directory_and_reuses_the_runs(tmp_path):
+    out = tmp_path / "r"
+    first = rep.reproduce(small(), out, quick=True)
+    assert first.sweep.points["status"].to_list() == ["ok"] * 4
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kind"] == "hscc.reproduction" and manifest["complete"] and manifest["quick"]
+    table = pl.read_parquet(out / "comparison.parquet")
+    assert table.columns == list(compare.SCHEMA)
+    assert (out / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| measure | series |" in (out / "comparison.md").read_text()
+    again = rep.reproduce(small(), out, quick=True)
+    assert again.sweep.points["status"].to_list() == ["cached"] * 4
+    assert again.table.equals(first.table)
+
+
+def test_reproduce_refuses_a_directory_it_did_not_write(tmp_path):
+    (tmp_path / "notes.md").write_text("mine")
+    with pytest.raises(rep.RunDirError, match="not the reproduction of one experiment"):
+        rep.reproduce(small(), tmp_path, quick=True)
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.md"]
+
+
+def test_reproduce_all_writes_a_self_contained_report(tmp_path):
+    out = tmp_path / "all"
+    exp_file = tmp_path / "small.toml"
+    _write_toml(exp_file, SMALL)
+    done = rep.reproduce_all(out, quick=True, only=[str(exp_file)])
+    assert [r.experiment.name for r in done] == ["small"]
+    html = (out / "report.html").read_text()
+    assert "id='small'" in html and "data:image/png;base64," in html
+    assert "http://" not in html and "https://" not in html and "<script" not in html
+    assert json.loads((out / "manifest.json").read_text())["complete"]
+
+
+def _write_toml(path, data: dict) -> None:
+    """TOML for the experiment dicts above (tables, arrays of tables, simple values)."""
+    def value(v):
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float)):
+            return repr(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return "{ " + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + " }"
+    path.write_text("\n".join(f"{k} = {value(v)}" for k, v in data.items()) + "\n")
+
+
+def test_cli_list_names_every_experiment():
+    done = subprocess.run([sys.executable, "-m", "hscc", "reproduce", "list"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    for e in rep.catalogue():
+        assert e.name in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["no-such-experiment", "--out", "x"], "not in the catalogue"),
+    (["all"], "--out: missing"),
+    (["list-me", "--only", "a", "--out", "x"], "--only: only with 'all'"),
+])
+def test_cli_bad_use_exits_2_with_the_reason(tmp_path, args, message):
+    done = subprocess.run([sys.executable, "-m", "hscc", "reproduce", *args], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_nan_in_published_numbers_is_no_cell():
+    assert math.isnan(small().measures[1].published["reno"][1])
