@@ -335,9 +335,9 @@ fn sync_tcp_alone_keeps_the_queueing_delay_below_th_qd() {
 /// significantly"), started 2 s apart, 200 Mbit/s, buffer 833 packets (50 ms),
 /// packet error rate 1e-6 as in §VI.B–D; signals after 40 s. Signal times come
 /// exactly from `congestion_signals()` polled every 50 ms (one flow's signals
-/// are ≥ T_wait = 500 ms apart). Measured: 70 of 71 (98.6%) detected by all 8;
-/// the miss was a flow in Emptying after a random loss, as in the paper.
-/// Asserted: ≥ 90%.
+/// are ≥ T_wait = 500 ms apart). Measured: 70 of 70 (100%) detected by all 8
+/// (70 of 71 before the Sync → legacy test of issue 12 point 4; the miss was a
+/// flow in Emptying after a random loss, as in the paper). Asserted: ≥ 90%.
 #[test]
 fn sync_tcp_flows_detect_the_same_congestion_signals() {
     let rtts = [40u64, 80, 120, 160, 200, 240, 60, 100];

@@ -21,19 +21,64 @@
 //!   λ ← 1.25.
 //! - Legacy TCP (§V): a flow starts as Reno (slow start included), switches
 //!   to Sync-TCP on a long fat pipe with spare capacity and back when its
-//!   throughput is too low; on switching back brtt ← ∞ (§V.C).
+//!   throughput is too low or it is starved by legacy traffic (§I, §V.A,
+//!   §V.B); on switching back brtt ← ∞ (§V.C).
 //! - Pacing (§IV.A.1) in Sync-TCP mode: `pacing_rate` = cwnd·mss/srtt bytes/s
 //!   (the paper does not give the rate); none in legacy mode.
 //!
 //! # Choices where the paper is silent (spec §4.3)
-//! - Switch thresholds live only in the unavailable technical report [23]:
-//!   Th_t2s = 2 Mbit/s, Th_s2t = 1 Mbit/s (parameters), on the rate estimate
-//!   cwnd·mss/srtt. They fit §VI.B (2.7 Mbit/s per flow enabled, 0.7 not) and
-//!   §III.C (4 Mbit/s per flow enabled); 1 Mbit/s ≈ one 1448-byte packet per
-//!   T_sample, below which 10 samples per T_win cannot exist. Legacy → Sync
-//!   needs congestion avoidance (slow start has sized the pipe) and qd ≤ Th_qd
-//!   (spare capacity); Sync → legacy is checked at each T_win tick in Probing.
-//!   `switching = 0` keeps Sync-TCP on from the end of slow start (§VI.B).
+//! - Switch thresholds live only in the unavailable technical report [23];
+//!   all of the following are parameters, on the rate estimate cwnd·mss/srtt.
+//!   The paper gives two reasons to leave Sync-TCP, and they read as two
+//!   thresholds (issue 12 point 4):
+//!   (A) "the throughput of a Sync-TCP flow should be high so that there are
+//!   enough RTT samples [...] when throughput is too low, Sync-TCP should also
+//!   switch back" (§V): an absolute Th_s2t = 1 Mbit/s ≈ one 1448-byte packet
+//!   per T_sample, below which 10 samples per T_win cannot exist; with
+//!   Th_t2s = 2 Mbit/s it fits §VI.B (2.7 Mbit/s per flow enabled, 0.7 not)
+//!   and §III.C (4 Mbit/s per flow enabled).
+//!   (B) "Sync-TCP flows may be starved [...] letting flows [...] act as
+//!   legacy TCP is fairer" (§V.A), "switch to legacy TCP to avoid
+//!   starvation" (§I), "the flow will not be totally starved" (§V.B): a rate
+//!   relative to what the flow had, `s2t_share` = 1/2 of a reference rate.
+//!   A Sync-TCP flow always yields to loss-based traffic, so against Reno its
+//!   rate falls far below its share but seldom below 1 Mbit/s on a fast link
+//!   (the issue's 6–35× less than Reno): §V.A needs (B), which is the
+//!   default; `s2t_share = 0` is reading (A) alone. The reference is the rate
+//!   on entering Sync-TCP (the legacy share the flow had), then the rate after
+//!   each reduction ending the second emptied epoch in a row (brtt_epoch −
+//!   brtt ≤ Th_emptied twice, λ at its initial value): Sync-TCP flows alone
+//!   empty the queue every epoch (§IV.C) and a share that falls because more
+//!   Sync-TCP flows arrived is followed; legacy traffic that holds the queue
+//!   keeps it from being emptied, and the reference stays. 1/2 is Reno's own
+//!   decrease: a rate swing of less than that is within what a legacy flow
+//!   sees anyway.
+//!   The test runs once per T_win in every Sync-TCP state (a starved flow
+//!   cycles Waiting ↔ Emptying and would never reach a Probing tick), and the
+//!   flow switches only when every check for `s2t_window` = 10 s found the
+//!   rate below max(Th_s2t, s2t_share·reference): §VII.E has Sync-TCP flows
+//!   converge to a new equilibrium in about 10 s, so a shorter slump is a
+//!   newcomer's start-up, not starvation (eight Sync-TCP flows arriving 2 s
+//!   apart, papers.rs, stay below their threshold up to 7.4 s). Slow start
+//!   after a timeout does not count (it is a transient by definition).
+//! - Switching back to legacy after starvation restarts slow start
+//!   (`s2t_slow_start`): a new flow starts as legacy TCP because "it does not
+//!   know the size of its network pipe" (§V) and brtt is relearnt (§V.C); a
+//!   starved flow (cwnd ≈ 2) in congestion avoidance would need several of
+//!   Reno's cycles to reach its share.
+//! - Legacy → Sync needs congestion avoidance (slow start has sized the pipe),
+//!   qd ≤ Th_qd and rate ≥ Th_t2s ("sufficient excessive capacity", §V). With
+//!   brtt reset on switching, a flow sharing a full queue with Reno sees qd ≈ 0
+//!   at once, so after a starved episode the flow also needs rate ≥
+//!   reference/s2t_share (twice the Sync-TCP share it failed to keep: only
+//!   reachable when the legacy traffic has gone) during a hold of
+//!   `t2s_hold` = 60 s, doubled for each starved episode in a row (at most
+//!   2⁶×; the series ends when the flow returns above that floor, or after a
+//!   Sync-TCP episode longer than the hold). The hold is an assumption: a
+//!   starved episode lasts about 20 s (the fall to the threshold plus
+//!   s2t_window), and a hold of 3× that keeps a flow against Reno within a
+//!   factor of 2 of Reno's goodput (sync_switching.rs).
+//! - `switching = 0` keeps Sync-TCP on from the end of slow start (§VI.B).
 //! - λ adapts at every cwnd reduction, delay- or loss-triggered ("when cwnd is
 //!   reduced", §IV.C), first λ then β; without a sample in the epoch λ is kept.
 //!   The rerouting rule is checked right after the λ update, before β.
@@ -50,7 +95,7 @@
 //!   ssthresh = β·cwnd, while the state machine sits in Emptying.
 
 use crate::helpers::{tcp_reno_cong_avoid, tcp_reno_ssthresh, tcp_slow_start};
-use crate::ops::{AckSample, CongestionOps, TcpCc};
+use crate::ops::{AckSample, CongestionOps, TcpCc, TCP_INFINITE_SSTHRESH};
 
 crate::params! {
     /// Sync-TCP parameters (times in ms).
@@ -81,6 +126,14 @@ crate::params! {
         th_t2s_mbps: f64 = 2.0, [0.0, 100000.0], "assumption: TR [23] not public; fits §VI.B";
         /// Th_s2t: Sync-TCP → legacy below this rate, Mbit/s.
         th_s2t_mbps: f64 = 1.0, [0.0, 100000.0], "assumption: ≈ 1 packet per T_sample";
+        /// Sync-TCP → legacy also below this fraction of the reference rate (0: off, Th_s2t alone).
+        s2t_share: f64 = 0.5, [0.0, 1.0], "ICNP 2009 §I, §V.A (starved → legacy); 1/2: Reno's own decrease (assumption)";
+        /// How long the rate must stay below the Sync → legacy threshold, ms.
+        s2t_window_ms: f64 = 10000.0, [0.0, 600000.0], "ICNP 2009 §VII.E: Sync-TCP flows converge in about 10 s";
+        /// A starved flow restarts legacy TCP in slow start (1) or goes on in congestion avoidance (0).
+        s2t_slow_start: bool = true, [0, 1], "ICNP 2009 §V (legacy TCP learns the pipe), §V.C (brtt relearnt)";
+        /// After a starved episode, legacy → Sync needs rate ≥ reference/s2t_share for this long, ms.
+        t2s_hold_ms: f64 = 60000.0, [0.0, 3600000.0], "assumption: ≥ 3× a starved episode, doubled per repeat (§V.A)";
     }
     order { t_sample_ms <= t_win_ms; beta_min <= beta_max; beta_min <= beta_max_loss; lambda_init <= lambda_reroute; th_s2t_mbps <= th_t2s_mbps; }
 }
@@ -124,6 +177,13 @@ pub struct SyncTcp {
     /// Th_t2s and Th_s2t, bytes/s.
     t2s_bytes_s: u64,
     s2t_bytes_s: u64,
+    /// s2t_share, Q16.
+    s2t_share_q16: u32,
+    /// s2t_window and t2s_hold, µs.
+    s2t_window_us: u64,
+    t2s_hold_us: u64,
+    /// Slow start on a starved switch to legacy.
+    s2t_slow_start: bool,
 
     /// Current state.
     state: SyncState,
@@ -143,6 +203,23 @@ pub struct SyncTcp {
     lambda_q8: u32,
     /// Time of the next α increase, µs.
     next_inc_us: u64,
+    /// Time of the next Sync → legacy check, µs.
+    next_s2t_us: u64,
+    /// Reference rate of the Sync → legacy test, bytes/s: the rate when
+    /// Sync-TCP was entered, lowered (or raised) to the rate after each
+    /// reduction of a Sync-TCP regime (two emptied epochs in a row).
+    ref_bytes_s: u64,
+    /// Since when every Sync → legacy check found the rate below its threshold, µs.
+    low_since_us: Option<u64>,
+    /// Legacy → Sync needs at least this rate until `floor_until_us`, bytes/s.
+    floor_bytes_s: u64,
+    floor_until_us: u64,
+    /// Starved episodes in a row (each doubles the hold), and when the
+    /// current Sync-TCP episode began, µs.
+    starved_runs: u32,
+    sync_since_us: u64,
+    /// The last reduction ended the second emptied epoch in a row.
+    regime: bool,
     /// Fraction of a segment of α not yet added, Q10.
     cwnd_frac_q10: u64,
     /// Delay-detected congestion signals so far.
@@ -210,6 +287,14 @@ impl SyncTcp {
         self.lambda_q8 = self.lambda_init_q8;
         self.brtt_epoch_us = u32::MAX;
         tp.snd_ssthresh = tp.snd_cwnd.max(2);
+        self.ref_bytes_s = self.rate(tp);
+        self.low_since_us = None;
+        self.next_s2t_us = tp.now_us + self.t_win_us;
+        // Back in Sync-TCP above the floor: the legacy traffic has gone.
+        if tp.now_us < self.floor_until_us {
+            self.starved_runs = 0;
+        }
+        self.sync_since_us = tp.now_us;
     }
 
     fn enter_legacy(&mut self, tp: &mut TcpCc) {
@@ -217,12 +302,57 @@ impl SyncTcp {
         self.brtt_us = u32::MAX; // §V.C: relearn the propagation delay
     }
 
+    /// Sync → legacy test, once per T_win in every Sync-TCP state: true when
+    /// the rate has been below max(Th_s2t, s2t_share·reference) at every
+    /// check for s2t_window (the flow is starved, §V, §V.A).
+    fn starved(&mut self, tp: &TcpCc) -> bool {
+        let now = tp.now_us;
+        if !self.switching || now < self.next_s2t_us {
+            return false;
+        }
+        self.next_s2t_us += self.t_win_us;
+        if self.next_s2t_us <= now {
+            self.next_s2t_us = now + self.t_win_us;
+        }
+        let share = (self.ref_bytes_s as u128 * self.s2t_share_q16 as u128 >> 16) as u64;
+        // Slow start after a timeout is a transient, not starvation.
+        if tp.in_slow_start() || self.rate(tp) >= self.s2t_bytes_s.max(share) {
+            self.low_since_us = None;
+            return false;
+        }
+        now - *self.low_since_us.get_or_insert(now) >= self.s2t_window_us
+    }
+
+    /// A starved Sync-TCP flow goes back to legacy TCP; until t2s_hold has
+    /// passed it returns only at a rate of reference/s2t_share.
+    fn starved_to_legacy(&mut self, tp: &mut TcpCc) {
+        self.floor_bytes_s = match self.s2t_share_q16 {
+            0 => 0,
+            sh => ((self.ref_bytes_s as u128) << 16)
+                .div_ceil(sh as u128)
+                .min(u64::MAX as u128) as u64,
+        };
+        // A Sync-TCP episode longer than the hold was not one of a series.
+        if tp.now_us - self.sync_since_us >= self.t2s_hold_us {
+            self.starved_runs = 0;
+        }
+        self.starved_runs = (self.starved_runs + 1).min(7);
+        self.floor_until_us = tp.now_us + (self.t2s_hold_us << (self.starved_runs - 1));
+        if self.s2t_slow_start {
+            tp.snd_ssthresh = TCP_INFINITE_SSTHRESH;
+        }
+        self.enter_legacy(tp);
+    }
+
     /// λ update, rerouting rule, then β of eq. 5 (Q16) bounded by `beta_max`.
+    /// Also sets `regime`: this epoch and the one before emptied the queue.
     fn reduction(&mut self, beta_max_q16: u32) -> u32 {
+        self.regime = false;
         if self.brtt_epoch_us != u32::MAX {
             if self.brtt_epoch_us.saturating_sub(self.brtt_us) > self.th_emptied_us {
                 self.lambda_q8 = self.lambda_q8.saturating_add(256);
             } else {
+                self.regime = self.lambda_q8 == self.lambda_init_q8;
                 self.lambda_q8 = self.lambda_init_q8;
             }
             if self.lambda_q8 > self.lambda_reroute_q8 && self.brtt_epoch_us > self.brtt_us {
@@ -258,10 +388,6 @@ impl SyncTcp {
         self.next_inc_us += self.t_win_us;
         if self.next_inc_us <= now {
             self.next_inc_us = now + self.t_win_us;
-        }
-        if self.switching && self.rate(tp) < self.s2t_bytes_s {
-            self.enter_legacy(tp);
-            return;
         }
         if !tp.app_limited {
             let a =
@@ -310,6 +436,10 @@ impl CongestionOps for SyncTcp {
             switching: p.switching,
             t2s_bytes_s: (p.th_t2s_mbps * 1e6 / 8.0).round() as u64,
             s2t_bytes_s: (p.th_s2t_mbps * 1e6 / 8.0).round() as u64,
+            s2t_share_q16: q(p.s2t_share, 16),
+            s2t_window_us: us(p.s2t_window_ms),
+            t2s_hold_us: us(p.t2s_hold_ms),
+            s2t_slow_start: p.s2t_slow_start,
             state: SyncState::Legacy,
             since_us: 0,
             next_sample_us: 0,
@@ -319,6 +449,14 @@ impl CongestionOps for SyncTcp {
             brtt_epoch_us: u32::MAX,
             lambda_q8: q(p.lambda_init, 8),
             next_inc_us: 0,
+            next_s2t_us: 0,
+            ref_bytes_s: 0,
+            low_since_us: None,
+            floor_bytes_s: 0,
+            floor_until_us: 0,
+            starved_runs: 0,
+            sync_since_us: 0,
+            regime: false,
             cwnd_frac_q10: 0,
             signals: 0,
             last_signal_us: None,
@@ -350,10 +488,19 @@ impl CongestionOps for SyncTcp {
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
         let now = tp.now_us;
+        if self.state != SyncState::Legacy && self.starved(tp) {
+            self.starved_to_legacy(tp);
+        }
         match self.state {
             SyncState::Legacy => {
                 tcp_reno_cong_avoid(tp, ack, acked);
-                let spare = self.qd_us() <= self.th_qd_us && self.rate(tp) >= self.t2s_bytes_s;
+                let floor = if now < self.floor_until_us {
+                    self.floor_bytes_s
+                } else {
+                    0
+                };
+                let spare =
+                    self.qd_us() <= self.th_qd_us && self.rate(tp) >= self.t2s_bytes_s.max(floor);
                 if self.fresh && !tp.in_slow_start() && (spare || !self.switching) {
                     self.enter_sync(tp);
                 }
@@ -372,6 +519,9 @@ impl CongestionOps for SyncTcp {
                     let beta = self.reduction(self.beta_max_q16);
                     tp.snd_cwnd = scaled(tp.snd_cwnd, beta).min(tp.snd_cwnd_clamp);
                     tp.snd_ssthresh = tp.snd_cwnd;
+                    if self.regime {
+                        self.ref_bytes_s = self.rate(tp);
+                    }
                     self.enter(SyncState::Emptying, now);
                 }
             }
@@ -396,7 +546,11 @@ impl CongestionOps for SyncTcp {
         }
         let beta = self.reduction(self.beta_max_loss_q16);
         self.enter(SyncState::Emptying, tp.now_us);
-        scaled(tp.snd_cwnd, beta)
+        let cwnd = scaled(tp.snd_cwnd, beta);
+        if self.regime {
+            self.ref_bytes_s = (self.rate(tp) as u128 * beta as u128 >> 16) as u64;
+        }
+        cwnd
     }
 }
 
@@ -504,18 +658,171 @@ mod tests {
         assert_eq!(h.cc.state, Legacy);
     }
 
+    /// Reading A alone (s2t_share = 0, no window): the old single-sample test.
+    fn absolute_only() -> SyncParams {
+        SyncParams {
+            s2t_share: 0.0,
+            s2t_window_ms: 0.0,
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn sync_switches_back_to_legacy_below_th_s2t() {
         // 8·1448/0.1 = 115 840 < 125 000 (1 Mbit/s) ≤ 9·1448/0.1 = 130 320.
-        let mut h = dflt(Probing, 8, 100_000, 100_000);
+        let mut h = flow(&absolute_only(), Probing, 8, 100_000, 100_000);
         ack_after(&mut h, 100, 100_000);
         assert_eq!(
             (h.cc.state, h.cc.brtt_us, h.tp.pacing_rate),
             (Legacy, u32::MAX, 0)
         );
-        let mut h = dflt(Probing, 9, 100_000, 100_000);
+        // Restarted in slow start, as a new legacy flow (§V).
+        assert_eq!(h.tp.snd_ssthresh, TCP_INFINITE_SSTHRESH);
+        let mut h = flow(&absolute_only(), Probing, 9, 100_000, 100_000);
         ack_after(&mut h, 100, 100_000);
         assert_eq!((h.cc.state, h.cwnd()), (Probing, 10));
+    }
+
+    #[test]
+    fn a_starved_flow_is_checked_in_waiting_and_emptying_too() {
+        // A starved flow cycles Waiting ↔ Emptying and never reaches a Probing
+        // tick; the test runs once per T_win in every Sync-TCP state.
+        for state in [Waiting, Emptying] {
+            let mut h = flow(&absolute_only(), state, 8, 100_000, 100_000);
+            ack_after(&mut h, 100, 100_000);
+            assert_eq!((h.cc.state, h.cc.brtt_us), (Legacy, u32::MAX), "{state:?}");
+        }
+    }
+
+    /// Default parameters but T_wait = 60 s, so that Waiting lasts.
+    fn long_wait() -> SyncParams {
+        SyncParams {
+            t_wait_ms: 60_000.0,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn starvation_is_below_half_the_reference_for_s2t_window() {
+        // Reference 1 000 000 B/s, s2t_share 0.5: threshold 500 000 B/s
+        // (above Th_s2t = 125 000). cwnd 30 at srtt 100 ms: 434 400 B/s.
+        let mut h = flow(&long_wait(), Waiting, 30, 100_000, 100_000);
+        h.cc.ref_bytes_s = 1_000_000;
+        ack_after(&mut h, 0, 100_000);
+        let t0 = h.tp.now_us;
+        assert_eq!(h.cc.low_since_us, Some(t0));
+        // Checks every T_win; still Sync-TCP at 9.9 s.
+        for _ in 0..99 {
+            ack_after(&mut h, 100, 100_000);
+        }
+        assert_eq!(h.cc.state, Waiting);
+        // cwnd 35: 506 800 B/s ≥ 500 000 resets the count.
+        h.tp.snd_cwnd = 35;
+        ack_after(&mut h, 100, 100_000);
+        assert_eq!((h.cc.state, h.cc.low_since_us), (Waiting, None));
+        h.tp.snd_cwnd = 30;
+        ack_after(&mut h, 100, 100_000);
+        let t1 = h.tp.now_us;
+        for _ in 0..99 {
+            ack_after(&mut h, 100, 100_000);
+        }
+        assert_eq!((h.cc.state, h.cc.low_since_us), (Waiting, Some(t1)));
+        // 10 s below the threshold: legacy, floor 2·reference for 60 s.
+        ack_after(&mut h, 100, 100_000);
+        let now = h.tp.now_us;
+        assert_eq!(now - t1, 10_000_000);
+        assert_eq!(h.cc.state, Legacy);
+        assert_eq!(
+            (h.cc.floor_bytes_s, h.cc.floor_until_us, h.cc.starved_runs),
+            (2_000_000, now + 60_000_000, 1)
+        );
+    }
+
+    #[test]
+    fn slow_start_after_a_timeout_does_not_count_as_starvation() {
+        let mut h = flow(&long_wait(), Emptying, 30, 100_000, 100_000);
+        h.cc.ref_bytes_s = 1_000_000;
+        ack_after(&mut h, 0, 100_000);
+        assert!(h.cc.low_since_us.is_some());
+        h.tp.snd_ssthresh = 1000;
+        ack_after(&mut h, 100, 100_000);
+        assert_eq!(h.cc.low_since_us, None);
+    }
+
+    #[test]
+    fn legacy_returns_to_sync_above_the_floor_or_after_the_hold() {
+        // Floor 2 000 000 B/s for 60 s: cwnd 138 at 100 ms is 1 998 240,
+        // 139 is 2 012 720 (both ≥ Th_t2s = 250 000, qd = 0).
+        let mut h = dflt(Legacy, 138, 100_000, 100_000);
+        let now = h.tp.now_us;
+        (h.cc.floor_bytes_s, h.cc.floor_until_us, h.cc.starved_runs) =
+            (2_000_000, now + 60_000_000, 2);
+        ack_after(&mut h, 10, 100_000);
+        assert_eq!(h.cc.state, Legacy);
+        h.tp.snd_cwnd = 139;
+        ack_after(&mut h, 10, 100_000);
+        // Above the floor: the legacy traffic has gone, the series ends.
+        assert_eq!((h.cc.state, h.cc.starved_runs), (Probing, 0));
+        // Below the floor, but the hold has expired.
+        let mut h = dflt(Legacy, 138, 100_000, 100_000);
+        let now = h.tp.now_us;
+        (h.cc.floor_bytes_s, h.cc.floor_until_us, h.cc.starved_runs) = (2_000_000, now + 1_000, 2);
+        ack_after(&mut h, 10, 100_000);
+        assert_eq!((h.cc.state, h.cc.starved_runs), (Probing, 2));
+    }
+
+    #[test]
+    fn the_hold_doubles_for_starved_episodes_in_a_row() {
+        let p = SyncParams {
+            s2t_window_ms: 0.0,
+            ..long_wait()
+        };
+        // Second starvation 5 s into a Sync-TCP episode: 2 runs, 120 s.
+        let mut h = flow(&p, Waiting, 30, 100_000, 100_000);
+        (h.cc.ref_bytes_s, h.cc.starved_runs, h.cc.sync_since_us) =
+            (1_000_000, 1, h.tp.now_us - 5_000_000);
+        ack_after(&mut h, 0, 100_000);
+        let now = h.tp.now_us;
+        assert_eq!(
+            (h.cc.state, h.cc.starved_runs, h.cc.floor_until_us),
+            (Legacy, 2, now + 120_000_000)
+        );
+        // An episode at least as long as the hold (10 s ≥ 5 s here) ends the
+        // series: 1 run, 5 s.
+        let p = SyncParams {
+            t2s_hold_ms: 5_000.0,
+            ..p
+        };
+        let mut h = flow(&p, Waiting, 30, 100_000, 100_000);
+        (h.cc.ref_bytes_s, h.cc.starved_runs, h.cc.sync_since_us) = (1_000_000, 3, 0);
+        ack_after(&mut h, 0, 100_000);
+        let now = h.tp.now_us;
+        assert_eq!(
+            (h.cc.state, h.cc.starved_runs, h.cc.floor_until_us),
+            (Legacy, 1, now + 5_000_000)
+        );
+    }
+
+    #[test]
+    fn the_reference_follows_reductions_after_two_emptied_epochs() {
+        // As waiting_freezes_cwnd_then_reduces_by_eq_5: cwnd 1000 → 583 at
+        // srtt 150 ms; 583·1448/0.15 = 5 627 893 B/s.
+        let mut h = dflt(Waiting, 1000, 150_000, 100_000);
+        h.cc.ref_bytes_s = 9_999;
+        h.cc.brtt_epoch_us = 101_000;
+        ack_after(&mut h, 500, 150_000);
+        assert_eq!((h.cwnd(), h.cc.ref_bytes_s), (583, 5_627_893));
+        // The epoch before was not emptied (λ = 2.25): reference kept.
+        let mut h = dflt(Waiting, 1000, 150_000, 100_000);
+        h.cc.ref_bytes_s = 9_999;
+        h.cc.lambda_q8 = 576;
+        h.cc.brtt_epoch_us = 101_000;
+        ack_after(&mut h, 500, 150_000);
+        assert_eq!((h.cwnd(), h.cc.ref_bytes_s), (583, 9_999));
+        // Entering Sync-TCP sets it to the rate then: 18·1448/0.1 = 260 640.
+        let mut h = dflt(Legacy, 18, 100_000, 100_000);
+        ack_after(&mut h, 10, 100_000);
+        assert_eq!((h.cc.state, h.cc.ref_bytes_s), (Probing, 260_640));
     }
 
     #[test]
