@@ -20,7 +20,9 @@ bits per second of the active period), share (of the summed goodput),
 completion_s (null unless it finished), final_cwnd (segments), segs_sent,
 retrans, retrans_ratio, delivered_segs, delivered_bytes, lost_fast,
 recoveries, timeouts, acks_sent, slow_start_s, signals (delay-detected
-congestion signals of its algorithm), signals_s (their times; not in summary.json).
+congestion signals of its algorithm), signals_s (their times; not in summary.json, which has
+their synchronization instead: signal_sync = {events, seen_by_all}, Result.signal_synchronization()
+with T_wait = 0.5 s).
 
 links: link, name, from, to, rate_bps, monitored, utilization, tx_packets,
 tx_bytes, drops_queue, drops_random, drops, mean_qdelay_s, p99_qdelay_s,
@@ -202,7 +204,10 @@ class Result:
                      "refused": w["refused"]}
                     for w in raw["web"]],
         }
-        return cls(manifest, summary, flows, links, udp, web, timeseries, queues)
+        result = cls(manifest, summary, flows, links, udp, web, timeseries, queues)
+        events, seen = result.signal_synchronization() if flows.height and flows["signals"].sum() else (0, 0)
+        summary["signal_sync"] = {"events": events, "seen_by_all": seen}
+        return result
 
 
 def load(run_dir: str | Path) -> Result:

@@ -1,6 +1,9 @@
 """One run's numbers as one row of a sweep's table: flat names, scalar values.
 
 - the run: ``jain_index``, ``total_goodput_bps``, ``events``, ``wall_time_s``;
+  ``signal_events``, ``signal_seen_by_all`` and ``signal_sync`` (their ratio; none
+  without signals): the delay-detected congestion signals of the run's flows grouped
+  within T_wait = 0.5 s, and those every active flow detected (Sync-TCP §VI.A);
 - each ``[[flows]]`` entry (a group of ``count`` flows), as ``flows[i].NAME``:
   ``goodput_bps`` and ``share`` (summed over the group), ``jain_index`` (within
   the group), ``retrans``, ``timeouts``, ``recoveries``, ``lost_fast``,
@@ -50,6 +53,10 @@ def row(s: dict, web: pl.DataFrame) -> dict[str, Any]:
     and its web response times (``Result.web``; read only when it has web sources)."""
     out: dict[str, Any] = {"jain_index": s["jain_index"], "total_goodput_bps": s["total_goodput_bps"],
                            "events": s["events"], "wall_time_s": s["wall_time_s"]}
+    sync = s.get("signal_sync")  # absent from runs stored by older versions
+    if sync is not None:
+        out["signal_events"], out["signal_seen_by_all"] = sync["events"], sync["seen_by_all"]
+        out["signal_sync"] = sync["seen_by_all"] / sync["events"] if sync["events"] else None
     flows = s["flows"]
     for spec in sorted({f["spec"] for f in flows}):
         group = [f for f in flows if f["spec"] == spec]
