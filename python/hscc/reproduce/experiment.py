@@ -207,12 +207,12 @@ class Experiment(_Strict):
         data = {k: v for k, v in self.sweep.items()}
         data["name"] = self.name + ("-quick" if quick else "")
         if quick:
-            base = dict(data["base"])
-            if self.quick.duration is not None:
-                base["duration"] = self.quick.duration
-            data["base"] = base
+            # The quick duration is an axis of one value, not a change of the base: the base is
+            # checked as written (full length), and each point with the quick axes' values too,
+            # so a quick schedule of start times can come with the quick duration.
             data["replicates"] = self.quick.replicates
-            data["axes"] = {**data.get("axes", {}), **self.quick.axes}
+            short = {"duration": [self.quick.duration]} if self.quick.duration is not None else {}
+            data["axes"] = {**data.get("axes", {}), **short, **self.quick.axes}
         if replicates is not None:
             data["replicates"] = replicates
         return data
