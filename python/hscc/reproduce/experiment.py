@@ -100,14 +100,15 @@ class Series(_Strict):
 
 class Measure(_Strict):
     name: str
-    kind: Literal["goodput", "ratio", "share", "utilization", "stolen", "change", "column", "sum"]
+    kind: Literal["goodput", "ratio", "share", "utilization", "stolen", "change", "column", "sum", "available"]
     label: str
     source: Optional[str] = None
     a: Optional[list[int]] = None          # [[flows]] entries (goodput, share, stolen's victims, ratio's numerator)
     b: Optional[list[int]] = None          # ratio's denominator
     link: str = "bottleneck:fwd"            # utilization
     column: Optional[str] = None           # change, column: a metric column of the sweep (hscc.sweeps.metrics)
-    columns: Optional[list[str]] = None    # sum: metric columns added up
+    columns: Optional[list[str]] = None    # sum: metric columns added up; available: the UDP rates taken off capacity
+    capacity: Optional[float] = None       # available: the link's rate, bit/s
     baseline: Optional[str] = None         # stolen, change: the series value that is the baseline
     scale: float = 1.0                     # column, sum: multiply by this (e.g. 1e3 for ms)
     log: bool = False                      # the panel's y axis on a log scale
@@ -123,7 +124,8 @@ class Measure(_Strict):
     @model_validator(mode="after")
     def _args(self) -> "Measure":
         need = {"ratio": ("a", "b"), "stolen": ("a", "baseline"), "change": ("column", "baseline"),
-                "column": ("column",), "sum": ("columns",), "share": ("a",)}.get(self.kind, ())
+                "column": ("column",), "sum": ("columns",), "share": ("a",),
+                "available": ("capacity", "columns")}.get(self.kind, ())
         missing = [k for k in need if getattr(self, k) is None]
         if missing:
             raise ValueError(f"a {self.kind!r} measure needs {', '.join(missing)}")
