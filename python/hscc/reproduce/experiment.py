@@ -40,6 +40,8 @@ the same way)::
     a = "ctcp"
     b = "highspeed"
     at = [6]                            # the x values where it must hold (default: every x)
+    quick = false                       # optional: not checked by --quick (it needs the full length, or hscc
+                                        # does not reproduce it at full length: notes say why); default true
 
     [sweep]                             # a sweep (docs/sweeps.md) with an inline base scenario
     replicates = 5
@@ -141,6 +143,7 @@ class Claim(_Strict):
     than: Optional[float] = None
     factor: float = 1.0                    # less: a × factor < b (a "far less" claim)
     at: Optional[list[float]] = None
+    quick: bool = True                     # false: --quick does not check it (see the module's docstring)
 
     @model_validator(mode="after")
     def _other(self) -> "Claim":
