@@ -28,11 +28,10 @@ def test_quick_experiment_shows_the_papers_claims(name):
     r = quick(name)
     assert r.failed_runs == 0, r.sweep.failed["error"].to_list()[:3]
     assert r.table["mean"].null_count() < r.table.height, "no cell has a result"
+    # known misses (hscc does not reproduce them at full length; the notes say why) are checked by
+    # the full-length suite, scripts/reproduce-full.sh, which fails if one of them starts to hold
     missed = [f"{c.text} ({c.detail})" for c in r.claims if not c.holds and not c.known_miss]
     assert not missed, f"{name}: claims that do not hold: {missed}"
-    # a claim hscc is known not to reproduce (the notes say why) that now holds: the notes are out of date
-    changed = [f"{c.text} ({c.detail})" for c in r.claims if c.holds and c.known_miss]
-    assert not changed, f"{name}: claims marked known_miss that now hold; update the experiment's notes: {changed}"
 
 
 class _Sections(HTMLParser):

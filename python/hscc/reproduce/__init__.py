@@ -94,7 +94,7 @@ def reproduce(name: Union[str, Path, Experiment], out: Optional[Union[str, Path]
     result = run_sweep(sweep, directory / outdir.SWEEP if directory else None, jobs, dask, progress)
     values = measures.per_run(exp, result)
     table = compare.cells(exp, values)
-    checked = compare.claims(exp, table)
+    checked = compare.claims(exp, table, quick)
     rep = Reproduction(exp, quick, table, checked, values, result, time.monotonic() - start, figure.png(exp, table))
     if directory is not None:
         outdir.write_parquet(directory / "values.parquet", values)

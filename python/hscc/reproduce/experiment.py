@@ -40,8 +40,9 @@ the same way)::
     a = "ctcp"
     b = "highspeed"
     at = [6]                            # the x values where it must hold (default: every x)
-    known_miss = false                  # true: hscc does not reproduce it (the notes say why); the tests then
-                                        # check that it still does not, so a change of behaviour is noticed
+    quick = true                        # false: --quick does not check it (it needs the full length)
+    known_miss = false                  # true: hscc does not reproduce it at full length (the notes say why);
+                                        # --quick does not assert it, the full-length suite checks it still misses
 
     [sweep]                             # a sweep (docs/sweeps.md) with an inline base scenario
     replicates = 5
@@ -102,14 +103,15 @@ class Series(_Strict):
 
 class Measure(_Strict):
     name: str
-    kind: Literal["goodput", "ratio", "share", "utilization", "stolen", "change", "column", "sum"]
+    kind: Literal["goodput", "ratio", "share", "utilization", "stolen", "change", "column", "sum", "available"]
     label: str
     source: Optional[str] = None
     a: Optional[list[int]] = None          # [[flows]] entries (goodput, share, stolen's victims, ratio's numerator)
     b: Optional[list[int]] = None          # ratio's denominator
     link: str = "bottleneck:fwd"            # utilization
     column: Optional[str] = None           # change, column: a metric column of the sweep (hscc.sweeps.metrics)
-    columns: Optional[list[str]] = None    # sum: metric columns added up
+    columns: Optional[list[str]] = None    # sum: metric columns added up; available: the UDP rates taken off capacity
+    capacity: Optional[float] = None       # available: the link's rate, bit/s
     baseline: Optional[str] = None         # stolen, change: the series value that is the baseline
     scale: float = 1.0                     # column, sum: multiply by this (e.g. 1e3 for ms)
     log: bool = False                      # the panel's y axis on a log scale
@@ -125,7 +127,8 @@ class Measure(_Strict):
     @model_validator(mode="after")
     def _args(self) -> "Measure":
         need = {"ratio": ("a", "b"), "stolen": ("a", "baseline"), "change": ("column", "baseline"),
-                "column": ("column",), "sum": ("columns",), "share": ("a",)}.get(self.kind, ())
+                "column": ("column",), "sum": ("columns",), "share": ("a",),
+                "available": ("capacity", "columns")}.get(self.kind, ())
         missing = [k for k in need if getattr(self, k) is None]
         if missing:
             raise ValueError(f"a {self.kind!r} measure needs {', '.join(missing)}")
@@ -141,6 +144,7 @@ class Claim(_Strict):
     than: Optional[float] = None
     factor: float = 1.0                    # less: a × factor < b (a "far less" claim)
     at: Optional[list[float]] = None
+    quick: bool = True                     # false: --quick does not check it (it needs the full length)
     known_miss: bool = False               # hscc does not reproduce it at full length; the notes say why
 
     @model_validator(mode="after")

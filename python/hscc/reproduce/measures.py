@@ -15,7 +15,11 @@ series' runs at the same x:
   ``baseline`` series (all Reno) at the same x; not computed for the baseline itself;
 - ``change``: (Q − P)/P of a metric ``column`` against the ``baseline`` series
   (Sync-TCP Figs. 1–2: "VoIP delay +56 %");
-- ``column``: any metric column of the sweep × ``scale``; ``sum``: several added up.
+- ``column``: any metric column of the sweep × ``scale``; ``sum``: several added up;
+- ``available``: goodput of entries ``a`` (all flows without ``a``) over the capacity
+  the UDP sources leave, ``capacity`` (bit/s) minus the sum of the metric ``columns``
+  (e.g. ``udp[0].throughput_bps``) — CTCP Table 1's utilisation "normalized by the
+  theoretical available bandwidth left over by UDP traffic".
 """
 
 from __future__ import annotations
@@ -92,6 +96,8 @@ def _one(exp: Experiment, m: Measure, runs: pl.DataFrame) -> pl.DataFrame:
         value = _col(runs, f"{m.link}.utilization")
     elif m.kind == "column":
         value = _col(runs, m.column) * m.scale
+    elif m.kind == "available":
+        value = _goodput(runs, m.a) / (pl.lit(m.capacity) - sum((_col(runs, c) for c in m.columns), pl.lit(0.0)))
     else:  # sum
         value = sum((_col(runs, c) for c in m.columns), pl.lit(0.0)) * m.scale
     return runs.select(pl.lit(m.name).alias("measure"), "series", "x", pl.col("replicate").cast(pl.UInt32),
