@@ -25,10 +25,11 @@ def main() -> None:
     reps = rep.reproduce_all(out, on_start=lambda e: print(f"{e.name} ({e.source})", flush=True) or None)
     wall = time.monotonic() - start
     env = provenance.environment()
-    made = (f"Made by `bash scripts/reproduce-full.sh {out}` on {datetime.now(timezone.utc):%Y-%m-%d} "
-            f"(hscc {env['hscc_version']}, git {env['git'] or 'unknown'}, {os.cpu_count()} cores): "
-            f"{sum(r.sweep.points.height for r in reps)} runs, {wall / 60:.1f} min of wall time "
-            f"(runs already in {out} are reused, so this is the time of what was computed).")
+    simulated = sum(r.sweep.points["wall_time_s"].fill_null(0).sum() for r in reps)  # stored with each run: cache-independent
+    made = (f"Made by `bash scripts/reproduce-full.sh` on {datetime.now(timezone.utc):%Y-%m-%d} "
+            f"(hscc {env['hscc_version']}, {_revision(env['git'])}, {os.cpu_count()} cores): "
+            f"{sum(r.sweep.points.height for r in reps)} runs, {simulated / 60:.0f} CPU-minutes of simulation "
+            f"(this call: {wall / 60:.1f} min of wall time; runs already in {out} are reused).")
     text = DOC.read_text()
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
@@ -43,6 +44,12 @@ def main() -> None:
     if failed:
         print(f"FAILED: {failed} runs failed")
     sys.exit(1 if unexpected or failed else 0)
+
+
+def _revision(git: dict | None) -> str:
+    if not git:
+        return "no git revision"
+    return f"git {git['commit'][:12]}{' with local changes' if git['dirty'] else ''}"
 
 
 if __name__ == "__main__":

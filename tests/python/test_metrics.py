@@ -64,5 +64,9 @@ def test_sync_tcp_flows_detect_congestion_signals_together():
     events, seen = r.signal_synchronization()
     assert events >= 5, events
     assert seen / events >= 0.8, (seen, events)
+    # The same numbers in summary.json and in a sweep's row (the reproduction of §VI.A reads them there).
+    assert r.summary["signal_sync"] == {"events": events, "seen_by_all": seen}
+    from hscc.sweeps.metrics import row
+    assert row(r.summary, r.web)["signal_sync"] == seen / events
     # Loss-based flows report no delay signals: nothing to synchronize.
     assert hscc.run(scenario(["reno"], ["40ms"], duration="10s")).signal_synchronization() == (0, 0)
