@@ -27,7 +27,7 @@ def main() -> None:
     env = provenance.environment()
     simulated = sum(r.sweep.points["wall_time_s"].fill_null(0).sum() for r in reps)  # stored with each run: cache-independent
     made = (f"Made by `bash scripts/reproduce-full.sh` on {datetime.now(timezone.utc):%Y-%m-%d} "
-            f"(hscc {env['hscc_version']}, {_revision(env['git'])}, {os.cpu_count()} cores): "
+            f"(hscc {env['hscc_version']}, {provenance.describe_revision(env['git'])}, {os.cpu_count()} cores): "
             f"{sum(r.sweep.points.height for r in reps)} runs, {simulated / 60:.0f} CPU-minutes of simulation "
             f"(this call: {wall / 60:.1f} min of wall time; runs already in {out} are reused).")
     text = DOC.read_text()
@@ -44,12 +44,6 @@ def main() -> None:
     if failed:
         print(f"FAILED: {failed} runs failed")
     sys.exit(1 if unexpected or failed else 0)
-
-
-def _revision(git: dict | None) -> str:
-    if not git:
-        return "no git revision"
-    return f"git {git['commit'][:12]}{' with local changes' if git['dirty'] else ''}"
 
 
 if __name__ == "__main__":

@@ -35,6 +35,13 @@ def git_revision() -> dict | None:
     return {"commit": commit, "dirty": dirty}
 
 
+def describe_revision(git: dict | None) -> str:
+    """A git revision for people: "git 0123456789ab" (+ " with local changes"), or "no git revision"."""
+    if not git:
+        return "no git revision"
+    return f"git {git['commit'][:12]}{' with local changes' if git['dirty'] else ''}"
+
+
 def environment() -> dict:
     return {
         "hscc_version": version(),

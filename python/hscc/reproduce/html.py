@@ -37,7 +37,7 @@ def report(reps: list["Reproduction"]) -> str:
              "<h1>hscc: the papers' experiments, rerun</h1>",
              f"<p class='meta'>{'--quick (short runs, few replicates: directions only)' if quick else 'full length'}; "
              f"made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by hscc {escape(str(env.get('hscc_version', '')))} "
-             f"(engine {escape(str(env.get('engine_version', '')))}, git {escape(str(env.get('git') or '–'))}). "
+             f"(engine {escape(str(env.get('engine_version', '')))}, {escape(provenance.describe_revision(env.get('git')))}). "
              "Verdicts: <b>agrees</b> within ±25 % of the paper; <b>same direction</b>: outside that, but every "
              "comparison the paper's numbers make with the cell (trend along x, ranking at the same x) comes out the "
              "same; <b>differs</b> otherwise. Means over replicates with Student-t 95 % confidence intervals.</p>"]
