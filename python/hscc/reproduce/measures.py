@@ -24,7 +24,6 @@ series' runs at the same x:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import polars as pl
@@ -116,6 +115,3 @@ def _col(runs: pl.DataFrame, name: str) -> pl.Expr:
         raise MeasureError(f"metric column {name!r} is not in the sweep's results" + (f" (there are {', '.join(near)}, …)" if near else ""))
     return pl.col(name).cast(pl.Float64)
 
-
-def finite(v: float | None) -> bool:
-    return v is not None and not math.isnan(v) and not math.isinf(v)
