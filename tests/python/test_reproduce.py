@@ -119,6 +119,17 @@ def test_claims_are_checked_against_the_means(kind, a, b, than, factor, holds):
     assert compare.claims(exp, table)[0].holds is holds
 
 
+def test_an_unfairness_claim_counts_a_long_flow_winning_as_unfair():
+    # hscc's ratio 0.2 (the long-RTT flow gets 5× more) is further from fairness than Reno's 2,
+    # though smaller as a number
+    claim = {"text": "t", "measure": "m", "kind": "less", "a": "cubic", "b": "reno"}
+    table = pl.DataFrame({"measure": ["m", "m"], "series": ["CUBIC", "Reno"], "x": [1.0, 1.0], "mean": [0.2, 2.0]})
+    for unfair, holds in ((False, True), (True, False)):
+        exp = small(measures=[{"name": "m", "kind": "ratio", "a": [0], "b": [1], "label": "m"}],
+                    claims=[{**claim, "unfairness": unfair}])
+        assert compare.claims(exp, table)[0].holds is holds
+
+
 @pytest.mark.parametrize("change, message", [
     ({"paper": "tcp"}, "paper: \"tcp\": 'tcp' is not a paper of the catalogue"),
     ({"colour": 1}, "colour"),

@@ -130,10 +130,12 @@ def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
     b = series(c.b) if c.b is not None else {x: c.than for x in xs}
     if any(x not in b for x in xs):
         return ClaimResult(c.text, False, f"no result for {c.b} at every x asked for")
+    if c.unfairness:  # a throughput ratio's distance from fairness, whichever side wins
+        a, b = ({x: max(v, 1 / v) if v > 0 else math.inf for x, v in d.items()} for d in (a, b))
     if c.kind == "less":
         holds = all(a[x] * c.factor < b[x] for x in xs)
     else:
         holds = all(a[x] > b[x] * c.factor for x in xs)
     other = c.b if c.b is not None else f"{c.than:g}"
     detail = "; ".join(f"x={x:g}: {c.a} {a[x]:.3g} vs {other} {b[x]:.3g}" for x in xs)
-    return ClaimResult(c.text, holds, detail)
+    return ClaimResult(c.text, holds, detail + (" (as max(r, 1/r))" if c.unfairness else ""))

@@ -41,6 +41,7 @@ the same way)::
     b = "highspeed"
     at = [6]                            # the x values where it must hold (default: every x)
     quick = true                        # false: --quick does not check it (it needs the full length)
+    unfairness = true                   # compare ratios r as max(r, 1/r), so that a long flow winning is no "fairer"
     known_miss = false                  # true: hscc does not reproduce it at full length (the notes say why);
                                         # --quick does not assert it, the full-length suite checks it still misses
 
@@ -143,6 +144,7 @@ class Claim(_Strict):
     b: Optional[str] = None
     than: Optional[float] = None
     factor: float = 1.0                    # less: a × factor < b (a "far less" claim)
+    unfairness: bool = False               # compare max(r, 1/r): a throughput ratio's distance from 1, whichever side wins
     at: Optional[list[float]] = None
     quick: bool = True                     # false: --quick does not check it (it needs the full length)
     known_miss: bool = False               # hscc does not reproduce it at full length; the notes say why
