@@ -102,6 +102,25 @@ pub enum Recovery {
     Prr,
 }
 
+/// How a SACK sender decides that a segment is lost before the RTO (Linux
+/// sysctl `net.ipv4.tcp_recovery`, bit `TCP_RACK_LOSS_DETECTION`). Without
+/// SACK the sender uses NewReno's duplicate-ACK rule either way, as Linux does
+/// (`tcp_identify_packet_loss`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDetection {
+    /// RACK-TLP (RFC 8985, Linux since 4.18 by default): a segment is lost
+    /// once a segment sent after it was delivered and a reordering window has
+    /// passed; tail loss probes (Linux `tcp_early_retrans` = 3) repair tail
+    /// losses without the RTO, and lost retransmissions are detected the same
+    /// way as lost originals.
+    Rack,
+    /// The duplicate-ACK threshold (RFC 6675 `IsLost` with DupThresh =
+    /// the flow's reordering degree, Linux `tcp_update_scoreboard`): the
+    /// papers' era. A lost retransmission waits for the RTO.
+    DupAck,
+}
+
 /// What the congestion control's `cong_avoid(ack, acked)` is told was
 /// acknowledged. `cong_avoid` runs only for an ACK that advances `snd_una`
 /// outside recovery, in either mode; `pkts_acked` always gets the number of
@@ -185,6 +204,27 @@ pub struct FlowConfig {
     pub sack: bool,
     /// Window reduction during recovery.
     pub recovery: Recovery,
+    /// Loss detection with SACK (see [`LossDetection`]).
+    pub loss_detection: LossDetection,
+    /// The receiver reports duplicate segments in a D-SACK block (RFC 2883;
+    /// Linux sysctl `tcp_dsack`, default 1).
+    pub dsack: bool,
+    /// Undo of spurious window reductions (Linux `tcp_try_undo_*`, always on in
+    /// Linux): by D-SACKs covering every retransmission (RFC 3708), by the
+    /// timestamp echo showing the original arrived (Eifel, RFC 3522), and by
+    /// F-RTO when `frto` is on; the algorithm restores cwnd with `undo_cwnd`.
+    pub undo: bool,
+    /// F-RTO (RFC 5682 SACK-enhanced version, Linux sysctl `tcp_frto` = 2, the
+    /// default): after a timeout, new data is sent before more retransmissions
+    /// and the reduction is undone if never-retransmitted data is acknowledged.
+    pub frto: bool,
+    /// Initial reordering degree, segments: the duplicate-ACK threshold
+    /// (Linux sysctl `tcp_reordering`, default 3 = RFC 5681's DupThresh).
+    pub reordering: u32,
+    /// Largest reordering degree the sender adapts to when it sees reordering
+    /// (Linux sysctl `tcp_max_reordering`, default 300; equal to `reordering`:
+    /// no adaptation, a fixed DupThresh as in RFC 6675).
+    pub max_reordering: u32,
     /// Initial congestion window, segments (RFC 6928 / Linux: 10).
     pub init_cwnd: u32,
     /// Minimum retransmission timeout (Linux: 200 ms; RFC 6298: 1 s).
@@ -259,6 +299,12 @@ impl FlowConfig {
             rwnd: None,
             sack: true,
             recovery: Recovery::Prr,
+            loss_detection: LossDetection::DupAck,
+            dsack: false,
+            undo: false,
+            frto: false,
+            reordering: 3,
+            max_reordering: 3,
             init_cwnd: 10,
             min_rto: 200 * MS,
             initial_rto: SEC,

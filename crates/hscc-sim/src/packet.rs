@@ -15,6 +15,9 @@ pub const UDP_HEADER_BYTES: u32 = 40;
 pub const RETRANS: u8 = 1;
 /// Flag: the segment was sent while its flow was in slow start.
 pub const SLOW_START: u8 = 2;
+/// Flag (ACK): `sack[0]` is a D-SACK block (RFC 2883), a duplicate segment;
+/// its offsets are signed (`as i32`), since it may lie below the cumulative ACK.
+pub const DSACK: u8 = 0x80;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +57,7 @@ pub struct Packet {
     pub kind: Kind,
     /// Index of the current link in the route.
     pub hop: u8,
-    /// [`RETRANS`], [`SLOW_START`].
+    /// [`RETRANS`], [`SLOW_START`], [`DSACK`].
     pub flags: u8,
 }
 

@@ -468,7 +468,7 @@ impl Sim {
             Event::Rto(f) => {
                 let flow = &mut self.flows[f as usize];
                 if flow.sender.rto_timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
-                    flow.sender.on_rto(wire!(self, flow));
+                    flow.sender.on_timer(wire!(self, flow));
                     self.after_sender_event(f);
                 }
             }

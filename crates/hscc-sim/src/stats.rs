@@ -34,9 +34,16 @@ pub struct FlowCounters {
     pub delivered_segs: u64,
     /// Payload bytes delivered in order to the receiving application (likewise).
     pub delivered_bytes: u64,
-    /// Segments marked lost by duplicate ACKs or SACK.
+    /// Segments marked lost before the RTO: by duplicate ACKs, SACK or RACK.
     pub lost_fast: u64,
-    /// Fast-recovery episodes entered.
+    /// Of those, marked lost by RACK (RFC 8985), retransmissions included.
+    pub rack_lost: u64,
+    /// Tail loss probes sent (RFC 8985 §7).
+    pub tlps: u64,
+    /// Spurious window reductions undone (D-SACK, timestamps, F-RTO).
+    pub undos: u64,
+    /// Fast-recovery episodes entered, and window reductions after a tail loss
+    /// probe repaired a loss (Linux `TCPLossProbeRecovery`).
     pub recoveries: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,

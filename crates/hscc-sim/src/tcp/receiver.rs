@@ -5,12 +5,15 @@
 //! segment; an immediate ACK for out-of-order data, for data that fills a hole
 //! and for duplicates, whatever `delack_segments` is), and the timestamp echo
 //! of RFC 7323 §4.3 (the TSval of the earliest segment the ACK covers).
+//! With `dsack`, a duplicate segment is reported in a D-SACK block (RFC 2883
+//! §4, Linux `tcp_dsack_set`): the first block of the next ACK, once, ahead of
+//! at most two ordinary blocks.
 //! Linux's quick-ACK mode at the start of a connection (up to 16 segments
 //! acknowledged one by one) is not modeled.
 
 use crate::config::FlowConfig;
 use crate::event::Timer;
-use crate::packet::{Packet, HEADER_BYTES};
+use crate::packet::{Packet, DSACK, HEADER_BYTES};
 use crate::tcp::intervals::IntervalSet;
 use crate::time::Time;
 
@@ -33,6 +36,10 @@ pub struct Receiver {
     /// The blocks to report, newest first (RFC 2018).
     recent: [(u64, u64); 3],
     nrecent: usize,
+    /// Report duplicates (RFC 2883).
+    dsack: bool,
+    /// The duplicate segment to report in the next ACK.
+    dup: Option<u64>,
     pending: u32,
     echo_ts: Time,
     delayed: bool,
@@ -55,6 +62,8 @@ impl Receiver {
             ooo: IntervalSet::new(),
             recent: [(0, 0); 3],
             nrecent: 0,
+            dsack: cfg.dsack,
+            dup: None,
             pending: 0,
             echo_ts: 0,
             delayed: cfg.delayed_ack,
@@ -97,10 +106,18 @@ impl Receiver {
         }
         // Out of order, or a duplicate: ACK at once (RFC 5681 §4.2), a duplicate
         // so the sender learns where we are.
-        if s > self.rcv_nxt {
-            if let Some(block) = self.ooo.insert(s) {
-                self.remember(block);
-            }
+        let duplicate = match s > self.rcv_nxt {
+            true => match self.ooo.insert(s) {
+                Some(block) => {
+                    self.remember(block);
+                    false
+                }
+                None => true,
+            },
+            false => true,
+        };
+        if duplicate && self.dsack {
+            self.dup = Some(s);
         }
         self.echo_ts = p.ts;
         RxAction::AckNow
@@ -135,8 +152,15 @@ impl Receiver {
         self.delack.cancel();
         let mut p = Packet::ack(flow, self.rcv_nxt, self.ack_size, self.echo_ts);
         let mut n = 0;
+        if let Some(d) = self.dup.take() {
+            // Signed offsets: the duplicate may lie below the cumulative ACK.
+            let off = d.wrapping_sub(self.rcv_nxt) as i64 as i32 as u32;
+            p.sack[0] = (off, off.wrapping_add(1));
+            p.flags |= DSACK;
+            n = 1;
+        }
         for &(a, b) in &self.recent[..self.nrecent] {
-            if a > self.rcv_nxt {
+            if n < 3 && a > self.rcv_nxt {
                 p.sack[n] = ((a - self.rcv_nxt) as u32, (b - self.rcv_nxt) as u32);
                 n += 1;
             }
@@ -203,6 +227,39 @@ mod tests {
         }
         let a = r.make_ack(0);
         assert_eq!(&a.sack[..a.nsack as usize], &[(8, 9), (6, 7), (4, 5)]);
+    }
+
+    #[test]
+    fn a_duplicate_is_reported_once_in_a_dsack_block_first() {
+        let mut c = FlowConfig::bulk(0, 1, CcParams::default());
+        c.dsack = true;
+        let mut r = Receiver::new(&c);
+        for s in [0, 1, 3, 5] {
+            r.on_data(&seg(s), 0);
+        }
+        r.make_ack(0);
+        // A duplicate below the cumulative ACK: offset -1 from rcv_nxt = 2.
+        assert_eq!(r.on_data(&seg(1), 1), RxAction::AckNow);
+        let a = r.make_ack(0);
+        assert_eq!(a.flags & DSACK, DSACK);
+        assert_eq!(&a.sack[..a.nsack as usize], &[((-1i32) as u32, 0), (3, 4), (1, 2)]);
+        // Not repeated on the next ACK.
+        r.on_data(&seg(7), 2);
+        let a = r.make_ack(0);
+        assert_eq!((a.flags & DSACK, a.nsack), (0, 3));
+        // A duplicate of out-of-order data: the block above rcv_nxt.
+        r.on_data(&seg(5), 3);
+        let a = r.make_ack(0);
+        assert_eq!((a.flags & DSACK, a.sack[0]), (DSACK, (3, 4)));
+    }
+
+    #[test]
+    fn no_dsack_block_when_off() {
+        let mut r = rx(false);
+        r.on_data(&seg(0), 0);
+        r.on_data(&seg(0), 0);
+        let a = r.make_ack(0);
+        assert_eq!((a.flags & DSACK, a.nsack), (0, 0));
     }
 
     #[test]

@@ -42,9 +42,9 @@ use std::collections::VecDeque;
 
 use hscc_cc::{AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_SLOWPATH, TCP_INFINITE_SSTHRESH};
 
-use crate::config::{AckCounting, DelayDist, FlowConfig, Recovery};
+use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery};
 use crate::event::{Event, EventQueue, Timer};
-use crate::packet::{Packet, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_START};
+use crate::packet::{Packet, DSACK, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_START};
 use crate::rng::Rng;
 use crate::stats::FlowCounters;
 use rand::Rng as _;
@@ -52,17 +52,56 @@ use crate::tcp::rtt::RttEstimator;
 use crate::tcp::work;
 use crate::time::{Time, SEC, US};
 
+#[path = "rack.rs"]
+mod rack;
+#[path = "tlp.rs"]
+mod tlp;
+#[path = "undo.rs"]
+mod undo;
+
+use rack::Rack;
+use tlp::XmitTimer;
+use undo::Undo;
+
 const SACKED: u8 = 1;
 const LOST: u8 = 2;
 const RETRANS: u8 = 4; // retransmitted and still outstanding
 const EVER_RETRANS: u8 = 8;
-const DUP_THRESH: u64 = 3;
+/// On RACK's time-ordered list (`prev`, `next` valid).
+const LISTED: u8 = 16;
 
 /// Scoreboard entry of one outstanding segment.
 #[derive(Clone, Copy, Debug)]
 struct Seg {
     tx_time: Time,
+    /// RACK's time-ordered list: neighbours' sequence numbers modulo 2^32
+    /// (the window is far below 2^32 segments).
+    prev: u32,
+    next: u32,
     flags: u8,
+}
+
+impl Seg {
+    fn new(tx_time: Time) -> Seg {
+        Seg { tx_time, prev: 0, next: 0, flags: 0 }
+    }
+}
+
+/// What one ACK told the loss-recovery machinery (a subset of Linux's `FLAG_*`).
+#[derive(Clone, Copy, Debug, Default)]
+struct AckFlags {
+    /// `snd_una` advanced (`FLAG_SND_UNA_ADVANCED`).
+    una_advanced: bool,
+    /// Newly SACKed data (`FLAG_DATA_SACKED`).
+    data_sacked: bool,
+    /// A never-retransmitted segment below `high_seq` was (S)ACKed (`FLAG_ORIG_SACK_ACKED`).
+    orig_acked: bool,
+    /// A valid D-SACK (`FLAG_DSACKING_ACK`).
+    dsack: bool,
+    /// The D-SACK covers the tail loss probe (`FLAG_DSACK_TLP`).
+    dsack_tlp: bool,
+    /// A duplicate ACK: nothing acknowledged, no D-SACK.
+    dupack: bool,
 }
 
 /// What the sender hands to the network.
@@ -88,6 +127,17 @@ pub struct Sender {
     mss: u32,
     sack: bool,
     prr: bool,
+    /// RACK-TLP loss detection (with SACK only).
+    rack_on: bool,
+    undo_on: bool,
+    frto_on: bool,
+    /// Reordering degree, segments (Linux `tp->reordering`): the DupThresh.
+    reordering: u32,
+    /// Its initial value (Linux sysctl `tcp_reordering`).
+    reordering_init: u32,
+    max_reordering: u32,
+    /// Times reordering was seen (Linux `tp->reord_seen`).
+    reord_seen: u32,
     timestamps: bool,
     pacing: bool,
     init_cwnd: u32,
@@ -98,16 +148,34 @@ pub struct Sender {
     snd_nxt: u64,
     sb: VecDeque<Seg>,
     high_seq: u64,
+    /// Duplicate-threshold marking resumes here (Linux `lost_skb_hint`)...
     lost_scan: u64,
+    /// ... with this many SACKed segments in [snd_una, lost_scan) (`lost_cnt_hint`).
+    lost_cnt: u32,
+    /// End of the highest SACKed segment (Linux `tcp_highest_sack_seq`), when `sacked_out` > 0.
+    high_sacked: u64,
     retx_hint: u64,
     to_retx: u32,
-    /// The DupThresh highest SACKed segments plus one, highest first (0: none).
-    top_sacked: [u64; DUP_THRESH as usize],
     sack_cache: [(u64, u64); 3],
+    rack: Rack,
+    undo: Undo,
+    /// What the retransmission timer is armed for (Linux `icsk_pending`).
+    timer_kind: XmitTimer,
+    /// `snd_nxt` when the tail loss probe was sent (Linux `tlp_high_seq`).
+    tlp_high_seq: Option<u64>,
+    /// The probe was a retransmission (Linux `tlp_retrans`).
+    tlp_retrans: bool,
+    /// Timeouts since `snd_una` last advanced (Linux `icsk_retransmits`).
+    rto_retransmits: u32,
+    /// F-RTO is running (Linux `tp->frto`).
+    frto: bool,
+    /// F-RTO step 2b: send new data before retransmitting on this ACK (`REXMIT_NEW`).
+    frto_new: bool,
     /// RFC 6298 estimator.
     pub rtt: RttEstimator,
     backoff: u32,
-    /// Retransmission timer.
+    /// Retransmission timer; also the RACK reordering timer and the tail loss
+    /// probe timer, one at a time, as Linux's `icsk_retransmit_timer`.
     pub rto_timer: Timer,
     /// Pacing timer.
     pub pace_timer: Timer,
@@ -174,6 +242,13 @@ impl Sender {
             mss: cfg.mss,
             sack: cfg.sack,
             prr: cfg.recovery == Recovery::Prr,
+            rack_on: cfg.sack && cfg.loss_detection == LossDetection::Rack,
+            undo_on: cfg.undo,
+            frto_on: cfg.frto,
+            reordering: cfg.reordering,
+            reordering_init: cfg.reordering,
+            max_reordering: cfg.max_reordering.max(cfg.reordering),
+            reord_seen: 0,
             timestamps: cfg.timestamps,
             pacing: cfg.pacing,
             init_cwnd: cfg.init_cwnd,
@@ -185,10 +260,19 @@ impl Sender {
             sb: VecDeque::new(),
             high_seq: 0,
             lost_scan: 0,
+            lost_cnt: 0,
+            high_sacked: 0,
             retx_hint: 0,
             to_retx: 0,
-            top_sacked: [0; DUP_THRESH as usize],
             sack_cache: [(0, 0); 3],
+            rack: Rack::default(),
+            undo: Undo::default(),
+            timer_kind: XmitTimer::Rto,
+            tlp_high_seq: None,
+            tlp_retrans: false,
+            rto_retransmits: 0,
+            frto: false,
+            frto_new: false,
             rtt: RttEstimator::new(cfg.min_rto, cfg.initial_rto),
             backoff: 0,
             rto_timer: Timer::default(),
@@ -274,20 +358,40 @@ impl Sender {
         self.tp.now_us = now / US;
         let prior_in_flight = self.tp.packets_in_flight();
         let prior_lost = self.tp.lost;
+        let prior_delivered = self.tp.delivered;
+        let prior_una = self.snd_una;
+        let prior_fack = self.highest_sack_seq();
         let mut newest_tx: Option<Time> = None;
         let mut delivered = 0u32;
+        let mut fl = AckFlags::default();
 
         // 1. Cumulative acknowledgement.
         let pkts_acked = (p.seq - self.snd_una) as u32;
         work::step(pkts_acked as u64);
+        // Lowest never-retransmitted segment filled in now (Linux `tcp_clean_rtx_queue`'s `reord`).
+        let mut reord = u64::MAX;
+        let mut sacked_gone = 0u32;
+        let mut rack_rtt = None;
         for _ in 0..pkts_acked {
+            let seq = self.snd_una;
+            if self.rack_on {
+                let s = self.sb[0];
+                if s.flags & SACKED == 0 && !self.spurious_retrans(&s, p) {
+                    rack_rtt = self.rack_advance(seq, s, now).or(rack_rtt);
+                }
+                self.ts_unlink(seq);
+            }
             let s = self.sb.pop_front().expect("scoreboard covers snd_una..snd_nxt");
+            self.snd_una += 1;
             if s.flags & SACKED != 0 {
                 self.tp.sacked_out -= 1;
+                sacked_gone += 1;
             } else {
                 delivered += 1;
                 if s.flags & EVER_RETRANS == 0 {
                     newest_tx = newest_tx.max(Some(s.tx_time));
+                    reord = reord.min(seq);
+                    fl.orig_acked |= seq < self.high_seq;
                 }
             }
             if s.flags & LOST != 0 {
@@ -301,8 +405,14 @@ impl Sender {
             }
         }
         if pkts_acked > 0 {
-            self.snd_una = p.seq;
+            fl.una_advanced = true;
+            self.rto_retransmits = 0;
             self.tp.packets_out -= pkts_acked;
+            if self.lost_scan <= self.snd_una {
+                (self.lost_scan, self.lost_cnt) = (self.snd_una, 0);
+            } else {
+                self.lost_cnt -= sacked_gone.min(self.lost_cnt);
+            }
             if !self.sack {
                 // Linux tcp_remove_reno_sacks: one ACK fills the hole, the rest eat duplicate ACKs.
                 self.tp.sacked_out = self.tp.sacked_out.saturating_sub(pkts_acked - 1);
@@ -311,8 +421,14 @@ impl Sender {
 
         // 2. SACK blocks, skipping ranges already processed for the previous ACK.
         if self.sack && p.nsack > 0 {
+            let mut sack_reord = u64::MAX;
+            let mut first = 0;
+            if p.flags & DSACK != 0 {
+                first = 1;
+                self.dsack_block(p, prior_una, &mut fl, &mut sack_reord, &mut delivered, now);
+            }
             let mut cache = [(0u64, 0u64); 3];
-            for (i, &(a, b)) in p.sack[..p.nsack as usize].iter().enumerate() {
+            for (i, &(a, b)) in p.sack[first..p.nsack as usize].iter().enumerate() {
                 let (start, end) = (p.seq + a as u64, p.seq + b as u64);
                 cache[i] = (start, end);
                 if self.sack_cache.contains(&(start, end)) {
@@ -321,11 +437,14 @@ impl Sender {
                 let clipped = (start.max(self.snd_una), end.min(self.snd_nxt));
                 for (s, e) in subtract(clipped, &self.sack_cache) {
                     if s < e {
-                        self.sack_range(s, e, &mut delivered, &mut newest_tx);
+                        self.sack_range(s, e, &mut delivered, &mut newest_tx, &mut fl, &mut sack_reord, now);
                     }
                 }
             }
             self.sack_cache = cache;
+            if self.tp.ca_state != CaState::Loss || self.undo.marker.is_some() {
+                self.check_sack_reordering(sack_reord);
+            }
         } else if !self.sack && pkts_acked == 0 && self.tp.packets_out > 0 {
             // A duplicate ACK: Linux's Reno emulation counts it as a SACKed segment.
             if self.tp.sacked_out + 1 < self.tp.packets_out {
@@ -333,6 +452,16 @@ impl Sender {
                 delivered += 1;
             }
         }
+        if let Some(r) = rack_rtt {
+            self.rack.rtt = r; // Linux tags SACKs first, then the cumulative ACK: its sample is the last
+        }
+        if pkts_acked > 0 && self.sack && reord < prior_fack {
+            self.check_sack_reordering(reord); // a never-retransmitted hole filled: reordering
+        }
+        if self.tp.sacked_out == 0 {
+            self.high_sacked = 0;
+        }
+        fl.dupack = pkts_acked == 0 && !fl.dsack;
 
         // 3. RTT sample: newest newly acked segment never retransmitted (Karn), else TSecr.
         let rtt = match newest_tx {
@@ -355,18 +484,15 @@ impl Sender {
         let rtt_us = rtt.map_or(-1, |r| (r / US).clamp(1, i32::MAX as u64) as i32);
         self.cc.pkts_acked(&mut self.tp, &AckSample { pkts_acked, rtt_us, in_flight: prior_in_flight });
 
-        // 5. Loss marking and the recovery state machine.
-        if self.sack {
-            self.mark_lost_sack();
-        } else if self.tp.ca_state == CaState::Recovery && pkts_acked > 0 && self.snd_una < self.high_seq {
-            // NewReno partial ACK: retransmit the next hole at once (RFC 6582 §3.2 step 3).
-            self.mark_head_lost();
-            self.force_retx = true;
-        } else if self.tp.sacked_out as u64 >= DUP_THRESH && self.tp.ca_state < CaState::Recovery {
-            self.mark_head_lost();
+        // 5. Loss detection and the recovery state machine (Linux `tcp_fastretrans_alert`).
+        if self.rack_on {
+            self.rack_update_reo_wnd(prior_delivered);
         }
+        if self.tlp_high_seq.is_some() {
+            self.process_tlp_ack(p.seq, fl);
+        }
+        let reo_armed = self.recovery_state_machine(p, prior_una, fl, now, w);
         let newly_lost = self.tp.lost.wrapping_sub(prior_lost);
-        self.state_machine();
 
         // 6. Window.
         if self.tp.ca_state == CaState::Recovery {
@@ -383,7 +509,10 @@ impl Sender {
                 prior_in_flight,
                 is_app_limited: self.tp.app_limited,
             };
-            if !self.cc.cong_control(&mut self.tp, &rs) && pkts_acked > 0 {
+            // Linux tcp_may_raise_cwnd: with a reordering degree above the
+            // default, SACKed data also lets the window grow.
+            let raise = pkts_acked > 0 || (fl.data_sacked && self.reordering > self.reordering_init);
+            if !self.cc.cong_control(&mut self.tp, &rs) && raise {
                 let ack = self.tp.snd_una;
                 let acked = match self.ack_counting {
                     AckCounting::Segments => delivered,
@@ -404,27 +533,44 @@ impl Sender {
                 self.account_slow_start(now);
                 return;
             }
-            if self.tp.packets_out > 0 {
-                let rto = self.rtt.rto(self.backoff);
-                self.rto_timer.arm(now + rto, w.queue(), Event::Rto(self.id));
-            } else {
+            if self.tp.packets_out == 0 {
                 self.rto_timer.cancel();
+            } else if !reo_armed && !self.schedule_loss_probe(true, now, w) {
+                // Linux tcp_set_xmit_timer: a loss probe, else the RTO from now.
+                self.arm_timer(XmitTimer::Rto, now + self.rtt.rto(self.backoff), w);
             }
         }
         self.try_send(w);
         self.account_slow_start(now);
     }
 
-    fn sack_range(&mut self, start: u64, end: u64, delivered: &mut u32, newest_tx: &mut Option<Time>) {
+    /// Linux `tcp_highest_sack_seq`: the end of the highest SACKed segment, or `snd_una`.
+    fn highest_sack_seq(&self) -> u64 {
+        if self.tp.sacked_out == 0 || !self.sack {
+            self.snd_una
+        } else {
+            self.high_sacked
+        }
+    }
+
+    /// Linux `tcp_sacktag_one` for newly SACKed segments `start..end`.
+    #[allow(clippy::too_many_arguments)]
+    fn sack_range(&mut self, start: u64, end: u64, delivered: &mut u32, newest_tx: &mut Option<Time>, fl: &mut AckFlags, reord: &mut u64, now: Time) {
         work::step(end - start);
         for seq in start..end {
-            let s = &mut self.sb[(seq - self.snd_una) as usize];
+            let s = self.sb[(seq - self.snd_una) as usize];
             if s.flags & SACKED != 0 {
                 continue;
             }
+            if self.rack_on {
+                self.rack_advance(seq, s, now);
+                self.ts_unlink(seq);
+            }
+            let s = &mut self.sb[(seq - self.snd_una) as usize];
             s.flags |= SACKED;
             self.tp.sacked_out += 1;
             *delivered += 1;
+            fl.data_sacked = true;
             if s.flags & LOST != 0 {
                 s.flags &= !LOST;
                 self.tp.lost_out -= 1;
@@ -438,37 +584,61 @@ impl Sender {
             }
             if s.flags & EVER_RETRANS == 0 {
                 *newest_tx = (*newest_tx).max(Some(s.tx_time));
+                // A hole below the highest SACK filled by an original: reordering.
+                if seq + 1 < self.high_sacked {
+                    *reord = (*reord).min(seq);
+                }
+                fl.orig_acked |= seq < self.high_seq;
             }
-            self.note_sacked(seq);
+            if seq < self.lost_scan {
+                self.lost_cnt += 1;
+            }
+            self.high_sacked = self.high_sacked.max(seq + 1);
         }
     }
 
-    /// Keep `top_sacked` as segments are SACKed: a segment is SACKed once and
-    /// stays SACKed until it is cumulatively acknowledged, so the list only
-    /// ever takes higher entries.
-    fn note_sacked(&mut self, seq: u64) {
-        let v = seq + 1;
-        if let Some(i) = self.top_sacked.iter().position(|&t| v > t) {
-            self.top_sacked.copy_within(i..DUP_THRESH as usize - 1, i + 1);
-            self.top_sacked[i] = v;
-        }
-    }
-
-    /// RFC 6675 IsLost: every un-SACKed segment below the third-highest SACKed one is lost.
-    /// That segment comes from `top_sacked` instead of a walk down the scoreboard, which
-    /// a long hole below fewer than three SACKed segments made O(window) per ACK; an
-    /// entry below snd_una is also below `lost_scan` and marks nothing.
-    fn mark_lost_sack(&mut self) {
-        self.lost_scan = self.lost_scan.max(self.snd_una);
-        let threshold = self.top_sacked[DUP_THRESH as usize - 1].saturating_sub(1);
-        if threshold <= self.lost_scan {
+    /// Linux `tcp_check_sack_reordering`: `low` was delivered after data above it.
+    fn check_sack_reordering(&mut self, low: u64) {
+        let fack = self.highest_sack_seq();
+        if low >= fack {
             return;
         }
-        work::step(threshold - self.lost_scan);
-        for seq in self.lost_scan..threshold {
-            self.mark_lost(seq);
+        let metric = fack - low;
+        if metric > self.reordering as u64 {
+            self.reordering = metric.min(self.max_reordering as u64) as u32;
         }
-        self.lost_scan = threshold;
+        self.reord_seen += 1;
+    }
+
+    /// RFC 6675 IsLost with DupThresh = the reordering degree (Linux
+    /// `tcp_mark_head_lost` from `tcp_update_scoreboard`): an un-SACKed
+    /// segment is lost once at least `reordering` segments above it are
+    /// SACKed. The walk resumes where it stopped, with the count of SACKed
+    /// segments below (kept as segments are SACKed or acknowledged), so a long
+    /// hole below fewer SACKs is not walked again on every ACK.
+    fn mark_lost_dupthresh(&mut self) {
+        if self.tp.sacked_out < self.reordering {
+            return;
+        }
+        let allowed = self.tp.sacked_out - self.reordering; // SACKed segments a lost one may have below it
+        if self.lost_scan < self.snd_una {
+            (self.lost_scan, self.lost_cnt) = (self.snd_una, 0);
+        }
+        let (mut seq, mut cnt) = (self.lost_scan, self.lost_cnt);
+        while seq < self.snd_nxt {
+            work::step(1);
+            (self.lost_scan, self.lost_cnt) = (seq, cnt);
+            if self.sb[(seq - self.snd_una) as usize].flags & SACKED != 0 {
+                cnt += 1;
+                if cnt > allowed {
+                    return;
+                }
+            } else {
+                self.mark_lost(seq);
+            }
+            seq += 1;
+        }
+        (self.lost_scan, self.lost_cnt) = (seq, cnt);
     }
 
     fn mark_head_lost(&mut self) {
@@ -486,31 +656,74 @@ impl Sender {
         self.to_retx += 1;
         self.retx_hint = self.retx_hint.min(seq);
         self.counters.lost_fast += 1;
+        if self.rack_on {
+            self.ts_unlink(seq);
+        }
     }
 
-    fn state_machine(&mut self) {
+    /// Linux `tcp_fastretrans_alert`: leave recovery when `high_seq` is
+    /// acknowledged (undoing the reduction if it was spurious), detect losses,
+    /// enter recovery. Returns whether RACK armed its reordering timer.
+    fn recovery_state_machine(&mut self, p: &Packet, prior_una: u64, fl: AckFlags, now: Time, w: &mut impl Wire) -> bool {
+        // D. State exit when high_seq is acknowledged.
         let done = self.snd_una >= self.high_seq;
-        match self.tp.ca_state {
-            CaState::Recovery if done => {
-                // Linux tcp_end_cwnd_reduction, then tcp_try_to_open.
-                if self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
-                    self.tp.snd_cwnd = self.tp.snd_ssthresh;
-                }
-                self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
-                self.set_open();
+        if self.tp.ca_state == CaState::Recovery && done {
+            // Linux tcp_try_undo_recovery, tcp_end_cwnd_reduction, then tcp_try_to_open.
+            let undone = self.undo_on && self.try_undo_recovery(p);
+            if !undone && self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
+                self.tp.snd_cwnd = self.tp.snd_ssthresh;
             }
-            CaState::Loss if done => self.set_open(),
+            self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
+            self.set_open();
+        }
+        // E. Process the state.
+        let prior_retrans = self.tp.retrans_out;
+        match self.tp.ca_state {
+            CaState::Recovery => {
+                if fl.una_advanced && self.undo_on && self.try_undo_partial(p, prior_una) {
+                    return false; // the hole was filled by a delayed original; retransmissions still out
+                }
+                if self.undo_on && self.try_undo_dsack() {
+                    self.try_to_open();
+                }
+            }
+            CaState::Loss => self.process_loss(p, fl),
+            _ if self.undo_on => {
+                self.try_undo_dsack();
+            }
             _ => {}
         }
-        if self.tp.ca_state <= CaState::Disorder {
+        let mut reo_armed = false;
+        if self.sack {
+            if self.rack_on {
+                reo_armed = self.rack_mark_lost(now, w);
+            } else {
+                self.mark_lost_dupthresh();
+            }
+        } else if self.tp.ca_state == CaState::Recovery && fl.una_advanced && self.snd_una < self.high_seq {
+            // NewReno partial ACK: retransmit the next hole at once (RFC 6582 §3.2 step 3).
+            self.mark_head_lost();
+            self.force_retx = true;
+        } else if self.tp.sacked_out >= self.reordering && self.tp.ca_state < CaState::Recovery {
+            self.mark_head_lost();
+        }
+        // In Loss, a lost retransmission (RACK) starts a recovery (Linux: "retransmits are lost").
+        let lost_retrans = self.tp.retrans_out < prior_retrans && self.tp.lost_out > 0;
+        if self.tp.ca_state <= CaState::Cwr || (self.tp.ca_state == CaState::Loss && lost_retrans) {
             if self.tp.lost_out > 0 {
                 self.enter_recovery();
-            } else if self.tp.sacked_out > 0 {
-                self.set_state(CaState::Disorder);
-            } else {
-                self.set_state(CaState::Open);
+            } else if self.tp.ca_state != CaState::Loss {
+                self.try_to_open();
             }
         }
+        reo_armed
+    }
+
+    /// Linux `tcp_try_keep_open`: Disorder while SACKed, lost or retransmitted data is out.
+    fn try_to_open(&mut self) {
+        let head_retransmitted = self.undo_on && self.sb.front().is_some_and(|s| s.flags & EVER_RETRANS != 0);
+        let disorder = self.tp.sacked_out > 0 || self.tp.retrans_out > 0 || head_retransmitted;
+        self.set_state(if disorder { CaState::Disorder } else { CaState::Open });
     }
 
     fn set_open(&mut self) {
@@ -521,14 +734,27 @@ impl Sender {
         self.set_state(next);
     }
 
+    /// Linux `tcp_current_ssthresh`: the ssthresh an undo may restore.
+    fn current_ssthresh(&self) -> u32 {
+        if matches!(self.tp.ca_state, CaState::Cwr | CaState::Recovery) {
+            self.tp.snd_ssthresh
+        } else {
+            self.tp.snd_ssthresh.max((self.tp.snd_cwnd >> 1) + (self.tp.snd_cwnd >> 2))
+        }
+    }
+
     /// Linux `tcp_enter_recovery` + `tcp_init_cwnd_reduction`.
     fn enter_recovery(&mut self) {
         self.counters.recoveries += 1;
+        if self.undo_on {
+            self.init_undo(self.current_ssthresh());
+        }
         self.tp.prior_cwnd = self.tp.snd_cwnd;
         self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
         self.prr_delivered = 0;
         self.prr_out = 0;
         self.high_seq = self.snd_nxt;
+        self.tlp_high_seq = None;
         self.set_state(CaState::Recovery);
         if !self.prr {
             self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
@@ -560,7 +786,17 @@ impl Sender {
         self.tp.snd_cwnd = (in_flight + sndcnt).clamp(1, u32::MAX as i64) as u32;
     }
 
-    /// Retransmission timer expired at `now` (Linux `tcp_enter_loss`).
+    /// The retransmission timer expired: the RTO, RACK's reordering timer or
+    /// the tail loss probe, whichever it was armed for (Linux `tcp_write_timer_handler`).
+    pub fn on_timer(&mut self, w: &mut impl Wire) {
+        match self.timer_kind {
+            XmitTimer::Rto => self.on_rto(w),
+            XmitTimer::Reo => self.on_reo_timeout(w),
+            XmitTimer::Tlp => self.on_loss_probe(w),
+        }
+    }
+
+    /// Retransmission timeout at `now` (Linux `tcp_retransmit_timer`, `tcp_enter_loss`).
     pub fn on_rto(&mut self, w: &mut impl Wire) {
         let now = w.now();
         if !self.active() || self.tp.packets_out == 0 {
@@ -568,36 +804,63 @@ impl Sender {
         }
         self.tp.now_us = now / US;
         self.counters.timeouts += 1;
-        if self.tp.ca_state != CaState::Loss {
+        let prior_state = self.tp.ca_state;
+        if prior_state != CaState::Loss {
+            if self.undo_on || self.frto_on {
+                self.init_undo(self.current_ssthresh());
+            }
             self.tp.prior_cwnd = self.tp.snd_cwnd;
             self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
             self.cc.cwnd_event(&mut self.tp, CaEvent::Loss);
         }
-        // Every un-SACKed outstanding segment is lost; retransmissions are forgotten.
+        // Every un-SACKed outstanding segment is lost (with RACK, but those sent
+        // within the last RACK.rtt: Linux `tcp_timeout_mark_lost`); their
+        // retransmissions are forgotten.
         work::step(self.sb.len() as u64);
+        let (una, rack_rtt) = (self.snd_una, self.rack.rtt);
+        let mut to_retx = 0;
         for i in 0..self.sb.len() {
-            let s = &mut self.sb[i];
-            if s.flags & SACKED == 0 && s.flags & LOST == 0 {
-                s.flags |= LOST;
+            let s = self.sb[i];
+            let recent = self.rack_on && i > 0 && s.tx_time + rack_rtt > now;
+            if s.flags & SACKED != 0 || (recent && s.flags & LOST == 0) {
+                to_retx += (s.flags & (LOST | RETRANS) == LOST) as u32;
+                continue;
+            }
+            if s.flags & LOST == 0 {
                 self.tp.lost_out += 1;
                 self.tp.lost = self.tp.lost.wrapping_add(1);
             }
-            s.flags &= !RETRANS;
+            if s.flags & RETRANS != 0 {
+                self.tp.retrans_out -= 1;
+            }
+            self.sb[i].flags = (s.flags | LOST) & !RETRANS;
+            to_retx += 1;
+            if self.rack_on {
+                self.ts_unlink(una + i as u64);
+            }
         }
-        self.tp.retrans_out = 0;
         if !self.sack {
             self.tp.sacked_out = 0;
         }
-        self.to_retx = self.tp.lost_out;
+        // Linux: a timeout after many duplicate ACKs means the reordering degree was overestimated.
+        if prior_state <= CaState::Disorder && self.tp.sacked_out >= self.reordering_init {
+            self.reordering = self.reordering.min(self.reordering_init);
+        }
+        self.to_retx = to_retx;
         self.retx_hint = self.snd_una;
-        self.lost_scan = self.snd_nxt;
+        (self.lost_scan, self.lost_cnt) = (self.snd_nxt, self.tp.sacked_out);
         self.tp.snd_cwnd = self.tp.packets_in_flight() + 1;
         self.tp.snd_cwnd_cnt = 0;
         self.high_seq = self.snd_nxt;
+        self.tlp_high_seq = None;
         self.set_state(CaState::Loss);
+        // F-RTO (RFC 5682 §3.1 step 1) unless a recovery was under way, but for
+        // repeated timeouts of the same segment (§3.2).
+        self.frto = self.frto_on && (prior_state < CaState::Recovery || self.rto_retransmits > 0);
+        self.rto_retransmits += 1;
         self.backoff += 1;
         let rto = self.rtt.rto(self.backoff);
-        self.rto_timer.arm(now + rto, w.queue(), Event::Rto(self.id));
+        self.arm_timer(XmitTimer::Rto, now + rto, w);
         self.try_send(w);
         self.account_slow_start(now);
     }
@@ -647,6 +910,37 @@ impl Sender {
     /// Send what cwnd, the receiver window and pacing allow.
     pub fn try_send(&mut self, w: &mut impl Wire) {
         let now = w.now();
+        let prior_nxt = self.snd_nxt;
+        let mut sent = 0u32;
+        if std::mem::take(&mut self.frto_new) {
+            // F-RTO step 2b (Linux tcp_xmit_recovery, REXMIT_NEW): new data
+            // first; if none could go, F-RTO ends and retransmission resumes.
+            sent += self.send_loop(false, now, w);
+            if self.snd_nxt <= self.high_seq {
+                self.frto = false;
+            }
+        }
+        sent += self.send_loop(true, now, w);
+        // Linux tcp_write_xmit: new data went out, schedule a loss probe.
+        if self.snd_nxt > prior_nxt {
+            self.schedule_loss_probe(false, now, w);
+        }
+        // Linux tcp_cwnd_validate.
+        let limited = self.tp.packets_in_flight() >= self.tp.snd_cwnd;
+        if sent > 0 || limited {
+            if limited {
+                self.tp.app_limited = false;
+            }
+            if self.snd_una >= self.cwnd_usage_seq || limited || (!self.tp.is_cwnd_limited && self.tp.packets_out > self.tp.max_packets_out) {
+                self.tp.is_cwnd_limited = limited;
+                self.tp.max_packets_out = self.tp.packets_out;
+                self.cwnd_usage_seq = self.snd_nxt;
+            }
+        }
+    }
+
+    /// Send while cwnd and pacing allow: lost segments first (with `retransmit`), then new data.
+    fn send_loop(&mut self, retransmit: bool, now: Time, w: &mut impl Wire) -> u32 {
         let mut sent = 0u32;
         loop {
             let rate = self.pacing_rate();
@@ -654,12 +948,12 @@ impl Sender {
                 self.pace_timer.arm(self.next_send, w.queue(), Event::Pace(self.id));
                 break;
             }
-            let forced = self.force_retx && self.to_retx > 0;
-            self.force_retx = false;
+            let forced = retransmit && self.force_retx && self.to_retx > 0;
+            self.force_retx &= !retransmit;
             if self.tp.packets_in_flight() >= self.tp.snd_cwnd && !forced {
                 break;
             }
-            let retx = if self.to_retx > 0 { self.next_retx() } else { None };
+            let retx = if retransmit && self.to_retx > 0 { self.next_retx() } else { None };
             let seq = match retx {
                 Some(s) => s,
                 None if self.can_send_new() => self.snd_nxt,
@@ -677,18 +971,7 @@ impl Sender {
                 self.next_send = self.next_send.max(now) + gap;
             }
         }
-        // Linux tcp_cwnd_validate.
-        let limited = self.tp.packets_in_flight() >= self.tp.snd_cwnd;
-        if sent > 0 || limited {
-            if limited {
-                self.tp.app_limited = false;
-            }
-            if self.snd_una >= self.cwnd_usage_seq || limited || (!self.tp.is_cwnd_limited && self.tp.packets_out > self.tp.max_packets_out) {
-                self.tp.is_cwnd_limited = limited;
-                self.tp.max_packets_out = self.tp.packets_out;
-                self.cwnd_usage_seq = self.snd_nxt;
-            }
-        }
+        sent
     }
 
     /// RFC 5681 §4.1 / Linux `tcp_cwnd_restart`: after an idle period longer
@@ -722,16 +1005,27 @@ impl Sender {
             // Never retransmit what the receiver has cumulatively acknowledged.
             debug_assert!(seq >= self.snd_una && seq < self.snd_nxt);
             let s = &mut self.sb[(seq - self.snd_una) as usize];
+            if s.flags & RETRANS == 0 {
+                self.tp.retrans_out += 1;
+                if s.flags & LOST != 0 {
+                    self.to_retx -= 1;
+                }
+            }
             s.flags |= RETRANS | EVER_RETRANS;
             s.tx_time = now;
-            self.tp.retrans_out += 1;
-            self.to_retx -= 1;
             self.counters.retrans += 1;
+            if self.undo_on || self.frto_on {
+                self.undo.on_retransmit(now);
+            }
         } else {
-            self.sb.push_back(Seg { tx_time: now, flags: 0 });
+            self.sb.push_back(Seg::new(now));
             self.snd_nxt += 1;
             self.tp.packets_out += 1;
             self.tp.snd_nxt = self.seq_bytes(self.snd_nxt);
+        }
+        if self.rack_on {
+            self.ts_unlink(seq);
+            self.ts_push(seq);
         }
         if self.tp.ca_state == CaState::Recovery {
             self.prr_out += 1;
@@ -740,7 +1034,7 @@ impl Sender {
         self.last_send = now;
         if !self.rto_timer.armed() {
             let rto = self.rtt.rto(self.backoff);
-            self.rto_timer.arm(now + rto, w.queue(), Event::Rto(self.id));
+            self.arm_timer(XmitTimer::Rto, now + rto, w);
         }
         let ts = if self.timestamps { now } else { 0 };
         let mut flags = if retrans { RETRANS_FLAG } else { 0 };
@@ -793,7 +1087,7 @@ impl Sender {
                 tp.sacked_out, tp.lost_out, tp.retrans_out, self.to_retx, tp.packets_out, self.snd_nxt - self.snd_una
             ));
         }
-        Ok(())
+        self.check_ts_list()
     }
 }
 
