@@ -330,6 +330,35 @@ impl FlowConfig {
         self
     }
 
+    /// Linux's loss detection and recovery (the sysctl defaults of Linux 6.x):
+    /// RACK-TLP, D-SACK, undo, F-RTO, reordering degree 3 adapting up to 300.
+    pub fn with_linux_recovery(self) -> FlowConfig {
+        FlowConfig {
+            loss_detection: LossDetection::Rack,
+            dsack: true,
+            undo: true,
+            frto: true,
+            reordering: 3,
+            max_reordering: 300,
+            ..self
+        }
+    }
+
+    /// RFC 6675 / RFC 6582 recovery alone: three duplicate ACKs (a fixed
+    /// DupThresh), no D-SACK, no undo, no F-RTO; a lost retransmission waits
+    /// for the RTO. ns-2's SACK and NewReno agents; hscc before RACK.
+    pub fn with_classic_recovery(self) -> FlowConfig {
+        FlowConfig {
+            loss_detection: LossDetection::DupAck,
+            dsack: false,
+            undo: false,
+            frto: false,
+            reordering: 3,
+            max_reordering: 3,
+            ..self
+        }
+    }
+
     /// Bytes of a full-sized segment on the wire.
     pub fn wire_size(&self) -> u32 {
         self.mss + HEADER_BYTES

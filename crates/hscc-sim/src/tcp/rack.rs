@@ -37,8 +37,9 @@ const RECOVERY_THRESH: u32 = 16;
 pub(super) struct Rack {
     /// Send time of the most recently sent delivered segment (RACK.xmit_ts).
     xmit: Time,
-    /// That segment + 1 (RACK.end_seq; 0: none yet).
-    end_seq: u64,
+    /// Its transmission number (for "sent after", Linux compares RACK.end_seq
+    /// at equal times; None: nothing delivered yet).
+    order: Option<u32>,
     /// RTT of the last delivered segment that updated RACK (RACK.rtt).
     pub(super) rtt: Time,
     /// RACK advanced since the last scan.
@@ -63,7 +64,7 @@ impl Default for Rack {
     fn default() -> Self {
         Rack {
             xmit: 0,
-            end_seq: 0,
+            order: None,
             rtt: 0,
             advanced: false,
             reo_wnd_steps: 1,
@@ -77,9 +78,12 @@ impl Default for Rack {
     }
 }
 
-/// Linux `tcp_skb_sent_after`: (t1, seq1) sent after (t2, seq2).
-fn sent_after(t1: Time, seq1: u64, t2: Time, seq2: u64) -> bool {
-    t1 > t2 || (t1 == t2 && seq1 > seq2)
+/// Linux `tcp_skb_sent_after`: transmission `a` came after `b` (None: before
+/// anything). Linux orders by send time, then sequence number for segments of
+/// one burst; the transmission number orders them as they were sent, also a
+/// retransmission and new data sent at the same instant.
+fn sent_after(a: u32, b: Option<u32>) -> bool {
+    b.is_none_or(|b| (a.wrapping_sub(b) as i32) > 0)
 }
 
 impl Sender {
@@ -140,11 +144,11 @@ impl Sender {
         }
         self.rack.advanced = true;
         self.rack.rtt = rtt;
-        if sent_after(s.tx_time, seq + 1, self.rack.xmit, self.rack.end_seq) {
-            (self.rack.xmit, self.rack.end_seq) = (s.tx_time, seq + 1);
+        if sent_after(s.order, self.rack.order) {
+            (self.rack.xmit, self.rack.order) = (s.tx_time, Some(s.order));
             self.rack.before_rack = match s.flags & LISTED != 0 {
                 true => (self.rack.head != Some(seq)).then(|| self.unlink32(s.prev)),
-                false => self.last_listed_before(s.tx_time, seq + 1),
+                false => self.last_listed_before(s.order),
             };
         }
         Some(rtt)
@@ -152,12 +156,12 @@ impl Sender {
 
     /// The last listed segment sent before (t, end): from the tail (rare: the
     /// RACK segment was not listed, e.g. a late original of a lost segment).
-    fn last_listed_before(&self, t: Time, end: u64) -> Option<u64> {
+    fn last_listed_before(&self, order: u32) -> Option<u64> {
         let mut cur = self.rack.tail;
         while let Some(seq) = cur {
             work::step(1);
             let s = self.seg(seq);
-            if !sent_after(s.tx_time, seq + 1, t, end) {
+            if !sent_after(s.order, Some(order)) {
                 return Some(seq);
             }
             cur = (self.rack.head != Some(seq)).then(|| self.unlink32(s.prev));
@@ -182,7 +186,7 @@ impl Sender {
         while let Some(seq) = self.rack.head {
             work::step(1);
             let s = *self.seg(seq);
-            if !sent_after(self.rack.xmit, self.rack.end_seq, s.tx_time, seq + 1) {
+            if self.rack.order.is_none_or(|r| !sent_after(r, Some(s.order))) {
                 return 0;
             }
             let deadline = s.tx_time + wait;

@@ -78,12 +78,15 @@ struct Seg {
     /// (the window is far below 2^32 segments).
     prev: u32,
     next: u32,
+    /// Number of the (re)transmission among the flow's, modulo 2^32: "sent
+    /// after" for RACK, exact also between segments sent at the same time.
+    order: u32,
     flags: u8,
 }
 
 impl Seg {
-    fn new(tx_time: Time) -> Seg {
-        Seg { tx_time, prev: 0, next: 0, flags: 0 }
+    fn new(tx_time: Time, order: u32) -> Seg {
+        Seg { tx_time, prev: 0, next: 0, order, flags: 0 }
     }
 }
 
@@ -165,6 +168,8 @@ pub struct Sender {
     tlp_high_seq: Option<u64>,
     /// The probe was a retransmission (Linux `tlp_retrans`).
     tlp_retrans: bool,
+    /// Transmissions so far, modulo 2^32 (`Seg::order`).
+    tx_order: u32,
     /// Timeouts since `snd_una` last advanced (Linux `icsk_retransmits`).
     rto_retransmits: u32,
     /// F-RTO is running (Linux `tp->frto`).
@@ -270,6 +275,7 @@ impl Sender {
             timer_kind: XmitTimer::Rto,
             tlp_high_seq: None,
             tlp_retrans: false,
+            tx_order: 0,
             rto_retransmits: 0,
             frto: false,
             frto_new: false,
@@ -1013,16 +1019,18 @@ impl Sender {
             }
             s.flags |= RETRANS | EVER_RETRANS;
             s.tx_time = now;
+            s.order = self.tx_order;
             self.counters.retrans += 1;
             if self.undo_on || self.frto_on {
                 self.undo.on_retransmit(now);
             }
         } else {
-            self.sb.push_back(Seg::new(now));
+            self.sb.push_back(Seg::new(now, self.tx_order));
             self.snd_nxt += 1;
             self.tp.packets_out += 1;
             self.tp.snd_nxt = self.seq_bytes(self.snd_nxt);
         }
+        self.tx_order = self.tx_order.wrapping_add(1);
         if self.rack_on {
             self.ts_unlink(seq);
             self.ts_push(seq);
@@ -1061,6 +1069,11 @@ impl Sender {
         }
         self.ss_since = now;
         self.ss_on = self.active() && !self.stopped && self.tp.in_slow_start() && self.tp.ca_state != CaState::Recovery;
+    }
+
+    /// The reordering degree the sender assumes, segments (Linux `tp->reordering`).
+    pub fn reordering(&self) -> u32 {
+        self.reordering
     }
 
     /// Segments in flight (Linux `tcp_packets_in_flight`).
