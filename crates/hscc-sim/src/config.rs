@@ -121,6 +121,11 @@ pub enum LossDetection {
     DupAck,
 }
 
+/// Bound of `reordering` and `max_reordering` in a scenario: only nonsense is
+/// refused (Linux bounds neither sysctl), a million segments is beyond any
+/// window hscc runs.
+pub const MAX_REORDERING: u32 = 1_000_000;
+
 /// What the congestion control's `cong_avoid(ack, acked)` is told was
 /// acknowledged. `cong_avoid` runs only for an ACK that advances `snd_una`
 /// outside recovery, in either mode; `pkts_acked` always gets the number of
@@ -299,12 +304,12 @@ impl FlowConfig {
             rwnd: None,
             sack: true,
             recovery: Recovery::Prr,
-            loss_detection: LossDetection::DupAck,
-            dsack: false,
-            undo: false,
-            frto: false,
+            loss_detection: LossDetection::Rack,
+            dsack: true,
+            undo: true,
+            frto: true,
             reordering: 3,
-            max_reordering: 3,
+            max_reordering: 300,
             init_cwnd: 10,
             min_rto: 200 * MS,
             initial_rto: SEC,

@@ -287,16 +287,17 @@ fn a_udp_receiver_counts_reordered_datagrams_as_rfc_4737() {
     }
 }
 
-#[test]
-fn tcp_runs_over_a_reordering_link() {
-    // Reno over 10 Mbit/s with σ = 2 ms of reordering jitter and no loss at
-    // all: every fast retransmit is spurious, caused by reordering alone.
+/// Reno over 10 Mbit/s with σ = 2 ms of reordering jitter and no loss at
+/// all: every segment marked lost is a spurious retransmission caused by
+/// reordering alone. The receiver window (300 segments) keeps the queue from
+/// overflowing once the reductions stop.
+fn over_a_reordering_link(tcp: impl Fn(FlowConfig) -> FlowConfig) -> hscc_sim::results::FlowResult {
     let mut bn = LinkConfig::new(10_000_000, 20 * MS, Buffer::Packets(10_000));
     bn.jitter = 2 * MS;
     bn.jitter_reorders = true;
     let db = one_pair(bn, 1_000_000_000);
     let (s, d) = db.pairs[0];
-    let flow = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
+    let flow = tcp(FlowConfig { rwnd: Some(300 * 1448), ..FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap()) });
     let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: 20 * SEC, ..SimConfig::default() };
     let mut sim = Sim::new(cfg).unwrap();
     for k in 1..=20 {
@@ -306,8 +307,21 @@ fn tcp_runs_over_a_reordering_link() {
     let r = sim.finish();
     let l = &r.links[0];
     assert_eq!((l.counters.drops_queue, l.counters.drops_random), (0, 0));
-    assert!(r.flows[0].counters.lost_fast > 0, "reordering triggers duplicate ACKs");
-    assert!(r.flows[0].goodput_bps > 1e6, "{}", r.flows[0].goodput_bps);
+    r.flows[0].clone()
+}
+
+#[test]
+fn tcp_runs_over_a_reordering_link() {
+    let classic = over_a_reordering_link(FlowConfig::with_classic_recovery);
+    assert!(classic.counters.lost_fast > 0, "reordering triggers duplicate ACKs");
+    assert!(classic.goodput_bps > 1e6, "{}", classic.goodput_bps);
+    // Measured: 51 segments marked lost, 43 recoveries, 2.2 Mbit/s. RACK waits
+    // min_RTT/4 once reordering was seen and the one spurious recovery before
+    // that is undone: 1 segment, 9.6 Mbit/s of 10.
+    // Reordering no longer looks like loss.
+    let linux = over_a_reordering_link(|f| f);
+    assert!(linux.counters.lost_fast * 10 < classic.counters.lost_fast, "{} vs {}", linux.counters.lost_fast, classic.counters.lost_fast);
+    assert!(linux.goodput_bps > 9e6, "{}", linux.goodput_bps);
 }
 
 // ---------------------------------------------------------------- Dummynet ticks

@@ -99,11 +99,15 @@ fn jitter_keeps_order_and_its_mean() {
 }
 
 fn one_flow(bn: LinkConfig, access_delay: Time, duration: Time) -> Sim {
+    one_flow_with(bn, access_delay, duration, |f| f)
+}
+
+fn one_flow_with(bn: LinkConfig, access_delay: Time, duration: Time, tcp: impl Fn(FlowConfig) -> FlowConfig) -> Sim {
     let db = dumbbell(bn.clone(), bn, &[AccessSpec::new(10_000_000_000, access_delay)]);
     let (s, d) = db.pairs[0];
     let cfg = SimConfig {
         topology: db.topology,
-        flows: vec![FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())],
+        flows: vec![tcp(FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap()))],
         duration,
         seed: 1,
         sample_interval: None,
@@ -128,12 +132,24 @@ fn slow_start_doubles_cwnd_every_rtt_without_loss() {
 #[test]
 fn losing_every_packet_gives_rtos_with_exponential_backoff() {
     // Every data packet is lost: RTO at 1 s (initial), then 2 s later, then 4 s later.
-    let mut sim = one_flow(LinkConfig::new(10_000_000, MS, Buffer::Packets(100)).with_loss(1.0), 9 * MS, 8 * SEC);
+    let lossy = || LinkConfig::new(10_000_000, MS, Buffer::Packets(100)).with_loss(1.0);
+    let mut sim = one_flow_with(lossy(), 9 * MS, 8 * SEC, FlowConfig::with_classic_recovery);
     sim.run_until(6 * SEC);
     let c = sim.flows[0].sender.counters;
     assert_eq!((c.timeouts, c.segs_sent, c.retrans), (2, 12, 2));
     assert_eq!(sim.flows[0].sender.tp.snd_cwnd, 1);
     sim.run_until(7 * SEC + MS);
+    assert_eq!(sim.flows[0].sender.counters.timeouts, 3);
+    // With a tail loss probe (Linux): the probe timer, 1 s before any RTT
+    // sample, fires first and sends one new segment; the RTO is re-armed from
+    // then: timeouts at 2 s, 4 s later, 8 s later.
+    let mut sim = one_flow(lossy(), 9 * MS, 9 * SEC);
+    sim.run_until(6 * SEC);
+    let c = sim.flows[0].sender.counters;
+    assert_eq!((c.tlps, c.timeouts, c.segs_sent, c.retrans), (1, 2, 13, 2));
+    sim.run_until(8 * SEC - MS);
+    assert_eq!(sim.flows[0].sender.counters.timeouts, 2);
+    sim.run_until(8 * SEC + MS);
     assert_eq!(sim.flows[0].sender.counters.timeouts, 3);
 }
 

@@ -350,7 +350,9 @@ fn sync_tcp_flows_detect_the_same_congestion_signals() {
         .pairs
         .iter()
         .enumerate()
-        .map(|(i, &(s, d))| FlowConfig { start: 2 * SEC * i as u64, ..FlowConfig::bulk(s, d, CcParams::from_name("sync").unwrap()) })
+        // The paper's ns-2 senders: three duplicate ACKs, no RACK-TLP or undo.
+        // (With Linux's recovery flow 4 is starved into legacy TCP here.)
+        .map(|(i, &(s, d))| FlowConfig { start: 2 * SEC * i as u64, ..FlowConfig::bulk(s, d, CcParams::from_name("sync").unwrap()).with_classic_recovery() })
         .collect();
     let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: None, ..SimConfig::default() };
     let mut sim = Sim::new(cfg).unwrap();

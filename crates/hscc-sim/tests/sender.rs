@@ -32,7 +32,8 @@ impl Wire for MockWire {
 }
 
 fn sender(sack: bool) -> (Sender, MockWire) {
-    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    // RFC 6675 / 6582 recovery as specified: these tests check its rules.
+    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_classic_recovery();
     cfg.sack = sack;
     cfg.recovery = Recovery::Classic;
     let mut s = Sender::new(0, &cfg, rng());

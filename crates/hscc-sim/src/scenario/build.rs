@@ -10,7 +10,7 @@ use super::dist::DistSpec;
 use super::endpoints::{Endpoints, NodeIndex};
 use super::quantity::{BufferSpec, BUFFER_BOUNDS, Bytes, ParamValue, Rate, Seconds};
 use super::spec::*;
-use crate::config::{check_period, AckCounting, DelayDist, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
+use crate::config::{check_period, AckCounting, DelayDist, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossDetection, LossPoint, Recovery, SimConfig, Topology, MAX_REORDERING};
 use crate::estimate::{estimate, Estimate, Origins};
 use crate::limits::{BuildLimits, MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
 use crate::udp::{UdpConfig, UdpPattern};
@@ -371,6 +371,15 @@ impl ScenarioSpec {
             RecoverySpec::Prr => Recovery::Prr,
             RecoverySpec::Classic => Recovery::Classic,
         };
+        c.loss_detection = match f.loss_detection {
+            LossDetectionSpec::Rack => LossDetection::Rack,
+            LossDetectionSpec::Dupack => LossDetection::DupAck,
+        };
+        (c.dsack, c.undo, c.frto) = (f.dsack, f.undo, f.frto);
+        c.reordering = Some(f.reordering).filter(|r| (1..=MAX_REORDERING).contains(r)).ok_or_else(|| err(at("reordering"), f.reordering, format!("1 to {MAX_REORDERING} segments")))?;
+        c.max_reordering = Some(f.max_reordering)
+            .filter(|r| (c.reordering..=MAX_REORDERING).contains(r))
+            .ok_or_else(|| err(at("max_reordering"), f.max_reordering, format!("`reordering` ({}) to {MAX_REORDERING} segments", c.reordering)))?;
         c.init_cwnd = f.init_cwnd;
         c.min_rto = seconds(&at("min_rto"), f.min_rto)?;
         c.initial_rto = c.initial_rto.max(c.min_rto);

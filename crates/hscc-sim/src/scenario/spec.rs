@@ -218,6 +218,24 @@ pub struct FlowSpec {
     /// Window reduction in recovery: "prr" (RFC 6937, Linux) or "classic" (cwnd = ssthresh at once).
     #[serde(default)]
     pub recovery: RecoverySpec,
+    /// Loss detection with SACK: "rack" (RACK-TLP, RFC 8985: Linux's default since 4.18) or "dupack" (three duplicate ACKs, RFC 6675: the papers' era; a lost retransmission waits for the RTO). Without SACK, NewReno's duplicate ACKs either way.
+    #[serde(default)]
+    pub loss_detection: LossDetectionSpec,
+    /// The receiver reports duplicate segments in D-SACK blocks (RFC 2883; Linux tcp_dsack = 1).
+    #[serde(default = "yes")]
+    pub dsack: bool,
+    /// Undo spurious window reductions shown by D-SACKs, timestamps (Eifel) or F-RTO (Linux, always).
+    #[serde(default = "yes")]
+    pub undo: bool,
+    /// F-RTO after a timeout (RFC 5682; Linux tcp_frto = 2).
+    #[serde(default = "yes")]
+    pub frto: bool,
+    /// Initial reordering degree, segments: the duplicate-ACK threshold (Linux tcp_reordering = 3).
+    #[serde(default = "three")]
+    pub reordering: u32,
+    /// Largest reordering degree the sender adapts to on seeing reordering (Linux tcp_max_reordering = 300; equal to `reordering`: a fixed threshold).
+    #[serde(default = "default_max_reordering")]
+    pub max_reordering: u32,
     /// Initial window, segments (RFC 6928 / Linux: 10).
     #[serde(default = "default_iw")]
     pub init_cwnd: u32,
@@ -269,6 +287,23 @@ pub enum AckCountingSpec {
 
 fn two() -> u32 {
     2
+}
+fn three() -> u32 {
+    3
+}
+fn default_max_reordering() -> u32 {
+    300
+}
+
+/// Loss detection with SACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDetectionSpec {
+    /// RACK-TLP (RFC 8985, Linux's default).
+    #[default]
+    Rack,
+    /// Three duplicate ACKs (RFC 6675).
+    Dupack,
 }
 fn default_host_jitter() -> Seconds {
     Seconds(crate::config::DEFAULT_HOST_JITTER as f64 / crate::time::SEC as f64)

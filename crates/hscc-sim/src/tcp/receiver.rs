@@ -255,7 +255,9 @@ mod tests {
 
     #[test]
     fn no_dsack_block_when_off() {
-        let mut r = rx(false);
+        let mut c = FlowConfig::bulk(0, 1, CcParams::default());
+        c.dsack = false;
+        let mut r = Receiver::new(&c);
         r.on_data(&seg(0), 0);
         r.on_data(&seg(0), 0);
         let a = r.make_ack(0);

@@ -164,6 +164,10 @@ pub struct Sender {
     undo: Undo,
     /// What the retransmission timer is armed for (Linux `icsk_pending`).
     timer_kind: XmitTimer,
+    /// When the RTO expires (RFC 6298 §5: restarted by ACKs of new data),
+    /// also while the timer waits for a probe or RACK (RFC 8985 §7.2's
+    /// `TCP_RTO_expire()`).
+    rto_expire: Time,
     /// `snd_nxt` when the tail loss probe was sent (Linux `tlp_high_seq`).
     tlp_high_seq: Option<u64>,
     /// The probe was a retransmission (Linux `tlp_retrans`).
@@ -273,6 +277,7 @@ impl Sender {
             rack: Rack::default(),
             undo: Undo::default(),
             timer_kind: XmitTimer::Rto,
+            rto_expire: 0,
             tlp_high_seq: None,
             tlp_retrans: false,
             tx_order: 0,
@@ -539,11 +544,12 @@ impl Sender {
                 self.account_slow_start(now);
                 return;
             }
+            self.rto_expire = now + self.rtt.rto(self.backoff);
             if self.tp.packets_out == 0 {
                 self.rto_timer.cancel();
             } else if !reo_armed && !self.schedule_loss_probe(true, now, w) {
                 // Linux tcp_set_xmit_timer: a loss probe, else the RTO from now.
-                self.arm_timer(XmitTimer::Rto, now + self.rtt.rto(self.backoff), w);
+                self.arm_timer(XmitTimer::Rto, self.rto_expire, w);
             }
         }
         self.try_send(w);
@@ -865,8 +871,8 @@ impl Sender {
         self.frto = self.frto_on && (prior_state < CaState::Recovery || self.rto_retransmits > 0);
         self.rto_retransmits += 1;
         self.backoff += 1;
-        let rto = self.rtt.rto(self.backoff);
-        self.arm_timer(XmitTimer::Rto, now + rto, w);
+        self.rto_expire = now + self.rtt.rto(self.backoff);
+        self.arm_timer(XmitTimer::Rto, self.rto_expire, w);
         self.try_send(w);
         self.account_slow_start(now);
     }
@@ -1041,8 +1047,8 @@ impl Sender {
         self.counters.segs_sent += 1;
         self.last_send = now;
         if !self.rto_timer.armed() {
-            let rto = self.rtt.rto(self.backoff);
-            self.arm_timer(XmitTimer::Rto, now + rto, w);
+            self.rto_expire = now + self.rtt.rto(self.backoff);
+            self.arm_timer(XmitTimer::Rto, self.rto_expire, w);
         }
         let ts = if self.timestamps { now } else { 0 };
         let mut flags = if retrans { RETRANS_FLAG } else { 0 };
@@ -1188,7 +1194,7 @@ mod tests {
     #[test]
     fn sack_loss_marking_does_not_walk_a_long_hole_on_every_ack() {
         const W: u64 = 80_000;
-        let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+        let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_classic_recovery();
         cfg.init_cwnd = W as u32;
         let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
         let mut w = NullWire::default();
@@ -1210,6 +1216,32 @@ mod tests {
         // (2.3 million entries here); now it is about one per ACK.
         let steps = work::take();
         assert!(steps <= 4 * 29, "{steps} scoreboard entries visited for 29 ACKs");
+    }
+
+    #[test]
+    fn rack_work_per_ack_does_not_grow_with_the_window() {
+        const W: u64 = 80_000;
+        let cfg = FlowConfig { init_cwnd: W as u32, ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_linux_recovery() };
+        let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
+        let mut w = NullWire::default();
+        s.start(&mut w);
+        w.now = 100 * MS;
+        s.on_ack(&ack(1, &[]), &mut w); // RTT 100 ms: min_RTT/4 = 25 ms
+        s.reord_seen = 1; // reordering seen: reo_wnd stays 25 ms with many SACKs
+        work::take();
+        // 1 is missing; 2..2002 are SACKed one per ACK within the reordering
+        // window: each scan meets 1 first, not yet due, and stops.
+        for k in 1..=2_000u64 {
+            w.now = 100 * MS + k * crate::time::US;
+            s.on_ack(&ack(1, &[(2, 2 + k)]), &mut w);
+        }
+        let steps = work::take();
+        assert!(steps <= 3 * 2_000, "{steps} entries visited for 2000 ACKs");
+        assert_eq!((s.tp.lost_out, s.tp.ca_state), (0, CaState::Disorder));
+        // The timer waits for the last segment sent before the newest SACKed
+        // one (sent at 0 like 1): 0 + RACK.rtt + 25 ms + 2 ms.
+        assert_eq!(s.rto_timer.deadline, (102 * MS) + 25 * MS + 2 * MS);
+        s.check_scoreboard().unwrap();
     }
 
     #[test]

@@ -7,7 +7,10 @@
 //! state, the probe timeout PTO = 2·SRTT + 2 ms (Linux `TCP_TIMEOUT_MIN`,
 //! timer slack), or 2·SRTT + 200 ms with a single segment out (RFC 8985's
 //! WCDelAckT for a delayed ACK; Linux `TCP_RTO_MIN`), 1 s before any RTT
-//! sample (`TCP_TIMEOUT_INIT`), and never later than the RTO would fire.
+//! sample (`TCP_TIMEOUT_INIT`), and never later than the RTO would fire
+//! (RFC 8985 §7.2; Linux takes the head segment's transmission + RTO, with
+//! its RTO of SRTT + max(4·mdev, 200 ms); hscc's RTO follows RFC 6298,
+//! restarted by each ACK of new data, and the probe keeps to that time).
 //! The probe is a new segment if the receiver window allows (sent whatever
 //! cwnd is), else a retransmission of the last segment. One probe per episode:
 //! the episode ends when an ACK covers `tlp_high_seq` (snd_nxt at the probe);
@@ -47,18 +50,18 @@ impl Sender {
     }
 
     /// Linux `tcp_rearm_rto`: the RTO from now, or, replacing a pending probe
-    /// or reordering timer, from the head segment's last transmission.
-    pub(super) fn rearm_rto(&mut self, from_head: bool, now: Time, w: &mut impl Wire) {
+    /// or reordering timer, when it would have expired (Linux: the head
+    /// segment's last transmission + RTO; hscc restarts the RTO on each ACK of
+    /// new data, RFC 6298 §5.3, and keeps that time).
+    pub(super) fn rearm_rto(&mut self, resume: bool, now: Time, w: &mut impl Wire) {
         if self.tp.packets_out == 0 {
             self.rto_timer.cancel();
             return;
         }
-        let rto = self.rtt.rto(self.backoff);
-        let at = match self.sb.front() {
-            Some(head) if from_head => (head.tx_time + rto).max(now + crate::time::US),
-            _ => now + rto,
-        };
-        self.arm_timer(XmitTimer::Rto, at, w);
+        if !resume {
+            self.rto_expire = now + self.rtt.rto(self.backoff);
+        }
+        self.arm_timer(XmitTimer::Rto, self.rto_expire.max(now + crate::time::US), w);
     }
 
     /// Linux `tcp_schedule_loss_probe`: arm the probe timer if a probe may be
@@ -72,11 +75,10 @@ impl Sender {
             0 => TIMEOUT_INIT,
             _ => 2 * srtt + if self.tp.packets_out == 1 { WC_DELACK } else { TIMEOUT_MIN },
         };
-        let rto = self.rtt.rto(self.backoff);
-        let until_rto = match (advancing_rto, self.sb.front()) {
-            (true, _) => rto,
-            (false, Some(head)) => (head.tx_time + rto).saturating_sub(now),
-            (false, None) => 0,
+        // RFC 8985 §7.2: never after the RTO would expire.
+        let until_rto = match advancing_rto {
+            true => self.rtt.rto(self.backoff),
+            false => self.rto_expire.saturating_sub(now),
         };
         if until_rto > 0 {
             pto = pto.min(until_rto);
