@@ -18,8 +18,10 @@ algorithm, src, dst, start_s, end_s (end of its active period), base_rtt_s
 flow traces), srtt_s (at the end), min_rtt_s, goodput_bps (in-order payload
 bits per second of the active period), share (of the summed goodput),
 completion_s (null unless it finished), final_cwnd (segments), segs_sent,
-retrans, retrans_ratio, delivered_segs, delivered_bytes, lost_fast,
-recoveries, timeouts, acks_sent, slow_start_s, signals (delay-detected
+retrans, retrans_ratio, delivered_segs, delivered_bytes, lost_fast (segments
+marked lost before the RTO), rack_lost (of those, by RACK), tlps (tail loss
+probes), undos (spurious reductions undone), recoveries, timeouts, acks_sent,
+slow_start_s, signals (delay-detected
 congestion signals of its algorithm), signals_s (their times; not in summary.json, which has
 their synchronization instead: signal_sync = {events, seen_by_all}, Result.signal_synchronization()
 with T_wait = 0.5 s).
@@ -64,7 +66,8 @@ from hscc import _core
 from hscc.rundir import FILES, FRAMES, RunDirError, read_manifest, staging
 from hscc.scenario import Scenario
 
-_COUNTERS = ("segs_sent", "retrans", "delivered_segs", "delivered_bytes", "lost_fast", "recoveries", "timeouts", "acks_sent")
+_COUNTERS = ("segs_sent", "retrans", "delivered_segs", "delivered_bytes", "lost_fast", "rack_lost", "tlps", "undos", "recoveries",
+             "timeouts", "acks_sent")
 _F, _S = pl.Float64, pl.String
 FLOWS = {
     "flow": pl.UInt32, "spec": pl.UInt32, "label": _S, "algorithm": _S, "src": _S, "dst": _S,

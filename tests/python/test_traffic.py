@@ -22,7 +22,7 @@ def test_the_engine_form_of_every_kind_of_traffic():
     assert e["voip"] == [{"pair": 2, "label": "call", "rate": 64e3, "interval": 0.02, "header": 40, "start": 0.0}]
     assert e["web"] == [{"pairs": [1, 2], "reverse": False, "servers": [], "clients": [], "model": "transfers", "rate": 20.0,
                          "size": {"dist": "pareto", "shape": 1.2, "mean": 12000}, "persistent": 0.0, "server_delay": True,
-                         "algorithm": "reno", "params": {}, "start": 0.0}]
+                         "algorithm": "reno", "loss_detection": "rack", "params": {}, "start": 0.0}]
     assert e["changes"] == [{"at": 20.0, "link": "bottleneck:fwd", "rate": 50e6}]
 
 

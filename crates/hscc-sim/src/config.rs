@@ -215,9 +215,10 @@ pub struct FlowConfig {
     /// Linux sysctl `tcp_dsack`, default 1).
     pub dsack: bool,
     /// Undo of spurious window reductions (Linux `tcp_try_undo_*`, always on in
-    /// Linux): by D-SACKs covering every retransmission (RFC 3708), by the
-    /// timestamp echo showing the original arrived (Eifel, RFC 3522), and by
-    /// F-RTO when `frto` is on; the algorithm restores cwnd with `undo_cwnd`.
+    /// Linux): by D-SACKs covering every retransmission (RFC 3708) and by the
+    /// timestamp echo showing the original arrived (Eifel, RFC 3522); the
+    /// algorithm restores cwnd with `undo_cwnd`. F-RTO's undo of a spurious
+    /// timeout comes with `frto`.
     pub undo: bool,
     /// F-RTO (RFC 5682 SACK-enhanced version, Linux sysctl `tcp_frto` = 2, the
     /// default): after a timeout, new data is sent before more retransmissions

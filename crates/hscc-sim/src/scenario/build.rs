@@ -10,7 +10,7 @@ use super::dist::DistSpec;
 use super::endpoints::{Endpoints, NodeIndex};
 use super::quantity::{BufferSpec, BUFFER_BOUNDS, Bytes, ParamValue, Rate, Seconds};
 use super::spec::*;
-use crate::config::{check_period, AckCounting, DelayDist, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossDetection, LossPoint, Recovery, SimConfig, Topology, MAX_REORDERING};
+use crate::config::{check_period, AckCounting, DelayDist, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology, MAX_REORDERING};
 use crate::estimate::{estimate, Estimate, Origins};
 use crate::limits::{BuildLimits, MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
 use crate::udp::{UdpConfig, UdpPattern};
@@ -213,7 +213,8 @@ impl ScenarioSpec {
             let start = seconds(&format!("{at}.start"), w.start)?;
             let stop = w.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
-            web.push(WebConfig { servers, clients, rate: w.rate, size, tcp: FlowConfig::bulk(0, 0, cc), start, stop, model });
+            let tcp = recovery_preset(FlowConfig::bulk(0, 0, cc), w.loss_detection);
+            web.push(WebConfig { servers, clients, rate: w.rate, size, tcp, start, stop, model });
         }
         let mut changes = Vec::new();
         for (i, c) in self.changes.iter().enumerate() {
@@ -371,15 +372,17 @@ impl ScenarioSpec {
             RecoverySpec::Prr => Recovery::Prr,
             RecoverySpec::Classic => Recovery::Classic,
         };
-        c.loss_detection = match f.loss_detection {
-            LossDetectionSpec::Rack => LossDetection::Rack,
-            LossDetectionSpec::Dupack => LossDetection::DupAck,
-        };
-        (c.dsack, c.undo, c.frto) = (f.dsack, f.undo, f.frto);
+        *c = recovery_preset(c.clone(), f.loss_detection);
+        (c.dsack, c.undo, c.frto) = (f.dsack.unwrap_or(c.dsack), f.undo.unwrap_or(c.undo), f.frto.unwrap_or(c.frto));
         c.reordering = Some(f.reordering).filter(|r| (1..=MAX_REORDERING).contains(r)).ok_or_else(|| err(at("reordering"), f.reordering, format!("1 to {MAX_REORDERING} segments")))?;
-        c.max_reordering = Some(f.max_reordering)
+        let max = match (f.max_reordering, f.loss_detection) {
+            (Some(m), _) => m,
+            (None, LossDetectionSpec::Rack) => c.max_reordering.max(c.reordering),
+            (None, LossDetectionSpec::Dupack) => c.reordering,
+        };
+        c.max_reordering = Some(max)
             .filter(|r| (c.reordering..=MAX_REORDERING).contains(r))
-            .ok_or_else(|| err(at("max_reordering"), f.max_reordering, format!("`reordering` ({}) to {MAX_REORDERING} segments", c.reordering)))?;
+            .ok_or_else(|| err(at("max_reordering"), max, format!("`reordering` ({}) to {MAX_REORDERING} segments", c.reordering)))?;
         c.init_cwnd = f.init_cwnd;
         c.min_rto = seconds(&at("min_rto"), f.min_rto)?;
         c.initial_rto = c.initial_rto.max(c.min_rto);
@@ -401,6 +404,14 @@ impl ScenarioSpec {
             _ => return Err(err(at("access_delay.dist"), "given", "a time, or { dist = \"uniform\", min, max }")),
         };
         Ok(())
+    }
+}
+
+/// The loss-recovery preset `loss_detection` names (see the field).
+fn recovery_preset(c: FlowConfig, d: LossDetectionSpec) -> FlowConfig {
+    match d {
+        LossDetectionSpec::Rack => c.with_linux_recovery(),
+        LossDetectionSpec::Dupack => c.with_classic_recovery(),
     }
 }
 
@@ -576,6 +587,22 @@ mod tests {
                   "pairs": [{{"rate": 1e10, "delay": 0.049}}, {{"rate": 1e10, "delay": 0.019}}]}},
                "flows": [{{"pair": 0, "algorithm": "reno", "count": 2}}{extra_flow}]}}"#
         )
+    }
+
+    #[test]
+    fn loss_detection_names_a_preset_the_other_knobs_override() {
+        let flows = r#", {"pair": 1, "loss_detection": "dupack"}, {"pair": 1, "loss_detection": "dupack", "undo": true, "max_reordering": 100}, {"pair": 1, "frto": false, "reordering": 5}"#;
+        let c = ScenarioSpec::from_json(&spec(flows, r#"{"packets": 10}"#)).unwrap().build().unwrap();
+        let knobs = |f: &FlowConfig| (f.loss_detection, f.dsack, f.undo, f.frto, f.reordering, f.max_reordering);
+        use crate::config::LossDetection::{DupAck, Rack};
+        assert_eq!(knobs(&c.flows[0]), (Rack, true, true, true, 3, 300), "Linux's by default");
+        assert_eq!(knobs(&c.flows[2]), (DupAck, false, false, false, 3, 3));
+        assert_eq!(knobs(&c.flows[3]), (DupAck, false, true, false, 3, 100));
+        assert_eq!(knobs(&c.flows[4]), (Rack, true, true, false, 5, 300));
+        let e = refused(&spec(r#", {"pair": 1, "reordering": 0}"#, r#"{"packets": 10}"#));
+        assert!(e.starts_with("flows[1].reordering: 0") && e.contains("1 to 1000000"), "{e}");
+        let e = refused(&spec(r#", {"pair": 1, "reordering": 10, "max_reordering": 5}"#, r#"{"packets": 10}"#));
+        assert!(e.starts_with("flows[1].max_reordering: 5") && e.contains("`reordering` (10)"), "{e}");
     }
 
     #[test]

@@ -218,24 +218,24 @@ pub struct FlowSpec {
     /// Window reduction in recovery: "prr" (RFC 6937, Linux) or "classic" (cwnd = ssthresh at once).
     #[serde(default)]
     pub recovery: RecoverySpec,
-    /// Loss detection with SACK: "rack" (RACK-TLP, RFC 8985: Linux's default since 4.18) or "dupack" (three duplicate ACKs, RFC 6675: the papers' era; a lost retransmission waits for the RTO). Without SACK, NewReno's duplicate ACKs either way.
+    /// Loss detection and recovery: "rack" (Linux's since 4.18: RACK-TLP, RFC 8985, with D-SACK, undo, F-RTO and reordering adaptation) or "dupack" (the papers' era, ns-2's agents: three duplicate ACKs, RFC 6675 / 6582, a lost retransmission waits for the RTO; by default without D-SACK, undo, F-RTO or adaptation). The four knobs below override either. Without SACK, NewReno's duplicate ACKs either way.
     #[serde(default)]
     pub loss_detection: LossDetectionSpec,
-    /// The receiver reports duplicate segments in D-SACK blocks (RFC 2883; Linux tcp_dsack = 1).
-    #[serde(default = "yes")]
-    pub dsack: bool,
-    /// Undo spurious window reductions shown by D-SACKs, timestamps (Eifel) or F-RTO (Linux, always).
-    #[serde(default = "yes")]
-    pub undo: bool,
-    /// F-RTO after a timeout (RFC 5682; Linux tcp_frto = 2).
-    #[serde(default = "yes")]
-    pub frto: bool,
+    /// The receiver reports duplicate segments in D-SACK blocks (RFC 2883; Linux tcp_dsack = 1). Default: true with "rack", false with "dupack".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsack: Option<bool>,
+    /// Undo spurious window reductions shown by D-SACKs or timestamps (Eifel; Linux always does). Default: true with "rack", false with "dupack".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<bool>,
+    /// F-RTO after a timeout (RFC 5682; Linux tcp_frto = 2): new data before more retransmissions, the timeout undone if never-retransmitted data is acknowledged. Default: true with "rack", false with "dupack".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frto: Option<bool>,
     /// Initial reordering degree, segments: the duplicate-ACK threshold (Linux tcp_reordering = 3).
     #[serde(default = "three")]
     pub reordering: u32,
-    /// Largest reordering degree the sender adapts to on seeing reordering (Linux tcp_max_reordering = 300; equal to `reordering`: a fixed threshold).
-    #[serde(default = "default_max_reordering")]
-    pub max_reordering: u32,
+    /// Largest reordering degree the sender adapts to on seeing reordering (Linux tcp_max_reordering = 300). Default: 300 with "rack", `reordering` (a fixed threshold) with "dupack".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_reordering: Option<u32>,
     /// Initial window, segments (RFC 6928 / Linux: 10).
     #[serde(default = "default_iw")]
     pub init_cwnd: u32,
@@ -290,9 +290,6 @@ fn two() -> u32 {
 }
 fn three() -> u32 {
     3
-}
-fn default_max_reordering() -> u32 {
-    300
 }
 
 /// Loss detection with SACK.
@@ -493,6 +490,9 @@ pub struct WebSpec {
     /// Congestion control of the transfers.
     #[serde(default = "default_algorithm")]
     pub algorithm: String,
+    /// Loss detection and recovery of the transfers (see the flows' field of that name).
+    #[serde(default)]
+    pub loss_detection: LossDetectionSpec,
     /// Its parameters.
     #[serde(default)]
     pub params: BTreeMap<String, ParamValue>,

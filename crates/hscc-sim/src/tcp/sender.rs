@@ -640,14 +640,11 @@ impl Sender {
         while seq < self.snd_nxt {
             work::step(1);
             (self.lost_scan, self.lost_cnt) = (seq, cnt);
-            if self.sb[(seq - self.snd_una) as usize].flags & SACKED != 0 {
-                cnt += 1;
-                if cnt > allowed {
-                    return;
-                }
-            } else {
-                self.mark_lost(seq);
+            cnt += (self.sb[(seq - self.snd_una) as usize].flags & SACKED != 0) as u32;
+            if cnt > allowed {
+                return; // fewer than `reordering` SACKed segments above
             }
+            self.mark_lost(seq);
             seq += 1;
         }
         (self.lost_scan, self.lost_cnt) = (seq, cnt);
@@ -1157,7 +1154,7 @@ fn subtract(range: (u64, u64), cut: &[(u64, u64); 3]) -> [(u64, u64); 4] {
 mod tests {
     use hscc_cc::{CaState, CcParams};
 
-    use super::{subtract, Sender, Wire};
+    use super::{subtract, Sender, Wire, EVER_RETRANS, LOST, RETRANS, SACKED};
     use crate::config::FlowConfig;
     use crate::event::EventQueue;
     use crate::packet::Packet;
@@ -1242,6 +1239,59 @@ mod tests {
         // one (sent at 0 like 1): 0 + RACK.rtt + 25 ms + 2 ms.
         assert_eq!(s.rto_timer.deadline, (102 * MS) + 25 * MS + 2 * MS);
         s.check_scoreboard().unwrap();
+    }
+
+    proptest::proptest! {
+        /// The resumed walk marks exactly what RFC 6675 IsLost says: after
+        /// every ACK, an un-SACKed segment never retransmitted is marked lost
+        /// if `reordering` or more segments above it are SACKed, and (unless a
+        /// timeout marked it) only then, whatever the order of SACKs,
+        /// cumulative ACKs, timeouts and new data.
+        #[test]
+        fn duplicate_threshold_marking_is_rfc6675_islost(
+            ops in proptest::collection::vec((0u8..8, 0u64..40, 1u64..6), 1..60),
+            reordering in 1u32..6,
+        ) {
+            let cfg = FlowConfig { reordering, max_reordering: reordering, init_cwnd: 40,
+                ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_classic_recovery() };
+            let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
+            let mut w = NullWire::default();
+            s.start(&mut w);
+            let mut blocks: Vec<(u64, u64)> = Vec::new();
+            let mut rto_nxt = 0; // segments below were outstanding at the last timeout
+            for (i, &(op, at, len)) in ops.iter().enumerate() {
+                w.now = (i as u64 + 1) * MS;
+                let (una, nxt) = (s.snd_una(), s.snd_nxt());
+                if op == 0 {
+                    s.on_rto(&mut w);
+                    rto_nxt = nxt;
+                    continue;
+                }
+                let una = match op {
+                    1 => (una + len).min(nxt),
+                    2 => nxt.saturating_sub(at % 8).max(una), // most of the window at once
+                    _ => una,
+                };
+                let start = una + 1 + at;
+                if op >= 4 && start < nxt {
+                    blocks.insert(0, (start, (start + len).min(nxt)));
+                }
+                blocks.retain(|b| b.1 > una);
+                blocks.truncate(3);
+                let sack: Vec<(u64, u64)> = blocks.iter().map(|&(a, b)| (a.max(una + 1), b)).filter(|b| b.0 < b.1).collect();
+                s.on_ack(&ack(una, &sack), &mut w);
+                s.check_scoreboard().map_err(proptest::test_runner::TestCaseError::fail)?;
+                let mut above = 0;
+                for seq in (s.snd_una()..s.snd_nxt()).rev() {
+                    let f = s.sb[(seq - s.snd_una()) as usize].flags;
+                    if f & SACKED != 0 {
+                        above += 1;
+                    } else if f & (EVER_RETRANS | RETRANS) == 0 && (above >= reordering || seq >= rto_nxt) {
+                        proptest::prop_assert_eq!(f & LOST != 0, above >= reordering, "segment {} with {} SACKed above", seq, above);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
