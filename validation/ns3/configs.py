@@ -196,7 +196,9 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
             {"pair": i, "label": f"{f.algo}{i}", "algorithm": ALGOS[f.algo].hscc, "params": dict(ALGOS[f.algo].hscc_params),
              "start": f.start, "mss": SEGMENT, "timestamps": True, "sack": True, "recovery": "prr", "init_cwnd": 10,
              "init_ssthresh": None, "min_rto": MIN_RTO, "delayed_ack": c.delack > 1, "delack_segments": c.delack,
-             "delack_timeout": DELACK_TIMEOUT, "ack_counting": ALGOS[f.algo].ack_counting}
+             "delack_timeout": DELACK_TIMEOUT, "ack_counting": ALGOS[f.algo].ack_counting,
+             # ns-3's TcpSocketBase: three duplicate ACKs (ReTxThreshold), no RACK-TLP, undo or F-RTO
+             "loss_detection": "dupack"}
             for i, f in enumerate(c.flows)
         ],
     }
