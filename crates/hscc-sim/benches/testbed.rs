@@ -2,7 +2,9 @@
 //! DropTail bottleneck with a 1500-packet buffer, 100 ms RTT, 300 s simulated.
 //! Prints delivered packets per wall second, wall time and peak memory.
 //!
-//! `cargo bench -p hscc-sim --bench testbed` (add `-- 60` for a 60 s run).
+//! `cargo bench -p hscc-sim --bench testbed` (add `-- 60` for a 60 s run,
+//! `-- classic` for three-duplicate-ACK recovery without RACK-TLP, D-SACK,
+//! undo or F-RTO instead of Linux's).
 
 use std::time::Instant;
 
@@ -17,12 +19,14 @@ fn peak_rss_mb() -> Option<f64> {
 
 fn main() {
     let seconds: u64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(300);
+    let classic = std::env::args().any(|a| a == "classic");
     let rate = 700_000_000;
     // RTT 100 ms: 2 × (49 ms access + 1 ms bottleneck).
     let bottleneck = LinkConfig::new(rate, MS, Buffer::Packets(1500));
     let pairs: Vec<AccessSpec> = (0..8).map(|_| AccessSpec::new(10_000_000_000, 49 * MS)).collect();
     let db = dumbbell(bottleneck.clone(), bottleneck, &pairs);
-    let flows = db.pairs.iter().map(|&(s, d)| FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())).collect();
+    let flow = |s, d| FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
+    let flows = db.pairs.iter().map(|&(s, d)| if classic { flow(s, d).with_classic_recovery() } else { flow(s, d) }).collect();
     let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: Some(100 * MS), ..SimConfig::default() };
 
     let start = Instant::now();
@@ -31,11 +35,17 @@ fn main() {
 
     let delivered: u64 = r.flows.iter().map(|f| f.counters.delivered_segs + f.counters.acks_sent).sum();
     let data: u64 = r.flows.iter().map(|f| f.counters.delivered_segs).sum();
-    println!("testbed: 8 reno flows, 700 Mbit/s, RTT 100 ms, 1500-packet buffer, {seconds} s simulated");
+    let recovery = if classic { "three duplicate ACKs" } else { "Linux's (RACK-TLP, D-SACK, undo, F-RTO)" };
+    println!("testbed: 8 reno flows, 700 Mbit/s, RTT 100 ms, 1500-packet buffer, {seconds} s simulated, {recovery} recovery");
     println!("  bottleneck utilization  {:.4}", r.links[0].utilization);
     println!("  data segments delivered {data}");
     println!("  packets delivered       {delivered} (data + ACKs)");
     println!("  events                  {}", r.events);
+    let sum = |c: fn(&hscc_sim::stats::FlowCounters) -> u64| r.flows.iter().map(|f| c(&f.counters)).sum::<u64>();
+    println!(
+        "  recoveries {}, timeouts {}, retransmissions {}, RACK-marked {}, probes {}, undos {}",
+        sum(|c| c.recoveries), sum(|c| c.timeouts), sum(|c| c.retrans), sum(|c| c.rack_lost), sum(|c| c.tlps), sum(|c| c.undos)
+    );
     println!("  wall time               {wall:.3} s");
     println!("  delivered packets/s     {:.0}", delivered as f64 / wall);
     println!("  data segments/s         {:.0}", data as f64 / wall);

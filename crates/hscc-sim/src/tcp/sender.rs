@@ -8,15 +8,24 @@
 //! otherwise `cong_control` or `cong_avoid` when data was cumulatively
 //! acknowledged → transmission.
 //!
-//! Loss detection:
-//! - SACK (RFC 6675 §4 `IsLost`): an un-SACKed segment is lost once at least
-//!   DupThresh = 3 segments above it are SACKed. Recovery starts when a
-//!   segment is marked lost; lost segments are retransmitted first
-//!   (`NextSeg` rule 1), then new data (rule 2). Rescue retransmission
-//!   (rule 4) is not modeled; a lost retransmission is recovered by the RTO.
-//! - NewReno (RFC 6582): duplicate ACKs are counted in `sacked_out` as
-//!   Linux's Reno emulation does; the third marks the head lost; a partial
-//!   ACK marks the new head lost; recovery ends when `high_seq` is acked.
+//! Loss detection (`FlowConfig::loss_detection`, docs/loss-recovery.md):
+//! - RACK-TLP (RFC 8985, Linux's default; `rack.rs`, `tlp.rs`): a segment is
+//!   lost once a segment sent after it was delivered and RACK.rtt + reo_wnd
+//!   have passed since it was sent, retransmissions included; a probe repairs
+//!   tail losses before the RTO.
+//! - SACK duplicate threshold (RFC 6675 §4 `IsLost`): an un-SACKed segment is
+//!   lost once at least DupThresh = the reordering degree (3 unless reordering
+//!   was seen) segments above it are SACKed. A lost retransmission is
+//!   recovered by the RTO; rescue retransmission (rule 4) is not modeled.
+//! - NewReno (RFC 6582), without SACK: duplicate ACKs are counted in
+//!   `sacked_out` as Linux's Reno emulation does; the third marks the head
+//!   lost; a partial ACK marks the new head lost.
+//!
+//! Recovery starts when a segment is marked lost; lost segments are
+//! retransmitted first (`NextSeg` rule 1), then new data (rule 2); it ends
+//! when `high_seq` is acked. Spurious reductions are undone (`undo.rs`:
+//! D-SACK, Eifel timestamps, F-RTO after a timeout) through the algorithm's
+//! `undo_cwnd`; the reordering degree adapts as Linux's `tcp_reordering`.
 //!
 //! Window during recovery: PRR exactly as Linux's `tcp_cwnd_reduction`
 //! (RecoverFS = prior_cwnd, PRR-SSRB), or classic: cwnd = ssthresh at entry.
@@ -35,8 +44,8 @@
 //! of it; both come from the flow's own seeded stream (see
 //! `docs/fairness.md`). The RTT and TSval are the TCP layer's send time.
 //!
-//! Not modeled: undo of spurious reductions (no DSACK/Eifel detection),
-//! RACK, tail loss probes, ECN.
+//! Not modeled: rescue retransmission, SACK reneging, NewReno's reordering
+//! estimate, ECN.
 
 use std::collections::VecDeque;
 
