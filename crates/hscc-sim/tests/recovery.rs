@@ -294,3 +294,26 @@ fn without_frto_a_spurious_timeout_retransmits_the_window() {
     assert_eq!((c.timeouts, c.undos), (1, 0), "{c:?}");
     assert!(c.retrans > 10, "go-back-N: {} retransmissions", c.retrans);
 }
+
+#[test]
+fn after_reordering_is_seen_a_real_loss_waits_for_the_reordering_timer() {
+    // 15 is reordered (one undone recovery: reordering seen), then 300 is lost.
+    let path: Path = Box::new(|seq, n, t| match (seq, n) {
+        (15, 0) => Some(t + OWD + 5 * MS),
+        (300, 0) => None,
+        _ => Some(t + OWD),
+    });
+    let mut run = Run::new(linux(), path);
+    run.run_until(1_000 * MS);
+    // The spurious retransmission of 15 came back as a D-SACK at 300 ms after
+    // reordering was seen (205 ms): reo_wnd grew to 2 steps of min_RTT/4, 50 ms
+    // (Linux tcp_rack_update_reo_wnd). The SACKs of segments sent with or
+    // after 300 arrive from 100 ms after it was sent, RACK.rtt is 100 ms: 300
+    // is due 150 ms after it was sent, the timer fires 2 ms later (Linux's
+    // slack) and retransmits it, however many SACKs came before.
+    let sent = run.sends(300);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!(sent[1] - sent[0], 152 * MS);
+    let c = run.s.counters;
+    assert_eq!((c.rack_lost, c.recoveries, c.undos, c.timeouts), (2, 2, 1, 0), "{c:?}");
+}
