@@ -34,6 +34,7 @@ pub mod limits;
 pub mod link;
 pub mod metrics;
 pub mod packet;
+pub mod queue;
 pub mod results;
 pub mod rng;
 pub mod scenario;
@@ -46,6 +47,7 @@ pub mod udp;
 pub mod web;
 
 pub use config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
+pub use queue::QueueConfig;
 pub use estimate::Estimate;
 pub use limits::BuildLimits;
 pub use results::RunResult;
@@ -56,6 +58,7 @@ pub use sim::Sim;
 pub mod prelude {
     pub use crate::config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
     pub use crate::metrics::bandwidth_stolen;
+    pub use crate::queue::{CodelParams, FqCodelParams, PieParams, QueueConfig, RedParams};
     pub use crate::results::RunResult;
     pub use crate::sim::Sim;
     pub use crate::stats::jain_index;

@@ -15,6 +15,16 @@ pub const UDP_HEADER_BYTES: u32 = 40;
 pub const RETRANS: u8 = 1;
 /// Flag: the segment was sent while its flow was in slow start.
 pub const SLOW_START: u8 = 2;
+/// Flag (IP ECN field): ECN-Capable Transport, ECT(0) (RFC 3168 §5): new data
+/// of a flow with ECN on; never ACKs or retransmissions (§6.1.5, Linux `tcp_ecn_send`).
+pub const ECT: u8 = 4;
+/// Flag (IP ECN field): Congestion Experienced, set by a queue instead of a
+/// drop on an ECN-capable packet (RFC 3168 §5).
+pub const CE: u8 = 8;
+/// Flag (TCP header, ACKs): ECN-Echo, sent until the receiver sees CWR (RFC 3168 §6.1.3).
+pub const ECE: u8 = 16;
+/// Flag (TCP header, data): Congestion Window Reduced (RFC 3168 §6.1.2).
+pub const CWR: u8 = 32;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +64,7 @@ pub struct Packet {
     pub kind: Kind,
     /// Index of the current link in the route.
     pub hop: u8,
-    /// [`RETRANS`], [`SLOW_START`].
+    /// [`RETRANS`], [`SLOW_START`], [`ECT`], [`CE`], [`ECE`], [`CWR`].
     pub flags: u8,
 }
 

@@ -11,6 +11,7 @@
 use crate::config::FlowConfig;
 use crate::event::Timer;
 use crate::packet::{Packet, HEADER_BYTES};
+use crate::tcp::ecn::EcnReceiver;
 use crate::tcp::intervals::IntervalSet;
 use crate::time::Time;
 
@@ -45,6 +46,8 @@ pub struct Receiver {
     pub delack: Timer,
     /// Payload bytes delivered in order.
     pub delivered_bytes: u64,
+    /// ECN: CE echo and its quick ACKs.
+    ecn: EcnReceiver,
 }
 
 impl Receiver {
@@ -65,6 +68,7 @@ impl Receiver {
             ack_size: HEADER_BYTES,
             delack: Timer::default(),
             delivered_bytes: 0,
+            ecn: EcnReceiver::new(cfg.ecn),
         }
     }
 
@@ -76,6 +80,7 @@ impl Receiver {
     /// A data segment arrived at `now`.
     pub fn on_data(&mut self, p: &Packet, now: Time) -> RxAction {
         let s = p.seq;
+        let ecn_ack_now = self.ecn.on_segment(p, s >= self.rcv_nxt);
         if s == self.rcv_nxt {
             if self.pending == 0 {
                 self.echo_ts = p.ts;
@@ -90,7 +95,7 @@ impl Receiver {
             };
             self.deliver_upto();
             self.pending += 1;
-            if filled_hole || !self.ooo.is_empty() || !self.delayed || self.pending >= self.delack_segments {
+            if filled_hole || !self.ooo.is_empty() || !self.delayed || self.pending >= self.delack_segments || ecn_ack_now {
                 return RxAction::AckNow;
             }
             return RxAction::Delay(now + self.delack_timeout);
@@ -134,6 +139,7 @@ impl Receiver {
         self.pending = 0;
         self.delack.cancel();
         let mut p = Packet::ack(flow, self.rcv_nxt, self.ack_size, self.echo_ts);
+        p.flags = self.ecn.ack_flags();
         let mut n = 0;
         for &(a, b) in &self.recent[..self.nrecent] {
             if a > self.rcv_nxt {
