@@ -234,7 +234,7 @@ impl RunResult {
                 let active = secs(end - f.start);
                 let bytes = f.receiver.delivered_bytes;
                 // In-order delivery is the receiver's state; the counters report it.
-                let counters = FlowCounters { delivered_segs: f.receiver.rcv_nxt, delivered_bytes: bytes, ..s.counters };
+                let counters = FlowCounters { delivered_segs: f.receiver.rcv_nxt, delivered_bytes: bytes, ce_received: f.receiver.ce_received(), ..s.counters };
                 let path = |route: u32, size: u32| -> Time {
                     sim.path(route).iter().map(|&l| {
                         let c = &topo.links[l as usize].cfg;

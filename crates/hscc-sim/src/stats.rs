@@ -51,6 +51,9 @@ pub struct FlowCounters {
     pub slow_start_time: Time,
     /// Window reductions for ECN echoes (CWR state entered; 0 without ECN).
     pub ecn_reductions: u64,
+    /// Data segments that reached the receiver CE-marked (filled from the
+    /// receiver when results are built; 0 without ECN).
+    pub ce_received: u64,
 }
 
 /// Distribution of delays (queuing delays, one-way delays), ns resolution,

@@ -68,6 +68,8 @@ pub struct EcnReceiver {
     seen: bool,
     /// Immediate ACKs still due (Linux `icsk_ack.quick`).
     quick: u8,
+    /// Data segments that arrived CE-marked.
+    pub ce_received: u64,
 }
 
 impl EcnReceiver {
@@ -83,6 +85,7 @@ impl EcnReceiver {
         if !self.on {
             return false;
         }
+        self.ce_received += (p.flags & CE != 0) as u64;
         let mut now = false;
         if p.flags & CWR != 0 {
             self.demand_cwr = false;

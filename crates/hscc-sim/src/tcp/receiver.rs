@@ -72,6 +72,11 @@ impl Receiver {
         }
     }
 
+    /// Data segments that arrived CE-marked (ECN on).
+    pub fn ce_received(&self) -> u64 {
+        self.ecn.ce_received
+    }
+
     /// Segments held out of order.
     pub fn out_of_order(&self) -> u64 {
         self.ooo.covered()
