@@ -178,7 +178,7 @@ impl Link {
             // Without jitter every packet has the same delay: nothing to reorder.
             reorder: reorders.then(Reorder::default),
             options: cfg.tick != 0 || reorders || cfg.framing != 0 || aqm.is_some(),
-            special_arrivals: reorders || loss_after != 0 || aqm.is_some(),
+            special_arrivals: reorders || loss_after != 0,
             to,
             counters: LinkCounters::default(),
             qdelay: monitored.then(DelayHistogram::new),
@@ -464,7 +464,7 @@ impl Link {
     /// The FIFO head arrives at `now`: pop it and schedule the next head.
     #[inline]
     pub fn on_arrive(&mut self, now: Time, id: u32, q: &mut EventQueue) -> Packet {
-        let (p, next) = self.pop_arrival(now);
+        let (p, next) = self.pop_arrival(now, id, q);
         if let Some(t) = next {
             q.push(t, Event::LinkArrive(id));
         }
@@ -473,14 +473,21 @@ impl Link {
 
     /// The FIFO head arrives at `now`: pop it; return it and the arrival time
     /// of the next head, which the caller must schedule (or handle at once).
+    /// On a link with a queue discipline the transmitter freed no later than
+    /// now: the next packet leaves the queue (its arrival, later than the
+    /// returned one, is scheduled by the link itself if the line was empty).
     #[inline]
-    pub fn pop_arrival(&mut self, now: Time) -> (Packet, Option<Time>) {
+    pub fn pop_arrival(&mut self, now: Time, id: u32, q: &mut EventQueue) -> (Packet, Option<Time>) {
         let p = self.line.pop_front().expect("arrival event without a packet");
         debug_assert_eq!(p.t, now);
         // Counted on arrival so that utilization never includes bytes still queued.
         self.counters.tx_packets += 1;
         self.counters.tx_bytes += p.size as u64;
-        (p, self.line.front().map(|n| n.t))
+        let next = self.line.front().map(|n| n.t);
+        if self.aqm.is_some() {
+            self.service(now, id, q);
+        }
+        (p, next)
     }
 
     /// Whether the packet that just arrived is lost at the far end (loss point

@@ -450,7 +450,7 @@ impl Sim {
                             None => break,
                         }
                     } else {
-                        self.net.links[l as usize].pop_arrival(now)
+                        self.net.links[l as usize].pop_arrival(now, l, &mut self.net.q)
                     };
                     self.arrive(p);
                     if special {
@@ -576,13 +576,10 @@ impl Sim {
                 if link.head_arrival().is_none_or(|t| t > now) {
                     return None;
                 }
-                let (p, next) = link.pop_arrival(now);
+                let (p, next) = link.pop_arrival(now, l, &mut self.net.q);
                 if let Some(t) = next.filter(|&t| t > now) {
                     self.net.q.push(t, Event::LinkArrive(l));
                 }
-                // The transmitter freed no later than this packet arrives: the
-                // next one leaves the queue (its arrival is later than now).
-                link.service(now, l, &mut self.net.q);
                 p
             };
             if self.net.links[l as usize].corrupted() {

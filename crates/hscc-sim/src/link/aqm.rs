@@ -7,7 +7,8 @@
 //! dequeues due by `now` run, in time order, whenever the link is next
 //! touched ([`Link::service`]): before a packet is offered, when the packet in
 //! transmission reaches the far end (it arrives no earlier than the
-//! transmitter freed), when the queue is sampled and at the end of the run.
+//! transmitter freed: [`Link::pop_arrival`]), when the queue is sampled and at
+//! the end of the run.
 //! Each dequeue sees exactly the packets offered before it, so the result is
 //! the same as with an event per dequeue, and a link still costs one event
 //! per packet (its arrival). Dequeues at a time run before packets offered at
@@ -57,6 +58,7 @@ impl Link {
     /// Run the dequeues (and a discipline's periodic work) due by `now`: each
     /// time the transmitter frees with packets waiting, the discipline gives
     /// the next one (dropping or marking on the way) and it starts.
+    #[inline(never)]
     pub(crate) fn service(&mut self, now: Time, id: u32, q: &mut EventQueue) {
         let Some(mut a) = self.aqm.take() else { return };
         while self.busy_until <= now && !a.disc.is_empty() {
