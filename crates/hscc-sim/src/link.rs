@@ -178,7 +178,7 @@ impl Link {
             // Without jitter every packet has the same delay: nothing to reorder.
             reorder: reorders.then(Reorder::default),
             options: cfg.tick != 0 || reorders || cfg.framing != 0 || aqm.is_some(),
-            special_arrivals: reorders || loss_after != 0,
+            special_arrivals: reorders || loss_after != 0 || aqm.is_some(),
             to,
             counters: LinkCounters::default(),
             qdelay: monitored.then(DelayHistogram::new),
@@ -257,7 +257,8 @@ impl Link {
     }
 
     /// Whether arrivals need more than [`Link::pop_arrival`]: the link
-    /// reorders, or may lose packets at its far end ([`Link::corrupted`]).
+    /// reorders, may lose packets at its far end ([`Link::corrupted`]) or has
+    /// a queue discipline ([`Link::pop_arrival_aqm`]).
     #[inline]
     pub fn special_arrivals(&self) -> bool {
         self.special_arrivals
@@ -464,7 +465,7 @@ impl Link {
     /// The FIFO head arrives at `now`: pop it and schedule the next head.
     #[inline]
     pub fn on_arrive(&mut self, now: Time, id: u32, q: &mut EventQueue) -> Packet {
-        let (p, next) = self.pop_arrival(now, id, q);
+        let (p, next) = if self.aqm.is_some() { self.pop_arrival_aqm(now, id, q) } else { self.pop_arrival(now) };
         if let Some(t) = next {
             q.push(t, Event::LinkArrive(id));
         }
@@ -473,21 +474,15 @@ impl Link {
 
     /// The FIFO head arrives at `now`: pop it; return it and the arrival time
     /// of the next head, which the caller must schedule (or handle at once).
-    /// On a link with a queue discipline the transmitter freed no later than
-    /// now: the next packet leaves the queue (its arrival, later than the
-    /// returned one, is scheduled by the link itself if the line was empty).
+    /// A link with a queue discipline takes [`Link::pop_arrival_aqm`] instead.
     #[inline]
-    pub fn pop_arrival(&mut self, now: Time, id: u32, q: &mut EventQueue) -> (Packet, Option<Time>) {
+    pub fn pop_arrival(&mut self, now: Time) -> (Packet, Option<Time>) {
         let p = self.line.pop_front().expect("arrival event without a packet");
         debug_assert_eq!(p.t, now);
         // Counted on arrival so that utilization never includes bytes still queued.
         self.counters.tx_packets += 1;
         self.counters.tx_bytes += p.size as u64;
-        let next = self.line.front().map(|n| n.t);
-        if self.aqm.is_some() {
-            self.service(now, id, q);
-        }
-        (p, next)
+        (p, self.line.front().map(|n| n.t))
     }
 
     /// Whether the packet that just arrived is lost at the far end (loss point

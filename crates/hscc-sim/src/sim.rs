@@ -450,7 +450,7 @@ impl Sim {
                             None => break,
                         }
                     } else {
-                        self.net.links[l as usize].pop_arrival(now, l, &mut self.net.q)
+                        self.net.links[l as usize].pop_arrival(now)
                     };
                     self.arrive(p);
                     if special {
@@ -556,8 +556,9 @@ impl Sim {
         }
     }
 
-    /// The next packet to deliver at `now` from a link that reorders or may
-    /// lose packets at its far end (loss point after the queue); `None` when
+    /// The next packet to deliver at `now` from a link that reorders, may
+    /// lose packets at its far end (loss point after the queue) or has a
+    /// queue discipline (its dequeues run at arrivals); `None` when
     /// none is left, the next wake-up scheduled. Out of line, so that the
     /// common path stays as short as it was.
     #[inline(never)]
@@ -576,7 +577,7 @@ impl Sim {
                 if link.head_arrival().is_none_or(|t| t > now) {
                     return None;
                 }
-                let (p, next) = link.pop_arrival(now, l, &mut self.net.q);
+                let (p, next) = if link.has_aqm() { link.pop_arrival_aqm(now, l, &mut self.net.q) } else { link.pop_arrival(now) };
                 if let Some(t) = next.filter(|&t| t > now) {
                     self.net.q.push(t, Event::LinkArrive(l));
                 }

@@ -158,3 +158,39 @@ fn aqm_runs_are_deterministic() {
     };
     assert_eq!(go(), go());
 }
+
+#[test]
+fn udp_dropped_from_the_queue_leaves_the_networks_count() {
+    // A CBR flood at twice the link rate through CoDel: most of its drops
+    // happen at dequeue, after the datagrams entered the network.
+    let db = net(codel(false), 100, 1);
+    let (s, d) = db.pairs[0];
+    let flood = UdpConfig { src: s, dst: d, pattern: UdpPattern::Cbr { rate_bps: RATE * 2 }, packet_size: 1500, start: 0, stop: None };
+    let cfg = SimConfig { topology: db.topology, udp: vec![flood], duration: 5 * SEC, ..SimConfig::default() };
+    let mut sim = Sim::new(cfg).unwrap();
+    sim.run_until(5 * SEC);
+    sim.check_conservation().unwrap();
+    let b = &sim.net.links[0];
+    assert!(b.queued_drops().packets > 0 && b.counters.drops_aqm > 0, "{:?}", b.counters);
+    let in_links = sim.net.links.iter().flat_map(|l| l.packets()).filter(|p| p.kind == hscc_sim::packet::Kind::Udp).count() as u64;
+    let gone: u64 = sim.net.links.iter_mut().map(|l| l.take_udp_drops()).sum();
+    assert_eq!(sim.net.udp_in_network - gone, in_links);
+    let r = sim.finish();
+    assert_eq!(r.udp[0].sent, r.udp[0].received + r.udp[0].lost + in_links);
+}
+
+#[test]
+fn a_queue_discipline_refuses_ticks_and_reordering() {
+    let bn = |f: fn(LinkConfig) -> LinkConfig| {
+        let db = net(codel(false), 100, 1);
+        let mut t = db.topology;
+        t.links[0].cfg = f(t.links[0].cfg.clone());
+        let (s, d) = db.pairs[0];
+        Sim::new(SimConfig { topology: t, flows: vec![reno(s, d, false)], ..SimConfig::default() }).err().map(|e| e.to_string())
+    };
+    let e = bn(|c| LinkConfig { tick: MS, delay: 10 * MS, ..c }).unwrap();
+    assert!(e.starts_with("links[0].tick: 0.001 s") && e.contains("droptail"), "{e}");
+    let e = bn(|c| LinkConfig { jitter: MS, jitter_reorders: true, ..c }).unwrap();
+    assert!(e.starts_with("links[0].jitter_reorders: true") && e.contains("droptail"), "{e}");
+    assert_eq!(bn(|c| LinkConfig { jitter: MS, loss: 0.01, framing: 38, ..c }), None, "in-order jitter, loss and framing are fine");
+}

@@ -7,7 +7,7 @@
 //! dequeues due by `now` run, in time order, whenever the link is next
 //! touched ([`Link::service`]): before a packet is offered, when the packet in
 //! transmission reaches the far end (it arrives no earlier than the
-//! transmitter freed: [`Link::pop_arrival`]), when the queue is sampled and at
+//! transmitter freed: [`Link::pop_arrival_aqm`]), when the queue is sampled and at
 //! the end of the run.
 //! Each dequeue sees exactly the packets offered before it, so the result is
 //! the same as with an event per dequeue, and a link still costs one event
@@ -58,7 +58,6 @@ impl Link {
     /// Run the dequeues (and a discipline's periodic work) due by `now`: each
     /// time the transmitter frees with packets waiting, the discipline gives
     /// the next one (dropping or marking on the way) and it starts.
-    #[inline(never)]
     pub(crate) fn service(&mut self, now: Time, id: u32, q: &mut EventQueue) {
         let Some(mut a) = self.aqm.take() else { return };
         while self.busy_until <= now && !a.disc.is_empty() {
@@ -84,6 +83,17 @@ impl Link {
             arrival = self.busy_until.saturating_add(self.jittered_delay()).max(self.last_arrival);
         }
         self.enter_line(&p, arrival, p.hop, id, q);
+    }
+
+    /// [`Link::pop_arrival`] on a link with a queue discipline: the transmitter
+    /// freed no later than now, so the next packet leaves the queue; its
+    /// arrival, later than the returned one, is scheduled by the link itself
+    /// if the line was empty (the caller schedules the returned one, as ever).
+    #[inline(never)]
+    pub fn pop_arrival_aqm(&mut self, now: Time, id: u32, q: &mut EventQueue) -> (Packet, Option<Time>) {
+        let out = self.pop_arrival(now);
+        self.service(now, id, q);
+        out
     }
 
     /// Whether the link has a queue discipline other than DropTail.

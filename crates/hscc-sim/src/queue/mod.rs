@@ -310,7 +310,7 @@ impl Discipline {
     }
 }
 
-/// `Some(x)` checked against `ok`, as a [`ConfigError`] on `at.name`.
+/// `value` checked against `ok`, as a [`ConfigError`] on the field `at.name`.
 pub(crate) fn check(ok: bool, at: &str, name: &str, value: impl std::fmt::Display, allowed: &str) -> Result<(), ConfigError> {
     if ok {
         return Ok(());

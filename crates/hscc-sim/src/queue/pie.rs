@@ -39,9 +39,9 @@ const TICK: Time = 64_000;
 /// Linux `PSCHED_TICKS_PER_SEC`.
 const TICKS_PER_SEC: u64 = 1_000_000_000 >> 6;
 /// Burst allowance after a quiet period (RFC 8033 §4.4 MAX_BURST; Linux `pie_vars_init`: 150 ms).
-const MAX_BURST: u64 = 150 * 1_000_000 >> 6;
+const MAX_BURST: u64 = (150 * 1_000_000) >> 6;
 /// Delay above which the probability rises by 2 % more per update (Linux: 250 ms).
-const HIGH_DELAY: u64 = 250 * 1_000_000 >> 6;
+const HIGH_DELAY: u64 = (250 * 1_000_000) >> 6;
 /// "MTU" of the early-drop floor: a full 1500-byte IP packet (Linux `psched_mtu`,
 /// device MTU plus link header; the link's framing is added).
 const MTU: u64 = 1500;
