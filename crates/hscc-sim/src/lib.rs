@@ -1,7 +1,8 @@
 //! # hscc-sim — a packet-level discrete-event network simulator
 //!
 //! Integer picosecond time, a deterministic event loop (see [`event`] for the
-//! ordering contract), links with DropTail queues, random loss and jitter,
+//! ordering contract), links with DropTail or AQM queues ([`queue`]: RED,
+//! CoDel, FQ-CoDel, PIE; ECN end to end), random loss and jitter,
 //! static shortest-path routing, and a real TCP model (SACK or NewReno loss
 //! recovery, PRR, RFC 6298 RTO, delayed ACKs, pacing) driven by the
 //! algorithms of [`hscc_cc`].

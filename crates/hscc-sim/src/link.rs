@@ -32,7 +32,7 @@
 //!   times are still fixed at enqueue (the credit chain is FIFO), so the FIFO
 //!   and its single head event stay;
 //! - **queue discipline**: RED, CoDel, FQ-CoDel or PIE ([`crate::queue`])
-//!   instead of DropTail, served at dequeue ([`aqm`]).
+//!   instead of DropTail, served at dequeue (`link/aqm.rs`).
 
 mod aqm;
 
@@ -200,7 +200,7 @@ impl Link {
     }
 
     /// Bring the queue up to `now`: [`Link::drain`], or on a link with a
-    /// queue discipline the dequeues due by then ([`Link::service`]). `id` is
+    /// queue discipline the dequeues due by then. `id` is
     /// this link's index.
     pub fn settle(&mut self, now: Time, id: u32, q: &mut EventQueue) {
         if self.aqm.is_some() {
