@@ -19,7 +19,8 @@ _QUANTITIES = {"Time": "time", "Rate": "rate", "Size": "size", "Probability": "p
 _SECTIONS = [
     ("ScenarioSpec", "top level"), ("OutputSpec", "[output]"),
     ("dumbbell", '[topology] kind = "dumbbell"'), ("parking_lot", '[topology] kind = "parking_lot"'), ("graph", '[topology] kind = "graph"'),
-    ("LinkSpecIn", "a link (bottleneck, reverse, link, fwd, rev)"), ("PairSpec", "a host pair (pairs[i], access)"), ("GraphLink", "a graph link (links[i])"),
+    ("LinkSpecIn", "a link (bottleneck, reverse, link, fwd, rev)"), ("QueueSpec", "a link's queue (queue = { kind = ... })"),
+    ("PairSpec", "a host pair (pairs[i], access)"), ("GraphLink", "a graph link (links[i])"),
     ("FlowSpec", "[[flows]]"), ("UdpSpec", "[[udp]]"), ("VoipSpec", "[[voip]]"), ("WebSpec", "[[web]]"), ("ChangeSpec", "[[changes]]"),
 ]
 

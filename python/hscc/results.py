@@ -21,13 +21,16 @@ completion_s (null unless it finished), final_cwnd (segments), segs_sent,
 retrans, retrans_ratio, delivered_segs, delivered_bytes, lost_fast (segments
 marked lost before the RTO), rack_lost (of those, by RACK), tlps (tail loss
 probes), undos (spurious reductions undone), recoveries, timeouts, acks_sent,
-slow_start_s, signals (delay-detected
+ecn_reductions (window reductions for ECN echoes), ce_received (data segments
+that arrived CE-marked), slow_start_s, signals (delay-detected
 congestion signals of its algorithm), signals_s (their times; not in summary.json, which has
 their synchronization instead: signal_sync = {events, seen_by_all}, Result.signal_synchronization()
 with T_wait = 0.5 s).
 
 links: link, name, from, to, rate_bps, monitored, utilization, tx_packets,
-tx_bytes, drops_queue, drops_random, drops, mean_qdelay_s, p99_qdelay_s,
+tx_bytes, drops_queue (buffer full), drops_queue_slow_start, drops_random,
+drops_aqm (the queue discipline's drops), marks (its ECN CE marks), drops
+(all of them), mean_qdelay_s, p99_qdelay_s,
 max_qdelay_s, mean_queue_pkts, mean_queue_bytes (time-averaged backlog),
 normalized_occupancy (mean backlog / buffer size); queue statistics only for
 monitored links.
@@ -48,8 +51,8 @@ flow, throughput_bps (goodput over the interval), cwnd (segments), srtt_s.
 
 queues (one row per sample and monitored link): time_s, link, name,
 queue_pkts, queue_bytes (at the sample), qdelay_s (mean over the packets that
-left the queue in the interval), drops (in the interval), utilization (of the
-interval).
+left the queue in the interval), drops, marks (in the interval), utilization
+(of the interval).
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ from hscc.rundir import FILES, FRAMES, RunDirError, read_manifest, staging
 from hscc.scenario import Scenario
 
 _COUNTERS = ("segs_sent", "retrans", "delivered_segs", "delivered_bytes", "lost_fast", "rack_lost", "tlps", "undos", "recoveries",
-             "timeouts", "acks_sent")
+             "timeouts", "acks_sent", "ecn_reductions", "ce_received")
 _F, _S = pl.Float64, pl.String
 FLOWS = {
     "flow": pl.UInt32, "spec": pl.UInt32, "label": _S, "algorithm": _S, "src": _S, "dst": _S,
@@ -78,7 +81,7 @@ FLOWS = {
 TIMESERIES = {"time_s": pl.Float64, "flow": pl.UInt32, "throughput_bps": pl.Float64, "cwnd": pl.UInt32, "srtt_s": pl.Float64}
 QUEUES = {
     "time_s": pl.Float64, "link": pl.UInt32, "name": pl.String, "queue_pkts": pl.UInt64, "queue_bytes": pl.UInt64,
-    "qdelay_s": pl.Float64, "drops": pl.UInt64, "utilization": pl.Float64,
+    "qdelay_s": pl.Float64, "drops": pl.UInt64, "marks": pl.UInt64, "utilization": pl.Float64,
 }
 UDP = {
     "udp": pl.UInt32, "source": pl.String, "label": pl.String, "sent": pl.UInt64, "received": pl.UInt64, "lost": pl.UInt64,
@@ -262,10 +265,10 @@ def _links(rows: list[dict]) -> pl.DataFrame:
         out.append({
             "link": r["id"], "name": r["name"], "from": r["from"], "to": r["to"], "rate_bps": r["rate_bps"],
             "monitored": r["monitored"], "utilization": r["utilization"], **c,
-            "drops": c["drops_queue"] + c["drops_random"],
+            "drops": c["drops_queue"] + c["drops_aqm"] + c["drops_random"],
             **{k: r[k] for k in ("mean_qdelay_s", "p99_qdelay_s", "max_qdelay_s", "mean_queue_pkts", "mean_queue_bytes", "normalized_occupancy")},
         })
-    ints = ("rate_bps", "tx_packets", "tx_bytes", "drops_queue", "drops_random", "drops")
+    ints = ("rate_bps", "tx_packets", "tx_bytes", "drops_queue", "drops_random", "drops_aqm", "marks", "drops")
     return pl.DataFrame(out, schema_overrides={"link": pl.UInt32, **{k: pl.UInt64 for k in ints}})
 
 
@@ -298,7 +301,7 @@ def _queues(traces: dict) -> pl.DataFrame:
     t = traces["time_s"]
     parts = [
         pl.DataFrame({"time_s": t, "link": [q["link"]] * len(t), "name": [q["name"]] * len(t),
-                      **{k: q[k] for k in ("queue_pkts", "queue_bytes", "qdelay_s", "drops", "utilization")}},
+                      **{k: q[k] for k in ("queue_pkts", "queue_bytes", "qdelay_s", "drops", "marks", "utilization")}},
                      schema=QUEUES)
         for q in traces["links"]
     ]

@@ -33,6 +33,11 @@
 //!   `prior_cwnd ← cwnd`, `snd_ssthresh ← ssthresh()`, `cwnd_event(Loss)`;
 //!   then `snd_cwnd ← packets_in_flight + 1` (= 1) and `set_state(Loss)`.
 //! - First transmission after the connection went idle: `cwnd_event(TxStart)`.
+//! - ECN echo (an ACK with ECE; `in_ack_event` gets [`CA_ACK_ECE`]) in Open or
+//!   Disorder (`tcp_enter_cwr`): `prior_cwnd ← cwnd`, `snd_ssthresh ←
+//!   ssthresh()`, `set_state(Cwr)`; the window is then reduced as in recovery,
+//!   and leaving CWR sets `snd_cwnd ← snd_ssthresh` and calls
+//!   `cwnd_event(CompleteCwr)`.
 //!
 //! `set_state(new)` is called *before* `ca_state` changes, as in
 //! `tcp_set_ca_state`, so `tp.ca_state` still holds the old state.
@@ -80,9 +85,10 @@ pub enum CaEvent {
     CompleteCwr,
     /// Retransmission timeout.
     Loss,
-    /// ECN: an ACK without CE echo.
+    /// ECN, receiving side: an ECT packet arrived without CE (Linux
+    /// `CA_EVENT_ECN_NO_CE`, raised only for algorithms flagged `TCP_CONG_NEEDS_ECN`).
     EcnNoCe,
-    /// ECN: an ACK with CE echo.
+    /// ECN, receiving side: a CE-marked packet arrived (Linux `CA_EVENT_ECN_IS_CE`, likewise).
     EcnIsCe,
 }
 

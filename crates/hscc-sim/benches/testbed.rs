@@ -2,9 +2,11 @@
 //! DropTail bottleneck with a 1500-packet buffer, 100 ms RTT, 300 s simulated.
 //! Prints delivered packets per wall second, wall time and peak memory.
 //!
-//! `cargo bench -p hscc-sim --bench testbed` (add `-- 60` for a 60 s run,
-//! `-- classic` for three-duplicate-ACK recovery without RACK-TLP, D-SACK,
-//! undo or F-RTO instead of Linux's).
+//! `cargo bench -p hscc-sim --bench testbed` (add `-- 60` for a 60 s run;
+//! `-- 60 codel` puts a queue discipline on the bottleneck: red, codel,
+//! fq_codel or pie with its defaults and the same 1500-packet limit; add
+//! `ecn` for ECN on the flows and the discipline; `classic` for three-duplicate-ACK
+//! recovery without RACK-TLP, D-SACK, undo or F-RTO instead of Linux's).
 
 use std::time::Instant;
 
@@ -18,14 +20,24 @@ fn peak_rss_mb() -> Option<f64> {
 }
 
 fn main() {
-    let seconds: u64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(300);
-    let classic = std::env::args().any(|a| a == "classic");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let seconds: u64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(300);
+    let ecn = args.iter().any(|a| a == "ecn");
+    let classic = args.iter().any(|a| a == "classic");
+    let queue = match args.iter().find(|a| a.parse::<u64>().is_err() && *a != "ecn" && *a != "classic" && !a.starts_with('-')).map(String::as_str) {
+        None | Some("droptail") => QueueConfig::DropTail,
+        Some("red") => QueueConfig::Red(RedParams { ecn, ..RedParams::default() }),
+        Some("codel") => QueueConfig::Codel(CodelParams { ecn, ..CodelParams::default() }),
+        Some("fq_codel") => QueueConfig::FqCodel(FqCodelParams { ecn, ..FqCodelParams::default() }),
+        Some("pie") => QueueConfig::Pie(PieParams { ecn, ..PieParams::default() }),
+        Some(other) => panic!("unknown queue {other:?}: droptail, red, codel, fq_codel or pie"),
+    };
     let rate = 700_000_000;
     // RTT 100 ms: 2 × (49 ms access + 1 ms bottleneck).
-    let bottleneck = LinkConfig::new(rate, MS, Buffer::Packets(1500));
+    let bottleneck = LinkConfig::new(rate, MS, Buffer::Packets(1500)).with_queue(queue.clone());
     let pairs: Vec<AccessSpec> = (0..8).map(|_| AccessSpec::new(10_000_000_000, 49 * MS)).collect();
     let db = dumbbell(bottleneck.clone(), bottleneck, &pairs);
-    let flow = |s, d| FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
+    let flow = |s, d| FlowConfig { ecn, ..FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap()) };
     let flows = db.pairs.iter().map(|&(s, d)| if classic { flow(s, d).with_classic_recovery() } else { flow(s, d) }).collect();
     let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: Some(100 * MS), ..SimConfig::default() };
 
@@ -37,7 +49,10 @@ fn main() {
     let data: u64 = r.flows.iter().map(|f| f.counters.delivered_segs).sum();
     let recovery = if classic { "three duplicate ACKs" } else { "Linux's (RACK-TLP, D-SACK, undo, F-RTO)" };
     println!("testbed: 8 reno flows, 700 Mbit/s, RTT 100 ms, 1500-packet buffer, {seconds} s simulated, {recovery} recovery");
+    println!("  queue                   {queue:?}{}", if ecn { ", ECN" } else { "" });
     println!("  bottleneck utilization  {:.4}", r.links[0].utilization);
+    let c = &r.links[0].counters;
+    println!("  bottleneck drops/marks  {} queue, {} aqm, {} marks; mean queuing delay {:.2} ms", c.drops_queue, c.drops_aqm, c.marks, r.links[0].mean_qdelay_s * 1e3);
     println!("  data segments delivered {data}");
     println!("  packets delivered       {delivered} (data + ACKs)");
     println!("  events                  {}", r.events);

@@ -8,6 +8,7 @@ use hscc_cc::{CcError, CcParams, ParamError};
 use serde::Serialize;
 
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
+use crate::queue::QueueConfig;
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebConfig, WebModel};
 use crate::limits::{MAX_FLOWS, MAX_LINKS, MAX_NODES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_TRACE_VALUES, MAX_UDP_FLOWS, MAX_WEB_PAIRS};
@@ -77,17 +78,26 @@ pub struct LinkConfig {
     /// Serve the queue in clock ticks of this length, as Dummynet does at
     /// HZ = 1/tick; 0 (default) serves it continuously.
     pub tick: Time,
+    /// Queue discipline: DropTail (default) or an AQM ([`QueueConfig`]); the
+    /// buffer is its hard limit. An AQM link cannot be tick-served or reorder.
+    pub queue: QueueConfig,
 }
 
 impl LinkConfig {
     /// A lossless, jitter-free link.
     pub fn new(rate_bps: u64, delay: Time, buffer: Buffer) -> LinkConfig {
-        LinkConfig { rate_bps, delay, buffer, loss: 0.0, jitter: 0, loss_point: LossPoint::BeforeQueue, framing: 0, jitter_reorders: false, tick: 0 }
+        LinkConfig { rate_bps, delay, buffer, loss: 0.0, jitter: 0, loss_point: LossPoint::BeforeQueue, framing: 0, jitter_reorders: false, tick: 0, queue: QueueConfig::DropTail }
     }
 
     /// The same link with random loss `p`.
     pub fn with_loss(mut self, p: f64) -> LinkConfig {
         self.loss = p;
+        self
+    }
+
+    /// The same link with queue discipline `q`.
+    pub fn with_queue(mut self, q: QueueConfig) -> LinkConfig {
+        self.queue = q;
         self
     }
 }
@@ -285,6 +295,11 @@ pub struct FlowConfig {
     /// [5, 25] ms). Base RTT = path RTT + 2 × the draw. Default Fixed(0);
     /// at most one hour, min ≤ max.
     pub access_delay: DelayDist,
+    /// ECN (RFC 3168) on both ends: new data is sent ECN-capable, the receiver
+    /// echoes CE marks with ECE until it sees CWR, and the sender reduces its
+    /// window once per window of data on ECE (Linux `tcp_enter_cwr`). Default
+    /// off: Linux's `tcp_ecn = 2` answers ECN but does not ask for it.
+    pub ecn: bool,
 }
 
 /// Default [`FlowConfig::host_jitter`]: 8 µs (see the field).
@@ -324,6 +339,7 @@ impl FlowConfig {
             init_ssthresh: None,
             ack_counting: AckCounting::Segments,
             access_delay: DelayDist::Fixed(0),
+            ecn: false,
         }
     }
 
@@ -522,9 +538,15 @@ impl LinkConfig {
             check_whole_ticks(self.delay, self.tick, &|| format!("{at}.delay"))?;
         }
         match self.buffer {
-            Buffer::Packets(n) => check((1..=MAX_QUEUE_PACKETS).contains(&n), || format!("{at}.buffer"), format!("{n} packets"), "1 to 10^8 packets"),
-            Buffer::Bytes(n) => check(n >= 1, || format!("{at}.buffer"), format!("{n} bytes"), "at least 1 byte"),
+            Buffer::Packets(n) => check((1..=MAX_QUEUE_PACKETS).contains(&n), || format!("{at}.buffer"), format!("{n} packets"), "1 to 10^8 packets")?,
+            Buffer::Bytes(n) => check(n >= 1, || format!("{at}.buffer"), format!("{n} bytes"), "at least 1 byte")?,
         }
+        if self.queue.is_aqm() {
+            let aqm = "0 with a queue discipline other than droptail (an AQM decides at dequeue; a tick-served or reordering link fixes departures at enqueue)";
+            check(self.tick == 0, || format!("{at}.tick"), format!("{} s", secs(self.tick)), aqm)?;
+            check(!self.jitter_reorders, || format!("{at}.jitter_reorders"), "true", &aqm.replace("0 with", "false with"))?;
+        }
+        self.queue.validate(&format!("{at}.queue"))
     }
 }
 
@@ -613,7 +635,7 @@ impl SimConfig {
         if let Some(dt) = self.sample_interval.filter(|&dt| dt > 0) {
             let samples = self.duration / dt;
             check(samples <= 10_000_000, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most 10 million samples per run (duration / {} s = {samples})", secs(dt)))?;
-            let series = 1 + 3 * self.flows.len() as u64 + 5 * t.links.iter().filter(|l| l.monitor).count() as u64;
+            let series = 1 + 3 * self.flows.len() as u64 + 6 * t.links.iter().filter(|l| l.monitor).count() as u64;
             let values = samples.saturating_mul(series);
             check(values <= MAX_TRACE_VALUES, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most {MAX_TRACE_VALUES} trace values per run ({samples} samples × {series} series)"))?;
         }

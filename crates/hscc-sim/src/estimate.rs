@@ -601,8 +601,8 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     // Traces (preallocated), samples, changes.
     if let Some(dt) = cfg.sample_interval {
         let samples = (cfg.duration / dt + 1) as f64;
-        let series = 1.0 + 3.0 * cfg.flows.len() as f64 + 5.0 * monitored;
-        let bytes = samples * (8.0 + 20.0 * cfg.flows.len() as f64 + 40.0 * monitored);
+        let series = 1.0 + 3.0 * cfg.flows.len() as f64 + 6.0 * monitored;
+        let bytes = samples * (8.0 + 20.0 * cfg.flows.len() as f64 + 48.0 * monitored);
         let json = samples * series * JSON_PER_VALUE;
         mem.traces = bytes as u64;
         mem.results += json as u64;

@@ -1,7 +1,8 @@
 //! # hscc-sim — a packet-level discrete-event network simulator
 //!
 //! Integer picosecond time, a deterministic event loop (see [`event`] for the
-//! ordering contract), links with DropTail queues, random loss and jitter,
+//! ordering contract), links with DropTail or AQM queues ([`queue`]: RED,
+//! CoDel, FQ-CoDel, PIE; ECN end to end), random loss and jitter,
 //! static shortest-path routing, and a real TCP model (SACK or NewReno loss
 //! recovery, PRR, RFC 6298 RTO, delayed ACKs, pacing) driven by the
 //! algorithms of [`hscc_cc`].
@@ -34,6 +35,7 @@ pub mod limits;
 pub mod link;
 pub mod metrics;
 pub mod packet;
+pub mod queue;
 pub mod results;
 pub mod rng;
 pub mod scenario;
@@ -46,6 +48,7 @@ pub mod udp;
 pub mod web;
 
 pub use config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
+pub use queue::QueueConfig;
 pub use estimate::Estimate;
 pub use limits::BuildLimits;
 pub use results::RunResult;
@@ -56,6 +59,7 @@ pub use sim::Sim;
 pub mod prelude {
     pub use crate::config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
     pub use crate::metrics::bandwidth_stolen;
+    pub use crate::queue::{CodelParams, FqCodelParams, PieParams, QueueConfig, RedParams};
     pub use crate::results::RunResult;
     pub use crate::sim::Sim;
     pub use crate::stats::jain_index;

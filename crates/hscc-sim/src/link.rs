@@ -30,7 +30,11 @@
 //!   HZ = 1/tick: every tick the link earns rate × tick bits of credit and
 //!   releases, at the tick, every queued packet the credit pays for; departure
 //!   times are still fixed at enqueue (the credit chain is FIFO), so the FIFO
-//!   and its single head event stay.
+//!   and its single head event stay;
+//! - **queue discipline**: RED, CoDel, FQ-CoDel or PIE ([`crate::queue`])
+//!   instead of DropTail, served at dequeue (`link/aqm.rs`).
+
+mod aqm;
 
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -41,6 +45,7 @@ use crate::config::{Buffer, LinkConfig, LossPoint};
 use crate::event::{Event, EventQueue, Timed};
 use crate::limits::MAX_QUEUE_PACKETS;
 use crate::packet::{Packet, SLOW_START};
+use crate::queue::{Discipline, Limits, QueuedDrops};
 use crate::rng::Rng;
 use crate::stats::{LinkCounters, DelayHistogram};
 use crate::time::{Time, SEC};
@@ -88,6 +93,8 @@ pub struct Link {
     /// by Little's law, divided by the run length it is the mean backlog in
     /// bytes (frames: packet plus framing, as the byte limit counts them).
     pub queue_byte_time: u128,
+    /// The queue discipline, when not DropTail (`waiting` then stays empty).
+    aqm: Option<Box<aqm::AqmState>>,
 }
 
 /// Dummynet's per-pipe credit state: ip_dummynet.c's `q->numbytes` (credit,
@@ -139,6 +146,13 @@ impl Link {
         // A packet is lost when a uniform u64 falls below p·2^64.
         let threshold = if cfg.loss >= 1.0 { u64::MAX } else { (cfg.loss * 18_446_744_073_709_551_616.0) as u64 };
         let reorders = cfg.jitter_reorders && cfg.jitter > 0;
+        let aqm = cfg.queue.is_aqm().then(|| {
+            // The discipline's own stream, derived from the link's without drawing from it.
+            let queue_rng = <Rng as rand::SeedableRng>::seed_from_u64(rng.clone().random());
+            let lim = Limits { packets: limit_pkts, bytes: limit_bytes, framing: cfg.framing };
+            let disc = Discipline::new(&cfg.queue, lim, cfg.rate_bps, queue_rng).expect("an AQM");
+            Box::new(aqm::AqmState { disc, queued: QueuedDrops::default() })
+        });
         let (loss_threshold, loss_after) = match cfg.loss_point {
             LossPoint::BeforeQueue => (threshold, 0),
             LossPoint::AfterQueue => (0, threshold),
@@ -163,12 +177,13 @@ impl Link {
             ticks: Ticks { len: cfg.tick, ..Ticks::default() },
             // Without jitter every packet has the same delay: nothing to reorder.
             reorder: reorders.then(Reorder::default),
-            options: cfg.tick != 0 || reorders || cfg.framing != 0,
-            special_arrivals: reorders || loss_after != 0,
+            options: cfg.tick != 0 || reorders || cfg.framing != 0 || aqm.is_some(),
+            special_arrivals: reorders || loss_after != 0 || aqm.is_some(),
             to,
             counters: LinkCounters::default(),
             qdelay: monitored.then(DelayHistogram::new),
             queue_byte_time: 0,
+            aqm,
         }
     }
 
@@ -184,27 +199,54 @@ impl Link {
         }
     }
 
-    /// Packets waiting in the queue at the last [`Link::drain`] (not counting the one being serialized).
-    #[inline]
-    pub fn queue_len(&self) -> usize {
-        self.waiting.len()
+    /// Bring the queue up to `now`: [`Link::drain`], or on a link with a
+    /// queue discipline the dequeues due by then. `id` is
+    /// this link's index.
+    pub fn settle(&mut self, now: Time, id: u32, q: &mut EventQueue) {
+        if self.aqm.is_some() {
+            self.service(now, id, q);
+        } else {
+            self.drain(now);
+        }
     }
 
-    /// Bytes waiting in the queue at the last [`Link::drain`] (frames: packets plus framing).
+    /// Packets waiting in the queue at the last [`Link::settle`] (not counting the one being serialized).
+    #[inline]
+    pub fn queue_len(&self) -> usize {
+        match &self.aqm {
+            Some(a) => a.disc.len(),
+            None => self.waiting.len(),
+        }
+    }
+
+    /// Bytes waiting in the queue at the last [`Link::settle`] (frames: packets plus framing).
     #[inline]
     pub fn queue_bytes(&self) -> u64 {
-        self.queue_bytes
+        match &self.aqm {
+            Some(a) => a.disc.bytes(),
+            None => self.queue_bytes,
+        }
     }
 
     /// Packets on the link: queued, being serialized or propagating.
     #[inline]
     pub fn in_flight(&self) -> usize {
-        self.line.len() + self.reorder.as_ref().map_or(0, |r| r.heap.len())
+        self.line.len() + self.reorder.as_ref().map_or(0, |r| r.heap.len()) + self.aqm.as_ref().map_or(0, |a| a.disc.len())
     }
 
-    /// Every packet on the link (in arrival order unless the link reorders).
+    /// Every packet on the link (in arrival order unless the link reorders or
+    /// has a queue discipline, whose queued packets come last).
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.line.iter().chain(self.reorder.iter().flat_map(|r| r.heap.iter().map(|e| &e.item)))
+        self.line
+            .iter()
+            .chain(self.reorder.iter().flat_map(|r| r.heap.iter().map(|e| &e.item)))
+            .chain(self.aqm.iter().flat_map(|a| a.disc.packets()))
+    }
+
+    /// When the packet at the head of the in-order line arrives, if any.
+    #[inline]
+    pub fn head_arrival(&self) -> Option<Time> {
+        self.line.front().map(|p| p.t)
     }
 
     /// Whether propagating packets may overtake each other: arrivals come
@@ -215,7 +257,8 @@ impl Link {
     }
 
     /// Whether arrivals need more than [`Link::pop_arrival`]: the link
-    /// reorders, or may lose packets at its far end ([`Link::corrupted`]).
+    /// reorders, may lose packets at its far end ([`Link::corrupted`]) or has
+    /// a queue discipline ([`Link::pop_arrival_aqm`]).
     #[inline]
     pub fn special_arrivals(&self) -> bool {
         self.special_arrivals
@@ -295,6 +338,9 @@ impl Link {
     /// with framing: out of line, so that the common path stays as it was.
     #[inline(never)]
     fn offer_with_options(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
+        if self.aqm.is_some() {
+            return self.offer_aqm(p, hop, now, id, q);
+        }
         if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
             self.counters.drops_random += 1;
             return Offer::RandomDrop;
@@ -419,7 +465,7 @@ impl Link {
     /// The FIFO head arrives at `now`: pop it and schedule the next head.
     #[inline]
     pub fn on_arrive(&mut self, now: Time, id: u32, q: &mut EventQueue) -> Packet {
-        let (p, next) = self.pop_arrival(now);
+        let (p, next) = if self.aqm.is_some() { self.pop_arrival_aqm(now, id, q) } else { self.pop_arrival(now) };
         if let Some(t) = next {
             q.push(t, Event::LinkArrive(id));
         }
@@ -428,6 +474,7 @@ impl Link {
 
     /// The FIFO head arrives at `now`: pop it; return it and the arrival time
     /// of the next head, which the caller must schedule (or handle at once).
+    /// A link with a queue discipline takes [`Link::pop_arrival_aqm`] instead.
     #[inline]
     pub fn pop_arrival(&mut self, now: Time) -> (Packet, Option<Time>) {
         let p = self.line.pop_front().expect("arrival event without a packet");

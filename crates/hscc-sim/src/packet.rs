@@ -18,6 +18,16 @@ pub const SLOW_START: u8 = 2;
 /// Flag (ACK): `sack[0]` is a D-SACK block (RFC 2883), a duplicate segment;
 /// its offsets are signed (`as i32`), since it may lie below the cumulative ACK.
 pub const DSACK: u8 = 0x80;
+/// Flag (IP ECN field): ECN-Capable Transport, ECT(0) (RFC 3168 §5): new data
+/// of a flow with ECN on; never ACKs or retransmissions (§6.1.5, Linux `tcp_ecn_send`).
+pub const ECT: u8 = 4;
+/// Flag (IP ECN field): Congestion Experienced, set by a queue instead of a
+/// drop on an ECN-capable packet (RFC 3168 §5).
+pub const CE: u8 = 8;
+/// Flag (TCP header, ACKs): ECN-Echo, sent until the receiver sees CWR (RFC 3168 §6.1.3).
+pub const ECE: u8 = 16;
+/// Flag (TCP header, data): Congestion Window Reduced (RFC 3168 §6.1.2).
+pub const CWR: u8 = 32;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +67,7 @@ pub struct Packet {
     pub kind: Kind,
     /// Index of the current link in the route.
     pub hop: u8,
-    /// [`RETRANS`], [`SLOW_START`], [`DSACK`].
+    /// [`RETRANS`], [`SLOW_START`], [`ECT`], [`CE`], [`ECE`], [`CWR`], [`DSACK`].
     pub flags: u8,
 }
 

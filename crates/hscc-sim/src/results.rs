@@ -36,8 +36,10 @@ pub struct LinkTrace {
     pub queue_bytes: Vec<u64>,
     /// Mean queuing delay of packets that left the queue during the interval, s.
     pub qdelay_s: Vec<f64>,
-    /// Packets dropped (queue full or random) during the interval.
+    /// Packets dropped (queue full, queue discipline or random) during the interval.
     pub drops: Vec<u64>,
+    /// Packets CE-marked by the queue discipline during the interval.
+    pub marks: Vec<u64>,
     /// Fraction of the interval the link spent transmitting (bytes that reached
     /// the far end, with the link's framing, over rate × interval).
     pub utilization: Vec<f64>,
@@ -57,7 +59,7 @@ pub struct Traces {
     #[serde(skip)]
     last_flow_bytes: Vec<u64>,
     #[serde(skip)]
-    last_link: Vec<(u64, u64, u64, f64)>,
+    last_link: Vec<(u64, u64, u64, f64, u64)>,
 }
 
 impl Traces {
@@ -79,6 +81,7 @@ impl Traces {
                 queue_bytes: Vec::with_capacity(n),
                 qdelay_s: Vec::with_capacity(n),
                 drops: Vec::with_capacity(n),
+                marks: Vec::with_capacity(n),
                 utilization: Vec::with_capacity(n),
             })
             .collect();
@@ -88,7 +91,7 @@ impl Traces {
             time_s: Vec::with_capacity(n),
             flows: (0..cfg.flows.len()).map(|_| flow()).collect(),
             last_flow_bytes: vec![0; cfg.flows.len()],
-            last_link: vec![(0, 0, 0, 0.0); links.len()],
+            last_link: vec![(0, 0, 0, 0.0, 0); links.len()],
             links,
         }
     }
@@ -107,15 +110,16 @@ impl Traces {
         }
         for (k, t) in self.links.iter_mut().enumerate() {
             let l = &links[t.link as usize];
-            let (tx0, drops0, n0, sum0) = self.last_link[k];
+            let (tx0, drops0, n0, sum0, marks0) = self.last_link[k];
             let (n, sum) = l.qdelay.as_ref().map_or((0, 0.0), |h| (h.count(), h.mean_s() * h.count() as f64));
-            let drops = l.counters.drops_queue + l.counters.drops_random;
+            let drops = l.counters.drops_queue + l.counters.drops_aqm + l.counters.drops_random;
             t.queue_pkts.push(l.queue_len() as u64);
             t.queue_bytes.push(l.queue_bytes());
             t.qdelay_s.push(if n > n0 { (sum - sum0) / (n - n0) as f64 } else { 0.0 });
             t.drops.push(drops - drops0);
+            t.marks.push(l.counters.marks - marks0);
             t.utilization.push(((l.wire_bytes() - tx0) as f64 * 8.0 / (l.rate_bps as f64 * dt)).min(1.0));
-            self.last_link[k] = (l.wire_bytes(), drops, n, sum);
+            self.last_link[k] = (l.wire_bytes(), drops, n, sum, l.counters.marks);
         }
     }
 }
@@ -181,7 +185,8 @@ pub struct LinkResult {
     pub p99_qdelay_s: f64,
     /// Largest queuing delay, s (monitored links).
     pub max_qdelay_s: f64,
-    /// Time-averaged backlog in packets (Little's law: Σ queuing delay / run time; monitored links).
+    /// Time-averaged backlog in packets (Little's law: Σ queuing delay / run time,
+    /// with the waits of packets a queue discipline dropped from the queue; monitored links).
     pub mean_queue_pkts: f64,
     /// Time-averaged backlog in bytes (frames: packets plus the link's framing).
     pub mean_queue_bytes: f64,
@@ -229,7 +234,7 @@ impl RunResult {
                 let active = secs(end - f.start);
                 let bytes = f.receiver.delivered_bytes;
                 // In-order delivery is the receiver's state; the counters report it.
-                let counters = FlowCounters { delivered_segs: f.receiver.rcv_nxt, delivered_bytes: bytes, ..s.counters };
+                let counters = FlowCounters { delivered_segs: f.receiver.rcv_nxt, delivered_bytes: bytes, ce_received: f.receiver.ce_received(), ..s.counters };
                 let path = |route: u32, size: u32| -> Time {
                     sim.path(route).iter().map(|&l| {
                         let c = &topo.links[l as usize].cfg;
@@ -265,8 +270,10 @@ impl RunResult {
             .enumerate()
             .map(|(i, (l, spec))| {
                 let h = l.qdelay.as_ref();
-                let mean_queue_pkts = h.map_or(0.0, |h| if run > 0.0 { h.sum_s() / run } else { 0.0 });
-                let mean_queue_bytes = if run > 0.0 { l.queue_byte_time as f64 / SEC as f64 / run } else { 0.0 };
+                // Packets dropped from a discipline's queue waited too (0 under DropTail).
+                let gone = l.queued_drops();
+                let mean_queue_pkts = h.map_or(0.0, |h| if run > 0.0 { (h.sum_s() + gone.wait as f64 / SEC as f64) / run } else { 0.0 });
+                let mean_queue_bytes = if run > 0.0 { (l.queue_byte_time + gone.byte_wait) as f64 / SEC as f64 / run } else { 0.0 };
                 let normalized_occupancy = match spec.cfg.buffer {
                     Buffer::Packets(n) => mean_queue_pkts / n as f64,
                     Buffer::Bytes(b) => mean_queue_bytes / b as f64,

@@ -20,6 +20,9 @@ pub enum Component {
     Sender = 2,
     /// A traffic generator.
     Traffic = 3,
+    /// A link's queue discipline (RED's and PIE's drops, FQ-CoDel's hash), apart
+    /// from the link's own stream so that a discipline leaves loss draws as they were.
+    Queue = 4,
 }
 
 /// SplitMix64 finaliser: a good 64-bit mix for deriving seeds.

@@ -424,6 +424,9 @@ impl Sim {
     /// Summarise the run so far.
     pub fn finish(mut self) -> RunResult {
         let now = self.net.now;
+        for (i, l) in self.net.links.iter_mut().enumerate().filter(|(_, l)| l.has_aqm()) {
+            l.service(now, i as u32, &mut self.net.q);
+        }
         for f in &mut self.flows {
             f.sender.account_slow_start(now);
         }
@@ -507,6 +510,11 @@ impl Sim {
                 let p = flow.source.packet(u, now);
                 // Past the cap the datagram is lost at the host, as with a full
                 // socket buffer: it counts as sent and lost, never enters the network.
+                if self.net.udp_in_network >= MAX_UDP_IN_NETWORK {
+                    // Datagrams a queue discipline dropped after queuing have left the network.
+                    let gone: u64 = self.net.links.iter_mut().map(|l| l.take_udp_drops()).sum();
+                    self.net.udp_in_network -= gone;
+                }
                 if self.net.udp_in_network < MAX_UDP_IN_NETWORK {
                     self.net.udp_in_network += 1;
                     self.net.counters.injected += 1;
@@ -523,6 +531,10 @@ impl Sim {
             Event::LinkChange(i) => {
                 let c = &self.cfg.changes[i as usize];
                 let link = &mut self.net.links[c.link as usize];
+                if link.has_aqm() {
+                    // Packets that left the queue before the change went at the old rate.
+                    link.service(now, c.link, &mut self.net.q);
+                }
                 if let Some(r) = c.rate_bps {
                     link.set_rate(now, r);
                 }
@@ -532,8 +544,8 @@ impl Sim {
                 link.rearm(now, c.link, &mut self.net.q);
             }
             Event::Sample => {
-                for l in &mut self.net.links {
-                    l.drain(now);
+                for (i, l) in self.net.links.iter_mut().enumerate() {
+                    l.settle(now, i as u32, &mut self.net.q);
                 }
                 let n = self.cfg.flows.len();
                 self.traces.sample(now, &self.flows[..n], &self.net.links);
@@ -544,8 +556,9 @@ impl Sim {
         }
     }
 
-    /// The next packet to deliver at `now` from a link that reorders or may
-    /// lose packets at its far end (loss point after the queue); `None` when
+    /// The next packet to deliver at `now` from a link that reorders, may
+    /// lose packets at its far end (loss point after the queue) or has a
+    /// queue discipline (its dequeues run at arrivals); `None` when
     /// none is left, the next wake-up scheduled. Out of line, so that the
     /// common path stays as short as it was.
     #[inline(never)]
@@ -561,10 +574,10 @@ impl Sim {
                     }
                 }
             } else {
-                if link.packets().next().is_none_or(|h| h.t > now) {
+                if link.head_arrival().is_none_or(|t| t > now) {
                     return None;
                 }
-                let (p, next) = link.pop_arrival(now);
+                let (p, next) = if link.has_aqm() { link.pop_arrival_aqm(now, l, &mut self.net.q) } else { link.pop_arrival(now) };
                 if let Some(t) = next.filter(|&t| t > now) {
                     self.net.q.push(t, Event::LinkArrive(l));
                 }
@@ -876,9 +889,11 @@ impl Sim {
     /// Check packet conservation: injected = delivered + dropped + in the network.
     pub fn check_conservation(&self) -> Result<(), String> {
         let c = self.net.counters;
-        let rhs = c.delivered + c.dropped_queue + c.dropped_random + self.in_network();
+        // Packets a queue discipline dropped after accepting them (at dequeue, or FQ-CoDel's fat flow).
+        let queued: u64 = self.net.links.iter().map(|l| l.queued_drops().packets).sum();
+        let rhs = c.delivered + c.dropped_queue + queued + c.dropped_random + self.in_network();
         if c.injected != rhs {
-            return Err(format!("injected {} != delivered {} + dropped {}+{} + in network {}", c.injected, c.delivered, c.dropped_queue, c.dropped_random, self.in_network()));
+            return Err(format!("injected {} != delivered {} + dropped {}+{}+{} + in network {}", c.injected, c.delivered, c.dropped_queue, queued, c.dropped_random, self.in_network()));
         }
         for (i, f) in self.flows.iter().enumerate() {
             f.sender.check_scoreboard().map_err(|e| format!("flow {i}: {e}"))?;

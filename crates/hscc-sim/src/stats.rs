@@ -20,6 +20,11 @@ pub struct LinkCounters {
     /// Packets dropped by random loss (before the queue, or at the far end
     /// after crossing the link, as the link's loss point says).
     pub drops_random: u64,
+    /// Packets dropped by the queue discipline's congestion signal (RED's and
+    /// PIE's early drops, CoDel's dequeue drops); 0 under DropTail.
+    pub drops_aqm: u64,
+    /// Packets the queue discipline CE-marked instead of dropping (ECN).
+    pub marks: u64,
 }
 
 /// Per-flow counters.
@@ -51,6 +56,11 @@ pub struct FlowCounters {
     pub acks_sent: u64,
     /// Time spent in slow start (cwnd < ssthresh, outside recovery), ps.
     pub slow_start_time: Time,
+    /// Window reductions for ECN echoes (CWR state entered; 0 without ECN).
+    pub ecn_reductions: u64,
+    /// Data segments that reached the receiver CE-marked (filled from the
+    /// receiver when results are built; 0 without ECN).
+    pub ce_received: u64,
 }
 
 /// Distribution of delays (queuing delays, one-way delays), ns resolution,

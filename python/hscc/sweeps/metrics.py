@@ -13,7 +13,7 @@
   run's ``flows`` table — only for runs of at most ``PER_FLOW_LIMIT`` flows, so
   that a sweep of a thousand flows stays a table, not a matrix;
 - each monitored link, as ``NAME.utilization``, ``.drops``, ``.drops_queue``,
-  ``.drops_random``, ``.mean_qdelay_s``, ``.p99_qdelay_s``, ``.max_qdelay_s``,
+  ``.drops_random``, ``.drops_aqm``, ``.marks``, ``.mean_qdelay_s``, ``.p99_qdelay_s``, ``.max_qdelay_s``,
   ``.mean_queue_pkts``, ``.normalized_occupancy`` (NAME as in the ``links``
   table, e.g. ``bottleneck:fwd``);
 - each UDP source, as ``udp[i].NAME`` (and ``voip[i].fwd.NAME`` / ``.rev.``):
@@ -35,8 +35,8 @@ from hscc.results import FLOWS
 PER_FLOW_LIMIT = 64
 _FLOW_NUMBERS = [k for k, t in FLOWS.items() if t.is_numeric() and k not in ("flow", "spec")]
 _GROUP_SUMS = ("goodput_bps", "share", "retrans", "timeouts", "recoveries", "lost_fast", "signals")
-_LINK = ("utilization", "drops", "drops_queue", "drops_random", "mean_qdelay_s", "p99_qdelay_s", "max_qdelay_s",
-         "mean_queue_pkts", "normalized_occupancy")
+_LINK = ("utilization", "drops", "drops_queue", "drops_random", "drops_aqm", "marks", "mean_qdelay_s", "p99_qdelay_s",
+         "max_qdelay_s", "mean_queue_pkts", "normalized_occupancy")
 _UDP = ("loss_rate", "throughput_bps", "mean_delay_s", "p99_delay_s", "jitter_s")
 _HEADLINE = re.compile(r"^(jain_index|total_goodput_bps|flows\[\d+\]\.goodput_bps|[^.\[]+:fwd\.(utilization|mean_qdelay_s))$")
 

@@ -47,6 +47,7 @@ impl LinkSpecIn {
             framing: self.framing,
             jitter_reorders: self.jitter_reorders,
             tick: seconds(&format!("{at}.tick"), self.tick)?,
+            queue: super::queue::queue_config(&self.queue, at)?,
         };
         Ok((cfg, bdp))
     }
@@ -398,6 +399,7 @@ impl ScenarioSpec {
         c.timestamps = f.timestamps;
         c.host_jitter = seconds(&at("host_jitter"), f.host_jitter)?;
         c.start_jitter = seconds(&at("start_jitter"), f.start_jitter)?;
+        c.ecn = f.ecn;
         c.access_delay = match f.access_delay {
             DistSpec::Fixed(d) => DelayDist::Fixed(seconds(&at("access_delay"), d)?),
             DistSpec::Uniform { min, max } => DelayDist::Uniform { min: seconds(&at("access_delay.min"), min)?, max: seconds(&at("access_delay.max"), max)? },
@@ -484,7 +486,7 @@ fn pair(p: &PairSpec, at: &str, bottleneck_delay: Option<Seconds>) -> Result<Acc
         (None, Some(rtt), None) => return Err(err(format!("{at}.rtt"), format!("{} s", num(rtt.0)), "rtt is for dumbbell pairs; give delay here")),
         (None, None, _) => return Err(err(format!("{at}.delay"), "missing", "the sender's one-way access delay, e.g. 10ms (or rtt = the pair's base RTT on a dumbbell)")),
     };
-    let (link, _) = LinkSpecIn { rate: p.rate, delay, buffer: p.buffer, loss: Default::default(), jitter: Seconds(0.0), jitter_reorders: false, loss_point: LossPointSpec::BeforeQueue, framing: 0, tick: Seconds(0.0) }.to_config(at)?;
+    let (link, _) = LinkSpecIn { rate: p.rate, delay, buffer: p.buffer, loss: Default::default(), jitter: Seconds(0.0), jitter_reorders: false, loss_point: LossPointSpec::BeforeQueue, framing: 0, tick: Seconds(0.0), queue: QueueSpec::default() }.to_config(at)?;
     Ok(AccessSpec { rate_bps: link.rate_bps, delay: link.delay, recv_delay, buffer: link.buffer })
 }
 

@@ -12,6 +12,7 @@ mod build;
 pub mod dist;
 mod endpoints;
 pub mod quantity;
+mod queue;
 pub mod spec;
 
 pub use build::is_file_name;

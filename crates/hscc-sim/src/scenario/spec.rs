@@ -44,6 +44,91 @@ pub struct LinkSpecIn {
     /// Serve the queue in clock ticks of this length, as Dummynet does at HZ = 1/tick (its test beds: "1ms"); 0 serves it continuously. The delay must then be a whole number of ticks.
     #[serde(default)]
     pub tick: Seconds,
+    /// Queue discipline, e.g. { kind = "codel", target = "5ms" } or { kind = "red", ecn = true }; DropTail when absent. The buffer is its hard limit.
+    #[serde(default, skip_serializing_if = "QueueSpec::is_droptail")]
+    pub queue: QueueSpec,
+}
+
+/// A queue discipline and its parameters; each one left out takes the default
+/// of its source (RFC, Linux qdisc, Floyd's RED recommendations; see docs/queues.md).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    /// "droptail" (default), "red" (Floyd & Jacobson, gentle), "codel" (RFC 8289), "fq_codel" (RFC 8290) or "pie" (RFC 8033).
+    #[serde(default)]
+    pub kind: QueueKindSpec,
+    /// CE-mark ECN-capable packets instead of dropping them (default: on for fq_codel, off for the others, as in Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// codel, fq_codel: acceptable standing delay (5ms); pie: target delay (15ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Seconds>,
+    /// codel, fq_codel: how long the delay may stay above target before drops start, and the control law's base (100ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Seconds>,
+    /// fq_codel: number of flow queues (1024).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<u32>,
+    /// fq_codel: bytes a flow sends per round (1514).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<Bytes>,
+    /// fq_codel: most packets dropped from the fattest flow when the buffer is full (64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_batch: Option<u32>,
+    /// pie: interval of the drop-probability updates (15ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tupdate: Option<Seconds>,
+    /// pie: gain on the delay's distance from target, 1/s, a multiple of 1/16 (0.125).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// pie: gain on the delay's change, 1/s, a multiple of 1/16 (1.25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
+    /// red: lower threshold of the average queue, packets (5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_th: Option<f64>,
+    /// red: upper threshold, packets (15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_th: Option<f64>,
+    /// red: drop probability at max_th (0.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_p: Option<Probability>,
+    /// red: weight of the average queue (0.002).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_q: Option<f64>,
+    /// red: gentle mode, the probability rising from max_p to 1 between max_th and 2 max_th (true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gentle: Option<bool>,
+    /// red: above the random region, drop even ECN-capable packets (true, as ns-2; Linux marks unless harddrop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harddrop: Option<bool>,
+    /// red: typical packet size for the decay of the average over idle time (500B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_pktsize: Option<Bytes>,
+}
+
+impl QueueSpec {
+    /// Whether this is plain DropTail with nothing set.
+    pub fn is_droptail(&self) -> bool {
+        *self == QueueSpec::default()
+    }
+}
+
+/// The queue disciplines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueKindSpec {
+    /// First in, first out; drop the arriving packet when full.
+    #[default]
+    Droptail,
+    /// Random Early Detection, gentle.
+    Red,
+    /// Controlled Delay.
+    Codel,
+    /// Flow-queue CoDel.
+    FqCodel,
+    /// Proportional Integral controller Enhanced.
+    Pie,
 }
 
 /// Where a link's random loss acts.
@@ -272,6 +357,9 @@ pub struct FlowSpec {
     /// Extra one-way delay of this connection in both directions, without a queue, drawn once per connection: a time, or { dist = "uniform", min, max } (Sync-TCP's access delays U[5, 25] ms).
     #[serde(default = "zero_delay")]
     pub access_delay: DistSpec<Seconds>,
+    /// ECN (RFC 3168) on both ends: data is sent ECN-capable, CE marks are echoed, and the sender reduces once per window on an echo (Linux's tcp_enter_cwr). Off by default, as Linux's tcp_ecn = 2 does not ask for it.
+    #[serde(default)]
+    pub ecn: bool,
 }
 
 /// What window growth counts.

@@ -6,6 +6,7 @@
 //! Sequence numbers inside the simulator count segments (`u64`); the
 //! algorithm sees Linux-style wrapping byte sequence numbers in [`hscc_cc::TcpCc`].
 
+pub mod ecn;
 mod intervals;
 pub mod receiver;
 pub mod rtt;

@@ -14,6 +14,7 @@
 use crate::config::FlowConfig;
 use crate::event::Timer;
 use crate::packet::{Packet, DSACK, HEADER_BYTES};
+use crate::tcp::ecn::EcnReceiver;
 use crate::tcp::intervals::IntervalSet;
 use crate::time::Time;
 
@@ -52,6 +53,8 @@ pub struct Receiver {
     pub delack: Timer,
     /// Payload bytes delivered in order.
     pub delivered_bytes: u64,
+    /// ECN: CE echo and its quick ACKs.
+    ecn: EcnReceiver,
 }
 
 impl Receiver {
@@ -74,7 +77,13 @@ impl Receiver {
             ack_size: HEADER_BYTES,
             delack: Timer::default(),
             delivered_bytes: 0,
+            ecn: EcnReceiver::new(cfg.ecn),
         }
+    }
+
+    /// Data segments that arrived CE-marked (ECN on).
+    pub fn ce_received(&self) -> u64 {
+        self.ecn.ce_received
     }
 
     /// Segments held out of order.
@@ -85,6 +94,7 @@ impl Receiver {
     /// A data segment arrived at `now`.
     pub fn on_data(&mut self, p: &Packet, now: Time) -> RxAction {
         let s = p.seq;
+        let ecn_ack_now = self.ecn.on_segment(p, s >= self.rcv_nxt);
         if s == self.rcv_nxt {
             if self.pending == 0 {
                 self.echo_ts = p.ts;
@@ -99,7 +109,7 @@ impl Receiver {
             };
             self.deliver_upto();
             self.pending += 1;
-            if filled_hole || !self.ooo.is_empty() || !self.delayed || self.pending >= self.delack_segments {
+            if filled_hole || !self.ooo.is_empty() || !self.delayed || self.pending >= self.delack_segments || ecn_ack_now {
                 return RxAction::AckNow;
             }
             return RxAction::Delay(now + self.delack_timeout);
@@ -151,6 +161,7 @@ impl Receiver {
         self.pending = 0;
         self.delack.cancel();
         let mut p = Packet::ack(flow, self.rcv_nxt, self.ack_size, self.echo_ts);
+        p.flags = self.ecn.ack_flags();
         let mut n = 0;
         if let Some(d) = self.dup.take() {
             // Signed offsets: the duplicate may lie below the cumulative ACK.

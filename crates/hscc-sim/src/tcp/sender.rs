@@ -44,12 +44,21 @@
 //! of it; both come from the flow's own seeded stream (see
 //! `docs/fairness.md`). The RTT and TSval are the TCP layer's send time.
 //!
+//! ECN (RFC 3168, when the flow has it on): an ACK with ECE in Open or
+//! Disorder enters the CWR state (Linux `tcp_enter_cwr`: `ssthresh()` once,
+//! then PRR down to it, or at once with classic reduction), which ends when
+//! data above the point of the reduction is acknowledged; an echo during a
+//! reduction changes nothing (once per window), and a loss during CWR enters
+//! recovery without a second `ssthresh()`. `in_ack_event` gets `CA_ACK_ECE`
+//! (and `CA_ACK_SLOWPATH`: Linux's header prediction fails on ECE). The
+//! segment flags are in [`super::ecn`].
+//!
 //! Not modeled: rescue retransmission, SACK reneging, NewReno's reordering
-//! estimate, ECN.
+//! estimate.
 
 use std::collections::VecDeque;
 
-use hscc_cc::{AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_SLOWPATH, TCP_INFINITE_SSTHRESH};
+use hscc_cc::{AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH, TCP_INFINITE_SSTHRESH};
 
 use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery};
 use crate::event::{Event, EventQueue, Timer};
@@ -57,6 +66,7 @@ use crate::packet::{Packet, DSACK, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_S
 use crate::rng::Rng;
 use crate::stats::FlowCounters;
 use rand::Rng as _;
+use crate::tcp::ecn::EcnSender;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::work;
 use crate::time::{Time, SEC, US};
@@ -220,6 +230,8 @@ pub struct Sender {
     /// One-way access delay of this connection (drawn once), both directions.
     pub access_delay: Time,
     ack_counting: AckCounting,
+    /// ECN: whether on, and CWR due.
+    ecn: EcnSender,
     /// Counters.
     pub counters: FlowCounters,
 }
@@ -314,6 +326,7 @@ impl Sender {
             start_offset,
             access_delay,
             ack_counting: cfg.ack_counting,
+            ecn: EcnSender::new(cfg.ecn),
             counters: FlowCounters::default(),
         }
     }
@@ -499,7 +512,11 @@ impl Sender {
         self.sync_tp();
 
         // 4. Hooks: in_ack_event, then pkts_acked.
-        let flags = if p.nsack > 0 || pkts_acked == 0 { CA_ACK_SLOWPATH } else { 0 };
+        let ece = self.ecn.echo(p);
+        let mut flags = if p.nsack > 0 || pkts_acked == 0 || ece { CA_ACK_SLOWPATH } else { 0 };
+        if ece {
+            flags |= CA_ACK_ECE;
+        }
         self.cc.in_ack_event(&mut self.tp, flags);
         let rtt_us = rtt.map_or(-1, |r| (r / US).clamp(1, i32::MAX as u64) as i32);
         self.cc.pkts_acked(&mut self.tp, &AckSample { pkts_acked, rtt_us, in_flight: prior_in_flight });
@@ -511,11 +528,11 @@ impl Sender {
         if self.tlp_high_seq.is_some() {
             self.process_tlp_ack(p.seq, fl);
         }
-        let reo_armed = self.recovery_state_machine(p, prior_una, fl, now, w);
+        let reo_armed = self.recovery_state_machine(p, prior_una, fl, ece, now, w);
         let newly_lost = self.tp.lost.wrapping_sub(prior_lost);
 
         // 6. Window.
-        if self.tp.ca_state == CaState::Recovery {
+        if matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr) {
             if self.prr {
                 self.prr_reduction(delivered, pkts_acked > 0, newly_lost > 0);
             }
@@ -681,8 +698,9 @@ impl Sender {
 
     /// Linux `tcp_fastretrans_alert`: leave recovery when `high_seq` is
     /// acknowledged (undoing the reduction if it was spurious), detect losses,
-    /// enter recovery. Returns whether RACK armed its reordering timer.
-    fn recovery_state_machine(&mut self, p: &Packet, prior_una: u64, fl: AckFlags, now: Time, w: &mut impl Wire) -> bool {
+    /// enter recovery or, on an ECN echo (`ece`), CWR. Returns whether RACK
+    /// armed its reordering timer.
+    fn recovery_state_machine(&mut self, p: &Packet, prior_una: u64, fl: AckFlags, ece: bool, now: Time, w: &mut impl Wire) -> bool {
         // D. State exit when high_seq is acknowledged.
         let done = self.snd_una >= self.high_seq;
         if self.tp.ca_state == CaState::Recovery && done {
@@ -693,6 +711,10 @@ impl Sender {
             }
             self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
             self.set_open();
+        } else if self.tp.ca_state == CaState::Cwr && self.snd_una > self.high_seq {
+            // Held until data above high_seq is acknowledged, so that CWR has
+            // reached the receiver (Linux `tcp_fastretrans_alert`).
+            self.end_cwr();
         }
         // E. Process the state.
         let prior_retrans = self.tp.retrans_out;
@@ -730,8 +752,15 @@ impl Sender {
         if self.tp.ca_state <= CaState::Cwr || (self.tp.ca_state == CaState::Loss && lost_retrans) {
             if self.tp.lost_out > 0 {
                 self.enter_recovery();
+            } else if self.tp.ca_state == CaState::Cwr {
+                // Still reducing: an echo now changes nothing.
             } else if self.tp.ca_state != CaState::Loss {
-                self.try_to_open();
+                // Linux tcp_try_to_open: an echo enters CWR, else keep open.
+                if ece {
+                    self.enter_cwr();
+                } else {
+                    self.try_to_open();
+                }
             }
         }
         reo_armed
@@ -761,23 +790,53 @@ impl Sender {
         }
     }
 
-    /// Linux `tcp_enter_recovery` + `tcp_init_cwnd_reduction`.
+    /// Linux `tcp_enter_recovery`: a reduction already under way for ECN
+    /// (CWR) continues instead of starting again (`tcp_in_cwnd_reduction`).
     fn enter_recovery(&mut self) {
         self.counters.recoveries += 1;
         if self.undo_on {
             self.init_undo(self.current_ssthresh());
         }
-        self.tp.prior_cwnd = self.tp.snd_cwnd;
-        self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.high_seq = self.snd_nxt;
+        if self.tp.ca_state != CaState::Cwr {
+            self.init_cwnd_reduction();
+        }
         self.tlp_high_seq = None;
         self.set_state(CaState::Recovery);
         if !self.prr {
             self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
             self.force_retx = true; // RFC 6675 §5 step 4.3 / RFC 6582 §3.2 step 2
         }
+    }
+
+    /// Linux `tcp_init_cwnd_reduction` (its `snd_cwnd_cnt = 0` only on the ECN path, [`Sender::enter_cwr`]).
+    fn init_cwnd_reduction(&mut self) {
+        self.tp.prior_cwnd = self.tp.snd_cwnd;
+        self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.high_seq = self.snd_nxt;
+        self.ecn.queue_cwr();
+    }
+
+    /// Linux `tcp_enter_cwr`: an ECN echo in Open or Disorder reduces the
+    /// window once (RFC 3168 §6.1.2), by PRR or, classic, to ssthresh at once.
+    fn enter_cwr(&mut self) {
+        self.counters.ecn_reductions += 1;
+        self.tp.snd_cwnd_cnt = 0;
+        self.init_cwnd_reduction();
+        self.set_state(CaState::Cwr);
+        if !self.prr {
+            self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
+        }
+    }
+
+    /// Linux `tcp_end_cwnd_reduction` leaving CWR, then `tcp_set_ca_state(Open)`.
+    fn end_cwr(&mut self) {
+        if self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
+            self.tp.snd_cwnd = self.tp.snd_ssthresh;
+        }
+        self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
+        self.set_state(CaState::Open);
     }
 
     /// Linux `tcp_cwnd_reduction` (RFC 6937 with RecoverFS = prior_cwnd).
@@ -871,6 +930,7 @@ impl Sender {
         self.tp.snd_cwnd_cnt = 0;
         self.high_seq = self.snd_nxt;
         self.tlp_high_seq = None;
+        self.ecn.queue_cwr(); // Linux tcp_enter_loss: tcp_ecn_queue_cwr
         self.set_state(CaState::Loss);
         // F-RTO (RFC 5682 §3.1 step 1) unless a recovery was under way, but for
         // repeated timeouts of the same segment (§3.2).
@@ -1047,7 +1107,7 @@ impl Sender {
             self.ts_unlink(seq);
             self.ts_push(seq);
         }
-        if self.tp.ca_state == CaState::Recovery {
+        if matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr) {
             self.prr_out += 1;
         }
         self.counters.segs_sent += 1;
@@ -1057,7 +1117,7 @@ impl Sender {
             self.arm_timer(XmitTimer::Rto, self.rto_expire, w);
         }
         let ts = if self.timestamps { now } else { 0 };
-        let mut flags = if retrans { RETRANS_FLAG } else { 0 };
+        let mut flags = (if retrans { RETRANS_FLAG } else { 0 }) | self.ecn.data_flags(retrans);
         if self.tp.in_slow_start() && self.tp.ca_state <= CaState::Disorder {
             flags |= SLOW_START;
         }
