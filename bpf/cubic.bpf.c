@@ -239,14 +239,8 @@ void BPF_PROG(cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct cubic *ca = inet_csk_ca(sk);
 
-	/* helpers.rs cong_avoid_start */
-	if (!tcp_is_cwnd_limited(sk))
+	if (!hscc_cong_avoid_start(sk, &acked))
 		return;
-	if (tcp_in_slow_start(tp)) {
-		acked = tcp_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
 	bictcp_update(sk, ca, tp->snd_cwnd, acked);
 	tcp_cong_avoid_ai(tp, ca->cnt, acked);
 }

@@ -42,10 +42,11 @@ static __always_inline void hscc_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u
 #define HSCC_BITFIELD(p, field) BPF_CORE_READ_BITFIELD(p, field)
 
 /*
- * Load-time parameters: read-only globals (.rodata) the loader sets by name
- * before the verifier sees the program, so it can prune on them.
+ * Load-time parameters: read-only globals the loader sets by name before the
+ * verifier sees the program, so it can prune on them. They have a section of
+ * their own, .rodata.params, so the loader can insist that every one is set.
  */
-#define HSCC_GLOBAL_DECL(type, name) const volatile type name = 0;
+#define HSCC_GLOBAL_DECL(type, name) const volatile type name SEC(".rodata.params") = 0;
 #define HSCC_GLOBALS(algo, LIST) LIST(HSCC_GLOBAL_DECL)
 
 char _license[] SEC("license") = "GPL";
@@ -95,6 +96,18 @@ static __always_inline __u32 sat_sub32(__u32 a, __u32 b)
 	return a > b ? a - b : 0;
 }
 
+static __always_inline __u64 sat_sub64(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+static __always_inline __u32 sat_mul32(__u32 a, __u32 b)
+{
+	__u64 p = (__u64)a * b;
+
+	return p > 0xffffffffULL ? 0xffffffffU : (__u32)p;
+}
+
 static __always_inline __u64 sat_mul64(__u64 a, __u64 b)
 {
 	__u64 limit;
@@ -138,6 +151,25 @@ static __always_inline bool tcp_is_cwnd_limited(const struct sock *sk)
 	if (tcp_in_slow_start(tp))
 		return tp->snd_cwnd < 2 * tp->max_packets_out;
 	return false;
+}
+
+/*
+ * helpers.rs cong_avoid_start, the opening of Linux's cong_avoid hooks:
+ * nothing unless cwnd-limited, then slow start below ssthresh. Returns
+ * whether congestion avoidance goes on, with *acked what slow start left.
+ */
+static __always_inline bool hscc_cong_avoid_start(struct sock *sk, __u32 *acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!tcp_is_cwnd_limited(sk))
+		return false;
+	if (tcp_in_slow_start(tp)) {
+		*acked = tcp_slow_start(tp, *acked);
+		if (!*acked)
+			return false;
+	}
+	return true;
 }
 
 /* Linux tcp_packets_in_flight, saturating at 0 as TcpCc::packets_in_flight. */

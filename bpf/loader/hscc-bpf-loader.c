@@ -7,9 +7,10 @@
  *
  * OBJ is a NAME.bpf.o built by bpf/Makefile, PIN a path on a bpffs
  * (hscc kernel load uses /sys/fs/bpf/hscc/NAME). Each GLOBAL=VALUE sets a
- * load-time global of the program's .rodata by name, before the verifier
- * runs; `hscc kernel load` computes them from the parameters with hscc-cc's
- * Cc::bpf_globals, so the kernel runs the configuration the Rust one does.
+ * load-time global of the program (section .rodata.params) by name, before
+ * the verifier runs, and every one of them must be given: `hscc kernel load`
+ * computes them from the parameters with hscc-cc's Cc::bpf_globals, so the
+ * kernel runs the configuration the Rust one does, never a default of 0.
  * Removing the pin unregisters the algorithm (the link is its last holder).
  *
  * libbpf 1.1 (Debian 12) has no ".struct_ops.link" section, so the link is
@@ -24,6 +25,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,8 @@
 #define BPF_F_LINK_VALUE (1U << 13)
 #endif
 #define BPF_STRUCT_OPS_ATTACH 44
+#define PARAMS_SEC ".rodata.params"
+#define MAX_GLOBALS 64
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -46,8 +50,9 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Set the .rodata global `key` of `obj` to `text`; 0 or -1 with a message. */
-static int set_global(struct bpf_object *obj, char *data, size_t size, const char *key, const char *text)
+/* Set the parameter global `key` of `obj` to `text`, marking it in `set`;
+ * 0 or -1 with a message. */
+static int set_global(struct bpf_object *obj, char *data, size_t size, const char *key, const char *text, bool *set)
 {
 	struct btf *btf = bpf_object__btf(obj);
 	const struct btf_var_secinfo *vsi;
@@ -59,14 +64,14 @@ static int set_global(struct bpf_object *obj, char *data, size_t size, const cha
 		fprintf(stderr, "hscc-bpf-loader: %s=%s: the program has no load-time globals\n", key, text);
 		return -1;
 	}
-	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	id = btf__find_by_name_kind(btf, PARAMS_SEC, BTF_KIND_DATASEC);
 	if (id < 0) {
 		fprintf(stderr, "hscc-bpf-loader: %s=%s: the program has no load-time globals\n", key, text);
 		return -1;
 	}
 	sec = btf__type_by_id(btf, id);
 	vsi = btf_var_secinfos(sec);
-	for (i = 0; i < btf_vlen(sec); i++, vsi++) {
+	for (i = 0; i < btf_vlen(sec) && i < MAX_GLOBALS; i++, vsi++) {
 		const struct btf_type *var = btf__type_by_id(btf, vsi->type);
 		const char *name = btf__name_by_offset(btf, var->name_off);
 		int64_t v;
@@ -80,7 +85,7 @@ static int set_global(struct bpf_object *obj, char *data, size_t size, const cha
 			return -1;
 		}
 		if (vsi->offset + vsi->size > size) {
-			fprintf(stderr, "hscc-bpf-loader: %s lies outside .rodata\n", key);
+			fprintf(stderr, "hscc-bpf-loader: %s lies outside %s\n", key, PARAMS_SEC);
 			return -1;
 		}
 		if (vsi->size < 8) {
@@ -94,14 +99,49 @@ static int set_global(struct bpf_object *obj, char *data, size_t size, const cha
 		}
 		/* Little-endian hosts (x86-64, arm64): the low bytes first. */
 		memcpy(data + vsi->offset, &v, vsi->size);
+		if (set[i]) {
+			fprintf(stderr, "hscc-bpf-loader: %s is given twice\n", key);
+			return -1;
+		}
+		set[i] = true;
 		return 0;
 	}
 	fprintf(stderr, "hscc-bpf-loader: the program has no load-time global '%s'\n", key);
 	return -1;
 }
 
+/* Every parameter global must have been given; 0 or -1 naming the first missing. */
+static int check_all_set(struct bpf_object *obj, const bool *set)
+{
+	struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *sec;
+	int id, i;
+
+	id = btf ? btf__find_by_name_kind(btf, PARAMS_SEC, BTF_KIND_DATASEC) : -1;
+	if (id < 0)
+		return 0;
+	sec = btf__type_by_id(btf, id);
+	if (btf_vlen(sec) > MAX_GLOBALS) {
+		fprintf(stderr, "hscc-bpf-loader: more than %d parameter globals\n", MAX_GLOBALS);
+		return -1;
+	}
+	vsi = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++, vsi++) {
+		if (!set[i]) {
+			const struct btf_type *var = btf__type_by_id(btf, vsi->type);
+
+			fprintf(stderr, "hscc-bpf-loader: parameter global '%s' is not given (hscc-cc's Cc::bpf_globals names every one)\n",
+				btf__name_by_offset(btf, var->name_off));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	bool set[MAX_GLOBALS] = { false };
 	struct bpf_object *obj;
 	struct bpf_map *map, *ops = NULL, *rodata;
 	struct bpf_link *filled;
@@ -127,7 +167,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hscc-bpf-loader: %s has no struct_ops map\n", argv[1]);
 		goto fail;
 	}
-	rodata = bpf_object__find_map_by_name(obj, ".rodata");
+	rodata = bpf_object__find_map_by_name(obj, PARAMS_SEC);
 	if (rodata) {
 		const void *init = bpf_map__initial_value(rodata, &size);
 
@@ -144,11 +184,13 @@ int main(int argc, char **argv)
 			goto fail;
 		}
 		*eq = 0;
-		if (set_global(obj, data, size, argv[i], eq + 1))
+		if (set_global(obj, data, size, argv[i], eq + 1, set))
 			goto fail;
 	}
+	if (check_all_set(obj, set))
+		goto fail;
 	if (rodata && bpf_map__set_initial_value(rodata, data, size)) {
-		fprintf(stderr, "hscc-bpf-loader: cannot set .rodata\n");
+		fprintf(stderr, "hscc-bpf-loader: cannot set %s\n", PARAMS_SEC);
 		goto fail;
 	}
 	bpf_map__set_map_flags(ops, bpf_map__map_flags(ops) | BPF_F_LINK_VALUE);

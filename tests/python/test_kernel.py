@@ -119,9 +119,11 @@ def test_load_list_unload_with_parameters_in_the_kernels_rodata(clean_kernel):
     assert "hscc_cubic" in registry.available_ccs()
     # The kernel's copy of the program's globals holds the converted values.
     maps = json.loads(subprocess.run(["bpftool", "-j", "map", "show"], capture_output=True, text=True, check=True).stdout)
-    rodata = [m["id"] for m in maps if m.get("name", "").endswith(".rodata") and "cubic" in m.get("name", "")]
+    # Its .rodata.params map is the last one made before its struct_ops map.
+    ops_id = registry.struct_ops_maps()["hscc_cubic"]
+    rodata = [m["id"] for m in maps if m.get("name") == ".rodata.params" and m["id"] < ops_id]
     dump = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(max(rodata))], capture_output=True, text=True, check=True).stdout
-    values = {k: v for d in json.loads(dump)[0]["formatted"]["value"][".rodata"] for k, v in d.items()}
+    values = {k: v for d in json.loads(dump)[0]["formatted"]["value"][".rodata.params"] for k, v in d.items()}
     assert (values["beta"], values["hystart"]) == (819, True), values
     r = runner.invoke(app, ["kernel", "list"])
     assert r.exit_code == 0 and "hscc_cubic" in r.output and "pin" in r.output, r.output

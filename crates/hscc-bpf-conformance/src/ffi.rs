@@ -107,6 +107,15 @@ include!(concat!(env!("OUT_DIR"), "/programs.rs"));
 
 extern "C" {
     fn hscc_user_layout(out: *mut usize);
+    fn hscc_user_hstcp_table(out: *mut u32) -> c_int;
+}
+
+/// bpf/hstcp_table.h's rows as (cwnd, md).
+pub fn c_hstcp_table() -> Vec<(u32, u32)> {
+    let mut out = [0u32; 2 * 128];
+    let n = unsafe { hscc_user_hstcp_table(out.as_mut_ptr()) } as usize;
+    assert!(n <= 128);
+    out[..2 * n].chunks(2).map(|r| (r[0], r[1])).collect()
 }
 
 impl CProgram {
