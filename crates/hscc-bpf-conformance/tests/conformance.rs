@@ -13,7 +13,7 @@ use proptest::test_runner::{Config, TestRunner};
 /// Rust algorithms that have no program in bpf/ yet. The test below fails
 /// when this list is out of date either way.
 const NOT_YET_IN_BPF: &[&str] = &[
-    "multcp", "ctcp", "ctcp-la", "fit", "sync", "highspeed", "scalable", "bic", "htcp",
+    "ctcp", "ctcp-la", "fit", "sync", "highspeed", "bic", "htcp",
     "vegas", "fast", "illinois", "westwood", "veno",
 ];
 
@@ -214,6 +214,8 @@ conformance! {
     reno => "reno",
     cubic => "cubic",
     africa => "africa",
+    scalable => "scalable",
+    multcp => "multcp",
 }
 
 #[test]
