@@ -36,6 +36,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+from hscc.kernel.cli import kernel_app  # noqa: E402  (after `app`: a sub-command group)
+
+app.add_typer(kernel_app, name="kernel")
 # No markup: scenario paths, labels and messages are printed as written ("flows[0]" stays).
 out = Console(markup=False)
 err = Console(stderr=True, markup=False)

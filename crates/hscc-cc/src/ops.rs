@@ -283,6 +283,15 @@ pub trait CongestionOps: Clone + Debug {
     fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
         crate::helpers::tcp_reno_undo_cwnd(tp)
     }
+    /// The load-time globals of this algorithm's eBPF program
+    /// (`bpf/NAME.bpf.c`): the fixed-point configuration [`CongestionOps::new`]
+    /// derived from the parameters, by the names the program declares. The
+    /// kernel loader and the conformance tests both set the program's globals
+    /// from this, so the conversion from parameters exists once, here. Empty
+    /// when the algorithm has no parameters.
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        Vec::new()
+    }
     /// Number of congestion signals this algorithm has detected from delay so
     /// far (hscc extension, not a Linux hook). The simulator records the time
     /// whenever it grows, to measure how synchronized competing flows are

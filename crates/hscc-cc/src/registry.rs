@@ -149,6 +149,8 @@ macro_rules! registry {
             #[inline] pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) { match self { $( Cc::$variant(a) => a.pkts_acked(tp, s), )* } }
             /// See [`CongestionOps::undo_cwnd`].
             #[inline] pub fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.undo_cwnd(tp), )* } }
+            /// See [`CongestionOps::bpf_globals`].
+            pub fn bpf_globals(&self) -> Vec<(&'static str, i64)> { match self { $( Cc::$variant(a) => a.bpf_globals(), )* } }
             /// See [`CongestionOps::delay_signals`].
             #[inline] pub fn delay_signals(&self) -> u32 { match self { $( Cc::$variant(a) => a.delay_signals(), )* } }
             /// See [`CongestionOps::cong_control`].

@@ -152,6 +152,19 @@ fn algorithms() -> String {
     serde_json::to_string(&hscc_cc::algorithms()).expect("plain data")
 }
 
+/// The load-time globals of `algorithm`'s eBPF program (bpf/NAME.bpf.c)
+/// for the parameters `params_json` (an object of name → number), validated
+/// as a scenario's are: hscc-cc's `Cc::bpf_globals`, the one conversion from
+/// parameters to the programs' fixed point. `ValueError` names what is wrong.
+#[pyfunction]
+fn bpf_globals(algorithm: &str, params_json: &str) -> PyResult<Vec<(String, i64)>> {
+    let params: std::collections::BTreeMap<String, f64> =
+        serde_json::from_str(params_json).map_err(|e| PyValueError::new_err(format!("parameters: {e}")))?;
+    let overrides: Vec<(&str, f64)> = params.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let p = hscc_cc::CcParams::with(algorithm, &overrides).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(hscc_cc::Cc::new(&p).bpf_globals().into_iter().map(|(n, v)| (n.to_string(), v)).collect())
+}
+
 /// Jain's fairness index of `values`: (Σx)² / (n·Σx²).
 #[pyfunction]
 fn jain_index(values: Vec<f64>) -> f64 {
@@ -200,6 +213,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
     m.add_function(wrap_pyfunction!(engine_digest, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
+    m.add_function(wrap_pyfunction!(bpf_globals, m)?)?;
     m.add_function(wrap_pyfunction!(short_term_jain, m)?)?;
     m.add_function(wrap_pyfunction!(signal_synchronization, m)?)?;
     Ok(())

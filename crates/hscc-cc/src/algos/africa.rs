@@ -130,6 +130,16 @@ impl CongestionOps for Africa {
         }
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![
+            ("alpha_q16", self.alpha_q16 as i64),
+            ("gain_q16", self.gain_q16),
+            ("mimd", self.mimd.into()),
+            ("stcp_decrease", self.stcp_decrease.into()),
+            ("per_ack", self.per_ack.into()),
+        ]
+    }
+
     fn pkts_acked(&mut self, _tp: &mut TcpCc, s: &AckSample) {
         if s.rtt_us < 0 {
             return;

@@ -380,6 +380,23 @@ impl CongestionOps for Cubic {
         cubic
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        let c = &self.cfg;
+        vec![
+            ("beta", self.beta.into()),
+            ("cube_rtt_scale", self.cube_rtt_scale.into()),
+            ("cube_factor", self.cube_factor as i64),
+            ("beta_scale", self.beta_scale.into()),
+            ("fast_convergence", c.fast_convergence.into()),
+            ("tcp_friendliness", c.tcp_friendliness.into()),
+            ("hystart", c.hystart.into()),
+            ("hystart_detect", c.hystart_detect.into()),
+            ("hystart_low_window", c.hystart_low_window.into()),
+            ("hystart_ack_delta_us", c.hystart_ack_delta_us.into()),
+            ("initial_ssthresh", c.initial_ssthresh.into()),
+        ]
+    }
+
     fn init(&mut self, tp: &mut TcpCc) {
         self.reset();
         if self.cfg.hystart {

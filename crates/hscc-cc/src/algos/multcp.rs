@@ -44,6 +44,10 @@ impl CongestionOps for MulTcp {
         MulTcp { n: p.n }
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![("n", self.n.into())]
+    }
+
     fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
         let two_n = 2 * self.n as u64;
         ((tp.snd_cwnd as u64 * (two_n - 1) / two_n) as u32).max(2)

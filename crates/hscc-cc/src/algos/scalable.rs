@@ -81,6 +81,15 @@ impl CongestionOps for Scalable {
         }
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![
+            ("ai_cnt", self.ai_cnt.into()),
+            ("md", self.md.into()),
+            ("low_window", self.low_window.into()),
+            ("legacy_decrease", self.legacy_decrease.into()),
+        ]
+    }
+
     fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
         if self.legacy_decrease && tp.snd_cwnd <= self.low_window {
             return tcp_reno_ssthresh(tp);

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Register one congestion-control program of bpf/ with the kernel and pin
+ * its struct_ops link, so the registration outlives this process:
+ *
+ *   hscc-bpf-loader OBJ PIN [GLOBAL=VALUE ...]
+ *
+ * OBJ is a NAME.bpf.o built by bpf/Makefile, PIN a path on a bpffs
+ * (hscc kernel load uses /sys/fs/bpf/hscc/NAME). Each GLOBAL=VALUE sets a
+ * load-time global of the program (section .rodata.params) by name, before
+ * the verifier runs, and every one of them must be given: `hscc kernel load`
+ * computes them from the parameters with hscc-cc's Cc::bpf_globals, so the
+ * kernel runs the configuration the Rust one does, never a default of 0.
+ * Removing the pin unregisters the algorithm (the link is its last holder).
+ *
+ * libbpf 1.1 (Debian 12) has no ".struct_ops.link" section, so the link is
+ * made here: the map is created with BPF_F_LINK, filled by
+ * bpf_map__attach_struct_ops (which, for such a map, does not register), and
+ * registered by BPF_LINK_CREATE. A BPF_F_LINK map is never registered
+ * without its link, so no registration can leak if this process dies.
+ *
+ * Exit status: 0 registered and pinned; 1 failed (the reason on stderr,
+ * with the verifier's log when it refused a program); 2 bad usage.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+/* From the kernel's uapi linux/bpf.h, newer than Debian 12's headers. */
+#ifndef BPF_F_LINK_VALUE
+#define BPF_F_LINK_VALUE (1U << 13)
+#endif
+#define BPF_STRUCT_OPS_ATTACH 44
+#define PARAMS_SEC ".rodata.params"
+#define MAX_GLOBALS 64
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Set the parameter global `key` of `obj` to `text`, marking it in `set`;
+ * 0 or -1 with a message. */
+static int set_global(struct bpf_object *obj, char *data, size_t size, const char *key, const char *text, bool *set)
+{
+	struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *sec;
+	char *end;
+	int id, i;
+
+	if (!btf || !data) {
+		fprintf(stderr, "hscc-bpf-loader: %s=%s: the program has no load-time globals\n", key, text);
+		return -1;
+	}
+	id = btf__find_by_name_kind(btf, PARAMS_SEC, BTF_KIND_DATASEC);
+	if (id < 0) {
+		fprintf(stderr, "hscc-bpf-loader: %s=%s: the program has no load-time globals\n", key, text);
+		return -1;
+	}
+	sec = btf__type_by_id(btf, id);
+	vsi = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec) && i < MAX_GLOBALS; i++, vsi++) {
+		const struct btf_type *var = btf__type_by_id(btf, vsi->type);
+		const char *name = btf__name_by_offset(btf, var->name_off);
+		int64_t v;
+
+		if (strcmp(name, key) != 0)
+			continue;
+		errno = 0;
+		v = strtoll(text, &end, 0);
+		if (errno || *end || end == text) {
+			fprintf(stderr, "hscc-bpf-loader: %s=%s: not a whole number\n", key, text);
+			return -1;
+		}
+		if (vsi->offset + vsi->size > size) {
+			fprintf(stderr, "hscc-bpf-loader: %s lies outside %s\n", key, PARAMS_SEC);
+			return -1;
+		}
+		if (vsi->size < 8) {
+			int64_t lo = -(INT64_C(1) << (8 * vsi->size - 1));
+			int64_t hi = (INT64_C(1) << (8 * vsi->size)) - 1;
+
+			if (v < lo || v > hi) {
+				fprintf(stderr, "hscc-bpf-loader: %s=%s does not fit its %u bytes\n", key, text, vsi->size);
+				return -1;
+			}
+		}
+		/* Little-endian hosts (x86-64, arm64): the low bytes first. */
+		memcpy(data + vsi->offset, &v, vsi->size);
+		if (set[i]) {
+			fprintf(stderr, "hscc-bpf-loader: %s is given twice\n", key);
+			return -1;
+		}
+		set[i] = true;
+		return 0;
+	}
+	fprintf(stderr, "hscc-bpf-loader: the program has no load-time global '%s'\n", key);
+	return -1;
+}
+
+/* Every parameter global must have been given; 0 or -1 naming the first missing. */
+static int check_all_set(struct bpf_object *obj, const bool *set)
+{
+	struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *sec;
+	int id, i;
+
+	id = btf ? btf__find_by_name_kind(btf, PARAMS_SEC, BTF_KIND_DATASEC) : -1;
+	if (id < 0)
+		return 0;
+	sec = btf__type_by_id(btf, id);
+	if (btf_vlen(sec) > MAX_GLOBALS) {
+		fprintf(stderr, "hscc-bpf-loader: more than %d parameter globals\n", MAX_GLOBALS);
+		return -1;
+	}
+	vsi = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++, vsi++) {
+		if (!set[i]) {
+			const struct btf_type *var = btf__type_by_id(btf, vsi->type);
+
+			fprintf(stderr, "hscc-bpf-loader: parameter global '%s' is not given (hscc-cc's Cc::bpf_globals names every one)\n",
+				btf__name_by_offset(btf, var->name_off));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	bool set[MAX_GLOBALS] = { false };
+	struct bpf_object *obj;
+	struct bpf_map *map, *ops = NULL, *rodata;
+	struct bpf_link *filled;
+	char *data = NULL;
+	size_t size = 0;
+	int i, err, link_fd;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: hscc-bpf-loader OBJ PIN [GLOBAL=VALUE ...]\n");
+		return 2;
+	}
+	libbpf_set_print(print_libbpf);
+	obj = bpf_object__open_file(argv[1], NULL);
+	if (!obj) {
+		fprintf(stderr, "hscc-bpf-loader: cannot open %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	bpf_object__for_each_map(map, obj) {
+		if (bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
+			ops = map;
+	}
+	if (!ops) {
+		fprintf(stderr, "hscc-bpf-loader: %s has no struct_ops map\n", argv[1]);
+		goto fail;
+	}
+	rodata = bpf_object__find_map_by_name(obj, PARAMS_SEC);
+	if (rodata) {
+		const void *init = bpf_map__initial_value(rodata, &size);
+
+		data = malloc(size);
+		if (!data || !init)
+			goto fail;
+		memcpy(data, init, size);
+	}
+	for (i = 3; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+
+		if (!eq) {
+			fprintf(stderr, "hscc-bpf-loader: '%s' is not GLOBAL=VALUE\n", argv[i]);
+			goto fail;
+		}
+		*eq = 0;
+		if (set_global(obj, data, size, argv[i], eq + 1, set))
+			goto fail;
+	}
+	if (check_all_set(obj, set))
+		goto fail;
+	if (rodata && bpf_map__set_initial_value(rodata, data, size)) {
+		fprintf(stderr, "hscc-bpf-loader: cannot set %s\n", PARAMS_SEC);
+		goto fail;
+	}
+	bpf_map__set_map_flags(ops, bpf_map__map_flags(ops) | BPF_F_LINK_VALUE);
+	err = bpf_object__load(obj);
+	if (err) {
+		fprintf(stderr, "hscc-bpf-loader: the kernel refused %s: %s\n", argv[1], strerror(-err));
+		goto fail;
+	}
+	filled = bpf_map__attach_struct_ops(ops);
+	if (!filled) {
+		fprintf(stderr, "hscc-bpf-loader: cannot fill the struct_ops map: %s\n", strerror(errno));
+		goto fail;
+	}
+	/* The map is filled; the link below is what registers it. */
+	bpf_link__disconnect(filled);
+	bpf_link__destroy(filled);
+	link_fd = bpf_link_create(bpf_map__fd(ops), 0, BPF_STRUCT_OPS_ATTACH, NULL);
+	if (link_fd < 0) {
+		fprintf(stderr, "hscc-bpf-loader: registration refused: %s\n", strerror(-link_fd));
+		goto fail;
+	}
+	err = bpf_obj_pin(link_fd, argv[2]);
+	if (err) {
+		fprintf(stderr, "hscc-bpf-loader: cannot pin at %s: %s (registration dropped)\n", argv[2], strerror(errno));
+		close(link_fd);
+		goto fail;
+	}
+	close(link_fd);
+	free(data);
+	bpf_object__close(obj);
+	return 0;
+fail:
+	free(data);
+	bpf_object__close(obj);
+	return 1;
+}

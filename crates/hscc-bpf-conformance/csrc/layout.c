@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* Data of bpf/ the Rust side checks: the shim's struct tcp_sock layout
+ * (for the #[repr(C)] mirror) and the HighSpeed table. */
+#include "hstcp_table.h"
+
+void hscc_user_layout(size_t *out)
+{
+	hscc_user_layout_fill(out);
+}
+
+/* hstcp_table.h's rows as (cwnd, md) pairs; returns the row count. */
+int hscc_user_hstcp_table(__u32 *out)
+{
+	for (int i = 0; i < HSTCP_ROWS; i++) {
+		out[2 * i] = hstcp_aimd_vals[i].cwnd;
+		out[2 * i + 1] = hstcp_aimd_vals[i].md;
+	}
+	return HSTCP_ROWS;
+}

@@ -1,0 +1,330 @@
+//! The C side: the `#[repr(C)]` mirror of the shim's `struct tcp_sock`
+//! (bpf/shim/user.h), the programs of bpf/ built for user space, and
+//! [`CAlgo`], which runs one of them on a [`TcpCc`].
+
+use core::ffi::{c_char, c_int, CStr};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use hscc_cc::{AckSample, CaEvent, CaState, TcpCc};
+
+/// Linux `struct sock`, the two fields a program may touch.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sock {
+    pub sk_pacing_rate: u64,
+    pub sk_pacing_status: u32,
+}
+
+/// Linux `struct inet_connection_sock`: the CA state and the private area.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InetConnectionSock {
+    pub icsk_inet: Sock,
+    pub icsk_ca_state: u8,
+    /// Linux ICSK_CA_PRIV_SIZE = 13 u64.
+    pub icsk_ca_priv: [u64; 13],
+}
+
+/// Linux `struct minmax_sample`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MinmaxSample {
+    pub t: u32,
+    pub v: u32,
+}
+
+/// The shim's `struct tcp_sock`: the fields TcpCc mirrors, Linux's names.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CTcpSock {
+    pub inet_conn: InetConnectionSock,
+    pub snd_cwnd: u32,
+    pub snd_ssthresh: u32,
+    pub snd_cwnd_cnt: u32,
+    pub snd_cwnd_clamp: u32,
+    pub prior_cwnd: u32,
+    pub mss_cache: u32,
+    pub srtt_us: u32,
+    pub rtt_min: [MinmaxSample; 3],
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    pub packets_out: u32,
+    pub sacked_out: u32,
+    pub lost_out: u32,
+    pub retrans_out: u32,
+    pub delivered: u32,
+    pub lost: u32,
+    pub max_packets_out: u32,
+    pub is_cwnd_limited: u8,
+    pub app_limited: u32,
+    pub tcp_mstamp: u64,
+}
+
+/// Linux `struct ack_sample`.
+#[repr(C)]
+struct CAckSample {
+    pkts_acked: u32,
+    rtt_us: i32,
+    in_flight: u32,
+}
+
+type Sk = *mut CTcpSock;
+
+/// The shim's `struct tcp_congestion_ops`.
+#[repr(C)]
+pub struct Ops {
+    ssthresh: Option<unsafe extern "C" fn(Sk) -> u32>,
+    cong_avoid: Option<unsafe extern "C" fn(Sk, u32, u32)>,
+    set_state: Option<unsafe extern "C" fn(Sk, u8)>,
+    cwnd_event: Option<unsafe extern "C" fn(Sk, c_int)>,
+    in_ack_event: Option<unsafe extern "C" fn(Sk, u32)>,
+    pkts_acked: Option<unsafe extern "C" fn(Sk, *const CAckSample)>,
+    undo_cwnd: Option<unsafe extern "C" fn(Sk) -> u32>,
+    init: Option<unsafe extern "C" fn(Sk)>,
+    release: Option<unsafe extern "C" fn(Sk)>,
+    flags: u32,
+    name: [c_char; 16],
+}
+
+/// One program of bpf/, built for user space.
+#[derive(Clone, Copy)]
+pub struct CProgram {
+    /// File name without `.bpf.c`: the Rust algorithm's name.
+    pub name: &'static str,
+    ops: &'static Ops,
+    set_global: unsafe extern "C" fn(*const c_char, i64) -> c_int,
+    global_names: unsafe extern "C" fn() -> *const *const c_char,
+}
+
+impl core::fmt::Debug for CProgram {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "CProgram({})", self.name)
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/programs.rs"));
+
+extern "C" {
+    fn hscc_user_layout(out: *mut usize);
+    fn hscc_user_hstcp_table(out: *mut u32) -> c_int;
+}
+
+/// bpf/hstcp_table.h's rows as (cwnd, md).
+pub fn c_hstcp_table() -> Vec<(u32, u32)> {
+    let mut out = [0u32; 2 * 128];
+    let n = unsafe { hscc_user_hstcp_table(out.as_mut_ptr()) } as usize;
+    assert!(n <= 128);
+    out[..2 * n].chunks(2).map(|r| (r[0], r[1])).collect()
+}
+
+impl CProgram {
+    /// The program of bpf/ for the Rust algorithm `name`.
+    pub fn find(name: &str) -> Option<CProgram> {
+        programs().into_iter().find(|p| p.name == name)
+    }
+
+    /// The kernel name in the program's ops (`hscc_NAME`).
+    pub fn kernel_name(&self) -> String {
+        unsafe { CStr::from_ptr(self.ops.name.as_ptr()) }.to_string_lossy().into_owned()
+    }
+
+    /// The ops' flags (TCP_CONG_NON_RESTRICTED expected).
+    pub fn flags(&self) -> u32 {
+        self.ops.flags
+    }
+
+    /// The load-time globals the program declares, in declaration order.
+    pub fn global_names(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut p = unsafe { (self.global_names)() };
+        // The list ends with a null; a program has a few dozen globals at most.
+        for _ in 0..256 {
+            let s = unsafe { *p };
+            if s.is_null() {
+                return out;
+            }
+            out.push(unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned());
+            p = unsafe { p.add(1) };
+        }
+        panic!("{}: global name list without its end", self.name);
+    }
+}
+
+/// The shim's layout as C sees it, in the order of `hscc_user_layout_fill`.
+pub fn c_layout() -> [usize; 10] {
+    let mut out = [0usize; 10];
+    unsafe { hscc_user_layout(out.as_mut_ptr()) };
+    out
+}
+
+/// The same layout as the Rust mirror has it.
+pub fn rust_layout() -> [usize; 10] {
+    use core::mem::offset_of;
+    [
+        core::mem::size_of::<CTcpSock>(),
+        offset_of!(CTcpSock, inet_conn) + offset_of!(InetConnectionSock, icsk_inet) + offset_of!(Sock, sk_pacing_rate),
+        offset_of!(CTcpSock, inet_conn) + offset_of!(InetConnectionSock, icsk_ca_state),
+        offset_of!(CTcpSock, inet_conn) + offset_of!(InetConnectionSock, icsk_ca_priv),
+        offset_of!(CTcpSock, snd_cwnd),
+        offset_of!(CTcpSock, rtt_min),
+        offset_of!(CTcpSock, snd_una),
+        offset_of!(CTcpSock, is_cwnd_limited),
+        offset_of!(CTcpSock, app_limited),
+        offset_of!(CTcpSock, tcp_mstamp),
+    ]
+}
+
+static NEXT_CONFIG: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// Which configuration this thread's C globals hold (0 = none).
+    static LOADED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A connection driven by a C program: its socket (with the private area
+/// that holds the program's state) and its load-time globals.
+#[derive(Clone, Debug)]
+pub struct CAlgo {
+    prog: CProgram,
+    sk: Box<CTcpSock>,
+    globals: Vec<(&'static str, i64)>,
+    config: u64,
+}
+
+/// `CAlgo::new` refused its globals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownGlobal(pub String);
+
+impl CAlgo {
+    /// A connection of `prog` with these globals (from `Cc::bpf_globals`).
+    pub fn new(prog: CProgram, globals: Vec<(&'static str, i64)>) -> Result<CAlgo, UnknownGlobal> {
+        let names = prog.global_names();
+        if let Some((g, _)) = globals.iter().find(|(g, _)| !names.iter().any(|n| n == g)) {
+            return Err(UnknownGlobal(g.to_string()));
+        }
+        let config = NEXT_CONFIG.fetch_add(1, Ordering::Relaxed);
+        Ok(CAlgo { prog, sk: Box::default(), globals, config })
+    }
+
+    /// The program it runs.
+    pub fn program(&self) -> CProgram {
+        self.prog
+    }
+
+    /// Load this connection's globals into the thread's C variables if another
+    /// configuration is there.
+    fn load_globals(&self) {
+        if LOADED.get() == self.config {
+            return;
+        }
+        for (name, value) in &self.globals {
+            let key = std::ffi::CString::new(*name).unwrap();
+            let r = unsafe { (self.prog.set_global)(key.as_ptr(), *value) };
+            assert_eq!(r, 0, "{}: no global {name}", self.prog.name);
+        }
+        LOADED.set(self.config);
+    }
+
+    /// Run one hook on `tp`: copy the sender's view in, call, copy back what
+    /// the kernel lets a program write (snd_cwnd, snd_cwnd_cnt, snd_ssthresh,
+    /// sk_pacing_rate; bpf_tcp_ca_btf_struct_access).
+    fn call<R>(&mut self, tp: &mut TcpCc, hook: impl FnOnce(Sk) -> R) -> R {
+        assert_eq!(tp.hz, hscc_cc::HZ, "the programs count time at HZ = {}", hscc_cc::HZ);
+        self.load_globals();
+        let sk = &mut *self.sk;
+        sk.inet_conn.icsk_inet.sk_pacing_rate = tp.pacing_rate;
+        sk.inet_conn.icsk_ca_state = tp.ca_state as u8;
+        sk.snd_cwnd = tp.snd_cwnd;
+        sk.snd_ssthresh = tp.snd_ssthresh;
+        sk.snd_cwnd_cnt = tp.snd_cwnd_cnt;
+        sk.snd_cwnd_clamp = tp.snd_cwnd_clamp;
+        sk.prior_cwnd = tp.prior_cwnd;
+        sk.mss_cache = tp.mss_cache;
+        sk.srtt_us = tp.srtt_us;
+        sk.rtt_min[0].v = tp.min_rtt_us;
+        sk.snd_una = tp.snd_una;
+        sk.snd_nxt = tp.snd_nxt;
+        sk.packets_out = tp.packets_out;
+        sk.sacked_out = tp.sacked_out;
+        sk.lost_out = tp.lost_out;
+        sk.retrans_out = tp.retrans_out;
+        sk.delivered = tp.delivered;
+        sk.lost = tp.lost;
+        sk.max_packets_out = tp.max_packets_out;
+        sk.is_cwnd_limited = tp.is_cwnd_limited as u8;
+        sk.app_limited = tp.app_limited as u32;
+        sk.tcp_mstamp = tp.now_us;
+        let r = hook(sk as *mut CTcpSock);
+        tp.snd_cwnd = sk.snd_cwnd;
+        tp.snd_cwnd_cnt = sk.snd_cwnd_cnt;
+        tp.snd_ssthresh = sk.snd_ssthresh;
+        tp.pacing_rate = sk.inet_conn.icsk_inet.sk_pacing_rate;
+        r
+    }
+
+    /// `init`, as the kernel calls it: on a zeroed private area.
+    pub fn init(&mut self, tp: &mut TcpCc) {
+        self.sk.inet_conn.icsk_ca_priv = [0; 13];
+        if let Some(f) = self.prog.ops.init {
+            self.call(tp, |sk| unsafe { f(sk) });
+        }
+    }
+
+    /// `ssthresh` (required).
+    pub fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
+        let f = self.prog.ops.ssthresh.expect("ssthresh is required");
+        self.call(tp, |sk| unsafe { f(sk) })
+    }
+
+    /// `cong_avoid` (required without cong_control).
+    pub fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
+        let f = self.prog.ops.cong_avoid.expect("cong_avoid is required");
+        self.call(tp, |sk| unsafe { f(sk, ack, acked) });
+    }
+
+    /// `set_state`.
+    pub fn set_state(&mut self, tp: &mut TcpCc, s: CaState) {
+        if let Some(f) = self.prog.ops.set_state {
+            self.call(tp, |sk| unsafe { f(sk, s as u8) });
+        }
+    }
+
+    /// `cwnd_event`, with Linux's numbering of the events.
+    pub fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) {
+        let code = match ev {
+            CaEvent::TxStart => 0,
+            CaEvent::CwndRestart => 1,
+            CaEvent::CompleteCwr => 2,
+            CaEvent::Loss => 3,
+            CaEvent::EcnNoCe => 4,
+            CaEvent::EcnIsCe => 5,
+        };
+        if let Some(f) = self.prog.ops.cwnd_event {
+            self.call(tp, |sk| unsafe { f(sk, code) });
+        }
+    }
+
+    /// `in_ack_event`.
+    pub fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) {
+        if let Some(f) = self.prog.ops.in_ack_event {
+            self.call(tp, |sk| unsafe { f(sk, flags) });
+        }
+    }
+
+    /// `pkts_acked`.
+    pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
+        let sample = CAckSample { pkts_acked: s.pkts_acked, rtt_us: s.rtt_us, in_flight: s.in_flight };
+        if let Some(f) = self.prog.ops.pkts_acked {
+            self.call(tp, |sk| unsafe { f(sk, &sample) });
+        }
+    }
+
+    /// `undo_cwnd` (required by hscc's trait: Reno's when absent, as Linux).
+    pub fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
+        match self.prog.ops.undo_cwnd {
+            Some(f) => self.call(tp, |sk| unsafe { f(sk) }),
+            None => tp.snd_cwnd.max(tp.prior_cwnd),
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Random inputs: operation sequences as hscc-cc's property suite makes them
+//! (`cc_property_suite!`), and parameter sets drawn from each parameter's
+//! declared range.
+
+use hscc_cc::testing::Op;
+use hscc_cc::{algorithms, CcParams, ParamKind};
+use proptest::prelude::*;
+
+/// One operation, with the property suite's mix and ranges.
+pub fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (1u32..200).prop_map(Op::Send),
+        4 => (1u32..50, 1u32..4).prop_map(|(n, k)| Op::Ack(n, k)),
+        1 => Just(Op::DupAck),
+        1 => Just(Op::Loss),
+        1 => Just(Op::EnterRecovery),
+        1 => Just(Op::EndRecovery),
+        1 => Just(Op::Timeout),
+        2 => (0u64..2_000_000).prop_map(Op::Advance),
+        1 => (1u32..2_000_000).prop_map(Op::SetRtt),
+        3 => Just(Op::Round),
+        1 => Just(Op::Undo),
+    ]
+}
+
+/// Parameters of `algorithm`: its defaults, or each parameter drawn from its
+/// range (integers and switches uniformly; reals uniformly, plus both ends).
+/// A draw the algorithm's cross-field checks refuse falls back to the
+/// defaults, so every value is one `hscc` itself would accept.
+pub fn params(algorithm: &'static str) -> impl Strategy<Value = CcParams> {
+    let info = algorithms().into_iter().find(|a| a.name == algorithm).expect("registered algorithm");
+    let specs = info.params;
+    let draws: Vec<BoxedStrategy<f64>> = specs
+        .iter()
+        .map(|s| match s.kind {
+            ParamKind::Bool => prop_oneof![Just(0.0), Just(1.0)].boxed(),
+            ParamKind::Integer => {
+                // Whole numbers: the ends, the default, and anything between.
+                let (lo, hi) = (s.min as u64, s.max as u64);
+                prop_oneof![Just(s.min), Just(s.max), Just(s.default), (lo..=hi).prop_map(|v| v as f64)].boxed()
+            }
+            ParamKind::Real => {
+                prop_oneof![Just(s.min), Just(s.max), Just(s.default), (s.min..=s.max)].boxed()
+            }
+        })
+        .collect();
+    let names: Vec<&'static str> = specs.iter().map(|s| s.name).collect();
+    (any::<bool>(), draws).prop_map(move |(defaults, values)| {
+        if defaults {
+            return CcParams::from_name(algorithm).unwrap();
+        }
+        let pairs: Vec<(&str, f64)> = names.iter().copied().zip(values).collect();
+        CcParams::with(algorithm, &pairs).unwrap_or_else(|_| CcParams::from_name(algorithm).unwrap())
+    })
+}

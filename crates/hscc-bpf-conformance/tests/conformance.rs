@@ -1,0 +1,240 @@
+//! The programs of bpf/, built for user space, against the Rust algorithms:
+//! identical snd_cwnd, snd_ssthresh, snd_cwnd_cnt and pacing rate after every
+//! hook call (`Lockstep`), under scripted sequences and random ones.
+
+use std::collections::BTreeSet;
+
+use hscc_bpf_conformance::ffi::{c_layout, rust_layout};
+use hscc_bpf_conformance::{ops, programs, CProgram, Lockstep};
+use hscc_cc::testing::{proptest_cases, Harness, Op};
+use hscc_cc::{algorithm_names, algorithms, Cc, CcParams, ParamKind};
+use proptest::test_runner::{Config, TestRunner};
+
+/// Rust algorithms that have no program in bpf/ yet. The test below fails
+/// when this list is out of date either way.
+const NOT_YET_IN_BPF: &[&str] = &[
+    "ctcp", "ctcp-la", "fit", "sync", "highspeed", "bic", "htcp",
+    "vegas", "fast", "illinois", "westwood", "veno",
+];
+
+#[test]
+fn the_shims_layout_is_the_rust_mirrors() {
+    assert_eq!(c_layout(), rust_layout());
+}
+
+#[test]
+fn every_program_is_a_registered_algorithm_with_its_globals() {
+    let names = algorithm_names();
+    let programs = programs();
+    assert!(!programs.is_empty());
+    for p in &programs {
+        assert!(names.contains(&p.name), "bpf/{}.bpf.c: no Rust algorithm of that name", p.name);
+        assert_eq!(p.kernel_name(), format!("hscc_{}", p.name.replace('-', "_")));
+        assert!(p.kernel_name().len() < 16, "{}: kernel names have at most 15 bytes", p.kernel_name());
+        assert_eq!(p.flags() & 1, 1, "{}: register with TCP_CONG_NON_RESTRICTED", p.name);
+        let rust: Vec<String> = Cc::new(&CcParams::from_name(p.name).unwrap())
+            .bpf_globals()
+            .into_iter()
+            .map(|(n, _)| n.to_string())
+            .collect();
+        assert_eq!(rust, p.global_names(), "{}: Cc::bpf_globals and the program's globals", p.name);
+    }
+    let have: BTreeSet<&str> = programs.iter().map(|p| p.name).collect();
+    let missing: BTreeSet<&str> = names.iter().copied().filter(|n| !have.contains(n)).collect();
+    assert_eq!(missing, NOT_YET_IN_BPF.iter().copied().collect(), "update NOT_YET_IN_BPF");
+}
+
+/// The defaults, then each switch of the algorithm flipped alone.
+fn variants(name: &str) -> Vec<CcParams> {
+    let info = algorithms().into_iter().find(|a| a.name == name).unwrap();
+    let mut out = vec![CcParams::from_name(name).unwrap()];
+    for s in info.params.iter().filter(|s| s.kind == ParamKind::Bool) {
+        if let Ok(p) = CcParams::with(name, &[(s.name, 1.0 - s.default)]) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn harness(p: &CcParams, init_cwnd: u32) -> Harness<Lockstep> {
+    Harness::new(Lockstep::new_checked(p).unwrap(), init_cwnd)
+}
+
+type Script = (&'static str, fn(&mut Harness<Lockstep>));
+
+/// Scripted sequences in the manner of hscc-cc's Harness tests: slow start,
+/// congestion avoidance, losses, timeouts, undo, idle periods, delayed ACKs,
+/// RTT changes, at short and long RTTs and small and large windows.
+const SCRIPTS: &[Script] = &[
+    ("slow start, avoidance and losses at 100 ms", |h| {
+        h.set_rtt_ms(100);
+        h.rounds(8);
+        h.loss();
+        h.rounds(40);
+        h.loss();
+        h.clocked_rounds(40);
+    }),
+    ("delayed ACKs", |h| {
+        h.set_rtt_ms(20);
+        h.tp.snd_ssthresh = 300;
+        for _ in 0..30 {
+            h.send_all();
+            h.advance_ms(20);
+            let n = h.tp.packets_out;
+            h.ack_each(n.div_ceil(2), 2);
+        }
+        h.loss();
+        h.rounds(20);
+    }),
+    ("timeout and restart", |h| {
+        h.set_rtt_ms(50);
+        h.rounds(6);
+        h.timeout();
+        h.rounds(30);
+        h.timeout();
+        h.timeout();
+        h.rounds(10);
+    }),
+    ("spurious reduction undone", |h| {
+        h.set_rtt_ms(30);
+        h.rounds(5);
+        h.fast_retransmit();
+        h.undo();
+        h.rounds(5);
+        h.loss();
+        h.rounds(3);
+        h.fast_retransmit();
+        h.ack_each(5, 1);
+        h.end_recovery();
+        h.rounds(5);
+    }),
+    ("idle periods", |h| {
+        h.set_rtt_ms(40);
+        h.rounds(6);
+        h.loss();
+        h.rounds(10);
+        h.advance_ms(5_000);
+        h.rounds(10);
+        h.advance_ms(300);
+        h.clocked_rounds(10);
+    }),
+    ("RTT up and down", |h| {
+        h.set_rtt_ms(50);
+        h.tp.snd_ssthresh = 100;
+        h.clocked_rounds(15);
+        h.set_rtt_ms(80);
+        h.clocked_rounds(15);
+        h.set_rtt_ms(50);
+        h.clocked_rounds(15);
+        h.loss();
+        h.set_rtt_ms(200);
+        h.clocked_rounds(15);
+        h.set_rtt_ms(10);
+        h.clocked_rounds(15);
+    }),
+    ("short RTT, periodic losses", |h| {
+        h.set_rtt_ms(1);
+        h.rounds(5);
+        h.loss();
+        // A loss every 40 RTTs, or as soon as the window passes 5000
+        // segments (multiplicative increases outgrow any fixed period).
+        for _ in 0..25 {
+            for _ in 0..40 {
+                if h.cwnd() > 5000 {
+                    break;
+                }
+                h.clocked_round();
+            }
+            h.loss();
+        }
+    }),
+    ("large window", |h| {
+        h.set_rtt_ms(100);
+        h.tp.snd_ssthresh = 20_000;
+        h.rounds(12);
+        h.loss();
+        h.clocked_rounds(30);
+        h.loss();
+        h.rounds(30);
+    }),
+];
+
+fn scripted(name: &str) {
+    assert!(CProgram::find(name).is_some(), "bpf/{name}.bpf.c");
+    let mut calls = 0;
+    for p in variants(name) {
+        for (what, script) in SCRIPTS {
+            let mut h = harness(&p, 10);
+            script(&mut h);
+            // A script that ran no hook proves nothing.
+            assert!(h.cc.calls() > 100, "{name} {what}: only {} hook calls", h.cc.calls());
+            calls += h.cc.calls();
+        }
+    }
+    eprintln!("{name}: {calls} hook calls compared");
+}
+
+/// Random operation sequences (hscc-cc's property-suite mix) on random
+/// parameter sets: 10 000 per algorithm, PROPTEST_CASES to change that.
+fn random(name: &'static str) {
+    assert!(CProgram::find(name).is_some(), "bpf/{name}.bpf.c");
+    let config = Config { cases: proptest_cases(10_000), failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new(config);
+    let strategy = (ops::params(name), proptest::collection::vec(ops::op(), 1..120));
+    runner
+        .run(&strategy, |(params, seq)| {
+            let mut h = harness(&params, 10);
+            for op in &seq {
+                h.apply(*op);
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+}
+
+/// A scripted and a random test per program of bpf/.
+macro_rules! conformance {
+    ($($module:ident => $name:literal),* $(,)?) => {
+        $( mod $module {
+            #[test]
+            fn scripted_sequences() { super::scripted($name) }
+            #[test]
+            fn random_sequences() { super::random($name) }
+        } )*
+        #[test]
+        fn every_program_has_its_tests() {
+            let tested: BTreeSet<&str> = [$($name),*].into_iter().collect();
+            let have: BTreeSet<&str> = programs().iter().map(|p| p.name).collect();
+            assert_eq!(tested, have, "add the program to conformance! in tests/conformance.rs");
+        }
+    };
+}
+
+conformance! {
+    reno => "reno",
+    cubic => "cubic",
+    africa => "africa",
+    scalable => "scalable",
+    multcp => "multcp",
+}
+
+#[test]
+fn the_c_hstcp_table_is_rusts() {
+    let c = hscc_bpf_conformance::ffi::c_hstcp_table();
+    let rust: Vec<(u32, u32)> = hscc_cc::algos::highspeed::HSTCP_AIMD_VALS.iter().map(|r| (r.cwnd, r.md)).collect();
+    assert_eq!(c, rust);
+}
+
+#[test]
+fn a_divergence_is_caught() {
+    // The harness must fail when the two disagree: feed the C program a
+    // different configuration than the Rust one (β 0.8 vs the default 0.7).
+    let rust = CcParams::from_name("cubic").unwrap();
+    let other = Cc::new(&CcParams::with("cubic", &[("beta", 0.8)]).unwrap()).bpf_globals();
+    let c = hscc_bpf_conformance::CAlgo::new(CProgram::find("cubic").unwrap(), other).unwrap();
+    let lock = Lockstep::with_parts(Cc::new(&rust), c);
+    let mut h = Harness::new(lock, 100);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.apply(Op::Loss)));
+    let msg = *r.expect_err("β 0.7 and 0.8 give different ssthresh").downcast::<String>().unwrap();
+    assert!(msg.contains("cubic diverged") && msg.contains("ssthresh"), "{msg}");
+}

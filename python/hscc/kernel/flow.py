@@ -1,0 +1,78 @@
+"""One TCP flow over 127.0.0.1 with a chosen congestion control, measured.
+
+Run inside the smoke test's network namespace (`ip netns exec`), by path,
+with the standard library only:  python flow.py CC SECONDS
+Prints one JSON object: the congestion control the socket really got, the
+bytes the receiver got in each quarter second, and the sender's TCP_INFO
+(cwnd, ssthresh, retransmissions) at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+
+INTERVAL_S = 0.25
+# struct tcp_info (include/uapi/linux/tcp.h): u8 state, ca_state, ...; then
+# u32 rto at 8 ... snd_ssthresh at 76, snd_cwnd at 80, total_retrans at 100.
+TCP_INFO_LEN = 104
+
+
+def tcp_info(sock: socket.socket) -> dict[str, int]:
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN)
+    ca_state = raw[1]
+    ssthresh, cwnd = struct.unpack_from("II", raw, 76)
+    (retrans,) = struct.unpack_from("I", raw, 100)
+    return {"ca_state": ca_state, "snd_ssthresh": ssthresh, "snd_cwnd": cwnd, "total_retrans": retrans}
+
+
+def run(cc: str, seconds: float) -> dict[str, object]:
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    received = [0]
+
+    def serve() -> None:
+        conn, _ = srv.accept()
+        conn.settimeout(seconds + 10)
+        with conn:
+            while True:
+                b = conn.recv(1 << 16)
+                if not b:
+                    return
+                received[0] += len(b)
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    cl = socket.socket()
+    cl.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    cl.connect(srv.getsockname())
+    chosen = cl.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
+    cl.settimeout(INTERVAL_S / 5)
+    buf = bytes(1 << 16)
+    intervals: list[int] = []
+    start = time.monotonic()
+    mark, last = start + INTERVAL_S, 0
+    # Bounded by time: the loop ends after `seconds` whatever the flow does.
+    while time.monotonic() < start + seconds:
+        try:
+            cl.send(buf)
+        except (socket.timeout, BlockingIOError):
+            pass
+        if time.monotonic() >= mark:
+            intervals.append(received[0] - last)
+            last = received[0]
+            mark += INTERVAL_S
+    info = tcp_info(cl)
+    cl.close()
+    server.join(timeout=10)
+    srv.close()
+    return {"cc": chosen, "bytes": received[0], "intervals": intervals, "interval_s": INTERVAL_S, "tcp_info": info}
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(sys.argv[1], float(sys.argv[2]))))

@@ -1,0 +1,158 @@
+"""hscc kernel: parameters and names without a kernel; with one (root, BTF,
+clang, bpftool, libbpf), each program of bpf/ passes the verifier, carries
+a real flow in a namespace of its own, and leaves nothing behind."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from hscc.cli import app
+from hscc.kernel import programs, registry, smoke, toolchain
+from hscc.kernel.programs import KernelError
+
+runner = CliRunner()
+
+
+# --- without a kernel -------------------------------------------------------
+
+def test_programs_are_named_for_their_algorithms():
+    names = programs.available()
+    assert {"reno", "cubic"} <= set(names)
+    for n in names:
+        assert programs.kernel_name(n) == f"hscc_{n}" and len(programs.kernel_name(n)) <= 15
+    assert programs.resolve("NewReno") == "reno"  # aliases resolve as in scenarios
+
+
+def test_parameters_become_the_rust_fixed_point():
+    g = dict(programs.globals_for("cubic", ["beta=0.8", "hystart=true", "c=0.4"]))
+    # round(0.8·1024) = 819; round(0.4·102.4)·10 = 410; 8·(1024 + 819)/3/(1024 − 819) = 23.
+    assert (g["beta"], g["cube_rtt_scale"], g["beta_scale"], g["hystart"]) == (819, 410, 23, 1)
+    assert dict(programs.globals_for("cubic", []))["beta"] == 717
+    assert programs.globals_for("reno", []) == []
+
+
+@pytest.mark.parametrize(
+    "name, params, message",
+    [
+        ("cubic", ["beta=2"], "cubic.beta = '2' is not allowed: a number from 0.5 to 0.95"),
+        ("cubic", ["hystart=maybe"], "cubic.hystart = 'maybe' is not allowed: true or false"),
+        ("cubic", ["hystart_detect=1.5"], "is not allowed: an integer from 1 to 3"),
+        ("cubic", ["foo=1"], "cubic has no parameter 'foo' (its parameters: c, beta,"),
+        ("cubic", ["beta"], "parameter 'beta' is not NAME=VALUE"),
+        ("reno", ["beta=0.5"], "reno has no parameter 'beta' (its parameters: none)"),
+    ],
+)
+def test_bad_parameters_are_named(name, params, message):
+    with pytest.raises(KernelError) as e:
+        programs.globals_for(name, params)
+    assert message in str(e.value)
+
+
+def test_unknown_or_missing_algorithms_are_refused_before_the_kernel():
+    r = runner.invoke(app, ["kernel", "load", "bogus"])
+    assert r.exit_code == 2 and 'algorithm "bogus" is not known' in r.output
+    missing = next((a for a in ("vegas", "veno", "fast") if a not in programs.available()), None)
+    if missing:
+        r = runner.invoke(app, ["kernel", "load", missing])
+        assert r.exit_code == 2 and f"{missing} has no eBPF program yet" in r.output
+    r = runner.invoke(app, ["kernel", "load", "cubic", "beta=9"])
+    assert r.exit_code == 2 and "cubic.beta = '9' is not allowed" in r.output
+    r = runner.invoke(app, ["kernel", "unload"])
+    assert r.exit_code == 2 and "give an algorithm or --all" in r.output
+
+
+# --- in the kernel ------------------------------------------------------------
+
+NO_KERNEL = toolchain.missing_for_smoke()
+kernel = pytest.mark.skipif(NO_KERNEL is not None, reason=f"kernel tests skipped: {NO_KERNEL}")
+
+
+def leftovers() -> list[str]:
+    """hscc's struct_ops maps, pins and smoke namespaces still present."""
+    out = [f"struct_ops {k}" for k in registry.struct_ops_maps()]
+    if registry.PIN_DIR.is_dir():
+        out += [f"pin {p}" for p in registry.PIN_DIR.iterdir()]
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+    out += [f"namespace {line.split()[0]}" for line in ns.splitlines() if line.startswith("hscc-smoke-")]
+    return out
+
+
+def wait_for_no_leftovers(seconds: float = 10.0) -> list[str]:
+    deadline = time.monotonic() + seconds
+    while (left := leftovers()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+@pytest.fixture
+def clean_kernel():
+    """Start with none of hscc's programs loaded; end the same, whatever happened."""
+    if NO_KERNEL is None:
+        assert not leftovers(), f"hscc's programs are loaded before the test: {leftovers()}"
+    yield
+    if NO_KERNEL is None:
+        registry.unload_all()
+        assert not wait_for_no_leftovers(), f"left behind: {leftovers()}"
+
+
+@kernel
+@pytest.mark.parametrize("algorithm", programs.available())
+def test_smoke_flow_in_a_namespace(algorithm, clean_kernel):
+    r = smoke.run(algorithm, seconds=2.0)
+    assert r.problems() == [], r
+    # The token bucket's queue overflows: the program's ssthresh hook ran.
+    assert r.tcp_info["total_retrans"] > 0 and r.tcp_info["snd_ssthresh"] < 0x7FFFFFFF, r.tcp_info
+    assert not wait_for_no_leftovers(), leftovers()
+
+
+@kernel
+def test_load_list_unload_with_parameters_in_the_kernels_rodata(clean_kernel):
+    r = runner.invoke(app, ["kernel", "load", "cubic", "beta=0.8", "hystart=true"])
+    assert r.exit_code == 0, r.output
+    assert "hscc_cubic" in registry.available_ccs()
+    # The kernel's copy of the program's globals holds the converted values.
+    maps = json.loads(subprocess.run(["bpftool", "-j", "map", "show"], capture_output=True, text=True, check=True).stdout)
+    # Its .rodata.params map is the last one made before its struct_ops map.
+    ops_id = registry.struct_ops_maps()["hscc_cubic"]
+    rodata = [m["id"] for m in maps if m.get("name") == ".rodata.params" and m["id"] < ops_id]
+    dump = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(max(rodata))], capture_output=True, text=True, check=True).stdout
+    values = {k: v for d in json.loads(dump)[0]["formatted"]["value"][".rodata.params"] for k, v in d.items()}
+    assert (values["beta"], values["hystart"]) == (819, True), values
+    r = runner.invoke(app, ["kernel", "list"])
+    assert r.exit_code == 0 and "hscc_cubic" in r.output and "pin" in r.output, r.output
+    r = runner.invoke(app, ["kernel", "load", "cubic"])
+    assert r.exit_code == 2 and "already loaded" in r.output
+    r = runner.invoke(app, ["kernel", "unload", "cubic"])
+    assert r.exit_code == 0 and "unloaded hscc_cubic" in r.output, r.output
+    assert "hscc_cubic" not in registry.available_ccs()
+    r = runner.invoke(app, ["kernel", "unload", "cubic"])
+    assert r.exit_code == 2 and "not loaded" in r.output
+
+
+@kernel
+def test_the_namespace_default_is_never_an_hscc_program(clean_kernel):
+    before = open("/proc/sys/net/ipv4/tcp_congestion_control").read().strip()
+    r = smoke.run("reno", seconds=1.0)
+    assert r.problems() == []
+    assert open("/proc/sys/net/ipv4/tcp_congestion_control").read().strip() == before
+
+
+@kernel
+def test_ctrl_c_during_a_smoke_run_leaves_nothing(clean_kernel):
+    p = subprocess.Popen([sys.executable, "-m", "hscc", "kernel", "smoke", "cubic", "--seconds", "20"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    # Wait until the flow runs (the namespace exists), then interrupt.
+    while not any(x.startswith("namespace") for x in leftovers()) and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert not wait_for_no_leftovers(), leftovers()
