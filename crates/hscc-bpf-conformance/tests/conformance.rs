@@ -13,7 +13,7 @@ use proptest::test_runner::{Config, TestRunner};
 /// Rust algorithms that have no program in bpf/ yet. The test below fails
 /// when this list is out of date either way.
 const NOT_YET_IN_BPF: &[&str] = &[
-    "ctcp", "ctcp-la", "fit", "sync", "highspeed", "bic", "htcp",
+    "ctcp", "ctcp-la", "fit", "sync",
     "vegas", "fast", "illinois", "westwood", "veno",
 ];
 
@@ -216,6 +216,9 @@ conformance! {
     africa => "africa",
     scalable => "scalable",
     multcp => "multcp",
+    highspeed => "highspeed",
+    bic => "bic",
+    htcp => "htcp",
 }
 
 #[test]

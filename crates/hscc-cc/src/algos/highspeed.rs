@@ -159,6 +159,13 @@ pub fn hstcp_md(cwnd: u32) -> u32 {
     HSTCP_AIMD_VALS[table_index(&HSTCP_AIMD_VALS, cwnd)].md
 }
 
+/// The names of the program's table globals, `table_cwnd[i]` and `table_md[i]`
+/// for every row a generated table may have (made once).
+fn table_global_names() -> &'static [(String, String)] {
+    static NAMES: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| (0..MAX_ROWS).map(|i| (format!("table_cwnd[{i}]"), format!("table_md[{i}]"))).collect())
+}
+
 /// A table generated from the RFC 3649 §5 formulas for non-default parameters.
 fn generate_table(p: &HighSpeedParams) -> Vec<AimdVal> {
     let (lw, hw) = (p.low_window as f64, p.high_window as f64);
@@ -236,6 +243,24 @@ impl CongestionOps for HighSpeed {
             Cow::Owned(generate_table(p))
         };
         HighSpeed { ai: 0, table, per_ack: p.per_ack }
+    }
+
+    /// `rows` 0 selects the RFC table the program shares (bpf/hstcp_table.h);
+    /// a generated table goes row by row into the array globals
+    /// `table_cwnd[i]` and `table_md[i]`.
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        let mut out = vec![("per_ack", self.per_ack.into())];
+        if let Cow::Borrowed(_) = self.table {
+            out.push(("rows", 0));
+            return out;
+        }
+        out.push(("rows", self.table.len() as i64));
+        let names = table_global_names();
+        for (r, (cwnd, md)) in self.table.iter().zip(names) {
+            out.push((cwnd.as_str(), r.cwnd.into()));
+            out.push((md.as_str(), r.md.into()));
+        }
+        out
     }
 
     fn init(&mut self, _tp: &mut TcpCc) {
