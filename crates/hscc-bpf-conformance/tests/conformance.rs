@@ -14,7 +14,7 @@ use proptest::test_runner::{Config, TestRunner};
 /// when this list is out of date either way.
 const NOT_YET_IN_BPF: &[&str] = &[
     "ctcp", "ctcp-la", "fit", "sync",
-    "vegas", "fast", "illinois", "westwood", "veno",
+    "fast", "illinois", "westwood",
 ];
 
 #[test]
@@ -219,6 +219,8 @@ conformance! {
     highspeed => "highspeed",
     bic => "bic",
     htcp => "htcp",
+    vegas => "vegas",
+    veno => "veno",
 }
 
 #[test]
