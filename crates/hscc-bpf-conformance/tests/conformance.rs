@@ -14,7 +14,7 @@ use proptest::test_runner::{Config, TestRunner};
 /// when this list is out of date either way.
 const NOT_YET_IN_BPF: &[&str] = &[
     "ctcp", "ctcp-la", "fit", "sync",
-    "fast", "illinois", "westwood",
+    "fast", "westwood",
 ];
 
 #[test]
@@ -221,6 +221,7 @@ conformance! {
     htcp => "htcp",
     vegas => "vegas",
     veno => "veno",
+    illinois => "illinois",
 }
 
 #[test]
