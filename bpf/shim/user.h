@@ -65,6 +65,13 @@ enum tcp_ca_event {
 	CA_EVENT_ECN_IS_CE = 5,
 };
 
+/* Linux enum tcp_ca_ack_event_flags (hscc-cc CA_ACK_*), given to in_ack_event. */
+enum tcp_ca_ack_event_flags {
+	CA_ACK_SLOWPATH = 1 << 0,
+	CA_ACK_WIN_UPDATE = 1 << 1,
+	CA_ACK_ECE = 1 << 2,
+};
+
 /* Linux struct ack_sample. */
 struct ack_sample {
 	__u32 pkts_acked;

@@ -14,7 +14,7 @@ use proptest::test_runner::{Config, TestRunner};
 /// when this list is out of date either way.
 const NOT_YET_IN_BPF: &[&str] = &[
     "ctcp", "ctcp-la", "fit", "sync",
-    "fast", "westwood",
+    "fast",
 ];
 
 #[test]
@@ -222,6 +222,7 @@ conformance! {
     vegas => "vegas",
     veno => "veno",
     illinois => "illinois",
+    westwood => "westwood",
 }
 
 #[test]
