@@ -478,6 +478,20 @@ mod tests {
     }
 
     #[test]
+    fn bpf_globals_give_the_generated_table_row_by_row() {
+        // RFC constants: the program's own copy of the RFC table (rows = 0).
+        let hs = HighSpeed::new(&HighSpeedParams::linux());
+        assert_eq!(hs.bpf_globals(), [("per_ack", 1), ("rows", 0)]);
+        // Generated (73 rows, see above): rows, then (cwnd, md) of each row.
+        let mut p = HighSpeedParams::default();
+        p.set("high_p", 1.000001e-7).unwrap();
+        let g = HighSpeed::new(&p).bpf_globals();
+        assert_eq!(g.len(), 2 + 2 * 73);
+        assert_eq!(&g[..6], [("per_ack", 0), ("rows", 73), ("table_cwnd[0]", 38), ("table_md[0]", 128), ("table_cwnd[1]", 110), ("table_md[1]", 113)]);
+        assert_eq!(g[g.len() - 2].0, "table_cwnd[72]");
+    }
+
+    #[test]
     fn selectable_by_name_with_params() {
         let p = crate::registry::CcParams::with("hstcp", &[("low_window", 50.0)]).unwrap();
         assert_eq!(crate::registry::Cc::new(&p).name(), "highspeed");
