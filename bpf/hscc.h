@@ -48,6 +48,9 @@ static __always_inline void hscc_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u
  */
 #define HSCC_GLOBAL_DECL(type, name) const volatile type name SEC(".rodata.params") = 0;
 #define HSCC_GLOBALS(algo, LIST) LIST(HSCC_GLOBAL_DECL)
+/* Arrays, set element by element ("name[i]=value"); a scalar global says how many are used. */
+#define HSCC_GLOBAL_ARRAY_DECL(type, name, n) const volatile type name[n] SEC(".rodata.params") = {};
+#define HSCC_GLOBAL_ARRAYS(algo, LIST) LIST(HSCC_GLOBAL_ARRAY_DECL)
 
 char _license[] SEC("license") = "GPL";
 
@@ -168,6 +171,25 @@ static __always_inline bool hscc_cong_avoid_start(struct sock *sk, __u32 *acked)
 		*acked = tcp_slow_start(tp, *acked);
 		if (!*acked)
 			return false;
+	}
+	return true;
+}
+
+/*
+ * helpers.rs in_congestion_avoidance, the opening of the cong_avoid hooks
+ * that drop slow start's leftover (tcp_highspeed.c, tcp_htcp.c,
+ * tcp_illinois.c): nothing unless cwnd-limited, only slow start below
+ * ssthresh. Returns whether the congestion-avoidance increase runs.
+ */
+static __always_inline bool hscc_in_congestion_avoidance(struct sock *sk, __u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!tcp_is_cwnd_limited(sk))
+		return false;
+	if (tcp_in_slow_start(tp)) {
+		tcp_slow_start(tp, acked);
+		return false;
 	}
 	return true;
 }

@@ -11,6 +11,9 @@
  * the verifier runs, and every one of them must be given: `hscc kernel load`
  * computes them from the parameters with hscc-cc's Cc::bpf_globals, so the
  * kernel runs the configuration the Rust one does, never a default of 0.
+ * An array global is given element by element, GLOBAL[INDEX]=VALUE (the
+ * table of HighSpeed with non-RFC constants); a scalar says how many
+ * elements the program reads.
  * Removing the pin unregisters the algorithm (the link is its last holder).
  *
  * libbpf 1.1 (Debian 12) has no ".struct_ops.link" section, so the link is
@@ -50,15 +53,46 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Set the parameter global `key` of `obj` to `text`, marking it in `set`;
- * 0 or -1 with a message. */
+/* The array type under a global's const/volatile, or NULL for a scalar. */
+static const struct btf_array *global_array(const struct btf *btf, __u32 type_id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, type_id);
+
+	while (t && btf_is_mod(t))
+		t = btf__type_by_id(btf, t->type);
+	return t && btf_is_array(t) ? btf_array(t) : NULL;
+}
+
+/*
+ * Set the parameter global `key` of `obj` to `text`, marking it in `set`;
+ * 0 or -1 with a message. An array global is set element by element, as
+ * "name[i]"; a scalar global of the program says how many elements it uses,
+ * so elements not given stay 0 and an array counts as given.
+ */
 static int set_global(struct bpf_object *obj, char *data, size_t size, const char *key, const char *text, bool *set)
 {
 	struct btf *btf = bpf_object__btf(obj);
 	const struct btf_var_secinfo *vsi;
 	const struct btf_type *sec;
-	char *end;
+	char *end, name[128];
+	const char *bracket = strchr(key, '[');
+	unsigned long index = 0;
 	int id, i;
+
+	if (bracket) {
+		char *close;
+
+		errno = 0;
+		index = strtoul(bracket + 1, &close, 10);
+		if (errno || close == bracket + 1 || strcmp(close, "]") != 0 || (size_t)(bracket - key) >= sizeof(name)) {
+			fprintf(stderr, "hscc-bpf-loader: '%s' is not GLOBAL or GLOBAL[INDEX]\n", key);
+			return -1;
+		}
+		memcpy(name, key, bracket - key);
+		name[bracket - key] = 0;
+	} else {
+		snprintf(name, sizeof(name), "%s", key);
+	}
 
 	if (!btf || !data) {
 		fprintf(stderr, "hscc-bpf-loader: %s=%s: the program has no load-time globals\n", key, text);
@@ -73,32 +107,50 @@ static int set_global(struct bpf_object *obj, char *data, size_t size, const cha
 	vsi = btf_var_secinfos(sec);
 	for (i = 0; i < btf_vlen(sec) && i < MAX_GLOBALS; i++, vsi++) {
 		const struct btf_type *var = btf__type_by_id(btf, vsi->type);
-		const char *name = btf__name_by_offset(btf, var->name_off);
+		const struct btf_array *arr = global_array(btf, var->type);
+		__u32 offset = vsi->offset, width = vsi->size;
 		int64_t v;
 
-		if (strcmp(name, key) != 0)
+		if (strcmp(btf__name_by_offset(btf, var->name_off), name) != 0)
 			continue;
+		if (!arr != !bracket) {
+			fprintf(stderr, "hscc-bpf-loader: %s is %s: give it as %s\n", name, arr ? "an array" : "not an array",
+				arr ? "NAME[INDEX]=VALUE" : "NAME=VALUE");
+			return -1;
+		}
+		if (arr) {
+			if (index >= arr->nelems) {
+				fprintf(stderr, "hscc-bpf-loader: %s has %u elements, not %lu\n", name, arr->nelems, index + 1);
+				return -1;
+			}
+			width = vsi->size / arr->nelems;
+			offset += index * width;
+		}
 		errno = 0;
 		v = strtoll(text, &end, 0);
 		if (errno || *end || end == text) {
 			fprintf(stderr, "hscc-bpf-loader: %s=%s: not a whole number\n", key, text);
 			return -1;
 		}
-		if (vsi->offset + vsi->size > size) {
+		if (offset + width > size || width == 0 || width > 8) {
 			fprintf(stderr, "hscc-bpf-loader: %s lies outside %s\n", key, PARAMS_SEC);
 			return -1;
 		}
-		if (vsi->size < 8) {
-			int64_t lo = -(INT64_C(1) << (8 * vsi->size - 1));
-			int64_t hi = (INT64_C(1) << (8 * vsi->size)) - 1;
+		if (width < 8) {
+			int64_t lo = -(INT64_C(1) << (8 * width - 1));
+			int64_t hi = (INT64_C(1) << (8 * width)) - 1;
 
 			if (v < lo || v > hi) {
-				fprintf(stderr, "hscc-bpf-loader: %s=%s does not fit its %u bytes\n", key, text, vsi->size);
+				fprintf(stderr, "hscc-bpf-loader: %s=%s does not fit its %u bytes\n", key, text, width);
 				return -1;
 			}
 		}
 		/* Little-endian hosts (x86-64, arm64): the low bytes first. */
-		memcpy(data + vsi->offset, &v, vsi->size);
+		memcpy(data + offset, &v, width);
+		if (arr) {
+			set[i] = true;
+			return 0;
+		}
 		if (set[i]) {
 			fprintf(stderr, "hscc-bpf-loader: %s is given twice\n", key);
 			return -1;
@@ -128,8 +180,9 @@ static int check_all_set(struct bpf_object *obj, const bool *set)
 	}
 	vsi = btf_var_secinfos(sec);
 	for (i = 0; i < btf_vlen(sec); i++, vsi++) {
-		if (!set[i]) {
-			const struct btf_type *var = btf__type_by_id(btf, vsi->type);
+		const struct btf_type *var = btf__type_by_id(btf, vsi->type);
+
+		if (!set[i] && !global_array(btf, var->type)) {
 
 			fprintf(stderr, "hscc-bpf-loader: parameter global '%s' is not given (hscc-cc's Cc::bpf_globals names every one)\n",
 				btf__name_by_offset(btf, var->name_off));

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef uint8_t __u8;
@@ -62,6 +63,13 @@ enum tcp_ca_event {
 	CA_EVENT_LOSS = 3,
 	CA_EVENT_ECN_NO_CE = 4,
 	CA_EVENT_ECN_IS_CE = 5,
+};
+
+/* Linux enum tcp_ca_ack_event_flags (hscc-cc CA_ACK_*), given to in_ack_event. */
+enum tcp_ca_ack_event_flags {
+	CA_ACK_SLOWPATH = 1 << 0,
+	CA_ACK_WIN_UPDATE = 1 << 1,
+	CA_ACK_ECE = 1 << 2,
 };
 
 /* Linux struct ack_sample. */
@@ -245,15 +253,42 @@ static inline __u32 tcp_reno_undo_cwnd(struct sock *sk)
 #define HSCC_GLOBAL_NAME(type, name) #name,
 #define HSCC_GLOBALS(algo, LIST)                                        \
 	LIST(HSCC_GLOBAL_DECL)                                          \
+	int hscc_##algo##_set_array(const char *key, int64_t value)    \
+		__attribute__((weak));                                  \
 	int hscc_##algo##_set_global(const char *key, int64_t value)   \
 	{                                                               \
 		LIST(HSCC_GLOBAL_SET)                                   \
+		if (hscc_##algo##_set_array)                            \
+			return hscc_##algo##_set_array(key, value);     \
 		return -1;                                              \
 	}                                                               \
 	const char *const *hscc_##algo##_global_names(void)            \
 	{                                                               \
 		static const char *const names[] = { LIST(HSCC_GLOBAL_NAME) 0 }; \
 		return names;                                           \
+	}
+
+/*
+ * Array globals (HSCC_GLOBAL_ARRAYS, after HSCC_GLOBALS): thread-local arrays,
+ * set element by element as "name[i]" through the same setter. They are not
+ * in the name list: a scalar global says how many elements are used.
+ */
+#define HSCC_GLOBAL_ARRAY_DECL(type, name, n) static __thread type name[n];
+#define HSCC_GLOBAL_ARRAY_SET(type, name, n)                                  \
+	if (strncmp(key, #name "[", sizeof(#name)) == 0) {                     \
+		char *end;                                                     \
+		unsigned long i = strtoul(key + sizeof(#name), &end, 10);      \
+		if (end == key + sizeof(#name) || strcmp(end, "]") != 0 || i >= (n)) \
+			return -1;                                             \
+		name[i] = (type)value;                                         \
+		return 0;                                                      \
+	}
+#define HSCC_GLOBAL_ARRAYS(algo, LIST)                                  \
+	LIST(HSCC_GLOBAL_ARRAY_DECL)                                    \
+	int hscc_##algo##_set_array(const char *key, int64_t value)    \
+	{                                                               \
+		LIST(HSCC_GLOBAL_ARRAY_SET)                             \
+		return -1;                                              \
 	}
 
 #endif /* HSCC_SHIM_USER_H */

@@ -13,6 +13,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
+from hscc import catalog
 from hscc.cli import app
 from hscc.kernel import programs, registry, smoke, toolchain
 from hscc.kernel.programs import KernelError
@@ -38,6 +39,15 @@ def test_parameters_become_the_rust_fixed_point():
     assert programs.globals_for("reno", []) == []
 
 
+def test_highspeeds_generated_table_reaches_the_program_row_by_row():
+    # RFC constants: the program's copy of the RFC table. Others: the table
+    # hscc-cc generates (73 rows for this High_P), as array globals.
+    assert programs.globals_for("highspeed", []) == [("per_ack", 0), ("rows", 0)]
+    g = dict(programs.globals_for("highspeed", ["high_p=1.000001e-7"]))
+    assert g["rows"] == 73 and (g["table_cwnd[1]"], g["table_md[1]"]) == (110, 113)
+    assert "table_cwnd[72]" in g and "table_cwnd[73]" not in g
+
+
 @pytest.mark.parametrize(
     "name, params, message",
     [
@@ -58,7 +68,7 @@ def test_bad_parameters_are_named(name, params, message):
 def test_unknown_or_missing_algorithms_are_refused_before_the_kernel():
     r = runner.invoke(app, ["kernel", "load", "bogus"])
     assert r.exit_code == 2 and 'algorithm "bogus" is not known' in r.output
-    missing = next((a for a in ("vegas", "veno", "fast") if a not in programs.available()), None)
+    missing = next((a.name for a in catalog.algorithms() if a.name not in programs.available()), None)
     if missing:
         r = runner.invoke(app, ["kernel", "load", missing])
         assert r.exit_code == 2 and f"{missing} has no eBPF program yet" in r.output

@@ -200,7 +200,9 @@ impl CAlgo {
     /// A connection of `prog` with these globals (from `Cc::bpf_globals`).
     pub fn new(prog: CProgram, globals: Vec<(&'static str, i64)>) -> Result<CAlgo, UnknownGlobal> {
         let names = prog.global_names();
-        if let Some((g, _)) = globals.iter().find(|(g, _)| !names.iter().any(|n| n == g)) {
+        // Array elements ("name[i]") are checked by the C setter when loaded.
+        let known = |g: &str| g.contains('[') || names.iter().any(|n| n == g);
+        if let Some((g, _)) = globals.iter().find(|(g, _)| !known(g)) {
             return Err(UnknownGlobal(g.to_string()));
         }
         let config = NEXT_CONFIG.fetch_add(1, Ordering::Relaxed);

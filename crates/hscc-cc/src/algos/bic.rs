@@ -209,6 +209,18 @@ impl CongestionOps for Bic {
         bic
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![
+            ("beta", self.beta.into()),
+            ("max_increment", self.max_increment.into()),
+            ("smooth_part", self.smooth_part.into()),
+            ("low_window", self.low_window.into()),
+            ("fast_convergence", self.fast_convergence.into()),
+            ("initial_ssthresh", self.initial_ssthresh.into()),
+            ("delayed_ack_correction", self.delayed_ack_correction.into()),
+        ]
+    }
+
     fn init(&mut self, tp: &mut TcpCc) {
         self.reset();
         if self.initial_ssthresh != 0 {

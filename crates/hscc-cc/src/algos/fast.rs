@@ -156,6 +156,16 @@ impl CongestionOps for Fast {
         }
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![
+            ("alpha", self.alpha.into()),
+            ("gamma", self.gamma.into()),
+            ("period", self.period.into()),
+            ("mi_threshold_us", self.mi_threshold_us.into()),
+            ("pacing", self.pacing.into()),
+        ]
+    }
+
     fn init(&mut self, tp: &mut TcpCc) {
         self.beg_snd_nxt = tp.snd_nxt;
         self.last_update_us = tp.now_us;

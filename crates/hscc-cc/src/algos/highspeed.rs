@@ -159,6 +159,13 @@ pub fn hstcp_md(cwnd: u32) -> u32 {
     HSTCP_AIMD_VALS[table_index(&HSTCP_AIMD_VALS, cwnd)].md
 }
 
+/// The names of the program's table globals, `table_cwnd[i]` and `table_md[i]`
+/// for every row a generated table may have (made once).
+fn table_global_names() -> &'static [(String, String)] {
+    static NAMES: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| (0..MAX_ROWS).map(|i| (format!("table_cwnd[{i}]"), format!("table_md[{i}]"))).collect())
+}
+
 /// A table generated from the RFC 3649 §5 formulas for non-default parameters.
 fn generate_table(p: &HighSpeedParams) -> Vec<AimdVal> {
     let (lw, hw) = (p.low_window as f64, p.high_window as f64);
@@ -236,6 +243,24 @@ impl CongestionOps for HighSpeed {
             Cow::Owned(generate_table(p))
         };
         HighSpeed { ai: 0, table, per_ack: p.per_ack }
+    }
+
+    /// `rows` 0 selects the RFC table the program shares (bpf/hstcp_table.h);
+    /// a generated table goes row by row into the array globals
+    /// `table_cwnd[i]` and `table_md[i]`.
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        let mut out = vec![("per_ack", self.per_ack.into())];
+        if let Cow::Borrowed(_) = self.table {
+            out.push(("rows", 0));
+            return out;
+        }
+        out.push(("rows", self.table.len() as i64));
+        let names = table_global_names();
+        for (r, (cwnd, md)) in self.table.iter().zip(names) {
+            out.push((cwnd.as_str(), r.cwnd.into()));
+            out.push((md.as_str(), r.md.into()));
+        }
+        out
     }
 
     fn init(&mut self, _tp: &mut TcpCc) {
@@ -450,6 +475,20 @@ mod tests {
         h.tp.snd_ssthresh = 2;
         h.loss();
         assert_eq!(h.cwnd(), 5000);
+    }
+
+    #[test]
+    fn bpf_globals_give_the_generated_table_row_by_row() {
+        // RFC constants: the program's own copy of the RFC table (rows = 0).
+        let hs = HighSpeed::new(&HighSpeedParams::linux());
+        assert_eq!(hs.bpf_globals(), [("per_ack", 1), ("rows", 0)]);
+        // Generated (73 rows, see above): rows, then (cwnd, md) of each row.
+        let mut p = HighSpeedParams::default();
+        p.set("high_p", 1.000001e-7).unwrap();
+        let g = HighSpeed::new(&p).bpf_globals();
+        assert_eq!(g.len(), 2 + 2 * 73);
+        assert_eq!(&g[..6], [("per_ack", 0), ("rows", 73), ("table_cwnd[0]", 38), ("table_md[0]", 128), ("table_cwnd[1]", 110), ("table_md[1]", 113)]);
+        assert_eq!(g[g.len() - 2].0, "table_cwnd[72]");
     }
 
     #[test]

@@ -263,6 +263,17 @@ impl CongestionOps for Htcp {
         Htcp::fresh(cfg, 0)
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        let c = &self.cfg;
+        vec![
+            ("delta_l_ms", c.delta_l_ms.into()),
+            ("beta_min", c.beta_min.into()),
+            ("beta_max", c.beta_max.into()),
+            ("rtt_scaling", c.rtt_scaling.into()),
+            ("bandwidth_switch", c.bandwidth_switch.into()),
+        ]
+    }
+
     fn init(&mut self, tp: &mut TcpCc) {
         *self = Htcp::fresh(self.cfg, tp.jiffies32());
     }

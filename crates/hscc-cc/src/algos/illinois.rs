@@ -194,6 +194,17 @@ impl CongestionOps for Illinois {
         }
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![
+            ("alpha_min", self.alpha_min.into()),
+            ("alpha_max", self.alpha_max.into()),
+            ("beta_min", self.beta_min.into()),
+            ("beta_max", self.beta_max.into()),
+            ("win_thresh", self.win_thresh.into()),
+            ("theta", self.theta.into()),
+        ]
+    }
+
     fn init(&mut self, tp: &mut TcpCc) {
         self.alpha = self.alpha_max;
         self.beta = BETA_BASE;

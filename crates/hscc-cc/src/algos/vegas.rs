@@ -184,6 +184,10 @@ impl CongestionOps for Vegas {
         }
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![("alpha", self.alpha.into()), ("beta", self.beta.into()), ("gamma", self.gamma.into())]
+    }
+
     fn init(&mut self, tp: &mut TcpCc) {
         self.restart(tp);
     }

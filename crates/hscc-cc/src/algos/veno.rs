@@ -83,6 +83,10 @@ impl CongestionOps for Veno {
         }
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![("beta", self.beta.into())]
+    }
+
     fn init(&mut self, _tp: &mut TcpCc) {
         self.restart();
     }
