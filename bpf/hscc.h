@@ -49,6 +49,13 @@ static __always_inline void hscc_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u
 #define HSCC_GLOBAL_DECL(type, name) const volatile type name SEC(".rodata.params") = 0;
 #define HSCC_GLOBALS(algo, LIST) LIST(HSCC_GLOBAL_DECL)
 
+/*
+ * State every socket of one registration shares, as a kernel module's
+ * globals (TCP-FIT's α pool): a .bss global of the program. Update it with
+ * __sync_fetch_and_add (BPF's atomic add), read it with plain loads.
+ */
+#define HSCC_SHARED(type, name) static type name;
+
 char _license[] SEC("license") = "GPL";
 
 /* Linux include/net/tcp.h */

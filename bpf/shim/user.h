@@ -256,4 +256,10 @@ static inline __u32 tcp_reno_undo_cwnd(struct sock *sk)
 		return names;                                           \
 	}
 
+/*
+ * State shared by every socket of a program (hscc.h HSCC_SHARED): one per
+ * thread here, so each test thread is one kernel's registration.
+ */
+#define HSCC_SHARED(type, name) static __thread type name;
+
 #endif /* HSCC_SHIM_USER_H */

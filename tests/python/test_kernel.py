@@ -8,6 +8,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -134,6 +135,46 @@ def test_load_list_unload_with_parameters_in_the_kernels_rodata(clean_kernel):
     assert "hscc_cubic" not in registry.available_ccs()
     r = runner.invoke(app, ["kernel", "unload", "cubic"])
     assert r.exit_code == 2 and "not loaded" in r.output
+
+
+def fit_pool() -> dict[str, int]:
+    """TCP-FIT's shared α pool as the kernel holds it (the program's .bss)."""
+    maps = json.loads(subprocess.run(["bpftool", "-j", "map", "show"], capture_output=True, text=True, check=True).stdout)
+    ops_id = registry.struct_ops_maps()["hscc_fit"]
+    bss = max(m["id"] for m in maps if m.get("name") == "fit.bss" and m["id"] < ops_id)
+    dump = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(bss)], capture_output=True, text=True, check=True).stdout
+    return json.loads(dump)[0]["formatted"]["value"][".bss"][0]["pool"]
+
+
+@kernel
+def test_fit_shares_alpha_in_the_programs_globals():
+    # Loads and unloads only hscc_fit, so it can run beside other kernel work.
+    if "hscc_fit" in registry.available_ccs():
+        pytest.skip("hscc_fit is registered already")
+    registry.load("fit")
+    try:
+        assert fit_pool() == {"sum_q16": 0, "sessions": 0}
+        results: list[smoke.SmokeResult] = []
+        flow = threading.Thread(target=lambda: results.append(smoke.run("fit", seconds=3.0)))
+        flow.start()
+        pools = []
+        deadline = time.monotonic() + 60
+        while flow.is_alive() and time.monotonic() < deadline:
+            pools.append(fit_pool())
+            time.sleep(0.1)
+        flow.join(timeout=60)
+        assert results and results[0].problems() == [], results
+        # The flow's socket joined once a loss ended its first loss-free
+        # period (the token bucket's queue overflows), with an α in (0, 1).
+        assert any(p["sessions"] == 1 and 0 < p["sum_q16"] < 65536 for p in pools), pools
+        assert max(p["sessions"] for p in pools) == 1, pools
+        # It left when it closed (release): the pool is empty again.
+        left = time.monotonic() + 10
+        while fit_pool() != {"sum_q16": 0, "sessions": 0} and time.monotonic() < left:
+            time.sleep(0.1)
+        assert fit_pool() == {"sum_q16": 0, "sessions": 0}
+    finally:
+        registry.unload("fit")
 
 
 @kernel

@@ -13,7 +13,7 @@ use proptest::test_runner::{Config, TestRunner};
 /// Rust algorithms that have no program in bpf/ yet. The test below fails
 /// when this list is out of date either way.
 const NOT_YET_IN_BPF: &[&str] = &[
-    "fit", "sync", "highspeed", "bic", "htcp",
+    "sync", "highspeed", "bic", "htcp",
     "vegas", "fast", "illinois", "westwood", "veno",
 ];
 
@@ -247,6 +247,57 @@ conformance! {
     multcp => "multcp",
     ctcp => "ctcp",
     ctcp_la => "ctcp-la",
+    fit => "fit",
+}
+
+/// TCP-FIT's shared α (`alpha_shared`): the sessions of one thread share
+/// Rust's `AlphaPool` and the program's pool (the kernel's .bss, per thread
+/// in the shim), joining as they end loss-free periods and leaving as they
+/// close (`release`). Random operations on 2 to 4 sessions of one
+/// configuration in turn, now and then one closing and a new one opening.
+#[test]
+fn fit_sessions_share_alpha() {
+    let config = Config { cases: proptest_cases(2_000), failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new(config);
+    let turn = (0usize..4, ops::op(), proptest::bool::weighted(0.02));
+    let strategy = (ops::params("fit"), 2usize..5, proptest::collection::vec(turn, 1..400));
+    runner
+        .run(&strategy, |(params, n, seq)| {
+            let mut sessions: Vec<_> = (0..n).map(|_| harness(&params, 10)).collect();
+            for (i, op, reopen) in seq {
+                let h = &mut sessions[i % n];
+                if reopen {
+                    *h = harness(&params, 10);
+                }
+                h.apply(op);
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("fit sessions: {e}"));
+}
+
+/// TCP-FIT at the largest N its range allows (10^6, above the random
+/// draws' cap): +N per window, stretch ACKs whose acked·N saturates 32 bits,
+/// decreases of w·(3N − 1)/(3N + 1) and MulTCP's, a timeout.
+#[test]
+fn fit_at_the_largest_n() {
+    for multcp in [0.0, 1.0] {
+        let p = CcParams::with("fit", &[("n_fixed", 1e6), ("alpha_auto", 0.0), ("multcp", multcp)]).unwrap();
+        let mut h = harness(&p, 10);
+        h.set_rtt_ms(100);
+        h.tp.snd_ssthresh = 20;
+        for _ in 0..4 {
+            h.send_all();
+            h.advance_ms(100);
+            // 5000-segment stretch ACKs: 5000·10^6 > 2^32.
+            let n = h.tp.packets_out;
+            h.ack_each(n.div_ceil(5000), 5000);
+            h.loss();
+        }
+        h.timeout();
+        h.rounds(8);
+        assert!(h.cc.calls() > 50, "{} hook calls", h.cc.calls());
+    }
 }
 
 #[test]
