@@ -56,6 +56,21 @@ static __always_inline void hscc_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u
  */
 #define HSCC_SHARED(type, name) static type name;
 
+/*
+ * Per-socket state larger than icsk_ca_priv (Sync-TCP): a socket-local
+ * storage map, as the kernel's own BPF congestion controls keep extra state.
+ * bpf_sk_storage_get(&name, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE) gives
+ * the socket's value (zeroed when created), NULL when the kernel cannot
+ * allocate it; the kernel frees it with the socket.
+ */
+#define HSCC_SK_STORAGE(vtype, name)                       \
+	struct {                                           \
+		__uint(type, BPF_MAP_TYPE_SK_STORAGE);     \
+		__uint(map_flags, BPF_F_NO_PREALLOC);      \
+		__type(key, int);                          \
+		__type(value, vtype);                      \
+	} name SEC(".maps");
+
 char _license[] SEC("license") = "GPL";
 
 /* Linux include/net/tcp.h */

@@ -66,6 +66,11 @@ impl Lockstep {
         Lockstep { rust, c, calls: 0 }
     }
 
+    /// The Rust algorithm.
+    pub fn rust(&self) -> &Cc {
+        &self.rust
+    }
+
     /// Hook calls compared so far.
     pub fn calls(&self) -> u64 {
         self.calls

@@ -13,7 +13,7 @@ use proptest::test_runner::{Config, TestRunner};
 /// Rust algorithms that have no program in bpf/ yet. The test below fails
 /// when this list is out of date either way.
 const NOT_YET_IN_BPF: &[&str] = &[
-    "sync", "highspeed", "bic", "htcp",
+    "highspeed", "bic", "htcp",
     "vegas", "fast", "illinois", "westwood", "veno",
 ];
 
@@ -248,6 +248,7 @@ conformance! {
     ctcp => "ctcp",
     ctcp_la => "ctcp-la",
     fit => "fit",
+    sync => "sync",
 }
 
 /// TCP-FIT's shared α (`alpha_shared`): the sessions of one thread share
@@ -297,6 +298,63 @@ fn fit_at_the_largest_n() {
         h.timeout();
         h.rounds(8);
         assert!(h.cc.calls() > 50, "{} hook calls", h.cc.calls());
+    }
+}
+
+/// Sync-TCP over minutes, with each switch flipped: a 100-segment BDP at
+/// 50 ms (RTT = 50 ms + 0.5 ms per queued segment, a loss beyond 100 queued),
+/// alone (legacy start, the switch to Sync-TCP, Probing ↔ Waiting ↔ Emptying
+/// at exact T_wait multiples), then behind `extra_ms` of queue held by other
+/// traffic (delay signals every epoch, λ growing, rerouting, the rate falling
+/// below its share until the flow starves back to legacy TCP), alone again
+/// (the floor and hold before Sync-TCP returns, doubled on a second starved
+/// episode), and application-limited for a while.
+#[test]
+fn sync_switches_between_legacy_and_sync_tcp() {
+    use hscc_cc::algos::sync::SyncState;
+    fn state(h: &Harness<Lockstep>) -> SyncState {
+        match h.cc.rust() {
+            Cc::Sync(s) => s.state(),
+            other => panic!("not Sync-TCP: {other:?}"),
+        }
+    }
+    /// `rounds` rounds; the (from, to) state changes seen between rounds.
+    fn phase(h: &mut Harness<Lockstep>, rounds: u32, extra_ms: u32, seen: &mut Vec<(SyncState, SyncState)>) {
+        for _ in 0..rounds {
+            let before = state(h);
+            let queue = h.cwnd().saturating_sub(100);
+            if queue > 100 {
+                h.loss();
+            } else {
+                h.set_rtt_us(50_000 + queue * 500 + extra_ms * 1000);
+                h.clocked_round();
+            }
+            let change = (before, state(h));
+            if !seen.contains(&change) {
+                seen.push(change);
+            }
+        }
+    }
+    for p in variants("sync") {
+        let mut seen = Vec::new();
+        let mut h = harness(&p, 10);
+        for extra_ms in [0, 30, 0, 30, 0] {
+            phase(&mut h, 800, extra_ms, &mut seen);
+        }
+        h.tp.app_limited = true;
+        phase(&mut h, 100, 0, &mut seen);
+        h.tp.app_limited = false;
+        phase(&mut h, 100, 0, &mut seen);
+        assert!(h.cc.calls() > 100_000, "{} hook calls", h.cc.calls());
+        // The script reaches what it is for: Sync-TCP's cycle, and (with
+        // switching) starvation back to legacy TCP.
+        use SyncState::*;
+        for change in [(Legacy, Probing), (Probing, Waiting), (Waiting, Emptying), (Emptying, Probing)] {
+            assert!(seen.contains(&change), "{p:?}: never {change:?} in {seen:?}");
+        }
+        let starved = seen.iter().any(|&(a, b)| a != Legacy && b == Legacy);
+        let switching = p.values().contains(&("switching", 1.0));
+        assert_eq!(starved, switching, "{p:?}: {seen:?}");
     }
 }
 
