@@ -141,6 +141,26 @@ static __always_inline __u64 sat_mul64(__u64 a, __u64 b)
 	return b > limit ? ~0ULL : a * b;
 }
 
+/*
+ * Rust's u128 arithmetic on a Q16 factor, without 128 bits:
+ * (a·b) >> 16 for b ≤ 2^16 (a = ah·2^16 + al: ah·b + ⌊al·b/2^16⌋, below 2^64),
+ * and ⌈a·2^16/d⌉ for d in [1, 2^16], saturating (q·2^16 + ⌈r·2^16/d⌉).
+ * The conformance crate checks both against u128.
+ */
+static __always_inline __u64 mul_q16(__u64 a, __u32 b)
+{
+	return (a >> 16) * b + (((a & 0xffff) * b) >> 16);
+}
+
+static __always_inline __u64 div_ceil_q16(__u64 a, __u32 d)
+{
+	__u64 q = a / d, r = a % d, c = ((r << 16) + d - 1) / d;
+
+	if (q > (~0ULL - c) >> 16)
+		return ~0ULL;
+	return (q << 16) + c;
+}
+
 /* A program's per-socket state must fit the kernel's private area. */
 #define HSCC_CA_PRIV_FITS(type)                                                  \
 	_Static_assert(sizeof(type) <= sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv), \

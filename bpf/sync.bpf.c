@@ -95,22 +95,6 @@ static __always_inline struct sync *sync_of(struct sock *sk)
 	return bpf_sk_storage_get(&sync_storage, sk, 0, 0);
 }
 
-/* (a·b) >> 16 for b ≤ 2^16 without 128 bits (Rust's u128 product). */
-static __always_inline __u64 mul_q16(__u64 a, __u32 b)
-{
-	return (a >> 16) * b + (((a & 0xffff) * b) >> 16);
-}
-
-/* ⌈a·2^16/d⌉, d in [1, 2^16], saturating (Rust's u128 div_ceil and min). */
-static __always_inline __u64 div_ceil_q16(__u64 a, __u32 d)
-{
-	__u64 q = a / d, r = a % d, c = ((r << 16) + d - 1) / d;
-
-	if (q > (~0ULL - c) >> 16)
-		return ~0ULL;
-	return (q << 16) + c;
-}
-
 /* α of eq. 6 in Q10: max((1 + t + t⁴/32)·(Th_qd − qd)/Th_qd, 1). */
 static __always_inline __u64 alpha_q10(__u64 t_us, __u32 qd_us, __u32 th_qd)
 {

@@ -108,6 +108,20 @@ include!(concat!(env!("OUT_DIR"), "/programs.rs"));
 extern "C" {
     fn hscc_user_layout(out: *mut usize);
     fn hscc_user_hstcp_table(out: *mut u32) -> c_int;
+    fn hscc_user_mul_q16(a: u64, b: u32) -> u64;
+    fn hscc_user_div_ceil_q16(a: u64, d: u32) -> u64;
+}
+
+/// hscc.h's `mul_q16(a, b)`: Rust's `(a as u128 * b as u128 >> 16) as u64` for b ≤ 2^16.
+pub fn c_mul_q16(a: u64, b: u32) -> u64 {
+    assert!(b <= 1 << 16);
+    unsafe { hscc_user_mul_q16(a, b) }
+}
+
+/// hscc.h's `div_ceil_q16(a, d)`: Rust's `((a as u128) << 16).div_ceil(d).min(u64::MAX)` for d in [1, 2^16].
+pub fn c_div_ceil_q16(a: u64, d: u32) -> u64 {
+    assert!((1..=1 << 16).contains(&d));
+    unsafe { hscc_user_div_ceil_q16(a, d) }
 }
 
 /// bpf/hstcp_table.h's rows as (cwnd, md).

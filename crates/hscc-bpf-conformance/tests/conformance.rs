@@ -358,6 +358,34 @@ fn sync_switches_between_legacy_and_sync_tcp() {
     }
 }
 
+/// hscc.h's stand-ins for Rust's u128 products and quotients (Sync-TCP's
+/// reference rates): equal to u128 arithmetic, at the ends and at random.
+#[test]
+fn the_c_q16_arithmetic_is_u128s() {
+    use hscc_bpf_conformance::ffi::{c_div_ceil_q16, c_mul_q16};
+    let check = |a: u64, b: u32| {
+        assert_eq!(c_mul_q16(a, b), (a as u128 * b as u128 >> 16) as u64, "mul {a} {b}");
+        if b > 0 {
+            let want = ((a as u128) << 16).div_ceil(b as u128).min(u64::MAX as u128) as u64;
+            assert_eq!(c_div_ceil_q16(a, b), want, "div_ceil {a} {b}");
+        }
+    };
+    let ends = [0, 1, 2, 0xffff, 0x10000, 0x10001, u64::MAX >> 16, (u64::MAX >> 16) + 1, u64::MAX - 1, u64::MAX];
+    for a in ends {
+        for b in [0, 1, 2, 3, 0x7fff, 0x8000, 0xfffe, 0xffff, 0x10000] {
+            check(a, b);
+        }
+    }
+    let config = Config { cases: proptest_cases(10_000), failure_persistence: None, ..Config::default() };
+    TestRunner::new(config)
+        .run(&(proptest::num::u64::ANY, 0u32..=0x10000), |(a, b)| {
+            check(a, b);
+            check(a >> (a % 64), b);
+            Ok(())
+        })
+        .unwrap();
+}
+
 #[test]
 fn the_c_hstcp_table_is_rusts() {
     let c = hscc_bpf_conformance::ffi::c_hstcp_table();
