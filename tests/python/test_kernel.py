@@ -27,8 +27,9 @@ def test_programs_are_named_for_their_algorithms():
     names = programs.available()
     assert {"reno", "cubic"} <= set(names)
     for n in names:
-        assert programs.kernel_name(n) == f"hscc_{n}" and len(programs.kernel_name(n)) <= 15
+        assert programs.kernel_name(n) == "hscc_" + n.replace("-", "_") and len(programs.kernel_name(n)) <= 15
     assert programs.resolve("NewReno") == "reno"  # aliases resolve as in scenarios
+    assert programs.kernel_name("ctcp-la") == "hscc_ctcp_la"
 
 
 def test_parameters_become_the_rust_fixed_point():
@@ -37,6 +38,23 @@ def test_parameters_become_the_rust_fixed_point():
     assert (g["beta"], g["cube_rtt_scale"], g["beta_scale"], g["hystart"]) == (819, 410, 23, 1)
     assert dict(programs.globals_for("cubic", []))["beta"] == 717
     assert programs.globals_for("reno", []) == []
+
+
+def test_the_papers_parameters_become_their_programs_globals():
+    g = dict(programs.globals_for("ctcp", ["gamma=20", "nwr=true", "k=0.8"]))
+    # γ 20 → Q8 5120; k 0.8 → Q24 round(0.8·2^24) = 13421773; α stays 1/8 → Q16 8192.
+    assert (g["gamma_init_q8"], g["nwr"], g["k_q24"], g["alpha_q16"]) == (5120, 1, 13421773, 8192)
+    # ctcp-la is ctcp with [LA13]'s choices: every ACK sampled, the round's
+    # minimum of more than 2 samples, the sent window, TUBE γ, paced increase.
+    la = dict(programs.globals_for("ctcp-la", []))
+    assert (la["sample_interval_us"], la["min_samples"], la["rtt_min_filter"], la["win_sent"]) == (0, 2, 1, 1)
+    assert (la["gamma_tube"], la["pace_dwnd"], la["lowwnd"]) == (1, 1, 38)
+    f = dict(programs.globals_for("fit", ["n_fixed=4", "alpha_auto=false", "alpha=0.25"]))
+    assert (f["n_fixed"], f["n_init"], f["alpha_auto"], f["alpha_fixed_q16"]) == (1, 4, 0, 16384)
+    assert dict(programs.globals_for("fit", []))["n_init"] == 1  # N adapts from 1
+    y = dict(programs.globals_for("sync", ["t_win_ms=50", "beta_max=0.9"]))
+    # 50 ms → 50 000 µs; round(0.9·65536) = 58982; 2 Mbit/s → 250 000 B/s.
+    assert (y["t_win_us"], y["beta_max_q16"], y["t2s_bytes_s"]) == (50_000, 58982, 250_000)
 
 
 @pytest.mark.parametrize(
