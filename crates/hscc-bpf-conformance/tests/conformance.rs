@@ -364,7 +364,7 @@ fn sync_switches_between_legacy_and_sync_tcp() {
 fn the_c_q16_arithmetic_is_u128s() {
     use hscc_bpf_conformance::ffi::{c_div_ceil_q16, c_mul_q16};
     let check = |a: u64, b: u32| {
-        assert_eq!(c_mul_q16(a, b), (a as u128 * b as u128 >> 16) as u64, "mul {a} {b}");
+        assert_eq!(c_mul_q16(a, b), ((a as u128 * b as u128) >> 16) as u64, "mul {a} {b}");
         if b > 0 {
             let want = ((a as u128) << 16).div_ceil(b as u128).min(u64::MAX as u128) as u64;
             assert_eq!(c_div_ceil_q16(a, b), want, "div_ceil {a} {b}");
