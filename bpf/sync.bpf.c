@@ -11,7 +11,7 @@
  *
  * What needs more than the hooks, in the kernel:
  * - State. Rust's state is 12 64-bit times and rates and a few counters,
- *   about 128 bytes: more than icsk_ca_priv's 104. It lives in a
+ *   128 bytes: more than icsk_ca_priv's 104. It lives in a
  *   socket-local storage map (HSCC_SK_STORAGE), created by init, freed with
  *   the socket (and deleted in release). Should the kernel fail to allocate
  *   it, the socket runs Reno's hooks.
