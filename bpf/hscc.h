@@ -52,6 +52,28 @@ static __always_inline void hscc_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u
 #define HSCC_GLOBAL_ARRAY_DECL(type, name, n) const volatile type name[n] SEC(".rodata.params") = {};
 #define HSCC_GLOBAL_ARRAYS(algo, LIST) LIST(HSCC_GLOBAL_ARRAY_DECL)
 
+/*
+ * State every socket of one registration shares, as a kernel module's
+ * globals (TCP-FIT's α pool): a .bss global of the program. Update it with
+ * __sync_fetch_and_add (BPF's atomic add), read it with plain loads.
+ */
+#define HSCC_SHARED(type, name) static type name;
+
+/*
+ * Per-socket state larger than icsk_ca_priv (Sync-TCP): a socket-local
+ * storage map, as the kernel's own BPF congestion controls keep extra state.
+ * bpf_sk_storage_get(&name, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE) gives
+ * the socket's value (zeroed when created), NULL when the kernel cannot
+ * allocate it; the kernel frees it with the socket.
+ */
+#define HSCC_SK_STORAGE(vtype, name)                       \
+	struct {                                           \
+		__uint(type, BPF_MAP_TYPE_SK_STORAGE);     \
+		__uint(map_flags, BPF_F_NO_PREALLOC);      \
+		__type(key, int);                          \
+		__type(value, vtype);                      \
+	} name SEC(".maps");
+
 char _license[] SEC("license") = "GPL";
 
 /* Linux include/net/tcp.h */
@@ -120,6 +142,26 @@ static __always_inline __u64 sat_mul64(__u64 a, __u64 b)
 	limit = ~0ULL / a;
 	hscc_barrier_var(limit);
 	return b > limit ? ~0ULL : a * b;
+}
+
+/*
+ * Rust's u128 arithmetic on a Q16 factor, without 128 bits:
+ * (a·b) >> 16 for b ≤ 2^16 (a = ah·2^16 + al: ah·b + ⌊al·b/2^16⌋, below 2^64),
+ * and ⌈a·2^16/d⌉ for d in [1, 2^16], saturating (q·2^16 + ⌈r·2^16/d⌉).
+ * The conformance crate checks both against u128.
+ */
+static __always_inline __u64 mul_q16(__u64 a, __u32 b)
+{
+	return (a >> 16) * b + (((a & 0xffff) * b) >> 16);
+}
+
+static __always_inline __u64 div_ceil_q16(__u64 a, __u32 d)
+{
+	__u64 q = a / d, r = a % d, c = ((r << 16) + d - 1) / d;
+
+	if (q > (~0ULL - c) >> 16)
+		return ~0ULL;
+	return (q << 16) + c;
 }
 
 /* A program's per-socket state must fit the kernel's private area. */

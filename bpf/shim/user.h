@@ -291,4 +291,58 @@ static inline __u32 tcp_reno_undo_cwnd(struct sock *sk)
 		return -1;                                              \
 	}
 
+/*
+ * State shared by every socket of a program (hscc.h HSCC_SHARED): one per
+ * thread here, so each test thread is one kernel's registration.
+ */
+#define HSCC_SHARED(type, name) static __thread type name;
+
+/*
+ * Socket-local storage (hscc.h HSCC_SK_STORAGE): per thread, a few slots
+ * keyed by the socket's address, zeroed when created; a program deletes its
+ * value in release (CAlgo runs release when dropped), as the kernel frees it
+ * with the socket.
+ */
+#define HSCC_SK_STORAGE_SLOTS 64
+#define HSCC_SK_STORAGE_BYTES 256
+#define BPF_SK_STORAGE_GET_F_CREATE (1ULL << 0)
+struct hscc_sk_storage {
+	const void *owner[HSCC_SK_STORAGE_SLOTS];
+	_Alignas(8) unsigned char value[HSCC_SK_STORAGE_SLOTS][HSCC_SK_STORAGE_BYTES];
+};
+#define HSCC_SK_STORAGE(vtype, name)                                                  \
+	_Static_assert(sizeof(vtype) <= HSCC_SK_STORAGE_BYTES, #vtype " is too large"); \
+	static __thread struct hscc_sk_storage name;
+
+static inline void *bpf_sk_storage_get(struct hscc_sk_storage *map, void *sk, void *init, __u64 flags)
+{
+	int i;
+
+	(void)init;
+	for (i = 0; i < HSCC_SK_STORAGE_SLOTS; i++)
+		if (map->owner[i] == sk)
+			return map->value[i];
+	if (!(flags & BPF_SK_STORAGE_GET_F_CREATE))
+		return NULL;
+	for (i = 0; i < HSCC_SK_STORAGE_SLOTS; i++)
+		if (!map->owner[i]) {
+			map->owner[i] = sk;
+			memset(map->value[i], 0, HSCC_SK_STORAGE_BYTES);
+			return map->value[i];
+		}
+	return NULL;
+}
+
+static inline long bpf_sk_storage_delete(struct hscc_sk_storage *map, void *sk)
+{
+	int i;
+
+	for (i = 0; i < HSCC_SK_STORAGE_SLOTS; i++)
+		if (map->owner[i] == sk) {
+			map->owner[i] = NULL;
+			return 0;
+		}
+	return -2; /* -ENOENT */
+}
+
 #endif /* HSCC_SHIM_USER_H */

@@ -38,11 +38,14 @@ fn main() {
         build.file(bpf.join(format!("{n}.bpf.c")));
     }
     build.compile("hscc_bpf_user");
-    println!("cargo:rerun-if-changed={}", bpf.display());
-    println!("cargo:rerun-if-changed={}", shim.display());
-    println!("cargo:rerun-if-changed={}", bpf.join("hscc.h").display());
+    // Relative to the package (as Cargo reads them), so that a target/
+    // copied from another checkout watches this checkout's bpf/, not that one's.
+    let watched = std::path::Path::new("../../bpf");
+    println!("cargo:rerun-if-changed={}", watched.display());
+    println!("cargo:rerun-if-changed={}", watched.join("shim/user.h").display());
+    println!("cargo:rerun-if-changed={}", watched.join("hscc.h").display());
     for n in &names {
-        println!("cargo:rerun-if-changed={}", bpf.join(format!("{n}.bpf.c")).display());
+        println!("cargo:rerun-if-changed={}", watched.join(format!("{n}.bpf.c")).display());
     }
     println!("cargo:rerun-if-changed=csrc/layout.c");
 

@@ -8,6 +8,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -27,8 +28,9 @@ def test_programs_are_named_for_their_algorithms():
     names = programs.available()
     assert {"reno", "cubic"} <= set(names)
     for n in names:
-        assert programs.kernel_name(n) == f"hscc_{n}" and len(programs.kernel_name(n)) <= 15
+        assert programs.kernel_name(n) == "hscc_" + n.replace("-", "_") and len(programs.kernel_name(n)) <= 15
     assert programs.resolve("NewReno") == "reno"  # aliases resolve as in scenarios
+    assert programs.kernel_name("ctcp-la") == "hscc_ctcp_la"
 
 
 def test_parameters_become_the_rust_fixed_point():
@@ -46,6 +48,23 @@ def test_highspeeds_generated_table_reaches_the_program_row_by_row():
     g = dict(programs.globals_for("highspeed", ["high_p=1.000001e-7"]))
     assert g["rows"] == 73 and (g["table_cwnd[1]"], g["table_md[1]"]) == (110, 113)
     assert "table_cwnd[72]" in g and "table_cwnd[73]" not in g
+
+
+def test_the_papers_parameters_become_their_programs_globals():
+    g = dict(programs.globals_for("ctcp", ["gamma=20", "nwr=true", "k=0.8"]))
+    # γ 20 → Q8 5120; k 0.8 → Q24 round(0.8·2^24) = 13421773; α stays 1/8 → Q16 8192.
+    assert (g["gamma_init_q8"], g["nwr"], g["k_q24"], g["alpha_q16"]) == (5120, 1, 13421773, 8192)
+    # ctcp-la is ctcp with [LA13]'s choices: every ACK sampled, the round's
+    # minimum of more than 2 samples, the sent window, TUBE γ, paced increase.
+    la = dict(programs.globals_for("ctcp-la", []))
+    assert (la["sample_interval_us"], la["min_samples"], la["rtt_min_filter"], la["win_sent"]) == (0, 2, 1, 1)
+    assert (la["gamma_tube"], la["pace_dwnd"], la["lowwnd"]) == (1, 1, 38)
+    f = dict(programs.globals_for("fit", ["n_fixed=4", "alpha_auto=false", "alpha=0.25"]))
+    assert (f["n_fixed"], f["n_init"], f["alpha_auto"], f["alpha_fixed_q16"]) == (1, 4, 0, 16384)
+    assert dict(programs.globals_for("fit", []))["n_init"] == 1  # N adapts from 1
+    y = dict(programs.globals_for("sync", ["t_win_ms=50", "beta_max=0.9"]))
+    # 50 ms → 50 000 µs; round(0.9·65536) = 58982; 2 Mbit/s → 250 000 B/s.
+    assert (y["t_win_us"], y["beta_max_q16"], y["t2s_bytes_s"]) == (50_000, 58982, 250_000)
 
 
 @pytest.mark.parametrize(
@@ -156,6 +175,46 @@ def test_load_list_unload_with_parameters_in_the_kernels_rodata(clean_kernel):
     assert "hscc_cubic" not in registry.available_ccs()
     r = runner.invoke(app, ["kernel", "unload", "cubic"])
     assert r.exit_code == 2 and "not loaded" in r.output
+
+
+def fit_pool() -> dict[str, int]:
+    """TCP-FIT's shared α pool as the kernel holds it (the program's .bss)."""
+    maps = json.loads(subprocess.run(["bpftool", "-j", "map", "show"], capture_output=True, text=True, check=True).stdout)
+    ops_id = registry.struct_ops_maps()["hscc_fit"]
+    bss = max(m["id"] for m in maps if m.get("name") == "fit.bss" and m["id"] < ops_id)
+    dump = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(bss)], capture_output=True, text=True, check=True).stdout
+    return json.loads(dump)[0]["formatted"]["value"][".bss"][0]["pool"]
+
+
+@kernel
+def test_fit_shares_alpha_in_the_programs_globals():
+    # Loads and unloads only hscc_fit, so it can run beside other kernel work.
+    if "hscc_fit" in registry.available_ccs():
+        pytest.skip("hscc_fit is registered already")
+    registry.load("fit")
+    try:
+        assert fit_pool() == {"sum_q16": 0, "sessions": 0}
+        results: list[smoke.SmokeResult] = []
+        flow = threading.Thread(target=lambda: results.append(smoke.run("fit", seconds=3.0)))
+        flow.start()
+        pools = []
+        deadline = time.monotonic() + 60
+        while flow.is_alive() and time.monotonic() < deadline:
+            pools.append(fit_pool())
+            time.sleep(0.1)
+        flow.join(timeout=60)
+        assert results and results[0].problems() == [], results
+        # The flow's socket joined once a loss ended its first loss-free
+        # period (the token bucket's queue overflows), with an α in (0, 1).
+        assert any(p["sessions"] == 1 and 0 < p["sum_q16"] < 65536 for p in pools), pools
+        assert max(p["sessions"] for p in pools) == 1, pools
+        # It left when it closed (release): the pool is empty again.
+        left = time.monotonic() + 10
+        while fit_pool() != {"sum_q16": 0, "sessions": 0} and time.monotonic() < left:
+            time.sleep(0.1)
+        assert fit_pool() == {"sum_q16": 0, "sessions": 0}
+    finally:
+        registry.unload("fit")
 
 
 @kernel

@@ -108,6 +108,20 @@ include!(concat!(env!("OUT_DIR"), "/programs.rs"));
 extern "C" {
     fn hscc_user_layout(out: *mut usize);
     fn hscc_user_hstcp_table(out: *mut u32) -> c_int;
+    fn hscc_user_mul_q16(a: u64, b: u32) -> u64;
+    fn hscc_user_div_ceil_q16(a: u64, d: u32) -> u64;
+}
+
+/// hscc.h's `mul_q16(a, b)`: Rust's `(a as u128 * b as u128 >> 16) as u64` for b ≤ 2^16.
+pub fn c_mul_q16(a: u64, b: u32) -> u64 {
+    assert!(b <= 1 << 16);
+    unsafe { hscc_user_mul_q16(a, b) }
+}
+
+/// hscc.h's `div_ceil_q16(a, d)`: Rust's `((a as u128) << 16).div_ceil(d).min(u64::MAX)` for d in [1, 2^16].
+pub fn c_div_ceil_q16(a: u64, d: u32) -> u64 {
+    assert!((1..=1 << 16).contains(&d));
+    unsafe { hscc_user_div_ceil_q16(a, d) }
 }
 
 /// bpf/hstcp_table.h's rows as (cwnd, md).
@@ -183,13 +197,38 @@ thread_local! {
 }
 
 /// A connection driven by a C program: its socket (with the private area
-/// that holds the program's state) and its load-time globals.
-#[derive(Clone, Debug)]
+/// that holds the program's state) and its load-time globals. Dropping it
+/// closes the connection: the program's `release` runs, as Linux's
+/// `tcp_cleanup_congestion_control`.
+#[derive(Debug)]
 pub struct CAlgo {
     prog: CProgram,
     sk: Box<CTcpSock>,
     globals: Vec<(&'static str, i64)>,
     config: u64,
+    /// Whether dropping runs `release` (not for clones, see Clone).
+    owns_socket: bool,
+}
+
+impl Clone for CAlgo {
+    /// A copy of the socket's state that does not close the connection when
+    /// dropped: the kernel never copies a live socket's congestion state, so
+    /// state the program shares between sockets (TCP-FIT's α pool) counts
+    /// the original only. Rust's TCP-FIT counts a clone as one more session;
+    /// do not clone a Lockstep of `fit` with a shared α.
+    fn clone(&self) -> CAlgo {
+        CAlgo { prog: self.prog, sk: self.sk.clone(), globals: self.globals.clone(), config: self.config, owns_socket: false }
+    }
+}
+
+impl Drop for CAlgo {
+    fn drop(&mut self) {
+        if let (true, Some(f)) = (self.owns_socket, self.prog.ops.release) {
+            self.load_globals();
+            let sk: Sk = &mut *self.sk;
+            unsafe { f(sk) };
+        }
+    }
 }
 
 /// `CAlgo::new` refused its globals.
@@ -206,7 +245,7 @@ impl CAlgo {
             return Err(UnknownGlobal(g.to_string()));
         }
         let config = NEXT_CONFIG.fetch_add(1, Ordering::Relaxed);
-        Ok(CAlgo { prog, sk: Box::default(), globals, config })
+        Ok(CAlgo { prog, sk: Box::default(), globals, config, owns_socket: true })
     }
 
     /// The program it runs.

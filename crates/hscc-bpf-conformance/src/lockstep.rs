@@ -4,9 +4,14 @@
 use core::fmt;
 
 use hscc_cc::params::NoParams;
-use hscc_cc::{AckSample, CaEvent, CaState, Cc, CcParams, CongestionOps, RateSample, TcpCc};
+use hscc_cc::{AckSample, CaEvent, CaState, Cc, CcParams, CongestionOps, RateSample, Shared, TcpCc};
 
 use crate::ffi::{CAlgo, CProgram};
+
+thread_local! {
+    /// The Rust twin of the shim's per-thread shared state (HSCC_SHARED).
+    static SHARED: Shared = Shared::default();
+}
 
 /// Why a [`Lockstep`] could not be made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +49,11 @@ pub struct Lockstep {
 impl Lockstep {
     /// Both versions of the algorithm `params` selects, configured alike.
     pub fn new_checked(params: &CcParams) -> Result<Lockstep, LockstepError> {
-        let rust = Cc::new(params);
+        let mut rust = Cc::new(params);
+        // What the kernel's sockets of one registration share (a program's
+        // globals), the shim keeps per thread: the Rust side joins the
+        // thread's Shared, so the sessions of one thread share both.
+        SHARED.with(|shared| rust.attach(shared));
         let name = rust.name();
         let prog = CProgram::find(name).ok_or(LockstepError::NoProgram(name))?;
         let c = CAlgo::new(prog, rust.bpf_globals())
@@ -55,6 +64,11 @@ impl Lockstep {
     /// A pair made by hand (for testing the comparison itself).
     pub fn with_parts(rust: Cc, c: CAlgo) -> Lockstep {
         Lockstep { rust, c, calls: 0 }
+    }
+
+    /// The Rust algorithm.
+    pub fn rust(&self) -> &Cc {
+        &self.rust
     }
 
     /// Hook calls compared so far.

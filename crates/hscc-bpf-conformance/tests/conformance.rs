@@ -13,7 +13,6 @@ use proptest::test_runner::{Config, TestRunner};
 /// Rust algorithms that have no program in bpf/ yet. The test below fails
 /// when this list is out of date either way.
 const NOT_YET_IN_BPF: &[&str] = &[
-    "ctcp", "ctcp-la", "fit", "sync",
 ];
 
 #[test]
@@ -163,6 +162,35 @@ const SCRIPTS: &[Script] = &[
             h.loss();
         }
     }),
+    ("RTT that follows the queue", |h| {
+        // A 100-segment BDP at 50 ms, one segment per 0.5 ms, a 100-segment
+        // buffer: each round's RTT is the base plus the queue the window
+        // builds, a loss when the buffer overflows. Backlogs of every size
+        // in between, which delay-based laws (CTCP's γ, Vegas' α/β) compare.
+        h.tp.snd_ssthresh = 60;
+        for _ in 0..300 {
+            let queue = h.cwnd().saturating_sub(100);
+            if queue > 100 {
+                h.loss();
+                continue;
+            }
+            h.set_rtt_us(50_000 + queue * 500);
+            h.clocked_round();
+        }
+    }),
+    ("window cut outside the hooks", |h| {
+        // Linux cuts snd_cwnd with no hook call when the sender was
+        // application-limited for an RTO (tcp_cwnd_application_limited);
+        // a program keeping its own split must notice at the next hook.
+        h.set_rtt_ms(50);
+        h.tp.snd_ssthresh = 60;
+        for i in 0..80 {
+            h.clocked_round();
+            if i % 7 == 6 {
+                h.tp.snd_cwnd = (h.tp.snd_cwnd * 2 / 3).max(2);
+            }
+        }
+    }),
     ("large window", |h| {
         h.set_rtt_ms(100);
         h.tp.snd_ssthresh = 20_000;
@@ -239,6 +267,145 @@ conformance! {
     illinois => "illinois",
     westwood => "westwood",
     fast => "fast",
+    ctcp => "ctcp",
+    ctcp_la => "ctcp-la",
+    fit => "fit",
+    sync => "sync",
+}
+
+/// TCP-FIT's shared α (`alpha_shared`): the sessions of one thread share
+/// Rust's `AlphaPool` and the program's pool (the kernel's .bss, per thread
+/// in the shim), joining as they end loss-free periods and leaving as they
+/// close (`release`). Random operations on 2 to 4 sessions of one
+/// configuration in turn, now and then one closing and a new one opening.
+#[test]
+fn fit_sessions_share_alpha() {
+    let config = Config { cases: proptest_cases(2_000), failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new(config);
+    let turn = (0usize..4, ops::op(), proptest::bool::weighted(0.02));
+    let strategy = (ops::params("fit"), 2usize..5, proptest::collection::vec(turn, 1..400));
+    runner
+        .run(&strategy, |(params, n, seq)| {
+            let mut sessions: Vec<_> = (0..n).map(|_| harness(&params, 10)).collect();
+            for (i, op, reopen) in seq {
+                let h = &mut sessions[i % n];
+                if reopen {
+                    *h = harness(&params, 10);
+                }
+                h.apply(op);
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("fit sessions: {e}"));
+}
+
+/// TCP-FIT at the largest N its range allows (10^6, above the random
+/// draws' cap): +N per window, stretch ACKs whose acked·N saturates 32 bits,
+/// decreases of w·(3N − 1)/(3N + 1) and MulTCP's, a timeout.
+#[test]
+fn fit_at_the_largest_n() {
+    for multcp in [0.0, 1.0] {
+        let p = CcParams::with("fit", &[("n_fixed", 1e6), ("alpha_auto", 0.0), ("multcp", multcp)]).unwrap();
+        let mut h = harness(&p, 10);
+        h.set_rtt_ms(100);
+        h.tp.snd_ssthresh = 20;
+        for _ in 0..4 {
+            h.send_all();
+            h.advance_ms(100);
+            // 5000-segment stretch ACKs: 5000·10^6 > 2^32.
+            let n = h.tp.packets_out;
+            h.ack_each(n.div_ceil(5000), 5000);
+            h.loss();
+        }
+        h.timeout();
+        h.rounds(8);
+        assert!(h.cc.calls() > 50, "{} hook calls", h.cc.calls());
+    }
+}
+
+/// Sync-TCP over minutes, with each switch flipped: a 100-segment BDP at
+/// 50 ms (RTT = 50 ms + 0.5 ms per queued segment, a loss beyond 100 queued),
+/// alone (legacy start, the switch to Sync-TCP, Probing ↔ Waiting ↔ Emptying
+/// at exact T_wait multiples), then behind `extra_ms` of queue held by other
+/// traffic (delay signals every epoch, λ growing, rerouting, the rate falling
+/// below its share until the flow starves back to legacy TCP), alone again
+/// (the floor and hold before Sync-TCP returns, doubled on a second starved
+/// episode), and application-limited for a while.
+#[test]
+fn sync_switches_between_legacy_and_sync_tcp() {
+    use hscc_cc::algos::sync::SyncState;
+    fn state(h: &Harness<Lockstep>) -> SyncState {
+        match h.cc.rust() {
+            Cc::Sync(s) => s.state(),
+            other => panic!("not Sync-TCP: {other:?}"),
+        }
+    }
+    /// `rounds` rounds; the (from, to) state changes seen between rounds.
+    fn phase(h: &mut Harness<Lockstep>, rounds: u32, extra_ms: u32, seen: &mut Vec<(SyncState, SyncState)>) {
+        for _ in 0..rounds {
+            let before = state(h);
+            let queue = h.cwnd().saturating_sub(100);
+            if queue > 100 {
+                h.loss();
+            } else {
+                h.set_rtt_us(50_000 + queue * 500 + extra_ms * 1000);
+                h.clocked_round();
+            }
+            let change = (before, state(h));
+            if !seen.contains(&change) {
+                seen.push(change);
+            }
+        }
+    }
+    for p in variants("sync") {
+        let mut seen = Vec::new();
+        let mut h = harness(&p, 10);
+        for extra_ms in [0, 30, 0, 30, 0] {
+            phase(&mut h, 800, extra_ms, &mut seen);
+        }
+        h.tp.app_limited = true;
+        phase(&mut h, 100, 0, &mut seen);
+        h.tp.app_limited = false;
+        phase(&mut h, 100, 0, &mut seen);
+        assert!(h.cc.calls() > 100_000, "{} hook calls", h.cc.calls());
+        // The script reaches what it is for: Sync-TCP's cycle, and (with
+        // switching) starvation back to legacy TCP.
+        use SyncState::*;
+        for change in [(Legacy, Probing), (Probing, Waiting), (Waiting, Emptying), (Emptying, Probing)] {
+            assert!(seen.contains(&change), "{p:?}: never {change:?} in {seen:?}");
+        }
+        let starved = seen.iter().any(|&(a, b)| a != Legacy && b == Legacy);
+        let switching = p.values().contains(&("switching", 1.0));
+        assert_eq!(starved, switching, "{p:?}: {seen:?}");
+    }
+}
+
+/// hscc.h's stand-ins for Rust's u128 products and quotients (Sync-TCP's
+/// reference rates): equal to u128 arithmetic, at the ends and at random.
+#[test]
+fn the_c_q16_arithmetic_is_u128s() {
+    use hscc_bpf_conformance::ffi::{c_div_ceil_q16, c_mul_q16};
+    let check = |a: u64, b: u32| {
+        assert_eq!(c_mul_q16(a, b), ((a as u128 * b as u128) >> 16) as u64, "mul {a} {b}");
+        if b > 0 {
+            let want = ((a as u128) << 16).div_ceil(b as u128).min(u64::MAX as u128) as u64;
+            assert_eq!(c_div_ceil_q16(a, b), want, "div_ceil {a} {b}");
+        }
+    };
+    let ends = [0, 1, 2, 0xffff, 0x10000, 0x10001, u64::MAX >> 16, (u64::MAX >> 16) + 1, u64::MAX - 1, u64::MAX];
+    for a in ends {
+        for b in [0, 1, 2, 3, 0x7fff, 0x8000, 0xfffe, 0xffff, 0x10000] {
+            check(a, b);
+        }
+    }
+    let config = Config { cases: proptest_cases(10_000), failure_persistence: None, ..Config::default() };
+    TestRunner::new(config)
+        .run(&(proptest::num::u64::ANY, 0u32..=0x10000), |(a, b)| {
+            check(a, b);
+            check(a >> (a % 64), b);
+            Ok(())
+        })
+        .unwrap();
 }
 
 #[test]

@@ -190,6 +190,8 @@ pub struct Ctcp {
     pace_dwnd: bool,
     /// win = segments sent in the measured round ([LA13] old_wnd).
     win_sent: bool,
+    /// γ at the start, packets Q8.
+    gamma_init_q8: u32,
 
     /// Reno (loss-based) component, segments.
     cwnd: u32,
@@ -441,6 +443,7 @@ impl CongestionOps for Ctcp {
             gamma_lambda_shift: p.gamma_lambda_shift,
             pace_dwnd: p.pace_dwnd,
             win_sent: p.win_sent,
+            gamma_init_q8: fixed(p.gamma, 8),
             cwnd: 0,
             dwnd: 0,
             gamma_q8: fixed(p.gamma, 8),
@@ -460,6 +463,29 @@ impl CongestionOps for Ctcp {
             prior_cwnd: 0,
             prior_dwnd: 0,
         }
+    }
+
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![
+            ("alpha_q16", self.alpha_q16.into()),
+            ("beta_q10", self.beta_q10.into()),
+            ("k_q24", self.k_q24.into()),
+            ("zeta_q8", self.zeta_q8.into()),
+            ("lowwnd", self.lowwnd.into()),
+            ("min_samples", self.min_samples.into()),
+            ("rtt_min_filter", self.rtt_min_filter.into()),
+            ("sample_interval_us", self.sample_interval_us.into()),
+            ("nwr", self.nwr.into()),
+            ("gamma_auto", self.gamma_auto.into()),
+            ("gamma_min_q8", self.gamma_min_q8.into()),
+            ("gamma_wlow", self.gamma_wlow.into()),
+            ("gamma_tube", self.gamma_tube.into()),
+            ("gamma_max_q8", self.gamma_max_q8.into()),
+            ("gamma_lambda_shift", self.gamma_lambda_shift.into()),
+            ("pace_dwnd", self.pace_dwnd.into()),
+            ("win_sent", self.win_sent.into()),
+            ("gamma_init_q8", self.gamma_init_q8.into()),
+        ]
     }
 
     fn init(&mut self, tp: &mut TcpCc) {
@@ -625,6 +651,10 @@ impl CongestionOps for CtcpLa {
 
     fn new(p: &CtcpLaParams) -> Self {
         CtcpLa(Ctcp::new(&p.into()))
+    }
+    /// [`Ctcp`]'s globals: bpf/ctcp-la.bpf.c is bpf/ctcp.bpf.c under another name.
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        self.0.bpf_globals()
     }
     fn init(&mut self, tp: &mut TcpCc) {
         self.0.init(tp)

@@ -286,6 +286,21 @@ impl CongestionOps for Fit {
         }
     }
 
+    /// `n_init` is N at the start (1 when N adapts); `alpha_fixed_q16` is α
+    /// when `alpha_auto` is off (with it on, α is always measured first).
+    /// With `alpha_shared`, every socket of one kernel registration shares
+    /// α (bpf/fit.bpf.c), as the flows of one simulation do ([`AlphaPool`]).
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![
+            ("alpha_auto", self.alpha_auto.into()),
+            ("alpha_shared", self.alpha_shared.into()),
+            ("alpha_fixed_q16", self.alpha_q16.into()),
+            ("n_fixed", self.n_fixed.into()),
+            ("n_init", if self.n_fixed { self.n } else { 1 }.into()),
+            ("multcp", self.multcp.into()),
+        ]
+    }
+
     fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
         if s.rtt_us < 0 || matches!(tp.ca_state, CaState::Recovery | CaState::Loss) {
             return;

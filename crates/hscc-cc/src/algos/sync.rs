@@ -463,6 +463,28 @@ impl CongestionOps for SyncTcp {
         }
     }
 
+    fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
+        vec![
+            ("t_sample_us", self.t_sample_us as i64),
+            ("t_win_us", self.t_win_us as i64),
+            ("t_wait_us", self.t_wait_us as i64),
+            ("th_qd_us", self.th_qd_us.into()),
+            ("th_emptied_us", self.th_emptied_us.into()),
+            ("lambda_init_q8", self.lambda_init_q8.into()),
+            ("lambda_reroute_q8", self.lambda_reroute_q8.into()),
+            ("beta_min_q16", self.beta_min_q16.into()),
+            ("beta_max_q16", self.beta_max_q16.into()),
+            ("beta_max_loss_q16", self.beta_max_loss_q16.into()),
+            ("switching", self.switching.into()),
+            ("t2s_bytes_s", self.t2s_bytes_s as i64),
+            ("s2t_bytes_s", self.s2t_bytes_s as i64),
+            ("s2t_share_q16", self.s2t_share_q16.into()),
+            ("s2t_window_us", self.s2t_window_us as i64),
+            ("t2s_hold_us", self.t2s_hold_us as i64),
+            ("s2t_slow_start", self.s2t_slow_start.into()),
+        ]
+    }
+
     fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
         // One sample per T_sample in every state (§IV.A.1, §IV.F).
         let now = tp.now_us;
