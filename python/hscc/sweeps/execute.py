@@ -2,9 +2,13 @@
 cluster, through one loop.
 
 Runs already in the store are not submitted. At most a few runs per worker
-are in flight at once, so a sweep of a million runs does not hold a million
-scenarios in memory. Each finished run is stored as soon as it comes back, so
-killing the sweep loses only the runs in flight. A run that fails (the engine's
+are running at once, so a sweep of a million runs does not hold a million
+scenarios in memory. Finished runs are stored by one writer thread, as soon as
+it is free, all those waiting together with one flush to disk, while the loop
+goes on feeding the workers: a flush that waits for the disk (milliseconds, more
+when others write to it) does not leave the workers idle. (If the disk falls
+behind, the runs waiting for it are bounded by their size.) A run counts as done
+once it is stored, so killing the sweep loses only the runs in flight. A run that fails (the engine's
 error, or its worker dying) is recorded with the message and the others go on.
 """
 
@@ -14,7 +18,7 @@ import logging
 import multiprocessing
 import os
 import sys
-from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Union
@@ -24,6 +28,7 @@ from hscc.sweeps.store import RunStore
 from hscc.sweeps.worker import die_with_sweep, run_job
 
 _IN_FLIGHT_PER_WORKER = 2
+_MAX_UNSTORED_BYTES = 256 << 20  # finished runs' files waiting for the writer: past this, no new run starts
 _ATTEMPTS = 2  # a run whose worker died is tried once more on a new pool
 
 
@@ -191,7 +196,10 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
 
     running: dict[Future, str] = {}
     attempts: dict[str, int] = {}
-    unsaved: dict[str, tuple[dict, dict]] = {}  # finished in this round, to store
+    unsaved: dict[str, tuple[dict, dict]] = {}  # finished, waiting for the writer: key → (files, metrics)
+    saving: dict[Future, dict[str, tuple[dict, dict]]] = {}  # the writer's batch, at most one
+    unstored = 0  # bytes of the files in `unsaved` and `saving`
+    writer = ThreadPoolExecutor(1, thread_name_prefix="hscc-sweep-store") if store is not None else None
 
     def submit(key: str) -> None:
         attempts[key] = attempts.get(key, 0) + 1
@@ -200,16 +208,27 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
     queue = iter(todo)
     try:
         while True:
-            while len(running) < pool.workers * _IN_FLIGHT_PER_WORKER and (key := next(queue, None)) is not None:
+            while (len(running) < pool.workers * _IN_FLIGHT_PER_WORKER and unstored < _MAX_UNSTORED_BYTES
+                   and (key := next(queue, None)) is not None):
                 submit(key)
+            if unsaved and not saving:  # stored at once, all that finished since the last batch
+                saving[writer.submit(store.save, {k: files for k, (files, _) in unsaved.items()})] = dict(unsaved)
+                unsaved.clear()
             counts.running = min(len(running), pool.workers)
             counts.points_complete = points.complete
             if progress is not None:
                 progress(counts)
-            if not running:
+            if not running and not saving:
                 break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            finished, _ = wait([*running, *saving], return_when=FIRST_COMPLETED)
             for fut in finished:
+                if fut in saving:
+                    batch = saving.pop(fut)
+                    fut.result()  # the store's error (disk full...) ends the sweep
+                    for k, (files, metrics) in batch.items():
+                        unstored -= _size(files)
+                        finish(k, Outcome("ok", metrics))
+                    continue
                 key = running.pop(fut, None)
                 if key is None:
                     continue  # on a pool replaced meanwhile; its run was submitted again
@@ -230,20 +249,21 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
                     continue
                 if status != "ok":
                     finish(key, Outcome("failed", error=payload))
-                    continue
-                if store is None:
+                elif store is None:
                     finish(key, Outcome("ok", metrics))
                 else:
                     unsaved[key] = (payload, metrics)
-            if unsaved:  # stored at once, those that finished together with one flush to disk
-                store.save({k: files for k, (files, _) in unsaved.items()})
-                for k, (_, metrics) in unsaved.items():
-                    finish(k, Outcome("ok", metrics))
-                unsaved.clear()
+                    unstored += _size(payload)
     finally:
         for fut in running:
             fut.cancel()
+        if writer is not None:
+            writer.shutdown(wait=True)  # a batch being stored is finished (atomically) before the sweep returns
     return [outcome[j.key] for j in jobs]
+
+
+def _size(files: dict[str, bytes]) -> int:
+    return sum(len(data) for data in files.values())
 
 
 class _PointTally:
