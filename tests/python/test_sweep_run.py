@@ -248,6 +248,29 @@ def test_cli_exits_1_when_some_runs_failed(base, tmp_path, monkeypatch):
     assert pl.read_parquet(tmp_path / "out" / "points.parquet")["status"].to_list() == ["cached", "failed"], "a failed run is tried again"
 
 
+def test_a_task_the_cluster_gives_up_on_is_split_and_only_its_culprit_fails(base, monkeypatch):
+    made = plan.make(spec.parse({"axes": AXES, "replicates": 10}, base=str(base)))  # 40 runs of ~5 ms
+    culprit = made.jobs[30].seed
+    real = worker.run_jobs
+    tasks_with_it = []
+
+    def giving_up_on_the_culprit(scenarios, *rest):
+        if any(s["seed"] == culprit for s in scenarios):
+            tasks_with_it.append(len(scenarios))
+            raise RuntimeError("the cluster gave up (as a test makes it)")
+        return real(scenarios, *rest)
+
+    monkeypatch.setattr(execute, "run_jobs", giving_up_on_the_culprit)
+    pool = _ThreadPool()
+    try:
+        outcomes = execute.execute(made.jobs, None, pool, (None, None))
+    finally:
+        pool.close(False)
+    assert tasks_with_it[0] > 1 and tasks_with_it[1:] == [1], "its task was split and it was tried alone"
+    assert [o.status for o in outcomes] == ["ok"] * 30 + ["failed"] + ["ok"] * 9
+    assert "the cluster gave up (as a test makes it)" in outcomes[30].error
+
+
 def test_a_script_without_a_main_guard_can_sweep(base, tmp_path):
     # Workers must not run the user's script again (multiprocessing's default for
     # new processes), or this script would sweep recursively and fail in every worker.

@@ -254,7 +254,10 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
                     continue
                 except Exception as e:  # the cluster gave up on it, or could not send it
                     for k in keys:
-                        finish(k, Outcome("failed", error=f"the cluster could not run it: {type(e).__name__}: {e}"))
+                        if len(keys) > 1 and attempts[k] < _ATTEMPTS:
+                            submit([k])  # alone: one run's trouble is not its task-mates'
+                        else:
+                            finish(k, Outcome("failed", error=f"the cluster could not run it: {type(e).__name__}: {e}"))
                     continue
                 for k, (status, payload, metrics) in zip(keys, results):
                     if status != "ok":
