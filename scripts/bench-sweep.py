@@ -232,7 +232,6 @@ def measure_issue_case(root: Path, reps: int) -> dict:
     for rep in range(reps):
         for name, data in bases.items():
             r = rows.setdefault(name, {})
-            t, c = time.perf_counter(), time.process_time()
             engine_cpu, engine = engine_only(data, ISSUE_RUNS)
             r.setdefault("E", []).append(engine)
             r.setdefault("E cpu", []).append(engine_cpu)
