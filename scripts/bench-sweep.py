@@ -1,8 +1,9 @@
 """Per-run overhead of sweeps (issue 11): what a sweep of 200 tiny runs costs
 beyond the engine's own time.
 
-    .venv/bin/python scripts/bench-sweep.py              # about 2 minutes on 2 cores
+    .venv/bin/python scripts/bench-sweep.py              # about 3 minutes on 2 cores
     .venv/bin/python scripts/bench-sweep.py --reps 1     # one of each measurement
+    .venv/bin/python scripts/bench-sweep.py --only issue # issue 11's own case only
 
 The runs: two Reno flows on a 10 Mbit/s dumbbell, 1 s simulated (about 1 ms
 of engine time each); the sweep: 20 values of the second pair's RTT × 10
@@ -15,7 +16,12 @@ replicates = 200 runs. Measured, each `--reps` times, interleaved:
 - the same sweeps with a single run (start-up and finishing: pool, tables, plots);
 - the jobs=2 sweep again into a directory that holds all its runs (all cached);
 - dask="local" with jobs=2 (if dask.distributed is installed);
-- `hscc sweep FILE --out DIR -j 2 -q` as a new process (imports and forkserver included).
+- `hscc sweep FILE --out DIR -j 2 -q` as a new process (imports and forkserver included);
+- issue 11's own case: 200 stored runs (`replicates=200`, out=DIR) of 1 simulated
+  second of the CTCP test bed (examples/ctcp-testbed.toml) and of the two-Reno demo
+  (examples/two-reno-rtt.toml), on 1 and 2 workers, against the ideal E / workers,
+  E being the engine's own time for the same 200 runs in a loop in this process;
+  also in CPU time, every process of the sweep against the engine's own.
 
 Printed: wall time (min / median), runs per second, overhead per run =
 (wall − E / workers) / runs, and the speed-up from 1 to 2 workers.
@@ -26,6 +32,7 @@ forkserver and Dask too), removed at the end.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -73,24 +80,35 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=3, help="repetitions of each measurement (default 3)")
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask measurement")
+    ap.add_argument("--only", choices=("tiny", "issue"), help="only the 200 tiny runs, or only issue 11's case")
+    ap.add_argument("--json", metavar="FILE", help="also write every measurement to FILE (JSON)")
     ap.add_argument("--inner", metavar="DIR", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.reps < 1:
         ap.error("--reps: at least 1")
     if args.inner:
-        measure(Path(args.inner), args.reps, not args.no_dask)
+        raw = {}
+        if args.only != "issue":
+            raw["tiny"] = measure(Path(args.inner), args.reps, not args.no_dask)
+        if args.only != "tiny":
+            raw["issue"] = measure_issue_case(Path(args.inner), args.reps)
+        if args.json:
+            Path(args.json).write_text(json.dumps(raw, indent=1))
         return
     root = tempfile.mkdtemp(prefix="hscc-bench-sweep-")
     try:
         env = {**os.environ, "TMPDIR": root}
         cmd = [sys.executable, os.path.abspath(__file__), "--inner", root, "--reps", str(args.reps)]
-        code = subprocess.run(cmd + (["--no-dask"] if args.no_dask else []), env=env).returncode
+        cmd += ["--no-dask"] if args.no_dask else []
+        cmd += ["--only", args.only] if args.only else []
+        cmd += ["--json", os.path.abspath(args.json)] if args.json else []
+        code = subprocess.run(cmd, env=env).returncode
     finally:
         shutil.rmtree(root, ignore_errors=True)
     sys.exit(code)
 
 
-def measure(root: Path, reps: int, with_dask: bool) -> None:
+def measure(root: Path, reps: int, with_dask: bool) -> dict:
     import tomllib
 
     import hscc
@@ -181,6 +199,102 @@ def measure(root: Path, reps: int, with_dask: bool) -> None:
             rows.setdefault("hscc sweep -j 2 --out DIR (new process)", []).append((time.perf_counter() - t, float("nan")))
 
     report(rows)
+    return rows
+
+
+ISSUE_CASES = {"CTCP test bed": "examples/ctcp-testbed.toml", "two-Reno demo": "examples/two-reno-rtt.toml"}
+ISSUE_RUNS = 200
+
+
+def measure_issue_case(root: Path, reps: int) -> dict:
+    """Issue 11's own case: 200 stored runs of 1 simulated second, on 1 and 2 workers.
+
+    Besides wall times, the CPU time of every process of the sweep (this one, the fork
+    server and its workers, read from /proc) against the engine's own CPU time for the
+    same runs: on a machine shared with other work the wall times say more about the
+    others than about hscc, the CPU times much less."""
+    import tomllib
+
+    import hscc
+
+    repo = Path(__file__).resolve().parent.parent
+    bases = {}
+    for name, path in ISSUE_CASES.items():
+        data = tomllib.loads((repo / path).read_text())
+        data["duration"] = "1s"
+        bases[name] = data
+    counter = iter(range(10**6))
+    print(f"\nissue 11's case: {ISSUE_RUNS} stored runs of 1 s simulated, {reps} repetitions each, load {os.getloadavg()[0]:.2f}",
+          flush=True)
+    for data in bases.values():  # warm up: forkserver, imports, engine
+        hscc.sweep(data, None, replicates=4, seed=99, jobs=2, out=root / f"issue-warm{next(counter)}")
+    rows: dict[str, dict[str, list[float]]] = {}
+    for rep in range(reps):
+        for name, data in bases.items():
+            r = rows.setdefault(name, {})
+            engine_cpu, engine = engine_only(data, ISSUE_RUNS)
+            r.setdefault("E", []).append(engine)
+            r.setdefault("E cpu", []).append(engine_cpu)
+            for jobs in (1, 2):
+                c, t = tree_cpu(), time.perf_counter()
+                result = hscc.sweep(data, None, replicates=ISSUE_RUNS, seed=rep + 1, jobs=jobs, out=root / f"issue{next(counter)}")
+                wall = time.perf_counter() - t
+                time.sleep(0.3)  # the fork server reaps the workers that ended
+                r.setdefault(f"jobs={jobs}", []).append(wall)
+                r.setdefault(f"cpu jobs={jobs}", []).append(tree_cpu() - c)
+                if set(result.points["status"].to_list()) != {"ok"}:
+                    raise SystemExit(f"bench-sweep: a run of {name} failed: {result.failed}")
+        print(f"  repetition {rep + 1} of {reps} done (load {os.getloadavg()[0]:.2f})", flush=True)
+    med = statistics.median
+    print("\nwall: E = Σ of the engine's wall time over the 200 runs in a loop in this process; ideal = E / workers.")
+    print("cpu: every process of the sweep, against the engine's own CPU time for the same runs (E cpu).\n")
+    print("| case | E, median | workers | wall s (min / median) | ideal E / workers | wall / ideal | CPU per run: engine / whole sweep | CPU / engine CPU |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, r in rows.items():
+        e, ec = med(r["E"]), med(r["E cpu"])
+        for jobs in (1, 2):
+            walls, cpu = r[f"jobs={jobs}"], med(r[f"cpu jobs={jobs}"])
+            print(f"| {name} | {e:.2f} s ({e / ISSUE_RUNS * 1e3:.1f} ms/run) | {jobs} | {min(walls):.2f} / {med(walls):.2f} | "
+                  f"{e / jobs:.2f} | {med(walls) / (e / jobs):.2f}× | {ec / ISSUE_RUNS * 1e3:.1f} / {cpu / ISSUE_RUNS * 1e3:.1f} ms | "
+                  f"{cpu / ec:.2f}× |")
+    return rows
+
+
+def engine_only(data: dict, runs: int) -> tuple[float, float]:
+    """(CPU s, wall s) of the engine alone (what wall_time_s covers: build, simulate, results) for `runs` seeds."""
+    import hscc
+    from hscc.runner import build
+
+    sc = hscc.Scenario.parse(data)
+    cpu = wall = 0.0
+    for i in range(runs):
+        text = json.dumps(sc.with_seed(10_000 + i).to_engine())
+        c, t = time.process_time(), time.perf_counter()
+        sim = build(text)
+        sim.run_until(sim.duration)
+        json.loads(sim.finish())
+        cpu += time.process_time() - c
+        wall += time.perf_counter() - t
+    return cpu, wall
+
+
+def tree_cpu() -> float:
+    """CPU seconds of this process and all its descendants, living or ended (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))  # ppid; utime stime cutime cstime
+    total, todo = 0, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        total += stats.get(pid, (0, 0))[1]
+        todo += [p for p, (ppid, _) in stats.items() if ppid == pid]
+    return total / tick
 
 
 def report(rows: dict[str, list[tuple[float, float]]]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -54,14 +55,14 @@ def test_an_interrupted_write_leaves_nothing_half_written(result, tmp_path, monk
 
     calls = []
 
-    def interrupted(self, path, *args, **kwargs):
-        calls.append(path)
-        if len(calls) == 3:  # after two of the four Parquet files
+    def interrupted(self, data):
+        calls.append(self)
+        if len(calls) == 3:  # after two of the run directory's eight files
             raise KeyboardInterrupt
-        return original(self, path, *args, **kwargs)
+        return original(self, data)
 
-    original = pl.DataFrame.write_parquet
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", interrupted)
+    original = Path.write_bytes
+    monkeypatch.setattr(Path, "write_bytes", interrupted)
     with pytest.raises(KeyboardInterrupt):
         result.write(run_dir, overwrite=True)
     assert len(calls) == 3

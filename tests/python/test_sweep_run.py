@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import hscc
 from conftest import ONE_FLOW, alive, descendants
 from hscc.cli import app
-from hscc.sweeps import execute, plan, spec
+from hscc.sweeps import execute, plan, spec, worker
 
 # 1 s runs of one Reno flow: about 5 ms of engine time each.
 SHORT = ONE_FLOW.replace('duration = "10s"', 'duration = "1s"')
@@ -121,6 +121,39 @@ def test_a_dead_worker_costs_nothing_but_a_retry(base, write_toml):
     assert [o.status for o in outcomes] == ["ok", "ok"]
 
 
+def test_short_runs_go_several_to_a_task_and_give_the_same_rows(base, tmp_path):
+    made = plan.make(spec.parse({"axes": AXES, "replicates": 10}, base=str(base)))  # 40 runs of ~5 ms
+    with execute.open_pool(2, None) as pool:
+        tasks = []
+        submit = pool.submit
+        pool.submit = lambda fn, scenarios, *rest: tasks.append(len(scenarios)) or submit(fn, scenarios, *rest)
+        outcomes = execute.execute(made.jobs, execute.RunStore(tmp_path / "runs"), pool, (None, None))
+    assert sum(tasks) == 40 and tasks[:4] == [1, 1, 1, 1], "one run per task until runs are timed"
+    assert max(tasks) > 1 and len(tasks) < 40
+    def numbers_of(m: dict) -> dict:
+        return {k: v for k, v in m.items() if k != "wall_time_s"}
+
+    alone = [worker.run_job(j.scenario, None, None, False) for j in made.jobs]  # each run by itself, in this process
+    assert [numbers_of(o.metrics) for o in outcomes] == [numbers_of(m) for _, _, m in alone]
+
+
+def test_runs_per_task_aim_at_a_tenth_of_a_second_and_spare_the_last_tasks():
+    pace = execute._Pace()
+    assert pace.runs_per_task(left=100, slots=4) == 1  # nothing timed yet
+    for _ in range(3):
+        pace.ran(0.02)
+    assert pace.runs_per_task(left=100, slots=4) == 5  # 0.1 s / 20 ms
+    assert pace.runs_per_task(left=12, slots=4) == 3  # the last 12 runs shared by the 4 slots
+    assert pace.runs_per_task(left=3, slots=4) == 1
+    pace.ran(0.0)
+    for _ in range(100):
+        pace.ran(1e-5)
+    assert pace.runs_per_task(left=10_000, slots=4) == execute._MAX_RUNS_PER_TASK
+    slow = execute._Pace()
+    slow.ran(2.0)
+    assert slow.runs_per_task(left=100, slots=4) == 1
+
+
 def test_a_dask_local_cluster_gives_the_local_pools_rows(base):
     pytest.importorskip("distributed")
     local = hscc.sweep(base, AXES, replicates=2, jobs=2)
@@ -196,7 +229,7 @@ class _ThreadPool:
 
 
 def test_cli_exits_1_when_some_runs_failed(base, tmp_path, monkeypatch):
-    real = execute.run_job
+    real = worker.run_job
 
     def failing_on_loss(scenario, *limits):
         if scenario["topology"]["bottleneck"]["loss"] > 0:
@@ -204,7 +237,7 @@ def test_cli_exits_1_when_some_runs_failed(base, tmp_path, monkeypatch):
         return real(scenario, *limits)
 
     monkeypatch.setattr(execute, "LocalPool", _ThreadPool)
-    monkeypatch.setattr(execute, "run_job", failing_on_loss)
+    monkeypatch.setattr(worker, "run_job", failing_on_loss)
     sweep_file = write_sweep(tmp_path, base, '[axes]\n"topology.bottleneck.loss" = [0, "1%"]\n')
     r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "out")])
     assert r.exit_code == 1
@@ -213,6 +246,29 @@ def test_cli_exits_1_when_some_runs_failed(base, tmp_path, monkeypatch):
     assert points["status"].to_list() == ["ok", "failed"]
     r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "out")])
     assert pl.read_parquet(tmp_path / "out" / "points.parquet")["status"].to_list() == ["cached", "failed"], "a failed run is tried again"
+
+
+def test_a_task_the_cluster_gives_up_on_is_split_and_only_its_culprit_fails(base, monkeypatch):
+    made = plan.make(spec.parse({"axes": AXES, "replicates": 10}, base=str(base)))  # 40 runs of ~5 ms
+    culprit = made.jobs[30].seed
+    real = worker.run_jobs
+    tasks_with_it = []
+
+    def giving_up_on_the_culprit(scenarios, *rest):
+        if any(s["seed"] == culprit for s in scenarios):
+            tasks_with_it.append(len(scenarios))
+            raise RuntimeError("the cluster gave up (as a test makes it)")
+        return real(scenarios, *rest)
+
+    monkeypatch.setattr(execute, "run_jobs", giving_up_on_the_culprit)
+    pool = _ThreadPool()
+    try:
+        outcomes = execute.execute(made.jobs, None, pool, (None, None))
+    finally:
+        pool.close(False)
+    assert tasks_with_it[0] > 1 and tasks_with_it[1:] == [1], "its task was split and it was tried alone"
+    assert [o.status for o in outcomes] == ["ok"] * 30 + ["failed"] + ["ok"] * 9
+    assert "the cluster gave up (as a test makes it)" in outcomes[30].error
 
 
 def test_a_script_without_a_main_guard_can_sweep(base, tmp_path):

@@ -1,11 +1,18 @@
 """Running a plan's jobs: on a local pool of worker processes or on a Dask
 cluster, through one loop.
 
-Runs already in the store are not submitted. At most a few runs per worker
-are in flight at once, so a sweep of a million runs does not hold a million
-scenarios in memory. Each finished run is stored as soon as it comes back, so
-killing the sweep loses only the runs in flight. A run that fails (the engine's
-error, or its worker dying) is recorded with the message and the others go on.
+Runs already in the store are not submitted. A few tasks per worker are in
+flight at once, so a sweep of a million runs does not hold a million scenarios
+in memory. A task is one run, or a few short ones (about 0.1 s of engine time
+together), so that short runs do not each pay for a task (on Dask, milliseconds
+of scheduling). Finished runs are stored by one writer thread, as soon as it is
+free, all those waiting together with one flush to disk, while the loop goes on
+feeding the workers: a flush that waits for the disk (milliseconds, more when
+others write to it) leaves no worker idle; if the disk falls behind, the runs
+waiting for it are bounded by their size. A run counts as done once it is
+stored, so killing the sweep loses only the runs in flight (the tasks running,
+and the finished runs not yet stored). A run that fails (the engine's error, or
+its worker dying) is recorded with the message and the others go on.
 """
 
 from __future__ import annotations
@@ -14,16 +21,20 @@ import logging
 import multiprocessing
 import os
 import sys
-from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ProcessPoolExecutor, wait
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Union
 
 from hscc.sweeps.plan import Job
 from hscc.sweeps.store import RunStore
-from hscc.sweeps.worker import die_with_sweep, run_job
+from hscc.sweeps.worker import die_with_sweep, run_jobs
 
-_IN_FLIGHT_PER_WORKER = 2
+_IN_FLIGHT_PER_WORKER = 2  # tasks
+_TASK_S = 0.1  # engine time per task once runs are timed: beside it a task's own cost (ms on Dask) is small
+_MAX_RUNS_PER_TASK = 16
+_MAX_UNSTORED_BYTES = 256 << 20  # finished runs' files waiting for the writer: past this, no new run starts
 _ATTEMPTS = 2  # a run whose worker died is tried once more on a new pool
 
 
@@ -189,61 +200,104 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
             counts.failed += len(by_key[key])
         points.finished(by_key[key])
 
-    running: dict[Future, str] = {}
+    running: dict[Future, list[str]] = {}  # a task: a few runs, one after the other in one worker
     attempts: dict[str, int] = {}
-    unsaved: dict[str, tuple[dict, dict]] = {}  # finished in this round, to store
+    unsaved: dict[str, tuple[dict, dict]] = {}  # finished, waiting for the writer: key → (files, metrics)
+    saving: dict[Future, dict[str, tuple[dict, dict]]] = {}  # the writer's batch, at most one
+    unstored = 0  # bytes of the files in `unsaved` and `saving`
+    writer = ThreadPoolExecutor(1, thread_name_prefix="hscc-sweep-store") if store is not None else None
 
-    def submit(key: str) -> None:
-        attempts[key] = attempts.get(key, 0) + 1
-        running[pool.submit(run_job, by_key[key][0].scenario, *limits, store is not None)] = key
+    def submit(keys: list[str]) -> None:
+        for k in keys:
+            attempts[k] = attempts.get(k, 0) + 1
+        running[pool.submit(run_jobs, [by_key[k][0].scenario for k in keys], *limits, store is not None)] = keys
 
-    queue = iter(todo)
+    queue = deque(todo)
+    slots = pool.workers * _IN_FLIGHT_PER_WORKER
+    pace = _Pace()
     try:
         while True:
-            while len(running) < pool.workers * _IN_FLIGHT_PER_WORKER and (key := next(queue, None)) is not None:
-                submit(key)
+            while len(running) < slots and unstored < _MAX_UNSTORED_BYTES and queue:
+                submit([queue.popleft() for _ in range(pace.runs_per_task(len(queue), slots))])
+            if unsaved and not saving:  # stored at once, all that finished since the last batch
+                saving[writer.submit(store.save, {k: files for k, (files, _) in unsaved.items()})] = dict(unsaved)
+                unsaved.clear()
             counts.running = min(len(running), pool.workers)
             counts.points_complete = points.complete
             if progress is not None:
                 progress(counts)
-            if not running:
+            if not running and not saving:
                 break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            finished, _ = wait([*running, *saving], return_when=FIRST_COMPLETED)
             for fut in finished:
-                key = running.pop(fut, None)
-                if key is None:
-                    continue  # on a pool replaced meanwhile; its run was submitted again
+                if fut in saving:
+                    batch = saving.pop(fut)
+                    fut.result()  # the store's error (disk full...) ends the sweep
+                    for k, (files, metrics) in batch.items():
+                        unstored -= _size(files)
+                        finish(k, Outcome("ok", metrics))
+                    continue
+                keys = running.pop(fut, None)
+                if keys is None:
+                    continue  # on a pool replaced meanwhile; its runs were submitted again
                 try:
-                    status, payload, metrics = fut.result()
+                    results = fut.result()
                 except BrokenExecutor:  # a worker died: every run on its pool is lost
-                    lost = [key, *running.values()]
+                    lost = [*keys, *(k for task in running.values() for k in task)]
                     running.clear()
                     pool.restart()
                     for k in lost:
                         if attempts[k] < _ATTEMPTS:
-                            submit(k)
+                            submit([k])  # alone: a run that kills its worker takes no other run with it
                         else:
                             finish(k, Outcome("failed", error=f"its worker died {_ATTEMPTS} times (killed, or out of memory)"))
                     continue
                 except Exception as e:  # the cluster gave up on it, or could not send it
-                    finish(key, Outcome("failed", error=f"the cluster could not run it: {type(e).__name__}: {e}"))
+                    for k in keys:
+                        if len(keys) > 1 and attempts[k] < _ATTEMPTS:
+                            submit([k])  # alone: one run's trouble is not its task-mates'
+                        else:
+                            finish(k, Outcome("failed", error=f"the cluster could not run it: {type(e).__name__}: {e}"))
                     continue
-                if status != "ok":
-                    finish(key, Outcome("failed", error=payload))
-                    continue
-                if store is None:
-                    finish(key, Outcome("ok", metrics))
-                else:
-                    unsaved[key] = (payload, metrics)
-            if unsaved:  # stored at once, those that finished together with one flush to disk
-                store.save({k: files for k, (files, _) in unsaved.items()})
-                for k, (_, metrics) in unsaved.items():
-                    finish(k, Outcome("ok", metrics))
-                unsaved.clear()
+                for k, (status, payload, metrics) in zip(keys, results):
+                    if status != "ok":
+                        finish(k, Outcome("failed", error=payload))
+                        continue
+                    pace.ran(metrics["wall_time_s"])
+                    if store is None:
+                        finish(k, Outcome("ok", metrics))
+                    else:
+                        unsaved[k] = (payload, metrics)
+                        unstored += _size(payload)
     finally:
         for fut in running:
             fut.cancel()
+        if writer is not None:
+            writer.shutdown(wait=True)  # a batch being stored is finished (atomically) before the sweep returns
     return [outcome[j.key] for j in jobs]
+
+
+class _Pace:
+    """Runs per task: one until some runs are timed, then about _TASK_S of engine time, so that
+    short runs do not each pay a task's cost, but never so many that the last tasks leave workers idle."""
+
+    def __init__(self) -> None:
+        self.runs, self.seconds = 0, 0.0
+
+    def ran(self, engine_seconds: float) -> None:
+        self.runs += 1
+        self.seconds += engine_seconds
+
+    def runs_per_task(self, left: int, slots: int) -> int:
+        if not self.runs:
+            return 1
+        per_run = self.seconds / self.runs
+        wanted = int(_TASK_S / per_run) if per_run > 0 else _MAX_RUNS_PER_TASK
+        return max(1, min(wanted, _MAX_RUNS_PER_TASK, left // slots))
+
+
+def _size(files: dict[str, bytes]) -> int:
+    return sum(len(data) for data in files.values())
 
 
 class _PointTally:

@@ -28,6 +28,11 @@ def run_job(scenario: dict, max_memory: int | None, max_events: int | None, file
     return "ok", result.files() if files else None, metrics.row(result.summary, result.web)
 
 
+def run_jobs(scenarios: list[dict], max_memory: int | None, max_events: int | None, files: bool) -> list[tuple[str, Any, Any]]:
+    """`run_job` for each of a task's scenarios, in order (short runs go a few to a task)."""
+    return [run_job(s, max_memory, max_events, files) for s in scenarios]
+
+
 def die_with_sweep(sweep_pid: int) -> None:
     """Pool initializer: end this worker as soon as the sweep's process `sweep_pid` ends
     (SIGKILL included), so that no orphan goes on computing runs nobody will store.
