@@ -28,6 +28,7 @@ from typing import Callable, Optional
 
 import polars as pl
 
+from hscc.compare import jain
 from hscc.kernel.netns import sh
 from hscc.kernel.programs import KernelError
 from hscc.results import FLOWS, QUEUES, TIMESERIES, Result
@@ -129,12 +130,6 @@ def _schema(name: str) -> dict:
     from hscc import results
 
     return getattr(results, name.upper())
-
-
-def jain(x: list[float]) -> float | None:
-    """Jain's fairness index, (Σx)² / (n Σx²); None without flows or traffic."""
-    sq = sum(v * v for v in x)
-    return sum(x) ** 2 / (len(x) * sq) if x and sq > 0 else None
 
 
 def _by_flow(d: dict) -> dict[int, object]:
