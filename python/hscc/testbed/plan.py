@@ -22,7 +22,7 @@ from hscc.scenario import Scenario
 BUILT_IN = ("reno", "cubic")  # hscc algorithms this kernel has built in (net/ipv4/tcp_cong.c, tcp_cubic.c)
 MAX_FLOWS = 32  # one thread per flow in each endpoint process
 MAX_PAIRS = 64  # the delay line's table (delayline.c MAX_PAIRS)
-PS = 1e-12
+PS_PER_S = 1e12  # the engine counts picoseconds
 
 # Fields a flow may set: the rest must stay at the default, which is Linux's behaviour.
 FLOW_FIELDS = {"pair", "label", "algorithm", "params", "count", "start", "stop", "size", "start_jitter", "host_jitter"}
@@ -130,11 +130,11 @@ def make(scenario: Scenario, engine_config: dict, use_bpf: bool = False) -> Plan
 
     def one_way(p: int, direction: str) -> float:
         names = (f"access-s{p}:{direction}", f"bottleneck:{direction}", f"access-d{p}:{direction}")
-        return sum(links[n]["delay"] for n in names) * PS
+        return sum(links[n]["delay"] for n in names) / PS_PER_S
 
     bottleneck = links["bottleneck:fwd"]
     (kind, limit), = bottleneck["buffer"].items()
-    duration = engine_config["duration"] * PS
+    duration = engine_config["duration"] / PS_PER_S
     rng = random.Random(scenario.seed)  # start jitter, as the scenario's seed draws it (not the engine's stream)
     flows, bpf = [], {}
     specs = [spec for spec, _ in scenario.flow_labels()]
@@ -159,10 +159,10 @@ def make(scenario: Scenario, engine_config: dict, use_bpf: bool = False) -> Plan
                                    f"and {', '.join(params) or 'the defaults'} here)")
             cc = programs.kernel_name(algo.name)
         pair = int(nodes[ef["src"]][1:])
-        start = ef["start"] * PS + rng.uniform(0, ef["start_jitter"] * PS)
-        end = duration if ef["stop"] is None else min(duration, ef["stop"] * PS)
+        start = ef["start"] / PS_PER_S + rng.uniform(0, ef["start_jitter"] / PS_PER_S)
+        end = duration if ef["stop"] is None else min(duration, ef["stop"] / PS_PER_S)
         flows.append(Flow(i, spec, pair, algo.name, cc, params, start, end, ef["size"]))
-    interval = engine_config["sample_interval"] * PS or 0.1
+    interval = engine_config["sample_interval"] / PS_PER_S or 0.1
     return Plan(
         scenario, duration, interval, int(bottleneck["rate_bps"]), (kind, int(limit)), float(bottleneck["loss"]),
         tuple(one_way(p, "fwd") for p in range(npairs)), tuple(one_way(p, "rev") for p in range(npairs)),
