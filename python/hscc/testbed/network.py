@@ -22,6 +22,7 @@ the delay line's TUN devices, which vanish with it; `remove` deletes them.
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import dataclass
 
 from hscc.kernel import netns
@@ -119,8 +120,14 @@ def bottleneck(ns: str, dev: str, plan: Plan) -> None:
 
 
 def remove(n: Names) -> None:
-    """Delete the namespaces (and with them every link, qdisc, filter and TUN device in them)."""
+    """Delete the namespaces (and with them every link, qdisc, filter and TUN device in them).
+
+    Their TCP sockets are destroyed first (SOCK_DESTROY, `ss -K`): a sender killed
+    with data unsent closes gracefully and its socket lives on as an orphan,
+    retransmitting into a deleted network for minutes, holding the namespace
+    and, when its algorithm is an hscc program, the program's registration."""
     for ns in n.all():
+        subprocess.run(["ip", "netns", "exec", ns, "ss", "-K", "-t", "-a"], capture_output=True, timeout=30, check=False)
         netns.delete(ns)
 
 
