@@ -66,7 +66,7 @@ def test_what_the_testbed_cannot_do_is_refused_by_field(change, field):
 
 @pytest.mark.parametrize("kwargs, field", [
     ({"rate": "1Gbps"}, "topology.bottleneck.rate = 1000 Mbit/s: this machine's testbed sustains at most"),
-    ({"rate": "150Mbps", "rtt": "500ms"}, "rate × base RTT = 150 Mbit/s × 500 ms"),
+    ({"rate": "150Mbps", "rtt": "500ms"}, "rate × base RTT = 150 Mbit/s × 500 ms = 75 Mbit: this machine's testbed sustains at most 24 Mbit"),
 ])
 def test_beyond_the_machines_limits_is_refused_before_anything_runs(kwargs, field):
     with pytest.raises(tb.TestbedError) as e:

@@ -93,6 +93,8 @@ def send(cfg: dict) -> dict:
                 continue
             out[i]["samples"].append([k] + [info[name] for name in SAMPLED])
     sleep_until(end)
+    for t in threads:  # each stops sending at its stop time, within POLL_S
+        t.join(timeout=5)
     for i, s in list(socks.items()):
         try:
             out[i]["final"] = tcp_info(s)

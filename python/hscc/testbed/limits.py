@@ -15,8 +15,8 @@ import os
 
 from hscc.testbed.plan import Plan, TestbedError
 
-MAX_RATE_BPS = 200e6
-MAX_BDP_BITS = 200e6 * 0.1  # rate × the longest base RTT
+MAX_RATE_BPS = 300e6
+MAX_BDP_BITS = 300e6 * 0.08  # rate × the longest base RTT
 # A run is flagged when its delay line's worst stall exceeds this, or more than
 # LATE_SHARE_BOUND of its packets left more than 1 ms late.
 STALL_BOUND_S = 0.005
