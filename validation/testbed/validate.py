@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 from pathlib import Path
 
@@ -70,7 +69,7 @@ def _toml(d: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def by_algorithm(r, c) -> dict[str, float]:
+def by_algorithm(r) -> dict[str, float]:
     """Summed goodput per algorithm (bit/s)."""
     out: dict[str, float] = {}
     for row in r.flows.iter_rows(named=True):
@@ -104,7 +103,7 @@ def main() -> int:
             c = compare.compare(sim, kern)
             totals = {r.what: r for r in c.totals}
             ratios = [r.ratio for r in c.flows if r.ratio is not None]
-            algos_s, algos_k = by_algorithm(sim, c), by_algorithm(kern, c)
+            algos_s, algos_k = by_algorithm(sim), by_algorithm(kern)
             row = {
                 "config": name, "repetition": k, "load_avg": load_avg[0],
                 "sim_goodput": totals["goodput, all flows (bit/s)"].a, "kernel_goodput": totals["goodput, all flows (bit/s)"].b,

@@ -38,7 +38,3 @@ def delete(ns: str) -> None:
     """Remove namespace `ns` if it exists (never raises: this runs while cleaning up)."""
     subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30, check=False)
 
-
-def exists(ns: str) -> bool:
-    r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=30, check=False)
-    return any(line.split()[0] == ns for line in r.stdout.splitlines() if line.strip())

@@ -12,7 +12,6 @@ initial window 10, minimum RTO 200 ms).
 from __future__ import annotations
 
 import functools
-import math
 import random
 from dataclasses import dataclass, field
 
@@ -175,12 +174,3 @@ def check_interval(plan: Plan) -> None:
         raise TestbedError(f"output.sample_interval = {plan.interval:g} s: the testbed samples every 10 ms at the finest")
     if plan.duration / plan.interval > 100_000:
         raise TestbedError(f"output.sample_interval = {plan.interval:g} s over {plan.duration:g} s is more than 100 000 samples")
-
-
-def rtt_of(plan: Plan, pair: int) -> float:
-    return plan.fwd_delay[pair] + plan.rev_delay[pair]
-
-
-def packets(bits: float) -> int:
-    """Full-sized packets (1500 bytes) in `bits`."""
-    return math.ceil(bits / 12_000)

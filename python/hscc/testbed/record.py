@@ -52,7 +52,7 @@ def _queue(all_qdiscs: list[dict], dev: str) -> dict:
     raise KernelError(f"the bottleneck's queue on {dev} is gone")
 
 
-def sample_queues(router: str, t0: float, interval: float, duration: float, procs: list[subprocess.Popen],
+def sample_queues(router: str, t0: float, interval: float, duration: float, procs: dict[str, subprocess.Popen],
                   progress: Optional[Callable[[float], None]] = None) -> list[tuple[float, dict[str, dict]]]:
     """The bottleneck queues at t0 + k·interval until the end; stops early (KernelError) if a process dies."""
     n = int(round(duration / interval))
@@ -61,9 +61,9 @@ def sample_queues(router: str, t0: float, interval: float, duration: float, proc
         t = t0 + k * interval
         while (left := t - time.monotonic()) > 0:
             time.sleep(min(left, 0.25))
-            for p in procs:
+            for what, p in procs.items():
                 if p.poll() is not None and p.returncode != 0:
-                    raise KernelError(f"{p.args[4:6]} stopped during the run (exit code {p.returncode}): {p.stderr.read().strip()}")
+                    raise KernelError(f"{what} stopped during the run (exit code {p.returncode}): {p.stderr.read().strip()}")
         qs = qdiscs(router)
         out.append((time.monotonic() - t0, {dev: _queue(qs, dev) for _, dev, _, _ in LINKS}))
         if progress:

@@ -15,9 +15,12 @@ from __future__ import annotations
 import json
 import os
 import platform
+import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -31,7 +34,7 @@ from hscc.rundir import staging
 from hscc.scenario import Scenario
 from hscc.testbed import build, limits, network, record
 from hscc.testbed.network import Names
-from hscc.testbed.plan import Plan, TestbedError, make
+from hscc.testbed.plan import Plan, TestbedError, check_interval, make
 
 ENDPOINT = Path(__file__).with_name("endpoint.py")
 START_MARGIN_S = 1.0  # from launching the endpoints to t0: they are listening and idle by then
@@ -44,25 +47,17 @@ def missing() -> str | None:
     if os.geteuid() != 0:
         return "the testbed needs root (network namespaces, qdiscs, a real-time delay line)"
     for tool in ("ip", "tc", "ethtool", "cc"):
-        if not _which(tool):
+        if shutil.which(tool) is None:
             return f"{tool} is not installed (apt-get install iproute2 ethtool gcc)"
     if not Path("/dev/net/tun").exists():
         return "/dev/net/tun is missing (no TUN devices for the delay line)"
     return None
 
 
-def _which(tool: str) -> bool:
-    import shutil
-
-    return shutil.which(tool) is not None
-
-
 def plan_for(scenario: Scenario, use_bpf: bool = False) -> Plan:
     """The checked plan (TestbedError names what cannot be done); no kernel state is touched."""
     ready = runner.start(scenario)  # the engine checks and resolves the scenario
     plan = make(scenario, json.loads(ready.sim.config()), use_bpf)
-    from hscc.testbed.plan import check_interval
-
     check_interval(plan)
     limits.check(plan)
     return plan
@@ -95,18 +90,13 @@ class _Processes:
 
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    old = signal.signal(signal.SIGTERM, signal.default_int_handler) if _main_thread() else None
+    main = threading.current_thread() is threading.main_thread()  # only the main thread may set handlers
+    old = signal.signal(signal.SIGTERM, signal.default_int_handler) if main else None
     try:
         yield
     finally:
         if old is not None:
             signal.signal(signal.SIGTERM, old)
-
-
-def _main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: bool = False,
@@ -152,7 +142,8 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 **common, "notsent_lowat": _notsent_lowat(plan),
                 "flows": [{"flow": f.flow, "cc": f.cc, "src": network.sender_addr(f.pair), "dst": network.receiver_addr(f.pair),
                            "start": f.start, "stop": f.end, "size": f.size} for f in plan.flows]}))
-            queue_samples = record.sample_queues(names.router, t0, plan.interval, plan.duration, [dl, rcv, snd], progress)
+            queue_samples = record.sample_queues(names.router, t0, plan.interval, plan.duration,
+                                                 {"the delay line": dl, "the receivers": rcv, "the senders": snd}, progress)
             sent = _report(snd, "the senders")
             received = _report(rcv, "the receivers")
             final_qdiscs = record.qdiscs(names.router)
@@ -216,9 +207,7 @@ def _notsent_lowat(plan: Plan) -> int:
 
 
 def _await_line(p: subprocess.Popen, stream, expected: str, what: str) -> None:
-    """Wait for `what` to print `expected` (bounded by READY_TIMEOUT_S via the stream's own end)."""
-    import selectors
-
+    """Wait (at most READY_TIMEOUT_S) for `what` to print the line `expected`."""
     sel = selectors.DefaultSelector()
     sel.register(stream, selectors.EVENT_READ)
     deadline = time.monotonic() + READY_TIMEOUT_S
