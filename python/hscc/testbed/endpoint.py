@@ -33,6 +33,7 @@ from tcpinfo import tcp_info  # noqa: E402  (hscc/kernel/tcpinfo.py, standard li
 HEADER = struct.Struct("!I")
 CHUNK = 1 << 18
 POLL_S = 0.02  # how often a blocked sender looks at the clock
+LINGER_S = 5.0  # how long the receiver waits at the end for the senders to close
 SAMPLED = ("snd_cwnd", "rtt_us", "delivery_rate", "total_retrans", "bytes_acked", "snd_ssthresh", "ca_state")
 
 
@@ -79,7 +80,8 @@ def send(cfg: dict) -> dict:
                 except (socket.timeout, BlockingIOError):
                     pass
         except OSError as e:
-            rec["error"] = f"flow {f['flow']} ({f['src']} -> {f['dst']}, {f['cc']}): {e}"
+            if time.monotonic() < t0 + f["stop"]:  # at the stop, a receiver that has finished may reset it
+                rec["error"] = f"flow {f['flow']} ({f['src']} -> {f['dst']}, {f['cc']}): {e}"
 
     threads = [threading.Thread(target=flow, args=(f,), daemon=True) for f in cfg["flows"]]
     for t in threads:
@@ -139,13 +141,17 @@ def receive(cfg: dict) -> dict:
                 if size is not None and got[i] >= size and i not in completed:
                     completed[i] = time.monotonic() - t0
 
+    serving: list[threading.Thread] = []
+
     def accept() -> None:
         while True:
             try:
                 conn, _ = srv.accept()
             except OSError:
                 return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+            t = threading.Thread(target=serve, args=(conn,), daemon=True)
+            serving.append(t)
+            t.start()
 
     threading.Thread(target=accept, daemon=True).start()
     print("listening", file=sys.stderr, flush=True)
@@ -163,6 +169,9 @@ def receive(cfg: dict) -> dict:
     for te, i in ends:
         sleep_until(te)
         at_end[i] = got[i]
+    # Read on until the senders reset their connections, so that none is reset from here while still sending.
+    for t in list(serving):
+        t.join(timeout=max(0.0, t0 + cfg["end"] + LINGER_S - time.monotonic()))
     return {"samples": samples, "at_end": at_end, "completed": completed, "total": got}
 
 
