@@ -67,7 +67,10 @@ def run_(
         out.print(str(out_dir), soft_wrap=True)
         return
     out.print(report.summary(result))
-    for flag in result.manifest["kernel_run"]["flags"]:
+    kernel = result.manifest["kernel_run"]
+    for note in kernel["builtin_differences"]:
+        err.print(Text.assemble(("note:", "bold"), " ", note), soft_wrap=True)
+    for flag in kernel["flags"]:
         err.print(Text.assemble(("warning:", "bold yellow"), " ", flag), soft_wrap=True)
     out.print(f"results: {out_dir}/  (plot: hscc plot {out_dir}; against the simulator: hscc compare SIM_DIR {out_dir})", soft_wrap=True)
 

@@ -174,3 +174,31 @@ def check_interval(plan: Plan) -> None:
         raise TestbedError(f"output.sample_interval = {plan.interval:g} s: the testbed samples every 10 ms at the finest")
     if plan.duration / plan.interval > 100_000:
         raise TestbedError(f"output.sample_interval = {plan.interval:g} s over {plan.duration:g} s is more than 100 000 samples")
+
+
+def builtin_differences(plan: Plan) -> list[str]:
+    """Where the kernel's built-in algorithms, as this host configured them
+    (/sys/module/tcp_NAME/parameters, host-wide), differ from the scenario's
+    algorithm with its defaults (hscc-cc's values for its eBPF program: the
+    parameters share their names). Linux's cubic runs HyStart; hscc's cubic
+    does not unless asked (`hystart = true`)."""
+    from pathlib import Path
+
+    from hscc.kernel import programs
+
+    out = []
+    for algorithm in sorted({f.algorithm for f in plan.flows if f.cc == f.algorithm}):
+        params = Path(f"/sys/module/tcp_{algorithm}/parameters")
+        try:
+            ours = dict(programs.globals_for(algorithm, []))
+        except Exception as e:  # no bpf/ checkout: say so rather than guess
+            out.append(f"{algorithm}: not compared with the kernel's ({e})")
+            continue
+        for name, value in sorted(ours.items()):
+            path = params / name
+            if path.is_file():
+                theirs = path.read_text().strip()
+                if theirs not in (str(value), {0: "N", 1: "Y"}.get(value)):
+                    out.append(f"{algorithm}: the kernel's built-in runs {name} = {theirs}, the scenario's {algorithm} {name} = {value} "
+                               f"(--bpf runs hscc_{algorithm} with the scenario's parameters)")
+    return out

@@ -34,7 +34,7 @@ from hscc.rundir import staging
 from hscc.scenario import Scenario
 from hscc.testbed import build, limits, network, record
 from hscc.testbed.network import Names
-from hscc.testbed.plan import Plan, TestbedError, check_interval, make
+from hscc.testbed.plan import Plan, TestbedError, builtin_differences, check_interval, make
 
 ENDPOINT = Path(__file__).with_name("endpoint.py")
 START_MARGIN_S = 1.0  # from launching the endpoints to t0: they are listening and idle by then
@@ -161,6 +161,7 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
                 "namespaces": {"default_cc": netns.DEFAULT_CC, **network.host_sysctls(plan)},
                 "congestion_controls": sorted({f.cc for f in plan.flows}),
+                "builtin_differences": builtin_differences(plan),
                 "bpf_programs": {a: list(p) for a, p in plan.bpf.items()},
                 "qdiscs": final_qdiscs,
                 "tun_tx_drops": tun_drops,
