@@ -100,6 +100,19 @@ def test_with_bpf_reno_and_cubic_are_hsccs_programs():
     assert [f.cc for f in plan.flows] == ["hscc_reno", "hscc_cubic"] and plan.bpf == {"reno": (), "cubic": ()}
 
 
+@pytest.mark.skipif(not Path("/sys/module/tcp_cubic/parameters/hystart").is_file(), reason="the kernel's cubic parameters are not readable here")
+def test_where_the_kernels_cubic_differs_from_the_scenarios_it_is_said():
+    from hscc.testbed.plan import builtin_differences
+
+    kernel_hystart = Path("/sys/module/tcp_cubic/parameters/hystart").read_text().strip()
+    notes = builtin_differences(plan_for(scenario()))
+    # hscc's cubic leaves HyStart off by default; Linux's (hystart = 1 unless the host changed it) runs it.
+    assert (f"cubic: the kernel's built-in runs hystart = {kernel_hystart}, the scenario's cubic hystart = 0" in " ".join(notes)) == (kernel_hystart == "1")
+    hystart_on = [{"pair": 0, "algorithm": "cubic", "params": {"hystart": True}}]
+    assert builtin_differences(plan_for(scenario(flows=hystart_on), use_bpf=True)) == []  # hscc_cubic runs the scenario's own
+    assert builtin_differences(plan_for(scenario(flows=[{"pair": 0, "algorithm": "reno"}]))) == []
+
+
 def _fabricated(tmp: Path, name: str, goodputs, sent, retrans, queue_bytes, tx, drops) -> Path:
     """A two-flow run directory with the given numbers, everything else empty."""
     flows = pl.DataFrame([{

@@ -153,6 +153,8 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
             dl.send_signal(signal.SIGTERM)
             line = _report(dl, "the delay line")
             errors = [f["error"] for f in sent["flows"] if f["error"]]
+            errors += [f"flow {f.flow}'s socket got congestion control {s['cc']!r}, not {f.cc!r}"
+                       for f, s in zip(plan.flows, sent["flows"]) if s["cc"] not in (f.cc, None)]
             if errors:
                 raise KernelError("; ".join(errors))
             kernel = {
