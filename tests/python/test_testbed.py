@@ -74,6 +74,15 @@ def test_beyond_the_machines_limits_is_refused_before_anything_runs(kwargs, fiel
     assert field in str(e.value)
 
 
+def test_the_command_refuses_with_exit_code_2_and_writes_nothing(tmp_path):
+    toml = tmp_path / "paced.toml"
+    toml.write_text('duration = "1s"\n[topology]\nkind = "dumbbell"\nbottleneck = { rate = "10Mbps", delay = "1ms", buffer = "10pkts" }\n'
+                    'pairs = [{ rate = "1Gbps", rtt = "10ms" }]\n[[flows]]\npair = 0\nalgorithm = "reno"\npacing = true\n')
+    r = runner.invoke(app, ["testbed", "run", str(toml), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2 and "flows[0].pacing = True: the testbed cannot do this" in r.output, r.output
+    assert not (tmp_path / "out").exists()
+
+
 def test_other_queues_and_topologies_are_refused():
     sc = Scenario.parse({**scenario().to_dict(), "topology": {**scenario().to_dict()["topology"], "bottleneck": {
         "rate": "20Mbps", "delay": "2ms", "buffer": "100pkts", "queue": {"kind": "codel"}}}})

@@ -103,10 +103,10 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
         progress: Optional[Callable[[float], None]] = None) -> Path:
     """Run `scenario` on the kernel and write its run directory to `out_dir`.
     TestbedError: refused (the scenario, or this machine); KernelError: the kernel refused a step."""
+    plan = plan_for(scenario, use_bpf)  # the scenario first: its refusals need no root
     reason = missing()
     if reason:
         raise TestbedError(f"cannot run the testbed here: {reason}")
-    plan = plan_for(scenario, use_bpf)
     if plan.bpf and toolchain.missing_for_kernel():
         raise TestbedError(f"flows need hscc's eBPF programs ({', '.join(plan.bpf)}): {toolchain.missing_for_kernel()}")
     delay_line = build.delay_line()
