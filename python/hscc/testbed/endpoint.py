@@ -34,7 +34,7 @@ HEADER = struct.Struct("!I")
 CHUNK = 1 << 18
 POLL_S = 0.02  # how often a blocked sender looks at the clock
 LINGER_S = 5.0  # how long the receiver waits at the end for the senders to close
-SAMPLED = ("snd_cwnd", "rtt_us", "delivery_rate", "total_retrans", "bytes_acked", "snd_ssthresh", "ca_state")
+SAMPLED = ("snd_cwnd", "rtt_us", "delivery_rate", "total_retrans", "bytes_acked", "snd_ssthresh", "ca_state", "notsent_bytes", "app_limited")
 
 
 def sleep_until(t: float) -> None:

@@ -99,6 +99,20 @@ def netstat_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, in
     return {k: after[k] - before.get(k, 0) for k in sorted(after) if after[k] != before.get(k, 0)}
 
 
+def sender_report(plan: Plan, sent: dict) -> list[dict]:
+    """Per flow: the congestion control its socket got, its last TCP_INFO, and
+    the share of samples at which it had nothing unsent (the application, not
+    TCP, may have limited it then: the testbed's sender, on a loaded machine)."""
+    names = sent["sampled"]
+    out = []
+    for f, s in zip(plan.flows, sent["flows"]):
+        samples = [dict(zip(names, row[1:])) for row in s["samples"]]
+        dry = sum(1 for x in samples if x["notsent_bytes"] == 0)
+        out.append({"flow": f.flow, "cc": s["cc"], "connected_s": s.get("connected_s"),
+                    "samples_with_nothing_unsent": dry / len(samples) if samples else None, "tcp_info": s["final"]})
+    return out
+
+
 def result(plan: Plan, manifest: dict, sent: dict, received: dict, queue_samples: list, loss_drops: int, t0: float) -> Result:
     """The run's Result, from the endpoints' reports and the queue samples."""
     flows_ts = _timeseries(plan, sent, received)

@@ -165,6 +165,7 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 "congestion_controls": sorted({f.cc for f in plan.flows}),
                 "builtin_differences": builtin_differences(plan),
                 "bpf_programs": {a: list(p) for a, p in plan.bpf.items()},
+                "senders": record.sender_report(plan, sent),
                 "qdiscs": final_qdiscs,
                 "tun_tx_drops": tun_drops,
                 "delay_line": line,
