@@ -31,7 +31,7 @@ import polars as pl
 from hscc.compare import jain
 from hscc.kernel.netns import sh
 from hscc.kernel.programs import KernelError
-from hscc.results import FLOWS, QUEUES, TIMESERIES, Result
+from hscc.results import FLOWS, QUEUES, TIMESERIES, UDP, WEB, Result
 from hscc.testbed.plan import Plan
 
 LINKS = (("bottleneck:fwd", "tf", "L", "R"), ("bottleneck:rev", "tr", "R", "L"))
@@ -135,15 +135,9 @@ def result(plan: Plan, manifest: dict, sent: dict, received: dict, queue_samples
         "web": [],
         "signal_sync": {"events": 0, "seen_by_all": 0},
     }
-    return Result(manifest, summary, flows, links, pl.DataFrame(schema=_schema("udp")), pl.DataFrame(schema=_schema("web")),
+    return Result(manifest, summary, flows, links, pl.DataFrame(schema=UDP), pl.DataFrame(schema=WEB),
                   flows_ts if "flows" in traces else pl.DataFrame(schema={**TIMESERIES, **EXTRA_TIMESERIES}),
                   queues if "queues" in traces else pl.DataFrame(schema=QUEUES))
-
-
-def _schema(name: str) -> dict:
-    from hscc import results
-
-    return getattr(results, name.upper())
 
 
 def _by_flow(d: dict) -> dict[int, object]:

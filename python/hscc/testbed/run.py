@@ -27,10 +27,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from hscc import provenance, runner
+from hscc import provenance, rundir, runner
 from hscc.kernel import netns, registry, toolchain
 from hscc.kernel.programs import KernelError
-from hscc.rundir import staging
 from hscc.scenario import Scenario
 from hscc.testbed import build, limits, network, record
 from hscc.testbed.network import Names
@@ -116,7 +115,7 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
     names = Names.for_this_process()
     procs = _Processes()
     loaded: list[str] = []
-    with _sigterm_as_interrupt(), staging(out_dir, overwrite) as tmp:
+    with _sigterm_as_interrupt(), rundir.staging(out_dir, overwrite) as tmp:
         try:
             for algorithm, params in plan.bpf.items():
                 if (registry.PIN_DIR / algorithm).exists():
@@ -176,7 +175,7 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 "time_series": "TCP_INFO of each sender socket (getsockopt) and the receiver's byte count, sampled on the same grid",
             }
             manifest = {
-                "kind": "hscc.run", "format": 2,
+                **rundir.marker(),
                 "created": started.isoformat(timespec="seconds"),
                 "wall_time_s": time.perf_counter() - wall0,
                 "seed": scenario.seed,
