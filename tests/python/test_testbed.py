@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -81,6 +82,14 @@ def test_the_command_refuses_with_exit_code_2_and_writes_nothing(tmp_path):
     r = runner.invoke(app, ["testbed", "run", str(toml), "--out", str(tmp_path / "out")])
     assert r.exit_code == 2 and "flows[0].pacing = True: the testbed cannot do this" in r.output, r.output
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler for the delay line")
+def test_the_limits_and_the_timers_are_stated():
+    r = runner.invoke(app, ["testbed", "limits"])
+    assert r.exit_code == 0, r.output
+    assert "bottleneck rate: at most 300 Mbit/s" in r.output and "at most 24 Mbit" in r.output
+    assert "CLOCK_MONOTONIC resolution:" in r.output and "µs late at the median" in r.output
 
 
 def test_other_queues_and_topologies_are_refused():

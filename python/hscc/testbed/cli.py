@@ -75,6 +75,25 @@ def run_(
     out.print(f"results: {out_dir}/  (plot: hscc plot {out_dir}; against the simulator: hscc compare SIM_DIR {out_dir})", soft_wrap=True)
 
 
+@testbed_app.command("limits", epilog=EXIT_CODES)
+def limits_() -> None:
+    """What this machine's testbed sustains (checked before every run), its clock and timers now."""
+    from hscc.testbed import TestbedError, limits
+
+    try:
+        p = limits.probe()
+    except TestbedError as e:
+        raise _fail(FAILED, str(e)) from None
+    t = p["timer_probe_1ms"]
+    out.print(f"bottleneck rate: at most {limits.max_rate() / 1e6:g} Mbit/s\n"
+              f"rate × longest base RTT: at most {limits.max_bdp() / 1e6:g} Mbit\n"
+              f"a run is flagged when the delay line stalls over {limits.STALL_BOUND_S * 1e3:g} ms or sends over "
+              f"{limits.LATE_SHARE_BOUND:.0%} of its packets more than 1 ms late\n"
+              f"CLOCK_MONOTONIC resolution: {p['clock_res_ns']} ns\n"
+              f"1 ms sleeps of the delay line ({'real time' if p['realtime'] else 'NOT real time: run as root'}): "
+              f"{t['median_late_us']:g} µs late at the median, {t['max_late_us']:g} µs at most (200 sleeps, now)", soft_wrap=True)
+
+
 def compare(
     run_a: Annotated[Path, typer.Argument(metavar="DIR_A", help="A run directory (e.g. `hscc run`'s).", show_default=False)],
     run_b: Annotated[Path, typer.Argument(metavar="DIR_B", help="Another (e.g. `hscc testbed run`'s); ratios are B / A.", show_default=False)],

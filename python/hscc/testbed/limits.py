@@ -46,6 +46,20 @@ def check(plan: Plan) -> None:
         )
 
 
+def probe() -> dict:
+    """This machine's clock resolution and how late the delay line's 1 ms sleeps
+    wake now, in its scheduling class (real time if allowed): `delayline --probe`."""
+    import json
+    import subprocess
+
+    from hscc.testbed import build
+
+    r = subprocess.run([str(build.delay_line()), "--probe"], capture_output=True, text=True, timeout=30, check=False)
+    if r.returncode != 0:
+        raise TestbedError(f"the delay line's probe failed: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
 def flags(delay_line: dict) -> list[str]:
     """Why a run's delay line makes its numbers suspect; empty when it held its delays."""
     out = []
