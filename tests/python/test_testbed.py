@@ -35,14 +35,15 @@ from hscc.testbed.run import missing, plan_for
 runner = CliRunner()
 
 
-def scenario(rate="20Mbps", rtt="20ms", buffer="1bdp", duration="3s", flows=None, loss=None, **top) -> Scenario:
+def scenario(rate="20Mbps", rtt="20ms", buffer="1bdp", duration="3s", flows=None, loss=None, rtt2=None, **top) -> Scenario:
     bottleneck = {"rate": rate, "delay": "2ms", "buffer": buffer}
     if loss is not None:
         bottleneck["loss"] = loss
+    pairs = [{"rate": "1Gbps", "rtt": r} for r in (rtt, rtt2) if r]
     return Scenario.parse({
         "name": "testbed-test", "duration": duration,
         "output": {"sample_interval": "100ms", "traces": ["flows", "queues"]},
-        "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "pairs": [{"rate": "1Gbps", "rtt": rtt}]},
+        "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "pairs": pairs},
         "flows": flows or [{"pair": 0, "algorithm": "reno"}, {"pair": 0, "algorithm": "cubic"}],
         **top,
     })
@@ -216,7 +217,7 @@ def assert_nothing_left(pid: int, pids: list[int] = ()) -> None:
 @pytest.mark.timeout(90)
 def test_a_short_kernel_run_end_to_end(tmp_path):
     out = tmp_path / "run"
-    tb.run(scenario(), out)
+    tb.run(scenario(rtt2="40ms", flows=[{"pair": 0, "algorithm": "reno"}, {"pair": 1, "algorithm": "cubic"}]), out)
     assert_nothing_left(os.getpid())
     r = hscc.load(out)
     k = r.manifest["kernel_run"]
@@ -224,9 +225,9 @@ def test_a_short_kernel_run_end_to_end(tmp_path):
     assert k["congestion_controls"] == ["cubic", "reno"] and k["delay_line"]["realtime"]
     assert {q["kind"] for q in k["qdiscs"]} >= {"htb", "pfifo"}
     assert set(k["delay_line"]["fwd"]) >= {"max_late_s", "late_1ms", "packets"}
-    # The delay line holds the base RTT: 20 ms plus at most a few ms of host latency and one packet's serialization.
-    for row in r.flows.iter_rows(named=True):
-        assert 0.0195 <= row["min_rtt_s"] <= 0.026, row
+    # The delay line holds each pair's base RTT (20 and 40 ms) plus host latency and one packet's serialization (0.6 ms).
+    for row, rtt in zip(r.flows.iter_rows(named=True), (0.020, 0.040)):
+        assert rtt <= row["min_rtt_s"] <= rtt + 0.003, row
         assert row["goodput_bps"] > 1e6 and row["final_cwnd"] > 0 and row["segs_sent"] > 0
     # HTB holds the rate: 3 s at 20 Mbit/s, a slow start included.
     total = r.summary["total_goodput_bps"]
@@ -234,7 +235,7 @@ def test_a_short_kernel_run_end_to_end(tmp_path):
     fwd = r.links.row(0, named=True)
     assert fwd["utilization"] <= 1.01 and fwd["tx_packets"] > 1000
     assert r.timeseries.filter(pl.col("cwnd") > 0).height >= 40 and r.queues.height == 2 * 30
-    assert r.queues.filter(pl.col("link") == 0)["queue_pkts"].max() <= 35  # pfifo limit 1 BDP = 35 packets
+    assert r.queues.filter(pl.col("link") == 0)["queue_pkts"].max() <= 67  # pfifo limit: 1 BDP of the longest RTT, 67 packets
     assert runner.invoke(app, ["plot", str(out)]).exit_code == 0
 
 
