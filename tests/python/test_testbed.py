@@ -241,6 +241,25 @@ def test_a_short_kernel_run_end_to_end(tmp_path):
 
 @needs_testbed
 @pytest.mark.timeout(60)
+def test_sized_and_stopped_flows_end_as_in_a_simulation(tmp_path):
+    out = tmp_path / "run"
+    tb.run(scenario(duration="2.5s", flows=[{"pair": 0, "algorithm": "reno", "size": "500KB"},
+                                            {"pair": 0, "algorithm": "cubic", "start": "0.5s", "stop": "1.5s"}]), out)
+    assert_nothing_left(os.getpid())
+    r = hscc.load(out)
+    sized, stopped = r.flows.row(0, named=True), r.flows.row(1, named=True)
+    # 500 kB at 20 Mbit/s take 0.2 s at best; slow start from 10 segments over 20 ms adds a few RTTs.
+    assert 0.2 < sized["completion_s"] < 1.0 and sized["goodput_bps"] == pytest.approx(4e6 / sized["completion_s"])
+    # Stopped at 1.5 s: it completes when what it had sent arrives (its unsent backlog is at most 256 kB, 0.1 s here).
+    assert 1.5 <= stopped["end_s"] == stopped["completion_s"] < 1.8 and stopped["start_s"] == 0.5
+    thr = r.timeseries.filter(pl.col("flow") == 1)
+    assert thr.filter(pl.col("time_s") <= 0.5)["throughput_bps"].max() == 0
+    assert thr.filter(pl.col("time_s") > 1.9)["throughput_bps"].max() == 0
+    assert 0 < stopped["goodput_bps"] <= 20e6
+
+
+@needs_testbed
+@pytest.mark.timeout(60)
 def test_random_loss_drops_the_share_asked_for(tmp_path):
     out = tmp_path / "run"
     tb.run(scenario(duration="2s", loss=0.02, buffer="1000pkts", flows=[{"pair": 0, "algorithm": "cubic"}]), out)

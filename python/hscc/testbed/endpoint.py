@@ -9,7 +9,8 @@ t0 + end:
 - the sender: per flow, the congestion control its socket really got and its
   TCP_INFO at every grid point (cwnd, sRTT, delivery rate, retransmissions...);
 - the receiver: per flow, the payload bytes received by every grid point and
-  by the flow's own end, and when a sized flow completed.
+  by the flow's own end, when a sized flow completed and when the last byte
+  arrived.
 
 A flow's socket selects its algorithm (TCP_CONGESTION) before connecting; its
 first four bytes name the flow to the receiver. TCP_NOTSENT_LOWAT keeps the
@@ -112,6 +113,7 @@ def receive(cfg: dict) -> dict:
     flows = {f["flow"]: f for f in cfg["flows"]}
     got = {i: 0 for i in flows}
     completed: dict[int, float] = {}
+    last: dict[int, float] = {}  # when each flow's last byte arrived
     srv = socket.socket()
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("0.0.0.0", cfg["port"]))
@@ -138,6 +140,7 @@ def receive(cfg: dict) -> dict:
                 if n == 0:
                     return
                 got[i] += n
+                last[i] = time.monotonic() - t0
                 if size is not None and got[i] >= size and i not in completed:
                     completed[i] = time.monotonic() - t0
 
@@ -172,7 +175,7 @@ def receive(cfg: dict) -> dict:
     # Read on until the senders reset their connections, so that none is reset from here while still sending.
     for t in list(serving):
         t.join(timeout=max(0.0, t0 + cfg["end"] + LINGER_S - time.monotonic()))
-    return {"samples": samples, "at_end": at_end, "completed": completed, "total": got}
+    return {"samples": samples, "at_end": at_end, "completed": completed, "last_byte": last, "total": got}
 
 
 if __name__ == "__main__":

@@ -67,7 +67,7 @@ def flags(delay_line: dict) -> list[str]:
         d = delay_line[name]
         if d["max_late_s"] > STALL_BOUND_S:
             out.append(f"{name}: the delay line stalled for {d['max_late_s'] * 1e3:.1f} ms (bound {STALL_BOUND_S * 1e3:g} ms)")
-        share = d["late_1ms"] / d["packets"] if d["packets"] else 0.0
+        share = d["late_1ms_share"]
         if share > LATE_SHARE_BOUND:
             out.append(f"{name}: {share:.1%} of packets left more than 1 ms late (bound {LATE_SHARE_BOUND:.0%})")
         if d["overflow"]:

@@ -178,7 +178,8 @@ def _queues(plan: Plan, samples: list) -> pl.DataFrame:
 
 
 def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame) -> pl.DataFrame:
-    at_end, completed = _by_flow(received["at_end"]), _by_flow(received["completed"])
+    at_end, completed, last = _by_flow(received["at_end"]), _by_flow(received["completed"]), _by_flow(received["last_byte"])
+    by_run_end = {f: got[-1] if got else 0 for f, got in _by_flow(received["samples"]).items()}
     srtt = ts.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s").mean())
     mean_srtt = dict(zip(srtt["flow"].to_list(), srtt["srtt_s"].to_list()))
     rows = []
@@ -186,6 +187,10 @@ def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame) -> pl.DataF
         info = s["final"] or {}
         end = completed.get(f.flow, f.end)
         bits = 8 * (f.size if f.flow in completed else at_end.get(f.flow, 0))
+        if f.flow not in completed and f.end < plan.duration and f.flow in last:
+            # Stopped: as in a simulation, it completes when what it had sent arrives (the last byte), and all of it counts.
+            end = completed[f.flow] = min(plan.duration, max(f.end, last[f.flow]))
+            bits = 8 * by_run_end.get(f.flow, 0)
         segs = info.get("data_segs_out", 0)
         rtt = plan.fwd_delay[f.pair] + plan.rev_delay[f.pair] + 12_000 / plan.rate_bps
         rows.append({

@@ -151,6 +151,8 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
             netstat1 = record.netstat(names.senders)
             dl.send_signal(signal.SIGTERM)
             line = _report(dl, "the delay line")
+            for d in ("fwd", "rev"):
+                line[d]["late_1ms_share"] = line[d]["late_1ms"] / line[d]["packets"] if line[d]["packets"] else 0.0
             errors = [f["error"] for f in sent["flows"] if f["error"]]
             errors += [f"flow {f.flow}'s socket got congestion control {s['cc']!r}, not {f.cc!r}"
                        for f, s in zip(plan.flows, sent["flows"]) if s["cc"] not in (f.cc, None)]
