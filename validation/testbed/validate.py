@@ -34,6 +34,8 @@ CONFIGS = {
     "cubic-1-100M-40ms": ([("cubic", 1)], 100, 40, "1bdp", 0.0, ""),
     "cubic-1-100M-40ms-sim-hystart": ([("cubic", 1)], 100, 40, "1bdp", 0.0, "sim-hystart"),
     "cubic-1-100M-40ms-bpf": ([("cubic", 1)], 100, 40, "1bdp", 0.0, "bpf"),
+    "reno-1-100M-40ms-0.25bdp": ([("reno", 1)], 100, 40, "0.25bdp", 0.0, ""),
+    "cubic-1-100M-40ms-0.25bdp": ([("cubic", 1)], 100, 40, "0.25bdp", 0.0, ""),
     "reno-4-100M-40ms": ([("reno", 4)], 100, 40, "1bdp", 0.0, ""),
     "cubic-4-100M-40ms": ([("cubic", 4)], 100, 40, "1bdp", 0.0, ""),
     "reno2-cubic2-100M-40ms": ([("reno", 2), ("cubic", 2)], 100, 40, "1bdp", 0.0, ""),
