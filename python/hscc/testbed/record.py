@@ -113,7 +113,7 @@ def sender_report(plan: Plan, sent: dict) -> list[dict]:
     return out
 
 
-def result(plan: Plan, manifest: dict, sent: dict, received: dict, queue_samples: list, loss_drops: int, t0: float) -> Result:
+def result(plan: Plan, manifest: dict, sent: dict, received: dict, queue_samples: list, loss_drops: int) -> Result:
     """The run's Result, from the endpoints' reports and the queue samples."""
     flows_ts = _timeseries(plan, sent, received)
     queues = _queues(plan, queue_samples)

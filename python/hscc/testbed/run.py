@@ -187,7 +187,7 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 "scenario": scenario.to_dict(),
                 "kernel_run": kernel,
             }
-            result = record.result(plan, manifest, sent, received, queue_samples, loss_drops, t0)
+            result = record.result(plan, manifest, sent, received, queue_samples, loss_drops)
             result.write_files(tmp)
         finally:
             procs.stop_all()
