@@ -93,6 +93,19 @@ def test_the_limits_and_the_timers_are_stated():
     assert "CLOCK_MONOTONIC resolution:" in r.output and "µs late at the median" in r.output
 
 
+def test_a_run_is_flagged_when_the_delay_line_stalled_or_ran_late():
+    from hscc.testbed import limits
+
+    def line(max_late_s=0.001, late=0, packets=1000, overflow=0):
+        d = {"max_late_s": max_late_s, "late_1ms": late, "late_1ms_share": late / packets, "packets": packets, "overflow": overflow}
+        return {"fwd": d, "rev": dict(d, max_late_s=0.0, late_1ms=0, late_1ms_share=0.0, overflow=0)}
+
+    assert limits.flags(line(max_late_s=0.005, late=10)) == []  # at the bounds: 5 ms, 1 %
+    assert limits.flags(line(max_late_s=0.0051)) == ["fwd: the delay line stalled for 5.1 ms (bound 5 ms)"]
+    assert limits.flags(line(late=11)) == ["fwd: 1.1% of packets left more than 1 ms late (bound 1%)"]
+    assert limits.flags(line(overflow=3)) == ["fwd: the delay line dropped 3 packets (its FIFO was full)"]
+
+
 def test_other_queues_and_topologies_are_refused():
     sc = Scenario.parse({**scenario().to_dict(), "topology": {**scenario().to_dict()["topology"], "bottleneck": {
         "rate": "20Mbps", "delay": "2ms", "buffer": "100pkts", "queue": {"kind": "codel"}}}})
