@@ -37,8 +37,11 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 from hscc.kernel.cli import kernel_app  # noqa: E402  (after `app`: a sub-command group)
+from hscc.testbed.cli import compare, testbed_app  # noqa: E402
 
 app.add_typer(kernel_app, name="kernel")
+app.add_typer(testbed_app, name="testbed")
+app.command("compare", epilog=EXIT_CODES)(compare)
 # No markup: scenario paths, labels and messages are printed as written ("flows[0]" stays).
 out = Console(markup=False)
 err = Console(stderr=True, markup=False)

@@ -60,7 +60,8 @@ def figure(result: Result) -> Figure:
     FigureCanvasAgg(fig)
     ax_thr, ax_cwnd, ax_q = fig.subplots(3, 1, sharex=True)
     s = result.summary
-    title = f"{s.get('name') or 'hscc run'}: {flows.height} flow{'s' if flows.height != 1 else ''}, {s['duration_s']:g} s simulated, seed {s['seed']}"
+    how = f"on Linux {result.manifest['kernel_run']['kernel']}" if "kernel_run" in result.manifest else "simulated"
+    title = f"{s.get('name') or 'hscc run'}: {flows.height} flow{'s' if flows.height != 1 else ''}, {s['duration_s']:g} s {how}, seed {s['seed']}"
     jain = s.get("jain_index")
     fig.suptitle(title + (f"; Jain's index {jain:.3f}" if jain is not None else ""), fontsize=13)
 

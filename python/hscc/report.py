@@ -18,7 +18,9 @@ def summary(result: Result) -> Group:
     """Per flow: algorithm, RTT, goodput, share, retransmissions; per bottleneck:
     utilization, drops, mean and p99 queuing delay; Jain's index."""
     s = result.summary
-    flows = _table(f"{s.get('name') or 'run'}: {s['duration_s']:g} s simulated in {s['wall_time_s']:.2f} s, seed {s['seed']}",
+    kernel = result.manifest.get("kernel_run")
+    how = f"on Linux {kernel['kernel']}" if kernel else "simulated"
+    flows = _table(f"{s.get('name') or 'run'}: {s['duration_s']:g} s {how} in {s['wall_time_s']:.2f} s, seed {s['seed']}",
                    "flow", "algorithm", "RTT", "sRTT", "goodput", "share", "retrans")
     flows.caption = "RTT: base, no queuing · sRTT: mean smoothed · share: of total goodput"
     rows = result.flows.to_dicts()

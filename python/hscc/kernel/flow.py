@@ -11,23 +11,14 @@ from __future__ import annotations
 
 import json
 import socket
-import struct
 import sys
 import threading
 import time
 
+from tcpinfo import tcp_info  # beside this file (run by path, so its directory is on sys.path)
+
 INTERVAL_S = 0.25
-# struct tcp_info (include/uapi/linux/tcp.h): u8 state, ca_state, ...; then
-# u32 rto at 8 ... snd_ssthresh at 76, snd_cwnd at 80, total_retrans at 100.
-TCP_INFO_LEN = 104
-
-
-def tcp_info(sock: socket.socket) -> dict[str, int]:
-    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN)
-    ca_state = raw[1]
-    ssthresh, cwnd = struct.unpack_from("II", raw, 76)
-    (retrans,) = struct.unpack_from("I", raw, 100)
-    return {"ca_state": ca_state, "snd_ssthresh": ssthresh, "snd_cwnd": cwnd, "total_retrans": retrans}
+KEPT = ("ca_state", "snd_ssthresh", "snd_cwnd", "total_retrans")
 
 
 def run(cc: str, seconds: float) -> dict[str, object]:
@@ -67,7 +58,7 @@ def run(cc: str, seconds: float) -> dict[str, object]:
             intervals.append(received[0] - last)
             last = received[0]
             mark += INTERVAL_S
-    info = tcp_info(cl)
+    info = {k: v for k, v in tcp_info(cl).items() if k in KEPT}
     cl.close()
     server.join(timeout=10)
     srv.close()

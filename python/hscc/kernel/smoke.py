@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hscc.kernel import programs, registry, toolchain
+from hscc.kernel import netns, programs, registry, toolchain
 from hscc.kernel.programs import KernelError
 
 FLOW = Path(__file__).with_name("flow.py")
@@ -57,27 +57,10 @@ class SmokeResult:
         return out
 
 
-def _ip(*args: str) -> None:
-    r = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=30, check=False)
-    if r.returncode != 0:
-        raise KernelError(f"ip {' '.join(args)}: {r.stderr.strip()}")
-
-
 def _make_namespace(ns: str) -> None:
-    _ip("netns", "add", ns)
-    _ip("-n", ns, "link", "set", "lo", "mtu", "1500", "up")
-    steps = [
-        ["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.tcp_congestion_control=reno"],
-        ["tc", "-n", ns, "qdisc", "add", "dev", "lo", "root", "tbf", "rate", RATE, "burst", "16kb", "limit", QUEUE],
-    ]
-    for cmd in steps:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=False)
-        if r.returncode != 0:
-            raise KernelError(f"{' '.join(cmd)}: {r.stderr.strip()}")
-
-
-def _delete_namespace(ns: str) -> None:
-    subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30, check=False)
+    netns.add(ns)
+    netns.sh("ip", "-n", ns, "link", "set", "dev", "lo", "mtu", "1500")
+    netns.sh("tc", "-n", ns, "qdisc", "add", "dev", "lo", "root", "tbf", "rate", RATE, "burst", "16kb", "limit", QUEUE)
 
 
 def run(name: str, assignments: list[str] | None = None, seconds: float = 2.0) -> SmokeResult:
@@ -107,6 +90,6 @@ def run(name: str, assignments: list[str] | None = None, seconds: float = 2.0) -
         seen = json.loads(r.stdout)
         return SmokeResult(algorithm, kname, seconds, seen["cc"], seen["bytes"], seen["intervals"], seen["tcp_info"])
     finally:
-        _delete_namespace(ns)
+        netns.delete(ns)
         if loaded_here:
             registry.unload(algorithm)

@@ -1,0 +1,27 @@
+"""struct tcp_info (include/uapi/linux/tcp.h) as a dict: what a socket's
+TCP_INFO says about its congestion control. Standard library only: the
+scripts that run inside namespaces by path import it."""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+# (name, offset, format) of the fields hscc reads; the layout is fixed ABI.
+FIELDS = (
+    ("ca_state", 1, "B"), ("rto_us", 8, "I"), ("unacked", 24, "I"), ("lost", 32, "I"), ("retrans", 36, "I"),
+    ("rtt_us", 68, "I"), ("rttvar_us", 72, "I"), ("snd_ssthresh", 76, "I"), ("snd_cwnd", 80, "I"),
+    ("total_retrans", 100, "I"), ("pacing_rate", 104, "Q"), ("bytes_acked", 120, "Q"), ("segs_out", 136, "I"),
+    ("notsent_bytes", 144, "I"), ("min_rtt_us", 148, "I"), ("data_segs_out", 156, "I"), ("delivery_rate", 160, "Q"),
+    ("busy_time_us", 168, "Q"), ("rwnd_limited_us", 176, "Q"), ("sndbuf_limited_us", 184, "Q"), ("delivered", 192, "I"),
+    ("bytes_sent", 200, "Q"), ("bytes_retrans", 208, "Q"), ("dsack_dups", 216, "I"), ("reord_seen", 220, "I"),
+)
+LENGTH = 232  # up to tcpi_snd_wnd (Linux 5.4+)
+
+
+def tcp_info(sock: socket.socket) -> dict[str, int]:
+    """The socket's TCP_INFO; fields an older kernel does not fill are 0."""
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, LENGTH).ljust(LENGTH, b"\0")
+    info = {name: struct.unpack_from(fmt, raw, off)[0] for name, off, fmt in FIELDS}
+    info["app_limited"] = raw[7] & 1  # tcpi_delivery_rate_app_limited: the last rate sample was app-limited
+    return info

@@ -1,0 +1,185 @@
+"""The testbed's TCP endpoints: every sender in one process, every receiver in another.
+
+Run inside the sender's or receiver's namespace (`ip netns exec`), by path,
+with the standard library only:  python endpoint.py send|receive CONFIG_JSON
+Both sample on the same grid, t0 + k·interval on CLOCK_MONOTONIC (one clock
+for every namespace), and print one JSON object when the run ends at
+t0 + end:
+
+- the sender: per flow, the congestion control its socket really got and its
+  TCP_INFO at every grid point (cwnd, sRTT, delivery rate, retransmissions...);
+- the receiver: per flow, the payload bytes received by every grid point and
+  by the flow's own end, when a sized flow completed and when the last byte
+  arrived.
+
+A flow's socket selects its algorithm (TCP_CONGESTION) before connecting; its
+first four bytes name the flow to the receiver. TCP_NOTSENT_LOWAT keeps the
+unsent backlog small, so that a flow's stop time stops it within
+milliseconds rather than after its whole send buffer has drained.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernel"))
+from tcpinfo import tcp_info  # noqa: E402  (hscc/kernel/tcpinfo.py, standard library only)
+
+HEADER = struct.Struct("!I")
+CHUNK = 1 << 18
+POLL_S = 0.02  # how often a blocked sender looks at the clock
+LINGER_S = 5.0  # how long the receiver waits at the end for the senders to close
+SAMPLED = ("snd_cwnd", "rtt_us", "delivery_rate", "total_retrans", "bytes_acked", "snd_ssthresh", "ca_state", "notsent_bytes", "app_limited")
+
+
+def sleep_until(t: float) -> None:
+    while True:
+        left = t - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.5))
+
+
+def grid(cfg: dict) -> list[float]:
+    n = int(round(cfg["end"] / cfg["interval"]))
+    return [cfg["t0"] + k * cfg["interval"] for k in range(1, n + 1)]
+
+
+def send(cfg: dict) -> dict:
+    t0, end = cfg["t0"], cfg["t0"] + cfg["end"]
+    socks: dict[int, socket.socket] = {}
+    out = {f["flow"]: {"flow": f["flow"], "cc": None, "error": None, "samples": [], "final": None} for f in cfg["flows"]}
+
+    def flow(f: dict) -> None:
+        rec = out[f["flow"]]
+        try:
+            sleep_until(t0 + f["start"])
+            s = socket.socket()
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, f["cc"].encode())
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NOTSENT_LOWAT, cfg["notsent_lowat"])
+            s.bind((f["src"], 0))
+            s.settimeout(5)
+            s.connect((f["dst"], cfg["port"]))
+            rec["cc"] = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
+            rec["connected_s"] = time.monotonic() - t0
+            s.sendall(HEADER.pack(f["flow"]))
+            socks[f["flow"]] = s
+            s.settimeout(POLL_S)
+            buf = memoryview(bytearray(CHUNK))
+            left = f["size"] if f["size"] is not None else float("inf")
+            stop = t0 + f["stop"]
+            # Bounded by time: ends at the flow's stop (or after its size) whatever the network does.
+            while left > 0 and time.monotonic() < stop:
+                try:
+                    left -= s.send(buf[: int(min(CHUNK, left))])
+                except (socket.timeout, BlockingIOError):
+                    pass
+        except OSError as e:
+            if time.monotonic() < t0 + f["stop"]:  # at the stop, a receiver that has finished may reset it
+                rec["error"] = f"flow {f['flow']} ({f['src']} -> {f['dst']}, {f['cc']}): {e}"
+
+    threads = [threading.Thread(target=flow, args=(f,), daemon=True) for f in cfg["flows"]]
+    for t in threads:
+        t.start()
+    for k, t in enumerate(grid(cfg), start=1):
+        sleep_until(t)
+        for i, s in list(socks.items()):
+            try:
+                info = tcp_info(s)
+            except OSError:
+                continue
+            out[i]["samples"].append([k] + [info[name] for name in SAMPLED])
+    sleep_until(end)
+    for t in threads:  # each stops sending at its stop time, within POLL_S
+        t.join(timeout=5)
+    for i, s in list(socks.items()):
+        try:
+            out[i]["final"] = tcp_info(s)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset: nothing lingers
+            s.close()
+        except OSError:
+            pass
+    return {"sampled": SAMPLED, "flows": list(out.values())}
+
+
+def receive(cfg: dict) -> dict:
+    t0 = cfg["t0"]
+    flows = {f["flow"]: f for f in cfg["flows"]}
+    got = {i: 0 for i in flows}
+    completed: dict[int, float] = {}
+    last: dict[int, float] = {}  # when each flow's last byte arrived
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("0.0.0.0", cfg["port"]))
+    srv.listen(len(flows) + 4)
+
+    def serve(conn: socket.socket) -> None:
+        with conn:
+            head = b""
+            while len(head) < HEADER.size:
+                b = conn.recv(HEADER.size - len(head))
+                if not b:
+                    return
+                head += b
+            (i,) = HEADER.unpack(head)
+            if i not in got:
+                return
+            size = flows[i]["size"]
+            buf = memoryview(bytearray(1 << 20))
+            while True:
+                try:
+                    n = conn.recv_into(buf)
+                except OSError:
+                    return
+                if n == 0:
+                    return
+                got[i] += n
+                last[i] = time.monotonic() - t0
+                if size is not None and got[i] >= size and i not in completed:
+                    completed[i] = time.monotonic() - t0
+
+    serving: list[threading.Thread] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            t = threading.Thread(target=serve, args=(conn,), daemon=True)
+            serving.append(t)
+            t.start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    print("listening", file=sys.stderr, flush=True)
+    samples = {i: [] for i in flows}
+    at_end: dict[int, int] = {}
+    ends = sorted((t0 + f["end"], i) for i, f in flows.items())
+    for t in grid(cfg):
+        while ends and ends[0][0] <= t:
+            te, i = ends.pop(0)
+            sleep_until(te)
+            at_end[i] = got[i]
+        sleep_until(t)
+        for i in flows:
+            samples[i].append(got[i])
+    for te, i in ends:
+        sleep_until(te)
+        at_end[i] = got[i]
+    # Read on until the senders reset their connections, so that none is reset from here while still sending.
+    for t in list(serving):
+        t.join(timeout=max(0.0, t0 + cfg["end"] + LINGER_S - time.monotonic()))
+    return {"samples": samples, "at_end": at_end, "completed": completed, "last_byte": last, "total": got}
+
+
+if __name__ == "__main__":
+    config = json.loads(sys.argv[2])
+    result = send(config) if sys.argv[1] == "send" else receive(config)
+    print(json.dumps(result), flush=True)
+    os._exit(0)  # the connection threads are daemons; do not wait for them

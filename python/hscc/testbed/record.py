@@ -1,0 +1,238 @@
+"""What a kernel run measured, read from the kernel and turned into the run
+directory a simulation writes (hscc.results: the same tables, columns and
+units), so `hscc plot`, `hscc.load` and `hscc compare` take it unchanged.
+
+Sources, per table:
+- flows: the receiver's byte count (goodput, completion) and the sender
+  socket's TCP_INFO at the end (cwnd, sRTT, min RTT, segments sent,
+  retransmissions, delivered). Counters TCP_INFO has no per-flow equivalent of
+  (RACK-marked losses, TLPs, undos, recoveries, timeouts, ACKs sent, slow-start
+  time) are null; the senders' namespace-wide TcpExt counters are in the
+  manifest (kernel_run.netstat).
+- timeseries: per grid point, the goodput over the interval (receiver), cwnd
+  and sRTT (TCP_INFO), and three columns a simulation lacks: delivery_rate_bps
+  (the kernel's rate sample), ssthresh, retrans (cumulative).
+- queues, links: the bottleneck's pfifo (tc -s qdisc) at each grid point:
+  backlog in packets and bytes, drops and bytes sent in the interval. The
+  queuing delay is the backlog at the sample over the rate (what a packet
+  arriving then waits), not a mean over departing packets as in a simulation.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import time
+from typing import Callable, Optional
+
+import polars as pl
+
+from hscc.compare import jain
+from hscc.kernel.netns import sh
+from hscc.kernel.programs import KernelError
+from hscc.results import FLOWS, QUEUES, TIMESERIES, UDP, WEB, Result
+from hscc.testbed.plan import Plan
+
+LINKS = (("bottleneck:fwd", "tf", "L", "R"), ("bottleneck:rev", "tr", "R", "L"))
+EXTRA_TIMESERIES = {"delivery_rate_bps": pl.Float64, "ssthresh": pl.UInt32, "retrans": pl.UInt64}
+NULL_COUNTERS = ("lost_fast", "rack_lost", "tlps", "undos", "recoveries", "timeouts", "acks_sent", "ecn_reductions", "ce_received")
+UNSET_SSTHRESH = 0x7FFFFFFF  # TCP_INFO's "infinite" ssthresh (TCP_INFINITE_SSTHRESH)
+
+
+def qdiscs(ns: str) -> list[dict]:
+    """Every qdisc of namespace `ns` with its counters (tc -s -j)."""
+    return json.loads(sh("tc", "-n", ns, "-s", "-j", "qdisc", "show") or "[]")
+
+
+def _queue(all_qdiscs: list[dict], dev: str) -> dict:
+    for q in all_qdiscs:
+        if q.get("dev") == dev and q.get("parent") == "1:1":
+            return q
+    raise KernelError(f"the bottleneck's queue on {dev} is gone")
+
+
+def sample_queues(router: str, t0: float, interval: float, duration: float, procs: dict[str, subprocess.Popen],
+                  progress: Optional[Callable[[float], None]] = None) -> list[tuple[float, dict[str, dict]]]:
+    """The bottleneck queues at t0 + k·interval until the end; stops early (KernelError) if a process dies."""
+    n = int(round(duration / interval))
+    out = []
+    for k in range(n + 1):
+        t = t0 + k * interval
+        while (left := t - time.monotonic()) > 0:
+            time.sleep(min(left, 0.25))
+            for what, p in procs.items():
+                if p.poll() is not None and p.returncode != 0:
+                    raise KernelError(f"{what} stopped during the run (exit code {p.returncode}): {p.stderr.read().strip()}")
+        qs = qdiscs(router)
+        out.append((time.monotonic() - t0, {dev: _queue(qs, dev) for _, dev, _, _ in LINKS}))
+        if progress:
+            progress(min(duration, k * interval))
+    return out
+
+
+def tun_drops(router: str) -> int:
+    """Packets the TUN devices dropped because the delay line did not read them in time."""
+    links = json.loads(sh("ip", "-n", router, "-s", "-j", "link", "show"))
+    return sum(l["stats64"]["tx"]["dropped"] for l in links if l["ifname"] in ("tf", "tr"))
+
+
+def random_drops(router: str) -> int:
+    """Packets the random-loss classifier dropped."""
+    return sum(q["drops"] for q in qdiscs(router) if q["kind"] == "clsact" and q["dev"] == "left")
+
+
+def netstat(ns: str) -> dict[str, int]:
+    """The TcpExt and Tcp counters of namespace `ns` (/proc/net/netstat, /proc/net/snmp)."""
+    out: dict[str, int] = {}
+    for path in ("/proc/net/netstat", "/proc/net/snmp"):
+        lines = sh("ip", "netns", "exec", ns, "cat", path).splitlines()
+        for names, values in zip(lines[::2], lines[1::2]):
+            prefix, keys = names.split(":", 1)
+            if prefix in ("TcpExt", "Tcp"):
+                for key, value in zip(keys.split(), values.split(":", 1)[1].split()):
+                    out[f"{prefix}.{key}"] = int(value)
+    return out
+
+
+def netstat_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {k: after[k] - before.get(k, 0) for k in sorted(after) if after[k] != before.get(k, 0)}
+
+
+def sender_report(plan: Plan, sent: dict) -> list[dict]:
+    """Per flow: the congestion control its socket got, its last TCP_INFO, and
+    the share of samples at which it had nothing unsent (the application, not
+    TCP, may have limited it then: the testbed's sender, on a loaded machine)."""
+    names = sent["sampled"]
+    out = []
+    for f, s in zip(plan.flows, sent["flows"]):
+        samples = [dict(zip(names, row[1:])) for row in s["samples"]]
+        dry = sum(1 for x in samples if x["notsent_bytes"] == 0)
+        out.append({"flow": f.flow, "cc": s["cc"], "connected_s": s.get("connected_s"),
+                    "samples_with_nothing_unsent": dry / len(samples) if samples else None, "tcp_info": s["final"]})
+    return out
+
+
+def result(plan: Plan, manifest: dict, sent: dict, received: dict, queue_samples: list, loss_drops: int) -> Result:
+    """The run's Result, from the endpoints' reports and the queue samples."""
+    flows_ts = _timeseries(plan, sent, received)
+    queues = _queues(plan, queue_samples)
+    flows = _flows(plan, sent, received, flows_ts)
+    links = _links(plan, queue_samples, queues, loss_drops)
+    traces = manifest["scenario"]["output"]["traces"]
+    goodputs = flows["goodput_bps"].to_list()
+    summary = {
+        "name": plan.scenario.name,
+        "duration_s": plan.duration,
+        "seed": plan.scenario.seed,
+        "events": None,
+        "wall_time_s": manifest["wall_time_s"],
+        "jain_index": jain(goodputs),
+        "total_goodput_bps": sum(goodputs),
+        "flows": flows.drop("signals_s").to_dicts(),
+        "links": links.to_dicts(),
+        "udp": [],
+        "web": [],
+        "signal_sync": {"events": 0, "seen_by_all": 0},
+    }
+    return Result(manifest, summary, flows, links, pl.DataFrame(schema=UDP), pl.DataFrame(schema=WEB),
+                  flows_ts if "flows" in traces else pl.DataFrame(schema={**TIMESERIES, **EXTRA_TIMESERIES}),
+                  queues if "queues" in traces else pl.DataFrame(schema=QUEUES))
+
+
+def _by_flow(d: dict) -> dict[int, object]:
+    return {int(k): v for k, v in d.items()}
+
+
+def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
+    names = sent["sampled"]
+    samples = _by_flow(received["samples"])
+    rows = []
+    for f, s in zip(plan.flows, sent["flows"]):
+        info = {row[0]: dict(zip(names, row[1:])) for row in s["samples"]}
+        got = samples[f.flow]
+        for k in range(1, len(got) + 1):
+            i = info.get(k, {})
+            rows.append({
+                "time_s": k * plan.interval, "flow": f.flow,
+                "throughput_bps": (got[k - 1] - (got[k - 2] if k > 1 else 0)) * 8 / plan.interval,
+                "cwnd": i.get("snd_cwnd", 0), "srtt_s": i.get("rtt_us", 0) / 1e6,
+                "delivery_rate_bps": i.get("delivery_rate", 0) * 8.0,
+                "ssthresh": min(i.get("snd_ssthresh", UNSET_SSTHRESH), 2**32 - 1), "retrans": i.get("total_retrans", 0),
+            })
+    return pl.DataFrame(rows, schema={**TIMESERIES, **EXTRA_TIMESERIES}).sort(["flow", "time_s"])
+
+
+def _queues(plan: Plan, samples: list) -> pl.DataFrame:
+    rows = []
+    for link, (name, dev, _, _) in enumerate(LINKS):
+        for (t, now), (_, before) in zip(samples[1:], samples[:-1]):
+            q, q0 = now[dev], before[dev]
+            rows.append({
+                "time_s": round(t / plan.interval) * plan.interval, "link": link, "name": name,
+                "queue_pkts": q["qlen"], "queue_bytes": q["backlog"], "qdelay_s": q["backlog"] * 8 / plan.rate_bps,
+                "drops": q["drops"] - q0["drops"], "marks": 0,
+                "utilization": (q["bytes"] - q0["bytes"]) * 8 / (plan.rate_bps * plan.interval),
+            })
+    return pl.DataFrame(rows, schema=QUEUES)
+
+
+def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame) -> pl.DataFrame:
+    at_end, completed, last = _by_flow(received["at_end"]), _by_flow(received["completed"]), _by_flow(received["last_byte"])
+    by_run_end = {f: got[-1] if got else 0 for f, got in _by_flow(received["samples"]).items()}
+    srtt = ts.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s").mean())
+    mean_srtt = dict(zip(srtt["flow"].to_list(), srtt["srtt_s"].to_list()))
+    rows = []
+    for f, s in zip(plan.flows, sent["flows"]):
+        info = s["final"] or {}
+        end = completed.get(f.flow, f.end)
+        bits = 8 * (f.size if f.flow in completed else at_end.get(f.flow, 0))
+        if f.flow not in completed and f.end < plan.duration and f.flow in last:
+            # Stopped: as in a simulation, it completes when what it had sent arrives (the last byte), and all of it counts.
+            end = completed[f.flow] = min(plan.duration, max(f.end, last[f.flow]))
+            bits = 8 * by_run_end.get(f.flow, 0)
+        segs = info.get("data_segs_out", 0)
+        rtt = plan.fwd_delay[f.pair] + plan.rev_delay[f.pair] + 12_000 / plan.rate_bps
+        rows.append({
+            "flow": f.flow, "spec": f.spec, "label": plan.scenario.flow_labels()[f.flow][1], "algorithm": f.algorithm,
+            "src": f"s{f.pair}", "dst": f"d{f.pair}", "start_s": f.start, "end_s": end, "base_rtt_s": rtt,
+            "mean_srtt_s": mean_srtt.get(f.flow), "srtt_s": info.get("rtt_us", 0) / 1e6 or None,
+            "min_rtt_s": info.get("min_rtt_us", 0) / 1e6 or None,
+            "goodput_bps": bits / (end - f.start) if end > f.start else 0.0, "share": 0.0,
+            "completion_s": completed.get(f.flow), "final_cwnd": info.get("snd_cwnd", 0),
+            "segs_sent": segs, "retrans": info.get("total_retrans", 0), "delivered_segs": info.get("delivered", 0),
+            "delivered_bytes": info.get("bytes_acked", 0), **{k: None for k in NULL_COUNTERS},
+            "retrans_ratio": info.get("total_retrans", 0) / segs if segs else 0.0,
+            "slow_start_s": None, "signals": 0, "signals_s": [],
+        })
+    total = sum(r["goodput_bps"] for r in rows)
+    for r in rows:
+        r["share"] = r["goodput_bps"] / total if total > 0 else 0.0
+    return pl.DataFrame(rows, schema=FLOWS)
+
+
+def _links(plan: Plan, samples: list, queues: pl.DataFrame, loss_drops: int) -> pl.DataFrame:
+    limit = plan.buffer[1] if plan.buffer[0] == "packets" else plan.buffer[1] / 1500
+    rows = []
+    for link, (name, dev, a, b) in enumerate(LINKS):
+        first, last = samples[0][1][dev], samples[-1][1][dev]
+        q = queues.filter(pl.col("link") == link)
+        delay = q["qdelay_s"]
+        drops_queue = last["drops"] - first["drops"]
+        drops_random = loss_drops if link == 0 else 0
+        rows.append({
+            "link": link, "name": name, "from": a, "to": b, "rate_bps": plan.rate_bps, "monitored": True,
+            "utilization": (last["bytes"] - first["bytes"]) * 8 / (plan.rate_bps * plan.duration),
+            "tx_packets": last["packets"] - first["packets"], "tx_bytes": last["bytes"] - first["bytes"],
+            "drops_queue": drops_queue, "drops_queue_slow_start": None, "drops_random": drops_random, "drops_aqm": 0,
+            "marks": 0, "drops": drops_queue + drops_random,
+            "mean_qdelay_s": _stat(delay.mean()), "p99_qdelay_s": _stat(delay.quantile(0.99)), "max_qdelay_s": _stat(delay.max()),
+            "mean_queue_pkts": _stat(q["queue_pkts"].mean()), "mean_queue_bytes": _stat(q["queue_bytes"].mean()),
+            "normalized_occupancy": _stat(q["queue_pkts"].mean()) / limit if limit else 0.0,
+        })
+    ints = ("rate_bps", "tx_packets", "tx_bytes", "drops_queue", "drops_random", "drops_aqm", "marks", "drops")
+    return pl.DataFrame(rows, schema_overrides={"link": pl.UInt32, "drops_queue_slow_start": pl.Int64, **{k: pl.UInt64 for k in ints}})
+
+
+def _stat(x: object) -> float:
+    return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else 0.0

@@ -1,0 +1,331 @@
+"""The kernel testbed and hscc compare.
+
+Without a kernel: what the testbed refuses (by field), the plan it makes, and
+compare's numbers on two fabricated run directories, checked by hand. With
+root and network namespaces: a short scenario end to end (the delay line holds
+the base RTT, HTB the rate, the run directory loads and plots), random loss,
+and nothing left behind on success, on error and on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import hscc
+from hscc.cli import app
+from hscc.kernel import registry, toolchain
+from hscc.kernel.programs import KernelError
+from hscc.results import FLOWS, QUEUES, TIMESERIES, Result
+from hscc.scenario import Scenario
+from hscc import testbed as tb
+from hscc.testbed import record
+from hscc.testbed.run import missing, plan_for
+
+runner = CliRunner()
+
+
+def scenario(rate="20Mbps", rtt="20ms", buffer="1bdp", duration="3s", flows=None, loss=None, rtt2=None, **top) -> Scenario:
+    bottleneck = {"rate": rate, "delay": "2ms", "buffer": buffer}
+    if loss is not None:
+        bottleneck["loss"] = loss
+    pairs = [{"rate": "1Gbps", "rtt": r} for r in (rtt, rtt2) if r]
+    return Scenario.parse({
+        "name": "testbed-test", "duration": duration,
+        "output": {"sample_interval": "100ms", "traces": ["flows", "queues"]},
+        "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "pairs": pairs},
+        "flows": flows or [{"pair": 0, "algorithm": "reno"}, {"pair": 0, "algorithm": "cubic"}],
+        **top,
+    })
+
+
+# --- without a kernel ---------------------------------------------------------
+
+@pytest.mark.parametrize("change, field", [
+    ({"flows": [{"pair": 0, "algorithm": "reno", "pacing": True}]}, "flows[0].pacing = True"),
+    ({"flows": [{"pair": 0, "algorithm": "reno", "loss_detection": "dupack"}]}, "flows[0].loss_detection = 'dupack'"),
+    ({"flows": [{"pair": 0, "algorithm": "reno", "reverse": True}]}, "flows[0].reverse"),
+    ({"flows": [{"pair": 0, "algorithm": "ctcp"}]}, "flows[0].algorithm = 'ctcp': the kernel has no such algorithm"),
+    ({"flows": [{"pair": 0, "algorithm": "cubic", "params": {"beta": 0.8}},
+                {"pair": 0, "algorithm": "cubic", "params": {"beta": 0.6}}]}, "flows[1].params: cubic is registered once"),
+    ({"udp": [{"pair": 0, "rate": "1Mbps", "pattern": "cbr"}]}, "[[udp]]"),
+])
+def test_what_the_testbed_cannot_do_is_refused_by_field(change, field):
+    with pytest.raises(tb.TestbedError) as e:
+        plan_for(scenario(**change))
+    assert field in str(e.value)
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"rate": "1Gbps"}, "topology.bottleneck.rate = 1000 Mbit/s: this machine's testbed sustains at most"),
+    ({"rate": "150Mbps", "rtt": "500ms"}, "rate × base RTT = 150 Mbit/s × 500 ms = 75 Mbit: this machine's testbed sustains at most 24 Mbit"),
+])
+def test_beyond_the_machines_limits_is_refused_before_anything_runs(kwargs, field):
+    with pytest.raises(tb.TestbedError) as e:
+        plan_for(scenario(**kwargs))
+    assert field in str(e.value)
+
+
+def test_the_command_refuses_with_exit_code_2_and_writes_nothing(tmp_path):
+    toml = tmp_path / "paced.toml"
+    toml.write_text('duration = "1s"\n[topology]\nkind = "dumbbell"\nbottleneck = { rate = "10Mbps", delay = "1ms", buffer = "10pkts" }\n'
+                    'pairs = [{ rate = "1Gbps", rtt = "10ms" }]\n[[flows]]\npair = 0\nalgorithm = "reno"\npacing = true\n')
+    r = runner.invoke(app, ["testbed", "run", str(toml), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2 and "flows[0].pacing = True: the testbed cannot do this" in r.output, r.output
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler for the delay line")
+def test_the_limits_and_the_timers_are_stated():
+    r = runner.invoke(app, ["testbed", "limits"])
+    assert r.exit_code == 0, r.output
+    assert "bottleneck rate: at most 300 Mbit/s" in r.output and "at most 24 Mbit" in r.output
+    assert "CLOCK_MONOTONIC resolution:" in r.output and "µs late at the median" in r.output
+
+
+def test_a_run_is_flagged_when_the_delay_line_stalled_or_ran_late():
+    from hscc.testbed import limits
+
+    def line(max_late_s=0.001, late=0, packets=1000, overflow=0):
+        d = {"max_late_s": max_late_s, "late_1ms": late, "late_1ms_share": late / packets, "packets": packets, "overflow": overflow}
+        return {"fwd": d, "rev": dict(d, max_late_s=0.0, late_1ms=0, late_1ms_share=0.0, overflow=0)}
+
+    assert limits.flags(line(max_late_s=0.005, late=10)) == []  # at the bounds: 5 ms, 1 %
+    assert limits.flags(line(max_late_s=0.0051)) == ["fwd: the delay line stalled for 5.1 ms (bound 5 ms)"]
+    assert limits.flags(line(late=11)) == ["fwd: 1.1% of packets left more than 1 ms late (bound 1%)"]
+    assert limits.flags(line(overflow=3)) == ["fwd: the delay line dropped 3 packets (its FIFO was full)"]
+
+
+def test_other_queues_and_topologies_are_refused():
+    sc = Scenario.parse({**scenario().to_dict(), "topology": {**scenario().to_dict()["topology"], "bottleneck": {
+        "rate": "20Mbps", "delay": "2ms", "buffer": "100pkts", "queue": {"kind": "codel"}}}})
+    with pytest.raises(tb.TestbedError, match=r"topology.bottleneck.queue = .*this kernel has no codel"):
+        plan_for(sc)
+    with pytest.raises(tb.TestbedError, match="topology.bottleneck.loss_point = 'after_queue'"):
+        d = scenario(loss=0.01).to_dict()
+        d["topology"]["bottleneck"]["loss_point"] = "after_queue"
+        plan_for(Scenario.parse(d))
+
+
+def test_the_plan_has_each_pairs_delays_and_the_buffer_in_packets():
+    plan = plan_for(Scenario.from_toml(Path(__file__).parents[2] / "examples" / "two-reno-rtt.toml"))
+    # rtt 40 ms and 120 ms: half each way, access + bottleneck (5 ms) + receiver access (0).
+    assert plan.fwd_delay == pytest.approx((0.020, 0.060)) and plan.rev_delay == pytest.approx((0.020, 0.060))
+    # 1 BDP at 100 Mbit/s × the longest base RTT (120 ms, plus serialization) = 1000 packets of 1500 B.
+    assert plan.buffer == ("packets", 1000) and plan.rate_bps == 100_000_000
+    assert [(f.pair, f.cc) for f in plan.flows] == [(0, "reno"), (1, "reno")]
+    assert plan.duration == 60.0 and plan.interval == 0.1
+
+
+def test_with_bpf_reno_and_cubic_are_hsccs_programs():
+    plan = plan_for(scenario(), use_bpf=True)
+    assert [f.cc for f in plan.flows] == ["hscc_reno", "hscc_cubic"] and plan.bpf == {"reno": (), "cubic": ()}
+
+
+@pytest.mark.skipif(not Path("/sys/module/tcp_cubic/parameters/hystart").is_file(), reason="the kernel's cubic parameters are not readable here")
+def test_where_the_kernels_cubic_differs_from_the_scenarios_it_is_said():
+    from hscc.testbed.plan import builtin_differences
+
+    kernel_hystart = Path("/sys/module/tcp_cubic/parameters/hystart").read_text().strip()
+    notes = builtin_differences(plan_for(scenario()))
+    # hscc's cubic leaves HyStart off by default; Linux's (hystart = 1 unless the host changed it) runs it.
+    assert (f"cubic: the kernel's built-in runs hystart = {kernel_hystart}, the scenario's cubic hystart = 0" in " ".join(notes)) == (kernel_hystart == "1")
+    hystart_on = [{"pair": 0, "algorithm": "cubic", "params": {"hystart": True}}]
+    assert builtin_differences(plan_for(scenario(flows=hystart_on), use_bpf=True)) == []  # hscc_cubic runs the scenario's own
+    assert builtin_differences(plan_for(scenario(flows=[{"pair": 0, "algorithm": "reno"}]))) == []
+
+
+def _fabricated(tmp: Path, name: str, goodputs, sent, retrans, queue_bytes, tx, drops) -> Path:
+    """A two-flow run directory with the given numbers, everything else empty."""
+    flows = pl.DataFrame([{
+        **{k: None for k in FLOWS}, "flow": i, "spec": i, "label": f"f{i}", "algorithm": "reno", "goodput_bps": g,
+        "segs_sent": s, "retrans": r, "signals_s": [],
+    } for i, (g, s, r) in enumerate(zip(goodputs, sent, retrans))], schema=FLOWS)
+    links = pl.DataFrame([{"link": 0, "name": "bottleneck:fwd", "from": "L", "to": "R", "rate_bps": 100_000_000, "monitored": True,
+                           "tx_packets": tx, "drops": drops, "mean_qdelay_s": 0.0}],
+                         schema_overrides={"link": pl.UInt32, "rate_bps": pl.UInt64, "tx_packets": pl.UInt64, "drops": pl.UInt64})
+    queues = pl.DataFrame([{"time_s": 0.1 * (k + 1), "link": 0, "name": "bottleneck:fwd", "queue_pkts": b // 1500, "queue_bytes": b,
+                            "qdelay_s": 0.0, "drops": 0, "marks": 0, "utilization": 1.0} for k, b in enumerate(queue_bytes)], schema=QUEUES)
+    ts = pl.DataFrame([{"time_s": t, "flow": i, "throughput_bps": g, "cwnd": 10 + i, "srtt_s": 0.02}
+                       for i, g in enumerate(goodputs) for t in (0.1, 0.2)], schema=TIMESERIES)
+    manifest = {"kind": "hscc.run", "format": 2, "scenario": scenario().to_dict()}
+    summary = {"name": name, "duration_s": 0.2, "seed": 1, "jain_index": None}
+    out = tmp / name
+    Result(manifest, summary, flows, links, pl.DataFrame(), pl.DataFrame(), ts, queues).write(out)
+    return out
+
+
+def test_compare_puts_hand_checked_numbers_side_by_side(tmp_path):
+    a = _fabricated(tmp_path, "a", [60e6, 20e6], [5000, 5000], [100, 0], [15000, 45000], 9900, 100)
+    b = _fabricated(tmp_path, "b", [45e6, 35e6], [6000, 4000], [5, 5], [30000, 30000], 9990, 10)
+    r = runner.invoke(app, ["compare", str(a), str(b), "--json"])
+    assert r.exit_code == 0, r.output
+    c = json.loads(r.output)
+    flows = {f["flow"]: f for f in c["flows"]}
+    assert flows["f0"]["ratio"] == pytest.approx(0.75) and flows["f1"]["ratio"] == pytest.approx(1.75)
+    t = {x["what"].split(",")[0].split(" (")[0]: x for x in c["totals"]}
+    # Jain: 80² / (2 · (60² + 20²)) = 0.8 and 80² / (2 · (45² + 35²)) = 6400 / 6500.
+    assert t["Jain's index"]["a"] == pytest.approx(0.8) and t["Jain's index"]["b"] == pytest.approx(6400 / 6500)
+    assert t["goodput"]["a"] == t["goodput"]["b"] == pytest.approx(80e6) and t["goodput"]["ratio"] == pytest.approx(1.0)
+    # Queuing delay: mean of 15000 and 45000 bytes at 100 Mbit/s = 2.4 ms; 30000 bytes = 2.4 ms.
+    assert t["queuing delay"]["a"] == pytest.approx(0.0024) and t["queuing delay"]["ratio"] == pytest.approx(1.0)
+    # Loss: 100 / (9900 + 100) = 0.01 and 10 / 10000 = 0.001; retransmissions 100 / 10000 and 10 / 10000.
+    assert t["loss at the bottleneck"]["a"] == pytest.approx(0.01) and t["loss at the bottleneck"]["ratio"] == pytest.approx(0.1)
+    assert t["retransmitted segments / sent"]["a"] == pytest.approx(0.01) and t["retransmitted segments / sent"]["b"] == pytest.approx(0.001)
+    plot = tmp_path / "both.png"
+    r = runner.invoke(app, ["compare", str(a), str(b), "--plot", str(plot)])
+    assert r.exit_code == 0 and plot.stat().st_size > 10_000 and "0.75" in r.output, r.output
+    r = runner.invoke(app, ["compare", str(a), str(b), "--plot", str(plot)])
+    assert r.exit_code == 2 and "exists; pass --overwrite" in r.output
+    r = runner.invoke(app, ["compare", str(a), str(tmp_path)])
+    assert r.exit_code == 2 and "not an hscc run directory" in r.output
+
+
+# --- in the kernel ----------------------------------------------------------------
+
+NO_TESTBED = missing()
+needs_testbed = pytest.mark.skipif(NO_TESTBED is not None, reason=f"kernel testbed tests skipped: {NO_TESTBED}")
+
+
+def namespaces(pid: int) -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith(f"hscc-tb-{pid}-")]
+
+
+def children() -> list[int]:
+    """Live child processes of this process."""
+    out = []
+    for d in Path("/proc").iterdir():
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if d.name.isdigit() and int(fields[1]) == os.getpid() and fields[0] != "Z":
+            out.append(int(d.name))
+    return out
+
+
+def assert_nothing_left(pid: int, pids: list[int] = ()) -> None:
+    deadline = time.monotonic() + 10
+    while (namespaces(pid) or any(Path(f"/proc/{p}").exists() for p in pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not namespaces(pid), namespaces(pid)
+    assert not [p for p in pids if Path(f"/proc/{p}").exists()]
+    if pid == os.getpid():
+        assert not children(), children()
+
+
+@needs_testbed
+@pytest.mark.timeout(90)
+def test_a_short_kernel_run_end_to_end(tmp_path):
+    out = tmp_path / "run"
+    tb.run(scenario(rtt2="40ms", flows=[{"pair": 0, "algorithm": "reno"}, {"pair": 1, "algorithm": "cubic"}]), out)
+    assert_nothing_left(os.getpid())
+    r = hscc.load(out)
+    k = r.manifest["kernel_run"]
+    assert k["kernel"] == os.uname().release and k["namespaces"]["default_cc"] == "reno"
+    assert k["congestion_controls"] == ["cubic", "reno"] and k["delay_line"]["realtime"]
+    assert {q["kind"] for q in k["qdiscs"]} >= {"htb", "pfifo"}
+    assert set(k["delay_line"]["fwd"]) >= {"max_late_s", "late_1ms", "packets"}
+    # The delay line holds each pair's base RTT (20 and 40 ms) plus host latency and one packet's serialization (0.6 ms).
+    for row, rtt in zip(r.flows.iter_rows(named=True), (0.020, 0.040)):
+        assert rtt <= row["min_rtt_s"] <= rtt + 0.003, row
+        assert row["goodput_bps"] > 1e6 and row["final_cwnd"] > 0 and row["segs_sent"] > 0
+    # HTB holds the rate: 3 s at 20 Mbit/s, a slow start included.
+    total = r.summary["total_goodput_bps"]
+    assert 0.6 * 20e6 < total <= 1.01 * 20e6, total
+    fwd = r.links.row(0, named=True)
+    assert fwd["utilization"] <= 1.01 and fwd["tx_packets"] > 1000
+    assert r.timeseries.filter(pl.col("cwnd") > 0).height >= 40 and r.queues.height == 2 * 30
+    assert r.queues.filter(pl.col("link") == 0)["queue_pkts"].max() <= 67  # pfifo limit: 1 BDP of the longest RTT, 67 packets
+    assert runner.invoke(app, ["plot", str(out)]).exit_code == 0
+
+
+@needs_testbed
+@pytest.mark.timeout(60)
+def test_sized_and_stopped_flows_end_as_in_a_simulation(tmp_path):
+    out = tmp_path / "run"
+    tb.run(scenario(duration="2.5s", flows=[{"pair": 0, "algorithm": "reno", "size": "500KB"},
+                                            {"pair": 0, "algorithm": "cubic", "start": "0.5s", "stop": "1.5s"}]), out)
+    assert_nothing_left(os.getpid())
+    r = hscc.load(out)
+    sized, stopped = r.flows.row(0, named=True), r.flows.row(1, named=True)
+    # 500 kB at 20 Mbit/s take 0.2 s at best; slow start from 10 segments over 20 ms adds a few RTTs.
+    assert 0.2 < sized["completion_s"] < 1.0 and sized["goodput_bps"] == pytest.approx(4e6 / sized["completion_s"])
+    # Stopped at 1.5 s: it completes when what it had sent arrives (its unsent backlog is at most 256 kB, 0.1 s here).
+    assert 1.5 <= stopped["end_s"] == stopped["completion_s"] < 1.8 and stopped["start_s"] == 0.5
+    thr = r.timeseries.filter(pl.col("flow") == 1)
+    assert thr.filter(pl.col("time_s") <= 0.5)["throughput_bps"].max() == 0
+    assert thr.filter(pl.col("time_s") > 1.9)["throughput_bps"].max() == 0
+    assert 0 < stopped["goodput_bps"] <= 20e6
+
+
+@needs_testbed
+@pytest.mark.timeout(60)
+def test_random_loss_drops_the_share_asked_for(tmp_path):
+    out = tmp_path / "run"
+    tb.run(scenario(duration="2s", loss=0.02, buffer="1000pkts", flows=[{"pair": 0, "algorithm": "cubic"}]), out)
+    assert_nothing_left(os.getpid())
+    fwd = hscc.load(out).links.row(0, named=True)
+    offered = fwd["tx_packets"] + fwd["drops_random"]
+    # Binomial(offered, 0.02): within 5 standard deviations.
+    mean, sd = 0.02 * offered, (0.02 * 0.98 * offered) ** 0.5
+    assert abs(fwd["drops_random"] - mean) < 5 * sd, (fwd["drops_random"], offered)
+    assert fwd["drops_queue"] == 0
+
+
+@needs_testbed
+@pytest.mark.timeout(60)
+def test_an_error_midway_leaves_nothing(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise KernelError("injected failure while sampling")
+
+    monkeypatch.setattr(record, "sample_queues", broken)
+    out = tmp_path / "run"
+    with pytest.raises(KernelError, match="injected failure"):
+        tb.run(scenario(), out)
+    assert_nothing_left(os.getpid())
+    assert not out.exists()
+
+
+@needs_testbed
+@pytest.mark.timeout(90)
+def test_ctrl_c_leaves_nothing(tmp_path):
+    bpf = toolchain.missing_for_kernel() is None and "hscc_reno" not in registry.available_ccs()
+    toml = tmp_path / "long.toml"
+    toml.write_text('duration = "30s"\n[topology]\nkind = "dumbbell"\n'
+                    'bottleneck = { rate = "20Mbps", delay = "2ms", buffer = "1bdp" }\npairs = [{ rate = "1Gbps", rtt = "20ms" }]\n'
+                    '[[flows]]\npair = 0\nalgorithm = "reno"\n')
+    out = tmp_path / "run"
+    p = subprocess.Popen([sys.executable, "-m", "hscc", "testbed", "run", str(toml), "--out", str(out), "-q", *(["--bpf"] if bpf else [])],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    # Wait until the flow runs (the receivers' namespace holds a process), then interrupt.
+    pids: list[int] = []
+    while time.monotonic() < deadline and p.poll() is None and len(pids) < 3:
+        pids = [int(x) for ns in namespaces(p.pid) for x in subprocess.run(["ip", "netns", "pids", ns], capture_output=True,
+                                                                           text=True, check=False).stdout.split()]
+        time.sleep(0.2)
+    assert len(pids) >= 3, "the run never started its processes"
+    if bpf:
+        assert "hscc_reno" in registry.available_ccs()
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    assert_nothing_left(p.pid, pids)
+    assert not out.exists()
+    if bpf:  # unregistered, and no socket holds the program (an orphan would, for minutes)
+        assert "hscc_reno" not in registry.available_ccs() and "hscc_reno" not in registry.struct_ops_maps()
