@@ -479,6 +479,7 @@ impl Sim {
                 let flow = &mut self.flows[f as usize];
                 if flow.sender.pace_timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
                     flow.sender.on_pace(wire!(self, flow));
+                    flow.sender.settle_log(now);
                 }
             }
             Event::DelAck(f) => {
@@ -490,10 +491,12 @@ impl Sim {
             Event::FlowStart(f) => {
                 let flow = &mut self.flows[f as usize];
                 flow.sender.start(wire!(self, flow));
+                flow.sender.settle_log(now);
             }
             Event::FlowStop(f) => {
                 let flow = &mut self.flows[f as usize];
                 flow.sender.stop(wire!(self, flow));
+                flow.sender.settle_log(now);
             }
             Event::HostOut => {
                 if self.host_out.timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
@@ -717,10 +720,12 @@ impl Sim {
         }
     }
 
-    /// After an ACK or a timeout: record congestion signals; free finished web slots.
+    /// After an ACK or a timeout: log the sender's own changes; record
+    /// congestion signals; free finished web slots.
     #[inline]
     fn after_sender_event(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
+        flow.sender.settle_log(self.net.now);
         let signals = flow.sender.cc.delay_signals();
         if signals as usize > flow.signals.len() && flow.web.is_none() {
             flow.signals.resize(signals as usize, self.net.now);
