@@ -189,7 +189,8 @@ impl Column {
         }
     }
 
-    fn width(&self) -> usize {
+    /// Bytes per value.
+    pub fn width(&self) -> usize {
         match self {
             Column::U8(_) => 1,
             Column::U32(_) => 4,
