@@ -90,10 +90,10 @@ impl Hook {
 /// Linux `enum tcp_ca_state` names, by value.
 pub const CA_STATE_NAMES: [&str; 5] = ["open", "disorder", "cwr", "recovery", "loss"];
 
-/// Linux `enum tcp_ca_event` names, in [`event_code`] order.
+/// Linux `enum tcp_ca_event` names, by value ([`event_code`]).
 pub const CA_EVENT_NAMES: [&str; 6] = ["tx_start", "cwnd_restart", "complete_cwr", "loss", "ecn_no_ce", "ecn_is_ce"];
 
-/// Index of `ev` in [`CA_EVENT_NAMES`].
+/// Linux's value of `ev` (`enum tcp_ca_event`), its index in [`CA_EVENT_NAMES`].
 pub fn event_code(ev: CaEvent) -> u8 {
     match ev {
         CaEvent::TxStart => 0,
