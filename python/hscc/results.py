@@ -8,7 +8,9 @@ A run directory has:
 - ``summary.json``: run totals, every flow and every link (the rows below);
 - ``flows.parquet``, ``links.parquet``: one row per TCP flow / per link;
 - ``udp.parquet``: one row per UDP flow; ``web.parquet``: response times;
-- ``timeseries.parquet``, ``queues.parquet``: the sampled traces.
+- ``timeseries.parquet``, ``queues.parquet``: the sampled traces;
+- ``cc_log.parquet``: the per-ACK congestion-control log, when the scenario
+  asks for one (``[output] cc_log``; its columns: ``hscc.cclog``).
 
 It is written atomically (see ``hscc.atomic``). Columns, all in SI units:
 
@@ -64,7 +66,7 @@ from pathlib import Path
 
 import polars as pl
 
-from hscc import _core
+from hscc import _core, cclog
 
 from hscc.rundir import FILES, FRAMES, RunDirError, read_manifest, staging
 from hscc.scenario import Scenario
@@ -96,13 +98,15 @@ _PS = 1e-12
 
 
 class Result:
-    """Everything a run produced. DataFrames: ``flows``, ``links``, ``udp``, ``web``, ``timeseries``, ``queues``."""
+    """Everything a run produced. DataFrames: ``flows``, ``links``, ``udp``, ``web``, ``timeseries``, ``queues``,
+    ``cc_log`` (empty unless the scenario asks for the per-ACK log)."""
 
     def __init__(self, manifest: dict, summary: dict, flows: pl.DataFrame, links: pl.DataFrame, udp: pl.DataFrame,
-                 web: pl.DataFrame, timeseries: pl.DataFrame, queues: pl.DataFrame):
+                 web: pl.DataFrame, timeseries: pl.DataFrame, queues: pl.DataFrame, cc_log: pl.DataFrame | None = None):
         self.manifest, self.summary = manifest, summary
         self.flows, self.links, self.udp, self.web = flows, links, udp, web
         self.timeseries, self.queues = timeseries, queues
+        self.cc_log = cclog.empty() if cc_log is None else cc_log
 
     @property
     def scenario(self) -> Scenario:
@@ -178,6 +182,10 @@ class Result:
             buf = io.BytesIO()
             getattr(self, name).write_parquet(buf)
             out[f"{name}.parquet"] = buf.getvalue()
+        if self.cc_log.height:
+            buf = io.BytesIO()
+            self.cc_log.write_parquet(buf)
+            out[cclog.FILE] = buf.getvalue()
         return out
 
     def __repr__(self) -> str:
@@ -186,8 +194,8 @@ class Result:
         return f"<hscc.Result {name}: {self.flows.height} flows, {self.summary['duration_s']:g} s{jain}>"
 
     @classmethod
-    def from_engine(cls, raw: dict, scenario: Scenario, manifest: dict) -> "Result":
-        """From the engine's result JSON (crates/hscc-sim/src/results.rs)."""
+    def from_engine(cls, raw: dict, scenario: Scenario, manifest: dict, cc_log: list | None = None) -> "Result":
+        """From the engine's result JSON (crates/hscc-sim/src/results.rs) and per-ACK log columns."""
         traces = raw["traces"]
         timeseries = _timeseries(traces) if "flows" in scenario.output.traces else _empty(TIMESERIES)
         queues = _queues(traces) if "queues" in scenario.output.traces else _empty(QUEUES)
@@ -210,7 +218,8 @@ class Result:
                      "refused": w["refused"]}
                     for w in raw["web"]],
         }
-        result = cls(manifest, summary, flows, links, udp, web, timeseries, queues)
+        log = cclog.frame(cc_log, flows["label"].to_list()) if cc_log else None
+        result = cls(manifest, summary, flows, links, udp, web, timeseries, queues, log)
         events, seen = result.signal_synchronization() if flows.height and flows["signals"].sum() else (0, 0)
         summary["signal_sync"] = {"events": events, "seen_by_all": seen}
         return result
@@ -229,6 +238,8 @@ def load(run_dir: str | Path) -> Result:
     try:
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         frames = {n: pl.read_parquet(run_dir / f"{n}.parquet") for n in FRAMES}
+        if (run_dir / cclog.FILE).is_file():
+            frames["cc_log"] = pl.read_parquet(run_dir / cclog.FILE)
     except (OSError, ValueError, pl.exceptions.PolarsError) as e:
         raise RunDirError(f"{run_dir}: unreadable run directory: {e}") from None
     return Result(manifest, summary, **frames)

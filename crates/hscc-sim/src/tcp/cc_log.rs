@@ -201,7 +201,7 @@ impl Column {
 
 /// Bytes per row of [`columns`] (checked by a test): what the table costs
 /// on top of the rows while it is handed over.
-pub const COLUMN_BYTES: usize = 159;
+pub const COLUMN_BYTES: usize = 163;
 
 /// The logs as a table, one row per call: name and values of every column
 /// (docs/traces.md describes them). Inputs a hook does not have are 0 here.
@@ -215,7 +215,6 @@ pub fn columns(logs: &[FlowCcLog]) -> Vec<(&'static str, Column)> {
         Hook::CongAvoid { ack, acked } => (ack, acked, 0, 0, 0),
         Hook::PktsAcked(s) => (0, s.pkts_acked, s.rtt_us as i64, s.in_flight, 0),
         Hook::CongControl(rs) => (0, rs.acked_sacked, rs.rtt_us, rs.prior_in_flight, rs.losses),
-        Hook::InAckEvent(flags) => (flags, 0, 0, 0, 0),
         _ => (0, 0, 0, 0, 0),
     };
     let rate_sample = |c: &HookCall| match c.hook {
@@ -226,8 +225,9 @@ pub fn columns(logs: &[FlowCcLog]) -> Vec<(&'static str, Column)> {
         ("flow", Column::U32(calls().map(|(f, _)| f).collect())),
         ("time_us", u64s(&|c| c.before.now_us)),
         ("hook", u8s(&|c| c.hook.code())),
-        // Inputs: cong_avoid's ack or in_ack_event's flags; acked; rtt_us; in_flight; losses.
+        // Inputs of the hook.
         ("ack", u32s(&|c| input(c).0)),
+        ("flags", u32s(&|c| if let Hook::InAckEvent(f) = c.hook { f } else { 0 })),
         ("acked", u32s(&|c| input(c).1)),
         ("rtt_us", i64s(&|c| input(c).2)),
         ("in_flight", u32s(&|c| input(c).3)),
