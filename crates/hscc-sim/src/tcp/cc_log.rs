@@ -5,8 +5,10 @@
 //! [`LoggedCc`] is the flow's [`Cc`] with an optional [`CcLog`]: the sender
 //! calls the hooks on it exactly as on the algorithm (it dereferences to the
 //! [`Cc`] for everything else). Without a log a hook costs one
-//! well-predicted branch; with one, a copy of the sender view per call into a
-//! vector that grows by doubling from the size the estimate predicted.
+//! well-predicted branch (the wrappers are always inlined, so the algorithm's
+//! code is inlined into the sender as before; the logging path is out of
+//! line); with one, a copy of the sender view per call into a vector reserved
+//! at the size the estimate predicted, growing by doubling past it.
 //! Besides the hook calls, the log has a [`Hook::Sender`] row whenever the
 //! sender itself changed what the algorithm owns (PRR, the end of recovery,
 //! a timeout's cwnd = 1, the ssthresh a hook returned), so that the log's
@@ -30,6 +32,7 @@ impl CcLog {
         CcLog { calls: Vec::with_capacity(rows) }
     }
 
+    #[cold]
     #[inline(never)]
     fn call(&mut self, cc: &mut Cc, tp: &mut TcpCc, hook: Hook) -> u32 {
         let before = tp.clone();
@@ -39,6 +42,7 @@ impl CcLog {
     }
 
     /// A [`Hook::Sender`] row if the sender changed what the last row left.
+    #[cold]
     #[inline(never)]
     fn settle(&mut self, tp: &TcpCc, now_us: u64) {
         let now = After::of(tp, 0);
@@ -92,7 +96,7 @@ impl LoggedCc {
     }
 
     /// After the sender handled an event at `now_us`: log the changes it made itself.
-    #[inline]
+    #[inline(always)]
     pub fn settle(&mut self, tp: &TcpCc, now_us: u64) {
         if let Some(log) = &mut self.log {
             log.settle(tp, now_us);
@@ -100,47 +104,47 @@ impl LoggedCc {
     }
 
     /// See [`hscc_cc::CongestionOps::init`].
-    #[inline]
+    #[inline(always)]
     pub fn init(&mut self, tp: &mut TcpCc) {
         hook!(self, tp, Hook::Init, { self.cc.init(tp); 0 });
     }
     /// See [`hscc_cc::CongestionOps::ssthresh`].
-    #[inline]
+    #[inline(always)]
     pub fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
         hook!(self, tp, Hook::Ssthresh, self.cc.ssthresh(tp))
     }
     /// See [`hscc_cc::CongestionOps::cong_avoid`].
-    #[inline]
+    #[inline(always)]
     pub fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
         hook!(self, tp, Hook::CongAvoid { ack, acked }, { self.cc.cong_avoid(tp, ack, acked); 0 });
     }
     /// See [`hscc_cc::CongestionOps::set_state`].
-    #[inline]
+    #[inline(always)]
     pub fn set_state(&mut self, tp: &mut TcpCc, s: CaState) {
         hook!(self, tp, Hook::SetState(s), { self.cc.set_state(tp, s); 0 });
     }
     /// See [`hscc_cc::CongestionOps::cwnd_event`].
-    #[inline]
+    #[inline(always)]
     pub fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) {
         hook!(self, tp, Hook::CwndEvent(ev), { self.cc.cwnd_event(tp, ev); 0 });
     }
     /// See [`hscc_cc::CongestionOps::in_ack_event`].
-    #[inline]
+    #[inline(always)]
     pub fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) {
         hook!(self, tp, Hook::InAckEvent(flags), { self.cc.in_ack_event(tp, flags); 0 });
     }
     /// See [`hscc_cc::CongestionOps::pkts_acked`].
-    #[inline]
+    #[inline(always)]
     pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
         hook!(self, tp, Hook::PktsAcked(*s), { self.cc.pkts_acked(tp, s); 0 });
     }
     /// See [`hscc_cc::CongestionOps::undo_cwnd`].
-    #[inline]
+    #[inline(always)]
     pub fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
         hook!(self, tp, Hook::UndoCwnd, self.cc.undo_cwnd(tp))
     }
     /// See [`hscc_cc::CongestionOps::cong_control`].
-    #[inline]
+    #[inline(always)]
     pub fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
         hook!(self, tp, Hook::CongControl(*rs), self.cc.cong_control(tp, rs) as u32) != 0
     }
@@ -282,6 +286,8 @@ mod tests {
         let cols = columns(&[FlowCcLog { flow: 0, calls: cc.take_log() }]);
         assert!(cols.iter().all(|(_, c)| c.to_le_bytes().len() == c.width()));
         assert_eq!(cols.iter().map(|(_, c)| c.width()).sum::<usize>(), COLUMN_BYTES);
+        // A row while the run goes (docs/traces.md states it).
+        assert_eq!(std::mem::size_of::<HookCall>(), 160);
     }
 
     #[test]
