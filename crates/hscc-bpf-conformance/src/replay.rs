@@ -77,5 +77,5 @@ pub fn replay_on_c(params: &CcParams, calls: &[HookCall]) -> Result<u64, ReplayE
 pub fn replay_on(prog: CProgram, globals: Vec<(&'static str, i64)>, calls: &[HookCall]) -> Result<u64, ReplayError> {
     let name = prog.name;
     let mut c = CAlgo::new(prog, globals).map_err(|e| ReplayError::Program(LockstepError::UnknownGlobal { algorithm: name, global: e.0 }))?;
-    replay(&mut c, calls).map_err(|m| ReplayError::Diverged(Box::new(m)))
+    replay(&mut c, calls).map_err(ReplayError::Diverged)
 }

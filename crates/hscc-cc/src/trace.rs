@@ -210,7 +210,7 @@ impl core::fmt::Display for Mismatch {
 /// (`snd_cwnd`, `snd_ssthresh`, `snd_cwnd_cnt`, pacing rate, return value).
 /// `a` must start as the recorded algorithm did (same parameters, before
 /// `init`). Returns the number of hook calls made.
-pub fn replay<'a>(a: &mut impl Hooks, log: impl IntoIterator<Item = &'a HookCall>) -> Result<u64, Mismatch> {
+pub fn replay<'a>(a: &mut impl Hooks, log: impl IntoIterator<Item = &'a HookCall>) -> Result<u64, Box<Mismatch>> {
     let mut calls = 0;
     for (index, call) in log.into_iter().enumerate() {
         if call.hook == Hook::Sender {
@@ -220,7 +220,7 @@ pub fn replay<'a>(a: &mut impl Hooks, log: impl IntoIterator<Item = &'a HookCall
         let ret = call.hook.invoke(a, &mut tp);
         let replayed = After::of(&tp, ret);
         if replayed != call.after {
-            return Err(Mismatch { index, call: call.clone(), replayed });
+            return Err(Box::new(Mismatch { index, call: call.clone(), replayed }));
         }
         calls += 1;
     }

@@ -131,7 +131,7 @@ fn rows_per_ack_stay_within_the_estimate() {
         let acks = calls.iter().filter(|c| matches!(c.hook, Hook::PktsAcked(_))).count() as f64;
         let per_ack = calls.len() as f64 / acks;
         eprintln!("flow {flow}: {} rows, {acks} ACKs, {per_ack:.2} rows per ACK; estimated {rows}", calls.len());
-        assert!(per_ack <= CC_LOG_ROWS_PER_ACK && per_ack >= 3.0, "{per_ack}");
+        assert!((3.0..=CC_LOG_ROWS_PER_ACK).contains(&per_ack), "{per_ack}");
         assert!((calls.len() as u64) <= rows && calls.len() as u64 >= rows / 3, "{} rows, {rows} estimated", calls.len());
     }
 }
