@@ -215,6 +215,13 @@ fn signal_synchronization(flows: Vec<(Vec<f64>, f64, f64)>, window: f64) -> (u64
     (r.events, r.seen_by_all)
 }
 
+/// The label of every TCP flow of a scenario (JSON), in engine order, as the
+/// tables show them and `[output] cc_log` names them; raises ValueError like `Simulation`.
+#[pyfunction]
+fn flow_labels(scenario_json: &str) -> PyResult<Vec<String>> {
+    Ok(ScenarioSpec::from_json(scenario_json).map_err(invalid)?.flow_labels())
+}
+
 /// Names of the per-ACK log's codes: (hook, ca_state and new_state, event), by code.
 #[pyfunction]
 fn cc_log_names() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
@@ -251,5 +258,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(short_term_jain, m)?)?;
     m.add_function(wrap_pyfunction!(signal_synchronization, m)?)?;
     m.add_function(wrap_pyfunction!(cc_log_names, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_labels, m)?)?;
     Ok(())
 }
