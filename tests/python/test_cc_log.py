@@ -103,3 +103,13 @@ def test_a_flow_that_does_not_exist_is_named_with_the_labels_there_are():
     with pytest.raises(ScenarioError) as e:
         hscc.run(hscc.Scenario.parse(tomllib.loads(LOGGED.replace('"cubic 1"', '"cubic 0"'))))
     assert "output.cc_log.flows[0]" in str(e.value) and '"reno 0", "cubic 1"' in str(e.value)
+
+
+def test_a_log_too_large_is_refused_before_the_run_with_its_estimate():
+    data = tomllib.loads(LOGGED)
+    data["duration"] = "1h"
+    data["topology"]["bottleneck"]["rate"] = "10Gbps"
+    with pytest.raises(ScenarioError) as e:
+        hscc.run(hscc.Scenario.parse(data))
+    msg = str(e.value)
+    assert "output.cc_log.flows" in msg and "per-ACK log would hold about" in msg and "GB" in msg, msg
