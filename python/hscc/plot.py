@@ -10,6 +10,7 @@ import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from hscc import cclog
 from hscc.atomic import write_bytes
 from hscc.results import Result, load
 from hscc.rundir import PLOTS, RunDirError, read_manifest
@@ -24,6 +25,7 @@ class NoTracesError(ValueError):
 
 def plot(run: Result | str | Path, out: str | Path | None = None, svg: bool = False, overwrite: bool = False) -> list[Path]:
     """Draw the run's plot; write PNG (and SVG) to `out` (default RUN_DIR/plot.png). Returns the paths.
+    A run with a per-ACK log also gets its plot (`hscc.cclog.figure`) beside it, as OUT_cc_log.png.
 
     A run directory's own plot is replaced; any other existing file only with `overwrite`."""
     result = run if isinstance(run, Result) else load(run)
@@ -32,15 +34,20 @@ def plot(run: Result | str | Path, out: str | Path | None = None, svg: bool = Fa
             raise ValueError("out: a file name is needed when plotting a Result that is not in a run directory")
         out = Path(run) / "plot.png"
     out = Path(out).with_suffix(".png")
-    fig = figure(result)
-    paths = [out] + ([out.with_suffix(".svg")] if svg else [])
-    for path in paths:
+    figures = []
+    if not (result.cc_log.height and result.timeseries.is_empty() and result.queues.is_empty()):
+        figures.append((out, figure(result)))
+    if result.cc_log.height:
+        figures.append((out.with_name(f"{out.stem}_cc_log.png"), cclog.figure(result)))
+    suffixes = (".png", ".svg") if svg else (".png",)
+    paths = [(path.with_suffix(s), fig) for path, fig in figures for s in suffixes]
+    for path, _ in paths:
         _check_replaceable(path, overwrite)
-    for path in paths:
+    for path, fig in paths:
         buf = io.BytesIO()
         fig.savefig(buf, format=path.suffix[1:], dpi=150)
         write_bytes(path, buf.getvalue())
-    return paths
+    return [p for p, _ in paths]
 
 
 def _check_replaceable(path: Path, overwrite: bool) -> None:

@@ -8,7 +8,9 @@ A run directory has:
 - ``summary.json``: run totals, every flow and every link (the rows below);
 - ``flows.parquet``, ``links.parquet``: one row per TCP flow / per link;
 - ``udp.parquet``: one row per UDP flow; ``web.parquet``: response times;
-- ``timeseries.parquet``, ``queues.parquet``: the sampled traces.
+- ``timeseries.parquet``, ``queues.parquet``: the sampled traces;
+- ``cc_log.parquet``: the per-ACK congestion-control log, when the scenario
+  asks for one (``[output] cc_log``; its columns: ``hscc.cclog``).
 
 It is written atomically (see ``hscc.atomic``). Columns, all in SI units:
 
@@ -66,7 +68,7 @@ from pathlib import Path
 
 import polars as pl
 
-from hscc import _core
+from hscc import _core, cclog
 
 from hscc.rundir import FILES, FRAMES, RunDirError, read_manifest, staging
 from hscc.scenario import Scenario
@@ -98,13 +100,15 @@ _PS = 1e-12
 
 
 class Result:
-    """Everything a run produced. DataFrames: ``flows``, ``links``, ``udp``, ``web``, ``timeseries``, ``queues``."""
+    """Everything a run produced. DataFrames: ``flows``, ``links``, ``udp``, ``web``, ``timeseries``, ``queues``,
+    ``cc_log`` (empty unless the scenario asks for the per-ACK log)."""
 
     def __init__(self, manifest: dict, summary: dict, flows: pl.DataFrame, links: pl.DataFrame, udp: pl.DataFrame,
-                 web: pl.DataFrame, timeseries: pl.DataFrame, queues: pl.DataFrame):
+                 web: pl.DataFrame, timeseries: pl.DataFrame, queues: pl.DataFrame, cc_log: pl.DataFrame | None = None):
         self.manifest, self.summary = manifest, summary
         self.flows, self.links, self.udp, self.web = flows, links, udp, web
         self.timeseries, self.queues = timeseries, queues
+        self.cc_log = cclog.empty() if cc_log is None else cc_log
 
     @property
     def scenario(self) -> Scenario:
@@ -171,8 +175,13 @@ class Result:
     def files(self) -> dict[str, bytes]:
         """The run directory's files by name, as bytes (a worker sends these to whoever stores the run)."""
         tables = _parquet({name: getattr(self, name) for name in FRAMES})
-        return {"manifest.json": _json(self.manifest), "summary.json": _json(self.summary),
-                **{f"{name}.parquet": data for name, data in tables.items()}}
+        out = {"manifest.json": _json(self.manifest), "summary.json": _json(self.summary),
+               **{f"{name}.parquet": data for name, data in tables.items()}}
+        if self.cc_log.height:
+            buf = io.BytesIO()
+            self.cc_log.write_parquet(buf)
+            out[cclog.FILE] = buf.getvalue()
+        return out
 
     def __repr__(self) -> str:
         name = self.manifest["scenario"].get("name") or "run"
@@ -180,8 +189,8 @@ class Result:
         return f"<hscc.Result {name}: {self.flows.height} flows, {self.summary['duration_s']:g} s{jain}>"
 
     @classmethod
-    def from_engine(cls, raw: dict, scenario: Scenario, manifest: dict) -> "Result":
-        """From the engine's result JSON (crates/hscc-sim/src/results.rs).
+    def from_engine(cls, raw: dict, scenario: Scenario, manifest: dict, cc_log: list | None = None) -> "Result":
+        """From the engine's result JSON (crates/hscc-sim/src/results.rs) and per-ACK log columns.
 
         Each table is built in one step from its rows (or, for the traces, its columns), and
         summary.json's rows are those same rows: a short run's tables cost well under a
@@ -212,7 +221,8 @@ class Result:
                     for w in raw["web"]],
             "signal_sync": {"events": events, "seen_by_all": seen},
         }
-        return cls(manifest, summary, flows, links, udp, web, timeseries, queues)
+        log = cclog.frame(cc_log, flows["label"].to_list()) if cc_log else None
+        return cls(manifest, summary, flows, links, udp, web, timeseries, queues, log)
 
 
 def load(run_dir: str | Path) -> Result:
@@ -228,6 +238,8 @@ def load(run_dir: str | Path) -> Result:
     try:
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         frames = {n: pl.read_parquet(run_dir / f"{n}.parquet") for n in FRAMES}
+        if (run_dir / cclog.FILE).is_file():
+            frames["cc_log"] = pl.read_parquet(run_dir / cclog.FILE)
     except (OSError, ValueError, pl.exceptions.PolarsError) as e:
         raise RunDirError(f"{run_dir}: unreadable run directory: {e}") from None
     return Result(manifest, summary, **frames)

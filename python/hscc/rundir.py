@@ -20,8 +20,10 @@ KIND = "hscc.run"
 FORMAT = 2
 FRAMES = ("flows", "links", "udp", "web", "timeseries", "queues")
 FILES = ("manifest.json", "summary.json", *(f"{n}.parquet" for n in FRAMES))
-PLOTS = ("plot.png", "plot.svg")  # written into the run directory by `hscc plot`
-OWNED = frozenset(FILES + PLOTS)
+PLOTS = ("plot.png", "plot.svg", "plot_cc_log.png", "plot_cc_log.svg")  # written into the run directory by `hscc plot`
+CC_LOG = "cc_log.parquet"  # the per-ACK log, when the scenario asks for it
+OPTIONAL = (CC_LOG,)
+OWNED = frozenset(FILES + PLOTS + OPTIONAL)
 _FORMAT_1_KEYS = {"format", "hscc_version", "engine_version", "scenario", "engine_config"}
 _MAX_MANIFEST_BYTES = 64 << 20
 

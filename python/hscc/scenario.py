@@ -190,16 +190,11 @@ class Scenario(Record):
         return ", ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in counts if n)
 
     def flow_labels(self) -> list[tuple[int, str]]:
-        """(index in `flows`, label) of every TCP flow the engine runs, counts expanded."""
-        out = []
-        for i, f in enumerate(self.flows):
-            for k in range(f.count):
-                if f.label is None:
-                    label = f"{f.algorithm} {len(out)}"
-                else:
-                    label = f.label if f.count == 1 else f"{f.label} #{k}"
-                out.append((i, label))
-        return out
+        """(index in `flows`, label) of every TCP flow the engine runs, counts expanded: the
+        engine's labels ("ALGORITHM INDEX", or the entry's label, "LABEL #k" with a count),
+        by which `[output] cc_log` names flows."""
+        labels = iter(_core.flow_labels(json.dumps(self.to_engine())))
+        return [(i, next(labels)) for i, f in enumerate(self.flows) for _ in range(f.count)]
 
     def udp_labels(self) -> list[tuple[str, str]]:
         """(source, label) of every UDP flow the engine runs: [[udp]] entries, then two per [[voip]] call."""

@@ -333,14 +333,7 @@ impl CAlgo {
 
     /// `cwnd_event`, with Linux's numbering of the events.
     pub fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) {
-        let code = match ev {
-            CaEvent::TxStart => 0,
-            CaEvent::CwndRestart => 1,
-            CaEvent::CompleteCwr => 2,
-            CaEvent::Loss => 3,
-            CaEvent::EcnNoCe => 4,
-            CaEvent::EcnIsCe => 5,
-        };
+        let code = hscc_cc::trace::event_code(ev) as i32;
         if let Some(f) = self.prog.ops.cwnd_event {
             self.call(tp, |sk| unsafe { f(sk, code) });
         }

@@ -12,10 +12,12 @@
 //! - [`ffi`]: the C mirror of the shim's `struct tcp_sock` and [`CAlgo`](ffi::CAlgo).
 //! - [`lockstep`]: [`Lockstep`], both versions behind one `CongestionOps`.
 //! - [`ops`]: random operation sequences and random parameter sets.
+//! - [`replay`]: per-ACK logs recorded in simulator runs, replayed on the C program.
 
 pub mod ffi;
 pub mod lockstep;
 pub mod ops;
+pub mod replay;
 
 pub use ffi::{programs, CAlgo, CProgram};
 pub use lockstep::{Lockstep, LockstepError};

@@ -14,6 +14,7 @@
 //! - [`registry`]: selection by name with static dispatch ([`Cc`], [`CcParams`]).
 //! - [`algos`]: one file per algorithm.
 //! - [`testing`]: a scripted harness (send/ack/lose/advance) and the generic property suite.
+//! - [`trace`]: hook calls as data, to log a run call by call and replay it.
 
 pub mod algos;
 pub mod helpers;
@@ -21,6 +22,7 @@ pub mod ops;
 pub mod params;
 pub mod registry;
 pub mod testing;
+pub mod trace;
 
 pub use ops::{AckSample, CaEvent, CaState, CongestionOps, RateSample, TcpCc, CA_ACK_ECE,
               CA_ACK_SLOWPATH, CA_ACK_WIN_UPDATE, HZ, TCP_INFINITE_SSTHRESH};

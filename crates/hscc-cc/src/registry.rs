@@ -132,29 +132,32 @@ macro_rules! registry {
     };
 
     (@dispatch [$($variant:ident),*]) => {
+        // The hooks are always inlined: a dispatch is a jump table, and the
+        // sender's per-ACK path (through hscc-sim's `LoggedCc`) must not
+        // depend on the inliner's budget for it.
         impl Cc {
             /// See [`CongestionOps::init`].
-            #[inline] pub fn init(&mut self, tp: &mut TcpCc) { match self { $( Cc::$variant(a) => a.init(tp), )* } }
+            #[inline(always)] pub fn init(&mut self, tp: &mut TcpCc) { match self { $( Cc::$variant(a) => a.init(tp), )* } }
             /// See [`CongestionOps::ssthresh`].
-            #[inline] pub fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.ssthresh(tp), )* } }
+            #[inline(always)] pub fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.ssthresh(tp), )* } }
             /// See [`CongestionOps::cong_avoid`].
-            #[inline] pub fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) { match self { $( Cc::$variant(a) => a.cong_avoid(tp, ack, acked), )* } }
+            #[inline(always)] pub fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) { match self { $( Cc::$variant(a) => a.cong_avoid(tp, ack, acked), )* } }
             /// See [`CongestionOps::set_state`].
-            #[inline] pub fn set_state(&mut self, tp: &mut TcpCc, s: CaState) { match self { $( Cc::$variant(a) => a.set_state(tp, s), )* } }
+            #[inline(always)] pub fn set_state(&mut self, tp: &mut TcpCc, s: CaState) { match self { $( Cc::$variant(a) => a.set_state(tp, s), )* } }
             /// See [`CongestionOps::cwnd_event`].
-            #[inline] pub fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) { match self { $( Cc::$variant(a) => a.cwnd_event(tp, ev), )* } }
+            #[inline(always)] pub fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) { match self { $( Cc::$variant(a) => a.cwnd_event(tp, ev), )* } }
             /// See [`CongestionOps::in_ack_event`].
-            #[inline] pub fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) { match self { $( Cc::$variant(a) => a.in_ack_event(tp, flags), )* } }
+            #[inline(always)] pub fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) { match self { $( Cc::$variant(a) => a.in_ack_event(tp, flags), )* } }
             /// See [`CongestionOps::pkts_acked`].
-            #[inline] pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) { match self { $( Cc::$variant(a) => a.pkts_acked(tp, s), )* } }
+            #[inline(always)] pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) { match self { $( Cc::$variant(a) => a.pkts_acked(tp, s), )* } }
             /// See [`CongestionOps::undo_cwnd`].
-            #[inline] pub fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.undo_cwnd(tp), )* } }
+            #[inline(always)] pub fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.undo_cwnd(tp), )* } }
             /// See [`CongestionOps::bpf_globals`].
             pub fn bpf_globals(&self) -> Vec<(&'static str, i64)> { match self { $( Cc::$variant(a) => a.bpf_globals(), )* } }
             /// See [`CongestionOps::delay_signals`].
             #[inline] pub fn delay_signals(&self) -> u32 { match self { $( Cc::$variant(a) => a.delay_signals(), )* } }
             /// See [`CongestionOps::cong_control`].
-            #[inline] pub fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool { match self { $( Cc::$variant(a) => a.cong_control(tp, rs), )* } }
+            #[inline(always)] pub fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool { match self { $( Cc::$variant(a) => a.cong_control(tp, rs), )* } }
         }
     };
 }

@@ -6,9 +6,11 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use hscc_sim::metrics::{FlowSeries, SignalTrack};
+use hscc_sim::tcp::FlowCcLog;
 use hscc_sim::{BuildLimits, ConfigError, ScenarioSpec, Sim};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 /// A rejected scenario as `ValueError(message, field, value, allowed)`.
 fn invalid(e: ConfigError) -> PyErr {
@@ -27,6 +29,8 @@ fn engine_failure(panic: Box<dyn std::any::Any + Send>) -> PyErr {
 struct Simulation {
     sim: Option<Sim>,
     config_json: String,
+    /// The per-ACK logs of a finished run, until taken.
+    cc_log: Vec<FlowCcLog>,
 }
 
 #[pymethods]
@@ -42,7 +46,7 @@ impl Simulation {
         let cfg = spec.build_with(&limits).map_err(invalid)?;
         let config_json = serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let sim = Sim::with_limits(cfg, &limits).map_err(invalid)?;
-        Ok(Simulation { sim: Some(sim), config_json })
+        Ok(Simulation { sim: Some(sim), config_json, cc_log: Vec::new() })
     }
 
     /// Advance to `t` seconds of simulated time (at most the duration), without the GIL.
@@ -82,7 +86,30 @@ impl Simulation {
     /// Summarise and return the results as JSON; the simulation cannot run further.
     fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
         let sim = self.sim.take().ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
-        py.detach(|| catch_unwind(AssertUnwindSafe(|| sim.finish().to_json()))).map_err(engine_failure)
+        let finish = || {
+            let mut r = sim.finish();
+            (r.to_json(), std::mem::take(&mut r.cc_log))
+        };
+        let (json, cc_log) = py.detach(|| catch_unwind(AssertUnwindSafe(finish))).map_err(engine_failure)?;
+        self.cc_log = cc_log;
+        Ok(json)
+    }
+
+    /// The per-ACK congestion-control log of the finished run as columns
+    /// [(name, numpy dtype, little-endian bytes)] (`hscc_sim::tcp::cc_log::columns`;
+    /// codes as `cc_log_names` lists them), or None when no flow was logged.
+    /// Taken: a second call returns None.
+    fn take_cc_log<'py>(&mut self, py: Python<'py>) -> Option<Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>> {
+        let logs = std::mem::take(&mut self.cc_log);
+        if logs.is_empty() {
+            return None;
+        }
+        let columns = py.detach(|| {
+            let cols = hscc_sim::tcp::cc_log::columns(&logs);
+            drop(logs);
+            cols.into_iter().map(|(name, c)| (name, c.dtype(), c.to_le_bytes())).collect::<Vec<_>>()
+        });
+        Some(columns.into_iter().map(|(name, dtype, bytes)| (name, dtype, PyBytes::new(py, &bytes))).collect())
     }
 }
 
@@ -188,6 +215,20 @@ fn signal_synchronization(flows: Vec<(Vec<f64>, f64, f64)>, window: f64) -> (u64
     (r.events, r.seen_by_all)
 }
 
+/// The label of every TCP flow of a scenario (JSON), in engine order, as the
+/// tables show them and `[output] cc_log` names them; raises ValueError like `Simulation`.
+#[pyfunction]
+fn flow_labels(scenario_json: &str) -> PyResult<Vec<String>> {
+    Ok(ScenarioSpec::from_json(scenario_json).map_err(invalid)?.flow_labels())
+}
+
+/// Names of the per-ACK log's codes: (hook, ca_state and new_state, event), by code.
+#[pyfunction]
+fn cc_log_names() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
+    use hscc_cc::trace::{Hook, CA_EVENT_NAMES, CA_STATE_NAMES};
+    (Hook::NAMES.to_vec(), CA_STATE_NAMES.to_vec(), CA_EVENT_NAMES.to_vec())
+}
+
 /// Version of the engine.
 #[pyfunction]
 fn engine_version() -> &'static str {
@@ -216,5 +257,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bpf_globals, m)?)?;
     m.add_function(wrap_pyfunction!(short_term_jain, m)?)?;
     m.add_function(wrap_pyfunction!(signal_synchronization, m)?)?;
+    m.add_function(wrap_pyfunction!(cc_log_names, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_labels, m)?)?;
     Ok(())
 }

@@ -6,7 +6,8 @@
 //! `-- 60 codel` puts a queue discipline on the bottleneck: red, codel,
 //! fq_codel or pie with its defaults and the same 1500-packet limit; add
 //! `ecn` for ECN on the flows and the discipline; `classic` for three-duplicate-ACK
-//! recovery without RACK-TLP, D-SACK, undo or F-RTO instead of Linux's).
+//! recovery without RACK-TLP, D-SACK, undo or F-RTO instead of Linux's;
+//! `cclog` for the per-ACK congestion-control log of every flow).
 
 use std::time::Instant;
 
@@ -24,7 +25,8 @@ fn main() {
     let seconds: u64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(300);
     let ecn = args.iter().any(|a| a == "ecn");
     let classic = args.iter().any(|a| a == "classic");
-    let queue = match args.iter().find(|a| a.parse::<u64>().is_err() && *a != "ecn" && *a != "classic" && !a.starts_with('-')).map(String::as_str) {
+    let cc_log = args.iter().any(|a| a == "cclog");
+    let queue = match args.iter().find(|a| a.parse::<u64>().is_err() && !["ecn", "classic", "cclog"].contains(&a.as_str()) && !a.starts_with('-')).map(String::as_str) {
         None | Some("droptail") => QueueConfig::DropTail,
         Some("red") => QueueConfig::Red(RedParams { ecn, ..RedParams::default() }),
         Some("codel") => QueueConfig::Codel(CodelParams { ecn, ..CodelParams::default() }),
@@ -37,7 +39,7 @@ fn main() {
     let bottleneck = LinkConfig::new(rate, MS, Buffer::Packets(1500)).with_queue(queue.clone());
     let pairs: Vec<AccessSpec> = (0..8).map(|_| AccessSpec::new(10_000_000_000, 49 * MS)).collect();
     let db = dumbbell(bottleneck.clone(), bottleneck, &pairs);
-    let flow = |s, d| FlowConfig { ecn, ..FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap()) };
+    let flow = |s, d| FlowConfig { ecn, cc_log, ..FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap()) };
     let flows = db.pairs.iter().map(|&(s, d)| if classic { flow(s, d).with_classic_recovery() } else { flow(s, d) }).collect();
     let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: Some(100 * MS), ..SimConfig::default() };
 
@@ -65,6 +67,10 @@ fn main() {
     println!("  delivered packets/s     {:.0}", delivered as f64 / wall);
     println!("  data segments/s         {:.0}", data as f64 / wall);
     println!("  events/s                {:.0}", r.events as f64 / wall);
+    if cc_log {
+        let rows: usize = r.cc_log.iter().map(|l| l.calls.len()).sum();
+        println!("  per-ACK log             {rows} rows, {} ACKs sent", sum(|c| c.acks_sent));
+    }
     if let Some(mb) = peak_rss_mb() {
         println!("  peak memory             {mb:.1} MB");
     }

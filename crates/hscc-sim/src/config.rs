@@ -300,6 +300,9 @@ pub struct FlowConfig {
     /// window once per window of data on ECE (Linux `tcp_enter_cwr`). Default
     /// off: Linux's `tcp_ecn = 2` answers ECN but does not ask for it.
     pub ecn: bool,
+    /// Log every congestion-control hook call of this flow (docs/traces.md;
+    /// configured flows only, not web transfers).
+    pub cc_log: bool,
 }
 
 /// Default [`FlowConfig::host_jitter`]: 8 µs (see the field).
@@ -340,6 +343,7 @@ impl FlowConfig {
             ack_counting: AckCounting::Segments,
             access_delay: DelayDist::Fixed(0),
             ecn: false,
+            cc_log: false,
         }
     }
 

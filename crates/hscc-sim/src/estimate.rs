@@ -29,6 +29,9 @@
 //! - **traces**: samples × series, preallocated exactly;
 //! - **queue**: event-queue entries (links, three timers a flow, sources);
 //! - **results**: the summaries and their JSON (traces at ≈ 14 characters a value).
+//! - **cc_log**: the per-ACK congestion-control log of the traced flows:
+//!   [`CC_LOG_ROWS_PER_ACK`] rows per ACK (the ACKs of the flow's fair share),
+//!   each a recorded call plus its table columns while the table is handed over.
 //!
 //! Growable buffers are counted at 1.5× their content (a `Vec` or `VecDeque`
 //! doubles: on average it holds 1/ln 2 ≈ 1.44× what it needs).
@@ -55,10 +58,12 @@ use std::mem::size_of;
 use serde::Serialize;
 
 use crate::config::{Buffer, ConfigError, FlowConfig, LinkSpec, SimConfig};
-use crate::limits::{BuildLimits, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_WEB_SLOTS};
+use crate::limits::{BuildLimits, MAX_CC_LOG_BYTES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_WEB_SLOTS};
 use crate::link::Link;
 use crate::packet::HEADER_BYTES;
 use crate::results::{FlowResult, LinkResult};
+use crate::tcp::cc_log::COLUMN_BYTES;
+use hscc_cc::trace::HookCall;
 use crate::sim::{Flow, UdpFlow};
 use crate::time::{secs, Time};
 use crate::udp::{UdpConfig, UdpPattern};
@@ -79,6 +84,11 @@ pub struct Estimate {
     pub memory_field: (String, String),
     /// The scenario field whose terms cause the most events, and its value.
     pub events_field: (String, String),
+    /// Rows the per-ACK log of each traced flow is expected to hold (flow index, rows).
+    pub cc_log_rows: Vec<(u32, u64)>,
+    /// The field asking for the log, and its value.
+    #[serde(skip)]
+    pub cc_log_field: Field,
 }
 
 /// Memory by structure, bytes.
@@ -102,6 +112,8 @@ pub struct MemoryParts {
     pub queue: u64,
     /// Run summaries and their JSON.
     pub results: u64,
+    /// The per-ACK congestion-control log.
+    pub cc_log: u64,
 }
 
 /// Events by cause.
@@ -138,6 +150,8 @@ pub(crate) struct Origins {
     pub link_rate: Vec<Field>,
     /// The field sizing the topology.
     pub topology: Field,
+    /// The field asking for the per-ACK log.
+    pub cc_log: Field,
 }
 
 fn f(field: impl Into<String>, value: impl ToString) -> Field {
@@ -163,9 +177,17 @@ impl Origins {
             link_buffer: cfg.topology.links.iter().enumerate().map(|(i, l)| f(format!("links[{i}].buffer"), buffer_text(&l.cfg.buffer))).collect(),
             link_rate: cfg.topology.links.iter().enumerate().map(|(i, l)| f(format!("links[{i}].rate"), l.cfg.rate_bps)).collect(),
             topology: f("topology", format!("{} nodes, {} links", cfg.topology.nodes.len(), cfg.topology.links.len())),
+            cc_log: f("flows[].cc_log", format!("{} flows", cfg.flows.iter().filter(|fc| fc.cc_log).count())),
         }
     }
 }
+
+/// Rows of the per-ACK log per ACK: in_ack_event, pkts_acked, cong_control,
+/// cong_avoid, and the sender's own changes and state changes around losses
+/// (measured: 3.7–3.8 with losses every few seconds, `tests/cc_log.rs`).
+pub const CC_LOG_ROWS_PER_ACK: f64 = 5.0;
+/// Rows of the per-ACK log besides the ACKs' (init, start, timeouts).
+const CC_LOG_BASE_ROWS: f64 = 64.0;
 
 /// Growable buffers hold about 1.5× their content.
 const GROW: f64 = 1.5;
@@ -245,6 +267,16 @@ impl Estimate {
     /// Refuse a run above `limits`, naming the field that drives the cost.
     pub fn check(&self, limits: &BuildLimits) -> Result<(), ConfigError> {
         let refuse = |(field, value): &Field, needs: String| ConfigError { field: field.clone(), value: value.clone(), allowed: needs };
+        if self.memory.cc_log > MAX_CC_LOG_BYTES {
+            let rows: u64 = self.cc_log_rows.iter().map(|r| r.1).sum();
+            let needs = format!(
+                "the per-ACK log would hold about {:.1e} rows, {}, above the limit of {}; log fewer flows or a shorter run",
+                rows as f64,
+                bytes(self.memory.cc_log),
+                bytes(MAX_CC_LOG_BYTES)
+            );
+            return Err(refuse(&self.cc_log_field, needs));
+        }
         if self.memory_bytes > limits.max_memory_bytes {
             let needs = format!(
                 "this run needs about {} of memory, above the limit of {}; lower it or raise --max-memory",
@@ -313,7 +345,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
 
     if route_work(cfg) > MAX_ROUTE_WORK {
         // Validation refuses it; the model does not route what it cannot afford.
-        return Estimate { memory_bytes: u64::MAX, events: u64::MAX, memory: mem, events_by: evs, memory_field: o.topology.clone(), events_field: o.topology.clone() };
+        return Estimate { memory_bytes: u64::MAX, events: u64::MAX, memory: mem, events_by: evs, memory_field: o.topology.clone(), events_field: o.topology.clone(), cc_log_rows: Vec::new(), cc_log_field: o.cc_log.clone() };
     }
     let mut routes: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
     let mut route = |s: u32, d: u32| -> Vec<u32> { routes.entry((s, d)).or_insert_with(|| t.route(s, d).unwrap_or_default()).clone() };
@@ -518,7 +550,8 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         blame.mem(who, bytes);
     }
 
-    // Per-flow state and scoreboards.
+    // Per-flow state and scoreboards, and the per-ACK logs.
+    let mut cc_log_rows = Vec::new();
     let per_flow = (size_of::<Flow>() + size_of::<FlowConfig>() + size_of::<FlowResult>()) as f64 + 64.0;
     for (k, fc) in cfg.flows.iter().enumerate() {
         let (share, rtt, bottleneck) = shares[k];
@@ -548,6 +581,13 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         }
         evs.timers += timers as u64;
         blame.ev(&run, timers);
+        if fc.cc_log {
+            let rows = share / (8.0 * wire) * active * ack_ratio(fc) * CC_LOG_ROWS_PER_ACK + CC_LOG_BASE_ROWS;
+            let bytes = rows * (size_of::<HookCall>() + COLUMN_BYTES) as f64;
+            mem.cc_log = mem.cc_log.saturating_add(bytes as u64);
+            blame.mem(&o.cc_log, bytes);
+            cc_log_rows.push((k as u32, rows as u64));
+        }
     }
 
     // Web transfers in progress (Little's law) and their histograms.
@@ -623,12 +663,13 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     blame.mem(&o.topology, entries * QUEUE_ENTRY * GROW);
 
     let m = &mem;
-    let memory_bytes = [m.topology, m.packets, m.flows, m.windows, m.udp, m.web, m.traces, m.queue, m.results]
+    let memory_bytes = [m.topology, m.packets, m.flows, m.windows, m.udp, m.web, m.traces, m.queue, m.results, m.cc_log]
         .iter()
         .fold(BASE as u64, |a, &b| a.saturating_add(b));
     let e = &evs;
     let events = [e.packets, e.timers, e.udp, e.web, e.samples].iter().fold(0u64, |a, &b| a.saturating_add(b));
-    Estimate { memory_bytes, events, memory_field: Blame::top(&blame.memory), events_field: Blame::top(&blame.events), memory: mem, events_by: evs }
+    let cc_log_field = o.cc_log.clone();
+    Estimate { memory_bytes, events, memory_field: Blame::top(&blame.memory), events_field: Blame::top(&blame.events), memory: mem, events_by: evs, cc_log_rows, cc_log_field }
 }
 
 /// Whether a link's jitter may reorder its packets (then they live in a heap).

@@ -66,3 +66,6 @@ pub const MAX_WEB_SLOTS: usize = 1_000_000;
 pub const MAX_UDP_IN_NETWORK: u64 = 20_000_000;
 /// Trace values (samples × series) of one run: 4 GB as f64.
 pub const MAX_TRACE_VALUES: u64 = 500_000_000;
+/// The per-ACK congestion-control log of one run, estimated bytes (about
+/// 5 million ACKs; `hscc-sim::estimate`'s model).
+pub const MAX_CC_LOG_BYTES: u64 = 4_000_000_000;

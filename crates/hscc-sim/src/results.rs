@@ -10,6 +10,7 @@ use crate::web::WebResult;
 use crate::link::Link;
 use crate::sim::{Flow, Sim};
 use crate::stats::{jain_index, FlowCounters, LinkCounters};
+use crate::tcp::FlowCcLog;
 use crate::time::{secs, Time, SEC};
 
 /// Time series of one flow, one value per sampling interval.
@@ -215,10 +216,14 @@ pub struct RunResult {
     pub jain_index: f64,
     /// Sampled traces (empty without a sampling interval).
     pub traces: Traces,
+    /// The per-ACK congestion-control logs of the traced flows (not in the
+    /// JSON: [`crate::tcp::cc_log::columns`] makes them a table).
+    #[serde(skip)]
+    pub cc_log: Vec<FlowCcLog>,
 }
 
 impl RunResult {
-    pub(crate) fn build(sim: &Sim, traces: Traces) -> RunResult {
+    pub(crate) fn build(sim: &Sim, traces: Traces, cc_log: Vec<FlowCcLog>) -> RunResult {
         let cfg = &sim.cfg;
         let now = sim.net.now;
         let topo = &cfg.topology;
@@ -325,6 +330,7 @@ impl RunResult {
             udp,
             web,
             traces,
+            cc_log,
         }
     }
 

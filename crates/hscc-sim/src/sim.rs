@@ -13,6 +13,7 @@ use crate::results::{RunResult, Traces};
 use crate::rng::{component_rng, Component};
 use crate::tcp::receiver::RxAction;
 use crate::tcp::sender::Wire;
+use crate::tcp::FlowCcLog;
 use crate::tcp::{Receiver, Sender};
 use crate::time::Time;
 use crate::udp::{UdpSink, UdpSource};
@@ -300,7 +301,8 @@ impl Sim {
     /// allocating anything sized by the run, runs whose estimate passes `limits`.
     pub fn with_limits(cfg: SimConfig, limits: &BuildLimits) -> Result<Sim, ConfigError> {
         cfg.validate()?;
-        cfg.estimate().check(limits)?;
+        let estimate = cfg.estimate();
+        estimate.check(limits)?;
         let t = &cfg.topology;
         let links = t
             .links
@@ -384,6 +386,12 @@ impl Sim {
         for f in &mut flows {
             f.direct = routes.path(f.data_route).first().is_some_and(|&l| users[l as usize] == 1);
         }
+        // Room for the rows the estimate expects (pages untouched cost nothing).
+        for &(i, rows) in &estimate.cc_log_rows {
+            if let Some(log) = &mut flows[i as usize].sender.cc.log {
+                log.calls.reserve(rows as usize);
+            }
+        }
         let traces = Traces::new(&cfg);
         if let Some(dt) = cfg.sample_interval {
             q.push(dt, Event::Sample);
@@ -432,7 +440,13 @@ impl Sim {
         }
         // Moved, not copied: traces can be the largest part of a run.
         let traces = std::mem::take(&mut self.traces);
-        RunResult::build(&self, traces)
+        let cc_log = self.flows[..self.cfg.flows.len()]
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, f)| f.sender.cc.log.is_some())
+            .map(|(i, f)| FlowCcLog { flow: i as u32, calls: f.sender.cc.take_log() })
+            .collect();
+        RunResult::build(&self, traces, cc_log)
     }
 
     #[inline]
@@ -479,6 +493,7 @@ impl Sim {
                 let flow = &mut self.flows[f as usize];
                 if flow.sender.pace_timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
                     flow.sender.on_pace(wire!(self, flow));
+                    flow.sender.settle_log(now);
                 }
             }
             Event::DelAck(f) => {
@@ -490,10 +505,12 @@ impl Sim {
             Event::FlowStart(f) => {
                 let flow = &mut self.flows[f as usize];
                 flow.sender.start(wire!(self, flow));
+                flow.sender.settle_log(now);
             }
             Event::FlowStop(f) => {
                 let flow = &mut self.flows[f as usize];
                 flow.sender.stop(wire!(self, flow));
+                flow.sender.settle_log(now);
             }
             Event::HostOut => {
                 if self.host_out.timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
@@ -717,10 +734,12 @@ impl Sim {
         }
     }
 
-    /// After an ACK or a timeout: record congestion signals; free finished web slots.
+    /// After an ACK or a timeout: log the sender's own changes; record
+    /// congestion signals; free finished web slots.
     #[inline]
     fn after_sender_event(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
+        flow.sender.settle_log(self.net.now);
         let signals = flow.sender.cc.delay_signals();
         if signals as usize > flow.signals.len() && flow.web.is_none() {
             flow.signals.resize(signals as usize, self.net.now);

@@ -1,5 +1,5 @@
 //! The estimate against reality: peak heap use measured by a counting global
-//! allocator over build, run and JSON results, for four representative
+//! allocator over build, run and JSON results, for five representative
 //! scenarios. The estimate must fall within 0.5× to 3× of the measured peak.
 
 mod peak;
@@ -27,6 +27,12 @@ const LONG_TRACES: &str = r#"{"duration": 60, "output": {"sample_interval": 0.00
     "pairs": [{"rate": 1e8, "delay": 0.01}]},
     "flows": [{"pair": 0, "count": 20}], "voip": [{"pair": 0}]}"#;
 
+const CC_LOG: &str = r#"{"duration": 20, "topology": {"kind": "dumbbell",
+    "bottleneck": {"rate": 5e7, "delay": 0.01, "buffer": {"packets": 60}},
+    "pairs": [{"rate": 1e9, "delay": 0.005}, {"rate": 1e9, "delay": 0.02}]},
+    "flows": [{"pair": 0, "algorithm": "cubic"}, {"pair": 1}],
+    "output": {"cc_log": {"flows": ["cubic 0", "reno 1"]}}}"#;
+
 #[test]
 fn the_estimate_is_within_half_and_three_times_the_measured_peak() {
     // One test: the allocator's counters are process-wide.
@@ -38,5 +44,6 @@ fn the_estimate_is_within_half_and_three_times_the_measured_peak() {
         ("many flows", || cfg(MANY_FLOWS)),
         ("web", || cfg(WEB)),
         ("long traces", || cfg(LONG_TRACES)),
+        ("per-ACK log", || cfg(CC_LOG)),
     ]);
 }

@@ -59,7 +59,7 @@ fn ctcp_stable_phase(rate: u64, buffer: u64, gamma: f64) -> Stable {
     let (mut dwnd, mut loss) = (Vec::new(), Vec::new());
     for k in 1..=seconds * SEC / dt {
         sim.run_until(k * dt);
-        let Cc::Ctcp(c) = &sim.flows[0].sender.cc else { unreachable!() };
+        let Cc::Ctcp(c) = &*sim.flows[0].sender.cc else { unreachable!() };
         dwnd.push(c.dwnd());
         loss.push(sim.flows[0].sender.counters.recoveries + sim.flows[0].sender.counters.timeouts);
     }
@@ -215,7 +215,7 @@ fn fit_mean_n_approaches_alpha_rtt_over_queueing_delay() {
         for k in 1..=seconds * SEC / dt {
             sim.run_until(k * dt);
             let c = sim.flows[0].sender.counters;
-            let Cc::Fit(f) = &sim.flows[0].sender.cc else { unreachable!() };
+            let Cc::Fit(f) = &*sim.flows[0].sender.cc else { unreachable!() };
             assert!(c.recoveries + c.timeouts <= losses + 1, "two loss events in 10 ms");
             if c.recoveries + c.timeouts > losses && k * dt > warm * SEC {
                 let (avg, min) = f.rtts_us();
@@ -303,10 +303,10 @@ fn sync_tcp_alone_keeps_the_queueing_delay_below_th_qd() {
     let (seconds, skip) = (200, 400);
     let (mut sim, _) = one_flow(100_000_000, 49 * MS, 833, 0.0, CcParams::from_name("sync").unwrap(), seconds, 100 * MS);
     sim.run_until(40 * SEC);
-    let Cc::Sync(s) = &sim.flows[0].sender.cc else { unreachable!() };
+    let Cc::Sync(s) = &*sim.flows[0].sender.cc else { unreachable!() };
     let signals0 = s.congestion_signals().0;
     sim.run_until(seconds * SEC);
-    let Cc::Sync(s) = &sim.flows[0].sender.cc else { unreachable!() };
+    let Cc::Sync(s) = &*sim.flows[0].sender.cc else { unreachable!() };
     let signals = s.congestion_signals().0 - signals0;
     let t = &sim.traces.links[0];
     let qd = &t.qdelay_s[skip..];
@@ -361,7 +361,7 @@ fn sync_tcp_flows_detect_the_same_congestion_signals() {
     for k in 1..=seconds * SEC / dt {
         sim.run_until(k * dt);
         for (i, f) in sim.flows.iter().enumerate() {
-            let Cc::Sync(s) = &f.sender.cc else { unreachable!() };
+            let Cc::Sync(s) = &*f.sender.cc else { unreachable!() };
             let (count, last) = s.congestion_signals();
             assert!(count <= seen[i] + 1, "two signals of one flow within 50 ms");
             if k * dt > warm {

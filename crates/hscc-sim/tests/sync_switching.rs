@@ -42,7 +42,7 @@ fn sync_vs_reno(seconds: u64, seed: u64) -> (f64, f64, f64) {
     let mut legacy = 0;
     for k in 1..=ticks {
         sim.run_until(k * dt);
-        let Cc::Sync(s) = &sim.flows[0].sender.cc else { unreachable!() };
+        let Cc::Sync(s) = &*sim.flows[0].sender.cc else { unreachable!() };
         legacy += (s.state() == SyncState::Legacy) as u64;
     }
     let g = sim.run().goodputs();

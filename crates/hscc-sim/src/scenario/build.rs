@@ -138,6 +138,10 @@ impl ScenarioSpec {
                 flows.push(c.clone());
             }
         }
+        if let Some(log) = &self.output.cc_log {
+            self.mark_cc_log(log, &mut flows)?;
+            o.cc_log = ("output.cc_log.flows".into(), format!("{} flows", flows.iter().filter(|f| f.cc_log).count()));
+        }
         let mut udp = Vec::new();
         for (i, u) in self.udp.iter().enumerate() {
             let at = format!("udp[{i}]");
@@ -360,6 +364,41 @@ impl ScenarioSpec {
                 return Err(err(format!("{at}.label"), format!("{label:?}"), format!("a label not used by another entry ({first} has it)")));
             }
             seen.insert(label, at);
+        }
+        Ok(())
+    }
+
+    /// The label of every TCP flow the engine runs, in engine order, as the
+    /// tables show it: the entry's `label` ("LABEL #k" with a `count`), else
+    /// "ALGORITHM INDEX" (the algorithm's canonical name).
+    pub fn flow_labels(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for f in &self.flows {
+            let algorithm = CcParams::from_name(&f.algorithm).map_or(f.algorithm.as_str(), |c| c.name());
+            for k in 0..f.count {
+                out.push(match &f.label {
+                    None => format!("{algorithm} {}", out.len()),
+                    Some(l) if f.count == 1 => l.clone(),
+                    Some(l) => format!("{l} #{k}"),
+                });
+            }
+        }
+        out
+    }
+
+    /// Turn on the per-ACK log of the flows `log` names.
+    fn mark_cc_log(&self, log: &CcLogSpec, flows: &mut [FlowConfig]) -> Result<(), ConfigError> {
+        let labels = self.flow_labels();
+        if log.flows.is_empty() {
+            return Err(err("output.cc_log.flows", "[]", "at least one flow label; leave cc_log out to log nothing"));
+        }
+        for (j, name) in log.flows.iter().enumerate() {
+            let Some(i) = labels.iter().position(|l| l == name) else {
+                let some: Vec<String> = labels.iter().take(8).map(|l| format!("{l:?}")).collect();
+                let more = if labels.len() > 8 { ", …" } else { "" };
+                return Err(err(format!("output.cc_log.flows[{j}]"), format!("{name:?}"), format!("the label of a TCP flow: {}{more}", some.join(", "))));
+            };
+            flows[i].cc_log = true;
         }
         Ok(())
     }

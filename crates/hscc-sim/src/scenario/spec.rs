@@ -639,12 +639,23 @@ pub struct OutputSpec {
     /// Time series to keep: "flows", "queues"; [] for none.
     #[serde(default = "default_traces")]
     pub traces: Vec<TraceKind>,
+    /// Per-ACK congestion-control log of chosen flows, e.g. { flows = ["cubic 0"] }: every hook call with the sender state it saw and what it changed, in cc_log.parquet (docs/traces.md). Off when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_log: Option<CcLogSpec>,
 }
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { sample_interval: default_sample_interval(), traces: default_traces() }
+        OutputSpec { sample_interval: default_sample_interval(), traces: default_traces(), cc_log: None }
     }
+}
+
+/// Which flows the per-ACK congestion-control log records.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CcLogSpec {
+    /// TCP flows by their label in the tables: "ALGORITHM INDEX" (e.g. "ctcp 0", INDEX counting every TCP flow), or the entry's `label` ("LABEL #k" with a `count`).
+    pub flows: Vec<String>,
 }
 
 fn default_sample_interval() -> Seconds {

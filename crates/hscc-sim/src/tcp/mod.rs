@@ -6,6 +6,7 @@
 //! Sequence numbers inside the simulator count segments (`u64`); the
 //! algorithm sees Linux-style wrapping byte sequence numbers in [`hscc_cc::TcpCc`].
 
+pub mod cc_log;
 pub mod ecn;
 mod intervals;
 pub mod receiver;
@@ -17,5 +18,6 @@ pub mod rtt;
 pub mod sender;
 mod work;
 
+pub use cc_log::{CcLog, FlowCcLog, LoggedCc};
 pub use receiver::Receiver;
 pub use sender::Sender;

@@ -66,6 +66,7 @@ use crate::packet::{Packet, DSACK, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_S
 use crate::rng::Rng;
 use crate::stats::FlowCounters;
 use rand::Rng as _;
+use crate::tcp::cc_log::{CcLog, LoggedCc};
 use crate::tcp::ecn::EcnSender;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::work;
@@ -142,8 +143,8 @@ pub trait Wire {
 #[derive(Clone, Debug)]
 pub struct Sender {
     id: u32,
-    /// The congestion-control algorithm.
-    pub cc: Cc,
+    /// The congestion-control algorithm, logged when the flow is traced.
+    pub cc: LoggedCc,
     /// The view of sender state the algorithm sees.
     pub tp: TcpCc,
     mss: u32,
@@ -259,7 +260,7 @@ impl Sender {
             // as in Linux, where route metrics are applied before the CA's init.
             tp.snd_ssthresh = s;
         }
-        let mut cc = Cc::new(&cfg.cc);
+        let mut cc = LoggedCc::new(Cc::new(&cfg.cc), cfg.cc_log.then(CcLog::default));
         cc.init(&mut tp);
         let (total_segs, last_payload) = match cfg.size {
             Some(s) => (s.div_ceil(cfg.mss as u64), (s - (s.div_ceil(cfg.mss as u64) - 1) * cfg.mss as u64) as u32),
@@ -1132,6 +1133,13 @@ impl Sender {
             self.last_out = at;
         }
         w.send(Packet::data(self.id, seq, self.wire_size(seq), ts, flags), at);
+    }
+
+    /// After an event at `now`: a traced flow logs the changes the sender made
+    /// itself, outside the hooks (see [`crate::tcp::cc_log`]).
+    #[inline]
+    pub fn settle_log(&mut self, now: Time) {
+        self.cc.settle(&self.tp, now / US);
     }
 
     /// Accumulate time in slow start up to `now`, then re-evaluate.
