@@ -94,7 +94,8 @@ def test_a_failed_run_is_recorded_and_the_others_go_on(base, tmp_path):
 
 
 def test_a_dead_worker_costs_nothing_but_a_retry(base, write_toml):
-    slow = write_toml(ONE_FLOW.replace('duration = "10s"', 'duration = "20s"').replace("10Mbps", "1Gbps"), "slow.toml")  # ~0.5 s each
+    # ~1-2 s each, so the kill below lands inside the first run on an idle machine too.
+    slow = write_toml(ONE_FLOW.replace('duration = "10s"', 'duration = "60s"').replace("10Mbps", "1Gbps"), "slow.toml")
     made = plan.make(spec.parse({"axes": {}, "replicates": 2}, base=str(slow)))
     with execute.open_pool(1, None) as pool:
         killed = threading.Event()
@@ -106,7 +107,7 @@ def test_a_dead_worker_costs_nothing_but_a_retry(base, write_toml):
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline and not killed.is_set():
                 procs = list(getattr(pool._executor, "_processes", {}).values())
-                if procs:
+                if procs and submitted:
                     time.sleep(0.3)  # into the first run
                     procs[0].kill()
                     killed.set()
