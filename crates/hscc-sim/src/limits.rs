@@ -66,3 +66,7 @@ pub const MAX_WEB_SLOTS: usize = 1_000_000;
 pub const MAX_UDP_IN_NETWORK: u64 = 20_000_000;
 /// Trace values (samples × series) of one run: 4 GB as f64.
 pub const MAX_TRACE_VALUES: u64 = 500_000_000;
+/// Bytes of all packet captures of one run together (`[output] pcap`): past
+/// it, packets are no longer captured (counted as missed); the estimate refuses
+/// a run expected to pass it.
+pub const MAX_CAPTURE_BYTES: u64 = 4_000_000_000;

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::capture::Captures;
 use crate::config::{Buffer, SimConfig};
 use crate::packet::Kind;
 use crate::udp::UdpResult;
@@ -215,6 +216,8 @@ pub struct RunResult {
     pub jain_index: f64,
     /// Sampled traces (empty without a sampling interval).
     pub traces: Traces,
+    /// Packet captures and the captured links' drop logs (empty without `capture`).
+    pub captures: Captures,
 }
 
 impl RunResult {
@@ -325,6 +328,7 @@ impl RunResult {
             udp,
             web,
             traces,
+            captures: Captures::default(),
         }
     }
 

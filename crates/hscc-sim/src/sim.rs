@@ -4,6 +4,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use hscc_cc::Shared;
 
+use crate::capture::{Capture, CapturePoint};
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
 use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
 use crate::event::{Event, EventQueue, Fire, Timed, Timer};
@@ -46,6 +47,8 @@ pub struct Net {
     pub counters: NetCounters,
     /// UDP datagrams in the network (capped at [`MAX_UDP_IN_NETWORK`]).
     pub udp_in_network: u64,
+    /// Packet captures, if any ([`crate::capture`]).
+    pub capture: Option<Box<Capture>>,
 }
 
 impl Net {
@@ -53,6 +56,9 @@ impl Net {
     #[inline]
     fn forward(&mut self, p: &Packet, hop: u8, route: &[u32], at: Time) {
         let id = route[hop as usize];
+        if let Some(c) = &mut self.capture {
+            c.offered(id, p, at);
+        }
         let dropped = match self.links[id as usize].offer(p, hop, at, id, &mut self.q) {
             Offer::Accepted => return,
             Offer::QueueDrop => &mut self.counters.dropped_queue,
@@ -242,6 +248,9 @@ impl Wire for SenderWire<'_> {
     #[inline]
     fn send(&mut self, mut p: Packet, at: Time) {
         p.gen = self.gen;
+        if let Some(c) = &mut self.net.capture {
+            c.sent(&p, at);
+        }
         if (at == self.net.now || self.direct) && *self.held == 0 {
             self.net.counters.injected += 1;
             self.net.forward(&p, 0, self.route, at);
@@ -385,10 +394,17 @@ impl Sim {
             f.direct = routes.path(f.data_route).first().is_some_and(|&l| users[l as usize] == 1);
         }
         let traces = Traces::new(&cfg);
+        let capture = Capture::new(&cfg);
+        let mut links: Vec<Link> = links;
+        for f in &cfg.capture.files {
+            if let CapturePoint::Link(l) = f.at {
+                links[l as usize].drop_log = Some(Box::default());
+            }
+        }
         if let Some(dt) = cfg.sample_interval {
             q.push(dt, Event::Sample);
         }
-        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0 }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, host_out: HostLine::default(), host_in: HostLine::default(), shared, until: 0 })
+        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0, capture }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, host_out: HostLine::default(), host_in: HostLine::default(), shared, until: 0 })
     }
 
     /// Run to the configured duration and summarise.
@@ -432,7 +448,13 @@ impl Sim {
         }
         // Moved, not copied: traces can be the largest part of a run.
         let traces = std::mem::take(&mut self.traces);
-        RunResult::build(&self, traces)
+        let mut r = RunResult::build(&self, traces);
+        if let Some(c) = self.net.capture.take() {
+            let logs = self.net.links.iter_mut().enumerate().filter_map(|(i, l)| l.drop_log.take().map(|d| (i as u32, *d))).collect();
+            let access: Vec<Time> = self.flows[..self.cfg.flows.len()].iter().map(|f| f.sender.access_delay).collect();
+            r.captures = c.finish(&self.cfg, &access, logs);
+        }
+        r
     }
 
     #[inline]
@@ -583,7 +605,7 @@ impl Sim {
                 }
                 p
             };
-            if self.net.links[l as usize].corrupted() {
+            if self.net.links[l as usize].corrupted(&p, now) {
                 self.net.lost_on_arrival(&p);
                 continue;
             }
@@ -640,6 +662,9 @@ impl Sim {
                     p.hop = HELD;
                     self.host_in.push(now + flow.sender.access_delay, p, &mut self.net.q, Event::HostIn);
                     return;
+                }
+                if let Some(c) = &mut self.net.capture {
+                    c.acked(&p, now);
                 }
                 flow.sender.on_ack(&p, wire!(self, flow));
                 self.after_sender_event(f);
@@ -786,6 +811,9 @@ impl Sim {
             // the old generation and is dropped when due (it never entered the
             // network, or has already left it).
             self.flows[slot as usize] = flow;
+        }
+        if let Some(c) = self.net.capture.as_mut().filter(|c| c.links()) {
+            c.web_opened(self.cfg.seed, slot, gen, &cfg);
         }
         let flow = &mut self.flows[slot as usize];
         flow.sender.start(wire!(self, flow));
