@@ -264,6 +264,10 @@ impl Estimate {
     /// Refuse a run above `limits`, naming the field that drives the cost.
     pub fn check(&self, limits: &BuildLimits) -> Result<(), ConfigError> {
         let refuse = |(field, value): &Field, needs: String| ConfigError { field: field.clone(), value: value.clone(), allowed: needs };
+        if self.capture_bytes > MAX_CAPTURE_BYTES {
+            let needs = format!("the packet captures would take about {}, above the limit of {}; capture fewer flows or links, a shorter run or a smaller snaplen", bytes(self.capture_bytes), bytes(MAX_CAPTURE_BYTES));
+            return Err(refuse(&self.capture_field, needs));
+        }
         if self.memory_bytes > limits.max_memory_bytes {
             let needs = format!(
                 "this run needs about {} of memory, above the limit of {}; lower it or raise --max-memory",
@@ -271,10 +275,6 @@ impl Estimate {
                 bytes(limits.max_memory_bytes)
             );
             return Err(refuse(&self.memory_field, needs));
-        }
-        if self.capture_bytes > MAX_CAPTURE_BYTES {
-            let needs = format!("the packet captures would take about {}, above the limit of {}; capture fewer flows or links, a shorter run or a smaller snaplen", bytes(self.capture_bytes), bytes(MAX_CAPTURE_BYTES));
-            return Err(refuse(&self.capture_field, needs));
         }
         if self.events > limits.max_events {
             let needs = format!("this run needs about {:.1e} events, above the limit of {:.1e}; lower it or raise --max-events", self.events as f64, limits.max_events as f64);
