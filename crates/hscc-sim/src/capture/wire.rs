@@ -333,7 +333,7 @@ mod tests {
     fn window_scale_is_the_smallest_that_fits() {
         assert_eq!(scaled_window(Some(65_535)), (65_535, 0));
         assert_eq!(scaled_window(Some(65_536)), (32_768, 1));
-        assert_eq!(scaled_window(Some(1 << 20)), (65_535, 4));
+        assert_eq!(scaled_window(Some(1 << 20)), (32_768, 5), "2^20 >> 4 is one too many");
         assert_eq!(scaled_window(None), (65_535, 14));
     }
 
@@ -388,7 +388,7 @@ mod tests {
         let (b, _, _) = c.handshake_frame(true, 0);
         assert_eq!(b[33], 0x12 | 0x40);
         assert_eq!(u32::from_be_bytes(b[28..32].try_into().unwrap()), 1001);
-        assert_eq!(&b[56..60], &[1, 3, 3, 4], "the receiver's shift");
+        assert_eq!(&b[56..60], &[1, 3, 3, 5], "the receiver's shift");
     }
 
     #[test]
