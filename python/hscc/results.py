@@ -8,7 +8,9 @@ A run directory has:
 - ``summary.json``: run totals, every flow and every link (the rows below);
 - ``flows.parquet``, ``links.parquet``: one row per TCP flow / per link;
 - ``udp.parquet``: one row per UDP flow; ``web.parquet``: response times;
-- ``timeseries.parquet``, ``queues.parquet``: the sampled traces.
+- ``timeseries.parquet``, ``queues.parquet``: the sampled traces;
+- with ``[output] pcap``: ``flow-N-LABEL.pcap``, ``link-N-NAME.pcap`` (packet
+  captures, docs/traces.md) and, with links, ``drops.parquet``.
 
 It is written atomically (see ``hscc.atomic``). Columns, all in SI units:
 
@@ -53,6 +55,13 @@ queues (one row per sample and monitored link): time_s, link, name,
 queue_pkts, queue_bytes (at the sample), qdelay_s (mean over the packets that
 left the queue in the interval), drops, marks (in the interval), utilization
 (of the interval).
+
+drops (one row per packet a captured link dropped): link, time_s, cause
+("queue": buffer full, "aqm", "random", "random_after_queue"), kind ("data",
+"ack", "udp"), flow (engine index, null for UDP and web transfers), label,
+udp (engine index of a UDP flow), seq (the engine's segment, ACK or datagram
+number), tcp_seq (the TCP sequence or acknowledgement number in the captures),
+retrans, size (bytes on the wire).
 """
 
 from __future__ import annotations
@@ -66,7 +75,7 @@ import polars as pl
 
 from hscc import _core
 
-from hscc.rundir import FILES, FRAMES, RunDirError, read_manifest, staging
+from hscc.rundir import CAPTURE, DROPS as DROPS_FILE, FILES, FRAMES, RunDirError, read_manifest, staging
 from hscc.scenario import Scenario
 
 _COUNTERS = ("segs_sent", "retrans", "delivered_segs", "delivered_bytes", "lost_fast", "rack_lost", "tlps", "undos", "recoveries",
@@ -92,17 +101,25 @@ WEB = {
     "web": pl.UInt32, "label": pl.String, "size_min": pl.UInt64, "size_max": pl.UInt64, "count": pl.UInt64,
     "mean_s": pl.Float64, "median_s": pl.Float64, "p90_s": pl.Float64,
 }
+DROPS = {
+    "link": _S, "time_s": _F, "cause": _S, "kind": _S, "flow": pl.UInt32, "label": _S, "udp": pl.UInt32,
+    "seq": pl.UInt64, "tcp_seq": pl.UInt32, "retrans": pl.Boolean, "size": pl.UInt32,
+}
 _PS = 1e-12
 
 
 class Result:
-    """Everything a run produced. DataFrames: ``flows``, ``links``, ``udp``, ``web``, ``timeseries``, ``queues``."""
+    """Everything a run produced. DataFrames: ``flows``, ``links``, ``udp``, ``web``, ``timeseries``, ``queues``,
+    ``drops``; ``captures``: packet capture files by name (pcap bytes)."""
 
     def __init__(self, manifest: dict, summary: dict, flows: pl.DataFrame, links: pl.DataFrame, udp: pl.DataFrame,
-                 web: pl.DataFrame, timeseries: pl.DataFrame, queues: pl.DataFrame):
+                 web: pl.DataFrame, timeseries: pl.DataFrame, queues: pl.DataFrame,
+                 captures: dict[str, bytes] | None = None, drops: pl.DataFrame | None = None):
         self.manifest, self.summary = manifest, summary
         self.flows, self.links, self.udp, self.web = flows, links, udp, web
         self.timeseries, self.queues = timeseries, queues
+        self.captures = captures or {}
+        self.drops = _empty(DROPS) if drops is None else drops
 
     @property
     def scenario(self) -> Scenario:
@@ -178,6 +195,11 @@ class Result:
             buf = io.BytesIO()
             getattr(self, name).write_parquet(buf)
             out[f"{name}.parquet"] = buf.getvalue()
+        out.update(self.captures)
+        if any(name.startswith("link-") for name in self.captures):
+            buf = io.BytesIO()
+            self.drops.write_parquet(buf)
+            out[DROPS_FILE] = buf.getvalue()
         return out
 
     def __repr__(self) -> str:
@@ -186,8 +208,8 @@ class Result:
         return f"<hscc.Result {name}: {self.flows.height} flows, {self.summary['duration_s']:g} s{jain}>"
 
     @classmethod
-    def from_engine(cls, raw: dict, scenario: Scenario, manifest: dict) -> "Result":
-        """From the engine's result JSON (crates/hscc-sim/src/results.rs)."""
+    def from_engine(cls, raw: dict, scenario: Scenario, manifest: dict, captures: dict[str, bytes] | None = None) -> "Result":
+        """From the engine's result JSON (crates/hscc-sim/src/results.rs) and its capture files."""
         traces = raw["traces"]
         timeseries = _timeseries(traces) if "flows" in scenario.output.traces else _empty(TIMESERIES)
         queues = _queues(traces) if "queues" in scenario.output.traces else _empty(QUEUES)
@@ -210,7 +232,10 @@ class Result:
                      "refused": w["refused"]}
                     for w in raw["web"]],
         }
-        result = cls(manifest, summary, flows, links, udp, web, timeseries, queues)
+        if captures:
+            summary["pcap"] = {"files": sorted(captures), "missed": raw["captures"]["missed"]}
+        drops = _drops(raw["captures"]["drops"], scenario)
+        result = cls(manifest, summary, flows, links, udp, web, timeseries, queues, captures, drops)
         events, seen = result.signal_synchronization() if flows.height and flows["signals"].sum() else (0, 0)
         summary["signal_sync"] = {"events": events, "seen_by_all": seen}
         return result
@@ -229,9 +254,11 @@ def load(run_dir: str | Path) -> Result:
     try:
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         frames = {n: pl.read_parquet(run_dir / f"{n}.parquet") for n in FRAMES}
+        captures = {p.name: p.read_bytes() for p in sorted(run_dir.iterdir()) if CAPTURE.fullmatch(p.name) and p.is_file()}
+        drops = pl.read_parquet(run_dir / DROPS_FILE) if (run_dir / DROPS_FILE).is_file() else None
     except (OSError, ValueError, pl.exceptions.PolarsError) as e:
         raise RunDirError(f"{run_dir}: unreadable run directory: {e}") from None
-    return Result(manifest, summary, **frames)
+    return Result(manifest, summary, **frames, captures=captures, drops=drops)
 
 
 def _flows(rows: list[dict], scenario: Scenario, timeseries: pl.DataFrame) -> pl.DataFrame:
@@ -270,6 +297,12 @@ def _links(rows: list[dict]) -> pl.DataFrame:
         })
     ints = ("rate_bps", "tx_packets", "tx_bytes", "drops_queue", "drops_random", "drops_aqm", "marks", "drops")
     return pl.DataFrame(out, schema_overrides={"link": pl.UInt32, **{k: pl.UInt64 for k in ints}})
+
+
+def _drops(rows: list[dict], scenario: Scenario) -> pl.DataFrame:
+    labels = [label for _, label in scenario.flow_labels()]
+    out = [{**r, "label": None if r["flow"] is None else labels[r["flow"]]} for r in rows]
+    return pl.DataFrame(out, schema=DROPS) if out else _empty(DROPS)
 
 
 def _udp(rows: list[dict], scenario: Scenario) -> pl.DataFrame:

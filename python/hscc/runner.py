@@ -73,6 +73,7 @@ class Run:
         try:
             _advance(sim, progress)
             raw = json.loads(sim.finish())
+            captures = dict(sim.take_captures())
         except RuntimeError as e:  # a bug in the engine, not the user's mistake
             raise RunError(str(e)) from None
         manifest = {
@@ -86,7 +87,7 @@ class Run:
             "scenario": sc.to_dict(),
             "engine_config": config,
         }
-        return Result.from_engine(raw, sc, manifest)
+        return Result.from_engine(raw, sc, manifest, captures)
 
 
 def _advance(sim: "_core.Simulation", progress: Optional[Progress]) -> None:

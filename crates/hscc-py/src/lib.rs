@@ -9,6 +9,7 @@ use hscc_sim::metrics::{FlowSeries, SignalTrack};
 use hscc_sim::{BuildLimits, ConfigError, ScenarioSpec, Sim};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 /// A rejected scenario as `ValueError(message, field, value, allowed)`.
 fn invalid(e: ConfigError) -> PyErr {
@@ -27,6 +28,8 @@ fn engine_failure(panic: Box<dyn std::any::Any + Send>) -> PyErr {
 struct Simulation {
     sim: Option<Sim>,
     config_json: String,
+    /// Packet capture files of the finished run (`take_captures`).
+    captures: Vec<(String, Vec<u8>)>,
 }
 
 #[pymethods]
@@ -42,7 +45,7 @@ impl Simulation {
         let cfg = spec.build_with(&limits).map_err(invalid)?;
         let config_json = serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let sim = Sim::with_limits(cfg, &limits).map_err(invalid)?;
-        Ok(Simulation { sim: Some(sim), config_json })
+        Ok(Simulation { sim: Some(sim), config_json, captures: Vec::new() })
     }
 
     /// Advance to `t` seconds of simulated time (at most the duration), without the GIL.
@@ -82,7 +85,23 @@ impl Simulation {
     /// Summarise and return the results as JSON; the simulation cannot run further.
     fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
         let sim = self.sim.take().ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
-        py.detach(|| catch_unwind(AssertUnwindSafe(|| sim.finish().to_json()))).map_err(engine_failure)
+        let (json, captures) = py
+            .detach(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    let mut r = sim.finish();
+                    let files = std::mem::take(&mut r.captures.files);
+                    (r.to_json(), files)
+                }))
+            })
+            .map_err(engine_failure)?;
+        self.captures = captures;
+        Ok(json)
+    }
+
+    /// The packet capture files of the finished run, [(file name, pcap bytes)],
+    /// handed over once (the engine keeps no copy).
+    fn take_captures<'py>(&mut self, py: Python<'py>) -> Vec<(String, Bound<'py, PyBytes>)> {
+        std::mem::take(&mut self.captures).into_iter().map(|(name, data)| (name, PyBytes::new(py, &data))).collect()
     }
 }
 
