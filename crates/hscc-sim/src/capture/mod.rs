@@ -279,9 +279,11 @@ impl Capture {
             if !conn.udp && !echo.contains_key(&key) {
                 // The engine's connections are open from the start: a handshake
                 // is written where each first appears, for its options.
-                record(&mut w, s.t, conn.handshake_frame(false, s.t));
-                record(&mut w, s.t, conn.handshake_frame(true, s.t));
-                echo.insert(key, (s.t / crate::time::US) as u32);
+                // Its clock starts no later than the first segment's TSval.
+                let clock = if s.p.kind == Kind::Data { s.p.ts.min(s.t) } else { s.t };
+                record(&mut w, s.t, conn.handshake_frame(false, clock));
+                record(&mut w, s.t, conn.handshake_frame(true, clock));
+                echo.insert(key, (clock / crate::time::US) as u32);
             }
             let e = echo.get(&key).copied().unwrap_or(0);
             record(&mut w, s.t, conn.frame(&s.p, s.t, e));
