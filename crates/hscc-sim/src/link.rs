@@ -41,7 +41,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use rand::Rng as _;
 use rand_distr::{Distribution, StandardNormal};
 
-use crate::capture::{log_drop, DropCause, DropLog};
+use crate::capture::{log_drop, DropCause, DropLog, Tap};
 use crate::config::{Buffer, LinkConfig, LossPoint};
 use crate::event::{Event, EventQueue, Timed};
 use crate::limits::MAX_QUEUE_PACKETS;
@@ -98,6 +98,8 @@ pub struct Link {
     aqm: Option<Box<aqm::AqmState>>,
     /// Every packet dropped here, for a captured link ([`crate::capture`]).
     pub drop_log: Option<Box<DropLog>>,
+    /// Every packet offered here, for a captured link.
+    tap: Option<Box<Tap>>,
 }
 
 /// Dummynet's per-pipe credit state: ip_dummynet.c's `q->numbytes` (credit,
@@ -188,6 +190,7 @@ impl Link {
             queue_byte_time: 0,
             aqm,
             drop_log: None,
+            tap: None,
         }
     }
 
@@ -344,6 +347,9 @@ impl Link {
     /// with framing: out of line, so that the common path stays as it was.
     #[inline(never)]
     fn offer_with_options(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
+        if let Some(tap) = &mut self.tap {
+            tap.keep(now, p);
+        }
         if self.aqm.is_some() {
             return self.offer_aqm(p, hop, now, id, q);
         }
@@ -467,6 +473,19 @@ impl Link {
             return q + 1;
         }
         q
+    }
+
+    /// Capture every packet offered to this link into `tap`, and keep a drop
+    /// log: offers then take the out-of-line path, so uncaptured links pay nothing.
+    pub fn capture(&mut self, tap: Tap) {
+        self.tap = Some(Box::new(tap));
+        self.drop_log = Some(Box::default());
+        self.options = true;
+    }
+
+    /// What the capture of this link saw and its drop log, if it is captured.
+    pub fn take_capture(&mut self) -> Option<(Tap, DropLog)> {
+        Some((*self.tap.take()?, *self.drop_log.take()?))
     }
 
     /// The FIFO head arrives at `now`: pop it and schedule the next head.

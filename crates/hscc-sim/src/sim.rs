@@ -4,7 +4,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use hscc_cc::Shared;
 
-use crate::capture::{Capture, CapturePoint};
+use crate::capture::{Capture, CapturePoint, Tap};
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
 use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
 use crate::event::{Event, EventQueue, Fire, Timed, Timer};
@@ -56,9 +56,6 @@ impl Net {
     #[inline]
     fn forward(&mut self, p: &Packet, hop: u8, route: &[u32], at: Time) {
         let id = route[hop as usize];
-        if let Some(c) = &mut self.capture {
-            c.offered(id, p, at);
-        }
         let dropped = match self.links[id as usize].offer(p, hop, at, id, &mut self.q) {
             Offer::Accepted => return,
             Offer::QueueDrop => &mut self.counters.dropped_queue,
@@ -398,7 +395,7 @@ impl Sim {
         let mut links: Vec<Link> = links;
         for f in &cfg.capture.files {
             if let CapturePoint::Link(l) = f.at {
-                links[l as usize].drop_log = Some(Box::default());
+                links[l as usize].capture(Tap::new(cfg.capture.files.len(), cfg.capture.snaplen));
             }
         }
         if let Some(dt) = cfg.sample_interval {
@@ -450,7 +447,7 @@ impl Sim {
         let traces = std::mem::take(&mut self.traces);
         let mut r = RunResult::build(&self, traces);
         if let Some(c) = self.net.capture.take() {
-            let logs = self.net.links.iter_mut().enumerate().filter_map(|(i, l)| l.drop_log.take().map(|d| (i as u32, *d))).collect();
+            let logs = self.net.links.iter_mut().enumerate().filter_map(|(i, l)| l.take_capture().map(|c| (i as u32, c))).collect();
             let access: Vec<Time> = self.flows[..self.cfg.flows.len()].iter().map(|f| f.sender.access_delay).collect();
             r.captures = c.finish(&self.cfg, &access, logs);
         }

@@ -8,10 +8,12 @@
 //!   it, dropped or not, at the moment it is offered. A drop shows there and
 //!   never further on; the link's drop log says which packets, when and why.
 //!
-//! While the run goes, a capture keeps the packets it saw (a 64-byte copy
-//! each, no other work); the files are written at the end, sorted by time,
-//! with IPv4/TCP headers built by [`wire`]. Off (the default) the engine only
-//! tests `Net::capture` for `None` where a packet is sent, offered or acknowledged.
+//! While the run goes, a capture keeps the packets it saw (a 72-byte copy
+//! each with its time, no other work) in a [`Tap`]; the files are written at
+//! the end, sorted by time, with IPv4/TCP headers built by [`wire`]. Off (the
+//! default) the engine only tests `Net::capture` for `None` where a sender
+//! sends or takes an ACK; a captured link takes the out-of-line path of links
+//! with options (`Link::offer_with_options`), so the others pay nothing.
 
 pub mod wire;
 
@@ -116,23 +118,48 @@ struct Seen {
     p: Packet,
 }
 
+/// The packets one capture has seen, up to its share of [`MAX_CAPTURE_BYTES`].
+#[derive(Debug, Default)]
+pub struct Tap {
+    seen: Vec<Seen>,
+    /// Packets it may still keep.
+    room: u64,
+    /// Packets seen but not kept: the capture reached its size cap.
+    pub missed: u64,
+}
+
+impl Tap {
+    /// A tap for one of `files` captures with snap length `snaplen`.
+    pub fn new(files: usize, snaplen: u32) -> Tap {
+        Tap { seen: Vec::new(), room: MAX_CAPTURE_BYTES / files.max(1) as u64 / (RECORD_HEADER + snaplen as u64), missed: 0 }
+    }
+
+    /// Keep `p`, seen at `t`.
+    #[inline]
+    pub fn keep(&mut self, t: Time, p: &Packet) {
+        if self.room == 0 {
+            self.missed += 1;
+            return;
+        }
+        self.room -= 1;
+        self.seen.push(Seen { t, p: *p });
+    }
+}
+
 const NONE: u32 = u32::MAX;
 
 /// The captures of a running simulation.
 #[derive(Debug)]
 pub struct Capture {
-    /// File of each configured flow and of each link ([`NONE`]: not captured).
+    /// Tap of each configured flow ([`NONE`]: not captured); links have their own.
     by_flow: Vec<u32>,
-    by_link: Vec<u32>,
-    seen: Vec<Vec<Seen>>,
+    flows: Vec<Tap>,
+    /// Whether any link is captured.
+    links: bool,
     /// Connections of web transfers by (slot, generation), noted when they open
     /// (their slots are reused): only with link captures.
     web: HashMap<(u32, u32), Conn>,
-    /// Bytes the files will take so far, held under [`MAX_CAPTURE_BYTES`].
-    bytes: u64,
     snaplen: u32,
-    /// Packets not captured because the files reached [`MAX_CAPTURE_BYTES`].
-    pub missed: u64,
 }
 
 impl Capture {
@@ -143,30 +170,20 @@ impl Capture {
             return None;
         }
         let mut by_flow = vec![NONE; cfg.flows.len()];
-        let mut by_link = vec![NONE; cfg.topology.links.len()];
-        for (i, f) in c.files.iter().enumerate() {
-            match f.at {
-                CapturePoint::Flow(k) => by_flow[k as usize] = i as u32,
-                CapturePoint::Link(l) => by_link[l as usize] = i as u32,
+        let mut flows = Vec::new();
+        for f in &c.files {
+            if let CapturePoint::Flow(k) = f.at {
+                by_flow[k as usize] = flows.len() as u32;
+                flows.push(Tap::new(c.files.len(), c.snaplen));
             }
         }
-        Some(Box::new(Capture { by_flow, by_link, seen: vec![Vec::new(); c.files.len()], web: HashMap::new(), bytes: 0, snaplen: c.snaplen, missed: 0 }))
+        let links = c.files.iter().any(|f| matches!(f.at, CapturePoint::Link(_)));
+        Some(Box::new(Capture { by_flow, flows, links, web: HashMap::new(), snaplen: c.snaplen }))
     }
 
     /// Whether any link is captured (web transfers must then be noted).
     pub fn links(&self) -> bool {
-        self.by_link.iter().any(|&f| f != NONE)
-    }
-
-    #[inline]
-    fn keep(&mut self, file: u32, t: Time, p: &Packet) {
-        let b = RECORD_HEADER + (p.size as u64 + 28).min(self.snaplen as u64);
-        if self.bytes + b > MAX_CAPTURE_BYTES {
-            self.missed += 1;
-            return;
-        }
-        self.bytes += b;
-        self.seen[file as usize].push(Seen { t, p: *p });
+        self.links
     }
 
     /// A data segment of flow slot `p.flow` leaves its sender for the network at `at`.
@@ -174,7 +191,7 @@ impl Capture {
     pub fn sent(&mut self, p: &Packet, at: Time) {
         if let Some(&f) = self.by_flow.get(p.flow as usize) {
             if f != NONE {
-                self.keep(f, at, p);
+                self.flows[f as usize].keep(at, p);
             }
         }
     }
@@ -183,15 +200,6 @@ impl Capture {
     #[inline(never)]
     pub fn acked(&mut self, p: &Packet, now: Time) {
         self.sent(p, now);
-    }
-
-    /// `p` is offered to link `link` at `at`.
-    #[inline(never)]
-    pub fn offered(&mut self, link: u32, p: &Packet, at: Time) {
-        let f = self.by_link[link as usize];
-        if f != NONE {
-            self.keep(f, at, p);
-        }
     }
 
     /// Web transfer (`slot`, `gen`) opens with configuration `fc` (addresses from its hosts).
@@ -212,18 +220,31 @@ impl Capture {
         }
     }
 
-    /// The capture files (name, bytes) and the drop rows of the captured links.
-    /// `access` is each configured flow's access delay (a flow capture shows
-    /// data leaving the host, before it).
-    pub fn finish(mut self, cfg: &SimConfig, access: &[Time], logs: Vec<(u32, DropLog)>) -> Captures {
-        let all = std::mem::take(&mut self.seen);
-        let mut files = Vec::with_capacity(all.len());
-        for (spec, mut seen) in cfg.capture.files.iter().zip(all) {
-            if let CapturePoint::Flow(k) = spec.at {
-                for s in seen.iter_mut().filter(|s| s.p.kind == Kind::Data) {
-                    s.t = s.t.saturating_sub(access[k as usize]);
+    /// The capture files (name, bytes) and the drop rows of the captured links,
+    /// given the links' taps and drop logs. `access` is each configured flow's
+    /// access delay (a flow capture shows data leaving the host, before it).
+    pub fn finish(mut self, cfg: &SimConfig, access: &[Time], mut links: HashMap<u32, (Tap, DropLog)>) -> Captures {
+        let mut files = Vec::with_capacity(cfg.capture.files.len());
+        let mut missed = 0;
+        let mut logs = Vec::new();
+        for spec in &cfg.capture.files {
+            let mut seen = match spec.at {
+                CapturePoint::Flow(k) => {
+                    let tap = std::mem::take(&mut self.flows[self.by_flow[k as usize] as usize]);
+                    let mut seen = tap.seen;
+                    for s in seen.iter_mut().filter(|s| s.p.kind == Kind::Data) {
+                        s.t = s.t.saturating_sub(access[k as usize]);
+                    }
+                    missed += tap.missed;
+                    seen
                 }
-            }
+                CapturePoint::Link(l) => {
+                    let (tap, log) = links.remove(&l).unwrap_or_default();
+                    logs.push((l, log));
+                    missed += tap.missed;
+                    tap.seen
+                }
+            };
             seen.sort_by_key(|s| s.t); // stable: equal times keep the order seen
             files.push((spec.file.clone(), self.write(cfg, &seen)));
             drop(seen); // before the next file is written: peak memory is one file's packets
@@ -256,7 +277,7 @@ impl Capture {
                 });
             }
         }
-        Captures { files, drops, missed: self.missed }
+        Captures { files, drops, missed }
     }
 
     /// One pcap file of `seen` (in time order).
