@@ -260,6 +260,12 @@ impl Wire for SenderWire<'_> {
         *self.held += 1;
         self.host.push(at, p, &mut self.net.q, Event::HostOut);
     }
+    #[inline]
+    fn ack_taken(&mut self, p: &Packet) {
+        if let Some(c) = &mut self.net.capture {
+            c.acked(p, self.net.now);
+        }
+    }
 }
 
 macro_rules! wire {
@@ -659,9 +665,6 @@ impl Sim {
                     p.hop = HELD;
                     self.host_in.push(now + flow.sender.access_delay, p, &mut self.net.q, Event::HostIn);
                     return;
-                }
-                if let Some(c) = &mut self.net.capture {
-                    c.acked(&p, now);
                 }
                 flow.sender.on_ack(&p, wire!(self, flow));
                 self.after_sender_event(f);

@@ -17,6 +17,7 @@
 
 pub mod wire;
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -283,10 +284,10 @@ impl Capture {
     /// One pcap file of `seen` (in time order).
     fn write(&self, cfg: &SimConfig, seen: &[Seen]) -> Vec<u8> {
         let header = PcapHeader { snaplen: self.snaplen, datalink: DataLink::RAW, ts_resolution: TsResolution::NanoSecond, endianness: Endianness::Little, ..PcapHeader::default() };
-        let mut w = PcapWriter::with_header(Vec::new(), header).expect("writing to memory");
+        // Sized once: at most a record header and the snap length a packet (ACKs take less).
+        let room = 24 + seen.len() * (RECORD_HEADER as usize + self.snaplen as usize);
+        let mut w = PcapWriter::with_header(Vec::with_capacity(room), header).expect("writing to memory");
         let mut out = vec![0u8; self.snaplen as usize];
-        // Per connection: the data sender's TSecr (last TSval it saw).
-        let mut echo: HashMap<(u32, u32), u32> = HashMap::new();
         let mut record = |w: &mut PcapWriter<Vec<u8>>, t: Time, (b, n, total): ([u8; MAX_HEADER], usize, u32)| {
             let caplen = (total as usize).min(out.len());
             out[..caplen].fill(0);
@@ -294,22 +295,28 @@ impl Capture {
             let ts = Duration::from_nanos((t / crate::time::NS) as u64);
             w.write_packet(&PcapPacket::new(ts, total, &out[..caplen])).expect("writing to memory");
         };
+        // Per connection: how its packets are written, and the data sender's
+        // TSecr (the last TSval it saw from the receiver).
+        let mut conns: HashMap<(bool, u32, u32), (Conn, u32)> = HashMap::new();
         for s in seen {
-            let Some(conn) = self.conn(cfg, &s.p) else { continue };
-            let key = (if conn.udp { u32::MAX } else { s.p.flow }, s.p.gen);
-            if !conn.udp && !echo.contains_key(&key) {
-                // The engine's connections are open from the start: a handshake
-                // is written where each first appears, for its options.
-                // Its clock starts no later than the first segment's TSval.
-                let clock = if s.p.kind == Kind::Data { s.p.ts.min(s.t) } else { s.t };
-                record(&mut w, s.t, conn.handshake_frame(false, clock));
-                record(&mut w, s.t, conn.handshake_frame(true, clock));
-                echo.insert(key, (clock / crate::time::US) as u32);
-            }
-            let e = echo.get(&key).copied().unwrap_or(0);
-            record(&mut w, s.t, conn.frame(&s.p, s.t, e));
+            let (conn, echo) = match conns.entry((s.p.kind == Kind::Udp, s.p.flow, s.p.gen)) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(v) => {
+                    let Some(conn) = self.conn(cfg, &s.p) else { continue };
+                    // The engine's connections are open from the start: a handshake
+                    // is written where each first appears, for its options, its
+                    // clock no later than the first segment's TSval.
+                    let clock = if s.p.kind == Kind::Data { s.p.ts.min(s.t) } else { s.t };
+                    if !conn.udp {
+                        record(&mut w, s.t, conn.handshake_frame(false, clock));
+                        record(&mut w, s.t, conn.handshake_frame(true, clock));
+                    }
+                    v.insert((conn, (clock / crate::time::US) as u32))
+                }
+            };
+            record(&mut w, s.t, conn.frame(&s.p, s.t, *echo));
             if s.p.kind == Kind::Ack {
-                echo.insert(key, (s.t / crate::time::US) as u32);
+                *echo = (s.t / crate::time::US) as u32;
             }
         }
         w.into_writer()

@@ -87,8 +87,12 @@ impl Frame {
 
 /// One's-complement sum of 16-bit words (RFC 1071), not yet inverted.
 fn sum16(bytes: &[u8], mut acc: u32) -> u32 {
-    for c in bytes.chunks(2) {
-        acc += u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0));
+    let words = bytes.chunks_exact(2);
+    if let [last] = words.remainder() {
+        acc += u32::from(*last) << 8;
+    }
+    for w in words {
+        acc += u32::from(u16::from_be_bytes([w[0], w[1]]));
     }
     acc
 }
