@@ -8,6 +8,7 @@ import io
 import shutil
 import subprocess
 from collections import Counter
+from pathlib import Path
 
 import dpkt
 import pytest
@@ -28,6 +29,7 @@ SCENARIO = {
     "output": {"pcap": {"flows": ["cubic 0"], "links": ["bottleneck:fwd", "access-d0:fwd"]}},
 }
 MSS = 1448
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +117,18 @@ def test_bad_pcap_options_name_the_field():
         with pytest.raises(ScenarioError) as e:
             hscc.Scenario.parse({**SCENARIO, "output": {"pcap": pcap}})
         assert field in str(e.value), str(e.value)
+
+
+def test_every_kind_of_traffic_on_a_captured_link_is_written():
+    sc = hscc.Scenario.from_toml(EXAMPLES / "mixed-traffic.toml").to_dict()
+    sc = {**sc, "duration": 3.0, "changes": [], "output": {"traces": [], "pcap": {"flows": ["reno (reverse)"], "links": ["bottleneck:fwd"]}}}
+    r = hscc.run(sc)
+    link = packets(r.captures["link-0-bottleneck_fwd.pcap"])
+    udp = [ip for _, ip in link if ip.p == dpkt.ip.IP_PROTO_UDP]
+    web = {(ip.tcp.sport, ip.tcp.dport) for _, ip in link if ip.p == dpkt.ip.IP_PROTO_TCP and 80 in (ip.tcp.sport, ip.tcp.dport)}
+    reverse = [ip for _, ip in link if ip.p == dpkt.ip.IP_PROTO_TCP and ip.tcp.dport == 32769]
+    assert udp and all(ip.udp.dport == 5004 and ip.udp.ulen == ip.len - 20 for ip in udp)
+    assert len(web) > 5, "web transfers, each its own connection"
+    assert reverse and all(not ip.tcp.data for ip in reverse), "the reverse flow's ACKs cross the forward bottleneck"
+    sent = r.udp.filter(r.udp["source"] != "voip[0]")["sent"].sum()
+    assert 0 < len([ip for ip in udp if ip.udp.sport == 20000]) <= sent

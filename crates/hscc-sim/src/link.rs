@@ -483,6 +483,11 @@ impl Link {
         self.options = true;
     }
 
+    /// Whether this link is captured.
+    pub fn captured(&self) -> bool {
+        self.tap.is_some()
+    }
+
     /// What the capture of this link saw and its drop log, if it is captured.
     pub fn take_capture(&mut self) -> Option<(Tap, DropLog)> {
         Some((*self.tap.take()?, *self.drop_log.take()?))

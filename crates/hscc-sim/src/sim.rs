@@ -813,7 +813,11 @@ impl Sim {
             self.flows[slot as usize] = flow;
         }
         if let Some(c) = self.net.capture.as_mut().filter(|c| c.links()) {
-            c.web_opened(self.cfg.seed, slot, gen, &cfg);
+            // Noted only if it crosses a captured link: one entry per transfer a capture sees.
+            let links = &self.net.links;
+            if self.routes.path(data_route).iter().chain(self.routes.path(ack_route)).any(|&l| links[l as usize].captured()) {
+                c.web_opened(self.cfg.seed, slot, gen, &cfg);
+            }
         }
         let flow = &mut self.flows[slot as usize];
         flow.sender.start(wire!(self, flow));
