@@ -314,7 +314,7 @@ impl Sim {
         cfg.validate()?;
         cfg.estimate().check(limits)?;
         let t = &cfg.topology;
-        let links = t
+        let mut links: Vec<Link> = t
             .links
             .iter()
             .enumerate()
@@ -398,7 +398,6 @@ impl Sim {
         }
         let traces = Traces::new(&cfg);
         let capture = Capture::new(&cfg);
-        let mut links: Vec<Link> = links;
         for f in &cfg.capture.files {
             if let CapturePoint::Link(l) = f.at {
                 links[l as usize].capture(Tap::new(cfg.capture.files.len(), cfg.capture.snaplen));

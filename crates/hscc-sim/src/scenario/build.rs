@@ -431,7 +431,8 @@ fn recovery_preset(c: FlowConfig, d: LossDetectionSpec) -> FlowConfig {
 /// `[output] pcap` as the engine's captures: flows by label, links by name.
 fn capture(p: &PcapSpec, labels: &[String], topology: &Topology) -> Result<CaptureConfig, ConfigError> {
     let mut files = Vec::new();
-    let file = |kind: &str, i: usize, name: &str| format!("{kind}-{i}-{}.pcap", name.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect::<String>());
+    // A file name of its own: the index, and the name in safe characters, cut short.
+    let file = |kind: &str, i: usize, name: &str| format!("{kind}-{i}-{}.pcap", name.chars().take(64).map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect::<String>());
     let one_of = |names: &mut dyn Iterator<Item = &str>| names.take(8).map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
     for (k, label) in p.flows.iter().enumerate() {
         let Some(i) = labels.iter().position(|l| l == label) else {
