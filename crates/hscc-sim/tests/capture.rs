@@ -201,3 +201,15 @@ fn a_capture_too_large_is_refused_before_the_run() {
     assert_eq!(e.field, "output.pcap.links");
     assert!(e.allowed.contains("packet captures would take about") && e.allowed.contains("GB"), "{}", e.allowed);
 }
+
+#[test]
+fn the_estimate_of_capture_bytes_is_near_the_files() {
+    for pcap in [r#"{"flows": ["reno 0"]}"#, r#"{"links": ["bottleneck:fwd", "bottleneck:rev"]}"#] {
+        let json = scenario(pcap, "").replace(r#""4s""#, r#""20s""#);
+        let estimate = ScenarioSpec::from_json(&json).unwrap().estimate().unwrap().capture_bytes as f64;
+        let actual: usize = run(&json).captures.files.iter().map(|(_, b)| b.len()).sum();
+        let ratio = estimate / actual as f64;
+        eprintln!("{pcap}: estimate {estimate} B, files {actual} B ({ratio:.2}×)");
+        assert!((0.5..=2.0).contains(&ratio));
+    }
+}

@@ -1,5 +1,5 @@
 //! The estimate against reality: peak heap use measured by a counting global
-//! allocator over build, run and JSON results, for four representative
+//! allocator over build, run and JSON results, for five representative
 //! scenarios. The estimate must fall within 0.5× to 3× of the measured peak.
 
 mod peak;
@@ -27,6 +27,12 @@ const LONG_TRACES: &str = r#"{"duration": 60, "output": {"sample_interval": 0.00
     "pairs": [{"rate": 1e8, "delay": 0.01}]},
     "flows": [{"pair": 0, "count": 20}], "voip": [{"pair": 0}]}"#;
 
+/// Packet captures of a flow and of the bottleneck (docs/traces.md).
+const CAPTURES: &str = r#"{"duration": 10, "output": {"traces": [], "pcap": {"flows": ["ctcp 0"], "links": ["bottleneck:fwd"]}},
+    "topology": {"kind": "dumbbell", "bottleneck": {"rate": 2e8, "delay": 0.001, "buffer": {"packets": 500}},
+    "pairs": [{"rate": 1e10, "delay": 0.02}, {"rate": 1e10, "delay": 0.02}]},
+    "flows": [{"pair": 0, "algorithm": "ctcp", "count": 2}, {"pair": 1, "count": 2}]}"#;
+
 #[test]
 fn the_estimate_is_within_half_and_three_times_the_measured_peak() {
     // One test: the allocator's counters are process-wide.
@@ -38,5 +44,6 @@ fn the_estimate_is_within_half_and_three_times_the_measured_peak() {
         ("many flows", || cfg(MANY_FLOWS)),
         ("web", || cfg(WEB)),
         ("long traces", || cfg(LONG_TRACES)),
+        ("captures", || cfg(CAPTURES)),
     ]);
 }
