@@ -292,7 +292,7 @@ impl Capture {
             let caplen = (total as usize).min(out.len());
             out[..caplen].fill(0);
             out[..n.min(caplen)].copy_from_slice(&b[..n.min(caplen)]);
-            let ts = Duration::from_nanos((t / crate::time::NS) as u64);
+            let ts = Duration::from_nanos(t / crate::time::NS);
             w.write_packet(&PcapPacket::new(ts, total, &out[..caplen])).expect("writing to memory");
         };
         // Per connection: how its packets are written, and the data sender's
