@@ -17,7 +17,7 @@ _QUANTITIES = {"Time": "time", "Rate": "rate", "Size": "size", "Probability": "p
                "ParamValue": "number or bool", "Dist_Size": "size or distribution"}
 # Sections: the tables a file has, in the order a file is written, with their TOML names.
 _SECTIONS = [
-    ("ScenarioSpec", "top level"), ("OutputSpec", "[output]"), ("CcLogSpec", "[output] cc_log = { flows = [...] }"),
+    ("ScenarioSpec", "top level"), ("OutputSpec", "[output]"), ("CcLogSpec", "[output] cc_log = { flows = [...] }"), ("PcapSpec", "[output] pcap = { ... }"),
     ("dumbbell", '[topology] kind = "dumbbell"'), ("parking_lot", '[topology] kind = "parking_lot"'), ("graph", '[topology] kind = "graph"'),
     ("LinkSpecIn", "a link (bottleneck, reverse, link, fwd, rev)"), ("QueueSpec", "a link's queue (queue = { kind = ... })"),
     ("PairSpec", "a host pair (pairs[i], access)"), ("GraphLink", "a graph link (links[i])"),

@@ -11,6 +11,8 @@ A run directory has:
 - ``timeseries.parquet``, ``queues.parquet``: the sampled traces;
 - ``cc_log.parquet``: the per-ACK congestion-control log, when the scenario
   asks for one (``[output] cc_log``; its columns: ``hscc.cclog``).
+- with ``[output] pcap``: ``flow-N-LABEL.pcap``, ``link-N-NAME.pcap`` (packet
+  captures, docs/traces.md) and, with links, ``drops.parquet``.
 
 It is written atomically (see ``hscc.atomic``). Columns, all in SI units:
 
@@ -55,6 +57,13 @@ queues (one row per sample and monitored link): time_s, link, name,
 queue_pkts, queue_bytes (at the sample), qdelay_s (mean over the packets that
 left the queue in the interval), drops, marks (in the interval), utilization
 (of the interval).
+
+drops (one row per packet a captured link dropped): link, time_s, cause
+("queue": buffer full, "aqm", "random", "random_after_queue"), kind ("data",
+"ack", "udp"), flow (engine index, null for UDP and web transfers), label,
+udp (engine index of a UDP flow), seq (the engine's segment, ACK or datagram
+number), tcp_seq (the TCP sequence or acknowledgement number in the captures),
+retrans, size (bytes on the wire).
 """
 
 from __future__ import annotations
@@ -70,7 +79,7 @@ import polars as pl
 
 from hscc import _core, cclog
 
-from hscc.rundir import FILES, FRAMES, RunDirError, read_manifest, staging
+from hscc.rundir import CAPTURE, DROPS as DROPS_FILE, FILES, FRAMES, RunDirError, read_manifest, staging
 from hscc.scenario import Scenario
 
 _COUNTERS = ("segs_sent", "retrans", "delivered_segs", "delivered_bytes", "lost_fast", "rack_lost", "tlps", "undos", "recoveries",
@@ -96,19 +105,27 @@ WEB = {
     "web": pl.UInt32, "label": pl.String, "size_min": pl.UInt64, "size_max": pl.UInt64, "count": pl.UInt64,
     "mean_s": pl.Float64, "median_s": pl.Float64, "p90_s": pl.Float64,
 }
+DROPS = {
+    "link": _S, "time_s": _F, "cause": _S, "kind": _S, "flow": pl.UInt32, "label": _S, "udp": pl.UInt32,
+    "seq": pl.UInt64, "tcp_seq": pl.UInt32, "retrans": pl.Boolean, "size": pl.UInt32,
+}
 _PS = 1e-12
 
 
 class Result:
     """Everything a run produced. DataFrames: ``flows``, ``links``, ``udp``, ``web``, ``timeseries``, ``queues``,
-    ``cc_log`` (empty unless the scenario asks for the per-ACK log)."""
+    ``cc_log`` (empty unless the scenario asks for the per-ACK log); ``drops``; ``captures``: packet capture
+    files by name (pcap bytes)."""
 
     def __init__(self, manifest: dict, summary: dict, flows: pl.DataFrame, links: pl.DataFrame, udp: pl.DataFrame,
-                 web: pl.DataFrame, timeseries: pl.DataFrame, queues: pl.DataFrame, cc_log: pl.DataFrame | None = None):
+                 web: pl.DataFrame, timeseries: pl.DataFrame, queues: pl.DataFrame, cc_log: pl.DataFrame | None = None,
+                 captures: dict[str, bytes] | None = None, drops: pl.DataFrame | None = None):
         self.manifest, self.summary = manifest, summary
         self.flows, self.links, self.udp, self.web = flows, links, udp, web
         self.timeseries, self.queues = timeseries, queues
         self.cc_log = cclog.empty() if cc_log is None else cc_log
+        self.captures = captures or {}
+        self.drops = _empty(DROPS) if drops is None else drops
 
     @property
     def scenario(self) -> Scenario:
@@ -181,6 +198,11 @@ class Result:
             buf = io.BytesIO()
             self.cc_log.write_parquet(buf)
             out[cclog.FILE] = buf.getvalue()
+        out.update(self.captures)
+        if any(name.startswith("link-") for name in self.captures):
+            buf = io.BytesIO()
+            self.drops.write_parquet(buf)
+            out[DROPS_FILE] = buf.getvalue()
         return out
 
     def __repr__(self) -> str:
@@ -189,8 +211,9 @@ class Result:
         return f"<hscc.Result {name}: {self.flows.height} flows, {self.summary['duration_s']:g} s{jain}>"
 
     @classmethod
-    def from_engine(cls, raw: dict, scenario: Scenario, manifest: dict, cc_log: list | None = None) -> "Result":
-        """From the engine's result JSON (crates/hscc-sim/src/results.rs) and per-ACK log columns.
+    def from_engine(cls, raw: dict, scenario: Scenario, manifest: dict, cc_log: list | None = None,
+                    captures: dict[str, bytes] | None = None) -> "Result":
+        """From the engine's result JSON (crates/hscc-sim/src/results.rs), the per-ACK log's columns and the capture files.
 
         Each table is built in one step from its rows (or, for the traces, its columns), and
         summary.json's rows are those same rows: a short run's tables cost well under a
@@ -221,8 +244,12 @@ class Result:
                     for w in raw["web"]],
             "signal_sync": {"events": events, "seen_by_all": seen},
         }
-        log = cclog.frame(cc_log, flows["label"].to_list()) if cc_log else None
-        return cls(manifest, summary, flows, links, udp, web, timeseries, queues, log)
+        if captures:
+            summary["pcap"] = {"files": sorted(captures), "missed": raw["captures"]["missed"]}
+        labels = flows["label"].to_list()
+        drops = _drops(raw["captures"]["drops"], labels)
+        log = cclog.frame(cc_log, labels) if cc_log else None
+        return cls(manifest, summary, flows, links, udp, web, timeseries, queues, log, captures, drops)
 
 
 def load(run_dir: str | Path) -> Result:
@@ -240,9 +267,11 @@ def load(run_dir: str | Path) -> Result:
         frames = {n: pl.read_parquet(run_dir / f"{n}.parquet") for n in FRAMES}
         if (run_dir / cclog.FILE).is_file():
             frames["cc_log"] = pl.read_parquet(run_dir / cclog.FILE)
+        captures = {p.name: p.read_bytes() for p in sorted(run_dir.iterdir()) if CAPTURE.fullmatch(p.name) and p.is_file()}
+        drops = pl.read_parquet(run_dir / DROPS_FILE) if (run_dir / DROPS_FILE).is_file() else None
     except (OSError, ValueError, pl.exceptions.PolarsError) as e:
         raise RunDirError(f"{run_dir}: unreadable run directory: {e}") from None
-    return Result(manifest, summary, **frames)
+    return Result(manifest, summary, **frames, captures=captures, drops=drops)
 
 
 def _flow_rows(rows: list[dict], scenario: Scenario, timeseries: pl.DataFrame) -> list[dict]:
@@ -286,6 +315,11 @@ def _link_rows(rows: list[dict]) -> list[dict]:
 def _links(rows: list[dict]) -> pl.DataFrame:
     ints = ("rate_bps", "tx_packets", "tx_bytes", "drops_queue", "drops_random", "drops_aqm", "marks", "drops")
     return pl.DataFrame(rows, schema_overrides={"link": pl.UInt32, **{k: pl.UInt64 for k in ints}})
+
+
+def _drops(rows: list[dict], labels: list[str]) -> pl.DataFrame:
+    out = [{**r, "label": None if r["flow"] is None else labels[r["flow"]]} for r in rows]
+    return pl.DataFrame(out, schema=DROPS) if out else _empty(DROPS)
 
 
 def _udp_rows(rows: list[dict], scenario: Scenario) -> list[dict]:

@@ -10,6 +10,7 @@ writes there; it never deletes or replaces anything else.
 from __future__ import annotations
 
 import json
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -23,13 +24,20 @@ FILES = ("manifest.json", "summary.json", *(f"{n}.parquet" for n in FRAMES))
 PLOTS = ("plot.png", "plot.svg", "plot_cc_log.png", "plot_cc_log.svg")  # written into the run directory by `hscc plot`
 CC_LOG = "cc_log.parquet"  # the per-ACK log, when the scenario asks for it
 OPTIONAL = (CC_LOG,)
-OWNED = frozenset(FILES + PLOTS + OPTIONAL)
+DROPS = "drops.parquet"  # the captured links' drop log, with packet captures
+CAPTURE = re.compile(r"(flow|link)-[0-9]+-[A-Za-z0-9._-]+\.pcap")  # `[output] pcap` files (docs/traces.md)
+OWNED = frozenset(FILES + PLOTS + OPTIONAL + (DROPS,))
 _FORMAT_1_KEYS = {"format", "hscc_version", "engine_version", "scenario", "engine_config"}
 _MAX_MANIFEST_BYTES = 64 << 20
 
 
 class RunDirError(ValueError):
     """A directory that is not a complete hscc run directory, or may not be written."""
+
+
+def owned(name: str) -> bool:
+    """Whether `name` is a file hscc writes in a run directory."""
+    return name in OWNED or CAPTURE.fullmatch(name) is not None
 
 
 def marker() -> dict:
@@ -74,7 +82,7 @@ def check_target(run_dir: Path, overwrite: bool) -> None:
         return
     if read_manifest(run_dir) is None:
         raise RunDirError(f"{run_dir} exists and is not an hscc run directory; refusing to replace it")
-    foreign = [e for e in entries if e not in OWNED]
+    foreign = [e for e in entries if not owned(e)]
     if foreign:
         shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
         raise RunDirError(f"{run_dir} holds files hscc did not write ({shown}); refusing to replace it")

@@ -74,6 +74,7 @@ class Run:
             _advance(sim, progress)
             raw = json.loads(sim.finish())
             cc_log = sim.take_cc_log()
+            captures = dict(sim.take_captures())
         except RuntimeError as e:  # a bug in the engine, not the user's mistake
             raise RunError(str(e)) from None
         manifest = {
@@ -87,7 +88,7 @@ class Run:
             "scenario": sc.to_dict(),
             "engine_config": config,
         }
-        return Result.from_engine(raw, sc, manifest, cc_log)
+        return Result.from_engine(raw, sc, manifest, cc_log, captures)
 
 
 def _advance(sim: "_core.Simulation", progress: Optional[Progress]) -> None:

@@ -31,6 +31,8 @@ struct Simulation {
     config_json: String,
     /// The per-ACK logs of a finished run, until taken.
     cc_log: Vec<FlowCcLog>,
+    /// Packet capture files of the finished run (`take_captures`).
+    captures: Vec<(String, Vec<u8>)>,
 }
 
 #[pymethods]
@@ -46,7 +48,7 @@ impl Simulation {
         let cfg = spec.build_with(&limits).map_err(invalid)?;
         let config_json = serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let sim = Sim::with_limits(cfg, &limits).map_err(invalid)?;
-        Ok(Simulation { sim: Some(sim), config_json, cc_log: Vec::new() })
+        Ok(Simulation { sim: Some(sim), config_json, cc_log: Vec::new(), captures: Vec::new() })
     }
 
     /// Advance to `t` seconds of simulated time (at most the duration), without the GIL.
@@ -88,10 +90,12 @@ impl Simulation {
         let sim = self.sim.take().ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
         let finish = || {
             let mut r = sim.finish();
-            (r.to_json(), std::mem::take(&mut r.cc_log))
+            let files = std::mem::take(&mut r.captures.files);
+            (r.to_json(), std::mem::take(&mut r.cc_log), files)
         };
-        let (json, cc_log) = py.detach(|| catch_unwind(AssertUnwindSafe(finish))).map_err(engine_failure)?;
+        let (json, cc_log, captures) = py.detach(|| catch_unwind(AssertUnwindSafe(finish))).map_err(engine_failure)?;
         self.cc_log = cc_log;
+        self.captures = captures;
         Ok(json)
     }
 
@@ -110,6 +114,12 @@ impl Simulation {
             cols.into_iter().map(|(name, c)| (name, c.dtype(), c.to_le_bytes())).collect::<Vec<_>>()
         });
         Some(columns.into_iter().map(|(name, dtype, bytes)| (name, dtype, PyBytes::new(py, &bytes))).collect())
+    }
+
+    /// The packet capture files of the finished run, [(file name, pcap bytes)],
+    /// handed over once (the engine keeps no copy).
+    fn take_captures<'py>(&mut self, py: Python<'py>) -> Vec<(String, Bound<'py, PyBytes>)> {
+        std::mem::take(&mut self.captures).into_iter().map(|(name, data)| (name, PyBytes::new(py, &data))).collect()
     }
 }
 

@@ -7,10 +7,13 @@
 //! fq_codel or pie with its defaults and the same 1500-packet limit; add
 //! `ecn` for ECN on the flows and the discipline; `classic` for three-duplicate-ACK
 //! recovery without RACK-TLP, D-SACK, undo or F-RTO instead of Linux's;
-//! `cclog` for the per-ACK congestion-control log of every flow).
+//! `cclog` for the per-ACK congestion-control log of every flow;
+//! `pcap` to capture flow 0 at its host and the bottleneck at its input,
+//! docs/traces.md).
 
 use std::time::Instant;
 
+use hscc_sim::capture::{CaptureConfig, CaptureFile, CapturePoint};
 use hscc_sim::prelude::*;
 
 fn peak_rss_mb() -> Option<f64> {
@@ -26,7 +29,8 @@ fn main() {
     let ecn = args.iter().any(|a| a == "ecn");
     let classic = args.iter().any(|a| a == "classic");
     let cc_log = args.iter().any(|a| a == "cclog");
-    let queue = match args.iter().find(|a| a.parse::<u64>().is_err() && !["ecn", "classic", "cclog"].contains(&a.as_str()) && !a.starts_with('-')).map(String::as_str) {
+    let pcap = args.iter().any(|a| a == "pcap");
+    let queue = match args.iter().find(|a| a.parse::<u64>().is_err() && !["ecn", "classic", "cclog", "pcap"].contains(&a.as_str()) && !a.starts_with('-')).map(String::as_str) {
         None | Some("droptail") => QueueConfig::DropTail,
         Some("red") => QueueConfig::Red(RedParams { ecn, ..RedParams::default() }),
         Some("codel") => QueueConfig::Codel(CodelParams { ecn, ..CodelParams::default() }),
@@ -41,7 +45,11 @@ fn main() {
     let db = dumbbell(bottleneck.clone(), bottleneck, &pairs);
     let flow = |s, d| FlowConfig { ecn, cc_log, ..FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap()) };
     let flows = db.pairs.iter().map(|&(s, d)| if classic { flow(s, d).with_classic_recovery() } else { flow(s, d) }).collect();
-    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: Some(100 * MS), ..SimConfig::default() };
+    let mut cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: Some(100 * MS), ..SimConfig::default() };
+    if pcap {
+        let file = |at, file: &str| CaptureFile { at, file: file.into() };
+        cfg.capture = CaptureConfig { files: vec![file(CapturePoint::Flow(0), "flow.pcap"), file(CapturePoint::Link(0), "bottleneck.pcap")], snaplen: 128 };
+    }
 
     let start = Instant::now();
     let r = Sim::new(cfg).expect("valid scenario").run();
@@ -70,6 +78,16 @@ fn main() {
     if cc_log {
         let rows: usize = r.cc_log.iter().map(|l| l.calls.len()).sum();
         println!("  per-ACK log             {rows} rows, {} ACKs sent", sum(|c| c.acks_sent));
+    }
+    for (name, bytes) in &r.captures.files {
+        // Raw IPv4 records: a 24-byte file header, then 16 bytes and the packet (at most 128) each.
+        let mut packets = 0u64;
+        let mut at = 24;
+        while at + 16 <= bytes.len() {
+            packets += 1;
+            at += 16 + u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+        }
+        println!("  capture {name:<16} {packets} packets, {:.1} MB", bytes.len() as f64 / 1e6);
     }
     if let Some(mb) = peak_rss_mb() {
         println!("  peak memory             {mb:.1} MB");

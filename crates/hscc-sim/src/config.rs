@@ -7,6 +7,7 @@ use core::fmt;
 use hscc_cc::{CcError, CcParams, ParamError};
 use serde::Serialize;
 
+use crate::capture::CaptureConfig;
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
 use crate::queue::QueueConfig;
 use crate::udp::{UdpConfig, UdpPattern};
@@ -447,12 +448,15 @@ pub struct SimConfig {
     pub seed: u64,
     /// Interval of the time series (None: no traces).
     pub sample_interval: Option<Time>,
+    /// Packet captures (none by default; [`crate::capture`]).
+    #[serde(skip_serializing_if = "CaptureConfig::is_empty")]
+    pub capture: CaptureConfig,
 }
 
 impl Default for SimConfig {
     /// Nothing to simulate yet: fill in topology, flows and duration.
     fn default() -> Self {
-        SimConfig { topology: Topology::default(), flows: Vec::new(), udp: Vec::new(), web: Vec::new(), changes: Vec::new(), duration: SEC, seed: 1, sample_interval: None }
+        SimConfig { topology: Topology::default(), flows: Vec::new(), udp: Vec::new(), web: Vec::new(), changes: Vec::new(), duration: SEC, seed: 1, sample_interval: None, capture: CaptureConfig::default() }
     }
 }
 
@@ -602,6 +606,7 @@ impl SimConfig {
             }
             w.tcp.validate(&|k: &str| format!("web[{i}].tcp.{k}"))?;
         }
+        self.validate_capture()?;
         let links = self.topology.links.len() as u32;
         for (i, c) in self.changes.iter().enumerate() {
             check(c.link < links, || format!("changes[{i}].link"), c.link, "an existing link index")?;
@@ -682,5 +687,30 @@ impl FlowConfig {
         check(stop > f.start, || at("stop"), format!("{} s", secs(stop)), "after start")?;
     }
     f.cc.check().map_err(|e| param_error(&|k: &str| at(&format!("cc.{k}")), &e))
+    }
+}
+
+impl SimConfig {
+    /// Captures name existing flows and links, each once, with a usable snap length.
+    fn validate_capture(&self) -> Result<(), ConfigError> {
+        use crate::capture::{CapturePoint, MAX_SNAPLEN, MIN_SNAPLEN};
+        let c = &self.capture;
+        if c.is_empty() {
+            return Ok(());
+        }
+        let allowed = format!("{MIN_SNAPLEN} to {MAX_SNAPLEN} bytes (IPv4 and the longest TCP header, up to the largest IPv4 packet)");
+        check((MIN_SNAPLEN..=MAX_SNAPLEN).contains(&c.snaplen), || "capture.snaplen".into(), c.snaplen, &allowed)?;
+        let (mut points, mut names) = (std::collections::HashSet::new(), std::collections::HashSet::new());
+        for (i, f) in c.files.iter().enumerate() {
+            let at = || format!("capture.files[{i}]");
+            let ok = match f.at {
+                CapturePoint::Flow(k) => (k as usize) < self.flows.len(),
+                CapturePoint::Link(l) => (l as usize) < self.topology.links.len(),
+            };
+            check(ok, at, format!("{:?}", f.at), "an existing flow or link")?;
+            check(points.insert(f.at), at, format!("{:?}", f.at), "each flow or link captured once")?;
+            check(crate::scenario::is_file_name(&f.file) && names.insert(&f.file), at, &f.file, "a file name of its own")?;
+        }
+        Ok(())
     }
 }

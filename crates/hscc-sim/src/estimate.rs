@@ -57,8 +57,9 @@ use std::mem::size_of;
 
 use serde::Serialize;
 
+use crate::capture::CapturePoint;
 use crate::config::{Buffer, ConfigError, FlowConfig, LinkSpec, SimConfig};
-use crate::limits::{BuildLimits, MAX_CC_LOG_BYTES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_WEB_SLOTS};
+use crate::limits::{BuildLimits, MAX_CAPTURE_BYTES, MAX_CC_LOG_BYTES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_WEB_SLOTS};
 use crate::link::Link;
 use crate::packet::HEADER_BYTES;
 use crate::results::{FlowResult, LinkResult};
@@ -89,6 +90,10 @@ pub struct Estimate {
     /// The field asking for the log, and its value.
     #[serde(skip)]
     pub cc_log_field: Field,
+    /// Bytes of the packet captures' files.
+    pub capture_bytes: u64,
+    /// The capture field (flows or links) whose files are the larger, and its value.
+    pub capture_field: (String, String),
 }
 
 /// Memory by structure, bytes.
@@ -114,6 +119,8 @@ pub struct MemoryParts {
     pub results: u64,
     /// The per-ACK congestion-control log.
     pub cc_log: u64,
+    /// Packet captures: packets seen, their files and the captured links' drop logs.
+    pub captures: u64,
 }
 
 /// Events by cause.
@@ -152,6 +159,15 @@ pub(crate) struct Origins {
     pub topology: Field,
     /// The field asking for the per-ACK log.
     pub cc_log: Field,
+    /// The fields choosing captured flows and links.
+    pub capture: CaptureOrigin,
+}
+
+/// The fields choosing captured flows and links, and their values.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CaptureOrigin {
+    pub flows: Field,
+    pub links: Field,
 }
 
 fn f(field: impl Into<String>, value: impl ToString) -> Field {
@@ -178,6 +194,7 @@ impl Origins {
             link_rate: cfg.topology.links.iter().enumerate().map(|(i, l)| f(format!("links[{i}].rate"), l.cfg.rate_bps)).collect(),
             topology: f("topology", format!("{} nodes, {} links", cfg.topology.nodes.len(), cfg.topology.links.len())),
             cc_log: f("flows[].cc_log", format!("{} flows", cfg.flows.iter().filter(|fc| fc.cc_log).count())),
+            capture: CaptureOrigin { flows: f("capture.files", format!("{} files", cfg.capture.files.len())), links: f("capture.files", format!("{} files", cfg.capture.files.len())) },
         }
     }
 }
@@ -210,6 +227,8 @@ const QUEUE_ENTRY: f64 = 32.0;
 const JSON_PER_VALUE: f64 = 14.0;
 const JSON_PER_FLOW: f64 = 700.0;
 const JSON_PER_LINK: f64 = 600.0;
+/// JSON characters of a drop-log row.
+const JSON_PER_DROP: f64 = 200.0;
 /// Allocations every run makes whatever its size (names, small vectors).
 const BASE: f64 = 64.0 * 1024.0;
 
@@ -276,6 +295,10 @@ impl Estimate {
                 bytes(MAX_CC_LOG_BYTES)
             );
             return Err(refuse(&self.cc_log_field, needs));
+        }
+        if self.capture_bytes > MAX_CAPTURE_BYTES {
+            let needs = format!("the packet captures would take about {}, above the limit of {}; capture fewer flows or links, a shorter run or a smaller snaplen", bytes(self.capture_bytes), bytes(MAX_CAPTURE_BYTES));
+            return Err(refuse(&self.capture_field, needs));
         }
         if self.memory_bytes > limits.max_memory_bytes {
             let needs = format!(
@@ -345,7 +368,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
 
     if route_work(cfg) > MAX_ROUTE_WORK {
         // Validation refuses it; the model does not route what it cannot afford.
-        return Estimate { memory_bytes: u64::MAX, events: u64::MAX, memory: mem, events_by: evs, memory_field: o.topology.clone(), events_field: o.topology.clone(), cc_log_rows: Vec::new(), cc_log_field: o.cc_log.clone() };
+        return Estimate { memory_bytes: u64::MAX, events: u64::MAX, memory: mem, events_by: evs, memory_field: o.topology.clone(), events_field: o.topology.clone(), cc_log_rows: Vec::new(), cc_log_field: o.cc_log.clone(), capture_bytes: 0, capture_field: Field::default() };
     }
     let mut routes: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
     let mut route = |s: u32, d: u32| -> Vec<u32> { routes.entry((s, d)).or_insert_with(|| t.route(s, d).unwrap_or_default()).clone() };
@@ -662,14 +685,43 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     mem.queue = (entries * QUEUE_ENTRY * GROW) as u64;
     blame.mem(&o.topology, entries * QUEUE_ENTRY * GROW);
 
+    // Packet captures: each captured flow's data and ACKs, every packet offered
+    // to each captured link. While running, a 72-byte copy of each packet
+    // (in growing vectors); at the end its file, built in memory and handed on
+    // (a copy), and the drop log's rows.
+    let mut capture_bytes = (0.0, 0.0);
+    for c in &cfg.capture.files {
+        let (pkts, size, drops, who, part) = match c.at {
+            CapturePoint::Flow(k) => {
+                let s = &flow_sources[k as usize];
+                let sent = s.pps * s.data.first().map_or(1.0, |&l| carried(l as usize)) * s.active;
+                let size = (sent * s.size + sent * s.ack_ratio * HEADER_BYTES as f64) / (sent * (1.0 + s.ack_ratio)).max(1e-9);
+                (sent * (1.0 + s.ack_ratio), size, 0.0, &o.capture.flows, &mut capture_bytes.0)
+            }
+            CapturePoint::Link(l) => {
+                let l = l as usize;
+                let pkts = offered_pps[l] * dur;
+                let size = if offered_pps[l] > 0.0 { offered_bps[l] / 8.0 / offered_pps[l] } else { 0.0 };
+                (pkts, size, pkts * (1.0 - carried(l)), &o.capture.links, &mut capture_bytes.1)
+            }
+        };
+        let file = pkts * cfg.capture.record_bytes(size as u64 + 28) as f64;
+        *part += file;
+        let bytes = pkts * 72.0 * GROW + 2.0 * file * GROW + drops * (JSON_PER_DROP + 88.0 * GROW);
+        mem.captures += bytes as u64;
+        blame.mem(who, bytes);
+    }
+    let capture_field = if capture_bytes.0 >= capture_bytes.1 { o.capture.flows.clone() } else { o.capture.links.clone() };
+
     let m = &mem;
-    let memory_bytes = [m.topology, m.packets, m.flows, m.windows, m.udp, m.web, m.traces, m.queue, m.results, m.cc_log]
+    let memory_bytes = [m.topology, m.packets, m.flows, m.windows, m.udp, m.web, m.traces, m.queue, m.results, m.cc_log, m.captures]
         .iter()
         .fold(BASE as u64, |a, &b| a.saturating_add(b));
     let e = &evs;
     let events = [e.packets, e.timers, e.udp, e.web, e.samples].iter().fold(0u64, |a, &b| a.saturating_add(b));
+    let capture_bytes = (capture_bytes.0 + capture_bytes.1) as u64;
     let cc_log_field = o.cc_log.clone();
-    Estimate { memory_bytes, events, memory_field: Blame::top(&blame.memory), events_field: Blame::top(&blame.events), memory: mem, events_by: evs, cc_log_rows, cc_log_field }
+    Estimate { memory_bytes, events, memory_field: Blame::top(&blame.memory), events_field: Blame::top(&blame.events), memory: mem, events_by: evs, cc_log_rows, cc_log_field, capture_bytes, capture_field }
 }
 
 /// Whether a link's jitter may reorder its packets (then they live in a heap).

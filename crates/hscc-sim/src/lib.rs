@@ -27,6 +27,7 @@
 //! assert!(r.flows[0].goodput_bps > 8e6);
 //! ```
 
+pub mod capture;
 pub mod config;
 pub mod estimate;
 pub mod event;

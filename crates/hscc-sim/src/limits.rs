@@ -69,3 +69,7 @@ pub const MAX_TRACE_VALUES: u64 = 500_000_000;
 /// The per-ACK congestion-control log of one run, estimated bytes (about
 /// 5 million ACKs; `hscc-sim::estimate`'s model).
 pub const MAX_CC_LOG_BYTES: u64 = 4_000_000_000;
+/// Bytes of all packet captures of one run together (`[output] pcap`): past
+/// it, packets are no longer captured (counted as missed); the estimate refuses
+/// a run expected to pass it.
+pub const MAX_CAPTURE_BYTES: u64 = 4_000_000_000;

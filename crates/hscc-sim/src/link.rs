@@ -41,6 +41,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use rand::Rng as _;
 use rand_distr::{Distribution, StandardNormal};
 
+use crate::capture::{log_drop, DropCause, DropLog, Tap};
 use crate::config::{Buffer, LinkConfig, LossPoint};
 use crate::event::{Event, EventQueue, Timed};
 use crate::limits::MAX_QUEUE_PACKETS;
@@ -95,6 +96,10 @@ pub struct Link {
     pub queue_byte_time: u128,
     /// The queue discipline, when not DropTail (`waiting` then stays empty).
     aqm: Option<Box<aqm::AqmState>>,
+    /// Every packet dropped here, for a captured link ([`crate::capture`]).
+    pub drop_log: Option<Box<DropLog>>,
+    /// Every packet offered here, for a captured link.
+    tap: Option<Box<Tap>>,
 }
 
 /// Dummynet's per-pipe credit state: ip_dummynet.c's `q->numbytes` (credit,
@@ -184,6 +189,8 @@ impl Link {
             qdelay: monitored.then(DelayHistogram::new),
             queue_byte_time: 0,
             aqm,
+            drop_log: None,
+            tap: None,
         }
     }
 
@@ -280,13 +287,14 @@ impl Link {
         }
         if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
             self.counters.drops_random += 1;
+            log_drop(&mut self.drop_log, now, p, DropCause::Random);
             return Offer::RandomDrop;
         }
         self.drain(now);
         let start = self.busy_until.max(now);
         if start > now {
             if self.waiting.len() as u64 >= self.limit_pkts || self.queue_bytes + p.size as u64 > self.limit_bytes {
-                return self.queue_drop(p);
+                return self.queue_drop(p, now);
             }
             self.waiting.push_back((start, p.size));
             self.queue_bytes += p.size as u64;
@@ -326,8 +334,9 @@ impl Link {
     }
 
     #[cold]
-    fn queue_drop(&mut self, p: &Packet) -> Offer {
+    fn queue_drop(&mut self, p: &Packet, now: Time) -> Offer {
         self.counters.drops_queue += 1;
+        log_drop(&mut self.drop_log, now, p, DropCause::Queue);
         if p.flags & SLOW_START != 0 {
             self.counters.drops_queue_slow_start += 1;
         }
@@ -338,11 +347,15 @@ impl Link {
     /// with framing: out of line, so that the common path stays as it was.
     #[inline(never)]
     fn offer_with_options(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
+        if let Some(tap) = &mut self.tap {
+            tap.keep(now, p);
+        }
         if self.aqm.is_some() {
             return self.offer_aqm(p, hop, now, id, q);
         }
         if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
             self.counters.drops_random += 1;
+            log_drop(&mut self.drop_log, now, p, DropCause::Random);
             return Offer::RandomDrop;
         }
         self.drain(now);
@@ -351,7 +364,7 @@ impl Link {
         let (start, tick) = if self.ticks.len == 0 { (self.busy_until.max(now), None) } else { self.tick_release(wire, now) };
         if start > now {
             if self.waiting.len() as u64 >= self.limit_pkts || self.queue_bytes + wire as u64 > self.limit_bytes {
-                return self.queue_drop(p);
+                return self.queue_drop(p, now);
             }
             self.waiting.push_back((start, wire));
             self.queue_bytes += wire as u64;
@@ -462,6 +475,24 @@ impl Link {
         q
     }
 
+    /// Capture every packet offered to this link into `tap`, and keep a drop
+    /// log: offers then take the out-of-line path, so uncaptured links pay nothing.
+    pub fn capture(&mut self, tap: Tap) {
+        self.tap = Some(Box::new(tap));
+        self.drop_log = Some(Box::default());
+        self.options = true;
+    }
+
+    /// Whether this link is captured.
+    pub fn captured(&self) -> bool {
+        self.tap.is_some()
+    }
+
+    /// What the capture of this link saw and its drop log, if it is captured.
+    pub fn take_capture(&mut self) -> Option<(Tap, DropLog)> {
+        Some((*self.tap.take()?, *self.drop_log.take()?))
+    }
+
     /// The FIFO head arrives at `now`: pop it and schedule the next head.
     #[inline]
     pub fn on_arrive(&mut self, now: Time, id: u32, q: &mut EventQueue) -> Packet {
@@ -485,13 +516,14 @@ impl Link {
         (p, self.line.front().map(|n| n.t))
     }
 
-    /// Whether the packet that just arrived is lost at the far end (loss point
+    /// Whether `p`, which just arrived at `now`, is lost at the far end (loss point
     /// after the queue): it has crossed the link and counts as sent, and as a
     /// random drop. One comparison when the option is off.
     #[inline]
-    pub fn corrupted(&mut self) -> bool {
+    pub fn corrupted(&mut self, p: &Packet, now: Time) -> bool {
         if self.loss_after != 0 && self.rng.random::<u64>() < self.loss_after {
             self.counters.drops_random += 1;
+            log_drop(&mut self.drop_log, now, p, DropCause::RandomAfterQueue);
             return true;
         }
         false

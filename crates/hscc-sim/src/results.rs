@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::capture::Captures;
 use crate::config::{Buffer, SimConfig};
 use crate::packet::Kind;
 use crate::udp::UdpResult;
@@ -220,6 +221,8 @@ pub struct RunResult {
     /// JSON: [`crate::tcp::cc_log::columns`] makes them a table).
     #[serde(skip)]
     pub cc_log: Vec<FlowCcLog>,
+    /// Packet captures and the captured links' drop logs (empty without `capture`).
+    pub captures: Captures,
 }
 
 impl RunResult {
@@ -331,6 +334,7 @@ impl RunResult {
             web,
             traces,
             cc_log,
+            captures: Captures::default(),
         }
     }
 

@@ -23,6 +23,9 @@ pub enum Component {
     /// A link's queue discipline (RED's and PIE's drops, FQ-CoDel's hash), apart
     /// from the link's own stream so that a discipline leaves loss draws as they were.
     Queue = 4,
+    /// Packet captures' initial sequence numbers (drawn apart from every
+    /// stream the simulation uses, so a capture never changes a run).
+    Capture = 5,
 }
 
 /// SplitMix64 finaliser: a good 64-bit mix for deriving seeds.

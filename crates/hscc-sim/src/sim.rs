@@ -4,6 +4,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use hscc_cc::Shared;
 
+use crate::capture::{Capture, CapturePoint, Tap};
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
 use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
 use crate::event::{Event, EventQueue, Fire, Timed, Timer};
@@ -47,6 +48,8 @@ pub struct Net {
     pub counters: NetCounters,
     /// UDP datagrams in the network (capped at [`MAX_UDP_IN_NETWORK`]).
     pub udp_in_network: u64,
+    /// Packet captures, if any ([`crate::capture`]).
+    pub capture: Option<Box<Capture>>,
 }
 
 impl Net {
@@ -243,6 +246,9 @@ impl Wire for SenderWire<'_> {
     #[inline]
     fn send(&mut self, mut p: Packet, at: Time) {
         p.gen = self.gen;
+        if let Some(c) = &mut self.net.capture {
+            c.sent(&p, at);
+        }
         if (at == self.net.now || self.direct) && *self.held == 0 {
             self.net.counters.injected += 1;
             self.net.forward(&p, 0, self.route, at);
@@ -254,6 +260,12 @@ impl Wire for SenderWire<'_> {
         // time would fix its place in the queue too early).
         *self.held += 1;
         self.host.push(at, p, &mut self.net.q, Event::HostOut);
+    }
+    #[inline]
+    fn ack_taken(&mut self, p: &Packet) {
+        if let Some(c) = &mut self.net.capture {
+            c.acked(p, self.net.now);
+        }
     }
 }
 
@@ -304,7 +316,7 @@ impl Sim {
         let estimate = cfg.estimate();
         estimate.check(limits)?;
         let t = &cfg.topology;
-        let links = t
+        let mut links: Vec<Link> = t
             .links
             .iter()
             .enumerate()
@@ -393,10 +405,16 @@ impl Sim {
             }
         }
         let traces = Traces::new(&cfg);
+        let capture = Capture::new(&cfg);
+        for f in &cfg.capture.files {
+            if let CapturePoint::Link(l) = f.at {
+                links[l as usize].capture(Tap::new(cfg.capture.files.len(), cfg.capture.snaplen));
+            }
+        }
         if let Some(dt) = cfg.sample_interval {
             q.push(dt, Event::Sample);
         }
-        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0 }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, host_out: HostLine::default(), host_in: HostLine::default(), shared, until: 0 })
+        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0, capture }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, host_out: HostLine::default(), host_in: HostLine::default(), shared, until: 0 })
     }
 
     /// Run to the configured duration and summarise.
@@ -446,7 +464,13 @@ impl Sim {
             .filter(|(_, f)| f.sender.cc.log.is_some())
             .map(|(i, f)| FlowCcLog { flow: i as u32, calls: f.sender.cc.take_log() })
             .collect();
-        RunResult::build(&self, traces, cc_log)
+        let mut r = RunResult::build(&self, traces, cc_log);
+        if let Some(c) = self.net.capture.take() {
+            let logs = self.net.links.iter_mut().enumerate().filter_map(|(i, l)| l.take_capture().map(|c| (i as u32, c))).collect();
+            let access: Vec<Time> = self.flows[..self.cfg.flows.len()].iter().map(|f| f.sender.access_delay).collect();
+            r.captures = c.finish(&self.cfg, &access, logs);
+        }
+        r
     }
 
     #[inline]
@@ -600,7 +624,7 @@ impl Sim {
                 }
                 p
             };
-            if self.net.links[l as usize].corrupted() {
+            if self.net.links[l as usize].corrupted(&p, now) {
                 self.net.lost_on_arrival(&p);
                 continue;
             }
@@ -805,6 +829,13 @@ impl Sim {
             // the old generation and is dropped when due (it never entered the
             // network, or has already left it).
             self.flows[slot as usize] = flow;
+        }
+        if let Some(c) = self.net.capture.as_mut().filter(|c| c.links()) {
+            // Noted only if it crosses a captured link: one entry per transfer a capture sees.
+            let links = &self.net.links;
+            if self.routes.path(data_route).iter().chain(self.routes.path(ack_route)).any(|&l| links[l as usize].captured()) {
+                c.web_opened(self.cfg.seed, slot, gen, &cfg);
+            }
         }
         let flow = &mut self.flows[slot as usize];
         flow.sender.start(wire!(self, flow));

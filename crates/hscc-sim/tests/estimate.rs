@@ -32,6 +32,11 @@ const CC_LOG: &str = r#"{"duration": 20, "topology": {"kind": "dumbbell",
     "pairs": [{"rate": 1e9, "delay": 0.005}, {"rate": 1e9, "delay": 0.02}]},
     "flows": [{"pair": 0, "algorithm": "cubic"}, {"pair": 1}],
     "output": {"cc_log": {"flows": ["cubic 0", "reno 1"]}}}"#;
+/// Packet captures of a flow and of the bottleneck (docs/traces.md).
+const CAPTURES: &str = r#"{"duration": 10, "output": {"traces": [], "pcap": {"flows": ["ctcp 0"], "links": ["bottleneck:fwd"]}},
+    "topology": {"kind": "dumbbell", "bottleneck": {"rate": 2e8, "delay": 0.001, "buffer": {"packets": 500}},
+    "pairs": [{"rate": 1e10, "delay": 0.02}, {"rate": 1e10, "delay": 0.02}]},
+    "flows": [{"pair": 0, "algorithm": "ctcp", "count": 2}, {"pair": 1, "count": 2}]}"#;
 
 #[test]
 fn the_estimate_is_within_half_and_three_times_the_measured_peak() {
@@ -45,5 +50,6 @@ fn the_estimate_is_within_half_and_three_times_the_measured_peak() {
         ("web", || cfg(WEB)),
         ("long traces", || cfg(LONG_TRACES)),
         ("per-ACK log", || cfg(CC_LOG)),
+        ("captures", || cfg(CAPTURES)),
     ]);
 }

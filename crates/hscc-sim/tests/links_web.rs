@@ -70,8 +70,8 @@ fn loss_after_the_queue_uses_the_queue_and_the_transmitter() {
     let mut lost = 0;
     let mut times = Vec::new();
     while let Some((t, _)) = q.pop() {
-        l.on_arrive(t, 0, &mut q);
-        lost += u64::from(l.corrupted());
+        let p = l.on_arrive(t, 0, &mut q);
+        lost += u64::from(l.corrupted(&p, t));
         times.push(t);
     }
     assert_eq!(times, (1..=5).map(|k| k * 12 * MS + MS).collect::<Vec<_>>());

@@ -17,6 +17,7 @@
 use rand::Rng as _;
 
 use super::{Link, Offer};
+use crate::capture::{log_drop, DropCause};
 use crate::event::EventQueue;
 use crate::packet::Packet;
 use crate::queue::{Discipline, QueuedDrops, Tally};
@@ -35,6 +36,7 @@ impl Link {
     pub(super) fn offer_aqm(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
         if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
             self.counters.drops_random += 1;
+            log_drop(&mut self.drop_log, now, p, DropCause::Random);
             return Offer::RandomDrop;
         }
         self.service(now, id, q);
@@ -44,7 +46,7 @@ impl Link {
         let mut pkt = *p;
         pkt.t = now;
         pkt.hop = hop;
-        let mut tally = Tally { counters: &mut self.counters, queued: &mut a.queued };
+        let mut tally = Tally { counters: &mut self.counters, queued: &mut a.queued, log: self.drop_log.as_deref_mut() };
         if !a.disc.enqueue(pkt, now, idle, &mut tally) {
             return Offer::QueueDrop;
         }
@@ -63,7 +65,7 @@ impl Link {
         while self.busy_until <= now && !a.disc.is_empty() {
             let t = self.busy_until;
             a.disc.advance(t);
-            let mut tally = Tally { counters: &mut self.counters, queued: &mut a.queued };
+            let mut tally = Tally { counters: &mut self.counters, queued: &mut a.queued, log: self.drop_log.as_deref_mut() };
             let Some(p) = a.disc.dequeue(t, &mut tally) else { break };
             self.start_transmission(p, t, id, q);
         }

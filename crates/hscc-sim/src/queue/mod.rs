@@ -25,6 +25,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
+use crate::capture::{DropCause, DropLog, Dropped};
 use crate::config::ConfigError;
 use crate::packet::{Kind, Packet, CE, ECT, SLOW_START};
 use crate::rng::Rng;
@@ -107,6 +108,8 @@ pub struct Tally<'a> {
     pub counters: &'a mut LinkCounters,
     /// Drops of packets already queued.
     pub queued: &'a mut QueuedDrops,
+    /// The link's drop log, if it keeps one ([`crate::capture`]).
+    pub log: Option<&'a mut DropLog>,
 }
 
 /// Packets a discipline dropped after accepting them (CoDel's dequeue drops,
@@ -139,9 +142,17 @@ impl Tally<'_> {
         false
     }
 
-    /// The arriving packet `p` is refused.
+    /// The arriving packet `p` is refused (its `t` is now).
     #[inline]
     pub fn drop_arriving(&mut self, p: &Packet, why: Why) {
+        self.count(p, why, p.t);
+    }
+
+    fn count(&mut self, p: &Packet, why: Why, now: Time) {
+        if let Some(log) = &mut self.log {
+            let cause = if why == Why::Overflow { DropCause::Queue } else { DropCause::Aqm };
+            log.push(Dropped { t: now, p: *p, cause });
+        }
         match why {
             Why::Overflow => {
                 self.counters.drops_queue += 1;
@@ -155,7 +166,7 @@ impl Tally<'_> {
 
     /// `p`, queued since `p.t` and `wire` bytes long, is dropped at `now`.
     pub fn drop_queued(&mut self, p: &Packet, wire: u64, now: Time, why: Why) {
-        self.drop_arriving(p, why);
+        self.count(p, why, now);
         let q = &mut *self.queued;
         q.packets += 1;
         if p.kind == Kind::Udp {
@@ -333,7 +344,7 @@ pub(crate) mod testing {
 
     impl Books {
         pub fn tally(&mut self) -> Tally<'_> {
-            Tally { counters: &mut self.counters, queued: &mut self.queued }
+            Tally { counters: &mut self.counters, queued: &mut self.queued, log: None }
         }
     }
 

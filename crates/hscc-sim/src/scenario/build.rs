@@ -10,6 +10,7 @@ use super::dist::DistSpec;
 use super::endpoints::{Endpoints, NodeIndex};
 use super::quantity::{BufferSpec, BUFFER_BOUNDS, Bytes, ParamValue, Rate, Seconds};
 use super::spec::*;
+use crate::capture::{CaptureConfig, CaptureFile, CapturePoint, MAX_SNAPLEN, MIN_SNAPLEN};
 use crate::config::{check_period, AckCounting, DelayDist, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology, MAX_REORDERING};
 use crate::estimate::{estimate, Estimate, Origins};
 use crate::limits::{BuildLimits, MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
@@ -116,6 +117,7 @@ impl ScenarioSpec {
             return Err(err(format!("flows[{i}].count"), self.flows[i].count, format!("at most {MAX_FLOWS} flows in all (the scenario asks for {total})")));
         }
         let mut flows = Vec::new();
+        let mut labels = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{i}].{k}");
             let (mut src, mut dst) = endpoints.resolve(&f.place(), &format!("flows[{i}]"))?;
@@ -132,7 +134,12 @@ impl ScenarioSpec {
             c.size = f.size.map(|b| b.0);
             c.validate(&at)?;
             check_period(&at, c.start, c.stop, duration)?;
-            for _ in 0..f.count {
+            for k in 0..f.count {
+                labels.push(match &f.label {
+                    None => format!("{} {}", c.cc.name(), flows.len()),
+                    Some(l) if f.count == 1 => l.clone(),
+                    Some(l) => format!("{l} #{k}"),
+                });
                 o.flow_count.push((at("count"), f.count.to_string()));
                 o.flow_init_cwnd.push((at("init_cwnd"), f.init_cwnd.to_string()));
                 flows.push(c.clone());
@@ -240,7 +247,11 @@ impl ScenarioSpec {
         if self.flows.is_empty() && self.udp.is_empty() && self.voip.is_empty() && self.web.is_empty() {
             return Err(err("flows", "[]", "at least one [[flows]], [[udp]], [[voip]] or [[web]] entry"));
         }
-        let mut cfg = SimConfig { topology, flows, udp, web, changes, duration, seed: self.seed, sample_interval };
+        let capture = self.output.pcap.as_ref().map(|p| capture(p, &labels, &topology)).transpose()?.unwrap_or_default();
+        if !capture.is_empty() {
+            o.capture = capture_origin(self.output.pcap.as_ref().expect("given"));
+        }
+        let mut cfg = SimConfig { topology, flows, udp, web, changes, duration, seed: self.seed, sample_interval, capture };
         // Caps first: resolving BDP buffers routes every source.
         // The engine names its own field; the scenario writes it under [output].
         let output = |e: ConfigError| if e.field == "sample_interval" { ConfigError { field: "output.sample_interval".into(), ..e } } else { e };
@@ -454,6 +465,43 @@ fn recovery_preset(c: FlowConfig, d: LossDetectionSpec) -> FlowConfig {
         LossDetectionSpec::Rack => c.with_linux_recovery(),
         LossDetectionSpec::Dupack => c.with_classic_recovery(),
     }
+}
+
+/// `[output] pcap` as the engine's captures: flows by label, links by name.
+fn capture(p: &PcapSpec, labels: &[String], topology: &Topology) -> Result<CaptureConfig, ConfigError> {
+    let mut files = Vec::new();
+    // A file name of its own: the index, and the name in safe characters, cut short.
+    let file = |kind: &str, i: usize, name: &str| format!("{kind}-{i}-{}.pcap", name.chars().take(64).map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect::<String>());
+    let one_of = |names: &mut dyn Iterator<Item = &str>| names.take(8).map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
+    for (k, label) in p.flows.iter().enumerate() {
+        let Some(i) = labels.iter().position(|l| l == label) else {
+            let allowed = if labels.is_empty() { "a flow label, but the scenario has no [[flows]]".to_string() } else { format!("a flow label as in the results: {}", one_of(&mut labels.iter().map(String::as_str))) };
+            return Err(err(format!("output.pcap.flows[{k}]"), format!("{label:?}"), allowed));
+        };
+        if files.iter().any(|f: &CaptureFile| f.at == CapturePoint::Flow(i as u32)) {
+            return Err(err(format!("output.pcap.flows[{k}]"), format!("{label:?}"), "each flow once"));
+        }
+        files.push(CaptureFile { at: CapturePoint::Flow(i as u32), file: file("flow", i, label) });
+    }
+    for (k, name) in p.links.iter().enumerate() {
+        let Some(i) = topology.links.iter().position(|l| &l.name == name) else {
+            return Err(err(format!("output.pcap.links[{k}]"), format!("{name:?}"), format!("a link name such as {}", one_of(&mut topology.links.iter().map(|l| l.name.as_str())))));
+        };
+        if files.iter().any(|f: &CaptureFile| f.at == CapturePoint::Link(i as u32)) {
+            return Err(err(format!("output.pcap.links[{k}]"), format!("{name:?}"), "each link once"));
+        }
+        files.push(CaptureFile { at: CapturePoint::Link(i as u32), file: file("link", i, name) });
+    }
+    if !(MIN_SNAPLEN..=MAX_SNAPLEN).contains(&p.snaplen) {
+        return Err(err("output.pcap.snaplen", p.snaplen, format!("{MIN_SNAPLEN} to {MAX_SNAPLEN} bytes (IPv4 and the longest TCP header, up to the largest IPv4 packet)")));
+    }
+    Ok(CaptureConfig { files, snaplen: p.snaplen })
+}
+
+/// The scenario fields the captures' cost is charged to.
+fn capture_origin(p: &PcapSpec) -> crate::estimate::CaptureOrigin {
+    let list = |v: &[String]| format!("[{}]", v.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", "));
+    crate::estimate::CaptureOrigin { flows: ("output.pcap.flows".into(), list(&p.flows)), links: ("output.pcap.links".into(), list(&p.links)) }
 }
 
 /// Whether `v` can name a run directory as it is: one path component.

@@ -642,11 +642,14 @@ pub struct OutputSpec {
     /// Per-ACK congestion-control log of chosen flows, e.g. { flows = ["cubic 0"] }: every hook call with the sender state it saw and what it changed, in cc_log.parquet (docs/traces.md). Off when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc_log: Option<CcLogSpec>,
+    /// Packet captures for Wireshark (none by default; docs/traces.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<PcapSpec>,
 }
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { sample_interval: default_sample_interval(), traces: default_traces(), cc_log: None }
+        OutputSpec { sample_interval: default_sample_interval(), traces: default_traces(), cc_log: None, pcap: None }
     }
 }
 
@@ -656,6 +659,28 @@ impl Default for OutputSpec {
 pub struct CcLogSpec {
     /// TCP flows by their label in the tables: "ALGORITHM INDEX" (e.g. "ctcp 0", INDEX counting every TCP flow), or the entry's `label` ("LABEL #k" with a `count`).
     pub flows: Vec<String>,
+}
+
+/// Packet captures (pcap, IPv4/TCP headers) of chosen flows and links, and a
+/// drop log of the chosen links (docs/traces.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    /// Flows by label, as in the results ("ctcp 0"; "LABEL #k" of a counted
+    /// entry): each captured at its sending host, to `flow-INDEX-LABEL.pcap`.
+    #[serde(default)]
+    pub flows: Vec<String>,
+    /// Links by name ("bottleneck:fwd"): each captured at its input, dropped
+    /// packets included, to `link-INDEX-NAME.pcap`; their drops go to `drops.parquet`.
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Bytes kept of each packet, 80 to 65535 (headers whole; payload bytes are zeros).
+    #[serde(default = "default_snaplen")]
+    pub snaplen: u32,
+}
+
+fn default_snaplen() -> u32 {
+    128
 }
 
 fn default_sample_interval() -> Seconds {

@@ -137,6 +137,9 @@ pub trait Wire {
     /// `at` (now, or later with host jitter and access delay). Calls come with
     /// non-decreasing `at`, so the flow's packets keep their order.
     fn send(&mut self, p: Packet, at: Time);
+    /// The sender takes ACK `p` now (packet captures see it here).
+    #[inline]
+    fn ack_taken(&mut self, _p: &Packet) {}
 }
 
 /// Sender state of one flow.
@@ -385,6 +388,7 @@ impl Sender {
 
     /// Process an ACK arriving at `now`.
     pub fn on_ack(&mut self, p: &Packet, w: &mut impl Wire) {
+        w.ack_taken(p);
         let now = w.now();
         if !self.active() || p.seq > self.snd_nxt || p.seq < self.snd_una {
             return; // stale or impossible
