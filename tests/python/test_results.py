@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import json
+import math
+from datetime import date
 from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import hscc
-from hscc import RunDirError
-from hscc.results import FILES
+from hscc import RunDirError, results
+from hscc.results import FILES, FRAMES
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +110,47 @@ def test_loading_something_else_is_a_clear_error(tmp_path):
         (run_dir / name).write_text("{}")
     with pytest.raises(RunDirError, match="its manifest.json is not hscc's"):
         hscc.load(run_dir)
+
+
+def _via_extension(frame: pl.DataFrame) -> pl.DataFrame:
+    return pl.read_parquet(io.BytesIO(results._parquet({"t": frame})["t"]))
+
+
+def _via_polars(frame: pl.DataFrame) -> pl.DataFrame:
+    buf = io.BytesIO()
+    frame.write_parquet(buf)
+    return pl.read_parquet(io.BytesIO(buf.getvalue()))
+
+
+def test_the_run_tables_read_back_as_polars_writes_them(result):
+    # The extension writes the tables (polars was 6x slower, docs/performance.md); polars reads
+    # them back with the same columns, dtypes and values as the files it writes itself.
+    for name in FRAMES:
+        frame = getattr(result, name)
+        assert_frame_equal(_via_extension(frame), frame, check_exact=True)
+        assert_frame_equal(_via_extension(frame), _via_polars(frame), check_exact=True)
+    for schema in (results.FLOWS, results.TIMESERIES, results.QUEUES, results.UDP, results.WEB):
+        assert _via_extension(pl.DataFrame(schema=schema)).schema == pl.Schema(schema)  # empty tables
+
+
+def test_every_value_of_every_table_dtype_survives_the_writer():
+    # Nulls, extreme integers, NaN, infinities and -0.0, non-ASCII text, empty and null lists,
+    # null list elements, a long list; then every prefix of the table (0 rows included).
+    frame = pl.DataFrame({
+        "f": [None, 0.0, -0.0, 1e-300, -1.5e308, math.inf, -math.inf, math.nan],
+        "u32": [2**32 - 1, None, 0, 1, 7, 2**31, 2**31 - 1, 3],
+        "u64": [2**64 - 1, 2**63, None, 0, 1, 2**32, 5, 6],
+        "i64": [-2**63, 2**63 - 1, -1, None, 0, 1, 2, 3],
+        "s": ["", None, "bottleneck:fwd", "Ωμέγα ✓", "a" * 300, "x", "y", "z"],
+        "b": [True, False, None, True, True, False, False, True],
+        "l": [[], None, [None], [1.0, None, math.nan], [0.5] * 100, [math.inf], [], [2.0, 3.0]],
+    }, schema={"f": pl.Float64, "u32": pl.UInt32, "u64": pl.UInt64, "i64": pl.Int64, "s": pl.String, "b": pl.Boolean,
+               "l": pl.List(pl.Float64)})
+    for rows in range(frame.height + 1):
+        assert_frame_equal(_via_extension(frame.head(rows)), frame.head(rows), check_exact=True)
+    assert_frame_equal(_via_extension(frame), _via_polars(frame), check_exact=True)
+
+
+def test_a_column_the_writer_does_not_know_is_a_clear_error():
+    with pytest.raises(ValueError, match="column when: no Parquet writer for dtype Date"):
+        results._parquet({"t": pl.DataFrame({"when": [date(2026, 1, 1)]})})

@@ -3,6 +3,8 @@
 //! scenario format, its units and its validation live in the engine
 //! ([`hscc_sim::scenario`]); the Python package does files, tables and plots.
 
+mod parquet;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use hscc_sim::metrics::{FlowSeries, SignalTrack};
@@ -269,5 +271,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(signal_synchronization, m)?)?;
     m.add_function(wrap_pyfunction!(cc_log_names, m)?)?;
     m.add_function(wrap_pyfunction!(flow_labels, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet::parquet_table, m)?)?;
     Ok(())
 }
