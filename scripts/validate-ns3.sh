@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Opt-in cross-check of hscc against ns-3 (docs/validation.md, "Cross-check against ns-3").
 #
-#   bash scripts/validate-ns3.sh --out runs/ns3-check [--quick] [--only NAME ...] [--pending run|skip]
+#   bash scripts/validate-ns3.sh --out runs/ns3-check [--quick] [--only NAME ...] [--ns3-from OLD_DIR]
 #
 # Creates validation/ns3/.venv (Python 3.11: the pinned ns3 wheel is cp311) from
 # validation/ns3/requirements.lock with hashes, checks the harness on a tiny
@@ -26,7 +26,7 @@ args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   [ "${args[$i]}" = "--out" ] && [ $((i + 1)) -lt ${#args[@]} ] && out="${args[$((i + 1))]}"
 done
-[ -n "$out" ] || { say "usage: bash scripts/validate-ns3.sh --out DIR [--quick] [--only NAME ...] [--pending run|skip]"; exit 2; }
+[ -n "$out" ] || { say "usage: bash scripts/validate-ns3.sh --out DIR [--quick] [--only NAME ...] [--ns3-from OLD_DIR]"; exit 2; }
 if [ -e "$out" ] && { [ ! -d "$out" ] || [ -n "$(ls -A "$out")" ]; }; then
   say "$out exists and is not an empty directory; give a new one"; exit 2
 fi

@@ -175,10 +175,16 @@ def ns3_json(c: Config) -> dict:
 
 
 def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
-    """The scenario in hscc's format, with every field the match needs, including
-    fields this checkout may not have yet (hscc_side.adapt deals with those)."""
-    link = {"rate": c.rate_bps, "delay": c.delay, "buffer": f"{c.buffer_pkts}pkts", "framing": PPP}
-    bottleneck = dict(link, loss=c.loss, loss_point="after_queue") if c.loss > 0 else link
+    """The scenario in hscc's format: ns3_dumbbell.py's network node for node
+    (S_i - L = R - D_i, a graph, so every link carries its PPP framing) and
+    every TCP setting ns-3 has."""
+    bottleneck = {"rate": c.rate_bps, "delay": c.delay, "buffer": f"{c.buffer_pkts}pkts", "framing": PPP}
+    forward = dict(bottleneck, loss=c.loss, loss_point="after_queue") if c.loss > 0 else bottleneck
+    links = [{"a": "L", "b": "R", "fwd": forward, "rev": bottleneck, "monitor": True}]
+    for i, f in enumerate(c.flows):
+        access = {"rate": ACCESS_RATE, "buffer": f"{ACCESS_BUFFER}pkts", "framing": PPP}
+        links.append({"a": f"S{i}", "b": "L", "fwd": dict(access, delay=f.send_delay)})
+        links.append({"a": "R", "b": f"D{i}", "fwd": dict(access, delay=f.recv_delay)})
     return {
         "name": c.name,
         "description": c.description,
@@ -186,19 +192,19 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
         "seed": c.seed,
         "output": {"sample_interval": sample_interval, "traces": ["flows"]},
         "topology": {
-            "kind": "dumbbell",
-            "bottleneck": bottleneck,
-            "reverse": link,
-            "pairs": [{"rate": ACCESS_RATE, "delay": f.send_delay, "recv_delay": f.recv_delay,
-                       "buffer": f"{ACCESS_BUFFER}pkts", "framing": PPP} for f in c.flows],
+            "kind": "graph",
+            "nodes": ["L", "R"] + [f"S{i}" for i in range(len(c.flows))] + [f"D{i}" for i in range(len(c.flows))],
+            "links": links,
         },
         "flows": [
-            {"pair": i, "label": f"{f.algo}{i}", "algorithm": ALGOS[f.algo].hscc, "params": dict(ALGOS[f.algo].hscc_params),
-             "start": f.start, "mss": SEGMENT, "timestamps": True, "sack": True, "recovery": "prr", "init_cwnd": 10,
-             "init_ssthresh": None, "min_rto": MIN_RTO, "delayed_ack": c.delack > 1, "delack_segments": c.delack,
+            {"src": f"S{i}", "dst": f"D{i}", "label": f"{f.algo}{i}", "algorithm": ALGOS[f.algo].hscc,
+             "params": dict(ALGOS[f.algo].hscc_params), "start": f.start, "mss": SEGMENT, "timestamps": True, "sack": True,
+             "recovery": "prr", "init_cwnd": 10, "min_rto": MIN_RTO, "delayed_ack": True, "delack_segments": c.delack,
              "delack_timeout": DELACK_TIMEOUT, "ack_counting": ALGOS[f.algo].ack_counting,
              # ns-3's TcpSocketBase: three duplicate ACKs (ReTxThreshold), no RACK-TLP, undo or F-RTO
-             "loss_detection": "dupack"}
+             "loss_detection": "dupack",
+             # ns-3's hosts send at once: no processing jitter (hscc's default is 8 us)
+             "host_jitter": 0.0}
             for i, f in enumerate(c.flows)
         ],
     }
