@@ -52,6 +52,7 @@ def _cpp_helpers(ns) -> None:
 
     cppyy.cppdef(r"""
     #include <vector>
+    #include <iostream>
     namespace hsccv {
     using namespace ns3;
     std::vector<uint64_t> recoveries, timeouts;
@@ -75,6 +76,12 @@ def _cpp_helpers(ns) -> None:
     void WatchRxDrops(Ptr<NetDevice> dev) {
         dev->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&OnRxDrop));
     }
+    // A line per `every` simulated seconds on stderr (ns3.log): how far a long run has come.
+    void Progress(double every) {
+        std::cerr << "progress: " << Simulator::Now().GetSeconds() << " s simulated" << std::endl;
+        Simulator::Schedule(Seconds(every), &Progress, every);
+    }
+    void StartProgress(double every) { Simulator::Schedule(Seconds(every), &Progress, every); }
     void WatchTcDrops(Ptr<Node> node) {
         node->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop", MakeCallback(&OnTcDrop));
     }
@@ -203,6 +210,7 @@ def run(cfg: dict) -> dict:
         app.Start(ns.Seconds(f["start_s"]))
         apps.append(app.Get(0))
         hv.ScheduleConnect(app.Get(0), i, f["start_s"] + 1e-9)
+    hv.StartProgress(max(duration / 40, 0.05))
     setup_s = time.perf_counter() - t_setup
 
     t_run, c_run = time.perf_counter(), time.process_time()
