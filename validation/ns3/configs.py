@@ -34,12 +34,14 @@ SOCKET_BUFFER = 128 << 20  # ns-3 SndBufSize / RcvBufSize, bytes
 MIN_RTO = 1.0
 DELACK_TIMEOUT = 0.2
 
-# Algorithm: ns-3 TypeId and attributes, hscc name and params, and how ns-3 counts
+# Algorithm: ns-3 TypeId and attributes, hscc name and params, how ns-3 counts
 # congestion-avoidance growth ("acks": per ACK whatever it covers, TcpNewReno;
-# "segments": per acknowledged segment). All of ns-3's ns3::TcpNewReno
-# subclasses (HighSpeed, Scalable, Vegas) inherit its slow start, +1 segment per
-# ACK; with an ACK per segment (delack 1) that differs from counting segments
-# only on ACKs that cover several segments (the one that ends a recovery).
+# "segments": per acknowledged segment) and what its GetSsThresh reduces from
+# ("pipe": the bytesInFlight argument, RFC 6675's pipe; "cwnd": m_cWnd). All of
+# ns-3's ns3::TcpNewReno subclasses (HighSpeed, Scalable, Vegas) inherit its
+# slow start, +1 segment per ACK; with an ACK per segment (delack 1) that differs
+# from counting segments only on ACKs that cover several segments (the one that
+# ends a recovery).
 @dataclass(frozen=True)
 class Algo:
     ns3_type: str
@@ -47,19 +49,20 @@ class Algo:
     hscc_params: dict = field(default_factory=dict)
     ns3_attributes: dict = field(default_factory=dict)
     ack_counting: str = "segments"
+    ssthresh_from: str = "cwnd"
     note: str = ""
 
 
 ALGOS = {
-    "newreno": Algo("ns3::TcpNewReno", "reno", ack_counting="acks",
+    "newreno": Algo("ns3::TcpNewReno", "reno", ack_counting="acks", ssthresh_from="pipe",
                     note="ns-3 TcpNewReno: +1 segment per ACK in slow start, +MSS²/cwnd per ACK in CA; ssthresh = max(2, BytesInFlight/2)"),
     "linuxreno": Algo("ns3::TcpLinuxReno", "reno",
                       note="ns-3 TcpLinuxReno: Linux's segment counting, ssthresh = cwnd/2"),
-    "highspeed": Algo("ns3::TcpHighSpeed", "highspeed",
+    "highspeed": Algo("ns3::TcpHighSpeed", "highspeed", ssthresh_from="pipe",
                       note="ns-3: a(w) × segments acked; ssthresh from BytesInFlight"),
     "cubic": Algo("ns3::TcpCubic", "cubic", {"hystart": True},
                   note="ns-3 3.44: HyStart on, fast convergence, Reno-friendly, beta 0.7, C 0.4"),
-    "scalable": Algo("ns3::TcpScalable", "scalable", {"a": 0.02, "low_window": 50, "legacy_decrease": False},
+    "scalable": Algo("ns3::TcpScalable", "scalable", {"a": 0.02, "low_window": 50, "legacy_decrease": False}, ssthresh_from="pipe",
                      note="ns-3: +1 per min(cwnd, AIFactor 50) segments acked, x0.875 always; ssthresh from BytesInFlight"),
     "vegas": Algo("ns3::TcpVegas", "vegas", {"alpha": 2, "beta": 4, "gamma": 1}),
 }
@@ -201,6 +204,7 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
              "params": dict(ALGOS[f.algo].hscc_params), "start": f.start, "mss": SEGMENT, "timestamps": True, "sack": True,
              "recovery": "prr", "init_cwnd": 10, "min_rto": MIN_RTO, "delayed_ack": True, "delack_segments": c.delack,
              "delack_timeout": DELACK_TIMEOUT, "ack_counting": ALGOS[f.algo].ack_counting,
+             "ssthresh_from": ALGOS[f.algo].ssthresh_from,
              # ns-3's TcpSocketBase: three duplicate ACKs (ReTxThreshold), no RACK-TLP, undo or F-RTO
              "loss_detection": "dupack",
              # ns-3's hosts send at once: no processing jitter (hscc's default is 8 us)
