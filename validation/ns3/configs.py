@@ -89,12 +89,15 @@ class Config:
     duration: float
     quick_duration: float
     seed: int = 1
+    recovery: str = "prr"  # or "classic": cwnd = ssthresh at once (ns-3 TcpClassicRecovery; with SACK, RFC 6675)
 
     def __post_init__(self) -> None:
         last = max(f.start for f in self.flows)
         for d in (self.duration, self.quick_duration):
             if not last < d / 2:
                 raise ValueError(f"{self.name}: the last flow starts at {last:g} s, not in the first half of {d:g} s")
+        if self.recovery not in ("prr", "classic"):
+            raise ValueError(f"{self.name}: recovery {self.recovery!r}, want 'prr' or 'classic'")
 
     def base_rtt(self) -> float:
         f = self.flows[0]
@@ -171,7 +174,8 @@ def ns3_json(c: Config) -> dict:
         "bottleneck": {"rate_bps": c.rate_bps, "delay_s": c.delay, "buffer_pkts": c.buffer_pkts, "loss": c.loss},
         "access": {"rate_bps": ACCESS_RATE, "buffer_pkts": ACCESS_BUFFER},
         "tcp": {"segment_size": SEGMENT, "timestamps": True, "sack": True, "min_rto_s": MIN_RTO,
-                "delack_count": c.delack, "delack_timeout_s": DELACK_TIMEOUT, "init_cwnd": 10, "buffer_bytes": SOCKET_BUFFER},
+                "delack_count": c.delack, "delack_timeout_s": DELACK_TIMEOUT, "init_cwnd": 10, "buffer_bytes": SOCKET_BUFFER,
+                **({} if c.recovery == "prr" else {"recovery": c.recovery})},
         "flows": [{"type": ALGOS[f.algo].ns3_type, "attributes": ALGOS[f.algo].ns3_attributes, "start_s": f.start,
                    "send_delay_s": f.send_delay, "recv_delay_s": f.recv_delay} for f in c.flows],
     }
@@ -202,7 +206,7 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
         "flows": [
             {"src": f"S{i}", "dst": f"D{i}", "label": f"{f.algo}{i}", "algorithm": ALGOS[f.algo].hscc,
              "params": dict(ALGOS[f.algo].hscc_params), "start": f.start, "mss": SEGMENT, "timestamps": True, "sack": True,
-             "recovery": "prr", "init_cwnd": 10, "min_rto": MIN_RTO, "delayed_ack": True, "delack_segments": c.delack,
+             "recovery": c.recovery, "init_cwnd": 10, "min_rto": MIN_RTO, "delayed_ack": True, "delack_segments": c.delack,
              "delack_timeout": DELACK_TIMEOUT, "ack_counting": ALGOS[f.algo].ack_counting,
              "ssthresh_from": ALGOS[f.algo].ssthresh_from,
              # ns-3's TcpSocketBase: three duplicate ACKs (ReTxThreshold), no RACK-TLP, undo or F-RTO

@@ -9,6 +9,7 @@ CONFIG.json is the "ns3" part of a configuration made by configs.py:
      "access": {"rate_bps": 1e10, "buffer_pkts": 100000},
      "tcp": {"segment_size": 1448, "timestamps": true, "sack": true, "min_rto_s": 1.0,
              "delack_count": 1, "delack_timeout_s": 0.2, "init_cwnd": 10, "buffer_bytes": 134217728},
+            (optional: "recovery": "classic" for TcpClassicRecovery; TcpPrrRecovery otherwise)
      "flows": [{"type": "ns3::TcpNewReno", "attributes": {}, "start_s": 0.0,
                 "send_delay_s": 0.009, "recv_delay_s": 0.001}]}
 
@@ -134,7 +135,8 @@ def run(cfg: dict) -> dict:
     d("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(tcp["timestamps"]))
     d("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(True))
     d("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(tcp["min_rto_s"])))
-    d("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpPrrRecovery")))
+    recovery = {"prr": "ns3::TcpPrrRecovery", "classic": "ns3::TcpClassicRecovery"}[tcp.get("recovery", "prr")]
+    d("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName(recovery)))
 
     routers = ns.NodeContainer()
     routers.Create(2)

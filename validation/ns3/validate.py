@@ -1,6 +1,7 @@
 """Run the matched configurations in ns-3 and in hscc, one simulation at a time, and compare.
 
-    python validate.py --out DIR --hscc-python PATH [--quick] [--only NAME ...] [--ns3-from OLD_DIR]
+    python validate.py --out DIR --hscc-python PATH [--quick] [--only NAME ...] [--recovery classic]
+                       [--ns3-from OLD_DIR]
 
 Runs in validation/ns3/.venv (the ns3 package); hscc runs in its own virtual
 environment through `--hscc-python` (hscc_side.py). DIR must not exist or be
@@ -23,6 +24,7 @@ import json
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -163,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hscc-python", required=True, help="python of the virtual environment with hscc")
     ap.add_argument("--quick", action="store_true", help="short durations (a smoke test, not a comparison)")
     ap.add_argument("--only", action="append", default=[], metavar="NAME", help="run only this configuration (repeatable)")
+    ap.add_argument("--recovery", choices=("prr", "classic"), default="prr",
+                    help="window reduction in recovery in both tools; classic runs are named NAME-classic")
     ap.add_argument("--ns3-from", type=Path, metavar="OLD_DIR",
                     help="reuse ns-3's output from this earlier run directory where ns-3's input is identical")
     args = ap.parse_args(argv)
@@ -174,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"{args.out} exists and is not an empty directory; give a new one")
     args.out.mkdir(parents=True, exist_ok=True)
     chosen = [configs.CONFIGS[n].with_duration(args.quick) for n in (args.only or configs.CONFIGS)]
+    if args.recovery != "prr":
+        chosen = [replace(c, name=f"{c.name}-{args.recovery}", recovery=args.recovery) for c in chosen]
 
     rows = []
     for i, c in enumerate(chosen, 1):
