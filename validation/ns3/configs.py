@@ -64,7 +64,8 @@ ALGOS = {
                   note="ns-3 3.44: HyStart on, fast convergence, Reno-friendly, beta 0.7, C 0.4"),
     "scalable": Algo("ns3::TcpScalable", "scalable", {"a": 0.02, "low_window": 50, "legacy_decrease": False}, ssthresh_from="pipe",
                      note="ns-3: +1 per min(cwnd, AIFactor 50) segments acked, x0.875 always; ssthresh from BytesInFlight"),
-    "vegas": Algo("ns3::TcpVegas", "vegas", {"alpha": 2, "beta": 4, "gamma": 1}),
+    "vegas": Algo("ns3::TcpVegas", "vegas", {"alpha": 2, "beta": 4, "gamma": 1, "paper_diff": True, "smoothed_rtt": True},
+                  note="ns-3: diff = cwnd - cwnd*baseRTT/RTT, RTT samples = m_srtt on every ACK; on loss max(min(ssthresh, cwnd - 1), 2)"),
 }
 
 
