@@ -42,6 +42,15 @@ def test_verdict_needs_both_goodput_and_jain_within_ten_percent() -> None:
     assert validate.verdict(s, dict(s, jain_second_half=None))[0] == "DIFFERS"
 
 
+def test_an_ns3_run_past_its_budget_is_reported_not_fatal(tmp_path: Path) -> None:
+    # 5 s is less than importing ns-3's bindings takes: the run is stopped, hscc's side stays.
+    row = validate.run_one(configs.TINY, tmp_path, HSCC_PYTHON, ns3_timeout=5.0)
+    assert row["ns3"] is None and row["hscc"]["aggregate_bps"] > 0
+    assert row["verdict"].startswith("ns-3 not finished: 0 of 20 s simulated"), row["verdict"]
+    md = validate.table([row])
+    assert "| tiny-1x10M | 20 | — / " in md and "ns-3 not finished" in md
+
+
 def test_jain() -> None:
     assert validate.jain([1.0, 1.0, 1.0]) == pytest.approx(1.0)
     assert validate.jain([1.0, 0.0]) == pytest.approx(0.5)

@@ -1,6 +1,6 @@
 """Run the matched configurations in ns-3 and in hscc, one simulation at a time, and compare.
 
-    python validate.py --out DIR --hscc-python PATH [--quick] [--only NAME ...] [--recovery classic]
+    python validate.py --out DIR --hscc-python PATH [--quick] [--only NAME ...] [--recovery classic] [--ns3-timeout S]
                        [--ns3-from OLD_DIR]
 
 Runs in validation/ns3/.venv (the ns3 package); hscc runs in its own virtual
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -33,7 +34,7 @@ sys.path.insert(0, str(HERE))
 import configs  # noqa: E402
 
 TOLERANCE = 0.10
-NS3_TIMEOUT_S = 3 * 3600  # one ns-3 run; HighSpeed, Scalable and Vegas at 1 Gbit/s took over 13-22 min unfinished
+NS3_TIMEOUT_S = 3 * 3600  # default budget of one ns-3 run (--ns3-timeout)
 HSCC_TIMEOUT_S = 1800
 
 
@@ -73,18 +74,34 @@ def verdict(ns3: dict, hs: dict) -> tuple[str, float | None, float | None]:
     return ("within ±10 %" if ok else "DIFFERS"), d_agg, d_jain
 
 
+class Timeout(RuntimeError):
+    pass
+
+
 def _run(cmd: list[str], timeout: float, log: Path) -> None:
     with open(log, "w") as fh:
         try:
             p = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise RuntimeError(f"{cmd[1]} took more than {timeout:.0f} s; see {log}") from None
+            raise Timeout(f"{cmd[1]} took more than {timeout:.0f} s; see {log}") from None
     if p.returncode != 0:
         tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-20:])
         raise RuntimeError(f"{' '.join(cmd)} exited with {p.returncode}; last lines of {log}:\n{tail}")
 
 
-def run_one(c: configs.Config, out_dir: Path, hscc_python: str, ns3_from: Path | None = None) -> dict:
+def _children_cpu() -> float:
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
+def _progress(log: Path) -> float:
+    """The last simulated time ns3_dumbbell.py reported in its log (0 if none)."""
+    marks = [line.split()[1] for line in log.read_text(errors="replace").splitlines() if line.startswith("progress: ")]
+    return float(marks[-1]) if marks else 0.0
+
+
+def run_one(c: configs.Config, out_dir: Path, hscc_python: str, ns3_from: Path | None = None,
+            ns3_timeout: float = NS3_TIMEOUT_S) -> dict:
     d = out_dir / c.name
     d.mkdir(parents=True)
     ns3_in = json.dumps(configs.ns3_json(c), indent=1)
@@ -99,9 +116,20 @@ def run_one(c: configs.Config, out_dir: Path, hscc_python: str, ns3_from: Path |
         (d / "ns3-out.json").write_text((old / "ns3-out.json").read_text())
         reused = str(old)
     else:
-        _run([sys.executable, str(HERE / "ns3_dumbbell.py"), str(d / "ns3.json"), str(d / "ns3-out.json")], NS3_TIMEOUT_S,
-             d / "ns3.log")
-        reused = None
+        reused, cpu0 = None, _children_cpu()
+        try:
+            _run([sys.executable, str(HERE / "ns3_dumbbell.py"), str(d / "ns3.json"), str(d / "ns3-out.json")],
+                 ns3_timeout, d / "ns3.log")
+        except Timeout:
+            # Stopped: the row says how far ns-3 got (its CPU includes importing the bindings).
+            reached, cpu = _progress(d / "ns3.log"), _children_cpu() - cpu0
+            return {
+                "name": c.name, "description": c.description, "duration_s": c.duration, "seed": c.seed,
+                "ns3": None, "hscc": summarize(hs_raw), "ns3_reused_from": None,
+                "ns3_unfinished": {"budget_s": ns3_timeout, "reached_s": reached, "cpu_s": cpu},
+                "delta_aggregate": None, "delta_jain": None, "algorithms": [f.algo for f in c.flows],
+                "verdict": f"ns-3 not finished: {reached:g} of {c.duration:g} s simulated in {cpu / 60:.1f} CPU-min",
+            }
     ns_raw = json.loads((d / "ns3-out.json").read_text())
 
     ns3, hs = summarize(ns_raw), summarize(hs_raw)
@@ -133,6 +161,11 @@ def table(rows: list[dict]) -> str:
     lines = [head, "|" + "---|" * 12]
     for r in rows:
         n, h = r["ns3"], r["hscc"]
+        if n is None:
+            lines.append(f"| {r['name']} | {r['duration_s']:g} | — / {_mb(h['aggregate_bps'])} | — "
+                         f"| — / {_j(h['jain_second_half'])} | — | — | {' / '.join(_mb(x) for x in h['per_flow_bps'])} "
+                         f"| — / {h['recoveries']} | — / {h['timeouts']} | — / {h['cpu_s']:.2f} | {r['verdict']} |")
+            continue
         lines.append(
             f"| {r['name']} | {r['duration_s']:g} | {_mb(n['aggregate_bps'])} / {_mb(h['aggregate_bps'])} "
             f"| {_pct(r['delta_aggregate'])} | {_j(n['jain_second_half'])} / {_j(h['jain_second_half'])} "
@@ -143,6 +176,8 @@ def table(rows: list[dict]) -> str:
               "| wall ns-3 / hscc (s) |", "|---|---|---|---|---|"]
     for r in rows:
         n, h = r["ns3"], r["hscc"]
+        if n is None:
+            continue
         lines.append(f"| {r['name']} | {n['queue_drops']} / {h['queue_drops']} | {n['random_drops']} / {h['random_drops']} "
                      f"| {n['realized_loss']:.2e} / {h['realized_loss']:.2e} | {n['wall_s']:.1f} / {h['wall_s']:.2f} |")
     return "\n".join(lines) + "\n"
@@ -155,6 +190,8 @@ def write_csv(rows: list[dict], path: Path) -> None:
         for r in rows:
             for tool in ("ns3", "hscc"):
                 s = r[tool]
+                if s is None:
+                    continue
                 for i, (g, g2) in enumerate(zip(s["per_flow_bps"], s["second_half_bps"])):
                     w.writerow([r["name"], tool, i, r["algorithms"][i], f"{g:.0f}", f"{g2:.0f}"])
 
@@ -167,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", default=[], metavar="NAME", help="run only this configuration (repeatable)")
     ap.add_argument("--recovery", choices=("prr", "classic"), default="prr",
                     help="window reduction in recovery in both tools; classic runs are named NAME-classic")
+    ap.add_argument("--ns3-timeout", type=float, default=NS3_TIMEOUT_S, metavar="SECONDS",
+                    help="wall-time budget of one ns-3 run; a run stopped at it is reported with how far it got")
     ap.add_argument("--ns3-from", type=Path, metavar="OLD_DIR",
                     help="reuse ns-3's output from this earlier run directory where ns-3's input is identical")
     args = ap.parse_args(argv)
@@ -185,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     for i, c in enumerate(chosen, 1):
         t0 = time.perf_counter()
         print(f"[{i}/{len(chosen)}] {c.name} ({c.duration:g} s simulated)", file=sys.stderr, flush=True)
-        rows.append(run_one(c, args.out, args.hscc_python, args.ns3_from))
+        rows.append(run_one(c, args.out, args.hscc_python, args.ns3_from, args.ns3_timeout))
         print(f"    {rows[-1]['verdict']} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
         (args.out / "results.json").write_text(json.dumps({"quick": args.quick, "rows": rows}, indent=1))
     md = table(rows)
