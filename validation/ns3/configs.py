@@ -158,10 +158,10 @@ def _configs() -> list[Config]:
 CONFIGS: dict[str, Config] = {c.name: c for c in _configs()}
 
 # Durations: ns-3 3.44's wheel takes about 0.01-0.04 s of CPU per simulated second at
-# 10 Mbit/s, 0.4-0.9 s at 100 Mbit/s and, at 1 Gbit/s with RTT 10 ms, 5-10 s for NewReno and
-# CUBIC but more than 50 s for HighSpeed, Scalable and Vegas (their runs were stopped
-# unfinished after 7-11 CPU minutes), plus 20-40 s to import its bindings per run; hscc under 0.3 s for any
-# of these runs. The suite takes 1.5 hours or more on the shared 2-core machine.
+# 10 Mbit/s, 0.3-0.6 s at 100 Mbit/s and, at 1 Gbit/s with RTT 10 ms, 3-8 s for NewReno and
+# CUBIC but 170-270 s for HighSpeed, Scalable and Vegas (their first 2 s; 8 s of each needs
+# 23 CPU minutes or more), plus 20 s to 3 minutes to import its bindings per run; hscc under
+# 0.3 s for any of these runs. The suite takes 3 hours or more on the shared 2-core machine.
 
 # A tiny configuration for the harness's own test: one flow, no loss, fills the link.
 TINY = Config("tiny-1x10M", "1 linuxreno, 10 Mbit/s, RTT 40 ms, buffer 1 BDP, no loss", 10e6, 0.01, _bdp(10e6, 0.04),
