@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Opt-in cross-check of hscc against ns-3 (docs/validation.md, "Cross-check against ns-3").
 #
-#   bash scripts/validate-ns3.sh --out runs/ns3-check [--quick] [--only NAME ...] [--pending run|skip]
+#   bash scripts/validate-ns3.sh --out runs/ns3-check [--quick] [--only NAME ...] [--recovery classic]
+#                                [--ns3-timeout SECONDS] [--ns3-from OLD_DIR]
 #
 # Creates validation/ns3/.venv (Python 3.11: the pinned ns3 wheel is cp311) from
 # validation/ns3/requirements.lock with hashes, checks the harness on a tiny
@@ -9,7 +10,8 @@
 # validation/ns3/configs.py in ns-3 and in hscc, one simulation at a time, and writes
 # table.md, results.json and flows.csv under --out (a new or empty directory).
 # hscc comes from this tree's .venv (scripts/bootstrap.sh), or $HSCC_PYTHON.
-# The full suite takes 1.5 hours or more (ns-3 at 1 Gbit/s is most of it); --quick about 15 minutes.
+# The full suite takes 3 hours or more (ns-3 at 1 Gbit/s is most of it; HighSpeed, Scalable and Vegas
+# there need 23 CPU minutes or more each); --quick about 40 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -26,7 +28,7 @@ args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   [ "${args[$i]}" = "--out" ] && [ $((i + 1)) -lt ${#args[@]} ] && out="${args[$((i + 1))]}"
 done
-[ -n "$out" ] || { say "usage: bash scripts/validate-ns3.sh --out DIR [--quick] [--only NAME ...] [--pending run|skip]"; exit 2; }
+[ -n "$out" ] || { say "usage: bash scripts/validate-ns3.sh --out DIR [--quick] [--only NAME ...] [--ns3-from OLD_DIR]"; exit 2; }
 if [ -e "$out" ] && { [ ! -d "$out" ] || [ -n "$(ls -A "$out")" ]; }; then
   say "$out exists and is not an empty directory; give a new one"; exit 2
 fi

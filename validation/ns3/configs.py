@@ -34,12 +34,14 @@ SOCKET_BUFFER = 128 << 20  # ns-3 SndBufSize / RcvBufSize, bytes
 MIN_RTO = 1.0
 DELACK_TIMEOUT = 0.2
 
-# Algorithm: ns-3 TypeId and attributes, hscc name and params, and how ns-3 counts
+# Algorithm: ns-3 TypeId and attributes, hscc name and params, how ns-3 counts
 # congestion-avoidance growth ("acks": per ACK whatever it covers, TcpNewReno;
-# "segments": per acknowledged segment). All of ns-3's ns3::TcpNewReno
-# subclasses (HighSpeed, Scalable, Vegas) inherit its slow start, +1 segment per
-# ACK; with an ACK per segment (delack 1) that differs from counting segments
-# only on ACKs that cover several segments (the one that ends a recovery).
+# "segments": per acknowledged segment) and what its GetSsThresh reduces from
+# ("pipe": the bytesInFlight argument, RFC 6675's pipe; "cwnd": m_cWnd). All of
+# ns-3's ns3::TcpNewReno subclasses (HighSpeed, Scalable, Vegas) inherit its
+# slow start, +1 segment per ACK; with an ACK per segment (delack 1) that differs
+# from counting segments only on ACKs that cover several segments (the one that
+# ends a recovery).
 @dataclass(frozen=True)
 class Algo:
     ns3_type: str
@@ -47,21 +49,23 @@ class Algo:
     hscc_params: dict = field(default_factory=dict)
     ns3_attributes: dict = field(default_factory=dict)
     ack_counting: str = "segments"
+    ssthresh_from: str = "cwnd"
     note: str = ""
 
 
 ALGOS = {
-    "newreno": Algo("ns3::TcpNewReno", "reno", ack_counting="acks",
+    "newreno": Algo("ns3::TcpNewReno", "reno", ack_counting="acks", ssthresh_from="pipe",
                     note="ns-3 TcpNewReno: +1 segment per ACK in slow start, +MSS²/cwnd per ACK in CA; ssthresh = max(2, BytesInFlight/2)"),
     "linuxreno": Algo("ns3::TcpLinuxReno", "reno",
                       note="ns-3 TcpLinuxReno: Linux's segment counting, ssthresh = cwnd/2"),
-    "highspeed": Algo("ns3::TcpHighSpeed", "highspeed",
+    "highspeed": Algo("ns3::TcpHighSpeed", "highspeed", ssthresh_from="pipe",
                       note="ns-3: a(w) × segments acked; ssthresh from BytesInFlight"),
     "cubic": Algo("ns3::TcpCubic", "cubic", {"hystart": True},
                   note="ns-3 3.44: HyStart on, fast convergence, Reno-friendly, beta 0.7, C 0.4"),
-    "scalable": Algo("ns3::TcpScalable", "scalable", {"a": 0.02, "low_window": 50, "legacy_decrease": False},
+    "scalable": Algo("ns3::TcpScalable", "scalable", {"a": 0.02, "low_window": 50, "legacy_decrease": False}, ssthresh_from="pipe",
                      note="ns-3: +1 per min(cwnd, AIFactor 50) segments acked, x0.875 always; ssthresh from BytesInFlight"),
-    "vegas": Algo("ns3::TcpVegas", "vegas", {"alpha": 2, "beta": 4, "gamma": 1}),
+    "vegas": Algo("ns3::TcpVegas", "vegas", {"alpha": 2, "beta": 4, "gamma": 1, "paper_diff": True, "smoothed_rtt": True},
+                  note="ns-3: diff = cwnd - cwnd*baseRTT/RTT, RTT samples = m_srtt on every ACK; on loss max(min(ssthresh, cwnd - 1), 2)"),
 }
 
 
@@ -86,12 +90,15 @@ class Config:
     duration: float
     quick_duration: float
     seed: int = 1
+    recovery: str = "prr"  # or "classic": cwnd = ssthresh at once (ns-3 TcpClassicRecovery; with SACK, RFC 6675)
 
     def __post_init__(self) -> None:
         last = max(f.start for f in self.flows)
         for d in (self.duration, self.quick_duration):
             if not last < d / 2:
                 raise ValueError(f"{self.name}: the last flow starts at {last:g} s, not in the first half of {d:g} s")
+        if self.recovery not in ("prr", "classic"):
+            raise ValueError(f"{self.name}: recovery {self.recovery!r}, want 'prr' or 'classic'")
 
     def base_rtt(self) -> float:
         f = self.flows[0]
@@ -151,10 +158,10 @@ def _configs() -> list[Config]:
 CONFIGS: dict[str, Config] = {c.name: c for c in _configs()}
 
 # Durations: ns-3 3.44's wheel takes about 0.01-0.04 s of CPU per simulated second at
-# 10 Mbit/s, 0.4-0.9 s at 100 Mbit/s and, at 1 Gbit/s with RTT 10 ms, 5-10 s for NewReno and
-# CUBIC but more than 50 s for HighSpeed, Scalable and Vegas (their runs were stopped
-# unfinished after 7-11 CPU minutes), plus 20-40 s to import its bindings per run; hscc under 0.3 s for any
-# of these runs. The suite takes 1.5 hours or more on the shared 2-core machine.
+# 10 Mbit/s, 0.3-0.6 s at 100 Mbit/s and, at 1 Gbit/s with RTT 10 ms, 3-8 s for NewReno and
+# CUBIC but 170-270 s for HighSpeed, Scalable and Vegas (their first 2 s; 8 s of each needs
+# 23 CPU minutes or more), plus 20 s to 3 minutes to import its bindings per run; hscc under
+# 0.3 s for any of these runs. The suite takes 3 hours or more on the shared 2-core machine.
 
 # A tiny configuration for the harness's own test: one flow, no loss, fills the link.
 TINY = Config("tiny-1x10M", "1 linuxreno, 10 Mbit/s, RTT 40 ms, buffer 1 BDP, no loss", 10e6, 0.01, _bdp(10e6, 0.04),
@@ -168,17 +175,24 @@ def ns3_json(c: Config) -> dict:
         "bottleneck": {"rate_bps": c.rate_bps, "delay_s": c.delay, "buffer_pkts": c.buffer_pkts, "loss": c.loss},
         "access": {"rate_bps": ACCESS_RATE, "buffer_pkts": ACCESS_BUFFER},
         "tcp": {"segment_size": SEGMENT, "timestamps": True, "sack": True, "min_rto_s": MIN_RTO,
-                "delack_count": c.delack, "delack_timeout_s": DELACK_TIMEOUT, "init_cwnd": 10, "buffer_bytes": SOCKET_BUFFER},
+                "delack_count": c.delack, "delack_timeout_s": DELACK_TIMEOUT, "init_cwnd": 10, "buffer_bytes": SOCKET_BUFFER,
+                **({} if c.recovery == "prr" else {"recovery": c.recovery})},
         "flows": [{"type": ALGOS[f.algo].ns3_type, "attributes": ALGOS[f.algo].ns3_attributes, "start_s": f.start,
                    "send_delay_s": f.send_delay, "recv_delay_s": f.recv_delay} for f in c.flows],
     }
 
 
 def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
-    """The scenario in hscc's format, with every field the match needs, including
-    fields this checkout may not have yet (hscc_side.adapt deals with those)."""
-    link = {"rate": c.rate_bps, "delay": c.delay, "buffer": f"{c.buffer_pkts}pkts", "framing": PPP}
-    bottleneck = dict(link, loss=c.loss, loss_point="after_queue") if c.loss > 0 else link
+    """The scenario in hscc's format: ns3_dumbbell.py's network node for node
+    (S_i - L = R - D_i, a graph, so every link carries its PPP framing) and
+    every TCP setting ns-3 has."""
+    bottleneck = {"rate": c.rate_bps, "delay": c.delay, "buffer": f"{c.buffer_pkts}pkts", "framing": PPP}
+    forward = dict(bottleneck, loss=c.loss, loss_point="after_queue") if c.loss > 0 else bottleneck
+    links = [{"a": "L", "b": "R", "fwd": forward, "rev": bottleneck, "monitor": True}]
+    for i, f in enumerate(c.flows):
+        access = {"rate": ACCESS_RATE, "buffer": f"{ACCESS_BUFFER}pkts", "framing": PPP}
+        links.append({"a": f"S{i}", "b": "L", "fwd": dict(access, delay=f.send_delay)})
+        links.append({"a": "R", "b": f"D{i}", "fwd": dict(access, delay=f.recv_delay)})
     return {
         "name": c.name,
         "description": c.description,
@@ -186,19 +200,20 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
         "seed": c.seed,
         "output": {"sample_interval": sample_interval, "traces": ["flows"]},
         "topology": {
-            "kind": "dumbbell",
-            "bottleneck": bottleneck,
-            "reverse": link,
-            "pairs": [{"rate": ACCESS_RATE, "delay": f.send_delay, "recv_delay": f.recv_delay,
-                       "buffer": f"{ACCESS_BUFFER}pkts", "framing": PPP} for f in c.flows],
+            "kind": "graph",
+            "nodes": ["L", "R"] + [f"S{i}" for i in range(len(c.flows))] + [f"D{i}" for i in range(len(c.flows))],
+            "links": links,
         },
         "flows": [
-            {"pair": i, "label": f"{f.algo}{i}", "algorithm": ALGOS[f.algo].hscc, "params": dict(ALGOS[f.algo].hscc_params),
-             "start": f.start, "mss": SEGMENT, "timestamps": True, "sack": True, "recovery": "prr", "init_cwnd": 10,
-             "init_ssthresh": None, "min_rto": MIN_RTO, "delayed_ack": c.delack > 1, "delack_segments": c.delack,
+            {"src": f"S{i}", "dst": f"D{i}", "label": f"{f.algo}{i}", "algorithm": ALGOS[f.algo].hscc,
+             "params": dict(ALGOS[f.algo].hscc_params), "start": f.start, "mss": SEGMENT, "timestamps": True, "sack": True,
+             "recovery": c.recovery, "init_cwnd": 10, "min_rto": MIN_RTO, "delayed_ack": True, "delack_segments": c.delack,
              "delack_timeout": DELACK_TIMEOUT, "ack_counting": ALGOS[f.algo].ack_counting,
+             "ssthresh_from": ALGOS[f.algo].ssthresh_from,
              # ns-3's TcpSocketBase: three duplicate ACKs (ReTxThreshold), no RACK-TLP, undo or F-RTO
-             "loss_detection": "dupack"}
+             "loss_detection": "dupack",
+             # ns-3's hosts send at once: no processing jitter (hscc's default is 8 us)
+             "host_jitter": 0.0}
             for i, f in enumerate(c.flows)
         ],
     }

@@ -9,6 +9,7 @@ CONFIG.json is the "ns3" part of a configuration made by configs.py:
      "access": {"rate_bps": 1e10, "buffer_pkts": 100000},
      "tcp": {"segment_size": 1448, "timestamps": true, "sack": true, "min_rto_s": 1.0,
              "delack_count": 1, "delack_timeout_s": 0.2, "init_cwnd": 10, "buffer_bytes": 134217728},
+            (optional: "recovery": "classic" for TcpClassicRecovery; TcpPrrRecovery otherwise)
      "flows": [{"type": "ns3::TcpNewReno", "attributes": {}, "start_s": 0.0,
                 "send_delay_s": 0.009, "recv_delay_s": 0.001}]}
 
@@ -52,6 +53,7 @@ def _cpp_helpers(ns) -> None:
 
     cppyy.cppdef(r"""
     #include <vector>
+    #include <iostream>
     namespace hsccv {
     using namespace ns3;
     std::vector<uint64_t> recoveries, timeouts;
@@ -75,6 +77,12 @@ def _cpp_helpers(ns) -> None:
     void WatchRxDrops(Ptr<NetDevice> dev) {
         dev->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&OnRxDrop));
     }
+    // A line per `every` simulated seconds on stderr (ns3.log): how far a long run has come.
+    void Progress(double every) {
+        std::cerr << "progress: " << Simulator::Now().GetSeconds() << " s simulated" << std::endl;
+        Simulator::Schedule(Seconds(every), &Progress, every);
+    }
+    void StartProgress(double every) { Simulator::Schedule(Seconds(every), &Progress, every); }
     void WatchTcDrops(Ptr<Node> node) {
         node->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop", MakeCallback(&OnTcDrop));
     }
@@ -127,7 +135,8 @@ def run(cfg: dict) -> dict:
     d("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(tcp["timestamps"]))
     d("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(True))
     d("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(tcp["min_rto_s"])))
-    d("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpPrrRecovery")))
+    recovery = {"prr": "ns3::TcpPrrRecovery", "classic": "ns3::TcpClassicRecovery"}[tcp.get("recovery", "prr")]
+    d("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName(recovery)))
 
     routers = ns.NodeContainer()
     routers.Create(2)
@@ -203,6 +212,7 @@ def run(cfg: dict) -> dict:
         app.Start(ns.Seconds(f["start_s"]))
         apps.append(app.Get(0))
         hv.ScheduleConnect(app.Get(0), i, f["start_s"] + 1e-9)
+    hv.StartProgress(max(duration / 40, 0.05))
     setup_s = time.perf_counter() - t_setup
 
     t_run, c_run = time.perf_counter(), time.process_time()

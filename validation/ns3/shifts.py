@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.hscc_only:
             rows.append({"d_ms": d, "ns3": None, "hscc": hscc_only(c, args.out, args.hscc_python)})
         else:
-            r = validate.run_one(c, args.out, args.hscc_python, "run")
+            r = validate.run_one(c, args.out, args.hscc_python)
             rows.append({"d_ms": d, "ns3": r["ns3"], "hscc": r["hscc"]})
         (args.out / "shifts.json").write_text(json.dumps(rows, indent=1))
     print(f"{args.only}: second-half Jain with flow i starting i·d ms later")

@@ -19,8 +19,7 @@ HSCC_PYTHON = os.environ.get("HSCC_PYTHON", str(Path(__file__).resolve().parents
 
 def test_one_flow_without_loss_fills_the_link_in_both_tools(tmp_path: Path) -> None:
     c = configs.TINY
-    row = validate.run_one(c, tmp_path, HSCC_PYTHON, "run")
-    assert row["pending"] == [], row["pending"]
+    row = validate.run_one(c, tmp_path, HSCC_PYTHON)
     # Payload capacity: 1448 payload bytes per 1502 bytes on the wire (PPP framing).
     capacity = c.rate_bps * configs.SEGMENT / (configs.PACKET + configs.PPP)
     for tool in ("ns3", "hscc"):
@@ -35,12 +34,21 @@ def test_one_flow_without_loss_fills_the_link_in_both_tools(tmp_path: Path) -> N
         assert (tmp_path / c.name / f).is_file()
 
 
-def test_pending_field_gives_no_verdict() -> None:
+def test_verdict_needs_both_goodput_and_jain_within_ten_percent() -> None:
     s = {"aggregate_bps": 1e6, "jain_second_half": 1.0}
-    assert validate.verdict(s, s, ["ack_counting"])[0] == "pending: needs ack_counting"
-    assert validate.verdict(s, None, ["ack_counting"])[0].startswith("pending: needs ack_counting")
-    assert validate.verdict(s, dict(s, aggregate_bps=1.11e6), [])[0] == "DIFFERS"
-    assert validate.verdict(s, dict(s, aggregate_bps=1.09e6), [])[0] == "within ±10 %"
+    assert validate.verdict(s, dict(s, aggregate_bps=1.11e6))[0] == "DIFFERS"
+    assert validate.verdict(s, dict(s, aggregate_bps=1.09e6))[0] == "within ±10 %"
+    assert validate.verdict(s, dict(s, jain_second_half=0.89))[0] == "DIFFERS"
+    assert validate.verdict(s, dict(s, jain_second_half=None))[0] == "DIFFERS"
+
+
+def test_an_ns3_run_past_its_budget_is_reported_not_fatal(tmp_path: Path) -> None:
+    # 5 s is less than importing ns-3's bindings takes: the run is stopped, hscc's side stays.
+    row = validate.run_one(configs.TINY, tmp_path, HSCC_PYTHON, ns3_timeout=5.0)
+    assert row["ns3"] is None and row["hscc"]["aggregate_bps"] > 0
+    assert row["verdict"].startswith("ns-3 not finished: 0 of 20 s simulated"), row["verdict"]
+    md = validate.table([row])
+    assert "| tiny-1x10M | 20 | — / " in md and "ns-3 not finished" in md
 
 
 def test_jain() -> None:
@@ -67,9 +75,16 @@ def test_unknown_configuration_is_refused(tmp_path: Path) -> None:
 def test_both_sides_describe_the_same_network() -> None:
     for c in configs.CONFIGS.values():
         n, h = configs.ns3_json(c), configs.hscc_scenario(c)
-        assert len(n["flows"]) == len(h["flows"]) == len(h["topology"]["pairs"])
-        assert n["bottleneck"]["rate_bps"] == h["topology"]["bottleneck"]["rate"]
-        assert n["bottleneck"]["buffer_pkts"] == int(h["topology"]["bottleneck"]["buffer"].removesuffix("pkts"))
-        for nf, hf, hp in zip(n["flows"], h["flows"], h["topology"]["pairs"]):
-            assert (nf["start_s"], nf["send_delay_s"], nf["recv_delay_s"]) == (hf["start"], hp["delay"], hp["recv_delay"])
+        links = {(l["a"], l["b"]): l for l in h["topology"]["links"]}
+        bn = links["L", "R"]
+        assert len(n["flows"]) == len(h["flows"]) == (len(links) - 1) // 2
+        assert n["bottleneck"]["rate_bps"] == bn["fwd"]["rate"] == bn["rev"]["rate"]
+        assert n["bottleneck"]["buffer_pkts"] == int(bn["fwd"]["buffer"].removesuffix("pkts"))
+        assert n["bottleneck"]["loss"] == bn["fwd"].get("loss", 0.0) and "loss" not in bn["rev"]
+        assert all(l["fwd"]["framing"] == configs.PPP for l in links.values())
+        for i, (nf, hf) in enumerate(zip(n["flows"], h["flows"])):
+            assert (hf["src"], hf["dst"]) == (f"S{i}", f"D{i}")
+            assert nf["start_s"] == hf["start"]
+            assert (nf["send_delay_s"], nf["recv_delay_s"]) == (links[f"S{i}", "L"]["fwd"]["delay"], links["R", f"D{i}"]["fwd"]["delay"])
             assert n["tcp"]["min_rto_s"] == hf["min_rto"] and n["tcp"]["delack_count"] == hf["delack_segments"]
+            assert n["tcp"]["delack_timeout_s"] == hf["delack_timeout"]

@@ -1,6 +1,7 @@
 """Run the matched configurations in ns-3 and in hscc, one simulation at a time, and compare.
 
-    python validate.py --out DIR --hscc-python PATH [--quick] [--only NAME ...] [--pending run|skip]
+    python validate.py --out DIR --hscc-python PATH [--quick] [--only NAME ...] [--recovery classic] [--ns3-timeout S]
+                       [--ns3-from OLD_DIR]
 
 Runs in validation/ns3/.venv (the ns3 package); hscc runs in its own virtual
 environment through `--hscc-python` (hscc_side.py). DIR must not exist or be
@@ -9,10 +10,10 @@ NAME/scenario.json (hscc's, as the match wants it), NAME/ns3-out.json and
 NAME/hscc-out.json (raw results, with the scenario hscc actually ran), and
 overall results.json, flows.csv and table.md (printed at the end).
 
-A configuration whose hscc scenario needs a field this checkout does not have
-(and that has no exact equivalent) is "pending": with --pending run (the
-default) hscc runs the nearest set-up and the row says so instead of a
-verdict; with --pending skip only ns-3 runs.
+--ns3-from OLD_DIR takes ns-3's output from an earlier run directory for every
+configuration whose ns-3 input there is identical to today's (same ns-3, so the
+same result: ns-3 is deterministic for a given input and seed), and runs ns-3
+for the others: hscc can be rerun after a change without hours of ns-3.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
+import resource
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -32,7 +34,7 @@ sys.path.insert(0, str(HERE))
 import configs  # noqa: E402
 
 TOLERANCE = 0.10
-NS3_TIMEOUT_S = 3 * 3600  # one ns-3 run; HighSpeed, Scalable and Vegas at 1 Gbit/s took over 13-22 min unfinished
+NS3_TIMEOUT_S = 3 * 3600  # default budget of one ns-3 run (--ns3-timeout)
 HSCC_TIMEOUT_S = 1800
 
 
@@ -64,16 +66,16 @@ def summarize(out: dict) -> dict:
     }
 
 
-def verdict(ns3: dict, hs: dict | None, pending: list[str]) -> tuple[str, float | None, float | None]:
-    if hs is None:
-        return f"pending: needs {', '.join(pending)} (hscc not run)", None, None
+def verdict(ns3: dict, hs: dict) -> tuple[str, float | None, float | None]:
     d_agg = hs["aggregate_bps"] / ns3["aggregate_bps"] - 1
     jn, jh = ns3["jain_second_half"], hs["jain_second_half"]
     d_jain = jh / jn - 1 if jn and jh else None
-    if pending:
-        return f"pending: needs {', '.join(pending)}", d_agg, d_jain
     ok = abs(d_agg) <= TOLERANCE and d_jain is not None and abs(d_jain) <= TOLERANCE
     return ("within ±10 %" if ok else "DIFFERS"), d_agg, d_jain
+
+
+class Timeout(RuntimeError):
+    pass
 
 
 def _run(cmd: list[str], timeout: float, log: Path) -> None:
@@ -81,39 +83,60 @@ def _run(cmd: list[str], timeout: float, log: Path) -> None:
         try:
             p = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise RuntimeError(f"{cmd[1]} took more than {timeout:.0f} s; see {log}") from None
+            raise Timeout(f"{cmd[1]} took more than {timeout:.0f} s; see {log}") from None
     if p.returncode != 0:
         tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-20:])
         raise RuntimeError(f"{' '.join(cmd)} exited with {p.returncode}; last lines of {log}:\n{tail}")
 
 
-def run_one(c: configs.Config, out_dir: Path, hscc_python: str, pending_mode: str) -> dict:
+def _children_cpu() -> float:
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
+def _progress(log: Path) -> float:
+    """The last simulated time ns3_dumbbell.py reported in its log (0 if none)."""
+    marks = [line.split()[1] for line in log.read_text(errors="replace").splitlines() if line.startswith("progress: ")]
+    return float(marks[-1]) if marks else 0.0
+
+
+def run_one(c: configs.Config, out_dir: Path, hscc_python: str, ns3_from: Path | None = None,
+            ns3_timeout: float = NS3_TIMEOUT_S) -> dict:
     d = out_dir / c.name
     d.mkdir(parents=True)
-    (d / "ns3.json").write_text(json.dumps(configs.ns3_json(c), indent=1))
+    ns3_in = json.dumps(configs.ns3_json(c), indent=1)
+    (d / "ns3.json").write_text(ns3_in)
     (d / "scenario.json").write_text(json.dumps(configs.hscc_scenario(c), indent=1))
 
-    # hscc first (seconds); it also tells which fields this checkout lacks.
-    probe = subprocess.run([hscc_python, str(HERE / "hscc_side.py"), "--pending", str(d / "scenario.json")],
-                           capture_output=True, text=True, timeout=120)
-    if probe.returncode != 0:
-        raise RuntimeError(f"hscc_side.py --pending failed for {c.name}:\n{probe.stderr[-2000:]}")
-    pending = json.loads(probe.stdout)["pending"]
-    hs_raw = None
-    if not pending or pending_mode == "run":
-        _run([hscc_python, str(HERE / "hscc_side.py"), str(d / "scenario.json"), str(d / "hscc-out.json")], HSCC_TIMEOUT_S,
-             d / "hscc.log")
-        hs_raw = json.loads((d / "hscc-out.json").read_text())
-    _run([sys.executable, str(HERE / "ns3_dumbbell.py"), str(d / "ns3.json"), str(d / "ns3-out.json")], NS3_TIMEOUT_S,
-         d / "ns3.log")
+    _run([hscc_python, str(HERE / "hscc_side.py"), str(d / "scenario.json"), str(d / "hscc-out.json")], HSCC_TIMEOUT_S,
+         d / "hscc.log")
+    hs_raw = json.loads((d / "hscc-out.json").read_text())
+    old = ns3_from / c.name if ns3_from else None
+    if old and (old / "ns3-out.json").is_file() and (old / "ns3.json").read_text() == ns3_in:
+        (d / "ns3-out.json").write_text((old / "ns3-out.json").read_text())
+        reused = str(old)
+    else:
+        reused, cpu0 = None, _children_cpu()
+        try:
+            _run([sys.executable, str(HERE / "ns3_dumbbell.py"), str(d / "ns3.json"), str(d / "ns3-out.json")],
+                 ns3_timeout, d / "ns3.log")
+        except Timeout:
+            # Stopped: the row says how far ns-3 got (its CPU includes importing the bindings).
+            reached, cpu = _progress(d / "ns3.log"), _children_cpu() - cpu0
+            return {
+                "name": c.name, "description": c.description, "duration_s": c.duration, "seed": c.seed,
+                "ns3": None, "hscc": summarize(hs_raw), "ns3_reused_from": None,
+                "ns3_unfinished": {"budget_s": ns3_timeout, "reached_s": reached, "cpu_s": cpu},
+                "delta_aggregate": None, "delta_jain": None, "algorithms": [f.algo for f in c.flows],
+                "verdict": f"ns-3 not finished: {reached:g} of {c.duration:g} s simulated in {cpu / 60:.1f} CPU-min",
+            }
     ns_raw = json.loads((d / "ns3-out.json").read_text())
 
-    ns3 = summarize(ns_raw)
-    hs = summarize(hs_raw) if hs_raw else None
-    v, d_agg, d_jain = verdict(ns3, hs, pending)
+    ns3, hs = summarize(ns_raw), summarize(hs_raw)
+    v, d_agg, d_jain = verdict(ns3, hs)
     return {
         "name": c.name, "description": c.description, "duration_s": c.duration, "seed": c.seed,
-        "ns3": ns3, "hscc": hs, "pending": pending, "equivalences": hs_raw["equivalences"] if hs_raw else [],
+        "ns3": ns3, "hscc": hs, "ns3_reused_from": reused,
         "delta_aggregate": d_agg, "delta_jain": d_jain, "verdict": v,
         "ns3_import_s": ns_raw["wall_s"]["import"], "algorithms": [f.algo for f in c.flows],
     }
@@ -138,22 +161,25 @@ def table(rows: list[dict]) -> str:
     lines = [head, "|" + "---|" * 12]
     for r in rows:
         n, h = r["ns3"], r["hscc"]
-        hv = (lambda k: "—") if h is None else (lambda k: h[k])
-        per_h = "—" if h is None else " / ".join(_mb(x) for x in h["per_flow_bps"])
+        if n is None:
+            lines.append(f"| {r['name']} | {r['duration_s']:g} | — / {_mb(h['aggregate_bps'])} | — "
+                         f"| — / {_j(h['jain_second_half'])} | — | — | {' / '.join(_mb(x) for x in h['per_flow_bps'])} "
+                         f"| — / {h['recoveries']} | — / {h['timeouts']} | — / {h['cpu_s']:.2f} | {r['verdict']} |")
+            continue
         lines.append(
-            f"| {r['name']} | {r['duration_s']:g} | {_mb(n['aggregate_bps'])} / {_mb(h['aggregate_bps']) if h else '—'} "
-            f"| {_pct(r['delta_aggregate'])} | {_j(n['jain_second_half'])} / {_j(h['jain_second_half']) if h else '—'} "
-            f"| {_pct(r['delta_jain'])} | {' / '.join(_mb(x) for x in n['per_flow_bps'])} | {per_h} "
-            f"| {n['recoveries']} / {hv('recoveries')} | {n['timeouts']} / {hv('timeouts')} "
-            f"| {n['cpu_s']:.1f} / {(h['cpu_s'] if h else math.nan):.2f} | {r['verdict']} |")
+            f"| {r['name']} | {r['duration_s']:g} | {_mb(n['aggregate_bps'])} / {_mb(h['aggregate_bps'])} "
+            f"| {_pct(r['delta_aggregate'])} | {_j(n['jain_second_half'])} / {_j(h['jain_second_half'])} "
+            f"| {_pct(r['delta_jain'])} | {' / '.join(_mb(x) for x in n['per_flow_bps'])} "
+            f"| {' / '.join(_mb(x) for x in h['per_flow_bps'])} | {n['recoveries']} / {h['recoveries']} "
+            f"| {n['timeouts']} / {h['timeouts']} | {n['cpu_s']:.1f} / {h['cpu_s']:.2f} | {r['verdict']} |")
     lines += ["", "| configuration | queue drops ns-3 / hscc | random drops ns-3 / hscc | realized loss ns-3 / hscc "
               "| wall ns-3 / hscc (s) |", "|---|---|---|---|---|"]
     for r in rows:
-        n, h = r["ns3"], r["hscc"] or {}
-        lines.append(f"| {r['name']} | {n['queue_drops']} / {h.get('queue_drops', '—')} | {n['random_drops']} / "
-                     f"{h.get('random_drops', '—')} | {n['realized_loss']:.2e} / "
-                     f"{format(h['realized_loss'], '.2e') if h else '—'} "
-                     f"| {n['wall_s']:.1f} / {format(h['wall_s'], '.2f') if h else '—'} |")
+        n, h = r["ns3"], r["hscc"]
+        if n is None:
+            continue
+        lines.append(f"| {r['name']} | {n['queue_drops']} / {h['queue_drops']} | {n['random_drops']} / {h['random_drops']} "
+                     f"| {n['realized_loss']:.2e} / {h['realized_loss']:.2e} | {n['wall_s']:.1f} / {h['wall_s']:.2f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -176,8 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hscc-python", required=True, help="python of the virtual environment with hscc")
     ap.add_argument("--quick", action="store_true", help="short durations (a smoke test, not a comparison)")
     ap.add_argument("--only", action="append", default=[], metavar="NAME", help="run only this configuration (repeatable)")
-    ap.add_argument("--pending", choices=("run", "skip"), default="run",
-                    help="for configurations pending an hscc field: run hscc's nearest set-up (marked) or skip hscc")
+    ap.add_argument("--recovery", choices=("prr", "classic"), default="prr",
+                    help="window reduction in recovery in both tools; classic runs are named NAME-classic")
+    ap.add_argument("--ns3-timeout", type=float, default=NS3_TIMEOUT_S, metavar="SECONDS",
+                    help="wall-time budget of one ns-3 run; a run stopped at it is reported with how far it got")
+    ap.add_argument("--ns3-from", type=Path, metavar="OLD_DIR",
+                    help="reuse ns-3's output from this earlier run directory where ns-3's input is identical")
     args = ap.parse_args(argv)
 
     unknown = [n for n in args.only if n not in configs.CONFIGS]
@@ -187,12 +217,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"{args.out} exists and is not an empty directory; give a new one")
     args.out.mkdir(parents=True, exist_ok=True)
     chosen = [configs.CONFIGS[n].with_duration(args.quick) for n in (args.only or configs.CONFIGS)]
+    if args.recovery != "prr":
+        chosen = [replace(c, name=f"{c.name}-{args.recovery}", recovery=args.recovery) for c in chosen]
 
     rows = []
     for i, c in enumerate(chosen, 1):
         t0 = time.perf_counter()
         print(f"[{i}/{len(chosen)}] {c.name} ({c.duration:g} s simulated)", file=sys.stderr, flush=True)
-        rows.append(run_one(c, args.out, args.hscc_python, args.pending))
+        rows.append(run_one(c, args.out, args.hscc_python, args.ns3_from, args.ns3_timeout))
         print(f"    {rows[-1]['verdict']} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
         (args.out / "results.json").write_text(json.dumps({"quick": args.quick, "rows": rows}, indent=1))
     md = table(rows)

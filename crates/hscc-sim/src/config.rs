@@ -158,6 +158,23 @@ pub enum AckCounting {
     Acks,
 }
 
+/// What a loss's window reduction starts from: the algorithm's `ssthresh`
+/// sees this as `snd_cwnd` when a recovery, a CWR or a timeout begins.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SsthreshFrom {
+    /// The congestion window (Linux: every `ssthresh` hook reads `snd_cwnd`).
+    #[default]
+    Cwnd,
+    /// The RFC 6675 pipe, packets_out − SACKed − lost + retransmitted, after
+    /// the ACK's SACK and loss marking: ns-3's `GetSsThresh(tcb,
+    /// BytesInFlight())` in `EnterRecovery`, `EnterCwr` and `ReTxTimeout`, which
+    /// its NewReno, HighSpeed and Scalable reduce from (its LinuxReno, CUBIC,
+    /// BIC and Vegas read cwnd). At a fast retransmit at least three segments
+    /// are SACKed and one is lost, so the reduction is deeper by those.
+    Pipe,
+}
+
 /// A delay drawn once per connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -288,6 +305,8 @@ pub struct FlowConfig {
     pub init_ssthresh: Option<u32>,
     /// How acknowledged data is counted for window growth (`cong_avoid`'s `acked`).
     pub ack_counting: AckCounting,
+    /// What a loss's reduction starts from (the `ssthresh` hook's `snd_cwnd`).
+    pub ssthresh_from: SsthreshFrom,
     /// Extra one-way delay between this flow's sender and the network, in both
     /// directions (data leaving the sender, ACKs reaching it), without a queue
     /// and keeping the flow's packet order: drawn once per connection from the
@@ -342,6 +361,7 @@ impl FlowConfig {
             start_jitter: 0,
             init_ssthresh: None,
             ack_counting: AckCounting::Segments,
+            ssthresh_from: SsthreshFrom::Cwnd,
             access_delay: DelayDist::Fixed(0),
             ecn: false,
             cc_log: false,

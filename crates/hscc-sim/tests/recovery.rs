@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use hscc_cc::{CaState, CcParams, TCP_INFINITE_SSTHRESH};
-use hscc_sim::config::{FlowConfig, LossDetection};
+use hscc_sim::config::{FlowConfig, LossDetection, SsthreshFrom};
 use hscc_sim::event::EventQueue;
 use hscc_sim::packet::{Kind, Packet};
 use hscc_sim::tcp::receiver::RxAction;
@@ -190,6 +190,29 @@ fn without_probes_the_same_tail_loss_waits_for_the_rto() {
     assert_eq!(run.sends(18), vec![100 * MS, 1_200 * MS]);
     assert_eq!(run.s.done_at, Some(1_400 * MS));
     assert_eq!((run.s.counters.tlps, run.s.counters.timeouts), (0, 1));
+}
+
+/// ssthresh at the first recovery of a Reno flow in congestion avoidance
+/// (cwnd 20 = ssthresh) that loses 2, 3 and 4 of its first window.
+fn ssthresh_after_losing_2_3_4(from: SsthreshFrom) -> u32 {
+    let cfg = FlowConfig { init_cwnd: 20, init_ssthresh: Some(20), ssthresh_from: from, ..dupack() };
+    let mut run = Run::new(cfg, dropping(&[(2, 0), (3, 0), (4, 0)]));
+    run.run_until(150 * MS);
+    assert_eq!(run.s.counters.recoveries, 1);
+    run.s.tp.snd_ssthresh
+}
+
+#[test]
+fn ssthresh_from_pipe_reduces_from_the_segments_in_flight_as_ns3_does() {
+    // 0..19 sent at 0 ms; at 100 ms the ACKs of 0 and 1 each release one new
+    // segment (20, 21; cwnd stays 20 in congestion avoidance) and the first two
+    // duplicate ACKs (SACK 5, 5-6) one each (22, 23): 22 outstanding. The third
+    // (SACK 5-7) marks 2, 3 and 4 lost (three SACKed above each).
+    // Linux: ssthresh = cwnd / 2 = 10.
+    assert_eq!(ssthresh_after_losing_2_3_4(SsthreshFrom::Cwnd), 10);
+    // ns-3 (NewReno's GetSsThresh(tcb, BytesInFlight())): pipe = 22 outstanding
+    // − 3 SACKed − 3 lost = 16, ssthresh = 16 / 2 = 8.
+    assert_eq!(ssthresh_after_losing_2_3_4(SsthreshFrom::Pipe), 8);
 }
 
 /// 15 arrives 5 ms after 16..29, all sent together at 100 ms: three of them are

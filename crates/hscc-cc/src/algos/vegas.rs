@@ -24,6 +24,13 @@
 //!
 //! [`RttRound`] is the per-round RTT bookkeeping, reused by Veno.
 //!
+//! Two readings other than Linux's, off by default: `paper_diff` takes the
+//! paper's Diff = (Expected − Actual)·BaseRTT = cwnd − cwnd·BaseRTT/RTT (ns-3's
+//! too), and `smoothed_rtt` feeds the smoothed RTT of every ACK, duplicates
+//! included, to the round's minimum and baseRTT instead of each ACK's sample
+//! (ns-3: `TcpSocketBase` passes `m_srtt` to `PktsAcked`, and calls it with one
+//! segment on a duplicate ACK).
+//!
 //! # Deviations from the paper / from Linux
 //! - From the paper, as Linux: the actual rate comes from ACK arrivals, slow
 //!   start grows every RTT (not every other), diff uses baseRTT as denominator
@@ -48,6 +55,10 @@ crate::params! {
         beta: u32 = 4, [0, 1000], "Linux tcp_vegas.c (paper §3.2: 3)";
         /// γ: leave slow start once more than this many segments are queued.
         gamma: u32 = 1, [0, 1000], "Linux tcp_vegas.c (paper §3.3)";
+        /// Diff = cwnd − cwnd·baseRTT/RTT (the paper's, ns-3's) instead of Linux's cwnd·(RTT − baseRTT)/baseRTT.
+        paper_diff: bool = false, [0, 1], "Brakmo & Peterson 1995 §3.2 Diff = (Expected − Actual)·BaseRTT; ns-3 tcp-vegas.cc; Linux tcp_vegas.c divides by baseRTT";
+        /// Take the smoothed RTT on every ACK (ns-3) instead of each ACK's RTT sample (Linux).
+        smoothed_rtt: bool = false, [0, 1], "ns-3 tcp-socket-base.cc PktsAcked(m_tcb, segsAcked, m_tcb->m_srtt); Linux tcp_vegas_pkts_acked takes the sample";
     }
     order { alpha <= beta; }
 }
@@ -114,6 +125,10 @@ pub struct Vegas {
     beta: u32,
     /// γ, segments.
     gamma: u32,
+    /// The paper's Diff (cwnd − target) instead of Linux's.
+    paper_diff: bool,
+    /// Sample the smoothed RTT on every ACK instead of the ACK's RTT.
+    smoothed_rtt: bool,
     /// Whether the per-round logic runs (Open state).
     doing_vegas_now: bool,
     /// RTT samples and round boundary.
@@ -141,7 +156,7 @@ impl Vegas {
         // Window that would have given the actual rate at baseRTT, and the
         // segments queued beyond it.
         let target = cwnd * base / rtt;
-        let diff = cwnd * (rtt - base) / base;
+        let diff = if self.paper_diff { cwnd - target } else { cwnd * (rtt - base) / base };
 
         if diff > self.gamma as u64 && tp.in_slow_start() {
             // Too fast: match the actual rate (+1 for the truncation) and
@@ -179,6 +194,8 @@ impl CongestionOps for Vegas {
             alpha: p.alpha,
             beta: p.beta,
             gamma: p.gamma,
+            paper_diff: p.paper_diff,
+            smoothed_rtt: p.smoothed_rtt,
             doing_vegas_now: true,
             round: RttRound::default(),
         }
@@ -196,8 +213,12 @@ impl CongestionOps for Vegas {
         tcp_reno_ssthresh(tp)
     }
 
-    fn pkts_acked(&mut self, _tp: &mut TcpCc, sample: &AckSample) {
-        self.round.sample(sample.rtt_us);
+    fn pkts_acked(&mut self, tp: &mut TcpCc, sample: &AckSample) {
+        if !self.smoothed_rtt {
+            self.round.sample(sample.rtt_us);
+        } else if tp.srtt_us > 0 {
+            self.round.sample((tp.srtt_us >> 3).min(i32::MAX as u32) as i32);
+        }
     }
 
     fn set_state(&mut self, tp: &mut TcpCc, new_state: CaState) {
@@ -320,6 +341,47 @@ mod tests {
         // for the rest of the round (congestion avoidance acts per round).
         h.clocked_round();
         assert_eq!((h.cwnd(), h.ssthresh()), (77, 77));
+    }
+
+    #[test]
+    fn paper_diff_counts_the_backlog_at_the_actual_rate() {
+        // cwnd 30, baseRTT 100 001 µs, the round's minimum 116 001 µs. Linux:
+        // diff = 30·16000/100001 = 4.8 → 4 ∈ [α, β], hold. The paper's:
+        // 30 − ⌊30·100001/116001⌋ = 30 − 25 = 5 > β: −1.
+        let decide = |paper_diff: bool| {
+            let p = VegasParams { paper_diff, ..VegasParams::default() };
+            let mut h: Harness<Vegas> = Harness::with_params(&p, 30);
+            h.tp.snd_ssthresh = 30;
+            h.cc.round.base_rtt = 100_001;
+            h.cc.round.min_rtt = 116_001;
+            h.cc.adjust(&mut h.tp, 1);
+            h.cwnd()
+        };
+        assert_eq!(decide(false), 30);
+        assert_eq!(decide(true), 29);
+    }
+
+    #[test]
+    fn smoothed_rtt_samples_the_ewma_on_every_ack() {
+        let p = VegasParams { smoothed_rtt: true, ..VegasParams::default() };
+        let mut h: Harness<Vegas> = Harness::with_params(&p, 10);
+        h.tp.snd_ssthresh = 10;
+        h.set_rtt_ms(100);
+        h.clocked_round();
+        // srtt starts at the first sample, 100 ms: baseRTT 100 001 as with samples.
+        assert_eq!(h.cc.round.base_rtt, 100_001);
+        // One 200 ms sample moves srtt by 1/8 of the difference: 112.5 ms, which
+        // is what the round's minimum and baseRTT see (a sample would give 200 ms).
+        h.cc.round.start(h.tp.snd_nxt);
+        h.set_rtt_ms(200);
+        h.send_all();
+        h.advance_ms(200);
+        h.ack_each(1, 1);
+        assert_eq!(h.cc.round.min_rtt, 112_501);
+        // A duplicate ACK (no RTT sample) still counts one more sample of srtt.
+        let n = h.cc.round.cnt_rtt;
+        h.cc.pkts_acked(&mut h.tp, &AckSample { pkts_acked: 0, rtt_us: -1, in_flight: 0 });
+        assert_eq!(h.cc.round.cnt_rtt, n + 1);
     }
 
     #[test]

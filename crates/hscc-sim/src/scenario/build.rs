@@ -11,7 +11,7 @@ use super::endpoints::{Endpoints, NodeIndex};
 use super::quantity::{BufferSpec, BUFFER_BOUNDS, Bytes, ParamValue, Rate, Seconds};
 use super::spec::*;
 use crate::capture::{CaptureConfig, CaptureFile, CapturePoint, MAX_SNAPLEN, MIN_SNAPLEN};
-use crate::config::{check_period, AckCounting, DelayDist, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology, MAX_REORDERING};
+use crate::config::{check_period, AckCounting, DelayDist, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, SsthreshFrom, Topology, MAX_REORDERING};
 use crate::estimate::{estimate, Estimate, Origins};
 use crate::limits::{BuildLimits, MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
 use crate::udp::{UdpConfig, UdpPattern};
@@ -442,6 +442,10 @@ impl ScenarioSpec {
             AckCountingSpec::Segments => AckCounting::Segments,
             AckCountingSpec::Acks => AckCounting::Acks,
         };
+        c.ssthresh_from = match f.ssthresh_from {
+            SsthreshFromSpec::Cwnd => SsthreshFrom::Cwnd,
+            SsthreshFromSpec::Pipe => SsthreshFrom::Pipe,
+        };
         c.delayed_ack = f.delayed_ack;
         c.delack_segments = f.delack_segments;
         c.delack_timeout = seconds(&at("delack_timeout"), f.delack_timeout)?;
@@ -753,7 +757,7 @@ mod tests {
         let s = r#"{"duration": 30, "topology": {"kind": "dumbbell",
               "bottleneck": {"rate": 1e8, "delay": 0.01, "buffer": {"bdp": 0.5}},
               "pairs": [{"rate": 1e9, "delay": 0.005}, {"rate": 1e9, "delay": 0.005}, {"rate": 1e9, "delay": 0.015}]},
-            "flows": [{"pair": 0, "rwnd": 65536, "host_jitter": "20us", "access_delay": {"dist": "uniform", "min": "5ms", "max": "25ms"}, "ack_counting": "acks", "delack_segments": 3, "init_ssthresh": 100}],
+            "flows": [{"pair": 0, "rwnd": 65536, "host_jitter": "20us", "access_delay": {"dist": "uniform", "min": "5ms", "max": "25ms"}, "ack_counting": "acks", "ssthresh_from": "pipe", "delack_segments": 3, "init_ssthresh": 100}],
             "udp": [{"pair": 1, "pattern": "onoff", "rate": 5e7, "on": 10, "off": 10},
                     {"pair": 1, "pattern": "poisson", "rate": 3e6, "packet_size": 500}],
             "voip": [{"pair": 2}],
@@ -771,6 +775,7 @@ mod tests {
         assert_eq!(f.host_jitter, 20_000_000);
         assert_eq!(f.access_delay, DelayDist::Uniform { min: 5_000_000_000, max: 25_000_000_000 });
         assert_eq!((f.ack_counting, f.delack_segments, f.init_ssthresh), (AckCounting::Acks, 3, Some(100)));
+        assert_eq!(f.ssthresh_from, SsthreshFrom::Pipe);
         // BDP: 100 Mbit/s × the largest RTT crossing (pair 2: 2·(15 + 10) = 50 ms) / 1500 B = 417; half: 208.
         assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(208));
     }

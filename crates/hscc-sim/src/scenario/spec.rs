@@ -333,6 +333,9 @@ pub struct FlowSpec {
     /// What window growth counts: "segments" newly acknowledged (Linux's appropriate byte counting) or "acks", one per ACK that advances (ns-2, ns-3's NewReno, Linux before 3.18).
     #[serde(default)]
     pub ack_counting: AckCountingSpec,
+    /// What a loss's window reduction starts from: "cwnd" (Linux) or "pipe", the segments in flight after SACK and loss marking (RFC 6675; ns-3's NewReno, HighSpeed and Scalable: `GetSsThresh(tcb, BytesInFlight())`).
+    #[serde(default)]
+    pub ssthresh_from: SsthreshFromSpec,
     /// Delayed ACKs at the receiver: an ACK every `delack_segments` full segments, or at the timer.
     #[serde(default = "yes")]
     pub delayed_ack: bool,
@@ -371,6 +374,17 @@ pub enum AckCountingSpec {
     Segments,
     /// One per ACK that advances snd_una (ns-2, ns-3 NewReno).
     Acks,
+}
+
+/// What a loss's window reduction starts from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SsthreshFromSpec {
+    /// The congestion window (Linux).
+    #[default]
+    Cwnd,
+    /// The segments in flight, RFC 6675's pipe (ns-3).
+    Pipe,
 }
 
 fn two() -> u32 {

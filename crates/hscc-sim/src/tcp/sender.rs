@@ -60,7 +60,7 @@ use std::collections::VecDeque;
 
 use hscc_cc::{AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH, TCP_INFINITE_SSTHRESH};
 
-use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery};
+use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery, SsthreshFrom};
 use crate::event::{Event, EventQueue, Timer};
 use crate::packet::{Packet, DSACK, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_START};
 use crate::rng::Rng;
@@ -234,6 +234,7 @@ pub struct Sender {
     /// One-way access delay of this connection (drawn once), both directions.
     pub access_delay: Time,
     ack_counting: AckCounting,
+    ssthresh_from: SsthreshFrom,
     /// ECN: whether on, and CWR due.
     ecn: EcnSender,
     /// Counters.
@@ -330,6 +331,7 @@ impl Sender {
             start_offset,
             access_delay,
             ack_counting: cfg.ack_counting,
+            ssthresh_from: cfg.ssthresh_from,
             ecn: EcnSender::new(cfg.ecn),
             counters: FlowCounters::default(),
         }
@@ -813,10 +815,25 @@ impl Sender {
         }
     }
 
+    /// The algorithm's `ssthresh` from cwnd or, with [`SsthreshFrom::Pipe`],
+    /// from the segments in flight (ns-3), shown to it as `snd_cwnd`.
+    pub(super) fn loss_ssthresh(&mut self) -> u32 {
+        match self.ssthresh_from {
+            SsthreshFrom::Cwnd => self.cc.ssthresh(&mut self.tp),
+            SsthreshFrom::Pipe => {
+                let cwnd = self.tp.snd_cwnd;
+                self.tp.snd_cwnd = self.tp.packets_in_flight().max(1);
+                let ssthresh = self.cc.ssthresh(&mut self.tp);
+                self.tp.snd_cwnd = cwnd;
+                ssthresh
+            }
+        }
+    }
+
     /// Linux `tcp_init_cwnd_reduction` (its `snd_cwnd_cnt = 0` only on the ECN path, [`Sender::enter_cwr`]).
     fn init_cwnd_reduction(&mut self) {
         self.tp.prior_cwnd = self.tp.snd_cwnd;
-        self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
+        self.tp.snd_ssthresh = self.loss_ssthresh();
         self.prr_delivered = 0;
         self.prr_out = 0;
         self.high_seq = self.snd_nxt;
@@ -892,7 +909,7 @@ impl Sender {
                 self.init_undo(self.current_ssthresh());
             }
             self.tp.prior_cwnd = self.tp.snd_cwnd;
-            self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
+            self.tp.snd_ssthresh = self.loss_ssthresh();
             self.cc.cwnd_event(&mut self.tp, CaEvent::Loss);
         }
         // Every un-SACKed outstanding segment is lost (with RACK, but those sent

@@ -136,7 +136,7 @@ impl Sender {
             self.tp.prior_cwnd = self.tp.snd_cwnd;
             self.prr_delivered = 0;
             self.prr_out = 0;
-            self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
+            self.tp.snd_ssthresh = self.loss_ssthresh();
             self.set_state(CaState::Cwr);
             if self.tp.snd_ssthresh < hscc_cc::TCP_INFINITE_SSTHRESH {
                 self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
