@@ -15,7 +15,9 @@
 #define VEGAS_GLOBALS(X)   \
 	X(__u32, alpha)    \
 	X(__u32, beta)     \
-	X(__u32, gamma)
+	X(__u32, gamma)    \
+	X(__u32, paper_diff) \
+	X(__u32, smoothed_rtt)
 HSCC_GLOBALS(vegas, VEGAS_GLOBALS)
 
 /* Rust's Vegas state. */
@@ -60,7 +62,8 @@ static __always_inline void vegas_adjust(struct vegas *ca, struct sock *sk, __u3
 	/* Window that would have given the actual rate at baseRTT, and the
 	 * segments queued beyond it. */
 	__u64 target = cwnd * base / rtt;
-	__u64 diff = cwnd * (rtt - base) / base;
+	/* paper_diff: the paper's (and ns-3's) cwnd − target; Linux's otherwise. */
+	__u64 diff = paper_diff ? cwnd - target : cwnd * (rtt - base) / base;
 
 	if (diff > gamma && tcp_in_slow_start(tp)) {
 		/* Too fast: match the actual rate (+1 for the truncation) and
@@ -99,8 +102,13 @@ SEC("struct_ops")
 void BPF_PROG(vegas_pkts_acked, struct sock *sk, const struct ack_sample *s)
 {
 	struct vegas *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
 
-	rtt_round_sample(&ca->round, s->rtt_us);
+	/* smoothed_rtt: ns-3 passes the smoothed RTT on every ACK; Linux the sample. */
+	if (!smoothed_rtt)
+		rtt_round_sample(&ca->round, s->rtt_us);
+	else if (tp->srtt_us > 0)
+		rtt_round_sample(&ca->round, (__s32)(tp->srtt_us >> 3));
 }
 
 SEC("struct_ops")

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Annotated, Callable, Iterator, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.text import Text
 
 from hscc import _core, catalog, limits, provenance, report
+from hscc.console import err, fail as _fail, out
 from hscc.errors import RunError, ScenarioError
 from hscc.rundir import RunDirError, staging
 
@@ -42,14 +41,6 @@ from hscc.testbed.cli import compare, testbed_app  # noqa: E402
 app.add_typer(kernel_app, name="kernel")
 app.add_typer(testbed_app, name="testbed")
 app.command("compare", epilog=EXIT_CODES)(compare)
-# No markup: scenario paths, labels and messages are printed as written ("flows[0]" stays).
-out = Console(markup=False)
-err = Console(stderr=True, markup=False)
-
-
-def _fail(code: int, message: str) -> typer.Exit:
-    err.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
-    return typer.Exit(code)
 
 
 MaxMemory = Annotated[Optional[str], typer.Option("--max-memory", help="Refuse runs the engine estimates to need more memory (e.g. 16GB). Default: 80% of this machine's.", show_default=False)]

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
+from hscc.console import err, fail as _fail, out
 from hscc.kernel import programs, registry, smoke
 from hscc.kernel.programs import KernelError
 
@@ -24,13 +23,6 @@ kernel_app = typer.Typer(
     ),
     no_args_is_help=True,
 )
-out = Console(markup=False)
-err = Console(stderr=True, markup=False)
-
-
-def _fail(code: int, message: str) -> typer.Exit:
-    err.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
-    return typer.Exit(code)
 
 
 def _bad_input(e: KernelError) -> bool:

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from hscc.console import err, fail as _fail, out
 from hscc.errors import ScenarioError
 from hscc.kernel.programs import KernelError
 from hscc.rundir import RunDirError
@@ -28,13 +28,6 @@ testbed_app = typer.Typer(
     ),
     no_args_is_help=True,
 )
-out = Console(markup=False)
-err = Console(stderr=True, markup=False)
-
-
-def _fail(code: int, message: str) -> typer.Exit:
-    err.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
-    return typer.Exit(code)
 
 
 @testbed_app.command("run", epilog=EXIT_CODES)

@@ -202,7 +202,13 @@ impl CongestionOps for Vegas {
     }
 
     fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
-        vec![("alpha", self.alpha.into()), ("beta", self.beta.into()), ("gamma", self.gamma.into())]
+        vec![
+            ("alpha", self.alpha.into()),
+            ("beta", self.beta.into()),
+            ("gamma", self.gamma.into()),
+            ("paper_diff", self.paper_diff.into()),
+            ("smoothed_rtt", self.smoothed_rtt.into()),
+        ]
     }
 
     fn init(&mut self, tp: &mut TcpCc) {
