@@ -117,7 +117,6 @@ impl ScenarioSpec {
             return Err(err(format!("flows[{i}].count"), self.flows[i].count, format!("at most {MAX_FLOWS} flows in all (the scenario asks for {total})")));
         }
         let mut flows = Vec::new();
-        let mut labels = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{i}].{k}");
             let (mut src, mut dst) = endpoints.resolve(&f.place(), &format!("flows[{i}]"))?;
@@ -134,19 +133,15 @@ impl ScenarioSpec {
             c.size = f.size.map(|b| b.0);
             c.validate(&at)?;
             check_period(&at, c.start, c.stop, duration)?;
-            for k in 0..f.count {
-                labels.push(match &f.label {
-                    None => format!("{} {}", c.cc.name(), flows.len()),
-                    Some(l) if f.count == 1 => l.clone(),
-                    Some(l) => format!("{l} #{k}"),
-                });
+            for _ in 0..f.count {
                 o.flow_count.push((at("count"), f.count.to_string()));
                 o.flow_init_cwnd.push((at("init_cwnd"), f.init_cwnd.to_string()));
                 flows.push(c.clone());
             }
         }
+        let labels = self.flow_labels();
         if let Some(log) = &self.output.cc_log {
-            self.mark_cc_log(log, &mut flows)?;
+            mark_cc_log(log, &labels, &mut flows)?;
             o.cc_log = ("output.cc_log.flows".into(), format!("{} flows", flows.iter().filter(|f| f.cc_log).count()));
         }
         let mut udp = Vec::new();
@@ -397,23 +392,6 @@ impl ScenarioSpec {
         out
     }
 
-    /// Turn on the per-ACK log of the flows `log` names.
-    fn mark_cc_log(&self, log: &CcLogSpec, flows: &mut [FlowConfig]) -> Result<(), ConfigError> {
-        let labels = self.flow_labels();
-        if log.flows.is_empty() {
-            return Err(err("output.cc_log.flows", "[]", "at least one flow label; leave cc_log out to log nothing"));
-        }
-        for (j, name) in log.flows.iter().enumerate() {
-            let Some(i) = labels.iter().position(|l| l == name) else {
-                let some: Vec<String> = labels.iter().take(8).map(|l| format!("{l:?}")).collect();
-                let more = if labels.len() > 8 { ", …" } else { "" };
-                return Err(err(format!("output.cc_log.flows[{j}]"), format!("{name:?}"), format!("the label of a TCP flow: {}{more}", some.join(", "))));
-            };
-            flows[i].cc_log = true;
-        }
-        Ok(())
-    }
-
     /// The TCP options of a flow entry.
     fn tcp_options(f: &FlowSpec, c: &mut FlowConfig, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
         c.mss = u32::try_from(f.mss.0).ok().filter(|m| (64..=65_495).contains(m)).ok_or_else(|| err(at("mss"), f.mss.0, "64 to 65495 bytes"))?;
@@ -471,6 +449,32 @@ fn recovery_preset(c: FlowConfig, d: LossDetectionSpec) -> FlowConfig {
     }
 }
 
+/// The engine index of the TCP flow `label` names (`flow_labels`), or the
+/// error for `field` that lists the labels there are.
+fn flow_by_label(labels: &[String], label: &str, field: String) -> Result<usize, ConfigError> {
+    labels.iter().position(|l| l == label).ok_or_else(|| {
+        let allowed = if labels.is_empty() {
+            "the label of a TCP flow, but the scenario has no [[flows]]".to_string()
+        } else {
+            let some: Vec<String> = labels.iter().take(8).map(|l| format!("{l:?}")).collect();
+            let more = if labels.len() > 8 { ", …" } else { "" };
+            format!("the label of a TCP flow as in the results: {}{more}", some.join(", "))
+        };
+        err(field, format!("{label:?}"), allowed)
+    })
+}
+
+/// Turn on the per-ACK log of the flows `log` names.
+fn mark_cc_log(log: &CcLogSpec, labels: &[String], flows: &mut [FlowConfig]) -> Result<(), ConfigError> {
+    if log.flows.is_empty() {
+        return Err(err("output.cc_log.flows", "[]", "at least one flow label; leave cc_log out to log nothing"));
+    }
+    for (j, name) in log.flows.iter().enumerate() {
+        flows[flow_by_label(labels, name, format!("output.cc_log.flows[{j}]"))?].cc_log = true;
+    }
+    Ok(())
+}
+
 /// `[output] pcap` as the engine's captures: flows by label, links by name.
 fn capture(p: &PcapSpec, labels: &[String], topology: &Topology) -> Result<CaptureConfig, ConfigError> {
     let mut files = Vec::new();
@@ -478,10 +482,7 @@ fn capture(p: &PcapSpec, labels: &[String], topology: &Topology) -> Result<Captu
     let file = |kind: &str, i: usize, name: &str| format!("{kind}-{i}-{}.pcap", name.chars().take(64).map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect::<String>());
     let one_of = |names: &mut dyn Iterator<Item = &str>| names.take(8).map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
     for (k, label) in p.flows.iter().enumerate() {
-        let Some(i) = labels.iter().position(|l| l == label) else {
-            let allowed = if labels.is_empty() { "a flow label, but the scenario has no [[flows]]".to_string() } else { format!("a flow label as in the results: {}", one_of(&mut labels.iter().map(String::as_str))) };
-            return Err(err(format!("output.pcap.flows[{k}]"), format!("{label:?}"), allowed));
-        };
+        let i = flow_by_label(labels, label, format!("output.pcap.flows[{k}]"))?;
         if files.iter().any(|f: &CaptureFile| f.at == CapturePoint::Flow(i as u32)) {
             return Err(err(format!("output.pcap.flows[{k}]"), format!("{label:?}"), "each flow once"));
         }
