@@ -193,15 +193,13 @@ class Result:
         tables = _parquet({name: getattr(self, name) for name in FRAMES})
         out = {"manifest.json": _json(self.manifest), "summary.json": _json(self.summary),
                **{f"{name}.parquet": data for name, data in tables.items()}}
-        if self.cc_log.height:
+        if self.cc_log.height:  # by polars: the extension's writer does not take all of its dtypes
             buf = io.BytesIO()
             self.cc_log.write_parquet(buf)
             out[cclog.FILE] = buf.getvalue()
         out.update(self.captures)
         if any(name.startswith("link-") for name in self.captures):
-            buf = io.BytesIO()
-            self.drops.write_parquet(buf)
-            out[DROPS_FILE] = buf.getvalue()
+            out[DROPS_FILE] = _parquet({"drops": self.drops})["drops"]
         return out
 
     def __repr__(self) -> str:

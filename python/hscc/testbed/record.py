@@ -183,6 +183,7 @@ def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame) -> pl.DataF
     srtt = ts.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s").mean())
     mean_srtt = dict(zip(srtt["flow"].to_list(), srtt["srtt_s"].to_list()))
     rows = []
+    labels = [label for _, label in plan.scenario.flow_labels()]  # the engine's, asked once
     for f, s in zip(plan.flows, sent["flows"]):
         info = s["final"] or {}
         end = completed.get(f.flow, f.end)
@@ -194,7 +195,7 @@ def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame) -> pl.DataF
         segs = info.get("data_segs_out", 0)
         rtt = plan.fwd_delay[f.pair] + plan.rev_delay[f.pair] + 12_000 / plan.rate_bps
         rows.append({
-            "flow": f.flow, "spec": f.spec, "label": plan.scenario.flow_labels()[f.flow][1], "algorithm": f.algorithm,
+            "flow": f.flow, "spec": f.spec, "label": labels[f.flow], "algorithm": f.algorithm,
             "src": f"s{f.pair}", "dst": f"d{f.pair}", "start_s": f.start, "end_s": end, "base_rtt_s": rtt,
             "mean_srtt_s": mean_srtt.get(f.flow), "srtt_s": info.get("rtt_us", 0) / 1e6 or None,
             "min_rtt_s": info.get("min_rtt_us", 0) / 1e6 or None,
