@@ -19,11 +19,10 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from hscc import _core, catalog, limits, provenance, report
-from hscc.console import err, fail as _fail, out
+from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, OK, err, fail as _fail, out
 from hscc.errors import RunError, ScenarioError
 from hscc.rundir import RunDirError, staging
 
-OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
 EXIT_CODES = "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrupted."
 

@@ -8,6 +8,9 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+# The exit codes every hscc command uses.
+OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
+
 out = Console(markup=False)
 err = Console(stderr=True, markup=False)
 

@@ -7,11 +7,10 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from hscc.console import err, fail as _fail, out
+from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, err, fail as _fail, out
 from hscc.kernel import programs, registry, smoke
 from hscc.kernel.programs import KernelError
 
-OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
 kernel_app = typer.Typer(
     name="kernel",

@@ -11,12 +11,11 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from hscc.console import err, fail as _fail, out
+from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, err, fail as _fail, out
 from hscc.errors import ScenarioError
 from hscc.kernel.programs import KernelError
 from hscc.rundir import RunDirError
 
-OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 EXIT_CODES = "Exit codes: 0 ok, 1 failed (the kernel refused a step), 2 bad input or refused scenario, 130 interrupted."
 
 testbed_app = typer.Typer(
