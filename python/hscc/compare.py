@@ -8,11 +8,20 @@ the runs: the queuing delay is the mean over the sampled backlog of the first
 monitored link divided by its rate (queues table; the links table's value when
 a run has no queue trace), the loss is that link's drops over the packets
 offered to it. Ratios are B / A.
+
+A flow's window trajectory is summarised from its sampled cwnd by its window
+cuts: a cut is a run of consecutive falling samples that loses at least
+CUT_FRACTION of the window it started from (a multiplicative decrease or a
+timeout, spread over as many samples as its recovery lasts). The first cut
+ends a loss-terminated slow start (HyStart leaves slow start without one, so
+it shows as a later first cut); the median time between cuts is the
+sawtooth's period.
 """
 
 from __future__ import annotations
 
 import io
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,18 +41,57 @@ class Row:
         return self.b / self.a if self.a and self.b is not None else None
 
 
+CUT_FRACTION = 0.1
+
+
 @dataclass(frozen=True)
 class Comparison:
     flows: list[Row]  # goodput per flow, bit/s
     totals: list[Row]  # aggregate goodput, Jain, queuing delay, loss, retransmissions
+    windows: list[Row]  # per flow: first window cut (time, cwnd before it), cuts, median time between cuts
     unmatched: int  # flows only one run has
 
     def to_dict(self) -> dict:
         return {
             "flows": [{"flow": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.flows],
             "totals": [{"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.totals],
+            "windows": [{"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.windows],
             "unmatched_flows": self.unmatched,
         }
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    cuts_s: list[float]  # time of the last sample before each cut (the window's peak)
+    peaks: list[int]  # cwnd at those samples (segments)
+
+    @property
+    def period_s(self) -> float | None:
+        """Median time between successive cuts: the sawtooth's period (the median, so that a
+        second cut right after slow start's does not count as a short tooth)."""
+        c = self.cuts_s
+        return statistics.median(b - a for a, b in zip(c, c[1:])) if len(c) > 1 else None
+
+
+def trajectory(times: list[float], cwnd: list[int]) -> Trajectory:
+    """The window cuts in a sampled cwnd series (see the module's doc)."""
+    cuts, peaks, k = [], [], 1
+    while k < len(cwnd):
+        if cwnd[k] < cwnd[k - 1]:
+            start = k - 1
+            while k + 1 < len(cwnd) and cwnd[k + 1] < cwnd[k]:
+                k += 1
+            if cwnd[k] <= (1 - CUT_FRACTION) * cwnd[start]:
+                cuts.append(times[start])
+                peaks.append(cwnd[start])
+        k += 1
+    return Trajectory(cuts, peaks)
+
+
+def trajectories(r: Result) -> dict[int, Trajectory]:
+    """Each flow's window trajectory from the run's cwnd samples."""
+    ts = r.timeseries.sort("flow", "time_s")
+    return {int(f): trajectory(g["time_s"].to_list(), g["cwnd"].to_list()) for (f,), g in ts.group_by("flow", maintain_order=True)}
 
 
 def jain(x: list[float]) -> float | None:
@@ -92,7 +140,22 @@ def compare(a: Result, b: Result) -> Comparison:
         Row("loss at the bottleneck", loss(a), loss(b)),
         Row("retransmitted segments / sent", retrans(a), retrans(b)),
     ]
-    return Comparison(flows, totals, len(ga) + len(gb) - 2 * len(common))
+    ta, tb = trajectories(a), trajectories(b)
+    empty = Trajectory([], [])
+    windows = []
+    for i in common:
+        x, y, label = ta.get(i, empty), tb.get(i, empty), ga[i][0]
+        windows += [
+            Row(f"{label}: first window cut (s)", _first(x.cuts_s), _first(y.cuts_s)),
+            Row(f"{label}: cwnd before the first cut", _first(x.peaks), _first(y.peaks)),
+            Row(f"{label}: window cuts", len(x.cuts_s), len(y.cuts_s)),
+            Row(f"{label}: median time between cuts (s)", x.period_s, y.period_s),
+        ]
+    return Comparison(flows, totals, windows, len(ga) + len(gb) - 2 * len(common))
+
+
+def _first(xs: list) -> float | None:
+    return xs[0] if xs else None
 
 
 def figure(a: Result, b: Result, names: tuple[str, str]):

@@ -93,7 +93,7 @@ def compare(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing --plot file.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
-    """Two runs side by side: per-flow goodput, Jain's index, queuing delay, loss and retransmissions, with ratios B / A."""
+    """Two runs side by side: per-flow goodput, Jain's index, queuing delay, loss, retransmissions and each flow's window cuts (first cut, sawtooth period), with ratios B / A."""
     from hscc import compare as cmp, load
 
     try:
@@ -117,6 +117,8 @@ def compare(
         scale = 1e6 if "bit/s" in r.what else 1e-3 if "(s)" in r.what else 1.0
         what = r.what.replace("(bit/s)", "(Mbit/s)").replace("(s)", "(ms)")
         table.add_row(what, _num(r.a, scale), _num(r.b, scale), _num(r.ratio))
+    for r in c.windows:
+        table.add_row(r.what, _num(r.a), _num(r.b), _num(r.ratio))
     out.print(table)
     if c.unmatched:
         err.print(f"{c.unmatched} flows are in only one of the runs and not compared", soft_wrap=True)
