@@ -20,6 +20,8 @@ import polars as pl
 
 from hscc.results import Result
 
+COUNTERS = ("retrans", "recoveries", "timeouts")  # per flow, as the flows table names them
+
 
 @dataclass(frozen=True)
 class Row:
@@ -35,12 +37,14 @@ class Row:
 @dataclass(frozen=True)
 class Comparison:
     flows: list[Row]  # goodput per flow, bit/s
+    counters: list[Row]  # per flow: retransmitted segments, recoveries, timeouts (None where a run has no count)
     totals: list[Row]  # aggregate goodput, Jain, queuing delay, loss, retransmissions
     unmatched: int  # flows only one run has
 
     def to_dict(self) -> dict:
         return {
             "flows": [{"flow": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.flows],
+            "counters": [{"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.counters],
             "totals": [{"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.totals],
             "unmatched_flows": self.unmatched,
         }
@@ -80,6 +84,8 @@ def compare(a: Result, b: Result) -> Comparison:
     common = [i for i in ga if i in gb]
     flows = [Row(ga[i][0], ga[i][1], gb[i]) for i in common]
     xa, xb = [ga[i][1] for i in common], [gb[i] for i in common]
+    ca, cb = ({row["flow"]: row for row in r.flows.iter_rows(named=True)} for r in (a, b))
+    counters = [Row(f"{name} {ga[i][0]}", ca[i][name], cb[i][name]) for i in common for name in COUNTERS]
 
     def retrans(r: Result) -> float:
         sent = r.flows["segs_sent"].sum()
@@ -92,7 +98,7 @@ def compare(a: Result, b: Result) -> Comparison:
         Row("loss at the bottleneck", loss(a), loss(b)),
         Row("retransmitted segments / sent", retrans(a), retrans(b)),
     ]
-    return Comparison(flows, totals, len(ga) + len(gb) - 2 * len(common))
+    return Comparison(flows, counters, totals, len(ga) + len(gb) - 2 * len(common))
 
 
 def figure(a: Result, b: Result, names: tuple[str, str]):
