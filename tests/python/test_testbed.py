@@ -240,6 +240,21 @@ def _older_children():
     yield
 
 
+def bpf_programs() -> set[int]:
+    """Ids of the testbed's own BPF programs (the loss classifier, the recovery counter) in the kernel."""
+    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True, check=False).stdout
+    return {p["id"] for p in json.loads(out or "[]") if p.get("name") in ("random_loss", "on_ca_state")}
+
+
+def assert_no_bpf_left(before: set[int]) -> None:
+    """No testbed program but those loaded before; the kernel frees one after its last holder
+    (a descriptor, a filter of a namespace it tears down in the background) is gone."""
+    deadline = time.monotonic() + 20
+    while not bpf_programs() <= before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert bpf_programs() <= before, "the loss classifier or the recovery counter is still loaded"
+
+
 def assert_nothing_left(pid: int, pids: list[int] = ()) -> None:
     deadline = time.monotonic() + 10
     while (namespaces(pid) or any(Path(f"/proc/{p}").exists() for p in pids)) and time.monotonic() < deadline:
@@ -317,10 +332,12 @@ def test_an_error_midway_leaves_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(record, "sample_queues", broken)
     out = tmp_path / "run"
+    before = bpf_programs()
     with pytest.raises(KernelError, match="injected failure"):
-        tb.run(scenario(), out)
+        tb.run(scenario(loss=0.01), out)  # with loss: the classifier and the recovery counter are attached by then
     assert_nothing_left(os.getpid())
     assert not out.exists()
+    assert_no_bpf_left(before)
 
 
 @needs_testbed
@@ -329,9 +346,10 @@ def test_ctrl_c_leaves_nothing(tmp_path):
     bpf = toolchain.missing_for_kernel() is None and "hscc_reno" not in registry.available_ccs()
     toml = tmp_path / "long.toml"
     toml.write_text('duration = "30s"\n[topology]\nkind = "dumbbell"\n'
-                    'bottleneck = { rate = "20Mbps", delay = "2ms", buffer = "1bdp" }\npairs = [{ rate = "1Gbps", rtt = "20ms" }]\n'
+                    'bottleneck = { rate = "20Mbps", delay = "2ms", buffer = "1bdp", loss = 0.001 }\npairs = [{ rate = "1Gbps", rtt = "20ms" }]\n'
                     '[[flows]]\npair = 0\nalgorithm = "reno"\n')
     out = tmp_path / "run"
+    before = bpf_programs()
     p = subprocess.Popen([sys.executable, "-m", "hscc", "testbed", "run", str(toml), "--out", str(out), "-q", *(["--bpf"] if bpf else [])],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
@@ -351,5 +369,6 @@ def test_ctrl_c_leaves_nothing(tmp_path):
     assert "interrupted" in err
     assert_nothing_left(p.pid, pids)
     assert not out.exists()
+    assert_no_bpf_left(before)
     if bpf:  # unregistered, and no socket holds the program (an orphan would, for minutes)
         assert "hscc_reno" not in registry.available_ccs() and "hscc_reno" not in registry.struct_ops_maps()

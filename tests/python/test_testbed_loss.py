@@ -12,10 +12,7 @@ counters through a run with loss and a forced blackout (timeouts).
 
 from __future__ import annotations
 
-import json
 import shutil
-import struct
-import subprocess
 import threading
 import time
 
@@ -27,7 +24,7 @@ from hscc.kernel import toolchain
 from hscc.testbed import build, libbpf, loss
 from hscc import testbed as tb
 from hscc.testbed.run import START_MARGIN_S
-from test_testbed import assert_nothing_left, needs_testbed, scenario
+from test_testbed import assert_no_bpf_left, assert_nothing_left, bpf_programs, needs_testbed, scenario
 
 GOLDEN = 0x9E3779B97F4A7C15
 MASK = (1 << 64) - 1
@@ -103,11 +100,6 @@ def test_the_classifier_drops_the_indices_the_python_draw_says():
         assert libbpf.test_run(prog, _packet(), repeat=20) == 2 and maps.report(seed, 1.0)["drops"] == len(expected) + 20
 
 
-def _bpf_programs(name: str) -> set[int]:
-    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True, check=True).stdout
-    return {p["id"] for p in json.loads(out or "[]") if p.get("name") == name}
-
-
 def _loss_run(tmp_path, name: str, seed: int, **kw) -> dict:
     out = tmp_path / name
     tb.run(scenario(duration="2s", loss=0.03, buffer="1000pkts", flows=[{"pair": 0, "algorithm": "cubic", "count": 3}], seed=seed, **kw), out)
@@ -120,10 +112,10 @@ def _loss_run(tmp_path, name: str, seed: int, **kw) -> dict:
 def test_one_seed_drops_the_same_packet_indices_in_the_kernel(tmp_path):
     import os
 
-    before = _bpf_programs("random_loss")
+    before = bpf_programs()
     runs = [_loss_run(tmp_path, f"run{i}", seed) for i, seed in enumerate((7, 7, 8))]
     assert_nothing_left(os.getpid())
-    assert _bpf_programs("random_loss") <= before
+    assert_no_bpf_left(before)
     reports = [r.manifest["kernel_run"]["random_loss"] for r in runs]
     for r, rep in zip(runs, reports):
         assert rep["seed"] == r.manifest["seed"] and rep["probability"] == 0.03 and rep["packets"] > 1000, rep
@@ -145,7 +137,7 @@ def test_one_seed_drops_the_same_packet_indices_in_the_kernel(tmp_path):
 def test_recoveries_and_timeouts_per_flow_agree_with_the_kernels_own_counts(tmp_path, monkeypatch):
     import os
 
-    before = _bpf_programs("on_ca_state")
+    before = bpf_programs()
     # A blackout: from 1.5 s to 2.3 s the classifier drops every packet, so both flows time out (RTO ≥ 200 ms).
     attached: list[loss.Maps] = []
     real_attach = loss.attach
@@ -173,7 +165,7 @@ def test_recoveries_and_timeouts_per_flow_agree_with_the_kernels_own_counts(tmp_
                         flows=[{"pair": 0, "algorithm": "reno"}, {"pair": 0, "algorithm": "cubic"}]), out)
     thread.join(timeout=10)
     assert_nothing_left(os.getpid())
-    assert _bpf_programs("on_ca_state") <= before  # detached and freed with the run
+    assert_no_bpf_left(before)  # detached and freed with the run
     r = hscc.load(out)
     k = r.manifest["kernel_run"]
     assert "tcp_cong_state_set" in k["recovery_counter"]
