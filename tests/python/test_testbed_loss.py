@@ -2,7 +2,9 @@
 loss-recovery counters count what Linux counts.
 
 Without a kernel: the Python draw is SplitMix64 (a published test vector and
-an independent iterative form) and drops the share asked for. With root,
+an independent iterative form) and drops the share asked for; the flows
+table takes recoveries and timeouts as the simulator counts them, and null
+without a counter. With root,
 clang and libbpf: the classifier, run on packets by BPF_PROG_TEST_RUN, drops
 exactly the indices the Python draw says. With the testbed: two runs with one
 seed drop the same packet indices, another seed other ones; and the recovery
@@ -187,3 +189,28 @@ def test_recoveries_and_timeouts_per_flow_agree_with_the_kernels_own_counts(tmp_
     compared = cmp.compare(r, r)
     assert {c.what.split()[0] for c in compared.counters} == {"retrans", "recoveries", "timeouts"}
 
+
+
+def test_the_flows_table_takes_recoveries_and_timeouts_as_the_simulator_counts_them():
+    import polars as pl
+
+    from hscc.results import TIMESERIES
+    from hscc.testbed import record
+    from hscc.testbed.run import plan_for
+
+    plan = plan_for(scenario(flows=[{"pair": 0, "algorithm": "reno"}]))
+    received = {"at_end": {"0": 1448}, "completed": {}, "last_byte": {}, "samples": {"0": [1448]}}
+    ts = pl.DataFrame(schema=TIMESERIES)
+
+    def row(total_rto, ca_states):
+        final = {"snd_cwnd": 10, "total_retrans": 9, "total_rto": total_rto}
+        sent = {"sampled": ["snd_cwnd"], "flows": [{"flow": 0, "cc": "reno", "cookie": 42, "samples": [], "final": final}]}
+        return record._flows(plan, sent, received, ts, ca_states).row(0, named=True)
+
+    counts = {42: {"recoveries": 5, "cwr": 1, "losses": 3, "loss_episodes": 2}}
+    r = row(4, counts)  # fast recoveries + loss-probe recoveries; every RTO, from TCP_INFO
+    assert (r["recoveries"], r["timeouts"], r["retrans"], r["tlps"]) == (6, 4, 9, None)
+    assert row(None, counts)["timeouts"] == 3  # a kernel before 6.7: the counter's TCP_CA_Loss settings
+    assert row(0, {7: counts[42]})["recoveries"] == 0  # a socket the counter never saw leave Open: none
+    r = row(None, None)  # no counter: unknown, not 0
+    assert r["recoveries"] is None and r["timeouts"] is None
