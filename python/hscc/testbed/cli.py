@@ -62,6 +62,8 @@ def run_(
     kernel = result.manifest["kernel_run"]
     for note in kernel["builtin_differences"]:
         err.print(Text.assemble(("note:", "bold"), " ", note), soft_wrap=True)
+    if kernel["recovery_counter"]["unavailable"]:
+        err.print(Text.assemble(("note:", "bold"), " per-flow recoveries are null: ", kernel["recovery_counter"]["unavailable"]), soft_wrap=True)
     for flag in kernel["flags"]:
         err.print(Text.assemble(("warning:", "bold yellow"), " ", flag), soft_wrap=True)
     out.print(f"results: {out_dir}/  (plot: hscc plot {out_dir}; against the simulator: hscc compare SIM_DIR {out_dir})", soft_wrap=True)
