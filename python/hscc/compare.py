@@ -29,6 +29,8 @@ import polars as pl
 
 from hscc.results import Result
 
+COUNTERS = ("retrans", "recoveries", "timeouts")  # per flow, as the flows table names them
+
 
 @dataclass(frozen=True)
 class Row:
@@ -47,6 +49,7 @@ CUT_FRACTION = 0.1
 @dataclass(frozen=True)
 class Comparison:
     flows: list[Row]  # goodput per flow, bit/s
+    counters: list[Row]  # per flow: retransmitted segments, recoveries, timeouts (None where a run has no count)
     totals: list[Row]  # aggregate goodput, Jain, queuing delay, loss, retransmissions
     windows: list[Row]  # per flow: first window cut (time, cwnd before it), cuts, median time between cuts
     unmatched: int  # flows only one run has
@@ -54,6 +57,7 @@ class Comparison:
     def to_dict(self) -> dict:
         return {
             "flows": [{"flow": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.flows],
+            "counters": [{"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.counters],
             "totals": [{"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.totals],
             "windows": [{"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.windows],
             "unmatched_flows": self.unmatched,
@@ -128,6 +132,8 @@ def compare(a: Result, b: Result) -> Comparison:
     common = [i for i in ga if i in gb]
     flows = [Row(ga[i][0], ga[i][1], gb[i]) for i in common]
     xa, xb = [ga[i][1] for i in common], [gb[i] for i in common]
+    ca, cb = ({row["flow"]: row for row in r.flows.iter_rows(named=True)} for r in (a, b))
+    counters = [Row(f"{name} {ga[i][0]}", ca[i][name], cb[i][name]) for i in common for name in COUNTERS]
 
     def retrans(r: Result) -> float:
         sent = r.flows["segs_sent"].sum()
@@ -151,7 +157,7 @@ def compare(a: Result, b: Result) -> Comparison:
             Row(f"{label}: window cuts", len(x.cuts_s), len(y.cuts_s)),
             Row(f"{label}: median time between cuts (s)", x.period_s, y.period_s),
         ]
-    return Comparison(flows, totals, windows, len(ga) + len(gb) - 2 * len(common))
+    return Comparison(flows, counters, totals, windows, len(ga) + len(gb) - 2 * len(common))
 
 
 def _first(xs: list) -> float | None:

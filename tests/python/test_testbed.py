@@ -190,6 +190,10 @@ def test_compare_puts_hand_checked_numbers_side_by_side(tmp_path):
     # Loss: 100 / (9900 + 100) = 0.01 and 10 / 10000 = 0.001; retransmissions 100 / 10000 and 10 / 10000.
     assert t["loss at the bottleneck"]["a"] == pytest.approx(0.01) and t["loss at the bottleneck"]["ratio"] == pytest.approx(0.1)
     assert t["retransmitted segments / sent"]["a"] == pytest.approx(0.01) and t["retransmitted segments / sent"]["b"] == pytest.approx(0.001)
+    # Per flow: the counters side by side; a count a run does not have (null) has no ratio.
+    counters = {x["what"]: x for x in c["counters"]}
+    assert counters["retrans f0"]["a"] == 100 and counters["retrans f0"]["b"] == 5 and counters["retrans f0"]["ratio"] == pytest.approx(0.05)
+    assert counters["recoveries f1"]["a"] is None and counters["timeouts f1"]["ratio"] is None
     plot = tmp_path / "both.png"
     r = runner.invoke(app, ["compare", str(a), str(b), "--plot", str(plot)])
     assert r.exit_code == 0 and plot.stat().st_size > 10_000 and "0.75" in r.output, r.output
@@ -234,6 +238,21 @@ def _older_children():
     _OLDER_CHILDREN.clear()
     _OLDER_CHILDREN.update(children())
     yield
+
+
+def bpf_programs() -> set[int]:
+    """Ids of the testbed's own BPF programs (the loss classifier, the recovery counter) in the kernel."""
+    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True, check=False).stdout
+    return {p["id"] for p in json.loads(out or "[]") if p.get("name") in ("random_loss", "on_ca_state")}
+
+
+def assert_no_bpf_left(before: set[int]) -> None:
+    """No testbed program but those loaded before; the kernel frees one after its last holder
+    (a descriptor, a filter of a namespace it tears down in the background) is gone."""
+    deadline = time.monotonic() + 20
+    while not bpf_programs() <= before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert bpf_programs() <= before, "the loss classifier or the recovery counter is still loaded"
 
 
 def assert_nothing_left(pid: int, pids: list[int] = ()) -> None:
@@ -313,10 +332,12 @@ def test_an_error_midway_leaves_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(record, "sample_queues", broken)
     out = tmp_path / "run"
+    before = bpf_programs()
     with pytest.raises(KernelError, match="injected failure"):
-        tb.run(scenario(), out)
+        tb.run(scenario(loss=0.01), out)  # with loss: the classifier and the recovery counter are attached by then
     assert_nothing_left(os.getpid())
     assert not out.exists()
+    assert_no_bpf_left(before)
 
 
 @needs_testbed
@@ -325,9 +346,10 @@ def test_ctrl_c_leaves_nothing(tmp_path):
     bpf = toolchain.missing_for_kernel() is None and "hscc_reno" not in registry.available_ccs()
     toml = tmp_path / "long.toml"
     toml.write_text('duration = "30s"\n[topology]\nkind = "dumbbell"\n'
-                    'bottleneck = { rate = "20Mbps", delay = "2ms", buffer = "1bdp" }\npairs = [{ rate = "1Gbps", rtt = "20ms" }]\n'
+                    'bottleneck = { rate = "20Mbps", delay = "2ms", buffer = "1bdp", loss = 0.001 }\npairs = [{ rate = "1Gbps", rtt = "20ms" }]\n'
                     '[[flows]]\npair = 0\nalgorithm = "reno"\n')
     out = tmp_path / "run"
+    before = bpf_programs()
     p = subprocess.Popen([sys.executable, "-m", "hscc", "testbed", "run", str(toml), "--out", str(out), "-q", *(["--bpf"] if bpf else [])],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
@@ -347,5 +369,6 @@ def test_ctrl_c_leaves_nothing(tmp_path):
     assert "interrupted" in err
     assert_nothing_left(p.pid, pids)
     assert not out.exists()
+    assert_no_bpf_left(before)
     if bpf:  # unregistered, and no socket holds the program (an orphan would, for minutes)
         assert "hscc_reno" not in registry.available_ccs() and "hscc_reno" not in registry.struct_ops_maps()

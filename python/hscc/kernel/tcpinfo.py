@@ -16,12 +16,19 @@ FIELDS = (
     ("busy_time_us", 168, "Q"), ("rwnd_limited_us", 176, "Q"), ("sndbuf_limited_us", 184, "Q"), ("delivered", 192, "I"),
     ("bytes_sent", 200, "Q"), ("bytes_retrans", 208, "Q"), ("dsack_dups", 216, "I"), ("reord_seen", 220, "I"),
 )
-LENGTH = 232  # up to tcpi_snd_wnd (Linux 5.4+)
+# Fields of newer kernels: None where the kernel's struct is shorter (they would read 0, which is a count).
+NEWER = (("total_rto", 240, "H"), ("total_rto_recoveries", 242, "H"), ("total_rto_time_ms", 244, "I"))  # Linux 6.7+
+LENGTH = 248  # up to tcpi_total_rto_time
 
 
-def tcp_info(sock: socket.socket) -> dict[str, int]:
-    """The socket's TCP_INFO; fields an older kernel does not fill are 0."""
-    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, LENGTH).ljust(LENGTH, b"\0")
+def tcp_info(sock: socket.socket) -> dict[str, int | None]:
+    """The socket's TCP_INFO; of FIELDS, those an older kernel does not fill are 0; of NEWER, None.
+    total_rto counts every retransmission timeout (SYN's included), total_rto_recoveries the
+    timeouts that started a loss episode (include/uapi/linux/tcp.h)."""
+    got = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, LENGTH)
+    raw = got.ljust(LENGTH, b"\0")
     info = {name: struct.unpack_from(fmt, raw, off)[0] for name, off, fmt in FIELDS}
+    info.update({name: struct.unpack_from(fmt, raw, off)[0] if len(got) >= off + struct.calcsize(fmt) else None
+                 for name, off, fmt in NEWER})
     info["app_limited"] = raw[7] & 1  # tcpi_delivery_rate_app_limited: the last rate sample was app-limited
     return info

@@ -1,8 +1,10 @@
 """The testbed's two compiled pieces, built on first use into a cache
 directory ($HSCC_TESTBED_BUILD, default ~/.cache/hscc/testbed), named by a
 hash of their source so an edited source is rebuilt and a stale binary never
-runs: the delay line (delayline.c, cc) and the random-loss classifier
-(loss.bpf.c, clang -target bpf, one object per loss rate)."""
+runs: the delay line (delayline.c, cc), the random-loss classifier
+(loss.bpf.c) and the loss-recovery counter (recovery.bpf.c, against this
+kernel's types: its object is named by a hash of the kernel's BTF as well),
+both clang -target bpf."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from hscc.kernel.toolchain import BTF
 from hscc.testbed.plan import TestbedError
 
 HERE = Path(__file__).parent
@@ -42,12 +45,37 @@ def delay_line() -> Path:
     return _compile(HERE / "delayline.c", "delayline", ["cc", "-O2", "-Wall"])
 
 
-def loss_program(probability: float) -> Path:
-    """The random-loss classifier's object for `probability`."""
-    if shutil.which("clang") is None:
-        raise TestbedError("topology.bottleneck.loss needs clang to build the tc BPF classifier (apt-get install clang libbpf-dev)")
-    threshold = min(2**32 - 1, round(probability * 2**32))
+def _bpf_flags() -> list[str]:
     arch = os.uname().machine.replace("x86_64", "x86").replace("aarch64", "arm64")
-    include = f"/usr/include/{os.uname().machine}-linux-gnu"
-    return _compile(HERE / "loss.bpf.c", f"loss-{threshold}", ["clang", "-O2", "-g", "-target", "bpf", f"-D__TARGET_ARCH_{arch}",
-                    f"-I{include}", f"-DTHRESHOLD={threshold}u", "-c"], extra=str(threshold))
+    # -mcpu=v3: atomic fetch-and-add (the packet and drop counters).
+    return ["clang", "-O2", "-g", "-target", "bpf", "-mcpu=v3", f"-D__TARGET_ARCH_{arch}", f"-I/usr/include/{os.uname().machine}-linux-gnu"]
+
+
+def _need_clang(what: str) -> None:
+    if shutil.which("clang") is None:
+        raise TestbedError(f"{what} needs clang to build its BPF program (apt-get install clang libbpf-dev)")
+
+
+def loss_program() -> Path:
+    """The random-loss classifier's object (its seed and rate are written into its map at run time)."""
+    _need_clang("topology.bottleneck.loss")
+    return _compile(HERE / "loss.bpf.c", "loss", [*_bpf_flags(), "-c"])
+
+
+def recovery_program() -> Path:
+    """The loss-recovery counter's object, built against this kernel's types (vmlinux.h from its BTF)."""
+    _need_clang("the per-flow recovery counter")
+    if shutil.which("bpftool") is None or not BTF.exists():
+        raise TestbedError(f"the per-flow recovery counter needs bpftool and the kernel's BTF ({BTF})")
+    btf = hashlib.sha256(BTF.read_bytes()).hexdigest()[:12]
+    headers = cache_dir() / f"vmlinux-{btf}"
+    if not (headers / "vmlinux.h").exists():
+        headers.mkdir(parents=True, exist_ok=True)
+        tmp = headers / f"vmlinux.h.{os.getpid()}.tmp"
+        r = subprocess.run(["bpftool", "btf", "dump", "file", str(BTF), "format", "c"], capture_output=True, text=True,
+                           timeout=120, check=False)
+        if r.returncode != 0:
+            raise TestbedError(f"bpftool could not dump the kernel's types: {r.stderr.strip()}")
+        tmp.write_text(r.stdout)
+        os.replace(tmp, headers / "vmlinux.h")
+    return _compile(HERE / "recovery.bpf.c", "recovery", [*_bpf_flags(), f"-I{headers}", "-c"], extra=btf)

@@ -62,6 +62,8 @@ def run_(
     kernel = result.manifest["kernel_run"]
     for note in kernel["builtin_differences"]:
         err.print(Text.assemble(("note:", "bold"), " ", note), soft_wrap=True)
+    if kernel["recovery_counter"]["unavailable"]:
+        err.print(Text.assemble(("note:", "bold"), " per-flow recoveries are null: ", kernel["recovery_counter"]["unavailable"]), soft_wrap=True)
     for flag in kernel["flags"]:
         err.print(Text.assemble(("warning:", "bold yellow"), " ", flag), soft_wrap=True)
     out.print(f"results: {out_dir}/  (plot: hscc plot {out_dir}; against the simulator: hscc compare SIM_DIR {out_dir})", soft_wrap=True)
@@ -93,7 +95,7 @@ def compare(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing --plot file.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
-    """Two runs side by side: per-flow goodput, Jain's index, queuing delay, loss, retransmissions and each flow's window cuts (first cut, sawtooth period), with ratios B / A."""
+    """Two runs side by side: per-flow goodput, retransmissions, recoveries and timeouts, Jain's index, queuing delay and loss, and each flow's window cuts (first cut, sawtooth period), with ratios B / A."""
     from hscc import compare as cmp, load
 
     try:
@@ -113,6 +115,8 @@ def compare(
     table = Table("", f"A: {_engine(a, run_a)}", f"B: {_engine(b, run_b)}", "B / A", title=f"{run_a} vs {run_b}")
     for r in c.flows:
         table.add_row(f"goodput {r.what} (Mbit/s)", _num(r.a, 1e6), _num(r.b, 1e6), _num(r.ratio))
+    for r in c.counters:
+        table.add_row(r.what, _num(r.a), _num(r.b), _num(r.ratio))
     for r in c.totals:
         scale = 1e6 if "bit/s" in r.what else 1e-3 if "(s)" in r.what else 1.0
         what = r.what.replace("(bit/s)", "(Mbit/s)").replace("(s)", "(ms)")

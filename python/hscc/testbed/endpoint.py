@@ -6,8 +6,9 @@ Both sample on the same grid, t0 + k·interval on CLOCK_MONOTONIC (one clock
 for every namespace), and print one JSON object when the run ends at
 t0 + end:
 
-- the sender: per flow, the congestion control its socket really got and its
-  TCP_INFO at every grid point (cwnd, sRTT, delivery rate, retransmissions...);
+- the sender: per flow, the congestion control its socket really got, its
+  cookie (for the recovery counter, recovery.bpf.c) and its TCP_INFO at every
+  grid point (cwnd, sRTT, delivery rate, retransmissions...);
 - the receiver: per flow, the payload bytes received by every grid point and
   by the flow's own end, when a sized flow completed and when the last byte
   arrived.
@@ -33,6 +34,7 @@ from tcpinfo import tcp_info  # noqa: E402  (hscc/kernel/tcpinfo.py, standard li
 
 HEADER = struct.Struct("!I")
 CHUNK = 1 << 18
+SO_COOKIE = 57  # include/uapi/asm-generic/socket.h: the socket's cookie, as BPF programs see it
 POLL_S = 0.02  # how often a blocked sender looks at the clock
 LINGER_S = 5.0  # how long the receiver waits at the end for the senders to close
 SAMPLED = ("snd_cwnd", "rtt_us", "delivery_rate", "total_retrans", "bytes_acked", "snd_ssthresh", "ca_state", "notsent_bytes", "app_limited")
@@ -68,6 +70,7 @@ def send(cfg: dict) -> dict:
             s.connect((f["dst"], cfg["port"]))
             rec["cc"] = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
             rec["connected_s"] = time.monotonic() - t0
+            rec["cookie"] = struct.unpack("=Q", s.getsockopt(socket.SOL_SOCKET, SO_COOKIE, 8))[0]
             s.sendall(HEADER.pack(f["flow"]))
             socks[f["flow"]] = s
             s.settimeout(POLL_S)

@@ -13,7 +13,7 @@ of its buffer, so the queue comes before the delay as on a simulated link.
 On a TUN device a packet is its IP length, 1500 bytes, as the simulator counts
 it. Offloads are off on every veth, so packets are MTU-sized end to end
 (no TSO/GSO super-packets through HTB, no GRO merging the receiver's ACKs).
-Random loss: a tc BPF classifier on the router's `left` ingress (loss.bpf.c).
+Random loss: a tc BPF classifier on the router's `left` ingress (loss.py).
 
 Everything lives in the three namespaces (named with this process's id) and
 the delay line's TUN devices, which vanish with it; `remove` deletes them.
@@ -130,8 +130,3 @@ def remove(n: Names) -> None:
         subprocess.run(["ip", "netns", "exec", ns, "ss", "-K", "-t", "-a"], capture_output=True, timeout=30, check=False)
         netns.delete(ns)
 
-
-def random_loss(router: str, program: "os.PathLike[str]", probability: float) -> None:
-    """Drop packets from the senders with `probability` as they reach the router, before the queue."""
-    sh("tc", "-n", router, "qdisc", "add", "dev", "left", "clsact")
-    sh("tc", "-n", router, "filter", "add", "dev", "left", "ingress", "bpf", "direct-action", "obj", str(program), "sec", "classifier")

@@ -5,10 +5,10 @@ units), so `hscc plot`, `hscc.load` and `hscc compare` take it unchanged.
 Sources, per table:
 - flows: the receiver's byte count (goodput, completion) and the sender
   socket's TCP_INFO at the end (cwnd, sRTT, min RTT, segments sent,
-  retransmissions, delivered). Counters TCP_INFO has no per-flow equivalent of
-  (RACK-marked losses, TLPs, undos, recoveries, timeouts, ACKs sent, slow-start
-  time) are null; the senders' namespace-wide TcpExt counters are in the
-  manifest (kernel_run.netstat).
+  retransmissions, delivered, timeouts), and the recovery counter
+  (recovery.bpf.c: recoveries). Counters neither has per flow (RACK-marked
+  losses, TLPs, undos, ACKs sent, slow-start time) are null; the senders'
+  namespace-wide TcpExt counters are in the manifest (kernel_run.netstat).
 - timeseries: per grid point, the goodput over the interval (receiver), cwnd
   and sRTT (TCP_INFO), and three columns a simulation lacks: delivery_rate_bps
   (the kernel's rate sample), ssthresh, retrans (cumulative).
@@ -32,11 +32,12 @@ from hscc.compare import jain
 from hscc.kernel.netns import sh
 from hscc.kernel.programs import KernelError
 from hscc.results import FLOWS, QUEUES, TIMESERIES, UDP, WEB, Result
+from hscc.testbed import recovery
 from hscc.testbed.plan import Plan
 
 LINKS = (("bottleneck:fwd", "tf", "L", "R"), ("bottleneck:rev", "tr", "R", "L"))
 EXTRA_TIMESERIES = {"delivery_rate_bps": pl.Float64, "ssthresh": pl.UInt32, "retrans": pl.UInt64}
-NULL_COUNTERS = ("lost_fast", "rack_lost", "tlps", "undos", "recoveries", "timeouts", "acks_sent", "ecn_reductions", "ce_received")
+NULL_COUNTERS = ("lost_fast", "rack_lost", "tlps", "undos", "acks_sent", "ecn_reductions", "ce_received")
 UNSET_SSTHRESH = 0x7FFFFFFF  # TCP_INFO's "infinite" ssthresh (TCP_INFINITE_SSTHRESH)
 
 
@@ -77,11 +78,6 @@ def tun_drops(router: str) -> int:
     return sum(l["stats64"]["tx"]["dropped"] for l in links if l["ifname"] in ("tf", "tr"))
 
 
-def random_drops(router: str) -> int:
-    """Packets the random-loss classifier dropped."""
-    return sum(q["drops"] for q in qdiscs(router) if q["kind"] == "clsact" and q["dev"] == "left")
-
-
 def netstat(ns: str) -> dict[str, int]:
     """The TcpExt and Tcp counters of namespace `ns` (/proc/net/netstat, /proc/net/snmp)."""
     out: dict[str, int] = {}
@@ -99,25 +95,35 @@ def netstat_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, in
     return {k: after[k] - before.get(k, 0) for k in sorted(after) if after[k] != before.get(k, 0)}
 
 
-def sender_report(plan: Plan, sent: dict) -> list[dict]:
-    """Per flow: the congestion control its socket got, its last TCP_INFO, and
-    the share of samples at which it had nothing unsent (the application, not
-    TCP, may have limited it then: the testbed's sender, on a loaded machine)."""
+def sender_report(plan: Plan, sent: dict, ca_states: dict[int, dict] | None) -> list[dict]:
+    """Per flow: the congestion control its socket got, its last TCP_INFO, its
+    state changes (the recovery counter's, None without it), and the share of
+    samples at which it had nothing unsent (the application, not TCP, may have
+    limited it then: the testbed's sender, on a loaded machine)."""
     names = sent["sampled"]
     out = []
     for f, s in zip(plan.flows, sent["flows"]):
         samples = [dict(zip(names, row[1:])) for row in s["samples"]]
         dry = sum(1 for x in samples if x["notsent_bytes"] == 0)
-        out.append({"flow": f.flow, "cc": s["cc"], "connected_s": s.get("connected_s"),
-                    "samples_with_nothing_unsent": dry / len(samples) if samples else None, "tcp_info": s["final"]})
+        out.append({"flow": f.flow, "cc": s["cc"], "connected_s": s.get("connected_s"), "cookie": s.get("cookie"),
+                    "samples_with_nothing_unsent": dry / len(samples) if samples else None, "tcp_info": s["final"],
+                    "ca_states": _states(ca_states, s)})
     return out
 
 
-def result(plan: Plan, manifest: dict, sent: dict, received: dict, queue_samples: list, loss_drops: int) -> Result:
-    """The run's Result, from the endpoints' reports and the queue samples."""
+def _states(ca_states: dict[int, dict] | None, sent_flow: dict) -> dict[str, int] | None:
+    """A flow's counts of state changes (all 0 for a socket that never left Open or Disorder)."""
+    if ca_states is None or sent_flow.get("cookie") is None:
+        return None
+    return ca_states.get(sent_flow["cookie"], dict.fromkeys(recovery.FIELDS, 0))
+
+
+def result(plan: Plan, manifest: dict, sent: dict, received: dict, queue_samples: list, loss_drops: int,
+           ca_states: dict[int, dict] | None) -> Result:
+    """The run's Result, from the endpoints' reports, the queue samples and the recovery counter's counts."""
     flows_ts = _timeseries(plan, sent, received)
     queues = _queues(plan, queue_samples)
-    flows = _flows(plan, sent, received, flows_ts)
+    flows = _flows(plan, sent, received, flows_ts, ca_states)
     links = _links(plan, queue_samples, queues, loss_drops)
     traces = manifest["scenario"]["output"]["traces"]
     goodputs = flows["goodput_bps"].to_list()
@@ -177,7 +183,7 @@ def _queues(plan: Plan, samples: list) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=QUEUES)
 
 
-def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame) -> pl.DataFrame:
+def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame, ca_states: dict[int, dict] | None) -> pl.DataFrame:
     at_end, completed, last = _by_flow(received["at_end"]), _by_flow(received["completed"]), _by_flow(received["last_byte"])
     by_run_end = {f: got[-1] if got else 0 for f, got in _by_flow(received["samples"]).items()}
     srtt = ts.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s").mean())
@@ -194,6 +200,7 @@ def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame) -> pl.DataF
             bits = 8 * by_run_end.get(f.flow, 0)
         segs = info.get("data_segs_out", 0)
         rtt = plan.fwd_delay[f.pair] + plan.rev_delay[f.pair] + 12_000 / plan.rate_bps
+        states = _states(ca_states, s)
         rows.append({
             "flow": f.flow, "spec": f.spec, "label": labels[f.flow], "algorithm": f.algorithm,
             "src": f"s{f.pair}", "dst": f"d{f.pair}", "start_s": f.start, "end_s": end, "base_rtt_s": rtt,
@@ -203,6 +210,9 @@ def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame) -> pl.DataF
             "completion_s": completed.get(f.flow), "final_cwnd": info.get("snd_cwnd", 0),
             "segs_sent": segs, "retrans": info.get("total_retrans", 0), "delivered_segs": info.get("delivered", 0),
             "delivered_bytes": info.get("bytes_acked", 0), **{k: None for k in NULL_COUNTERS},
+            # As the simulator counts them: fast recoveries and the loss-probe recoveries (CWR), and every RTO.
+            "recoveries": states["recoveries"] + states["cwr"] if states else None,
+            "timeouts": info.get("total_rto") if info.get("total_rto") is not None else (states or {}).get("losses"),
             "retrans_ratio": info.get("total_retrans", 0) / segs if segs else 0.0,
             "slow_start_s": None, "signals": 0, "signals_s": [],
         })

@@ -31,7 +31,7 @@ from hscc import provenance, rundir, runner
 from hscc.kernel import netns, registry, toolchain
 from hscc.kernel.programs import KernelError
 from hscc.scenario import Scenario
-from hscc.testbed import build, limits, network, record
+from hscc.testbed import build, limits, loss, network, record, recovery
 from hscc.testbed.network import Names
 from hscc.testbed.plan import Plan, TestbedError, builtin_differences, check_interval, make
 
@@ -109,12 +109,18 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
     if plan.bpf and toolchain.missing_for_kernel():
         raise TestbedError(f"flows need hscc's eBPF programs ({', '.join(plan.bpf)}): {toolchain.missing_for_kernel()}")
     delay_line = build.delay_line()
-    loss_program = build.loss_program(plan.loss) if plan.loss > 0 else None
+    loss_program = build.loss_program() if plan.loss > 0 else None
+    try:
+        counter_program, counter_missing = build.recovery_program(), None
+    except TestbedError as e:  # the run goes on; its flows' recoveries are null, and the manifest says why
+        counter_program, counter_missing = None, str(e)
     started = datetime.now(timezone.utc)
     wall0 = time.perf_counter()
     names = Names.for_this_process()
     procs = _Processes()
     loaded: list[str] = []
+    loss_maps: loss.Maps | None = None
+    counter: recovery.Counter | None = None
     with _sigterm_as_interrupt(), rundir.staging(out_dir, overwrite) as tmp:
         try:
             for algorithm, params in plan.bpf.items():
@@ -124,13 +130,18 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 registry.load(algorithm, list(params))
                 loaded.append(algorithm)
             network.build_hosts(plan, names)
+            if counter_program:
+                try:
+                    counter = recovery.Counter(counter_program, names.senders)
+                except KernelError as e:
+                    counter_missing = f"the kernel refused the recovery counter: {e}"
             dl = procs.start(names.router, str(delay_line), "tf", "tr", str(_fifo_capacity(plan)),
                              ",".join(str(round(d * 1e6)) for d in plan.fwd_delay),
                              ",".join(str(round(d * 1e6)) for d in plan.rev_delay))
             _await_line(dl, dl.stdout, "ready", "the delay line")
             network.build_router(plan, names)
             if loss_program:
-                network.random_loss(names.router, loss_program, plan.loss)
+                loss_maps = loss.attach(names.router, loss_program, scenario.seed, plan.loss)
             netstat0 = record.netstat(names.senders)
             t0 = time.monotonic() + START_MARGIN_S
             common = {"t0": t0, "interval": plan.interval, "end": plan.duration, "port": network.PORT}
@@ -147,7 +158,8 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
             received = _report(rcv, "the receivers")
             final_qdiscs = record.qdiscs(names.router)
             tun_drops = record.tun_drops(names.router)
-            loss_drops = record.random_drops(names.router) if loss_program else 0
+            random_loss = loss_maps.report(scenario.seed, plan.loss) if loss_maps else None
+            ca_states = counter.counts() if counter else None
             netstat1 = record.netstat(names.senders)
             dl.send_signal(signal.SIGTERM)
             line = _report(dl, "the delay line")
@@ -166,7 +178,10 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 "congestion_controls": sorted({f.cc for f in plan.flows}),
                 "builtin_differences": builtin_differences(plan),
                 "bpf_programs": {a: list(p) for a, p in plan.bpf.items()},
-                "senders": record.sender_report(plan, sent),
+                "senders": record.sender_report(plan, sent, ca_states),
+                "recovery_counter": {"program": "recovery.bpf.c on the tcp_cong_state_set tracepoint (tp_btf), per socket",
+                                     "unavailable": counter_missing},
+                "random_loss": random_loss,
                 "qdiscs": final_qdiscs,
                 "tun_tx_drops": tun_drops,
                 "delay_line": line,
@@ -187,9 +202,12 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 "scenario": scenario.to_dict(),
                 "kernel_run": kernel,
             }
-            result = record.result(plan, manifest, sent, received, queue_samples, loss_drops)
+            result = record.result(plan, manifest, sent, received, queue_samples, random_loss["drops"] if random_loss else 0, ca_states)
             result.write_files(tmp)
         finally:
+            for held in (counter, loss_maps):
+                if held:
+                    held.close()
             procs.stop_all()
             network.remove(names)
             for algorithm in loaded:
