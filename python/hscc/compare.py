@@ -133,7 +133,7 @@ def compare(a: Result, b: Result) -> Comparison:
     flows = [Row(ga[i][0], ga[i][1], gb[i]) for i in common]
     xa, xb = [ga[i][1] for i in common], [gb[i] for i in common]
     ca, cb = ({row["flow"]: row for row in r.flows.iter_rows(named=True)} for r in (a, b))
-    counters = [Row(f"{name} {ga[i][0]}", ca[i][name], cb[i][name]) for i in common for name in COUNTERS]
+    counters = [Row(f"{ga[i][0]}: {name}", ca[i][name], cb[i][name]) for i in common for name in COUNTERS]
 
     def retrans(r: Result) -> float:
         sent = r.flows["segs_sent"].sum()

@@ -192,8 +192,8 @@ def test_compare_puts_hand_checked_numbers_side_by_side(tmp_path):
     assert t["retransmitted segments / sent"]["a"] == pytest.approx(0.01) and t["retransmitted segments / sent"]["b"] == pytest.approx(0.001)
     # Per flow: the counters side by side; a count a run does not have (null) has no ratio.
     counters = {x["what"]: x for x in c["counters"]}
-    assert counters["retrans f0"]["a"] == 100 and counters["retrans f0"]["b"] == 5 and counters["retrans f0"]["ratio"] == pytest.approx(0.05)
-    assert counters["recoveries f1"]["a"] is None and counters["timeouts f1"]["ratio"] is None
+    assert counters["f0: retrans"]["a"] == 100 and counters["f0: retrans"]["b"] == 5 and counters["f0: retrans"]["ratio"] == pytest.approx(0.05)
+    assert counters["f1: recoveries"]["a"] is None and counters["f1: timeouts"]["ratio"] is None
     plot = tmp_path / "both.png"
     r = runner.invoke(app, ["compare", str(a), str(b), "--plot", str(plot)])
     assert r.exit_code == 0 and plot.stat().st_size > 10_000 and "0.75" in r.output, r.output
