@@ -15,7 +15,7 @@ FIELDS = (
     ("notsent_bytes", 144, "I"), ("min_rtt_us", 148, "I"), ("data_segs_out", 156, "I"), ("delivery_rate", 160, "Q"),
     ("busy_time_us", 168, "Q"), ("rwnd_limited_us", 176, "Q"), ("sndbuf_limited_us", 184, "Q"), ("delivered", 192, "I"),
     ("bytes_sent", 200, "Q"), ("bytes_retrans", 208, "Q"), ("dsack_dups", 216, "I"), ("reord_seen", 220, "I"),
-    ("segs_in", 140, "I"), ("data_segs_in", 152, "I"),
+    ("data_segs_in", 152, "I"),
 )
 LENGTH = 232  # up to tcpi_snd_wnd (Linux 5.4+)
 

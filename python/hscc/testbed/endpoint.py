@@ -197,9 +197,9 @@ def receive(cfg: dict) -> dict:
     return {"samples": samples, "at_end": at_end, "completed": completed, "last_byte": last, "total": got, "acks": acks}
 
 
-def set_lowat(conn: socket.socket, lowat: int, size: "int | None") -> int:
+def set_lowat(conn: socket.socket, lowat: int, lacking: "int | None") -> int:
     """SO_RCVLOWAT: at most what a sized flow still lacks, so that its last byte wakes the reader."""
-    lowat = max(1, min(lowat, size if size is not None else lowat))
+    lowat = max(1, min(lowat, lacking if lacking is not None else lowat))
     conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT, lowat)
     return lowat
 

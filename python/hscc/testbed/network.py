@@ -86,7 +86,9 @@ def receive_lowat(plan: Plan) -> int:
     Python thread on a loaded machine) shrinks the window, the ACK waits for the
     program's next read and then covers everything since: a stretch ACK that
     lets the sender put dozens of packets back to back into the bottleneck.
-    Half the receive buffer's maximum, the largest lowat the kernel accepts."""
+    Half the receive buffer's maximum, the largest lowat the kernel accepts; it
+    also caps the receive window (tcp_set_rcvlowat), at twice the path's BDP
+    plus its queue or more, which no window of this path reaches."""
     return _most_bytes(plan) // 2
 
 
