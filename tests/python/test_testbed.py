@@ -291,6 +291,63 @@ def test_a_short_kernel_run_end_to_end(tmp_path):
     assert runner.invoke(app, ["plot", str(out)]).exit_code == 0
 
 
+# In a namespace of its own (lo at 1500 bytes, no segmentation offloads): a connection warmed up
+# by 0.3 s of bulk transfer, then 1 MB (725 segments) sent while the receiving program reads nothing,
+# into a fixed 8 MB buffer (an autotuned one might be too small for it, and then every segment is ACKed).
+UNREAD_ACKS = """
+import json, socket, sys, threading, time
+from hscc.kernel.tcpinfo import tcp_info
+from hscc.testbed import endpoint
+srv = socket.socket(); srv.bind(("127.0.0.1", 5001)); srv.listen(1)
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)  # 8 MB: room for the unread megabyte, however the warm-up went
+snd = socket.create_connection(("127.0.0.1", 5001)); snd.settimeout(0.05)
+rcv, _ = srv.accept(); rcv.settimeout(0.05)
+def bulk(end, buf=b"x" * 65536):
+    while time.monotonic() < end:
+        try: snd.send(buf)
+        except (socket.timeout, BlockingIOError): pass
+t = threading.Thread(target=bulk, args=(time.monotonic() + 0.3,)); t.start()
+while True:  # read until the sender has stopped and nothing is left (bounded by the sender's 0.3 s)
+    try: rcv.recv(1 << 20)
+    except socket.timeout:
+        if not t.is_alive(): break
+if sys.argv[1] == "testbed":
+    endpoint.set_lowat(rcv, 4 << 20, None)
+a = tcp_info(rcv)
+snd.send(b"x" * (1 << 20))
+time.sleep(0.15)
+b = tcp_info(rcv)
+print(json.dumps({"segments": b["data_segs_in"] - a["data_segs_in"], "acks": b["segs_out"] - a["segs_out"]}))
+"""
+
+
+def unread_acks(receiver: str) -> dict:
+    ns = f"hscc-tb-{os.getpid()}-ack"
+    try:
+        subprocess.run(["ip", "netns", "add", ns], check=True)
+        subprocess.run(["ip", "-n", ns, "link", "set", "dev", "lo", "mtu", "1500", "up"], check=True)
+        subprocess.run(["ip", "netns", "exec", ns, "ethtool", "-K", "lo", "tso", "off", "gso", "off", "gro", "off"],
+                       check=True, capture_output=True)
+        out = subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", UNREAD_ACKS, receiver],
+                             check=True, capture_output=True, text=True, timeout=20).stdout
+        return json.loads(out)
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], check=False)
+
+
+@needs_testbed
+@pytest.mark.timeout(60)
+def test_a_testbed_receiver_acks_every_second_segment_it_has_not_read_yet():
+    # Linux's own receiver withholds the ACK while data is unread (its window would not advance),
+    # then covers everything in one: the stretch ACKs that made the testbed's senders burst.
+    linux = unread_acks("default")
+    assert linux["segments"] > 100 and linux["acks"] <= linux["segments"] / 20, linux
+    # The testbed's receiver (SO_RCVLOWAT) ACKs on arrival, every second segment, as the simulator's does.
+    testbed = unread_acks("testbed")
+    assert testbed["segments"] > 700 and testbed["segments"] / 2.2 <= testbed["acks"] <= testbed["segments"], testbed
+    assert_nothing_left(os.getpid())
+
+
 @needs_testbed
 @pytest.mark.timeout(60)
 def test_sized_and_stopped_flows_end_as_in_a_simulation(tmp_path):

@@ -11,7 +11,12 @@ t0 + end:
   grid point (cwnd, sRTT, delivery rate, retransmissions...);
 - the receiver: per flow, the payload bytes received by every grid point and
   by the flow's own end, when a sized flow completed and when the last byte
-  arrived.
+  arrived, and its socket's segment counts (data in, ACKs out).
+
+A receiver's socket has a large SO_RCVLOWAT (network.receive_lowat says why),
+so that the kernel ACKs every second segment as it arrives, however late this
+program reads; the program still reads every READ_EVERY_S, and lowers the lowat
+to what a sized flow still lacks, so its counts lag by no more.
 
 A flow's socket selects its algorithm (TCP_CONGESTION) before connecting; its
 first four bytes name the flow to the receiver. TCP_NOTSENT_LOWAT keeps the
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import struct
 import sys
@@ -36,6 +42,7 @@ HEADER = struct.Struct("!I")
 CHUNK = 1 << 18
 SO_COOKIE = 57  # include/uapi/asm-generic/socket.h: the socket's cookie, as BPF programs see it
 POLL_S = 0.02  # how often a blocked sender looks at the clock
+READ_EVERY_S = 0.005  # a receiver reads at least this often, whatever its SO_RCVLOWAT
 LINGER_S = 5.0  # how long the receiver waits at the end for the senders to close
 SAMPLED = ("snd_cwnd", "rtt_us", "delivery_rate", "total_retrans", "bytes_acked", "snd_ssthresh", "ca_state", "notsent_bytes", "app_limited")
 
@@ -117,6 +124,7 @@ def receive(cfg: dict) -> dict:
     got = {i: 0 for i in flows}
     completed: dict[int, float] = {}
     last: dict[int, float] = {}  # when each flow's last byte arrived
+    acks: dict[int, dict[str, int]] = {}
     srv = socket.socket()
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("0.0.0.0", cfg["port"]))
@@ -135,17 +143,28 @@ def receive(cfg: dict) -> dict:
                 return
             size = flows[i]["size"]
             buf = memoryview(bytearray(1 << 20))
-            while True:
-                try:
-                    n = conn.recv_into(buf)
-                except OSError:
-                    return
-                if n == 0:
-                    return
-                got[i] += n
-                last[i] = time.monotonic() - t0
-                if size is not None and got[i] >= size and i not in completed:
-                    completed[i] = time.monotonic() - t0
+            lowat = set_lowat(conn, cfg["lowat"], size)
+            readable = select.poll()
+            readable.register(conn, select.POLLIN)
+            try:
+                while True:  # until the sender closes or resets
+                    readable.poll(READ_EVERY_S * 1000)  # lowat bytes, the end, or time to read anyway
+                    try:
+                        n = conn.recv_into(buf, 0, socket.MSG_DONTWAIT)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        return
+                    if n == 0:
+                        return
+                    got[i] += n
+                    last[i] = time.monotonic() - t0
+                    if size is not None and got[i] >= size and i not in completed:
+                        completed[i] = time.monotonic() - t0
+                    if size is not None and 0 < size - got[i] < lowat:
+                        lowat = set_lowat(conn, lowat, size - got[i])
+            finally:
+                acks[i] = segment_counts(conn)
 
     serving: list[threading.Thread] = []
 
@@ -178,7 +197,23 @@ def receive(cfg: dict) -> dict:
     # Read on until the senders reset their connections, so that none is reset from here while still sending.
     for t in list(serving):
         t.join(timeout=max(0.0, t0 + cfg["end"] + LINGER_S - time.monotonic()))
-    return {"samples": samples, "at_end": at_end, "completed": completed, "last_byte": last, "total": got}
+    return {"samples": samples, "at_end": at_end, "completed": completed, "last_byte": last, "total": got, "acks": acks}
+
+
+def set_lowat(conn: socket.socket, lowat: int, lacking: "int | None") -> int:
+    """SO_RCVLOWAT: at most what a sized flow still lacks, so that its last byte wakes the reader."""
+    lowat = max(1, min(lowat, lacking if lacking is not None else lowat))
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT, lowat)
+    return lowat
+
+
+def segment_counts(conn: socket.socket) -> dict[str, int]:
+    """The receiving socket's data segments in and segments (ACKs) out."""
+    try:
+        info = tcp_info(conn)
+    except OSError:
+        return {}
+    return {"data_segs_in": info["data_segs_in"], "segs_out": info["segs_out"]}
 
 
 if __name__ == "__main__":

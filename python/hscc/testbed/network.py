@@ -59,16 +59,37 @@ def receiver_addr(pair: int) -> str:
     return f"10.2.0.{10 + pair}"
 
 
-def host_sysctls(plan: Plan) -> dict[str, str]:
-    """Endpoint settings: no cached metrics between flows, buffers for twice the path's BDP plus its queue."""
+def _most_bytes(plan: Plan) -> int:
+    """The socket buffers' maximum: four times the path's BDP plus its queue, at least 8 MB."""
     bdp_bytes = plan.rate_bps * plan.max_rtt / 8
     queue_bytes = plan.buffer[1] * (MTU if plan.buffer[0] == "packets" else 1)
-    most = int(max(8 << 20, 4 * (bdp_bytes + queue_bytes)))
+    return int(max(8 << 20, 4 * (bdp_bytes + queue_bytes)))
+
+
+def host_sysctls(plan: Plan) -> dict[str, str]:
+    """Endpoint settings: no cached metrics between flows, buffers for four times the path's BDP plus its queue."""
+    most = _most_bytes(plan)
     return {
         "net.ipv4.tcp_no_metrics_save": "1",
         "net.ipv4.tcp_rmem": f"4096 131072 {most}",
         "net.ipv4.tcp_wmem": f"4096 16384 {most}",
     }
+
+
+def receive_lowat(plan: Plan) -> int:
+    """SO_RCVLOWAT of the receivers' sockets (bytes): how much unread data they may hold and still
+    acknowledge every second segment as it arrives, as the simulator's receiver does.
+
+    Linux sends that ACK on arrival only if the window's right edge advances, or
+    if less than SO_RCVLOWAT is unread (`__tcp_ack_snd_check`). With the default
+    lowat of one byte, data the receiving program has not read yet (a preempted
+    Python thread on a loaded machine) shrinks the window, the ACK waits for the
+    program's next read and then covers everything since: a stretch ACK that
+    lets the sender put dozens of packets back to back into the bottleneck.
+    Half the receive buffer's maximum, the largest lowat the kernel accepts; it
+    also caps the receive window (tcp_set_rcvlowat), at twice the path's BDP
+    plus its queue or more, which no window of this path reaches."""
+    return _most_bytes(plan) // 2
 
 
 def build_hosts(plan: Plan, n: Names) -> None:

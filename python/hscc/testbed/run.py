@@ -146,7 +146,7 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
             t0 = time.monotonic() + START_MARGIN_S
             common = {"t0": t0, "interval": plan.interval, "end": plan.duration, "port": network.PORT}
             rcv = procs.start(names.receivers, sys.executable, str(ENDPOINT), "receive", json.dumps({
-                **common, "flows": [{"flow": f.flow, "end": f.end, "size": f.size} for f in plan.flows]}))
+                **common, "lowat": network.receive_lowat(plan), "flows": [{"flow": f.flow, "end": f.end, "size": f.size} for f in plan.flows]}))
             _await_line(rcv, rcv.stderr, "listening", "the receiver")
             snd = procs.start(names.senders, sys.executable, str(ENDPOINT), "send", json.dumps({
                 **common, "notsent_lowat": _notsent_lowat(plan),
@@ -175,6 +175,7 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 "kernel": platform.release(),
                 "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
                 "namespaces": {"default_cc": netns.DEFAULT_CC, **network.host_sysctls(plan)},
+                "receivers": _receivers(plan, received),
                 "congestion_controls": sorted({f.cc for f in plan.flows}),
                 "builtin_differences": builtin_differences(plan),
                 "bpf_programs": {a: list(p) for a, p in plan.bpf.items()},
@@ -216,6 +217,14 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 except KernelError as e:  # still report the run's own error, if any
                     print(f"warning: {e}", file=sys.stderr)
     return Path(out_dir)
+
+
+def _receivers(plan: Plan, received: dict) -> dict:
+    """The receivers' SO_RCVLOWAT and, per flow, data segments per ACK (2 when every second one is acknowledged)."""
+    acks = {int(i): a for i, a in received["acks"].items()}
+    return {"so_rcvlowat": network.receive_lowat(plan),
+            "segments_per_ack": {f.flow: (acks[f.flow]["data_segs_in"] / acks[f.flow]["segs_out"]
+                                          if acks.get(f.flow, {}).get("segs_out") else None) for f in plan.flows}}
 
 
 def _fifo_capacity(plan: Plan) -> int:

@@ -1,0 +1,125 @@
+"""How a kernel run's ACKs and data bursts look from inside the kernel (ftrace).
+
+    sudo .venv/bin/python validation/testbed/trace_acks.py SCENARIO.toml --out DIR [--after 8] [--seconds 4]
+
+Runs `hscc testbed run SCENARIO --out DIR`; `--after` seconds in, records for
+`--seconds` in an ftrace instance of its own (removed after): `tcp:tcp_probe`
+(every segment a socket on port 5001 receives) and `net:net_dev_start_xmit` on
+the endpoints' `eth0`. Then prints, for this run's processes only:
+- per sender socket, how many segments each ACK acknowledged (2 when the
+  receiver ACKs every second segment) and the largest;
+- who sent the receivers' ACKs: the softirq of the data's arrival (in the delay
+  line's context, it writes the data back) or the receiving program (`recvmsg`);
+- the sender's data bursts: packets leaving less than 30 µs apart.
+docs/testbed.md ("Traps") gives what it showed before and after the receivers'
+SO_RCVLOWAT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TRACING = Path("/sys/kernel/tracing/instances/hscc-trace-acks")
+EVENTS = {"tcp/tcp_probe": "dport == 5001 || sport == 5001", "net/net_dev_start_xmit": 'name == "eth0"'}
+LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+(\S+)\s+([\d.]+): (\w+): (.*)$")
+BURST_GAP_S = 30e-6  # a 1500-byte packet takes 120 µs at 100 Mbit/s: closer than this is back to back
+
+
+def record(seconds: float) -> str:
+    TRACING.mkdir()
+    try:
+        (TRACING / "buffer_size_kb").write_text("65536")
+        for event, condition in EVENTS.items():
+            (TRACING / "events" / event / "filter").write_text(condition)
+            (TRACING / "events" / event / "enable").write_text("1")
+        (TRACING / "tracing_on").write_text("1")
+        time.sleep(seconds)
+        (TRACING / "tracing_on").write_text("0")
+        return (TRACING / "trace").read_text()
+    finally:
+        (TRACING / "tracing_on").write_text("0")
+        for event in EVENTS:
+            (TRACING / "events" / event / "enable").write_text("0")
+        TRACING.rmdir()
+
+
+def run_pids(pid: int) -> set[str]:
+    """The threads of every process in the run's three namespaces."""
+    out = set()
+    for side in "srd":
+        listed = subprocess.run(["ip", "netns", "pids", f"hscc-tb-{pid}-{side}"], capture_output=True, text=True).stdout
+        for p in listed.split():
+            out |= {t.name for t in Path(f"/proc/{p}/task").glob("*")}
+    return out
+
+
+def analyse(trace: str, pids: set[str]) -> None:
+    acked = collections.defaultdict(list)  # sender socket -> snd_una at each ACK
+    ack_senders, ack_takers = collections.Counter(), collections.Counter()
+    taken = []  # when the sender processed each ACK
+    data, sizes = [], collections.Counter()
+    for line in trace.splitlines():
+        m = LINE.match(line)
+        if not m or m.group(2) not in pids:
+            continue
+        comm, _, flags, ts, kind, rest = m.groups()
+        if kind == "tcp_probe" and ":5001 " in rest.split("dest=")[1][:30]:
+            acked[re.search(r"sock_cookie=(\w+)", rest).group(1)].append(int(re.search(r"snd_una=(0x\w+)", rest).group(1), 16))
+            ack_takers["in softirq" if flags[2] == "s" else f"from the socket's backlog ({comm})"] += 1
+            taken.append(float(ts))
+        elif kind == "net_dev_start_xmit":
+            length = int(re.search(r" len=(\d+)", rest).group(1))
+            if length > 1000:
+                data.append(float(ts))
+                sizes[length] += 1
+            else:
+                ack_senders["on arrival (softirq)" if flags[2] == "s" else f"by the receiving program ({comm})"] += 1
+    for cookie, una in acked.items():
+        steps = collections.Counter(((b - a) % (1 << 32)) // 1448 for a, b in zip(una, una[1:]))
+        two = steps[2] / max(1, sum(steps.values()))
+        print(f"sender socket {cookie}: {len(una)} ACKs, {two:.0%} acknowledged two segments, "
+              f"{sum(n for k, n in steps.items() if k >= 10)} ten or more, at most {max(steps, default=0)}")
+    print("receivers' ACKs sent", dict(ack_senders))
+    print("senders took their ACKs", dict(ack_takers), f"{sum(b - a < 5e-6 for a, b in zip(taken, taken[1:]))} "
+          "within 5 µs of the previous one")
+    data.sort()
+    bursts, size = [], 1
+    for a, b in zip(data, data[1:]):
+        if b - a < BURST_GAP_S:
+            size += 1
+        else:
+            bursts.append(size)
+            size = 1
+    bursts.append(size)
+    print(f"data: {len(data)} packets (bytes on the wire: {dict(sizes)}), largest burst {max(bursts)}, "
+          f"{sum(b for b in bursts if b >= 16) / max(1, len(data)):.1%} of packets in bursts of 16 or more")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("scenario", type=Path)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--after", type=float, default=8.0)
+    ap.add_argument("--seconds", type=float, default=4.0)
+    args = ap.parse_args()
+    hscc = Path(sys.executable).with_name("hscc")
+    run = subprocess.Popen([str(hscc), "testbed", "run", str(args.scenario), "--out", str(args.out)])
+    try:
+        time.sleep(args.after)
+        pids = run_pids(run.pid)
+        trace = record(args.seconds)
+    finally:
+        if run.wait(timeout=600) != 0:
+            print(f"hscc testbed run failed (exit code {run.returncode})", file=sys.stderr)
+    analyse(trace, pids)
+    return run.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
