@@ -197,7 +197,7 @@ def test_recoveries_and_timeouts_per_flow_agree_with_the_kernels_own_counts(tmp_
     assert sum(c["cwr"] for c in ca) == net.get("TcpExt.TCPLossProbeRecovery", 0)
     assert r.flows["retrans"].sum() == net["Tcp.RetransSegs"]
     compared = cmp.compare(r, r)
-    assert {c.what.split()[0] for c in compared.counters} == {"retrans", "recoveries", "timeouts"}
+    assert {c.what.split(": ")[1] for c in compared.counters} == {"retrans", "recoveries", "timeouts"}
 
 
 
