@@ -44,11 +44,12 @@ def start(scenario: Scenario | str | Path | dict, seed: Optional[int] = None,
         sc = sc.with_seed(seed)
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
+    engine_json = sc.engine_json()
     try:
-        sim = build(json.dumps(sc.to_engine()), max_memory, max_events)
+        sim = build(engine_json, max_memory, max_events)
     except ValueError as e:
         raise ScenarioError.from_engine(e, sc.source) from None
-    return Run(sc, sim, started, t0)
+    return Run(sc, sim, started, t0, engine_json)
 
 
 def build(engine_json: str, max_memory: Optional[int] = None, max_events: Optional[int] = None) -> "_core.Simulation":
@@ -65,6 +66,7 @@ class Run:
     sim: "_core.Simulation"
     started: datetime
     t0: float
+    engine_json: str  # the scenario as the engine read it
 
     def finish(self, progress: Optional[Progress] = None) -> Result:
         """Simulate to the end and return the Result (RunError if the engine fails)."""
@@ -85,7 +87,7 @@ class Run:
             "events": raw["events"],
             **provenance.environment(),
             "scenario_file": sc.source,
-            "scenario": sc.to_dict(),
+            "scenario": json.loads(self.engine_json),  # a copy of the scenario's data, cheaper than deepcopy
             "engine_config": config,
         }
         return Result.from_engine(raw, sc, manifest, cc_log, captures)

@@ -183,6 +183,10 @@ class Scenario(Record):
         """The form the engine runs: the checked scenario itself (SI numbers)."""
         return self.to_dict()
 
+    def engine_json(self) -> str:
+        """`to_engine()` as the JSON text the engine reads (without the copy)."""
+        return json.dumps(self._data)
+
     def traffic(self) -> str:
         """E.g. "2 TCP flows, 1 UDP flow, 1 VoIP call, 1 web source"."""
         counts = [(sum(f.count for f in self.flows), "TCP flow"), (len(self.udp), "UDP flow"),
@@ -193,7 +197,7 @@ class Scenario(Record):
         """(index in `flows`, label) of every TCP flow the engine runs, counts expanded: the
         engine's labels ("ALGORITHM INDEX", or the entry's label, "LABEL #k" with a count),
         by which `[output] cc_log` names flows."""
-        labels = iter(_core.flow_labels(json.dumps(self.to_engine())))
+        labels = iter(_core.flow_labels(self.engine_json()))
         return [(i, next(labels)) for i, f in enumerate(self.flows) for _ in range(f.count)]
 
     def udp_labels(self) -> list[tuple[str, str]]:

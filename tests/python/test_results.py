@@ -154,3 +154,67 @@ def test_every_value_of_every_table_dtype_survives_the_writer():
 def test_a_column_the_writer_does_not_know_is_a_clear_error():
     with pytest.raises(ValueError, match="column when: no Parquet writer for dtype Date"):
         results._parquet({"t": pl.DataFrame({"when": [date(2026, 1, 1)]})})
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.toml"))
+TRACES = ([], ["flows"], ["queues"], ["flows", "queues"])
+
+
+def _python_indent(data) -> bytes:
+    """What summary.json and manifest.json were before the extension laid them out."""
+    return (json.dumps(data, indent=2, allow_nan=False) + "\n").encode()
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_the_json_files_are_pythons_indented_json_byte_for_byte(example):
+    import tomllib
+
+    assert len(EXAMPLES) >= 4
+    for traces in TRACES:
+        data = tomllib.loads(example.read_text())
+        data["duration"] = "1s"
+        for change in data.get("changes", []):
+            change["at"] = "0.5s"  # within the shortened run
+        data.setdefault("output", {})["traces"] = traces
+        r = hscc.run(data)
+        files = r.files()
+        assert files["summary.json"] == _python_indent(r.summary)
+        assert files["manifest.json"] == _python_indent(r.manifest)
+        assert json.loads(files["summary.json"]) == r.summary
+
+
+def test_the_json_layout_holds_for_awkward_values():
+    import random
+
+    rng = random.Random(11)
+    atoms = [None, True, False, 0, -1, 2**70, -0.0, 1e-300, 1.5e16, 1e22, 0.1, -2.5e-7, "", "a,b:c", "[{\"}]", "back\\slash\\",
+             "\\\"", "tab\tnew\nline", "Ωμέγα ✓", "\u0000\u001f", "{}", "[]", " , : "]
+
+    def value(depth):
+        pick = rng.random()
+        if depth > 3 or pick < 0.5:
+            return rng.choice(atoms)
+        if pick < 0.75:
+            return [value(depth + 1) for _ in range(rng.randint(0, 4))]
+        return {rng.choice([a for a in atoms if isinstance(a, str)]) + str(k): value(depth + 1) for k in range(rng.randint(0, 4))}
+
+    for _ in range(500):
+        data = value(0)
+        assert results._json(data) == _python_indent(data), data
+    with pytest.raises(ValueError):
+        results._json({"x": math.nan})
+
+
+def test_the_manifest_holds_a_copy_of_the_scenario_as_run(result):
+    scenario = result.scenario
+    assert result.manifest["scenario"] == scenario.to_dict()
+    r = hscc.run(scenario)
+    r.manifest["scenario"]["name"] = "changed"
+    assert scenario.name == result.manifest["scenario"]["name"] != "changed"
+
+
+def test_empty_tables_are_copies():
+    a = results._empty(results.UDP)
+    a.insert_column(0, pl.Series("extra", [], dtype=pl.Int64))
+    assert results._empty(results.UDP).schema == pl.Schema(results.UDP)
+    assert results._empty(results.WEB).equals(pl.DataFrame(schema=results.WEB))

