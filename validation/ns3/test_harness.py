@@ -88,3 +88,20 @@ def test_both_sides_describe_the_same_network() -> None:
             assert (nf["send_delay_s"], nf["recv_delay_s"]) == (links[f"S{i}", "L"]["fwd"]["delay"], links["R", f"D{i}"]["fwd"]["delay"])
             assert n["tcp"]["min_rto_s"] == hf["min_rto"] and n["tcp"]["delack_count"] == hf["delack_segments"]
             assert n["tcp"]["delack_timeout_s"] == hf["delack_timeout"]
+
+
+def test_vegas_trace_rounds_recompute_tcp_vegas_diff(tmp_path: Path) -> None:
+    import trace_vegas
+
+    head = "t_us,ack,cwnd,ssthresh,last_rtt_us,srtt_us,base_rtt_us,min_rtt_us,cnt_rtt,beg_snd_nxt,next_tx,doing_vegas,cong_state,queue\n"
+    rows = [  # a round judged on 2 samples (Reno's), then one judged: 160 - (uint)(160·10000/10100) = 160 - 158 = 2
+        "1000,1,10,1e6,10000,10000,10000,10000,2,100,200,1,0,0",
+        "2000,101,11,1e6,10000,10000,10000,-1,0,300,400,1,0,0",
+        "3000,201,160,1e6,10100,10100,10000,10100,5,300,500,1,0,7",
+        "4000,301,159,158,10100,10100,10000,-1,0,600,700,1,0,9",
+    ]
+    (tmp_path / "t.csv").write_text(head + "\n".join(rows) + "\n")
+    lines = trace_vegas.rounds(str(tmp_path / "t.csv"))
+    assert len(lines) == 2
+    assert "cwnd    10 ->    11.0" in lines[0] and "diff -" in lines[0]
+    assert "cwnd   160 ->   159.0" in lines[1] and "diff 2 " in lines[1] and "queue 9" in lines[1]
