@@ -47,7 +47,7 @@ def capture(ns: str, path: Path, skip: float, seconds: float, stop: threading.Ev
 
 def turnarounds(pcap: Path) -> dict[int, list[float]]:
     """Per sender port, the ACK-to-next-data times (s) of the ACKs that released a segment."""
-    out = subprocess.run(["tshark", "-r", str(pcap), "-T", "fields", "-e", "frame.time_epoch", "-e", "ip.src",
+    out = subprocess.run(["tshark", "-r", str(pcap), "-Y", "tcp && ip", "-T", "fields", "-e", "frame.time_relative", "-e", "ip.src",
                           "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.len"], capture_output=True, text=True, check=True).stdout
     last_ack: dict[int, float] = {}
     result: dict[int, list[float]] = {}

@@ -70,6 +70,7 @@ for _a in SEEDS + OTHERS:
     CONFIGS[f"{_a}-1-100M-40ms"] = Config(((_a, 1),), 100, 40, "1bdp", variant="bpf")
     CONFIGS[f"{_a}1-reno1-100M-40ms"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf")
 for _a in SEEDS:
+    CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120)
     CONFIGS[f"{_a}-1-100M-40ms-0.25bdp"] = Config(((_a, 1),), 100, 40, "0.25bdp", variant="bpf")
     CONFIGS[f"{_a}-1-50M-20ms-loss1e-3"] = Config(((_a, 1),), 50, 20, "1bdp", 1e-3, variant="bpf")
     CONFIGS[f"{_a}1-reno1-100M-40ms-0.25bdp"] = Config(((_a, 1), ("reno", 1)), 100, 40, "0.25bdp", variant="bpf")
