@@ -67,3 +67,12 @@ def test_the_spread_table_puts_seeds_next_to_repetitions():
     row = validate.spread_table(spread).splitlines()[2]
     assert row.startswith("| x (120) | 2 / 1 | 100.0–100.0 (100.0) | 95.0 | 0.960–1.000 (0.980) | 0.997 | ")
     assert "min 0.80–1.00 (0.90), max 1.00–1.20 (1.10) | min 0.95, max 1.05 |" in row
+
+
+def test_the_trajectory_finds_the_slow_start_exit_and_each_reduction_once():
+    # Slow start to 80 at t = 3, a recovery that falls over two samples (60, 40: one reduction, at t = 4),
+    # growth to 43, a second reduction at t = 9 (30 < 0.8 × 43); 31 is growth again, not a reduction.
+    cwnd = [10, 20, 40, 80, 60, 40, 41, 42, 43, 30, 31]
+    t = validate.trajectory([float(i) for i in range(len(cwnd))], cwnd)
+    assert t == {"exit_s": 3.0, "exit_cwnd": 80, "reductions": 2, "period_s": 5.0}
+    assert validate.trajectory([0.0, 1.0, 2.0], [10, 20, 30]) == {"exit_s": None, "exit_cwnd": None, "reductions": 0, "period_s": None}

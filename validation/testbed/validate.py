@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+
 from hscc import compare, load, runner
 from hscc import testbed as tb
 from hscc.scenario import Scenario
@@ -42,6 +44,7 @@ class Config:
     # instead of the built-in reno and cubic (other algorithms always run as their program).
     variant: str = ""
     seconds: float | None = None  # this configuration's length, whatever --seconds says (per-flow shares need long runs)
+    interval: str = "100ms"  # the sample interval ("10ms" for a cwnd trajectory: slow start doubles every RTT)
 
 
 CONFIGS = {
@@ -69,6 +72,9 @@ OTHERS = ("highspeed", "scalable", "vegas", "illinois")
 for _a in SEEDS + OTHERS:
     CONFIGS[f"{_a}-1-100M-40ms"] = Config(((_a, 1),), 100, 40, "1bdp", variant="bpf")
     CONFIGS[f"{_a}1-reno1-100M-40ms"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf")
+# One flow sampled every 10 ms, for its cwnd trajectory (slow-start exit, sawtooth), reno and cubic as hscc's programs.
+for _a in ("reno", "cubic") + SEEDS:
+    CONFIGS[f"{_a}-1-100M-40ms-trajectory"] = Config(((_a, 1),), 100, 40, "1bdp", variant="bpf", interval="10ms")
 for _a in SEEDS:
     CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120)
     CONFIGS[f"{_a}-1-100M-40ms-0.25bdp"] = Config(((_a, 1),), 100, 40, "0.25bdp", variant="bpf")
@@ -83,7 +89,7 @@ def scenario(name: str, seconds: float, side: str, seed: int = 1, host_jitter: s
     hystart = c.variant == "sim-hystart" and side == "sim"
     return {
         "name": name, "duration": f"{c.seconds or seconds}s", "seed": seed,
-        "output": {"sample_interval": "100ms", "traces": ["flows", "queues"]},
+        "output": {"sample_interval": c.interval, "traces": ["flows", "queues"]},
         "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "pairs": [{"rate": "10Gbps", "rtt": f"{c.rtt}ms"}]},
         "flows": [{"pair": 0, "algorithm": a, "count": n, "label": a,
                    **({"params": {"hystart": True}} if hystart and a == "cubic" else {}),
@@ -122,12 +128,42 @@ def by_algorithm(r) -> dict[str, float]:
     return out
 
 
+CUT = 0.8  # a window reduction: cwnd below this fraction of its peak since the last one
+
+
+def trajectory(times: list[float], cwnd: list[int]) -> dict:
+    """A flow's cwnd trajectory from its samples: the slow-start exit (the peak before the first
+    reduction: when, how large) and the sawtooth (reductions, the median time between them). A reduction
+    is counted when cwnd falls below CUT × its peak, and the next one looked for only once the window grows
+    again (a recovery's window falls over about an RTT, several samples)."""
+    peak, peak_i, cuts, exit_, low = 0, 0, [], None, None
+    for i, w in enumerate(cwnd):
+        if low is not None:  # falling after a reduction
+            if w <= low:
+                low = w
+                continue
+            low, peak, peak_i = None, w, i
+        if w > peak:
+            peak, peak_i = w, i
+        elif w < CUT * peak:
+            if exit_ is None:
+                exit_ = (times[peak_i], peak)
+            cuts.append(times[i])
+            low = w
+    gaps = sorted(b - a for a, b in zip(cuts, cuts[1:]))
+    return {"exit_s": exit_[0] if exit_ else None, "exit_cwnd": exit_[1] if exit_ else None,
+            "reductions": len(cuts), "period_s": gaps[len(gaps) // 2] if gaps else None}
+
+
 def summary(r) -> dict:
-    """One run's numbers, computed as `hscc compare` computes them (for the spread over seeds or repetitions)."""
+    """One run's numbers, computed as `hscc compare` computes them (for the spread over seeds or
+    repetitions), and the first flow's cwnd trajectory."""
     goodputs = r.flows["goodput_bps"].to_list()
     sent = r.flows["segs_sent"].sum()
+    first = r.timeseries.filter(pl.col("flow") == r.flows["flow"][0]).sort("time_s")
     return {"goodput": sum(goodputs), "flows": goodputs, "algorithms": by_algorithm(r), "jain": compare.jain(goodputs),
-            "loss": compare.loss(r), "retrans": r.flows["retrans"].sum() / sent if sent else 0.0}
+            "loss": compare.loss(r), "retrans": r.flows["retrans"].sum() / sent if sent else 0.0,
+            "trajectory": trajectory(first["time_s"].to_list(), first["cwnd"].to_list())}
 
 
 def run_kernel(scenario: Scenario, out: Path, use_bpf: bool, tries: int = 40) -> None:
@@ -204,7 +240,7 @@ def main() -> int:
         spreads.append({"config": name, "seconds": c.seconds or args.seconds,
                         "sim": [summary(r) for r in sims], "kernel": [summary(r) for r in kernels]})
     (args.out / "results.json").write_text(json.dumps({"rows": results, "spread": spreads}, indent=1))
-    text = table(results) + "\n" + spread_table(spreads)
+    text = table(results) + "\n" + spread_table(spreads) + "\n" + trajectory_table(spreads)
     (args.out / "table.md").write_text(text)
     print(text)
     return 0
@@ -264,6 +300,24 @@ def spread_table(spreads: list[dict]) -> str:
         for key in ("loss", "retrans"):
             cells += [_range([r[key] for r in s[side]], ".2e") for side in ("sim", "kernel")]
         out.append(f"| {s['config']} ({s['seconds']:g}) | {len(s['sim'])} / {len(s['kernel'])} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def trajectory_table(spreads: list[dict]) -> str:
+    """Configurations of one flow: its slow-start exit and sawtooth, the simulator (seeds) against the kernel (repetitions)."""
+    head = ("| configuration (s) | slow-start exit sim: s, cwnd | kernel | reductions sim | kernel | "
+            "sawtooth period sim (s) | kernel |")
+    out = [head, "|" + "---|" * 7]
+    for s in spreads:
+        if len(s["sim"][0]["flows"]) != 1:
+            continue
+        cells = []
+        for side in ("sim", "kernel"):
+            t = [r["trajectory"] for r in s[side]]
+            cells.append(f"{_range([x['exit_s'] for x in t], '.2f')}, {_range([x['exit_cwnd'] for x in t], '.0f')}")
+        for key, fmt in (("reductions", ".0f"), ("period_s", ".1f")):
+            cells += [_range([r["trajectory"][key] for r in s[side]], fmt) for side in ("sim", "kernel")]
+        out.append(f"| {s['config']} ({s['seconds']:g}) | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
 
