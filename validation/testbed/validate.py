@@ -1,16 +1,18 @@
 """Simulator against kernel: each configuration run by `hscc run` and by
 `hscc testbed run` from the same scenario, compared with `hscc compare`.
 
-    sudo .venv/bin/python validation/testbed/validate.py --out runs/testbed-validation [--only NAME] [--seconds 30] [--repeat 2]
+    sudo .venv/bin/python validation/testbed/validate.py --out runs/testbed-validation [--only NAME] [--seconds 30] [--repeat 2] [--sim-seeds 10]
 
 Writes under --out: NAME.sim.toml and NAME.kernel.toml (the same but for a
-variant's change, see CONFIGS), sim/NAME/, kernel/NAME-K/ (run directories),
-table.md (the table docs/validation.md shows) and results.json. The kernel runs
-one at a time (they are real time and share the machine); each row says the
-machine's load average as the kernel run started and the delay line's worst
-stall (FLAGGED beyond the testbed's bound). Nothing is tuned to match: both
-sides run the scenario as written, except the variants named in CONFIGS,
-which match the two sides' configurations in a stated way.
+variant's change, see Config), sim/NAME/ (and sim/NAME-seedS/ for --sim-seeds),
+kernel/NAME-K/ (run directories), table.md (the tables docs/validation.md
+shows) and results.json. The kernel runs one at a time (they are real time and
+share the machine); each row says the machine's load average as the kernel run
+started and the delay line's worst stall (FLAGGED beyond the testbed's bound).
+A second table gives the spread: the simulator over seeds 1..N (the seed
+draws its host jitter) next to the kernel over its repetitions. Nothing is
+tuned to match: both sides run the scenario as written, except the variants
+named in Config, which match the two sides' configurations in a stated way.
 """
 
 from __future__ import annotations
@@ -19,45 +21,80 @@ import argparse
 import json
 import os
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
+
+import polars as pl
 
 from hscc import compare, load, runner
 from hscc import testbed as tb
 from hscc.scenario import Scenario
 
-# name: (flows as [(algorithm, count)], rate Mbit/s, RTT ms, buffer, random loss, variant)
-# variant "": both sides run the scenario as written (the kernel's built-in reno/cubic);
-# "sim-hystart": the simulator's cubic with hystart = true, as Linux's built-in cubic runs (the kernel side unchanged);
-# "bpf": the kernel runs hscc's eBPF program (hscc_cubic, hystart off as the scenario says) instead of the built-in.
+@dataclass(frozen=True)
+class Config:
+    flows: tuple[tuple[str, int], ...]  # (algorithm, count), in engine order
+    rate: int  # Mbit/s
+    rtt: int  # ms
+    buffer: str
+    loss: float = 0.0
+    # "": both sides run the scenario as written (the kernel's built-in reno/cubic);
+    # "sim-hystart": the simulator's cubic with hystart = true, as Linux's built-in cubic runs (the kernel side unchanged);
+    # "bpf": the kernel runs hscc's eBPF programs (hscc_reno, hscc_cubic, ... with the scenario's parameters)
+    # instead of the built-in reno and cubic (other algorithms always run as their program).
+    variant: str = ""
+    seconds: float | None = None  # this configuration's length, whatever --seconds says (per-flow shares need long runs)
+    interval: str = "100ms"  # the sample interval ("10ms" for a cwnd trajectory: slow start doubles every RTT)
+
+
 CONFIGS = {
-    "reno-1-100M-40ms": ([("reno", 1)], 100, 40, "1bdp", 0.0, ""),
-    "cubic-1-100M-40ms": ([("cubic", 1)], 100, 40, "1bdp", 0.0, ""),
-    "cubic-1-100M-40ms-sim-hystart": ([("cubic", 1)], 100, 40, "1bdp", 0.0, "sim-hystart"),
-    "cubic-1-100M-40ms-bpf": ([("cubic", 1)], 100, 40, "1bdp", 0.0, "bpf"),
-    "reno-1-100M-40ms-0.25bdp": ([("reno", 1)], 100, 40, "0.25bdp", 0.0, ""),
-    "cubic-1-100M-40ms-0.25bdp": ([("cubic", 1)], 100, 40, "0.25bdp", 0.0, ""),
-    "reno-4-100M-40ms": ([("reno", 4)], 100, 40, "1bdp", 0.0, ""),
-    "cubic-4-100M-40ms": ([("cubic", 4)], 100, 40, "1bdp", 0.0, ""),
-    "reno2-cubic2-100M-40ms": ([("reno", 2), ("cubic", 2)], 100, 40, "1bdp", 0.0, ""),
-    "reno2-cubic2-100M-40ms-sim-hystart": ([("reno", 2), ("cubic", 2)], 100, 40, "1bdp", 0.0, "sim-hystart"),
-    "reno-1-200M-80ms": ([("reno", 1)], 200, 80, "1bdp", 0.0, ""),
-    "cubic-1-200M-80ms": ([("cubic", 1)], 200, 80, "1bdp", 0.0, ""),
-    "reno-1-50M-20ms-loss1e-3": ([("reno", 1)], 50, 20, "1bdp", 1e-3, ""),
-    "cubic-1-50M-20ms-loss1e-3": ([("cubic", 1)], 50, 20, "1bdp", 1e-3, ""),
+    "reno-1-100M-40ms": Config((("reno", 1),), 100, 40, "1bdp"),
+    "cubic-1-100M-40ms": Config((("cubic", 1),), 100, 40, "1bdp"),
+    "cubic-1-100M-40ms-sim-hystart": Config((("cubic", 1),), 100, 40, "1bdp", variant="sim-hystart"),
+    "cubic-1-100M-40ms-bpf": Config((("cubic", 1),), 100, 40, "1bdp", variant="bpf"),
+    "reno-1-100M-40ms-0.25bdp": Config((("reno", 1),), 100, 40, "0.25bdp"),
+    "cubic-1-100M-40ms-0.25bdp": Config((("cubic", 1),), 100, 40, "0.25bdp"),
+    "reno-4-100M-40ms": Config((("reno", 4),), 100, 40, "1bdp"),
+    "reno-4-100M-40ms-120s": Config((("reno", 4),), 100, 40, "1bdp", seconds=120),
+    "cubic-4-100M-40ms": Config((("cubic", 4),), 100, 40, "1bdp"),
+    "reno2-cubic2-100M-40ms": Config((("reno", 2), ("cubic", 2)), 100, 40, "1bdp"),
+    "reno2-cubic2-100M-40ms-sim-hystart": Config((("reno", 2), ("cubic", 2)), 100, 40, "1bdp", variant="sim-hystart"),
+    "reno-1-200M-80ms": Config((("reno", 1),), 200, 80, "1bdp"),
+    "cubic-1-200M-80ms": Config((("cubic", 1),), 200, 80, "1bdp"),
+    "reno-1-50M-20ms-loss1e-3": Config((("reno", 1),), 50, 20, "1bdp", 1e-3),
+    "cubic-1-50M-20ms-loss1e-3": Config((("cubic", 1),), 50, 20, "1bdp", 1e-3),
 }
+# The eBPF issue's seed algorithms (and, more briefly, other programs of bpf/) as their struct_ops programs,
+# reno as hscc_reno: alone with a BDP and a quarter-BDP buffer and with random loss 1e-3, and sharing with
+# one Reno flow at both buffers.
+SEEDS = ("ctcp", "africa", "fit", "sync")
+OTHERS = ("highspeed", "scalable", "vegas", "illinois")
+for _a in SEEDS + OTHERS:
+    CONFIGS[f"{_a}-1-100M-40ms"] = Config(((_a, 1),), 100, 40, "1bdp", variant="bpf")
+    CONFIGS[f"{_a}1-reno1-100M-40ms"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf")
+# One flow sampled every 10 ms, for its cwnd trajectory (slow-start exit, sawtooth), reno and cubic as hscc's programs.
+for _a in ("reno", "cubic") + SEEDS:
+    CONFIGS[f"{_a}-1-100M-40ms-trajectory"] = Config(((_a, 1),), 100, 40, "1bdp", variant="bpf", interval="10ms")
+for _a in SEEDS:
+    CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120)
+    CONFIGS[f"{_a}-1-100M-40ms-0.25bdp"] = Config(((_a, 1),), 100, 40, "0.25bdp", variant="bpf")
+    CONFIGS[f"{_a}-1-50M-20ms-loss1e-3"] = Config(((_a, 1),), 50, 20, "1bdp", 1e-3, variant="bpf")
+    CONFIGS[f"{_a}1-reno1-100M-40ms-0.25bdp"] = Config(((_a, 1), ("reno", 1)), 100, 40, "0.25bdp", variant="bpf")
 
 
-def scenario(name: str, seconds: float, side: str) -> dict:
-    """The scenario `side` ("sim" or "kernel") runs."""
-    flows, rate, rtt, buffer, loss, variant = CONFIGS[name]
-    bottleneck = {"rate": f"{rate}Mbps", "delay": "1ms", "buffer": buffer, "loss": loss}
-    hystart = variant == "sim-hystart" and side == "sim"
+def scenario(name: str, seconds: float, side: str, seed: int = 1, host_jitter: str | None = None) -> dict:
+    """The scenario `side` ("sim" or "kernel") runs; `host_jitter` sets the simulator's (a sensitivity run)."""
+    c = CONFIGS[name]
+    bottleneck = {"rate": f"{c.rate}Mbps", "delay": "1ms", "buffer": c.buffer, "loss": c.loss}
+    hystart = c.variant == "sim-hystart" and side == "sim"
     return {
-        "name": name, "duration": f"{seconds}s", "seed": 1,
-        "output": {"sample_interval": "100ms", "traces": ["flows", "queues"]},
-        "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "pairs": [{"rate": "10Gbps", "rtt": f"{rtt}ms"}]},
-        "flows": [{"pair": 0, "algorithm": a, "count": n, "label": a, **({"params": {"hystart": True}} if hystart and a == "cubic" else {})}
-                  for a, n in flows],
+        "name": name, "duration": f"{c.seconds or seconds}s", "seed": seed,
+        "output": {"sample_interval": c.interval, "traces": ["flows", "queues"]},
+        "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "pairs": [{"rate": "10Gbps", "rtt": f"{c.rtt}ms"}]},
+        "flows": [{"pair": 0, "algorithm": a, "count": n, "label": a,
+                   **({"params": {"hystart": True}} if hystart and a == "cubic" else {}),
+                   **({"host_jitter": host_jitter} if host_jitter and side == "sim" else {})}
+                  for a, n in c.flows],
     }
 
 
@@ -91,37 +128,103 @@ def by_algorithm(r) -> dict[str, float]:
     return out
 
 
+CUT = 0.8  # a window reduction: cwnd below this fraction of its peak since the last one
+
+
+def trajectory(times: list[float], cwnd: list[int]) -> dict:
+    """A flow's cwnd trajectory from its samples: the slow-start exit (the peak before the first
+    reduction: when, how large) and the sawtooth (reductions, the median time between them). A reduction
+    is counted when cwnd falls below CUT × its peak, and the next one looked for only once the window grows
+    again (a recovery's window falls over about an RTT, several samples)."""
+    peak, peak_i, cuts, exit_, low = 0, 0, [], None, None
+    for i, w in enumerate(cwnd):
+        if low is not None:  # falling after a reduction
+            if w <= low:
+                low = w
+                continue
+            low, peak, peak_i = None, w, i
+        if w > peak:
+            peak, peak_i = w, i
+        elif w < CUT * peak:
+            if exit_ is None:
+                exit_ = (times[peak_i], peak)
+            cuts.append(times[i])
+            low = w
+    gaps = sorted(b - a for a, b in zip(cuts, cuts[1:]))
+    return {"exit_s": exit_[0] if exit_ else None, "exit_cwnd": exit_[1] if exit_ else None,
+            "reductions": len(cuts), "period_s": gaps[len(gaps) // 2] if gaps else None}
+
+
+def summary(r) -> dict:
+    """One run's numbers, computed as `hscc compare` computes them (for the spread over seeds or
+    repetitions), and the first flow's cwnd trajectory."""
+    goodputs = r.flows["goodput_bps"].to_list()
+    sent = r.flows["segs_sent"].sum()
+    first = r.timeseries.filter(pl.col("flow") == r.flows["flow"][0]).sort("time_s")
+    return {"goodput": sum(goodputs), "flows": goodputs, "algorithms": by_algorithm(r), "jain": compare.jain(goodputs),
+            "loss": compare.loss(r), "retrans": r.flows["retrans"].sum() / sent if sent else 0.0,
+            "trajectory": trajectory(first["time_s"].to_list(), first["cwnd"].to_list())}
+
+
+def run_kernel(scenario: Scenario, out: Path, use_bpf: bool, tries: int = 40) -> None:
+    """`hscc testbed run`, waiting (up to `tries` × 15 s) while another run holds a program this one registers."""
+    for _ in range(tries - 1):
+        try:
+            tb.run(scenario, out, overwrite=True, use_bpf=use_bpf)
+            return
+        except tb.TestbedError as e:
+            if "registered already" not in str(e):
+                raise
+            print(f"waiting: {e}", file=sys.stderr, flush=True)
+            time.sleep(15)
+    tb.run(scenario, out, overwrite=True, use_bpf=use_bpf)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--only", action="append")
-    ap.add_argument("--seconds", type=float, default=30.0)
-    ap.add_argument("--repeat", type=int, default=1, help="kernel runs per configuration")
+    ap.add_argument("--seconds", type=float, default=30.0, help="run length of configurations that do not set their own")
+    ap.add_argument("--repeat", type=int, default=1, help="kernel runs per configuration (0: the simulator only)")
+    ap.add_argument("--sim-seeds", type=int, default=1,
+                    help="simulator runs per configuration, seeds 1..N (the seed draws the host jitter); rows compare with seed 1")
+    ap.add_argument("--sim-host-jitter", metavar="TIME",
+                    help="the simulator's flows' host_jitter (e.g. 50us), to measure its effect; not the default")
     args = ap.parse_args()
     names = args.only or list(CONFIGS)
+    unknown = [n for n in names if n not in CONFIGS]
+    if unknown:
+        ap.error(f"--only {unknown[0]}: no such configuration (one of: {', '.join(CONFIGS)})")
     args.out.mkdir(parents=True, exist_ok=True)
-    results = []
+    results, spreads = [], []
     for name in names:
-        sides = {}
-        for side in ("sim", "kernel"):
-            toml = args.out / f"{name}.{side}.toml"
-            toml.write_text(_toml(scenario(name, args.seconds, side)))
-            sides[side] = Scenario.from_toml(toml)
-        sim_dir = args.out / "sim" / name
-        runner.run(sides["sim"]).write(sim_dir, overwrite=True)
-        sim = load(sim_dir)
+        c = CONFIGS[name]
+        sims = []
+        for seed in range(1, args.sim_seeds + 1):
+            toml = args.out / f"{name}.sim{'' if seed == 1 else f'-seed{seed}'}.toml"
+            toml.write_text(_toml(scenario(name, args.seconds, "sim", seed, args.sim_host_jitter)))
+            sim_dir = args.out / "sim" / (name if seed == 1 else f"{name}-seed{seed}")
+            runner.run(Scenario.from_toml(toml)).write(sim_dir, overwrite=True)
+            sims.append(load(sim_dir))
+        sim = sims[0]
+        ktoml = args.out / f"{name}.kernel.toml"
+        ktoml.write_text(_toml(scenario(name, args.seconds, "kernel")))
+        kernels = []
         for k in range(args.repeat):
             kdir = args.out / "kernel" / f"{name}-{k}"
             load_avg = os.getloadavg()
-            tb.run(sides["kernel"], kdir, overwrite=True, use_bpf=CONFIGS[name][5] == "bpf")
+            run_kernel(Scenario.from_toml(ktoml), kdir, c.variant == "bpf")
             kern = load(kdir)
-            c = compare.compare(sim, kern)
-            totals = {r.what: r for r in c.totals}
-            ratios = [r.ratio for r in c.flows if r.ratio is not None]
+            kernels.append(kern)
+            cmp = compare.compare(sim, kern)
+            totals = {r.what: r for r in cmp.totals}
+            ratios = [r.ratio for r in cmp.flows if r.ratio is not None]
             algos_s, algos_k = by_algorithm(sim), by_algorithm(kern)
+            line = kern.manifest["kernel_run"]["delay_line"]
             row = {
-                "config": name, "repetition": k, "load_avg": load_avg[0],
+                "config": name, "repetition": k, "load_avg": load_avg[0], "seconds": c.seconds or args.seconds,
                 "sim_goodput": totals["goodput, all flows (bit/s)"].a, "kernel_goodput": totals["goodput, all flows (bit/s)"].b,
+                "sim_flows": [r.a for r in cmp.flows], "kernel_flows": [r.b for r in cmp.flows],
                 "per_flow_ratio_min": min(ratios), "per_flow_ratio_max": max(ratios),
                 "algorithm_ratio": {a: algos_k[a] / algos_s[a] for a in algos_s if algos_s[a]},
                 "jain_sim": totals["Jain's index"].a, "jain_kernel": totals["Jain's index"].b,
@@ -129,17 +232,22 @@ def main() -> int:
                 "retrans_sim": totals["retransmitted segments / sent"].a, "retrans_kernel": totals["retransmitted segments / sent"].b,
                 "qdelay_sim": totals["queuing delay, mean (s)"].a, "qdelay_kernel": totals["queuing delay, mean (s)"].b,
                 "flags": kern.manifest["kernel_run"]["flags"],
-                "max_stall_s": max(kern.manifest["kernel_run"]["delay_line"][d]["max_late_s"] for d in ("fwd", "rev")),
+                "max_stall_s": max(line[d]["max_late_s"] for d in ("fwd", "rev")),
+                "late_hist_us": {d: line[d]["late_hist_us"] for d in ("fwd", "rev")},
             }
             results.append(row)
             print(json.dumps(row), flush=True)
-    (args.out / "results.json").write_text(json.dumps(results, indent=1))
-    (args.out / "table.md").write_text(table(results))
-    print(table(results))
+        spreads.append({"config": name, "seconds": c.seconds or args.seconds,
+                        "sim": [summary(r) for r in sims], "kernel": [summary(r) for r in kernels]})
+    (args.out / "results.json").write_text(json.dumps({"rows": results, "spread": spreads}, indent=1))
+    text = table(results) + "\n" + spread_table(spreads) + "\n" + trajectory_table(spreads)
+    (args.out / "table.md").write_text(text)
+    print(text)
     return 0
 
 
 def table(rows: list[dict]) -> str:
+    """One line per kernel run, against the simulator's seed-1 run."""
     head = ("| configuration | goodput sim → kernel (Mbit/s) | kernel / sim | per flow | Jain sim / kernel | "
             "loss sim / kernel | retrans sim / kernel | qdelay sim / kernel (ms) | stall (ms), load |")
     out = [head, "|" + "---|" * 9]
@@ -154,6 +262,62 @@ def table(rows: list[dict]) -> str:
             f"{r['retrans_sim']:.2e} / {r['retrans_kernel']:.2e} | {r['qdelay_sim'] * 1e3:.1f} / {r['qdelay_kernel'] * 1e3:.1f} | "
             f"{r['max_stall_s'] * 1e3:.1f}{' FLAGGED' if r['flags'] else ''}, {r['load_avg']:.1f} |"
         )
+    return "\n".join(out) + "\n"
+
+
+def shares(runs: list[dict]) -> str:
+    """Over `runs`: each algorithm's share of the aggregate goodput when they mix algorithms, else the
+    smallest and largest flow's goodput over the fair share; "–" for one flow."""
+    if not runs or len(runs[0]["flows"]) < 2:
+        return "–"
+    if len(runs[0]["algorithms"]) > 1:
+        return ", ".join(f"{a} {_range([r['algorithms'][a] / r['goodput'] for r in runs], '.2f')}" for a in runs[0]["algorithms"])
+    fair = [r["goodput"] / len(r["flows"]) for r in runs]
+    return (f"min {_range([min(r['flows']) / f for r, f in zip(runs, fair)], '.2f')}, "
+            f"max {_range([max(r['flows']) / f for r, f in zip(runs, fair)], '.2f')}")
+
+
+def _range(values: list, fmt: str) -> str:
+    """min–max (mean) of `values`, or the one value."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return "–"
+    if len(values) == 1:
+        return format(values[0], fmt)
+    return f"{format(min(values), fmt)}–{format(max(values), fmt)} ({format(sum(values) / len(values), fmt)})"
+
+
+def spread_table(spreads: list[dict]) -> str:
+    """Per configuration: the simulator over its seeds next to the kernel over its repetitions."""
+    head = ("| configuration (s) | runs sim / kernel | goodput sim (Mbit/s) | goodput kernel | Jain sim | Jain kernel | "
+            "shares sim | shares kernel | loss sim | loss kernel | retrans sim | retrans kernel |")
+    out = [head, "|" + "---|" * 12]
+    for s in spreads:
+        cells = []
+        for key, fmt, scale in (("goodput", ".1f", 1e-6), ("jain", ".3f", 1)):
+            cells += [_range([r[key] * scale if r[key] is not None else None for r in s[side]], fmt) for side in ("sim", "kernel")]
+        cells += [shares(s[side]) for side in ("sim", "kernel")]
+        for key in ("loss", "retrans"):
+            cells += [_range([r[key] for r in s[side]], ".2e") for side in ("sim", "kernel")]
+        out.append(f"| {s['config']} ({s['seconds']:g}) | {len(s['sim'])} / {len(s['kernel'])} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def trajectory_table(spreads: list[dict]) -> str:
+    """Configurations of one flow: its slow-start exit and sawtooth, the simulator (seeds) against the kernel (repetitions)."""
+    head = ("| configuration (s) | slow-start exit sim: s, cwnd | kernel | reductions sim | kernel | "
+            "sawtooth period sim (s) | kernel |")
+    out = [head, "|" + "---|" * 7]
+    for s in spreads:
+        if len(s["sim"][0]["flows"]) != 1:
+            continue
+        cells = []
+        for side in ("sim", "kernel"):
+            t = [r["trajectory"] for r in s[side]]
+            cells.append(f"{_range([x['exit_s'] for x in t], '.2f')}, {_range([x['exit_cwnd'] for x in t], '.0f')}")
+        for key, fmt in (("reductions", ".0f"), ("period_s", ".1f")):
+            cells += [_range([r["trajectory"][key] for r in s[side]], fmt) for side in ("sim", "kernel")]
+        out.append(f"| {s['config']} ({s['seconds']:g}) | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
 

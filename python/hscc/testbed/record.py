@@ -55,10 +55,13 @@ def _queue(all_qdiscs: list[dict], dev: str) -> dict:
 
 def sample_queues(router: str, t0: float, interval: float, duration: float, procs: dict[str, subprocess.Popen],
                   progress: Optional[Callable[[float], None]] = None) -> list[tuple[float, dict[str, dict]]]:
-    """The bottleneck queues at t0 + k·interval until the end; stops early (KernelError) if a process dies."""
+    """The bottleneck queues at t0 + k·interval until the end; stops early (KernelError) if a process dies.
+    A grid point that passed while `tc` ran is skipped, not sampled late: on a loaded machine one `tc`
+    call can outlast a 10 ms interval, and late samples would run on past the end of the run."""
     n = int(round(duration / interval))
     out = []
-    for k in range(n + 1):
+    k = 0
+    while k <= n:
         t = t0 + k * interval
         while (left := t - time.monotonic()) > 0:
             time.sleep(min(left, 0.25))
@@ -66,9 +69,11 @@ def sample_queues(router: str, t0: float, interval: float, duration: float, proc
                 if p.poll() is not None and p.returncode != 0:
                     raise KernelError(f"{what} stopped during the run (exit code {p.returncode}): {p.stderr.read().strip()}")
         qs = qdiscs(router)
-        out.append((time.monotonic() - t0, {dev: _queue(qs, dev) for _, dev, _, _ in LINKS}))
+        now = time.monotonic() - t0
+        out.append((now, {dev: _queue(qs, dev) for _, dev, _, _ in LINKS}))
         if progress:
             progress(min(duration, k * interval))
+        k = max(k + 1, math.floor(now / interval) + 1)
     return out
 
 
@@ -172,13 +177,14 @@ def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
 def _queues(plan: Plan, samples: list) -> pl.DataFrame:
     rows = []
     for link, (name, dev, _, _) in enumerate(LINKS):
-        for (t, now), (_, before) in zip(samples[1:], samples[:-1]):
+        for (t, now), (t_before, before) in zip(samples[1:], samples[:-1]):
             q, q0 = now[dev], before[dev]
+            k, k0 = round(t / plan.interval), round(t_before / plan.interval)  # grid points (skipped ones between)
             rows.append({
-                "time_s": round(t / plan.interval) * plan.interval, "link": link, "name": name,
+                "time_s": k * plan.interval, "link": link, "name": name,
                 "queue_pkts": q["qlen"], "queue_bytes": q["backlog"], "qdelay_s": q["backlog"] * 8 / plan.rate_bps,
                 "drops": q["drops"] - q0["drops"], "marks": 0,
-                "utilization": (q["bytes"] - q0["bytes"]) * 8 / (plan.rate_bps * plan.interval),
+                "utilization": (q["bytes"] - q0["bytes"]) * 8 / (plan.rate_bps * plan.interval * max(1, k - k0)),
             })
     return pl.DataFrame(rows, schema=QUEUES)
 

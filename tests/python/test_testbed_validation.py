@@ -1,0 +1,78 @@
+"""validation/testbed/validate.py without a kernel: every configuration is one the
+testbed accepts (inside its limits, nothing refused) and the simulator parses,
+with the kernel running the congestion controls the configuration names; and
+the spread table's numbers, checked by hand on fabricated runs."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from hscc.kernel import programs
+from hscc.scenario import Scenario
+from hscc.testbed.run import plan_for
+
+SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "testbed" / "validate.py"
+_spec = importlib.util.spec_from_file_location("testbed_validate", SCRIPT)
+validate = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = validate  # its dataclass looks its module up
+_spec.loader.exec_module(validate)
+
+
+def _load(name: str, side: str, tmp_path: Path, **kw) -> Scenario:
+    path = tmp_path / f"{name}.{side}.toml"
+    path.write_text(validate._toml(validate.scenario(name, 30.0, side, **kw)))
+    return Scenario.from_toml(path)
+
+
+@pytest.mark.parametrize("name", list(validate.CONFIGS))
+def test_every_configuration_is_one_the_testbed_runs(name, tmp_path):
+    c = validate.CONFIGS[name]
+    plan = plan_for(_load(name, "kernel", tmp_path), use_bpf=c.variant == "bpf")
+    expected = [a if a in ("reno", "cubic") and c.variant != "bpf" else programs.kernel_name(a)
+                for a, n in c.flows for _ in range(n)]
+    assert [f.cc for f in plan.flows] == expected
+    assert plan.duration == (c.seconds or 30.0)
+    sim = _load(name, "sim", tmp_path).to_dict()
+    assert sum(f["count"] for f in sim["flows"]) == len(expected)
+
+
+def test_the_host_jitter_sensitivity_changes_the_simulator_only(tmp_path):
+    sim = _load("reno-4-100M-40ms", "sim", tmp_path, host_jitter="50us").to_dict()
+    kernel = _load("reno-4-100M-40ms", "kernel", tmp_path, host_jitter="50us").to_dict()
+    assert sim["flows"][0]["host_jitter"] == pytest.approx(50e-6)
+    assert kernel["flows"][0]["host_jitter"] == pytest.approx(8e-6)  # the default: the testbed ignores it
+
+
+def _run(flows: list[float], algorithms: dict[str, float] | None = None, jain: float = 1.0) -> dict:
+    return {"goodput": sum(flows), "flows": flows, "algorithms": algorithms or {"reno": sum(flows)}, "jain": jain,
+            "loss": 1e-3, "retrans": 2e-3}
+
+
+def test_shares_are_over_the_fair_share_or_per_algorithm():
+    # Four flows of 10, 20, 30, 40: fair share 25, so 0.40 and 1.60; 20, 20, 30, 30: 0.80 and 1.20.
+    runs = [_run([10, 20, 30, 40]), _run([20, 20, 30, 30])]
+    assert validate.shares(runs) == "min 0.40–0.80 (0.60), max 1.20–1.60 (1.40)"
+    mixed = [_run([30, 10], {"ctcp": 30, "reno": 10}), _run([20, 20], {"ctcp": 20, "reno": 20})]
+    assert validate.shares(mixed) == "ctcp 0.50–0.75 (0.62), reno 0.25–0.50 (0.38)"
+    assert validate.shares([_run([5])]) == "–"
+
+
+def test_the_spread_table_puts_seeds_next_to_repetitions():
+    spread = [{"config": "x", "seconds": 120, "sim": [_run([50e6, 50e6]), _run([40e6, 60e6], jain=0.96)],
+               "kernel": [_run([45e6, 50e6], jain=0.997)]}]
+    row = validate.spread_table(spread).splitlines()[2]
+    assert row.startswith("| x (120) | 2 / 1 | 100.0–100.0 (100.0) | 95.0 | 0.960–1.000 (0.980) | 0.997 | ")
+    assert "min 0.80–1.00 (0.90), max 1.00–1.20 (1.10) | min 0.95, max 1.05 |" in row
+
+
+def test_the_trajectory_finds_the_slow_start_exit_and_each_reduction_once():
+    # Slow start to 80 at t = 3, a recovery that falls over two samples (60, 40: one reduction, at t = 4),
+    # growth to 43, a second reduction at t = 9 (30 < 0.8 × 43); 31 is growth again, not a reduction.
+    cwnd = [10, 20, 40, 80, 60, 40, 41, 42, 43, 30, 31]
+    t = validate.trajectory([float(i) for i in range(len(cwnd))], cwnd)
+    assert t == {"exit_s": 3.0, "exit_cwnd": 80, "reductions": 2, "period_s": 5.0}
+    assert validate.trajectory([0.0, 1.0, 2.0], [10, 20, 30]) == {"exit_s": None, "exit_cwnd": None, "reductions": 0, "period_s": None}
