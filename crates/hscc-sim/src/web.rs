@@ -271,7 +271,8 @@ impl WebSource {
         };
         // Later responses of a persistent session (PackMime's `adjust_persist_rspsz`).
         let persist = (pages * objects > 1 && self.cfg.size == SizeDist::PackmimeResponse && response > packmime::CACHE_CUTOFF).then(|| packmime::persist_params(rng));
-        let session = Session { server, client, arrival: now, request, response, pages, pages_left: pages - 1, objects_left: objects - 1, persist, object_start: now };
+        let connection = (pages * objects > 1).then(Connection::default);
+        let session = Session { server, client, arrival: now, request, response, pages, pages_left: pages - 1, objects_left: objects - 1, persist, object_start: now, connection };
         let id = match s.free.pop() {
             Some(id) => {
                 s.table[id as usize] = session;
@@ -303,10 +304,16 @@ impl WebSource {
         Object { src: s.server, dst: s.client, size: s.response, start: s.object_start }
     }
 
+    /// Session model: the connection of persistent session `id` (`None`: an
+    /// HTTP/1.0 session, a fresh transfer per request and response).
+    pub fn connection(&mut self, id: u32) -> Option<&mut Connection> {
+        self.sessions.as_mut().expect("session model").table[id as usize].connection.as_mut()
+    }
+
     /// Session model: the response of session `id` has fully arrived at `now`.
     /// Records the session's time if that was its last object and frees it;
     /// otherwise returns the think time before its next request.
-    pub fn response_done(&mut self, id: u32, now: Time) -> Option<Time> {
+    pub fn response_done(&mut self, id: u32, now: Time) -> AfterResponse {
         let st = self.sessions.as_mut().expect("session model");
         let rng = &mut self.rng;
         let s = &mut st.table[id as usize];
@@ -319,13 +326,13 @@ impl WebSource {
             s.objects_left = packmime::objects(s.pages, rng) - 1;
             st.gaps.between_pages(rng)
         } else {
-            let time = now - s.arrival;
+            let (time, connection) = (now - s.arrival, s.connection.take());
             st.free.push(id);
             st.live -= 1;
             self.stats.record_session(time);
-            return None;
+            return AfterResponse::Ended(connection);
         };
-        Some(gap)
+        AfterResponse::Think(gap)
     }
 
     /// Session model: session `id` sends its next request at `now`.
@@ -342,12 +349,14 @@ impl WebSource {
     }
 
     /// Session model: session `id` ends early at `now` (no flow slot for its
-    /// next transfer): freed without a session time.
-    pub fn abort_session(&mut self, id: u32) {
+    /// next transfer): freed without a session time. Returns its connection
+    /// (persistent sessions), whose slots the caller frees.
+    pub fn abort_session(&mut self, id: u32) -> Option<Connection> {
         let st = self.sessions.as_mut().expect("session model");
         st.free.push(id);
         st.live -= 1;
         self.stats.sessions_aborted += 1;
+        st.table[id as usize].connection.take()
     }
 
     /// Session model: schedule `step` of session `id` at `t`; the caller
@@ -391,6 +400,37 @@ pub enum Step {
     Response,
 }
 
+/// What follows a session's response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterResponse {
+    /// Its next request, after this think time.
+    Think(Time),
+    /// Nothing: the session has ended; its connection's slots are to be freed.
+    Ended(Option<Connection>),
+}
+
+/// The TCP connection of a persistent session (HTTP/1.1): the flow slots
+/// that carry its requests (client → server) and its responses (server →
+/// client), each opened by its first transfer and kept until the session ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Connection {
+    /// Slot of the requests' sender, once opened.
+    pub requests: Option<u32>,
+    /// Slot of the responses' sender, once opened.
+    pub responses: Option<u32>,
+}
+
+impl Connection {
+    /// The slot of one direction.
+    pub fn slot(&mut self, request: bool) -> &mut Option<u32> {
+        if request {
+            &mut self.requests
+        } else {
+            &mut self.responses
+        }
+    }
+}
+
 /// One transfer of a session: a request (client → server) or a response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Object {
@@ -424,6 +464,8 @@ struct Session {
     persist: Option<(f64, f64)>,
     /// When the current object's request was sent.
     object_start: Time,
+    /// The connection of a persistent session.
+    connection: Option<Connection>,
 }
 
 /// The session model's state in a source.
