@@ -23,14 +23,23 @@
 //! (within a page or between pages). The response time of an object runs from
 //! its request to the last byte of its response at the client (PackMime's
 //! definition); a session's time from its arrival to the end of its last
-//! response. Every request and response is its own TCP transfer, starting in
-//! slow start: a persistent connection's window is not carried from object to
-//! object (the sender has no way to append data yet), nor is connection
-//! set-up modeled.
+//! response.
+//!
+//! Transport: an HTTP/1.0 session's request and response are each a fresh TCP
+//! transfer starting in slow start. A persistent session has one connection
+//! each way ([`Connection`]: PackMime runs one FullTcp connection per HTTP/1.1
+//! connection and writes each object on it): its first request and first
+//! response open them, every later one is an application write on them
+//! ([`crate::tcp::Sender::append`]), sent with the window, ssthresh, RTT
+//! estimate and algorithm state the last object left, the window restarted
+//! after an idle time above the RTO (RFC 5681 §4.1, Linux
+//! `tcp_cwnd_restart`). Each direction is its own sender: requests do not
+//! carry the ACKs of responses (no piggybacking), and connection set-up and
+//! close (SYN, FIN) are not modeled.
 //!
 //! Transfers are created when they start and their slots reused when they
-//! finish, so memory is bounded by the transfers and sessions in progress, not
-//! by the run length.
+//! finish; a persistent session's two slots are kept until it ends. Memory is
+//! bounded by the transfers and sessions in progress, not by the run length.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -126,9 +135,10 @@ pub struct Sessions {
     /// in PackMime). Default: PackMime's.
     #[serde(default = "packmime_request")]
     pub request_size: SizeDist,
-    /// Probability that a session is persistent (several pages of objects):
-    /// PackMime's HTTP/1.1 mode uses 0.09 (`P_PERSISTENT`); 0 (default) is its
-    /// HTTP/1.0 mode, one request and response per session.
+    /// Probability that a session is persistent (several pages of objects on
+    /// one connection each way): PackMime's HTTP/1.1 mode uses 0.09
+    /// (`P_PERSISTENT`); 0 (default) is its HTTP/1.0 mode, one request and
+    /// response per session, each a fresh transfer.
     #[serde(default)]
     pub persistent: f64,
     /// Wait PackMime's server delay before each response: 1/max(W, 10) s with

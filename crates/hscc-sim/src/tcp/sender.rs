@@ -53,6 +53,10 @@
 //! (and `CA_ACK_SLOWPATH`: Linux's header prediction fails on ECE). The
 //! segment flags are in [`super::ecn`].
 //!
+//! Writes: a finite sender can be given more data ([`Sender::append`], a
+//! persistent HTTP connection's next object); it goes out under the current
+//! window, restarted first if the sender sat idle longer than the RTO.
+//!
 //! Not modeled: rescue retransmission, SACK reneging, NewReno's reordering
 //! estimate.
 
