@@ -280,8 +280,9 @@ impl WebSource {
             (1, 1)
         };
         // Later responses of a persistent session (PackMime's `adjust_persist_rspsz`).
-        let persist = (pages * objects > 1 && self.cfg.size == SizeDist::PackmimeResponse && response > packmime::CACHE_CUTOFF).then(|| packmime::persist_params(rng));
-        let connection = (pages * objects > 1).then(Connection::default);
+        let several = pages > 1 || objects > 1;
+        let persist = (several && self.cfg.size == SizeDist::PackmimeResponse && response > packmime::CACHE_CUTOFF).then(|| packmime::persist_params(rng));
+        let connection = several.then(Connection::default);
         let session = Session { server, client, arrival: now, request, response, pages, pages_left: pages - 1, objects_left: objects - 1, persist, object_start: now, connection };
         let id = match s.free.pop() {
             Some(id) => {

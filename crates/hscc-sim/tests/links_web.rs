@@ -612,7 +612,9 @@ fn check_writes(segments: u64, seconds: u64) -> Writes {
         sim.run_until(t);
         seen.resize(sim.flows.len(), None);
         for (slot, f) in sim.flows.iter().enumerate() {
-            let Some(w) = f.web.filter(|w| w.keep && !w.request) else { continue };
+            if !f.web.is_some_and(|w| w.keep && !w.request) {
+                continue;
+            }
             let (total, sent) = (f.sender.total_segs(), f.sender.counters.segs_sent);
             if let Some((gen, before, cwnd, done, last_send, sent_before)) = seen[slot].filter(|s| s.0 == f.gen) {
                 if total > before && done {
@@ -631,7 +633,6 @@ fn check_writes(segments: u64, seconds: u64) -> Writes {
             } else {
                 seen[slot] = Some((f.gen, total, f.sender.tp.snd_cwnd, f.sender.done_at.is_some(), t, sent));
             }
-            let _ = w;
         }
     }
     sim.check_conservation().unwrap();
