@@ -1101,8 +1101,8 @@ impl Sender {
             }
             self.transmit(seq, retx.is_some(), now, w);
             sent += 1;
-            if let Some(gap) = (self.wire_size(seq) as u64 * SEC).checked_div(rate) {
-                self.next_send = self.next_send.max(now) + gap;
+            if rate > 0 {
+                self.next_send = self.next_send.max(now) + self.wire_size(seq) as u64 * SEC / rate;
             }
         }
         sent
