@@ -636,7 +636,9 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let arrivals = objects * active;
         let served = capacity / (8.0 * mean);
         let backlog = (objects - served).max(0.0) * active;
-        let slots = (objects * sojourn + backlog).min(arrivals).min(MAX_WEB_SLOTS as f64).max(1.0);
+        // Persistent sessions also hold their connection pair while they think.
+        let held = 2.0 * w.rate * shape.connection_think_s;
+        let slots = (objects * sojourn + backlog + held).min(arrivals + held).min(MAX_WEB_SLOTS as f64).max(1.0);
         slots_total += slots;
         let window = (mean / mss).clamp(w.tcp.init_cwnd as f64, 1e6);
         let bins = size_bins(&w.size, arrivals);
@@ -742,13 +744,15 @@ struct WebShape {
     server_delay_s: f64,
     /// Mean session duration spent in think times, s.
     session_s: f64,
+    /// Of which with a persistent connection open (between its objects), s.
+    connection_think_s: f64,
 }
 
 impl WebShape {
     fn of(w: &crate::web::WebConfig) -> WebShape {
         use crate::web::{packmime, WebModel};
         match &w.model {
-            WebModel::Transfers => WebShape { objects: 1.0, response_bytes: w.size.mean(), request_bytes: 0.0, events_per_arrival: 1.0, server_delay_s: 0.0, session_s: 0.0 },
+            WebModel::Transfers => WebShape { objects: 1.0, response_bytes: w.size.mean(), request_bytes: 0.0, events_per_arrival: 1.0, server_delay_s: 0.0, session_s: 0.0, connection_think_s: 0.0 },
             WebModel::Sessions(m) => {
                 let (objects_persistent, pages) = packmime::mean_objects_pages();
                 let objects = 1.0 - m.persistent + m.persistent * objects_persistent;
@@ -762,6 +766,7 @@ impl WebShape {
                     events_per_arrival: 1.0 + 2.0 * objects,
                     server_delay_s,
                     session_s: think + objects * server_delay_s,
+                    connection_think_s: think + m.persistent * objects_persistent * server_delay_s,
                 }
             }
         }

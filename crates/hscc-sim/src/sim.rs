@@ -18,7 +18,7 @@ use crate::tcp::FlowCcLog;
 use crate::tcp::{Receiver, Sender};
 use crate::time::Time;
 use crate::udp::{UdpSink, UdpSource};
-use crate::web::{Due, Object, Step, WebModel, WebSource};
+use crate::web::{AfterResponse, Connection, Due, Object, Step, WebModel, WebSource};
 
 /// Network-wide packet accounting, for conservation checks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -114,6 +114,9 @@ pub struct WebTransfer {
     pub source: u32,
     /// Bytes (a response, or a session's request).
     pub size: u64,
+    /// Delivered once the receiver has this many segments in order (a
+    /// persistent connection's later objects follow the earlier ones).
+    pub end: u64,
     /// Arrival time (session model: when the object's request was sent).
     pub start: Time,
     /// Its session ([`NO_SESSION`] in the transfer model).
@@ -124,6 +127,16 @@ pub struct WebTransfer {
     pub received: bool,
     /// Whether the slot has been released for reuse.
     pub freed: bool,
+    /// A persistent session's connection: the slot stays when its sender is
+    /// done, until the session ends.
+    pub keep: bool,
+}
+
+impl WebTransfer {
+    /// Transfer of `size` bytes for web source `source`, its object started at `start`.
+    fn new(source: u32, size: u64, start: Time, session: u32, request: bool) -> WebTransfer {
+        WebTransfer { source, size, end: 0, start, session, request, received: false, freed: false, keep: false }
+    }
 }
 
 /// [`WebTransfer::session`] of a transfer that belongs to no session.
@@ -687,7 +700,7 @@ impl Sim {
             }
             _ => {
                 let action = flow.receiver.on_data(&p, now);
-                let web_done = flow.web.as_ref().is_some_and(|w| !w.received && flow.receiver.delivered_bytes >= w.size);
+                let web_done = flow.web.as_ref().is_some_and(|w| !w.received && flow.receiver.rcv_nxt >= w.end);
                 match action {
                     RxAction::AckNow => self.send_ack(f),
                     RxAction::Delay(t) => {
@@ -768,8 +781,16 @@ impl Sim {
         if signals as usize > flow.signals.len() && flow.web.is_none() {
             flow.signals.resize(signals as usize, self.net.now);
         }
+        self.release_if_done(f);
+    }
+
+    /// Free web slot `f` for reuse once its sender is done (a persistent
+    /// connection's only when its session has ended).
+    #[inline]
+    fn release_if_done(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
         if let Some(w) = &mut flow.web {
-            if !w.freed && flow.sender.done_at.is_some() {
+            if !w.freed && !w.keep && flow.sender.done_at.is_some() {
                 w.freed = true;
                 flow.receiver.delack.cancel();
                 self.free.push(f);
@@ -794,7 +815,7 @@ impl Sim {
         }
         stats.started += 1;
         let started = stats.started;
-        let transfer = WebTransfer { source: w, size: tr.size, start: now, session: NO_SESSION, request: false, received: false, freed: false };
+        let transfer = WebTransfer::new(w, tr.size, now, NO_SESSION, false);
         self.open_web_flow(tr.src, tr.dst, started, transfer);
     }
 
@@ -804,8 +825,9 @@ impl Sim {
     }
 
     /// Start web transfer `t` from `src` to `dst` now, in a free slot (the
-    /// caller checked [`Sim::web_slot_free`]); `number` numbers its random stream.
-    fn open_web_flow(&mut self, src: u32, dst: u32, number: u64, t: WebTransfer) {
+    /// caller checked [`Sim::web_slot_free`]); `number` numbers its random
+    /// stream. Returns the slot.
+    fn open_web_flow(&mut self, src: u32, dst: u32, number: u64, mut t: WebTransfer) -> u32 {
         let now = self.net.now;
         let w = t.source;
         let mut cfg: FlowConfig = self.web[w as usize].cfg.tcp.clone();
@@ -820,6 +842,7 @@ impl Sim {
         // no start-up offset. Its access delay is drawn from its own stream.
         let mut sender = Sender::new(slot, &cfg, rng);
         sender.cc.attach(&self.shared);
+        t.end = sender.total_segs();
         let mut flow = Flow::new(sender, Receiver::new(&cfg), data_route, ack_route, gen, now);
         flow.web = Some(t);
         if slot as usize == self.flows.len() {
@@ -834,11 +857,17 @@ impl Sim {
             // Noted only if it crosses a captured link: one entry per transfer a capture sees.
             let links = &self.net.links;
             if self.routes.path(data_route).iter().chain(self.routes.path(ack_route)).any(|&l| links[l as usize].captured()) {
+                if t.keep {
+                    // A persistent connection's writes each start a segment:
+                    // byte offsets at whole segments (docs/links-and-web.md §5).
+                    cfg.size = None;
+                }
                 c.web_opened(self.cfg.seed, slot, gen, &cfg);
             }
         }
         let flow = &mut self.flows[slot as usize];
         flow.sender.start(wire!(self, flow));
+        slot
     }
 
     /// A web source's event in the session model: a session arrives, or one
@@ -869,22 +898,46 @@ impl Sim {
         }
     }
 
-    /// Start a request (or response) of session `id` of web source `w`; a
-    /// refused transfer (every slot busy) ends its session.
+    /// Start a request (or response) of session `id` of web source `w`: on
+    /// its persistent connection, once open, an application write; else a
+    /// transfer in a new slot. A refused transfer (every slot busy) ends its session.
     fn start_object(&mut self, w: u32, id: u32, o: Object, request: bool) {
+        let source = &mut self.web[w as usize];
+        let open = source.connection(id).map(|c| *c.slot(request));
+        if let Some(Some(slot)) = open {
+            source.stats.started += u64::from(request);
+            let flow = &mut self.flows[slot as usize];
+            let end = flow.sender.append(o.size, wire!(self, flow));
+            let t = flow.web.as_mut().expect("a web slot");
+            (t.size, t.start, t.end, t.received) = (o.size, o.start, end, false);
+            return;
+        }
         let free = self.web_slot_free();
         let source = &mut self.web[w as usize];
         if !free {
             source.stats.refused += 1;
-            source.abort_session(id);
+            let connection = source.abort_session(id);
+            self.close(connection);
             return;
         }
-        if request {
-            source.stats.started += 1;
-        }
+        source.stats.started += u64::from(request);
         let number = source.next_flow_number();
-        let t = WebTransfer { source: w, size: o.size, start: o.start, session: id, request, received: false, freed: false };
-        self.open_web_flow(o.src, o.dst, number, t);
+        let mut t = WebTransfer::new(w, o.size, o.start, id, request);
+        t.keep = open.is_some();
+        let slot = self.open_web_flow(o.src, o.dst, number, t);
+        if let Some(c) = self.web[w as usize].connection(id) {
+            *c.slot(request) = Some(slot);
+        }
+    }
+
+    /// A persistent session has ended: its connection's slots are freed as
+    /// an HTTP/1.0 transfer's, once their senders have everything acknowledged.
+    fn close(&mut self, connection: Option<Connection>) {
+        for slot in connection.into_iter().flat_map(|c| [c.requests, c.responses]).flatten() {
+            let flow = &mut self.flows[slot as usize];
+            flow.web.as_mut().expect("a web slot").keep = false;
+            self.release_if_done(slot);
+        }
     }
 
     /// Web transfer in slot `f` has delivered its last byte.
@@ -910,9 +963,12 @@ impl Sim {
         }
         source.stats.record(t.size, now - t.start);
         if t.session != NO_SESSION {
-            if let Some(gap) = source.response_done(t.session, now) {
-                source.schedule(now.saturating_add(gap), t.session, Step::Request);
-                self.net.q.push(now.saturating_add(gap), Event::WebArrival(t.source));
+            match source.response_done(t.session, now) {
+                AfterResponse::Think(gap) => {
+                    source.schedule(now.saturating_add(gap), t.session, Step::Request);
+                    self.net.q.push(now.saturating_add(gap), Event::WebArrival(t.source));
+                }
+                AfterResponse::Ended(connection) => self.close(connection),
             }
         }
     }

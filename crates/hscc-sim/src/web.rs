@@ -23,14 +23,23 @@
 //! (within a page or between pages). The response time of an object runs from
 //! its request to the last byte of its response at the client (PackMime's
 //! definition); a session's time from its arrival to the end of its last
-//! response. Every request and response is its own TCP transfer, starting in
-//! slow start: a persistent connection's window is not carried from object to
-//! object (the sender has no way to append data yet), nor is connection
-//! set-up modeled.
+//! response.
+//!
+//! Transport: an HTTP/1.0 session's request and response are each a fresh TCP
+//! transfer starting in slow start. A persistent session has one connection
+//! each way ([`Connection`]: PackMime runs one FullTcp connection per HTTP/1.1
+//! connection and writes each object on it): its first request and first
+//! response open them, every later one is an application write on them
+//! ([`crate::tcp::Sender::append`]), sent with the window, ssthresh, RTT
+//! estimate and algorithm state the last object left, the window restarted
+//! after an idle time above the RTO (RFC 5681 §4.1, Linux
+//! `tcp_cwnd_restart`). Each direction is its own sender: requests do not
+//! carry the ACKs of responses (no piggybacking), and connection set-up and
+//! close (SYN, FIN) are not modeled.
 //!
 //! Transfers are created when they start and their slots reused when they
-//! finish, so memory is bounded by the transfers and sessions in progress, not
-//! by the run length.
+//! finish; a persistent session's two slots are kept until it ends. Memory is
+//! bounded by the transfers and sessions in progress, not by the run length.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -126,9 +135,10 @@ pub struct Sessions {
     /// in PackMime). Default: PackMime's.
     #[serde(default = "packmime_request")]
     pub request_size: SizeDist,
-    /// Probability that a session is persistent (several pages of objects):
-    /// PackMime's HTTP/1.1 mode uses 0.09 (`P_PERSISTENT`); 0 (default) is its
-    /// HTTP/1.0 mode, one request and response per session.
+    /// Probability that a session is persistent (several pages of objects on
+    /// one connection each way): PackMime's HTTP/1.1 mode uses 0.09
+    /// (`P_PERSISTENT`); 0 (default) is its HTTP/1.0 mode, one request and
+    /// response per session, each a fresh transfer.
     #[serde(default)]
     pub persistent: f64,
     /// Wait PackMime's server delay before each response: 1/max(W, 10) s with
@@ -270,8 +280,10 @@ impl WebSource {
             (1, 1)
         };
         // Later responses of a persistent session (PackMime's `adjust_persist_rspsz`).
-        let persist = (pages * objects > 1 && self.cfg.size == SizeDist::PackmimeResponse && response > packmime::CACHE_CUTOFF).then(|| packmime::persist_params(rng));
-        let session = Session { server, client, arrival: now, request, response, pages, pages_left: pages - 1, objects_left: objects - 1, persist, object_start: now };
+        let several = pages > 1 || objects > 1;
+        let persist = (several && self.cfg.size == SizeDist::PackmimeResponse && response > packmime::CACHE_CUTOFF).then(|| packmime::persist_params(rng));
+        let connection = several.then(Connection::default);
+        let session = Session { server, client, arrival: now, request, response, pages, pages_left: pages - 1, objects_left: objects - 1, persist, object_start: now, connection };
         let id = match s.free.pop() {
             Some(id) => {
                 s.table[id as usize] = session;
@@ -303,10 +315,16 @@ impl WebSource {
         Object { src: s.server, dst: s.client, size: s.response, start: s.object_start }
     }
 
+    /// Session model: the connection of persistent session `id` (`None`: an
+    /// HTTP/1.0 session, a fresh transfer per request and response).
+    pub fn connection(&mut self, id: u32) -> Option<&mut Connection> {
+        self.sessions.as_mut().expect("session model").table[id as usize].connection.as_mut()
+    }
+
     /// Session model: the response of session `id` has fully arrived at `now`.
     /// Records the session's time if that was its last object and frees it;
     /// otherwise returns the think time before its next request.
-    pub fn response_done(&mut self, id: u32, now: Time) -> Option<Time> {
+    pub fn response_done(&mut self, id: u32, now: Time) -> AfterResponse {
         let st = self.sessions.as_mut().expect("session model");
         let rng = &mut self.rng;
         let s = &mut st.table[id as usize];
@@ -319,13 +337,13 @@ impl WebSource {
             s.objects_left = packmime::objects(s.pages, rng) - 1;
             st.gaps.between_pages(rng)
         } else {
-            let time = now - s.arrival;
+            let (time, connection) = (now - s.arrival, s.connection.take());
             st.free.push(id);
             st.live -= 1;
             self.stats.record_session(time);
-            return None;
+            return AfterResponse::Ended(connection);
         };
-        Some(gap)
+        AfterResponse::Think(gap)
     }
 
     /// Session model: session `id` sends its next request at `now`.
@@ -342,12 +360,14 @@ impl WebSource {
     }
 
     /// Session model: session `id` ends early at `now` (no flow slot for its
-    /// next transfer): freed without a session time.
-    pub fn abort_session(&mut self, id: u32) {
+    /// next transfer): freed without a session time. Returns its connection
+    /// (persistent sessions), whose slots the caller frees.
+    pub fn abort_session(&mut self, id: u32) -> Option<Connection> {
         let st = self.sessions.as_mut().expect("session model");
         st.free.push(id);
         st.live -= 1;
         self.stats.sessions_aborted += 1;
+        st.table[id as usize].connection.take()
     }
 
     /// Session model: schedule `step` of session `id` at `t`; the caller
@@ -391,6 +411,37 @@ pub enum Step {
     Response,
 }
 
+/// What follows a session's response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterResponse {
+    /// Its next request, after this think time.
+    Think(Time),
+    /// Nothing: the session has ended; its connection's slots are to be freed.
+    Ended(Option<Connection>),
+}
+
+/// The TCP connection of a persistent session (HTTP/1.1): the flow slots
+/// that carry its requests (client → server) and its responses (server →
+/// client), each opened by its first transfer and kept until the session ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Connection {
+    /// Slot of the requests' sender, once opened.
+    pub requests: Option<u32>,
+    /// Slot of the responses' sender, once opened.
+    pub responses: Option<u32>,
+}
+
+impl Connection {
+    /// The slot of one direction.
+    pub fn slot(&mut self, request: bool) -> &mut Option<u32> {
+        if request {
+            &mut self.requests
+        } else {
+            &mut self.responses
+        }
+    }
+}
+
 /// One transfer of a session: a request (client → server) or a response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Object {
@@ -424,6 +475,8 @@ struct Session {
     persist: Option<(f64, f64)>,
     /// When the current object's request was sent.
     object_start: Time,
+    /// The connection of a persistent session.
+    connection: Option<Connection>,
 }
 
 /// The session model's state in a source.

@@ -541,6 +541,147 @@ fn persistent_sessions_fetch_packmimes_pages_of_objects() {
 }
 
 #[test]
+fn persistent_objects_are_timed_from_their_request_to_their_last_byte() {
+    // HTTP/1.1 sessions of the lone-object set-up: every object of a session
+    // rides its connection pair, its request and its 3-segment response
+    // within the window whatever the window has become, so every object takes
+    // the lone object's 34.17792 ms, measured from its own request.
+    let db = session_net();
+    let model = Sessions { request_size: SizeDist::Fixed(300), persistent: 1.0, server_delay: false };
+    let web = sessions(&db, 0.05, SizeDist::Fixed(3 * 1448), model);
+    let cfg = SimConfig { topology: db.topology, web: vec![web], duration: 600 * SEC, ..SimConfig::default() };
+    let mut sim = Sim::new(cfg).unwrap();
+    let mut reused = 0;
+    for k in 1..=12_000 {
+        sim.run_until(k * 50 * MS);
+        // A response connection that has sent more than one object's segments.
+        reused += sim.flows.iter().filter(|f| f.web.is_some_and(|w| !w.request && !w.freed) && f.sender.counters.segs_sent > 3).count();
+    }
+    sim.check_conservation().unwrap();
+    let r = sim.finish();
+    let w = &r.web[0];
+    let s = w.sessions.as_ref().unwrap();
+    let b = &w.bins[0];
+    assert_eq!((b.size_min, b.count), (4096, w.completed));
+    let hand = 0.034_177_92;
+    assert!((b.median_s / hand - 1.0).abs() < 1e-3, "object median {}", b.median_s);
+    assert!(w.completed as f64 > 2.5 * s.completed as f64, "{} objects, {} sessions", w.completed, s.completed);
+    assert!(reused > 50, "{reused}");
+    // The forward bottleneck carried the responses and at most one ACK per
+    // request (a delayed ACK may cover two requests of a session).
+    let acks = r.links[0].counters.tx_bytes - w.completed * 4500;
+    assert!(acks <= w.started * 52 + 4500 * (w.started - w.completed) && acks >= w.started / 2 * 52, "{acks}");
+}
+
+/// Segments sent at each write on a persistent response connection, against
+/// the window the connection had (see the test below).
+struct Writes {
+    warm: u32,
+    restarted: u32,
+}
+
+/// Step a run of persistent sessions with `segments`-segment responses 1 ms
+/// at a time and check, at each later write on a response connection that had
+/// gone quiet, the burst it sends against the window it had: the same window
+/// after an idle shorter than the RTO, else halved per RTO idle down to the
+/// initial 10 (RFC 5681 §4.1, Linux tcp_cwnd_restart). Writes whose idle
+/// time, known to 1 ms, leaves the expectation ambiguous are skipped.
+fn check_writes(segments: u64, seconds: u64) -> Writes {
+    let db = session_net();
+    let model = Sessions { request_size: SizeDist::Fixed(300), persistent: 1.0, server_delay: false };
+    let web = sessions(&db, 0.5, SizeDist::Fixed(segments * 1448), model);
+    let cfg = SimConfig { topology: db.topology, web: vec![web], duration: seconds * SEC, ..SimConfig::default() };
+    let mut sim = Sim::new(cfg).unwrap();
+    // Per slot: (generation, segments written, cwnd, done, last step with a send, segs_sent).
+    let mut seen: Vec<Option<(u32, u64, u32, bool, Time, u64)>> = Vec::new();
+    let mut out = Writes { warm: 0, restarted: 0 };
+    let expect = |idle: Time, rto: Time, cwnd: u32| {
+        let mut c = cwnd;
+        if idle > rto {
+            let (restart, mut left) = (10.min(cwnd), idle);
+            while left > rto && c > restart {
+                left -= rto;
+                c >>= 1;
+            }
+            c = c.max(restart);
+        }
+        c
+    };
+    for step in 1..=seconds * 1000 {
+        let t = step * MS;
+        sim.run_until(t);
+        seen.resize(sim.flows.len(), None);
+        for (slot, f) in sim.flows.iter().enumerate() {
+            if !f.web.is_some_and(|w| w.keep && !w.request) {
+                continue;
+            }
+            let (total, sent) = (f.sender.total_segs(), f.sender.counters.segs_sent);
+            if let Some((gen, before, cwnd, done, last_send, sent_before)) = seen[slot].filter(|s| s.0 == f.gen) {
+                if total > before && done {
+                    // A write in (t − 1 ms, t]; the last send in (last_send − 1 ms, last_send].
+                    let rto = f.sender.rtt.rto(0);
+                    let (lo, hi) = (expect(t - MS - last_send, rto, cwnd), expect(t - last_send + MS, rto, cwnd));
+                    if lo == hi {
+                        let burst = f.sender.snd_nxt() - before;
+                        assert_eq!(burst, u64::from(lo).min(segments), "slot {slot} gen {gen} at {t}: window {cwnd}, rto {rto}, last send {last_send}");
+                        assert_eq!(f.sender.tp.snd_cwnd, lo);
+                        if lo == cwnd { out.warm += 1 } else { out.restarted += 1 }
+                    }
+                }
+                let last = if sent > sent_before { t } else { last_send };
+                seen[slot] = Some((f.gen, total, f.sender.tp.snd_cwnd, f.sender.done_at.is_some(), last, sent));
+            } else {
+                seen[slot] = Some((f.gen, total, f.sender.tp.snd_cwnd, f.sender.done_at.is_some(), t, sent));
+            }
+        }
+    }
+    sim.check_conservation().unwrap();
+    out
+}
+
+#[test]
+fn a_persistent_connection_starts_each_write_with_the_window_it_had_or_restarts_it_after_an_idle_rto() {
+    // 40-segment responses: the first object grows the window past 40, so a
+    // warm write sends the whole object at once and a restarted one 10 to 20.
+    let w = check_writes(40, 120);
+    assert!(w.warm >= 20 && w.restarted >= 10, "{} warm, {} restarted", w.warm, w.restarted);
+}
+
+#[test]
+fn persistent_connections_hold_two_slots_per_session_in_progress() {
+    // 20 persistent sessions per second, PackMime's sizes and think times: a
+    // session holds its two connection slots through its think times and
+    // frees them when it ends; slots are reused, so they never outnumber
+    // twice the sessions in progress at the peak, plus those draining their
+    // last ACKs.
+    let db = session_net();
+    let model = Sessions { persistent: 1.0, ..Sessions::default() };
+    let mut web = sessions(&db, 20.0, SizeDist::PackmimeResponse, model);
+    web.stop = Some(60 * SEC);
+    let cfg = SimConfig { topology: db.topology, web: vec![web], duration: 100 * SEC, ..SimConfig::default() };
+    let mut sim = Sim::new(cfg).unwrap();
+    let (mut peak, mut held_peak) = (0, 0);
+    for k in 1..=1000 {
+        sim.run_until(k * 100 * MS);
+        let live = sim.web[0].live_sessions();
+        let held = sim.flows.iter().filter(|f| f.web.is_some_and(|w| w.keep && !w.freed)).count();
+        assert!(held <= 2 * live, "at {k}: {held} slots held by {live} sessions");
+        (peak, held_peak) = (peak.max(live), held_peak.max(held));
+    }
+    sim.check_conservation().unwrap();
+    let slots = sim.flows.len();
+    assert!(held_peak > 100 && slots <= 2 * peak + 20, "{slots} slots, at most {peak} sessions");
+    // Sessions that ended have given back their slots.
+    let live = sim.web[0].live_sessions();
+    let unfreed = sim.flows.iter().filter(|f| f.web.is_some_and(|w| !w.freed)).count();
+    assert!(unfreed <= 2 * live, "{unfreed} slots not freed, {live} sessions in progress");
+    let r = sim.finish();
+    let s = r.web[0].sessions.as_ref().unwrap();
+    assert_eq!(s.started, s.completed + live as u64);
+    assert_eq!((s.refused, s.aborted), (0, 0));
+}
+
+#[test]
 fn session_traffic_with_every_link_option_is_deterministic() {
     let run = || {
         let mut bn = LinkConfig::new(10_000_000, 10 * MS, Buffer::Packets(200)).with_loss(0.001);

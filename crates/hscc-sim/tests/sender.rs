@@ -212,3 +212,106 @@ fn linux_default_pacing_runs_at_twice_cwnd_per_srtt_in_slow_start() {
     assert_eq!(w.sent.len(), 1);
     assert_eq!(s.pace_timer.deadline, 100 * MS + 1500 * SEC / 347_520);
 }
+
+// ------------------------------------------- a persistent connection's writes
+
+/// A Reno sender of a finite first write of `bytes`, started at 0.
+fn connection(bytes: u64) -> (Sender, MockWire) {
+    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    cfg.size = Some(bytes);
+    let mut s = Sender::new(0, &cfg, rng());
+    let mut w = MockWire::default();
+    s.start(&mut w);
+    (s, w)
+}
+
+/// Acknowledge everything sent, one segment per ACK, one round of 100 ms at
+/// a time, until the sender is done; returns when it last sent.
+fn drain(s: &mut Sender, w: &mut MockWire) -> Time {
+    let mut last_send = w.now;
+    for _ in 0..100 {
+        if s.done_at.is_some() {
+            return last_send;
+        }
+        w.now += 100 * MS;
+        let (sent_before, round_end) = (w.sent.len(), s.snd_nxt());
+        for seq in s.snd_una() + 1..=round_end {
+            s.on_ack(&ack(seq, &[]), w);
+        }
+        if w.sent.len() > sent_before {
+            last_send = w.now;
+        }
+    }
+    panic!("not done after 100 rounds");
+}
+
+#[test]
+fn a_persistent_connection_carries_its_window_and_restarts_it_after_an_idle_rto() {
+    // Write 1: 25 segments, the last 100 bytes. Slow start from 10: round 1
+    // acknowledges 10 (cwnd 20) and sends the other 15; round 2 acknowledges
+    // 15 (cwnd 35, Reno grows while cwnd < 2 · max_packets_out = 40).
+    let (mut s, mut w) = connection(24 * 1448 + 100);
+    let last = drain(&mut s, &mut w);
+    assert_eq!((last, s.done_at), (100 * MS, Some(200 * MS)));
+    assert_eq!(s.tp.snd_cwnd, 35);
+    assert_eq!(w.sent[24].size, 100 + 52, "the write's short last segment");
+    let rto = s.rtt.rto(0);
+    assert!(rto >= 200 * MS, "{rto}");
+
+    // Write 2, half an RTO after the last send: no restart, the 35 segments
+    // of the window go at once (of 60), with the window the first write left.
+    w.now = last + rto / 2;
+    w.sent.clear();
+    assert_eq!(s.append(60 * 1448, &mut w), 85);
+    assert!(s.done_at.is_none());
+    assert_eq!(s.tp.snd_cwnd, 35);
+    assert_eq!(seqs(&w.sent), (25..60).map(|i| (i, false)).collect::<Vec<_>>());
+    assert!(w.sent.iter().all(|p| p.size == 1500));
+    let last = drain(&mut s, &mut w);
+    let c2 = s.tp.snd_cwnd;
+    assert!(c2 > 35 && s.tp.snd_ssthresh == hscc_cc::TCP_INFINITE_SSTHRESH, "{c2}");
+
+    // As if an earlier reduction had set ssthresh to 20: Linux's restart
+    // keeps max(ssthresh, 3/4 cwnd) (tcp_current_ssthresh).
+    s.tp.snd_ssthresh = 20;
+    // Write 3, 1.5 RTOs idle: cwnd halves once (RFC 5681 §4.1, Linux tcp_cwnd_restart).
+    let rto = s.rtt.rto(0);
+    w.now = last + rto * 3 / 2;
+    w.sent.clear();
+    s.append(500 * 1448, &mut w);
+    assert_eq!(s.tp.snd_cwnd, c2 / 2);
+    assert_eq!(s.tp.snd_ssthresh, (c2 >> 1) + (c2 >> 2));
+    assert_eq!(w.sent.len() as u32, c2 / 2);
+    let last = drain(&mut s, &mut w);
+
+    // Write 4 after 10 s idle: back to the initial window, 10 segments;
+    // ssthresh stays the larger of its value (slow start ended there) and 3/4 cwnd.
+    let (c3, ssthresh) = (s.tp.snd_cwnd, s.tp.snd_ssthresh);
+    assert!(c3 / 2 > 10 && c3 > ssthresh, "{c3}");
+    w.now = last + 10 * SEC;
+    w.sent.clear();
+    s.append(30 * 1448, &mut w);
+    assert_eq!(s.tp.snd_cwnd, 10);
+    assert_eq!(s.tp.snd_ssthresh, ssthresh.max((c3 >> 1) + (c3 >> 2)));
+    assert_eq!(w.sent.len(), 10);
+    s.check_scoreboard().unwrap();
+}
+
+#[test]
+fn an_earlier_writes_short_segment_keeps_its_size_when_retransmitted() {
+    // Write 1: one full segment and 100 bytes; write 2 (3 segments) while
+    // both are still in flight. The timeout retransmits from segment 0;
+    // ACK 1 then releases 1 (100 bytes) and 2 (full).
+    let (mut s, mut w) = connection(1448 + 100);
+    w.now = 10 * MS;
+    assert_eq!(s.append(3 * 1448, &mut w), 5);
+    assert_eq!(w.sent.iter().map(|p| p.size).collect::<Vec<_>>(), vec![1500, 152, 1500, 1500, 1500]);
+    w.sent.clear();
+    w.now = SEC;
+    s.on_rto(&mut w);
+    w.now += 100 * MS;
+    s.on_ack(&ack(1, &[]), &mut w);
+    assert_eq!(seqs(&w.sent), vec![(0, true), (1, true), (2, true)]);
+    assert_eq!(w.sent.iter().map(|p| p.size).collect::<Vec<_>>(), vec![1500, 152, 1500]);
+    s.check_scoreboard().unwrap();
+}

@@ -583,7 +583,7 @@ pub struct WebSpec {
     /// Sessions: request sizes (default PackMime-HTTP's, { dist = "packmime" }).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_size: Option<DistSpec<Bytes>>,
-    /// Sessions: probability that a session is persistent, several pages of objects (PackMime's HTTP/1.1 mode: 0.09; 0 is its HTTP/1.0 mode). Every request and response is its own TCP transfer, starting in slow start.
+    /// Sessions: probability that a session is persistent, several pages of objects (PackMime's HTTP/1.1 mode: 0.09; 0 is its HTTP/1.0 mode). A persistent session's requests and responses ride one connection each way for the whole session (each object sent with the window the last left, restarted after an idle RTO); an HTTP/1.0 session's are each a fresh TCP transfer starting in slow start.
     #[serde(default)]
     pub persistent: Probability,
     /// Sessions: wait PackMime's server delay before each response.

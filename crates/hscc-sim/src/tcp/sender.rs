@@ -53,6 +53,10 @@
 //! (and `CA_ACK_SLOWPATH`: Linux's header prediction fails on ECE). The
 //! segment flags are in [`super::ecn`].
 //!
+//! Writes: a finite sender can be given more data ([`Sender::append`], a
+//! persistent HTTP connection's next object); it goes out under the current
+//! window, restarted first if the sender sat idle longer than the RTO.
+//!
 //! Not modeled: rescue retransmission, SACK reneging, NewReno's reordering
 //! estimate.
 
@@ -170,6 +174,9 @@ pub struct Sender {
     rwnd_segs: u64,
     total_segs: u64,
     last_payload: u32,
+    /// Ends of earlier writes ([`Sender::append`]) still unacknowledged:
+    /// (segment, payload) of their short last segments.
+    short_segs: Vec<(u64, u32)>,
     snd_una: u64,
     snd_nxt: u64,
     sb: VecDeque<Seg>,
@@ -290,6 +297,7 @@ impl Sender {
             rwnd_segs: cfg.rwnd.map_or(u64::MAX, |w| (w / cfg.mss as u64).max(1)),
             total_segs,
             last_payload,
+            short_segs: Vec::new(),
             snd_una: 0,
             snd_nxt: 0,
             sb: VecDeque::new(),
@@ -358,6 +366,32 @@ impl Sender {
         self.ss_since = w.now();
         self.try_send(w);
         self.account_slow_start(w.now());
+    }
+
+    /// An application write on a finite connection (a persistent HTTP
+    /// connection's next object): `bytes` more after the data it has, sent
+    /// under the current window; if it had gone idle, cwnd first restarts
+    /// ([`Sender::restart_after_idle`]). Returns the segments written so far
+    /// (the write is delivered once the receiver has that many in order).
+    pub fn append(&mut self, bytes: u64, w: &mut impl Wire) -> u64 {
+        debug_assert!(self.total_segs != u64::MAX && bytes > 0, "a finite connection and a write");
+        let una = self.snd_una;
+        self.short_segs.retain(|&(seq, _)| seq >= una);
+        if self.last_payload < self.mss && self.total_segs > una {
+            self.short_segs.push((self.total_segs - 1, self.last_payload));
+        }
+        let segs = bytes.div_ceil(self.mss as u64);
+        self.total_segs += segs;
+        self.last_payload = (bytes - (segs - 1) * self.mss as u64) as u32;
+        self.done_at = None;
+        self.try_send(w);
+        self.account_slow_start(w.now());
+        self.total_segs
+    }
+
+    /// Segments of the data written so far.
+    pub fn total_segs(&self) -> u64 {
+        self.total_segs
     }
 
     /// Stop sending new data (data in flight is still recovered).
@@ -1067,15 +1101,16 @@ impl Sender {
             }
             self.transmit(seq, retx.is_some(), now, w);
             sent += 1;
-            if let Some(gap) = (self.wire_size(seq) as u64 * SEC).checked_div(rate) {
-                self.next_send = self.next_send.max(now) + gap;
+            if rate > 0 {
+                self.next_send = self.next_send.max(now) + self.wire_size(seq) as u64 * SEC / rate;
             }
         }
         sent
     }
 
     /// RFC 5681 §4.1 / Linux `tcp_cwnd_restart`: after an idle period longer
-    /// than the RTO, halve cwnd per RTO idle, down to the initial window.
+    /// than the RTO, remember 3/4 of cwnd in ssthresh (`tcp_current_ssthresh`)
+    /// and halve cwnd per RTO idle, down to the initial window.
     fn restart_after_idle(&mut self, now: Time) {
         self.tp.now_us = now / US;
         if self.counters.segs_sent > 0 {
@@ -1083,6 +1118,7 @@ impl Sender {
             let mut idle = now.saturating_sub(self.last_send);
             if idle > rto {
                 self.cc.cwnd_event(&mut self.tp, CaEvent::CwndRestart);
+                self.tp.snd_ssthresh = self.current_ssthresh();
                 let restart = self.init_cwnd.min(self.tp.snd_cwnd);
                 let mut cwnd = self.tp.snd_cwnd;
                 while idle > rto && cwnd > restart {
@@ -1096,7 +1132,13 @@ impl Sender {
     }
 
     fn wire_size(&self, seq: u64) -> u32 {
-        let payload = if seq + 1 == self.total_segs { self.last_payload } else { self.mss };
+        let payload = if seq + 1 == self.total_segs {
+            self.last_payload
+        } else if self.short_segs.is_empty() {
+            self.mss
+        } else {
+            self.short_segs.iter().find(|s| s.0 == seq).map_or(self.mss, |s| s.1)
+        };
         payload + HEADER_BYTES
     }
 
