@@ -94,13 +94,15 @@ fn the_same_check_rejects_the_old_deterministic_order() {
 
 #[test]
 fn with_the_jitter_off_the_old_engine_is_back() {
-    // The issue's measurement (60 s, every seed), reproduced exactly: host
-    // jitter 0 restores the order of events of before (and the loss recovery
-    // of then: three duplicate ACKs, no undo).
+    // The issue's measurement (60 s, every seed): host jitter 0 restores the
+    // order of events of before (and the loss recovery of then: three
+    // duplicate ACKs, no undo). The issue measured 0.287, 0.222, 0.209, 0.282
+    // while the engine still carried snd_cwnd_cnt across a reduction (fixed:
+    // Linux's tcp_init_cwnd_reduction clears it).
     let mut c = issue(60, 7);
     c.flows = c.flows.into_iter().map(|f| f.without_jitter().with_classic_recovery()).collect();
     let s: Vec<f64> = shares(c).iter().map(|x| (x * 1000.0).round() / 1000.0).collect();
-    assert_eq!(s, vec![0.287, 0.222, 0.209, 0.282]);
+    assert_eq!(s, vec![0.253, 0.25, 0.23, 0.268]);
 }
 
 #[test]

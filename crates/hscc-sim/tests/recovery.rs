@@ -215,6 +215,21 @@ fn ssthresh_from_pipe_reduces_from_the_segments_in_flight_as_ns3_does() {
     assert_eq!(ssthresh_after_losing_2_3_4(SsthreshFrom::Pipe), 8);
 }
 
+#[test]
+fn entering_recovery_clears_the_additive_increase_credit_as_linux_does() {
+    // As above: at 100 ms the ACKs of 0 and 1 each add one to snd_cwnd_cnt
+    // (congestion avoidance at cwnd 20), so the count is 2 when the third
+    // duplicate ACK enters recovery. Linux's tcp_init_cwnd_reduction sets
+    // snd_cwnd_cnt = 0 there: credit earned at the old window does not carry
+    // into the reduced one (carried, it would be 2 here and buy the first +1
+    // after the recovery two ACKs early).
+    let cfg = FlowConfig { init_cwnd: 20, init_ssthresh: Some(20), ..dupack() };
+    let mut run = Run::new(cfg, dropping(&[(2, 0), (3, 0), (4, 0)]));
+    run.run_until(150 * MS);
+    assert_eq!(run.s.counters.recoveries, 1);
+    assert_eq!(run.s.tp.snd_cwnd_cnt, 0);
+}
+
 /// 15 arrives 5 ms after 16..29, all sent together at 100 ms: three of them are
 /// SACKed first, so 15 is retransmitted at 200 ms although it is not lost.
 fn reorder_15() -> Path {

@@ -864,8 +864,10 @@ impl Sender {
         }
     }
 
-    /// Linux `tcp_init_cwnd_reduction` (its `snd_cwnd_cnt = 0` only on the ECN path, [`Sender::enter_cwr`]).
+    /// Linux `tcp_init_cwnd_reduction`, for a recovery and for CWR: the
+    /// additive-increase credit earned at the old window is dropped.
     fn init_cwnd_reduction(&mut self) {
+        self.tp.snd_cwnd_cnt = 0;
         self.tp.prior_cwnd = self.tp.snd_cwnd;
         self.tp.snd_ssthresh = self.loss_ssthresh();
         self.prr_delivered = 0;
@@ -878,7 +880,6 @@ impl Sender {
     /// window once (RFC 3168 §6.1.2), by PRR or, classic, to ssthresh at once.
     fn enter_cwr(&mut self) {
         self.counters.ecn_reductions += 1;
-        self.tp.snd_cwnd_cnt = 0;
         self.init_cwnd_reduction();
         self.set_state(CaState::Cwr);
         if !self.prr {
