@@ -335,9 +335,17 @@ fn sync_tcp_alone_keeps_the_queueing_delay_below_th_qd() {
 /// significantly"), started 2 s apart, 200 Mbit/s, buffer 833 packets (50 ms),
 /// packet error rate 1e-6 as in §VI.B–D; signals after 40 s. Signal times come
 /// exactly from `congestion_signals()` polled every 50 ms (one flow's signals
-/// are ≥ T_wait = 500 ms apart). Measured: 70 of 70 (100%) detected by all 8
-/// (70 of 71 before the Sync → legacy test of issue 12 point 4; the miss was a
-/// flow in Emptying after a random loss, as in the paper). Asserted: ≥ 90%.
+/// are ≥ T_wait = 500 ms apart). Measured: 70 of 72 (97.2%) detected by all 8
+/// (70 of 70 before the sender cleared Reno's additive-increase credit on
+/// entering recovery as Linux does, 70 of 71 before the Sync → legacy test of
+/// issue 12 point 4; a miss is a flow in Emptying after a random loss, as in
+/// the paper, or in legacy mode). Asserted: ≥ 90%.
+///
+/// The Sync → legacy test (`s2t_share`, hscc's assumption, not the paper's)
+/// can fire among Sync-TCP flows alone: here flow 3 (RTT 160 ms) is starved
+/// below half its reference rate at 39.5 s and is back in Sync-TCP at 42.55 s
+/// (1 % of its 260 measured seconds). Asserted: no flow spends more than 5 %
+/// of the measured time in legacy mode, i.e. none is stuck there.
 #[test]
 fn sync_tcp_flows_detect_the_same_congestion_signals() {
     let rtts = [40u64, 80, 120, 160, 200, 240, 60, 100];
@@ -357,7 +365,7 @@ fn sync_tcp_flows_detect_the_same_congestion_signals() {
     let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: None, ..SimConfig::default() };
     let mut sim = Sim::new(cfg).unwrap();
     let n = rtts.len();
-    let (dt, mut seen, mut signals) = (50 * MS, vec![0u32; n], Vec::new());
+    let (dt, mut seen, mut signals, mut legacy) = (50 * MS, vec![0u32; n], Vec::new(), vec![0u64; n]);
     for k in 1..=seconds * SEC / dt {
         sim.run_until(k * dt);
         for (i, f) in sim.flows.iter().enumerate() {
@@ -365,13 +373,17 @@ fn sync_tcp_flows_detect_the_same_congestion_signals() {
             let (count, last) = s.congestion_signals();
             assert!(count <= seen[i] + 1, "two signals of one flow within 50 ms");
             if k * dt > warm {
-                assert_ne!(s.state(), SyncState::Legacy, "flow {i} fell back to legacy TCP");
+                legacy[i] += (s.state() == SyncState::Legacy) as u64;
                 if count > seen[i] {
                     signals.push((last.unwrap(), i));
                 }
             }
             seen[i] = count;
         }
+    }
+    let measured = (seconds * SEC - warm) / dt;
+    for (i, &l) in legacy.iter().enumerate() {
+        assert!(l * 20 <= measured, "flow {i} in legacy TCP for {l} of {measured} samples");
     }
     signals.sort();
     let (mut groups, mut by_all, mut at) = (0, 0, 0);
