@@ -11,7 +11,7 @@
 # table.md, results.json and flows.csv under --out (a new or empty directory).
 # hscc comes from this tree's .venv (scripts/bootstrap.sh), or $HSCC_PYTHON.
 # The full suite takes 3 hours or more (ns-3 at 1 Gbit/s is most of it; HighSpeed, Scalable and Vegas
-# there need 23 CPU minutes or more each); --quick about 40 minutes.
+# there took 10–20 CPU minutes each, 36–65 minutes of wall time on a loaded machine); --quick about 40 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"

@@ -159,8 +159,8 @@ CONFIGS: dict[str, Config] = {c.name: c for c in _configs()}
 
 # Durations: ns-3 3.44's wheel takes about 0.01-0.04 s of CPU per simulated second at
 # 10 Mbit/s, 0.3-0.6 s at 100 Mbit/s and, at 1 Gbit/s with RTT 10 ms, 3-8 s for NewReno and
-# CUBIC but 170-270 s for HighSpeed, Scalable and Vegas (their first 2 s; 8 s of each needs
-# 23 CPU minutes or more), plus 20 s to 3 minutes to import its bindings per run; hscc under
+# CUBIC but 70-150 s for HighSpeed, Scalable and Vegas (8 s of each took 579, 1221 and
+# 1091 CPU-seconds on 2026-11-25), plus 20 s to 3 minutes to import its bindings per run; hscc under
 # 0.3 s for any of these runs. The suite takes 3 hours or more on the shared 2-core machine.
 
 # A tiny configuration for the harness's own test: one flow, no loss, fills the link.
