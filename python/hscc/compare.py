@@ -126,6 +126,12 @@ def loss(r: Result) -> float | None:
     return link["drops"] / offered if offered else 0.0
 
 
+def retrans(r: Result) -> float:
+    """Retransmitted segments over segments sent, all flows."""
+    sent = r.flows["segs_sent"].sum()
+    return r.flows["retrans"].sum() / sent if sent else 0.0
+
+
 def compare(a: Result, b: Result) -> Comparison:
     ga = dict(zip(a.flows["flow"].to_list(), zip(a.flows["label"].to_list(), a.flows["goodput_bps"].to_list())))
     gb = dict(zip(b.flows["flow"].to_list(), b.flows["goodput_bps"].to_list()))
@@ -134,10 +140,6 @@ def compare(a: Result, b: Result) -> Comparison:
     xa, xb = [ga[i][1] for i in common], [gb[i] for i in common]
     ca, cb = ({row["flow"]: row for row in r.flows.iter_rows(named=True)} for r in (a, b))
     counters = [Row(f"{ga[i][0]}: {name}", ca[i][name], cb[i][name]) for i in common for name in COUNTERS]
-
-    def retrans(r: Result) -> float:
-        sent = r.flows["segs_sent"].sum()
-        return r.flows["retrans"].sum() / sent if sent else 0.0
 
     totals = [
         Row("goodput, all flows (bit/s)", sum(xa), sum(xb)),

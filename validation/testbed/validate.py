@@ -159,10 +159,9 @@ def summary(r) -> dict:
     """One run's numbers, computed as `hscc compare` computes them (for the spread over seeds or
     repetitions), and the first flow's cwnd trajectory."""
     goodputs = r.flows["goodput_bps"].to_list()
-    sent = r.flows["segs_sent"].sum()
     first = r.timeseries.filter(pl.col("flow") == r.flows["flow"][0]).sort("time_s")
     return {"goodput": sum(goodputs), "flows": goodputs, "algorithms": by_algorithm(r), "jain": compare.jain(goodputs),
-            "loss": compare.loss(r), "retrans": r.flows["retrans"].sum() / sent if sent else 0.0,
+            "loss": compare.loss(r), "retrans": compare.retrans(r),
             "trajectory": trajectory(first["time_s"].to_list(), first["cwnd"].to_list())}
 
 
