@@ -302,7 +302,7 @@ def check(
     memory, events = _limits(max_memory, max_events)
     try:
         sc = Scenario.from_toml(scenario)
-        engine = json.dumps(sc.to_engine())
+        engine = sc.engine_json()
         need = limits.estimate(engine)
         build(engine, memory, events)  # the engine's own checks (routes, BDP buffers, limits)
     except ScenarioError as e:
