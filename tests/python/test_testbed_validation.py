@@ -70,9 +70,21 @@ def test_the_spread_table_puts_seeds_next_to_repetitions():
 
 
 def test_the_trajectory_finds_the_slow_start_exit_and_each_reduction_once():
-    # Slow start to 80 at t = 3, a recovery that falls over two samples (60, 40: one reduction, at t = 4),
-    # growth to 43, a second reduction at t = 9 (30 < 0.8 × 43); 31 is growth again, not a reduction.
+    # As `hscc compare` reads it: slow start to 80 at t = 3, a recovery that falls over two samples (60, 40:
+    # one cut, timed at its peak, t = 3), growth to 43, a second cut from 43 at t = 8 (30 loses 30 %);
+    # 31 is growth again, not a cut.
     cwnd = [10, 20, 40, 80, 60, 40, 41, 42, 43, 30, 31]
     t = validate.trajectory([float(i) for i in range(len(cwnd))], cwnd)
     assert t == {"exit_s": 3.0, "exit_cwnd": 80, "reductions": 2, "period_s": 5.0}
     assert validate.trajectory([0.0, 1.0, 2.0], [10, 20, 30]) == {"exit_s": None, "exit_cwnd": None, "reductions": 0, "period_s": None}
+
+
+def test_the_models_are_padhye_and_mathis_by_hand():
+    # p = 0.01, RTT 100 ms, RTO 300 ms: TD = 0.1·√(0.02/3) = 8.16497 ms; TO = 0.3·3·√(0.00375)·0.01·1.0032 = 0.552899 ms.
+    assert validate.padhye(0.01, 0.1, 0.3) == pytest.approx(1 / (0.00816497 + 0.000552899), rel=1e-6)
+    assert validate.mathis(0.01, 0.1) == pytest.approx(122.474487, rel=1e-6)
+    run = {**_run([20e6]), "loss": 0.01, "mean_srtt_s": 0.1, "send_rate": 120.0}
+    rows = validate.model_table([{"config": "reno-1-50M-20ms-loss1e-2", "sim": [run], "kernel": [run]}]).splitlines()
+    assert rows[2] == "| reno-1-50M-20ms-loss1e-2 | sim seed 1 | 1.00e-02 | 100.0 | 120 | 122 | 115 | 1.05 |"
+    assert rows[3].startswith("| reno-1-50M-20ms-loss1e-2 | kernel #1 |") and len(rows) == 4
+    assert validate.model_table([{"config": "cubic-1-50M-20ms-loss1e-2", "sim": [run], "kernel": []}]).count("\n") == 2

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -45,6 +46,7 @@ class Config:
     variant: str = ""
     seconds: float | None = None  # this configuration's length, whatever --seconds says (per-flow shares need long runs)
     interval: str = "100ms"  # the sample interval ("10ms" for a cwnd trajectory: slow start doubles every RTT)
+    rtts: tuple[int, ...] = ()  # one dumbbell pair per RTT (ms), the i-th (algorithm, count) on pair i; () : one pair of `rtt`
 
 
 CONFIGS = {
@@ -63,12 +65,23 @@ CONFIGS = {
     "cubic-1-200M-80ms": Config((("cubic", 1),), 200, 80, "1bdp"),
     "reno-1-50M-20ms-loss1e-3": Config((("reno", 1),), 50, 20, "1bdp", 1e-3),
     "cubic-1-50M-20ms-loss1e-3": Config((("cubic", 1),), 50, 20, "1bdp", 1e-3),
+    # The issue's ranges: 10 Mbit/s, the testbed's limit (300 Mbit/s x 80 ms), 100 ms, random loss 1e-4 and 1e-2, three RTTs.
+    "reno-1-10M-100ms": Config((("reno", 1),), 10, 100, "1bdp"),
+    "cubic-1-10M-100ms": Config((("cubic", 1),), 10, 100, "1bdp"),
+    "reno-4-10M-100ms": Config((("reno", 4),), 10, 100, "1bdp"),
+    "reno-1-300M-80ms": Config((("reno", 1),), 300, 80, "1bdp"),
+    "cubic-1-300M-80ms": Config((("cubic", 1),), 300, 80, "1bdp"),
+    "reno-1-50M-20ms-loss1e-4": Config((("reno", 1),), 50, 20, "1bdp", 1e-4),
+    "cubic-1-50M-20ms-loss1e-4": Config((("cubic", 1),), 50, 20, "1bdp", 1e-4),
+    "reno-1-50M-20ms-loss1e-2": Config((("reno", 1),), 50, 20, "1bdp", 1e-2),
+    "cubic-1-50M-20ms-loss1e-2": Config((("cubic", 1),), 50, 20, "1bdp", 1e-2),
+    "reno3-100M-20-60-120ms": Config((("reno", 1), ("reno", 1), ("reno", 1)), 100, 120, "1bdp", seconds=60, rtts=(20, 60, 120)),
 }
 # The eBPF issue's seed algorithms (and, more briefly, other programs of bpf/) as their struct_ops programs,
 # reno as hscc_reno: alone with a BDP and a quarter-BDP buffer and with random loss 1e-3, and sharing with
 # one Reno flow at both buffers.
 SEEDS = ("ctcp", "africa", "fit", "sync")
-OTHERS = ("highspeed", "scalable", "vegas", "illinois")
+OTHERS = ("highspeed", "scalable", "vegas", "illinois", "multcp", "bic", "htcp", "veno", "westwood", "fast", "ctcp-la")
 for _a in SEEDS + OTHERS:
     CONFIGS[f"{_a}-1-100M-40ms"] = Config(((_a, 1),), 100, 40, "1bdp", variant="bpf")
     CONFIGS[f"{_a}1-reno1-100M-40ms"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf")
@@ -90,11 +103,12 @@ def scenario(name: str, seconds: float, side: str, seed: int = 1, host_jitter: s
     return {
         "name": name, "duration": f"{c.seconds or seconds}s", "seed": seed,
         "output": {"sample_interval": c.interval, "traces": ["flows", "queues"]},
-        "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "pairs": [{"rate": "10Gbps", "rtt": f"{c.rtt}ms"}]},
-        "flows": [{"pair": 0, "algorithm": a, "count": n, "label": a,
+        "topology": {"kind": "dumbbell", "bottleneck": bottleneck,
+                     "pairs": [{"rate": "10Gbps", "rtt": f"{rtt}ms"} for rtt in (c.rtts or (c.rtt,))]},
+        "flows": [{"pair": i if c.rtts else 0, "algorithm": a, "count": n, "label": f"{a}-{c.rtts[i]}ms" if c.rtts else a,
                    **({"params": {"hystart": True}} if hystart and a == "cubic" else {}),
                    **({"host_jitter": host_jitter} if host_jitter and side == "sim" else {})}
-                  for a, n in c.flows],
+                  for i, (a, n) in enumerate(c.flows)],
     }
 
 
@@ -128,41 +142,59 @@ def by_algorithm(r) -> dict[str, float]:
     return out
 
 
-CUT = 0.8  # a window reduction: cwnd below this fraction of its peak since the last one
-
-
 def trajectory(times: list[float], cwnd: list[int]) -> dict:
-    """A flow's cwnd trajectory from its samples: the slow-start exit (the peak before the first
-    reduction: when, how large) and the sawtooth (reductions, the median time between them). A reduction
-    is counted when cwnd falls below CUT × its peak, and the next one looked for only once the window grows
-    again (a recovery's window falls over about an RTT, several samples)."""
-    peak, peak_i, cuts, exit_, low = 0, 0, [], None, None
-    for i, w in enumerate(cwnd):
-        if low is not None:  # falling after a reduction
-            if w <= low:
-                low = w
-                continue
-            low, peak, peak_i = None, w, i
-        if w > peak:
-            peak, peak_i = w, i
-        elif w < CUT * peak:
-            if exit_ is None:
-                exit_ = (times[peak_i], peak)
-            cuts.append(times[i])
-            low = w
-    gaps = sorted(b - a for a, b in zip(cuts, cuts[1:]))
-    return {"exit_s": exit_[0] if exit_ else None, "exit_cwnd": exit_[1] if exit_ else None,
-            "reductions": len(cuts), "period_s": gaps[len(gaps) // 2] if gaps else None}
+    """A flow's cwnd trajectory from its samples, as `hscc compare` reads it (`compare.trajectory`: a cut
+    is a run of falling samples losing at least 10 % of the window): the slow-start exit (the peak
+    before the first cut: when, how large), the number of cuts and the median time between them."""
+    t = compare.trajectory(times, cwnd)
+    return {"exit_s": t.cuts_s[0] if t.cuts_s else None, "exit_cwnd": t.peaks[0] if t.peaks else None,
+            "reductions": len(t.cuts_s), "period_s": t.period_s}
 
 
 def summary(r) -> dict:
     """One run's numbers, computed as `hscc compare` computes them (for the spread over seeds or
     repetitions), and the first flow's cwnd trajectory."""
     goodputs = r.flows["goodput_bps"].to_list()
-    first = r.timeseries.filter(pl.col("flow") == r.flows["flow"][0]).sort("time_s")
+    f = r.flows.row(0, named=True)
+    first = r.timeseries.filter(pl.col("flow") == f["flow"]).sort("time_s")
     return {"goodput": sum(goodputs), "flows": goodputs, "algorithms": by_algorithm(r), "jain": compare.jain(goodputs),
             "loss": compare.loss(r), "retrans": compare.retrans(r),
+            "send_rate": f["segs_sent"] / (f["end_s"] - f["start_s"]), "mean_srtt_s": f["mean_srtt_s"],
             "trajectory": trajectory(first["time_s"].to_list(), first["cwnd"].to_list())}
+
+
+def padhye(p: float, rtt: float, t0: float) -> float:
+    """Padhye, Firoiu, Towsley, Kurose (SIGCOMM 1998), eq. (31), b = 1 (Linux counts acknowledged
+    segments, so cwnd grows one per RTT with delayed ACKs too): send rate, segments/s
+    (crates/hscc-sim/tests/validation.rs has the same)."""
+    return 1 / (rtt * math.sqrt(2 * p / 3) + t0 * min(1.0, 3 * math.sqrt(3 * p / 8)) * p * (1 + 32 * p * p))
+
+
+def mathis(p: float, rtt: float) -> float:
+    """Mathis, Semke, Mahdavi, Ott (CCR 1997): 1/RTT · √(3/2p) segments/s."""
+    return math.sqrt(1.5 / p) / rtt
+
+
+def model_table(spreads: list[dict]) -> str:
+    """Single Reno flows with random loss: each run's send rate against the models at the loss rate it
+    realized (drops at the bottleneck over packets offered), its mean sampled sRTT and an RTO of that plus
+    Linux's 200 ms minimum, as Padhye et al. validated theirs."""
+    out = ["| configuration | run | p realized | mean sRTT (ms) | send rate (seg/s) | Mathis | Padhye | rate / Padhye |",
+           "|" + "---|" * 8]
+    for s in spreads:
+        c = CONFIGS[s["config"]]
+        if not c.loss or c.flows != (("reno", 1),):
+            continue
+        for side in ("sim", "kernel"):
+            for i, r in enumerate(s[side]):
+                p, rtt = r["loss"], r["mean_srtt_s"]
+                if not p or not rtt:
+                    continue
+                model = padhye(p, rtt, rtt + 0.2)
+                label = f"{side} seed {i + 1}" if side == "sim" else f"kernel #{i + 1}"
+                out.append(f"| {s['config']} | {label} | {p:.2e} | {rtt * 1e3:.1f} | {r['send_rate']:.0f} | "
+                           f"{mathis(p, rtt):.0f} | {model:.0f} | {r['send_rate'] / model:.2f} |")
+    return "\n".join(out) + "\n"
 
 
 def run_kernel(scenario: Scenario, out: Path, use_bpf: bool, tries: int = 40) -> None:
@@ -239,7 +271,7 @@ def main() -> int:
         spreads.append({"config": name, "seconds": c.seconds or args.seconds,
                         "sim": [summary(r) for r in sims], "kernel": [summary(r) for r in kernels]})
     (args.out / "results.json").write_text(json.dumps({"rows": results, "spread": spreads}, indent=1))
-    text = table(results) + "\n" + spread_table(spreads) + "\n" + trajectory_table(spreads)
+    text = table(results) + "\n" + spread_table(spreads) + "\n" + trajectory_table(spreads) + "\n" + model_table(spreads)
     (args.out / "table.md").write_text(text)
     print(text)
     return 0
