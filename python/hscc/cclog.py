@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 import polars as pl
 
 from hscc import _core
@@ -60,6 +59,8 @@ def frame(columns: list[tuple[str, str, bytes]] | None, labels: list[str]) -> pl
     `labels` are the flows' labels by engine index. Empty without a log."""
     if columns is None:
         return empty()
+    import numpy as np  # here, not at import: numpy starts BLAS threads in every process that imports hscc (sweep workers)
+
     raw = {name: pl.Series(name, np.frombuffer(data, dtype=np.dtype(dtype))) for name, dtype, data in columns}
     out = {}
     for name, s in raw.items():

@@ -95,6 +95,12 @@ QUEUES = {
     "time_s": pl.Float64, "link": pl.UInt32, "name": pl.String, "queue_pkts": pl.UInt64, "queue_bytes": pl.UInt64,
     "qdelay_s": pl.Float64, "drops": pl.UInt64, "marks": pl.UInt64, "utilization": pl.Float64,
 }
+LINKS = {
+    "link": pl.UInt32, "name": _S, "from": _S, "to": _S, "rate_bps": pl.UInt64, "monitored": pl.Boolean, "utilization": _F,
+    "tx_packets": pl.UInt64, "tx_bytes": pl.UInt64, "drops_queue": pl.UInt64, "drops_queue_slow_start": pl.Int64,
+    "drops_random": pl.UInt64, "drops_aqm": pl.UInt64, "marks": pl.UInt64, "drops": pl.UInt64, "mean_qdelay_s": _F,
+    "p99_qdelay_s": _F, "max_qdelay_s": _F, "mean_queue_pkts": _F, "mean_queue_bytes": _F, "normalized_occupancy": _F,
+}
 UDP = {
     "udp": pl.UInt32, "source": pl.String, "label": pl.String, "sent": pl.UInt64, "received": pl.UInt64, "lost": pl.UInt64,
     "loss_rate": pl.Float64, "throughput_bps": pl.Float64, "mean_delay_s": pl.Float64, "p99_delay_s": pl.Float64,
@@ -111,20 +117,64 @@ DROPS = {
 _PS = 1e-12
 
 
+class Columns:
+    """A table as the engine's output gives it: its columns as lists under `schema`. It becomes a
+    DataFrame only when someone reads it; a sweep's worker writes its Parquet file straight from the
+    lists (the frame and back cost more than the simulation of a short run, docs/performance.md)."""
+
+    __slots__ = ("schema", "data")
+
+    def __init__(self, schema: dict, data: dict[str, list]):
+        self.schema, self.data = schema, data
+
+    @classmethod
+    def from_rows(cls, schema: dict, rows: list[dict]) -> "Columns":
+        return cls(schema, {k: [r[k] for r in rows] for k in schema})
+
+    @property
+    def height(self) -> int:
+        return len(next(iter(self.data.values())))
+
+    def frame(self) -> pl.DataFrame:
+        return pl.DataFrame(self.data, schema=self.schema) if self.height else _empty(self.schema)
+
+
+Table = pl.DataFrame | Columns
+
+
+def _table(name: str) -> property:
+    def get(self: "Result") -> pl.DataFrame:
+        t = self._tables[name]
+        if isinstance(t, Columns):
+            t = self._tables[name] = t.frame()
+        return t
+
+    return property(get, doc=f"The {name} table (see the module's doc for its columns).")
+
+
 class Result:
     """Everything a run produced. DataFrames: ``flows``, ``links``, ``udp``, ``web``, ``timeseries``, ``queues``,
     ``cc_log`` (empty unless the scenario asks for the per-ACK log); ``drops``; ``captures``: packet capture
     files by name (pcap bytes)."""
 
-    def __init__(self, manifest: dict, summary: dict, flows: pl.DataFrame, links: pl.DataFrame, udp: pl.DataFrame,
-                 web: pl.DataFrame, timeseries: pl.DataFrame, queues: pl.DataFrame, cc_log: pl.DataFrame | None = None,
+    def __init__(self, manifest: dict, summary: dict, flows: Table, links: Table, udp: Table,
+                 web: Table, timeseries: Table, queues: Table, cc_log: pl.DataFrame | None = None,
                  captures: dict[str, bytes] | None = None, drops: pl.DataFrame | None = None):
         self.manifest, self.summary = manifest, summary
-        self.flows, self.links, self.udp, self.web = flows, links, udp, web
-        self.timeseries, self.queues = timeseries, queues
-        self.cc_log = cclog.empty() if cc_log is None else cc_log
+        self._tables = {"flows": flows, "links": links, "udp": udp, "web": web, "timeseries": timeseries, "queues": queues}
+        self._cc_log = cc_log
         self.captures = captures or {}
         self.drops = _empty(DROPS) if drops is None else drops
+
+    flows, links, udp, web = _table("flows"), _table("links"), _table("udp"), _table("web")
+    timeseries, queues = _table("timeseries"), _table("queues")
+
+    @property
+    def cc_log(self) -> pl.DataFrame:
+        """The per-ACK congestion-control log (no rows unless the scenario asks for it)."""
+        if self._cc_log is None:
+            self._cc_log = cclog.empty()
+        return self._cc_log
 
     @property
     def scenario(self) -> Scenario:
@@ -190,10 +240,10 @@ class Result:
 
     def files(self) -> dict[str, bytes]:
         """The run directory's files by name, as bytes (a worker sends these to whoever stores the run)."""
-        tables = _parquet({name: getattr(self, name) for name in FRAMES})
+        tables = _parquet({name: self._tables[name] for name in FRAMES})
         out = {"manifest.json": _json(self.manifest), "summary.json": _json(self.summary),
                **{f"{name}.parquet": data for name, data in tables.items()}}
-        if self.cc_log.height:  # by polars: the extension's writer does not take all of its dtypes
+        if self._cc_log is not None and self._cc_log.height:  # by polars: the extension's writer does not take all of its dtypes
             buf = io.BytesIO()
             self.cc_log.write_parquet(buf)
             out[cclog.FILE] = buf.getvalue()
@@ -216,13 +266,15 @@ class Result:
         summary.json's rows are those same rows: a short run's tables cost well under a
         millisecond, not one DataFrame per flow and a round trip through polars per table."""
         traces = raw["traces"]
-        timeseries = _timeseries(traces) if "flows" in scenario.output.traces else _empty(TIMESERIES)
-        queues = _queues(traces) if "queues" in scenario.output.traces else _empty(QUEUES)
-        flow_rows = _flow_rows(raw["flows"], scenario, timeseries)
+        flow_traces = traces["flows"] if "flows" in scenario.output.traces else []
+        timeseries = _timeseries(traces["time_s"], flow_traces)
+        queues = _queues(traces["time_s"], traces["links"] if "queues" in scenario.output.traces else [])
+        flow_rows = _flow_rows(raw["flows"], scenario, flow_traces)
         link_rows = _link_rows(raw["links"])
         udp_rows = _udp_rows(raw["udp"], scenario)
-        flows, links, udp = _frame(flow_rows, FLOWS), _links(link_rows), _frame(udp_rows, UDP)
+        flows, links, udp = Columns.from_rows(FLOWS, flow_rows), Columns.from_rows(LINKS, link_rows), Columns.from_rows(UDP, udp_rows)
         web = _web(raw["web"], scenario)
+        total = sum(r["goodput_bps"] for r in flow_rows)
         signalled = any(r["signals"] for r in flow_rows)
         events, seen = _signal_sync(flow_rows, None, 0.5) if signalled else (0, 0)
         summary = {
@@ -232,7 +284,7 @@ class Result:
             "events": raw["events"],
             "wall_time_s": manifest["wall_time_s"],
             "jain_index": _finite(raw["jain_index"]) if raw["flows"] else None,  # undefined without TCP flows
-            "total_goodput_bps": flows["goodput_bps"].sum(),
+            "total_goodput_bps": total,
             "flows": [{k: v for k, v in r.items() if k != "signals_s"} for r in flow_rows],
             "links": link_rows,
             "udp": udp_rows,
@@ -243,7 +295,7 @@ class Result:
         }
         if captures:
             summary["pcap"] = {"files": sorted(captures), "missed": raw["captures"]["missed"]}
-        labels = flows["label"].to_list()
+        labels = flows.data["label"]
         drops = _drops(raw["captures"]["drops"], labels)
         log = cclog.frame(cc_log, labels) if cc_log else None
         return cls(manifest, summary, flows, links, udp, web, timeseries, queues, log, captures, drops)
@@ -271,14 +323,12 @@ def load(run_dir: str | Path) -> Result:
     return Result(manifest, summary, **frames, captures=captures, drops=drops)
 
 
-def _flow_rows(rows: list[dict], scenario: Scenario, timeseries: pl.DataFrame) -> list[dict]:
-    """The flows table's rows, as its frame holds them (`_frame`) and summary.json lists them."""
+def _flow_rows(rows: list[dict], scenario: Scenario, traces: list[dict]) -> list[dict]:
+    """The flows table's rows, as its columns hold them and summary.json lists them. `traces`: the
+    flows' sampled traces, in engine order (none without flow traces)."""
     labels = scenario.flow_labels()
     total = sum(r["goodput_bps"] for r in rows)
-    mean_srtt = {}
-    if timeseries.height:
-        m = timeseries.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s").mean())
-        mean_srtt = dict(zip(m["flow"].to_list(), m["srtt_s"].to_list()))
+    mean_srtt = {i: _mean([x for x in t["srtt_s"] if x > 0]) for i, t in enumerate(traces)}
     out = []
     for r, (spec, label) in zip(rows, labels):
         c = r["counters"]
@@ -309,11 +359,6 @@ def _link_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
-def _links(rows: list[dict]) -> pl.DataFrame:
-    ints = ("rate_bps", "tx_packets", "tx_bytes", "drops_queue", "drops_random", "drops_aqm", "marks", "drops")
-    return pl.DataFrame(rows, schema_overrides={"link": pl.UInt32, **{k: pl.UInt64 for k in ints}})
-
-
 def _drops(rows: list[dict], labels: list[str]) -> pl.DataFrame:
     out = [{**r, "label": None if r["flow"] is None else labels[r["flow"]]} for r in rows]
     return pl.DataFrame(out, schema=DROPS) if out else _empty(DROPS)
@@ -325,10 +370,6 @@ def _udp_rows(rows: list[dict], scenario: Scenario) -> list[dict]:
     return [{"udp": r["id"], "source": src, "label": label, **{k: r.get(k) for k in rest}} for r, (src, label) in zip(rows, labels)]
 
 
-def _frame(rows: list[dict], schema: dict) -> pl.DataFrame:
-    return pl.DataFrame(rows, schema=schema) if rows else _empty(schema)
-
-
 def _signal_sync(rows: list[dict], flows: list[int] | None, window: float) -> tuple[int, int]:
     """`Result.signal_synchronization` over the flows table's rows."""
     if flows is None:
@@ -338,29 +379,26 @@ def _signal_sync(rows: list[dict], flows: list[int] | None, window: float) -> tu
     return _core.signal_synchronization([(by_id[i]["signals_s"], by_id[i]["start_s"], by_id[i]["end_s"]) for i in flows], window)
 
 
-def _web(rows: list[dict], scenario: Scenario) -> pl.DataFrame:
-    out = [{"web": w["id"], "label": _web_label(scenario, w["id"]), **b} for w in rows for b in w["bins"]]
-    return pl.DataFrame(out, schema=WEB) if out else _empty(WEB)
+def _web(rows: list[dict], scenario: Scenario) -> Columns:
+    return Columns.from_rows(WEB, [{"web": w["id"], "label": _web_label(scenario, w["id"]), **b} for w in rows for b in w["bins"]])
 
 
 def _web_label(scenario: Scenario, i: int) -> str:
     return scenario.web[i].label or f"web {i}"
 
 
-def _timeseries(traces: dict) -> pl.DataFrame:
-    t, flows = traces["time_s"], traces["flows"]
-    return pl.DataFrame({
+def _timeseries(t: list[float], flows: list[dict]) -> Columns:
+    return Columns(TIMESERIES, {
         "time_s": t * len(flows), "flow": _repeat(range(len(flows)), len(t)),
         **{k: _chain(f[k] for f in flows) for k in ("throughput_bps", "cwnd", "srtt_s")},
-    }, schema=TIMESERIES)
+    })
 
 
-def _queues(traces: dict) -> pl.DataFrame:
-    t, links = traces["time_s"], traces["links"]
-    return pl.DataFrame({
+def _queues(t: list[float], links: list[dict]) -> Columns:
+    return Columns(QUEUES, {
         "time_s": t * len(links), "link": _repeat((q["link"] for q in links), len(t)), "name": _repeat((q["name"] for q in links), len(t)),
         **{k: _chain(q[k] for q in links) for k in ("queue_pkts", "queue_bytes", "qdelay_s", "drops", "marks", "utilization")},
-    }, schema=QUEUES)
+    })
 
 
 def _repeat(values, n: int) -> list:
@@ -372,11 +410,36 @@ def _chain(lists) -> list:
     return list(itertools.chain.from_iterable(lists))
 
 
-def _parquet(frames: dict[str, pl.DataFrame]) -> dict[str, bytes]:
-    """Each table as Parquet, written by the extension from the frame's columns: polars
+def _parquet(tables: dict[str, Table]) -> dict[str, bytes]:
+    """Each table as Parquet, written by the extension from its columns: polars
     costs about 27 µs per column to write a table and a run has 88 (docs/performance.md)."""
-    return {name: _core.parquet_table([(c.name, str(c.dtype), c.to_list()) for c in frame.iter_columns()])
-            for name, frame in frames.items()}
+    return {name: _parquet_table(t) for name, t in tables.items()}
+
+
+_EMPTY_PARQUET: dict[tuple, bytes] = {}
+
+
+def _parquet_table(t: Table) -> bytes:
+    """One table's Parquet file; a table without rows is the same file every time (a run without UDP,
+    web sources or a trace has two to four), so it is written once per schema."""
+    if isinstance(t, Columns) and not t.height:
+        key = tuple(t.schema.items())
+        if key not in _EMPTY_PARQUET:
+            _EMPTY_PARQUET[key] = _core.parquet_table(_columns(t))
+        return _EMPTY_PARQUET[key]
+    return _core.parquet_table(_columns(t))
+
+
+def _columns(t: Table) -> list[tuple[str, str, list]]:
+    """(name, polars dtype's name, values) of each column, as the Parquet writer takes them."""
+    if isinstance(t, Columns):
+        return [(k, str(dtype), t.data[k]) for k, dtype in t.schema.items()]
+    return [(c.name, str(c.dtype), c.to_list()) for c in t.iter_columns()]
+
+
+def _mean(values: list[float]) -> float | None:
+    """The mean, its sum correctly rounded (math.fsum: no summation order to depend on); None if empty."""
+    return math.fsum(values) / len(values) if values else None
 
 
 _EMPTY: dict[tuple, pl.DataFrame] = {}

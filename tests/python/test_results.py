@@ -218,3 +218,35 @@ def test_empty_tables_are_copies():
     a.insert_column(0, pl.Series("extra", [], dtype=pl.Int64))
     assert results._empty(results.UDP).schema == pl.Schema(results.UDP)
     assert results._empty(results.WEB).equals(pl.DataFrame(schema=results.WEB))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_tables_written_from_their_columns_are_the_frames_files(example):
+    # A run's tables stay lists until read (a sweep's worker writes them as they are); the files are
+    # those of the frames the lists become, and the links schema names every column summary.json has.
+    import tomllib
+
+    data = tomllib.loads(example.read_text())
+    data["duration"] = "25s"
+    data.setdefault("output", {})["traces"] = ["flows", "queues"]
+    r = hscc.run(data)
+    written = r.files()
+    assert all(isinstance(r._tables[name], results.Columns) for name in FRAMES)  # files() built no frame
+    for name in FRAMES:
+        assert written[f"{name}.parquet"] == results._parquet({name: getattr(r, name)})[name]
+    assert [list(row) for row in r.summary["links"]] == [list(results.LINKS)] * len(r.summary["links"])
+    assert r.cc_log.height == 0
+
+
+def test_a_flows_mean_srtt_is_the_correctly_rounded_mean_of_its_samples():
+    # Not polars' mean (its summation order may change with polars): math.fsum of the positive samples over their count.
+    data = {"name": "m", "duration": "20s", "output": {"sample_interval": "10ms", "traces": ["flows"]},
+            "topology": {"kind": "dumbbell", "bottleneck": {"rate": "50Mbps", "delay": "1ms", "buffer": "1bdp"},
+                         "pairs": [{"rate": "1Gbps", "rtt": "40ms"}, {"rate": "1Gbps", "rtt": "90ms"}]},
+            "flows": [{"pair": 0, "algorithm": "reno"}, {"pair": 1, "algorithm": "cubic"}]}
+    r = hscc.run(data)
+    for row in r.flows.iter_rows(named=True):
+        samples = r.timeseries.filter((pl.col("flow") == row["flow"]) & (pl.col("srtt_s") > 0))["srtt_s"].to_list()
+        assert len(samples) > 1000
+        assert row["mean_srtt_s"] == math.fsum(samples) / len(samples)
+    assert r.summary["total_goodput_bps"] == sum(r.flows["goodput_bps"].to_list())
