@@ -328,7 +328,7 @@ def _flow_rows(rows: list[dict], scenario: Scenario, traces: list[dict]) -> list
     flows' sampled traces, in engine order (none without flow traces)."""
     labels = scenario.flow_labels()
     total = sum(r["goodput_bps"] for r in rows)
-    mean_srtt = {i: _mean([x for x in t["srtt_s"] if x > 0]) for i, t in enumerate(traces)}
+    mean_srtt = {i: fsum_mean([x for x in t["srtt_s"] if x > 0]) for i, t in enumerate(traces)}
     out = []
     for r, (spec, label) in zip(rows, labels):
         c = r["counters"]
@@ -437,7 +437,7 @@ def _columns(t: Table) -> list[tuple[str, str, list]]:
     return [(c.name, str(c.dtype), c.to_list()) for c in t.iter_columns()]
 
 
-def _mean(values: list[float]) -> float | None:
+def fsum_mean(values: list[float]) -> float | None:
     """The mean, its sum correctly rounded (math.fsum: no summation order to depend on); None if empty."""
     return math.fsum(values) / len(values) if values else None
 

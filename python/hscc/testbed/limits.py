@@ -21,6 +21,12 @@ MAX_BDP_BITS = 300e6 * 0.08  # rate × the longest base RTT
 # LATE_SHARE_BOUND of its packets left more than 1 ms late.
 STALL_BOUND_S = 0.005
 LATE_SHARE_BOUND = 0.01
+# The bottleneck itself, upstream of the delay line: a run is flagged when, between two queue samples, the
+# bottleneck held a backlog but sent less than SERVICE_SHARE_BOUND of what it surely could have (work
+# conservation: a link holding B bytes sends min(B, rate · Δt) in Δt). Only backlogs of at least
+# SERVICE_MIN_BYTES (ten full packets) count: a `tc` snapshot is not instantaneous.
+SERVICE_SHARE_BOUND = 0.5
+SERVICE_MIN_BYTES = 15_000
 
 
 def max_rate() -> float:
@@ -60,9 +66,31 @@ def probe() -> dict:
     return json.loads(r.stdout)
 
 
-def flags(delay_line: dict) -> list[str]:
-    """Why a run's delay line makes its numbers suspect; empty when it held its delays."""
+def service_stalls(samples: list, dev: str, rate_bps: float) -> list[dict]:
+    """The intervals between queue samples (`record.QueueSample`) in which the bottleneck queue on `dev`
+    held a backlog but sent less than SERVICE_SHARE_BOUND of min(backlog, rate × the time that surely
+    passed between the two snapshots): the machine stopped serving the queue (softirq starved), a stall
+    the delay line, downstream and at real-time priority, does not see."""
     out = []
+    for a, b in zip(samples, samples[1:]):
+        surely = b.asked - a.t  # each snapshot was taken inside its call: at least this long between them
+        could = min(a.queues[dev]["backlog"], rate_bps / 8 * surely) if surely > 0 else 0
+        sent = b.queues[dev]["bytes"] - a.queues[dev]["bytes"]
+        if could >= SERVICE_MIN_BYTES and sent < SERVICE_SHARE_BOUND * could:
+            out.append({"t_s": a.t, "interval_s": surely, "backlog_bytes": a.queues[dev]["backlog"], "sent_share": sent / could})
+    return out
+
+
+def flags(delay_line: dict, service: dict[str, list[dict]] | None = None) -> list[str]:
+    """Why a run's numbers are suspect: the delay line did not hold its delays, or (`service`, per
+    direction, from `service_stalls`) the bottleneck stopped sending with packets waiting. Empty when neither."""
+    out = []
+    for name, stalls in (service or {}).items():
+        if stalls:
+            worst = min(stalls, key=lambda x: x["sent_share"])
+            out.append(f"{name}: the bottleneck held a backlog but sent under {SERVICE_SHARE_BOUND:.0%} of what it could in "
+                       f"{len(stalls)} interval(s), worst {worst['sent_share']:.0%} over {worst['interval_s'] * 1e3:.0f} ms "
+                       f"at {worst['t_s']:.1f} s (the machine stopped serving it, upstream of the delay line)")
     for name in ("fwd", "rev"):
         d = delay_line[name]
         if d["max_late_s"] > STALL_BOUND_S:

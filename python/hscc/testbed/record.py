@@ -24,14 +24,14 @@ import json
 import math
 import subprocess
 import time
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 import polars as pl
 
 from hscc.compare import jain
 from hscc.kernel.netns import sh
 from hscc.kernel.programs import KernelError
-from hscc.results import FLOWS, QUEUES, TIMESERIES, UDP, WEB, Result
+from hscc.results import FLOWS, LINKS as LINKS_SCHEMA, QUEUES, TIMESERIES, UDP, WEB, Result, fsum_mean
 from hscc.testbed import recovery
 from hscc.testbed.plan import Plan
 
@@ -53,8 +53,17 @@ def _queue(all_qdiscs: list[dict], dev: str) -> dict:
     raise KernelError(f"the bottleneck's queue on {dev} is gone")
 
 
+class QueueSample(NamedTuple):
+    """The bottleneck queues' counters as one `tc` call read them, sometime between `asked` and `t`
+    (seconds since the run's start)."""
+
+    t: float
+    queues: dict[str, dict]
+    asked: float
+
+
 def sample_queues(router: str, t0: float, interval: float, duration: float, procs: dict[str, subprocess.Popen],
-                  progress: Optional[Callable[[float], None]] = None) -> list[tuple[float, dict[str, dict]]]:
+                  progress: Optional[Callable[[float], None]] = None) -> list[QueueSample]:
     """The bottleneck queues at t0 + k·interval until the end; stops early (KernelError) if a process dies.
     A grid point that passed while `tc` ran is skipped, not sampled late: on a loaded machine one `tc`
     call can outlast a 10 ms interval, and late samples would run on past the end of the run."""
@@ -68,9 +77,10 @@ def sample_queues(router: str, t0: float, interval: float, duration: float, proc
             for what, p in procs.items():
                 if p.poll() is not None and p.returncode != 0:
                     raise KernelError(f"{what} stopped during the run (exit code {p.returncode}): {p.stderr.read().strip()}")
+        asked = time.monotonic() - t0
         qs = qdiscs(router)
         now = time.monotonic() - t0
-        out.append((now, {dev: _queue(qs, dev) for _, dev, _, _ in LINKS}))
+        out.append(QueueSample(now, {dev: _queue(qs, dev) for _, dev, _, _ in LINKS}, asked))
         if progress:
             progress(min(duration, k * interval))
         k = max(k + 1, math.floor(now / interval) + 1)
@@ -177,9 +187,9 @@ def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
 def _queues(plan: Plan, samples: list) -> pl.DataFrame:
     rows = []
     for link, (name, dev, _, _) in enumerate(LINKS):
-        for (t, now), (t_before, before) in zip(samples[1:], samples[:-1]):
-            q, q0 = now[dev], before[dev]
-            k, k0 = round(t / plan.interval), round(t_before / plan.interval)  # grid points (skipped ones between)
+        for a, b in zip(samples[:-1], samples[1:]):
+            q, q0 = b.queues[dev], a.queues[dev]
+            k, k0 = round(b.t / plan.interval), round(a.t / plan.interval)  # grid points (skipped ones between)
             rows.append({
                 "time_s": k * plan.interval, "link": link, "name": name,
                 "queue_pkts": q["qlen"], "queue_bytes": q["backlog"], "qdelay_s": q["backlog"] * 8 / plan.rate_bps,
@@ -192,8 +202,8 @@ def _queues(plan: Plan, samples: list) -> pl.DataFrame:
 def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame, ca_states: dict[int, dict] | None) -> pl.DataFrame:
     at_end, completed, last = _by_flow(received["at_end"]), _by_flow(received["completed"]), _by_flow(received["last_byte"])
     by_run_end = {f: got[-1] if got else 0 for f, got in _by_flow(received["samples"]).items()}
-    srtt = ts.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s").mean())
-    mean_srtt = dict(zip(srtt["flow"].to_list(), srtt["srtt_s"].to_list()))
+    srtt = ts.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s"))
+    mean_srtt = dict(zip(srtt["flow"].to_list(), (fsum_mean(v) for v in srtt["srtt_s"].to_list())))  # as the simulator's
     rows = []
     labels = [label for _, label in plan.scenario.flow_labels()]  # the engine's, asked once
     for f, s in zip(plan.flows, sent["flows"]):
@@ -232,7 +242,7 @@ def _links(plan: Plan, samples: list, queues: pl.DataFrame, loss_drops: int) -> 
     limit = plan.buffer[1] if plan.buffer[0] == "packets" else plan.buffer[1] / 1500
     rows = []
     for link, (name, dev, a, b) in enumerate(LINKS):
-        first, last = samples[0][1][dev], samples[-1][1][dev]
+        first, last = samples[0].queues[dev], samples[-1].queues[dev]
         q = queues.filter(pl.col("link") == link)
         delay = q["qdelay_s"]
         drops_queue = last["drops"] - first["drops"]
@@ -247,8 +257,7 @@ def _links(plan: Plan, samples: list, queues: pl.DataFrame, loss_drops: int) -> 
             "mean_queue_pkts": _stat(q["queue_pkts"].mean()), "mean_queue_bytes": _stat(q["queue_bytes"].mean()),
             "normalized_occupancy": _stat(q["queue_pkts"].mean()) / limit if limit else 0.0,
         })
-    ints = ("rate_bps", "tx_packets", "tx_bytes", "drops_queue", "drops_random", "drops_aqm", "marks", "drops")
-    return pl.DataFrame(rows, schema_overrides={"link": pl.UInt32, "drops_queue_slow_start": pl.Int64, **{k: pl.UInt64 for k in ints}})
+    return pl.DataFrame(rows, schema=LINKS_SCHEMA)
 
 
 def _stat(x: object) -> float:

@@ -170,6 +170,8 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                        for f, s in zip(plan.flows, sent["flows"]) if s["cc"] not in (f.cc, None)]
             if errors:
                 raise KernelError("; ".join(errors))
+            # "fwd"/"rev": the bottleneck's intervals with a backlog it did not serve (a stall the delay line does not see)
+            service = {name.split(":")[1]: limits.service_stalls(queue_samples, dev, plan.rate_bps) for name, dev, _, _ in record.LINKS}
             kernel = {
                 "engine": "linux",
                 "kernel": platform.release(),
@@ -188,7 +190,8 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 "delay_line": line,
                 "limits": {"max_rate_bps": limits.max_rate(), "max_bdp_bits": limits.max_bdp(),
                            "stall_bound_s": limits.STALL_BOUND_S, "late_share_bound": limits.LATE_SHARE_BOUND},
-                "flags": limits.flags(line) + ([f"the TUN devices dropped {tun_drops} packets"] if tun_drops else []),
+                "bottleneck_service": service,
+                "flags": limits.flags(line, service) + ([f"the TUN devices dropped {tun_drops} packets"] if tun_drops else []),
                 "netstat": record.netstat_delta(netstat0, netstat1),
                 "time_series": "TCP_INFO of each sender socket (getsockopt) and the receiver's byte count, sampled on the same grid",
             }
