@@ -83,8 +83,29 @@ def test_the_models_are_padhye_and_mathis_by_hand():
     # p = 0.01, RTT 100 ms, RTO 300 ms: TD = 0.1·√(0.02/3) = 8.16497 ms; TO = 0.3·3·√(0.00375)·0.01·1.0032 = 0.552899 ms.
     assert validate.padhye(0.01, 0.1, 0.3) == pytest.approx(1 / (0.00816497 + 0.000552899), rel=1e-6)
     assert validate.mathis(0.01, 0.1) == pytest.approx(122.474487, rel=1e-6)
-    run = {**_run([20e6]), "loss": 0.01, "mean_srtt_s": 0.1, "send_rate": 120.0}
-    rows = validate.model_table([{"config": "reno-1-50M-20ms-loss1e-2", "sim": [run], "kernel": [run]}]).splitlines()
+    # The models take the random drops' rate (not a slow start's burst of queue drops: "loss" 0.03 here).
+    run = {**_run([20e6]), "loss": 0.03, "random_loss": 0.01, "mean_srtt_s": 0.1, "send_rate": 120.0}
+    fast = {**run, "random_loss": 1e-4}  # Mathis: 1225 seg/s, under the 50 Mbit/s link's 4167
+    rows = validate.model_table([{"config": "reno-1-50M-20ms-loss1e-2", "sim": [run, fast], "kernel": [run]}]).splitlines()
     assert rows[2] == "| reno-1-50M-20ms-loss1e-2 | sim seed 1 | 1.00e-02 | 100.0 | 120 | 122 | 115 | 1.05 |"
-    assert rows[3].startswith("| reno-1-50M-20ms-loss1e-2 | kernel #1 |") and len(rows) == 4
+    assert rows[3].endswith("| 1225 | 1224 | 0.10 |")
+    assert rows[4].startswith("| reno-1-50M-20ms-loss1e-2 | kernel #1 |") and len(rows) == 5
+    at_link = {**run, "random_loss": 1e-6, "mean_srtt_s": 0.02}  # Mathis: 61 237 seg/s, beyond the link's 4167
+    assert validate.model_table([{"config": "reno-1-50M-20ms-loss1e-2", "sim": [at_link], "kernel": []}]).splitlines()[2].endswith(
+        "| link-limited |")
     assert validate.model_table([{"config": "cubic-1-50M-20ms-loss1e-2", "sim": [run], "kernel": []}]).count("\n") == 2
+
+
+def test_retable_reads_the_runs_again(tmp_path):
+    # The tables of an earlier validation from its run directories (here one simulator run, no kernel runs).
+    import json
+
+    import hscc
+
+    name = "reno-1-50M-20ms-loss1e-2"
+    hscc.run(validate.scenario(name, 3.0, "sim")).write(tmp_path / "sim" / name)
+    (tmp_path / "results.json").write_text(json.dumps({"rows": [], "spread": [{"config": name, "seconds": 3.0, "sim": [{}], "kernel": []}]}))
+    assert validate.retable(tmp_path) == 0
+    saved = json.loads((tmp_path / "results.json").read_text())["spread"][0]["sim"][0]
+    assert 0.005 < saved["random_loss"] < 0.02 and saved["send_rate"] > 0
+    assert f"| {name} | sim seed 1 | {saved['random_loss']:.2e} |" in (tmp_path / "table.md").read_text()
