@@ -92,6 +92,7 @@ for _a in SEEDS + OTHERS:
 # One flow sampled every 10 ms, for its cwnd trajectory (slow-start exit, sawtooth), reno and cubic as hscc's programs.
 for _a in ("reno", "cubic") + SEEDS:
     CONFIGS[f"{_a}-1-100M-40ms-trajectory"] = Config(((_a, 1),), 100, 40, "1bdp", variant="bpf", interval="10ms")
+    CONFIGS[f"{_a}-1-100M-40ms-0.25bdp-trajectory"] = Config(((_a, 1),), 100, 40, "0.25bdp", variant="bpf", interval="10ms")
 for _a in SEEDS:
     CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120)
     CONFIGS[f"{_a}-1-100M-40ms-0.25bdp"] = Config(((_a, 1),), 100, 40, "0.25bdp", variant="bpf")
