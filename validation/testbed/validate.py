@@ -98,6 +98,9 @@ for _a in SEEDS:
     CONFIGS[f"{_a}-1-100M-40ms-0.25bdp"] = Config(((_a, 1),), 100, 40, "0.25bdp", variant="bpf")
     CONFIGS[f"{_a}-1-50M-20ms-loss1e-3"] = Config(((_a, 1),), 50, 20, "1bdp", 1e-3, variant="bpf")
     CONFIGS[f"{_a}1-reno1-100M-40ms-0.25bdp"] = Config(((_a, 1), ("reno", 1)), 100, 40, "0.25bdp", variant="bpf")
+# The two pairs whose 30-s shares differed most (docs/validation.md, "Why a 30-s pair is decided in its first second").
+for _a in ("multcp", "veno"):
+    CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120)
 
 
 def scenario(name: str, seconds: float, side: str, seed: int = 1, host_jitter: str | None = None) -> dict:
