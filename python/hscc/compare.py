@@ -116,14 +116,15 @@ def queuing_delay(r: Result) -> float | None:
     return link["mean_qdelay_s"]
 
 
-def loss(r: Result) -> float | None:
-    """Drops at the first monitored link over the packets offered to it."""
+def loss(r: Result, drops: str = "drops") -> float | None:
+    """Drops at the first monitored link over the packets offered to it; `drops` names which of the
+    links table's drop counters (all of them by default; "drops_random": the random losses alone)."""
     links = r.bottlenecks
     if links.height == 0:
         return None
     link = links.row(0, named=True)
     offered = link["tx_packets"] + link["drops"]
-    return link["drops"] / offered if offered else 0.0
+    return link[drops] / offered if offered else 0.0
 
 
 def retrans(r: Result) -> float:

@@ -269,12 +269,12 @@ class Result:
         flow_traces = traces["flows"] if "flows" in scenario.output.traces else []
         timeseries = _timeseries(traces["time_s"], flow_traces)
         queues = _queues(traces["time_s"], traces["links"] if "queues" in scenario.output.traces else [])
-        flow_rows = _flow_rows(raw["flows"], scenario, flow_traces)
+        total = sum(r["goodput_bps"] for r in raw["flows"])  # the flows' shares and summary.json's total
+        flow_rows = _flow_rows(raw["flows"], scenario, flow_traces, total)
         link_rows = _link_rows(raw["links"])
         udp_rows = _udp_rows(raw["udp"], scenario)
         flows, links, udp = Columns.from_rows(FLOWS, flow_rows), Columns.from_rows(LINKS, link_rows), Columns.from_rows(UDP, udp_rows)
         web = _web(raw["web"], scenario)
-        total = sum(r["goodput_bps"] for r in flow_rows)
         signalled = any(r["signals"] for r in flow_rows)
         events, seen = _signal_sync(flow_rows, None, 0.5) if signalled else (0, 0)
         summary = {
@@ -323,11 +323,10 @@ def load(run_dir: str | Path) -> Result:
     return Result(manifest, summary, **frames, captures=captures, drops=drops)
 
 
-def _flow_rows(rows: list[dict], scenario: Scenario, traces: list[dict]) -> list[dict]:
+def _flow_rows(rows: list[dict], scenario: Scenario, traces: list[dict], total: float) -> list[dict]:
     """The flows table's rows, as its columns hold them and summary.json lists them. `traces`: the
-    flows' sampled traces, in engine order (none without flow traces)."""
+    flows' sampled traces, in engine order (none without flow traces); `total`: their summed goodput."""
     labels = scenario.flow_labels()
-    total = sum(r["goodput_bps"] for r in rows)
     mean_srtt = {i: fsum_mean([x for x in t["srtt_s"] if x > 0]) for i, t in enumerate(traces)}
     out = []
     for r, (spec, label) in zip(rows, labels):

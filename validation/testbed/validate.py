@@ -167,19 +167,10 @@ def summary(r) -> dict:
     first = r.timeseries.filter(pl.col("flow") == f["flow"]).sort("time_s")
     return {"goodput": sum(goodputs), "flows": goodputs, "algorithms": by_algorithm(r), "jain": compare.jain(goodputs),
             "loss": compare.loss(r), "retrans": compare.retrans(r),
-            "send_rate": f["segs_sent"] / (f["end_s"] - f["start_s"]), "mean_srtt_s": f["mean_srtt_s"], "random_loss": random_loss(r),
+            "send_rate": f["segs_sent"] / (f["end_s"] - f["start_s"]), "mean_srtt_s": f["mean_srtt_s"],
+            # the loss rate the models take: the random drops, not a slow start's overflow (tens of drops in one loss event)
+            "random_loss": compare.loss(r, "drops_random"),
             "trajectory": trajectory(first["time_s"].to_list(), first["cwnd"].to_list())}
-
-
-def random_loss(r) -> float | None:
-    """The bottleneck's random drops over the packets offered to it: the loss rate the models take. Not
-    all drops: a slow start that overflows the buffer drops tens of packets in one loss event."""
-    links = r.bottlenecks
-    if links.height == 0:
-        return None
-    link = links.row(0, named=True)
-    offered = link["tx_packets"] + link["drops"]
-    return link["drops_random"] / offered if offered else None
 
 
 def padhye(p: float, rtt: float, t0: float) -> float:
@@ -196,7 +187,7 @@ def mathis(p: float, rtt: float) -> float:
 
 def model_table(spreads: list[dict]) -> str:
     """Single Reno flows with random loss: each run's send rate against the models at the random loss rate
-    it realized (`random_loss`), its mean sampled sRTT and an RTO of that plus Linux's 200 ms minimum, as
+    it realized (`compare.loss` of the random drops), its mean sampled sRTT and an RTO of that plus Linux's 200 ms minimum, as
     Padhye et al. validated theirs. Where Mathis's rate exceeds the link's the flow is link-limited and
     the models do not apply: "link-limited"."""
     out = ["| configuration | run | random loss realized | mean sRTT (ms) | send rate (seg/s) | Mathis | Padhye | rate / Padhye |",
@@ -217,6 +208,16 @@ def model_table(spreads: list[dict]) -> str:
                 out.append(f"| {s['config']} | {label} | {p:.2e} | {rtt * 1e3:.1f} | {r['send_rate']:.0f} | "
                            f"{mathis(p, rtt):.0f} | {model:.0f} | {verdict} |")
     return "\n".join(out) + "\n"
+
+
+def sim_run(out: Path, name: str, seed: int) -> Path:
+    """Where a configuration's simulator run of `seed` is written (seed 1 is the one the rows compare with)."""
+    return out / "sim" / (name if seed == 1 else f"{name}-seed{seed}")
+
+
+def kernel_run(out: Path, name: str, k: int) -> Path:
+    """Where a configuration's `k`-th kernel run (from 0) is written."""
+    return out / "kernel" / f"{name}-{k}"
 
 
 def run_kernel(scenario: Scenario, out: Path, use_bpf: bool, tries: int = 40) -> None:
@@ -260,7 +261,7 @@ def main() -> int:
         for seed in range(1, args.sim_seeds + 1):
             toml = args.out / f"{name}.sim{'' if seed == 1 else f'-seed{seed}'}.toml"
             toml.write_text(_toml(scenario(name, args.seconds, "sim", seed, args.sim_host_jitter)))
-            sim_dir = args.out / "sim" / (name if seed == 1 else f"{name}-seed{seed}")
+            sim_dir = sim_run(args.out, name, seed)
             runner.run(Scenario.from_toml(toml)).write(sim_dir, overwrite=True)
             sims.append(load(sim_dir))
         sim = sims[0]
@@ -268,7 +269,7 @@ def main() -> int:
         ktoml.write_text(_toml(scenario(name, args.seconds, "kernel")))
         kernels = []
         for k in range(args.repeat):
-            kdir = args.out / "kernel" / f"{name}-{k}"
+            kdir = kernel_run(args.out, name, k)
             load_avg = os.getloadavg()
             run_kernel(Scenario.from_toml(ktoml), kdir, c.variant == "bpf")
             kern = load(kdir)
@@ -313,8 +314,8 @@ def retable(out: Path) -> int:
     spreads = []
     for s in saved["spread"]:
         name = s["config"]
-        sims = [out / "sim" / (name if seed == 1 else f"{name}-seed{seed}") for seed in range(1, len(s["sim"]) + 1)]
-        kernels = [out / "kernel" / f"{name}-{k}" for k in range(len(s["kernel"]))]
+        sims = [sim_run(out, name, seed) for seed in range(1, len(s["sim"]) + 1)]
+        kernels = [kernel_run(out, name, k) for k in range(len(s["kernel"]))]
         spreads.append({**s, "sim": [summary(load(d)) for d in sims], "kernel": [summary(load(d)) for d in kernels]})
     write_tables(out, saved["rows"], spreads)
     return 0
