@@ -140,6 +140,13 @@ def bottleneck(ns: str, dev: str, plan: Plan) -> None:
        "limit", str(limit))
 
 
+def stop_senders(n: Names) -> None:
+    """Let nothing more from the senders into the router, so that the run's final counters (the queues',
+    the loss classifier's) are read with no packet passing between the reads: the endpoints have exited,
+    but their closed sockets keep retransmitting what was not yet acknowledged."""
+    sh("ip", "-n", n.router, "link", "set", "left", "down")
+
+
 def remove(n: Names) -> None:
     """Delete the namespaces (and with them every link, qdisc, filter and TUN device in them).
 

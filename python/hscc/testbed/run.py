@@ -156,6 +156,7 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                                                  {"the delay line": dl, "the receivers": rcv, "the senders": snd}, progress)
             sent = _report(snd, "the senders")
             received = _report(rcv, "the receivers")
+            network.stop_senders(names)
             final_qdiscs = record.qdiscs(names.router)
             tun_drops = record.tun_drops(names.router)
             random_loss = loss_maps.report(scenario.seed, plan.loss) if loss_maps else None
