@@ -69,7 +69,6 @@ retrans, size (bytes on the wire).
 from __future__ import annotations
 
 import io
-import itertools
 import json
 import math
 from pathlib import Path
@@ -81,35 +80,13 @@ from hscc import _core, cclog
 from hscc.rundir import CAPTURE, DROPS as DROPS_FILE, FILES, FRAMES, RunDirError, read_manifest, staging
 from hscc.scenario import Scenario
 
-_COUNTERS = ("segs_sent", "retrans", "delivered_segs", "delivered_bytes", "lost_fast", "rack_lost", "tlps", "undos", "recoveries",
-             "timeouts", "acks_sent", "ecn_reductions", "ce_received")
+_DTYPES = {"Float64": pl.Float64, "UInt32": pl.UInt32, "UInt64": pl.UInt64, "Int64": pl.Int64, "String": pl.String,
+           "Boolean": pl.Boolean, "List(Float64)": pl.List(pl.Float64)}
+# The tables' columns as the extension writes them (crates/hscc-py/src/run_tables.rs, their one definition).
+_SCHEMAS = {name: {c: _DTYPES[d] for c, d in cols} for name, cols in _core.table_schemas()}
+FLOWS, LINKS, UDP, WEB = _SCHEMAS["flows"], _SCHEMAS["links"], _SCHEMAS["udp"], _SCHEMAS["web"]
+TIMESERIES, QUEUES = _SCHEMAS["timeseries"], _SCHEMAS["queues"]
 _F, _S = pl.Float64, pl.String
-FLOWS = {
-    "flow": pl.UInt32, "spec": pl.UInt32, "label": _S, "algorithm": _S, "src": _S, "dst": _S,
-    "start_s": _F, "end_s": _F, "base_rtt_s": _F, "mean_srtt_s": _F, "srtt_s": _F, "min_rtt_s": _F,
-    "goodput_bps": _F, "share": _F, "completion_s": _F, "final_cwnd": pl.UInt32, **{k: pl.UInt64 for k in _COUNTERS},
-    "retrans_ratio": _F, "slow_start_s": _F, "signals": pl.UInt64, "signals_s": pl.List(_F),
-}
-TIMESERIES = {"time_s": pl.Float64, "flow": pl.UInt32, "throughput_bps": pl.Float64, "cwnd": pl.UInt32, "srtt_s": pl.Float64}
-QUEUES = {
-    "time_s": pl.Float64, "link": pl.UInt32, "name": pl.String, "queue_pkts": pl.UInt64, "queue_bytes": pl.UInt64,
-    "qdelay_s": pl.Float64, "drops": pl.UInt64, "marks": pl.UInt64, "utilization": pl.Float64,
-}
-LINKS = {
-    "link": pl.UInt32, "name": _S, "from": _S, "to": _S, "rate_bps": pl.UInt64, "monitored": pl.Boolean, "utilization": _F,
-    "tx_packets": pl.UInt64, "tx_bytes": pl.UInt64, "drops_queue": pl.UInt64, "drops_queue_slow_start": pl.Int64,
-    "drops_random": pl.UInt64, "drops_aqm": pl.UInt64, "marks": pl.UInt64, "drops": pl.UInt64, "mean_qdelay_s": _F,
-    "p99_qdelay_s": _F, "max_qdelay_s": _F, "mean_queue_pkts": _F, "mean_queue_bytes": _F, "normalized_occupancy": _F,
-}
-UDP = {
-    "udp": pl.UInt32, "source": pl.String, "label": pl.String, "sent": pl.UInt64, "received": pl.UInt64, "lost": pl.UInt64,
-    "loss_rate": pl.Float64, "throughput_bps": pl.Float64, "mean_delay_s": pl.Float64, "p99_delay_s": pl.Float64,
-    "max_delay_s": pl.Float64, "jitter_s": pl.Float64,
-}
-WEB = {
-    "web": pl.UInt32, "label": pl.String, "size_min": pl.UInt64, "size_max": pl.UInt64, "count": pl.UInt64,
-    "mean_s": pl.Float64, "median_s": pl.Float64, "p90_s": pl.Float64,
-}
 DROPS = {
     "link": _S, "time_s": _F, "cause": _S, "kind": _S, "flow": pl.UInt32, "label": _S, "udp": pl.UInt32,
     "seq": pl.UInt64, "tcp_seq": pl.UInt32, "retrans": pl.Boolean, "size": pl.UInt32,
@@ -117,36 +94,14 @@ DROPS = {
 _PS = 1e-12
 
 
-class Columns:
-    """A table as the engine's output gives it: its columns as lists under `schema`. It becomes a
-    DataFrame only when someone reads it; a sweep's worker writes its Parquet file straight from the
-    lists (the frame and back cost more than the simulation of a short run, docs/performance.md)."""
-
-    __slots__ = ("schema", "data")
-
-    def __init__(self, schema: dict, data: dict[str, list]):
-        self.schema, self.data = schema, data
-
-    @classmethod
-    def from_rows(cls, schema: dict, rows: list[dict]) -> "Columns":
-        return cls(schema, {k: [r[k] for r in rows] for k in schema})
-
-    @property
-    def height(self) -> int:
-        return len(next(iter(self.data.values())))
-
-    def frame(self) -> pl.DataFrame:
-        return pl.DataFrame(self.data, schema=self.schema) if self.height else _empty(self.schema)
-
-
-Table = pl.DataFrame | Columns
+Table = pl.DataFrame | bytes  # a frame, or the Parquet file the engine's results were written as
 
 
 def _table(name: str) -> property:
     def get(self: "Result") -> pl.DataFrame:
         t = self._tables[name]
-        if isinstance(t, Columns):
-            t = self._tables[name] = t.frame()
+        if isinstance(t, bytes):
+            t = self._tables[name] = pl.read_parquet(io.BytesIO(t))
         return t
 
     return property(get, doc=f"The {name} table (see the module's doc for its columns).")
@@ -161,6 +116,7 @@ class Result:
                  web: Table, timeseries: Table, queues: Table, cc_log: pl.DataFrame | None = None,
                  captures: dict[str, bytes] | None = None, drops: pl.DataFrame | None = None):
         self.manifest, self.summary = manifest, summary
+        self._summary_json: bytes | None = None  # summary.json as the engine wrote it (from_engine)
         self._tables = {"flows": flows, "links": links, "udp": udp, "web": web, "timeseries": timeseries, "queues": queues}
         self._cc_log = cc_log
         self.captures = captures or {}
@@ -241,7 +197,7 @@ class Result:
     def files(self) -> dict[str, bytes]:
         """The run directory's files by name, as bytes (a worker sends these to whoever stores the run)."""
         tables = _parquet({name: self._tables[name] for name in FRAMES})
-        out = {"manifest.json": _json(self.manifest), "summary.json": _json(self.summary),
+        out = {"manifest.json": _json(self.manifest), "summary.json": self._summary_json or _json(self.summary),
                **{f"{name}.parquet": data for name, data in tables.items()}}
         if self._cc_log is not None and self._cc_log.height:  # by polars: the extension's writer does not take all of its dtypes
             buf = io.BytesIO()
@@ -258,47 +214,16 @@ class Result:
         return f"<hscc.Result {name}: {self.flows.height} flows, {self.summary['duration_s']:g} s{jain}>"
 
     @classmethod
-    def from_engine(cls, raw: dict, scenario: Scenario, manifest: dict, cc_log: list | None = None,
-                    captures: dict[str, bytes] | None = None) -> "Result":
-        """From the engine's result JSON (crates/hscc-sim/src/results.rs), the per-ACK log's columns and the capture files.
-
-        Each table is built in one step from its rows (or, for the traces, its columns), and
-        summary.json's rows are those same rows: a short run's tables cost well under a
-        millisecond, not one DataFrame per flow and a round trip through polars per table."""
-        traces = raw["traces"]
-        flow_traces = traces["flows"] if "flows" in scenario.output.traces else []
-        timeseries = _timeseries(traces["time_s"], flow_traces)
-        queues = _queues(traces["time_s"], traces["links"] if "queues" in scenario.output.traces else [])
-        total = sum(r["goodput_bps"] for r in raw["flows"])  # the flows' shares and summary.json's total
-        flow_rows = _flow_rows(raw["flows"], scenario, flow_traces, total)
-        link_rows = _link_rows(raw["links"])
-        udp_rows = _udp_rows(raw["udp"], scenario)
-        flows, links, udp = Columns.from_rows(FLOWS, flow_rows), Columns.from_rows(LINKS, link_rows), Columns.from_rows(UDP, udp_rows)
-        web = _web(raw["web"], scenario)
-        signalled = any(r["signals"] for r in flow_rows)
-        events, seen = _signal_sync(flow_rows, None, 0.5) if signalled else (0, 0)
-        summary = {
-            "name": scenario.name,
-            "duration_s": raw["duration_s"],
-            "seed": raw["seed"],
-            "events": raw["events"],
-            "wall_time_s": manifest["wall_time_s"],
-            "jain_index": _finite(raw["jain_index"]) if raw["flows"] else None,  # undefined without TCP flows
-            "total_goodput_bps": total,
-            "flows": [{k: v for k, v in r.items() if k != "signals_s"} for r in flow_rows],
-            "links": link_rows,
-            "udp": udp_rows,
-            "web": [{"web": w["id"], "label": _web_label(scenario, w["id"]), "started": w["started"], "completed": w["completed"],
-                     "refused": w["refused"]}
-                    for w in raw["web"]],
-            "signal_sync": {"events": events, "seen_by_all": seen},
-        }
-        if captures:
-            summary["pcap"] = {"files": sorted(captures), "missed": raw["captures"]["missed"]}
-        labels = flows.data["label"]
-        drops = _drops(raw["captures"]["drops"], labels)
-        log = cclog.frame(cc_log, labels) if cc_log else None
-        return cls(manifest, summary, flows, links, udp, web, timeseries, queues, log, captures, drops)
+    def from_engine(cls, manifest: dict, summary: bytes, tables: dict[str, bytes], labels: list[str],
+                    cc_log: list | None = None, captures: dict[str, bytes] | None = None, drops: list[dict] | None = None) -> "Result":
+        """From what the engine wrote for a finished run (`Simulation.files`: summary.json and each
+        table's Parquet file), the flows' labels, the per-ACK log's columns, the capture files
+        and the captured links' drop rows. The tables become DataFrames when first read: a
+        sweep's worker only passes the files on."""
+        result = cls(manifest, json.loads(summary), *(tables[name] for name in FRAMES),
+                     cclog.frame(cc_log, labels) if cc_log else None, captures, _drops(drops or [], labels))
+        result._summary_json = summary
+        return result
 
 
 def load(run_dir: str | Path) -> Result:
@@ -323,50 +248,9 @@ def load(run_dir: str | Path) -> Result:
     return Result(manifest, summary, **frames, captures=captures, drops=drops)
 
 
-def _flow_rows(rows: list[dict], scenario: Scenario, traces: list[dict], total: float) -> list[dict]:
-    """The flows table's rows, as its columns hold them and summary.json lists them. `traces`: the
-    flows' sampled traces, in engine order (none without flow traces); `total`: their summed goodput."""
-    labels = scenario.flow_labels()
-    mean_srtt = {i: fsum_mean([x for x in t["srtt_s"] if x > 0]) for i, t in enumerate(traces)}
-    out = []
-    for r, (spec, label) in zip(rows, labels):
-        c = r["counters"]
-        out.append({
-            "flow": r["id"], "spec": spec, "label": label, "algorithm": r["algorithm"], "src": r["src"], "dst": r["dst"],
-            "start_s": r["start_s"], "end_s": r["end_s"], "base_rtt_s": r["base_rtt_s"],
-            "mean_srtt_s": mean_srtt.get(r["id"]), "srtt_s": r["srtt_s"], "min_rtt_s": r["min_rtt_s"],
-            "goodput_bps": r["goodput_bps"], "share": r["goodput_bps"] / total if total > 0 else 0.0,
-            "completion_s": r["completion_s"], "final_cwnd": r["final_cwnd"],
-            **{k: c[k] for k in _COUNTERS},
-            "retrans_ratio": c["retrans"] / c["segs_sent"] if c["segs_sent"] else 0.0,
-            "slow_start_s": c["slow_start_time"] * _PS,
-            "signals": len(r["signals_s"]), "signals_s": r["signals_s"],
-        })
-    return out
-
-
-def _link_rows(rows: list[dict]) -> list[dict]:
-    out = []
-    for r in rows:
-        c = r["counters"]
-        out.append({
-            "link": r["id"], "name": r["name"], "from": r["from"], "to": r["to"], "rate_bps": r["rate_bps"],
-            "monitored": r["monitored"], "utilization": r["utilization"], **c,
-            "drops": c["drops_queue"] + c["drops_aqm"] + c["drops_random"],
-            **{k: r[k] for k in ("mean_qdelay_s", "p99_qdelay_s", "max_qdelay_s", "mean_queue_pkts", "mean_queue_bytes", "normalized_occupancy")},
-        })
-    return out
-
-
 def _drops(rows: list[dict], labels: list[str]) -> pl.DataFrame:
     out = [{**r, "label": None if r["flow"] is None else labels[r["flow"]]} for r in rows]
     return pl.DataFrame(out, schema=DROPS) if out else _empty(DROPS)
-
-
-def _udp_rows(rows: list[dict], scenario: Scenario) -> list[dict]:
-    labels = scenario.udp_labels()
-    rest = list(UDP)[3:]
-    return [{"udp": r["id"], "source": src, "label": label, **{k: r.get(k) for k in rest}} for r, (src, label) in zip(rows, labels)]
 
 
 def _signal_sync(rows: list[dict], flows: list[int] | None, window: float) -> tuple[int, int]:
@@ -378,66 +262,16 @@ def _signal_sync(rows: list[dict], flows: list[int] | None, window: float) -> tu
     return _core.signal_synchronization([(by_id[i]["signals_s"], by_id[i]["start_s"], by_id[i]["end_s"]) for i in flows], window)
 
 
-def _web(rows: list[dict], scenario: Scenario) -> Columns:
-    return Columns.from_rows(WEB, [{"web": w["id"], "label": _web_label(scenario, w["id"]), **b} for w in rows for b in w["bins"]])
-
-
-def _web_label(scenario: Scenario, i: int) -> str:
-    return scenario.web[i].label or f"web {i}"
-
-
-def _timeseries(t: list[float], flows: list[dict]) -> Columns:
-    return Columns(TIMESERIES, {
-        "time_s": t * len(flows), "flow": _repeat(range(len(flows)), len(t)),
-        **{k: _chain(f[k] for f in flows) for k in ("throughput_bps", "cwnd", "srtt_s")},
-    })
-
-
-def _queues(t: list[float], links: list[dict]) -> Columns:
-    return Columns(QUEUES, {
-        "time_s": t * len(links), "link": _repeat((q["link"] for q in links), len(t)), "name": _repeat((q["name"] for q in links), len(t)),
-        **{k: _chain(q[k] for q in links) for k in ("queue_pkts", "queue_bytes", "qdelay_s", "drops", "marks", "utilization")},
-    })
-
-
-def _repeat(values, n: int) -> list:
-    """Each of `values` `n` times, in order: one trace's key column."""
-    return [v for v in values for _ in range(n)]
-
-
-def _chain(lists) -> list:
-    return list(itertools.chain.from_iterable(lists))
-
-
 def _parquet(tables: dict[str, Table]) -> dict[str, bytes]:
-    """Each table as Parquet, written by the extension from its columns: polars
-    costs about 27 µs per column to write a table and a run has 88 (docs/performance.md)."""
-    return {name: _parquet_table(t) for name, t in tables.items()}
-
-
-_EMPTY_PARQUET: dict[tuple, bytes] = {}
-
-
-def _parquet_table(t: Table) -> bytes:
-    """One table's Parquet file; a table without rows is the same file every time (a run without UDP,
-    web sources or a trace has two to four), so it is written once per schema."""
-    if isinstance(t, Columns) and not t.height:
-        key = tuple(t.schema.items())
-        if key not in _EMPTY_PARQUET:
-            _EMPTY_PARQUET[key] = _core.parquet_table(_columns(t))
-        return _EMPTY_PARQUET[key]
-    return _core.parquet_table(_columns(t))
-
-
-def _columns(t: Table) -> list[tuple[str, str, list]]:
-    """(name, polars dtype's name, values) of each column, as the Parquet writer takes them."""
-    if isinstance(t, Columns):
-        return [(k, str(dtype), t.data[k]) for k, dtype in t.schema.items()]
-    return [(c.name, str(c.dtype), c.to_list()) for c in t.iter_columns()]
+    """Each table's Parquet file: as the engine wrote it, or written by the extension from a
+    frame's columns (polars costs about 27 µs per column to write a table, docs/performance.md)."""
+    return {name: t if isinstance(t, bytes) else _core.parquet_table([(c.name, str(c.dtype), c.to_list()) for c in t.iter_columns()])
+            for name, t in tables.items()}
 
 
 def fsum_mean(values: list[float]) -> float | None:
-    """The mean, its sum correctly rounded (math.fsum: no summation order to depend on); None if empty."""
+    """The mean, its sum correctly rounded (math.fsum: no summation order to depend on); None if empty.
+    The simulator's mean sRTT is the same (run_tables.rs sums as math.fsum does)."""
     return math.fsum(values) / len(values) if values else None
 
 
@@ -450,10 +284,6 @@ def _empty(schema: dict) -> pl.DataFrame:
     if key not in _EMPTY:
         _EMPTY[key] = pl.DataFrame(schema=schema)
     return _EMPTY[key].clone()
-
-
-def _finite(x: float | None) -> float | None:
-    return x if x is not None and math.isfinite(x) else None
 
 
 def _json(data: dict) -> bytes:

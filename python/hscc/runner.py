@@ -72,25 +72,31 @@ class Run:
         """Simulate to the end and return the Result (RunError if the engine fails)."""
         sc, sim = self.scenario, self.sim
         config = json.loads(sim.config())
+        traces = sc.output.traces
         try:
             _advance(sim, progress)
-            raw = json.loads(sim.finish())
+            sim.finish()
+            wall = time.perf_counter() - self.t0
             cc_log = sim.take_cc_log()
             captures = dict(sim.take_captures())
+            summary, tables = sim.files(sc.name, wall, sc.udp_labels(), sc.web_labels(), "flows" in traces, "queues" in traces,
+                                        list(captures))
+            drops = json.loads(sim.capture_drops()) if captures else []
         except RuntimeError as e:  # a bug in the engine, not the user's mistake
             raise RunError(str(e)) from None
         manifest = {
             **rundir.marker(),
             "created": self.started.isoformat(timespec="seconds"),
-            "wall_time_s": time.perf_counter() - self.t0,
+            "wall_time_s": wall,
             "seed": sc.seed,
-            "events": raw["events"],
+            "events": sim.events,
             **provenance.environment(),
             "scenario_file": sc.source,
             "scenario": json.loads(self.engine_json),  # a copy of the scenario's data, cheaper than deepcopy
             "engine_config": config,
         }
-        return Result.from_engine(raw, sc, manifest, cc_log, captures)
+        labels = sim.flow_labels() if cc_log or drops else []  # the flows' labels, for the per-ACK log and the drops table
+        return Result.from_engine(manifest, summary, dict(tables), labels, cc_log, captures, drops)
 
 
 def _advance(sim: "_core.Simulation", progress: Optional[Progress]) -> None:

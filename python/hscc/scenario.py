@@ -208,6 +208,10 @@ class Scenario(Record):
             out += [(f"voip[{i}]", f"{name} →"), (f"voip[{i}]", f"{name} ←")]
         return out
 
+    def web_labels(self) -> list[str]:
+        """The label of every [[web]] source, "web INDEX" where it has none."""
+        return [w.label or f"web {i}" for i, w in enumerate(self.web)]
+
 
 def safe_file_name(v: str) -> str:
     """`v` made a run-directory name: characters a file name cannot have become "_" ("scenario" if nothing is left)."""

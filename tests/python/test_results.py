@@ -221,9 +221,10 @@ def test_empty_tables_are_copies():
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_tables_written_from_their_columns_are_the_frames_files(example):
-    # A run's tables stay lists until read (a sweep's worker writes them as they are); the files are
-    # those of the frames the lists become, and the links schema names every column summary.json has.
+def test_the_engines_files_are_the_tables_and_summary_python_would_write(example):
+    # The engine writes a run's tables and summary.json (a sweep's worker passes them on unread):
+    # each Parquet file is the one the extension writes from the frame it reads back as; summary.json
+    # is byte for byte json.dumps(indent=2) of its own content; its rows are the tables' rows.
     import tomllib
 
     data = tomllib.loads(example.read_text())
@@ -231,10 +232,19 @@ def test_tables_written_from_their_columns_are_the_frames_files(example):
     data.setdefault("output", {})["traces"] = ["flows", "queues"]
     r = hscc.run(data)
     written = r.files()
-    assert all(isinstance(r._tables[name], results.Columns) for name in FRAMES)  # files() built no frame
+    assert all(isinstance(r._tables[name], bytes) for name in FRAMES)  # files() read no table
     for name in FRAMES:
-        assert written[f"{name}.parquet"] == results._parquet({name: getattr(r, name)})[name]
-    assert [list(row) for row in r.summary["links"]] == [list(results.LINKS)] * len(r.summary["links"])
+        frame = getattr(r, name)
+        assert frame.schema == pl.Schema(results._SCHEMAS[name])
+        assert written[f"{name}.parquet"] == results._parquet({name: frame})[name]
+    text = written["summary.json"]
+    assert text == (json.dumps(json.loads(text), indent=2) + "\n").encode()
+    summary = json.loads(text)
+    assert summary["flows"] == [{k: v for k, v in row.items() if k != "signals_s"} for row in r.flows.iter_rows(named=True)]
+    assert summary["links"] == list(r.links.iter_rows(named=True))
+    assert summary["udp"] == list(r.udp.iter_rows(named=True))
+    assert summary["web"] == [{"web": i, "label": w.get("label") or f"web {i}", **{k: summary["web"][i][k] for k in ("started", "completed", "refused")}}
+                              for i, w in enumerate(data.get("web", []))]
     assert r.cc_log.height == 0
 
 

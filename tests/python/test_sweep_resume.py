@@ -19,8 +19,8 @@ import hscc
 from conftest import ONE_FLOW, alive, descendants
 
 SCENARIO = ONE_FLOW.replace('duration = "10s"', 'duration = "30s"').replace("10Mbps", "300Mbps")  # ~0.2 s of engine time
-REPLICATES = 8
-RUNS = 3 * 2 * REPLICATES  # loss × algorithm × replicates: enough that five kills land before the end
+REPLICATES = 12
+RUNS = 3 * 2 * REPLICATES  # loss × algorithm × replicates: enough that five kills land before the end, even on a loaded machine
 SWEEP = f'base = "base.toml"\nreplicates = {REPLICATES}\n[axes]\n"topology.bottleneck.loss" = [0, "0.1%", "1%"]\n"flows[0].algorithm" = ["reno", "cubic"]\n'
 MACHINE = ("wall_time_s", "status")
 

@@ -1,16 +1,21 @@
-//! Python bindings: the thinnest layer over hscc-sim. Scenarios and results
-//! cross as JSON (hscc's scenario form in, [`hscc_sim::RunResult`] out). The
-//! scenario format, its units and its validation live in the engine
-//! ([`hscc_sim::scenario`]); the Python package does files, tables and plots.
+//! Python bindings: the thinnest layer over hscc-sim. Scenarios cross as JSON
+//! (hscc's scenario form in); results as the run directory's files (summary.json
+//! and the tables' Parquet files, [`run_tables`]). The scenario format, its units
+//! and its validation live in the engine ([`hscc_sim::scenario`]); the Python
+//! package does run directories, plots, sweeps and reports.
 
 mod json;
 mod parquet;
+mod run_tables;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use hscc_sim::metrics::{FlowSeries, SignalTrack};
 use hscc_sim::tcp::FlowCcLog;
-use hscc_sim::{BuildLimits, ConfigError, ScenarioSpec, Sim};
+use hscc_sim::{BuildLimits, ConfigError, RunResult, ScenarioSpec, Sim};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -32,6 +37,10 @@ fn engine_failure(panic: Box<dyn std::any::Any + Send>) -> PyErr {
 struct Simulation {
     sim: Option<Sim>,
     config_json: String,
+    /// Each TCP flow's [[flows]] entry and label, in engine order.
+    flows: Vec<(u32, String)>,
+    /// The finished run's results (`files`), without its logs and captures.
+    result: Option<RunResult>,
     /// The per-ACK logs of a finished run, until taken.
     cc_log: Vec<FlowCcLog>,
     /// Packet capture files of the finished run (`take_captures`).
@@ -51,7 +60,9 @@ impl Simulation {
         let cfg = spec.build_with(&limits).map_err(invalid)?;
         let config_json = serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let sim = Sim::with_limits(cfg, &limits).map_err(invalid)?;
-        Ok(Simulation { sim: Some(sim), config_json, cc_log: Vec::new(), captures: Vec::new() })
+        let entries = spec.flows.iter().enumerate().flat_map(|(i, f)| std::iter::repeat_n(i as u32, f.count));
+        let flows = entries.zip(spec.flow_labels()).collect();
+        Ok(Simulation { sim: Some(sim), config_json, flows, result: None, cc_log: Vec::new(), captures: Vec::new() })
     }
 
     /// Advance to `t` seconds of simulated time (at most the duration), without the GIL.
@@ -77,10 +88,10 @@ impl Simulation {
         self.sim.as_ref().map_or(0.0, |s| hscc_sim::time::secs(s.cfg.duration))
     }
 
-    /// Events processed so far.
+    /// Events processed so far (all of them, once finished).
     #[getter]
     fn events(&self) -> u64 {
-        self.sim.as_ref().map_or(0, |s| s.events)
+        self.sim.as_ref().map(|s| s.events).or(self.result.as_ref().map(|r| r.events)).unwrap_or(0)
     }
 
     /// The engine configuration as run (topology with resolved buffers, flows), JSON.
@@ -88,18 +99,49 @@ impl Simulation {
         self.config_json.clone()
     }
 
-    /// Summarise and return the results as JSON; the simulation cannot run further.
-    fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
+    /// End the run and summarise it (`files` then writes the results); the simulation cannot run further.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<()> {
         let sim = self.sim.take().ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
         let finish = || {
             let mut r = sim.finish();
             let files = std::mem::take(&mut r.captures.files);
-            (r.to_json(), std::mem::take(&mut r.cc_log), files)
+            let cc_log = std::mem::take(&mut r.cc_log);
+            (r, cc_log, files)
         };
-        let (json, cc_log, captures) = py.detach(|| catch_unwind(AssertUnwindSafe(finish))).map_err(engine_failure)?;
+        let (result, cc_log, captures) = py.detach(|| catch_unwind(AssertUnwindSafe(finish))).map_err(engine_failure)?;
+        self.result = Some(result);
         self.cc_log = cc_log;
         self.captures = captures;
-        Ok(json)
+        Ok(())
+    }
+
+    /// The label of every TCP flow, in engine order (`flow_labels`).
+    fn flow_labels(&self) -> Vec<String> {
+        self.flows.iter().map(|(_, label)| label.clone()).collect()
+    }
+
+    /// The finished run's summary.json and its tables' Parquet files
+    /// ([(table, bytes)] in the run directory's order; `run_tables`), given what
+    /// the engine does not know: the scenario's name, the run's wall time, each UDP
+    /// flow's (source, label), each web source's label, whether the flows' and
+    /// queues' traces are tables, and the capture files' names.
+    #[allow(clippy::too_many_arguments)]
+    fn files<'py>(
+        &self, py: Python<'py>, name: Option<String>, wall_time_s: f64, udp: Vec<(String, String)>, web: Vec<String>,
+        flow_traces: bool, queue_traces: bool, mut captures: Vec<String>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Vec<(&'static str, Bound<'py, PyBytes>)>)> {
+        let r = self.result.as_ref().ok_or_else(|| PyRuntimeError::new_err("the simulation has not finished"))?;
+        captures.sort();
+        let flows = self.flows.clone();
+        let cx = run_tables::Context { name, wall_time_s, flows, udp, web, flow_traces, queue_traces, captures };
+        let (summary, tables) = py.detach(|| run_tables::files(r, &cx)).map_err(PyRuntimeError::new_err)?;
+        Ok((PyBytes::new(py, &summary), tables.into_iter().map(|(n, b)| (n, PyBytes::new(py, &b))).collect()))
+    }
+
+    /// The captured links' drop logs of the finished run, JSON rows (empty without captures).
+    fn capture_drops(&self) -> PyResult<String> {
+        let r = self.result.as_ref().ok_or_else(|| PyRuntimeError::new_err("the simulation has not finished"))?;
+        Ok(serde_json::to_string(&r.captures.drops).expect("plain data"))
     }
 
     /// The per-ACK congestion-control log of the finished run as columns
@@ -249,6 +291,12 @@ fn json_indented<'py>(py: Python<'py>, compact: &str) -> Bound<'py, PyBytes> {
     PyBytes::new(py, &json::indent(compact, 2))
 }
 
+/// The columns of a run directory's tables as hscc writes them: [(table, [(column, polars dtype)])].
+#[pyfunction]
+fn table_schemas() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    run_tables::schemas()
+}
+
 /// Version of the engine.
 #[pyfunction]
 fn engine_version() -> &'static str {
@@ -281,5 +329,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_labels, m)?)?;
     m.add_function(wrap_pyfunction!(parquet::parquet_table, m)?)?;
     m.add_function(wrap_pyfunction!(json_indented, m)?)?;
+    m.add_function(wrap_pyfunction!(table_schemas, m)?)?;
     Ok(())
 }

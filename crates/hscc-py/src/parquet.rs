@@ -27,6 +27,74 @@ pub enum Values {
 }
 
 impl Values {
+    /// The polars dtype these values are read as (the name `read` takes).
+    pub fn dtype(&self) -> &'static str {
+        match self {
+            Values::F64(_) => "Float64",
+            Values::U32(_) => "UInt32",
+            Values::U64(_) => "UInt64",
+            Values::I64(_) => "Int64",
+            Values::Text(_) => "String",
+            Values::Bool(_) => "Boolean",
+            Values::F64Lists(_) => "List(Float64)",
+        }
+    }
+
+    /// Rows.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::F64(v) => v.len(),
+            Values::U32(v) => v.len(),
+            Values::U64(v) => v.len(),
+            Values::I64(v) => v.len(),
+            Values::Text(v) => v.len(),
+            Values::Bool(v) => v.len(),
+            Values::F64Lists(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `i`'s value as Python's json module writes it (None: a non-finite number).
+    pub fn write_json(&self, out: &mut String, i: usize) -> Option<()> {
+        fn or_null<T>(out: &mut String, v: &Option<T>, write: impl FnOnce(&mut String, &T) -> Option<()>) -> Option<()> {
+            match v {
+                Some(x) => write(out, x),
+                None => {
+                    out.push_str("null");
+                    Some(())
+                }
+            }
+        }
+        let int = |out: &mut String, x: &dyn std::fmt::Display| {
+            out.push_str(&x.to_string());
+            Some(())
+        };
+        match self {
+            Values::F64(v) => or_null(out, &v[i], |o, x| crate::json::float(o, *x)),
+            Values::U32(v) => or_null(out, &v[i], |o, x| int(o, x)),
+            Values::U64(v) => or_null(out, &v[i], |o, x| int(o, x)),
+            Values::I64(v) => or_null(out, &v[i], |o, x| int(o, x)),
+            Values::Bool(v) => or_null(out, &v[i], |o, x| int(o, x)),
+            Values::Text(v) => or_null(out, &v[i], |o, x| {
+                crate::json::string(o, x);
+                Some(())
+            }),
+            Values::F64Lists(v) => or_null(out, &v[i], |o, xs| {
+                o.push('[');
+                for (k, x) in xs.iter().enumerate() {
+                    o.push_str(if k > 0 { "," } else { "" });
+                    or_null(o, x, |o, x| crate::json::float(o, *x))?;
+                }
+                o.push(']');
+                Some(())
+            }),
+        }
+    }
+
     /// `list`'s values read as polars dtype `dtype` (by name).
     fn read(name: &str, dtype: &str, list: &Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(match dtype {
@@ -124,11 +192,11 @@ fn write_column(col: &mut SerializedColumnWriter<'_>, values: &Values) -> parque
 }
 
 /// A table as a Parquet file: `columns` = [(name, values)], all of one length.
-pub fn table(columns: &[(String, Values)]) -> Result<Vec<u8>, String> {
-    let fields = columns.iter().map(|(name, values)| field(name, values)).collect::<Result<Vec<_>, _>>()?;
+pub fn table<S: AsRef<str>>(columns: &[(S, Values)]) -> Result<Vec<u8>, String> {
+    let fields = columns.iter().map(|(name, values)| field(name.as_ref(), values)).collect::<Result<Vec<_>, _>>()?;
     let schema = Arc::new(Type::group_type_builder("schema").with_fields(fields).build().map_err(|e| e.to_string())?);
     // Dictionaries pay off only on long repetitive columns; a run's are short or numeric.
-    let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).set_dictionary_enabled(false).build());
+    let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).set_dictionary_enabled(false).set_statistics_enabled(parquet::file::properties::EnabledStatistics::Chunk).build());
     let mut out = Vec::new();
     let run = || -> parquet::errors::Result<()> {
         let mut file = SerializedFileWriter::new(&mut out, schema, props)?;

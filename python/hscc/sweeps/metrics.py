@@ -25,7 +25,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 import polars as pl
 
@@ -48,9 +48,9 @@ def headline(names: list[str]) -> list[str]:
     return [m for m in names if _HEADLINE.match(m)]
 
 
-def row(s: dict, web: pl.DataFrame) -> dict[str, Any]:
+def row(s: dict, web: Callable[[], pl.DataFrame]) -> dict[str, Any]:
     """The metrics of a run, flat, from its summary (``Result.summary``, summary.json)
-    and its web response times (``Result.web``; read only when it has web sources)."""
+    and its web response times (``web()`` gives ``Result.web``; read only when it has web sources)."""
     out: dict[str, Any] = {"jain_index": s["jain_index"], "total_goodput_bps": s["total_goodput_bps"],
                            "events": s["events"], "wall_time_s": s["wall_time_s"]}
     sync = s.get("signal_sync")  # absent from runs stored by older versions
@@ -81,10 +81,12 @@ def row(s: dict, web: pl.DataFrame) -> dict[str, Any]:
             directions[source] = directions.get(source, -1) + 1
             source += (".fwd", ".rev")[directions[source]]
         out.update({f"{source}.{k}": u[k] for k in _UDP})
+    if s["web"]:
+        web_table = web()
     for w in s["web"]:
         at = f"web[{w['web']}]."
         out.update({at + k: w[k] for k in ("started", "completed", "refused")})
-        bins = web.filter(web["web"] == w["web"])
+        bins = web_table.filter(web_table["web"] == w["web"])
         n = bins["count"].sum()
         out[at + "mean_s"] = (bins["count"] * bins["mean_s"]).sum() / n if n else None
     return out

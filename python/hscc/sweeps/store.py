@@ -64,7 +64,7 @@ class RunStore:
             web = pl.read_parquet(d / "web.parquet") if summary["web"] else pl.DataFrame(schema=WEB)
         except (OSError, ValueError, KeyError, pl.exceptions.PolarsError) as e:
             raise RunDirError(f"{d}: unreadable stored run: {e}") from None
-        return row(summary, web)
+        return row(summary, lambda: web)
 
 
 def _any(target: Path) -> None:

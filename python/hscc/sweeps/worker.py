@@ -25,7 +25,7 @@ def run_job(scenario: dict, max_memory: int | None, max_events: int | None, file
         result = run(Scenario(scenario), max_memory=max_memory, max_events=max_events)
     except (ScenarioError, RunError) as e:
         return "failed", str(e), None
-    return "ok", result.files() if files else None, metrics.row(result.summary, result.web)
+    return "ok", result.files() if files else None, metrics.row(result.summary, lambda: result.web)
 
 
 def run_jobs(scenarios: list[dict], max_memory: int | None, max_events: int | None, files: bool) -> list[tuple[str, Any, Any]]:
