@@ -91,7 +91,6 @@ DROPS = {
     "link": _S, "time_s": _F, "cause": _S, "kind": _S, "flow": pl.UInt32, "label": _S, "udp": pl.UInt32,
     "seq": pl.UInt64, "tcp_seq": pl.UInt32, "retrans": pl.Boolean, "size": pl.UInt32,
 }
-_PS = 1e-12
 
 
 Table = pl.DataFrame | bytes  # a frame, or the Parquet file the engine's results were written as
