@@ -287,6 +287,8 @@ def test_a_short_kernel_run_end_to_end(tmp_path):
     fwd = r.links.row(0, named=True)
     assert fwd["utilization"] <= 1.01 and fwd["tx_packets"] > 1000
     assert r.timeseries.filter(pl.col("cwnd") > 0).height >= 40 and r.queues.height == 2 * 30
+    sampled = r.timeseries.filter(pl.col("cwnd") > 0)["ca_state"]  # TCP_INFO's state, named as the per-ACK log names it
+    assert sampled.null_count() == 0 and "open" in set(sampled) <= {"open", "disorder", "cwr", "recovery", "loss"}
     assert r.queues.filter(pl.col("link") == 0)["queue_pkts"].max() <= 67  # pfifo limit: 1 BDP of the longest RTT, 67 packets
     assert runner.invoke(app, ["plot", str(out)]).exit_code == 0
 

@@ -10,8 +10,9 @@ Sources, per table:
   losses, TLPs, undos, ACKs sent, slow-start time) are null; the senders'
   namespace-wide TcpExt counters are in the manifest (kernel_run.netstat).
 - timeseries: per grid point, the goodput over the interval (receiver), cwnd
-  and sRTT (TCP_INFO), and three columns a simulation lacks: delivery_rate_bps
-  (the kernel's rate sample), ssthresh, retrans (cumulative).
+  and sRTT (TCP_INFO), and four columns a simulation lacks: delivery_rate_bps
+  (the kernel's rate sample), ssthresh, retrans (cumulative), ca_state (the
+  congestion state at the sample, named as the per-ACK log names them).
 - queues, links: the bottleneck's pfifo (tc -s qdisc) at each grid point:
   backlog in packets and bytes, drops and bytes sent in the interval. The
   queuing delay is the backlog at the sample over the rate (what a packet
@@ -28,6 +29,7 @@ from typing import Callable, NamedTuple, Optional
 
 import polars as pl
 
+from hscc import _core
 from hscc.compare import jain
 from hscc.kernel.netns import sh
 from hscc.kernel.programs import KernelError
@@ -36,7 +38,8 @@ from hscc.testbed import recovery
 from hscc.testbed.plan import Plan
 
 LINKS = (("bottleneck:fwd", "tf", "L", "R"), ("bottleneck:rev", "tr", "R", "L"))
-EXTRA_TIMESERIES = {"delivery_rate_bps": pl.Float64, "ssthresh": pl.UInt32, "retrans": pl.UInt64}
+EXTRA_TIMESERIES = {"delivery_rate_bps": pl.Float64, "ssthresh": pl.UInt32, "retrans": pl.UInt64, "ca_state": pl.String}
+CA_STATES = _core.cc_log_names()[1]  # tcpi_ca_state's values by number: open, disorder, cwr, recovery, loss
 NULL_COUNTERS = ("lost_fast", "rack_lost", "tlps", "undos", "acks_sent", "ecn_reductions", "ce_received")
 UNSET_SSTHRESH = 0x7FFFFFFF  # TCP_INFO's "infinite" ssthresh (TCP_INFINITE_SSTHRESH)
 
@@ -180,6 +183,7 @@ def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
                 "cwnd": i.get("snd_cwnd", 0), "srtt_s": i.get("rtt_us", 0) / 1e6,
                 "delivery_rate_bps": i.get("delivery_rate", 0) * 8.0,
                 "ssthresh": min(i.get("snd_ssthresh", UNSET_SSTHRESH), 2**32 - 1), "retrans": i.get("total_retrans", 0),
+                "ca_state": CA_STATES[i["ca_state"]] if "ca_state" in i else None,
             })
     return pl.DataFrame(rows, schema={**TIMESERIES, **EXTRA_TIMESERIES}).sort(["flow", "time_s"])
 
