@@ -1,6 +1,7 @@
 """How a kernel run's ACKs and data bursts look from inside the kernel (ftrace).
 
     sudo .venv/bin/python validation/testbed/trace_acks.py SCENARIO.toml --out DIR [--after 8] [--seconds 4]
+    sudo .venv/bin/python validation/testbed/trace_acks.py SCENARIO.toml --out DIR --from-start 0,0.3,0.6,1,2,4
 
 Runs `hscc testbed run SCENARIO --out DIR`; `--after` seconds in, records for
 `--seconds` in an ftrace instance of its own (removed after): `tcp:tcp_probe`
@@ -11,6 +12,10 @@ the endpoints' `eth0`. Then prints, for this run's processes only:
 - who sent the receivers' ACKs: the softirq of the data's arrival (in the delay
   line's context, it writes the data back) or the receiving program (`recvmsg`);
 - the sender's data bursts: packets leaving less than 30 µs apart.
+With `--from-start EDGES` it records from the run's start instead (the scenario
+must last longer than the recording) and prints, for each interval between the
+edges (seconds after the first data packet), how many segments each ACK
+acknowledged and who sent the ACKs (slow start's ACKs, docs/validation.md).
 docs/testbed.md ("Traps") gives what it showed before and after the receivers'
 SO_RCVLOWAT.
 """
@@ -32,6 +37,8 @@ BURST_GAP_S = 30e-6  # a 1500-byte packet takes 120 µs at 100 Mbit/s: closer th
 
 
 def record(seconds: float) -> str:
+    if not TRACING.parent.is_dir():
+        raise SystemExit(f"no {TRACING.parent}: mount tracefs first (mount -t tracefs nodev {TRACING.parent.parent})")
     TRACING.mkdir()
     try:
         (TRACING / "buffer_size_kb").write_text("65536")
@@ -101,23 +108,61 @@ def analyse(trace: str, pids: set[str]) -> None:
           f"{sum(b for b in bursts if b >= 16) / max(1, len(data)):.1%} of packets in bursts of 16 or more")
 
 
+def by_interval(trace: str, pids: set[str], edges: list[float]) -> None:
+    """Per interval between `edges` (s after the first data packet): segments per ACK and the ACKs' senders."""
+    una, acks_at, data, sent = [], [], [], []
+    for line in trace.splitlines():
+        m = LINE.match(line)
+        if not m or m.group(2) not in pids:
+            continue
+        comm, _, flags, ts, kind, rest = m.groups()
+        if kind == "tcp_probe" and ":5001 " in rest.split("dest=")[1][:30]:
+            una.append(int(re.search(r"snd_una=(0x\w+)", rest).group(1), 16))
+            acks_at.append(float(ts))
+        elif kind == "net_dev_start_xmit":
+            if int(re.search(r" len=(\d+)", rest).group(1)) > 1000:
+                data.append(float(ts))
+            else:
+                sent.append((float(ts), "on arrival (softirq)" if flags[2] == "s" else f"by the receiving program ({comm})"))
+    if not data:
+        raise SystemExit("no data packets in the trace: did the run start within the recording?")
+    t0 = data[0]
+    steps = [(t - t0, ((b - a) % (1 << 32)) // 1448) for t, a, b in zip(acks_at[1:], una, una[1:])]
+    for lo, hi in zip(edges, edges[1:]):
+        sizes = collections.Counter(n for t, n in steps if lo <= t < hi)
+        acks = sum(sizes.values())
+        senders = collections.Counter(who for t, who in sent if lo <= t - t0 < hi)
+        print(f"{lo:g}-{hi:g} s: {acks} ACKs, {sum(k * n for k, n in sizes.items()) / max(1, acks):.2f} segments per ACK, "
+              f"ACKs by segments acknowledged {dict(sorted(sizes.items()))}; sent {dict(senders)}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenario", type=Path)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--after", type=float, default=8.0)
     ap.add_argument("--seconds", type=float, default=4.0)
+    ap.add_argument("--from-start", metavar="EDGES", help="record from the start; intervals (s after the first data packet), e.g. 0,0.3,0.6,1,2,4")
     args = ap.parse_args()
+    edges = [float(x) for x in args.from_start.split(",")] if args.from_start else None
     hscc = Path(sys.executable).with_name("hscc")
     run = subprocess.Popen([str(hscc), "testbed", "run", str(args.scenario), "--out", str(args.out)])
     try:
-        time.sleep(args.after)
-        pids = run_pids(run.pid)
-        trace = record(args.seconds)
+        if edges:
+            time.sleep(0.2)  # the namespaces are being built; the traffic starts later
+            trace = record(max(args.seconds, edges[-1] + 2.0))  # + the set-up before the first packet
+            pids = run_pids(run.pid)
+        else:
+            time.sleep(args.after)
+            pids = run_pids(run.pid)
+            trace = record(args.seconds)
     finally:
         if run.wait(timeout=600) != 0:
             print(f"hscc testbed run failed (exit code {run.returncode})", file=sys.stderr)
-    analyse(trace, pids)
+    if edges:
+        by_interval(trace, pids, edges)
+    else:
+        analyse(trace, pids)
     return run.returncode
 
 
