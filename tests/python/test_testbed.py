@@ -148,9 +148,17 @@ def test_where_the_kernels_cubic_differs_from_the_scenarios_it_is_said():
     notes = builtin_differences(plan_for(scenario()))
     # hscc's cubic leaves HyStart off by default; Linux's (hystart = 1 unless the host changed it) runs it.
     assert (f"cubic: the kernel's built-in runs hystart = {kernel_hystart}, the scenario's cubic hystart = 0" in " ".join(notes)) == (kernel_hystart == "1")
-    hystart_on = [{"pair": 0, "algorithm": "cubic", "params": {"hystart": True}}]
+    hystart_on = [{"pair": 0, "algorithm": "cubic", "params": {"hystart": True}, "rto_estimator": "linux"}]
     assert builtin_differences(plan_for(scenario(flows=hystart_on), use_bpf=True)) == []  # hscc_cubic runs the scenario's own
-    assert builtin_differences(plan_for(scenario(flows=[{"pair": 0, "algorithm": "reno"}]))) == []
+    assert builtin_differences(plan_for(scenario(flows=[{"pair": 0, "algorithm": "reno", "rto_estimator": "linux"}]))) == []
+
+
+def test_the_kernels_rto_estimator_is_linuxs_and_a_scenario_asking_another_is_told():
+    from hscc.testbed.plan import builtin_differences
+
+    flows = [{"pair": 0, "algorithm": "reno"}, {"pair": 0, "algorithm": "reno", "rto_estimator": "linux"}]
+    assert builtin_differences(plan_for(scenario(flows=flows))) == [
+        "flows[0].rto_estimator = 'rfc6298': the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)"]
 
 
 def _fabricated(tmp: Path, name: str, goodputs, sent, retrans, queue_bytes, tx, drops) -> Path:

@@ -265,6 +265,8 @@ pub struct FlowConfig {
     pub min_rto: Time,
     /// Initial retransmission timeout (RFC 6298 §2.1: 1 s).
     pub initial_rto: Time,
+    /// How the RTO follows the RTT samples (RFC 6298's or Linux's estimator).
+    pub rto_estimator: crate::tcp::rtt::RtoEstimator,
     /// TCP timestamps (RFC 7323): RTT samples from TSecr when segments were retransmitted.
     pub timestamps: bool,
     /// Delayed ACKs at the receiver.
@@ -352,6 +354,7 @@ impl FlowConfig {
             init_cwnd: 10,
             min_rto: 200 * MS,
             initial_rto: SEC,
+            rto_estimator: crate::tcp::rtt::RtoEstimator::Rfc6298,
             timestamps: true,
             delayed_ack: true,
             delack_segments: 2,

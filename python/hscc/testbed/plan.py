@@ -6,7 +6,8 @@ builds exactly the network a simulation of the same file would have. Every
 field the testbed cannot reproduce on Linux is refused by name, with its
 value and what the testbed does instead; fields left at their defaults are
 what Linux does anyway (SACK, RACK-TLP, PRR, delayed ACKs, timestamps,
-initial window 10, minimum RTO 200 ms).
+initial window 10, minimum RTO 200 ms), except the RTO estimator: the kernel's
+is Linux's whatever `rto_estimator` says, and the run's notes say so.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ MAX_PAIRS = 64  # the delay line's table (delayline.c MAX_PAIRS)
 PS_PER_S = 1e12  # the engine counts picoseconds
 
 # Fields a flow may set: the rest must stay at the default, which is Linux's behaviour.
-FLOW_FIELDS = {"pair", "label", "algorithm", "params", "count", "start", "stop", "size", "start_jitter", "host_jitter"}
+FLOW_FIELDS = {"pair", "label", "algorithm", "params", "count", "start", "stop", "size", "start_jitter", "host_jitter", "rto_estimator"}
 LINK_FIELDS = {"rate", "delay", "buffer", "loss", "loss_point"}
 PAIR_FIELDS = {"rate", "delay", "rtt", "recv_delay", "buffer"}
 WHY = {
@@ -177,16 +178,18 @@ def check_interval(plan: Plan) -> None:
 
 
 def builtin_differences(plan: Plan) -> list[str]:
-    """Where the kernel's built-in algorithms, as this host configured them
-    (/sys/module/tcp_NAME/parameters, host-wide), differ from the scenario's
-    algorithm with its defaults (hscc-cc's values for its eBPF program: the
-    parameters share their names). Linux's cubic runs HyStart; hscc's cubic
-    does not unless asked (`hystart = true`)."""
+    """Where the kernel differs from what the scenario asks: its built-in
+    algorithms, as this host configured them (/sys/module/tcp_NAME/parameters,
+    host-wide), against the scenario's algorithm with its defaults (hscc-cc's
+    values for its eBPF program: the parameters share their names; Linux's cubic
+    runs HyStart, hscc's cubic does not unless asked, `hystart = true`), and the
+    RTO estimator, Linux's own in the kernel (`rto_estimator = "linux"`)."""
     from pathlib import Path
 
     from hscc.kernel import programs
 
-    out = []
+    out = [f"flows[{i}].rto_estimator = {f['rto_estimator']!r}: the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)"
+           for i, f in enumerate(plan.scenario.to_dict()["flows"]) if f.get("rto_estimator", "rfc6298") != "linux"]
     for algorithm in sorted({f.algorithm for f in plan.flows if f.cc == f.algorithm}):
         params = Path(f"/sys/module/tcp_{algorithm}/parameters")
         try:

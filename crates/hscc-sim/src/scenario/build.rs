@@ -414,6 +414,10 @@ impl ScenarioSpec {
             .ok_or_else(|| err(at("max_reordering"), max, format!("`reordering` ({}) to {MAX_REORDERING} segments", c.reordering)))?;
         c.init_cwnd = f.init_cwnd;
         c.min_rto = seconds(&at("min_rto"), f.min_rto)?;
+        c.rto_estimator = match f.rto_estimator {
+            RtoEstimatorSpec::Rfc6298 => crate::tcp::rtt::RtoEstimator::Rfc6298,
+            RtoEstimatorSpec::Linux => crate::tcp::rtt::RtoEstimator::Linux,
+        };
         c.initial_rto = c.initial_rto.max(c.min_rto);
         c.init_ssthresh = f.init_ssthresh;
         c.ack_counting = match f.ack_counting {

@@ -327,6 +327,9 @@ pub struct FlowSpec {
     /// Minimum retransmission timeout (Linux: 200ms; RFC 6298 and ns-3: 1s).
     #[serde(default = "default_min_rto")]
     pub min_rto: Seconds,
+    /// Retransmission-timeout estimator: "rfc6298" (RTO = max(min_rto, SRTT + 4·RTTVAR); ns-2, ns-3) or "linux" (Linux's tcp_rtt_estimator: RTO = SRTT + the largest deviation of the last round trip, never less than SRTT + min_rto; a retransmission waiting behind a steady queue does not time out).
+    #[serde(default)]
+    pub rto_estimator: RtoEstimatorSpec,
     /// Initial slow-start threshold, segments, for every algorithm (unlimited when absent, as in Linux; ns-3's InitialSlowStartThreshold). BIC's and CUBIC's own `initial_ssthresh` parameters win when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init_ssthresh: Option<u32>,
@@ -409,6 +412,17 @@ fn default_host_jitter() -> Seconds {
 }
 fn zero_delay() -> DistSpec<Seconds> {
     DistSpec::Fixed(Seconds(0.0))
+}
+
+/// Retransmission-timeout estimator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoEstimatorSpec {
+    /// RFC 6298: RTO = max(min_rto, SRTT + 4·RTTVAR).
+    #[default]
+    Rfc6298,
+    /// Linux's tcp_rtt_estimator: RTO = SRTT + max(deviation, min_rto).
+    Linux,
 }
 
 /// Window reduction during loss recovery.

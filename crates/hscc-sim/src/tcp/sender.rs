@@ -318,7 +318,7 @@ impl Sender {
             rto_retransmits: 0,
             frto: false,
             frto_new: false,
-            rtt: RttEstimator::new(cfg.min_rto, cfg.initial_rto),
+            rtt: RttEstimator::new(cfg.rto_estimator, cfg.min_rto, cfg.initial_rto),
             backoff: 0,
             rto_timer: Timer::default(),
             pace_timer: Timer::default(),
@@ -544,7 +544,7 @@ impl Sender {
             None => None,
         };
         if let Some(r) = rtt {
-            self.rtt.sample(r);
+            self.rtt.sample(r, self.snd_una, self.snd_nxt);
             self.backoff = 0;
             self.tp.srtt_us = ((self.rtt.srtt() * 8) / US).min(u32::MAX as u64) as u32;
             self.tp.min_rtt_us = (self.rtt.min_rtt / US).min(u32::MAX as u64 - 1) as u32;
