@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator, NamedTuple
 
 TRACING = Path("/sys/kernel/tracing/instances/hscc-trace-acks")
 EVENTS = {"tcp/tcp_probe": "dport == 5001 || sport == 5001", "net/net_dev_start_xmit": 'name == "eth0"'}
@@ -66,27 +67,53 @@ def run_pids(pid: int) -> set[str]:
     return out
 
 
-def analyse(trace: str, pids: set[str]) -> None:
-    acked = collections.defaultdict(list)  # sender socket -> snd_una at each ACK
-    ack_senders, ack_takers = collections.Counter(), collections.Counter()
-    taken = []  # when the sender processed each ACK
-    data, sizes = [], collections.Counter()
+class Event(NamedTuple):
+    """One of the run's trace lines: an ACK the sender took (`snd_una` after it), or a packet
+    sent on an endpoint (`length` on the wire: data if more than 1000 bytes, else an ACK)."""
+
+    t: float
+    softirq: bool
+    comm: str
+    ack: bool
+    socket: str = ""
+    snd_una: int = 0
+    length: int = 0
+
+
+def events(trace: str, pids: set[str]) -> Iterator[Event]:
+    """The trace's lines of this run's processes, parsed."""
     for line in trace.splitlines():
         m = LINE.match(line)
         if not m or m.group(2) not in pids:
             continue
         comm, _, flags, ts, kind, rest = m.groups()
         if kind == "tcp_probe" and ":5001 " in rest.split("dest=")[1][:30]:
-            acked[re.search(r"sock_cookie=(\w+)", rest).group(1)].append(int(re.search(r"snd_una=(0x\w+)", rest).group(1), 16))
-            ack_takers["in softirq" if flags[2] == "s" else f"from the socket's backlog ({comm})"] += 1
-            taken.append(float(ts))
+            yield Event(float(ts), flags[2] == "s", comm, True, re.search(r"sock_cookie=(\w+)", rest).group(1),
+                        int(re.search(r"snd_una=(0x\w+)", rest).group(1), 16))
         elif kind == "net_dev_start_xmit":
-            length = int(re.search(r" len=(\d+)", rest).group(1))
-            if length > 1000:
-                data.append(float(ts))
-                sizes[length] += 1
-            else:
-                ack_senders["on arrival (softirq)" if flags[2] == "s" else f"by the receiving program ({comm})"] += 1
+            yield Event(float(ts), flags[2] == "s", comm, False, length=int(re.search(r" len=(\d+)", rest).group(1)))
+
+
+def sent_by(e: Event) -> str:
+    """Who sent an ACK: the softirq of the data's arrival, or the receiving program."""
+    return "on arrival (softirq)" if e.softirq else f"by the receiving program ({e.comm})"
+
+
+def analyse(trace: str, pids: set[str]) -> None:
+    acked = collections.defaultdict(list)  # sender socket -> snd_una at each ACK
+    ack_senders, ack_takers = collections.Counter(), collections.Counter()
+    taken = []  # when the sender processed each ACK
+    data, sizes = [], collections.Counter()
+    for e in events(trace, pids):
+        if e.ack:
+            acked[e.socket].append(e.snd_una)
+            ack_takers["in softirq" if e.softirq else f"from the socket's backlog ({e.comm})"] += 1
+            taken.append(e.t)
+        elif e.length > 1000:
+            data.append(e.t)
+            sizes[e.length] += 1
+        else:
+            ack_senders[sent_by(e)] += 1
     for cookie, una in acked.items():
         steps = collections.Counter(((b - a) % (1 << 32)) // 1448 for a, b in zip(una, una[1:]))
         two = steps[2] / max(1, sum(steps.values()))
@@ -111,19 +138,14 @@ def analyse(trace: str, pids: set[str]) -> None:
 def by_interval(trace: str, pids: set[str], edges: list[float]) -> None:
     """Per interval between `edges` (s after the first data packet): segments per ACK and the ACKs' senders."""
     una, acks_at, data, sent = [], [], [], []
-    for line in trace.splitlines():
-        m = LINE.match(line)
-        if not m or m.group(2) not in pids:
-            continue
-        comm, _, flags, ts, kind, rest = m.groups()
-        if kind == "tcp_probe" and ":5001 " in rest.split("dest=")[1][:30]:
-            una.append(int(re.search(r"snd_una=(0x\w+)", rest).group(1), 16))
-            acks_at.append(float(ts))
-        elif kind == "net_dev_start_xmit":
-            if int(re.search(r" len=(\d+)", rest).group(1)) > 1000:
-                data.append(float(ts))
-            else:
-                sent.append((float(ts), "on arrival (softirq)" if flags[2] == "s" else f"by the receiving program ({comm})"))
+    for e in events(trace, pids):
+        if e.ack:
+            una.append(e.snd_una)
+            acks_at.append(e.t)
+        elif e.length > 1000:
+            data.append(e.t)
+        else:
+            sent.append((e.t, sent_by(e)))
     if not data:
         raise SystemExit("no data packets in the trace: did the run start within the recording?")
     t0 = data[0]
