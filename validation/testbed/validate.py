@@ -100,6 +100,11 @@ for _a in SEEDS:
     CONFIGS[f"{_a}-1-100M-40ms-0.25bdp"] = Config(((_a, 1),), 100, 40, "0.25bdp", variant="bpf")
     CONFIGS[f"{_a}-1-50M-20ms-loss1e-3"] = Config(((_a, 1),), 50, 20, "1bdp", 1e-3, variant="bpf")
     CONFIGS[f"{_a}1-reno1-100M-40ms-0.25bdp"] = Config(((_a, 1), ("reno", 1)), 100, 40, "0.25bdp", variant="bpf")
+# Trajectories with random loss (the same packets dropped on both sides: the loss follows the seed) and with sharing
+# (the first flow's, Reno against CUBIC).
+for _a in ("reno", "cubic"):
+    CONFIGS[f"{_a}-1-50M-20ms-loss1e-3-trajectory"] = Config(((_a, 1),), 50, 20, "1bdp", 1e-3, variant="bpf", interval="10ms")
+CONFIGS["reno1-cubic1-100M-40ms-trajectory"] = Config((("reno", 1), ("cubic", 1)), 100, 40, "1bdp", variant="bpf", interval="10ms")
 # 10 Mbit/s x 100 ms with the simulator's flows on Linux's RTO estimator (docs/validation.md: its RFC 6298 RTO,
 # SRTT + a few ms behind a full queue's steady 200-ms RTT, timed out in recovery where Linux's, SRTT + 200 ms, did not).
 for _name in ("cubic-1-10M-100ms-bpf", "reno-1-10M-100ms", "reno-4-10M-100ms"):
