@@ -197,8 +197,7 @@ class Scenario(Record):
         """(index in `flows`, label) of every TCP flow the engine runs, counts expanded: the
         engine's labels ("ALGORITHM INDEX", or the entry's label, "LABEL #k" with a count),
         by which `[output] cc_log` names flows."""
-        labels = iter(_core.flow_labels(self.engine_json()))
-        return [(i, next(labels)) for i, f in enumerate(self.flows) for _ in range(f.count)]
+        return _core.flow_labels(self.engine_json())
 
     def udp_labels(self) -> list[tuple[str, str]]:
         """(source, label) of every UDP flow the engine runs: [[udp]] entries, then two per [[voip]] call."""

@@ -84,7 +84,8 @@ def epoch(r: hscc.Result, t0: float, t1: float) -> dict:
 
 def describe(side: str, r: hscc.Result) -> None:
     starts, cuts = recoveries(r)
-    t = compare.trajectory(r.timeseries.sort("time_s")["time_s"].to_list(), r.timeseries.sort("time_s")["cwnd"].to_list())
+    ts = r.timeseries.sort("time_s")
+    t = compare.trajectory(ts["time_s"].to_list(), ts["cwnd"].to_list())
     f = r.flows.row(0, named=True)
     print(f"{side}: recoveries {f['recoveries']}, goodput {f['goodput_bps'] / 1e6:.1f} Mbit/s")
     print(f"  recoveries start (s): {[round(x, 2) for x in starts]}")

@@ -21,10 +21,7 @@ import validate  # noqa: E402  (this directory's)
 
 
 def run(name: str, seconds: float, estimator: str) -> tuple[int, float, float | None]:
-    sc = validate.scenario(name, seconds, "sim", seed=1)
-    for f in sc["flows"]:
-        f["rto_estimator"] = estimator
-    r = hscc.run(sc)
+    r = hscc.run(validate.scenario(name, seconds, "sim", seed=1, rto_estimator=estimator))
     return int(r.flows["timeouts"].sum()), r.summary["total_goodput_bps"], r.summary["jain_index"]
 
 

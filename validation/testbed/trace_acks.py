@@ -94,6 +94,11 @@ def events(trace: str, pids: set[str]) -> Iterator[Event]:
             yield Event(float(ts), flags[2] == "s", comm, False, length=int(re.search(r" len=(\d+)", rest).group(1)))
 
 
+def segments_acked(una: int, next_una: int) -> int:
+    """Segments an ACK acknowledged: its step of the sender's snd_una (wrapping), in 1448-byte segments."""
+    return ((next_una - una) % (1 << 32)) // 1448
+
+
 def sent_by(e: Event) -> str:
     """Who sent an ACK: the softirq of the data's arrival, or the receiving program."""
     return "on arrival (softirq)" if e.softirq else f"by the receiving program ({e.comm})"
@@ -115,7 +120,7 @@ def analyse(trace: str, pids: set[str]) -> None:
         else:
             ack_senders[sent_by(e)] += 1
     for cookie, una in acked.items():
-        steps = collections.Counter(((b - a) % (1 << 32)) // 1448 for a, b in zip(una, una[1:]))
+        steps = collections.Counter(segments_acked(a, b) for a, b in zip(una, una[1:]))
         two = steps[2] / max(1, sum(steps.values()))
         print(f"sender socket {cookie}: {len(una)} ACKs, {two:.0%} acknowledged two segments, "
               f"{sum(n for k, n in steps.items() if k >= 10)} ten or more, at most {max(steps, default=0)}")
@@ -149,7 +154,7 @@ def by_interval(trace: str, pids: set[str], edges: list[float]) -> None:
     if not data:
         raise SystemExit("no data packets in the trace: did the run start within the recording?")
     t0 = data[0]
-    steps = [(t - t0, ((b - a) % (1 << 32)) // 1448) for t, a, b in zip(acks_at[1:], una, una[1:])]
+    steps = [(t - t0, segments_acked(a, b)) for t, a, b in zip(acks_at[1:], una, una[1:])]
     for lo, hi in zip(edges, edges[1:]):
         sizes = collections.Counter(n for t, n in steps if lo <= t < hi)
         acks = sum(sizes.values())

@@ -114,9 +114,12 @@ for _a in ("multcp", "veno"):
     CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120)
 
 
-def scenario(name: str, seconds: float, side: str, seed: int = 1, host_jitter: str | None = None) -> dict:
-    """The scenario `side` ("sim" or "kernel") runs; `host_jitter` sets the simulator's (a sensitivity run)."""
+def scenario(name: str, seconds: float, side: str, seed: int = 1, host_jitter: str | None = None,
+             rto_estimator: str | None = None) -> dict:
+    """The scenario `side` ("sim" or "kernel") runs; `host_jitter` and `rto_estimator` set the simulator's
+    (sensitivity runs; the configuration's `sim_rto` otherwise)."""
     c = CONFIGS[name]
+    rto = rto_estimator or c.sim_rto
     bottleneck = {"rate": f"{c.rate}Mbps", "delay": "1ms", "buffer": c.buffer, "loss": c.loss}
     hystart = c.variant == "sim-hystart" and side == "sim"
     return {
@@ -126,7 +129,7 @@ def scenario(name: str, seconds: float, side: str, seed: int = 1, host_jitter: s
                      "pairs": [{"rate": "10Gbps", "rtt": f"{rtt}ms"} for rtt in (c.rtts or (c.rtt,))]},
         "flows": [{"pair": i if c.rtts else 0, "algorithm": a, "count": n, "label": f"{a}-{c.rtts[i]}ms" if c.rtts else a,
                    **({"params": {"hystart": True}} if hystart and a == "cubic" else {}),
-                   **({"rto_estimator": c.sim_rto} if c.sim_rto and side == "sim" else {}),
+                   **({"rto_estimator": rto} if rto and side == "sim" else {}),
                    **({"host_jitter": host_jitter} if host_jitter and side == "sim" else {})}
                   for i, (a, n) in enumerate(c.flows)],
     }

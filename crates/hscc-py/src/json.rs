@@ -59,7 +59,6 @@ pub fn indent(compact: &str, width: usize) -> Vec<u8> {
     out
 }
 
-
 /// `x` as Python's `json.dumps` writes a float (its `repr`): the shortest digits
 /// that read back as `x`, positional from 1e-4 up to 1e16, else `1e-05`-style;
 /// None for NaN and infinities, which hscc's JSON files never hold.

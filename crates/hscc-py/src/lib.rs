@@ -60,8 +60,7 @@ impl Simulation {
         let cfg = spec.build_with(&limits).map_err(invalid)?;
         let config_json = serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let sim = Sim::with_limits(cfg, &limits).map_err(invalid)?;
-        let entries = spec.flows.iter().enumerate().flat_map(|(i, f)| std::iter::repeat_n(i as u32, f.count));
-        let flows = entries.zip(spec.flow_labels()).collect();
+        let flows = entries_and_labels(&spec);
         Ok(Simulation { sim: Some(sim), config_json, flows, result: None, cc_log: Vec::new(), captures: Vec::new() })
     }
 
@@ -132,8 +131,7 @@ impl Simulation {
     ) -> PyResult<(Bound<'py, PyBytes>, Vec<(&'static str, Bound<'py, PyBytes>)>)> {
         let r = self.result.as_ref().ok_or_else(|| PyRuntimeError::new_err("the simulation has not finished"))?;
         captures.sort();
-        let flows = self.flows.clone();
-        let cx = run_tables::Context { name, wall_time_s, flows, udp, web, flow_traces, queue_traces, captures };
+        let cx = run_tables::Context { name, wall_time_s, flows: &self.flows, udp, web, flow_traces, queue_traces, captures };
         let (summary, tables) = py.detach(|| run_tables::files(r, &cx)).map_err(PyRuntimeError::new_err)?;
         Ok((PyBytes::new(py, &summary), tables.into_iter().map(|(n, b)| (n, PyBytes::new(py, &b))).collect()))
     }
@@ -270,11 +268,17 @@ fn signal_synchronization(flows: Vec<(Vec<f64>, f64, f64)>, window: f64) -> (u64
     (r.events, r.seen_by_all)
 }
 
-/// The label of every TCP flow of a scenario (JSON), in engine order, as the
-/// tables show them and `[output] cc_log` names them; raises ValueError like `Simulation`.
+/// Every TCP flow of a scenario (JSON), in engine order: (its [[flows]] entry, its
+/// label as the tables show it and `[output] cc_log` names it); raises ValueError like `Simulation`.
 #[pyfunction]
-fn flow_labels(scenario_json: &str) -> PyResult<Vec<String>> {
-    Ok(ScenarioSpec::from_json(scenario_json).map_err(invalid)?.flow_labels())
+fn flow_labels(scenario_json: &str) -> PyResult<Vec<(u32, String)>> {
+    Ok(entries_and_labels(&ScenarioSpec::from_json(scenario_json).map_err(invalid)?))
+}
+
+/// (entry, label) of every TCP flow the engine runs: each [[flows]] entry `count` times.
+fn entries_and_labels(spec: &ScenarioSpec) -> Vec<(u32, String)> {
+    let entries = spec.flows.iter().enumerate().flat_map(|(i, f)| std::iter::repeat_n(i as u32, f.count));
+    entries.zip(spec.flow_labels()).collect()
 }
 
 /// Names of the per-ACK log's codes: (hook, ca_state and new_state, event), by code.

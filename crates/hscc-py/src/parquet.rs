@@ -69,16 +69,16 @@ impl Values {
                 }
             }
         }
-        let int = |out: &mut String, x: &dyn std::fmt::Display| {
+        let display = |out: &mut String, x: &dyn std::fmt::Display| {
             out.push_str(&x.to_string());
             Some(())
         };
         match self {
             Values::F64(v) => or_null(out, &v[i], |o, x| crate::json::float(o, *x)),
-            Values::U32(v) => or_null(out, &v[i], |o, x| int(o, x)),
-            Values::U64(v) => or_null(out, &v[i], |o, x| int(o, x)),
-            Values::I64(v) => or_null(out, &v[i], |o, x| int(o, x)),
-            Values::Bool(v) => or_null(out, &v[i], |o, x| int(o, x)),
+            Values::U32(v) => or_null(out, &v[i], |o, x| display(o, x)),
+            Values::U64(v) => or_null(out, &v[i], |o, x| display(o, x)),
+            Values::I64(v) => or_null(out, &v[i], |o, x| display(o, x)),
+            Values::Bool(v) => or_null(out, &v[i], |o, x| display(o, x)),
             Values::Text(v) => or_null(out, &v[i], |o, x| {
                 crate::json::string(o, x);
                 Some(())

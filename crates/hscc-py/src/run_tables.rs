@@ -11,13 +11,13 @@ use crate::parquet::{self, Values};
 
 /// What the results alone do not say: names and labels from the scenario, and
 /// which traces it asked for.
-pub struct Context {
+pub struct Context<'a> {
     /// The scenario's name.
     pub name: Option<String>,
     /// Wall time of the run (build to finish), s.
     pub wall_time_s: f64,
     /// Each TCP flow's [[flows]] entry and label, in engine order.
-    pub flows: Vec<(u32, String)>,
+    pub flows: &'a [(u32, String)],
     /// Each UDP flow's source ("udp[0]", "voip[1]") and label, in engine order.
     pub udp: Vec<(String, String)>,
     /// Each web source's label.
@@ -34,7 +34,8 @@ type Table = Vec<(&'static str, Values)>;
 /// Picoseconds, the engine's time unit, in seconds (as the results' JSON gave them to Python).
 const PS: f64 = 1e-12;
 
-/// summary.json's bytes and each table's Parquet file, in `TABLES` order.
+/// summary.json's bytes and each table's Parquet file, in the run directory's order
+/// (flows, links, udp, web, timeseries, queues).
 pub fn files(r: &RunResult, cx: &Context) -> Result<(Vec<u8>, Vec<(&'static str, Vec<u8>)>), String> {
     let tables = tables(r, cx)?;
     let summary = summary(r, cx, &tables)?;
@@ -62,7 +63,7 @@ pub fn schemas() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
         duration_s: 0.0, seed: 0, events: 0, flows: vec![], links: vec![], udp: vec![], web: vec![], jain_index: 0.0,
         traces: Default::default(), cc_log: vec![], captures: Default::default(),
     };
-    let cx = Context { name: None, wall_time_s: 0.0, flows: vec![], udp: vec![], web: vec![], flow_traces: true, queue_traces: true, captures: vec![] };
+    let cx = Context { name: None, wall_time_s: 0.0, flows: &[], udp: vec![], web: vec![], flow_traces: true, queue_traces: true, captures: vec![] };
     let tables = tables(&empty, &cx).expect("no rows, no labels to miss");
     tables.into_iter().map(|(name, t)| (name, t.iter().map(|(c, v)| (*c, v.dtype())).collect())).collect()
 }
