@@ -148,17 +148,19 @@ def test_where_the_kernels_cubic_differs_from_the_scenarios_it_is_said():
     notes = builtin_differences(plan_for(scenario()))
     # hscc's cubic leaves HyStart off by default; Linux's (hystart = 1 unless the host changed it) runs it.
     assert (f"cubic: the kernel's built-in runs hystart = {kernel_hystart}, the scenario's cubic hystart = 0" in " ".join(notes)) == (kernel_hystart == "1")
-    hystart_on = [{"pair": 0, "algorithm": "cubic", "params": {"hystart": True}, "rto_estimator": "linux"}]
+    hystart_on = [{"pair": 0, "algorithm": "cubic", "params": {"hystart": True}, "rto_estimator": "linux", "quick_acks": 1000}]
     assert builtin_differences(plan_for(scenario(flows=hystart_on), use_bpf=True)) == []  # hscc_cubic runs the scenario's own
-    assert builtin_differences(plan_for(scenario(flows=[{"pair": 0, "algorithm": "reno", "rto_estimator": "linux"}]))) == []
+    assert builtin_differences(plan_for(scenario(flows=[{"pair": 0, "algorithm": "reno", "rto_estimator": "linux", "quick_acks": 1}]))) == []
 
 
-def test_the_kernels_rto_estimator_is_linuxs_and_a_scenario_asking_another_is_told():
+def test_the_kernels_rto_and_window_opening_are_linuxs_and_a_scenario_asking_another_is_told():
     from hscc.testbed.plan import builtin_differences
 
-    flows = [{"pair": 0, "algorithm": "reno"}, {"pair": 0, "algorithm": "reno", "rto_estimator": "linux"}]
+    flows = [{"pair": 0, "algorithm": "reno", "quick_acks": 1000}, {"pair": 0, "algorithm": "reno", "rto_estimator": "linux"}]
     assert builtin_differences(plan_for(scenario(flows=flows))) == [
-        "flows[0].rto_estimator = 'rfc6298': the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)"]
+        "flows[0].rto_estimator = 'rfc6298': the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)",
+        "flows[1].quick_acks = 0: the kernel's receiver ACKs its first segments one by one while it opens its window "
+        "(how many: kernel_run.receivers.window_opening)"]
 
 
 def _fabricated(tmp: Path, name: str, goodputs, sent, retrans, queue_bytes, tx, drops) -> Path:
@@ -298,6 +300,12 @@ def test_a_short_kernel_run_end_to_end(tmp_path):
     sampled = r.timeseries.filter(pl.col("cwnd") > 0)["ca_state"]  # TCP_INFO's state, named as the per-ACK log names it
     assert sampled.null_count() == 0 and "open" in set(sampled) <= {"open", "disorder", "cwr", "recovery", "loss"}
     assert r.queues.filter(pl.col("link") == 0)["queue_pkts"].max() <= 67  # pfifo limit: 1 BDP of the longest RTT, 67 packets
+    # Each receiver opened its window from about 64 kB toward its clamp (at least SO_RCVLOWAT's 4 MB), two
+    # segments per segment it ACKed at once (tcp_grow_window): hundreds of quick ACKs in 3 s.
+    for w in k["receivers"]["window_opening"].values():
+        (start, end), clamp = w["rcv_ssthresh"], w["window_clamp"]
+        assert 60_000 <= start <= 100_000 and clamp >= 4 << 20 and 1 << 20 < end <= clamp, w
+        assert w["quick_acks"] >= (end - start) // 2896 >= 300, w
     assert runner.invoke(app, ["plot", str(out)]).exit_code == 0
 
 

@@ -49,6 +49,7 @@ class Config:
     interval: str = "100ms"  # the sample interval ("10ms" for a cwnd trajectory: slow start doubles every RTT)
     rtts: tuple[int, ...] = ()  # one dumbbell pair per RTT (ms), the i-th (algorithm, count) on pair i; () : one pair of `rtt`
     sim_rto: str = ""  # the simulator's flows' rto_estimator ("linux": Linux's, as the kernel side runs); "": the default
+    sim_quick_acks: int = 0  # the simulator's flows' quick_acks: segments its receiver ACKs one by one, as the kernel's did
 
 
 CONFIGS = {
@@ -109,6 +110,13 @@ CONFIGS["reno1-cubic1-100M-40ms-trajectory"] = Config((("reno", 1), ("cubic", 1)
 # SRTT + a few ms behind a full queue's steady 200-ms RTT, timed out in recovery where Linux's, SRTT + 200 ms, did not).
 for _name in ("cubic-1-10M-100ms-bpf", "reno-1-10M-100ms", "reno-4-10M-100ms"):
     CONFIGS[f"{_name}-linux-rto"] = dataclasses.replace(CONFIGS[_name], sim_rto="linux")
+# With HyStart on both sides, the simulator's receivers opening their window as the testbed's kernel receivers did
+# (docs/validation.md): quick_acks is what the kernel runs' manifests report (receivers.window_opening: rcv_ssthresh
+# from about 64 kB to the window clamp, 2 segments per segment ACKed; the clamp is SO_RCVLOWAT's 4 MB at 10 Mbit/s
+# and 15 MB at 300 Mbit/s, autotuned to 5 MB at 100 Mbit/s), and the RTO Linux's.
+for _name, _quick in (("cubic-1-10M-100ms-sim-hystart", 1427), ("cubic-1-100M-40ms-sim-hystart", 1790),
+                      ("cubic-1-300M-80ms-sim-hystart", 5160)):
+    CONFIGS[f"{_name}-quick-acks"] = dataclasses.replace(CONFIGS[_name], sim_rto="linux", sim_quick_acks=_quick)
 # The two pairs whose 30-s shares differed most (docs/validation.md, "Why a 30-s pair is decided in its first second").
 for _a in ("multcp", "veno"):
     CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120)
@@ -130,6 +138,7 @@ def scenario(name: str, seconds: float, side: str, seed: int = 1, host_jitter: s
         "flows": [{"pair": i if c.rtts else 0, "algorithm": a, "count": n, "label": f"{a}-{c.rtts[i]}ms" if c.rtts else a,
                    **({"params": {"hystart": True}} if hystart and a == "cubic" else {}),
                    **({"rto_estimator": rto} if rto and side == "sim" else {}),
+                   **({"quick_acks": c.sim_quick_acks} if c.sim_quick_acks and side == "sim" else {}),
                    **({"host_jitter": host_jitter} if host_jitter and side == "sim" else {})}
                   for i, (a, n) in enumerate(c.flows)],
     }

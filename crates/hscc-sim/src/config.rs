@@ -275,6 +275,9 @@ pub struct FlowConfig {
     pub delack_segments: u32,
     /// Delayed-ACK timer (Linux's minimum: 40 ms).
     pub delack_timeout: Time,
+    /// New data segments the receiver acknowledges one by one before its
+    /// delayed ACKs start: Linux's window opening (`tcp_grow_window`), 0 off.
+    pub quick_acks: u64,
     /// Pace at Linux's default rate (2× cwnd/srtt in slow start, 1.2× after) when the algorithm sets no rate.
     pub pacing: bool,
     /// Host processing jitter, ps (default 8 µs, at most 1 s): each segment
@@ -359,6 +362,7 @@ impl FlowConfig {
             delayed_ack: true,
             delack_segments: 2,
             delack_timeout: 40 * MS,
+            quick_acks: 0,
             pacing: false,
             host_jitter: DEFAULT_HOST_JITTER,
             start_jitter: 0,

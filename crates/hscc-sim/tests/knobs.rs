@@ -203,6 +203,17 @@ fn a_transfer_waits_for_the_delayed_ack_timer_only_when_n_does_not_divide_it() {
     assert!((t - 0.200).abs() < 1e-4, "{t}");
 }
 
+#[test]
+fn the_window_opening_acknowledges_its_segments_one_by_one() {
+    // 6 segments, delayed ACKs every 2: the first quick_acks are ACKed one by
+    // one, the rest in pairs (an odd one at the timer).
+    for (quick, done, acks) in [(0, 0.100, 3), (2, 0.100, 4), (3, 0.140, 5), (4, 0.100, 5), (6, 0.100, 6), (100, 0.100, 6)] {
+        let (t, a) = transfer(6, |f| f.quick_acks = quick);
+        assert!((t - done).abs() < 1e-4, "quick_acks = {quick}: completed at {t}, expected {done}");
+        assert_eq!(a, acks, "quick_acks = {quick}");
+    }
+}
+
 fn access_run(seed: u64, flows: usize, dist: DelayDist, duration: Time) -> RunResult {
     let bn = LinkConfig::new(100_000_000, MS, Buffer::Packets(1000));
     let db = dumbbell(bn.clone(), bn, &vec![AccessSpec::new(1_000_000_000, 9 * MS); flows]);
@@ -330,4 +341,35 @@ fn access_delay_applies_to_web_transfers_and_keeps_every_packet() {
     assert!((a - b - 0.015).abs() < 0.0006, "mean response {a} s with, {b} s without access delay");
     assert_eq!(run(u, 1).to_json(), with.to_json());
     assert_ne!(run(u, 2).to_json(), with.to_json());
+}
+
+/// CUBIC with HyStart alone at 10 Mbit/s × 100 ms (1 BDP of buffer) for
+/// `duration`: its final window and retransmissions.
+fn hystart_run(quick_acks: u64, duration: Time) -> (u32, u64) {
+    let bn = LinkConfig::new(10_000_000, MS, Buffer::Packets(83));
+    let db = dumbbell(bn.clone(), bn, &[AccessSpec::new(1_000_000_000, 49 * MS)]);
+    let (s, d) = db.pairs[0];
+    let mut cc = CcParams::from_name("cubic").unwrap();
+    cc.set("hystart", 1.0).unwrap();
+    let mut f = FlowConfig::bulk(s, d, cc);
+    f.quick_acks = quick_acks;
+    let cfg = SimConfig { topology: db.topology, flows: vec![f], duration, ..SimConfig::default() };
+    let r = Sim::new(cfg).unwrap().run();
+    (r.flows[0].final_cwnd, r.flows[0].counters.retrans)
+}
+
+#[test]
+fn acks_one_by_one_let_hystarts_ack_train_end_slow_start_at_10_mbps() {
+    // A segment takes 1.2 ms at 10 Mbit/s: ACKs of every second segment come
+    // 2.4 ms apart, beyond HyStart's 2 ms train spacing, and slow start runs
+    // on until the queue overflows (at 0.7 s, 276 segments at 0.65 s); ACKs of
+    // every segment come 1.2 ms apart and the train ends slow start once it
+    // spans half the minimum RTT (130 segments at 0.65 s, nothing lost by
+    // 1 s), as the kernel's receiver made it do (docs/validation.md).
+    for (quick, still_growing, lost_by_1s) in [(0, true, true), (10_000, false, false)] {
+        let (cwnd, _) = hystart_run(quick, 650 * MS);
+        assert_eq!(cwnd > 200, still_growing, "quick_acks = {quick}: cwnd {cwnd} at 0.65 s");
+        let (_, retrans) = hystart_run(quick, SEC);
+        assert_eq!(retrans > 0, lost_by_1s, "quick_acks = {quick}: {retrans} retransmissions by 1 s");
+    }
 }

@@ -15,7 +15,7 @@ FIELDS = (
     ("notsent_bytes", 144, "I"), ("min_rtt_us", 148, "I"), ("data_segs_out", 156, "I"), ("delivery_rate", 160, "Q"),
     ("busy_time_us", 168, "Q"), ("rwnd_limited_us", 176, "Q"), ("sndbuf_limited_us", 184, "Q"), ("delivered", 192, "I"),
     ("bytes_sent", 200, "Q"), ("bytes_retrans", 208, "Q"), ("dsack_dups", 216, "I"), ("reord_seen", 220, "I"),
-    ("data_segs_in", 152, "I"),
+    ("data_segs_in", 152, "I"), ("rcv_ssthresh", 64, "I"), ("advmss", 84, "I"),
 )
 # Fields of newer kernels: None where the kernel's struct is shorter (they would read 0, which is a count).
 NEWER = (("total_rto", 240, "H"), ("total_rto_recoveries", 242, "H"), ("total_rto_time_ms", 244, "I"))  # Linux 6.7+

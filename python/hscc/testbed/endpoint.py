@@ -132,6 +132,7 @@ def receive(cfg: dict) -> dict:
 
     def serve(conn: socket.socket) -> None:
         with conn:
+            opened = window_state(conn)
             head = b""
             while len(head) < HEADER.size:
                 b = conn.recv(HEADER.size - len(head))
@@ -164,7 +165,7 @@ def receive(cfg: dict) -> dict:
                     if size is not None and 0 < size - got[i] < lowat:
                         lowat = set_lowat(conn, lowat, size - got[i])
             finally:
-                acks[i] = segment_counts(conn)
+                acks[i] = {**segment_counts(conn), "opened": opened}
 
     serving: list[threading.Thread] = []
 
@@ -208,12 +209,22 @@ def set_lowat(conn: socket.socket, lowat: int, lacking: "int | None") -> int:
 
 
 def segment_counts(conn: socket.socket) -> dict[str, int]:
-    """The receiving socket's data segments in and segments (ACKs) out."""
+    """The receiving socket's data segments in and segments (ACKs) out, and its window's state."""
     try:
         info = tcp_info(conn)
+        clamp = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP)
     except OSError:
         return {}
-    return {"data_segs_in": info["data_segs_in"], "segs_out": info["segs_out"]}
+    return {"segs_out": info["segs_out"], "window_clamp": clamp, **window_state(conn, info)}
+
+
+def window_state(conn: socket.socket, info: "dict | None" = None) -> dict[str, int]:
+    """How far the receive window's threshold has opened (rcv_ssthresh, bytes) after how many data segments."""
+    try:
+        info = info or tcp_info(conn)
+    except OSError:
+        return {}
+    return {"rcv_ssthresh": info["rcv_ssthresh"], "advmss": info["advmss"], "data_segs_in": info["data_segs_in"]}
 
 
 if __name__ == "__main__":

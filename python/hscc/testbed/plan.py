@@ -6,8 +6,9 @@ builds exactly the network a simulation of the same file would have. Every
 field the testbed cannot reproduce on Linux is refused by name, with its
 value and what the testbed does instead; fields left at their defaults are
 what Linux does anyway (SACK, RACK-TLP, PRR, delayed ACKs, timestamps,
-initial window 10, minimum RTO 200 ms), except the RTO estimator: the kernel's
-is Linux's whatever `rto_estimator` says, and the run's notes say so.
+initial window 10, minimum RTO 200 ms), except the RTO estimator and the
+receivers' window opening: the kernel's are Linux's whatever `rto_estimator`
+and `quick_acks` say, and the run's notes say so.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ MAX_PAIRS = 64  # the delay line's table (delayline.c MAX_PAIRS)
 PS_PER_S = 1e12  # the engine counts picoseconds
 
 # Fields a flow may set: the rest must stay at the default, which is Linux's behaviour.
-FLOW_FIELDS = {"pair", "label", "algorithm", "params", "count", "start", "stop", "size", "start_jitter", "host_jitter", "rto_estimator"}
+FLOW_FIELDS = {"pair", "label", "algorithm", "params", "count", "start", "stop", "size", "start_jitter", "host_jitter", "rto_estimator",
+               "quick_acks"}
 LINK_FIELDS = {"rate", "delay", "buffer", "loss", "loss_point"}
 PAIR_FIELDS = {"rate", "delay", "rtt", "recv_delay", "buffer"}
 WHY = {
@@ -183,13 +185,17 @@ def builtin_differences(plan: Plan) -> list[str]:
     host-wide), against the scenario's algorithm with its defaults (hscc-cc's
     values for its eBPF program: the parameters share their names; Linux's cubic
     runs HyStart, hscc's cubic does not unless asked, `hystart = true`), and the
-    RTO estimator, Linux's own in the kernel (`rto_estimator = "linux"`)."""
+    RTO estimator, Linux's own in the kernel (`rto_estimator = "linux"`), and the receivers' window
+    opening, Linux's own too (the run's manifest says how many segments it ACKed one by one)."""
     from pathlib import Path
 
     from hscc.kernel import programs
 
     out = [f"flows[{i}].rto_estimator = {f['rto_estimator']!r}: the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)"
            for i, f in enumerate(plan.scenario.to_dict()["flows"]) if f.get("rto_estimator", "rfc6298") != "linux"]
+    out += [f"flows[{i}].quick_acks = 0: the kernel's receiver ACKs its first segments one by one while it opens its "
+            "window (how many: kernel_run.receivers.window_opening)"
+            for i, f in enumerate(plan.scenario.to_dict()["flows"]) if not f.get("quick_acks")]
     for algorithm in sorted({f.algorithm for f in plan.flows if f.cc == f.algorithm}):
         params = Path(f"/sys/module/tcp_{algorithm}/parameters")
         try:

@@ -224,11 +224,27 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
 
 
 def _receivers(plan: Plan, received: dict) -> dict:
-    """The receivers' SO_RCVLOWAT and, per flow, data segments per ACK (2 when every second one is acknowledged)."""
+    """The receivers' SO_RCVLOWAT and, per flow, data segments per ACK (2 when every second one is
+    acknowledged) and how its receive window opened (`window_opening`)."""
     acks = {int(i): a for i, a in received["acks"].items()}
     return {"so_rcvlowat": network.receive_lowat(plan),
             "segments_per_ack": {f.flow: (acks[f.flow]["data_segs_in"] / acks[f.flow]["segs_out"]
-                                          if acks.get(f.flow, {}).get("segs_out") else None) for f in plan.flows}}
+                                          if acks.get(f.flow, {}).get("segs_out") else None) for f in plan.flows},
+            "window_opening": {f.flow: window_opening(acks.get(f.flow, {})) for f in plan.flows}}
+
+
+def window_opening(ack: dict) -> "dict | None":
+    """How a receiving socket opened its window: its rcv_ssthresh when accepted and at the end, its
+    window clamp, and `quick_acks`, the segments Linux acknowledged one by one to get there
+    (`tcp_grow_window` raises rcv_ssthresh by 2·advmss per data segment and sets a quick ACK for
+    each: those seen when accepted, plus the growth after it over 2·advmss): the value of the
+    simulator's flow field of that name that models this receiver."""
+    opened = ack.get("opened") or {}
+    if not opened or "rcv_ssthresh" not in ack:
+        return None
+    start, end, step = opened["rcv_ssthresh"], ack["rcv_ssthresh"], 2 * ack["advmss"]
+    return {"rcv_ssthresh": [start, end], "window_clamp": ack["window_clamp"],
+            "quick_acks": opened["data_segs_in"] + max(0, -(-(end - start) // step))}
 
 
 def _fifo_capacity(plan: Plan) -> int:

@@ -431,6 +431,7 @@ impl ScenarioSpec {
         c.delayed_ack = f.delayed_ack;
         c.delack_segments = f.delack_segments;
         c.delack_timeout = seconds(&at("delack_timeout"), f.delack_timeout)?;
+        c.quick_acks = f.quick_acks;
         c.pacing = f.pacing;
         c.timestamps = f.timestamps;
         c.host_jitter = seconds(&at("host_jitter"), f.host_jitter)?;

@@ -348,6 +348,9 @@ pub struct FlowSpec {
     /// Delayed-ACK timer (Linux's minimum: 40ms).
     #[serde(default = "default_delack")]
     pub delack_timeout: Seconds,
+    /// New data segments the receiver acknowledges one by one before its delayed ACKs start, as Linux's does while it opens its receive window (`tcp_grow_window`: a quick ACK for each segment that raises rcv_ssthresh, by two segments, toward the window clamp: about (clamp − initial window) / (2·MSS) segments; `hscc testbed run` reports its receivers' as `receivers.window_opening`). 0: delayed ACKs from the first segment (ns-2, ns-3).
+    #[serde(default)]
+    pub quick_acks: u64,
     /// Pace at Linux's default rate when the algorithm sets no rate.
     #[serde(default)]
     pub pacing: bool,
