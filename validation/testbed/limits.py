@@ -23,7 +23,7 @@ os.environ["HSCC_TESTBED_MAX_RATE"] = "1e10"
 os.environ["HSCC_TESTBED_MAX_BDP"] = "1e10"
 
 with tempfile.TemporaryDirectory() as tmp:
-    for arg in sys.argv[1:]:
+    for i, arg in enumerate(sys.argv[1:]):  # a configuration may be given more than once
         rate, rtt = (int(x) for x in arg.split("x"))
         sc = Scenario.parse({
             "name": f"limits-{rate}-{rtt}", "duration": "10s", "output": {"sample_interval": "100ms"},
@@ -31,7 +31,7 @@ with tempfile.TemporaryDirectory() as tmp:
                          "pairs": [{"rate": "10Gbps", "rtt": f"{rtt}ms"}]},
             "flows": [{"pair": 0, "algorithm": "cubic"}],
         })
-        out = f"{tmp}/{rate}-{rtt}"
+        out = f"{tmp}/{i}-{rate}-{rtt}"
         load_avg = os.getloadavg()[0]
         tb.run(sc, out)
         r = load(out)

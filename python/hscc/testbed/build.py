@@ -42,7 +42,7 @@ def _compile(source: Path, stem: str, cmd: list[str], extra: str = "") -> Path:
 
 def delay_line() -> Path:
     """The delay line's executable."""
-    return _compile(HERE / "delayline.c", "delayline", ["cc", "-O2", "-Wall"])
+    return _compile(HERE / "delayline.c", "delayline", ["cc", "-O2", "-Wall", "-pthread"])
 
 
 def _bpf_flags() -> list[str]:

@@ -11,6 +11,14 @@
  * on REV) minus 10, as the testbed numbers hosts. One FIFO per pair and
  * direction: a constant delay keeps order, so no heap.
  *
+ * One thread per direction, each on its own core where there are two or more:
+ * writing a packet back runs the kernel's whole path beyond it (the router,
+ * HTB, the veth, the receiving host's TCP and what it sends in answer) in the
+ * writing thread, so a single thread for both directions filled one core and
+ * carried 0.75 of 500 Mbit/s while the other core idled at times. A packet's
+ * delay runs from when it is read, at most READ_EVERY_NS (plus the timer's
+ * lateness) after the kernel queued it: see run_dir.
+ *
  * Runs SCHED_FIFO with its memory locked when allowed (`delayline --probe`: only
  * the clock's resolution and the timer probe, then exit). Prints "ready" once both
  * devices exist and, after SIGTERM/SIGINT, one JSON line: per direction the
@@ -24,12 +32,14 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -38,7 +48,7 @@
 
 #define MAX_PAIRS 64
 #define SLOT 2048 /* > MTU 1500 */
-#define BATCH 64  /* packets read per device per wake-up, so one direction cannot starve the other */
+#define READ_EVERY_NS 50000ull /* while packets are held: read at the next due time or after 50 us, whichever first */
 #define HOST_BASE 10
 
 typedef struct {
@@ -59,14 +69,14 @@ static const uint64_t EDGES_US[] = {100, 1000, 5000, 10000, 50000};
 
 typedef struct {
     int fd;
+    int reverse;
     int npairs;
     fifo_t fifo[MAX_PAIRS];
     uint64_t packets, late_1ms, max_late_ns, overflow, unknown, write_errors;
     uint64_t hist[NBUCKETS];
 } dir_t;
 
-static volatile sig_atomic_t stop;
-static void on_signal(int s) { (void)s; stop = 1; }
+static int stop_fd; /* an eventfd: readable once SIGTERM or SIGINT came */
 
 static uint64_t now_ns(void) {
     struct timespec t;
@@ -110,12 +120,12 @@ static int pair_of(const uint8_t *p, uint32_t len, int reverse, int npairs) {
     return pair >= 0 && pair < npairs ? pair : -1;
 }
 
-static void drain_reads(dir_t *d, int reverse) {
+static void drain_reads(dir_t *d) {
     uint8_t buf[SLOT];
-    for (int i = 0; i < BATCH; i++) {
+    for (;;) {
         ssize_t len = read(d->fd, buf, sizeof buf);
         if (len <= 0) return; /* EAGAIN: empty */
-        int pair = pair_of(buf, (uint32_t)len, reverse, d->npairs);
+        int pair = pair_of(buf, (uint32_t)len, d->reverse, d->npairs);
         if (pair < 0) { d->unknown++; continue; }
         fifo_t *f = &d->fifo[pair];
         if (f->n == f->cap) { d->overflow++; continue; }
@@ -146,10 +156,51 @@ static void release_due(dir_t *d, uint64_t now) {
     }
 }
 
-static uint64_t next_due(const dir_t *d, uint64_t best) {
+static uint64_t next_due(const dir_t *d) {
+    uint64_t best = UINT64_MAX;
     for (int p = 0; p < d->npairs; p++)
         if (d->fifo[p].n && d->fifo[p].meta[d->fifo[p].head].due < best) best = d->fifo[p].meta[d->fifo[p].head].due;
     return best;
+}
+
+/* One direction until stop_fd is readable. With nothing held, it sleeps until a packet comes; while it
+ * holds packets, until the next is due or READ_EVERY_NS has passed, and reads what came meanwhile: at high
+ * rates the FIFO always holds packets, so arriving packets never wake it (a wake-up of a thread on another
+ * core, for each packet, cost more than the packet), and a packet is read at most READ_EVERY_NS late. */
+static void *run_dir(void *arg) {
+    dir_t *d = arg;
+    struct pollfd pfd[2] = {{.fd = stop_fd, .events = POLLIN}, {.fd = d->fd, .events = POLLIN}};
+    for (;;) {
+        uint64_t now = now_ns();
+        drain_reads(d);
+        release_due(d, now);
+        uint64_t due = next_due(d);
+        struct timespec timeout, *tp = NULL;
+        if (due != UINT64_MAX) {
+            uint64_t wait = due > now ? due - now : 0;
+            if (wait > READ_EVERY_NS) wait = READ_EVERY_NS;
+            timeout.tv_sec = (time_t)(wait / 1000000000ull);
+            timeout.tv_nsec = (long)(wait % 1000000000ull);
+            tp = &timeout;
+        }
+        int r = ppoll(pfd, tp ? 1 : 2, tp, NULL); /* the device only when nothing is held */
+        if (r < 0 && errno != EINTR) { perror("ppoll"); break; }
+        if (r > 0 && (pfd[0].revents & POLLIN)) break;
+    }
+    return NULL;
+}
+
+/* Start a direction's thread, on core `cpu` when the machine has more than one. */
+static pthread_t start_dir(dir_t *d, int cpu) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, run_dir, d) != 0) { perror("pthread_create"); exit(1); }
+    if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        pthread_setaffinity_np(t, sizeof set, &set); /* a hint: where it fails, the scheduler places it */
+    }
+    return t;
 }
 
 static void print_dir(const char *name, const dir_t *d) {
@@ -214,11 +265,14 @@ int main(int argc, char **argv) {
     rev.npairs = parse_delays(argv[5], rev.fifo, cap);
     if (fwd.npairs != rev.npairs || fwd.npairs == 0) { fprintf(stderr, "give one delay per pair in each direction\n"); return 2; }
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
+    /* Only the main thread takes SIGTERM and SIGINT (sigwait below); the directions' threads inherit the mask. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    stop_fd = eventfd(0, EFD_CLOEXEC);
+    if (stop_fd < 0) { perror("eventfd"); return 1; }
 
     int rt = realtime();
     struct timespec res;
@@ -228,29 +282,17 @@ int main(int argc, char **argv) {
 
     fwd.fd = open_tun(argv[1]);
     rev.fd = open_tun(argv[2]);
+    rev.reverse = 1;
+    pthread_t tf = start_dir(&fwd, 0), tr = start_dir(&rev, 1);
     printf("ready\n");
     fflush(stdout);
 
-    struct pollfd pfd[2] = {{.fd = fwd.fd, .events = POLLIN}, {.fd = rev.fd, .events = POLLIN}};
-    while (!stop) {
-        uint64_t now = now_ns();
-        release_due(&fwd, now);
-        release_due(&rev, now);
-        uint64_t due = next_due(&rev, next_due(&fwd, UINT64_MAX));
-        struct timespec timeout, *tp = NULL;
-        if (due != UINT64_MAX) {
-            uint64_t wait = due > now ? due - now : 0;
-            timeout.tv_sec = (time_t)(wait / 1000000000ull);
-            timeout.tv_nsec = (long)(wait % 1000000000ull);
-            tp = &timeout;
-        }
-        int r = ppoll(pfd, 2, tp, NULL);
-        if (r < 0 && errno != EINTR) { perror("ppoll"); break; }
-        if (r > 0) {
-            if (pfd[0].revents & POLLIN) drain_reads(&fwd, 0);
-            if (pfd[1].revents & POLLIN) drain_reads(&rev, 1);
-        }
-    }
+    int sig;
+    sigwait(&sigs, &sig);
+    uint64_t one = 1;
+    if (write(stop_fd, &one, sizeof one) != sizeof one) perror("eventfd");
+    pthread_join(tf, NULL);
+    pthread_join(tr, NULL);
     printf("{\"realtime\":%s,\"clock_res_ns\":%ld,\"timer_probe_1ms\":{\"median_late_us\":%.1f,\"max_late_us\":%.1f},",
            rt ? "true" : "false", res.tv_nsec, probe_median_us, probe_max_us);
     print_dir("fwd", &fwd);
