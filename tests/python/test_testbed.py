@@ -76,7 +76,7 @@ def test_an_algorithm_without_a_program_is_refused_by_field(monkeypatch):
 
 @pytest.mark.parametrize("kwargs, field", [
     ({"rate": "1Gbps"}, "topology.bottleneck.rate = 1000 Mbit/s: this machine's testbed sustains at most"),
-    ({"rate": "150Mbps", "rtt": "500ms"}, "rate × base RTT = 150 Mbit/s × 500 ms = 75 Mbit: this machine's testbed sustains at most 24 Mbit"),
+    ({"rate": "150Mbps", "rtt": "500ms"}, "rate × base RTT = 150 Mbit/s × 500 ms = 75 Mbit: this machine's testbed sustains at most 30 Mbit"),
 ])
 def test_beyond_the_machines_limits_is_refused_before_anything_runs(kwargs, field):
     with pytest.raises(tb.TestbedError) as e:
@@ -97,7 +97,7 @@ def test_the_command_refuses_with_exit_code_2_and_writes_nothing(tmp_path):
 def test_the_limits_and_the_timers_are_stated():
     r = runner.invoke(app, ["testbed", "limits"])
     assert r.exit_code == 0, r.output
-    assert "bottleneck rate: at most 300 Mbit/s" in r.output and "at most 24 Mbit" in r.output
+    assert "bottleneck rate: at most 300 Mbit/s" in r.output and "at most 30 Mbit" in r.output
     assert "CLOCK_MONOTONIC resolution:" in r.output and "µs late at the median" in r.output
 
 

@@ -29,8 +29,10 @@ def _load(name: str, side: str, tmp_path: Path, **kw) -> Scenario:
 
 
 @pytest.mark.parametrize("name", list(validate.CONFIGS))
-def test_every_configuration_is_one_the_testbed_runs(name, tmp_path):
+def test_every_configuration_is_one_the_testbed_runs(name, tmp_path, monkeypatch):
     c = validate.CONFIGS[name]
+    for key, value in validate.lifted_limits(name).items():  # 500 Mbit/s x 100 ms: beyond the defaults, lifted
+        monkeypatch.setenv(key, value)
     plan = plan_for(_load(name, "kernel", tmp_path), use_bpf=c.variant == "bpf")
     expected = [a if a in ("reno", "cubic") and c.variant != "bpf" else programs.kernel_name(a)
                 for a, n in c.flows for _ in range(n)]
@@ -38,6 +40,14 @@ def test_every_configuration_is_one_the_testbed_runs(name, tmp_path):
     assert plan.duration == (c.seconds or 30.0)
     sim = _load(name, "sim", tmp_path).to_dict()
     assert sum(f["count"] for f in sim["flows"]) == len(expected)
+
+
+def test_only_the_configurations_beyond_the_default_limits_lift_them():
+    lifted = {n: validate.lifted_limits(n) for n in validate.CONFIGS if validate.lifted_limits(n)}
+    assert lifted["reno-1-500M-100ms"] == {"HSCC_TESTBED_MAX_RATE": "5e+08", "HSCC_TESTBED_MAX_BDP": "5e+07"}
+    assert all(validate.CONFIGS[n].rate * max(validate.CONFIGS[n].rtts or (validate.CONFIGS[n].rtt,)) > 300 * 100
+               or validate.CONFIGS[n].rate > 300 for n in lifted)
+    assert len(lifted) == 6
 
 
 def test_the_host_jitter_sensitivity_changes_the_simulator_only(tmp_path):
