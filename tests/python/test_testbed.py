@@ -163,6 +163,20 @@ def test_the_kernels_rto_and_window_opening_are_linuxs_and_a_scenario_asking_ano
         "(how many: kernel_run.receivers.window_opening)"]
 
 
+def test_a_receivers_window_opening_is_counted_in_segments_acked_one_by_one():
+    from hscc.testbed.run import window_opening
+
+    # A 10 Mbit/s x 100 ms kernel run: rcv_ssthresh from 64 088 bytes at accept (no data segment yet) to the
+    # 4 MB clamp, 2 x 1448 bytes per segment: ceil(4 130 215 / 2 896) = 1 427 quick ACKs.
+    state = {"rcv_ssthresh": 4_194_303, "advmss": 1448, "data_segs_in": 30_000, "segs_out": 16_000, "window_clamp": 4_194_304}
+    opened = {"rcv_ssthresh": 64_088, "advmss": 1448, "data_segs_in": 0}
+    assert window_opening({**state, "opened": opened}) == {"rcv_ssthresh": [64_088, 4_194_303], "window_clamp": 4_194_304,
+                                                          "quick_acks": 1427}
+    # Four segments had come by the accept (each had opened it by two): they count too.
+    assert window_opening({**state, "opened": {**opened, "rcv_ssthresh": 75_672, "data_segs_in": 4}})["quick_acks"] == 4 + 1423
+    assert window_opening({**state, "opened": {}}) is None and window_opening({}) is None  # a socket that never answered
+
+
 def _fabricated(tmp: Path, name: str, goodputs, sent, retrans, queue_bytes, tx, drops) -> Path:
     """A two-flow run directory with the given numbers, everything else empty."""
     flows = pl.DataFrame([{
