@@ -48,7 +48,7 @@
 
 #define MAX_PAIRS 64
 #define SLOT 2048 /* > MTU 1500 */
-#define READ_EVERY_NS 50000ull /* while packets are held: read at the next due time or after 50 us, whichever first */
+#define READ_EVERY_NS 50000ull /* while packets keep coming: read at the next due time or within 50 us */
 #define HOST_BASE 10
 
 typedef struct {
@@ -120,11 +120,12 @@ static int pair_of(const uint8_t *p, uint32_t len, int reverse, int npairs) {
     return pair >= 0 && pair < npairs ? pair : -1;
 }
 
-static void drain_reads(dir_t *d) {
+/* Read every packet waiting in the device into its pair's FIFO; how many were read. */
+static int drain_reads(dir_t *d) {
     uint8_t buf[SLOT];
-    for (;;) {
+    for (int n = 0;; n++) {
         ssize_t len = read(d->fd, buf, sizeof buf);
-        if (len <= 0) return; /* EAGAIN: empty */
+        if (len <= 0) return n; /* EAGAIN: empty */
         int pair = pair_of(buf, (uint32_t)len, d->reverse, d->npairs);
         if (pair < 0) { d->unknown++; continue; }
         fifo_t *f = &d->fifo[pair];
@@ -163,27 +164,28 @@ static uint64_t next_due(const dir_t *d) {
     return best;
 }
 
-/* One direction until stop_fd is readable. With nothing held, it sleeps until a packet comes; while it
- * holds packets, until the next is due or READ_EVERY_NS has passed, and reads what came meanwhile: at high
- * rates the FIFO always holds packets, so arriving packets never wake it (a wake-up of a thread on another
- * core, for each packet, cost more than the packet), and a packet is read at most READ_EVERY_NS late. */
+/* One direction until stop_fd is readable. After a wake-up that read packets, it sleeps until the next
+ * is due or READ_EVERY_NS has passed, and arriving packets wait in the device until then; after one that
+ * read none (or with nothing held), an arriving packet wakes it. At high rates every wake-up finds packets,
+ * so arrivals never wake it (a wake-up of a thread on another core, for each packet, cost more than the
+ * packet) and a packet is read at most READ_EVERY_NS late; at low rates each arrival is read at once. */
 static void *run_dir(void *arg) {
     dir_t *d = arg;
     struct pollfd pfd[2] = {{.fd = stop_fd, .events = POLLIN}, {.fd = d->fd, .events = POLLIN}};
     for (;;) {
         uint64_t now = now_ns();
-        drain_reads(d);
+        int got = drain_reads(d);
         release_due(d, now);
         uint64_t due = next_due(d);
         struct timespec timeout, *tp = NULL;
         if (due != UINT64_MAX) {
             uint64_t wait = due > now ? due - now : 0;
-            if (wait > READ_EVERY_NS) wait = READ_EVERY_NS;
+            if (got && wait > READ_EVERY_NS) wait = READ_EVERY_NS;
             timeout.tv_sec = (time_t)(wait / 1000000000ull);
             timeout.tv_nsec = (long)(wait % 1000000000ull);
             tp = &timeout;
         }
-        int r = ppoll(pfd, tp ? 1 : 2, tp, NULL); /* the device only when nothing is held */
+        int r = ppoll(pfd, got && tp ? 1 : 2, tp, NULL); /* the device too unless packets just came */
         if (r < 0 && errno != EINTR) { perror("ppoll"); break; }
         if (r > 0 && (pfd[0].revents & POLLIN)) break;
     }
