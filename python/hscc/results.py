@@ -253,12 +253,14 @@ def _drops(rows: list[dict], labels: list[str]) -> pl.DataFrame:
 
 
 def _signal_sync(rows: list[dict], flows: list[int] | None, window: float) -> tuple[int, int]:
-    """`Result.signal_synchronization` over the flows table's rows."""
-    if flows is None:
-        signalling = {r["algorithm"] for r in rows if r["signals"] > 0}
-        flows = [r["flow"] for r in rows if r["algorithm"] in signalling]
-    by_id = {r["flow"]: r for r in rows}
-    return _core.signal_synchronization([(by_id[i]["signals_s"], by_id[i]["start_s"], by_id[i]["end_s"]) for i in flows], window)
+    """`Result.signal_synchronization` over the flows table's rows (the default choice of flows is the
+    engine's, hscc_sim::metrics::signalling_flows, as summary.json's)."""
+    position = {r["flow"]: k for k, r in enumerate(rows)}
+    unknown = [i for i in flows or [] if i not in position]
+    if unknown:
+        raise ValueError(f"flows: {unknown[0]} is not a flow of this run (one of {sorted(position)})")
+    return _core.signal_synchronization([(r["algorithm"], r["signals_s"] or [], r["start_s"], r["end_s"]) for r in rows],
+                                        None if flows is None else [position[i] for i in flows], window)
 
 
 def _parquet(tables: dict[str, Table]) -> dict[str, bytes]:

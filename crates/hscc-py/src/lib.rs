@@ -259,13 +259,20 @@ fn short_term_jain(times: Vec<f64>, dt: f64, flows: Vec<(Vec<f64>, f64, f64)>, w
     hscc_sim::metrics::short_term_jain(&times, dt, &series, window, start)
 }
 
-/// Congestion events among the signals of `flows` = [(signal times, start,
-/// end)] grouped within `window` s, and how many every active flow saw.
+/// Congestion events among the signals of the flows `chosen` (positions in
+/// `flows` = [(algorithm, signal times, start, end)]; by default those whose
+/// algorithm reports delay signals) grouped within `window` s, and how many
+/// every active flow saw.
 #[pyfunction]
-fn signal_synchronization(flows: Vec<(Vec<f64>, f64, f64)>, window: f64) -> (u64, u64) {
-    let tracks: Vec<SignalTrack> = flows.iter().map(|(t, s, e)| SignalTrack { times: t, start: *s, end: *e }).collect();
+#[pyo3(signature = (flows, chosen, window))]
+fn signal_synchronization(flows: Vec<(String, Vec<f64>, f64, f64)>, chosen: Option<Vec<usize>>, window: f64) -> PyResult<(u64, u64)> {
+    let chosen = chosen.unwrap_or_else(|| hscc_sim::metrics::signalling_flows(flows.iter().map(|f| (f.0.as_str(), !f.1.is_empty()))));
+    if let Some(&bad) = chosen.iter().find(|&&i| i >= flows.len()) {
+        return Err(PyValueError::new_err(format!("flows: {bad} is not a flow of this run (0 to {})", flows.len().saturating_sub(1))));
+    }
+    let tracks: Vec<SignalTrack> = chosen.iter().map(|&i| SignalTrack { times: &flows[i].1, start: flows[i].2, end: flows[i].3 }).collect();
     let r = hscc_sim::metrics::synchronization(&tracks, window);
-    (r.events, r.seen_by_all)
+    Ok((r.events, r.seen_by_all))
 }
 
 /// Every TCP flow of a scenario (JSON), in engine order: (its [[flows]] entry, its

@@ -289,9 +289,8 @@ fn summary(r: &RunResult, cx: &Context, tables: &[(&'static str, Table)]) -> Res
         o.out.push_str(&row.close());
     }
     o.out.push(']');
-    // Sync-TCP's T_wait = 0.5 s, over the flows whose algorithm reports delay signals (any that signalled).
-    let signalling: std::collections::HashSet<&str> = r.flows.iter().filter(|f| !f.signals_s.is_empty()).map(|f| f.algorithm.as_str()).collect();
-    let ids: Vec<usize> = (0..r.flows.len()).filter(|&i| signalling.contains(r.flows[i].algorithm.as_str())).collect();
+    // Sync-TCP's T_wait = 0.5 s, over the flows whose algorithm reports delay signals.
+    let ids = r.signalling_flows();
     let (events, seen_by_all) = if ids.is_empty() {
         (0, 0)
     } else {

@@ -75,6 +75,11 @@ impl RunResult {
         short_term_jain(&self.traces.time_s, self.traces.interval_s, &series, window_s, from_s)
     }
 
+    /// The flows whose delay signals count by default (see [`signalling_flows`]).
+    pub fn signalling_flows(&self) -> Vec<usize> {
+        signalling_flows(self.flows.iter().map(|f| (f.algorithm.as_str(), !f.signals_s.is_empty())))
+    }
+
     /// Synchronization of the delay-detected congestion signals of flows
     /// `ids` (see [`synchronization`]), with `window_s` = T_wait.
     pub fn signal_synchronization(&self, ids: &[usize], window_s: f64) -> SignalSync {
@@ -123,6 +128,15 @@ pub fn short_term_jain(times: &[f64], dt: f64, flows: &[FlowSeries], window: f64
     (!indexes.is_empty()).then(|| indexes.iter().sum::<f64>() / indexes.len() as f64)
 }
 
+/// The flows, by position, whose delay-detected signals Sync-TCP's
+/// synchronization counts by default: every flow of an algorithm that reports
+/// such signals, i.e. of which some flow signalled; `flows` = (algorithm,
+/// whether it signalled). Loss-based flows never signal, so they do not count.
+pub fn signalling_flows<'a>(flows: impl Iterator<Item = (&'a str, bool)> + Clone) -> Vec<usize> {
+    let signalling: std::collections::HashSet<&str> = flows.clone().filter(|&(_, s)| s).map(|(a, _)| a).collect();
+    flows.enumerate().filter(|(_, (a, _))| signalling.contains(a)).map(|(i, _)| i).collect()
+}
+
 /// One flow's congestion-signal times and active period, s.
 #[derive(Clone, Copy, Debug)]
 pub struct SignalTrack<'a> {
@@ -164,6 +178,14 @@ pub fn synchronization(tracks: &[SignalTrack], window: f64) -> SignalSync {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_flows_of_every_algorithm_that_signalled_count() {
+        // A Sync-TCP flow signalled, so both Sync-TCP flows count (one silent); Reno and a silent CTCP do not.
+        let flows = [("sync", true), ("reno", false), ("sync", false), ("ctcp", false)];
+        assert_eq!(signalling_flows(flows.iter().copied()), vec![0, 2]);
+        assert!(signalling_flows([("reno", false), ("cubic", false)].iter().copied()).is_empty());
+    }
 
     #[test]
     fn short_term_jain_averages_per_window_over_active_flows() {
