@@ -191,11 +191,12 @@ def builtin_differences(plan: Plan) -> list[str]:
 
     from hscc.kernel import programs
 
+    flows = plan.scenario.to_dict()["flows"]
     out = [f"flows[{i}].rto_estimator = {f['rto_estimator']!r}: the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)"
-           for i, f in enumerate(plan.scenario.to_dict()["flows"]) if f.get("rto_estimator", "rfc6298") != "linux"]
+           for i, f in enumerate(flows) if f.get("rto_estimator", "rfc6298") != "linux"]
     out += [f"flows[{i}].quick_acks = 0: the kernel's receiver ACKs its first segments one by one while it opens its "
             "window (how many: kernel_run.receivers.window_opening)"
-            for i, f in enumerate(plan.scenario.to_dict()["flows"]) if not f.get("quick_acks")]
+            for i, f in enumerate(flows) if not f.get("quick_acks")]
     for algorithm in sorted({f.algorithm for f in plan.flows if f.cc == f.algorithm}):
         params = Path(f"/sys/module/tcp_{algorithm}/parameters")
         try:
