@@ -8,14 +8,17 @@ Beside a target ``DIR``, hscc's hidden directories are:
 
 - ``.DIR.hscc-new-*``: just made, not yet locked (lives for microseconds);
 - ``.DIR.hscc-tmp-*``: being filled;
-- ``.DIR.hscc-old-*``: the previous ``DIR``, moved aside while it is replaced.
+- ``.DIR.hscc-old-*``: holds the previous ``DIR`` (as ``.DIR.hscc-old-*/DIR``)
+  while it is replaced.
 
-The process that owns a ``tmp`` or ``old`` directory holds an ``flock`` on it
-for as long as it exists. The kernel drops the lock when the process dies, so
-a directory that can be locked was left by a dead process (SIGKILL, power
-loss): the next write into the same parent removes it, or, for a previous run
-moved aside and not replaced, puts it back. A live process's directory is
-never touched, whatever its age; nothing else is touched at all.
+Each of them holds a marker file (``.hscc-writer``, naming the directory's
+token) written before the directory gets a name a cleaner looks at, and the
+process that owns it holds an ``flock`` on it for as long as it exists. The
+kernel drops the lock when the process dies, so a marked directory that can be
+locked was left by a dead process (SIGKILL, power loss): the next write into
+the same parent removes it, or, for a previous run moved aside and not
+replaced, puts it back. A directory without the marker is not hscc's, whatever
+its name, and is never touched; nor is a live process's, whatever its age.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import functools
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -40,6 +44,7 @@ class NotWritable(OSError):
 
 _HIDDEN = re.compile(r"^\.(?P<name>.+)\.hscc-(?P<kind>new|tmp|old)-(?P<token>[A-Za-z0-9_]+)$")
 _NEW_GRACE_S = 60.0  # an unlocked "new" directory older than this was left by a dead process
+_MARKER = ".hscc-writer"  # inside each hidden directory: proof that hscc made it
 
 
 @contextmanager
@@ -67,7 +72,7 @@ def atomic_dir(target: Path, check_target: Callable[[Path], None], clean: bool =
         if clean:
             clean_stale(parent)
         check_target(target)
-        tmp, lock = _new_locked(parent, target.name)
+        tmp, lock = _new_locked(parent, target.name, "tmp")
     except OSError as e:
         _remove_empty(created)
         raise NotWritable(e.errno, e.strerror) from None
@@ -81,10 +86,10 @@ def atomic_dir(target: Path, check_target: Callable[[Path], None], clean: bool =
         if sync:
             _sync_tree(tmp)
         check_target(target)
+        _unmark(tmp, sync)
         if target.exists():
-            old_lock = _lock(target)
-            old = parent / f".{target.name}.hscc-old-{_token(tmp)}"
-            os.rename(target, old)
+            old, old_lock = _new_locked(parent, target.name, "old")
+            os.rename(target, old / target.name)
         os.rename(tmp, target)
         tmp = None
         if sync:
@@ -92,9 +97,8 @@ def atomic_dir(target: Path, check_target: Callable[[Path], None], clean: bool =
     except BaseException:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None and not target.exists():
-            os.rename(old, target)  # put the previous run back
-            old = None
+        if old is not None and not target.exists() and (old / target.name).exists():
+            os.rename(old / target.name, target)  # put the previous run back
         if not target.exists():
             _remove_empty(created)
         raise
@@ -124,23 +128,20 @@ def clean_stale(parent: Path) -> list[Path]:
                 age = time.time() - entry.stat(follow_symlinks=False).st_mtime
             except OSError:
                 continue  # renamed meanwhile by its (live) writer
-            if age > _NEW_GRACE_S:
-                try:
-                    path.rmdir()  # only ever empty; rmdir refuses otherwise
-                    done.append(path)
-                except OSError:
-                    pass
-            continue
+            if age <= _NEW_GRACE_S:
+                continue
         try:
             fd = _lock(path)
         except OSError:
             continue  # locked by a live process, or gone
         try:
+            if not _marked(path, m["token"]):
+                continue  # not made by hscc: never touched
             target = parent / m["name"]
-            if m["kind"] == "old" and not target.exists():
-                os.rename(path, target)
-            else:
-                shutil.rmtree(path)
+            inner = path / m["name"]
+            if m["kind"] == "old" and not target.exists() and inner.is_dir():
+                os.rename(inner, target)  # a previous run moved aside and never replaced
+            shutil.rmtree(path)
             done.append(path)
         except OSError:
             pass
@@ -191,23 +192,51 @@ def write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def _new_locked(parent: Path, name: str) -> tuple[Path, int]:
-    """A fresh hidden directory, locked before it gets the name a cleaner looks at."""
+def _new_locked(parent: Path, name: str, kind: str) -> tuple[Path, int]:
+    """A fresh hidden directory of `kind` ("tmp" or "old"), marked and locked before
+    it gets the name a cleaner looks at."""
     new = Path(tempfile.mkdtemp(prefix=f".{name}.hscc-new-", dir=parent))
+    token = _token(new)
     try:
         os.chmod(new, 0o777 & ~_umask())  # mkdtemp makes it private; a run directory is not
+        (new / _MARKER).write_text(_marker_text(token))
         fd = _lock(new)
     except BaseException:
-        new.rmdir()
+        shutil.rmtree(new, ignore_errors=True)
         raise
-    tmp = parent / f".{name}.hscc-tmp-{_token(new)}"
+    hidden = parent / f".{name}.hscc-{kind}-{token}"
     try:
-        os.rename(new, tmp)
+        os.rename(new, hidden)
     except BaseException:
         os.close(fd)
-        new.rmdir()
+        shutil.rmtree(new, ignore_errors=True)
         raise
-    return tmp, fd
+    return hidden, fd
+
+
+def _marker_text(token: str) -> str:
+    return f"hscc atomic directory {token}\n"
+
+
+def _marked(path: Path, token: str) -> bool:
+    """Whether `path` holds the marker hscc wrote into it (a regular file naming its token)."""
+    try:
+        fd = os.open(path / _MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        return os.read(fd, 256).decode("utf-8", "replace") == _marker_text(token)
+    finally:
+        os.close(fd)
+
+
+def _unmark(directory: Path, sync: bool) -> None:
+    """Remove the marker from a directory about to become the user's target."""
+    (directory / _MARKER).unlink()
+    if sync:
+        fsync_dir(directory)
 
 
 def _lock(directory: Path) -> int:

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 import hscc
 from conftest import EXAMPLES, ONE_FLOW
-from hscc.atomic import atomic_dir, clean_stale
+from hscc.atomic import _new_locked, atomic_dir, clean_stale
 from hscc.cli import app
 from hscc.rundir import FILES, RunDirError, check_target
 
@@ -183,11 +183,19 @@ def test_a_previous_run_moved_aside_by_a_dead_writer_is_put_back(one_flow, tmp_p
     hscc.run(one_flow).write(runs / "kept")
     before = tree(runs / "kept")
     # What a writer killed between moving the old run aside and renaming the new one in leaves.
-    os.rename(runs / "kept", runs / ".kept.hscc-old-abc123")
-    (runs / ".kept.hscc-tmp-abc123").mkdir()
-    (runs / ".kept.hscc-tmp-abc123" / "manifest.json").write_text("{}")
+    old = _hscc_hidden(runs, "kept", "old")
+    os.rename(runs / "kept", old / "kept")
+    tmp = _hscc_hidden(runs, "kept", "tmp")
+    (tmp / "manifest.json").write_text("{}")
     cleaned = clean_stale(runs)
-    assert len(cleaned) == 2 and tree(runs / "kept") == before and _hidden(runs) == []
+    assert sorted(cleaned) == sorted([old, tmp]) and tree(runs / "kept") == before and _hidden(runs) == []
+
+
+def _hscc_hidden(parent: Path, name: str, kind: str) -> Path:
+    """A hidden directory as a writer makes it (marked and named), left unlocked as by a dead process."""
+    path, fd = _new_locked(parent, name, kind)
+    os.close(fd)
+    return path
 
 
 def test_clean_up_touches_only_hscc_s_hidden_directories(tmp_path):
@@ -196,6 +204,24 @@ def test_clean_up_touches_only_hscc_s_hidden_directories(tmp_path):
         (tmp_path / name / "keep").write_text("mine")
     before = tree(tmp_path)
     assert clean_stale(tmp_path) == [] and tree(tmp_path) == before
+
+
+def test_clean_up_never_touches_a_user_s_directory_named_like_hscc_s(tmp_path):
+    # Names of hscc's shape, made by someone else: no marker, so neither removed nor moved.
+    (tmp_path / ".photos.hscc-tmp-2023").mkdir()
+    (tmp_path / ".photos.hscc-tmp-2023" / "beach.jpg").write_bytes(b"jpeg")
+    (tmp_path / ".notes.hscc-old-abc").mkdir()
+    (tmp_path / ".notes.hscc-old-abc" / "todo.txt").write_text("mine")
+    (tmp_path / ".empty.hscc-new-xyz").mkdir()
+    os.utime(tmp_path / ".empty.hscc-new-xyz", (0, 0))  # older than any grace period
+    # A marker that names another token (a copy of hscc's directory) proves nothing either.
+    (tmp_path / ".copy.hscc-tmp-aaa").mkdir()
+    (tmp_path / ".copy.hscc-tmp-aaa" / ".hscc-writer").write_text("hscc atomic directory bbb\n")
+    before = tree(tmp_path)
+    assert clean_stale(tmp_path) == [] and tree(tmp_path) == before
+    r = runner.invoke(app, ["run", str(EXAMPLES / "two-reno-rtt.toml"), "--out", str(tmp_path / "run"), "-q"])
+    assert r.exit_code == 0, r.output
+    assert {k: v for k, v in tree(tmp_path).items() if not k.startswith("run")} == before
 
 
 def test_a_target_that_appears_during_the_run_is_not_replaced(tmp_path):
