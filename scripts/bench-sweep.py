@@ -78,9 +78,13 @@ seed = 1
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reps", type=int, default=3, help="repetitions of each measurement (default 3)")
+    ap.add_argument(
+        "--reps", type=int, default=3, help="repetitions of each measurement (default 3)"
+    )
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask measurement")
-    ap.add_argument("--only", choices=("tiny", "issue"), help="only the 200 tiny runs, or only issue 11's case")
+    ap.add_argument(
+        "--only", choices=("tiny", "issue"), help="only the 200 tiny runs, or only issue 11's case"
+    )
     ap.add_argument("--json", metavar="FILE", help="also write every measurement to FILE (JSON)")
     ap.add_argument("--inner", metavar="DIR", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -129,7 +133,9 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
         wall = time.perf_counter() - t
         statuses = set(r.points["status"].to_list())
         if statuses != {expect}:
-            raise SystemExit(f"bench-sweep: expected every run {expect!r}, got {sorted(statuses)}: {r.failed}")
+            raise SystemExit(
+                f"bench-sweep: expected every run {expect!r}, got {sorted(statuses)}: {r.failed}"
+            )
         return wall, float(r.points["wall_time_s"].sum())
 
     # The same 200 scenarios as the sweep (seeds differ; the work per run does not).
@@ -145,8 +151,11 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
 
     git = git_revision()
     revision = f" ({git['commit'][:10]}{', dirty' if git['dirty'] else ''})" if git else ""
-    print(f"hscc {hscc.__version__}{revision}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; {RUNS} runs of 1 s simulated; "
-          f"{reps} repetitions each", flush=True)
+    print(
+        f"hscc {hscc.__version__}{revision}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; {RUNS} runs of 1 s simulated; "
+        f"{reps} repetitions each",
+        flush=True,
+    )
     # Warm up: forkserver, imports (polars, matplotlib, scipy), the engine.
     sweep(one, 2, 2, new_dir())
     sweep(one, 2, 2, None)
@@ -177,7 +186,9 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
         print(f"  repetition {rep + 1} of {reps} done (load {os.getloadavg()[0]:.2f})", flush=True)
     assert full is not None
     for _ in range(reps):
-        rows.setdefault("sweep jobs=2 out=DIR, all cached", []).append(sweep(axes, REPLICATES, 2, full, expect="cached"))
+        rows.setdefault("sweep jobs=2 out=DIR, all cached", []).append(
+            sweep(axes, REPLICATES, 2, full, expect="cached")
+        )
 
     if with_dask:
         try:
@@ -187,22 +198,41 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
             with_dask = False
     if with_dask:
         for _ in range(reps):
-            rows.setdefault("dask local jobs=2 out=DIR", []).append(sweep(axes, REPLICATES, 2, new_dir(), dask="local"))
-            rows.setdefault("dask local jobs=2 out=None", []).append(sweep(axes, REPLICATES, 2, None, dask="local"))
-            rows.setdefault("1 run, dask local jobs=2 out=None", []).append(sweep(one, 1, 2, None, dask="local"))
+            rows.setdefault("dask local jobs=2 out=DIR", []).append(
+                sweep(axes, REPLICATES, 2, new_dir(), dask="local")
+            )
+            rows.setdefault("dask local jobs=2 out=None", []).append(
+                sweep(axes, REPLICATES, 2, None, dask="local")
+            )
+            rows.setdefault("1 run, dask local jobs=2 out=None", []).append(
+                sweep(one, 1, 2, None, dask="local")
+            )
 
-    cli = [str(Path(sys.executable).with_name("hscc")), "sweep", str(root / "sweep.toml"), "-j", "2", "-q", "--out"]
+    cli = [
+        str(Path(sys.executable).with_name("hscc")),
+        "sweep",
+        str(root / "sweep.toml"),
+        "-j",
+        "2",
+        "-q",
+        "--out",
+    ]
     if Path(cli[0]).exists():
         for _ in range(reps):
             t = time.perf_counter()
             subprocess.run(cli + [str(new_dir())], check=True, stdout=subprocess.DEVNULL)
-            rows.setdefault("hscc sweep -j 2 --out DIR (new process)", []).append((time.perf_counter() - t, float("nan")))
+            rows.setdefault("hscc sweep -j 2 --out DIR (new process)", []).append(
+                (time.perf_counter() - t, float("nan"))
+            )
 
     report(rows)
     return rows
 
 
-ISSUE_CASES = {"CTCP test bed": "examples/ctcp-testbed.toml", "two-Reno demo": "examples/two-reno-rtt.toml"}
+ISSUE_CASES = {
+    "CTCP test bed": "examples/ctcp-testbed.toml",
+    "two-Reno demo": "examples/two-reno-rtt.toml",
+}
 ISSUE_RUNS = 200
 
 
@@ -224,10 +254,14 @@ def measure_issue_case(root: Path, reps: int) -> dict:
         data["duration"] = "1s"
         bases[name] = data
     counter = iter(range(10**6))
-    print(f"\nissue 11's case: {ISSUE_RUNS} stored runs of 1 s simulated, {reps} repetitions each, load {os.getloadavg()[0]:.2f}",
-          flush=True)
+    print(
+        f"\nissue 11's case: {ISSUE_RUNS} stored runs of 1 s simulated, {reps} repetitions each, load {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
     for data in bases.values():  # warm up: forkserver, imports, engine
-        hscc.sweep(data, None, replicates=4, seed=99, jobs=2, out=root / f"issue-warm{next(counter)}")
+        hscc.sweep(
+            data, None, replicates=4, seed=99, jobs=2, out=root / f"issue-warm{next(counter)}"
+        )
     rows: dict[str, dict[str, list[float]]] = {}
     for rep in range(reps):
         for name, data in bases.items():
@@ -237,7 +271,14 @@ def measure_issue_case(root: Path, reps: int) -> dict:
             r.setdefault("E cpu", []).append(engine_cpu)
             for jobs in (1, 2):
                 c, own, t = tree_cpu(), self_cpu(), time.perf_counter()
-                result = hscc.sweep(data, None, replicates=ISSUE_RUNS, seed=rep + 1, jobs=jobs, out=root / f"issue{next(counter)}")
+                result = hscc.sweep(
+                    data,
+                    None,
+                    replicates=ISSUE_RUNS,
+                    seed=rep + 1,
+                    jobs=jobs,
+                    out=root / f"issue{next(counter)}",
+                )
                 wall = time.perf_counter() - t
                 time.sleep(0.3)  # the fork server reaps the workers that ended
                 r.setdefault(f"jobs={jobs}", []).append(wall)
@@ -247,19 +288,31 @@ def measure_issue_case(root: Path, reps: int) -> dict:
                     raise SystemExit(f"bench-sweep: a run of {name} failed: {result.failed}")
         print(f"  repetition {rep + 1} of {reps} done (load {os.getloadavg()[0]:.2f})", flush=True)
     med = statistics.median
-    print("\nwall: E = Σ of the engine's wall time over the 200 runs in a loop in this process; ideal = E / workers.")
-    print("cpu: every process of the sweep, against the engine's own CPU time for the same runs (E cpu).\n")
-    print("| case | E, median | workers | wall s (min / median) | ideal E / workers | wall / ideal | CPU per run: engine / whole sweep "
-          "(workers + the sweep's process) | CPU / engine CPU |")
+    print(
+        "\nwall: E = Σ of the engine's wall time over the 200 runs in a loop in this process; ideal = E / workers."
+    )
+    print(
+        "cpu: every process of the sweep, against the engine's own CPU time for the same runs (E cpu).\n"
+    )
+    print(
+        "| case | E, median | workers | wall s (min / median) | ideal E / workers | wall / ideal | CPU per run: engine / whole sweep "
+        "(workers + the sweep's process) | CPU / engine CPU |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for name, r in rows.items():
         e, ec = med(r["E"]), med(r["E cpu"])
         for jobs in (1, 2):
-            walls, cpu, own = r[f"jobs={jobs}"], med(r[f"cpu jobs={jobs}"]), med(r[f"own cpu jobs={jobs}"])
-            print(f"| {name} | {e:.2f} s ({e / ISSUE_RUNS * 1e3:.1f} ms/run) | {jobs} | {min(walls):.2f} / {med(walls):.2f} | "
-                  f"{e / jobs:.2f} | {med(walls) / (e / jobs):.2f}× | {ec / ISSUE_RUNS * 1e3:.1f} / {cpu / ISSUE_RUNS * 1e3:.1f} ms "
-                  f"({(cpu - own) / ISSUE_RUNS * 1e3:.1f} + {own / ISSUE_RUNS * 1e3:.1f}) | "
-                  f"{cpu / ec:.2f}× |")
+            walls, cpu, own = (
+                r[f"jobs={jobs}"],
+                med(r[f"cpu jobs={jobs}"]),
+                med(r[f"own cpu jobs={jobs}"]),
+            )
+            print(
+                f"| {name} | {e:.2f} s ({e / ISSUE_RUNS * 1e3:.1f} ms/run) | {jobs} | {min(walls):.2f} / {med(walls):.2f} | "
+                f"{e / jobs:.2f} | {med(walls) / (e / jobs):.2f}× | {ec / ISSUE_RUNS * 1e3:.1f} / {cpu / ISSUE_RUNS * 1e3:.1f} ms "
+                f"({(cpu - own) / ISSUE_RUNS * 1e3:.1f} + {own / ISSUE_RUNS * 1e3:.1f}) | "
+                f"{cpu / ec:.2f}× |"
+            )
     return rows
 
 
@@ -298,7 +351,10 @@ def tree_cpu() -> float:
                 fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            stats[int(entry)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))  # ppid; utime stime cutime cstime
+            stats[int(entry)] = (
+                int(fields[1]),
+                sum(int(x) for x in fields[11:15]),
+            )  # ppid; utime stime cutime cstime
     total, todo = 0, [os.getpid()]
     while todo:
         pid = todo.pop()
@@ -310,9 +366,13 @@ def tree_cpu() -> float:
 def report(rows: dict[str, list[tuple[float, float]]]) -> None:
     med = statistics.median
     engine = med(e for _, e in rows["loop of hscc.run"])
-    print(f"\nengine time E (Σ wall_time_s of the loop's {RUNS} runs): median {engine:.3f} s, "
-          f"{engine / RUNS * 1e3:.2f} ms per run; ideal on 2 workers: {engine / 2:.3f} s\n")
-    print("| case | workers | wall s (min / median) | runs/s | overhead ms/run | beyond the fixed cost | speed-up 1→2 | Σ wall_time_s in the runs |")
+    print(
+        f"\nengine time E (Σ wall_time_s of the loop's {RUNS} runs): median {engine:.3f} s, "
+        f"{engine / RUNS * 1e3:.2f} ms per run; ideal on 2 workers: {engine / 2:.3f} s\n"
+    )
+    print(
+        "| case | workers | wall s (min / median) | runs/s | overhead ms/run | beyond the fixed cost | speed-up 1→2 | Σ wall_time_s in the runs |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     wall_of = {name: med(w for w, _ in v) for name, v in rows.items()}
     for name, v in rows.items():
@@ -329,16 +389,24 @@ def report(rows: dict[str, list[tuple[float, float]]]) -> None:
             if partner in wall_of:
                 speedup = f"{wall_of[partner] / med(walls):.2f}×"
         beyond = ""
-        fixed = name.replace("sweep ", "1 run, ").replace("dask", "1 run, dask", 1) if name.startswith(("sweep", "dask")) else None
+        fixed = (
+            name.replace("sweep ", "1 run, ").replace("dask", "1 run, dask", 1)
+            if name.startswith(("sweep", "dask"))
+            else None
+        )
         if fixed in wall_of and not cached:
             beyond = f"{(med(walls) - wall_of[fixed] - e / workers) / runs * 1e3:.1f}"
         inside = [s for _, s in v if s == s]
         shown = f"{med(inside):.3f}" if inside and not cached else ""
         rate = "" if single else f"{runs / med(walls):.0f}"
         over = "" if single else f"{overhead:.1f}"
-        print(f"| {name} | {workers} | {min(walls):.2f} / {med(walls):.2f} | {rate} | {over} | {beyond} | {speedup} | {shown} |")
-    print("\noverhead per run = (wall − E / workers) / runs (E = 0 for cached runs); a 1-run row is the sweep's fixed cost "
-          "(pool, tables, plots), and 'beyond the fixed cost' subtracts it: (wall − wall of 1 run − E / workers) / runs.")
+        print(
+            f"| {name} | {workers} | {min(walls):.2f} / {med(walls):.2f} | {rate} | {over} | {beyond} | {speedup} | {shown} |"
+        )
+    print(
+        "\noverhead per run = (wall − E / workers) / runs (E = 0 for cached runs); a 1-run row is the sweep's fixed cost "
+        "(pool, tables, plots), and 'beyond the fixed cost' subtracts it: (wall − wall of 1 run − E / workers) / runs."
+    )
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from hscc import provenance
@@ -22,22 +22,32 @@ START, END = "<!-- scorecard:start -->", "<!-- scorecard:end -->"
 def main() -> None:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "repro/full")
     start = time.monotonic()
-    reps = rep.reproduce_all(out, on_start=lambda e: print(f"{e.name} ({e.source})", flush=True) or None)
+    reps = rep.reproduce_all(
+        out, on_start=lambda e: print(f"{e.name} ({e.source})", flush=True) or None
+    )
     wall = time.monotonic() - start
     env = provenance.environment()
-    simulated = sum(r.sweep.points["wall_time_s"].fill_null(0).sum() for r in reps)  # stored with each run: cache-independent
-    made = (f"Made by `bash scripts/reproduce-full.sh` on {datetime.now(timezone.utc):%Y-%m-%d} "
-            f"(hscc {env['hscc_version']}, {provenance.describe_revision(env['git'])}, {os.cpu_count()} cores): "
-            f"{sum(r.sweep.points.height for r in reps)} runs, {simulated / 60:.0f} CPU-minutes of simulation "
-            f"(this call: {wall / 60:.1f} min of wall time; runs already in {out} are reused).")
+    simulated = sum(
+        r.sweep.points["wall_time_s"].fill_null(0).sum() for r in reps
+    )  # stored with each run: cache-independent
+    made = (
+        f"Made by `bash scripts/reproduce-full.sh` on {datetime.now(UTC):%Y-%m-%d} "
+        f"(hscc {env['hscc_version']}, {provenance.describe_revision(env['git'])}, {os.cpu_count()} cores): "
+        f"{sum(r.sweep.points.height for r in reps)} runs, {simulated / 60:.0f} CPU-minutes of simulation "
+        f"(this call: {wall / 60:.1f} min of wall time; runs already in {out} are reused)."
+    )
     text = DOC.read_text()
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
     DOC.write_text(f"{head}{START}\n{made}\n\n{scorecard_markdown(reps)}{END}{tail}")
     print(f"wrote {DOC} ({out}/report.html)")
     # The slow suite's verdict: every claim as the experiment files say (held, or a known miss).
-    unexpected = [f"{r.experiment.name}: {c.text} ({'holds, but is marked known_miss: update the notes' if c.holds else 'does not hold'}; {c.detail})"
-                  for r in reps for c in r.claims if not c.as_expected]
+    unexpected = [
+        f"{r.experiment.name}: {c.text} ({'holds, but is marked known_miss: update the notes' if c.holds else 'does not hold'}; {c.detail})"
+        for r in reps
+        for c in r.claims
+        if not c.as_expected
+    ]
     failed = sum(r.failed_runs for r in reps)
     for line in unexpected:
         print("UNEXPECTED", line)

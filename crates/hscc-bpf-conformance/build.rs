@@ -10,7 +10,10 @@ use std::path::PathBuf;
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
-    let bpf = manifest.join("../../bpf").canonicalize().expect("bpf/ next to crates/");
+    let bpf = manifest
+        .join("../../bpf")
+        .canonicalize()
+        .expect("bpf/ next to crates/");
     let shim = bpf.join("shim/user.h");
     let mut names: Vec<String> = fs::read_dir(&bpf)
         .expect("read bpf/")
@@ -42,10 +45,19 @@ fn main() {
     // copied from another checkout watches this checkout's bpf/, not that one's.
     let watched = std::path::Path::new("../../bpf");
     println!("cargo:rerun-if-changed={}", watched.display());
-    println!("cargo:rerun-if-changed={}", watched.join("shim/user.h").display());
-    println!("cargo:rerun-if-changed={}", watched.join("hscc.h").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        watched.join("shim/user.h").display()
+    );
+    println!(
+        "cargo:rerun-if-changed={}",
+        watched.join("hscc.h").display()
+    );
     for n in &names {
-        println!("cargo:rerun-if-changed={}", watched.join(format!("{n}.bpf.c")).display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            watched.join(format!("{n}.bpf.c")).display()
+        );
     }
     println!("cargo:rerun-if-changed=csrc/layout.c");
 
@@ -54,8 +66,16 @@ fn main() {
     for n in &names {
         let c = n.replace('-', "_");
         writeln!(out, "    static hscc_{c}: Ops;").unwrap();
-        writeln!(out, "    fn hscc_{c}_set_global(key: *const c_char, value: i64) -> c_int;").unwrap();
-        writeln!(out, "    fn hscc_{c}_global_names() -> *const *const c_char;").unwrap();
+        writeln!(
+            out,
+            "    fn hscc_{c}_set_global(key: *const c_char, value: i64) -> c_int;"
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "    fn hscc_{c}_global_names() -> *const *const c_char;"
+        )
+        .unwrap();
     }
     out.push_str("}\n\n/// Every program of bpf/, by file name.\npub fn programs() -> Vec<CProgram> {\n    unsafe { vec![\n");
     for n in &names {
@@ -67,5 +87,9 @@ fn main() {
         .unwrap();
     }
     out.push_str("    ] }\n}\n");
-    fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("programs.rs"), out).unwrap();
+    fs::write(
+        PathBuf::from(env::var("OUT_DIR").unwrap()).join("programs.rs"),
+        out,
+    )
+    .unwrap();
 }

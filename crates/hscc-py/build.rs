@@ -9,17 +9,24 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let here =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let crates = here.parent().expect("crates/hscc-py has a parent");
     let mut files = Vec::new();
     for krate in ["hscc-sim", "hscc-cc"] {
         let dir = crates.join(krate);
         println!("cargo:rerun-if-changed={}", dir.join("src").display());
-        println!("cargo:rerun-if-changed={}", dir.join("Cargo.toml").display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            dir.join("Cargo.toml").display()
+        );
         files.push(dir.join("Cargo.toml"));
         collect(&dir.join("src"), &mut files);
     }
-    let lock = crates.parent().expect("the workspace holds crates/").join("Cargo.lock");
+    let lock = crates
+        .parent()
+        .expect("the workspace holds crates/")
+        .join("Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     files.push(lock);
     files.sort();
@@ -31,13 +38,20 @@ fn main() {
         hash.update(fs::read(f).unwrap_or_default());
         hash.update([0]);
     }
-    let digest: String = hash.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let digest: String = hash
+        .finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect();
     println!("cargo:rustc-env=HSCC_ENGINE_DIGEST={digest}");
 }
 
 /// Every file under `dir`, recursively (directories read in any order; the caller sorts).
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {

@@ -21,8 +21,12 @@ const STEP: u64 = MS;
 const EVENTS: u64 = 20_000;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(spec) = ScenarioSpec::from_json(text) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(spec) = ScenarioSpec::from_json(text) else {
+        return;
+    };
     let Ok(cfg) = spec.build() else { return };
     let per_ps = cfg.estimate().events as f64 / cfg.duration.max(1) as f64;
     let step = ((EVENTS / 10) as f64 / per_ps).clamp(1.0, STEP as f64) as u64;

@@ -18,24 +18,35 @@ from pathlib import Path
 
 import settings
 
-RESTARTS = 5  # per job: more early exits than this and the job gives up (each one is a finding anyway)
+RESTARTS = (
+    5  # per job: more early exits than this and the job gives up (each one is a finding anyway)
+)
 HERE = Path(__file__).resolve().parent
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--inputs", type=int, default=1_000_000, help="inputs in all (default 10^6)")
-    p.add_argument("--jobs", type=int, default=2, help="fuzzing processes (default 2: one per core)")
-    p.add_argument("--seconds", type=float, default=7200.0, help="wall-time cap of the campaign (default 7200)")
+    p.add_argument(
+        "--jobs", type=int, default=2, help="fuzzing processes (default 2: one per core)"
+    )
+    p.add_argument(
+        "--seconds", type=float, default=7200.0, help="wall-time cap of the campaign (default 7200)"
+    )
     p.add_argument("--out", type=Path, default=settings.FUZZ / "out" / "python")
     args, passthrough = p.parse_known_args()
     args.out.mkdir(parents=True, exist_ok=True)
     for old in args.out.glob("stats-*.json"):
         old.unlink()  # totals are of this campaign; corpus and findings carry over
     deadline = time.monotonic() + args.seconds
-    share = [args.inputs // args.jobs + (1 if k < args.inputs % args.jobs else 0) for k in range(args.jobs)]
+    share = [
+        args.inputs // args.jobs + (1 if k < args.inputs % args.jobs else 0)
+        for k in range(args.jobs)
+    ]
     jobs = [_Job(k, n, args.out, passthrough) for k, n in enumerate(share)]
-    while any(j.running() or j.wants_more() for j in jobs):  # bounded: each job restarts at most RESTARTS times
+    while any(
+        j.running() or j.wants_more() for j in jobs
+    ):  # bounded: each job restarts at most RESTARTS times
         for j in jobs:
             if not j.running() and j.wants_more() and time.monotonic() < deadline:
                 j.start(deadline - time.monotonic())
@@ -74,9 +85,21 @@ class _Job:
     def start(self, seconds: float) -> None:
         self.starts += 1
         self.log = self.out / f"job{self.k}-run{self.starts}.log"
-        cmd = [sys.executable, str(HERE / "fuzz_scenario.py"), "--out", str(self.out), "--inputs", str(self.inputs - self.done),
-               "--seconds", str(max(1.0, seconds)), *self.passthrough, f"-seed={1000 * self.k + self.starts}"]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(self.log, "w"), cwd=HERE)
+        cmd = [
+            sys.executable,
+            str(HERE / "fuzz_scenario.py"),
+            "--out",
+            str(self.out),
+            "--inputs",
+            str(self.inputs - self.done),
+            "--seconds",
+            str(max(1.0, seconds)),
+            *self.passthrough,
+            f"-seed={1000 * self.k + self.starts}",
+        ]
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=open(self.log, "w"), cwd=HERE
+        )
         self.pid = self.proc.pid
 
     def kill(self) -> None:

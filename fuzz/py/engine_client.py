@@ -21,7 +21,13 @@ _PANIC_AT = re.compile(r"panicked at ([^\s:]+:\d+)(?::\d+)?:?\s*\n?(.*)")
 
 class EngineClient:
     def __init__(self, work: Path, memory_mib: int, cap_s: float, events: int, timeout_s: float):
-        self.work, self.memory_mib, self.cap_s, self.events, self.timeout_s = work, memory_mib, cap_s, events, timeout_s
+        self.work, self.memory_mib, self.cap_s, self.events, self.timeout_s = (
+            work,
+            memory_mib,
+            cap_s,
+            events,
+            timeout_s,
+        )
         self.stderr_path = work / f"engine-worker-{os.getpid()}.stderr"
         self.proc: subprocess.Popen | None = None
         self.restarts = 0
@@ -31,7 +37,10 @@ class EngineClient:
         self._stderr = open(self.stderr_path, "ab")  # append mode: truncating it later is safe
         self.proc = subprocess.Popen(
             [sys.executable, str(WORKER), str(self.memory_mib), repr(self.cap_s), str(self.events)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=0,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            bufsize=0,
             env={**os.environ, "RUST_BACKTRACE": "0"},
         )
         self._buf = b""
@@ -65,11 +74,17 @@ class EngineClient:
             tail = self.stderr_path.read_bytes()[before:].decode("utf-8", "replace")
             self.start()  # now, so that the next input's time and bound do not include the start
             if line is None:
-                return {"outcome": "hang", "detail": f"no answer within {self.timeout_s:g} s of wall time", "seconds": elapsed}
+                return {
+                    "outcome": "hang",
+                    "detail": f"no answer within {self.timeout_s:g} s of wall time",
+                    "seconds": elapsed,
+                }
             return _death(tail, elapsed)
         reply = json.loads(line)
         if reply["outcome"] == "panic":
-            where = panic_location(self.stderr_path.read_bytes()[before:].decode("utf-8", "replace"))
+            where = panic_location(
+                self.stderr_path.read_bytes()[before:].decode("utf-8", "replace")
+            )
             reply["location"] = where
         reply.setdefault("seconds", elapsed)
         return reply
@@ -93,7 +108,7 @@ class EngineClient:
 
 
 def panic_location(stderr: str) -> str | None:
-    """"crates/hscc-sim/src/sim.rs:123: message" from a Rust panic report."""
+    """ "crates/hscc-sim/src/sim.rs:123: message" from a Rust panic report."""
     m = None
     for m in _PANIC_AT.finditer(stderr):
         pass  # the last panic in this stretch of stderr
@@ -103,9 +118,15 @@ def panic_location(stderr: str) -> str | None:
 def _death(stderr: str, elapsed: float) -> dict:
     """A worker that exited without answering: out of memory (Rust aborts on a failed allocation) or a crash."""
     if "memory allocation of" in stderr or "MemoryError" in stderr or "capacity overflow" in stderr:
-        line = next((ln for ln in stderr.splitlines() if "memory allocation" in ln or "capacity overflow" in ln), "out of memory")
+        line = next(
+            (
+                ln
+                for ln in stderr.splitlines()
+                if "memory allocation" in ln or "capacity overflow" in ln
+            ),
+            "out of memory",
+        )
         return {"outcome": "memory", "detail": line.strip()[:300], "seconds": elapsed}
     where = panic_location(stderr)
     last = stderr.strip().splitlines()[-1][:300] if stderr.strip() else "no output"
     return {"outcome": "crash", "detail": where or last, "seconds": elapsed}
-

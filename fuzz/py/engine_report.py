@@ -17,7 +17,9 @@ from collections import defaultdict
 from pathlib import Path
 
 REPLAY_SECONDS = 60  # per artifact; a timeout artifact takes libFuzzer's -timeout plus start-up
-_STATUS = re.compile(r"^#(\d+):?\s+(?:\w+\s+)?cov: (\d+) ft: (\d+) corp: (\d+)\S*.*?exec/s: (\d+)(?:.*oom/timeout/crash: (\d+)/(\d+)/(\d+))?")
+_STATUS = re.compile(
+    r"^#(\d+):?\s+(?:\w+\s+)?cov: (\d+) ft: (\d+) corp: (\d+)\S*.*?exec/s: (\d+)(?:.*oom/timeout/crash: (\d+)/(\d+)/(\d+))?"
+)
 _PANIC = re.compile(r"panicked at ([^\s:]+:\d+):\d+:\s*\n?(.*)")
 
 
@@ -27,7 +29,14 @@ def main() -> int:
     groups: dict[str, list[str]] = defaultdict(list)
     for a in sorted(Path(artifacts).glob("*")):
         groups[_replay(binary, limits, a)].append(a.name)
-    summary = {**status, "distinct_findings": len(groups), "findings": {k: {"count": len(v), "smallest": _smallest(Path(artifacts), v)} for k, v in groups.items()}}
+    summary = {
+        **status,
+        "distinct_findings": len(groups),
+        "findings": {
+            k: {"count": len(v), "smallest": _smallest(Path(artifacts), v)}
+            for k, v in groups.items()
+        },
+    }
     (Path(artifacts).parent / "summary.json").write_text(json.dumps(summary, indent=1))
     print(json.dumps(summary, indent=1))
     return 1 if groups else 0
@@ -47,9 +56,15 @@ def _last_status(text: str) -> dict:
 
 
 def _replay(binary: str, limits: list[str], artifact: Path) -> str:
-    """"panic at FILE:LINE: message", "out of memory", "timeout" or the kind from the artifact's name."""
+    """ "panic at FILE:LINE: message", "out of memory", "timeout" or the kind from the artifact's name."""
     try:
-        r = subprocess.run([binary, *limits, "-runs=1", str(artifact)], capture_output=True, text=True, errors="replace", timeout=REPLAY_SECONDS)
+        r = subprocess.run(
+            [binary, *limits, "-runs=1", str(artifact)],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=REPLAY_SECONDS,
+        )
         text = r.stderr + r.stdout
     except subprocess.TimeoutExpired:
         return "timeout (replay over 60 s)"
@@ -65,7 +80,7 @@ def _replay(binary: str, limits: list[str], artifact: Path) -> str:
 
 
 def _shape(artifact: Path) -> str:
-    """"dumbbell+udp": the topology and traffic of a JSON input, to tell timeouts and OOMs apart."""
+    """ "dumbbell+udp": the topology and traffic of a JSON input, to tell timeouts and OOMs apart."""
     try:
         d = json.loads(artifact.read_bytes())
         kinds = [k for k in ("flows", "udp", "voip", "web", "changes") if d.get(k)]

@@ -33,7 +33,10 @@ def main() -> int:
         except ScenarioError:
             continue  # Python refuses it: no engine form
         except Exception as e:  # noqa: BLE001 - a reproducer of a Python defect: no engine form either
-            print(f"engine_seeds: {f.name}: {type(e).__name__} (a Python finding; skipped)", file=sys.stderr)
+            print(
+                f"engine_seeds: {f.name}: {type(e).__name__} (a Python finding; skipped)",
+                file=sys.stderr,
+            )
             continue
         (out / f"seed-{f.parent.name}-{f.stem}.json").write_text(json.dumps(sc.to_engine()))
         written += 1
@@ -41,7 +44,11 @@ def main() -> int:
         shutil.copyfile(f, out / f"seed-engine-{f.name}")
         written += 1
     keys, values = vocab.words()
-    tokens = {f'"{k}"' for k in keys} | {f'"{v}"' for v in values} | {"null", "true", "false", "1e308", "-1", "18446744073709551615", "{", "}", "[", "]", ":"}
+    tokens = (
+        {f'"{k}"' for k in keys}
+        | {f'"{v}"' for v in values}
+        | {"null", "true", "false", "1e308", "-1", "18446744073709551615", "{", "}", "[", "]", ":"}
+    )
     (out.parent / "engine.dict").write_text("".join(f"{vocab.escape(t)}\n" for t in sorted(tokens)))
     print(f"engine_seeds: {written} seeds in {out}", file=sys.stderr)
     return 0

@@ -39,9 +39,16 @@ def main() -> None:
             # memory allowed is refused up front. Allow a third of this process's
             # address space (the estimate may be low by up to 2x; Python needs the rest).
             sim = _core.Simulation(text, (limit_mib << 20) // 3)
-        except ValueError as e:  # the engine's rejection: ValueError(message, field, value, allowed)
+        except (
+            ValueError
+        ) as e:  # the engine's rejection: ValueError(message, field, value, allowed)
             message = str(ScenarioError.from_engine(e, "fuzz-input"))  # what the CLI prints
-            return {"outcome": "rejected", "detail": message, "structured": len(e.args) == 4, "field": e.args[1] if len(e.args) == 4 else None}
+            return {
+                "outcome": "rejected",
+                "detail": message,
+                "structured": len(e.args) == 4,
+                "field": e.args[1] if len(e.args) == 4 else None,
+            }
         except BaseException as e:  # noqa: BLE001 - classify everything else
             return _failure(e, "build")
         try:
@@ -53,9 +60,16 @@ def main() -> None:
             json.loads(sim.finish())
         except BaseException as e:  # noqa: BLE001
             return _failure(e, "run")
-        return {"outcome": "ran", "events": events, "simulated": t, "seconds": time.perf_counter() - t0}
+        return {
+            "outcome": "ran",
+            "events": events,
+            "simulated": t,
+            "seconds": time.perf_counter() - t0,
+        }
 
-    sys.stdout.write('{"ready": true}\n')  # imports done: the parent's clock for the first input starts now
+    sys.stdout.write(
+        '{"ready": true}\n'
+    )  # imports done: the parent's clock for the first input starts now
     sys.stdout.flush()
     for line in sys.stdin:  # one request per line until the parent closes stdin
         reply = handle(line)
@@ -67,13 +81,20 @@ def _failure(e: BaseException, stage: str) -> dict:
     """A panic (RuntimeError from run/finish, PanicException from the constructor), MemoryError or any other exception."""
     name = type(e).__name__
     text = str(e)
-    if name == "PanicException" or (isinstance(e, RuntimeError) and "the hscc engine failed" in text):
+    if name == "PanicException" or (
+        isinstance(e, RuntimeError) and "the hscc engine failed" in text
+    ):
         outcome = "panic"
     elif isinstance(e, MemoryError):
         outcome = "memory"
     else:
         outcome = "traceback"
-    return {"outcome": outcome, "stage": stage, "detail": f"{name}: {text}"[:2000], "traceback": traceback.format_exc()[-4000:]}
+    return {
+        "outcome": outcome,
+        "stage": stage,
+        "detail": f"{name}: {text}"[:2000],
+        "traceback": traceback.format_exc()[-4000:],
+    }
 
 
 if __name__ == "__main__":

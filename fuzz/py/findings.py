@@ -25,7 +25,9 @@ class Findings:
         self.stats_path = out / f"stats-{os.getpid()}.json"
         self.t0 = time.monotonic()
         self.outcomes: Counter[str] = Counter()
-        self.seconds: Counter[str] = Counter()  # wall time per outcome: where the campaign's time goes
+        self.seconds: Counter[str] = (
+            Counter()
+        )  # wall time per outcome: where the campaign's time goes
         self.hits: Counter[str] = Counter()
         self.slowest: tuple[float, str] = (0.0, "")
         self._sizes: dict[str, int] = {}
@@ -67,7 +69,18 @@ class Findings:
             self._sizes[signature] = len(data)
         else:
             self._sizes[signature] = size
-        (d / "info.json").write_text(json.dumps({"kind": kind, "signature": signature, "hits_this_run": self.hits[signature], **info}, indent=1, default=str))
+        (d / "info.json").write_text(
+            json.dumps(
+                {
+                    "kind": kind,
+                    "signature": signature,
+                    "hits_this_run": self.hits[signature],
+                    **info,
+                },
+                indent=1,
+                default=str,
+            )
+        )
 
     def write_stats(self, extra: dict | None = None) -> dict:
         seconds = time.monotonic() - self.t0

@@ -35,8 +35,12 @@ STATS_EVERY = 200  # inputs between two writes of stats.json (what a killed job 
 
 def main() -> None:
     p = settings.parser(__doc__.splitlines()[0])
-    p.add_argument("--inputs", type=int, default=10_000, help="stop after this many inputs (default 10000)")
-    p.add_argument("--seconds", type=float, default=3600.0, help="stop after this many seconds (default 3600)")
+    p.add_argument(
+        "--inputs", type=int, default=10_000, help="stop after this many inputs (default 10000)"
+    )
+    p.add_argument(
+        "--seconds", type=float, default=3600.0, help="stop after this many seconds (default 3600)"
+    )
     ours, libfuzzer = p.parse_known_args()
     out: Path = ours.out
     corpus = out / "corpus"
@@ -48,18 +52,36 @@ def main() -> None:
     dict_path.write_text("\n".join(vocab.dictionary_lines()) + "\n")
 
     findings = Findings(out)
-    work = Path(tempfile.mkdtemp(prefix="hscc-fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
-    oracle = Oracle(work, findings, memory_mib=ours.engine_memory_mib, cap_s=ours.sim_cap, events=ours.events, timeout_s=ours.engine_timeout, py_timeout_s=ours.py_timeout)
+    work = Path(
+        tempfile.mkdtemp(prefix="hscc-fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    )
+    oracle = Oracle(
+        work,
+        findings,
+        memory_mib=ours.engine_memory_mib,
+        cap_s=ours.sim_cap,
+        events=ours.events,
+        timeout_s=ours.engine_timeout,
+        py_timeout_s=ours.py_timeout,
+    )
     seeds = [d for d in (_parse(f.read_bytes()) for f in settings.seed_files()) if d is not None]
-    mutator = Mutator(seeds, lambda data, n: atheris.Mutate(data, n))  # looked up late: Fuzz() rebinds atheris.Mutate
+    mutator = Mutator(
+        seeds, lambda data, n: atheris.Mutate(data, n)
+    )  # looked up late: Fuzz() rebinds atheris.Mutate
     deadline = time.monotonic() + ours.seconds
 
     def stop() -> None:
-        stats = findings.write_stats({"engine_restarts": oracle.engine.restarts, "libfuzzer_args": libfuzzer})
+        stats = findings.write_stats(
+            {"engine_restarts": oracle.engine.restarts, "libfuzzer_args": libfuzzer}
+        )
         oracle.close()
         shutil.rmtree(work, ignore_errors=True)
-        print(f"fuzz_scenario: {stats['inputs']} inputs in {stats['seconds']} s ({stats['inputs_per_second']}/s), "
-              f"{stats['distinct_findings']} distinct findings; outcomes {stats['outcomes']}", file=sys.stderr, flush=True)
+        print(
+            f"fuzz_scenario: {stats['inputs']} inputs in {stats['seconds']} s ({stats['inputs_per_second']}/s), "
+            f"{stats['distinct_findings']} distinct findings; outcomes {stats['outcomes']}",
+            file=sys.stderr,
+            flush=True,
+        )
         os._exit(1 if stats["distinct_findings"] else 0)  # libFuzzer has no clean way out of Fuzz()
 
     def test_one_input(data: bytes) -> None:
@@ -70,9 +92,19 @@ def main() -> None:
         if n >= ours.inputs or time.monotonic() >= deadline:
             stop()
 
-    args = [sys.argv[0], f"-dict={dict_path}", "-max_len=16384", "-timeout=60", "-rss_limit_mb=4096",
-            f"-artifact_prefix={out}/libfuzzer-", *libfuzzer, str(corpus)]
-    atheris.Setup(args, test_one_input, custom_mutator=mutator.mutate, custom_crossover=mutator.crossover)
+    args = [
+        sys.argv[0],
+        f"-dict={dict_path}",
+        "-max_len=16384",
+        "-timeout=60",
+        "-rss_limit_mb=4096",
+        f"-artifact_prefix={out}/libfuzzer-",
+        *libfuzzer,
+        str(corpus),
+    ]
+    atheris.Setup(
+        args, test_one_input, custom_mutator=mutator.mutate, custom_crossover=mutator.crossover
+    )
     atheris.Fuzz()
     stop()  # Fuzz() returns only when libFuzzer ran out of work (e.g. -runs)
 
@@ -80,7 +112,11 @@ def main() -> None:
 def _parse(data: bytes) -> dict | None:
     try:
         return tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):  # ValueError: TOML errors and int() digit limits
+    except (
+        UnicodeDecodeError,
+        ValueError,
+        RecursionError,
+    ):  # ValueError: TOML errors and int() digit limits
         return None
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import copy
 import random
-from collections import deque
 import tomllib
-from typing import Any, Callable
+from collections import deque
+from collections.abc import Callable
+from typing import Any
 
 import tomli_w
-
 import vocab
 
 MAX_SLOTS = 4000  # values considered per document: bounds the walk on big inputs
@@ -36,7 +36,11 @@ class Mutator:
             return self.byte_mutate(data, max_size)
         try:
             out = self._structured(data, rng)
-        except (TypeError, ValueError, RecursionError):  # a value tomli_w cannot write, a very deep table
+        except (
+            TypeError,
+            ValueError,
+            RecursionError,
+        ):  # a value tomli_w cannot write, a very deep table
             out = None
         except Exception:  # noqa: BLE001 - a mutator bug must not end the campaign; bytes still mutate
             out = None
@@ -76,7 +80,11 @@ class Mutator:
         op(self, container, key, rng)
 
     def _number(self, c: Any, k: Any, rng: random.Random) -> None:
-        c[k] = rng.choice(vocab.NUMBERS) if rng.random() < 0.7 else _near(c[k] if _has(c, k) else 0, rng)
+        c[k] = (
+            rng.choice(vocab.NUMBERS)
+            if rng.random() < 0.7
+            else _near(c[k] if _has(c, k) else 0, rng)
+        )
 
     def _quantity(self, c: Any, k: Any, rng: random.Random) -> None:
         n = rng.choice(vocab.NUMBERS)
@@ -91,7 +99,9 @@ class Mutator:
     def _long_string(self, c: Any, k: Any, rng: random.Random) -> None:
         # Long padded quantities: a parser's worst case, within max_len.
         pad = rng.choice((" ", "0", "\t", "a", "1"))
-        c[k] = f"{rng.choice(vocab.NUMBERS)}{rng.choice(vocab.UNITS)}{pad * rng.choice((100, 1000, 4000, 15000))}{rng.choice(('x', '', ' s'))}"
+        c[k] = (
+            f"{rng.choice(vocab.NUMBERS)}{rng.choice(vocab.UNITS)}{pad * rng.choice((100, 1000, 4000, 15000))}{rng.choice(('x', '', ' s'))}"
+        )
 
     def _delete(self, c: Any, k: Any, rng: random.Random) -> None:
         if isinstance(c, dict):
@@ -102,7 +112,13 @@ class Mutator:
     def _add_field(self, c: Any, k: Any, rng: random.Random) -> None:
         target = c[k] if _has(c, k) and isinstance(c[k], dict) else c
         if isinstance(target, dict):
-            value = rng.choice((rng.choice(vocab.NUMBERS), rng.choice(self.values), f"{rng.choice(vocab.NUMBERS)}{rng.choice(vocab.UNITS)}"))
+            value = rng.choice(
+                (
+                    rng.choice(vocab.NUMBERS),
+                    rng.choice(self.values),
+                    f"{rng.choice(vocab.NUMBERS)}{rng.choice(vocab.UNITS)}",
+                )
+            )
             target[rng.choice(self.keys)] = value
 
     def _grow_list(self, c: Any, k: Any, rng: random.Random) -> None:
@@ -124,8 +140,23 @@ class Mutator:
         if pool:
             c[k] = copy.deepcopy(rng.choice(pool))
 
-    _ops = (_number, _number, _quantity, _quantity, _word, _odd, _long_string, _delete, _delete,
-            _add_field, _add_field, _grow_list, _grow_list, _splice, _splice)
+    _ops = (
+        _number,
+        _number,
+        _quantity,
+        _quantity,
+        _word,
+        _odd,
+        _long_string,
+        _delete,
+        _delete,
+        _add_field,
+        _add_field,
+        _grow_list,
+        _grow_list,
+        _splice,
+        _splice,
+    )
 
 
 def _parse(data: bytes) -> dict | None:
@@ -136,7 +167,9 @@ def _parse(data: bytes) -> dict | None:
 
 
 def _has(c: Any, k: Any) -> bool:
-    return (isinstance(c, dict) and k in c) or (isinstance(c, list) and isinstance(k, int) and k < len(c))
+    return (isinstance(c, dict) and k in c) or (
+        isinstance(c, list) and isinstance(k, int) and k < len(c)
+    )
 
 
 def _slots(doc: dict) -> list[tuple[Any, Any]]:
@@ -157,4 +190,6 @@ def _near(v: Any, rng: random.Random) -> Any:
     """A value next to v: ±1, ×2, /2, negated (numbers only)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return rng.choice(vocab.NUMBERS)
-    return rng.choice((v + 1, v - 1, v * 2, v / 2 if isinstance(v, float) else v // 2, -v, v * 1000))
+    return rng.choice(
+        (v + 1, v - 1, v * 2, v / 2 if isinstance(v, float) else v // 2, -v, v * 1000)
+    )

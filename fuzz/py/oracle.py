@@ -24,12 +24,26 @@ from engine_client import EngineClient
 from findings import Findings
 
 FINE = ("file_rejected", "model_rejected", "engine_rejected", "ran")
-REDUCED = ("memory", "hang", "crash")  # findings without a location: named by the traffic that causes them
+REDUCED = (
+    "memory",
+    "hang",
+    "crash",
+)  # findings without a location: named by the traffic that causes them
 TRAFFIC = ("flows", "udp", "voip", "web", "changes")
 
 
 class Oracle:
-    def __init__(self, work: Path, findings: Findings, *, memory_mib: int, cap_s: float, events: int, timeout_s: float, py_timeout_s: float):
+    def __init__(
+        self,
+        work: Path,
+        findings: Findings,
+        *,
+        memory_mib: int,
+        cap_s: float,
+        events: int,
+        timeout_s: float,
+        py_timeout_s: float,
+    ):
         from hscc.errors import ScenarioError
         from hscc.scenario import Scenario
 
@@ -49,7 +63,12 @@ class Oracle:
         py_seconds = time.monotonic() - t0
         if (outcome == "ok" or outcome in FINE) and py_seconds > self.py_timeout_s:
             detail = f"reading and validating took {py_seconds:.1f} s (bound {self.py_timeout_s:g} s), then {outcome}"
-            outcome, info, engine_json, shape = "hang", {"stage": "python", "detail": detail}, None, _text_shape(data)
+            outcome, info, engine_json, shape = (
+                "hang",
+                {"stage": "python", "detail": detail},
+                None,
+                _text_shape(data),
+            )
         if engine_json is not None and outcome == "ok":
             reply = self.engine.run(engine_json)
             outcome, info = self._engine_outcome(reply)
@@ -63,7 +82,12 @@ class Oracle:
             self.findings.count(outcome, py_seconds, "python")
         if outcome not in FINE:
             signature = self._signature(outcome, info, shape)
-            self.findings.record(outcome, signature, data, {**info, "shape": shape, "python_seconds": round(py_seconds, 3)})
+            self.findings.record(
+                outcome,
+                signature,
+                data,
+                {**info, "shape": shape, "python_seconds": round(py_seconds, 3)},
+            )
         return outcome
 
     def _python_step(self) -> tuple[str, dict, str | None, str]:
@@ -81,9 +105,28 @@ class Oracle:
                 return "unclear", {"stage": "python", "detail": "empty error message"}, None, "?"
             return ("model_rejected" if e.issues else "file_rejected"), {}, None, "?"
         except MemoryError:
-            return "memory", {"stage": "python", "detail": "MemoryError", "traceback": traceback.format_exc()[-4000:]}, None, "?"
+            return (
+                "memory",
+                {
+                    "stage": "python",
+                    "detail": "MemoryError",
+                    "traceback": traceback.format_exc()[-4000:],
+                },
+                None,
+                "?",
+            )
         except Exception as e:  # noqa: BLE001 - every other exception is a finding
-            return "traceback", {"stage": "python", "detail": f"{type(e).__name__}: {e}"[:2000], "where": _where(e), "traceback": traceback.format_exc()[-4000:]}, None, "?"
+            return (
+                "traceback",
+                {
+                    "stage": "python",
+                    "detail": f"{type(e).__name__}: {e}"[:2000],
+                    "where": _where(e),
+                    "traceback": traceback.format_exc()[-4000:],
+                },
+                None,
+                "?",
+            )
 
     def _reduce(self, outcome: str, engine_json: str, shape: str) -> str:
         """The shape without each kind of traffic that the outcome does not need.
@@ -99,14 +142,20 @@ class Oracle:
                     trial = {**d, kind: []}
                     if self.engine.run(json.dumps(trial))["outcome"] == outcome:
                         d = trial
-            self._reduced[key] = "+".join([d["topology"]["kind"], *(k for k in TRAFFIC if d.get(k))])
+            self._reduced[key] = "+".join(
+                [d["topology"]["kind"], *(k for k in TRAFFIC if d.get(k))]
+            )
         return self._reduced[key]
 
     def _engine_outcome(self, reply: dict) -> tuple[str, dict]:
         kind = reply["outcome"]
         if kind == "rejected":
             if not reply.get("structured") or reply.get("field") == "scenario":
-                return "unclear", {"stage": "engine", "detail": reply.get("detail", ""), "field": reply.get("field")}
+                return "unclear", {
+                    "stage": "engine",
+                    "detail": reply.get("detail", ""),
+                    "field": reply.get("field"),
+                }
             return "engine_rejected", {}
         if kind == "ran":
             return "ran", {}

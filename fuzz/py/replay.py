@@ -25,10 +25,20 @@ def main() -> int:
     p = settings.parser(__doc__.splitlines()[0])
     p.add_argument("paths", nargs="+", type=Path)
     args = p.parse_args()
-    files = sorted(f for path in args.paths for f in ([path] if path.is_file() else path.rglob("*.toml")))
+    files = sorted(
+        f for path in args.paths for f in ([path] if path.is_file() else path.rglob("*.toml"))
+    )
     work = Path(tempfile.mkdtemp(prefix="hscc-replay-"))
     findings = Findings(work)  # replay keeps its findings out of the campaign's directory
-    oracle = Oracle(work, findings, memory_mib=args.engine_memory_mib, cap_s=args.sim_cap, events=args.events, timeout_s=args.engine_timeout, py_timeout_s=args.py_timeout)
+    oracle = Oracle(
+        work,
+        findings,
+        memory_mib=args.engine_memory_mib,
+        cap_s=args.sim_cap,
+        events=args.events,
+        timeout_s=args.engine_timeout,
+        py_timeout_s=args.py_timeout,
+    )
     bad = 0
     try:
         for f in files:
@@ -38,7 +48,9 @@ def main() -> int:
             if outcome not in FINE:
                 bad += 1
                 info = _last_info(findings)
-                line += f"\n{'':25} {info.get('signature')}: {info.get('location') or info.get('where') or info.get('detail', '')}"[:400]
+                line += f"\n{'':25} {info.get('signature')}: {info.get('location') or info.get('where') or info.get('detail', '')}"[
+                    :400
+                ]
             print(line, flush=True)
     finally:
         oracle.close()

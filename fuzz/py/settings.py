@@ -12,12 +12,39 @@ SEED_DIRS = (REPO / "examples", FUZZ / "seeds" / "toml", FUZZ / "reproducers")
 
 def parser(description: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("--out", type=Path, default=FUZZ / "out" / "python", help="corpus, findings and stats (default fuzz/out/python)")
-    p.add_argument("--sim-cap", type=float, default=1.0, help="simulated seconds run at most per valid input (default 1)")
-    p.add_argument("--events", type=int, default=20_000, help="...or until this many events (default 20000)")
-    p.add_argument("--engine-timeout", type=float, default=10.0, help="wall seconds for the engine step of one input (default 10)")
-    p.add_argument("--py-timeout", type=float, default=1.0, help="wall seconds for reading and validating one input (default 1)")
-    p.add_argument("--engine-memory-mib", type=int, default=1024, help="address space of the engine process, MiB (default 1024)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=FUZZ / "out" / "python",
+        help="corpus, findings and stats (default fuzz/out/python)",
+    )
+    p.add_argument(
+        "--sim-cap",
+        type=float,
+        default=1.0,
+        help="simulated seconds run at most per valid input (default 1)",
+    )
+    p.add_argument(
+        "--events", type=int, default=20_000, help="...or until this many events (default 20000)"
+    )
+    p.add_argument(
+        "--engine-timeout",
+        type=float,
+        default=10.0,
+        help="wall seconds for the engine step of one input (default 10)",
+    )
+    p.add_argument(
+        "--py-timeout",
+        type=float,
+        default=1.0,
+        help="wall seconds for reading and validating one input (default 1)",
+    )
+    p.add_argument(
+        "--engine-memory-mib",
+        type=int,
+        default=1024,
+        help="address space of the engine process, MiB (default 1024)",
+    )
     return p
 
 

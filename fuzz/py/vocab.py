@@ -13,23 +13,128 @@ from functools import lru_cache
 # Numbers at and beyond every bound the format has (0, negatives, 32/53/64-bit
 # edges, huge floats, non-finite floats).
 NUMBERS: tuple = (
-    0, 1, -1, 2, 3, 10, 28, 64, 100, 1000, 1448, 65495, 65535, 65536, 100_000, 1_000_000,
-    2**31 - 1, 2**31, 2**32, 2**53 + 1, 2**62, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), 10**30,
-    0.0, -0.0, 0.5, 1e-300, 5e-324, 1e-12, 1e-9, 1e-6, 0.999999, 1.0000001, 1e7, 1e9, 1e12, 1e13,
-    1.0000001e13, 1e15, 1e30, -1e30, 1e308, 1.7976931348623157e308,
-    math.inf, -math.inf, math.nan,
+    0,
+    1,
+    -1,
+    2,
+    3,
+    10,
+    28,
+    64,
+    100,
+    1000,
+    1448,
+    65495,
+    65535,
+    65536,
+    100_000,
+    1_000_000,
+    2**31 - 1,
+    2**31,
+    2**32,
+    2**53 + 1,
+    2**62,
+    2**63 - 1,
+    2**63,
+    2**64 - 1,
+    2**64,
+    -(2**63),
+    10**30,
+    0.0,
+    -0.0,
+    0.5,
+    1e-300,
+    5e-324,
+    1e-12,
+    1e-9,
+    1e-6,
+    0.999999,
+    1.0000001,
+    1e7,
+    1e9,
+    1e12,
+    1e13,
+    1.0000001e13,
+    1e15,
+    1e30,
+    -1e30,
+    1e308,
+    1.7976931348623157e308,
+    math.inf,
+    -math.inf,
+    math.nan,
 )
 
 # Every unit the parsers know, near-misses of them and none.
 UNITS: tuple = (
-    "", "s", "sec", "ms", "us", "µs", "ns", "min", "h", "bps", "kbps", "Kbps", "Mbps", "mbps", "Gbps",
-    "Tbps", "tbps", "bit/s", "Mbit/s", "b/s", "MBps", "B/s", "B", "byte", "bytes", "kB", "KB", "MB", "GB",
-    "KiB", "MiB", "GiB", "pkt", "pkts", "packets", "p", "bdp", "BDP", "xbdp", "×bdp", "%", "x", "e", " ",
-    "Ms", "TiB", "s s",
+    "",
+    "s",
+    "sec",
+    "ms",
+    "us",
+    "µs",
+    "ns",
+    "min",
+    "h",
+    "bps",
+    "kbps",
+    "Kbps",
+    "Mbps",
+    "mbps",
+    "Gbps",
+    "Tbps",
+    "tbps",
+    "bit/s",
+    "Mbit/s",
+    "b/s",
+    "MBps",
+    "B/s",
+    "B",
+    "byte",
+    "bytes",
+    "kB",
+    "KB",
+    "MB",
+    "GB",
+    "KiB",
+    "MiB",
+    "GiB",
+    "pkt",
+    "pkts",
+    "packets",
+    "p",
+    "bdp",
+    "BDP",
+    "xbdp",
+    "×bdp",
+    "%",
+    "x",
+    "e",
+    " ",
+    "Ms",
+    "TiB",
+    "s s",
 )
 
 # Values of another type than a field expects.
-ODD_VALUES: tuple = (True, False, "", " ", "\x00", "nan", "inf", "-inf", "1e400", "0x10", "١٢", [], {}, [0], [[]], {"": 0})
+ODD_VALUES: tuple = (
+    True,
+    False,
+    "",
+    " ",
+    "\x00",
+    "nan",
+    "inf",
+    "-inf",
+    "1e400",
+    "0x10",
+    "١٢",
+    [],
+    {},
+    [0],
+    [[]],
+    {"": 0},
+)
 
 
 @lru_cache(maxsize=1)
@@ -40,7 +145,14 @@ def words() -> tuple[tuple[str, ...], tuple[str, ...]]:
     from hscc.scenario import field_names
 
     keys: set[str] = {"packets", "bytes", "bdp"} | field_names()  # and the table form of buffers
-    values: set[str] = {"bottleneck:fwd", "bottleneck:rev", "bottleneck0:fwd", "access-s0:fwd", "access-d0:rev", "A-B:fwd"}
+    values: set[str] = {
+        "bottleneck:fwd",
+        "bottleneck:rev",
+        "bottleneck0:fwd",
+        "access-s0:fwd",
+        "access-d0:rev",
+        "A-B:fwd",
+    }
     for node in schema_nodes():
         values.update(v for v in node.get("enum", []) if isinstance(v, str))
         if isinstance(node.get("const"), str):
@@ -56,12 +168,34 @@ def dictionary_lines() -> list[str]:
     """libFuzzer dictionary entries: field names, values and units as TOML tokens."""
     keys, values = words()
     tokens = set(keys) | {f'"{v}"' for v in values} | {u for u in UNITS if u.strip()}
-    tokens |= {"[[flows]]", "[[udp]]", "[[voip]]", "[[web]]", "[[changes]]", "[topology]", "[output]",
-               "[[topology.pairs]]", "[[topology.links]]", "inf", "nan", "-inf", "true", "false", " = ", "{ ", " }"}
+    tokens |= {
+        "[[flows]]",
+        "[[udp]]",
+        "[[voip]]",
+        "[[web]]",
+        "[[changes]]",
+        "[topology]",
+        "[output]",
+        "[[topology.pairs]]",
+        "[[topology.links]]",
+        "inf",
+        "nan",
+        "-inf",
+        "true",
+        "false",
+        " = ",
+        "{ ",
+        " }",
+    }
     return [escape(t) for t in sorted(tokens)]
 
 
 def escape(token: str) -> str:
     """A libFuzzer dictionary entry: the token quoted, non-printable bytes as \\xNN."""
-    body = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "".join(f"\\x{b:02x}" for b in c.encode()) for c in token)
+    body = "".join(
+        c
+        if c.isascii() and c.isprintable() and c not in '"\\'
+        else "".join(f"\\x{b:02x}" for b in c.encode())
+        for c in token
+    )
     return f'"{body}"'

@@ -33,9 +33,9 @@ import stat
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class NotWritable(OSError):
@@ -48,7 +48,9 @@ _MARKER = ".hscc-writer"  # inside each hidden directory: proof that hscc made i
 
 
 @contextmanager
-def atomic_dir(target: Path, check_target: Callable[[Path], None], clean: bool = True, sync: bool = True) -> Iterator[Path]:
+def atomic_dir(
+    target: Path, check_target: Callable[[Path], None], clean: bool = True, sync: bool = True
+) -> Iterator[Path]:
     """Yield an empty directory to fill; on success it becomes `target`.
 
     `clean`: first remove what dead writers left beside the target (`clean_stale`);

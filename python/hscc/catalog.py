@@ -49,7 +49,9 @@ class Param:
         """E.g. "1…10000 (integer)"."""
         if self.kind == "bool":
             return "true/false"
-        return f"{_num(self.min)}…{_num(self.max)}" + (" (integer)" if self.kind == "integer" else "")
+        return f"{_num(self.min)}…{_num(self.max)}" + (
+            " (integer)" if self.kind == "integer" else ""
+        )
 
     def default_text(self) -> str:
         if self.kind == "bool":
@@ -93,7 +95,7 @@ def find(name: str) -> Algorithm | None:
 
 
 def known_names() -> str:
-    """"reno, multcp, ctcp, …" for error messages."""
+    """ "reno, multcp, ctcp, …" for error messages."""
     return ", ".join(a.name for a in algorithms())
 
 

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from hscc import _core
-from hscc.rundir import CC_LOG as FILE
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -46,10 +45,17 @@ _CODES = {"hook": _HOOKS, "new_state": _STATES, "ca_state": _STATES, "event": _E
 _BOOLS = ("rs_app_limited", "is_cwnd_limited", "app_limited")
 # Which hooks have each input (null for the others).
 _INPUTS = {
-    "ack": ("cong_avoid",), "flags": ("in_ack_event",), "acked": ("pkts_acked", "cong_avoid", "cong_control"),
-    "rtt_us": ("pkts_acked", "cong_control"), "in_flight": ("pkts_acked", "cong_control"),
-    "losses": ("cong_control",), "rs_delivered": ("cong_control",), "rs_interval_us": ("cong_control",),
-    "rs_app_limited": ("cong_control",), "new_state": ("set_state",), "event": ("cwnd_event",),
+    "ack": ("cong_avoid",),
+    "flags": ("in_ack_event",),
+    "acked": ("pkts_acked", "cong_avoid", "cong_control"),
+    "rtt_us": ("pkts_acked", "cong_control"),
+    "in_flight": ("pkts_acked", "cong_control"),
+    "losses": ("cong_control",),
+    "rs_delivered": ("cong_control",),
+    "rs_interval_us": ("cong_control",),
+    "rs_app_limited": ("cong_control",),
+    "new_state": ("set_state",),
+    "event": ("cwnd_event",),
     "ret": ("ssthresh", "undo_cwnd", "cong_control"),
 }
 
@@ -61,11 +67,18 @@ def frame(columns: list[tuple[str, str, bytes]] | None, labels: list[str]) -> pl
         return empty()
     import numpy as np  # here, not at import: numpy starts BLAS threads in every process that imports hscc (sweep workers)
 
-    raw = {name: pl.Series(name, np.frombuffer(data, dtype=np.dtype(dtype))) for name, dtype, data in columns}
+    raw = {
+        name: pl.Series(name, np.frombuffer(data, dtype=np.dtype(dtype)))
+        for name, dtype, data in columns
+    }
     out = {}
     for name, s in raw.items():
         if name in _CODES:
-            s = pl.Series(name, _CODES[name].categories).gather(s.cast(pl.UInt32)).cast(_CODES[name])
+            s = (
+                pl.Series(name, _CODES[name].categories)
+                .gather(s.cast(pl.UInt32))
+                .cast(_CODES[name])
+            )
         elif name in _BOOLS:
             s = s.cast(pl.Boolean)
         out[name] = s
@@ -74,7 +87,10 @@ def frame(columns: list[tuple[str, str, bytes]] | None, labels: list[str]) -> pl
     df = df.with_columns(
         pl.Series("label", labels, pl.String).gather(df["flow"]),
         (pl.col("time_us").cast(pl.Float64) * 1e-6).alias("time_s"),
-        *(pl.when(hook.is_in(hooks)).then(pl.col(c)).otherwise(None).alias(c) for c, hooks in _INPUTS.items()),
+        *(
+            pl.when(hook.is_in(hooks)).then(pl.col(c)).otherwise(None).alias(c)
+            for c, hooks in _INPUTS.items()
+        ),
     )
     first = ["flow", "label", "time_s", "hook"]
     return df.select(first + [c for c in df.columns if c not in first and c != "time_us"])
@@ -95,13 +111,16 @@ def recoveries(log: pl.DataFrame) -> pl.DataFrame:
         for (t, state), nxt in zip(changes, [c[0] for c in changes[1:]] + [last]):
             if state in ("recovery", "loss", "cwr"):
                 rows.append({"flow": flow, "state": state, "start_s": t, "end_s": nxt})
-    return pl.DataFrame(rows, schema={"flow": pl.UInt32, "state": pl.String, "start_s": pl.Float64, "end_s": pl.Float64})
+    return pl.DataFrame(
+        rows,
+        schema={"flow": pl.UInt32, "state": pl.String, "start_s": pl.Float64, "end_s": pl.Float64},
+    )
 
 
 _SHADE = {"recovery": ("C3", 0.15), "loss": ("C3", 0.35), "cwr": ("C1", 0.15)}
 
 
-def figure(result: "Result") -> "Figure":
+def figure(result: Result) -> Figure:
     """cwnd and ssthresh after every call of each logged flow, one panel per
     flow, its recovery (light red), timeout (dark red) and CWR (orange) periods shaded."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -113,22 +132,33 @@ def figure(result: "Result") -> "Figure":
     fig = Figure(figsize=(11, 2.2 + 2.6 * len(flows)), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(flows), 1, sharex=True, squeeze=False)[:, 0]
-    fig.suptitle(f"{result.summary.get('name') or 'hscc run'}: congestion window after every hook call", fontsize=13)
+    fig.suptitle(
+        f"{result.summary.get('name') or 'hscc run'}: congestion window after every hook call",
+        fontsize=13,
+    )
     periods = recoveries(log)
     for ax, flow in zip(axes, flows):
         f = log.filter(pl.col("flow") == flow)
-        for start, end, state in periods.filter(pl.col("flow") == flow).select("start_s", "end_s", "state").rows():
+        for start, end, state in (
+            periods.filter(pl.col("flow") == flow).select("start_s", "end_s", "state").rows()
+        ):
             color, alpha = _SHADE[state]
             ax.axvspan(start, end, color=color, alpha=alpha, lw=0)
         ax.step(f["time_s"], f["cwnd_after"], where="post", color="C0", lw=1, label="cwnd")
-        ssthresh = f.select(pl.when(pl.col("ssthresh_after") < INFINITE_SSTHRESH).then(pl.col("ssthresh_after"))).to_series()
+        ssthresh = f.select(
+            pl.when(pl.col("ssthresh_after") < INFINITE_SSTHRESH).then(pl.col("ssthresh_after"))
+        ).to_series()
         ax.step(f["time_s"], ssthresh, where="post", color="C2", lw=1, label="ssthresh")
         ax.set_title(f"{f['label'][0]}: {f.height} calls", fontsize=10, loc="left")
         ax.set_ylabel("segments")
         ax.grid(True, color="0.9")
         ax.set_ylim(bottom=0)
         ax.margins(x=0)
-    handles = axes[0].get_legend_handles_labels()[0] + [Patch(color=c, alpha=a, label=s) for s, (c, a) in _SHADE.items()]
-    axes[0].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False)
+    handles = axes[0].get_legend_handles_labels()[0] + [
+        Patch(color=c, alpha=a, label=s) for s, (c, a) in _SHADE.items()
+    ]
+    axes[0].legend(
+        handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False
+    )
     axes[-1].set_xlabel("time (s)")
     return fig

@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Callable, Iterator, Optional
+from typing import Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from hscc import _core, catalog, limits, provenance, report
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, OK, err, fail as _fail, out
+from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, OK, err, out
+from hscc.console import fail as _fail
 from hscc.errors import RunError, ScenarioError
 from hscc.rundir import RunDirError, staging
-
 
 EXIT_CODES = "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrupted."
 
@@ -42,11 +43,27 @@ app.add_typer(testbed_app, name="testbed")
 app.command("compare", epilog=EXIT_CODES)(compare)
 
 
-MaxMemory = Annotated[Optional[str], typer.Option("--max-memory", help="Refuse runs the engine estimates to need more memory (e.g. 16GB). Default: 80% of this machine's.", show_default=False)]
-MaxEvents = Annotated[Optional[str], typer.Option("--max-events", help="Refuse runs the engine estimates to need more events (e.g. 1e13). Default: 1e11, a few hours.", show_default=False)]
+MaxMemory = Annotated[
+    str | None,
+    typer.Option(
+        "--max-memory",
+        help="Refuse runs the engine estimates to need more memory (e.g. 16GB). Default: 80% of this machine's.",
+        show_default=False,
+    ),
+]
+MaxEvents = Annotated[
+    str | None,
+    typer.Option(
+        "--max-events",
+        help="Refuse runs the engine estimates to need more events (e.g. 1e13). Default: 1e11, a few hours.",
+        show_default=False,
+    ),
+]
 
 
-def _limits(max_memory: Optional[str], max_events: Optional[str]) -> tuple[Optional[int], Optional[int]]:
+def _limits(
+    max_memory: str | None, max_events: str | None
+) -> tuple[int | None, int | None]:
     try:
         memory = None if max_memory is None else limits.parse_memory(max_memory)
     except ValueError as e:
@@ -66,18 +83,46 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
-    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     """hscc: high-speed TCP congestion control toolkit."""
 
 
 @app.command(epilog=EXIT_CODES)
 def run(
-    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML); see examples/.", show_default=False)],
-    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Run directory to write; must not exist or be empty. Default: runs/NAME-TIMESTAMP.")] = None,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the previous run in --out (never anything hscc did not write).")] = False,
-    seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Seed (0 to 2^64 - 1), overriding the scenario's.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table; print only the run directory.")] = False,
+    scenario: Annotated[
+        Path, typer.Argument(help="Scenario file (TOML); see examples/.", show_default=False)
+    ],
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Run directory to write; must not exist or be empty. Default: runs/NAME-TIMESTAMP.",
+        ),
+    ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace the previous run in --out (never anything hscc did not write).",
+        ),
+    ] = False,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", "-s", help="Seed (0 to 2^64 - 1), overriding the scenario's."),
+    ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No progress bar and no table; print only the run directory."
+        ),
+    ] = False,
     max_memory: MaxMemory = None,
     max_events: MaxEvents = None,
 ) -> None:
@@ -93,10 +138,15 @@ def run(
         if seed is not None:
             sc = sc.with_seed(seed)
         target = out_dir or _fresh(Path("runs") / f"{sc.name}-{datetime.now():%Y%m%d-%H%M%S}")
-        with staging(target, overwrite) as tmp:  # checks and reserves the target before a long run, not after
+        with staging(
+            target, overwrite
+        ) as tmp:  # checks and reserves the target before a long run, not after
             ready = start(sc, max_memory=memory, max_events=events)
             if not quiet:
-                err.print(f"running {scenario}: {sc.duration:g} s simulated (Ctrl-C stops)", soft_wrap=True)
+                err.print(
+                    f"running {scenario}: {sc.duration:g} s simulated (Ctrl-C stops)",
+                    soft_wrap=True,
+                )
             with _progress(quiet) as progress:
                 task = progress.add_task("simulating", total=sc.duration)
                 result = ready.finish(lambda t, _: progress.update(task, completed=t))
@@ -118,11 +168,43 @@ def run(
 
 @app.command(epilog=EXIT_CODES)
 def sweep(
-    sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="Sweep file (TOML): a base scenario and the axes to vary; see docs/sweeps.md.", show_default=False)],
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Sweep directory: new, empty, or one this sweep (or an earlier version of it) wrote, to resume.", show_default=False)],
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes (default: one per core); with --dask local, its workers.", show_default=False)] = None,
-    dask: Annotated[Optional[str], typer.Option("--dask", help="Run on a Dask cluster: its scheduler's address (tcp://host:8786), or 'local' for a LocalCluster.", show_default=False)] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar; print only the sweep directory.")] = False,
+    sweep_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SWEEP",
+            help="Sweep file (TOML): a base scenario and the axes to vary; see docs/sweeps.md.",
+            show_default=False,
+        ),
+    ],
+    out_dir: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Sweep directory: new, empty, or one this sweep (or an earlier version of it) wrote, to resume.",
+            show_default=False,
+        ),
+    ],
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Worker processes (default: one per core); with --dask local, its workers.",
+            show_default=False,
+        ),
+    ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            "--dask",
+            help="Run on a Dask cluster: its scheduler's address (tcp://host:8786), or 'local' for a LocalCluster.",
+            show_default=False,
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar; print only the sweep directory.")
+    ] = False,
     max_memory: MaxMemory = None,
     max_events: MaxEvents = None,
 ) -> None:
@@ -143,7 +225,10 @@ def sweep(
     except (sweeps.SweepError, RunDirError) as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except KeyboardInterrupt:
-        raise _fail(INTERRUPTED, f"interrupted; finished runs are kept in {out_dir} (run the same command to resume)") from None
+        raise _fail(
+            INTERRUPTED,
+            f"interrupted; finished runs are kept in {out_dir} (run the same command to resume)",
+        ) from None
     except (OSError, RuntimeError) as e:
         raise _fail(FAILED, f"sweep failed: {e}") from None
     failed = result.failed
@@ -154,21 +239,77 @@ def sweep(
         out.print(f"results: {out_dir}/  (points.parquet, summary.parquet, plots/)", soft_wrap=True)
     if failed.height:
         first = failed.row(0, named=True)
-        err.print(f"{failed.height} of {result.points.height} runs failed; the first (point {first['point']}, replicate "
-                  f"{first['replicate']}): {first['error']}", soft_wrap=True)
+        err.print(
+            f"{failed.height} of {result.points.height} runs failed; the first (point {first['point']}, replicate "
+            f"{first['replicate']}): {first['error']}",
+            soft_wrap=True,
+        )
         raise typer.Exit(FAILED)
 
 
 @app.command(epilog=EXIT_CODES)
 def reproduce(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="'list', an experiment of the catalogue, 'all', or an experiment file (.toml).", show_default=False)],
-    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Directory to write: new, empty, or one this command wrote (its runs are reused).", show_default=False)] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="The short version: fewer replicates and shorter runs, enough for the direction of the result.")] = False,
-    replicates: Annotated[Optional[int], typer.Option("--replicates", "-r", help="Runs per point (default: the experiment's).", show_default=False)] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes (default: one per core).", show_default=False)] = None,
-    dask: Annotated[Optional[str], typer.Option("--dask", help="Run on a Dask cluster: its scheduler's address, or 'local'.", show_default=False)] = None,
-    only: Annotated[Optional[list[str]], typer.Option("--only", help="With 'all': just these experiments (repeat the option).", show_default=False)] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables; print only the directory.")] = False,
+    name: Annotated[
+        str,
+        typer.Argument(
+            metavar="NAME",
+            help="'list', an experiment of the catalogue, 'all', or an experiment file (.toml).",
+            show_default=False,
+        ),
+    ],
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Directory to write: new, empty, or one this command wrote (its runs are reused).",
+            show_default=False,
+        ),
+    ] = None,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="The short version: fewer replicates and shorter runs, enough for the direction of the result.",
+        ),
+    ] = False,
+    replicates: Annotated[
+        int | None,
+        typer.Option(
+            "--replicates",
+            "-r",
+            help="Runs per point (default: the experiment's).",
+            show_default=False,
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", help="Worker processes (default: one per core).", show_default=False
+        ),
+    ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            "--dask",
+            help="Run on a Dask cluster: its scheduler's address, or 'local'.",
+            show_default=False,
+        ),
+    ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only",
+            help="With 'all': just these experiments (repeat the option).",
+            show_default=False,
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No progress bar and no tables; print only the directory."
+        ),
+    ] = False,
 ) -> None:
     """Rerun a paper's experiment and compare it with the published numbers (hscc reproduce list: the catalogue).
 
@@ -191,11 +332,13 @@ def reproduce(
     try:
         with ExitStack() as stack:
             if name == "all":
+
                 def started(e) -> Callable:
                     stack.close()  # the previous experiment's bar
                     if not quiet:
                         err.print(f"{e.name}: {e.title} ({e.source})", soft_wrap=True)
                     return stack.enter_context(_sweep_progress(quiet))
+
                 done = rep.reproduce_all(out_dir, quick, replicates, jobs, dask, only, started)
             else:
                 bar = stack.enter_context(_sweep_progress(quiet))
@@ -205,7 +348,10 @@ def reproduce(
     except ValueError as e:  # SweepError
         raise _fail(BAD_INPUT, str(e)) from None
     except KeyboardInterrupt:
-        raise _fail(INTERRUPTED, f"interrupted; finished runs are kept in {out_dir} (run the same command to resume)") from None
+        raise _fail(
+            INTERRUPTED,
+            f"interrupted; finished runs are kept in {out_dir} (run the same command to resume)",
+        ) from None
     except (OSError, RuntimeError) as e:
         raise _fail(FAILED, f"reproduction failed: {e}") from None
     if quiet:
@@ -215,38 +361,66 @@ def reproduce(
             out.print(tables.terminal(r))
         if name == "all":
             out.print(tables.scorecard_table(done))
-        written = "report.html, comparison.parquet, NAME/" if name == "all" else "comparison.md, comparison.parquet, figure.png"
+        written = (
+            "report.html, comparison.parquet, NAME/"
+            if name == "all"
+            else "comparison.md, comparison.parquet, figure.png"
+        )
         out.print(f"results: {out_dir}/  ({written})", soft_wrap=True)
     failed = sum(r.failed_runs for r in done)
     missed = [c.text for r in done for c in r.claims if not c.holds and not c.known_miss]
     known = sum(1 for r in done for c in r.claims if not c.holds and c.known_miss)
     if failed:
-        err.print(f"{failed} runs failed (their errors are in the sweep's points.parquet)", soft_wrap=True)
+        err.print(
+            f"{failed} runs failed (their errors are in the sweep's points.parquet)", soft_wrap=True
+        )
     if known and not quiet:
-        err.print(f"{known} of the papers' claims are known not to hold in hscc (each experiment's notes say why)", soft_wrap=True)
+        err.print(
+            f"{known} of the papers' claims are known not to hold in hscc (each experiment's notes say why)",
+            soft_wrap=True,
+        )
     if missed:
-        err.print(f"{len(missed)} of the papers' claims do not hold in hscc: " + "; ".join(missed[:5]), soft_wrap=True)
+        err.print(
+            f"{len(missed)} of the papers' claims do not hold in hscc: " + "; ".join(missed[:5]),
+            soft_wrap=True,
+        )
     if failed:
         raise typer.Exit(FAILED)
 
 
 @app.command(epilog=EXIT_CODES)
 def plot(
-    run_dir: Annotated[Path, typer.Argument(help="Run directory written by `hscc run`, or a sweep directory written by `hscc sweep`.", show_default=False)],
+    run_dir: Annotated[
+        Path,
+        typer.Argument(
+            help="Run directory written by `hscc run`, or a sweep directory written by `hscc sweep`.",
+            show_default=False,
+        ),
+    ],
     svg: Annotated[bool, typer.Option("--svg", help="Also write an SVG beside the PNG.")] = False,
-    out_file: Annotated[Optional[Path], typer.Option("--out", "-o", help="Image file (.png). Default: RUN_DIR/plot.png.")] = None,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing --out file.")] = False,
+    out_file: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Image file (.png). Default: RUN_DIR/plot.png."),
+    ] = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace an existing --out file.")
+    ] = False,
 ) -> None:
     """Plot a run (throughput and cwnd per flow, queuing delay over time; PNG, SVG on request),
     or a sweep (each metric against the first axis, into SWEEP_DIR/plots/ or --out)."""
-    from hscc.plot import NoTracesError, plot as draw
+    from hscc.plot import NoTracesError
+    from hscc.plot import plot as draw
     from hscc.sweeps import sweepdir
 
     try:
         if sweepdir.read_manifest(run_dir) is not None:
-            paths = sweepdir.load(run_dir).plot(out_file or run_dir / sweepdir.PLOTS, overwrite=overwrite)
+            paths = sweepdir.load(run_dir).plot(
+                out_file or run_dir / sweepdir.PLOTS, overwrite=overwrite
+            )
         else:
-            paths = draw(run_dir, out=out_file or run_dir / "plot.png", svg=svg, overwrite=overwrite)
+            paths = draw(
+                run_dir, out=out_file or run_dir / "plot.png", svg=svg, overwrite=overwrite
+            )
     except (RunDirError, NoTracesError) as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except KeyboardInterrupt:
@@ -259,7 +433,10 @@ def plot(
 
 @app.command(epilog=EXIT_CODES)
 def algorithms(
-    name: Annotated[Optional[str], typer.Argument(help="Show only this algorithm (name or alias).", show_default=False)] = None,
+    name: Annotated[
+        str | None,
+        typer.Argument(help="Show only this algorithm (name or alias).", show_default=False),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
     """Every congestion-control algorithm with its parameters, defaults, ranges and sources."""
@@ -267,7 +444,9 @@ def algorithms(
     if name is not None:
         found = catalog.find(name)
         if found is None:
-            raise _fail(BAD_INPUT, f'algorithm "{name}" is not known (one of: {catalog.known_names()})')
+            raise _fail(
+                BAD_INPUT, f'algorithm "{name}" is not known (one of: {catalog.known_names()})'
+            )
         algos = (found,)
     if as_json:
         out.print_json(json.dumps([asdict(a) for a in algos]))
@@ -277,7 +456,9 @@ def algorithms(
 
 @app.command(epilog=EXIT_CODES)
 def fields(
-    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON Schema of scenario files instead.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the JSON Schema of scenario files instead.")
+    ] = False,
 ) -> None:
     """Every field a scenario file may have: its kind of value, default and meaning (Markdown)."""
     if as_json:
@@ -291,7 +472,9 @@ def fields(
 @app.command(epilog=EXIT_CODES)
 def check(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the engine's JSON form of the scenario.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the engine's JSON form of the scenario.")
+    ] = False,
     max_memory: MaxMemory = None,
     max_events: MaxEvents = None,
 ) -> None:
@@ -312,7 +495,10 @@ def check(
     if as_json:
         out.print_json(engine)
     else:
-        out.print(f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s; needs {need})", soft_wrap=True)
+        out.print(
+            f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s; needs {need})",
+            soft_wrap=True,
+        )
 
 
 def _fresh(path: Path) -> Path:
@@ -328,13 +514,20 @@ def _fresh(path: Path) -> Path:
 def _sweep_progress(quiet: bool) -> Iterator[Callable]:
     """The sweep's progress callback: one bar over the runs to compute, with every count beside it."""
     with Progress(
-        BarColumn(bar_width=15), TextColumn("{task.fields[counts]}", markup=False), TimeRemainingColumn(), TextColumn("left"),
-        console=err, transient=True, disable=quiet or not err.is_terminal,
+        BarColumn(bar_width=15),
+        TextColumn("{task.fields[counts]}", markup=False),
+        TimeRemainingColumn(),
+        TextColumn("left"),
+        console=err,
+        transient=True,
+        disable=quiet or not err.is_terminal,
     ) as progress:
         task: list = []
 
         def update(c) -> None:
-            todo = c.total - c.cached  # cached runs are not on the bar: they would make the ETA meaningless
+            todo = (
+                c.total - c.cached
+            )  # cached runs are not on the bar: they would make the ETA meaningless
             counts = f"{c.done} done, {c.running} running, {c.cached} cached, {c.failed} failed; points {c.points_complete}/{c.points_total}"
             if not task:
                 task.append(progress.add_task("sweep", total=max(todo, 1), counts=counts))
@@ -345,9 +538,15 @@ def _sweep_progress(quiet: bool) -> Iterator[Callable]:
 
 def _progress(quiet: bool) -> Progress:
     return Progress(
-        TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
-        TextColumn("{task.completed:.1f} / {task.total:g} s simulated"), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-        console=err, transient=True, disable=quiet or not err.is_terminal,  # no bar in logs
+        TextColumn("{task.description}", style="bold", markup=False),
+        BarColumn(),
+        TextColumn("{task.completed:.1f} / {task.total:g} s simulated"),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=quiet or not err.is_terminal,  # no bar in logs
     )
 
 

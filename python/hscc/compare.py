@@ -49,17 +49,25 @@ CUT_FRACTION = 0.1
 @dataclass(frozen=True)
 class Comparison:
     flows: list[Row]  # goodput per flow, bit/s
-    counters: list[Row]  # per flow: retransmitted segments, recoveries, timeouts (None where a run has no count)
+    counters: list[
+        Row
+    ]  # per flow: retransmitted segments, recoveries, timeouts (None where a run has no count)
     totals: list[Row]  # aggregate goodput, Jain, queuing delay, loss, retransmissions
-    windows: list[Row]  # per flow: first window cut (time, cwnd before it), cuts, median time between cuts
+    windows: list[
+        Row
+    ]  # per flow: first window cut (time, cwnd before it), cuts, median time between cuts
     unmatched: int  # flows only one run has
 
     def to_dict(self) -> dict:
         return {
             "flows": [{"flow": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.flows],
-            "counters": [{"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.counters],
+            "counters": [
+                {"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.counters
+            ],
             "totals": [{"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.totals],
-            "windows": [{"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.windows],
+            "windows": [
+                {"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.windows
+            ],
             "unmatched_flows": self.unmatched,
         }
 
@@ -95,7 +103,10 @@ def trajectory(times: list[float], cwnd: list[int]) -> Trajectory:
 def trajectories(r: Result) -> dict[int, Trajectory]:
     """Each flow's window trajectory from the run's cwnd samples."""
     ts = r.timeseries.sort("flow", "time_s")
-    return {int(f): trajectory(g["time_s"].to_list(), g["cwnd"].to_list()) for (f,), g in ts.group_by("flow", maintain_order=True)}
+    return {
+        int(f): trajectory(g["time_s"].to_list(), g["cwnd"].to_list())
+        for (f,), g in ts.group_by("flow", maintain_order=True)
+    }
 
 
 def jain(x: list[float]) -> float | None:
@@ -134,13 +145,20 @@ def retrans(r: Result) -> float:
 
 
 def compare(a: Result, b: Result) -> Comparison:
-    ga = dict(zip(a.flows["flow"].to_list(), zip(a.flows["label"].to_list(), a.flows["goodput_bps"].to_list())))
+    ga = dict(
+        zip(
+            a.flows["flow"].to_list(),
+            zip(a.flows["label"].to_list(), a.flows["goodput_bps"].to_list()),
+        )
+    )
     gb = dict(zip(b.flows["flow"].to_list(), b.flows["goodput_bps"].to_list()))
     common = [i for i in ga if i in gb]
     flows = [Row(ga[i][0], ga[i][1], gb[i]) for i in common]
     xa, xb = [ga[i][1] for i in common], [gb[i] for i in common]
     ca, cb = ({row["flow"]: row for row in r.flows.iter_rows(named=True)} for r in (a, b))
-    counters = [Row(f"{ga[i][0]}: {name}", ca[i][name], cb[i][name]) for i in common for name in COUNTERS]
+    counters = [
+        Row(f"{ga[i][0]}: {name}", ca[i][name], cb[i][name]) for i in common for name in COUNTERS
+    ]
 
     totals = [
         Row("goodput, all flows (bit/s)", sum(xa), sum(xb)),
@@ -181,7 +199,14 @@ def figure(a: Result, b: Result, names: tuple[str, str]):
         for row in run.flows.iter_rows(named=True):
             f = ts.filter(pl.col("flow") == row["flow"])
             color = colors[row["flow"] % len(colors)]
-            ax_thr.plot(f["time_s"], f["throughput_bps"] / 1e6, style, color=color, lw=1.1, label=f"{row['label']} ({name})")
+            ax_thr.plot(
+                f["time_s"],
+                f["throughput_bps"] / 1e6,
+                style,
+                color=color,
+                lw=1.1,
+                label=f"{row['label']} ({name})",
+            )
             ax_cwnd.plot(f["time_s"], f["cwnd"], style, color=color, lw=1.1)
     ax_thr.set_ylabel("goodput (Mbit/s)")
     ax_cwnd.set_ylabel("cwnd (segments)")

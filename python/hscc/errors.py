@@ -14,7 +14,7 @@ class Issue(ValueError):
         super().__init__(f"{field}: {allowed}")
         self.field, self.value, self.allowed = field, value, allowed
 
-    def at(self, prefix: str) -> "Issue":
+    def at(self, prefix: str) -> Issue:
         """The same issue with its field under `prefix`."""
         if not prefix:
             return self
@@ -37,7 +37,9 @@ class ScenarioError(ValueError):
         super().__init__("\n".join(lines))
 
     @classmethod
-    def from_engine(cls, error: ValueError, source: str | None = None, data: object = None) -> "ScenarioError":
+    def from_engine(
+        cls, error: ValueError, source: str | None = None, data: object = None
+    ) -> ScenarioError:
         """From the engine's ValueError(message, field, value, allowed); the value is
         shown as `data` (the scenario as given) has it when the field is found there."""
         if len(error.args) == 4:
@@ -45,8 +47,12 @@ class ScenarioError(ValueError):
             if value == "missing":
                 from hscc.reference import description
 
-                generic = allowed == "a value: this field is required"  # serde's words: say what the field is instead
-                return cls([Issue(field, MISSING, (generic and description(field)) or allowed)], source)
+                generic = (
+                    allowed == "a value: this field is required"
+                )  # serde's words: say what the field is instead
+                return cls(
+                    [Issue(field, MISSING, (generic and description(field)) or allowed)], source
+                )
             given = _lookup(data, field)
             shown = _Raw(value) if given is _NOT_FOUND or isinstance(given, (dict, list)) else given
             return cls([Issue(field, shown, allowed)], source)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Optional
 
 from hscc import _core, units
 
@@ -34,10 +33,12 @@ class Estimate:
 def estimate(engine_json: str) -> Estimate:
     """The engine's estimate for a scenario in its JSON form (ValueError like the engine's build)."""
     e = json.loads(_core.estimate(engine_json))
-    return Estimate(e["memory_bytes"], e["events"], tuple(e["memory_field"]), tuple(e["events_field"]))
+    return Estimate(
+        e["memory_bytes"], e["events"], tuple(e["memory_field"]), tuple(e["events_field"])
+    )
 
 
-def machine_memory() -> Optional[int]:
+def machine_memory() -> int | None:
     """Physical memory of this machine, bytes (None where the OS does not say)."""
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

@@ -31,7 +31,9 @@ class Stolen:
     test: Result
 
 
-def bandwidth_stolen(scenario: Scenario | str | Path | dict, tested: list[int], seed: int | None = None) -> Stolen:
+def bandwidth_stolen(
+    scenario: Scenario | str | Path | dict, tested: list[int], seed: int | None = None
+) -> Stolen:
     """Bandwidth the `[[flows]]` entries `tested` (indices) take from the other TCP flows.
 
     Runs the scenario, and its baseline in which every tested entry runs Reno with
@@ -42,7 +44,10 @@ def bandwidth_stolen(scenario: Scenario | str | Path | dict, tested: list[int], 
     data = sc.to_dict()
     for i in tested:
         if not 0 <= i < len(sc.flows):
-            raise ScenarioError([Issue("tested", i, f"indices of [[flows]] entries, 0 to {len(sc.flows) - 1}")], sc.source)
+            raise ScenarioError(
+                [Issue("tested", i, f"indices of [[flows]] entries, 0 to {len(sc.flows) - 1}")],
+                sc.source,
+            )
         data["flows"][i]["algorithm"], data["flows"][i]["params"] = "reno", {}
     baseline = run(Scenario.parse(data, sc.source), seed=seed)
     test = run(sc, seed=seed)

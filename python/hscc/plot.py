@@ -23,7 +23,12 @@ class NoTracesError(ValueError):
     """A run recorded without flow or queue time series has nothing to plot."""
 
 
-def plot(run: Result | str | Path, out: str | Path | None = None, svg: bool = False, overwrite: bool = False) -> list[Path]:
+def plot(
+    run: Result | str | Path,
+    out: str | Path | None = None,
+    svg: bool = False,
+    overwrite: bool = False,
+) -> list[Path]:
     """Draw the run's plot; write PNG (and SVG) to `out` (default RUN_DIR/plot.png). Returns the paths.
     A run with a per-ACK log also gets its plot (`hscc.cclog.figure`) beside it, as OUT_cc_log.png.
 
@@ -31,7 +36,9 @@ def plot(run: Result | str | Path, out: str | Path | None = None, svg: bool = Fa
     result = run if isinstance(run, Result) else load(run)
     if out is None:
         if isinstance(run, Result):
-            raise ValueError("out: a file name is needed when plotting a Result that is not in a run directory")
+            raise ValueError(
+                "out: a file name is needed when plotting a Result that is not in a run directory"
+            )
         out = Path(run) / "plot.png"
     out = Path(out).with_suffix(".png")
     figures = []
@@ -53,7 +60,12 @@ def plot(run: Result | str | Path, out: str | Path | None = None, svg: bool = Fa
 def _check_replaceable(path: Path, overwrite: bool) -> None:
     if overwrite or not (path.exists() or path.is_symlink()):
         return
-    if path.name in PLOTS and path.is_file() and not path.is_symlink() and read_manifest(path.parent) is not None:
+    if (
+        path.name in PLOTS
+        and path.is_file()
+        and not path.is_symlink()
+        and read_manifest(path.parent) is not None
+    ):
         return  # the run directory's own plot
     raise RunDirError(f"{path} exists; pass --overwrite (overwrite=True) to replace it")
 
@@ -62,12 +74,18 @@ def figure(result: Result) -> Figure:
     """The three-panel figure of a run."""
     ts, qs, flows = result.timeseries, result.queues, result.flows
     if ts.is_empty() and qs.is_empty():
-        raise NoTracesError("the run has no time series: set [output] sample_interval and traces = [\"flows\", \"queues\"]")
+        raise NoTracesError(
+            'the run has no time series: set [output] sample_interval and traces = ["flows", "queues"]'
+        )
     fig = Figure(figsize=(11, 9), layout="constrained")
     FigureCanvasAgg(fig)
     ax_thr, ax_cwnd, ax_q = fig.subplots(3, 1, sharex=True)
     s = result.summary
-    how = f"on Linux {result.manifest['kernel_run']['kernel']}" if "kernel_run" in result.manifest else "simulated"
+    how = (
+        f"on Linux {result.manifest['kernel_run']['kernel']}"
+        if "kernel_run" in result.manifest
+        else "simulated"
+    )
     title = f"{s.get('name') or 'hscc run'}: {flows.height} flow{'s' if flows.height != 1 else ''}, {s['duration_s']:g} s {how}, seed {s['seed']}"
     jain = s.get("jain_index")
     fig.suptitle(title + (f"; Jain's index {jain:.3f}" if jain is not None else ""), fontsize=13)
@@ -80,14 +98,26 @@ def figure(result: Result) -> Figure:
         ax_thr.plot(f["time_s"], f["throughput_bps"] / scale, color=color, lw=1.2, label=label)
         ax_cwnd.plot(f["time_s"], f["cwnd"], color=color, lw=1.2)
     capacity, thr_title = 0.0, "goodput per flow, per sampling interval"
-    changed = {c["link"] for c in result.manifest["scenario"].get("changes", []) if c.get("rate") is not None}
+    changed = {
+        c["link"]
+        for c in result.manifest["scenario"].get("changes", [])
+        if c.get("rate") is not None
+    }
     rates: dict[int, list[str]] = {}
     for link in result.bottlenecks.iter_rows(named=True):
-        if link["mean_qdelay_s"] > 0 and link["name"] not in changed:  # carried data at a fixed rate
+        if (
+            link["mean_qdelay_s"] > 0 and link["name"] not in changed
+        ):  # carried data at a fixed rate
             rates.setdefault(link["rate_bps"], []).append(link["name"])
     for rate, names in rates.items():
         capacity = max(capacity, rate)
-        ax_thr.axhline(rate / scale, color="0.45", ls="--", lw=1, label=f"capacity {format_rate(rate)} ({', '.join(names)})")
+        ax_thr.axhline(
+            rate / scale,
+            color="0.45",
+            ls="--",
+            lw=1,
+            label=f"capacity {format_rate(rate)} ({', '.join(names)})",
+        )
     if capacity and ts.height and ts["throughput_bps"].max() > 1.3 * capacity:
         # In-order delivery after a loss is repaired comes in bursts above the link rate; keep the scale readable.
         ax_thr.set_ylim(0, 1.3 * capacity / scale)
@@ -102,7 +132,9 @@ def figure(result: Result) -> Figure:
     ax_cwnd.set_ylabel("cwnd (segments)")
     ax_cwnd.set_title("congestion window per flow", fontsize=10, loc="left")
     ax_q.set_ylabel("queuing delay (ms)")
-    ax_q.set_title("mean queuing delay of packets leaving each monitored link's queue", fontsize=10, loc="left")
+    ax_q.set_title(
+        "mean queuing delay of packets leaving each monitored link's queue", fontsize=10, loc="left"
+    )
     ax_q.set_xlabel("time (s)")
     for ax in (ax_thr, ax_cwnd, ax_q):
         ax.grid(True, color="0.9")
@@ -112,7 +144,9 @@ def figure(result: Result) -> Figure:
     if qs_shown:
         ax_q.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False)
     else:
-        ax_q.text(0.5, 0.5, "no queue traces recorded", transform=ax_q.transAxes, ha="center", color="0.4")
+        ax_q.text(
+            0.5, 0.5, "no queue traces recorded", transform=ax_q.transAxes, ha="center", color="0.4"
+        )
     return fig
 
 
@@ -125,7 +159,10 @@ def _styles(flows: pl.DataFrame) -> dict[int, tuple[str, str | None]]:
     for row in flows.iter_rows(named=True):
         rtt = format_seconds(row["base_rtt_s"])
         if per_flow:
-            out[row["flow"]] = (colors[row["flow"] % 10], f"{row['label']} · RTT {rtt} · {format_rate(row['goodput_bps'])}")
+            out[row["flow"]] = (
+                colors[row["flow"] % 10],
+                f"{row['label']} · RTT {rtt} · {format_rate(row['goodput_bps'])}",
+            )
         else:
             group = row["spec"]
             label = None if group in seen else f"flows[{group}]: {row['algorithm']} · RTT {rtt}"
@@ -139,7 +176,12 @@ def _queued_links(qs: pl.DataFrame) -> list[str]:
     if qs.is_empty():
         return []
     names = qs["name"].unique(maintain_order=True).to_list()
-    busy = qs.group_by("name", maintain_order=True).agg(pl.col("queue_pkts").max()).filter(pl.col("queue_pkts") > 0)["name"].to_list()
+    busy = (
+        qs.group_by("name", maintain_order=True)
+        .agg(pl.col("queue_pkts").max())
+        .filter(pl.col("queue_pkts") > 0)["name"]
+        .to_list()
+    )
     return busy or names
 
 

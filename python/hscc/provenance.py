@@ -54,5 +54,7 @@ def environment() -> dict:
 
 
 def _git(cwd: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=True)
+    out = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=True
+    )
     return out.stdout.strip()

@@ -6,22 +6,41 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from hscc import _core
 from hscc.errors import field_parts
 from hscc.units import format_rate, format_seconds
 
 # Quantity schemas by name: how a value of each is written.
-_QUANTITIES = {"Time": "time", "Rate": "rate", "Size": "size", "Probability": "probability", "Buffer": "buffer",
-               "ParamValue": "number or bool", "Dist_Size": "size or distribution"}
+_QUANTITIES = {
+    "Time": "time",
+    "Rate": "rate",
+    "Size": "size",
+    "Probability": "probability",
+    "Buffer": "buffer",
+    "ParamValue": "number or bool",
+    "Dist_Size": "size or distribution",
+}
 # Sections: the tables a file has, in the order a file is written, with their TOML names.
 _SECTIONS = [
-    ("ScenarioSpec", "top level"), ("OutputSpec", "[output]"), ("CcLogSpec", "[output] cc_log = { flows = [...] }"), ("PcapSpec", "[output] pcap = { ... }"),
-    ("dumbbell", '[topology] kind = "dumbbell"'), ("parking_lot", '[topology] kind = "parking_lot"'), ("graph", '[topology] kind = "graph"'),
-    ("LinkSpecIn", "a link (bottleneck, reverse, link, fwd, rev)"), ("QueueSpec", "a link's queue (queue = { kind = ... })"),
-    ("PairSpec", "a host pair (pairs[i], access)"), ("GraphLink", "a graph link (links[i])"),
-    ("FlowSpec", "[[flows]]"), ("UdpSpec", "[[udp]]"), ("VoipSpec", "[[voip]]"), ("WebSpec", "[[web]]"), ("ChangeSpec", "[[changes]]"),
+    ("ScenarioSpec", "top level"),
+    ("OutputSpec", "[output]"),
+    ("CcLogSpec", "[output] cc_log = { flows = [...] }"),
+    ("PcapSpec", "[output] pcap = { ... }"),
+    ("dumbbell", '[topology] kind = "dumbbell"'),
+    ("parking_lot", '[topology] kind = "parking_lot"'),
+    ("graph", '[topology] kind = "graph"'),
+    ("LinkSpecIn", "a link (bottleneck, reverse, link, fwd, rev)"),
+    ("QueueSpec", "a link's queue (queue = { kind = ... })"),
+    ("PairSpec", "a host pair (pairs[i], access)"),
+    ("GraphLink", "a graph link (links[i])"),
+    ("FlowSpec", "[[flows]]"),
+    ("UdpSpec", "[[udp]]"),
+    ("VoipSpec", "[[voip]]"),
+    ("WebSpec", "[[web]]"),
+    ("ChangeSpec", "[[changes]]"),
 ]
 
 
@@ -80,14 +99,23 @@ def value_kind(field: str) -> str | None:
     """How the field at a path reads a value: "time", "rate", "size", "probability" or
     "buffer" (a distribution field as its values) for a quantity, "integer" for a whole
     number, None otherwise."""
-    kinds = {"Time": "time", "Dist_Time": "time", "Rate": "rate", "Size": "size", "Dist_Size": "size",
-             "Probability": "probability", "Buffer": "buffer"}
+    kinds = {
+        "Time": "time",
+        "Dist_Time": "time",
+        "Rate": "rate",
+        "Size": "size",
+        "Dist_Size": "size",
+        "Probability": "probability",
+        "Buffer": "buffer",
+    }
     nodes = field_nodes(field)
     while nodes:
         n = nodes.pop()
         if _ref(n) in kinds:
             return kinds[_ref(n)]
-        if n.get("type") == "integer" or (isinstance(n.get("type"), list) and "integer" in n["type"]):
+        if n.get("type") == "integer" or (
+            isinstance(n.get("type"), list) and "integer" in n["type"]
+        ):
             return "integer"
         nodes += n.get("anyOf", []) + n.get("oneOf", [])
     return None
@@ -107,10 +135,15 @@ def _type(node: dict, defs: dict[str, dict]) -> str:
         return _QUANTITIES[name]
     if name is not None:
         target = defs[name]
-        values = target.get("enum") or [v.get("const") for v in target.get("oneOf", []) if "const" in v]
+        values = target.get("enum") or [
+            v.get("const") for v in target.get("oneOf", []) if "const" in v
+        ]
         if values:
             return " \\| ".join(f'"{v}"' for v in values)
-        return next((title for key, title in _SECTIONS if key == name), "[topology]" if name == "TopologySpec" else name)
+        return next(
+            (title for key, title in _SECTIONS if key == name),
+            "[topology]" if name == "TopologySpec" else name,
+        )
     kind = node.get("type")
     if isinstance(kind, list):
         return " or ".join(_type({**node, "type": k}, defs) for k in kind if k != "null")
@@ -154,13 +187,17 @@ def _one_line(text: str) -> str:
 def markdown() -> str:
     """The whole reference as Markdown."""
     defs = definitions()
-    lines = ["# Scenario file reference", "",
-             "Generated from the engine's scenario definition (`crates/hscc-sim/src/scenario/spec.rs`) by `hscc fields`;",
-             "do not edit by hand. Quantities take units: a time (`100ms`, `1.5s`), a rate (`700Mbps`), a size (`64KB`,",
-             "`1MiB`), a probability (`1e-6`, `0.1%`), a buffer (`1500pkts`, `64KB`, `0.5bdp`); plain numbers are SI",
-             "(seconds, bit/s, bytes). A distribution is a value or a table such as",
-             '`{ dist = "uniform", min = "5ms", max = "25ms" }` (`fixed`: value; `uniform`: min, max; `exponential`: mean;',
-             "`pareto`: mean, shape).", ""]
+    lines = [
+        "# Scenario file reference",
+        "",
+        "Generated from the engine's scenario definition (`crates/hscc-sim/src/scenario/spec.rs`) by `hscc fields`;",
+        "do not edit by hand. Quantities take units: a time (`100ms`, `1.5s`), a rate (`700Mbps`), a size (`64KB`,",
+        "`1MiB`), a probability (`1e-6`, `0.1%`), a buffer (`1500pkts`, `64KB`, `0.5bdp`); plain numbers are SI",
+        "(seconds, bit/s, bytes). A distribution is a value or a table such as",
+        '`{ dist = "uniform", min = "5ms", max = "25ms" }` (`fixed`: value; `uniform`: min, max; `exponential`: mean;',
+        "`pareto`: mean, shape).",
+        "",
+    ]
     for key, title in _SECTIONS:
         d = defs[key]
         lines += [f"## {title}", ""]
@@ -171,6 +208,8 @@ def markdown() -> str:
         for field, node in d.get("properties", {}).items():
             if field == "kind" and "const" in node:
                 continue
-            lines.append(f"| `{field}` | {_type(node, defs)} | {_default(node, field in required)} | {_one_line(node.get('description', ''))} |")
+            lines.append(
+                f"| `{field}` | {_type(node, defs)} | {_default(node, field in required)} | {_one_line(node.get('description', ''))} |"
+            )
         lines.append("")
     return "\n".join(lines)

@@ -20,30 +20,72 @@ def summary(result: Result) -> Group:
     s = result.summary
     kernel = result.manifest.get("kernel_run")
     how = f"on Linux {kernel['kernel']}" if kernel else "simulated"
-    flows = _table(f"{s.get('name') or 'run'}: {s['duration_s']:g} s {how} in {s['wall_time_s']:.2f} s, seed {s['seed']}",
-                   "flow", "algorithm", "RTT", "sRTT", "goodput", "share", "retrans")
+    flows = _table(
+        f"{s.get('name') or 'run'}: {s['duration_s']:g} s {how} in {s['wall_time_s']:.2f} s, seed {s['seed']}",
+        "flow",
+        "algorithm",
+        "RTT",
+        "sRTT",
+        "goodput",
+        "share",
+        "retrans",
+    )
     flows.caption = "RTT: base, no queuing · sRTT: mean smoothed · share: of total goodput"
     rows = result.flows.to_dicts()
     for f in rows[:MAX_ROWS]:
         srtt = f["mean_srtt_s"]
         flows.add_row(
-            f["label"], f["algorithm"], format_seconds(f["base_rtt_s"]),
+            f["label"],
+            f["algorithm"],
+            format_seconds(f["base_rtt_s"]),
             format_seconds(srtt) if srtt is not None else "–",
-            format_rate(f["goodput_bps"]), f"{100 * f['share']:.1f}%", str(f["retrans"]),
+            format_rate(f["goodput_bps"]),
+            f"{100 * f['share']:.1f}%",
+            str(f["retrans"]),
         )
     if len(rows) > MAX_ROWS:
         flows.add_row(f"… {len(rows) - MAX_ROWS} more", "(flows.parquet)", *[""] * 5)
     if len(rows) > 1:
         flows.add_section()
-        flows.add_row("all", "", "", "", format_rate(s["total_goodput_bps"]), "100%", str(sum(f["retrans"] for f in rows)))
+        flows.add_row(
+            "all",
+            "",
+            "",
+            "",
+            format_rate(s["total_goodput_bps"]),
+            "100%",
+            str(sum(f["retrans"] for f in rows)),
+        )
 
-    links = _table("bottlenecks (monitored links)", "link", "rate", "utilization", "drops", "mean qdelay", "p99 qdelay")
+    links = _table(
+        "bottlenecks (monitored links)",
+        "link",
+        "rate",
+        "utilization",
+        "drops",
+        "mean qdelay",
+        "p99 qdelay",
+    )
     for link in result.bottlenecks.to_dicts():
-        links.add_row(link["name"], format_rate(link["rate_bps"]), f"{100 * link['utilization']:.1f}%", str(link["drops"]),
-                      format_seconds(link["mean_qdelay_s"]), format_seconds(link["p99_qdelay_s"]))
+        links.add_row(
+            link["name"],
+            format_rate(link["rate_bps"]),
+            f"{100 * link['utilization']:.1f}%",
+            str(link["drops"]),
+            format_seconds(link["mean_qdelay_s"]),
+            format_seconds(link["p99_qdelay_s"]),
+        )
     jain = s["jain_index"]
-    footer = Text(f"Jain's fairness index of the TCP goodputs: {jain:.3f}" if jain is not None else "Jain's fairness index: undefined (no TCP goodput)")
-    parts = [t for t in (flows if rows else None, links, _udp(result), _web(result)) if t is not None and t.row_count]
+    footer = Text(
+        f"Jain's fairness index of the TCP goodputs: {jain:.3f}"
+        if jain is not None
+        else "Jain's fairness index: undefined (no TCP goodput)"
+    )
+    parts = [
+        t
+        for t in (flows if rows else None, links, _udp(result), _web(result))
+        if t is not None and t.row_count
+    ]
     return Group(*parts, footer)
 
 
@@ -54,14 +96,22 @@ def sweep_summary(result) -> Table:
     metrics = headline(result.metrics)[:3]
     stats = result.summary()
     points = stats.partition_by("point", maintain_order=True) if stats.height else []
-    t = Table(title=f"{result.points.height} runs, {len(points)} points: mean ± 95 % CI half-width (SI units)", title_justify="left",
-              title_style="bold", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"{result.points.height} runs, {len(points)} points: mean ± 95 % CI half-width (SI units)",
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+    )
     for c in ("point", *result.fields, *metrics):
         t.add_column(c, justify="left" if c in result.fields else "right", overflow="fold")
     for part in points[:MAX_ROWS]:
         by_metric = {r["metric"]: r for r in part.iter_rows(named=True)}
         first = part.row(0, named=True)
-        t.add_row(str(first["point"]), *[str(first[f]) for f in result.fields], *[_mean_ci(by_metric.get(m)) for m in metrics])
+        t.add_row(
+            str(first["point"]),
+            *[str(first[f]) for f in result.fields],
+            *[_mean_ci(by_metric.get(m)) for m in metrics],
+        )
     if len(points) > MAX_ROWS:
         t.add_row(f"… {len(points) - MAX_ROWS} more (summary.parquet)")
     return t
@@ -75,29 +125,64 @@ def _mean_ci(r: dict | None) -> str:
 
 
 def _udp(result: Result) -> Table | None:
-    t = _table("UDP flows", "flow", "source", "throughput", "loss", "mean delay", "p99 delay", "jitter")
+    t = _table(
+        "UDP flows", "flow", "source", "throughput", "loss", "mean delay", "p99 delay", "jitter"
+    )
     for u in result.udp.to_dicts()[:MAX_ROWS]:
-        t.add_row(u["label"], u["source"], format_rate(u["throughput_bps"]), f"{100 * u['loss_rate']:.2f}%",
-                  format_seconds(u["mean_delay_s"]), format_seconds(u["p99_delay_s"]), format_seconds(u["jitter_s"]))
+        t.add_row(
+            u["label"],
+            u["source"],
+            format_rate(u["throughput_bps"]),
+            f"{100 * u['loss_rate']:.2f}%",
+            format_seconds(u["mean_delay_s"]),
+            format_seconds(u["p99_delay_s"]),
+            format_seconds(u["jitter_s"]),
+        )
     return t
 
 
 def _web(result: Result) -> Table | None:
-    t = _table("web transfers: response times by size", "source", "size (bytes)", "done", "mean", "median", "p90")
+    t = _table(
+        "web transfers: response times by size",
+        "source",
+        "size (bytes)",
+        "done",
+        "mean",
+        "median",
+        "p90",
+    )
     for w in result.summary.get("web", []):
         bins = result.web.filter(result.web["web"] == w["web"]).to_dicts()
         t.add_row(w["label"], "all", f"{w['completed']} of {w['started']}", "", "", "")
         for b in bins:
-            t.add_row("", f"{b['size_min']}–{b['size_max']}", str(b["count"]), format_seconds(b["mean_s"]),
-                      format_seconds(b["median_s"]), format_seconds(b["p90_s"]))
+            t.add_row(
+                "",
+                f"{b['size_min']}–{b['size_max']}",
+                str(b["count"]),
+                format_seconds(b["mean_s"]),
+                format_seconds(b["median_s"]),
+                format_seconds(b["p90_s"]),
+            )
     return t
 
 
 def _table(title: str, *columns: str) -> Table:
     """A compact table: the first column left (wrapping when the terminal is narrow), the others right-aligned."""
-    t = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD, caption_justify="left", caption_style="dim")
+    t = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        caption_justify="left",
+        caption_style="dim",
+    )
     for i, c in enumerate(columns):
-        t.add_column(c, justify="right" if i >= 2 or c == "rate" else "left", no_wrap=i > 0, ratio=1 if i == 0 else None)
+        t.add_column(
+            c,
+            justify="right" if i >= 2 or c == "rate" else "left",
+            no_wrap=i > 0,
+            ratio=1 if i == 0 else None,
+        )
     return t
 
 
@@ -106,7 +191,9 @@ def algorithms(algos: tuple[Algorithm, ...]) -> Group:
     parts = []
     for a in algos:
         aliases = f" (also {', '.join(a.aliases)})" if a.aliases else ""
-        head = Text.assemble((a.name, "bold cyan"), aliases, " — ", a.summary, "\n", ("source: " + a.source, "dim"))
+        head = Text.assemble(
+            (a.name, "bold cyan"), aliases, " — ", a.summary, "\n", ("source: " + a.source, "dim")
+        )
         parts.append(head)
         if a.params:
             t = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2, 0, 2))

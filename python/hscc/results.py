@@ -76,20 +76,45 @@ from pathlib import Path
 import polars as pl
 
 from hscc import _core, cclog
-
-from hscc.rundir import CAPTURE, DROPS as DROPS_FILE, FILES, FRAMES, RunDirError, read_manifest, staging
+from hscc.rundir import (
+    CAPTURE,
+    FILES,
+    FRAMES,
+    RunDirError,
+    read_manifest,
+    staging,
+)
+from hscc.rundir import (
+    DROPS as DROPS_FILE,
+)
 from hscc.scenario import Scenario
 
-_DTYPES = {"Float64": pl.Float64, "UInt32": pl.UInt32, "UInt64": pl.UInt64, "Int64": pl.Int64, "String": pl.String,
-           "Boolean": pl.Boolean, "List(Float64)": pl.List(pl.Float64)}
+_DTYPES = {
+    "Float64": pl.Float64,
+    "UInt32": pl.UInt32,
+    "UInt64": pl.UInt64,
+    "Int64": pl.Int64,
+    "String": pl.String,
+    "Boolean": pl.Boolean,
+    "List(Float64)": pl.List(pl.Float64),
+}
 # The tables' columns as the extension writes them (crates/hscc-py/src/run_tables.rs, their one definition).
 _SCHEMAS = {name: {c: _DTYPES[d] for c, d in cols} for name, cols in _core.table_schemas()}
 FLOWS, LINKS, UDP, WEB = _SCHEMAS["flows"], _SCHEMAS["links"], _SCHEMAS["udp"], _SCHEMAS["web"]
 TIMESERIES, QUEUES = _SCHEMAS["timeseries"], _SCHEMAS["queues"]
 _F, _S = pl.Float64, pl.String
 DROPS = {
-    "link": _S, "time_s": _F, "cause": _S, "kind": _S, "flow": pl.UInt32, "label": _S, "udp": pl.UInt32,
-    "seq": pl.UInt64, "tcp_seq": pl.UInt32, "retrans": pl.Boolean, "size": pl.UInt32,
+    "link": _S,
+    "time_s": _F,
+    "cause": _S,
+    "kind": _S,
+    "flow": pl.UInt32,
+    "label": _S,
+    "udp": pl.UInt32,
+    "seq": pl.UInt64,
+    "tcp_seq": pl.UInt32,
+    "retrans": pl.Boolean,
+    "size": pl.UInt32,
 }
 
 
@@ -97,7 +122,7 @@ Table = pl.DataFrame | bytes  # a frame, or the Parquet file the engine's result
 
 
 def _table(name: str) -> property:
-    def get(self: "Result") -> pl.DataFrame:
+    def get(self: Result) -> pl.DataFrame:
         t = self._tables[name]
         if isinstance(t, bytes):
             t = self._tables[name] = pl.read_parquet(io.BytesIO(t))
@@ -111,12 +136,30 @@ class Result:
     ``cc_log`` (empty unless the scenario asks for the per-ACK log); ``drops``; ``captures``: packet capture
     files by name (pcap bytes)."""
 
-    def __init__(self, manifest: dict, summary: dict, flows: Table, links: Table, udp: Table,
-                 web: Table, timeseries: Table, queues: Table, cc_log: pl.DataFrame | None = None,
-                 captures: dict[str, bytes] | None = None, drops: pl.DataFrame | None = None):
+    def __init__(
+        self,
+        manifest: dict,
+        summary: dict,
+        flows: Table,
+        links: Table,
+        udp: Table,
+        web: Table,
+        timeseries: Table,
+        queues: Table,
+        cc_log: pl.DataFrame | None = None,
+        captures: dict[str, bytes] | None = None,
+        drops: pl.DataFrame | None = None,
+    ):
         self.manifest, self.summary = manifest, summary
         self._summary_json: bytes | None = None  # summary.json as the engine wrote it (from_engine)
-        self._tables = {"flows": flows, "links": links, "udp": udp, "web": web, "timeseries": timeseries, "queues": queues}
+        self._tables = {
+            "flows": flows,
+            "links": links,
+            "udp": udp,
+            "web": web,
+            "timeseries": timeseries,
+            "queues": queues,
+        }
         self._cc_log = cc_log
         self.captures = captures or {}
         self.drops = _empty(DROPS) if drops is None else drops
@@ -151,7 +194,6 @@ class Result:
         g = dict(zip(self.flows["flow"].to_list(), self.flows["goodput_bps"].to_list()))
         return sum(g[i] for i in a) / sum(g[i] for i in b)
 
-
     def short_term_jain(self, window: float = 1.0, start: float = 0.0) -> float | None:
         """Mean of Jain's index over consecutive `window`-second windows from `start` on,
         over the flows active for the whole window (Sync-TCP §VI.B); None without traces."""
@@ -161,13 +203,18 @@ class Result:
         times = ts.filter(pl.col("flow") == ts["flow"][0])["time_s"].to_list()
         dt = times[1] - times[0] if len(times) > 1 else times[0]
         flows = [
-            (ts.filter(pl.col("flow") == row["flow"])["throughput_bps"].to_list(), row["start_s"], row["end_s"])
+            (
+                ts.filter(pl.col("flow") == row["flow"])["throughput_bps"].to_list(),
+                row["start_s"],
+                row["end_s"],
+            )
             for row in self.flows.iter_rows(named=True)
         ]
         return _core.short_term_jain(times, dt, flows, window, start)
 
-
-    def signal_synchronization(self, flows: list[int] | None = None, window: float = 0.5) -> tuple[int, int]:
+    def signal_synchronization(
+        self, flows: list[int] | None = None, window: float = 0.5
+    ) -> tuple[int, int]:
         """(congestion events, events every active flow detected): the flows' delay-detected
         signals grouped within `window` s (Sync-TCP §VI.A uses T_wait = 0.5 s). By default
         the flows whose algorithm reports such signals (any that signalled)."""
@@ -196,9 +243,14 @@ class Result:
     def files(self) -> dict[str, bytes]:
         """The run directory's files by name, as bytes (a worker sends these to whoever stores the run)."""
         tables = _parquet({name: self._tables[name] for name in FRAMES})
-        out = {"manifest.json": _json(self.manifest), "summary.json": self._summary_json or _json(self.summary),
-               **{f"{name}.parquet": data for name, data in tables.items()}}
-        if self._cc_log is not None and self._cc_log.height:  # by polars: the extension's writer does not take all of its dtypes
+        out = {
+            "manifest.json": _json(self.manifest),
+            "summary.json": self._summary_json or _json(self.summary),
+            **{f"{name}.parquet": data for name, data in tables.items()},
+        }
+        if (
+            self._cc_log is not None and self._cc_log.height
+        ):  # by polars: the extension's writer does not take all of its dtypes
             buf = io.BytesIO()
             self.cc_log.write_parquet(buf)
             out[cclog.FILE] = buf.getvalue()
@@ -213,14 +265,28 @@ class Result:
         return f"<hscc.Result {name}: {self.flows.height} flows, {self.summary['duration_s']:g} s{jain}>"
 
     @classmethod
-    def from_engine(cls, manifest: dict, summary: bytes, tables: dict[str, bytes], labels: list[str],
-                    cc_log: list | None = None, captures: dict[str, bytes] | None = None, drops: list[dict] | None = None) -> "Result":
+    def from_engine(
+        cls,
+        manifest: dict,
+        summary: bytes,
+        tables: dict[str, bytes],
+        labels: list[str],
+        cc_log: list | None = None,
+        captures: dict[str, bytes] | None = None,
+        drops: list[dict] | None = None,
+    ) -> Result:
         """From what the engine wrote for a finished run (`Simulation.files`: summary.json and each
         table's Parquet file), the flows' labels, the per-ACK log's columns, the capture files
         and the captured links' drop rows. The tables become DataFrames when first read: a
         sweep's worker only passes the files on."""
-        result = cls(manifest, json.loads(summary), *(tables[name] for name in FRAMES),
-                     cclog.frame(cc_log, labels) if cc_log else None, captures, _drops(drops or [], labels))
+        result = cls(
+            manifest,
+            json.loads(summary),
+            *(tables[name] for name in FRAMES),
+            cclog.frame(cc_log, labels) if cc_log else None,
+            captures,
+            _drops(drops or [], labels),
+        )
         result._summary_json = summary
         return result
 
@@ -240,7 +306,11 @@ def load(run_dir: str | Path) -> Result:
         frames = {n: pl.read_parquet(run_dir / f"{n}.parquet") for n in FRAMES}
         if (run_dir / cclog.FILE).is_file():
             frames["cc_log"] = pl.read_parquet(run_dir / cclog.FILE)
-        captures = {p.name: p.read_bytes() for p in sorted(run_dir.iterdir()) if CAPTURE.fullmatch(p.name) and p.is_file()}
+        captures = {
+            p.name: p.read_bytes()
+            for p in sorted(run_dir.iterdir())
+            if CAPTURE.fullmatch(p.name) and p.is_file()
+        }
         drops = pl.read_parquet(run_dir / DROPS_FILE) if (run_dir / DROPS_FILE).is_file() else None
     except (OSError, ValueError, pl.exceptions.PolarsError) as e:
         raise RunDirError(f"{run_dir}: unreadable run directory: {e}") from None
@@ -258,16 +328,25 @@ def _signal_sync(rows: list[dict], flows: list[int] | None, window: float) -> tu
     position = {r["flow"]: k for k, r in enumerate(rows)}
     unknown = [i for i in flows or [] if i not in position]
     if unknown:
-        raise ValueError(f"flows: {unknown[0]} is not a flow of this run (one of {sorted(position)})")
-    return _core.signal_synchronization([(r["algorithm"], r["signals_s"] or [], r["start_s"], r["end_s"]) for r in rows],
-                                        None if flows is None else [position[i] for i in flows], window)
+        raise ValueError(
+            f"flows: {unknown[0]} is not a flow of this run (one of {sorted(position)})"
+        )
+    return _core.signal_synchronization(
+        [(r["algorithm"], r["signals_s"] or [], r["start_s"], r["end_s"]) for r in rows],
+        None if flows is None else [position[i] for i in flows],
+        window,
+    )
 
 
 def _parquet(tables: dict[str, Table]) -> dict[str, bytes]:
     """Each table's Parquet file: as the engine wrote it, or written by the extension from a
     frame's columns (polars costs about 27 µs per column to write a table, docs/performance.md)."""
-    return {name: t if isinstance(t, bytes) else _core.parquet_table([(c.name, str(c.dtype), c.to_list()) for c in t.iter_columns()])
-            for name, t in tables.items()}
+    return {
+        name: t
+        if isinstance(t, bytes)
+        else _core.parquet_table([(c.name, str(c.dtype), c.to_list()) for c in t.iter_columns()])
+        for name, t in tables.items()
+    }
 
 
 def fsum_mean(values: list[float]) -> float | None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from hscc.atomic import NotWritable, atomic_dir
 
@@ -21,11 +21,18 @@ KIND = "hscc.run"
 FORMAT = 2
 FRAMES = ("flows", "links", "udp", "web", "timeseries", "queues")
 FILES = ("manifest.json", "summary.json", *(f"{n}.parquet" for n in FRAMES))
-PLOTS = ("plot.png", "plot.svg", "plot_cc_log.png", "plot_cc_log.svg")  # written into the run directory by `hscc plot`
+PLOTS = (
+    "plot.png",
+    "plot.svg",
+    "plot_cc_log.png",
+    "plot_cc_log.svg",
+)  # written into the run directory by `hscc plot`
 CC_LOG = "cc_log.parquet"  # the per-ACK log, when the scenario asks for it
 OPTIONAL = (CC_LOG,)
 DROPS = "drops.parquet"  # the captured links' drop log, with packet captures
-CAPTURE = re.compile(r"(flow|link)-[0-9]+-[A-Za-z0-9._-]+\.pcap")  # `[output] pcap` files (docs/traces.md)
+CAPTURE = re.compile(
+    r"(flow|link)-[0-9]+-[A-Za-z0-9._-]+\.pcap"
+)  # `[output] pcap` files (docs/traces.md)
 OWNED = frozenset(FILES + PLOTS + OPTIONAL + (DROPS,))
 _FORMAT_1_KEYS = {"format", "hscc_version", "engine_version", "scenario", "engine_config"}
 _MAX_MANIFEST_BYTES = 64 << 20
@@ -81,13 +88,19 @@ def check_target(run_dir: Path, overwrite: bool) -> None:
     if not entries:
         return
     if read_manifest(run_dir) is None:
-        raise RunDirError(f"{run_dir} exists and is not an hscc run directory; refusing to replace it")
+        raise RunDirError(
+            f"{run_dir} exists and is not an hscc run directory; refusing to replace it"
+        )
     foreign = [e for e in entries if not owned(e)]
     if foreign:
         shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
-        raise RunDirError(f"{run_dir} holds files hscc did not write ({shown}); refusing to replace it")
+        raise RunDirError(
+            f"{run_dir} holds files hscc did not write ({shown}); refusing to replace it"
+        )
     if not overwrite:
-        raise RunDirError(f"{run_dir} holds a previous run; pass --overwrite (overwrite=True) to replace it")
+        raise RunDirError(
+            f"{run_dir} holds a previous run; pass --overwrite (overwrite=True) to replace it"
+        )
 
 
 @contextmanager
@@ -102,4 +115,6 @@ def staging(run_dir: Path, overwrite: bool = False) -> Iterator[Path]:
         with atomic_dir(run_dir, lambda d: check_target(d, overwrite)) as tmp:
             yield tmp
     except NotWritable as e:
-        raise RunDirError(f"{run_dir}: cannot write a run directory there ({e.strerror or e})") from None
+        raise RunDirError(
+            f"{run_dir}: cannot write a run directory there ({e.strerror or e})"
+        ) from None

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Optional
 
 from hscc import _core, limits, provenance, rundir
 from hscc.errors import RunError, ScenarioError
@@ -24,8 +24,13 @@ Progress = Callable[[float, float], None]  # (simulated seconds done, duration)
 _CHUNK_WALL_S = 0.1
 
 
-def run(scenario: Scenario | str | Path | dict, seed: Optional[int] = None, progress: Optional[Progress] = None,
-        max_memory: Optional[int] = None, max_events: Optional[int] = None) -> Result:
+def run(
+    scenario: Scenario | str | Path | dict,
+    seed: int | None = None,
+    progress: Progress | None = None,
+    max_memory: int | None = None,
+    max_events: int | None = None,
+) -> Result:
     """Run a scenario (a Scenario, a TOML file path or a dict) and return its Result.
 
     `seed` overrides the scenario's seed. The run is refused before it starts
@@ -36,13 +41,17 @@ def run(scenario: Scenario | str | Path | dict, seed: Optional[int] = None, prog
     return start(scenario, seed, max_memory, max_events).finish(progress)
 
 
-def start(scenario: Scenario | str | Path | dict, seed: Optional[int] = None,
-          max_memory: Optional[int] = None, max_events: Optional[int] = None) -> "Run":
+def start(
+    scenario: Scenario | str | Path | dict,
+    seed: int | None = None,
+    max_memory: int | None = None,
+    max_events: int | None = None,
+) -> Run:
     """A run built and ready (every check done, nothing simulated yet); `run` is start + finish."""
     sc = Scenario.coerce(scenario)
     if seed is not None:
         sc = sc.with_seed(seed)
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     t0 = time.perf_counter()
     engine_json = sc.engine_json()
     try:
@@ -52,10 +61,14 @@ def start(scenario: Scenario | str | Path | dict, seed: Optional[int] = None,
     return Run(sc, sim, started, t0, engine_json)
 
 
-def build(engine_json: str, max_memory: Optional[int] = None, max_events: Optional[int] = None) -> "_core.Simulation":
+def build(
+    engine_json: str, max_memory: int | None = None, max_events: int | None = None
+) -> _core.Simulation:
     """The engine's simulation of a scenario in its JSON form (`Scenario.to_engine`), within
     the limits (ValueError from the engine if refused)."""
-    return _core.Simulation(engine_json, max_memory or limits.default_max_memory(), max_events)  # None: the engine's default
+    return _core.Simulation(
+        engine_json, max_memory or limits.default_max_memory(), max_events
+    )  # None: the engine's default
 
 
 @dataclass
@@ -63,12 +76,12 @@ class Run:
     """A built simulation waiting to be run."""
 
     scenario: Scenario
-    sim: "_core.Simulation"
+    sim: _core.Simulation
     started: datetime
     t0: float
     engine_json: str  # the scenario as the engine read it
 
-    def finish(self, progress: Optional[Progress] = None) -> Result:
+    def finish(self, progress: Progress | None = None) -> Result:
         """Simulate to the end and return the Result (RunError if the engine fails)."""
         sc, sim = self.scenario, self.sim
         config = json.loads(sim.config())
@@ -79,8 +92,15 @@ class Run:
             wall = time.perf_counter() - self.t0
             cc_log = sim.take_cc_log()
             captures = dict(sim.take_captures())
-            summary, tables = sim.files(sc.name, wall, sc.udp_labels(), sc.web_labels(), "flows" in traces, "queues" in traces,
-                                        list(captures))
+            summary, tables = sim.files(
+                sc.name,
+                wall,
+                sc.udp_labels(),
+                sc.web_labels(),
+                "flows" in traces,
+                "queues" in traces,
+                list(captures),
+            )
             drops = json.loads(sim.capture_drops()) if captures else []
         except RuntimeError as e:  # a bug in the engine, not the user's mistake
             raise RunError(str(e)) from None
@@ -92,14 +112,18 @@ class Run:
             "events": sim.events,
             **provenance.environment(),
             "scenario_file": sc.source,
-            "scenario": json.loads(self.engine_json),  # a copy of the scenario's data, cheaper than deepcopy
+            "scenario": json.loads(
+                self.engine_json
+            ),  # a copy of the scenario's data, cheaper than deepcopy
             "engine_config": config,
         }
-        labels = sim.flow_labels() if cc_log or drops else []  # the flows' labels, for the per-ACK log and the drops table
+        labels = (
+            sim.flow_labels() if cc_log or drops else []
+        )  # the flows' labels, for the per-ACK log and the drops table
         return Result.from_engine(manifest, summary, dict(tables), labels, cc_log, captures, drops)
 
 
-def _advance(sim: "_core.Simulation", progress: Optional[Progress]) -> None:
+def _advance(sim: _core.Simulation, progress: Progress | None) -> None:
     duration = sim.duration
     t, step = 0.0, duration / 1000
     while t < duration:

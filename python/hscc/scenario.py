@@ -32,8 +32,9 @@ import json
 import math
 import re
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from hscc import _core
 from hscc.errors import Issue, ScenarioError
@@ -46,7 +47,9 @@ MAX_DEPTH = 32  # tables and lists inside each other; scenarios use at most 5
 # number), looked for where keys start (a line, after "{" or ","); possessive quantifiers
 # and those few starting points keep the search linear in the text.
 _LONG_DOTTED_KEY = re.compile(
-    r"(?m)(?:^|[{,])[ \t]*+\[{0,2}+[ \t]*+(?:(?:[A-Za-z0-9_-]++|\"[^\"\n]*+\"|'[^'\n]*+')[ \t]*+\.[ \t]*+){%d,}" % MAX_DEPTH)
+    r"(?m)(?:^|[{,])[ \t]*+\[{0,2}+[ \t]*+(?:(?:[A-Za-z0-9_-]++|\"[^\"\n]*+\"|'[^'\n]*+')[ \t]*+\.[ \t]*+){%d,}"
+    % MAX_DEPTH
+)
 # What a run-directory name cannot have: the engine's rule for `name` (one path component).
 _NOT_IN_FILE_NAMES = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
 
@@ -124,13 +127,17 @@ class Scenario(Record):
     # --- construction -------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, data: dict, source: str | None = None) -> "Scenario":
+    def parse(cls, data: dict, source: str | None = None) -> Scenario:
         """From a dict (parsed TOML or JSON); ScenarioError on any bad value."""
         if not isinstance(data, dict):
             raise ScenarioError([Issue("scenario", data, "a table of scenario fields")], source)
         where = _too_deep(data)
         if where is not None:
-            raise ScenarioError([], source, f"{source or 'scenario'}: {where} is nested more than {MAX_DEPTH} tables or lists deep")
+            raise ScenarioError(
+                [],
+                source,
+                f"{source or 'scenario'}: {where} is nested more than {MAX_DEPTH} tables or lists deep",
+            )
         if "name" not in data and source:
             data = {**data, "name": safe_file_name(Path(source).stem)}
         try:
@@ -140,32 +147,44 @@ class Scenario(Record):
         return cls(json.loads(checked), source)
 
     @classmethod
-    def from_toml(cls, path: str | Path) -> "Scenario":
+    def from_toml(cls, path: str | Path) -> Scenario:
         """Read a scenario file; ScenarioError when it is missing, not TOML, or invalid."""
         path = Path(path)
         try:
             with open(path, "rb") as f:
                 raw = f.read(MAX_FILE_BYTES + 1)  # bounded: /dev/zero is a file too
             if len(raw) > MAX_FILE_BYTES:
-                raise ScenarioError([], str(path), f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; a scenario file is a few kB")
+                raise ScenarioError(
+                    [],
+                    str(path),
+                    f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; a scenario file is a few kB",
+                )
             text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            raise ScenarioError([], str(path), f"cannot read scenario file {path}: {reason}") from None
+            raise ScenarioError(
+                [], str(path), f"cannot read scenario file {path}: {reason}"
+            ) from None
         if _LONG_DOTTED_KEY.search(text):
-            raise ScenarioError([], str(path), f"{path}: a dotted key is nested more than {MAX_DEPTH} tables deep")
+            raise ScenarioError(
+                [], str(path), f"{path}: a dotted key is nested more than {MAX_DEPTH} tables deep"
+            )
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError([], str(path), f"{path} is not valid TOML: {e}") from None
         except ValueError:  # Python's own bound on int(): 4300 digits
-            raise ScenarioError([], str(path), f"{path}: a number has more digits than can be read (at most 4300)") from None
+            raise ScenarioError(
+                [], str(path), f"{path}: a number has more digits than can be read (at most 4300)"
+            ) from None
         except RecursionError:
-            raise ScenarioError([], str(path), f"{path}: values are nested more than {MAX_DEPTH} deep") from None
+            raise ScenarioError(
+                [], str(path), f"{path}: values are nested more than {MAX_DEPTH} deep"
+            ) from None
         return cls.parse(data, str(path))
 
     @classmethod
-    def coerce(cls, scenario: "Scenario | str | Path | dict") -> "Scenario":
+    def coerce(cls, scenario: Scenario | str | Path | dict) -> Scenario:
         """A Scenario from a Scenario, a TOML path or a dict."""
         if isinstance(scenario, Scenario):
             return scenario
@@ -173,7 +192,7 @@ class Scenario(Record):
             return cls.from_toml(scenario)
         return cls.parse(scenario)
 
-    def with_seed(self, seed: int) -> "Scenario":
+    def with_seed(self, seed: int) -> Scenario:
         """A copy with another seed (checked)."""
         return Scenario.parse({**self.to_dict(), "seed": seed}, self._source)
 
@@ -189,8 +208,12 @@ class Scenario(Record):
 
     def traffic(self) -> str:
         """E.g. "2 TCP flows, 1 UDP flow, 1 VoIP call, 1 web source"."""
-        counts = [(sum(f.count for f in self.flows), "TCP flow"), (len(self.udp), "UDP flow"),
-                  (len(self.voip), "VoIP call"), (len(self.web), "web source")]
+        counts = [
+            (sum(f.count for f in self.flows), "TCP flow"),
+            (len(self.udp), "UDP flow"),
+            (len(self.voip), "VoIP call"),
+            (len(self.web), "web source"),
+        ]
         return ", ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in counts if n)
 
     def flow_labels(self) -> list[tuple[int, str]]:

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 import hscc
 from hscc import ScenarioError
-from hscc.cli import app
 from hscc.cclog import recoveries
+from hscc.cli import app
 
 # Two flows through a 10 Mbit/s bottleneck with a small buffer: losses and recoveries.
 LOGGED = """
@@ -51,13 +51,24 @@ def test_the_log_is_a_table_of_every_call_of_the_chosen_flow(result):
     assert log["label"].unique().to_list() == ["cubic 1"] and log["flow"].unique().to_list() == [1]
     assert log.columns[:4] == ["flow", "label", "time_s", "hook"]
     hooks = set(log["hook"].cast(pl.String).unique())
-    assert {"init", "pkts_acked", "cong_avoid", "ssthresh", "set_state", "in_ack_event", "sender"} <= hooks
+    assert {
+        "init",
+        "pkts_acked",
+        "cong_avoid",
+        "ssthresh",
+        "set_state",
+        "in_ack_event",
+        "sender",
+    } <= hooks
     assert log["time_s"].is_sorted() and log["time_s"].max() <= 8.0
     # Inputs belong to their hooks: null elsewhere.
     acked = log.filter(pl.col("hook") == "pkts_acked")
     assert acked["rtt_us"].null_count() == 0 and acked["ack"].null_count() == acked.height
     assert log.filter(pl.col("hook") == "set_state")["new_state"].null_count() == 0
-    assert log.filter(pl.col("hook") != "set_state")["new_state"].null_count() == log.height - log.filter(pl.col("hook") == "set_state").height
+    assert (
+        log.filter(pl.col("hook") != "set_state")["new_state"].null_count()
+        == log.height - log.filter(pl.col("hook") == "set_state").height
+    )
     # ssthresh returns the threshold CUBIC sets: 0.7 of cwnd, at least 2.
     ss = log.filter(pl.col("hook") == "ssthresh")
     assert ((ss["ret"] - (ss["snd_cwnd"] * 717 // 1024).clip(lower_bound=2)).abs() <= 1).all()
@@ -75,7 +86,10 @@ def test_recovery_periods_come_from_the_state_changes(result):
     periods = recoveries(result.cc_log)
     assert periods.height >= 2 and (periods["end_s"] >= periods["start_s"]).all()
     assert set(periods["state"]) <= {"recovery", "loss", "cwr"}
-    assert periods.height == result.cc_log.filter(pl.col("new_state").is_in(["recovery", "loss", "cwr"])).height
+    assert (
+        periods.height
+        == result.cc_log.filter(pl.col("new_state").is_in(["recovery", "loss", "cwr"])).height
+    )
 
 
 def test_the_run_directory_keeps_the_log_and_plots_it(result, tmp_path):
@@ -93,7 +107,9 @@ def test_the_run_directory_keeps_the_log_and_plots_it(result, tmp_path):
 
 
 def test_without_a_log_the_run_is_the_same_and_has_no_log_file(result, tmp_path):
-    plain = hscc.run(hscc.Scenario.parse(tomllib.loads(LOGGED.replace('cc_log = { flows = ["cubic 1"] }', ""))))
+    plain = hscc.run(
+        hscc.Scenario.parse(tomllib.loads(LOGGED.replace('cc_log = { flows = ["cubic 1"] }', "")))
+    )
     assert plain.cc_log.is_empty()
     assert plain.flows.equals(result.flows) and plain.timeseries.equals(result.timeseries)
     assert not (plain.write(tmp_path / "plain") / "cc_log.parquet").exists()
@@ -112,4 +128,6 @@ def test_a_log_too_large_is_refused_before_the_run_with_its_estimate():
     with pytest.raises(ScenarioError) as e:
         hscc.run(hscc.Scenario.parse(data))
     msg = str(e.value)
-    assert "output.cc_log.flows" in msg and "per-ACK log would hold about" in msg and "GB" in msg, msg
+    assert "output.cc_log.flows" in msg and "per-ACK log would hold about" in msg and "GB" in msg, (
+        msg
+    )

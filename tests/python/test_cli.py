@@ -23,7 +23,9 @@ runner = CliRunner()
 def hscc_cmd(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess:
     """The installed console script, as a user runs it."""
     exe = Path(sys.executable).with_name("hscc")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd, timeout=60, **kw)
+    return subprocess.run(
+        [str(exe), *args], capture_output=True, text=True, cwd=cwd, timeout=60, **kw
+    )
 
 
 def test_run_prints_the_summary_and_writes_the_run(one_flow, tmp_path):
@@ -32,8 +34,16 @@ def test_run_prints_the_summary_and_writes_the_run(one_flow, tmp_path):
     assert r.exit_code == 0, r.output
     text = r.stdout
     # 9.62 Mbit/s with RACK-TLP (Linux's recovery, the default); 9.61 with three duplicate ACKs
-    for expected in ("one-flow: 10 s simulated", "reno 0", "9.62 Mbit/s", "100.0%", "bottleneck:fwd", "10 Mbit/s",
-                     "Jain's fairness index of the TCP goodputs: 1.000", f"results: {out}"):
+    for expected in (
+        "one-flow: 10 s simulated",
+        "reno 0",
+        "9.62 Mbit/s",
+        "100.0%",
+        "bottleneck:fwd",
+        "10 Mbit/s",
+        "Jain's fairness index of the TCP goodputs: 1.000",
+        f"results: {out}",
+    ):
         assert expected in text, text
     loaded = hscc.load(out)
     assert loaded.flows["goodput_bps"][0] == pytest.approx(9.6e6, rel=0.01)
@@ -70,7 +80,9 @@ def test_plot_writes_png_and_svg(tmp_path):
 
 
 def test_plot_of_a_run_without_traces_is_bad_input(write_toml, tmp_path):
-    path = write_toml(ONE_FLOW.replace('sample_interval = "100ms"', 'sample_interval = "100ms"\ntraces = []'))
+    path = write_toml(
+        ONE_FLOW.replace('sample_interval = "100ms"', 'sample_interval = "100ms"\ntraces = []')
+    )
     hscc.run(path).write(tmp_path / "run")
     r = runner.invoke(app, ["plot", str(tmp_path / "run")])
     assert r.exit_code == 2 and "no time series" in r.stderr
@@ -82,7 +94,9 @@ def test_algorithms_lists_every_algorithm_with_parameters():
     for a in hscc.algorithms():
         assert a.name in r.stdout
     assert "RFC 5681" in r.stdout  # Reno's source
-    assert "gamma" in r.stdout and "0…1000000" in r.stdout and "INFOCOM 2006" in r.stdout  # CTCP's γ
+    assert (
+        "gamma" in r.stdout and "0…1000000" in r.stdout and "INFOCOM 2006" in r.stdout
+    )  # CTCP's γ
 
 
 def test_algorithms_one_as_json():
@@ -100,19 +114,35 @@ def test_check_validates_without_running(one_flow):
     r = runner.invoke(app, ["check", str(one_flow)])
     assert r.exit_code == 0 and "valid (dumbbell; 1 TCP flow; 10 s; needs about" in r.stdout
     r = runner.invoke(app, ["check", str(EXAMPLES / "mixed-traffic.toml")])
-    assert "valid (dumbbell; 2 TCP flows, 1 UDP flow, 1 VoIP call, 1 web source; 40 s; needs" in r.stdout
+    assert (
+        "valid (dumbbell; 2 TCP flows, 1 UDP flow, 1 VoIP call, 1 web source; 40 s; needs"
+        in r.stdout
+    )
     r = runner.invoke(app, ["check", str(one_flow), "--json"])
     assert json.loads(r.stdout)["topology"]["bottleneck"]["rate"] == 10e6
 
 
 def test_version_and_help():
     r = runner.invoke(app, ["--version"])
-    assert r.exit_code == 0 and r.stdout.strip() == f"hscc {hscc.__version__} (engine {hscc.engine_version()})"
-    for args in ([], ["--help"], ["run", "--help"], ["plot", "--help"], ["algorithms", "--help"], ["check", "--help"]):
+    assert (
+        r.exit_code == 0
+        and r.stdout.strip() == f"hscc {hscc.__version__} (engine {hscc.engine_version()})"
+    )
+    for args in (
+        [],
+        ["--help"],
+        ["run", "--help"],
+        ["plot", "--help"],
+        ["algorithms", "--help"],
+        ["check", "--help"],
+    ):
         r = runner.invoke(app, args)
         assert "Usage" in r.output, args
         assert r.exit_code in (0, 2), args  # no arguments shows help as a usage error
-    assert "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrupted" in runner.invoke(app, ["run", "--help"]).output
+    assert (
+        "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrupted"
+        in runner.invoke(app, ["run", "--help"]).output
+    )
 
 
 # --- as a user runs it: the console script in a subprocess -------------------------------
@@ -123,12 +153,21 @@ def test_script_version():
     assert p.returncode == 0 and p.stdout.startswith("hscc ")
 
 
-@pytest.mark.parametrize("change, says", [
-    (('algorithm = "reno"', 'algorithm = "cubix"'), 'flows[0].algorithm: "cubix" is not allowed (one of: reno'),
-    (('rate = "10Mbps"', 'rate = "-5Mbps"'), 'topology.bottleneck.rate: "-5Mbps" is not allowed (a rate from 1 bit/s'),
-    (('pair = 0', 'pair = 0\nmss = 0'), "flows[0].mss: 0 is not allowed (64 to 65495 bytes)"),
-    (('duration = "10s"', 'duration = 10s'), "is not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (
+            ('algorithm = "reno"', 'algorithm = "cubix"'),
+            'flows[0].algorithm: "cubix" is not allowed (one of: reno',
+        ),
+        (
+            ('rate = "10Mbps"', 'rate = "-5Mbps"'),
+            'topology.bottleneck.rate: "-5Mbps" is not allowed (a rate from 1 bit/s',
+        ),
+        (("pair = 0", "pair = 0\nmss = 0"), "flows[0].mss: 0 is not allowed (64 to 65495 bytes)"),
+        (('duration = "10s"', "duration = 10s"), "is not valid TOML"),
+    ],
+)
 def test_script_bad_file_exits_2_with_a_clear_message(write_toml, tmp_path, change, says):
     path = write_toml(ONE_FLOW.replace(*change))
     p = hscc_cmd("run", str(path), "--out", str(tmp_path / "run"))
@@ -140,7 +179,11 @@ def test_script_bad_file_exits_2_with_a_clear_message(write_toml, tmp_path, chan
 
 def test_script_usage_errors_exit_2(tmp_path):
     p = hscc_cmd("run", str(tmp_path / "missing.toml"))
-    assert p.returncode == 2 and "cannot read scenario file" in p.stderr and "Traceback" not in p.stderr
+    assert (
+        p.returncode == 2
+        and "cannot read scenario file" in p.stderr
+        and "Traceback" not in p.stderr
+    )
     p = hscc_cmd("run")
     assert p.returncode == 2 and "Missing argument" in p.stderr
     p = hscc_cmd("frobnicate")
@@ -169,9 +212,23 @@ def test_script_run_and_plot(one_flow, tmp_path):
 
 def test_script_ctrl_c_exits_130_and_writes_nothing(write_toml, tmp_path):
     # A run that takes far longer than the test waits: 8 flows on 700 Mbit/s for an hour.
-    path = write_toml((EXAMPLES / "ctcp-testbed.toml").read_text().replace('duration = "120s"', 'duration = "3600s"'))
-    proc = subprocess.Popen([str(Path(sys.executable).with_name("hscc")), "run", str(path), "--out", str(tmp_path / "run")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    path = write_toml(
+        (EXAMPLES / "ctcp-testbed.toml")
+        .read_text()
+        .replace('duration = "120s"', 'duration = "3600s"')
+    )
+    proc = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("hscc")),
+            "run",
+            str(path),
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stderr.readline().startswith(f"running {path}: 3600 s simulated")
         time.sleep(0.5)  # well into the run

@@ -41,8 +41,15 @@ def test_the_median_period_ignores_a_second_cut_right_after_slow_start():
 
 
 def test_a_reno_flows_cuts_are_its_recoveries_and_its_period_is_the_sawtooths():
-    sc = {"duration": "20s", "topology": {"kind": "dumbbell", "bottleneck": {"rate": "20Mbps", "delay": "5ms", "buffer": {"bdp": 1.0}},
-          "pairs": [{"rtt": "40ms"}]}, "flows": [{"pair": 0, "algorithm": "reno"}]}
+    sc = {
+        "duration": "20s",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "20Mbps", "delay": "5ms", "buffer": {"bdp": 1.0}},
+            "pairs": [{"rtt": "40ms"}],
+        },
+        "flows": [{"pair": 0, "algorithm": "reno"}],
+    }
     r = hscc.run(sc)
     t = trajectories(r)[0]
     flow = r.flows.row(0, named=True)
@@ -50,6 +57,11 @@ def test_a_reno_flows_cuts_are_its_recoveries_and_its_period_is_the_sawtooths():
     # Reno's tooth: from W/2 to W = BDP + buffer ≈ 133 segments, one segment per RTT, the RTT from
     # 40 to 80 ms as the queue fills: (133 / 2) RTTs × 60 ms ≈ 4.0 s.
     assert t.period_s == pytest.approx(4.0, rel=0.15)
-    assert t.cuts_s[0] == pytest.approx(flow["slow_start_s"], abs=0.1 + 0.04)  # the sample before it, or the next
+    assert t.cuts_s[0] == pytest.approx(
+        flow["slow_start_s"], abs=0.1 + 0.04
+    )  # the sample before it, or the next
     rows = {w.what: w for w in compare(r, r).windows}
-    assert rows["reno 0: window cuts"].ratio == 1.0 and rows["reno 0: median time between cuts (s)"].a == t.period_s
+    assert (
+        rows["reno 0: window cuts"].ratio == 1.0
+        and rows["reno 0: median time between cuts (s)"].a == t.period_s
+    )

@@ -19,16 +19,21 @@ import hscc
 from conftest import EXAMPLES, ONE_FLOW
 from hscc.atomic import _new_locked, atomic_dir, clean_stale
 from hscc.cli import app
-from hscc.rundir import FILES, RunDirError, check_target
+from hscc.rundir import RunDirError, check_target
 
 runner = CliRunner()
 HSCC = str(Path(sys.executable).with_name("hscc"))
-LONG = (EXAMPLES / "ctcp-testbed.toml").read_text().replace('duration = "120s"', 'duration = "3600s"')
+LONG = (
+    (EXAMPLES / "ctcp-testbed.toml").read_text().replace('duration = "120s"', 'duration = "3600s"')
+)
 
 
 def tree(root: Path) -> dict[str, bytes | None]:
     """Every path under `root` with its content (None for a directory)."""
-    return {str(p.relative_to(root)): (None if p.is_dir() else p.read_bytes()) for p in sorted(root.rglob("*"))}
+    return {
+        str(p.relative_to(root)): (None if p.is_dir() else p.read_bytes())
+        for p in sorted(root.rglob("*"))
+    }
 
 
 @pytest.fixture
@@ -68,9 +73,15 @@ def test_a_previous_run_is_replaced_only_with_overwrite(one_flow, tmp_path):
     assert runner.invoke(app, ["run", str(one_flow), "--out", str(run_dir), "-q"]).exit_code == 0
     first = json.loads((run_dir / "manifest.json").read_text())["created"]
     r = runner.invoke(app, ["run", str(one_flow), "--out", str(run_dir), "--seed", "3"])
-    assert r.exit_code == 2 and "holds a previous run; pass --overwrite" in r.stderr and "running" not in r.stderr
+    assert (
+        r.exit_code == 2
+        and "holds a previous run; pass --overwrite" in r.stderr
+        and "running" not in r.stderr
+    )
     assert hscc.load(run_dir).manifest["created"] == first
-    r = runner.invoke(app, ["run", str(one_flow), "--out", str(run_dir), "--seed", "3", "--overwrite", "-q"])
+    r = runner.invoke(
+        app, ["run", str(one_flow), "--out", str(run_dir), "--seed", "3", "--overwrite", "-q"]
+    )
     assert r.exit_code == 0, r.output
     assert hscc.load(run_dir).manifest["seed"] == 3
     assert sorted(p.name for p in tmp_path.iterdir()) == ["one-flow.toml", "run"]
@@ -90,7 +101,11 @@ def test_the_manifest_marks_the_directory_as_hscc_s(one_flow, tmp_path):
 def test_an_impossible_out_is_found_before_the_run(one_flow, tmp_path):
     (tmp_path / "a-file").write_text("x")
     r = runner.invoke(app, ["run", str(one_flow), "--out", str(tmp_path / "a-file" / "run")])
-    assert r.exit_code == 2 and "cannot write a run directory there" in r.stderr and "running" not in r.stderr
+    assert (
+        r.exit_code == 2
+        and "cannot write a run directory there" in r.stderr
+        and "running" not in r.stderr
+    )
     r = runner.invoke(app, ["run", str(one_flow), "--out", str(tmp_path / "a-file")])
     assert r.exit_code == 2 and "exists and is not a directory" in r.stderr
     assert (tmp_path / "a-file").read_text() == "x"
@@ -98,7 +113,9 @@ def test_an_impossible_out_is_found_before_the_run(one_flow, tmp_path):
 
 def test_an_unwritable_out_is_found_before_the_run(one_flow, tmp_path):
     if os.geteuid() == 0:
-        place = Path("/proc/hscc-cannot-write-here/run")  # root may write anywhere a file system allows
+        place = Path(
+            "/proc/hscc-cannot-write-here/run"
+        )  # root may write anywhere a file system allows
     else:
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o555)
@@ -110,13 +127,17 @@ def test_an_unwritable_out_is_found_before_the_run(one_flow, tmp_path):
 
 
 def test_parent_directories_made_for_a_run_that_fails_are_removed(write_toml, tmp_path):
-    bad = write_toml(ONE_FLOW.replace('algorithm = "reno"', 'algorithm = "reno"\nparams = { nope = 1 }'))
+    bad = write_toml(
+        ONE_FLOW.replace('algorithm = "reno"', 'algorithm = "reno"\nparams = { nope = 1 }')
+    )
     r = runner.invoke(app, ["run", str(bad), "--out", str(tmp_path / "deep" / "er" / "run")])
     assert r.exit_code == 2
     assert not (tmp_path / "deep").exists()
 
 
-@pytest.mark.parametrize("name", ["../../../x", "a/b", "..", ".hidden", "nul\x00byte", "new\nline", "", "x" * 101])
+@pytest.mark.parametrize(
+    "name", ["../../../x", "a/b", "..", ".hidden", "nul\x00byte", "new\nline", "", "x" * 101]
+)
 def test_scenario_names_are_single_file_name_components(write_toml, tmp_path, monkeypatch, name):
     path = write_toml(ONE_FLOW.replace('name = "one-flow"', f"name = {json.dumps(name)}"))
     deep = tmp_path / "d1" / "d2" / "d3"
@@ -125,7 +146,9 @@ def test_scenario_names_are_single_file_name_components(write_toml, tmp_path, mo
     before = tree(tmp_path)
     r = runner.invoke(app, ["run", str(path)], catch_exceptions=False)
     assert r.exit_code == 2, r.output
-    assert "name:" in r.stderr and "usable as a file name" in r.stderr and "Traceback" not in r.stderr
+    assert (
+        "name:" in r.stderr and "usable as a file name" in r.stderr and "Traceback" not in r.stderr
+    )
     assert tree(tmp_path) == before
 
 
@@ -145,7 +168,12 @@ def test_two_runs_in_the_same_second_get_two_directories(one_flow, tmp_path, mon
 
 
 def _start_long_run(path: Path, out: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([HSCC, "run", str(path), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [HSCC, "run", str(path), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stderr.readline()  # printed once the target is reserved
     assert line.startswith(f"running {path}"), line
     return proc
@@ -155,22 +183,32 @@ def _hidden(parent: Path) -> list[str]:
     return sorted(p.name for p in parent.iterdir() if p.name.startswith("."))
 
 
-def test_a_killed_run_leaves_a_hidden_directory_that_the_next_run_removes(write_toml, one_flow, tmp_path):
+def test_a_killed_run_leaves_a_hidden_directory_that_the_next_run_removes(
+    write_toml, one_flow, tmp_path
+):
     long = write_toml(LONG, "long.toml")
     runs = tmp_path / "runs"
     killed = _start_long_run(long, runs / "killed")
     killed.kill()
     killed.communicate(timeout=30)
     stale = _hidden(runs)
-    assert len(stale) == 1 and stale[0].startswith(".killed.hscc-tmp-") and not (runs / "killed").exists()
-    shutil.copytree(runs / stale[0], runs / stale[0].replace("killed", "killed2"))  # a second, for the next run
+    assert (
+        len(stale) == 1
+        and stale[0].startswith(".killed.hscc-tmp-")
+        and not (runs / "killed").exists()
+    )
+    shutil.copytree(
+        runs / stale[0], runs / stale[0].replace("killed", "killed2")
+    )  # a second, for the next run
     live = _start_long_run(long, runs / "live")  # its start cleans up the first
     try:
         assert [h for h in _hidden(runs) if h.startswith(".killed.")] == []
         r = runner.invoke(app, ["run", str(one_flow), "--out", str(runs / "next"), "-q"])
         assert r.exit_code == 0, r.output
         left = _hidden(runs)
-        assert not any(h.startswith(".killed2.") for h in left)  # the dead process's directory is gone
+        assert not any(
+            h.startswith(".killed2.") for h in left
+        )  # the dead process's directory is gone
         assert any(h.startswith(".live.hscc-tmp-") for h in left)  # the live one's is kept
     finally:
         live.send_signal(signal.SIGINT)
@@ -188,7 +226,11 @@ def test_a_previous_run_moved_aside_by_a_dead_writer_is_put_back(one_flow, tmp_p
     tmp = _hscc_hidden(runs, "kept", "tmp")
     (tmp / "manifest.json").write_text("{}")
     cleaned = clean_stale(runs)
-    assert sorted(cleaned) == sorted([old, tmp]) and tree(runs / "kept") == before and _hidden(runs) == []
+    assert (
+        sorted(cleaned) == sorted([old, tmp])
+        and tree(runs / "kept") == before
+        and _hidden(runs) == []
+    )
 
 
 def _hscc_hidden(parent: Path, name: str, kind: str) -> Path:
@@ -219,7 +261,9 @@ def test_clean_up_never_touches_a_user_s_directory_named_like_hscc_s(tmp_path):
     (tmp_path / ".copy.hscc-tmp-aaa" / ".hscc-writer").write_text("hscc atomic directory bbb\n")
     before = tree(tmp_path)
     assert clean_stale(tmp_path) == [] and tree(tmp_path) == before
-    r = runner.invoke(app, ["run", str(EXAMPLES / "two-reno-rtt.toml"), "--out", str(tmp_path / "run"), "-q"])
+    r = runner.invoke(
+        app, ["run", str(EXAMPLES / "two-reno-rtt.toml"), "--out", str(tmp_path / "run"), "-q"]
+    )
     assert r.exit_code == 0, r.output
     assert {k: v for k, v in tree(tmp_path).items() if not k.startswith("run")} == before
 
@@ -241,6 +285,12 @@ def test_plot_replaces_only_its_own_file(tmp_path):
     mine = tmp_path / "figure.png"
     mine.write_bytes(b"my figure")
     r = runner.invoke(app, ["plot", str(run_dir), "--out", str(mine)])
-    assert r.exit_code == 2 and "exists; pass --overwrite" in r.stderr and mine.read_bytes() == b"my figure"
-    assert runner.invoke(app, ["plot", str(run_dir), "--out", str(mine), "--overwrite"]).exit_code == 0
+    assert (
+        r.exit_code == 2
+        and "exists; pass --overwrite" in r.stderr
+        and mine.read_bytes() == b"my figure"
+    )
+    assert (
+        runner.invoke(app, ["plot", str(run_dir), "--out", str(mine), "--overwrite"]).exit_code == 0
+    )
     assert mine.read_bytes()[:4] == b"\x89PNG"

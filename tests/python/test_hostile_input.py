@@ -34,33 +34,50 @@ def check(path) -> str:
     return r.stderr
 
 
-@pytest.mark.parametrize("algorithm, params, says", [
-    ("multcp", "n = inf", "flows[0].params.n: inf is not allowed (a whole number from 1 to 10000)"),
-    ("multcp", "n = -inf", "flows[0].params.n: -inf is not allowed"),
-    ("multcp", "n = nan", "flows[0].params.n: nan is not allowed"),
-    ("ctcp", "lowwnd = inf", "flows[0].params.lowwnd: inf is not allowed"),
-    ("ctcp", "gamma = nan", "flows[0].params.gamma: nan is not allowed"),
-])
+@pytest.mark.parametrize(
+    "algorithm, params, says",
+    [
+        (
+            "multcp",
+            "n = inf",
+            "flows[0].params.n: inf is not allowed (a whole number from 1 to 10000)",
+        ),
+        ("multcp", "n = -inf", "flows[0].params.n: -inf is not allowed"),
+        ("multcp", "n = nan", "flows[0].params.n: nan is not allowed"),
+        ("ctcp", "lowwnd = inf", "flows[0].params.lowwnd: inf is not allowed"),
+        ("ctcp", "gamma = nan", "flows[0].params.gamma: nan is not allowed"),
+    ],
+)
 def test_infinite_and_nan_parameters(write_toml, algorithm, params, says):
-    path = write_toml(ONE_FLOW.replace('algorithm = "reno"', f'algorithm = "{algorithm}"\nparams = {{ {params} }}'))
+    path = write_toml(
+        ONE_FLOW.replace(
+            'algorithm = "reno"', f'algorithm = "{algorithm}"\nparams = {{ {params} }}'
+        )
+    )
     assert says in check(path)
 
 
-@pytest.mark.parametrize("old, new, says", [
-    ('duration = "10s"', "duration = nan", "duration: nan is not allowed"),
-    ('buffer = "1bdp"', 'buffer = "1e30pkts"', "topology.bottleneck.buffer: "),
-    ('buffer = "1bdp"', 'buffer = "1e30B"', "1 to 10^8 packets, 1 byte to 10^12 bytes"),
-])
+@pytest.mark.parametrize(
+    "old, new, says",
+    [
+        ('duration = "10s"', "duration = nan", "duration: nan is not allowed"),
+        ('buffer = "1bdp"', 'buffer = "1e30pkts"', "topology.bottleneck.buffer: "),
+        ('buffer = "1bdp"', 'buffer = "1e30B"', "1 to 10^8 packets, 1 byte to 10^12 bytes"),
+    ],
+)
 def test_nan_and_huge_quantities(write_toml, old, new, says):
     assert says in check(write_toml(ONE_FLOW.replace(old, new)))
 
 
-@pytest.mark.parametrize("text", [
-    "a = " + "[" * 600 + "]" * 600,
-    "a = " + "{x=" * 600 + "1" + "}" * 600,
-    'duration = "1s"\n' + ".".join(["k"] * 5000) + " = 1",
-    "a = " + "[" * 40 + "]" * 40,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a = " + "[" * 600 + "]" * 600,
+        "a = " + "{x=" * 600 + "1" + "}" * 600,
+        'duration = "1s"\n' + ".".join(["k"] * 5000) + " = 1",
+        "a = " + "[" * 40 + "]" * 40,
+    ],
+)
 def test_deeply_nested_files(write_toml, text):
     assert "nested more than 32" in check(write_toml(text))
 
@@ -84,15 +101,33 @@ def test_a_dict_that_contains_itself_is_refused():
 
 def test_duplicate_labels(write_toml):
     text = ONE_FLOW + '\nlabel = "a"\n\n[[flows]]\npair = 0\nlabel = "a"\n'
-    assert 'flows[1].label: "a" is not allowed (a label not used by another entry (flows[0] has it))' in check(write_toml(text))
+    assert (
+        'flows[1].label: "a" is not allowed (a label not used by another entry (flows[0] has it))'
+        in check(write_toml(text))
+    )
 
 
-@pytest.mark.parametrize("old, new, says", [
-    ('nodes = ["a", "b", "c"]', 'nodes = ["a", "b", "c", ""]', 'topology.nodes[3]: "" is not allowed (a name that is not empty'),
-    ('nodes = ["a", "b", "c"]', 'nodes = ["a", "b", "c", "  "]', "topology.nodes[3]"),
-    ('{ a = "b", b = "c",', '{ a = "b", b = "b",', "topology.links[1].b: \"b\" is not allowed (a node other than a (a link joins two nodes)"),
-    ('{ a = "b", b = "c",', '{ a = "b", b = "a",', 'topology.links[1]: "b-a" is not allowed (one link per pair of nodes, with a name of its own (topology.links[0] is a-b))'),
-])
+@pytest.mark.parametrize(
+    "old, new, says",
+    [
+        (
+            'nodes = ["a", "b", "c"]',
+            'nodes = ["a", "b", "c", ""]',
+            'topology.nodes[3]: "" is not allowed (a name that is not empty',
+        ),
+        ('nodes = ["a", "b", "c"]', 'nodes = ["a", "b", "c", "  "]', "topology.nodes[3]"),
+        (
+            '{ a = "b", b = "c",',
+            '{ a = "b", b = "b",',
+            'topology.links[1].b: "b" is not allowed (a node other than a (a link joins two nodes)',
+        ),
+        (
+            '{ a = "b", b = "c",',
+            '{ a = "b", b = "a",',
+            'topology.links[1]: "b-a" is not allowed (one link per pair of nodes, with a name of its own (topology.links[0] is a-b))',
+        ),
+    ],
+)
 def test_graph_nonsense(write_toml, old, new, says):
     assert says in check(write_toml(GRAPH.replace(old, new)))
 
@@ -118,19 +153,38 @@ def test_check_prints_what_a_run_needs(one_flow):
 
 def test_a_run_above_the_memory_limit_is_refused_before_it_starts(write_toml, tmp_path):
     path = write_toml(WEB)
-    r = runner.invoke(app, ["run", str(path), "--max-memory", "100MB", "-o", str(tmp_path / "run")], catch_exceptions=False)
+    r = runner.invoke(
+        app,
+        ["run", str(path), "--max-memory", "100MB", "-o", str(tmp_path / "run")],
+        catch_exceptions=False,
+    )
     assert r.exit_code == 2, r.output
-    assert re.search(r"web\[0\]\.rate: 1000000 is not allowed \(this run needs about [12]\.\d GB of memory, above the limit of 100 MB", r.stderr)
+    assert re.search(
+        r"web\[0\]\.rate: 1000000 is not allowed \(this run needs about [12]\.\d GB of memory, above the limit of 100 MB",
+        r.stderr,
+    )
     assert "running" not in r.stderr and not (tmp_path / "run").exists()
     assert runner.invoke(app, ["check", str(path), "--max-memory", "100MB"]).exit_code == 2
 
 
 def test_a_run_above_the_event_limit_is_refused(one_flow):
     r = runner.invoke(app, ["check", str(one_flow), "--max-events", "1000"])
-    assert r.exit_code == 2 and "duration: 10 s is not allowed (this run needs about" in r.stderr and "above the limit of 1.0e3" in r.stderr
+    assert (
+        r.exit_code == 2
+        and "duration: 10 s is not allowed (this run needs about" in r.stderr
+        and "above the limit of 1.0e3" in r.stderr
+    )
 
 
-@pytest.mark.parametrize("option, value", [("--max-memory", "lots"), ("--max-memory", "1kB"), ("--max-events", "-5"), ("--max-events", "1.5")])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--max-memory", "lots"),
+        ("--max-memory", "1kB"),
+        ("--max-events", "-5"),
+        ("--max-events", "1.5"),
+    ],
+)
 def test_bad_limits_are_usage_errors(one_flow, option, value):
     r = runner.invoke(app, ["check", str(one_flow), option, value])
     assert r.exit_code == 2 and f"{option}: '{value}' is not allowed" in r.stderr
@@ -146,26 +200,40 @@ def test_the_python_api_takes_the_same_limits(write_toml):
 # --- the fuzzers' findings (fuzz/reproducers) ------------------------------------------------
 
 
-@pytest.mark.parametrize("old, new, says", [
-    ('buffer = "1bdp"', 'buffer = "1e308KB"', "topology.bottleneck.buffer: "),
-    ('pair = 0', 'pair = 0\nsize = "1e308GB"', "flows[0].size: "),
-    ('pair = 0', "pair = 0\nsize = 1" + "0" * 400, "flows[0].size: "),
-    ('rate = "10Mbps"', 'rate = "10' + " " * 16000 + 'x"', "topology.bottleneck.rate: "),
-    ('algorithm = "reno"', 'algorithm = "multcp"\nparams = { n = 1' + "0" * 400 + " }", "flows[0].params.n: "),
-])
+@pytest.mark.parametrize(
+    "old, new, says",
+    [
+        ('buffer = "1bdp"', 'buffer = "1e308KB"', "topology.bottleneck.buffer: "),
+        ("pair = 0", 'pair = 0\nsize = "1e308GB"', "flows[0].size: "),
+        ("pair = 0", "pair = 0\nsize = 1" + "0" * 400, "flows[0].size: "),
+        ('rate = "10Mbps"', 'rate = "10' + " " * 16000 + 'x"', "topology.bottleneck.rate: "),
+        (
+            'algorithm = "reno"',
+            'algorithm = "multcp"\nparams = { n = 1' + "0" * 400 + " }",
+            "flows[0].params.n: ",
+        ),
+    ],
+)
 def test_overflowing_and_overlong_quantities(write_toml, old, new, says):
     assert says in check(write_toml(ONE_FLOW.replace(old, new)))
 
 
-@pytest.mark.parametrize("text", [
-    "a" + ".a" * 8000 + " = 1",
-    "x = { " + "y . " * 40 + "z = 1 }",
-    "[" + '"t".' * 40 + "u]",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" + ".a" * 8000 + " = 1",
+        "x = { " + "y . " * 40 + "z = 1 }",
+        "[" + '"t".' * 40 + "u]",
+    ],
+)
 def test_long_dotted_keys_are_refused_before_parsing(write_toml, text):
     assert "a dotted key is nested more than 32 tables deep" in check(write_toml(text))
 
 
 def test_dotted_words_in_strings_are_not_keys(write_toml):
-    path = write_toml(ONE_FLOW.replace('name = "one-flow"', 'name = "one-flow"\ndescription = "' + "Fig. 3. " * 40 + '"'))
+    path = write_toml(
+        ONE_FLOW.replace(
+            'name = "one-flow"', 'name = "one-flow"\ndescription = "' + "Fig. 3. " * 40 + '"'
+        )
+    )
     assert runner.invoke(app, ["check", str(path)]).exit_code == 0

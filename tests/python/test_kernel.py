@@ -24,11 +24,15 @@ runner = CliRunner()
 
 # --- without a kernel -------------------------------------------------------
 
+
 def test_programs_are_named_for_their_algorithms():
     names = programs.available()
     assert {"reno", "cubic"} <= set(names)
     for n in names:
-        assert programs.kernel_name(n) == "hscc_" + n.replace("-", "_") and len(programs.kernel_name(n)) <= 15
+        assert (
+            programs.kernel_name(n) == "hscc_" + n.replace("-", "_")
+            and len(programs.kernel_name(n)) <= 15
+        )
     assert programs.resolve("NewReno") == "reno"  # aliases resolve as in scenarios
     assert programs.kernel_name("ctcp-la") == "hscc_ctcp_la"
 
@@ -57,7 +61,12 @@ def test_the_papers_parameters_become_their_programs_globals():
     # ctcp-la is ctcp with [LA13]'s choices: every ACK sampled, the round's
     # minimum of more than 2 samples, the sent window, TUBE γ, paced increase.
     la = dict(programs.globals_for("ctcp-la", []))
-    assert (la["sample_interval_us"], la["min_samples"], la["rtt_min_filter"], la["win_sent"]) == (0, 2, 1, 1)
+    assert (la["sample_interval_us"], la["min_samples"], la["rtt_min_filter"], la["win_sent"]) == (
+        0,
+        2,
+        1,
+        1,
+    )
     assert (la["gamma_tube"], la["pace_dwnd"], la["lowwnd"]) == (1, 1, 38)
     f = dict(programs.globals_for("fit", ["n_fixed=4", "alpha_auto=false", "alpha=0.25"]))
     assert (f["n_fixed"], f["n_init"], f["alpha_auto"], f["alpha_fixed_q16"]) == (1, 4, 0, 16384)
@@ -87,7 +96,9 @@ def test_bad_parameters_are_named(name, params, message):
 def test_unknown_or_missing_algorithms_are_refused_before_the_kernel():
     r = runner.invoke(app, ["kernel", "load", "bogus"])
     assert r.exit_code == 2 and 'algorithm "bogus" is not known' in r.output
-    missing = next((a.name for a in catalog.algorithms() if a.name not in programs.available()), None)
+    missing = next(
+        (a.name for a in catalog.algorithms() if a.name not in programs.available()), None
+    )
     if missing:
         r = runner.invoke(app, ["kernel", "load", missing])
         assert r.exit_code == 2 and f"{missing} has no eBPF program yet" in r.output
@@ -109,7 +120,9 @@ def leftovers() -> list[str]:
     if registry.PIN_DIR.is_dir():
         out += [f"pin {p}" for p in registry.PIN_DIR.iterdir()]
     ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
-    out += [f"namespace {line.split()[0]}" for line in ns.splitlines() if line.startswith("hscc-smoke-")]
+    out += [
+        f"namespace {line.split()[0]}" for line in ns.splitlines() if line.startswith("hscc-smoke-")
+    ]
     return out
 
 
@@ -138,7 +151,9 @@ def skip_if_loaded(before: frozenset[str], *algorithms: str) -> None:
     """A program that is already loaded is someone else's: do not test on it."""
     for a in algorithms:
         if any(x.endswith(f"/{a}") or x == f"struct_ops {programs.kernel_name(a)}" for x in before):
-            pytest.skip(f"{programs.kernel_name(a)} is already loaded by someone else; unload it to run this test")
+            pytest.skip(
+                f"{programs.kernel_name(a)} is already loaded by someone else; unload it to run this test"
+            )
 
 
 @kernel
@@ -159,12 +174,25 @@ def test_load_list_unload_with_parameters_in_the_kernels_rodata(clean_kernel):
     assert r.exit_code == 0, r.output
     assert "hscc_cubic" in registry.available_ccs()
     # The kernel's copy of the program's globals holds the converted values.
-    maps = json.loads(subprocess.run(["bpftool", "-j", "map", "show"], capture_output=True, text=True, check=True).stdout)
+    maps = json.loads(
+        subprocess.run(
+            ["bpftool", "-j", "map", "show"], capture_output=True, text=True, check=True
+        ).stdout
+    )
     # Its .rodata.params map is the last one made before its struct_ops map.
     ops_id = registry.struct_ops_maps()["hscc_cubic"]
     rodata = [m["id"] for m in maps if m.get("name") == ".rodata.params" and m["id"] < ops_id]
-    dump = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(max(rodata))], capture_output=True, text=True, check=True).stdout
-    values = {k: v for d in json.loads(dump)[0]["formatted"]["value"][".rodata.params"] for k, v in d.items()}
+    dump = subprocess.run(
+        ["bpftool", "-j", "map", "dump", "id", str(max(rodata))],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    values = {
+        k: v
+        for d in json.loads(dump)[0]["formatted"]["value"][".rodata.params"]
+        for k, v in d.items()
+    }
     assert (values["beta"], values["hystart"]) == (819, True), values
     r = runner.invoke(app, ["kernel", "list"])
     assert r.exit_code == 0 and "hscc_cubic" in r.output and "pin" in r.output, r.output
@@ -179,10 +207,16 @@ def test_load_list_unload_with_parameters_in_the_kernels_rodata(clean_kernel):
 
 def fit_pool() -> dict[str, int]:
     """TCP-FIT's shared α pool as the kernel holds it (the program's .bss)."""
-    maps = json.loads(subprocess.run(["bpftool", "-j", "map", "show"], capture_output=True, text=True, check=True).stdout)
+    maps = json.loads(
+        subprocess.run(
+            ["bpftool", "-j", "map", "show"], capture_output=True, text=True, check=True
+        ).stdout
+    )
     ops_id = registry.struct_ops_maps()["hscc_fit"]
     bss = max(m["id"] for m in maps if m.get("name") == "fit.bss" and m["id"] < ops_id)
-    dump = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(bss)], capture_output=True, text=True, check=True).stdout
+    dump = subprocess.run(
+        ["bpftool", "-j", "map", "dump", "id", str(bss)], capture_output=True, text=True, check=True
+    ).stdout
     return json.loads(dump)[0]["formatted"]["value"][".bss"][0]["pool"]
 
 
@@ -229,10 +263,19 @@ def test_the_namespace_default_is_never_an_hscc_program(clean_kernel):
 @kernel
 def test_ctrl_c_during_a_smoke_run_leaves_nothing(clean_kernel):
     skip_if_loaded(clean_kernel, "cubic")
-    p = subprocess.Popen([sys.executable, "-m", "hscc", "kernel", "smoke", "cubic", "--seconds", "20"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "hscc", "kernel", "smoke", "cubic", "--seconds", "20"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     # Wait until the flow runs (the namespace exists), then interrupt.
-    while not any(x.startswith("namespace") and x not in clean_kernel for x in leftovers()) and time.monotonic() < deadline and p.poll() is None:
+    while (
+        not any(x.startswith("namespace") and x not in clean_kernel for x in leftovers())
+        and time.monotonic() < deadline
+        and p.poll() is None
+    ):
         time.sleep(0.1)
     time.sleep(0.5)
     p.send_signal(signal.SIGINT)

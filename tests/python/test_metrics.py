@@ -7,7 +7,13 @@ import pytest
 import hscc
 
 
-def scenario(algorithms: list[str], rtts: list[str], duration: str = "30s", loss: str = "0", sample: str = "100ms") -> dict:
+def scenario(
+    algorithms: list[str],
+    rtts: list[str],
+    duration: str = "30s",
+    loss: str = "0",
+    sample: str = "100ms",
+) -> dict:
     return {
         "name": "metrics",
         "duration": duration,
@@ -26,7 +32,9 @@ def test_bandwidth_stolen_is_zero_for_reno_and_large_for_scalable():
     reno = hscc.bandwidth_stolen(scenario(["reno"] * 4, ["40ms"] * 4), tested=[2, 3])
     # The baseline replaces Reno by Reno: the same run, so exactly nothing is stolen.
     assert reno.stolen == 0.0 and reno.p_bps == reno.q_bps > 5e6
-    stcp = hscc.bandwidth_stolen(scenario(["reno", "reno", "scalable", "scalable"], ["40ms"] * 4), tested=[2, 3])
+    stcp = hscc.bandwidth_stolen(
+        scenario(["reno", "reno", "scalable", "scalable"], ["40ms"] * 4), tested=[2, 3]
+    )
     assert stcp.p_bps == reno.p_bps
     assert stcp.stolen > 0.2, stcp.stolen
     assert stcp.test.flows["algorithm"].to_list() == ["reno", "reno", "scalable", "scalable"]
@@ -34,7 +42,10 @@ def test_bandwidth_stolen_is_zero_for_reno_and_large_for_scalable():
 
 
 def test_bandwidth_stolen_rejects_a_bad_index():
-    with pytest.raises(hscc.ScenarioError, match=r"tested: 7 is not allowed \(indices of \[\[flows\]\] entries, 0 to 1\)"):
+    with pytest.raises(
+        hscc.ScenarioError,
+        match=r"tested: 7 is not allowed \(indices of \[\[flows\]\] entries, 0 to 1\)",
+    ):
         hscc.bandwidth_stolen(scenario(["reno", "reno"], ["40ms"] * 2), tested=[7])
 
 
@@ -67,6 +78,7 @@ def test_sync_tcp_flows_detect_congestion_signals_together():
     # The same numbers in summary.json and in a sweep's row (the reproduction of §VI.A reads them there).
     assert r.summary["signal_sync"] == {"events": events, "seen_by_all": seen}
     from hscc.sweeps.metrics import row
+
     assert row(r.summary, r.web)["signal_sync"] == seen / events
     # Chosen by hand, the same flows give the same; a flow the run does not have is refused by name.
     assert r.signal_synchronization(flows=[0, 1, 2]) == (events, seen)

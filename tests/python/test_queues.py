@@ -37,5 +37,7 @@ def test_the_same_scenario_under_droptail_fills_the_buffer():
 def test_a_field_of_another_discipline_is_refused_by_name():
     sc = Scenario.from_toml(EXAMPLES / "codel-ecn.toml").to_dict()
     sc["topology"]["bottleneck"]["queue"] = {"kind": "codel", "min_th": 5}
-    with pytest.raises(Exception, match=r"topology\.bottleneck\.queue\.min_th.*only with kind = red"):
+    with pytest.raises(
+        Exception, match=r"topology\.bottleneck\.queue\.min_th.*only with kind = red"
+    ):
         hscc.run(Scenario.parse(sc))

@@ -20,22 +20,53 @@ from hscc.sweeps.result import SweepResult
 # A small experiment: two Reno or CUBIC flows against two Reno flows on 10 Mbit/s,
 # over two RTTs of the second group; stolen, ratio and a column.
 SMALL = {
-    "name": "small", "paper": "ctcp", "source": "Fig. 0", "title": "a test", "setup": "two groups", "assumptions": ["none"],
+    "name": "small",
+    "paper": "ctcp",
+    "source": "Fig. 0",
+    "title": "a test",
+    "setup": "two groups",
+    "assumptions": ["none"],
     "x": {"axis": "topology.pairs[1].rtt", "label": "RTT ratio", "factor": 50.0, "values": [1, 2]},
     "series": {"axis": "flows[0].algorithm", "names": {"reno": "Reno", "cubic": "CUBIC"}},
     "measures": [
-        {"name": "stolen", "kind": "stolen", "a": [1], "baseline": "reno", "label": "stolen",
-         "published": {"cubic": [0.1, 0.3]}},
-        {"name": "ratio", "kind": "ratio", "a": [0], "b": [1], "label": "ratio", "published": {"reno": [1.0, "nan"]}},
+        {
+            "name": "stolen",
+            "kind": "stolen",
+            "a": [1],
+            "baseline": "reno",
+            "label": "stolen",
+            "published": {"cubic": [0.1, 0.3]},
+        },
+        {
+            "name": "ratio",
+            "kind": "ratio",
+            "a": [0],
+            "b": [1],
+            "label": "ratio",
+            "published": {"reno": [1.0, "nan"]},
+        },
     ],
-    "claims": [{"text": "cubic steals", "measure": "stolen", "kind": "greater", "a": "cubic", "than": 0.0}],
+    "claims": [
+        {"text": "cubic steals", "measure": "stolen", "kind": "greater", "a": "cubic", "than": 0.0}
+    ],
     "sweep": {
-        "replicates": 2, "seed": 3,
-        "axes": {"topology.pairs[1].rtt": ["20ms", "40ms"], "flows[0].algorithm": ["reno", "cubic"]},
-        "base": {"name": "small", "duration": "5s", "output": {"traces": []},
-                 "topology": {"kind": "dumbbell", "bottleneck": {"rate": "10Mbps", "delay": "2ms", "buffer": "1bdp"},
-                              "pairs": [{"rtt": "20ms"}, {"rtt": "20ms"}]},
-                 "flows": [{"pair": 0, "algorithm": "reno"}, {"pair": 1, "algorithm": "reno"}]},
+        "replicates": 2,
+        "seed": 3,
+        "axes": {
+            "topology.pairs[1].rtt": ["20ms", "40ms"],
+            "flows[0].algorithm": ["reno", "cubic"],
+        },
+        "base": {
+            "name": "small",
+            "duration": "5s",
+            "output": {"traces": []},
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck": {"rate": "10Mbps", "delay": "2ms", "buffer": "1bdp"},
+                "pairs": [{"rtt": "20ms"}, {"rtt": "20ms"}],
+            },
+            "flows": [{"pair": 0, "algorithm": "reno"}, {"pair": 1, "algorithm": "reno"}],
+        },
     },
     "quick": {"replicates": 1, "duration": "3s"},
 }
@@ -47,19 +78,35 @@ def small(**changes) -> experiment.Experiment:
 
 def frame(rows: list[dict]) -> SweepResult:
     """A SweepResult from hand-written runs: series value, RTT (s), goodputs of groups 0 and 1 (bit/s)."""
-    data = [{"point": i // 2, "replicate": i % 2, "seed": i, "status": "ok", "error": None, "run": str(i),
-             "topology.pairs[1].rtt": r["rtt"], "flows[0].algorithm": r["alg"],
-             "flows[0].goodput_bps": r["g0"], "flows[1].goodput_bps": r["g1"], "total_goodput_bps": r["g0"] + r["g1"]}
-            for i, r in enumerate(rows)]
+    data = [
+        {
+            "point": i // 2,
+            "replicate": i % 2,
+            "seed": i,
+            "status": "ok",
+            "error": None,
+            "run": str(i),
+            "topology.pairs[1].rtt": r["rtt"],
+            "flows[0].algorithm": r["alg"],
+            "flows[0].goodput_bps": r["g0"],
+            "flows[1].goodput_bps": r["g1"],
+            "total_goodput_bps": r["g0"] + r["g1"],
+        }
+        for i, r in enumerate(rows)
+    ]
     return SweepResult(pl.DataFrame(data), [["topology.pairs[1].rtt"], ["flows[0].algorithm"]])
 
 
 def test_stolen_ratio_and_the_paper_x_are_computed_the_papers_way():
     # Reno baseline at x=1: group 1 gets 4 and 6 Mbit/s (mean 5); CUBIC runs: 4 and 3 → stolen 0.2 and 0.4.
-    runs = frame([
-        {"rtt": 0.02, "alg": "reno", "g0": 5e6, "g1": 4e6}, {"rtt": 0.02, "alg": "reno", "g0": 5e6, "g1": 6e6},
-        {"rtt": 0.02, "alg": "cubic", "g0": 6e6, "g1": 4e6}, {"rtt": 0.02, "alg": "cubic", "g0": 7e6, "g1": 3e6},
-    ])
+    runs = frame(
+        [
+            {"rtt": 0.02, "alg": "reno", "g0": 5e6, "g1": 4e6},
+            {"rtt": 0.02, "alg": "reno", "g0": 5e6, "g1": 6e6},
+            {"rtt": 0.02, "alg": "cubic", "g0": 6e6, "g1": 4e6},
+            {"rtt": 0.02, "alg": "cubic", "g0": 7e6, "g1": 3e6},
+        ]
+    )
     values = measures.per_run(small(), runs)
     stolen = values.filter(pl.col("measure") == "stolen").sort("value")
     assert stolen["series"].to_list() == ["CUBIC", "CUBIC"]  # none for the baseline itself
@@ -71,16 +118,30 @@ def test_stolen_ratio_and_the_paper_x_are_computed_the_papers_way():
 
 def test_points_that_collide_on_series_and_x_are_refused():
     exp = small(series=None)  # two algorithms, no series axis: two points at each x
-    runs = frame([{"rtt": 0.02, "alg": alg, "g0": 1.0, "g1": 1.0} for alg in ("reno", "reno", "cubic", "cubic")])
-    with pytest.raises(measures.MeasureError, match="every axis must be the x axis or the series axis"):
+    runs = frame(
+        [
+            {"rtt": 0.02, "alg": alg, "g0": 1.0, "g1": 1.0}
+            for alg in ("reno", "reno", "cubic", "cubic")
+        ]
+    )
+    with pytest.raises(
+        measures.MeasureError, match="every axis must be the x axis or the series axis"
+    ):
         measures.per_run(exp, runs)
 
 
 def test_cells_have_student_t_intervals_deviations_and_verdicts():
     exp = small()
-    runs = pl.DataFrame({"measure": ["stolen"] * 4, "series": ["CUBIC"] * 4, "x": [1.0, 1.0, 2.0, 2.0],
-                         "replicate": [0, 1, 0, 1], "value": [0.1, 0.14, 0.5, 0.7]},
-                        schema=measures.LONG_SCHEMA)
+    runs = pl.DataFrame(
+        {
+            "measure": ["stolen"] * 4,
+            "series": ["CUBIC"] * 4,
+            "x": [1.0, 1.0, 2.0, 2.0],
+            "replicate": [0, 1, 0, 1],
+            "value": [0.1, 0.14, 0.5, 0.7],
+        },
+        schema=measures.LONG_SCHEMA,
+    )
     t = compare.cells(exp, runs)
     one = t.filter(pl.col("x") == 1.0).row(0, named=True)
     # mean 0.12, sd 0.0283, t(0.975, 1) = 12.706: half-width 12.706 × 0.02 = 0.254
@@ -97,25 +158,56 @@ def test_cells_have_student_t_intervals_deviations_and_verdicts():
 
 def test_a_cell_whose_trend_opposes_the_papers_differs():
     exp = small()
-    runs = pl.DataFrame({"measure": ["stolen"] * 2, "series": ["CUBIC"] * 2, "x": [1.0, 2.0], "replicate": [0, 0],
-                         "value": [0.1, 0.05]}, schema=measures.LONG_SCHEMA)
+    runs = pl.DataFrame(
+        {
+            "measure": ["stolen"] * 2,
+            "series": ["CUBIC"] * 2,
+            "x": [1.0, 2.0],
+            "replicate": [0, 0],
+            "value": [0.1, 0.05],
+        },
+        schema=measures.LONG_SCHEMA,
+    )
     t = compare.cells(exp, runs)
-    assert t.filter(pl.col("x") == 2.0)["verdict"][0] == "differs"  # paper 0.1 → 0.3 rises; hscc falls
+    assert (
+        t.filter(pl.col("x") == 2.0)["verdict"][0] == "differs"
+    )  # paper 0.1 → 0.3 rises; hscc falls
     assert t.filter(pl.col("x") == 2.0)["ci_low"][0] is None  # one replicate: no interval
 
 
-@pytest.mark.parametrize("kind, a, b, than, factor, holds", [
-    ("less", "cubic", "reno", None, 1.0, True),
-    ("less", "cubic", "reno", None, 3.0, False),   # 0.2 × 3 is not below 0.5
-    ("greater", "reno", None, 0.4, 1.0, True),
-    ("increasing", "cubic", None, None, 1.0, True),
-    ("decreasing", "cubic", None, None, 1.0, False),
-])
+@pytest.mark.parametrize(
+    "kind, a, b, than, factor, holds",
+    [
+        ("less", "cubic", "reno", None, 1.0, True),
+        ("less", "cubic", "reno", None, 3.0, False),  # 0.2 × 3 is not below 0.5
+        ("greater", "reno", None, 0.4, 1.0, True),
+        ("increasing", "cubic", None, None, 1.0, True),
+        ("decreasing", "cubic", None, None, 1.0, False),
+    ],
+)
 def test_claims_are_checked_against_the_means(kind, a, b, than, factor, holds):
-    exp = small(measures=[{"name": "m", "kind": "ratio", "a": [0], "b": [1], "label": "m"}],
-                claims=[{"text": "t", "measure": "m", "kind": kind, "a": a, "b": b, "than": than, "factor": factor}])
-    table = pl.DataFrame({"measure": ["m"] * 4, "series": ["CUBIC", "CUBIC", "Reno", "Reno"], "x": [1.0, 2.0, 1.0, 2.0],
-                          "mean": [0.1, 0.2, 0.5, 0.6]})
+    exp = small(
+        measures=[{"name": "m", "kind": "ratio", "a": [0], "b": [1], "label": "m"}],
+        claims=[
+            {
+                "text": "t",
+                "measure": "m",
+                "kind": kind,
+                "a": a,
+                "b": b,
+                "than": than,
+                "factor": factor,
+            }
+        ],
+    )
+    table = pl.DataFrame(
+        {
+            "measure": ["m"] * 4,
+            "series": ["CUBIC", "CUBIC", "Reno", "Reno"],
+            "x": [1.0, 2.0, 1.0, 2.0],
+            "mean": [0.1, 0.2, 0.5, 0.6],
+        }
+    )
     assert compare.claims(exp, table)[0].holds is holds
 
 
@@ -123,20 +215,41 @@ def test_an_unfairness_claim_counts_a_long_flow_winning_as_unfair():
     # hscc's ratio 0.2 (the long-RTT flow gets 5× more) is further from fairness than Reno's 2,
     # though smaller as a number
     claim = {"text": "t", "measure": "m", "kind": "less", "a": "cubic", "b": "reno"}
-    table = pl.DataFrame({"measure": ["m", "m"], "series": ["CUBIC", "Reno"], "x": [1.0, 1.0], "mean": [0.2, 2.0]})
+    table = pl.DataFrame(
+        {"measure": ["m", "m"], "series": ["CUBIC", "Reno"], "x": [1.0, 1.0], "mean": [0.2, 2.0]}
+    )
     for unfair, holds in ((False, True), (True, False)):
-        exp = small(measures=[{"name": "m", "kind": "ratio", "a": [0], "b": [1], "label": "m"}],
-                    claims=[{**claim, "unfairness": unfair}])
+        exp = small(
+            measures=[{"name": "m", "kind": "ratio", "a": [0], "b": [1], "label": "m"}],
+            claims=[{**claim, "unfairness": unfair}],
+        )
         assert compare.claims(exp, table)[0].holds is holds
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"paper": "tcp"}, "paper: \"tcp\": 'tcp' is not a paper of the catalogue"),
-    ({"colour": 1}, "colour"),
-    ({"claims": [{"text": "t", "measure": "nope", "kind": "less", "a": "x", "than": 1}]}, "measure 'nope' is not one of"),
-    ({"measures": [{"name": "r", "kind": "ratio", "a": [0], "label": "r"}], "claims": []}, "needs b"),
-    ({"measures": [{"name": "r", "kind": "goodput", "label": "r", "published": {"reno": [1, 2, 3]}}], "claims": []}, "3 values for 2 x values"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"paper": "tcp"}, "paper: \"tcp\": 'tcp' is not a paper of the catalogue"),
+        ({"colour": 1}, "colour"),
+        (
+            {"claims": [{"text": "t", "measure": "nope", "kind": "less", "a": "x", "than": 1}]},
+            "measure 'nope' is not one of",
+        ),
+        (
+            {"measures": [{"name": "r", "kind": "ratio", "a": [0], "label": "r"}], "claims": []},
+            "needs b",
+        ),
+        (
+            {
+                "measures": [
+                    {"name": "r", "kind": "goodput", "label": "r", "published": {"reno": [1, 2, 3]}}
+                ],
+                "claims": [],
+            },
+            "3 values for 2 x values",
+        ),
+    ],
+)
 def test_a_bad_experiment_file_names_the_key(change, message):
     with pytest.raises(experiment.ExperimentError, match=message) as e:
         small(**change)
@@ -190,6 +303,7 @@ def test_reproduce_all_writes_a_self_contained_report(tmp_path):
 
 def _write_toml(path, data: dict) -> None:
     """TOML for the experiment dicts above (tables, arrays of tables, simple values)."""
+
     def value(v):
         if isinstance(v, str):
             return json.dumps(v)
@@ -200,25 +314,39 @@ def _write_toml(path, data: dict) -> None:
         if isinstance(v, list):
             return "[" + ", ".join(value(x) for x in v) + "]"
         return "{ " + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + " }"
+
     path.write_text("\n".join(f"{k} = {value(v)}" for k, v in data.items()) + "\n")
 
 
 def test_cli_list_names_every_experiment():
-    done = subprocess.run([sys.executable, "-m", "hscc", "reproduce", "list"], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "COLUMNS": "200"})
+    done = subprocess.run(
+        [sys.executable, "-m", "hscc", "reproduce", "list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     assert done.returncode == 0, done.stderr
     for e in rep.catalogue():
         assert e.name in done.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["no-such-experiment", "--out", "x"], "not in the catalogue"),
-    (["all"], "--out: missing"),
-    (["list-me", "--only", "a", "--out", "x"], "--only: only with 'all'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["no-such-experiment", "--out", "x"], "not in the catalogue"),
+        (["all"], "--out: missing"),
+        (["list-me", "--only", "a", "--out", "x"], "--only: only with 'all'"),
+    ],
+)
 def test_cli_bad_use_exits_2_with_the_reason(tmp_path, args, message):
-    done = subprocess.run([sys.executable, "-m", "hscc", "reproduce", *args], capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "hscc", "reproduce", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert not (tmp_path / "x").exists()

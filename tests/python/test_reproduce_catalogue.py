@@ -65,8 +65,11 @@ def test_the_report_has_every_experiment_with_its_figure(report):
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 
 
-@pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Chromium and chromedriver are not installed "
-                    "(apt-get install chromium chromium-driver; scripts/test-browser.sh does it)")
+@pytest.mark.skipif(
+    not (CHROMIUM and DRIVER),
+    reason="Chromium and chromedriver are not installed "
+    "(apt-get install chromium chromium-driver; scripts/test-browser.sh does it)",
+)
 def test_the_report_opens_in_chromium_without_errors(report):
     from selenium import webdriver
     from selenium.webdriver.common.by import By
@@ -76,7 +79,9 @@ def test_the_report_opens_in_chromium_without_errors(report):
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=DRIVER))
+    driver = webdriver.Chrome(
+        options=options, service=webdriver.ChromeService(executable_path=DRIVER)
+    )
     try:
         driver.set_page_load_timeout(60)
         driver.get(report.as_uri())
@@ -85,7 +90,9 @@ def test_the_report_opens_in_chromium_without_errors(report):
         for name in NAMES:
             section = driver.find_element(By.ID, name)
             assert section.is_displayed() and name in section.text
-        broken = driver.execute_script("return [...document.images].filter(i => !i.complete || i.naturalWidth === 0).length")
+        broken = driver.execute_script(
+            "return [...document.images].filter(i => !i.complete || i.naturalWidth === 0).length"
+        )
         assert broken == 0
     finally:
         driver.quit()

@@ -45,7 +45,9 @@ def test_manifest_and_summary_say_what_was_run(result, tmp_path):
     assert m["seed"] == 7 and m["wall_time_s"] > 0 and m["events"] > 0
     assert m["scenario"]["name"] == "one-flow" and m["scenario"]["duration"] == 10.0
     assert m["scenario_file"].endswith("one-flow.toml")
-    assert m["engine_config"]["topology"]["links"][0]["cfg"]["buffer"] == {"packets": 17}  # 10 Mbit/s × 21.3 ms / 1500 B
+    assert m["engine_config"]["topology"]["links"][0]["cfg"]["buffer"] == {
+        "packets": 17
+    }  # 10 Mbit/s × 21.3 ms / 1500 B
     assert m["git"] is None or len(m["git"]["commit"]) == 40
     s = json.loads((run_dir / "summary.json").read_text())
     assert s["flows"][0]["goodput_bps"] == result.flows["goodput_bps"][0]
@@ -88,7 +90,9 @@ def test_a_rewrite_replaces_the_previous_run_only_when_asked(result, tmp_path):
         result.write(run_dir)
     assert (run_dir / "plot.png").read_bytes() == b"old plot"
     result.write(run_dir, overwrite=True)
-    assert sorted(p.name for p in run_dir.iterdir()) == sorted(FILES)  # the old plot went with the old run
+    assert sorted(p.name for p in run_dir.iterdir()) == sorted(
+        FILES
+    )  # the old plot went with the old run
     assert [p.name for p in tmp_path.iterdir()] == ["run"]
 
 
@@ -130,22 +134,34 @@ def test_the_run_tables_read_back_as_polars_writes_them(result):
         assert_frame_equal(_via_extension(frame), frame, check_exact=True)
         assert_frame_equal(_via_extension(frame), _via_polars(frame), check_exact=True)
     for schema in (results.FLOWS, results.TIMESERIES, results.QUEUES, results.UDP, results.WEB):
-        assert _via_extension(pl.DataFrame(schema=schema)).schema == pl.Schema(schema)  # empty tables
+        assert _via_extension(pl.DataFrame(schema=schema)).schema == pl.Schema(
+            schema
+        )  # empty tables
 
 
 def test_every_value_of_every_table_dtype_survives_the_writer():
     # Nulls, extreme integers, NaN, infinities and -0.0, non-ASCII text, empty and null lists,
     # null list elements, a long list; then every prefix of the table (0 rows included).
-    frame = pl.DataFrame({
-        "f": [None, 0.0, -0.0, 1e-300, -1.5e308, math.inf, -math.inf, math.nan],
-        "u32": [2**32 - 1, None, 0, 1, 7, 2**31, 2**31 - 1, 3],
-        "u64": [2**64 - 1, 2**63, None, 0, 1, 2**32, 5, 6],
-        "i64": [-2**63, 2**63 - 1, -1, None, 0, 1, 2, 3],
-        "s": ["", None, "bottleneck:fwd", "Ωμέγα ✓", "a" * 300, "x", "y", "z"],
-        "b": [True, False, None, True, True, False, False, True],
-        "l": [[], None, [None], [1.0, None, math.nan], [0.5] * 100, [math.inf], [], [2.0, 3.0]],
-    }, schema={"f": pl.Float64, "u32": pl.UInt32, "u64": pl.UInt64, "i64": pl.Int64, "s": pl.String, "b": pl.Boolean,
-               "l": pl.List(pl.Float64)})
+    frame = pl.DataFrame(
+        {
+            "f": [None, 0.0, -0.0, 1e-300, -1.5e308, math.inf, -math.inf, math.nan],
+            "u32": [2**32 - 1, None, 0, 1, 7, 2**31, 2**31 - 1, 3],
+            "u64": [2**64 - 1, 2**63, None, 0, 1, 2**32, 5, 6],
+            "i64": [-(2**63), 2**63 - 1, -1, None, 0, 1, 2, 3],
+            "s": ["", None, "bottleneck:fwd", "Ωμέγα ✓", "a" * 300, "x", "y", "z"],
+            "b": [True, False, None, True, True, False, False, True],
+            "l": [[], None, [None], [1.0, None, math.nan], [0.5] * 100, [math.inf], [], [2.0, 3.0]],
+        },
+        schema={
+            "f": pl.Float64,
+            "u32": pl.UInt32,
+            "u64": pl.UInt64,
+            "i64": pl.Int64,
+            "s": pl.String,
+            "b": pl.Boolean,
+            "l": pl.List(pl.Float64),
+        },
+    )
     for rows in range(frame.height + 1):
         assert_frame_equal(_via_extension(frame.head(rows)), frame.head(rows), check_exact=True)
     assert_frame_equal(_via_extension(frame), _via_polars(frame), check_exact=True)
@@ -187,8 +203,31 @@ def test_the_json_layout_holds_for_awkward_values():
     import random
 
     rng = random.Random(11)
-    atoms = [None, True, False, 0, -1, 2**70, -0.0, 1e-300, 1.5e16, 1e22, 0.1, -2.5e-7, "", "a,b:c", "[{\"}]", "back\\slash\\",
-             "\\\"", "tab\tnew\nline", "Ωμέγα ✓", "\u0000\u001f", "{}", "[]", " , : "]
+    atoms = [
+        None,
+        True,
+        False,
+        0,
+        -1,
+        2**70,
+        -0.0,
+        1e-300,
+        1.5e16,
+        1e22,
+        0.1,
+        -2.5e-7,
+        "",
+        "a,b:c",
+        '[{"}]',
+        "back\\slash\\",
+        '\\"',
+        "tab\tnew\nline",
+        "Ωμέγα ✓",
+        "\u0000\u001f",
+        "{}",
+        "[]",
+        " , : ",
+    ]
 
     def value(depth):
         pick = rng.random()
@@ -196,7 +235,10 @@ def test_the_json_layout_holds_for_awkward_values():
             return rng.choice(atoms)
         if pick < 0.75:
             return [value(depth + 1) for _ in range(rng.randint(0, 4))]
-        return {rng.choice([a for a in atoms if isinstance(a, str)]) + str(k): value(depth + 1) for k in range(rng.randint(0, 4))}
+        return {
+            rng.choice([a for a in atoms if isinstance(a, str)]) + str(k): value(depth + 1)
+            for k in range(rng.randint(0, 4))
+        }
 
     for _ in range(500):
         data = value(0)
@@ -240,23 +282,40 @@ def test_the_engines_files_are_the_tables_and_summary_python_would_write(example
     text = written["summary.json"]
     assert text == (json.dumps(json.loads(text), indent=2) + "\n").encode()
     summary = json.loads(text)
-    assert summary["flows"] == [{k: v for k, v in row.items() if k != "signals_s"} for row in r.flows.iter_rows(named=True)]
+    assert summary["flows"] == [
+        {k: v for k, v in row.items() if k != "signals_s"} for row in r.flows.iter_rows(named=True)
+    ]
     assert summary["links"] == list(r.links.iter_rows(named=True))
     assert summary["udp"] == list(r.udp.iter_rows(named=True))
-    assert summary["web"] == [{"web": i, "label": w.get("label") or f"web {i}", **{k: summary["web"][i][k] for k in ("started", "completed", "refused")}}
-                              for i, w in enumerate(data.get("web", []))]
+    assert summary["web"] == [
+        {
+            "web": i,
+            "label": w.get("label") or f"web {i}",
+            **{k: summary["web"][i][k] for k in ("started", "completed", "refused")},
+        }
+        for i, w in enumerate(data.get("web", []))
+    ]
     assert r.cc_log.height == 0
 
 
 def test_a_flows_mean_srtt_is_the_correctly_rounded_mean_of_its_samples():
     # Not polars' mean (its summation order may change with polars): math.fsum of the positive samples over their count.
-    data = {"name": "m", "duration": "20s", "output": {"sample_interval": "10ms", "traces": ["flows"]},
-            "topology": {"kind": "dumbbell", "bottleneck": {"rate": "50Mbps", "delay": "1ms", "buffer": "1bdp"},
-                         "pairs": [{"rate": "1Gbps", "rtt": "40ms"}, {"rate": "1Gbps", "rtt": "90ms"}]},
-            "flows": [{"pair": 0, "algorithm": "reno"}, {"pair": 1, "algorithm": "cubic"}]}
+    data = {
+        "name": "m",
+        "duration": "20s",
+        "output": {"sample_interval": "10ms", "traces": ["flows"]},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "50Mbps", "delay": "1ms", "buffer": "1bdp"},
+            "pairs": [{"rate": "1Gbps", "rtt": "40ms"}, {"rate": "1Gbps", "rtt": "90ms"}],
+        },
+        "flows": [{"pair": 0, "algorithm": "reno"}, {"pair": 1, "algorithm": "cubic"}],
+    }
     r = hscc.run(data)
     for row in r.flows.iter_rows(named=True):
-        samples = r.timeseries.filter((pl.col("flow") == row["flow"]) & (pl.col("srtt_s") > 0))["srtt_s"].to_list()
+        samples = r.timeseries.filter((pl.col("flow") == row["flow"]) & (pl.col("srtt_s") > 0))[
+            "srtt_s"
+        ].to_list()
         assert len(samples) > 1000
         assert row["mean_srtt_s"] == math.fsum(samples) / len(samples)
     assert r.summary["total_goodput_bps"] == sum(r.flows["goodput_bps"].to_list())

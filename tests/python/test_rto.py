@@ -12,10 +12,19 @@ import hscc
 
 def run(estimator: str | None) -> dict:
     flow = {"pair": 0, "algorithm": "cubic", **({"rto_estimator": estimator} if estimator else {})}
-    r = hscc.run({"name": "rto", "duration": "30s", "seed": 1,
-                  "topology": {"kind": "dumbbell", "bottleneck": {"rate": "10Mbps", "delay": "1ms", "buffer": "1bdp"},
-                               "pairs": [{"rate": "10Gbps", "rtt": "100ms"}]},
-                  "flows": [flow]})
+    r = hscc.run(
+        {
+            "name": "rto",
+            "duration": "30s",
+            "seed": 1,
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck": {"rate": "10Mbps", "delay": "1ms", "buffer": "1bdp"},
+                "pairs": [{"rate": "10Gbps", "rtt": "100ms"}],
+            },
+            "flows": [flow],
+        }
+    )
     return r.flows.row(0, named=True)
 
 

@@ -50,8 +50,15 @@ def test_two_reno_flows_with_different_rtts(tmp_path):
 
 def test_runs_are_deterministic_and_the_seed_can_be_overridden(one_flow):
     sc = Scenario.from_toml(one_flow)
-    lossy = Scenario.parse({**sc.to_dict(), "topology": {
-        **sc.to_dict()["topology"], "bottleneck": {"rate": "10Mbps", "delay": "5ms", "buffer": "1bdp", "loss": 1e-3}}})
+    lossy = Scenario.parse(
+        {
+            **sc.to_dict(),
+            "topology": {
+                **sc.to_dict()["topology"],
+                "bottleneck": {"rate": "10Mbps", "delay": "5ms", "buffer": "1bdp", "loss": 1e-3},
+            },
+        }
+    )
     a, b = hscc.run(lossy), hscc.run(lossy)
     assert a.flows.equals(b.flows) and a.timeseries.equals(b.timeseries)
     c = hscc.run(lossy, seed=8)
@@ -77,7 +84,9 @@ def test_progress_is_reported_up_to_the_duration(one_flow):
 
 
 def test_without_traces_the_time_series_are_empty(write_toml):
-    path = write_toml(ONE_FLOW.replace('sample_interval = "100ms"', 'sample_interval = "100ms"\ntraces = []'))
+    path = write_toml(
+        ONE_FLOW.replace('sample_interval = "100ms"', 'sample_interval = "100ms"\ntraces = []')
+    )
     r = hscc.run(path)
     assert r.timeseries.is_empty() and r.queues.is_empty()
     assert r.flows["mean_srtt_s"][0] is None
@@ -85,10 +94,16 @@ def test_without_traces_the_time_series_are_empty(write_toml):
 
 
 def test_run_takes_a_dict():
-    r = hscc.run({
-        "duration": "2s",
-        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "5Mbps", "delay": "10ms"}, "pairs": [{"delay": "1ms"}]},
-        "flows": [{"pair": 0, "algorithm": "cubic"}],
-    })
+    r = hscc.run(
+        {
+            "duration": "2s",
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck": {"rate": "5Mbps", "delay": "10ms"},
+                "pairs": [{"delay": "1ms"}],
+            },
+            "flows": [{"pair": 0, "algorithm": "cubic"}],
+        }
+    )
     assert r.flows["algorithm"].to_list() == ["cubic"]
     assert r.flows["goodput_bps"][0] > 0

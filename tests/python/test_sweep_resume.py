@@ -18,9 +18,13 @@ import pytest
 import hscc
 from conftest import ONE_FLOW, alive, descendants
 
-SCENARIO = ONE_FLOW.replace('duration = "10s"', 'duration = "30s"').replace("10Mbps", "300Mbps")  # ~0.2 s of engine time
+SCENARIO = ONE_FLOW.replace('duration = "10s"', 'duration = "30s"').replace(
+    "10Mbps", "300Mbps"
+)  # ~0.2 s of engine time
 REPLICATES = 12
-RUNS = 3 * 2 * REPLICATES  # loss × algorithm × replicates: enough that five kills land before the end, even on a loaded machine
+RUNS = (
+    3 * 2 * REPLICATES
+)  # loss × algorithm × replicates: enough that five kills land before the end, even on a loaded machine
 SWEEP = f'base = "base.toml"\nreplicates = {REPLICATES}\n[axes]\n"topology.bottleneck.loss" = [0, "0.1%", "1%"]\n"flows[0].algorithm" = ["reno", "cubic"]\n'
 MACHINE = ("wall_time_s", "status")
 
@@ -34,8 +38,23 @@ def sweep_file(tmp_path: Path) -> Path:
 
 
 def start(sweep_file: Path, out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "hscc", "sweep", str(sweep_file), "--out", str(out), "-q", "--jobs", "2"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hscc",
+            "sweep",
+            str(sweep_file),
+            "--out",
+            str(out),
+            "-q",
+            "--jobs",
+            "2",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
 
 
 def stored(out: Path) -> int:
@@ -59,14 +78,20 @@ def wait_gone(pids: set[int], seconds: float = 10) -> set[int]:
 
 @pytest.mark.timeout(180)
 def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_sweep(sweep_file, tmp_path):
-    reference = hscc.sweep(sweep_file.parent / "base.toml", {"topology.bottleneck.loss": [0, "0.1%", "1%"],
-                                                             "flows[0].algorithm": ["reno", "cubic"]}, replicates=REPLICATES, jobs=2)
+    reference = hscc.sweep(
+        sweep_file.parent / "base.toml",
+        {"topology.bottleneck.loss": [0, "0.1%", "1%"], "flows[0].algorithm": ["reno", "cubic"]},
+        replicates=REPLICATES,
+        jobs=2,
+    )
     out = tmp_path / "out"
     rng = random.Random(11)
     kills = ["group", "main", "interrupt", "group", "main"]
     for how in kills:
         proc = start(sweep_file, out)
-        wait_for_runs(out, stored(out) + rng.randint(1, 3), proc)  # at a random moment well inside the sweep
+        wait_for_runs(
+            out, stored(out) + rng.randint(1, 3), proc
+        )  # at a random moment well inside the sweep
         time.sleep(rng.uniform(0, 0.2))
         below = descendants(proc.pid)
         assert proc.poll() is None and stored(out) < RUNS, "the sweep is killed before it ends"
@@ -84,11 +109,21 @@ def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_sweep(swe
     proc = start(sweep_file, out)
     assert proc.wait(timeout=120) == 0, proc.stderr.read().decode()
     resumed = hscc.load_sweep(out)
-    assert resumed.points.drop(MACHINE).equals(reference.points.drop(MACHINE)), "resumed rows equal the uninterrupted sweep's"
+    assert resumed.points.drop(MACHINE).equals(reference.points.drop(MACHINE)), (
+        "resumed rows equal the uninterrupted sweep's"
+    )
     runs = sorted(p.name for p in (out / "runs").iterdir())
-    assert runs == sorted(set(resumed.points["run"])), "one stored run per run, nothing half-written left behind"
+    assert runs == sorted(set(resumed.points["run"])), (
+        "one stored run per run, nothing half-written left behind"
+    )
     assert len(runs) == RUNS
     assert not [p for p in out.iterdir() if p.name.startswith(".")], "no temporary files left"
-    final = subprocess.run([sys.executable, "-m", "hscc", "sweep", str(sweep_file), "--out", str(out), "-q"], capture_output=True, timeout=120)
+    final = subprocess.run(
+        [sys.executable, "-m", "hscc", "sweep", str(sweep_file), "--out", str(out), "-q"],
+        capture_output=True,
+        timeout=120,
+    )
     assert final.returncode == 0
-    assert set(pl.read_parquet(out / "points.parquet")["status"]) == {"cached"}, "a finished sweep computes nothing again"
+    assert set(pl.read_parquet(out / "points.parquet")["status"]) == {"cached"}, (
+        "a finished sweep computes nothing again"
+    )

@@ -37,12 +37,23 @@ def test_a_sweep_has_one_row_per_run_with_typed_axis_columns(base):
     r = hscc.sweep(base, AXES, replicates=3, jobs=2)
     p = r.points
     assert p.height == 12 and set(p["status"]) == {"ok"}
-    assert p.schema["topology.bottleneck.loss"] == pl.Float64 and p.schema["flows[0].algorithm"] == pl.String
+    assert (
+        p.schema["topology.bottleneck.loss"] == pl.Float64
+        and p.schema["flows[0].algorithm"] == pl.String
+    )
     assert p["topology.bottleneck.loss"].to_list()[:6] == [0.0] * 6
     assert r.fields == ["topology.bottleneck.loss", "flows[0].algorithm"]
-    assert {"jain_index", "flows[0].goodput_bps", "flow 0.goodput_bps", "bottleneck:fwd.utilization"} <= set(r.metrics)
+    assert {
+        "jain_index",
+        "flows[0].goodput_bps",
+        "flow 0.goodput_bps",
+        "bottleneck:fwd.utilization",
+    } <= set(r.metrics)
     lossy = p.filter(pl.col("topology.bottleneck.loss") > 0)["flows[0].goodput_bps"]
-    assert lossy.max() < p.filter(pl.col("topology.bottleneck.loss") == 0)["flows[0].goodput_bps"].min()
+    assert (
+        lossy.max()
+        < p.filter(pl.col("topology.bottleneck.loss") == 0)["flows[0].goodput_bps"].min()
+    )
     replicates = p.filter(pl.col("point") == 2)["flows[0].goodput_bps"]
     assert replicates.n_unique() == 3, "replicates of a lossy point get different seeds and differ"
 
@@ -56,7 +67,9 @@ def test_summary_is_mean_std_and_student_t_interval(base):
     half = 3.182446305284263 * std / 2  # t(0.975, 3 degrees of freedom) × s / √4
     assert row["n"] == 4
     assert row["mean"] == pytest.approx(mean) and row["std"] == pytest.approx(std)
-    assert row["ci_low"] == pytest.approx(mean - half) and row["ci_high"] == pytest.approx(mean + half)
+    assert row["ci_low"] == pytest.approx(mean - half) and row["ci_high"] == pytest.approx(
+        mean + half
+    )
 
 
 def test_a_stored_run_is_never_computed_again(base, tmp_path):
@@ -66,7 +79,9 @@ def test_a_stored_run_is_never_computed_again(base, tmp_path):
     again = hscc.sweep(base, AXES, replicates=2, out=out, jobs=2)
     assert set(again.points["status"]) == {"cached"}
     assert numbers(again).equals(numbers(first))
-    wider = hscc.sweep(base, {**AXES, "topology.bottleneck.loss": [0, "1%", "2%"]}, replicates=2, out=out, jobs=2)
+    wider = hscc.sweep(
+        base, {**AXES, "topology.bottleneck.loss": [0, "1%", "2%"]}, replicates=2, out=out, jobs=2
+    )
     assert wider.points["status"].value_counts().sort("status").rows() == [("cached", 8), ("ok", 4)]
     assert len(list((out / "runs").iterdir())) == 12
     run = wider.run(0)
@@ -84,18 +99,25 @@ def test_same_sweep_same_numbers(base):
 
 def test_a_failed_run_is_recorded_and_the_others_go_on(base, tmp_path):
     made = plan.make(spec.parse({"axes": {"topology.bottleneck.loss": [0, "1%"]}}, base=str(base)))
-    broken = plan.Job(9, 0, 1, "0" * 32, {**made.jobs[0].scenario, "duration": -1})  # as if the engine failed on it
+    broken = plan.Job(
+        9, 0, 1, "0" * 32, {**made.jobs[0].scenario, "duration": -1}
+    )  # as if the engine failed on it
     store = execute.RunStore(tmp_path / "runs")
     with execute.open_pool(2, None) as pool:
         outcomes = execute.execute([made.jobs[0], broken, made.jobs[1]], store, pool, (None, None))
     assert [o.status for o in outcomes] == ["ok", "failed", "ok"]
     assert "duration" in outcomes[1].error
-    assert sorted(p.name for p in store.root.iterdir()) == sorted([made.jobs[0].key, made.jobs[1].key])
+    assert sorted(p.name for p in store.root.iterdir()) == sorted(
+        [made.jobs[0].key, made.jobs[1].key]
+    )
 
 
 def test_a_dead_worker_costs_nothing_but_a_retry(base, write_toml):
     # ~1-2 s each, so the kill below lands inside the first run on an idle machine too.
-    slow = write_toml(ONE_FLOW.replace('duration = "10s"', 'duration = "60s"').replace("10Mbps", "1Gbps"), "slow.toml")
+    slow = write_toml(
+        ONE_FLOW.replace('duration = "10s"', 'duration = "60s"').replace("10Mbps", "1Gbps"),
+        "slow.toml",
+    )
     made = plan.make(spec.parse({"axes": {}, "replicates": 2}, base=str(slow)))
     with execute.open_pool(1, None) as pool:
         killed = threading.Event()
@@ -118,23 +140,34 @@ def test_a_dead_worker_costs_nothing_but_a_retry(base, write_toml):
         outcomes = execute.execute(made.jobs, None, pool, (None, None))
         t.join()
     assert killed.is_set()
-    assert len(submitted) == 4, "both runs on the broken pool (one running, one queued) were submitted again"
+    assert len(submitted) == 4, (
+        "both runs on the broken pool (one running, one queued) were submitted again"
+    )
     assert [o.status for o in outcomes] == ["ok", "ok"]
 
 
 def test_short_runs_go_several_to_a_task_and_give_the_same_rows(base, tmp_path):
-    made = plan.make(spec.parse({"axes": AXES, "replicates": 10}, base=str(base)))  # 40 runs of ~5 ms
+    made = plan.make(
+        spec.parse({"axes": AXES, "replicates": 10}, base=str(base))
+    )  # 40 runs of ~5 ms
     with execute.open_pool(2, None) as pool:
         tasks = []
         submit = pool.submit
-        pool.submit = lambda fn, scenarios, *rest: tasks.append(len(scenarios)) or submit(fn, scenarios, *rest)
-        outcomes = execute.execute(made.jobs, execute.RunStore(tmp_path / "runs"), pool, (None, None))
+        pool.submit = lambda fn, scenarios, *rest: (
+            tasks.append(len(scenarios)) or submit(fn, scenarios, *rest)
+        )
+        outcomes = execute.execute(
+            made.jobs, execute.RunStore(tmp_path / "runs"), pool, (None, None)
+        )
     assert sum(tasks) == 40 and tasks[:4] == [1, 1, 1, 1], "one run per task until runs are timed"
     assert max(tasks) > 1 and len(tasks) < 40
+
     def numbers_of(m: dict) -> dict:
         return {k: v for k, v in m.items() if k != "wall_time_s"}
 
-    alone = [worker.run_job(j.scenario, None, None, False) for j in made.jobs]  # each run by itself, in this process
+    alone = [
+        worker.run_job(j.scenario, None, None, False) for j in made.jobs
+    ]  # each run by itself, in this process
     assert [numbers_of(o.metrics) for o in outcomes] == [numbers_of(m) for _, _, m in alone]
 
 
@@ -164,6 +197,7 @@ def test_a_dask_local_cluster_gives_the_local_pools_rows(base):
 
 # --- the command line ----------------------------------------------------------------------------
 
+
 def write_sweep(tmp_path: Path, base: Path, body: str) -> Path:
     path = tmp_path / "loss.sweep.toml"
     path.write_text(f'base = "{base.name}"\n{body}')
@@ -171,13 +205,19 @@ def write_sweep(tmp_path: Path, base: Path, body: str) -> Path:
 
 
 def test_cli_sweep_writes_the_sweep_directory_and_resumes(base, tmp_path):
-    sweep_file = write_sweep(tmp_path, base, 'replicates = 2\n[axes]\n"topology.bottleneck.loss" = { logspace = ["1e-3", "1e-2"], steps = 2 }\n')
+    sweep_file = write_sweep(
+        tmp_path,
+        base,
+        'replicates = 2\n[axes]\n"topology.bottleneck.loss" = { logspace = ["1e-3", "1e-2"], steps = 2 }\n',
+    )
     out = tmp_path / "out"
     r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(out), "--jobs", "2"])
     assert r.exit_code == 0, r.output
     assert "4 runs, 2 points" in r.output
     manifest = hscc.sweeps.sweepdir.read_manifest(out)
-    assert manifest["complete"] and manifest["failed"] == 0 and "replicates = 2" in manifest["sweep"]
+    assert (
+        manifest["complete"] and manifest["failed"] == 0 and "replicates = 2" in manifest["sweep"]
+    )
     assert manifest["axes"] == [["topology.bottleneck.loss"]]
     r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(out), "-q"])
     assert r.exit_code == 0 and r.output.strip() == str(out)
@@ -187,12 +227,21 @@ def test_cli_sweep_writes_the_sweep_directory_and_resumes(base, tmp_path):
     assert (tmp_path / "plots" / "flows_0_.goodput_bps.png").is_file()
 
 
-@pytest.mark.parametrize("body, message", [
-    ('[axes]\n"topology.bottleneck.loss" = [0, 2]\n', 'axis "topology.bottleneck.loss", point 1 (topology.bottleneck.loss = 2): topology.bottleneck.loss: 2 is not allowed'),
-    ('[axes]\n"flows[0].algoritm" = ["reno"]\n', '"flows[0].algoritm" is not a field of the scenario format'),
-    ("replicates = 0\n", "replicates: 0 is not allowed"),
-    ("[axes\n", "is not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (
+            '[axes]\n"topology.bottleneck.loss" = [0, 2]\n',
+            'axis "topology.bottleneck.loss", point 1 (topology.bottleneck.loss = 2): topology.bottleneck.loss: 2 is not allowed',
+        ),
+        (
+            '[axes]\n"flows[0].algoritm" = ["reno"]\n',
+            '"flows[0].algoritm" is not a field of the scenario format',
+        ),
+        ("replicates = 0\n", "replicates: 0 is not allowed"),
+        ("[axes\n", "is not valid TOML"),
+    ],
+)
 def test_cli_bad_sweep_files_exit_2_with_the_reason(base, tmp_path, body, message):
     sweep_file = write_sweep(tmp_path, base, body)
     r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "out")])
@@ -242,15 +291,23 @@ def test_cli_exits_1_when_some_runs_failed(base, tmp_path, monkeypatch):
     sweep_file = write_sweep(tmp_path, base, '[axes]\n"topology.bottleneck.loss" = [0, "1%"]\n')
     r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "out")])
     assert r.exit_code == 1
-    assert "1 of 2 runs failed; the first (point 1, replicate 0): the engine failed (as a test makes it)" in " ".join(r.output.split())
+    assert (
+        "1 of 2 runs failed; the first (point 1, replicate 0): the engine failed (as a test makes it)"
+        in " ".join(r.output.split())
+    )
     points = pl.read_parquet(tmp_path / "out" / "points.parquet")
     assert points["status"].to_list() == ["ok", "failed"]
     r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "out")])
-    assert pl.read_parquet(tmp_path / "out" / "points.parquet")["status"].to_list() == ["cached", "failed"], "a failed run is tried again"
+    assert pl.read_parquet(tmp_path / "out" / "points.parquet")["status"].to_list() == [
+        "cached",
+        "failed",
+    ], "a failed run is tried again"
 
 
 def test_a_task_the_cluster_gives_up_on_is_split_and_only_its_culprit_fails(base, monkeypatch):
-    made = plan.make(spec.parse({"axes": AXES, "replicates": 10}, base=str(base)))  # 40 runs of ~5 ms
+    made = plan.make(
+        spec.parse({"axes": AXES, "replicates": 10}, base=str(base))
+    )  # 40 runs of ~5 ms
     culprit = made.jobs[30].seed
     real = worker.run_jobs
     tasks_with_it = []
@@ -267,7 +324,9 @@ def test_a_task_the_cluster_gives_up_on_is_split_and_only_its_culprit_fails(base
         outcomes = execute.execute(made.jobs, None, pool, (None, None))
     finally:
         pool.close(False)
-    assert tasks_with_it[0] > 1 and tasks_with_it[1:] == [1], "its task was split and it was tried alone"
+    assert tasks_with_it[0] > 1 and tasks_with_it[1:] == [1], (
+        "its task was split and it was tried alone"
+    )
     assert [o.status for o in outcomes] == ["ok"] * 30 + ["failed"] + ["ok"] * 9
     assert "the cluster gave up (as a test makes it)" in outcomes[30].error
 
@@ -276,8 +335,10 @@ def test_a_script_without_a_main_guard_can_sweep(base, tmp_path):
     # Workers must not run the user's script again (multiprocessing's default for
     # new processes), or this script would sweep recursively and fail in every worker.
     script = tmp_path / "quick.py"
-    script.write_text(f"import hscc\nr = hscc.sweep({str(base)!r}, {{'topology.bottleneck.loss': [0, '1%']}}, jobs=2)\n"
-                      "print(r.points['status'].to_list())\n")
+    script.write_text(
+        f"import hscc\nr = hscc.sweep({str(base)!r}, {{'topology.bottleneck.loss': [0, '1%']}}, jobs=2)\n"
+        "print(r.points['status'].to_list())\n"
+    )
     import subprocess
     import sys
 
@@ -291,7 +352,10 @@ def test_a_lost_dask_worker_loses_no_run(write_toml, tmp_path):
     import os
     import signal
 
-    slow = write_toml(ONE_FLOW.replace('duration = "10s"', 'duration = "20s"').replace("10Mbps", "300Mbps"), "slow.toml")  # ~0.2 s each
+    slow = write_toml(
+        ONE_FLOW.replace('duration = "10s"', 'duration = "20s"').replace("10Mbps", "300Mbps"),
+        "slow.toml",
+    )  # ~0.2 s each
     out = tmp_path / "sweep"
     killed: list[int] = []
 
@@ -300,9 +364,15 @@ def test_a_lost_dask_worker_loses_no_run(write_toml, tmp_path):
         while time.monotonic() < deadline and not killed:
             runs = out / "runs"
             if runs.is_dir() and any(not p.name.startswith(".") for p in runs.iterdir()):
-                workers = [p for p in descendants(os.getpid()) if alive(p) and b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+                workers = [
+                    p
+                    for p in descendants(os.getpid())
+                    if alive(p) and b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()
+                ]
                 if workers:
-                    os.kill(max(workers), signal.SIGKILL)  # a worker process (the nannies live in this process)
+                    os.kill(
+                        max(workers), signal.SIGKILL
+                    )  # a worker process (the nannies live in this process)
                     killed.append(max(workers))
             time.sleep(0.02)
 

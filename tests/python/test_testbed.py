@@ -23,42 +23,61 @@ import pytest
 from typer.testing import CliRunner
 
 import hscc
+from hscc import testbed as tb
 from hscc.cli import app
 from hscc.kernel import registry, toolchain
 from hscc.kernel.programs import KernelError
 from hscc.results import FLOWS, QUEUES, TIMESERIES, Result
 from hscc.scenario import Scenario
-from hscc import testbed as tb
 from hscc.testbed import record
 from hscc.testbed.run import missing, plan_for
 
 runner = CliRunner()
 
 
-def scenario(rate="20Mbps", rtt="20ms", buffer="1bdp", duration="3s", flows=None, loss=None, rtt2=None, **top) -> Scenario:
+def scenario(
+    rate="20Mbps", rtt="20ms", buffer="1bdp", duration="3s", flows=None, loss=None, rtt2=None, **top
+) -> Scenario:
     bottleneck = {"rate": rate, "delay": "2ms", "buffer": buffer}
     if loss is not None:
         bottleneck["loss"] = loss
     pairs = [{"rate": "1Gbps", "rtt": r} for r in (rtt, rtt2) if r]
-    return Scenario.parse({
-        "name": "testbed-test", "duration": duration,
-        "output": {"sample_interval": "100ms", "traces": ["flows", "queues"]},
-        "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "pairs": pairs},
-        "flows": flows or [{"pair": 0, "algorithm": "reno"}, {"pair": 0, "algorithm": "cubic"}],
-        **top,
-    })
+    return Scenario.parse(
+        {
+            "name": "testbed-test",
+            "duration": duration,
+            "output": {"sample_interval": "100ms", "traces": ["flows", "queues"]},
+            "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "pairs": pairs},
+            "flows": flows or [{"pair": 0, "algorithm": "reno"}, {"pair": 0, "algorithm": "cubic"}],
+            **top,
+        }
+    )
 
 
 # --- without a kernel ---------------------------------------------------------
 
-@pytest.mark.parametrize("change, field", [
-    ({"flows": [{"pair": 0, "algorithm": "reno", "pacing": True}]}, "flows[0].pacing = True"),
-    ({"flows": [{"pair": 0, "algorithm": "reno", "loss_detection": "dupack"}]}, "flows[0].loss_detection = 'dupack'"),
-    ({"flows": [{"pair": 0, "algorithm": "reno", "reverse": True}]}, "flows[0].reverse"),
-    ({"flows": [{"pair": 0, "algorithm": "cubic", "params": {"beta": 0.8}},
-                {"pair": 0, "algorithm": "cubic", "params": {"beta": 0.6}}]}, "flows[1].params: cubic is registered once"),
-    ({"udp": [{"pair": 0, "rate": "1Mbps", "pattern": "cbr"}]}, "[[udp]]"),
-])
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"flows": [{"pair": 0, "algorithm": "reno", "pacing": True}]}, "flows[0].pacing = True"),
+        (
+            {"flows": [{"pair": 0, "algorithm": "reno", "loss_detection": "dupack"}]},
+            "flows[0].loss_detection = 'dupack'",
+        ),
+        ({"flows": [{"pair": 0, "algorithm": "reno", "reverse": True}]}, "flows[0].reverse"),
+        (
+            {
+                "flows": [
+                    {"pair": 0, "algorithm": "cubic", "params": {"beta": 0.8}},
+                    {"pair": 0, "algorithm": "cubic", "params": {"beta": 0.6}},
+                ]
+            },
+            "flows[1].params: cubic is registered once",
+        ),
+        ({"udp": [{"pair": 0, "rate": "1Mbps", "pattern": "cbr"}]}, "[[udp]]"),
+    ],
+)
 def test_what_the_testbed_cannot_do_is_refused_by_field(change, field):
     with pytest.raises(tb.TestbedError) as e:
         plan_for(scenario(**change))
@@ -68,16 +87,29 @@ def test_what_the_testbed_cannot_do_is_refused_by_field(change, field):
 def test_an_algorithm_without_a_program_is_refused_by_field(monkeypatch):
     # Every algorithm has a program today; one without (a new Rust algorithm) is refused.
     from hscc.kernel import programs
+
     monkeypatch.setattr(programs, "available", lambda: ["reno", "cubic"])
     with pytest.raises(tb.TestbedError) as e:
         plan_for(scenario(flows=[{"pair": 0, "algorithm": "ctcp"}]))
-    assert "flows[0].algorithm = 'ctcp': the kernel has no such algorithm and bpf/ has no program for it" in str(e.value)
+    assert (
+        "flows[0].algorithm = 'ctcp': the kernel has no such algorithm and bpf/ has no program for it"
+        in str(e.value)
+    )
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"rate": "1Gbps"}, "topology.bottleneck.rate = 1000 Mbit/s: this machine's testbed sustains at most"),
-    ({"rate": "150Mbps", "rtt": "500ms"}, "rate × base RTT = 150 Mbit/s × 500 ms = 75 Mbit: this machine's testbed sustains at most 30 Mbit"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        (
+            {"rate": "1Gbps"},
+            "topology.bottleneck.rate = 1000 Mbit/s: this machine's testbed sustains at most",
+        ),
+        (
+            {"rate": "150Mbps", "rtt": "500ms"},
+            "rate × base RTT = 150 Mbit/s × 500 ms = 75 Mbit: this machine's testbed sustains at most 30 Mbit",
+        ),
+    ],
+)
 def test_beyond_the_machines_limits_is_refused_before_anything_runs(kwargs, field):
     with pytest.raises(tb.TestbedError) as e:
         plan_for(scenario(**kwargs))
@@ -86,10 +118,14 @@ def test_beyond_the_machines_limits_is_refused_before_anything_runs(kwargs, fiel
 
 def test_the_command_refuses_with_exit_code_2_and_writes_nothing(tmp_path):
     toml = tmp_path / "paced.toml"
-    toml.write_text('duration = "1s"\n[topology]\nkind = "dumbbell"\nbottleneck = { rate = "10Mbps", delay = "1ms", buffer = "10pkts" }\n'
-                    'pairs = [{ rate = "1Gbps", rtt = "10ms" }]\n[[flows]]\npair = 0\nalgorithm = "reno"\npacing = true\n')
+    toml.write_text(
+        'duration = "1s"\n[topology]\nkind = "dumbbell"\nbottleneck = { rate = "10Mbps", delay = "1ms", buffer = "10pkts" }\n'
+        'pairs = [{ rate = "1Gbps", rtt = "10ms" }]\n[[flows]]\npair = 0\nalgorithm = "reno"\npacing = true\n'
+    )
     r = runner.invoke(app, ["testbed", "run", str(toml), "--out", str(tmp_path / "out")])
-    assert r.exit_code == 2 and "flows[0].pacing = True: the testbed cannot do this" in r.output, r.output
+    assert r.exit_code == 2 and "flows[0].pacing = True: the testbed cannot do this" in r.output, (
+        r.output
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -105,19 +141,48 @@ def test_a_run_is_flagged_when_the_delay_line_stalled_or_ran_late():
     from hscc.testbed import limits
 
     def line(max_late_s=0.001, late=0, packets=1000, overflow=0):
-        d = {"max_late_s": max_late_s, "late_1ms": late, "late_1ms_share": late / packets, "packets": packets, "overflow": overflow}
-        return {"fwd": d, "rev": dict(d, max_late_s=0.0, late_1ms=0, late_1ms_share=0.0, overflow=0)}
+        d = {
+            "max_late_s": max_late_s,
+            "late_1ms": late,
+            "late_1ms_share": late / packets,
+            "packets": packets,
+            "overflow": overflow,
+        }
+        return {
+            "fwd": d,
+            "rev": dict(d, max_late_s=0.0, late_1ms=0, late_1ms_share=0.0, overflow=0),
+        }
 
     assert limits.flags(line(max_late_s=0.005, late=10)) == []  # at the bounds: 5 ms, 1 %
-    assert limits.flags(line(max_late_s=0.0051)) == ["fwd: the delay line stalled for 5.1 ms (bound 5 ms)"]
-    assert limits.flags(line(late=11)) == ["fwd: 1.1% of packets left more than 1 ms late (bound 1%)"]
-    assert limits.flags(line(overflow=3)) == ["fwd: the delay line dropped 3 packets (its FIFO was full)"]
+    assert limits.flags(line(max_late_s=0.0051)) == [
+        "fwd: the delay line stalled for 5.1 ms (bound 5 ms)"
+    ]
+    assert limits.flags(line(late=11)) == [
+        "fwd: 1.1% of packets left more than 1 ms late (bound 1%)"
+    ]
+    assert limits.flags(line(overflow=3)) == [
+        "fwd: the delay line dropped 3 packets (its FIFO was full)"
+    ]
 
 
 def test_other_queues_and_topologies_are_refused():
-    sc = Scenario.parse({**scenario().to_dict(), "topology": {**scenario().to_dict()["topology"], "bottleneck": {
-        "rate": "20Mbps", "delay": "2ms", "buffer": "100pkts", "queue": {"kind": "codel"}}}})
-    with pytest.raises(tb.TestbedError, match=r"topology.bottleneck.queue = .*this kernel has no codel"):
+    sc = Scenario.parse(
+        {
+            **scenario().to_dict(),
+            "topology": {
+                **scenario().to_dict()["topology"],
+                "bottleneck": {
+                    "rate": "20Mbps",
+                    "delay": "2ms",
+                    "buffer": "100pkts",
+                    "queue": {"kind": "codel"},
+                },
+            },
+        }
+    )
+    with pytest.raises(
+        tb.TestbedError, match=r"topology.bottleneck.queue = .*this kernel has no codel"
+    ):
         plan_for(sc)
     with pytest.raises(tb.TestbedError, match="topology.bottleneck.loss_point = 'after_queue'"):
         d = scenario(loss=0.01).to_dict()
@@ -126,9 +191,13 @@ def test_other_queues_and_topologies_are_refused():
 
 
 def test_the_plan_has_each_pairs_delays_and_the_buffer_in_packets():
-    plan = plan_for(Scenario.from_toml(Path(__file__).parents[2] / "examples" / "two-reno-rtt.toml"))
+    plan = plan_for(
+        Scenario.from_toml(Path(__file__).parents[2] / "examples" / "two-reno-rtt.toml")
+    )
     # rtt 40 ms and 120 ms: half each way, access + bottleneck (5 ms) + receiver access (0).
-    assert plan.fwd_delay == pytest.approx((0.020, 0.060)) and plan.rev_delay == pytest.approx((0.020, 0.060))
+    assert plan.fwd_delay == pytest.approx((0.020, 0.060)) and plan.rev_delay == pytest.approx(
+        (0.020, 0.060)
+    )
     # 1 BDP at 100 Mbit/s × the longest base RTT (120 ms, plus serialization) = 1000 packets of 1500 B.
     assert plan.buffer == ("packets", 1000) and plan.rate_bps == 100_000_000
     assert [(f.pair, f.cc) for f in plan.flows] == [(0, "reno"), (1, "reno")]
@@ -137,30 +206,64 @@ def test_the_plan_has_each_pairs_delays_and_the_buffer_in_packets():
 
 def test_with_bpf_reno_and_cubic_are_hsccs_programs():
     plan = plan_for(scenario(), use_bpf=True)
-    assert [f.cc for f in plan.flows] == ["hscc_reno", "hscc_cubic"] and plan.bpf == {"reno": (), "cubic": ()}
+    assert [f.cc for f in plan.flows] == ["hscc_reno", "hscc_cubic"] and plan.bpf == {
+        "reno": (),
+        "cubic": (),
+    }
 
 
-@pytest.mark.skipif(not Path("/sys/module/tcp_cubic/parameters/hystart").is_file(), reason="the kernel's cubic parameters are not readable here")
+@pytest.mark.skipif(
+    not Path("/sys/module/tcp_cubic/parameters/hystart").is_file(),
+    reason="the kernel's cubic parameters are not readable here",
+)
 def test_where_the_kernels_cubic_differs_from_the_scenarios_it_is_said():
     from hscc.testbed.plan import builtin_differences
 
     kernel_hystart = Path("/sys/module/tcp_cubic/parameters/hystart").read_text().strip()
     notes = builtin_differences(plan_for(scenario()))
     # hscc's cubic leaves HyStart off by default; Linux's (hystart = 1 unless the host changed it) runs it.
-    assert (f"cubic: the kernel's built-in runs hystart = {kernel_hystart}, the scenario's cubic hystart = 0" in " ".join(notes)) == (kernel_hystart == "1")
-    hystart_on = [{"pair": 0, "algorithm": "cubic", "params": {"hystart": True}, "rto_estimator": "linux", "quick_acks": 1000}]
-    assert builtin_differences(plan_for(scenario(flows=hystart_on), use_bpf=True)) == []  # hscc_cubic runs the scenario's own
-    assert builtin_differences(plan_for(scenario(flows=[{"pair": 0, "algorithm": "reno", "rto_estimator": "linux", "quick_acks": 1}]))) == []
+    assert (
+        f"cubic: the kernel's built-in runs hystart = {kernel_hystart}, the scenario's cubic hystart = 0"
+        in " ".join(notes)
+    ) == (kernel_hystart == "1")
+    hystart_on = [
+        {
+            "pair": 0,
+            "algorithm": "cubic",
+            "params": {"hystart": True},
+            "rto_estimator": "linux",
+            "quick_acks": 1000,
+        }
+    ]
+    assert (
+        builtin_differences(plan_for(scenario(flows=hystart_on), use_bpf=True)) == []
+    )  # hscc_cubic runs the scenario's own
+    assert (
+        builtin_differences(
+            plan_for(
+                scenario(
+                    flows=[
+                        {"pair": 0, "algorithm": "reno", "rto_estimator": "linux", "quick_acks": 1}
+                    ]
+                )
+            )
+        )
+        == []
+    )
 
 
 def test_the_kernels_rto_and_window_opening_are_linuxs_and_a_scenario_asking_another_is_told():
     from hscc.testbed.plan import builtin_differences
 
-    flows = [{"pair": 0, "algorithm": "reno", "quick_acks": 1000}, {"pair": 0, "algorithm": "reno", "rto_estimator": "linux"}]
+    flows = [
+        {"pair": 0, "algorithm": "reno", "quick_acks": 1000},
+        {"pair": 0, "algorithm": "reno", "rto_estimator": "linux"},
+    ]
     assert builtin_differences(plan_for(scenario(flows=flows))) == [
         "flows[0].rto_estimator = 'rfc6298': the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)",
         "flows[1].quick_acks = 0: the kernel's receiver ACKs its first segments one by one while it opens its window "
-        "(how many: kernel_run.receivers.window_opening)"]
+        "(how many: kernel_run.receivers.window_opening)",
+    ]
 
 
 def test_a_receivers_window_opening_is_counted_in_segments_acked_one_by_one():
@@ -168,28 +271,96 @@ def test_a_receivers_window_opening_is_counted_in_segments_acked_one_by_one():
 
     # A 10 Mbit/s x 100 ms kernel run: rcv_ssthresh from 64 088 bytes at accept (no data segment yet) to the
     # 4 MB clamp, 2 x 1448 bytes per segment: ceil(4 130 215 / 2 896) = 1 427 quick ACKs.
-    state = {"rcv_ssthresh": 4_194_303, "advmss": 1448, "data_segs_in": 30_000, "segs_out": 16_000, "window_clamp": 4_194_304}
+    state = {
+        "rcv_ssthresh": 4_194_303,
+        "advmss": 1448,
+        "data_segs_in": 30_000,
+        "segs_out": 16_000,
+        "window_clamp": 4_194_304,
+    }
     opened = {"rcv_ssthresh": 64_088, "advmss": 1448, "data_segs_in": 0}
-    assert window_opening({**state, "opened": opened}) == {"rcv_ssthresh": [64_088, 4_194_303], "window_clamp": 4_194_304,
-                                                          "quick_acks": 1427}
+    assert window_opening({**state, "opened": opened}) == {
+        "rcv_ssthresh": [64_088, 4_194_303],
+        "window_clamp": 4_194_304,
+        "quick_acks": 1427,
+    }
     # Four segments had come by the accept (each had opened it by two): they count too.
-    assert window_opening({**state, "opened": {**opened, "rcv_ssthresh": 75_672, "data_segs_in": 4}})["quick_acks"] == 4 + 1423
-    assert window_opening({**state, "opened": {}}) is None and window_opening({}) is None  # a socket that never answered
+    assert (
+        window_opening({**state, "opened": {**opened, "rcv_ssthresh": 75_672, "data_segs_in": 4}})[
+            "quick_acks"
+        ]
+        == 4 + 1423
+    )
+    assert (
+        window_opening({**state, "opened": {}}) is None and window_opening({}) is None
+    )  # a socket that never answered
 
 
 def _fabricated(tmp: Path, name: str, goodputs, sent, retrans, queue_bytes, tx, drops) -> Path:
     """A two-flow run directory with the given numbers, everything else empty."""
-    flows = pl.DataFrame([{
-        **{k: None for k in FLOWS}, "flow": i, "spec": i, "label": f"f{i}", "algorithm": "reno", "goodput_bps": g,
-        "segs_sent": s, "retrans": r, "signals_s": [],
-    } for i, (g, s, r) in enumerate(zip(goodputs, sent, retrans))], schema=FLOWS)
-    links = pl.DataFrame([{"link": 0, "name": "bottleneck:fwd", "from": "L", "to": "R", "rate_bps": 100_000_000, "monitored": True,
-                           "tx_packets": tx, "drops": drops, "mean_qdelay_s": 0.0}],
-                         schema_overrides={"link": pl.UInt32, "rate_bps": pl.UInt64, "tx_packets": pl.UInt64, "drops": pl.UInt64})
-    queues = pl.DataFrame([{"time_s": 0.1 * (k + 1), "link": 0, "name": "bottleneck:fwd", "queue_pkts": b // 1500, "queue_bytes": b,
-                            "qdelay_s": 0.0, "drops": 0, "marks": 0, "utilization": 1.0} for k, b in enumerate(queue_bytes)], schema=QUEUES)
-    ts = pl.DataFrame([{"time_s": t, "flow": i, "throughput_bps": g, "cwnd": 10 + i, "srtt_s": 0.02}
-                       for i, g in enumerate(goodputs) for t in (0.1, 0.2)], schema=TIMESERIES)
+    flows = pl.DataFrame(
+        [
+            {
+                **{k: None for k in FLOWS},
+                "flow": i,
+                "spec": i,
+                "label": f"f{i}",
+                "algorithm": "reno",
+                "goodput_bps": g,
+                "segs_sent": s,
+                "retrans": r,
+                "signals_s": [],
+            }
+            for i, (g, s, r) in enumerate(zip(goodputs, sent, retrans))
+        ],
+        schema=FLOWS,
+    )
+    links = pl.DataFrame(
+        [
+            {
+                "link": 0,
+                "name": "bottleneck:fwd",
+                "from": "L",
+                "to": "R",
+                "rate_bps": 100_000_000,
+                "monitored": True,
+                "tx_packets": tx,
+                "drops": drops,
+                "mean_qdelay_s": 0.0,
+            }
+        ],
+        schema_overrides={
+            "link": pl.UInt32,
+            "rate_bps": pl.UInt64,
+            "tx_packets": pl.UInt64,
+            "drops": pl.UInt64,
+        },
+    )
+    queues = pl.DataFrame(
+        [
+            {
+                "time_s": 0.1 * (k + 1),
+                "link": 0,
+                "name": "bottleneck:fwd",
+                "queue_pkts": b // 1500,
+                "queue_bytes": b,
+                "qdelay_s": 0.0,
+                "drops": 0,
+                "marks": 0,
+                "utilization": 1.0,
+            }
+            for k, b in enumerate(queue_bytes)
+        ],
+        schema=QUEUES,
+    )
+    ts = pl.DataFrame(
+        [
+            {"time_s": t, "flow": i, "throughput_bps": g, "cwnd": 10 + i, "srtt_s": 0.02}
+            for i, g in enumerate(goodputs)
+            for t in (0.1, 0.2)
+        ],
+        schema=TIMESERIES,
+    )
     manifest = {"kind": "hscc.run", "format": 2, "scenario": scenario().to_dict()}
     summary = {"name": name, "duration_s": 0.2, "seed": 1, "jain_index": None}
     out = tmp / name
@@ -204,19 +375,35 @@ def test_compare_puts_hand_checked_numbers_side_by_side(tmp_path):
     assert r.exit_code == 0, r.output
     c = json.loads(r.output)
     flows = {f["flow"]: f for f in c["flows"]}
-    assert flows["f0"]["ratio"] == pytest.approx(0.75) and flows["f1"]["ratio"] == pytest.approx(1.75)
+    assert flows["f0"]["ratio"] == pytest.approx(0.75) and flows["f1"]["ratio"] == pytest.approx(
+        1.75
+    )
     t = {x["what"].split(",")[0].split(" (")[0]: x for x in c["totals"]}
     # Jain: 80² / (2 · (60² + 20²)) = 0.8 and 80² / (2 · (45² + 35²)) = 6400 / 6500.
-    assert t["Jain's index"]["a"] == pytest.approx(0.8) and t["Jain's index"]["b"] == pytest.approx(6400 / 6500)
-    assert t["goodput"]["a"] == t["goodput"]["b"] == pytest.approx(80e6) and t["goodput"]["ratio"] == pytest.approx(1.0)
+    assert t["Jain's index"]["a"] == pytest.approx(0.8) and t["Jain's index"]["b"] == pytest.approx(
+        6400 / 6500
+    )
+    assert t["goodput"]["a"] == t["goodput"]["b"] == pytest.approx(80e6) and t["goodput"][
+        "ratio"
+    ] == pytest.approx(1.0)
     # Queuing delay: mean of 15000 and 45000 bytes at 100 Mbit/s = 2.4 ms; 30000 bytes = 2.4 ms.
-    assert t["queuing delay"]["a"] == pytest.approx(0.0024) and t["queuing delay"]["ratio"] == pytest.approx(1.0)
+    assert t["queuing delay"]["a"] == pytest.approx(0.0024) and t["queuing delay"][
+        "ratio"
+    ] == pytest.approx(1.0)
     # Loss: 100 / (9900 + 100) = 0.01 and 10 / 10000 = 0.001; retransmissions 100 / 10000 and 10 / 10000.
-    assert t["loss at the bottleneck"]["a"] == pytest.approx(0.01) and t["loss at the bottleneck"]["ratio"] == pytest.approx(0.1)
-    assert t["retransmitted segments / sent"]["a"] == pytest.approx(0.01) and t["retransmitted segments / sent"]["b"] == pytest.approx(0.001)
+    assert t["loss at the bottleneck"]["a"] == pytest.approx(0.01) and t["loss at the bottleneck"][
+        "ratio"
+    ] == pytest.approx(0.1)
+    assert t["retransmitted segments / sent"]["a"] == pytest.approx(0.01) and t[
+        "retransmitted segments / sent"
+    ]["b"] == pytest.approx(0.001)
     # Per flow: the counters side by side; a count a run does not have (null) has no ratio.
     counters = {x["what"]: x for x in c["counters"]}
-    assert counters["f0: retrans"]["a"] == 100 and counters["f0: retrans"]["b"] == 5 and counters["f0: retrans"]["ratio"] == pytest.approx(0.05)
+    assert (
+        counters["f0: retrans"]["a"] == 100
+        and counters["f0: retrans"]["b"] == 5
+        and counters["f0: retrans"]["ratio"] == pytest.approx(0.05)
+    )
     assert counters["f1: recoveries"]["a"] is None and counters["f1: timeouts"]["ratio"] is None
     plot = tmp_path / "both.png"
     r = runner.invoke(app, ["compare", str(a), str(b), "--plot", str(plot)])
@@ -230,11 +417,15 @@ def test_compare_puts_hand_checked_numbers_side_by_side(tmp_path):
 # --- in the kernel ----------------------------------------------------------------
 
 NO_TESTBED = missing()
-needs_testbed = pytest.mark.skipif(NO_TESTBED is not None, reason=f"kernel testbed tests skipped: {NO_TESTBED}")
+needs_testbed = pytest.mark.skipif(
+    NO_TESTBED is not None, reason=f"kernel testbed tests skipped: {NO_TESTBED}"
+)
 
 
 def namespaces(pid: int) -> list[str]:
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+    out = subprocess.run(
+        ["ip", "netns", "list"], capture_output=True, text=True, check=False
+    ).stdout
     return [line.split()[0] for line in out.splitlines() if line.startswith(f"hscc-tb-{pid}-")]
 
 
@@ -266,8 +457,12 @@ def _older_children():
 
 def bpf_programs() -> set[int]:
     """Ids of the testbed's own BPF programs (the loss classifier, the recovery counter) in the kernel."""
-    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True, check=False).stdout
-    return {p["id"] for p in json.loads(out or "[]") if p.get("name") in ("random_loss", "on_ca_state")}
+    out = subprocess.run(
+        ["bpftool", "-j", "prog", "show"], capture_output=True, text=True, check=False
+    ).stdout
+    return {
+        p["id"] for p in json.loads(out or "[]") if p.get("name") in ("random_loss", "on_ca_state")
+    }
 
 
 def assert_no_bpf_left(before: set[int]) -> None:
@@ -281,7 +476,9 @@ def assert_no_bpf_left(before: set[int]) -> None:
 
 def assert_nothing_left(pid: int, pids: list[int] = ()) -> None:
     deadline = time.monotonic() + 10
-    while (namespaces(pid) or any(Path(f"/proc/{p}").exists() for p in pids)) and time.monotonic() < deadline:
+    while (
+        namespaces(pid) or any(Path(f"/proc/{p}").exists() for p in pids)
+    ) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not namespaces(pid), namespaces(pid)
     assert not [p for p in pids if Path(f"/proc/{p}").exists()]
@@ -293,7 +490,12 @@ def assert_nothing_left(pid: int, pids: list[int] = ()) -> None:
 @pytest.mark.timeout(90)
 def test_a_short_kernel_run_end_to_end(tmp_path):
     out = tmp_path / "run"
-    tb.run(scenario(rtt2="40ms", flows=[{"pair": 0, "algorithm": "reno"}, {"pair": 1, "algorithm": "cubic"}]), out)
+    tb.run(
+        scenario(
+            rtt2="40ms", flows=[{"pair": 0, "algorithm": "reno"}, {"pair": 1, "algorithm": "cubic"}]
+        ),
+        out,
+    )
     assert_nothing_left(os.getpid())
     r = hscc.load(out)
     k = r.manifest["kernel_run"]
@@ -311,9 +513,19 @@ def test_a_short_kernel_run_end_to_end(tmp_path):
     fwd = r.links.row(0, named=True)
     assert fwd["utilization"] <= 1.01 and fwd["tx_packets"] > 1000
     assert r.timeseries.filter(pl.col("cwnd") > 0).height >= 40 and r.queues.height == 2 * 30
-    sampled = r.timeseries.filter(pl.col("cwnd") > 0)["ca_state"]  # TCP_INFO's state, named as the per-ACK log names it
-    assert sampled.null_count() == 0 and "open" in set(sampled) <= {"open", "disorder", "cwr", "recovery", "loss"}
-    assert r.queues.filter(pl.col("link") == 0)["queue_pkts"].max() <= 67  # pfifo limit: 1 BDP of the longest RTT, 67 packets
+    sampled = r.timeseries.filter(pl.col("cwnd") > 0)[
+        "ca_state"
+    ]  # TCP_INFO's state, named as the per-ACK log names it
+    assert sampled.null_count() == 0 and "open" in set(sampled) <= {
+        "open",
+        "disorder",
+        "cwr",
+        "recovery",
+        "loss",
+    }
+    assert (
+        r.queues.filter(pl.col("link") == 0)["queue_pkts"].max() <= 67
+    )  # pfifo limit: 1 BDP of the longest RTT, 67 packets
     # Each receiver opened its window from about 64 kB toward its clamp (at least SO_RCVLOWAT's 4 MB), two
     # segments per segment it ACKed at once (tcp_grow_window): hundreds of quick ACKs in 3 s.
     for w in k["receivers"]["window_opening"].values():
@@ -357,11 +569,35 @@ def unread_acks(receiver: str) -> dict:
     ns = f"hscc-tb-{os.getpid()}-ack"
     try:
         subprocess.run(["ip", "netns", "add", ns], check=True)
-        subprocess.run(["ip", "-n", ns, "link", "set", "dev", "lo", "mtu", "1500", "up"], check=True)
-        subprocess.run(["ip", "netns", "exec", ns, "ethtool", "-K", "lo", "tso", "off", "gso", "off", "gro", "off"],
-                       check=True, capture_output=True)
-        out = subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", UNREAD_ACKS, receiver],
-                             check=True, capture_output=True, text=True, timeout=20).stdout
+        subprocess.run(
+            ["ip", "-n", ns, "link", "set", "dev", "lo", "mtu", "1500", "up"], check=True
+        )
+        subprocess.run(
+            [
+                "ip",
+                "netns",
+                "exec",
+                ns,
+                "ethtool",
+                "-K",
+                "lo",
+                "tso",
+                "off",
+                "gso",
+                "off",
+                "gro",
+                "off",
+            ],
+            check=True,
+            capture_output=True,
+        )
+        out = subprocess.run(
+            ["ip", "netns", "exec", ns, sys.executable, "-c", UNREAD_ACKS, receiver],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=20,
+        ).stdout
         return json.loads(out)
     finally:
         subprocess.run(["ip", "netns", "del", ns], check=False)
@@ -376,7 +612,10 @@ def test_a_testbed_receiver_acks_every_second_segment_it_has_not_read_yet():
     assert linux["segments"] > 100 and linux["acks"] <= linux["segments"] / 20, linux
     # The testbed's receiver (SO_RCVLOWAT) ACKs on arrival, every second segment, as the simulator's does.
     testbed = unread_acks("testbed")
-    assert testbed["segments"] > 700 and testbed["segments"] / 2.2 <= testbed["acks"] <= testbed["segments"], testbed
+    assert (
+        testbed["segments"] > 700
+        and testbed["segments"] / 2.2 <= testbed["acks"] <= testbed["segments"]
+    ), testbed
     assert_nothing_left(os.getpid())
 
 
@@ -384,13 +623,23 @@ def test_a_testbed_receiver_acks_every_second_segment_it_has_not_read_yet():
 @pytest.mark.timeout(60)
 def test_sized_and_stopped_flows_end_as_in_a_simulation(tmp_path):
     out = tmp_path / "run"
-    tb.run(scenario(duration="2.5s", flows=[{"pair": 0, "algorithm": "reno", "size": "500KB"},
-                                            {"pair": 0, "algorithm": "cubic", "start": "0.5s", "stop": "1.5s"}]), out)
+    tb.run(
+        scenario(
+            duration="2.5s",
+            flows=[
+                {"pair": 0, "algorithm": "reno", "size": "500KB"},
+                {"pair": 0, "algorithm": "cubic", "start": "0.5s", "stop": "1.5s"},
+            ],
+        ),
+        out,
+    )
     assert_nothing_left(os.getpid())
     r = hscc.load(out)
     sized, stopped = r.flows.row(0, named=True), r.flows.row(1, named=True)
     # 500 kB at 20 Mbit/s take 0.2 s at best; slow start from 10 segments over 20 ms adds a few RTTs.
-    assert 0.2 < sized["completion_s"] < 1.0 and sized["goodput_bps"] == pytest.approx(4e6 / sized["completion_s"])
+    assert 0.2 < sized["completion_s"] < 1.0 and sized["goodput_bps"] == pytest.approx(
+        4e6 / sized["completion_s"]
+    )
     # Stopped at 1.5 s: it completes when what it had sent arrives (its unsent backlog is at most 256 kB, 0.1 s here).
     assert 1.5 <= stopped["end_s"] == stopped["completion_s"] < 1.8 and stopped["start_s"] == 0.5
     thr = r.timeseries.filter(pl.col("flow") == 1)
@@ -403,7 +652,12 @@ def test_sized_and_stopped_flows_end_as_in_a_simulation(tmp_path):
 @pytest.mark.timeout(60)
 def test_random_loss_drops_the_share_asked_for(tmp_path):
     out = tmp_path / "run"
-    tb.run(scenario(duration="2s", loss=0.02, buffer="1000pkts", flows=[{"pair": 0, "algorithm": "cubic"}]), out)
+    tb.run(
+        scenario(
+            duration="2s", loss=0.02, buffer="1000pkts", flows=[{"pair": 0, "algorithm": "cubic"}]
+        ),
+        out,
+    )
     assert_nothing_left(os.getpid())
     fwd = hscc.load(out).links.row(0, named=True)
     offered = fwd["tx_packets"] + fwd["drops_random"]
@@ -423,7 +677,9 @@ def test_an_error_midway_leaves_nothing(tmp_path, monkeypatch):
     out = tmp_path / "run"
     before = bpf_programs()
     with pytest.raises(KernelError, match="injected failure"):
-        tb.run(scenario(loss=0.01), out)  # with loss: the classifier and the recovery counter are attached by then
+        tb.run(
+            scenario(loss=0.01), out
+        )  # with loss: the classifier and the recovery counter are attached by then
     assert_nothing_left(os.getpid())
     assert not out.exists()
     assert_no_bpf_left(before)
@@ -434,19 +690,41 @@ def test_an_error_midway_leaves_nothing(tmp_path, monkeypatch):
 def test_ctrl_c_leaves_nothing(tmp_path):
     bpf = toolchain.missing_for_kernel() is None and "hscc_reno" not in registry.available_ccs()
     toml = tmp_path / "long.toml"
-    toml.write_text('duration = "30s"\n[topology]\nkind = "dumbbell"\n'
-                    'bottleneck = { rate = "20Mbps", delay = "2ms", buffer = "1bdp", loss = 0.001 }\npairs = [{ rate = "1Gbps", rtt = "20ms" }]\n'
-                    '[[flows]]\npair = 0\nalgorithm = "reno"\n')
+    toml.write_text(
+        'duration = "30s"\n[topology]\nkind = "dumbbell"\n'
+        'bottleneck = { rate = "20Mbps", delay = "2ms", buffer = "1bdp", loss = 0.001 }\npairs = [{ rate = "1Gbps", rtt = "20ms" }]\n'
+        '[[flows]]\npair = 0\nalgorithm = "reno"\n'
+    )
     out = tmp_path / "run"
     before = bpf_programs()
-    p = subprocess.Popen([sys.executable, "-m", "hscc", "testbed", "run", str(toml), "--out", str(out), "-q", *(["--bpf"] if bpf else [])],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hscc",
+            "testbed",
+            "run",
+            str(toml),
+            "--out",
+            str(out),
+            "-q",
+            *(["--bpf"] if bpf else []),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     # Wait until the flow runs (the receivers' namespace holds a process), then interrupt.
     pids: list[int] = []
     while time.monotonic() < deadline and p.poll() is None and len(pids) < 3:
-        pids = [int(x) for ns in namespaces(p.pid) for x in subprocess.run(["ip", "netns", "pids", ns], capture_output=True,
-                                                                           text=True, check=False).stdout.split()]
+        pids = [
+            int(x)
+            for ns in namespaces(p.pid)
+            for x in subprocess.run(
+                ["ip", "netns", "pids", ns], capture_output=True, text=True, check=False
+            ).stdout.split()
+        ]
         time.sleep(0.2)
     assert len(pids) >= 3, "the run never started its processes"
     if bpf:
@@ -460,4 +738,7 @@ def test_ctrl_c_leaves_nothing(tmp_path):
     assert not out.exists()
     assert_no_bpf_left(before)
     if bpf:  # unregistered, and no socket holds the program (an orphan would, for minutes)
-        assert "hscc_reno" not in registry.available_ccs() and "hscc_reno" not in registry.struct_ops_maps()
+        assert (
+            "hscc_reno" not in registry.available_ccs()
+            and "hscc_reno" not in registry.struct_ops_maps()
+        )

@@ -31,11 +31,16 @@ def _load(name: str, side: str, tmp_path: Path, **kw) -> Scenario:
 @pytest.mark.parametrize("name", list(validate.CONFIGS))
 def test_every_configuration_is_one_the_testbed_runs(name, tmp_path, monkeypatch):
     c = validate.CONFIGS[name]
-    for key, value in validate.lifted_limits(name).items():  # 500 Mbit/s x 100 ms: beyond the defaults, lifted
+    for key, value in validate.lifted_limits(
+        name
+    ).items():  # 500 Mbit/s x 100 ms: beyond the defaults, lifted
         monkeypatch.setenv(key, value)
     plan = plan_for(_load(name, "kernel", tmp_path), use_bpf=c.variant == "bpf")
-    expected = [a if a in ("reno", "cubic") and c.variant != "bpf" else programs.kernel_name(a)
-                for a, n in c.flows for _ in range(n)]
+    expected = [
+        a if a in ("reno", "cubic") and c.variant != "bpf" else programs.kernel_name(a)
+        for a, n in c.flows
+        for _ in range(n)
+    ]
     assert [f.cc for f in plan.flows] == expected
     assert plan.duration == (c.seconds or 30.0)
     sim = _load(name, "sim", tmp_path).to_dict()
@@ -44,9 +49,16 @@ def test_every_configuration_is_one_the_testbed_runs(name, tmp_path, monkeypatch
 
 def test_only_the_configurations_beyond_the_default_limits_lift_them():
     lifted = {n: validate.lifted_limits(n) for n in validate.CONFIGS if validate.lifted_limits(n)}
-    assert lifted["reno-1-500M-100ms"] == {"HSCC_TESTBED_MAX_RATE": "5e+08", "HSCC_TESTBED_MAX_BDP": "5e+07"}
-    assert all(validate.CONFIGS[n].rate * max(validate.CONFIGS[n].rtts or (validate.CONFIGS[n].rtt,)) > 300 * 100
-               or validate.CONFIGS[n].rate > 300 for n in lifted)
+    assert lifted["reno-1-500M-100ms"] == {
+        "HSCC_TESTBED_MAX_RATE": "5e+08",
+        "HSCC_TESTBED_MAX_BDP": "5e+07",
+    }
+    assert all(
+        validate.CONFIGS[n].rate * max(validate.CONFIGS[n].rtts or (validate.CONFIGS[n].rtt,))
+        > 300 * 100
+        or validate.CONFIGS[n].rate > 300
+        for n in lifted
+    )
     assert len(lifted) == 6
 
 
@@ -54,12 +66,20 @@ def test_the_host_jitter_sensitivity_changes_the_simulator_only(tmp_path):
     sim = _load("reno-4-100M-40ms", "sim", tmp_path, host_jitter="50us").to_dict()
     kernel = _load("reno-4-100M-40ms", "kernel", tmp_path, host_jitter="50us").to_dict()
     assert sim["flows"][0]["host_jitter"] == pytest.approx(50e-6)
-    assert kernel["flows"][0]["host_jitter"] == pytest.approx(8e-6)  # the default: the testbed ignores it
+    assert kernel["flows"][0]["host_jitter"] == pytest.approx(
+        8e-6
+    )  # the default: the testbed ignores it
 
 
 def _run(flows: list[float], algorithms: dict[str, float] | None = None, jain: float = 1.0) -> dict:
-    return {"goodput": sum(flows), "flows": flows, "algorithms": algorithms or {"reno": sum(flows)}, "jain": jain,
-            "loss": 1e-3, "retrans": 2e-3}
+    return {
+        "goodput": sum(flows),
+        "flows": flows,
+        "algorithms": algorithms or {"reno": sum(flows)},
+        "jain": jain,
+        "loss": 1e-3,
+        "retrans": 2e-3,
+    }
 
 
 def test_shares_are_over_the_fair_share_or_per_algorithm():
@@ -72,10 +92,18 @@ def test_shares_are_over_the_fair_share_or_per_algorithm():
 
 
 def test_the_spread_table_puts_seeds_next_to_repetitions():
-    spread = [{"config": "x", "seconds": 120, "sim": [_run([50e6, 50e6]), _run([40e6, 60e6], jain=0.96)],
-               "kernel": [_run([45e6, 50e6], jain=0.997)]}]
+    spread = [
+        {
+            "config": "x",
+            "seconds": 120,
+            "sim": [_run([50e6, 50e6]), _run([40e6, 60e6], jain=0.96)],
+            "kernel": [_run([45e6, 50e6], jain=0.997)],
+        }
+    ]
     row = validate.spread_table(spread).splitlines()[2]
-    assert row.startswith("| x (120) | 2 / 1 | 100.0–100.0 (100.0) | 95.0 | 0.960–1.000 (0.980) | 0.997 | ")
+    assert row.startswith(
+        "| x (120) | 2 / 1 | 100.0–100.0 (100.0) | 95.0 | 0.960–1.000 (0.980) | 0.997 | "
+    )
     assert "min 0.80–1.00 (0.90), max 1.00–1.20 (1.10) | min 0.95, max 1.05 |" in row
 
 
@@ -86,24 +114,56 @@ def test_the_trajectory_finds_the_slow_start_exit_and_each_reduction_once():
     cwnd = [10, 20, 40, 80, 60, 40, 41, 42, 43, 30, 31]
     t = validate.trajectory([float(i) for i in range(len(cwnd))], cwnd)
     assert t == {"exit_s": 3.0, "exit_cwnd": 80, "reductions": 2, "period_s": 5.0}
-    assert validate.trajectory([0.0, 1.0, 2.0], [10, 20, 30]) == {"exit_s": None, "exit_cwnd": None, "reductions": 0, "period_s": None}
+    assert validate.trajectory([0.0, 1.0, 2.0], [10, 20, 30]) == {
+        "exit_s": None,
+        "exit_cwnd": None,
+        "reductions": 0,
+        "period_s": None,
+    }
 
 
 def test_the_models_are_padhye_and_mathis_by_hand():
     # p = 0.01, RTT 100 ms, RTO 300 ms: TD = 0.1·√(0.02/3) = 8.16497 ms; TO = 0.3·3·√(0.00375)·0.01·1.0032 = 0.552899 ms.
-    assert validate.padhye(0.01, 0.1, 0.3) == pytest.approx(1 / (0.00816497 + 0.000552899), rel=1e-6)
+    assert validate.padhye(0.01, 0.1, 0.3) == pytest.approx(
+        1 / (0.00816497 + 0.000552899), rel=1e-6
+    )
     assert validate.mathis(0.01, 0.1) == pytest.approx(122.474487, rel=1e-6)
     # The models take the random drops' rate (not a slow start's burst of queue drops: "loss" 0.03 here).
-    run = {**_run([20e6]), "loss": 0.03, "random_loss": 0.01, "mean_srtt_s": 0.1, "send_rate": 120.0}
+    run = {
+        **_run([20e6]),
+        "loss": 0.03,
+        "random_loss": 0.01,
+        "mean_srtt_s": 0.1,
+        "send_rate": 120.0,
+    }
     fast = {**run, "random_loss": 1e-4}  # Mathis: 1225 seg/s, under the 50 Mbit/s link's 4167
-    rows = validate.model_table([{"config": "reno-1-50M-20ms-loss1e-2", "sim": [run, fast], "kernel": [run]}]).splitlines()
-    assert rows[2] == "| reno-1-50M-20ms-loss1e-2 | sim seed 1 | 1.00e-02 | 100.0 | 120 | 122 | 115 | 1.05 |"
+    rows = validate.model_table(
+        [{"config": "reno-1-50M-20ms-loss1e-2", "sim": [run, fast], "kernel": [run]}]
+    ).splitlines()
+    assert (
+        rows[2]
+        == "| reno-1-50M-20ms-loss1e-2 | sim seed 1 | 1.00e-02 | 100.0 | 120 | 122 | 115 | 1.05 |"
+    )
     assert rows[3].endswith("| 1225 | 1224 | 0.10 |")
     assert rows[4].startswith("| reno-1-50M-20ms-loss1e-2 | kernel #1 |") and len(rows) == 5
-    at_link = {**run, "random_loss": 1e-6, "mean_srtt_s": 0.02}  # Mathis: 61 237 seg/s, beyond the link's 4167
-    assert validate.model_table([{"config": "reno-1-50M-20ms-loss1e-2", "sim": [at_link], "kernel": []}]).splitlines()[2].endswith(
-        "| link-limited |")
-    assert validate.model_table([{"config": "cubic-1-50M-20ms-loss1e-2", "sim": [run], "kernel": []}]).count("\n") == 2
+    at_link = {
+        **run,
+        "random_loss": 1e-6,
+        "mean_srtt_s": 0.02,
+    }  # Mathis: 61 237 seg/s, beyond the link's 4167
+    assert (
+        validate.model_table(
+            [{"config": "reno-1-50M-20ms-loss1e-2", "sim": [at_link], "kernel": []}]
+        )
+        .splitlines()[2]
+        .endswith("| link-limited |")
+    )
+    assert (
+        validate.model_table(
+            [{"config": "cubic-1-50M-20ms-loss1e-2", "sim": [run], "kernel": []}]
+        ).count("\n")
+        == 2
+    )
 
 
 def test_retable_reads_the_runs_again(tmp_path):
@@ -114,8 +174,15 @@ def test_retable_reads_the_runs_again(tmp_path):
 
     name = "reno-1-50M-20ms-loss1e-2"
     hscc.run(validate.scenario(name, 3.0, "sim")).write(tmp_path / "sim" / name)
-    (tmp_path / "results.json").write_text(json.dumps({"rows": [], "spread": [{"config": name, "seconds": 3.0, "sim": [{}], "kernel": []}]}))
+    (tmp_path / "results.json").write_text(
+        json.dumps(
+            {"rows": [], "spread": [{"config": name, "seconds": 3.0, "sim": [{}], "kernel": []}]}
+        )
+    )
     assert validate.retable(tmp_path) == 0
     saved = json.loads((tmp_path / "results.json").read_text())["spread"][0]["sim"][0]
     assert 0.005 < saved["random_loss"] < 0.02 and saved["send_rate"] > 0
-    assert f"| {name} | sim seed 1 | {saved['random_loss']:.2e} |" in (tmp_path / "table.md").read_text()
+    assert (
+        f"| {name} | sim seed 1 | {saved['random_loss']:.2e} |"
+        in (tmp_path / "table.md").read_text()
+    )

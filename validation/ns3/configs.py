@@ -34,6 +34,7 @@ SOCKET_BUFFER = 128 << 20  # ns-3 SndBufSize / RcvBufSize, bytes
 MIN_RTO = 1.0
 DELACK_TIMEOUT = 0.2
 
+
 # Algorithm: ns-3 TypeId and attributes, hscc name and params, how ns-3 counts
 # congestion-avoidance growth ("acks": per ACK whatever it covers, TcpNewReno;
 # "segments": per acknowledged segment) and what its GetSsThresh reduces from
@@ -54,18 +55,43 @@ class Algo:
 
 
 ALGOS = {
-    "newreno": Algo("ns3::TcpNewReno", "reno", ack_counting="acks", ssthresh_from="pipe",
-                    note="ns-3 TcpNewReno: +1 segment per ACK in slow start, +MSS²/cwnd per ACK in CA; ssthresh = max(2, BytesInFlight/2)"),
-    "linuxreno": Algo("ns3::TcpLinuxReno", "reno",
-                      note="ns-3 TcpLinuxReno: Linux's segment counting, ssthresh = cwnd/2"),
-    "highspeed": Algo("ns3::TcpHighSpeed", "highspeed", ssthresh_from="pipe",
-                      note="ns-3: a(w) × segments acked; ssthresh from BytesInFlight"),
-    "cubic": Algo("ns3::TcpCubic", "cubic", {"hystart": True},
-                  note="ns-3 3.44: HyStart on, fast convergence, Reno-friendly, beta 0.7, C 0.4"),
-    "scalable": Algo("ns3::TcpScalable", "scalable", {"a": 0.02, "low_window": 50, "legacy_decrease": False}, ssthresh_from="pipe",
-                     note="ns-3: +1 per min(cwnd, AIFactor 50) segments acked, x0.875 always; ssthresh from BytesInFlight"),
-    "vegas": Algo("ns3::TcpVegas", "vegas", {"alpha": 2, "beta": 4, "gamma": 1, "paper_diff": True, "smoothed_rtt": True},
-                  note="ns-3: diff = cwnd - cwnd*baseRTT/RTT, RTT samples = m_srtt on every ACK; on loss max(min(ssthresh, cwnd - 1), 2)"),
+    "newreno": Algo(
+        "ns3::TcpNewReno",
+        "reno",
+        ack_counting="acks",
+        ssthresh_from="pipe",
+        note="ns-3 TcpNewReno: +1 segment per ACK in slow start, +MSS²/cwnd per ACK in CA; ssthresh = max(2, BytesInFlight/2)",
+    ),
+    "linuxreno": Algo(
+        "ns3::TcpLinuxReno",
+        "reno",
+        note="ns-3 TcpLinuxReno: Linux's segment counting, ssthresh = cwnd/2",
+    ),
+    "highspeed": Algo(
+        "ns3::TcpHighSpeed",
+        "highspeed",
+        ssthresh_from="pipe",
+        note="ns-3: a(w) × segments acked; ssthresh from BytesInFlight",
+    ),
+    "cubic": Algo(
+        "ns3::TcpCubic",
+        "cubic",
+        {"hystart": True},
+        note="ns-3 3.44: HyStart on, fast convergence, Reno-friendly, beta 0.7, C 0.4",
+    ),
+    "scalable": Algo(
+        "ns3::TcpScalable",
+        "scalable",
+        {"a": 0.02, "low_window": 50, "legacy_decrease": False},
+        ssthresh_from="pipe",
+        note="ns-3: +1 per min(cwnd, AIFactor 50) segments acked, x0.875 always; ssthresh from BytesInFlight",
+    ),
+    "vegas": Algo(
+        "ns3::TcpVegas",
+        "vegas",
+        {"alpha": 2, "beta": 4, "gamma": 1, "paper_diff": True, "smoothed_rtt": True},
+        note="ns-3: diff = cwnd - cwnd*baseRTT/RTT, RTT samples = m_srtt on every ACK; on loss max(min(ssthresh, cwnd - 1), 2)",
+    ),
 }
 
 
@@ -96,7 +122,9 @@ class Config:
         last = max(f.start for f in self.flows)
         for d in (self.duration, self.quick_duration):
             if not last < d / 2:
-                raise ValueError(f"{self.name}: the last flow starts at {last:g} s, not in the first half of {d:g} s")
+                raise ValueError(
+                    f"{self.name}: the last flow starts at {last:g} s, not in the first half of {d:g} s"
+                )
         if self.recovery not in ("prr", "classic"):
             raise ValueError(f"{self.name}: recovery {self.recovery!r}, want 'prr' or 'classic'")
 
@@ -104,7 +132,7 @@ class Config:
         f = self.flows[0]
         return 2 * (self.delay + f.send_delay + f.recv_delay)
 
-    def with_duration(self, quick: bool) -> "Config":
+    def with_duration(self, quick: bool) -> Config:
         from dataclasses import replace
 
         return replace(self, duration=self.quick_duration if quick else self.duration)
@@ -126,32 +154,92 @@ def _configs() -> list[Config]:
             for delack in (1, 2):
                 if algo == "linuxreno" and (p, delack) != (1e-2, 2):
                     continue  # the one LinuxReno case that isolates per-ACK counting
-                out.append(Config(
-                    f"{algo}-loss{p:.0e}-d{delack}".replace("e-0", "e-"),
-                    f"2 {algo}, 10 Mbit/s, RTT 100 ms, loss {p:g}, {delack} seg/ACK",
-                    10e6, 0.02, _bdp(10e6, 0.1), p, delack,
-                    _same([algo] * 2, [0.0, 0.5], 0.029, 0.001), 200.0, 30.0))
+                out.append(
+                    Config(
+                        f"{algo}-loss{p:.0e}-d{delack}".replace("e-0", "e-"),
+                        f"2 {algo}, 10 Mbit/s, RTT 100 ms, loss {p:g}, {delack} seg/ACK",
+                        10e6,
+                        0.02,
+                        _bdp(10e6, 0.1),
+                        p,
+                        delack,
+                        _same([algo] * 2, [0.0, 0.5], 0.029, 0.001),
+                        200.0,
+                        30.0,
+                    )
+                )
     # 4 flows of one algorithm: 100 Mbit/s (RTT 40 ms) and 1 Gbit/s (RTT 20 ms), buffer 1 BDP.
     for algo in ("newreno", "highspeed", "cubic", "scalable", "vegas"):
-        out.append(Config(
-            f"{algo}-4x100M", f"4 {algo}, 100 Mbit/s, RTT 40 ms, buffer 1 BDP",
-            100e6, 0.01, _bdp(100e6, 0.04), 0.0, 1,
-            _same([algo] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001), 40.0, 8.0))
-    out.append(Config(
-        "linuxreno-4x100M", "4 linuxreno, 100 Mbit/s, RTT 40 ms, buffer 1 BDP",
-        100e6, 0.01, _bdp(100e6, 0.04), 0.0, 1,
-        _same(["linuxreno"] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001), 40.0, 8.0))
+        out.append(
+            Config(
+                f"{algo}-4x100M",
+                f"4 {algo}, 100 Mbit/s, RTT 40 ms, buffer 1 BDP",
+                100e6,
+                0.01,
+                _bdp(100e6, 0.04),
+                0.0,
+                1,
+                _same([algo] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001),
+                40.0,
+                8.0,
+            )
+        )
+    out.append(
+        Config(
+            "linuxreno-4x100M",
+            "4 linuxreno, 100 Mbit/s, RTT 40 ms, buffer 1 BDP",
+            100e6,
+            0.01,
+            _bdp(100e6, 0.04),
+            0.0,
+            1,
+            _same(["linuxreno"] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001),
+            40.0,
+            8.0,
+        )
+    )
     # 1 Gbit/s: RTT 10 ms, buffer 1 BDP (833 packets), 8 s. ns-3 costs about 15-40 s of CPU per
     # simulated second here (its SACK scoreboard work grows with the window), so the RTT is
     # short to give several loss cycles in a run that fits the suite's time.
-    g = dict(rate_bps=1e9, delay=0.0025, buffer_pkts=_bdp(1e9, 0.01), loss=0.0, delack=1, duration=8.0, quick_duration=2.0)
+    g = dict(
+        rate_bps=1e9,
+        delay=0.0025,
+        buffer_pkts=_bdp(1e9, 0.01),
+        loss=0.0,
+        delack=1,
+        duration=8.0,
+        quick_duration=2.0,
+    )
     for algo in ("newreno", "highspeed", "cubic", "scalable", "vegas"):
-        out.append(Config(name=f"{algo}-4x1G", description=f"4 {algo}, 1 Gbit/s, RTT 10 ms, buffer 1 BDP",
-                          flows=_same([algo] * 4, [0.0, 0.25, 0.5, 0.75], 0.002, 0.0005), **g))
-    out.append(Config(name="mix-newreno-highspeed-1G", description="2 newreno + 2 highspeed, 1 Gbit/s, RTT 10 ms, buffer 1 BDP",
-                      flows=_same(["newreno", "highspeed", "newreno", "highspeed"], [0.0, 0.25, 0.5, 0.75], 0.002, 0.0005), **g))
-    out.append(Config(name="cubic-10x1G", description="10 cubic (ns-3's default), 1 Gbit/s, RTT 10 ms, buffer 1 BDP",
-                      flows=_same(["cubic"] * 10, [round(0.05 * i, 2) for i in range(10)], 0.002, 0.0005), **g))
+        out.append(
+            Config(
+                name=f"{algo}-4x1G",
+                description=f"4 {algo}, 1 Gbit/s, RTT 10 ms, buffer 1 BDP",
+                flows=_same([algo] * 4, [0.0, 0.25, 0.5, 0.75], 0.002, 0.0005),
+                **g,
+            )
+        )
+    out.append(
+        Config(
+            name="mix-newreno-highspeed-1G",
+            description="2 newreno + 2 highspeed, 1 Gbit/s, RTT 10 ms, buffer 1 BDP",
+            flows=_same(
+                ["newreno", "highspeed", "newreno", "highspeed"],
+                [0.0, 0.25, 0.5, 0.75],
+                0.002,
+                0.0005,
+            ),
+            **g,
+        )
+    )
+    out.append(
+        Config(
+            name="cubic-10x1G",
+            description="10 cubic (ns-3's default), 1 Gbit/s, RTT 10 ms, buffer 1 BDP",
+            flows=_same(["cubic"] * 10, [round(0.05 * i, 2) for i in range(10)], 0.002, 0.0005),
+            **g,
+        )
+    )
     return out
 
 
@@ -164,21 +252,54 @@ CONFIGS: dict[str, Config] = {c.name: c for c in _configs()}
 # 0.3 s for any of these runs. The suite takes 3 hours or more on the shared 2-core machine.
 
 # A tiny configuration for the harness's own test: one flow, no loss, fills the link.
-TINY = Config("tiny-1x10M", "1 linuxreno, 10 Mbit/s, RTT 40 ms, buffer 1 BDP, no loss", 10e6, 0.01, _bdp(10e6, 0.04),
-              0.0, 1, _same(["linuxreno"], [0.0], 0.009, 0.001), 20.0, 20.0)
+TINY = Config(
+    "tiny-1x10M",
+    "1 linuxreno, 10 Mbit/s, RTT 40 ms, buffer 1 BDP, no loss",
+    10e6,
+    0.01,
+    _bdp(10e6, 0.04),
+    0.0,
+    1,
+    _same(["linuxreno"], [0.0], 0.009, 0.001),
+    20.0,
+    20.0,
+)
 
 
 def ns3_json(c: Config) -> dict:
     """The configuration for ns3_dumbbell.py."""
     return {
-        "name": c.name, "duration": c.duration, "seed": c.seed,
-        "bottleneck": {"rate_bps": c.rate_bps, "delay_s": c.delay, "buffer_pkts": c.buffer_pkts, "loss": c.loss},
+        "name": c.name,
+        "duration": c.duration,
+        "seed": c.seed,
+        "bottleneck": {
+            "rate_bps": c.rate_bps,
+            "delay_s": c.delay,
+            "buffer_pkts": c.buffer_pkts,
+            "loss": c.loss,
+        },
         "access": {"rate_bps": ACCESS_RATE, "buffer_pkts": ACCESS_BUFFER},
-        "tcp": {"segment_size": SEGMENT, "timestamps": True, "sack": True, "min_rto_s": MIN_RTO,
-                "delack_count": c.delack, "delack_timeout_s": DELACK_TIMEOUT, "init_cwnd": 10, "buffer_bytes": SOCKET_BUFFER,
-                **({} if c.recovery == "prr" else {"recovery": c.recovery})},
-        "flows": [{"type": ALGOS[f.algo].ns3_type, "attributes": ALGOS[f.algo].ns3_attributes, "start_s": f.start,
-                   "send_delay_s": f.send_delay, "recv_delay_s": f.recv_delay} for f in c.flows],
+        "tcp": {
+            "segment_size": SEGMENT,
+            "timestamps": True,
+            "sack": True,
+            "min_rto_s": MIN_RTO,
+            "delack_count": c.delack,
+            "delack_timeout_s": DELACK_TIMEOUT,
+            "init_cwnd": 10,
+            "buffer_bytes": SOCKET_BUFFER,
+            **({} if c.recovery == "prr" else {"recovery": c.recovery}),
+        },
+        "flows": [
+            {
+                "type": ALGOS[f.algo].ns3_type,
+                "attributes": ALGOS[f.algo].ns3_attributes,
+                "start_s": f.start,
+                "send_delay_s": f.send_delay,
+                "recv_delay_s": f.recv_delay,
+            }
+            for f in c.flows
+        ],
     }
 
 
@@ -186,7 +307,12 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
     """The scenario in hscc's format: ns3_dumbbell.py's network node for node
     (S_i - L = R - D_i, a graph, so every link carries its PPP framing) and
     every TCP setting ns-3 has."""
-    bottleneck = {"rate": c.rate_bps, "delay": c.delay, "buffer": f"{c.buffer_pkts}pkts", "framing": PPP}
+    bottleneck = {
+        "rate": c.rate_bps,
+        "delay": c.delay,
+        "buffer": f"{c.buffer_pkts}pkts",
+        "framing": PPP,
+    }
     forward = dict(bottleneck, loss=c.loss, loss_point="after_queue") if c.loss > 0 else bottleneck
     links = [{"a": "L", "b": "R", "fwd": forward, "rev": bottleneck, "monitor": True}]
     for i, f in enumerate(c.flows):
@@ -201,19 +327,35 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
         "output": {"sample_interval": sample_interval, "traces": ["flows"]},
         "topology": {
             "kind": "graph",
-            "nodes": ["L", "R"] + [f"S{i}" for i in range(len(c.flows))] + [f"D{i}" for i in range(len(c.flows))],
+            "nodes": ["L", "R"]
+            + [f"S{i}" for i in range(len(c.flows))]
+            + [f"D{i}" for i in range(len(c.flows))],
             "links": links,
         },
         "flows": [
-            {"src": f"S{i}", "dst": f"D{i}", "label": f"{f.algo}{i}", "algorithm": ALGOS[f.algo].hscc,
-             "params": dict(ALGOS[f.algo].hscc_params), "start": f.start, "mss": SEGMENT, "timestamps": True, "sack": True,
-             "recovery": c.recovery, "init_cwnd": 10, "min_rto": MIN_RTO, "delayed_ack": True, "delack_segments": c.delack,
-             "delack_timeout": DELACK_TIMEOUT, "ack_counting": ALGOS[f.algo].ack_counting,
-             "ssthresh_from": ALGOS[f.algo].ssthresh_from,
-             # ns-3's TcpSocketBase: three duplicate ACKs (ReTxThreshold), no RACK-TLP, undo or F-RTO
-             "loss_detection": "dupack",
-             # ns-3's hosts send at once: no processing jitter (hscc's default is 8 us)
-             "host_jitter": 0.0}
+            {
+                "src": f"S{i}",
+                "dst": f"D{i}",
+                "label": f"{f.algo}{i}",
+                "algorithm": ALGOS[f.algo].hscc,
+                "params": dict(ALGOS[f.algo].hscc_params),
+                "start": f.start,
+                "mss": SEGMENT,
+                "timestamps": True,
+                "sack": True,
+                "recovery": c.recovery,
+                "init_cwnd": 10,
+                "min_rto": MIN_RTO,
+                "delayed_ack": True,
+                "delack_segments": c.delack,
+                "delack_timeout": DELACK_TIMEOUT,
+                "ack_counting": ALGOS[f.algo].ack_counting,
+                "ssthresh_from": ALGOS[f.algo].ssthresh_from,
+                # ns-3's TcpSocketBase: three duplicate ACKs (ReTxThreshold), no RACK-TLP, undo or F-RTO
+                "loss_detection": "dupack",
+                # ns-3's hosts send at once: no processing jitter (hscc's default is 8 us)
+                "host_jitter": 0.0,
+            }
             for i, f in enumerate(c.flows)
         ],
     }

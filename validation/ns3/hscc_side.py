@@ -15,7 +15,7 @@ import time
 import hscc
 
 
-def metrics(result: "hscc.Result") -> dict:
+def metrics(result: hscc.Result) -> dict:
     duration = result.summary["duration_s"]
     half = duration / 2
     ts = result.timeseries
@@ -23,18 +23,33 @@ def metrics(result: "hscc.Result") -> dict:
     flows = []
     for row in result.flows.iter_rows(named=True):
         samples = ts.filter(ts["flow"] == row["flow"])
-        second = sum(b * dt / 8 for t, b in zip(samples["time_s"].to_list(), samples["throughput_bps"].to_list()) if t > half + dt / 2)
-        flows.append({
-            "flow": row["flow"], "label": row["label"], "algorithm": row["algorithm"], "start_s": row["start_s"],
-            "rx_bytes": int(row["delivered_bytes"]), "rx_bytes_half": int(row["delivered_bytes"] - round(second)),
-            "recoveries": int(row["recoveries"]), "timeouts": int(row["timeouts"]),
-        })
+        second = sum(
+            b * dt / 8
+            for t, b in zip(samples["time_s"].to_list(), samples["throughput_bps"].to_list())
+            if t > half + dt / 2
+        )
+        flows.append(
+            {
+                "flow": row["flow"],
+                "label": row["label"],
+                "algorithm": row["algorithm"],
+                "start_s": row["start_s"],
+                "rx_bytes": int(row["delivered_bytes"]),
+                "rx_bytes_half": int(row["delivered_bytes"] - round(second)),
+                "recoveries": int(row["recoveries"]),
+                "timeouts": int(row["timeouts"]),
+            }
+        )
     links = {r["name"]: r for r in result.links.iter_rows(named=True)}
     bottleneck = links["L-R:fwd"]
     random = sum(r["drops_random"] for r in links.values())
     return {
-        "tool": "hscc", "version": hscc.__version__, "duration_s": duration, "flows": flows,
-        "bottleneck_queue_drops": int(bottleneck["drops_queue"]), "bottleneck_random_drops": int(random),
+        "tool": "hscc",
+        "version": hscc.__version__,
+        "duration_s": duration,
+        "flows": flows,
+        "bottleneck_queue_drops": int(bottleneck["drops_queue"]),
+        "bottleneck_random_drops": int(random),
         "bottleneck_tx_packets": int(bottleneck["tx_packets"]),
         "wall_s": {"run": result.manifest["wall_time_s"]},
     }
@@ -48,7 +63,12 @@ def main(argv: list[str]) -> int:
         sc = json.load(fh)
     t0, c0 = time.perf_counter(), time.process_time()
     result = hscc.run(sc)
-    out = dict(metrics(result), name=sc["name"], wall_total_s=time.perf_counter() - t0, cpu_s=time.process_time() - c0)
+    out = dict(
+        metrics(result),
+        name=sc["name"],
+        wall_total_s=time.perf_counter() - t0,
+        cpu_s=time.process_time() - c0,
+    )
     with open(argv[2], "w") as fh:
         json.dump(out, fh, indent=1)
     return 0

@@ -136,7 +136,9 @@ def build(cfg: dict) -> SimpleNamespace:
     d("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(tcp["timestamps"]))
     d("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(True))
     d("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(tcp["min_rto_s"])))
-    recovery = {"prr": "ns3::TcpPrrRecovery", "classic": "ns3::TcpClassicRecovery"}[tcp.get("recovery", "prr")]
+    recovery = {"prr": "ns3::TcpPrrRecovery", "classic": "ns3::TcpClassicRecovery"}[
+        tcp.get("recovery", "prr")
+    ]
     d("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName(recovery)))
 
     routers = ns.NodeContainer()
@@ -201,7 +203,9 @@ def build(cfg: dict) -> SimpleNamespace:
     duration = float(cfg["duration"])
     for i, f in enumerate(flows):
         port = 5000 + i
-        sink_helper = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
+        sink_helper = ns.PacketSinkHelper(
+            "ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        )
         sink_app = sink_helper.Install(receivers.Get(i))
         sink_app.Start(ns.Seconds(0))
         sinks.append(sink_app.Get(0).GetObject[ns.PacketSink]())
@@ -246,8 +250,15 @@ def run(cfg: dict) -> dict:
         "version": "3.44",
         "duration_s": duration,
         "flows": [
-            {"flow": i, "type": f["type"], "start_s": f["start_s"], "rx_bytes_half": rx_half[i], "rx_bytes": rx_end[i],
-             "recoveries": int(hv.recoveries[i]), "timeouts": int(hv.timeouts[i])}
+            {
+                "flow": i,
+                "type": f["type"],
+                "start_s": f["start_s"],
+                "rx_bytes_half": rx_half[i],
+                "rx_bytes": rx_end[i],
+                "recoveries": int(hv.recoveries[i]),
+                "timeouts": int(hv.timeouts[i]),
+            }
             for i, f in enumerate(flows)
         ],
         # Without a queue disc a full device queue stops its NetDeviceQueue and the traffic-control

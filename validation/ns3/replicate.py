@@ -34,8 +34,11 @@ def _ns3_runner():
 
     def run(c: configs.Config) -> dict:
         out = ns3_dumbbell.run(configs.ns3_json(c))
-        return {"rx_bytes": sum(f["rx_bytes"] for f in out["flows"]), "random_drops": out["bottleneck_random_drops"],
-                "tx_packets": out["bottleneck_tx_packets"]}
+        return {
+            "rx_bytes": sum(f["rx_bytes"] for f in out["flows"]),
+            "random_drops": out["bottleneck_random_drops"],
+            "tx_packets": out["bottleneck_tx_packets"],
+        }
 
     return run
 
@@ -46,20 +49,30 @@ def _hscc_runner():
     def run(c: configs.Config) -> dict:
         r = hscc.run(configs.hscc_scenario(c))
         links = {x["name"]: x for x in r.links.iter_rows(named=True)}
-        return {"rx_bytes": int(r.flows["delivered_bytes"].sum()), "random_drops": int(sum(x["drops_random"] for x in links.values())),
-                "tx_packets": int(links["L-R:fwd"]["tx_packets"])}
+        return {
+            "rx_bytes": int(r.flows["delivered_bytes"].sum()),
+            "random_drops": int(sum(x["drops_random"] for x in links.values())),
+            "tx_packets": int(links["L-R:fwd"]["tx_packets"]),
+        }
 
     return run
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 4 or argv[1] not in ("ns3", "hscc") or not argv[3].isdigit() or not 2 <= int(argv[3]) <= 1000:
+    if (
+        len(argv) != 4
+        or argv[1] not in ("ns3", "hscc")
+        or not argv[3].isdigit()
+        or not 2 <= int(argv[3]) <= 1000
+    ):
         print("usage: replicate.py ns3|hscc NAME[,NAME...] RUNS (2 to 1000)", file=sys.stderr)
         return 2
     names = argv[2].split(",")
     unknown = [n for n in names if n not in configs.CONFIGS]
     if unknown:
-        print(f"unknown configuration(s) {unknown}; known: {sorted(configs.CONFIGS)}", file=sys.stderr)
+        print(
+            f"unknown configuration(s) {unknown}; known: {sorted(configs.CONFIGS)}", file=sys.stderr
+        )
         return 2
     run = _ns3_runner() if argv[1] == "ns3" else _hscc_runner()
     for name in names:
@@ -71,7 +84,10 @@ def main(argv: list[str]) -> int:
             goodputs.append(row["goodput_mbps"])
             print(json.dumps(row), flush=True)
         se = statistics.stdev(goodputs) / len(goodputs) ** 0.5
-        print(f"# {argv[1]} {name}: {len(goodputs)} runs, aggregate goodput {statistics.mean(goodputs):.3f} ± {se:.3f} Mbit/s", flush=True)
+        print(
+            f"# {argv[1]} {name}: {len(goodputs)} runs, aggregate goodput {statistics.mean(goodputs):.3f} ± {se:.3f} Mbit/s",
+            flush=True,
+        )
     return 0
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +28,9 @@ MAX_SHIFTS = 20
 
 
 def shifted(c: configs.Config, d_ms: float) -> configs.Config:
-    flows = tuple(replace(f, start=round(f.start + i * d_ms / 1000, 6)) for i, f in enumerate(c.flows))
+    flows = tuple(
+        replace(f, start=round(f.start + i * d_ms / 1000, 6)) for i, f in enumerate(c.flows)
+    )
     return replace(c, name=f"{c.name}-shift{d_ms:g}ms", flows=flows)
 
 
@@ -37,18 +38,32 @@ def hscc_only(c: configs.Config, out: Path, hscc_python: str) -> dict:
     d = out / c.name
     d.mkdir(parents=True)
     (d / "scenario.json").write_text(json.dumps(configs.hscc_scenario(c), indent=1))
-    validate._run([hscc_python, str(HERE / "hscc_side.py"), str(d / "scenario.json"), str(d / "hscc-out.json")],
-                  validate.HSCC_TIMEOUT_S, d / "hscc.log")
+    validate._run(
+        [
+            hscc_python,
+            str(HERE / "hscc_side.py"),
+            str(d / "scenario.json"),
+            str(d / "hscc-out.json"),
+        ],
+        validate.HSCC_TIMEOUT_S,
+        d / "hscc.log",
+    )
     return validate.summarize(json.loads((d / "hscc-out.json").read_text()))
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--hscc-python", required=True)
     ap.add_argument("--only", required=True, choices=sorted(configs.CONFIGS))
     ap.add_argument("--shifts", required=True, help="comma-separated d in ms, e.g. 0,2,4")
-    ap.add_argument("--hscc-only", action="store_true", help="run hscc only (ns-3 takes minutes per run at 1 Gbit/s)")
+    ap.add_argument(
+        "--hscc-only",
+        action="store_true",
+        help="run hscc only (ns-3 takes minutes per run at 1 Gbit/s)",
+    )
     args = ap.parse_args(argv)
     try:
         shifts = [float(x) for x in args.shifts.split(",")]

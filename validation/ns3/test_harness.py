@@ -14,7 +14,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import configs  # noqa: E402
 import validate  # noqa: E402
 
-HSCC_PYTHON = os.environ.get("HSCC_PYTHON", str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "python"))
+HSCC_PYTHON = os.environ.get(
+    "HSCC_PYTHON", str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "python")
+)
 
 
 def test_one_flow_without_loss_fills_the_link_in_both_tools(tmp_path: Path) -> None:
@@ -25,7 +27,11 @@ def test_one_flow_without_loss_fills_the_link_in_both_tools(tmp_path: Path) -> N
     for tool in ("ns3", "hscc"):
         s = row[tool]
         assert s["second_half_bps"][0] >= 0.95 * capacity, (tool, s["second_half_bps"][0], capacity)
-        assert s["second_half_bps"][0] <= 1.001 * capacity, (tool, s["second_half_bps"][0], capacity)
+        assert s["second_half_bps"][0] <= 1.001 * capacity, (
+            tool,
+            s["second_half_bps"][0],
+            capacity,
+        )
         assert s["random_drops"] == 0
     assert abs(row["delta_aggregate"]) <= 0.05, row["delta_aggregate"]
     assert row["verdict"] == "within ±10 %"
@@ -67,7 +73,9 @@ def test_refuses_a_non_empty_run_directory(tmp_path: Path) -> None:
 
 def test_unknown_configuration_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as e:
-        validate.main(["--out", str(tmp_path / "new"), "--hscc-python", HSCC_PYTHON, "--only", "no-such"])
+        validate.main(
+            ["--out", str(tmp_path / "new"), "--hscc-python", HSCC_PYTHON, "--only", "no-such"]
+        )
     assert e.value.code == 2
     assert not (tmp_path / "new").exists()
 
@@ -85,8 +93,14 @@ def test_both_sides_describe_the_same_network() -> None:
         for i, (nf, hf) in enumerate(zip(n["flows"], h["flows"])):
             assert (hf["src"], hf["dst"]) == (f"S{i}", f"D{i}")
             assert nf["start_s"] == hf["start"]
-            assert (nf["send_delay_s"], nf["recv_delay_s"]) == (links[f"S{i}", "L"]["fwd"]["delay"], links["R", f"D{i}"]["fwd"]["delay"])
-            assert n["tcp"]["min_rto_s"] == hf["min_rto"] and n["tcp"]["delack_count"] == hf["delack_segments"]
+            assert (nf["send_delay_s"], nf["recv_delay_s"]) == (
+                links[f"S{i}", "L"]["fwd"]["delay"],
+                links["R", f"D{i}"]["fwd"]["delay"],
+            )
+            assert (
+                n["tcp"]["min_rto_s"] == hf["min_rto"]
+                and n["tcp"]["delack_count"] == hf["delack_segments"]
+            )
             assert n["tcp"]["delack_timeout_s"] == hf["delack_timeout"]
 
 

@@ -72,10 +72,17 @@ def rounds(path: str) -> list[str]:
     with open(path) as fh:
         for r in csv.DictReader(fh):
             if prev is not None and r["beg_snd_nxt"] != prev["beg_snd_nxt"]:
-                cwnd, base, low, cnt = int(float(prev["cwnd"])), float(prev["base_rtt_us"]), float(prev["min_rtt_us"]), int(prev["cnt_rtt"])
+                cwnd, base, low, cnt = (
+                    int(float(prev["cwnd"])),
+                    float(prev["base_rtt_us"]),
+                    float(prev["min_rtt_us"]),
+                    int(prev["cnt_rtt"]),
+                )
                 diff = cwnd - int(cwnd * base / low) if cnt > 2 and low > 0 else "-"
-                lines.append(f"t {float(r['t_us']) / 1e3:8.2f} ms  cwnd {cwnd:5d} -> {float(r['cwnd']):7.1f}  baseRtt {base:8.1f}  "
-                             f"minRtt {low:8.1f} us  cntRtt {cnt:5d}  diff {diff}  queue {r['queue']}")
+                lines.append(
+                    f"t {float(r['t_us']) / 1e3:8.2f} ms  cwnd {cwnd:5d} -> {float(r['cwnd']):7.1f}  baseRtt {base:8.1f}  "
+                    f"minRtt {low:8.1f} us  cntRtt {cnt:5d}  diff {diff}  queue {r['queue']}"
+                )
             prev = r
     return lines
 
@@ -102,8 +109,16 @@ def main() -> None:
     ns.Simulator.Run()
     vt.Stop()
     print("\n".join(rounds(a.out)))
-    print(json.dumps({"timestamps": cfg["tcp"]["timestamps"], "queue_drops": int(q.GetTotalDroppedPackets()) + int(net.hv.tc_drops),
-                      "recoveries": int(net.hv.recoveries[0]), "timeouts": int(net.hv.timeouts[0])}))
+    print(
+        json.dumps(
+            {
+                "timestamps": cfg["tcp"]["timestamps"],
+                "queue_drops": int(q.GetTotalDroppedPackets()) + int(net.hv.tc_drops),
+                "recoveries": int(net.hv.recoveries[0]),
+                "timeouts": int(net.hv.timeouts[0]),
+            }
+        )
+    )
     ns.Simulator.Destroy()
 
 

@@ -86,7 +86,9 @@ def _run(cmd: list[str], timeout: float, log: Path) -> None:
             raise Timeout(f"{cmd[1]} took more than {timeout:.0f} s; see {log}") from None
     if p.returncode != 0:
         tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-20:])
-        raise RuntimeError(f"{' '.join(cmd)} exited with {p.returncode}; last lines of {log}:\n{tail}")
+        raise RuntimeError(
+            f"{' '.join(cmd)} exited with {p.returncode}; last lines of {log}:\n{tail}"
+        )
 
 
 def _children_cpu() -> float:
@@ -96,20 +98,37 @@ def _children_cpu() -> float:
 
 def _progress(log: Path) -> float:
     """The last simulated time ns3_dumbbell.py reported in its log (0 if none)."""
-    marks = [line.split()[1] for line in log.read_text(errors="replace").splitlines() if line.startswith("progress: ")]
+    marks = [
+        line.split()[1]
+        for line in log.read_text(errors="replace").splitlines()
+        if line.startswith("progress: ")
+    ]
     return float(marks[-1]) if marks else 0.0
 
 
-def run_one(c: configs.Config, out_dir: Path, hscc_python: str, ns3_from: Path | None = None,
-            ns3_timeout: float = NS3_TIMEOUT_S) -> dict:
+def run_one(
+    c: configs.Config,
+    out_dir: Path,
+    hscc_python: str,
+    ns3_from: Path | None = None,
+    ns3_timeout: float = NS3_TIMEOUT_S,
+) -> dict:
     d = out_dir / c.name
     d.mkdir(parents=True)
     ns3_in = json.dumps(configs.ns3_json(c), indent=1)
     (d / "ns3.json").write_text(ns3_in)
     (d / "scenario.json").write_text(json.dumps(configs.hscc_scenario(c), indent=1))
 
-    _run([hscc_python, str(HERE / "hscc_side.py"), str(d / "scenario.json"), str(d / "hscc-out.json")], HSCC_TIMEOUT_S,
-         d / "hscc.log")
+    _run(
+        [
+            hscc_python,
+            str(HERE / "hscc_side.py"),
+            str(d / "scenario.json"),
+            str(d / "hscc-out.json"),
+        ],
+        HSCC_TIMEOUT_S,
+        d / "hscc.log",
+    )
     hs_raw = json.loads((d / "hscc-out.json").read_text())
     old = ns3_from / c.name if ns3_from else None
     if old and (old / "ns3-out.json").is_file() and (old / "ns3.json").read_text() == ns3_in:
@@ -118,16 +137,31 @@ def run_one(c: configs.Config, out_dir: Path, hscc_python: str, ns3_from: Path |
     else:
         reused, cpu0 = None, _children_cpu()
         try:
-            _run([sys.executable, str(HERE / "ns3_dumbbell.py"), str(d / "ns3.json"), str(d / "ns3-out.json")],
-                 ns3_timeout, d / "ns3.log")
+            _run(
+                [
+                    sys.executable,
+                    str(HERE / "ns3_dumbbell.py"),
+                    str(d / "ns3.json"),
+                    str(d / "ns3-out.json"),
+                ],
+                ns3_timeout,
+                d / "ns3.log",
+            )
         except Timeout:
             # Stopped: the row says how far ns-3 got (its CPU includes importing the bindings).
             reached, cpu = _progress(d / "ns3.log"), _children_cpu() - cpu0
             return {
-                "name": c.name, "description": c.description, "duration_s": c.duration, "seed": c.seed,
-                "ns3": None, "hscc": summarize(hs_raw), "ns3_reused_from": None,
+                "name": c.name,
+                "description": c.description,
+                "duration_s": c.duration,
+                "seed": c.seed,
+                "ns3": None,
+                "hscc": summarize(hs_raw),
+                "ns3_reused_from": None,
                 "ns3_unfinished": {"budget_s": ns3_timeout, "reached_s": reached, "cpu_s": cpu},
-                "delta_aggregate": None, "delta_jain": None, "algorithms": [f.algo for f in c.flows],
+                "delta_aggregate": None,
+                "delta_jain": None,
+                "algorithms": [f.algo for f in c.flows],
                 "verdict": f"ns-3 not finished: {reached:g} of {c.duration:g} s simulated in {cpu / 60:.1f} CPU-min",
             }
     ns_raw = json.loads((d / "ns3-out.json").read_text())
@@ -135,10 +169,18 @@ def run_one(c: configs.Config, out_dir: Path, hscc_python: str, ns3_from: Path |
     ns3, hs = summarize(ns_raw), summarize(hs_raw)
     v, d_agg, d_jain = verdict(ns3, hs)
     return {
-        "name": c.name, "description": c.description, "duration_s": c.duration, "seed": c.seed,
-        "ns3": ns3, "hscc": hs, "ns3_reused_from": reused,
-        "delta_aggregate": d_agg, "delta_jain": d_jain, "verdict": v,
-        "ns3_import_s": ns_raw["wall_s"]["import"], "algorithms": [f.algo for f in c.flows],
+        "name": c.name,
+        "description": c.description,
+        "duration_s": c.duration,
+        "seed": c.seed,
+        "ns3": ns3,
+        "hscc": hs,
+        "ns3_reused_from": reused,
+        "delta_aggregate": d_agg,
+        "delta_jain": d_jain,
+        "verdict": v,
+        "ns3_import_s": ns_raw["wall_s"]["import"],
+        "algorithms": [f.algo for f in c.flows],
     }
 
 
@@ -155,31 +197,42 @@ def _j(x: float | None) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    head = ("| configuration | T (s) | aggregate goodput ns-3 / hscc (Mbit/s) | Δ | Jain 2nd half ns-3 / hscc | Δ "
-            "| per-flow goodput ns-3 (Mbit/s) | per-flow goodput hscc | fast recoveries ns-3 / hscc "
-            "| timeouts ns-3 / hscc | CPU ns-3 / hscc (s) | verdict |")
+    head = (
+        "| configuration | T (s) | aggregate goodput ns-3 / hscc (Mbit/s) | Δ | Jain 2nd half ns-3 / hscc | Δ "
+        "| per-flow goodput ns-3 (Mbit/s) | per-flow goodput hscc | fast recoveries ns-3 / hscc "
+        "| timeouts ns-3 / hscc | CPU ns-3 / hscc (s) | verdict |"
+    )
     lines = [head, "|" + "---|" * 12]
     for r in rows:
         n, h = r["ns3"], r["hscc"]
         if n is None:
-            lines.append(f"| {r['name']} | {r['duration_s']:g} | — / {_mb(h['aggregate_bps'])} | — "
-                         f"| — / {_j(h['jain_second_half'])} | — | — | {' / '.join(_mb(x) for x in h['per_flow_bps'])} "
-                         f"| — / {h['recoveries']} | — / {h['timeouts']} | — / {h['cpu_s']:.2f} | {r['verdict']} |")
+            lines.append(
+                f"| {r['name']} | {r['duration_s']:g} | — / {_mb(h['aggregate_bps'])} | — "
+                f"| — / {_j(h['jain_second_half'])} | — | — | {' / '.join(_mb(x) for x in h['per_flow_bps'])} "
+                f"| — / {h['recoveries']} | — / {h['timeouts']} | — / {h['cpu_s']:.2f} | {r['verdict']} |"
+            )
             continue
         lines.append(
             f"| {r['name']} | {r['duration_s']:g} | {_mb(n['aggregate_bps'])} / {_mb(h['aggregate_bps'])} "
             f"| {_pct(r['delta_aggregate'])} | {_j(n['jain_second_half'])} / {_j(h['jain_second_half'])} "
             f"| {_pct(r['delta_jain'])} | {' / '.join(_mb(x) for x in n['per_flow_bps'])} "
             f"| {' / '.join(_mb(x) for x in h['per_flow_bps'])} | {n['recoveries']} / {h['recoveries']} "
-            f"| {n['timeouts']} / {h['timeouts']} | {n['cpu_s']:.1f} / {h['cpu_s']:.2f} | {r['verdict']} |")
-    lines += ["", "| configuration | queue drops ns-3 / hscc | random drops ns-3 / hscc | realized loss ns-3 / hscc "
-              "| wall ns-3 / hscc (s) |", "|---|---|---|---|---|"]
+            f"| {n['timeouts']} / {h['timeouts']} | {n['cpu_s']:.1f} / {h['cpu_s']:.2f} | {r['verdict']} |"
+        )
+    lines += [
+        "",
+        "| configuration | queue drops ns-3 / hscc | random drops ns-3 / hscc | realized loss ns-3 / hscc "
+        "| wall ns-3 / hscc (s) |",
+        "|---|---|---|---|---|",
+    ]
     for r in rows:
         n, h = r["ns3"], r["hscc"]
         if n is None:
             continue
-        lines.append(f"| {r['name']} | {n['queue_drops']} / {h['queue_drops']} | {n['random_drops']} / {h['random_drops']} "
-                     f"| {n['realized_loss']:.2e} / {h['realized_loss']:.2e} | {n['wall_s']:.1f} / {h['wall_s']:.2f} |")
+        lines.append(
+            f"| {r['name']} | {n['queue_drops']} / {h['queue_drops']} | {n['random_drops']} / {h['random_drops']} "
+            f"| {n['realized_loss']:.2e} / {h['realized_loss']:.2e} | {n['wall_s']:.1f} / {h['wall_s']:.2f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -197,17 +250,44 @@ def write_csv(rows: list[dict], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, type=Path, help="run directory (must not exist, or be empty)")
-    ap.add_argument("--hscc-python", required=True, help="python of the virtual environment with hscc")
-    ap.add_argument("--quick", action="store_true", help="short durations (a smoke test, not a comparison)")
-    ap.add_argument("--only", action="append", default=[], metavar="NAME", help="run only this configuration (repeatable)")
-    ap.add_argument("--recovery", choices=("prr", "classic"), default="prr",
-                    help="window reduction in recovery in both tools; classic runs are named NAME-classic")
-    ap.add_argument("--ns3-timeout", type=float, default=NS3_TIMEOUT_S, metavar="SECONDS",
-                    help="wall-time budget of one ns-3 run; a run stopped at it is reported with how far it got")
-    ap.add_argument("--ns3-from", type=Path, metavar="OLD_DIR",
-                    help="reuse ns-3's output from this earlier run directory where ns-3's input is identical")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--out", required=True, type=Path, help="run directory (must not exist, or be empty)"
+    )
+    ap.add_argument(
+        "--hscc-python", required=True, help="python of the virtual environment with hscc"
+    )
+    ap.add_argument(
+        "--quick", action="store_true", help="short durations (a smoke test, not a comparison)"
+    )
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this configuration (repeatable)",
+    )
+    ap.add_argument(
+        "--recovery",
+        choices=("prr", "classic"),
+        default="prr",
+        help="window reduction in recovery in both tools; classic runs are named NAME-classic",
+    )
+    ap.add_argument(
+        "--ns3-timeout",
+        type=float,
+        default=NS3_TIMEOUT_S,
+        metavar="SECONDS",
+        help="wall-time budget of one ns-3 run; a run stopped at it is reported with how far it got",
+    )
+    ap.add_argument(
+        "--ns3-from",
+        type=Path,
+        metavar="OLD_DIR",
+        help="reuse ns-3's output from this earlier run directory where ns-3's input is identical",
+    )
     args = ap.parse_args(argv)
 
     unknown = [n for n in args.only if n not in configs.CONFIGS]
@@ -218,15 +298,27 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     chosen = [configs.CONFIGS[n].with_duration(args.quick) for n in (args.only or configs.CONFIGS)]
     if args.recovery != "prr":
-        chosen = [replace(c, name=f"{c.name}-{args.recovery}", recovery=args.recovery) for c in chosen]
+        chosen = [
+            replace(c, name=f"{c.name}-{args.recovery}", recovery=args.recovery) for c in chosen
+        ]
 
     rows = []
     for i, c in enumerate(chosen, 1):
         t0 = time.perf_counter()
-        print(f"[{i}/{len(chosen)}] {c.name} ({c.duration:g} s simulated)", file=sys.stderr, flush=True)
+        print(
+            f"[{i}/{len(chosen)}] {c.name} ({c.duration:g} s simulated)",
+            file=sys.stderr,
+            flush=True,
+        )
         rows.append(run_one(c, args.out, args.hscc_python, args.ns3_from, args.ns3_timeout))
-        print(f"    {rows[-1]['verdict']} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
-        (args.out / "results.json").write_text(json.dumps({"quick": args.quick, "rows": rows}, indent=1))
+        print(
+            f"    {rows[-1]['verdict']} ({time.perf_counter() - t0:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+        (args.out / "results.json").write_text(
+            json.dumps({"quick": args.quick, "rows": rows}, indent=1)
+        )
     md = table(rows)
     (args.out / "table.md").write_text(md)
     write_csv(rows, args.out / "flows.csv")

@@ -35,7 +35,9 @@ import validate  # noqa: E402  (this directory's)
 EMPTY_QUEUE_PKTS = 2
 
 
-def simulated(name: str, seconds: float, host_jitter: str | None = None, seed: int = 1) -> hscc.Result:
+def simulated(
+    name: str, seconds: float, host_jitter: str | None = None, seed: int = 1
+) -> hscc.Result:
     """The configuration's simulation with the per-ACK log of its flow."""
     sc = validate.scenario(name, seconds, "sim", seed=seed, host_jitter=host_jitter)
     sc["output"]["cc_log"] = {"flows": [sc["flows"][0]["label"]]}
@@ -46,12 +48,21 @@ def recoveries(r: hscc.Result) -> tuple[list[float], list[tuple[float, int]]]:
     """(when each recovery starts, [(when, ssthresh)] at each reduction)."""
     if r.cc_log.height:
         log = r.cc_log
-        starts = log.filter((pl.col("hook") == "set_state") & pl.col("new_state").cast(pl.String).is_in(["recovery", "loss"]))
+        starts = log.filter(
+            (pl.col("hook") == "set_state")
+            & pl.col("new_state").cast(pl.String).is_in(["recovery", "loss"])
+        )
         cuts = log.filter(pl.col("hook") == "ssthresh")
-        return starts["time_s"].to_list(), list(zip(cuts["time_s"].to_list(), cuts["ret"].to_list()))
+        return starts["time_s"].to_list(), list(
+            zip(cuts["time_s"].to_list(), cuts["ret"].to_list())
+        )
     ts = r.timeseries.sort("time_s")
     t, state, ssthresh = ts["time_s"].to_list(), ts["ca_state"].to_list(), ts["ssthresh"].to_list()
-    starts = [t[i] for i in range(1, len(t)) if state[i] in ("recovery", "loss") and state[i - 1] not in ("recovery", "loss")]
+    starts = [
+        t[i]
+        for i in range(1, len(t))
+        if state[i] in ("recovery", "loss") and state[i - 1] not in ("recovery", "loss")
+    ]
     cuts = [(t[i], ssthresh[i]) for i in range(1, len(t)) if ssthresh[i] != ssthresh[i - 1]]
     return starts, cuts
 
@@ -59,7 +70,11 @@ def recoveries(r: hscc.Result) -> tuple[list[float], list[tuple[float, int]]]:
 def opened(r: hscc.Result, after: float) -> float:
     """When the flow is next open (out of recovery) after `after` (s)."""
     if r.cc_log.height:
-        log = r.cc_log.filter((pl.col("hook") == "set_state") & (pl.col("new_state").cast(pl.String) == "open") & (pl.col("time_s") > after))
+        log = r.cc_log.filter(
+            (pl.col("hook") == "set_state")
+            & (pl.col("new_state").cast(pl.String) == "open")
+            & (pl.col("time_s") > after)
+        )
     else:
         log = r.timeseries.filter((pl.col("ca_state") == "open") & (pl.col("time_s") > after))
     return log["time_s"].min() if log.height else after
@@ -69,16 +84,25 @@ def epoch(r: hscc.Result, t0: float, t1: float) -> dict:
     """Growth (segments/s) and sRTT above the run's minimum RTT (ms; 10th percentile and median)
     from t0 to t1, with the forward queue empty and not."""
     lowest = r.flows["min_rtt_s"][0]
-    ts = r.timeseries.sort("time_s").with_columns(pl.col("cwnd").cast(pl.Int64).diff().alias("grew"),
-                                                  ((pl.col("srtt_s") - lowest) * 1e3).alias("above_ms"))
+    ts = r.timeseries.sort("time_s").with_columns(
+        pl.col("cwnd").cast(pl.Int64).diff().alias("grew"),
+        ((pl.col("srtt_s") - lowest) * 1e3).alias("above_ms"),
+    )
     dt = ts["time_s"][1] - ts["time_s"][0]
     q = r.queues.filter(pl.col("link") == 0).select("time_s", "queue_pkts")
     j = ts.filter((pl.col("time_s") > t0) & (pl.col("time_s") < t1)).join(q, on="time_s")
     out = {}
-    for label, part in (("empty", j.filter(pl.col("queue_pkts") <= EMPTY_QUEUE_PKTS)), ("queued", j.filter(pl.col("queue_pkts") > EMPTY_QUEUE_PKTS))):
+    for label, part in (
+        ("empty", j.filter(pl.col("queue_pkts") <= EMPTY_QUEUE_PKTS)),
+        ("queued", j.filter(pl.col("queue_pkts") > EMPTY_QUEUE_PKTS)),
+    ):
         if part.height:
-            out[label] = {"samples": part.height, "growth_per_s": part["grew"].sum() / (part.height * dt),
-                          "above_min_ms_p10": part["above_ms"].quantile(0.1), "above_min_ms_median": part["above_ms"].median()}
+            out[label] = {
+                "samples": part.height,
+                "growth_per_s": part["grew"].sum() / (part.height * dt),
+                "above_min_ms_p10": part["above_ms"].quantile(0.1),
+                "above_min_ms_median": part["above_ms"].median(),
+            }
     return out
 
 
@@ -93,16 +117,27 @@ def describe(side: str, r: hscc.Result) -> None:
     print(f"  cuts the trajectory counts: {len(t.cuts_s)} at {[round(x, 2) for x in t.cuts_s]}")
     if len(starts) >= 3:
         for label, e in epoch(r, opened(r, starts[1]), starts[2]).items():
-            print(f"  second epoch, queue {label}: {e['samples']} samples, growth {e['growth_per_s']:.1f} segments/s, "
-                  f"sRTT above the minimum {e['above_min_ms_p10']:.3f} (10th percentile) / {e['above_min_ms_median']:.3f} ms (median)")
+            print(
+                f"  second epoch, queue {label}: {e['samples']} samples, growth {e['growth_per_s']:.1f} segments/s, "
+                f"sRTT above the minimum {e['above_min_ms_p10']:.3f} (10th percentile) / {e['above_min_ms_median']:.3f} ms (median)"
+            )
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("out", type=Path, help="a validate.py --out directory")
     ap.add_argument("name", choices=sorted(validate.CONFIGS))
-    ap.add_argument("--seconds", type=float, default=30.0, help="the simulation's length (as validate.py ran it)")
-    ap.add_argument("--host-jitter", default="", help="comma-separated host_jitter values for sensitivity runs")
+    ap.add_argument(
+        "--seconds",
+        type=float,
+        default=30.0,
+        help="the simulation's length (as validate.py ran it)",
+    )
+    ap.add_argument(
+        "--host-jitter", default="", help="comma-separated host_jitter values for sensitivity runs"
+    )
     ap.add_argument("--seeds", type=int, default=3)
     args = ap.parse_args()
     if len(validate.CONFIGS[args.name].flows) != 1 or validate.CONFIGS[args.name].flows[0][1] != 1:
@@ -119,11 +154,19 @@ def main() -> int:
             t = compare.trajectory(r.timeseries["time_s"].to_list(), r.timeseries["cwnd"].to_list())
             f = r.flows.row(0, named=True)
             starts, _ = recoveries(r)
-            empty = epoch(r, opened(r, starts[1]), starts[2]).get("empty") if len(starts) >= 3 else None
-            noise = (f", sRTT above the minimum with the queue empty {empty['above_min_ms_p10']:.3f} / "
-                     f"{empty['above_min_ms_median']:.3f} ms" if empty else "")
-            print(f"host_jitter {jitter}, seed {seed}: recoveries {f['recoveries']}, period {t.period_s:.2f} s, "
-                  f"goodput {f['goodput_bps'] / 1e6:.1f} Mbit/s{noise}")
+            empty = (
+                epoch(r, opened(r, starts[1]), starts[2]).get("empty") if len(starts) >= 3 else None
+            )
+            noise = (
+                f", sRTT above the minimum with the queue empty {empty['above_min_ms_p10']:.3f} / "
+                f"{empty['above_min_ms_median']:.3f} ms"
+                if empty
+                else ""
+            )
+            print(
+                f"host_jitter {jitter}, seed {seed}: recoveries {f['recoveries']}, period {t.period_s:.2f} s, "
+                f"goodput {f['goodput_bps'] / 1e6:.1f} Mbit/s{noise}"
+            )
     return 0
 
 

@@ -29,14 +29,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=30.0)
     args = ap.parse_args()
-    names = [n for n, c in validate.CONFIGS.items() if not c.sim_rto]  # the -linux-rto ones set it already
+    names = [
+        n for n, c in validate.CONFIGS.items() if not c.sim_rto
+    ]  # the -linux-rto ones set it already
     differ = 0
     for name in names:
         a, b = run(name, args.seconds, "rfc6298"), run(name, args.seconds, "linux")
         if a != b:
             differ += 1
-            print(f"{name}: timeouts {a[0]} -> {b[0]}, goodput {a[1] / 1e6:.2f} -> {b[1] / 1e6:.2f} Mbit/s, "
-                  f"Jain {a[2]:.3f} -> {b[2]:.3f}", flush=True)
+            print(
+                f"{name}: timeouts {a[0]} -> {b[0]}, goodput {a[1] / 1e6:.2f} -> {b[1] / 1e6:.2f} Mbit/s, "
+                f"Jain {a[2]:.3f} -> {b[2]:.3f}",
+                flush=True,
+            )
     print(f"{differ} of {len(names)} configurations differ")
     return 0
 

@@ -28,18 +28,26 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 TRACING = Path("/sys/kernel/tracing/instances/hscc-trace-acks")
-EVENTS = {"tcp/tcp_probe": "dport == 5001 || sport == 5001", "net/net_dev_start_xmit": 'name == "eth0"'}
+EVENTS = {
+    "tcp/tcp_probe": "dport == 5001 || sport == 5001",
+    "net/net_dev_start_xmit": 'name == "eth0"',
+}
 LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+(\S+)\s+([\d.]+): (\w+): (.*)$")
-BURST_GAP_S = 30e-6  # a 1500-byte packet takes 120 µs at 100 Mbit/s: closer than this is back to back
+BURST_GAP_S = (
+    30e-6  # a 1500-byte packet takes 120 µs at 100 Mbit/s: closer than this is back to back
+)
 
 
 def record(seconds: float) -> str:
     if not TRACING.parent.is_dir():
-        raise SystemExit(f"no {TRACING.parent}: mount tracefs first (mount -t tracefs nodev {TRACING.parent.parent})")
+        raise SystemExit(
+            f"no {TRACING.parent}: mount tracefs first (mount -t tracefs nodev {TRACING.parent.parent})"
+        )
     TRACING.mkdir()
     try:
         (TRACING / "buffer_size_kb").write_text("65536")
@@ -61,7 +69,9 @@ def run_pids(pid: int) -> set[str]:
     """The threads of every process in the run's three namespaces."""
     out = set()
     for side in "srd":
-        listed = subprocess.run(["ip", "netns", "pids", f"hscc-tb-{pid}-{side}"], capture_output=True, text=True).stdout
+        listed = subprocess.run(
+            ["ip", "netns", "pids", f"hscc-tb-{pid}-{side}"], capture_output=True, text=True
+        ).stdout
         for p in listed.split():
             out |= {t.name for t in Path(f"/proc/{p}/task").glob("*")}
     return out
@@ -88,10 +98,22 @@ def events(trace: str, pids: set[str]) -> Iterator[Event]:
             continue
         comm, _, flags, ts, kind, rest = m.groups()
         if kind == "tcp_probe" and ":5001 " in rest.split("dest=")[1][:30]:
-            yield Event(float(ts), flags[2] == "s", comm, True, re.search(r"sock_cookie=(\w+)", rest).group(1),
-                        int(re.search(r"snd_una=(0x\w+)", rest).group(1), 16))
+            yield Event(
+                float(ts),
+                flags[2] == "s",
+                comm,
+                True,
+                re.search(r"sock_cookie=(\w+)", rest).group(1),
+                int(re.search(r"snd_una=(0x\w+)", rest).group(1), 16),
+            )
         elif kind == "net_dev_start_xmit":
-            yield Event(float(ts), flags[2] == "s", comm, False, length=int(re.search(r" len=(\d+)", rest).group(1)))
+            yield Event(
+                float(ts),
+                flags[2] == "s",
+                comm,
+                False,
+                length=int(re.search(r" len=(\d+)", rest).group(1)),
+            )
 
 
 def segments_acked(una: int, next_una: int) -> int:
@@ -122,11 +144,16 @@ def analyse(trace: str, pids: set[str]) -> None:
     for cookie, una in acked.items():
         steps = collections.Counter(segments_acked(a, b) for a, b in zip(una, una[1:]))
         two = steps[2] / max(1, sum(steps.values()))
-        print(f"sender socket {cookie}: {len(una)} ACKs, {two:.0%} acknowledged two segments, "
-              f"{sum(n for k, n in steps.items() if k >= 10)} ten or more, at most {max(steps, default=0)}")
+        print(
+            f"sender socket {cookie}: {len(una)} ACKs, {two:.0%} acknowledged two segments, "
+            f"{sum(n for k, n in steps.items() if k >= 10)} ten or more, at most {max(steps, default=0)}"
+        )
     print("receivers' ACKs sent", dict(ack_senders))
-    print("senders took their ACKs", dict(ack_takers), f"{sum(b - a < 5e-6 for a, b in zip(taken, taken[1:]))} "
-          "within 5 µs of the previous one")
+    print(
+        "senders took their ACKs",
+        dict(ack_takers),
+        f"{sum(b - a < 5e-6 for a, b in zip(taken, taken[1:]))} within 5 µs of the previous one",
+    )
     data.sort()
     bursts, size = [], 1
     for a, b in zip(data, data[1:]):
@@ -136,8 +163,10 @@ def analyse(trace: str, pids: set[str]) -> None:
             bursts.append(size)
             size = 1
     bursts.append(size)
-    print(f"data: {len(data)} packets (bytes on the wire: {dict(sizes)}), largest burst {max(bursts)}, "
-          f"{sum(b for b in bursts if b >= 16) / max(1, len(data)):.1%} of packets in bursts of 16 or more")
+    print(
+        f"data: {len(data)} packets (bytes on the wire: {dict(sizes)}), largest burst {max(bursts)}, "
+        f"{sum(b for b in bursts if b >= 16) / max(1, len(data)):.1%} of packets in bursts of 16 or more"
+    )
 
 
 def by_interval(trace: str, pids: set[str], edges: list[float]) -> None:
@@ -159,25 +188,37 @@ def by_interval(trace: str, pids: set[str], edges: list[float]) -> None:
         sizes = collections.Counter(n for t, n in steps if lo <= t < hi)
         acks = sum(sizes.values())
         senders = collections.Counter(who for t, who in sent if lo <= t - t0 < hi)
-        print(f"{lo:g}-{hi:g} s: {acks} ACKs, {sum(k * n for k, n in sizes.items()) / max(1, acks):.2f} segments per ACK, "
-              f"ACKs by segments acknowledged {dict(sorted(sizes.items()))}; sent {dict(senders)}")
+        print(
+            f"{lo:g}-{hi:g} s: {acks} ACKs, {sum(k * n for k, n in sizes.items()) / max(1, acks):.2f} segments per ACK, "
+            f"ACKs by segments acknowledged {dict(sorted(sizes.items()))}; sent {dict(senders)}"
+        )
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("scenario", type=Path)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--after", type=float, default=8.0)
     ap.add_argument("--seconds", type=float, default=4.0)
-    ap.add_argument("--from-start", metavar="EDGES", help="record from the start; intervals (s after the first data packet), e.g. 0,0.3,0.6,1,2,4")
+    ap.add_argument(
+        "--from-start",
+        metavar="EDGES",
+        help="record from the start; intervals (s after the first data packet), e.g. 0,0.3,0.6,1,2,4",
+    )
     args = ap.parse_args()
     edges = [float(x) for x in args.from_start.split(",")] if args.from_start else None
     hscc = Path(sys.executable).with_name("hscc")
-    run = subprocess.Popen([str(hscc), "testbed", "run", str(args.scenario), "--out", str(args.out)])
+    run = subprocess.Popen(
+        [str(hscc), "testbed", "run", str(args.scenario), "--out", str(args.out)]
+    )
     try:
         if edges:
             time.sleep(0.2)  # the namespaces are being built; the traffic starts later
-            trace = record(max(args.seconds, edges[-1] + 2.0))  # + the set-up before the first packet
+            trace = record(
+                max(args.seconds, edges[-1] + 2.0)
+            )  # + the set-up before the first packet
             pids = run_pids(run.pid)
         else:
             time.sleep(args.after)

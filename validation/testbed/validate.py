@@ -33,6 +33,7 @@ from hscc import compare, load, runner
 from hscc import testbed as tb
 from hscc.scenario import Scenario
 
+
 @dataclass(frozen=True)
 class Config:
     flows: tuple[tuple[str, int], ...]  # (algorithm, count), in engine order
@@ -45,9 +46,15 @@ class Config:
     # "bpf": the kernel runs hscc's eBPF programs (hscc_reno, hscc_cubic, ... with the scenario's parameters)
     # instead of the built-in reno and cubic (other algorithms always run as their program).
     variant: str = ""
-    seconds: float | None = None  # this configuration's length, whatever --seconds says (per-flow shares need long runs)
-    interval: str = "100ms"  # the sample interval ("10ms" for a cwnd trajectory: slow start doubles every RTT)
-    rtts: tuple[int, ...] = ()  # one dumbbell pair per RTT (ms), the i-th (algorithm, count) on pair i; () : one pair of `rtt`
+    seconds: float | None = (
+        None  # this configuration's length, whatever --seconds says (per-flow shares need long runs)
+    )
+    interval: str = (
+        "100ms"  # the sample interval ("10ms" for a cwnd trajectory: slow start doubles every RTT)
+    )
+    rtts: tuple[
+        int, ...
+    ] = ()  # one dumbbell pair per RTT (ms), the i-th (algorithm, count) on pair i; () : one pair of `rtt`
     sim_rto: str = ""  # the simulator's flows' rto_estimator ("linux": Linux's, as the kernel side runs); "": the default
     sim_quick_acks: int = 0  # the simulator's flows' quick_acks: segments its receiver ACKs one by one, as the kernel's did
     lift_limits: bool = False  # beyond the testbed's default limits: run with them lifted to this configuration (flagged here)
@@ -56,7 +63,9 @@ class Config:
 CONFIGS = {
     "reno-1-100M-40ms": Config((("reno", 1),), 100, 40, "1bdp"),
     "cubic-1-100M-40ms": Config((("cubic", 1),), 100, 40, "1bdp"),
-    "cubic-1-100M-40ms-sim-hystart": Config((("cubic", 1),), 100, 40, "1bdp", variant="sim-hystart"),
+    "cubic-1-100M-40ms-sim-hystart": Config(
+        (("cubic", 1),), 100, 40, "1bdp", variant="sim-hystart"
+    ),
     "cubic-1-100M-40ms-bpf": Config((("cubic", 1),), 100, 40, "1bdp", variant="bpf"),
     "reno-1-100M-40ms-0.25bdp": Config((("reno", 1),), 100, 40, "0.25bdp"),
     "cubic-1-100M-40ms-0.25bdp": Config((("cubic", 1),), 100, 40, "0.25bdp"),
@@ -64,7 +73,9 @@ CONFIGS = {
     "reno-4-100M-40ms-120s": Config((("reno", 4),), 100, 40, "1bdp", seconds=120),
     "cubic-4-100M-40ms": Config((("cubic", 4),), 100, 40, "1bdp"),
     "reno2-cubic2-100M-40ms": Config((("reno", 2), ("cubic", 2)), 100, 40, "1bdp"),
-    "reno2-cubic2-100M-40ms-sim-hystart": Config((("reno", 2), ("cubic", 2)), 100, 40, "1bdp", variant="sim-hystart"),
+    "reno2-cubic2-100M-40ms-sim-hystart": Config(
+        (("reno", 2), ("cubic", 2)), 100, 40, "1bdp", variant="sim-hystart"
+    ),
     "reno-1-200M-80ms": Config((("reno", 1),), 200, 80, "1bdp"),
     "cubic-1-200M-80ms": Config((("cubic", 1),), 200, 80, "1bdp"),
     "reno-1-50M-20ms-loss1e-3": Config((("reno", 1),), 50, 20, "1bdp", 1e-3),
@@ -80,57 +91,111 @@ CONFIGS = {
     "reno-1-50M-20ms-loss1e-2": Config((("reno", 1),), 50, 20, "1bdp", 1e-2),
     "cubic-1-50M-20ms-loss1e-2": Config((("cubic", 1),), 50, 20, "1bdp", 1e-2),
     "cubic-1-10M-100ms-bpf": Config((("cubic", 1),), 10, 100, "1bdp", variant="bpf"),
-    "cubic-1-10M-100ms-sim-hystart": Config((("cubic", 1),), 10, 100, "1bdp", variant="sim-hystart"),
+    "cubic-1-10M-100ms-sim-hystart": Config(
+        (("cubic", 1),), 10, 100, "1bdp", variant="sim-hystart"
+    ),
     "cubic-1-300M-80ms-bpf": Config((("cubic", 1),), 300, 80, "1bdp", variant="bpf"),
-    "cubic-1-300M-80ms-sim-hystart": Config((("cubic", 1),), 300, 80, "1bdp", variant="sim-hystart"),
+    "cubic-1-300M-80ms-sim-hystart": Config(
+        (("cubic", 1),), 300, 80, "1bdp", variant="sim-hystart"
+    ),
     # The issue's top, 500 Mbit/s x 100 ms (the delay line with a thread per direction).
     "reno-1-500M-100ms": Config((("reno", 1),), 500, 100, "1bdp", lift_limits=True),
     "reno-4-500M-100ms": Config((("reno", 4),), 500, 100, "1bdp", lift_limits=True),
-    "cubic-1-500M-100ms-bpf": Config((("cubic", 1),), 500, 100, "1bdp", variant="bpf", lift_limits=True),
-    "cubic-1-500M-100ms-sim-hystart": Config((("cubic", 1),), 500, 100, "1bdp", variant="sim-hystart", lift_limits=True),
-    "reno3-100M-20-60-120ms": Config((("reno", 1), ("reno", 1), ("reno", 1)), 100, 120, "1bdp", seconds=60, rtts=(20, 60, 120)),
+    "cubic-1-500M-100ms-bpf": Config(
+        (("cubic", 1),), 500, 100, "1bdp", variant="bpf", lift_limits=True
+    ),
+    "cubic-1-500M-100ms-sim-hystart": Config(
+        (("cubic", 1),), 500, 100, "1bdp", variant="sim-hystart", lift_limits=True
+    ),
+    "reno3-100M-20-60-120ms": Config(
+        (("reno", 1), ("reno", 1), ("reno", 1)), 100, 120, "1bdp", seconds=60, rtts=(20, 60, 120)
+    ),
 }
 # The eBPF issue's seed algorithms (and, more briefly, other programs of bpf/) as their struct_ops programs,
 # reno as hscc_reno: alone with a BDP and a quarter-BDP buffer and with random loss 1e-3, and sharing with
 # one Reno flow at both buffers.
 SEEDS = ("ctcp", "africa", "fit", "sync")
-OTHERS = ("highspeed", "scalable", "vegas", "illinois", "multcp", "bic", "htcp", "veno", "westwood", "fast", "ctcp-la")
+OTHERS = (
+    "highspeed",
+    "scalable",
+    "vegas",
+    "illinois",
+    "multcp",
+    "bic",
+    "htcp",
+    "veno",
+    "westwood",
+    "fast",
+    "ctcp-la",
+)
 for _a in SEEDS + OTHERS:
     CONFIGS[f"{_a}-1-100M-40ms"] = Config(((_a, 1),), 100, 40, "1bdp", variant="bpf")
-    CONFIGS[f"{_a}1-reno1-100M-40ms"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf")
+    CONFIGS[f"{_a}1-reno1-100M-40ms"] = Config(
+        ((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf"
+    )
 # One flow sampled every 10 ms, for its cwnd trajectory (slow-start exit, sawtooth), reno and cubic as hscc's programs.
 for _a in ("reno", "cubic") + SEEDS:
-    CONFIGS[f"{_a}-1-100M-40ms-trajectory"] = Config(((_a, 1),), 100, 40, "1bdp", variant="bpf", interval="10ms")
-    CONFIGS[f"{_a}-1-100M-40ms-0.25bdp-trajectory"] = Config(((_a, 1),), 100, 40, "0.25bdp", variant="bpf", interval="10ms")
+    CONFIGS[f"{_a}-1-100M-40ms-trajectory"] = Config(
+        ((_a, 1),), 100, 40, "1bdp", variant="bpf", interval="10ms"
+    )
+    CONFIGS[f"{_a}-1-100M-40ms-0.25bdp-trajectory"] = Config(
+        ((_a, 1),), 100, 40, "0.25bdp", variant="bpf", interval="10ms"
+    )
 for _a in SEEDS:
-    CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120)
+    CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(
+        ((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120
+    )
     CONFIGS[f"{_a}-1-100M-40ms-0.25bdp"] = Config(((_a, 1),), 100, 40, "0.25bdp", variant="bpf")
     CONFIGS[f"{_a}-1-50M-20ms-loss1e-3"] = Config(((_a, 1),), 50, 20, "1bdp", 1e-3, variant="bpf")
-    CONFIGS[f"{_a}1-reno1-100M-40ms-0.25bdp"] = Config(((_a, 1), ("reno", 1)), 100, 40, "0.25bdp", variant="bpf")
+    CONFIGS[f"{_a}1-reno1-100M-40ms-0.25bdp"] = Config(
+        ((_a, 1), ("reno", 1)), 100, 40, "0.25bdp", variant="bpf"
+    )
 # Trajectories with random loss (the same packets dropped on both sides: the loss follows the seed) and with sharing
 # (the first flow's, Reno against CUBIC).
 for _a in ("reno", "cubic"):
-    CONFIGS[f"{_a}-1-50M-20ms-loss1e-3-trajectory"] = Config(((_a, 1),), 50, 20, "1bdp", 1e-3, variant="bpf", interval="10ms")
-CONFIGS["reno1-cubic1-100M-40ms-trajectory"] = Config((("reno", 1), ("cubic", 1)), 100, 40, "1bdp", variant="bpf", interval="10ms")
+    CONFIGS[f"{_a}-1-50M-20ms-loss1e-3-trajectory"] = Config(
+        ((_a, 1),), 50, 20, "1bdp", 1e-3, variant="bpf", interval="10ms"
+    )
+CONFIGS["reno1-cubic1-100M-40ms-trajectory"] = Config(
+    (("reno", 1), ("cubic", 1)), 100, 40, "1bdp", variant="bpf", interval="10ms"
+)
 # 10 Mbit/s x 100 ms (and CUBIC at 500 Mbit/s x 100 ms) with the simulator's flows on Linux's RTO estimator (docs/validation.md: its RFC 6298 RTO,
 # SRTT + a few ms behind a full queue's steady 200-ms RTT, timed out in recovery where Linux's, SRTT + 200 ms, did not).
-for _name in ("cubic-1-10M-100ms-bpf", "reno-1-10M-100ms", "reno-4-10M-100ms", "cubic-1-500M-100ms-bpf",
-              "cubic-1-500M-100ms-sim-hystart"):
+for _name in (
+    "cubic-1-10M-100ms-bpf",
+    "reno-1-10M-100ms",
+    "reno-4-10M-100ms",
+    "cubic-1-500M-100ms-bpf",
+    "cubic-1-500M-100ms-sim-hystart",
+):
     CONFIGS[f"{_name}-linux-rto"] = dataclasses.replace(CONFIGS[_name], sim_rto="linux")
 # With HyStart on both sides, the simulator's receivers opening their window as the testbed's kernel receivers did
 # (docs/validation.md): quick_acks is what the kernel runs' manifests report (receivers.window_opening: rcv_ssthresh
 # from about 64 kB to the window clamp, 2 segments per segment ACKed; the clamp is SO_RCVLOWAT's 4 MB at 10 Mbit/s
 # and 15 MB at 300 Mbit/s, autotuned to 5 MB at 100 Mbit/s), and the RTO Linux's.
-for _name, _quick in (("cubic-1-10M-100ms-sim-hystart", 1427), ("cubic-1-100M-40ms-sim-hystart", 1790),
-                      ("cubic-1-300M-80ms-sim-hystart", 5160)):
-    CONFIGS[f"{_name}-quick-acks"] = dataclasses.replace(CONFIGS[_name], sim_rto="linux", sim_quick_acks=_quick)
+for _name, _quick in (
+    ("cubic-1-10M-100ms-sim-hystart", 1427),
+    ("cubic-1-100M-40ms-sim-hystart", 1790),
+    ("cubic-1-300M-80ms-sim-hystart", 5160),
+):
+    CONFIGS[f"{_name}-quick-acks"] = dataclasses.replace(
+        CONFIGS[_name], sim_rto="linux", sim_quick_acks=_quick
+    )
 # The two pairs whose 30-s shares differed most (docs/validation.md, "Why a 30-s pair is decided in its first second").
 for _a in ("multcp", "veno"):
-    CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120)
+    CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(
+        ((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120
+    )
 
 
-def scenario(name: str, seconds: float, side: str, seed: int = 1, host_jitter: str | None = None,
-             rto_estimator: str | None = None) -> dict:
+def scenario(
+    name: str,
+    seconds: float,
+    side: str,
+    seed: int = 1,
+    host_jitter: str | None = None,
+    rto_estimator: str | None = None,
+) -> dict:
     """The scenario `side` ("sim" or "kernel") runs; `host_jitter` and `rto_estimator` set the simulator's
     (sensitivity runs; the configuration's `sim_rto` otherwise)."""
     c = CONFIGS[name]
@@ -138,21 +203,34 @@ def scenario(name: str, seconds: float, side: str, seed: int = 1, host_jitter: s
     bottleneck = {"rate": f"{c.rate}Mbps", "delay": "1ms", "buffer": c.buffer, "loss": c.loss}
     hystart = c.variant == "sim-hystart" and side == "sim"
     return {
-        "name": name, "duration": f"{c.seconds or seconds}s", "seed": seed,
+        "name": name,
+        "duration": f"{c.seconds or seconds}s",
+        "seed": seed,
         "output": {"sample_interval": c.interval, "traces": ["flows", "queues"]},
-        "topology": {"kind": "dumbbell", "bottleneck": bottleneck,
-                     "pairs": [{"rate": "10Gbps", "rtt": f"{rtt}ms"} for rtt in (c.rtts or (c.rtt,))]},
-        "flows": [{"pair": i if c.rtts else 0, "algorithm": a, "count": n, "label": f"{a}-{c.rtts[i]}ms" if c.rtts else a,
-                   **({"params": {"hystart": True}} if hystart and a == "cubic" else {}),
-                   **({"rto_estimator": rto} if rto and side == "sim" else {}),
-                   **({"quick_acks": c.sim_quick_acks} if c.sim_quick_acks and side == "sim" else {}),
-                   **({"host_jitter": host_jitter} if host_jitter and side == "sim" else {})}
-                  for i, (a, n) in enumerate(c.flows)],
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": bottleneck,
+            "pairs": [{"rate": "10Gbps", "rtt": f"{rtt}ms"} for rtt in (c.rtts or (c.rtt,))],
+        },
+        "flows": [
+            {
+                "pair": i if c.rtts else 0,
+                "algorithm": a,
+                "count": n,
+                "label": f"{a}-{c.rtts[i]}ms" if c.rtts else a,
+                **({"params": {"hystart": True}} if hystart and a == "cubic" else {}),
+                **({"rto_estimator": rto} if rto and side == "sim" else {}),
+                **({"quick_acks": c.sim_quick_acks} if c.sim_quick_acks and side == "sim" else {}),
+                **({"host_jitter": host_jitter} if host_jitter and side == "sim" else {}),
+            }
+            for i, (a, n) in enumerate(c.flows)
+        ],
     }
 
 
 def _toml(d: dict) -> str:
     """The scenario as TOML (the few shapes used above)."""
+
     def value(v):
         if isinstance(v, str):
             return json.dumps(v)
@@ -167,7 +245,13 @@ def _toml(d: dict) -> str:
     lines = [f"{k} = {value(v)}" for k, v in d.items() if k not in ("output", "topology", "flows")]
     lines += ["", "[output]", *(f"{k} = {value(v)}" for k, v in d["output"].items())]
     t = d["topology"]
-    lines += ["", "[topology]", f"kind = {value(t['kind'])}", f"bottleneck = {value(t['bottleneck'])}", f"pairs = {value(t['pairs'])}"]
+    lines += [
+        "",
+        "[topology]",
+        f"kind = {value(t['kind'])}",
+        f"bottleneck = {value(t['bottleneck'])}",
+        f"pairs = {value(t['pairs'])}",
+    ]
     for f in d["flows"]:
         lines += ["", "[[flows]]", *(f"{k} = {value(v)}" for k, v in f.items())]
     return "\n".join(lines) + "\n"
@@ -186,8 +270,12 @@ def trajectory(times: list[float], cwnd: list[int]) -> dict:
     is a run of falling samples losing at least 10 % of the window): the slow-start exit (the peak
     before the first cut: when, how large), the number of cuts and the median time between them."""
     t = compare.trajectory(times, cwnd)
-    return {"exit_s": t.cuts_s[0] if t.cuts_s else None, "exit_cwnd": t.peaks[0] if t.peaks else None,
-            "reductions": len(t.cuts_s), "period_s": t.period_s}
+    return {
+        "exit_s": t.cuts_s[0] if t.cuts_s else None,
+        "exit_cwnd": t.peaks[0] if t.peaks else None,
+        "reductions": len(t.cuts_s),
+        "period_s": t.period_s,
+    }
 
 
 def summary(r) -> dict:
@@ -196,19 +284,28 @@ def summary(r) -> dict:
     goodputs = r.flows["goodput_bps"].to_list()
     f = r.flows.row(0, named=True)
     first = r.timeseries.filter(pl.col("flow") == f["flow"]).sort("time_s")
-    return {"goodput": sum(goodputs), "flows": goodputs, "algorithms": by_algorithm(r), "jain": compare.jain(goodputs),
-            "loss": compare.loss(r), "retrans": compare.retrans(r),
-            "send_rate": f["segs_sent"] / (f["end_s"] - f["start_s"]), "mean_srtt_s": f["mean_srtt_s"],
-            # the loss rate the models take: the random drops, not a slow start's overflow (tens of drops in one loss event)
-            "random_loss": compare.loss(r, "drops_random"),
-            "trajectory": trajectory(first["time_s"].to_list(), first["cwnd"].to_list())}
+    return {
+        "goodput": sum(goodputs),
+        "flows": goodputs,
+        "algorithms": by_algorithm(r),
+        "jain": compare.jain(goodputs),
+        "loss": compare.loss(r),
+        "retrans": compare.retrans(r),
+        "send_rate": f["segs_sent"] / (f["end_s"] - f["start_s"]),
+        "mean_srtt_s": f["mean_srtt_s"],
+        # the loss rate the models take: the random drops, not a slow start's overflow (tens of drops in one loss event)
+        "random_loss": compare.loss(r, "drops_random"),
+        "trajectory": trajectory(first["time_s"].to_list(), first["cwnd"].to_list()),
+    }
 
 
 def padhye(p: float, rtt: float, t0: float) -> float:
     """Padhye, Firoiu, Towsley, Kurose (SIGCOMM 1998), eq. (31), b = 1 (Linux counts acknowledged
     segments, so cwnd grows one per RTT with delayed ACKs too): send rate, segments/s
     (crates/hscc-sim/tests/validation.rs has the same)."""
-    return 1 / (rtt * math.sqrt(2 * p / 3) + t0 * min(1.0, 3 * math.sqrt(3 * p / 8)) * p * (1 + 32 * p * p))
+    return 1 / (
+        rtt * math.sqrt(2 * p / 3) + t0 * min(1.0, 3 * math.sqrt(3 * p / 8)) * p * (1 + 32 * p * p)
+    )
 
 
 def mathis(p: float, rtt: float) -> float:
@@ -221,8 +318,10 @@ def model_table(spreads: list[dict]) -> str:
     it realized (`compare.loss` of the random drops), its mean sampled sRTT and an RTO of that plus Linux's 200 ms minimum, as
     Padhye et al. validated theirs. Where Mathis's rate exceeds the link's the flow is link-limited and
     the models do not apply: "link-limited"."""
-    out = ["| configuration | run | random loss realized | mean sRTT (ms) | send rate (seg/s) | Mathis | Padhye | rate / Padhye |",
-           "|" + "---|" * 8]
+    out = [
+        "| configuration | run | random loss realized | mean sRTT (ms) | send rate (seg/s) | Mathis | Padhye | rate / Padhye |",
+        "|" + "---|" * 8,
+    ]
     for s in spreads:
         c = CONFIGS[s["config"]]
         if not c.loss or c.flows != (("reno", 1),):
@@ -235,9 +334,15 @@ def model_table(spreads: list[dict]) -> str:
                     continue
                 model = padhye(p, rtt, rtt + 0.2)
                 label = f"{side} seed {i + 1}" if side == "sim" else f"kernel #{i + 1}"
-                verdict = f"{r['send_rate'] / model:.2f}" if mathis(p, rtt) < link_rate else "link-limited"
-                out.append(f"| {s['config']} | {label} | {p:.2e} | {rtt * 1e3:.1f} | {r['send_rate']:.0f} | "
-                           f"{mathis(p, rtt):.0f} | {model:.0f} | {verdict} |")
+                verdict = (
+                    f"{r['send_rate'] / model:.2f}"
+                    if mathis(p, rtt) < link_rate
+                    else "link-limited"
+                )
+                out.append(
+                    f"| {s['config']} | {label} | {p:.2e} | {rtt * 1e3:.1f} | {r['send_rate']:.0f} | "
+                    f"{mathis(p, rtt):.0f} | {model:.0f} | {verdict} |"
+                )
     return "\n".join(out) + "\n"
 
 
@@ -258,7 +363,10 @@ def lifted_limits(name: str) -> dict[str, str]:
     if not c.lift_limits:
         return {}
     rate = c.rate * 1e6
-    return {"HSCC_TESTBED_MAX_RATE": f"{rate:g}", "HSCC_TESTBED_MAX_BDP": f"{rate * max(c.rtts or (c.rtt,)) / 1e3:g}"}
+    return {
+        "HSCC_TESTBED_MAX_RATE": f"{rate:g}",
+        "HSCC_TESTBED_MAX_BDP": f"{rate * max(c.rtts or (c.rtt,)) / 1e3:g}",
+    }
 
 
 def run_kernel(scenario: Scenario, out: Path, use_bpf: bool, tries: int = 40) -> None:
@@ -276,17 +384,39 @@ def run_kernel(scenario: Scenario, out: Path, use_bpf: bool, tries: int = 40) ->
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--only", action="append")
-    ap.add_argument("--seconds", type=float, default=30.0, help="run length of configurations that do not set their own")
-    ap.add_argument("--repeat", type=int, default=1, help="kernel runs per configuration (0: the simulator only)")
-    ap.add_argument("--sim-seeds", type=int, default=1,
-                    help="simulator runs per configuration, seeds 1..N (the seed draws the host jitter); rows compare with seed 1")
-    ap.add_argument("--sim-host-jitter", metavar="TIME",
-                    help="the simulator's flows' host_jitter (e.g. 50us), to measure its effect; not the default")
-    ap.add_argument("--retable", action="store_true",
-                    help="run nothing: read the run directories under --out again and rewrite its tables (after a change of how they are read)")
+    ap.add_argument(
+        "--seconds",
+        type=float,
+        default=30.0,
+        help="run length of configurations that do not set their own",
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="kernel runs per configuration (0: the simulator only)",
+    )
+    ap.add_argument(
+        "--sim-seeds",
+        type=int,
+        default=1,
+        help="simulator runs per configuration, seeds 1..N (the seed draws the host jitter); rows compare with seed 1",
+    )
+    ap.add_argument(
+        "--sim-host-jitter",
+        metavar="TIME",
+        help="the simulator's flows' host_jitter (e.g. 50us), to measure its effect; not the default",
+    )
+    ap.add_argument(
+        "--retable",
+        action="store_true",
+        help="run nothing: read the run directories under --out again and rewrite its tables (after a change of how they are read)",
+    )
     args = ap.parse_args()
     if args.retable:
         return retable(args.out)
@@ -327,30 +457,54 @@ def main() -> int:
             algos_s, algos_k = by_algorithm(sim), by_algorithm(kern)
             line = kern.manifest["kernel_run"]["delay_line"]
             row = {
-                "config": name, "repetition": k, "load_avg": load_avg[0], "seconds": c.seconds or args.seconds,
-                "sim_goodput": totals["goodput, all flows (bit/s)"].a, "kernel_goodput": totals["goodput, all flows (bit/s)"].b,
-                "sim_flows": [r.a for r in cmp.flows], "kernel_flows": [r.b for r in cmp.flows],
-                "per_flow_ratio_min": min(ratios), "per_flow_ratio_max": max(ratios),
+                "config": name,
+                "repetition": k,
+                "load_avg": load_avg[0],
+                "seconds": c.seconds or args.seconds,
+                "sim_goodput": totals["goodput, all flows (bit/s)"].a,
+                "kernel_goodput": totals["goodput, all flows (bit/s)"].b,
+                "sim_flows": [r.a for r in cmp.flows],
+                "kernel_flows": [r.b for r in cmp.flows],
+                "per_flow_ratio_min": min(ratios),
+                "per_flow_ratio_max": max(ratios),
                 "algorithm_ratio": {a: algos_k[a] / algos_s[a] for a in algos_s if algos_s[a]},
-                "jain_sim": totals["Jain's index"].a, "jain_kernel": totals["Jain's index"].b,
-                "loss_sim": totals["loss at the bottleneck"].a, "loss_kernel": totals["loss at the bottleneck"].b,
-                "retrans_sim": totals["retransmitted segments / sent"].a, "retrans_kernel": totals["retransmitted segments / sent"].b,
-                "qdelay_sim": totals["queuing delay, mean (s)"].a, "qdelay_kernel": totals["queuing delay, mean (s)"].b,
+                "jain_sim": totals["Jain's index"].a,
+                "jain_kernel": totals["Jain's index"].b,
+                "loss_sim": totals["loss at the bottleneck"].a,
+                "loss_kernel": totals["loss at the bottleneck"].b,
+                "retrans_sim": totals["retransmitted segments / sent"].a,
+                "retrans_kernel": totals["retransmitted segments / sent"].b,
+                "qdelay_sim": totals["queuing delay, mean (s)"].a,
+                "qdelay_kernel": totals["queuing delay, mean (s)"].b,
                 "flags": kern.manifest["kernel_run"]["flags"],
                 "max_stall_s": max(line[d]["max_late_s"] for d in ("fwd", "rev")),
                 "late_hist_us": {d: line[d]["late_hist_us"] for d in ("fwd", "rev")},
             }
             results.append(row)
             print(json.dumps(row), flush=True)
-        spreads.append({"config": name, "seconds": c.seconds or args.seconds,
-                        "sim": [summary(r) for r in sims], "kernel": [summary(r) for r in kernels]})
+        spreads.append(
+            {
+                "config": name,
+                "seconds": c.seconds or args.seconds,
+                "sim": [summary(r) for r in sims],
+                "kernel": [summary(r) for r in kernels],
+            }
+        )
     write_tables(args.out, results, spreads)
     return 0
 
 
 def write_tables(out: Path, rows: list[dict], spreads: list[dict]) -> None:
     (out / "results.json").write_text(json.dumps({"rows": rows, "spread": spreads}, indent=1))
-    text = table(rows) + "\n" + spread_table(spreads) + "\n" + trajectory_table(spreads) + "\n" + model_table(spreads)
+    text = (
+        table(rows)
+        + "\n"
+        + spread_table(spreads)
+        + "\n"
+        + trajectory_table(spreads)
+        + "\n"
+        + model_table(spreads)
+    )
     (out / "table.md").write_text(text)
     print(text)
 
@@ -363,15 +517,23 @@ def retable(out: Path) -> int:
         name = s["config"]
         sims = [sim_run(out, name, seed) for seed in range(1, len(s["sim"]) + 1)]
         kernels = [kernel_run(out, name, k) for k in range(len(s["kernel"]))]
-        spreads.append({**s, "sim": [summary(load(d)) for d in sims], "kernel": [summary(load(d)) for d in kernels]})
+        spreads.append(
+            {
+                **s,
+                "sim": [summary(load(d)) for d in sims],
+                "kernel": [summary(load(d)) for d in kernels],
+            }
+        )
     write_tables(out, saved["rows"], spreads)
     return 0
 
 
 def table(rows: list[dict]) -> str:
     """One line per kernel run, against the simulator's seed-1 run."""
-    head = ("| configuration | goodput sim → kernel (Mbit/s) | kernel / sim | per flow | Jain sim / kernel | "
-            "loss sim / kernel | retrans sim / kernel | qdelay sim / kernel (ms) | stall (ms), load |")
+    head = (
+        "| configuration | goodput sim → kernel (Mbit/s) | kernel / sim | per flow | Jain sim / kernel | "
+        "loss sim / kernel | retrans sim / kernel | qdelay sim / kernel (ms) | stall (ms), load |"
+    )
     out = [head, "|" + "---|" * 9]
     for r in rows:
         algos = r["algorithm_ratio"]
@@ -393,10 +555,15 @@ def shares(runs: list[dict]) -> str:
     if not runs or len(runs[0]["flows"]) < 2:
         return "–"
     if len(runs[0]["algorithms"]) > 1:
-        return ", ".join(f"{a} {_range([r['algorithms'][a] / r['goodput'] for r in runs], '.2f')}" for a in runs[0]["algorithms"])
+        return ", ".join(
+            f"{a} {_range([r['algorithms'][a] / r['goodput'] for r in runs], '.2f')}"
+            for a in runs[0]["algorithms"]
+        )
     fair = [r["goodput"] / len(r["flows"]) for r in runs]
-    return (f"min {_range([min(r['flows']) / f for r, f in zip(runs, fair)], '.2f')}, "
-            f"max {_range([max(r['flows']) / f for r, f in zip(runs, fair)], '.2f')}")
+    return (
+        f"min {_range([min(r['flows']) / f for r, f in zip(runs, fair)], '.2f')}, "
+        f"max {_range([max(r['flows']) / f for r, f in zip(runs, fair)], '.2f')}"
+    )
 
 
 def _range(values: list, fmt: str) -> str:
@@ -411,24 +578,35 @@ def _range(values: list, fmt: str) -> str:
 
 def spread_table(spreads: list[dict]) -> str:
     """Per configuration: the simulator over its seeds next to the kernel over its repetitions."""
-    head = ("| configuration (s) | runs sim / kernel | goodput sim (Mbit/s) | goodput kernel | Jain sim | Jain kernel | "
-            "shares sim | shares kernel | loss sim | loss kernel | retrans sim | retrans kernel |")
+    head = (
+        "| configuration (s) | runs sim / kernel | goodput sim (Mbit/s) | goodput kernel | Jain sim | Jain kernel | "
+        "shares sim | shares kernel | loss sim | loss kernel | retrans sim | retrans kernel |"
+    )
     out = [head, "|" + "---|" * 12]
     for s in spreads:
         cells = []
         for key, fmt, scale in (("goodput", ".1f", 1e-6), ("jain", ".3f", 1)):
-            cells += [_range([r[key] * scale if r[key] is not None else None for r in s[side]], fmt) for side in ("sim", "kernel")]
+            cells += [
+                _range([r[key] * scale if r[key] is not None else None for r in s[side]], fmt)
+                for side in ("sim", "kernel")
+            ]
         cells += [shares(s[side]) for side in ("sim", "kernel")]
         for key in ("loss", "retrans"):
             cells += [_range([r[key] for r in s[side]], ".2e") for side in ("sim", "kernel")]
-        out.append(f"| {s['config']} ({s['seconds']:g}) | {len(s['sim'])} / {len(s['kernel'])} | " + " | ".join(cells) + " |")
+        out.append(
+            f"| {s['config']} ({s['seconds']:g}) | {len(s['sim'])} / {len(s['kernel'])} | "
+            + " | ".join(cells)
+            + " |"
+        )
     return "\n".join(out) + "\n"
 
 
 def trajectory_table(spreads: list[dict]) -> str:
     """Configurations of one flow: its slow-start exit and sawtooth, the simulator (seeds) against the kernel (repetitions)."""
-    head = ("| configuration (s) | slow-start exit sim: s, cwnd | kernel | reductions sim | kernel | "
-            "sawtooth period sim (s) | kernel |")
+    head = (
+        "| configuration (s) | slow-start exit sim: s, cwnd | kernel | reductions sim | kernel | "
+        "sawtooth period sim (s) | kernel |"
+    )
     out = [head, "|" + "---|" * 7]
     for s in spreads:
         if len(s["sim"][0]["flows"]) != 1:
@@ -436,9 +614,13 @@ def trajectory_table(spreads: list[dict]) -> str:
         cells = []
         for side in ("sim", "kernel"):
             t = [r["trajectory"] for r in s[side]]
-            cells.append(f"{_range([x['exit_s'] for x in t], '.2f')}, {_range([x['exit_cwnd'] for x in t], '.0f')}")
+            cells.append(
+                f"{_range([x['exit_s'] for x in t], '.2f')}, {_range([x['exit_cwnd'] for x in t], '.0f')}"
+            )
         for key, fmt in (("reductions", ".0f"), ("period_s", ".1f")):
-            cells += [_range([r["trajectory"][key] for r in s[side]], fmt) for side in ("sim", "kernel")]
+            cells += [
+                _range([r["trajectory"][key] for r in s[side]], fmt) for side in ("sim", "kernel")
+            ]
         out.append(f"| {s['config']} ({s['seconds']:g}) | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 

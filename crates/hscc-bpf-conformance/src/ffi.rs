@@ -140,7 +140,9 @@ impl CProgram {
 
     /// The kernel name in the program's ops (`hscc_NAME`).
     pub fn kernel_name(&self) -> String {
-        unsafe { CStr::from_ptr(self.ops.name.as_ptr()) }.to_string_lossy().into_owned()
+        unsafe { CStr::from_ptr(self.ops.name.as_ptr()) }
+            .to_string_lossy()
+            .into_owned()
     }
 
     /// The ops' flags (TCP_CONG_NON_RESTRICTED expected).
@@ -177,7 +179,9 @@ pub fn rust_layout() -> [usize; 10] {
     use core::mem::offset_of;
     [
         core::mem::size_of::<CTcpSock>(),
-        offset_of!(CTcpSock, inet_conn) + offset_of!(InetConnectionSock, icsk_inet) + offset_of!(Sock, sk_pacing_rate),
+        offset_of!(CTcpSock, inet_conn)
+            + offset_of!(InetConnectionSock, icsk_inet)
+            + offset_of!(Sock, sk_pacing_rate),
         offset_of!(CTcpSock, inet_conn) + offset_of!(InetConnectionSock, icsk_ca_state),
         offset_of!(CTcpSock, inet_conn) + offset_of!(InetConnectionSock, icsk_ca_priv),
         offset_of!(CTcpSock, snd_cwnd),
@@ -217,7 +221,13 @@ impl Clone for CAlgo {
     /// the original only. Rust's TCP-FIT counts a clone as one more session;
     /// do not clone a Lockstep of `fit` with a shared α.
     fn clone(&self) -> CAlgo {
-        CAlgo { prog: self.prog, sk: self.sk.clone(), globals: self.globals.clone(), config: self.config, owns_socket: false }
+        CAlgo {
+            prog: self.prog,
+            sk: self.sk.clone(),
+            globals: self.globals.clone(),
+            config: self.config,
+            owns_socket: false,
+        }
     }
 }
 
@@ -245,7 +255,13 @@ impl CAlgo {
             return Err(UnknownGlobal(g.to_string()));
         }
         let config = NEXT_CONFIG.fetch_add(1, Ordering::Relaxed);
-        Ok(CAlgo { prog, sk: Box::default(), globals, config, owns_socket: true })
+        Ok(CAlgo {
+            prog,
+            sk: Box::default(),
+            globals,
+            config,
+            owns_socket: true,
+        })
     }
 
     /// The program it runs.
@@ -271,7 +287,12 @@ impl CAlgo {
     /// the kernel lets a program write (snd_cwnd, snd_cwnd_cnt, snd_ssthresh,
     /// sk_pacing_rate; bpf_tcp_ca_btf_struct_access).
     fn call<R>(&mut self, tp: &mut TcpCc, hook: impl FnOnce(Sk) -> R) -> R {
-        assert_eq!(tp.hz, hscc_cc::HZ, "the programs count time at HZ = {}", hscc_cc::HZ);
+        assert_eq!(
+            tp.hz,
+            hscc_cc::HZ,
+            "the programs count time at HZ = {}",
+            hscc_cc::HZ
+        );
         self.load_globals();
         let sk = &mut *self.sk;
         sk.inet_conn.icsk_inet.sk_pacing_rate = tp.pacing_rate;
@@ -348,7 +369,11 @@ impl CAlgo {
 
     /// `pkts_acked`.
     pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
-        let sample = CAckSample { pkts_acked: s.pkts_acked, rtt_us: s.rtt_us, in_flight: s.in_flight };
+        let sample = CAckSample {
+            pkts_acked: s.pkts_acked,
+            rtt_us: s.rtt_us,
+            in_flight: s.in_flight,
+        };
         if let Some(f) = self.prog.ops.pkts_acked {
             self.call(tp, |sk| unsafe { f(sk, &sample) });
         }

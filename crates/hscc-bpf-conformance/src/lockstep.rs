@@ -4,7 +4,9 @@
 use core::fmt;
 
 use hscc_cc::params::NoParams;
-use hscc_cc::{AckSample, CaEvent, CaState, Cc, CcParams, CongestionOps, RateSample, Shared, TcpCc};
+use hscc_cc::{
+    AckSample, CaEvent, CaState, Cc, CcParams, CongestionOps, RateSample, Shared, TcpCc,
+};
 
 use crate::ffi::{CAlgo, CProgram};
 
@@ -19,7 +21,10 @@ pub enum LockstepError {
     /// bpf/ has no program for the algorithm.
     NoProgram(&'static str),
     /// The Rust algorithm names a global the program does not declare.
-    UnknownGlobal { algorithm: &'static str, global: String },
+    UnknownGlobal {
+        algorithm: &'static str,
+        global: String,
+    },
 }
 
 impl fmt::Display for LockstepError {
@@ -56,8 +61,10 @@ impl Lockstep {
         SHARED.with(|shared| rust.attach(shared));
         let name = rust.name();
         let prog = CProgram::find(name).ok_or(LockstepError::NoProgram(name))?;
-        let c = CAlgo::new(prog, rust.bpf_globals())
-            .map_err(|e| LockstepError::UnknownGlobal { algorithm: name, global: e.0 })?;
+        let c = CAlgo::new(prog, rust.bpf_globals()).map_err(|e| LockstepError::UnknownGlobal {
+            algorithm: name,
+            global: e.0,
+        })?;
         Ok(Lockstep { rust, c, calls: 0 })
     }
 
@@ -170,7 +177,11 @@ impl CongestionOps for Lockstep {
     fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
         // No hscc algorithm implements cong_control (the kernel's would own
         // PRR too); a Rust one that starts to must get a C twin first.
-        assert!(!self.rust.cong_control(tp, rs), "{}: cong_control has no C counterpart", self.rust.name());
+        assert!(
+            !self.rust.cong_control(tp, rs),
+            "{}: cong_control has no C counterpart",
+            self.rust.name()
+        );
         false
     }
 }

@@ -40,7 +40,10 @@ pub const DRAW_CAPS: &[(&str, &str, f64)] = &[
 /// checks refuse falls back to the defaults, so every value is one `hscc`
 /// itself would accept.
 pub fn params(algorithm: &'static str) -> impl Strategy<Value = CcParams> {
-    let info = algorithms().into_iter().find(|a| a.name == algorithm).expect("registered algorithm");
+    let info = algorithms()
+        .into_iter()
+        .find(|a| a.name == algorithm)
+        .expect("registered algorithm");
     let specs = info.params;
     let draws: Vec<BoxedStrategy<f64>> = specs
         .iter()
@@ -53,7 +56,13 @@ pub fn params(algorithm: &'static str) -> impl Strategy<Value = CcParams> {
                     .find(|c| c.0 == algorithm && c.1 == s.name)
                     .map_or(s.max, |c| c.2.min(s.max));
                 let (lo, hi) = (s.min as u64, max as u64);
-                prop_oneof![Just(s.min), Just(max), Just(s.default), (lo..=hi).prop_map(|v| v as f64)].boxed()
+                prop_oneof![
+                    Just(s.min),
+                    Just(max),
+                    Just(s.default),
+                    (lo..=hi).prop_map(|v| v as f64)
+                ]
+                .boxed()
             }
             ParamKind::Real => {
                 prop_oneof![Just(s.min), Just(s.max), Just(s.default), (s.min..=s.max)].boxed()
@@ -66,6 +75,7 @@ pub fn params(algorithm: &'static str) -> impl Strategy<Value = CcParams> {
             return CcParams::from_name(algorithm).unwrap();
         }
         let pairs: Vec<(&str, f64)> = names.iter().copied().zip(values).collect();
-        CcParams::with(algorithm, &pairs).unwrap_or_else(|_| CcParams::from_name(algorithm).unwrap())
+        CcParams::with(algorithm, &pairs)
+            .unwrap_or_else(|_| CcParams::from_name(algorithm).unwrap())
     })
 }

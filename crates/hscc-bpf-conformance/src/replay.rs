@@ -59,7 +59,9 @@ impl core::fmt::Display for ReplayError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             ReplayError::Program(e) => e.fmt(f),
-            ReplayError::Diverged(m) => write!(f, "the C program diverged from the recorded run at {m}"),
+            ReplayError::Diverged(m) => {
+                write!(f, "the C program diverged from the recorded run at {m}")
+            }
         }
     }
 }
@@ -74,8 +76,17 @@ pub fn replay_on_c(params: &CcParams, calls: &[HookCall]) -> Result<u64, ReplayE
 }
 
 /// Replay `calls` on `prog` with these globals.
-pub fn replay_on(prog: CProgram, globals: Vec<(&'static str, i64)>, calls: &[HookCall]) -> Result<u64, ReplayError> {
+pub fn replay_on(
+    prog: CProgram,
+    globals: Vec<(&'static str, i64)>,
+    calls: &[HookCall],
+) -> Result<u64, ReplayError> {
     let name = prog.name;
-    let mut c = CAlgo::new(prog, globals).map_err(|e| ReplayError::Program(LockstepError::UnknownGlobal { algorithm: name, global: e.0 }))?;
+    let mut c = CAlgo::new(prog, globals).map_err(|e| {
+        ReplayError::Program(LockstepError::UnknownGlobal {
+            algorithm: name,
+            global: e.0,
+        })
+    })?;
     replay(&mut c, calls).map_err(ReplayError::Diverged)
 }

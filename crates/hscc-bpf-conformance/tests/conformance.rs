@@ -12,8 +12,7 @@ use proptest::test_runner::{Config, TestRunner};
 
 /// Rust algorithms that have no program in bpf/ yet. The test below fails
 /// when this list is out of date either way.
-const NOT_YET_IN_BPF: &[&str] = &[
-];
+const NOT_YET_IN_BPF: &[&str] = &[];
 
 #[test]
 fn the_shims_layout_is_the_rust_mirrors() {
@@ -26,20 +25,49 @@ fn every_program_is_a_registered_algorithm_with_its_globals() {
     let programs = programs();
     assert!(!programs.is_empty());
     for p in &programs {
-        assert!(names.contains(&p.name), "bpf/{}.bpf.c: no Rust algorithm of that name", p.name);
-        assert_eq!(p.kernel_name(), format!("hscc_{}", p.name.replace('-', "_")));
-        assert!(p.kernel_name().len() < 16, "{}: kernel names have at most 15 bytes", p.kernel_name());
-        assert_eq!(p.flags() & 1, 1, "{}: register with TCP_CONG_NON_RESTRICTED", p.name);
+        assert!(
+            names.contains(&p.name),
+            "bpf/{}.bpf.c: no Rust algorithm of that name",
+            p.name
+        );
+        assert_eq!(
+            p.kernel_name(),
+            format!("hscc_{}", p.name.replace('-', "_"))
+        );
+        assert!(
+            p.kernel_name().len() < 16,
+            "{}: kernel names have at most 15 bytes",
+            p.kernel_name()
+        );
+        assert_eq!(
+            p.flags() & 1,
+            1,
+            "{}: register with TCP_CONG_NON_RESTRICTED",
+            p.name
+        );
         let rust: Vec<String> = Cc::new(&CcParams::from_name(p.name).unwrap())
             .bpf_globals()
             .into_iter()
             .map(|(n, _)| n.to_string())
             .collect();
-        assert_eq!(rust, p.global_names(), "{}: Cc::bpf_globals and the program's globals", p.name);
+        assert_eq!(
+            rust,
+            p.global_names(),
+            "{}: Cc::bpf_globals and the program's globals",
+            p.name
+        );
     }
     let have: BTreeSet<&str> = programs.iter().map(|p| p.name).collect();
-    let missing: BTreeSet<&str> = names.iter().copied().filter(|n| !have.contains(n)).collect();
-    assert_eq!(missing, NOT_YET_IN_BPF.iter().copied().collect(), "update NOT_YET_IN_BPF");
+    let missing: BTreeSet<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| !have.contains(n))
+        .collect();
+    assert_eq!(
+        missing,
+        NOT_YET_IN_BPF.iter().copied().collect(),
+        "update NOT_YET_IN_BPF"
+    );
 }
 
 /// The defaults, then each switch of the algorithm flipped alone.
@@ -210,7 +238,11 @@ fn scripted(name: &str) {
             let mut h = clamped_harness(name, &p, false);
             script(&mut h);
             // A script that ran no hook proves nothing.
-            assert!(h.cc.calls() > 100, "{name} {what}: only {} hook calls", h.cc.calls());
+            assert!(
+                h.cc.calls() > 100,
+                "{name} {what}: only {} hook calls",
+                h.cc.calls()
+            );
             calls += h.cc.calls();
         }
     }
@@ -221,9 +253,16 @@ fn scripted(name: &str) {
 /// parameter sets: 10 000 per algorithm, PROPTEST_CASES to change that.
 fn random(name: &'static str) {
     assert!(CProgram::find(name).is_some(), "bpf/{name}.bpf.c");
-    let config = Config { cases: proptest_cases(10_000), failure_persistence: None, ..Config::default() };
+    let config = Config {
+        cases: proptest_cases(10_000),
+        failure_persistence: None,
+        ..Config::default()
+    };
     let mut runner = TestRunner::new(config);
-    let strategy = (ops::params(name), proptest::collection::vec(ops::op(), 1..120));
+    let strategy = (
+        ops::params(name),
+        proptest::collection::vec(ops::op(), 1..120),
+    );
     runner
         .run(&strategy, |(params, seq)| {
             let mut h = clamped_harness(name, &params, true);
@@ -280,10 +319,18 @@ conformance! {
 /// configuration in turn, now and then one closing and a new one opening.
 #[test]
 fn fit_sessions_share_alpha() {
-    let config = Config { cases: proptest_cases(2_000), failure_persistence: None, ..Config::default() };
+    let config = Config {
+        cases: proptest_cases(2_000),
+        failure_persistence: None,
+        ..Config::default()
+    };
     let mut runner = TestRunner::new(config);
     let turn = (0usize..4, ops::op(), proptest::bool::weighted(0.02));
-    let strategy = (ops::params("fit"), 2usize..5, proptest::collection::vec(turn, 1..400));
+    let strategy = (
+        ops::params("fit"),
+        2usize..5,
+        proptest::collection::vec(turn, 1..400),
+    );
     runner
         .run(&strategy, |(params, n, seq)| {
             let mut sessions: Vec<_> = (0..n).map(|_| harness(&params, 10)).collect();
@@ -305,7 +352,11 @@ fn fit_sessions_share_alpha() {
 #[test]
 fn fit_at_the_largest_n() {
     for multcp in [0.0, 1.0] {
-        let p = CcParams::with("fit", &[("n_fixed", 1e6), ("alpha_auto", 0.0), ("multcp", multcp)]).unwrap();
+        let p = CcParams::with(
+            "fit",
+            &[("n_fixed", 1e6), ("alpha_auto", 0.0), ("multcp", multcp)],
+        )
+        .unwrap();
         let mut h = harness(&p, 10);
         h.set_rtt_ms(100);
         h.tp.snd_ssthresh = 20;
@@ -341,7 +392,12 @@ fn sync_switches_between_legacy_and_sync_tcp() {
         }
     }
     /// `rounds` rounds; the (from, to) state changes seen between rounds.
-    fn phase(h: &mut Harness<Lockstep>, rounds: u32, extra_ms: u32, seen: &mut Vec<(SyncState, SyncState)>) {
+    fn phase(
+        h: &mut Harness<Lockstep>,
+        rounds: u32,
+        extra_ms: u32,
+        seen: &mut Vec<(SyncState, SyncState)>,
+    ) {
         for _ in 0..rounds {
             let before = state(h);
             let queue = h.cwnd().saturating_sub(100);
@@ -371,8 +427,16 @@ fn sync_switches_between_legacy_and_sync_tcp() {
         // The script reaches what it is for: Sync-TCP's cycle, and (with
         // switching) starvation back to legacy TCP.
         use SyncState::*;
-        for change in [(Legacy, Probing), (Probing, Waiting), (Waiting, Emptying), (Emptying, Probing)] {
-            assert!(seen.contains(&change), "{p:?}: never {change:?} in {seen:?}");
+        for change in [
+            (Legacy, Probing),
+            (Probing, Waiting),
+            (Waiting, Emptying),
+            (Emptying, Probing),
+        ] {
+            assert!(
+                seen.contains(&change),
+                "{p:?}: never {change:?} in {seen:?}"
+            );
         }
         let starved = seen.iter().any(|&(a, b)| a != Legacy && b == Legacy);
         let switching = p.values().contains(&("switching", 1.0));
@@ -386,19 +450,40 @@ fn sync_switches_between_legacy_and_sync_tcp() {
 fn the_c_q16_arithmetic_is_u128s() {
     use hscc_bpf_conformance::ffi::{c_div_ceil_q16, c_mul_q16};
     let check = |a: u64, b: u32| {
-        assert_eq!(c_mul_q16(a, b), ((a as u128 * b as u128) >> 16) as u64, "mul {a} {b}");
+        assert_eq!(
+            c_mul_q16(a, b),
+            ((a as u128 * b as u128) >> 16) as u64,
+            "mul {a} {b}"
+        );
         if b > 0 {
-            let want = ((a as u128) << 16).div_ceil(b as u128).min(u64::MAX as u128) as u64;
+            let want = ((a as u128) << 16)
+                .div_ceil(b as u128)
+                .min(u64::MAX as u128) as u64;
             assert_eq!(c_div_ceil_q16(a, b), want, "div_ceil {a} {b}");
         }
     };
-    let ends = [0, 1, 2, 0xffff, 0x10000, 0x10001, u64::MAX >> 16, (u64::MAX >> 16) + 1, u64::MAX - 1, u64::MAX];
+    let ends = [
+        0,
+        1,
+        2,
+        0xffff,
+        0x10000,
+        0x10001,
+        u64::MAX >> 16,
+        (u64::MAX >> 16) + 1,
+        u64::MAX - 1,
+        u64::MAX,
+    ];
     for a in ends {
         for b in [0, 1, 2, 3, 0x7fff, 0x8000, 0xfffe, 0xffff, 0x10000] {
             check(a, b);
         }
     }
-    let config = Config { cases: proptest_cases(10_000), failure_persistence: None, ..Config::default() };
+    let config = Config {
+        cases: proptest_cases(10_000),
+        failure_persistence: None,
+        ..Config::default()
+    };
     TestRunner::new(config)
         .run(&(proptest::num::u64::ANY, 0u32..=0x10000), |(a, b)| {
             check(a, b);
@@ -411,7 +496,10 @@ fn the_c_q16_arithmetic_is_u128s() {
 #[test]
 fn the_c_hstcp_table_is_rusts() {
     let c = hscc_bpf_conformance::ffi::c_hstcp_table();
-    let rust: Vec<(u32, u32)> = hscc_cc::algos::highspeed::HSTCP_AIMD_VALS.iter().map(|r| (r.cwnd, r.md)).collect();
+    let rust: Vec<(u32, u32)> = hscc_cc::algos::highspeed::HSTCP_AIMD_VALS
+        .iter()
+        .map(|r| (r.cwnd, r.md))
+        .collect();
     assert_eq!(c, rust);
 }
 
@@ -425,6 +513,12 @@ fn a_divergence_is_caught() {
     let lock = Lockstep::with_parts(Cc::new(&rust), c);
     let mut h = Harness::new(lock, 100);
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.apply(Op::Loss)));
-    let msg = *r.expect_err("β 0.7 and 0.8 give different ssthresh").downcast::<String>().unwrap();
-    assert!(msg.contains("cubic diverged") && msg.contains("ssthresh"), "{msg}");
+    let msg = *r
+        .expect_err("β 0.7 and 0.8 give different ssthresh")
+        .downcast::<String>()
+        .unwrap();
+    assert!(
+        msg.contains("cubic diverged") && msg.contains("ssthresh"),
+        "{msg}"
+    );
 }

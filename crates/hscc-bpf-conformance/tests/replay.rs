@@ -14,10 +14,26 @@ use hscc_sim::{ScenarioSpec, Sim};
 
 /// Short runs that exercise a sender's paths: (what, bottleneck, flow options).
 const RUNS: &[(&str, &str, &str)] = &[
-    ("queue overflow, RACK-TLP and PRR", r#""buffer": {"packets": 25}"#, ""),
-    ("ECN marks from RED (CWR)", r#""buffer": {"packets": 60}, "queue": {"kind": "red", "ecn": true, "min_th": 5, "max_th": 15}"#, r#", "ecn": true"#),
-    ("random loss with reordering: timeouts, F-RTO, undo", r#""buffer": {"packets": 60}, "loss": 0.03, "jitter": 0.002, "jitter_reorders": true"#, ""),
-    ("three duplicate ACKs, classic reduction", r#""buffer": {"packets": 25}"#, r#", "loss_detection": "dupack", "recovery": "classic""#),
+    (
+        "queue overflow, RACK-TLP and PRR",
+        r#""buffer": {"packets": 25}"#,
+        "",
+    ),
+    (
+        "ECN marks from RED (CWR)",
+        r#""buffer": {"packets": 60}, "queue": {"kind": "red", "ecn": true, "min_th": 5, "max_th": 15}"#,
+        r#", "ecn": true"#,
+    ),
+    (
+        "random loss with reordering: timeouts, F-RTO, undo",
+        r#""buffer": {"packets": 60}, "loss": 0.03, "jitter": 0.002, "jitter_reorders": true"#,
+        "",
+    ),
+    (
+        "three duplicate ACKs, classic reduction",
+        r#""buffer": {"packets": 25}"#,
+        r#", "loss_detection": "dupack", "recovery": "classic""#,
+    ),
 ];
 
 /// The per-ACK logs of both flows of a 10-second run of `algorithm`.
@@ -25,7 +41,11 @@ fn record(algorithm: &str, bottleneck: &str, flow: &str) -> (CcParams, Vec<Vec<H
     // TCP-FIT's shared α couples the two flows, and each log is replayed
     // alone: here each session keeps its own α. The shared pool is checked in
     // lockstep by conformance.rs (`fit_sessions_share_alpha`).
-    let own_alpha = if algorithm == "fit" { r#", "params": {"alpha_shared": false}"# } else { "" };
+    let own_alpha = if algorithm == "fit" {
+        r#", "params": {"alpha_shared": false}"#
+    } else {
+        ""
+    };
     let flow = format!("{own_alpha}{flow}");
     let json = format!(
         r#"{{"duration": 10, "seed": 5, "topology": {{"kind": "dumbbell",
@@ -52,7 +72,8 @@ fn every_program_gives_the_recorded_window_after_every_call() {
             for calls in &logs {
                 // (A flow whose first window is lost may make few calls: an
                 // initial RTO of 1 s, backed off.)
-                compared += replay_on_c(&params, calls).unwrap_or_else(|e| panic!("{} ({what}): {e}", p.name));
+                compared += replay_on_c(&params, calls)
+                    .unwrap_or_else(|e| panic!("{} ({what}): {e}", p.name));
                 hooks.extend(calls.iter().map(|c| c.hook.name()));
             }
         }
@@ -71,7 +92,9 @@ fn a_program_configured_otherwise_diverges_from_the_recording() {
     let (params, logs) = record("cubic", RUNS[0].1, RUNS[0].2);
     let other = Cc::new(&CcParams::with("cubic", &[("beta", 0.8)]).unwrap()).bpf_globals();
     let e = replay_on(CProgram::find("cubic").unwrap(), other, &logs[0]).unwrap_err();
-    let ReplayError::Diverged(m) = e else { panic!("{e}") };
+    let ReplayError::Diverged(m) = e else {
+        panic!("{e}")
+    };
     assert_eq!(m.call.hook, Hook::Ssthresh, "{m}");
     assert!(m.replayed.ret > m.call.after.ret);
     assert!(replay_on_c(&params, &logs[0]).is_ok());

@@ -69,7 +69,9 @@ pub fn in_congestion_avoidance(tp: &mut TcpCc, acked: u32) -> bool {
 /// per window of acknowledged segments (RFC 5681 §3.1).
 #[inline]
 pub fn tcp_reno_cong_avoid(tp: &mut TcpCc, _ack: u32, acked: u32) {
-    let Some(acked) = cong_avoid_start(tp, acked) else { return };
+    let Some(acked) = cong_avoid_start(tp, acked) else {
+        return;
+    };
     let w = tp.snd_cwnd;
     tcp_cong_avoid_ai(tp, w, acked);
 }

@@ -57,21 +57,39 @@ pub struct ParamOrder {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamError {
     /// No parameter of that name.
-    Unknown { name: String, known: Vec<&'static str> },
+    Unknown {
+        name: String,
+        known: Vec<&'static str>,
+    },
     /// Value outside the allowed range or of the wrong kind.
-    Invalid { name: &'static str, value: f64, allowed: String },
+    Invalid {
+        name: &'static str,
+        value: f64,
+        allowed: String,
+    },
 }
 
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParamError::Unknown { name, known } if known.is_empty() => {
-                write!(f, "unknown parameter '{name}': this algorithm has no parameters")
+                write!(
+                    f,
+                    "unknown parameter '{name}': this algorithm has no parameters"
+                )
             }
             ParamError::Unknown { name, known } => {
-                write!(f, "unknown parameter '{name}'; known parameters: {}", known.join(", "))
+                write!(
+                    f,
+                    "unknown parameter '{name}'; known parameters: {}",
+                    known.join(", ")
+                )
             }
-            ParamError::Invalid { name, value, allowed } => {
+            ParamError::Invalid {
+                name,
+                value,
+                allowed,
+            } => {
                 write!(f, "parameter '{name}' = {value} is not allowed: {allowed}")
             }
         }
@@ -96,7 +114,11 @@ impl ParamSpec {
             ParamKind::Integer => format!("a whole number from {} to {}", self.min, self.max),
             ParamKind::Real => format!("a number from {} to {}", self.min, self.max),
         };
-        Err(ParamError::Invalid { name: self.name, value, allowed })
+        Err(ParamError::Invalid {
+            name: self.name,
+            value,
+            allowed,
+        })
     }
 }
 
@@ -160,10 +182,17 @@ pub trait Params: Clone + fmt::Debug + Default + PartialEq {
     /// already enforced by `set`.
     fn check(&self) -> Result<(), ParamError> {
         for o in Self::orders() {
-            let (low, high) = (self.get(o.low).unwrap_or(f64::NAN), self.get(o.high).unwrap_or(f64::NAN));
+            let (low, high) = (
+                self.get(o.low).unwrap_or(f64::NAN),
+                self.get(o.high).unwrap_or(f64::NAN),
+            );
             if low.partial_cmp(&high).is_none_or(|o| o.is_gt()) {
                 // NaN (a value that is not set) compares as out of order too.
-                return Err(ParamError::Invalid { name: o.low, value: low, allowed: format!("at most {} = {high}", o.high) });
+                return Err(ParamError::Invalid {
+                    name: o.low,
+                    value: low,
+                    allowed: format!("at most {} = {high}", o.high),
+                });
             }
         }
         Ok(())
@@ -295,7 +324,10 @@ impl Params for NoParams {
         None
     }
     fn set(&mut self, name: &str, _value: f64) -> Result<(), ParamError> {
-        Err(ParamError::Unknown { name: name.to_string(), known: Vec::new() })
+        Err(ParamError::Unknown {
+            name: name.to_string(),
+            known: Vec::new(),
+        })
     }
 }
 
@@ -332,8 +364,15 @@ mod tests {
         p.set("fast", 0.0).unwrap();
         assert!(!p.fast);
         let e = p.set("beta", 1.5).unwrap_err().to_string();
-        assert!(e.contains("'beta' = 1.5") && e.contains("from 0 to 1"), "{e}");
-        assert!(p.set("low", 2.5).unwrap_err().to_string().contains("whole number"));
+        assert!(
+            e.contains("'beta' = 1.5") && e.contains("from 0 to 1"),
+            "{e}"
+        );
+        assert!(p
+            .set("low", 2.5)
+            .unwrap_err()
+            .to_string()
+            .contains("whole number"));
         assert!(p.set("fast", 2.0).is_err());
         assert!(p.set("beta", f64::NAN).is_err());
         let e = p.set("gamma", 1.0).unwrap_err().to_string();

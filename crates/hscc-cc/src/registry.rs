@@ -31,16 +31,26 @@ pub struct AlgorithmInfo {
 #[derive(Clone, Debug, PartialEq)]
 pub enum CcError {
     /// No algorithm of that name.
-    UnknownAlgorithm { name: String, known: Vec<&'static str> },
+    UnknownAlgorithm {
+        name: String,
+        known: Vec<&'static str>,
+    },
     /// A parameter was rejected.
-    Param { algorithm: &'static str, error: ParamError },
+    Param {
+        algorithm: &'static str,
+        error: ParamError,
+    },
 }
 
 impl fmt::Display for CcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CcError::UnknownAlgorithm { name, known } => {
-                write!(f, "unknown algorithm '{name}'; known algorithms: {}", known.join(", "))
+                write!(
+                    f,
+                    "unknown algorithm '{name}'; known algorithms: {}",
+                    known.join(", ")
+                )
             }
             CcError::Param { algorithm, error } => write!(f, "{algorithm}: {error}"),
         }
@@ -227,7 +237,10 @@ mod tests {
         assert_eq!(CcParams::from_name("reno").unwrap().name(), "reno");
         assert_eq!(CcParams::from_name("NewReno").unwrap().name(), "reno");
         let e = CcParams::from_name("bogus").unwrap_err().to_string();
-        assert!(e.contains("unknown algorithm 'bogus'") && e.contains("reno"), "{e}");
+        assert!(
+            e.contains("unknown algorithm 'bogus'") && e.contains("reno"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -240,14 +253,30 @@ mod tests {
         for info in algorithms() {
             assert!(!info.source.is_empty(), "{}", info.name);
             for p in &info.params {
-                assert!(!p.source.is_empty() && !p.doc.is_empty(), "{}.{}", info.name, p.name);
-                assert!(p.min <= p.default && p.default <= p.max, "{}.{}", info.name, p.name);
+                assert!(
+                    !p.source.is_empty() && !p.doc.is_empty(),
+                    "{}.{}",
+                    info.name,
+                    p.name
+                );
+                assert!(
+                    p.min <= p.default && p.default <= p.max,
+                    "{}.{}",
+                    info.name,
+                    p.name
+                );
             }
             let params = CcParams::from_name(info.name).unwrap();
             assert_eq!(Cc::new(&params).name(), info.name);
-            params.check().unwrap_or_else(|e| panic!("defaults break an order: {e}"));
+            params
+                .check()
+                .unwrap_or_else(|e| panic!("defaults break an order: {e}"));
             for o in &info.orders {
-                assert!(info.params.iter().any(|p| p.name == o.low) && info.params.iter().any(|p| p.name == o.high), "{o:?}");
+                assert!(
+                    info.params.iter().any(|p| p.name == o.low)
+                        && info.params.iter().any(|p| p.name == o.high),
+                    "{o:?}"
+                );
             }
         }
     }
@@ -269,7 +298,11 @@ mod tests {
             p.set(low.0, low.1).unwrap();
             p.set(high.0, high.1).unwrap();
             let e = p.check().unwrap_err().to_string();
-            assert!(e.contains(&format!("'{}' = {}", low.0, low.1)) && e.contains(&format!("at most {} = {}", high.0, high.1)), "{e}");
+            assert!(
+                e.contains(&format!("'{}' = {}", low.0, low.1))
+                    && e.contains(&format!("at most {} = {}", high.0, high.1)),
+                "{e}"
+            );
             assert!(CcParams::with(algo, &[low, high]).is_err());
         }
         // Equal bounds are a fixed value, not an error.

@@ -43,7 +43,12 @@ impl<A: CongestionOps> Harness<A> {
     pub fn new(mut cc: A, init_cwnd: u32) -> Self {
         let mut tp = TcpCc::new(MSS, init_cwnd);
         cc.init(&mut tp);
-        Harness { cc, tp, rtt_us: 100_000, high_seq: 0 }
+        Harness {
+            cc,
+            tp,
+            rtt_us: 100_000,
+            high_seq: 0,
+        }
     }
 
     /// A new connection from parameters.
@@ -90,7 +95,10 @@ impl<A: CongestionOps> Harness<A> {
             self.cc.cwnd_event(&mut self.tp, CaEvent::TxStart);
         }
         self.tp.packets_out += n;
-        self.tp.snd_nxt = self.tp.snd_nxt.wrapping_add(n.wrapping_mul(self.tp.mss_cache));
+        self.tp.snd_nxt = self
+            .tp
+            .snd_nxt
+            .wrapping_add(n.wrapping_mul(self.tp.mss_cache));
         self.tp.max_packets_out = self.tp.max_packets_out.max(self.tp.packets_out);
         self.tp.is_cwnd_limited = self.tp.packets_in_flight() >= self.tp.snd_cwnd;
     }
@@ -121,15 +129,23 @@ impl<A: CongestionOps> Harness<A> {
 
     fn ack_one(&mut self, n: u32) {
         let prior_in_flight = self.tp.packets_in_flight();
-        self.tp.snd_una = self.tp.snd_una.wrapping_add(n.wrapping_mul(self.tp.mss_cache));
+        self.tp.snd_una = self
+            .tp
+            .snd_una
+            .wrapping_add(n.wrapping_mul(self.tp.mss_cache));
         self.tp.packets_out -= n;
         self.tp.delivered = self.tp.delivered.wrapping_add(n);
         self.cc.in_ack_event(&mut self.tp, 0);
         self.rtt_sample(self.rtt_us);
-        let sample = AckSample { pkts_acked: n, rtt_us: self.rtt_us as i32, in_flight: prior_in_flight };
+        let sample = AckSample {
+            pkts_acked: n,
+            rtt_us: self.rtt_us as i32,
+            in_flight: prior_in_flight,
+        };
         self.cc.pkts_acked(&mut self.tp, &sample);
         let in_reduction = matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr);
-        if self.tp.ca_state == CaState::Loss && !crate::ops::before(self.tp.snd_una, self.high_seq) {
+        if self.tp.ca_state == CaState::Loss && !crate::ops::before(self.tp.snd_una, self.high_seq)
+        {
             self.set_state(CaState::Open);
         }
         if !in_reduction {
@@ -143,7 +159,11 @@ impl<A: CongestionOps> Harness<A> {
     pub fn dupack(&mut self) {
         let prior_in_flight = self.tp.packets_in_flight();
         self.cc.in_ack_event(&mut self.tp, CA_ACK_SLOWPATH);
-        let sample = AckSample { pkts_acked: 0, rtt_us: self.rtt_us as i32, in_flight: prior_in_flight };
+        let sample = AckSample {
+            pkts_acked: 0,
+            rtt_us: self.rtt_us as i32,
+            in_flight: prior_in_flight,
+        };
         self.cc.pkts_acked(&mut self.tp, &sample);
     }
 
@@ -182,7 +202,12 @@ impl<A: CongestionOps> Harness<A> {
     /// ran. Like [`run_until`], panics when the cap is hit, here with cwnd and
     /// ssthresh in the message.
     #[track_caller]
-    pub fn rounds_until(&mut self, max_rounds: u32, what: &str, done: impl Fn(&Self) -> bool) -> u32 {
+    pub fn rounds_until(
+        &mut self,
+        max_rounds: u32,
+        what: &str,
+        done: impl Fn(&Self) -> bool,
+    ) -> u32 {
         match steps_until(self, max_rounds, done, Self::round) {
             Some(n) => n,
             None => panic!(
@@ -310,7 +335,9 @@ pub fn steps_until<T>(
 /// environment.
 pub fn proptest_cases(default: u32) -> u32 {
     match std::env::var("PROPTEST_CASES") {
-        Ok(v) => v.parse().unwrap_or_else(|_| panic!("PROPTEST_CASES={v:?} is not a whole number")),
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("PROPTEST_CASES={v:?} is not a whole number")),
         Err(_) => default,
     }
 }
@@ -367,7 +394,10 @@ impl<A: CongestionOps> Harness<A> {
     pub fn check_invariants(&self) -> Result<(), String> {
         let tp = &self.tp;
         if tp.snd_cwnd < 1 || tp.snd_cwnd > tp.snd_cwnd_clamp {
-            return Err(format!("cwnd {} outside [1, {}]", tp.snd_cwnd, tp.snd_cwnd_clamp));
+            return Err(format!(
+                "cwnd {} outside [1, {}]",
+                tp.snd_cwnd, tp.snd_cwnd_clamp
+            ));
         }
         if tp.snd_ssthresh < 2 {
             return Err(format!("ssthresh {} < 2", tp.snd_ssthresh));
@@ -378,7 +408,10 @@ impl<A: CongestionOps> Harness<A> {
     /// Run lossless for `seconds` of simulated time at the current RTT, with
     /// stretch ACKs of an eighth of a window; check the invariants each round.
     pub fn run_lossless(&mut self, seconds: u64) -> Result<(), String> {
-        assert!(self.rtt_us > 0, "run_lossless needs an RTT: time would not advance");
+        assert!(
+            self.rtt_us > 0,
+            "run_lossless needs an RTT: time would not advance"
+        );
         // A round count fixed up front, not a wait for the clock.
         for _ in 0..(seconds * 1_000_000).div_ceil(self.rtt_us as u64) {
             self.send_all();

@@ -42,8 +42,18 @@ pub enum Hook {
 
 impl Hook {
     /// Every kind, in code order ([`Hook::code`]).
-    pub const NAMES: [&'static str; 10] =
-        ["init", "ssthresh", "cong_avoid", "set_state", "cwnd_event", "in_ack_event", "pkts_acked", "undo_cwnd", "cong_control", "sender"];
+    pub const NAMES: [&'static str; 10] = [
+        "init",
+        "ssthresh",
+        "cong_avoid",
+        "set_state",
+        "cwnd_event",
+        "in_ack_event",
+        "pkts_acked",
+        "undo_cwnd",
+        "cong_control",
+        "sender",
+    ];
 
     /// Index of the kind in [`Hook::NAMES`].
     pub fn code(&self) -> u8 {
@@ -91,7 +101,14 @@ impl Hook {
 pub const CA_STATE_NAMES: [&str; 5] = ["open", "disorder", "cwr", "recovery", "loss"];
 
 /// Linux `enum tcp_ca_event` names, by value ([`event_code`]).
-pub const CA_EVENT_NAMES: [&str; 6] = ["tx_start", "cwnd_restart", "complete_cwr", "loss", "ecn_no_ce", "ecn_is_ce"];
+pub const CA_EVENT_NAMES: [&str; 6] = [
+    "tx_start",
+    "cwnd_restart",
+    "complete_cwr",
+    "loss",
+    "ecn_no_ce",
+    "ecn_is_ce",
+];
 
 /// Linux's value of `ev` (`enum tcp_ca_event`), its index in [`CA_EVENT_NAMES`].
 pub fn event_code(ev: CaEvent) -> u8 {
@@ -125,7 +142,13 @@ impl After {
     /// The writable fields of `tp`, with return value `ret`.
     #[inline]
     pub fn of(tp: &TcpCc, ret: u32) -> After {
-        After { snd_cwnd: tp.snd_cwnd, snd_ssthresh: tp.snd_ssthresh, snd_cwnd_cnt: tp.snd_cwnd_cnt, pacing_rate: tp.pacing_rate, ret }
+        After {
+            snd_cwnd: tp.snd_cwnd,
+            snd_ssthresh: tp.snd_ssthresh,
+            snd_cwnd_cnt: tp.snd_cwnd_cnt,
+            pacing_rate: tp.pacing_rate,
+            ret,
+        }
     }
 }
 
@@ -164,15 +187,42 @@ pub trait Hooks {
 
 macro_rules! forward_hooks {
     () => {
-        #[inline] fn init(&mut self, tp: &mut TcpCc) { Self::init(self, tp) }
-        #[inline] fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 { Self::ssthresh(self, tp) }
-        #[inline] fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) { Self::cong_avoid(self, tp, ack, acked) }
-        #[inline] fn set_state(&mut self, tp: &mut TcpCc, s: CaState) { Self::set_state(self, tp, s) }
-        #[inline] fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) { Self::cwnd_event(self, tp, ev) }
-        #[inline] fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) { Self::in_ack_event(self, tp, flags) }
-        #[inline] fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) { Self::pkts_acked(self, tp, s) }
-        #[inline] fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 { Self::undo_cwnd(self, tp) }
-        #[inline] fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool { Self::cong_control(self, tp, rs) }
+        #[inline]
+        fn init(&mut self, tp: &mut TcpCc) {
+            Self::init(self, tp)
+        }
+        #[inline]
+        fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
+            Self::ssthresh(self, tp)
+        }
+        #[inline]
+        fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
+            Self::cong_avoid(self, tp, ack, acked)
+        }
+        #[inline]
+        fn set_state(&mut self, tp: &mut TcpCc, s: CaState) {
+            Self::set_state(self, tp, s)
+        }
+        #[inline]
+        fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) {
+            Self::cwnd_event(self, tp, ev)
+        }
+        #[inline]
+        fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) {
+            Self::in_ack_event(self, tp, flags)
+        }
+        #[inline]
+        fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
+            Self::pkts_acked(self, tp, s)
+        }
+        #[inline]
+        fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
+            Self::undo_cwnd(self, tp)
+        }
+        #[inline]
+        fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
+            Self::cong_control(self, tp, rs)
+        }
     };
 }
 
@@ -200,7 +250,12 @@ impl core::fmt::Display for Mismatch {
         write!(
             f,
             "call {} ({:?} at {} us): recorded {:?}, replayed {:?}; state seen {:?}",
-            self.index, self.call.hook, self.call.before.now_us, self.call.after, self.replayed, self.call.before
+            self.index,
+            self.call.hook,
+            self.call.before.now_us,
+            self.call.after,
+            self.replayed,
+            self.call.before
         )
     }
 }
@@ -210,7 +265,10 @@ impl core::fmt::Display for Mismatch {
 /// (`snd_cwnd`, `snd_ssthresh`, `snd_cwnd_cnt`, pacing rate, return value).
 /// `a` must start as the recorded algorithm did (same parameters, before
 /// `init`). Returns the number of hook calls made.
-pub fn replay<'a>(a: &mut impl Hooks, log: impl IntoIterator<Item = &'a HookCall>) -> Result<u64, Box<Mismatch>> {
+pub fn replay<'a>(
+    a: &mut impl Hooks,
+    log: impl IntoIterator<Item = &'a HookCall>,
+) -> Result<u64, Box<Mismatch>> {
     let mut calls = 0;
     for (index, call) in log.into_iter().enumerate() {
         if call.hook == Hook::Sender {
@@ -220,7 +278,11 @@ pub fn replay<'a>(a: &mut impl Hooks, log: impl IntoIterator<Item = &'a HookCall
         let ret = call.hook.invoke(a, &mut tp);
         let replayed = After::of(&tp, ret);
         if replayed != call.after {
-            return Err(Box::new(Mismatch { index, call: call.clone(), replayed }));
+            return Err(Box::new(Mismatch {
+                index,
+                call: call.clone(),
+                replayed,
+            }));
         }
         calls += 1;
     }
@@ -235,7 +297,11 @@ mod tests {
     fn record(cc: &mut Cc, tp: &mut TcpCc, hook: Hook, log: &mut Vec<HookCall>) {
         let before = tp.clone();
         let ret = hook.invoke(cc, tp);
-        log.push(HookCall { hook, before, after: After::of(tp, ret) });
+        log.push(HookCall {
+            hook,
+            before,
+            after: After::of(tp, ret),
+        });
     }
 
     #[test]
@@ -249,14 +315,33 @@ mod tests {
         for _ in 0..2 {
             tp.packets_out = tp.snd_cwnd;
             tp.is_cwnd_limited = true;
-            let sample = AckSample { pkts_acked: 10, rtt_us: 10_000, in_flight: tp.snd_cwnd };
+            let sample = AckSample {
+                pkts_acked: 10,
+                rtt_us: 10_000,
+                in_flight: tp.snd_cwnd,
+            };
             record(&mut cc, &mut tp, Hook::PktsAcked(sample), &mut log);
-            record(&mut cc, &mut tp, Hook::CongAvoid { ack: 0, acked: 10 }, &mut log);
+            record(
+                &mut cc,
+                &mut tp,
+                Hook::CongAvoid { ack: 0, acked: 10 },
+                &mut log,
+            );
         }
         assert_eq!(tp.snd_cwnd, 30);
         record(&mut cc, &mut tp, Hook::Ssthresh, &mut log);
         assert_eq!(log.last().unwrap().after.ret, 15);
-        assert_eq!(log.iter().map(|c| c.hook.name()).collect::<Vec<_>>(), ["init", "pkts_acked", "cong_avoid", "pkts_acked", "cong_avoid", "ssthresh"]);
+        assert_eq!(
+            log.iter().map(|c| c.hook.name()).collect::<Vec<_>>(),
+            [
+                "init",
+                "pkts_acked",
+                "cong_avoid",
+                "pkts_acked",
+                "cong_avoid",
+                "ssthresh"
+            ]
+        );
 
         let fresh = || Cc::new(&CcParams::from_name("reno").unwrap());
         assert_eq!(replay(&mut fresh(), &log), Ok(6));
@@ -276,6 +361,9 @@ mod tests {
         }
         assert_eq!(Hook::CongAvoid { ack: 1, acked: 2 }.name(), "cong_avoid");
         assert_eq!(CA_STATE_NAMES[CaState::Recovery as usize], "recovery");
-        assert_eq!(CA_EVENT_NAMES[event_code(CaEvent::CompleteCwr) as usize], "complete_cwr");
+        assert_eq!(
+            CA_EVENT_NAMES[event_code(CaEvent::CompleteCwr) as usize],
+            "complete_cwr"
+        );
     }
 }

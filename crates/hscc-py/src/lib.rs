@@ -27,8 +27,14 @@ fn invalid(e: ConfigError) -> PyErr {
 
 /// An engine failure (a bug, never the user's mistake) as `RuntimeError`.
 fn engine_failure(panic: Box<dyn std::any::Any + Send>) -> PyErr {
-    let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
-    PyRuntimeError::new_err(format!("the hscc engine failed (please report this with the scenario): {what}"))
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    PyRuntimeError::new_err(format!(
+        "the hscc engine failed (please report this with the scenario): {what}"
+    ))
 }
 
 /// A simulation built from a scenario, run in chunks so that Python can show
@@ -54,19 +60,34 @@ impl Simulation {
     /// passes `max_memory_bytes` (default 8 GiB) or `max_events` (default 10^11).
     #[new]
     #[pyo3(signature = (scenario_json, max_memory_bytes=None, max_events=None))]
-    fn new(scenario_json: &str, max_memory_bytes: Option<u64>, max_events: Option<u64>) -> PyResult<Self> {
+    fn new(
+        scenario_json: &str,
+        max_memory_bytes: Option<u64>,
+        max_events: Option<u64>,
+    ) -> PyResult<Self> {
         let limits = build_limits(max_memory_bytes, max_events);
         let spec = ScenarioSpec::from_json(scenario_json).map_err(invalid)?;
         let cfg = spec.build_with(&limits).map_err(invalid)?;
-        let config_json = serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let config_json =
+            serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let sim = Sim::with_limits(cfg, &limits).map_err(invalid)?;
         let flows = entries_and_labels(&spec);
-        Ok(Simulation { sim: Some(sim), config_json, flows, result: None, cc_log: Vec::new(), captures: Vec::new() })
+        Ok(Simulation {
+            sim: Some(sim),
+            config_json,
+            flows,
+            result: None,
+            cc_log: Vec::new(),
+            captures: Vec::new(),
+        })
     }
 
     /// Advance to `t` seconds of simulated time (at most the duration), without the GIL.
     fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<()> {
-        let sim = self.sim.as_mut().ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        let sim = self
+            .sim
+            .as_mut()
+            .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
         let t = hscc_sim::time::from_secs(t.max(0.0));
         let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| sim.run_until(t))));
         outcome.map_err(|panic| {
@@ -78,19 +99,27 @@ impl Simulation {
     /// Current simulated time, s.
     #[getter]
     fn now(&self) -> f64 {
-        self.sim.as_ref().map_or(0.0, |s| hscc_sim::time::secs(s.net.now))
+        self.sim
+            .as_ref()
+            .map_or(0.0, |s| hscc_sim::time::secs(s.net.now))
     }
 
     /// Configured duration, s.
     #[getter]
     fn duration(&self) -> f64 {
-        self.sim.as_ref().map_or(0.0, |s| hscc_sim::time::secs(s.cfg.duration))
+        self.sim
+            .as_ref()
+            .map_or(0.0, |s| hscc_sim::time::secs(s.cfg.duration))
     }
 
     /// Events processed so far (all of them, once finished).
     #[getter]
     fn events(&self) -> u64 {
-        self.sim.as_ref().map(|s| s.events).or(self.result.as_ref().map(|r| r.events)).unwrap_or(0)
+        self.sim
+            .as_ref()
+            .map(|s| s.events)
+            .or(self.result.as_ref().map(|r| r.events))
+            .unwrap_or(0)
     }
 
     /// The engine configuration as run (topology with resolved buffers, flows), JSON.
@@ -100,14 +129,19 @@ impl Simulation {
 
     /// End the run and summarise it (`files` then writes the results); the simulation cannot run further.
     fn finish(&mut self, py: Python<'_>) -> PyResult<()> {
-        let sim = self.sim.take().ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        let sim = self
+            .sim
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
         let finish = || {
             let mut r = sim.finish();
             let files = std::mem::take(&mut r.captures.files);
             let cc_log = std::mem::take(&mut r.cc_log);
             (r, cc_log, files)
         };
-        let (result, cc_log, captures) = py.detach(|| catch_unwind(AssertUnwindSafe(finish))).map_err(engine_failure)?;
+        let (result, cc_log, captures) = py
+            .detach(|| catch_unwind(AssertUnwindSafe(finish)))
+            .map_err(engine_failure)?;
         self.result = Some(result);
         self.cc_log = cc_log;
         self.captures = captures;
@@ -126,19 +160,52 @@ impl Simulation {
     /// queues' traces are tables, and the capture files' names.
     #[allow(clippy::too_many_arguments)]
     fn files<'py>(
-        &self, py: Python<'py>, name: Option<String>, wall_time_s: f64, udp: Vec<(String, String)>, web: Vec<String>,
-        flow_traces: bool, queue_traces: bool, mut captures: Vec<String>,
-    ) -> PyResult<(Bound<'py, PyBytes>, Vec<(&'static str, Bound<'py, PyBytes>)>)> {
-        let r = self.result.as_ref().ok_or_else(|| PyRuntimeError::new_err("the simulation has not finished"))?;
+        &self,
+        py: Python<'py>,
+        name: Option<String>,
+        wall_time_s: f64,
+        udp: Vec<(String, String)>,
+        web: Vec<String>,
+        flow_traces: bool,
+        queue_traces: bool,
+        mut captures: Vec<String>,
+    ) -> PyResult<(
+        Bound<'py, PyBytes>,
+        Vec<(&'static str, Bound<'py, PyBytes>)>,
+    )> {
+        let r = self
+            .result
+            .as_ref()
+            .ok_or_else(|| PyRuntimeError::new_err("the simulation has not finished"))?;
         captures.sort();
-        let cx = run_tables::Context { name, wall_time_s, flows: &self.flows, udp, web, flow_traces, queue_traces, captures };
-        let (summary, tables) = py.detach(|| run_tables::files(r, &cx)).map_err(PyRuntimeError::new_err)?;
-        Ok((PyBytes::new(py, &summary), tables.into_iter().map(|(n, b)| (n, PyBytes::new(py, &b))).collect()))
+        let cx = run_tables::Context {
+            name,
+            wall_time_s,
+            flows: &self.flows,
+            udp,
+            web,
+            flow_traces,
+            queue_traces,
+            captures,
+        };
+        let (summary, tables) = py
+            .detach(|| run_tables::files(r, &cx))
+            .map_err(PyRuntimeError::new_err)?;
+        Ok((
+            PyBytes::new(py, &summary),
+            tables
+                .into_iter()
+                .map(|(n, b)| (n, PyBytes::new(py, &b)))
+                .collect(),
+        ))
     }
 
     /// The captured links' drop logs of the finished run, JSON rows (empty without captures).
     fn capture_drops(&self) -> PyResult<String> {
-        let r = self.result.as_ref().ok_or_else(|| PyRuntimeError::new_err("the simulation has not finished"))?;
+        let r = self
+            .result
+            .as_ref()
+            .ok_or_else(|| PyRuntimeError::new_err("the simulation has not finished"))?;
         Ok(serde_json::to_string(&r.captures.drops).expect("plain data"))
     }
 
@@ -146,7 +213,10 @@ impl Simulation {
     /// [(name, numpy dtype, little-endian bytes)] (`hscc_sim::tcp::cc_log::columns`;
     /// codes as `cc_log_names` lists them), or None when no flow was logged.
     /// Taken: a second call returns None.
-    fn take_cc_log<'py>(&mut self, py: Python<'py>) -> Option<Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>> {
+    fn take_cc_log<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> Option<Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>> {
         let logs = std::mem::take(&mut self.cc_log);
         if logs.is_empty() {
             return None;
@@ -154,15 +224,25 @@ impl Simulation {
         let columns = py.detach(|| {
             let cols = hscc_sim::tcp::cc_log::columns(&logs);
             drop(logs);
-            cols.into_iter().map(|(name, c)| (name, c.dtype(), c.to_le_bytes())).collect::<Vec<_>>()
+            cols.into_iter()
+                .map(|(name, c)| (name, c.dtype(), c.to_le_bytes()))
+                .collect::<Vec<_>>()
         });
-        Some(columns.into_iter().map(|(name, dtype, bytes)| (name, dtype, PyBytes::new(py, &bytes))).collect())
+        Some(
+            columns
+                .into_iter()
+                .map(|(name, dtype, bytes)| (name, dtype, PyBytes::new(py, &bytes)))
+                .collect(),
+        )
     }
 
     /// The packet capture files of the finished run, [(file name, pcap bytes)],
     /// handed over once (the engine keeps no copy).
     fn take_captures<'py>(&mut self, py: Python<'py>) -> Vec<(String, Bound<'py, PyBytes>)> {
-        std::mem::take(&mut self.captures).into_iter().map(|(name, data)| (name, PyBytes::new(py, &data))).collect()
+        std::mem::take(&mut self.captures)
+            .into_iter()
+            .map(|(name, data)| (name, PyBytes::new(py, &data)))
+            .collect()
     }
 }
 
@@ -171,23 +251,33 @@ impl Simulation {
 /// "events_field": [field, value]}; raises ValueError like `Simulation`.
 #[pyfunction]
 fn estimate(scenario_json: &str) -> PyResult<String> {
-    let e = ScenarioSpec::from_json(scenario_json).and_then(|s| s.estimate()).map_err(invalid)?;
+    let e = ScenarioSpec::from_json(scenario_json)
+        .and_then(|s| s.estimate())
+        .map_err(invalid)?;
     Ok(serde_json::to_string(&e).expect("plain data"))
 }
 
 /// The limits a run must fit, the engine's defaults where not given.
 fn build_limits(max_memory_bytes: Option<u64>, max_events: Option<u64>) -> BuildLimits {
     let d = BuildLimits::default();
-    BuildLimits { max_memory_bytes: max_memory_bytes.unwrap_or(d.max_memory_bytes), max_events: max_events.unwrap_or(d.max_events) }
+    BuildLimits {
+        max_memory_bytes: max_memory_bytes.unwrap_or(d.max_memory_bytes),
+        max_events: max_events.unwrap_or(d.max_events),
+    }
 }
 
 /// Check a scenario (JSON) in full and against the limits, as `Simulation`
 /// would, without allocating the simulation; raises ValueError like it.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, max_memory_bytes=None, max_events=None))]
-fn check_limits(scenario_json: &str, max_memory_bytes: Option<u64>, max_events: Option<u64>) -> PyResult<()> {
+fn check_limits(
+    scenario_json: &str,
+    max_memory_bytes: Option<u64>,
+    max_events: Option<u64>,
+) -> PyResult<()> {
     let spec = ScenarioSpec::from_json(scenario_json).map_err(invalid)?;
-    spec.build_with(&build_limits(max_memory_bytes, max_events)).map_err(invalid)?;
+    spec.build_with(&build_limits(max_memory_bytes, max_events))
+        .map_err(invalid)?;
     Ok(())
 }
 
@@ -213,7 +303,8 @@ fn scenario_schema() -> String {
 fn quantity(kind: &str, value_json: &str) -> PyResult<String> {
     use hscc_sim::scenario::quantity::{BufferSpec, Bytes, Probability, Rate, Seconds};
     fn read<T: serde::de::DeserializeOwned + serde::Serialize>(json: &str) -> PyResult<String> {
-        let v: T = hscc_sim::scenario::from_value_json(json).map_err(|e| PyValueError::new_err(e.allowed))?;
+        let v: T = hscc_sim::scenario::from_value_json(json)
+            .map_err(|e| PyValueError::new_err(e.allowed))?;
         Ok(serde_json::to_string(&v).expect("plain data"))
     }
     match kind {
@@ -222,7 +313,9 @@ fn quantity(kind: &str, value_json: &str) -> PyResult<String> {
         "size" => read::<Bytes>(value_json),
         "probability" => read::<Probability>(value_json),
         "buffer" => read::<BufferSpec>(value_json),
-        other => Err(PyValueError::new_err(format!("unknown quantity kind {other:?}"))),
+        other => Err(PyValueError::new_err(format!(
+            "unknown quantity kind {other:?}"
+        ))),
     }
 }
 
@@ -238,11 +331,16 @@ fn algorithms() -> String {
 /// parameters to the programs' fixed point. `ValueError` names what is wrong.
 #[pyfunction]
 fn bpf_globals(algorithm: &str, params_json: &str) -> PyResult<Vec<(String, i64)>> {
-    let params: std::collections::BTreeMap<String, f64> =
-        serde_json::from_str(params_json).map_err(|e| PyValueError::new_err(format!("parameters: {e}")))?;
+    let params: std::collections::BTreeMap<String, f64> = serde_json::from_str(params_json)
+        .map_err(|e| PyValueError::new_err(format!("parameters: {e}")))?;
     let overrides: Vec<(&str, f64)> = params.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    let p = hscc_cc::CcParams::with(algorithm, &overrides).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(hscc_cc::Cc::new(&p).bpf_globals().into_iter().map(|(n, v)| (n.to_string(), v)).collect())
+    let p = hscc_cc::CcParams::with(algorithm, &overrides)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(hscc_cc::Cc::new(&p)
+        .bpf_globals()
+        .into_iter()
+        .map(|(n, v)| (n.to_string(), v))
+        .collect())
 }
 
 /// Jain's fairness index of `values`: (Σx)² / (n·Σx²).
@@ -254,8 +352,21 @@ fn jain_index(values: Vec<f64>) -> f64 {
 /// Sync-TCP's short-term fairness: the mean Jain index over windows of
 /// `window` s from `start` on; `flows` = [(throughput per sample, start, end)].
 #[pyfunction]
-fn short_term_jain(times: Vec<f64>, dt: f64, flows: Vec<(Vec<f64>, f64, f64)>, window: f64, start: f64) -> Option<f64> {
-    let series: Vec<FlowSeries> = flows.iter().map(|(t, s, e)| FlowSeries { throughput: t, start: *s, end: *e }).collect();
+fn short_term_jain(
+    times: Vec<f64>,
+    dt: f64,
+    flows: Vec<(Vec<f64>, f64, f64)>,
+    window: f64,
+    start: f64,
+) -> Option<f64> {
+    let series: Vec<FlowSeries> = flows
+        .iter()
+        .map(|(t, s, e)| FlowSeries {
+            throughput: t,
+            start: *s,
+            end: *e,
+        })
+        .collect();
     hscc_sim::metrics::short_term_jain(&times, dt, &series, window, start)
 }
 
@@ -265,12 +376,28 @@ fn short_term_jain(times: Vec<f64>, dt: f64, flows: Vec<(Vec<f64>, f64, f64)>, w
 /// every active flow saw.
 #[pyfunction]
 #[pyo3(signature = (flows, chosen, window))]
-fn signal_synchronization(flows: Vec<(String, Vec<f64>, f64, f64)>, chosen: Option<Vec<usize>>, window: f64) -> PyResult<(u64, u64)> {
-    let chosen = chosen.unwrap_or_else(|| hscc_sim::metrics::signalling_flows(flows.iter().map(|f| (f.0.as_str(), !f.1.is_empty()))));
+fn signal_synchronization(
+    flows: Vec<(String, Vec<f64>, f64, f64)>,
+    chosen: Option<Vec<usize>>,
+    window: f64,
+) -> PyResult<(u64, u64)> {
+    let chosen = chosen.unwrap_or_else(|| {
+        hscc_sim::metrics::signalling_flows(flows.iter().map(|f| (f.0.as_str(), !f.1.is_empty())))
+    });
     if let Some(&bad) = chosen.iter().find(|&&i| i >= flows.len()) {
-        return Err(PyValueError::new_err(format!("flows: {bad} is not a flow of this run (0 to {})", flows.len().saturating_sub(1))));
+        return Err(PyValueError::new_err(format!(
+            "flows: {bad} is not a flow of this run (0 to {})",
+            flows.len().saturating_sub(1)
+        )));
     }
-    let tracks: Vec<SignalTrack> = chosen.iter().map(|&i| SignalTrack { times: &flows[i].1, start: flows[i].2, end: flows[i].3 }).collect();
+    let tracks: Vec<SignalTrack> = chosen
+        .iter()
+        .map(|&i| SignalTrack {
+            times: &flows[i].1,
+            start: flows[i].2,
+            end: flows[i].3,
+        })
+        .collect();
     let r = hscc_sim::metrics::synchronization(&tracks, window);
     Ok((r.events, r.seen_by_all))
 }
@@ -279,12 +406,18 @@ fn signal_synchronization(flows: Vec<(String, Vec<f64>, f64, f64)>, chosen: Opti
 /// label as the tables show it and `[output] cc_log` names it); raises ValueError like `Simulation`.
 #[pyfunction]
 fn flow_labels(scenario_json: &str) -> PyResult<Vec<(u32, String)>> {
-    Ok(entries_and_labels(&ScenarioSpec::from_json(scenario_json).map_err(invalid)?))
+    Ok(entries_and_labels(
+        &ScenarioSpec::from_json(scenario_json).map_err(invalid)?,
+    ))
 }
 
 /// (entry, label) of every TCP flow the engine runs: each [[flows]] entry `count` times.
 fn entries_and_labels(spec: &ScenarioSpec) -> Vec<(u32, String)> {
-    let entries = spec.flows.iter().enumerate().flat_map(|(i, f)| std::iter::repeat_n(i as u32, f.count));
+    let entries = spec
+        .flows
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| std::iter::repeat_n(i as u32, f.count));
     entries.zip(spec.flow_labels()).collect()
 }
 
@@ -292,7 +425,11 @@ fn entries_and_labels(spec: &ScenarioSpec) -> Vec<(u32, String)> {
 #[pyfunction]
 fn cc_log_names() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
     use hscc_cc::trace::{Hook, CA_EVENT_NAMES, CA_STATE_NAMES};
-    (Hook::NAMES.to_vec(), CA_STATE_NAMES.to_vec(), CA_EVENT_NAMES.to_vec())
+    (
+        Hook::NAMES.to_vec(),
+        CA_STATE_NAMES.to_vec(),
+        CA_EVENT_NAMES.to_vec(),
+    )
 }
 
 /// `json.dumps(data, indent=2) + "\n"` as bytes, from `json.dumps(data, separators=(",", ":"))`:

@@ -8,7 +8,9 @@
 use std::sync::Arc;
 
 use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical};
-use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DataType, DoubleType, Int32Type, Int64Type};
+use parquet::data_type::{
+    BoolType, ByteArray, ByteArrayType, DataType, DoubleType, Int32Type, Int64Type,
+};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use parquet::schema::types::{Type, TypePtr};
@@ -60,7 +62,11 @@ impl Values {
 
     /// Row `i`'s value as Python's json module writes it (None: a non-finite number).
     pub fn write_json(&self, out: &mut String, i: usize) -> Option<()> {
-        fn or_null<T>(out: &mut String, v: &Option<T>, write: impl FnOnce(&mut String, &T) -> Option<()>) -> Option<()> {
+        fn or_null<T>(
+            out: &mut String,
+            v: &Option<T>,
+            write: impl FnOnce(&mut String, &T) -> Option<()>,
+        ) -> Option<()> {
             match v {
                 Some(x) => write(out, x),
                 None => {
@@ -105,7 +111,11 @@ impl Values {
             "String" => Values::Text(list.extract()?),
             "Boolean" => Values::Bool(list.extract()?),
             "List(Float64)" => Values::F64Lists(list.extract()?),
-            other => return Err(PyValueError::new_err(format!("column {name}: no Parquet writer for dtype {other}"))),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "column {name}: no Parquet writer for dtype {other}"
+                )))
+            }
         })
     }
 }
@@ -113,7 +123,10 @@ impl Values {
 /// The column's Parquet type, as polars itself maps the dtype.
 fn field(name: &str, values: &Values) -> Result<TypePtr, String> {
     let leaf = |physical, logical| {
-        Type::primitive_type_builder(name, physical).with_logical_type(logical).with_repetition(Repetition::OPTIONAL).build()
+        Type::primitive_type_builder(name, physical)
+            .with_logical_type(logical)
+            .with_repetition(Repetition::OPTIONAL)
+            .build()
     };
     let built = match values {
         Values::F64(_) => leaf(Physical::DOUBLE, None),
@@ -124,10 +137,21 @@ fn field(name: &str, values: &Values) -> Result<TypePtr, String> {
         Values::Bool(_) => leaf(Physical::BOOLEAN, None),
         Values::F64Lists(_) => {
             // The standard three-level list: optional group (LIST) { repeated group list { optional double element } }.
-            let element = Type::primitive_type_builder("element", Physical::DOUBLE).with_repetition(Repetition::OPTIONAL).build();
-            let list = element.and_then(|e| Type::group_type_builder("list").with_repetition(Repetition::REPEATED).with_fields(vec![Arc::new(e)]).build());
+            let element = Type::primitive_type_builder("element", Physical::DOUBLE)
+                .with_repetition(Repetition::OPTIONAL)
+                .build();
+            let list = element.and_then(|e| {
+                Type::group_type_builder("list")
+                    .with_repetition(Repetition::REPEATED)
+                    .with_fields(vec![Arc::new(e)])
+                    .build()
+            });
             list.and_then(|l| {
-                Type::group_type_builder(name).with_logical_type(Some(LogicalType::List)).with_repetition(Repetition::OPTIONAL).with_fields(vec![Arc::new(l)]).build()
+                Type::group_type_builder(name)
+                    .with_logical_type(Some(LogicalType::List))
+                    .with_repetition(Repetition::OPTIONAL)
+                    .with_fields(vec![Arc::new(l)])
+                    .build()
             })
         }
     };
@@ -140,11 +164,21 @@ fn flat<T: Clone, U>(values: &[Option<T>], map: impl Fn(&T) -> U) -> (Vec<U>, Ve
     (values.iter().flatten().map(map).collect(), defs)
 }
 
-fn write<T: DataType>(col: &mut SerializedColumnWriter<'_>, values: &[T::T], defs: &[i16], reps: Option<&[i16]>) -> parquet::errors::Result<()> {
-    col.typed::<T>().write_batch(values, Some(defs), reps).map(|_| ())
+fn write<T: DataType>(
+    col: &mut SerializedColumnWriter<'_>,
+    values: &[T::T],
+    defs: &[i16],
+    reps: Option<&[i16]>,
+) -> parquet::errors::Result<()> {
+    col.typed::<T>()
+        .write_batch(values, Some(defs), reps)
+        .map(|_| ())
 }
 
-fn write_column(col: &mut SerializedColumnWriter<'_>, values: &Values) -> parquet::errors::Result<()> {
+fn write_column(
+    col: &mut SerializedColumnWriter<'_>,
+    values: &Values,
+) -> parquet::errors::Result<()> {
     match values {
         Values::F64(v) => {
             let (v, d) = flat(v, |x| *x);
@@ -193,10 +227,24 @@ fn write_column(col: &mut SerializedColumnWriter<'_>, values: &Values) -> parque
 
 /// A table as a Parquet file: `columns` = [(name, values)], all of one length.
 pub fn table<S: AsRef<str>>(columns: &[(S, Values)]) -> Result<Vec<u8>, String> {
-    let fields = columns.iter().map(|(name, values)| field(name.as_ref(), values)).collect::<Result<Vec<_>, _>>()?;
-    let schema = Arc::new(Type::group_type_builder("schema").with_fields(fields).build().map_err(|e| e.to_string())?);
+    let fields = columns
+        .iter()
+        .map(|(name, values)| field(name.as_ref(), values))
+        .collect::<Result<Vec<_>, _>>()?;
+    let schema = Arc::new(
+        Type::group_type_builder("schema")
+            .with_fields(fields)
+            .build()
+            .map_err(|e| e.to_string())?,
+    );
     // Dictionaries pay off only on long repetitive columns; a run's are short or numeric.
-    let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).set_dictionary_enabled(false).set_statistics_enabled(parquet::file::properties::EnabledStatistics::Chunk).build());
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_dictionary_enabled(false)
+            .set_statistics_enabled(parquet::file::properties::EnabledStatistics::Chunk)
+            .build(),
+    );
     let mut out = Vec::new();
     let run = || -> parquet::errors::Result<()> {
         let mut file = SerializedFileWriter::new(&mut out, schema, props)?;
@@ -215,8 +263,16 @@ pub fn table<S: AsRef<str>>(columns: &[(S, Values)]) -> Result<Vec<u8>, String> 
 
 /// `table` for Python: the file's bytes, or ValueError naming the column.
 #[pyfunction]
-pub fn parquet_table(py: Python<'_>, columns: Vec<(String, String, Bound<'_, PyAny>)>) -> PyResult<Py<pyo3::types::PyBytes>> {
-    let columns = columns.iter().map(|(n, d, v)| Ok((n.clone(), Values::read(n, d, v)?))).collect::<PyResult<Vec<_>>>()?;
-    let bytes = py.detach(|| table(&columns)).map_err(PyValueError::new_err)?;
+pub fn parquet_table(
+    py: Python<'_>,
+    columns: Vec<(String, String, Bound<'_, PyAny>)>,
+) -> PyResult<Py<pyo3::types::PyBytes>> {
+    let columns = columns
+        .iter()
+        .map(|(n, d, v)| Ok((n.clone(), Values::read(n, d, v)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let bytes = py
+        .detach(|| table(&columns))
+        .map_err(PyValueError::new_err)?;
     Ok(pyo3::types::PyBytes::new(py, &bytes).unbind())
 }

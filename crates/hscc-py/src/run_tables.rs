@@ -36,10 +36,17 @@ const PS: f64 = 1e-12;
 
 /// summary.json's bytes and each table's Parquet file, in the run directory's order
 /// (flows, links, udp, web, timeseries, queues).
-pub fn files(r: &RunResult, cx: &Context) -> Result<(Vec<u8>, Vec<(&'static str, Vec<u8>)>), String> {
+pub fn files(
+    r: &RunResult,
+    cx: &Context,
+) -> Result<(Vec<u8>, Vec<(&'static str, Vec<u8>)>), String> {
     let tables = tables(r, cx)?;
     let summary = summary(r, cx, &tables)?;
-    let files = tables.iter().enumerate().map(|(i, (name, t))| Ok((*name, parquet_file(i, t)?))).collect::<Result<_, String>>()?;
+    let files = tables
+        .iter()
+        .enumerate()
+        .map(|(i, (name, t))| Ok((*name, parquet_file(i, t)?)))
+        .collect::<Result<_, String>>()?;
     Ok((summary, files))
 }
 
@@ -60,16 +67,38 @@ fn parquet_file(i: usize, t: &Table) -> Result<Vec<u8>, String> {
 /// Every table's columns: [(table, [(column, polars dtype name)])].
 pub fn schemas() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
     let empty = RunResult {
-        duration_s: 0.0, seed: 0, events: 0, flows: vec![], links: vec![], udp: vec![], web: vec![], jain_index: 0.0,
-        traces: Default::default(), cc_log: vec![], captures: Default::default(),
+        duration_s: 0.0,
+        seed: 0,
+        events: 0,
+        flows: vec![],
+        links: vec![],
+        udp: vec![],
+        web: vec![],
+        jain_index: 0.0,
+        traces: Default::default(),
+        cc_log: vec![],
+        captures: Default::default(),
     };
-    let cx = Context { name: None, wall_time_s: 0.0, flows: &[], udp: vec![], web: vec![], flow_traces: true, queue_traces: true, captures: vec![] };
+    let cx = Context {
+        name: None,
+        wall_time_s: 0.0,
+        flows: &[],
+        udp: vec![],
+        web: vec![],
+        flow_traces: true,
+        queue_traces: true,
+        captures: vec![],
+    };
     let tables = tables(&empty, &cx).expect("no rows, no labels to miss");
-    tables.into_iter().map(|(name, t)| (name, t.iter().map(|(c, v)| (*c, v.dtype())).collect())).collect()
+    tables
+        .into_iter()
+        .map(|(name, t)| (name, t.iter().map(|(c, v)| (*c, v.dtype())).collect()))
+        .collect()
 }
 
 fn tables(r: &RunResult, cx: &Context) -> Result<Vec<(&'static str, Table)>, String> {
-    if cx.flows.len() != r.flows.len() || cx.udp.len() != r.udp.len() || cx.web.len() != r.web.len() {
+    if cx.flows.len() != r.flows.len() || cx.udp.len() != r.udp.len() || cx.web.len() != r.web.len()
+    {
         return Err(format!(
             "the scenario's labels ({} TCP, {} UDP, {} web) do not match the run ({} TCP, {} UDP, {} web)",
             cx.flows.len(), cx.udp.len(), cx.web.len(), r.flows.len(), r.udp.len(), r.web.len()
@@ -106,7 +135,11 @@ fn total_goodput(r: &RunResult) -> f64 {
 fn flows(r: &RunResult, cx: &Context) -> Table {
     let fl = &r.flows;
     let total = total_goodput(r);
-    let traces = if cx.flow_traces { r.traces.flows.as_slice() } else { &[] };
+    let traces = if cx.flow_traces {
+        r.traces.flows.as_slice()
+    } else {
+        &[]
+    };
     // The mean of the positive sRTT samples, its sum correctly rounded (as Python's math.fsum):
     // no summation order to depend on.
     let mean_srtt = |i: usize| {
@@ -114,23 +147,42 @@ fn flows(r: &RunResult, cx: &Context) -> Table {
         let positive: Vec<f64> = t.srtt_s.iter().copied().filter(|x| *x > 0.0).collect();
         (!positive.is_empty()).then(|| fsum(&positive) / positive.len() as f64)
     };
-    let counter = |get: fn(&hscc_sim::stats::FlowCounters) -> u64| u64s(fl.iter().map(|f| get(&f.counters)));
+    let counter =
+        |get: fn(&hscc_sim::stats::FlowCounters) -> u64| u64s(fl.iter().map(|f| get(&f.counters)));
     vec![
         ("flow", u32s(fl.iter().map(|f| f.id))),
         ("spec", u32s(cx.flows.iter().map(|(spec, _)| *spec))),
-        ("label", texts(cx.flows.iter().map(|(_, label)| label.as_str()))),
+        (
+            "label",
+            texts(cx.flows.iter().map(|(_, label)| label.as_str())),
+        ),
         ("algorithm", texts(fl.iter().map(|f| f.algorithm.as_str()))),
         ("src", texts(fl.iter().map(|f| f.src.as_str()))),
         ("dst", texts(fl.iter().map(|f| f.dst.as_str()))),
         ("start_s", f64s(fl.iter().map(|f| f.start_s))),
         ("end_s", f64s(fl.iter().map(|f| f.end_s))),
         ("base_rtt_s", f64s(fl.iter().map(|f| f.base_rtt_s))),
-        ("mean_srtt_s", Values::F64((0..fl.len()).map(mean_srtt).collect())),
+        (
+            "mean_srtt_s",
+            Values::F64((0..fl.len()).map(mean_srtt).collect()),
+        ),
         ("srtt_s", f64s(fl.iter().map(|f| f.srtt_s))),
         ("min_rtt_s", f64s(fl.iter().map(|f| f.min_rtt_s))),
         ("goodput_bps", f64s(fl.iter().map(|f| f.goodput_bps))),
-        ("share", f64s(fl.iter().map(|f| if total > 0.0 { f.goodput_bps / total } else { 0.0 }))),
-        ("completion_s", Values::F64(fl.iter().map(|f| f.completion_s).collect())),
+        (
+            "share",
+            f64s(fl.iter().map(|f| {
+                if total > 0.0 {
+                    f.goodput_bps / total
+                } else {
+                    0.0
+                }
+            })),
+        ),
+        (
+            "completion_s",
+            Values::F64(fl.iter().map(|f| f.completion_s).collect()),
+        ),
         ("final_cwnd", u32s(fl.iter().map(|f| f.final_cwnd))),
         ("segs_sent", counter(|c| c.segs_sent)),
         ("retrans", counter(|c| c.retrans)),
@@ -145,42 +197,79 @@ fn flows(r: &RunResult, cx: &Context) -> Table {
         ("acks_sent", counter(|c| c.acks_sent)),
         ("ecn_reductions", counter(|c| c.ecn_reductions)),
         ("ce_received", counter(|c| c.ce_received)),
-        ("retrans_ratio", f64s(fl.iter().map(|f| {
-            let c = &f.counters;
-            if c.segs_sent > 0 { c.retrans as f64 / c.segs_sent as f64 } else { 0.0 }
-        }))),
-        ("slow_start_s", f64s(fl.iter().map(|f| f.counters.slow_start_time as f64 * PS))),
+        (
+            "retrans_ratio",
+            f64s(fl.iter().map(|f| {
+                let c = &f.counters;
+                if c.segs_sent > 0 {
+                    c.retrans as f64 / c.segs_sent as f64
+                } else {
+                    0.0
+                }
+            })),
+        ),
+        (
+            "slow_start_s",
+            f64s(fl.iter().map(|f| f.counters.slow_start_time as f64 * PS)),
+        ),
         ("signals", u64s(fl.iter().map(|f| f.signals_s.len() as u64))),
-        ("signals_s", Values::F64Lists(fl.iter().map(|f| Some(f.signals_s.iter().map(|t| Some(*t)).collect())).collect())),
+        (
+            "signals_s",
+            Values::F64Lists(
+                fl.iter()
+                    .map(|f| Some(f.signals_s.iter().map(|t| Some(*t)).collect()))
+                    .collect(),
+            ),
+        ),
     ]
 }
 
 fn links(r: &RunResult) -> Table {
     let l = &r.links;
-    let counter = |get: fn(&hscc_sim::stats::LinkCounters) -> u64| u64s(l.iter().map(|x| get(&x.counters)));
+    let counter =
+        |get: fn(&hscc_sim::stats::LinkCounters) -> u64| u64s(l.iter().map(|x| get(&x.counters)));
     vec![
         ("link", u32s(l.iter().map(|x| x.id))),
         ("name", texts(l.iter().map(|x| x.name.as_str()))),
         ("from", texts(l.iter().map(|x| x.from.as_str()))),
         ("to", texts(l.iter().map(|x| x.to.as_str()))),
         ("rate_bps", u64s(l.iter().map(|x| x.rate_bps))),
-        ("monitored", Values::Bool(l.iter().map(|x| Some(x.monitored)).collect())),
+        (
+            "monitored",
+            Values::Bool(l.iter().map(|x| Some(x.monitored)).collect()),
+        ),
         ("utilization", f64s(l.iter().map(|x| x.utilization))),
         ("tx_packets", counter(|c| c.tx_packets)),
         ("tx_bytes", counter(|c| c.tx_bytes)),
         ("drops_queue", counter(|c| c.drops_queue)),
         // Int64, as polars read it from the JSON (kept so that stored runs keep their types).
-        ("drops_queue_slow_start", Values::I64(l.iter().map(|x| Some(x.counters.drops_queue_slow_start as i64)).collect())),
+        (
+            "drops_queue_slow_start",
+            Values::I64(
+                l.iter()
+                    .map(|x| Some(x.counters.drops_queue_slow_start as i64))
+                    .collect(),
+            ),
+        ),
         ("drops_random", counter(|c| c.drops_random)),
         ("drops_aqm", counter(|c| c.drops_aqm)),
         ("marks", counter(|c| c.marks)),
-        ("drops", counter(|c| c.drops_queue + c.drops_aqm + c.drops_random)),
+        (
+            "drops",
+            counter(|c| c.drops_queue + c.drops_aqm + c.drops_random),
+        ),
         ("mean_qdelay_s", f64s(l.iter().map(|x| x.mean_qdelay_s))),
         ("p99_qdelay_s", f64s(l.iter().map(|x| x.p99_qdelay_s))),
         ("max_qdelay_s", f64s(l.iter().map(|x| x.max_qdelay_s))),
         ("mean_queue_pkts", f64s(l.iter().map(|x| x.mean_queue_pkts))),
-        ("mean_queue_bytes", f64s(l.iter().map(|x| x.mean_queue_bytes))),
-        ("normalized_occupancy", f64s(l.iter().map(|x| x.normalized_occupancy))),
+        (
+            "mean_queue_bytes",
+            f64s(l.iter().map(|x| x.mean_queue_bytes)),
+        ),
+        (
+            "normalized_occupancy",
+            f64s(l.iter().map(|x| x.normalized_occupancy)),
+        ),
     ]
 }
 
@@ -188,8 +277,14 @@ fn udp(r: &RunResult, cx: &Context) -> Table {
     let u = &r.udp;
     vec![
         ("udp", u32s(u.iter().map(|x| x.id))),
-        ("source", texts(cx.udp.iter().map(|(source, _)| source.as_str()))),
-        ("label", texts(cx.udp.iter().map(|(_, label)| label.as_str()))),
+        (
+            "source",
+            texts(cx.udp.iter().map(|(source, _)| source.as_str())),
+        ),
+        (
+            "label",
+            texts(cx.udp.iter().map(|(_, label)| label.as_str())),
+        ),
         ("sent", u64s(u.iter().map(|x| x.sent))),
         ("received", u64s(u.iter().map(|x| x.received))),
         ("lost", u64s(u.iter().map(|x| x.lost))),
@@ -203,8 +298,12 @@ fn udp(r: &RunResult, cx: &Context) -> Table {
 }
 
 fn web(r: &RunResult, cx: &Context) -> Table {
-    let rows: Vec<(u32, &str, &hscc_sim::web::WebBin)> =
-        r.web.iter().zip(&cx.web).flat_map(|(w, label)| w.bins.iter().map(move |b| (w.id, label.as_str(), b))).collect();
+    let rows: Vec<(u32, &str, &hscc_sim::web::WebBin)> = r
+        .web
+        .iter()
+        .zip(&cx.web)
+        .flat_map(|(w, label)| w.bins.iter().map(move |b| (w.id, label.as_str(), b)))
+        .collect();
     vec![
         ("web", u32s(rows.iter().map(|r| r.0))),
         ("label", texts(rows.iter().map(|r| r.1))),
@@ -220,30 +319,74 @@ fn web(r: &RunResult, cx: &Context) -> Table {
 /// One row per sample and flow, flow by flow.
 fn timeseries(r: &RunResult, cx: &Context) -> Table {
     let t = &r.traces.time_s;
-    let fl = if cx.flow_traces { r.traces.flows.as_slice() } else { &[] };
+    let fl = if cx.flow_traces {
+        r.traces.flows.as_slice()
+    } else {
+        &[]
+    };
     vec![
         ("time_s", f64s(fl.iter().flat_map(|_| t.iter().copied()))),
-        ("flow", u32s((0..fl.len() as u32).flat_map(|i| std::iter::repeat_n(i, t.len())))),
-        ("throughput_bps", f64s(fl.iter().flat_map(|f| f.throughput_bps.iter().copied()))),
+        (
+            "flow",
+            u32s((0..fl.len() as u32).flat_map(|i| std::iter::repeat_n(i, t.len()))),
+        ),
+        (
+            "throughput_bps",
+            f64s(fl.iter().flat_map(|f| f.throughput_bps.iter().copied())),
+        ),
         ("cwnd", u32s(fl.iter().flat_map(|f| f.cwnd.iter().copied()))),
-        ("srtt_s", f64s(fl.iter().flat_map(|f| f.srtt_s.iter().copied()))),
+        (
+            "srtt_s",
+            f64s(fl.iter().flat_map(|f| f.srtt_s.iter().copied())),
+        ),
     ]
 }
 
 /// One row per sample and monitored link, link by link.
 fn queues(r: &RunResult, cx: &Context) -> Table {
     let t = &r.traces.time_s;
-    let q = if cx.queue_traces { r.traces.links.as_slice() } else { &[] };
+    let q = if cx.queue_traces {
+        r.traces.links.as_slice()
+    } else {
+        &[]
+    };
     vec![
         ("time_s", f64s(q.iter().flat_map(|_| t.iter().copied()))),
-        ("link", u32s(q.iter().flat_map(|l| std::iter::repeat_n(l.link, t.len())))),
-        ("name", texts(q.iter().flat_map(|l| std::iter::repeat_n(l.name.as_str(), t.len())))),
-        ("queue_pkts", u64s(q.iter().flat_map(|l| l.queue_pkts.iter().copied()))),
-        ("queue_bytes", u64s(q.iter().flat_map(|l| l.queue_bytes.iter().copied()))),
-        ("qdelay_s", f64s(q.iter().flat_map(|l| l.qdelay_s.iter().copied()))),
-        ("drops", u64s(q.iter().flat_map(|l| l.drops.iter().copied()))),
-        ("marks", u64s(q.iter().flat_map(|l| l.marks.iter().copied()))),
-        ("utilization", f64s(q.iter().flat_map(|l| l.utilization.iter().copied()))),
+        (
+            "link",
+            u32s(q.iter().flat_map(|l| std::iter::repeat_n(l.link, t.len()))),
+        ),
+        (
+            "name",
+            texts(
+                q.iter()
+                    .flat_map(|l| std::iter::repeat_n(l.name.as_str(), t.len())),
+            ),
+        ),
+        (
+            "queue_pkts",
+            u64s(q.iter().flat_map(|l| l.queue_pkts.iter().copied())),
+        ),
+        (
+            "queue_bytes",
+            u64s(q.iter().flat_map(|l| l.queue_bytes.iter().copied())),
+        ),
+        (
+            "qdelay_s",
+            f64s(q.iter().flat_map(|l| l.qdelay_s.iter().copied())),
+        ),
+        (
+            "drops",
+            u64s(q.iter().flat_map(|l| l.drops.iter().copied())),
+        ),
+        (
+            "marks",
+            u64s(q.iter().flat_map(|l| l.marks.iter().copied())),
+        ),
+        (
+            "utilization",
+            f64s(q.iter().flat_map(|l| l.utilization.iter().copied())),
+        ),
     ]
 }
 
@@ -251,8 +394,18 @@ fn queues(r: &RunResult, cx: &Context) -> Table {
 /// (the tables' rows; the flows' without their signal times), the web sources,
 /// the signals' synchronization and the captures; laid out as Python's
 /// `json.dumps(summary, indent=2)` would.
-fn summary(r: &RunResult, cx: &Context, tables: &[(&'static str, Table)]) -> Result<Vec<u8>, String> {
-    let table = |name: &str| &tables.iter().find(|(n, _)| *n == name).expect("every table is made").1;
+fn summary(
+    r: &RunResult,
+    cx: &Context,
+    tables: &[(&'static str, Table)],
+) -> Result<Vec<u8>, String> {
+    let table = |name: &str| {
+        &tables
+            .iter()
+            .find(|(n, _)| *n == name)
+            .expect("every table is made")
+            .1
+    };
     let mut o = Obj::new();
     o.key("name");
     match &cx.name {
@@ -327,7 +480,9 @@ fn rows(out: &mut String, t: &Table, skip: &[&str]) -> Result<(), String> {
         let mut row = Obj::new();
         for (name, values) in t.iter().filter(|(name, _)| !skip.contains(name)) {
             row.key(name);
-            values.write_json(&mut row.out, i).ok_or_else(|| format!("{name}: a value that is not a finite number"))?;
+            values
+                .write_json(&mut row.out, i)
+                .ok_or_else(|| format!("{name}: a value that is not a finite number"))?;
         }
         out.push_str(&row.close());
     }
@@ -343,7 +498,10 @@ struct Obj {
 
 impl Obj {
     fn new() -> Obj {
-        Obj { out: String::from("{"), first: true }
+        Obj {
+            out: String::from("{"),
+            first: true,
+        }
     }
     fn key(&mut self, k: &str) {
         if !self.first {
@@ -434,7 +592,10 @@ mod tests {
         assert_eq!(fsum(&[1.0, 1e-16, 1e-16]), 1.0000000000000002);
         assert_eq!(fsum(&[]), 0.0);
         // Round half to even across partials: 1 + 2^-53 + 2^-106 rounds up.
-        assert_eq!(fsum(&[1.0, 2f64.powi(-53), 2f64.powi(-106)]), 1.0000000000000002);
+        assert_eq!(
+            fsum(&[1.0, 2f64.powi(-53), 2f64.powi(-106)]),
+            1.0000000000000002
+        );
         assert_eq!(fsum(&[1.0, 2f64.powi(-53)]), 1.0);
     }
 }

@@ -19,13 +19,22 @@ use hscc_sim::prelude::*;
 
 fn burst(w: u64, sack: bool) -> SimConfig {
     let bottleneck = LinkConfig::new(10_000_000_000, MS, Buffer::Packets(100));
-    let db = dumbbell(bottleneck.clone(), bottleneck, &[AccessSpec::new(20_000_000_000, 99 * MS)]);
+    let db = dumbbell(
+        bottleneck.clone(),
+        bottleneck,
+        &[AccessSpec::new(20_000_000_000, 99 * MS)],
+    );
     let (s, d) = db.pairs[0];
     let mut f = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
     f.sack = sack;
     f.init_cwnd = w as u32;
     f.rwnd = Some(w * f.mss as u64);
-    SimConfig { topology: db.topology, flows: vec![f], duration: 2 * SEC, ..SimConfig::default() }
+    SimConfig {
+        topology: db.topology,
+        flows: vec![f],
+        duration: 2 * SEC,
+        ..SimConfig::default()
+    }
 }
 
 fn main() {
@@ -61,10 +70,22 @@ fn main() {
         }
     }
     println!("loss burst: {}, 10 Gbit/s, RTT 200 ms, 100-packet buffer, 2 s simulated; fastest of {runs} runs in all", if sack { "SACK" } else { "NewReno" });
-    println!("{:>8} {:>9} {:>10} {:>9} {:>8} {:>7}", "window", "events", "wall s", "ns/event", "retrans", "vs 1st");
-    let per_event: Vec<f64> = best.iter().zip(&last).map(|(b, r)| b * 1e9 / r.events as f64).collect();
+    println!(
+        "{:>8} {:>9} {:>10} {:>9} {:>8} {:>7}",
+        "window", "events", "wall s", "ns/event", "retrans", "vs 1st"
+    );
+    let per_event: Vec<f64> = best
+        .iter()
+        .zip(&last)
+        .map(|(b, r)| b * 1e9 / r.events as f64)
+        .collect();
     for ((w, r), (b, ns)) in windows.iter().zip(&last).zip(best.iter().zip(&per_event)) {
-        println!("{w:>8} {:>9} {b:>10.4} {ns:>9.0} {:>8} {:>6.2}×", r.events, r.flows[0].counters.retrans, ns / per_event[0]);
+        println!(
+            "{w:>8} {:>9} {b:>10.4} {ns:>9.0} {:>8} {:>6.2}×",
+            r.events,
+            r.flows[0].counters.retrans,
+            ns / per_event[0]
+        );
     }
     println!("bound: ns/event at W = 80 000 within 2× of W = 1 000");
 }

@@ -30,46 +30,122 @@ fn main() {
     let classic = args.iter().any(|a| a == "classic");
     let cc_log = args.iter().any(|a| a == "cclog");
     let pcap = args.iter().any(|a| a == "pcap");
-    let queue = match args.iter().find(|a| a.parse::<u64>().is_err() && !["ecn", "classic", "cclog", "pcap"].contains(&a.as_str()) && !a.starts_with('-')).map(String::as_str) {
+    let queue = match args
+        .iter()
+        .find(|a| {
+            a.parse::<u64>().is_err()
+                && !["ecn", "classic", "cclog", "pcap"].contains(&a.as_str())
+                && !a.starts_with('-')
+        })
+        .map(String::as_str)
+    {
         None | Some("droptail") => QueueConfig::DropTail,
-        Some("red") => QueueConfig::Red(RedParams { ecn, ..RedParams::default() }),
-        Some("codel") => QueueConfig::Codel(CodelParams { ecn, ..CodelParams::default() }),
-        Some("fq_codel") => QueueConfig::FqCodel(FqCodelParams { ecn, ..FqCodelParams::default() }),
-        Some("pie") => QueueConfig::Pie(PieParams { ecn, ..PieParams::default() }),
+        Some("red") => QueueConfig::Red(RedParams {
+            ecn,
+            ..RedParams::default()
+        }),
+        Some("codel") => QueueConfig::Codel(CodelParams {
+            ecn,
+            ..CodelParams::default()
+        }),
+        Some("fq_codel") => QueueConfig::FqCodel(FqCodelParams {
+            ecn,
+            ..FqCodelParams::default()
+        }),
+        Some("pie") => QueueConfig::Pie(PieParams {
+            ecn,
+            ..PieParams::default()
+        }),
         Some(other) => panic!("unknown queue {other:?}: droptail, red, codel, fq_codel or pie"),
     };
     let rate = 700_000_000;
     // RTT 100 ms: 2 × (49 ms access + 1 ms bottleneck).
     let bottleneck = LinkConfig::new(rate, MS, Buffer::Packets(1500)).with_queue(queue.clone());
-    let pairs: Vec<AccessSpec> = (0..8).map(|_| AccessSpec::new(10_000_000_000, 49 * MS)).collect();
+    let pairs: Vec<AccessSpec> = (0..8)
+        .map(|_| AccessSpec::new(10_000_000_000, 49 * MS))
+        .collect();
     let db = dumbbell(bottleneck.clone(), bottleneck, &pairs);
-    let flow = |s, d| FlowConfig { ecn, cc_log, ..FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap()) };
-    let flows = db.pairs.iter().map(|&(s, d)| if classic { flow(s, d).with_classic_recovery() } else { flow(s, d) }).collect();
-    let mut cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: Some(100 * MS), ..SimConfig::default() };
+    let flow = |s, d| FlowConfig {
+        ecn,
+        cc_log,
+        ..FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())
+    };
+    let flows = db
+        .pairs
+        .iter()
+        .map(|&(s, d)| {
+            if classic {
+                flow(s, d).with_classic_recovery()
+            } else {
+                flow(s, d)
+            }
+        })
+        .collect();
+    let mut cfg = SimConfig {
+        topology: db.topology,
+        flows,
+        duration: seconds * SEC,
+        seed: 1,
+        sample_interval: Some(100 * MS),
+        ..SimConfig::default()
+    };
     if pcap {
-        let file = |at, file: &str| CaptureFile { at, file: file.into() };
-        cfg.capture = CaptureConfig { files: vec![file(CapturePoint::Flow(0), "flow.pcap"), file(CapturePoint::Link(0), "bottleneck.pcap")], snaplen: 128 };
+        let file = |at, file: &str| CaptureFile {
+            at,
+            file: file.into(),
+        };
+        cfg.capture = CaptureConfig {
+            files: vec![
+                file(CapturePoint::Flow(0), "flow.pcap"),
+                file(CapturePoint::Link(0), "bottleneck.pcap"),
+            ],
+            snaplen: 128,
+        };
     }
 
     let start = Instant::now();
     let r = Sim::new(cfg).expect("valid scenario").run();
     let wall = start.elapsed().as_secs_f64();
 
-    let delivered: u64 = r.flows.iter().map(|f| f.counters.delivered_segs + f.counters.acks_sent).sum();
+    let delivered: u64 = r
+        .flows
+        .iter()
+        .map(|f| f.counters.delivered_segs + f.counters.acks_sent)
+        .sum();
     let data: u64 = r.flows.iter().map(|f| f.counters.delivered_segs).sum();
-    let recovery = if classic { "three duplicate ACKs" } else { "Linux's (RACK-TLP, D-SACK, undo, F-RTO)" };
+    let recovery = if classic {
+        "three duplicate ACKs"
+    } else {
+        "Linux's (RACK-TLP, D-SACK, undo, F-RTO)"
+    };
     println!("testbed: 8 reno flows, 700 Mbit/s, RTT 100 ms, 1500-packet buffer, {seconds} s simulated, {recovery} recovery");
-    println!("  queue                   {queue:?}{}", if ecn { ", ECN" } else { "" });
+    println!(
+        "  queue                   {queue:?}{}",
+        if ecn { ", ECN" } else { "" }
+    );
     println!("  bottleneck utilization  {:.4}", r.links[0].utilization);
     let c = &r.links[0].counters;
-    println!("  bottleneck drops/marks  {} queue, {} aqm, {} marks; mean queuing delay {:.2} ms", c.drops_queue, c.drops_aqm, c.marks, r.links[0].mean_qdelay_s * 1e3);
+    println!(
+        "  bottleneck drops/marks  {} queue, {} aqm, {} marks; mean queuing delay {:.2} ms",
+        c.drops_queue,
+        c.drops_aqm,
+        c.marks,
+        r.links[0].mean_qdelay_s * 1e3
+    );
     println!("  data segments delivered {data}");
     println!("  packets delivered       {delivered} (data + ACKs)");
     println!("  events                  {}", r.events);
-    let sum = |c: fn(&hscc_sim::stats::FlowCounters) -> u64| r.flows.iter().map(|f| c(&f.counters)).sum::<u64>();
+    let sum = |c: fn(&hscc_sim::stats::FlowCounters) -> u64| {
+        r.flows.iter().map(|f| c(&f.counters)).sum::<u64>()
+    };
     println!(
         "  recoveries {}, timeouts {}, retransmissions {}, RACK-marked {}, probes {}, undos {}",
-        sum(|c| c.recoveries), sum(|c| c.timeouts), sum(|c| c.retrans), sum(|c| c.rack_lost), sum(|c| c.tlps), sum(|c| c.undos)
+        sum(|c| c.recoveries),
+        sum(|c| c.timeouts),
+        sum(|c| c.retrans),
+        sum(|c| c.rack_lost),
+        sum(|c| c.tlps),
+        sum(|c| c.undos)
     );
     println!("  wall time               {wall:.3} s");
     println!("  delivered packets/s     {:.0}", delivered as f64 / wall);
@@ -77,7 +153,10 @@ fn main() {
     println!("  events/s                {:.0}", r.events as f64 / wall);
     if cc_log {
         let rows: usize = r.cc_log.iter().map(|l| l.calls.len()).sum();
-        println!("  per-ACK log             {rows} rows, {} ACKs sent", sum(|c| c.acks_sent));
+        println!(
+            "  per-ACK log             {rows} rows, {} ACKs sent",
+            sum(|c| c.acks_sent)
+        );
     }
     for (name, bytes) in &r.captures.files {
         // Raw IPv4 records: a 24-byte file header, then 16 bytes and the packet (at most 128) each.
@@ -87,7 +166,10 @@ fn main() {
             packets += 1;
             at += 16 + u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
         }
-        println!("  capture {name:<16} {packets} packets, {:.1} MB", bytes.len() as f64 / 1e6);
+        println!(
+            "  capture {name:<16} {packets} packets, {:.1} MB",
+            bytes.len() as f64 / 1e6
+        );
     }
     if let Some(mb) = peak_rss_mb() {
         println!("  peak memory             {mb:.1} MB");

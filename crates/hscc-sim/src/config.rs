@@ -8,13 +8,16 @@ use hscc_cc::{CcError, CcParams, ParamError};
 use serde::Serialize;
 
 use crate::capture::CaptureConfig;
+use crate::limits::{
+    MAX_FLOWS, MAX_LINKS, MAX_NODES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_TRACE_VALUES,
+    MAX_UDP_FLOWS, MAX_WEB_PAIRS,
+};
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
 use crate::queue::QueueConfig;
-use crate::udp::{UdpConfig, UdpPattern};
-use crate::web::{SizeDist, WebConfig, WebModel};
-use crate::limits::{MAX_FLOWS, MAX_LINKS, MAX_NODES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_TRACE_VALUES, MAX_UDP_FLOWS, MAX_WEB_PAIRS};
 use crate::tcp::rtt::MAX_RTO;
 use crate::time::{secs, Time, MS, SEC, US};
+use crate::udp::{UdpConfig, UdpPattern};
+use crate::web::{SizeDist, WebConfig, WebModel};
 
 /// Largest [`FlowConfig::init_ssthresh`], segments.
 pub const MAX_INIT_SSTHRESH: u32 = 1_000_000_000;
@@ -87,7 +90,18 @@ pub struct LinkConfig {
 impl LinkConfig {
     /// A lossless, jitter-free link.
     pub fn new(rate_bps: u64, delay: Time, buffer: Buffer) -> LinkConfig {
-        LinkConfig { rate_bps, delay, buffer, loss: 0.0, jitter: 0, loss_point: LossPoint::BeforeQueue, framing: 0, jitter_reorders: false, tick: 0, queue: QueueConfig::DropTail }
+        LinkConfig {
+            rate_bps,
+            delay,
+            buffer,
+            loss: 0.0,
+            jitter: 0,
+            loss_point: LossPoint::BeforeQueue,
+            framing: 0,
+            jitter_reorders: false,
+            tick: 0,
+            queue: QueueConfig::DropTail,
+        }
     }
 
     /// The same link with random loss `p`.
@@ -333,7 +347,6 @@ pub struct FlowConfig {
 /// Default [`FlowConfig::host_jitter`]: 8 µs (see the field).
 pub const DEFAULT_HOST_JITTER: Time = 8 * crate::time::US;
 
-
 impl FlowConfig {
     /// A bulk flow with Linux-like defaults.
     pub fn bulk(src: u32, dst: u32, cc: CcParams) -> FlowConfig {
@@ -483,7 +496,17 @@ pub struct SimConfig {
 impl Default for SimConfig {
     /// Nothing to simulate yet: fill in topology, flows and duration.
     fn default() -> Self {
-        SimConfig { topology: Topology::default(), flows: Vec::new(), udp: Vec::new(), web: Vec::new(), changes: Vec::new(), duration: SEC, seed: 1, sample_interval: None, capture: CaptureConfig::default() }
+        SimConfig {
+            topology: Topology::default(),
+            flows: Vec::new(),
+            udp: Vec::new(),
+            web: Vec::new(),
+            changes: Vec::new(),
+            duration: SEC,
+            seed: 1,
+            sample_interval: None,
+            capture: CaptureConfig::default(),
+        }
     }
 }
 
@@ -500,17 +523,30 @@ pub struct ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {} is not allowed ({})", self.field, self.value, self.allowed)
+        write!(
+            f,
+            "{}: {} is not allowed ({})",
+            self.field, self.value, self.allowed
+        )
     }
 }
 
 impl std::error::Error for ConfigError {}
 
-fn check(ok: bool, field: impl FnOnce() -> String, value: impl fmt::Display, allowed: &str) -> Result<(), ConfigError> {
+fn check(
+    ok: bool,
+    field: impl FnOnce() -> String,
+    value: impl fmt::Display,
+    allowed: &str,
+) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {
-        Err(ConfigError { field: field(), value: value.to_string(), allowed: allowed.to_string() })
+        Err(ConfigError {
+            field: field(),
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        })
     }
 }
 
@@ -526,18 +562,52 @@ pub(crate) fn num(v: f64) -> String {
 /// An algorithm's rejected parameter as an error on the field `at(name)`.
 pub(crate) fn param_error(at: &dyn Fn(&str) -> String, e: &CcError) -> ConfigError {
     match e {
-        CcError::Param { error: ParamError::Invalid { name, value, allowed }, .. } => ConfigError { field: at(name), value: value.to_string(), allowed: allowed.clone() },
-        other => ConfigError { field: at("algorithm"), value: String::new(), allowed: other.to_string() },
+        CcError::Param {
+            error:
+                ParamError::Invalid {
+                    name,
+                    value,
+                    allowed,
+                },
+            ..
+        } => ConfigError {
+            field: at(name),
+            value: value.to_string(),
+            allowed: allowed.clone(),
+        },
+        other => ConfigError {
+            field: at("algorithm"),
+            value: String::new(),
+            allowed: other.to_string(),
+        },
     }
 }
 
 /// A source (flow, UDP, web) or a change active from `start` (to `stop`):
 /// it must begin before the run ends, or it would silently do nothing.
-pub(crate) fn check_period(at: &dyn Fn(&str) -> String, start: Time, stop: Option<Time>, duration: Time) -> Result<(), ConfigError> {
-    let end = format!("a time before the end of the run (duration = {} s)", secs(duration));
-    check(start < duration, || at("start"), format!("{} s", secs(start)), &end)?;
+pub(crate) fn check_period(
+    at: &dyn Fn(&str) -> String,
+    start: Time,
+    stop: Option<Time>,
+    duration: Time,
+) -> Result<(), ConfigError> {
+    let end = format!(
+        "a time before the end of the run (duration = {} s)",
+        secs(duration)
+    );
+    check(
+        start < duration,
+        || at("start"),
+        format!("{} s", secs(start)),
+        &end,
+    )?;
     if let Some(stop) = stop {
-        check(stop > start, || at("stop"), format!("{} s", secs(stop)), "after start")?;
+        check(
+            stop > start,
+            || at("stop"),
+            format!("{} s", secs(stop)),
+            "after start",
+        )?;
     }
     Ok(())
 }
@@ -555,31 +625,90 @@ fn size_ok(d: &SizeDist) -> bool {
 
 /// A tick-served link counts its delay in whole ticks, as Dummynet does
 /// (`p->delay = delay_ms * hz / 1000`): refuse a delay it would truncate.
-fn check_whole_ticks(delay: Time, tick: Time, field: &dyn Fn() -> String) -> Result<(), ConfigError> {
+fn check_whole_ticks(
+    delay: Time,
+    tick: Time,
+    field: &dyn Fn() -> String,
+) -> Result<(), ConfigError> {
     let allowed = format!("a whole number of ticks ({} s each): a tick-served link counts its delay in ticks, as Dummynet does", secs(tick));
-    check(delay.is_multiple_of(tick), field, format!("{} s", secs(delay)), &allowed)
+    check(
+        delay.is_multiple_of(tick),
+        field,
+        format!("{} s", secs(delay)),
+        &allowed,
+    )
 }
 
 impl LinkConfig {
     /// Check rate, loss and buffer; `at` names the link in errors.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        check(self.rate_bps > 0 && self.rate_bps <= 10_000_000_000_000, || format!("{at}.rate"), self.rate_bps, "1 bit/s to 10 Tbit/s")?;
-        check((0.0..=1.0).contains(&self.loss), || format!("{at}.loss"), self.loss, "a probability from 0 to 1")?;
-        check(self.delay <= 3600 * SEC, || format!("{at}.delay"), format!("{} s", secs(self.delay)), "at most one hour")?;
-        check(self.jitter <= 3600 * SEC, || format!("{at}.jitter"), format!("{} s", secs(self.jitter)), "at most one hour")?;
-        check(self.framing <= MAX_FRAMING, || format!("{at}.framing"), format!("{} bytes", self.framing), "0 to 65535 bytes")?;
+        check(
+            self.rate_bps > 0 && self.rate_bps <= 10_000_000_000_000,
+            || format!("{at}.rate"),
+            self.rate_bps,
+            "1 bit/s to 10 Tbit/s",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.loss),
+            || format!("{at}.loss"),
+            self.loss,
+            "a probability from 0 to 1",
+        )?;
+        check(
+            self.delay <= 3600 * SEC,
+            || format!("{at}.delay"),
+            format!("{} s", secs(self.delay)),
+            "at most one hour",
+        )?;
+        check(
+            self.jitter <= 3600 * SEC,
+            || format!("{at}.jitter"),
+            format!("{} s", secs(self.jitter)),
+            "at most one hour",
+        )?;
+        check(
+            self.framing <= MAX_FRAMING,
+            || format!("{at}.framing"),
+            format!("{} bytes", self.framing),
+            "0 to 65535 bytes",
+        )?;
         if self.tick != 0 {
-            check((MIN_TICK..=MAX_TICK).contains(&self.tick), || format!("{at}.tick"), format!("{} s", secs(self.tick)), "0 (continuous) or 1 us to 1 s")?;
+            check(
+                (MIN_TICK..=MAX_TICK).contains(&self.tick),
+                || format!("{at}.tick"),
+                format!("{} s", secs(self.tick)),
+                "0 (continuous) or 1 us to 1 s",
+            )?;
             check_whole_ticks(self.delay, self.tick, &|| format!("{at}.delay"))?;
         }
         match self.buffer {
-            Buffer::Packets(n) => check((1..=MAX_QUEUE_PACKETS).contains(&n), || format!("{at}.buffer"), format!("{n} packets"), "1 to 10^8 packets")?,
-            Buffer::Bytes(n) => check(n >= 1, || format!("{at}.buffer"), format!("{n} bytes"), "at least 1 byte")?,
+            Buffer::Packets(n) => check(
+                (1..=MAX_QUEUE_PACKETS).contains(&n),
+                || format!("{at}.buffer"),
+                format!("{n} packets"),
+                "1 to 10^8 packets",
+            )?,
+            Buffer::Bytes(n) => check(
+                n >= 1,
+                || format!("{at}.buffer"),
+                format!("{n} bytes"),
+                "at least 1 byte",
+            )?,
         }
         if self.queue.is_aqm() {
             let aqm = "0 with a queue discipline other than droptail (an AQM decides at dequeue; a tick-served or reordering link fixes departures at enqueue)";
-            check(self.tick == 0, || format!("{at}.tick"), format!("{} s", secs(self.tick)), aqm)?;
-            check(!self.jitter_reorders, || format!("{at}.jitter_reorders"), "true", &aqm.replace("0 with", "false with"))?;
+            check(
+                self.tick == 0,
+                || format!("{at}.tick"),
+                format!("{} s", secs(self.tick)),
+                aqm,
+            )?;
+            check(
+                !self.jitter_reorders,
+                || format!("{at}.jitter_reorders"),
+                "true",
+                &aqm.replace("0 with", "false with"),
+            )?;
         }
         self.queue.validate(&format!("{at}.queue"))
     }
@@ -593,56 +722,151 @@ impl SimConfig {
         for (i, l) in self.topology.links.iter().enumerate() {
             let at = format!("links[{i}]");
             l.cfg.validate(&at)?;
-            check(l.from < n && l.to < n && l.from != l.to, || format!("{at}.from/to"), format!("{}->{}", l.from, l.to), "two different existing nodes")?;
+            check(
+                l.from < n && l.to < n && l.from != l.to,
+                || format!("{at}.from/to"),
+                format!("{}->{}", l.from, l.to),
+                "two different existing nodes",
+            )?;
         }
-        check(self.duration > 0, || "duration".into(), self.duration, "a positive duration")?;
+        check(
+            self.duration > 0,
+            || "duration".into(),
+            self.duration,
+            "a positive duration",
+        )?;
         if let Some(dt) = self.sample_interval {
-            check(dt > 0 && dt <= self.duration, || "sample_interval".into(), format!("{} s", secs(dt)), "a positive interval, at most the duration")?;
+            check(
+                dt > 0 && dt <= self.duration,
+                || "sample_interval".into(),
+                format!("{} s", secs(dt)),
+                "a positive interval, at most the duration",
+            )?;
         }
         for (i, f) in self.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{i}].{k}");
             check(f.src < n, || at("src"), f.src, "an existing node")?;
-            check(f.dst < n && f.dst != f.src, || at("dst"), f.dst, "an existing node other than src")?;
+            check(
+                f.dst < n && f.dst != f.src,
+                || at("dst"),
+                f.dst,
+                "an existing node other than src",
+            )?;
             f.validate(&at)?;
             check_period(&at, f.start, f.stop, self.duration)?;
         }
         for (i, u) in self.udp.iter().enumerate() {
             let at = |k: &str| format!("udp[{i}].{k}");
             check(u.src < n, || at("src"), u.src, "an existing node")?;
-            check(u.dst < n && u.dst != u.src, || at("dst"), u.dst, "an existing node other than src")?;
-            check((28..=65_535).contains(&u.packet_size), || at("packet_size"), u.packet_size, "28 to 65535 bytes")?;
-            check(u.rate_bps() > 0, || at("rate"), u.rate_bps(), "a positive rate")?;
+            check(
+                u.dst < n && u.dst != u.src,
+                || at("dst"),
+                u.dst,
+                "an existing node other than src",
+            )?;
+            check(
+                (28..=65_535).contains(&u.packet_size),
+                || at("packet_size"),
+                u.packet_size,
+                "28 to 65535 bytes",
+            )?;
+            check(
+                u.rate_bps() > 0,
+                || at("rate"),
+                u.rate_bps(),
+                "a positive rate",
+            )?;
             check_period(&at, u.start, u.stop, self.duration)?;
             if let UdpPattern::OnOff { on, off, .. } = u.pattern {
-                check(on > 0 && off > 0, || at("on/off"), format!("{on}/{off}"), "positive on and off periods")?;
+                check(
+                    on > 0 && off > 0,
+                    || at("on/off"),
+                    format!("{on}/{off}"),
+                    "positive on and off periods",
+                )?;
             }
         }
         for (i, w) in self.web.iter().enumerate() {
             let at = |k: &str| format!("web[{i}].{k}");
-            check(!w.servers.is_empty() && w.servers.iter().all(|&s| s < n), || at("servers"), format!("{:?}", w.servers), "one or more existing nodes")?;
-            check(!w.clients.is_empty() && w.clients.iter().all(|&c| c < n), || at("clients"), format!("{:?}", w.clients), "one or more existing nodes")?;
+            check(
+                !w.servers.is_empty() && w.servers.iter().all(|&s| s < n),
+                || at("servers"),
+                format!("{:?}", w.servers),
+                "one or more existing nodes",
+            )?;
+            check(
+                !w.clients.is_empty() && w.clients.iter().all(|&c| c < n),
+                || at("clients"),
+                format!("{:?}", w.clients),
+                "one or more existing nodes",
+            )?;
             // A transfer from a node to itself has no route: servers and clients are apart.
-            check(!w.clients.iter().any(|c| w.servers.contains(c)), || at("clients"), format!("{:?}", w.clients), "nodes that are not also servers")?;
+            check(
+                !w.clients.iter().any(|c| w.servers.contains(c)),
+                || at("clients"),
+                format!("{:?}", w.clients),
+                "nodes that are not also servers",
+            )?;
             check_period(&at, w.start, w.stop, self.duration)?;
-            check(w.rate.is_finite() && w.rate >= 1e-6 && w.rate <= 1e7, || at("rate"), num(w.rate), "10^-6 to 10^7 transfers per second")?;
+            check(
+                w.rate.is_finite() && w.rate >= 1e-6 && w.rate <= 1e7,
+                || at("rate"),
+                num(w.rate),
+                "10^-6 to 10^7 transfers per second",
+            )?;
             const SIZES: &str = "a fixed size or a mean from 1 byte to 10^12 bytes (and a Pareto shape above 1), or PackMime's";
-            check(size_ok(&w.size), || at("size"), format!("{:?}", w.size), SIZES)?;
+            check(
+                size_ok(&w.size),
+                || at("size"),
+                format!("{:?}", w.size),
+                SIZES,
+            )?;
             if let WebModel::Sessions(m) = &w.model {
-                check(size_ok(&m.request_size), || at("request_size"), format!("{:?}", m.request_size), SIZES)?;
-                check((0.0..=1.0).contains(&m.persistent), || at("persistent"), num(m.persistent), "a probability from 0 to 1 (PackMime's HTTP/1.1: 0.09)")?;
+                check(
+                    size_ok(&m.request_size),
+                    || at("request_size"),
+                    format!("{:?}", m.request_size),
+                    SIZES,
+                )?;
+                check(
+                    (0.0..=1.0).contains(&m.persistent),
+                    || at("persistent"),
+                    num(m.persistent),
+                    "a probability from 0 to 1 (PackMime's HTTP/1.1: 0.09)",
+                )?;
             }
             w.tcp.validate(&|k: &str| format!("web[{i}].tcp.{k}"))?;
         }
         self.validate_capture()?;
         let links = self.topology.links.len() as u32;
         for (i, c) in self.changes.iter().enumerate() {
-            check(c.link < links, || format!("changes[{i}].link"), c.link, "an existing link index")?;
-            check_period(&|_: &str| format!("changes[{i}].at"), c.at, None, self.duration)?;
+            check(
+                c.link < links,
+                || format!("changes[{i}].link"),
+                c.link,
+                "an existing link index",
+            )?;
+            check_period(
+                &|_: &str| format!("changes[{i}].at"),
+                c.at,
+                None,
+                self.duration,
+            )?;
             if let Some(r) = c.rate_bps {
-                check(r > 0 && r <= 10_000_000_000_000, || format!("changes[{i}].rate"), r, "1 bit/s to 10 Tbit/s")?;
+                check(
+                    r > 0 && r <= 10_000_000_000_000,
+                    || format!("changes[{i}].rate"),
+                    r,
+                    "1 bit/s to 10 Tbit/s",
+                )?;
             }
             if let Some(d) = c.delay {
-                check(d <= 3600 * SEC, || format!("changes[{i}].delay"), format!("{} s", secs(d)), "at most one hour")?;
+                check(
+                    d <= 3600 * SEC,
+                    || format!("changes[{i}].delay"),
+                    format!("{} s", secs(d)),
+                    "at most one hour",
+                )?;
                 let tick = self.topology.links[c.link as usize].cfg.tick;
                 if tick != 0 {
                     check_whole_ticks(d, tick, &|| format!("changes[{i}].delay"))?;
@@ -657,21 +881,43 @@ impl SimConfig {
     /// The hard caps of [`crate::limits`] on everything sized by the input.
     pub(crate) fn check_caps(&self) -> Result<(), ConfigError> {
         let t = &self.topology;
-        let count = |what: &str, n: usize, max: usize| check(n <= max, || what.into(), format!("{n} {what}"), &format!("at most {max} {what}"));
+        let count = |what: &str, n: usize, max: usize| {
+            check(
+                n <= max,
+                || what.into(),
+                format!("{n} {what}"),
+                &format!("at most {max} {what}"),
+            )
+        };
         count("nodes", t.nodes.len(), MAX_NODES)?;
         count("links", t.links.len(), MAX_LINKS)?;
         count("flows", self.flows.len(), MAX_FLOWS)?;
         count("udp", self.udp.len(), MAX_UDP_FLOWS)?;
         for (i, w) in self.web.iter().enumerate() {
             let pairs = w.servers.len().saturating_mul(w.clients.len());
-            check(pairs <= MAX_WEB_PAIRS, || format!("web[{i}].clients"), format!("{pairs} server-client pairs"), &format!("at most {MAX_WEB_PAIRS} server-client pairs"))?;
+            check(
+                pairs <= MAX_WEB_PAIRS,
+                || format!("web[{i}].clients"),
+                format!("{pairs} server-client pairs"),
+                &format!("at most {MAX_WEB_PAIRS} server-client pairs"),
+            )?;
         }
         let work = crate::estimate::route_work(self);
         check(work <= MAX_ROUTE_WORK, || "topology".into(), format!("{} nodes and {} links", t.nodes.len(), t.links.len()), &format!("routing the traffic takes {work} steps, above {MAX_ROUTE_WORK}: fewer distinct endpoints or a smaller topology"))?;
         if let Some(dt) = self.sample_interval.filter(|&dt| dt > 0) {
             let samples = self.duration / dt;
-            check(samples <= 10_000_000, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most 10 million samples per run (duration / {} s = {samples})", secs(dt)))?;
-            let series = 1 + 3 * self.flows.len() as u64 + 6 * t.links.iter().filter(|l| l.monitor).count() as u64;
+            check(
+                samples <= 10_000_000,
+                || "sample_interval".into(),
+                format!("{} s", secs(dt)),
+                &format!(
+                    "at most 10 million samples per run (duration / {} s = {samples})",
+                    secs(dt)
+                ),
+            )?;
+            let series = 1
+                + 3 * self.flows.len() as u64
+                + 6 * t.links.iter().filter(|l| l.monitor).count() as u64;
             let values = samples.saturating_mul(series);
             check(values <= MAX_TRACE_VALUES, || "sample_interval".into(), format!("{} s", secs(dt)), &format!("at most {MAX_TRACE_VALUES} trace values per run ({samples} samples × {series} series)"))?;
         }
@@ -684,36 +930,92 @@ impl FlowConfig {
     /// or a web template); `at` names a field in errors.
     pub fn validate(&self, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
         let f = self;
-    check((64..=65_495).contains(&f.mss), || at("mss"), f.mss, "64 to 65495 bytes")?;
-    check((1..=1_000_000).contains(&f.init_cwnd), || at("init_cwnd"), f.init_cwnd, "1 to 1000000 segments")?;
-    check(f.delack_segments >= 1, || at("delack_segments"), f.delack_segments, "at least 1")?;
-    check(f.min_rto > 0 && f.initial_rto >= f.min_rto && f.min_rto <= MAX_RTO, || at("min_rto"), format!("{} s", secs(f.min_rto)), "positive, not above initial_rto, at most 120 s (Linux's TCP_RTO_MAX)")?;
-    check(f.initial_rto <= MAX_RTO, || at("initial_rto"), format!("{} s", secs(f.initial_rto)), "at most 120 s (Linux's TCP_RTO_MAX)")?;
-    check(f.delack_timeout <= 3600 * SEC, || at("delack_timeout"), format!("{} s", secs(f.delack_timeout)), "at most one hour")?;
-    check(f.host_jitter <= SEC, || at("host_jitter"), format!("{} s", secs(f.host_jitter)), "0 to 1 s")?;
-    check(f.start_jitter <= 3600 * SEC, || at("start_jitter"), format!("{} s", secs(f.start_jitter)), "0 to one hour")?;
-    if let Some(s) = f.init_ssthresh {
-        check((2..=MAX_INIT_SSTHRESH).contains(&s), || at("init_ssthresh"), s, "2 to 10^9 segments (None: unlimited)")?;
-    }
-    match f.access_delay {
-        DelayDist::Fixed(d) => check(d <= 3600 * SEC, || at("access_delay"), format!("{} s", secs(d)), "0 to one hour")?,
-        DelayDist::Uniform { min, max } => check(
-            min <= max && max <= 3600 * SEC,
-            || at("access_delay"),
-            format!("uniform on [{} s, {} s]", secs(min), secs(max)),
-            "0 <= min <= max <= one hour",
-        )?,
-    }
-    if let Some(s) = f.size {
-        check(s > 0, || at("size"), s, "at least 1 byte")?;
-    }
-    if let Some(w) = f.rwnd {
-        check(w >= f.mss as u64, || at("rwnd"), w, "at least one MSS")?;
-    }
-    if let Some(stop) = f.stop {
-        check(stop > f.start, || at("stop"), format!("{} s", secs(stop)), "after start")?;
-    }
-    f.cc.check().map_err(|e| param_error(&|k: &str| at(&format!("cc.{k}")), &e))
+        check(
+            (64..=65_495).contains(&f.mss),
+            || at("mss"),
+            f.mss,
+            "64 to 65495 bytes",
+        )?;
+        check(
+            (1..=1_000_000).contains(&f.init_cwnd),
+            || at("init_cwnd"),
+            f.init_cwnd,
+            "1 to 1000000 segments",
+        )?;
+        check(
+            f.delack_segments >= 1,
+            || at("delack_segments"),
+            f.delack_segments,
+            "at least 1",
+        )?;
+        check(
+            f.min_rto > 0 && f.initial_rto >= f.min_rto && f.min_rto <= MAX_RTO,
+            || at("min_rto"),
+            format!("{} s", secs(f.min_rto)),
+            "positive, not above initial_rto, at most 120 s (Linux's TCP_RTO_MAX)",
+        )?;
+        check(
+            f.initial_rto <= MAX_RTO,
+            || at("initial_rto"),
+            format!("{} s", secs(f.initial_rto)),
+            "at most 120 s (Linux's TCP_RTO_MAX)",
+        )?;
+        check(
+            f.delack_timeout <= 3600 * SEC,
+            || at("delack_timeout"),
+            format!("{} s", secs(f.delack_timeout)),
+            "at most one hour",
+        )?;
+        check(
+            f.host_jitter <= SEC,
+            || at("host_jitter"),
+            format!("{} s", secs(f.host_jitter)),
+            "0 to 1 s",
+        )?;
+        check(
+            f.start_jitter <= 3600 * SEC,
+            || at("start_jitter"),
+            format!("{} s", secs(f.start_jitter)),
+            "0 to one hour",
+        )?;
+        if let Some(s) = f.init_ssthresh {
+            check(
+                (2..=MAX_INIT_SSTHRESH).contains(&s),
+                || at("init_ssthresh"),
+                s,
+                "2 to 10^9 segments (None: unlimited)",
+            )?;
+        }
+        match f.access_delay {
+            DelayDist::Fixed(d) => check(
+                d <= 3600 * SEC,
+                || at("access_delay"),
+                format!("{} s", secs(d)),
+                "0 to one hour",
+            )?,
+            DelayDist::Uniform { min, max } => check(
+                min <= max && max <= 3600 * SEC,
+                || at("access_delay"),
+                format!("uniform on [{} s, {} s]", secs(min), secs(max)),
+                "0 <= min <= max <= one hour",
+            )?,
+        }
+        if let Some(s) = f.size {
+            check(s > 0, || at("size"), s, "at least 1 byte")?;
+        }
+        if let Some(w) = f.rwnd {
+            check(w >= f.mss as u64, || at("rwnd"), w, "at least one MSS")?;
+        }
+        if let Some(stop) = f.stop {
+            check(
+                stop > f.start,
+                || at("stop"),
+                format!("{} s", secs(stop)),
+                "after start",
+            )?;
+        }
+        f.cc.check()
+            .map_err(|e| param_error(&|k: &str| at(&format!("cc.{k}")), &e))
     }
 }
 
@@ -726,8 +1028,16 @@ impl SimConfig {
             return Ok(());
         }
         let allowed = format!("{MIN_SNAPLEN} to {MAX_SNAPLEN} bytes (IPv4 and the longest TCP header, up to the largest IPv4 packet)");
-        check((MIN_SNAPLEN..=MAX_SNAPLEN).contains(&c.snaplen), || "capture.snaplen".into(), c.snaplen, &allowed)?;
-        let (mut points, mut names) = (std::collections::HashSet::new(), std::collections::HashSet::new());
+        check(
+            (MIN_SNAPLEN..=MAX_SNAPLEN).contains(&c.snaplen),
+            || "capture.snaplen".into(),
+            c.snaplen,
+            &allowed,
+        )?;
+        let (mut points, mut names) = (
+            std::collections::HashSet::new(),
+            std::collections::HashSet::new(),
+        );
         for (i, f) in c.files.iter().enumerate() {
             let at = || format!("capture.files[{i}]");
             let ok = match f.at {
@@ -735,8 +1045,18 @@ impl SimConfig {
                 CapturePoint::Link(l) => (l as usize) < self.topology.links.len(),
             };
             check(ok, at, format!("{:?}", f.at), "an existing flow or link")?;
-            check(points.insert(f.at), at, format!("{:?}", f.at), "each flow or link captured once")?;
-            check(crate::scenario::is_file_name(&f.file) && names.insert(&f.file), at, &f.file, "a file name of its own")?;
+            check(
+                points.insert(f.at),
+                at,
+                format!("{:?}", f.at),
+                "each flow or link captured once",
+            )?;
+            check(
+                crate::scenario::is_file_name(&f.file) && names.insert(&f.file),
+                at,
+                &f.file,
+                "a file name of its own",
+            )?;
         }
         Ok(())
     }

@@ -59,16 +59,19 @@ use serde::Serialize;
 
 use crate::capture::CapturePoint;
 use crate::config::{Buffer, ConfigError, FlowConfig, LinkSpec, SimConfig};
-use crate::limits::{BuildLimits, MAX_CAPTURE_BYTES, MAX_CC_LOG_BYTES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK, MAX_WEB_SLOTS};
+use crate::limits::{
+    BuildLimits, MAX_CAPTURE_BYTES, MAX_CC_LOG_BYTES, MAX_QUEUE_PACKETS, MAX_ROUTE_WORK,
+    MAX_WEB_SLOTS,
+};
 use crate::link::Link;
 use crate::packet::HEADER_BYTES;
 use crate::results::{FlowResult, LinkResult};
-use crate::tcp::cc_log::COLUMN_BYTES;
-use hscc_cc::trace::HookCall;
 use crate::sim::{Flow, UdpFlow};
+use crate::tcp::cc_log::COLUMN_BYTES;
 use crate::time::{secs, Time};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{SizeDist, WebSource};
+use hscc_cc::trace::HookCall;
 
 /// The cost of a run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -187,14 +190,55 @@ impl Origins {
         let n = cfg.flows.len();
         Origins {
             flow_count: vec![f("flows", format!("{n} flows")); n],
-            flow_init_cwnd: cfg.flows.iter().enumerate().map(|(i, fc)| f(format!("flows[{i}].init_cwnd"), fc.init_cwnd)).collect(),
-            udp_rate: cfg.udp.iter().enumerate().map(|(i, u)| f(format!("udp[{i}].rate"), u.rate_bps())).collect(),
+            flow_init_cwnd: cfg
+                .flows
+                .iter()
+                .enumerate()
+                .map(|(i, fc)| f(format!("flows[{i}].init_cwnd"), fc.init_cwnd))
+                .collect(),
+            udp_rate: cfg
+                .udp
+                .iter()
+                .enumerate()
+                .map(|(i, u)| f(format!("udp[{i}].rate"), u.rate_bps()))
+                .collect(),
             udp_group: vec![f("udp", format!("{} flows", cfg.udp.len())); cfg.udp.len()],
-            link_buffer: cfg.topology.links.iter().enumerate().map(|(i, l)| f(format!("links[{i}].buffer"), buffer_text(&l.cfg.buffer))).collect(),
-            link_rate: cfg.topology.links.iter().enumerate().map(|(i, l)| f(format!("links[{i}].rate"), l.cfg.rate_bps)).collect(),
-            topology: f("topology", format!("{} nodes, {} links", cfg.topology.nodes.len(), cfg.topology.links.len())),
-            cc_log: f("flows[].cc_log", format!("{} flows", cfg.flows.iter().filter(|fc| fc.cc_log).count())),
-            capture: CaptureOrigin { flows: f("capture.files", format!("{} files", cfg.capture.files.len())), links: f("capture.files", format!("{} files", cfg.capture.files.len())) },
+            link_buffer: cfg
+                .topology
+                .links
+                .iter()
+                .enumerate()
+                .map(|(i, l)| f(format!("links[{i}].buffer"), buffer_text(&l.cfg.buffer)))
+                .collect(),
+            link_rate: cfg
+                .topology
+                .links
+                .iter()
+                .enumerate()
+                .map(|(i, l)| f(format!("links[{i}].rate"), l.cfg.rate_bps))
+                .collect(),
+            topology: f(
+                "topology",
+                format!(
+                    "{} nodes, {} links",
+                    cfg.topology.nodes.len(),
+                    cfg.topology.links.len()
+                ),
+            ),
+            cc_log: f(
+                "flows[].cc_log",
+                format!("{} flows", cfg.flows.iter().filter(|fc| fc.cc_log).count()),
+            ),
+            capture: CaptureOrigin {
+                flows: f(
+                    "capture.files",
+                    format!("{} files", cfg.capture.files.len()),
+                ),
+                links: f(
+                    "capture.files",
+                    format!("{} files", cfg.capture.files.len()),
+                ),
+            },
         }
     }
 }
@@ -247,14 +291,22 @@ impl Blame {
         *self.events.entry(who.clone()).or_default() += n;
     }
     fn top(m: &BTreeMap<Field, f64>) -> Field {
-        m.iter().max_by(|a, b| a.1.total_cmp(b.1)).map(|(k, _)| k.clone()).unwrap_or_default()
+        m.iter()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(k, _)| k.clone())
+            .unwrap_or_default()
     }
 }
 
 /// Distinct (src, dst) routes a configuration needs, both directions.
 pub(crate) fn route_pairs(cfg: &SimConfig) -> HashSet<(u32, u32)> {
     let mut pairs = HashSet::new();
-    for (s, d) in cfg.flows.iter().map(|f| (f.src, f.dst)).chain(cfg.udp.iter().map(|u| (u.src, u.dst))) {
+    for (s, d) in cfg
+        .flows
+        .iter()
+        .map(|f| (f.src, f.dst))
+        .chain(cfg.udp.iter().map(|u| (u.src, u.dst)))
+    {
         pairs.insert((s, d));
         pairs.insert((d, s));
     }
@@ -285,7 +337,11 @@ impl SimConfig {
 impl Estimate {
     /// Refuse a run above `limits`, naming the field that drives the cost.
     pub fn check(&self, limits: &BuildLimits) -> Result<(), ConfigError> {
-        let refuse = |(field, value): &Field, needs: String| ConfigError { field: field.clone(), value: value.clone(), allowed: needs };
+        let refuse = |(field, value): &Field, needs: String| ConfigError {
+            field: field.clone(),
+            value: value.clone(),
+            allowed: needs,
+        };
         if self.memory.cc_log > MAX_CC_LOG_BYTES {
             let rows: u64 = self.cc_log_rows.iter().map(|r| r.1).sum();
             let needs = format!(
@@ -364,14 +420,35 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     let mut mem = MemoryParts::default();
     let mut evs = EventParts::default();
     let run = f("duration", format!("{dur} s"));
-    let web_rate: Vec<Field> = cfg.web.iter().enumerate().map(|(i, w)| f(format!("web[{i}].rate"), crate::config::num(w.rate))).collect();
+    let web_rate: Vec<Field> = cfg
+        .web
+        .iter()
+        .enumerate()
+        .map(|(i, w)| f(format!("web[{i}].rate"), crate::config::num(w.rate)))
+        .collect();
 
     if route_work(cfg) > MAX_ROUTE_WORK {
         // Validation refuses it; the model does not route what it cannot afford.
-        return Estimate { memory_bytes: u64::MAX, events: u64::MAX, memory: mem, events_by: evs, memory_field: o.topology.clone(), events_field: o.topology.clone(), cc_log_rows: Vec::new(), cc_log_field: o.cc_log.clone(), capture_bytes: 0, capture_field: Field::default() };
+        return Estimate {
+            memory_bytes: u64::MAX,
+            events: u64::MAX,
+            memory: mem,
+            events_by: evs,
+            memory_field: o.topology.clone(),
+            events_field: o.topology.clone(),
+            cc_log_rows: Vec::new(),
+            cc_log_field: o.cc_log.clone(),
+            capture_bytes: 0,
+            capture_field: Field::default(),
+        };
     }
     let mut routes: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
-    let mut route = |s: u32, d: u32| -> Vec<u32> { routes.entry((s, d)).or_insert_with(|| t.route(s, d).unwrap_or_default()).clone() };
+    let mut route = |s: u32, d: u32| -> Vec<u32> {
+        routes
+            .entry((s, d))
+            .or_insert_with(|| t.route(s, d).unwrap_or_default())
+            .clone()
+    };
     let link = |l: u32| -> &LinkSpec { &t.links[l as usize] };
     let rate = |l: u32| link(l).cfg.rate_bps as f64;
     let delay = |l: u32| secs(link(l).cfg.delay);
@@ -397,9 +474,24 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let sent = u.rate_bps() as f64 / (8.0 * size) * active;
         evs.udp += sent as u64;
         blame.ev(&o.udp_rate[i], sent);
-        blame.mem(&o.udp_group[i], (size_of::<UdpFlow>() + size_of::<UdpConfig>()) as f64 + DELAY_HISTOGRAM + 300.0);
-        mem.udp += (size_of::<UdpFlow>() + size_of::<UdpConfig>()) as u64 + DELAY_HISTOGRAM as u64 + 300;
-        sources.push(Source { data, acks: Vec::new(), pps: bps / (8.0 * size), size, ack_ratio: 0.0, active, tcp: false, host: (0.0, 0.0), direct: false, blame: o.udp_rate[i].clone() });
+        blame.mem(
+            &o.udp_group[i],
+            (size_of::<UdpFlow>() + size_of::<UdpConfig>()) as f64 + DELAY_HISTOGRAM + 300.0,
+        );
+        mem.udp +=
+            (size_of::<UdpFlow>() + size_of::<UdpConfig>()) as u64 + DELAY_HISTOGRAM as u64 + 300;
+        sources.push(Source {
+            data,
+            acks: Vec::new(),
+            pps: bps / (8.0 * size),
+            size,
+            ack_ratio: 0.0,
+            active,
+            tcp: false,
+            host: (0.0, 0.0),
+            direct: false,
+            blame: o.udp_rate[i].clone(),
+        });
     }
     let mut web_paths = Vec::new();
     for (i, w) in cfg.web.iter().enumerate() {
@@ -414,7 +506,10 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
                 let (data, acks) = (route(s, c), route(c, s));
                 // Responses server → client; requests (sessions) client → server.
                 paths.push(data.clone());
-                for (data, acks, bytes) in [(data.clone(), acks.clone(), shape.response_bytes), (acks, data, shape.request_bytes)] {
+                for (data, acks, bytes) in [
+                    (data.clone(), acks.clone(), shape.response_bytes),
+                    (acks, data, shape.request_bytes),
+                ] {
                     if bytes == 0.0 {
                         continue;
                     }
@@ -422,7 +517,18 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
                     for &l in &data {
                         fixed_bps[l as usize] += bps;
                     }
-                    sources.push(Source { data, acks, pps: bps / (8.0 * wire), size: wire, ack_ratio: ack_ratio(&w.tcp), active, tcp: true, host: host_delays(&w.tcp), direct: false, blame: who.clone() });
+                    sources.push(Source {
+                        data,
+                        acks,
+                        pps: bps / (8.0 * wire),
+                        size: wire,
+                        ack_ratio: ack_ratio(&w.tcp),
+                        active,
+                        tcp: true,
+                        host: host_delays(&w.tcp),
+                        direct: false,
+                        blame: who.clone(),
+                    });
                 }
             }
         }
@@ -491,7 +597,18 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let wire = fc.wire_size() as f64;
         let active = active_s(fc.start, fc.stop, cfg.duration);
         let direct = data.first().is_some_and(|&l| users[l as usize] == 1);
-        sources.push(Source { data: data.clone(), acks: acks.clone(), pps: shares[k].0 / (8.0 * wire), size: wire, ack_ratio: ack_ratio(fc), active, tcp: true, host: host_delays(fc), direct, blame: run.clone() });
+        sources.push(Source {
+            data: data.clone(),
+            acks: acks.clone(),
+            pps: shares[k].0 / (8.0 * wire),
+            size: wire,
+            ack_ratio: ack_ratio(fc),
+            active,
+            tcp: true,
+            host: host_delays(fc),
+            direct,
+            blame: run.clone(),
+        });
     }
 
     // Links: offered load, what they carry, how many packets they hold.
@@ -506,10 +623,17 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         }
         for &l in &s.acks {
             offered_pps[l as usize] += s.pps * s.ack_ratio;
-            offered_bps[l as usize] += s.pps * s.ack_ratio * (HEADER_BYTES as f64 + framing(l)) * 8.0;
+            offered_bps[l as usize] +=
+                s.pps * s.ack_ratio * (HEADER_BYTES as f64 + framing(l)) * 8.0;
         }
     }
-    let carried = |l: usize| if offered_bps[l] > 0.0 { (rate(l as u32) / offered_bps[l]).min(1.0) } else { 1.0 };
+    let carried = |l: usize| {
+        if offered_bps[l] > 0.0 {
+            (rate(l as u32) / offered_bps[l]).min(1.0)
+        } else {
+            1.0
+        }
+    };
     let mut occupancy = vec![1.0; nl];
     // Events per packet and hop: a reordering link may wake once more per packet.
     let hop_events = |l: u32| if reorders(link(l)) { 2.0 } else { 1.0 };
@@ -517,7 +641,10 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let mut hop = |l: u32, pps: f64, size: f64, burst: f64| {
             let c = &t.links[l as usize].cfg;
             // A tick-served link holds a packet up to one tick longer.
-            let time = delay(l) + 3.0 * secs(c.jitter) + secs(c.tick) + (size + framing(l)) * 8.0 / rate(l);
+            let time = delay(l)
+                + 3.0 * secs(c.jitter)
+                + secs(c.tick)
+                + (size + framing(l)) * 8.0 / rate(l);
             let l = l as usize;
             occupancy[l] += pps * carried(l) * time * burst;
             pps * carried(l) * s.active * hop_events(l as u32)
@@ -531,7 +658,10 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         }
         // Host lines: an event per packet that waits there, and the packets they hold.
         let carried_pps = s.data.first().map_or(0.0, |&l| s.pps * carried(l as usize));
-        for (wait, pps, event) in [(s.host.0, carried_pps, !s.direct), (s.host.1, carried_pps * s.ack_ratio, true)] {
+        for (wait, pps, event) in [
+            (s.host.0, carried_pps, !s.direct),
+            (s.host.1, carried_pps * s.ack_ratio, true),
+        ] {
             if wait > 0.0 {
                 n += if event { pps * s.active } else { 0.0 };
                 // One heap for all hosts: a packet and its 16-byte key.
@@ -542,7 +672,11 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         blame.ev(&s.blame, n);
     }
     let queue_pkts = |l: usize| -> f64 {
-        let mean = if offered_pps[l] > 0.0 { offered_bps[l] / 8.0 / offered_pps[l] } else { 1500.0 };
+        let mean = if offered_pps[l] > 0.0 {
+            offered_bps[l] / 8.0 / offered_pps[l]
+        } else {
+            1500.0
+        };
         let q = match t.links[l].cfg.buffer {
             Buffer::Packets(n) => n as f64,
             Buffer::Bytes(b) => b as f64 / mean.max(1.0),
@@ -555,7 +689,9 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     for ((fc, (data, _)), s) in cfg.flows.iter().zip(&flow_paths).zip(flow_sources) {
         if let Some(&l) = data.first() {
             let l = l as usize;
-            let room = queue_pkts(l) + rate(l as u32) * delay(l as u32) / (8.0 * fc.wire_size() as f64) + 1.0;
+            let room = queue_pkts(l)
+                + rate(l as u32) * delay(l as u32) / (8.0 * fc.wire_size() as f64)
+                + 1.0;
             occupancy[l] += (fc.init_cwnd as f64).min(room);
         }
         if s.host.0 > 0.0 && !s.direct {
@@ -566,20 +702,30 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let q = if saturated[l] { queue_pkts(l) } else { 0.0 };
         // A reordering link keeps its packets in a heap with their keys, and
         // its stale wake-ups in the event queue.
-        let per_packet = if reorders(&t.links[l]) { PROPAGATING + QUEUE_ENTRY } else { PACKET };
+        let per_packet = if reorders(&t.links[l]) {
+            PROPAGATING + QUEUE_ENTRY
+        } else {
+            PACKET
+        };
         let bytes = (occupancy[l] + q) * per_packet * GROW + q * QUEUED * GROW;
         mem.packets += bytes as u64;
-        let who = if q > occupancy[l] { &o.link_buffer[l] } else { &o.link_rate[l] };
+        let who = if q > occupancy[l] {
+            &o.link_buffer[l]
+        } else {
+            &o.link_rate[l]
+        };
         blame.mem(who, bytes);
     }
 
     // Per-flow state and scoreboards, and the per-ACK logs.
     let mut cc_log_rows = Vec::new();
-    let per_flow = (size_of::<Flow>() + size_of::<FlowConfig>() + size_of::<FlowResult>()) as f64 + 64.0;
+    let per_flow =
+        (size_of::<Flow>() + size_of::<FlowConfig>() + size_of::<FlowResult>()) as f64 + 64.0;
     for (k, fc) in cfg.flows.iter().enumerate() {
         let (share, rtt, bottleneck) = shares[k];
         let wire = fc.wire_size() as f64;
-        let queue_share = bottleneck.map_or(0.0, |b| queue_pkts(b as usize) / tcp_n[b as usize].max(1.0));
+        let queue_share =
+            bottleneck.map_or(0.0, |b| queue_pkts(b as usize) / tcp_n[b as usize].max(1.0));
         let mut w = 2.0 * (share * rtt / (8.0 * wire) + queue_share);
         let by_iw = fc.init_cwnd as f64 >= w;
         w = w.max(fc.init_cwnd as f64);
@@ -605,7 +751,8 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         evs.timers += timers as u64;
         blame.ev(&run, timers);
         if fc.cc_log {
-            let rows = share / (8.0 * wire) * active * ack_ratio(fc) * CC_LOG_ROWS_PER_ACK + CC_LOG_BASE_ROWS;
+            let rows = share / (8.0 * wire) * active * ack_ratio(fc) * CC_LOG_ROWS_PER_ACK
+                + CC_LOG_BASE_ROWS;
             let bytes = rows * (size_of::<HookCall>() + COLUMN_BYTES) as f64;
             mem.cc_log = mem.cc_log.saturating_add(bytes as u64);
             blame.mem(&o.cc_log, bytes);
@@ -623,7 +770,9 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let paths = &web_paths[i];
         let (mut rtt, mut capacity) = (0.0, f64::INFINITY);
         for p in paths {
-            rtt += (2.0 * p.iter().map(|&l| delay(l)).sum::<f64>() + 2.0 * secs(w.tcp.access_delay.mean())) / paths.len() as f64;
+            rtt += (2.0 * p.iter().map(|&l| delay(l)).sum::<f64>()
+                + 2.0 * secs(w.tcp.access_delay.mean()))
+                / paths.len() as f64;
             for &l in p {
                 capacity = capacity.min(rate(l) / (tcp_n[l as usize] + 1.0));
             }
@@ -638,17 +787,26 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         let backlog = (objects - served).max(0.0) * active;
         // Persistent sessions also hold their connection pair while they think.
         let held = 2.0 * w.rate * shape.connection_think_s;
-        let slots = (objects * sojourn + backlog + held).min(arrivals + held).min(MAX_WEB_SLOTS as f64).max(1.0);
+        let slots = (objects * sojourn + backlog + held)
+            .min(arrivals + held)
+            .min(MAX_WEB_SLOTS as f64)
+            .max(1.0);
         slots_total += slots;
         let window = (mean / mss).clamp(w.tcp.init_cwnd as f64, 1e6);
         let bins = size_bins(&w.size, arrivals);
         // Sessions waiting between objects (Little's law over their think times).
-        let sessions = (w.rate * shape.session_s).min(w.rate * active).min(MAX_WEB_SLOTS as f64);
+        let sessions = (w.rate * shape.session_s)
+            .min(w.rate * active)
+            .min(MAX_WEB_SLOTS as f64);
         let bytes = slots * (size_of::<Flow>() as f64 + window * SEGMENT * GROW) * GROW
             + bins * WEB_HISTOGRAM
             + size_of::<WebSource>() as f64
             + sessions * SESSION * GROW
-            + if shape.request_bytes > 0.0 { WEB_HISTOGRAM } else { 0.0 };
+            + if shape.request_bytes > 0.0 {
+                WEB_HISTOGRAM
+            } else {
+                0.0
+            };
         mem.web += bytes as u64;
         blame.mem(who, bytes);
     }
@@ -657,7 +815,14 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     let monitored = t.links.iter().filter(|l| l.monitor).count() as f64;
     let route_bytes: f64 = routes.values().map(|r| 72.0 + 4.0 * r.len() as f64).sum();
     let topo = t.nodes.iter().map(|n| 24.0 + n.len() as f64).sum::<f64>()
-        + t.links.iter().map(|l| (size_of::<LinkSpec>() + size_of::<Link>() + size_of::<LinkResult>()) as f64 + 2.0 * l.name.len() as f64 + JSON_PER_LINK).sum::<f64>()
+        + t.links
+            .iter()
+            .map(|l| {
+                (size_of::<LinkSpec>() + size_of::<Link>() + size_of::<LinkResult>()) as f64
+                    + 2.0 * l.name.len() as f64
+                    + JSON_PER_LINK
+            })
+            .sum::<f64>()
         + monitored * DELAY_HISTOGRAM
         + route_bytes * GROW;
     mem.topology = topo as u64;
@@ -672,7 +837,10 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         mem.traces = bytes as u64;
         mem.results += json as u64;
         evs.samples += samples as u64;
-        let who = f("sample_interval", format!("{} s", crate::config::num(secs(dt))));
+        let who = f(
+            "sample_interval",
+            format!("{} s", crate::config::num(secs(dt))),
+        );
         blame.mem(&who, bytes + json);
         blame.ev(&who, samples);
     }
@@ -683,7 +851,9 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     }
 
     // The event queue: links, three timers a flow or transfer, sources.
-    let entries = nl as f64 + 3.0 * (cfg.flows.len() as f64 + slots_total) + (cfg.udp.len() + cfg.web.len() + cfg.changes.len() + 2) as f64;
+    let entries = nl as f64
+        + 3.0 * (cfg.flows.len() as f64 + slots_total)
+        + (cfg.udp.len() + cfg.web.len() + cfg.changes.len() + 2) as f64;
     mem.queue = (entries * QUEUE_ENTRY * GROW) as u64;
     blame.mem(&o.topology, entries * QUEUE_ENTRY * GROW);
 
@@ -697,14 +867,31 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
             CapturePoint::Flow(k) => {
                 let s = &flow_sources[k as usize];
                 let sent = s.pps * s.data.first().map_or(1.0, |&l| carried(l as usize)) * s.active;
-                let size = (sent * s.size + sent * s.ack_ratio * HEADER_BYTES as f64) / (sent * (1.0 + s.ack_ratio)).max(1e-9);
-                (sent * (1.0 + s.ack_ratio), size, 0.0, &o.capture.flows, &mut capture_bytes.0)
+                let size = (sent * s.size + sent * s.ack_ratio * HEADER_BYTES as f64)
+                    / (sent * (1.0 + s.ack_ratio)).max(1e-9);
+                (
+                    sent * (1.0 + s.ack_ratio),
+                    size,
+                    0.0,
+                    &o.capture.flows,
+                    &mut capture_bytes.0,
+                )
             }
             CapturePoint::Link(l) => {
                 let l = l as usize;
                 let pkts = offered_pps[l] * dur;
-                let size = if offered_pps[l] > 0.0 { offered_bps[l] / 8.0 / offered_pps[l] } else { 0.0 };
-                (pkts, size, pkts * (1.0 - carried(l)), &o.capture.links, &mut capture_bytes.1)
+                let size = if offered_pps[l] > 0.0 {
+                    offered_bps[l] / 8.0 / offered_pps[l]
+                } else {
+                    0.0
+                };
+                (
+                    pkts,
+                    size,
+                    pkts * (1.0 - carried(l)),
+                    &o.capture.links,
+                    &mut capture_bytes.1,
+                )
             }
         };
         let file = pkts * cfg.capture.record_bytes(size as u64 + 28) as f64;
@@ -713,17 +900,37 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         mem.captures += bytes as u64;
         blame.mem(who, bytes);
     }
-    let capture_field = if capture_bytes.0 >= capture_bytes.1 { o.capture.flows.clone() } else { o.capture.links.clone() };
+    let capture_field = if capture_bytes.0 >= capture_bytes.1 {
+        o.capture.flows.clone()
+    } else {
+        o.capture.links.clone()
+    };
 
     let m = &mem;
-    let memory_bytes = [m.topology, m.packets, m.flows, m.windows, m.udp, m.web, m.traces, m.queue, m.results, m.cc_log, m.captures]
-        .iter()
-        .fold(BASE as u64, |a, &b| a.saturating_add(b));
+    let memory_bytes = [
+        m.topology, m.packets, m.flows, m.windows, m.udp, m.web, m.traces, m.queue, m.results,
+        m.cc_log, m.captures,
+    ]
+    .iter()
+    .fold(BASE as u64, |a, &b| a.saturating_add(b));
     let e = &evs;
-    let events = [e.packets, e.timers, e.udp, e.web, e.samples].iter().fold(0u64, |a, &b| a.saturating_add(b));
+    let events = [e.packets, e.timers, e.udp, e.web, e.samples]
+        .iter()
+        .fold(0u64, |a, &b| a.saturating_add(b));
     let capture_bytes = (capture_bytes.0 + capture_bytes.1) as u64;
     let cc_log_field = o.cc_log.clone();
-    Estimate { memory_bytes, events, memory_field: Blame::top(&blame.memory), events_field: Blame::top(&blame.events), memory: mem, events_by: evs, cc_log_rows, cc_log_field, capture_bytes, capture_field }
+    Estimate {
+        memory_bytes,
+        events,
+        memory_field: Blame::top(&blame.memory),
+        events_field: Blame::top(&blame.events),
+        memory: mem,
+        events_by: evs,
+        cc_log_rows,
+        cc_log_field,
+        capture_bytes,
+        capture_field,
+    }
 }
 
 /// Whether a link's jitter may reorder its packets (then they live in a heap).
@@ -752,13 +959,27 @@ impl WebShape {
     fn of(w: &crate::web::WebConfig) -> WebShape {
         use crate::web::{packmime, WebModel};
         match &w.model {
-            WebModel::Transfers => WebShape { objects: 1.0, response_bytes: w.size.mean(), request_bytes: 0.0, events_per_arrival: 1.0, server_delay_s: 0.0, session_s: 0.0, connection_think_s: 0.0 },
+            WebModel::Transfers => WebShape {
+                objects: 1.0,
+                response_bytes: w.size.mean(),
+                request_bytes: 0.0,
+                events_per_arrival: 1.0,
+                server_delay_s: 0.0,
+                session_s: 0.0,
+                connection_think_s: 0.0,
+            },
             WebModel::Sessions(m) => {
                 let (objects_persistent, pages) = packmime::mean_objects_pages();
                 let objects = 1.0 - m.persistent + m.persistent * objects_persistent;
                 // Think times of a persistent session: between its pages, and between the objects of a page.
-                let think = m.persistent * ((pages - 1.0) * packmime::mean_gap(packmime::BETWEEN_PAGES) + (objects_persistent - pages) * packmime::mean_gap(packmime::WITHIN_PAGE));
-                let server_delay_s = if m.server_delay { SERVER_DELAY_MEAN_S } else { 0.0 };
+                let think = m.persistent
+                    * ((pages - 1.0) * packmime::mean_gap(packmime::BETWEEN_PAGES)
+                        + (objects_persistent - pages) * packmime::mean_gap(packmime::WITHIN_PAGE));
+                let server_delay_s = if m.server_delay {
+                    SERVER_DELAY_MEAN_S
+                } else {
+                    0.0
+                };
                 WebShape {
                     objects,
                     response_bytes: objects * w.size.mean(),
@@ -836,14 +1057,20 @@ mod tests {
         let pdf = |w: f64| k / lambda * (w / lambda).powf(k - 1.0) * (-(w / lambda).powf(k)).exp();
         let below = 1.0 - (-(10.0 / lambda).powf(k)).exp();
         let (n, top) = (2_000_000, 100_000.0);
-        let above: f64 = (0..n).map(|i| 10.0 + (i as f64 + 0.5) * (top - 10.0) / n as f64).map(|w| pdf(w) / w * (top - 10.0) / n as f64).sum();
+        let above: f64 = (0..n)
+            .map(|i| 10.0 + (i as f64 + 0.5) * (top - 10.0) / n as f64)
+            .map(|w| pdf(w) / w * (top - 10.0) / n as f64)
+            .sum();
         let mean = below / 10.0 + above;
         assert!((mean - SERVER_DELAY_MEAN_S).abs() < 2e-4, "{mean}");
     }
 
     #[test]
     fn pareto_sizes_reach_more_bins_with_more_draws() {
-        let d = SizeDist::Pareto { shape: 1.2, mean: 12_000.0 };
+        let d = SizeDist::Pareto {
+            shape: 1.2,
+            mean: 12_000.0,
+        };
         assert!(size_bins(&d, 10.0) < size_bins(&d, 1e6));
         assert_eq!(size_bins(&SizeDist::Fixed(1000), 1e9), 1.0);
     }

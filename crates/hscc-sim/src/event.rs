@@ -63,7 +63,10 @@ impl<T> Timed<T> {
     /// `item` at `time`, `seq`-th among equal times.
     #[inline]
     pub fn new(time: Time, seq: u64, item: T) -> Self {
-        Timed { key: (time as u128) << 64 | seq as u128, item }
+        Timed {
+            key: (time as u128) << 64 | seq as u128,
+            item,
+        }
     }
     /// Its time.
     #[inline]
@@ -148,7 +151,10 @@ pub struct Timer {
 
 impl Default for Timer {
     fn default() -> Self {
-        Timer { deadline: crate::time::NEVER, scheduled: crate::time::NEVER }
+        Timer {
+            deadline: crate::time::NEVER,
+            scheduled: crate::time::NEVER,
+        }
     }
 }
 
@@ -214,7 +220,15 @@ mod tests {
         q.push(5, Event::Rto(2));
         q.push(5, Event::Rto(3));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(3, Event::Rto(1)), (5, Event::Sample), (5, Event::Rto(2)), (5, Event::Rto(3))]);
+        assert_eq!(
+            order,
+            vec![
+                (3, Event::Rto(1)),
+                (5, Event::Sample),
+                (5, Event::Rto(2)),
+                (5, Event::Rto(3))
+            ]
+        );
     }
 
     #[test]

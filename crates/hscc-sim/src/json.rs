@@ -26,43 +26,76 @@ const FIELD_ERROR: char = '\u{1}';
 /// relative to that value), as a serde custom message that [`from_str`] turns
 /// back into the error with the full path.
 pub(crate) fn field_error(e: &ConfigError) -> String {
-    format!("{FIELD_ERROR}{}{FIELD_ERROR}{}{FIELD_ERROR}{}", e.field, e.value, e.allowed)
+    format!(
+        "{FIELD_ERROR}{}{FIELD_ERROR}{}{FIELD_ERROR}{}",
+        e.field, e.value, e.allowed
+    )
 }
 
 fn describe(path: &str, e: &serde_json::Error, text: &str) -> ConfigError {
     let full = e.to_string();
     // serde_json appends " at line L column C"; the field path says more.
-    let msg = full.rfind(" at line ").map_or(full.as_str(), |i| &full[..i]);
+    let msg = full
+        .rfind(" at line ")
+        .map_or(full.as_str(), |i| &full[..i]);
     let field = |name: Option<&str>| match (path, name) {
         ("", None) => "scenario".to_string(),
         ("", Some(n)) => n.to_string(),
         (p, None) => p.to_string(),
         (p, Some(n)) => format!("{p}.{n}"),
     };
-    let at = |value: String, allowed: String, name: Option<&str>| ConfigError { field: field(name), value, allowed };
+    let at = |value: String, allowed: String, name: Option<&str>| ConfigError {
+        field: field(name),
+        value,
+        allowed,
+    };
     if let Some(rest) = msg.strip_prefix(FIELD_ERROR) {
         let mut parts = rest.splitn(3, FIELD_ERROR);
-        let (name, value, allowed) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        return at(value.into(), allowed.into(), (!name.is_empty()).then_some(name));
+        let (name, value, allowed) = (
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+        );
+        return at(
+            value.into(),
+            allowed.into(),
+            (!name.is_empty()).then_some(name),
+        );
     }
     if let Some(rest) = msg.strip_prefix("missing field ") {
-        return at("missing".into(), "a value: this field is required".into(), Some(quoted(rest)));
+        return at(
+            "missing".into(),
+            "a value: this field is required".into(),
+            Some(quoted(rest)),
+        );
     }
     if let Some(rest) = msg.strip_prefix("unknown field ") {
-        let (name, expected) = rest.split_once(", expected ").unwrap_or((rest, "no fields"));
-        return at(quoted(name).into(), format!("one of the fields {}", list(expected)), None);
+        let (name, expected) = rest
+            .split_once(", expected ")
+            .unwrap_or((rest, "no fields"));
+        return at(
+            quoted(name).into(),
+            format!("one of the fields {}", list(expected)),
+            None,
+        );
     }
     if let Some(rest) = msg.strip_prefix("unknown variant ") {
         let (name, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
         let names = expected.replace('`', "\"");
-        return at(format!("\"{}\"", quoted(name)), format!("one of {}", names.strip_prefix("one of ").unwrap_or(&names)), None);
+        return at(
+            format!("\"{}\"", quoted(name)),
+            format!("one of {}", names.strip_prefix("one of ").unwrap_or(&names)),
+            None,
+        );
     }
     if let Some(rest) = msg.strip_prefix("duplicate field ") {
         return at(quoted(rest).into(), "each field once".into(), None);
     }
     for prefix in ["invalid type: ", "invalid value: ", "invalid length "] {
         if let Some(rest) = msg.strip_prefix(prefix) {
-            let (got, expected) = rest.split_once(", expected ").unwrap_or((rest, "another value"));
+            let (got, expected) = rest
+                .split_once(", expected ")
+                .unwrap_or((rest, "another value"));
             return at(literal(got), expected_text(expected), None);
         }
     }
@@ -111,22 +144,31 @@ fn expected_text(expected: &str) -> String {
         "a boolean" => "true or false".into(),
         "a string" => "a string".into(),
         other if other.starts_with("struct ") => "a table of fields".into(),
-        other if other.starts_with("a sequence") || other.starts_with("a tuple") => format!("a list ({other})"),
+        other if other.starts_with("a sequence") || other.starts_with("a tuple") => {
+            format!("a list ({other})")
+        }
         other => other.replace('`', ""),
     }
 }
 
 /// The token of `text` around line `line`, column `column` (1-based), at most 24 characters.
 fn snippet(text: &str, line: usize, column: usize) -> String {
-    let Some(l) = text.lines().nth(line.saturating_sub(1)) else { return "end of input".into() };
+    let Some(l) = text.lines().nth(line.saturating_sub(1)) else {
+        return "end of input".into();
+    };
     let chars: Vec<char> = l.chars().collect();
     let at = column.saturating_sub(1).min(chars.len());
     let delimiter = |c: &char| matches!(c, ':' | ',' | '[' | ']' | '{' | '}') || c.is_whitespace();
     let start = chars[..at].iter().rposition(delimiter).map_or(0, |i| i + 1);
-    let end = chars[start..].iter().position(delimiter).map_or(chars.len(), |i| start + i);
+    let end = chars[start..]
+        .iter()
+        .position(delimiter)
+        .map_or(chars.len(), |i| start + i);
     let token: String = chars[start..end.max(start)].iter().take(24).collect();
     if token.is_empty() {
-        chars.get(at).map_or("end of input".into(), |c| c.to_string())
+        chars
+            .get(at)
+            .map_or("end of input".into(), |c| c.to_string())
     } else {
         token
     }
@@ -157,13 +199,34 @@ mod tests {
 
     #[test]
     fn errors_name_the_path_value_and_what_is_allowed() {
-        assert_eq!(e(r#"{"rate": 1, "list": [{"packets": 1}, {"packets": 1e30}]}"#), "list[1].packets: 1e+30 is not allowed (a whole number from 0 to 18446744073709551615)");
-        assert_eq!(e(r#"{"rate": 1, "list": [{"packets": -5}]}"#), "list[0].packets: -5 is not allowed (a whole number from 0 to 18446744073709551615)");
-        assert_eq!(e(r#"{"rate": "fast", "list": []}"#), r#"rate: "fast" is not allowed (a number)"#);
-        assert_eq!(e(r#"{"list": []}"#), "rate: missing is not allowed (a value: this field is required)");
-        assert_eq!(e(r#"{"rate": 1, "list": [], "x": 2}"#), "x: x is not allowed (one of the fields rate or list)");
-        assert_eq!(e(r#"{"rate": NaN, "list": []}"#), "rate: NaN is not allowed (valid JSON (expected value))");
-        assert_eq!(e(r#"{"rate": 1e400, "list": []}"#), "rate: 1e400 is not allowed (a number within ±1.8e308)");
+        assert_eq!(
+            e(r#"{"rate": 1, "list": [{"packets": 1}, {"packets": 1e30}]}"#),
+            "list[1].packets: 1e+30 is not allowed (a whole number from 0 to 18446744073709551615)"
+        );
+        assert_eq!(
+            e(r#"{"rate": 1, "list": [{"packets": -5}]}"#),
+            "list[0].packets: -5 is not allowed (a whole number from 0 to 18446744073709551615)"
+        );
+        assert_eq!(
+            e(r#"{"rate": "fast", "list": []}"#),
+            r#"rate: "fast" is not allowed (a number)"#
+        );
+        assert_eq!(
+            e(r#"{"list": []}"#),
+            "rate: missing is not allowed (a value: this field is required)"
+        );
+        assert_eq!(
+            e(r#"{"rate": 1, "list": [], "x": 2}"#),
+            "x: x is not allowed (one of the fields rate or list)"
+        );
+        assert_eq!(
+            e(r#"{"rate": NaN, "list": []}"#),
+            "rate: NaN is not allowed (valid JSON (expected value))"
+        );
+        assert_eq!(
+            e(r#"{"rate": 1e400, "list": []}"#),
+            "rate: 1e400 is not allowed (a number within ±1.8e308)"
+        );
         assert!(e(r#"{"rate": 1, "list": []} trailing"#).starts_with("scenario: trailing"));
     }
 }

@@ -48,17 +48,23 @@ pub mod topology;
 pub mod udp;
 pub mod web;
 
-pub use config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
-pub use queue::QueueConfig;
+pub use config::{
+    Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig,
+    Topology,
+};
 pub use estimate::Estimate;
 pub use limits::BuildLimits;
+pub use queue::QueueConfig;
 pub use results::RunResult;
 pub use scenario::ScenarioSpec;
 pub use sim::Sim;
 
 /// Everything needed to build and run a scenario.
 pub mod prelude {
-    pub use crate::config::{Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, Topology};
+    pub use crate::config::{
+        Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig,
+        Topology,
+    };
     pub use crate::metrics::bandwidth_stolen;
     pub use crate::queue::{CodelParams, FqCodelParams, PieParams, QueueConfig, RedParams};
     pub use crate::results::RunResult;

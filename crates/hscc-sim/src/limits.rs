@@ -23,14 +23,20 @@ pub struct BuildLimits {
 
 impl Default for BuildLimits {
     fn default() -> Self {
-        BuildLimits { max_memory_bytes: 8 << 30, max_events: 100_000_000_000 }
+        BuildLimits {
+            max_memory_bytes: 8 << 30,
+            max_events: 100_000_000_000,
+        }
     }
 }
 
 impl BuildLimits {
     /// No limit but the hard caps (to compute an estimate of anything).
     pub fn unlimited() -> Self {
-        BuildLimits { max_memory_bytes: u64::MAX, max_events: u64::MAX }
+        BuildLimits {
+            max_memory_bytes: u64::MAX,
+            max_events: u64::MAX,
+        }
     }
 }
 

@@ -48,7 +48,7 @@ use crate::limits::MAX_QUEUE_PACKETS;
 use crate::packet::{Packet, SLOW_START};
 use crate::queue::{Discipline, Limits, QueuedDrops};
 use crate::rng::Rng;
-use crate::stats::{LinkCounters, DelayHistogram};
+use crate::stats::{DelayHistogram, LinkCounters};
 use crate::time::{Time, SEC};
 
 /// A unidirectional link in the running simulation.
@@ -149,14 +149,25 @@ impl Link {
             Buffer::Bytes(b) => (MAX_QUEUE_PACKETS, b),
         };
         // A packet is lost when a uniform u64 falls below p·2^64.
-        let threshold = if cfg.loss >= 1.0 { u64::MAX } else { (cfg.loss * 18_446_744_073_709_551_616.0) as u64 };
+        let threshold = if cfg.loss >= 1.0 {
+            u64::MAX
+        } else {
+            (cfg.loss * 18_446_744_073_709_551_616.0) as u64
+        };
         let reorders = cfg.jitter_reorders && cfg.jitter > 0;
         let aqm = cfg.queue.is_aqm().then(|| {
             // The discipline's own stream, derived from the link's without drawing from it.
             let queue_rng = <Rng as rand::SeedableRng>::seed_from_u64(rng.clone().random());
-            let lim = Limits { packets: limit_pkts, bytes: limit_bytes, framing: cfg.framing };
+            let lim = Limits {
+                packets: limit_pkts,
+                bytes: limit_bytes,
+                framing: cfg.framing,
+            };
             let disc = Discipline::new(&cfg.queue, lim, cfg.rate_bps, queue_rng).expect("an AQM");
-            Box::new(aqm::AqmState { disc, queued: QueuedDrops::default() })
+            Box::new(aqm::AqmState {
+                disc,
+                queued: QueuedDrops::default(),
+            })
         });
         let (loss_threshold, loss_after) = match cfg.loss_point {
             LossPoint::BeforeQueue => (threshold, 0),
@@ -179,7 +190,10 @@ impl Link {
             ser_cache: [(0, 0, 0); 2],
             line: VecDeque::new(),
             last_arrival: 0,
-            ticks: Ticks { len: cfg.tick, ..Ticks::default() },
+            ticks: Ticks {
+                len: cfg.tick,
+                ..Ticks::default()
+            },
             // Without jitter every packet has the same delay: nothing to reorder.
             reorder: reorders.then(Reorder::default),
             options: cfg.tick != 0 || reorders || cfg.framing != 0 || aqm.is_some(),
@@ -238,7 +252,9 @@ impl Link {
     /// Packets on the link: queued, being serialized or propagating.
     #[inline]
     pub fn in_flight(&self) -> usize {
-        self.line.len() + self.reorder.as_ref().map_or(0, |r| r.heap.len()) + self.aqm.as_ref().map_or(0, |a| a.disc.len())
+        self.line.len()
+            + self.reorder.as_ref().map_or(0, |r| r.heap.len())
+            + self.aqm.as_ref().map_or(0, |a| a.disc.len())
     }
 
     /// Every packet on the link (in arrival order unless the link reorders or
@@ -246,7 +262,11 @@ impl Link {
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
         self.line
             .iter()
-            .chain(self.reorder.iter().flat_map(|r| r.heap.iter().map(|e| &e.item)))
+            .chain(
+                self.reorder
+                    .iter()
+                    .flat_map(|r| r.heap.iter().map(|e| &e.item)),
+            )
             .chain(self.aqm.iter().flat_map(|a| a.disc.packets()))
     }
 
@@ -293,7 +313,9 @@ impl Link {
         self.drain(now);
         let start = self.busy_until.max(now);
         if start > now {
-            if self.waiting.len() as u64 >= self.limit_pkts || self.queue_bytes + p.size as u64 > self.limit_bytes {
+            if self.waiting.len() as u64 >= self.limit_pkts
+                || self.queue_bytes + p.size as u64 > self.limit_bytes
+            {
                 return self.queue_drop(p, now);
             }
             self.waiting.push_back((start, p.size));
@@ -305,7 +327,10 @@ impl Link {
         self.busy_until = start.saturating_add(self.serialization(p.size));
         let mut arrival = self.busy_until.saturating_add(self.delay);
         if self.jitter_ps > 0.0 {
-            arrival = self.busy_until.saturating_add(self.jittered_delay()).max(self.last_arrival);
+            arrival = self
+                .busy_until
+                .saturating_add(self.jittered_delay())
+                .max(self.last_arrival);
         }
         self.enter_line(p, arrival, hop, id, q);
         Offer::Accepted
@@ -346,7 +371,14 @@ impl Link {
     /// [`Link::offer`] on a link served in ticks, whose jitter reorders or
     /// with framing: out of line, so that the common path stays as it was.
     #[inline(never)]
-    fn offer_with_options(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
+    fn offer_with_options(
+        &mut self,
+        p: &Packet,
+        hop: u8,
+        now: Time,
+        id: u32,
+        q: &mut EventQueue,
+    ) -> Offer {
         if let Some(tap) = &mut self.tap {
             tap.keep(now, p);
         }
@@ -361,9 +393,15 @@ impl Link {
         self.drain(now);
         let wire = p.size + self.framing;
         // When the packet leaves the queue; with ticks, also the credit chain after it.
-        let (start, tick) = if self.ticks.len == 0 { (self.busy_until.max(now), None) } else { self.tick_release(wire, now) };
+        let (start, tick) = if self.ticks.len == 0 {
+            (self.busy_until.max(now), None)
+        } else {
+            self.tick_release(wire, now)
+        };
         if start > now {
-            if self.waiting.len() as u64 >= self.limit_pkts || self.queue_bytes + wire as u64 > self.limit_bytes {
+            if self.waiting.len() as u64 >= self.limit_pkts
+                || self.queue_bytes + wire as u64 > self.limit_bytes
+            {
                 return self.queue_drop(p, now);
             }
             self.waiting.push_back((start, wire));
@@ -423,9 +461,17 @@ impl Link {
             return (release, Some(chain));
         }
         let k = now / self.ticks.len;
-        let credit = if self.ticks.last == k { self.ticks.credit } else { 0 };
+        let credit = if self.ticks.last == k {
+            self.ticks.credit
+        } else {
+            0
+        };
         let (wait, credit, tick) = self.tick_chain(credit, k, wire);
-        let release = if wait == 0 { now } else { tick.saturating_mul(self.ticks.len) };
+        let release = if wait == 0 {
+            now
+        } else {
+            tick.saturating_mul(self.ticks.len)
+        };
         (release, Some((credit, tick)))
     }
 
@@ -496,7 +542,11 @@ impl Link {
     /// The FIFO head arrives at `now`: pop it and schedule the next head.
     #[inline]
     pub fn on_arrive(&mut self, now: Time, id: u32, q: &mut EventQueue) -> Packet {
-        let (p, next) = if self.aqm.is_some() { self.pop_arrival_aqm(now, id, q) } else { self.pop_arrival(now) };
+        let (p, next) = if self.aqm.is_some() {
+            self.pop_arrival_aqm(now, id, q)
+        } else {
+            self.pop_arrival(now)
+        };
         if let Some(t) = next {
             q.push(t, Event::LinkArrive(id));
         }
@@ -508,7 +558,10 @@ impl Link {
     /// A link with a queue discipline takes [`Link::pop_arrival_aqm`] instead.
     #[inline]
     pub fn pop_arrival(&mut self, now: Time) -> (Packet, Option<Time>) {
-        let p = self.line.pop_front().expect("arrival event without a packet");
+        let p = self
+            .line
+            .pop_front()
+            .expect("arrival event without a packet");
         debug_assert_eq!(p.t, now);
         // Counted on arrival so that utilization never includes bytes still queued.
         self.counters.tx_packets += 1;
@@ -620,7 +673,9 @@ impl Link {
             let first = r.seq - n as u64;
             let mut v = std::mem::take(&mut r.heap).into_vec();
             for e in v.iter_mut().filter(|e| e.seq() >= first) {
-                let arrival = bases[(e.seq() - first) as usize].saturating_add(self.jittered_delay()).max(now);
+                let arrival = bases[(e.seq() - first) as usize]
+                    .saturating_add(self.jittered_delay())
+                    .max(now);
                 e.key = (arrival as u128) << 64 | e.seq() as u128;
                 e.item.t = arrival;
             }
@@ -630,10 +685,17 @@ impl Link {
             return;
         }
         let first = self.line.len() - n;
-        debug_assert!(len != 0 || first >= 1, "a queued packet waits behind one in service");
+        debug_assert!(
+            len != 0 || first >= 1,
+            "a queued packet waits behind one in service"
+        );
         // A tick-served head keeps its arrival: its event is already scheduled.
         let keep = usize::from(first == 0);
-        let mut last = if first > 0 { self.line[first - 1].t } else { self.line[0].t };
+        let mut last = if first > 0 {
+            self.line[first - 1].t
+        } else {
+            self.line[0].t
+        };
         for i in keep..n {
             last = base(self, i).saturating_add(self.delay).max(last);
             self.line[first + i].t = last;

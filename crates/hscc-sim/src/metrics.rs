@@ -33,7 +33,11 @@ pub struct Stolen {
 pub fn bandwidth_stolen(cfg: &SimConfig, tested: &[usize]) -> Result<Stolen, ConfigError> {
     for &i in tested {
         if i >= cfg.flows.len() {
-            return Err(ConfigError { field: "tested".into(), value: i.to_string(), allowed: format!("flow indices below {}", cfg.flows.len()) });
+            return Err(ConfigError {
+                field: "tested".into(),
+                value: i.to_string(),
+                allowed: format!("flow indices below {}", cfg.flows.len()),
+            });
         }
     }
     let mut base_cfg = cfg.clone();
@@ -42,9 +46,21 @@ pub fn bandwidth_stolen(cfg: &SimConfig, tested: &[usize]) -> Result<Stolen, Con
     }
     let baseline = Sim::new(base_cfg)?.run();
     let test = Sim::new(cfg.clone())?.run();
-    let others = |r: &RunResult| -> f64 { r.flows.iter().filter(|f| !tested.contains(&(f.id as usize))).map(|f| f.goodput_bps).sum() };
+    let others = |r: &RunResult| -> f64 {
+        r.flows
+            .iter()
+            .filter(|f| !tested.contains(&(f.id as usize)))
+            .map(|f| f.goodput_bps)
+            .sum()
+    };
     let (p, q) = (others(&baseline), others(&test));
-    Ok(Stolen { p_bps: p, q_bps: q, stolen: if p > 0.0 { (p - q) / p } else { 0.0 }, baseline, test })
+    Ok(Stolen {
+        p_bps: p,
+        q_bps: q,
+        stolen: if p > 0.0 { (p - q) / p } else { 0.0 },
+        baseline,
+        test,
+    })
 }
 
 /// Synchronization of delay-detected congestion signals.
@@ -70,14 +86,28 @@ impl RunResult {
             .flows
             .iter()
             .zip(&self.traces.flows)
-            .map(|(f, tr)| FlowSeries { throughput: &tr.throughput_bps, start: f.start_s, end: f.end_s })
+            .map(|(f, tr)| FlowSeries {
+                throughput: &tr.throughput_bps,
+                start: f.start_s,
+                end: f.end_s,
+            })
             .collect();
-        short_term_jain(&self.traces.time_s, self.traces.interval_s, &series, window_s, from_s)
+        short_term_jain(
+            &self.traces.time_s,
+            self.traces.interval_s,
+            &series,
+            window_s,
+            from_s,
+        )
     }
 
     /// The flows whose delay signals count by default (see [`signalling_flows`]).
     pub fn signalling_flows(&self) -> Vec<usize> {
-        signalling_flows(self.flows.iter().map(|f| (f.algorithm.as_str(), !f.signals_s.is_empty())))
+        signalling_flows(
+            self.flows
+                .iter()
+                .map(|f| (f.algorithm.as_str(), !f.signals_s.is_empty())),
+        )
     }
 
     /// Synchronization of the delay-detected congestion signals of flows
@@ -85,7 +115,11 @@ impl RunResult {
     pub fn signal_synchronization(&self, ids: &[usize], window_s: f64) -> SignalSync {
         let tracks: Vec<SignalTrack> = ids
             .iter()
-            .map(|&i| SignalTrack { times: &self.flows[i].signals_s, start: self.flows[i].start_s, end: self.flows[i].end_s })
+            .map(|&i| SignalTrack {
+                times: &self.flows[i].signals_s,
+                start: self.flows[i].start_s,
+                end: self.flows[i].end_s,
+            })
             .collect();
         synchronization(&tracks, window_s)
     }
@@ -106,7 +140,13 @@ pub struct FlowSeries<'a> {
 /// consecutive windows of `window` seconds (a whole number of sampling
 /// intervals `dt`), from `from` on, over the flows active for the whole
 /// window (windows with fewer than two such flows are skipped).
-pub fn short_term_jain(times: &[f64], dt: f64, flows: &[FlowSeries], window: f64, from: f64) -> Option<f64> {
+pub fn short_term_jain(
+    times: &[f64],
+    dt: f64,
+    flows: &[FlowSeries],
+    window: f64,
+    from: f64,
+) -> Option<f64> {
     if dt <= 0.0 || times.is_empty() {
         return None;
     }
@@ -133,8 +173,13 @@ pub fn short_term_jain(times: &[f64], dt: f64, flows: &[FlowSeries], window: f64
 /// such signals, i.e. of which some flow signalled; `flows` = (algorithm,
 /// whether it signalled). Loss-based flows never signal, so they do not count.
 pub fn signalling_flows<'a>(flows: impl Iterator<Item = (&'a str, bool)> + Clone) -> Vec<usize> {
-    let signalling: std::collections::HashSet<&str> = flows.clone().filter(|&(_, s)| s).map(|(a, _)| a).collect();
-    flows.enumerate().filter(|(_, (a, _))| signalling.contains(a)).map(|(i, _)| i).collect()
+    let signalling: std::collections::HashSet<&str> =
+        flows.clone().filter(|&(_, s)| s).map(|(a, _)| a).collect();
+    flows
+        .enumerate()
+        .filter(|(_, (a, _))| signalling.contains(a))
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// One flow's congestion-signal times and active period, s.
@@ -153,9 +198,16 @@ pub struct SignalTrack<'a> {
 /// the event signalled (Sync-TCP §VI.A counts signals "seen by all flows within
 /// T_wait").
 pub fn synchronization(tracks: &[SignalTrack], window: f64) -> SignalSync {
-    let mut all: Vec<(f64, usize)> = tracks.iter().enumerate().flat_map(|(k, t)| t.times.iter().map(move |&x| (x, k))).collect();
+    let mut all: Vec<(f64, usize)> = tracks
+        .iter()
+        .enumerate()
+        .flat_map(|(k, t)| t.times.iter().map(move |&x| (x, k)))
+        .collect();
     all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut out = SignalSync { events: 0, seen_by_all: 0 };
+    let mut out = SignalSync {
+        events: 0,
+        seen_by_all: 0,
+    };
     let mut i = 0;
     while i < all.len() {
         let first = all[i].0;
@@ -182,7 +234,12 @@ mod tests {
     #[test]
     fn the_flows_of_every_algorithm_that_signalled_count() {
         // A Sync-TCP flow signalled, so both Sync-TCP flows count (one silent); Reno and a silent CTCP do not.
-        let flows = [("sync", true), ("reno", false), ("sync", false), ("ctcp", false)];
+        let flows = [
+            ("sync", true),
+            ("reno", false),
+            ("sync", false),
+            ("ctcp", false),
+        ];
         assert_eq!(signalling_flows(flows.iter().copied()), vec![0, 2]);
         assert!(signalling_flows([("reno", false), ("cubic", false)].iter().copied()).is_empty());
     }
@@ -195,14 +252,29 @@ mod tests {
         let b = [10.0, 10.0, 10.0, 10.0];
         let c = [0.0, 0.0, 20.0, 20.0]; // starts at 1 s
         let flows = [
-            FlowSeries { throughput: &a, start: 0.0, end: 2.0 },
-            FlowSeries { throughput: &b, start: 0.0, end: 2.0 },
-            FlowSeries { throughput: &c, start: 1.0, end: 2.0 },
+            FlowSeries {
+                throughput: &a,
+                start: 0.0,
+                end: 2.0,
+            },
+            FlowSeries {
+                throughput: &b,
+                start: 0.0,
+                end: 2.0,
+            },
+            FlowSeries {
+                throughput: &c,
+                start: 1.0,
+                end: 2.0,
+            },
         ];
         // Window 1: a, b equal → 1. Window 2: 30, 10, 20 → 60²/(3·1400) = 0.857142…
         let j = short_term_jain(&times, 0.5, &flows, 1.0, 0.0).unwrap();
         assert!((j - (1.0 + 3600.0 / 4200.0) / 2.0).abs() < 1e-12, "{j}");
-        assert_eq!(short_term_jain(&times, 0.5, &flows, 1.0, 1.0), Some(3600.0 / 4200.0));
+        assert_eq!(
+            short_term_jain(&times, 0.5, &flows, 1.0, 1.0),
+            Some(3600.0 / 4200.0)
+        );
         assert_eq!(short_term_jain(&[], 0.5, &flows, 1.0, 0.0), None);
     }
 
@@ -212,16 +284,40 @@ mod tests {
         let b = [1.3, 9.2];
         let c = [1.1, 5.4, 30.0];
         let tracks = [
-            SignalTrack { times: &a, start: 0.0, end: 20.0 },
-            SignalTrack { times: &b, start: 0.0, end: 20.0 },
-            SignalTrack { times: &c, start: 0.0, end: 40.0 },
+            SignalTrack {
+                times: &a,
+                start: 0.0,
+                end: 20.0,
+            },
+            SignalTrack {
+                times: &b,
+                start: 0.0,
+                end: 20.0,
+            },
+            SignalTrack {
+                times: &c,
+                start: 0.0,
+                end: 40.0,
+            },
         ];
         // Events (window 0.5 s): {1.0, 1.1, 1.3} all three; {5.0, 5.4} misses b;
         // {9.0, 9.2} misses c; {30.0} only c is active then: seen by all.
         let s = synchronization(&tracks, 0.5);
-        assert_eq!(s, SignalSync { events: 4, seen_by_all: 2 });
+        assert_eq!(
+            s,
+            SignalSync {
+                events: 4,
+                seen_by_all: 2
+            }
+        );
         // A 0.15 s window splits every group but {1.0, 1.1}: seven events and
         // only {30.0} is seen by every active flow.
-        assert_eq!(synchronization(&tracks, 0.15), SignalSync { events: 7, seen_by_all: 1 });
+        assert_eq!(
+            synchronization(&tracks, 0.15),
+            SignalSync {
+                events: 7,
+                seen_by_all: 1
+            }
+        );
     }
 }

@@ -73,7 +73,19 @@ pub struct Packet {
 
 impl Packet {
     fn new(kind: Kind, flow: u32, seq: u64, size: u32, ts: Time, flags: u8) -> Packet {
-        Packet { t: 0, seq, ts, flow, gen: 0, size, sack: [(0, 0); 3], nsack: 0, kind, hop: 0, flags }
+        Packet {
+            t: 0,
+            seq,
+            ts,
+            flow,
+            gen: 0,
+            size,
+            sack: [(0, 0); 3],
+            nsack: 0,
+            kind,
+            hop: 0,
+            flags,
+        }
     }
 
     /// A data segment.
@@ -97,4 +109,7 @@ impl Packet {
     }
 }
 
-const _: () = assert!(core::mem::size_of::<Packet>() <= 64, "a packet fits one cache line");
+const _: () = assert!(
+    core::mem::size_of::<Packet>() <= 64,
+    "a packet fits one cache line"
+);

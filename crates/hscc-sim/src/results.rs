@@ -5,14 +5,14 @@ use serde::Serialize;
 
 use crate::capture::Captures;
 use crate::config::{Buffer, SimConfig};
-use crate::packet::Kind;
-use crate::udp::UdpResult;
-use crate::web::WebResult;
 use crate::link::Link;
+use crate::packet::Kind;
 use crate::sim::{Flow, Sim};
 use crate::stats::{jain_index, FlowCounters, LinkCounters};
 use crate::tcp::FlowCcLog;
 use crate::time::{secs, Time, SEC};
+use crate::udp::UdpResult;
+use crate::web::WebResult;
 
 /// Time series of one flow, one value per sampling interval.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -67,7 +67,9 @@ pub struct Traces {
 impl Traces {
     /// Empty traces shaped for `cfg`.
     pub fn new(cfg: &SimConfig) -> Traces {
-        let Some(dt) = cfg.sample_interval else { return Traces::default() };
+        let Some(dt) = cfg.sample_interval else {
+            return Traces::default();
+        };
         // The number of samples is known: reserve it exactly (growth would waste up to half).
         let n = (cfg.duration / dt + 1) as usize;
         let links: Vec<LinkTrace> = cfg
@@ -87,7 +89,11 @@ impl Traces {
                 utilization: Vec::with_capacity(n),
             })
             .collect();
-        let flow = || FlowTrace { throughput_bps: Vec::with_capacity(n), cwnd: Vec::with_capacity(n), srtt_s: Vec::with_capacity(n) };
+        let flow = || FlowTrace {
+            throughput_bps: Vec::with_capacity(n),
+            cwnd: Vec::with_capacity(n),
+            srtt_s: Vec::with_capacity(n),
+        };
         Traces {
             interval_s: secs(dt),
             time_s: Vec::with_capacity(n),
@@ -105,7 +111,8 @@ impl Traces {
         for (i, f) in flows.iter().enumerate() {
             let t = &mut self.flows[i];
             let bytes = f.receiver.delivered_bytes;
-            t.throughput_bps.push((bytes - self.last_flow_bytes[i]) as f64 * 8.0 / dt);
+            t.throughput_bps
+                .push((bytes - self.last_flow_bytes[i]) as f64 * 8.0 / dt);
             self.last_flow_bytes[i] = bytes;
             t.cwnd.push(f.sender.tp.snd_cwnd);
             t.srtt_s.push(secs(f.sender.rtt.srtt()));
@@ -113,14 +120,22 @@ impl Traces {
         for (k, t) in self.links.iter_mut().enumerate() {
             let l = &links[t.link as usize];
             let (tx0, drops0, n0, sum0, marks0) = self.last_link[k];
-            let (n, sum) = l.qdelay.as_ref().map_or((0, 0.0), |h| (h.count(), h.mean_s() * h.count() as f64));
+            let (n, sum) = l
+                .qdelay
+                .as_ref()
+                .map_or((0, 0.0), |h| (h.count(), h.mean_s() * h.count() as f64));
             let drops = l.counters.drops_queue + l.counters.drops_aqm + l.counters.drops_random;
             t.queue_pkts.push(l.queue_len() as u64);
             t.queue_bytes.push(l.queue_bytes());
-            t.qdelay_s.push(if n > n0 { (sum - sum0) / (n - n0) as f64 } else { 0.0 });
+            t.qdelay_s.push(if n > n0 {
+                (sum - sum0) / (n - n0) as f64
+            } else {
+                0.0
+            });
             t.drops.push(drops - drops0);
             t.marks.push(l.counters.marks - marks0);
-            t.utilization.push(((l.wire_bytes() - tx0) as f64 * 8.0 / (l.rate_bps as f64 * dt)).min(1.0));
+            t.utilization
+                .push(((l.wire_bytes() - tx0) as f64 * 8.0 / (l.rate_bps as f64 * dt)).min(1.0));
             self.last_link[k] = (l.wire_bytes(), drops, n, sum, l.counters.marks);
         }
     }
@@ -242,15 +257,25 @@ impl RunResult {
                 let active = secs(end - f.start);
                 let bytes = f.receiver.delivered_bytes;
                 // In-order delivery is the receiver's state; the counters report it.
-                let counters = FlowCounters { delivered_segs: f.receiver.rcv_nxt, delivered_bytes: bytes, ce_received: f.receiver.ce_received(), ..s.counters };
+                let counters = FlowCounters {
+                    delivered_segs: f.receiver.rcv_nxt,
+                    delivered_bytes: bytes,
+                    ce_received: f.receiver.ce_received(),
+                    ..s.counters
+                };
                 let path = |route: u32, size: u32| -> Time {
-                    sim.path(route).iter().map(|&l| {
-                        let c = &topo.links[l as usize].cfg;
-                        c.delay + (size + c.framing) as u64 * 8 * SEC / c.rate_bps
-                    }).sum()
+                    sim.path(route)
+                        .iter()
+                        .map(|&l| {
+                            let c = &topo.links[l as usize].cfg;
+                            c.delay + (size + c.framing) as u64 * 8 * SEC / c.rate_bps
+                        })
+                        .sum()
                 };
                 // Plus the connection's access delay, in both directions.
-                let base = path(f.data_route, fc.wire_size()) + path(f.ack_route, crate::packet::HEADER_BYTES) + 2 * s.access_delay;
+                let base = path(f.data_route, fc.wire_size())
+                    + path(f.ack_route, crate::packet::HEADER_BYTES)
+                    + 2 * s.access_delay;
                 FlowResult {
                     id: i as u32,
                     algorithm: fc.cc.name().to_string(),
@@ -259,11 +284,19 @@ impl RunResult {
                     base_rtt_s: secs(base),
                     start_s: secs(f.start),
                     end_s: secs(end),
-                    goodput_bps: if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 },
+                    goodput_bps: if active > 0.0 {
+                        bytes as f64 * 8.0 / active
+                    } else {
+                        0.0
+                    },
                     completion_s: s.done_at.map(secs),
                     final_cwnd: s.tp.snd_cwnd,
                     srtt_s: secs(s.rtt.srtt()),
-                    min_rtt_s: if s.rtt.min_rtt == Time::MAX { 0.0 } else { secs(s.rtt.min_rtt) },
+                    min_rtt_s: if s.rtt.min_rtt == Time::MAX {
+                        0.0
+                    } else {
+                        secs(s.rtt.min_rtt)
+                    },
                     counters,
                     signals_s: f.signals.iter().map(|&t| secs(t)).collect(),
                 }
@@ -280,8 +313,18 @@ impl RunResult {
                 let h = l.qdelay.as_ref();
                 // Packets dropped from a discipline's queue waited too (0 under DropTail).
                 let gone = l.queued_drops();
-                let mean_queue_pkts = h.map_or(0.0, |h| if run > 0.0 { (h.sum_s() + gone.wait as f64 / SEC as f64) / run } else { 0.0 });
-                let mean_queue_bytes = if run > 0.0 { (l.queue_byte_time + gone.byte_wait) as f64 / SEC as f64 / run } else { 0.0 };
+                let mean_queue_pkts = h.map_or(0.0, |h| {
+                    if run > 0.0 {
+                        (h.sum_s() + gone.wait as f64 / SEC as f64) / run
+                    } else {
+                        0.0
+                    }
+                });
+                let mean_queue_bytes = if run > 0.0 {
+                    (l.queue_byte_time + gone.byte_wait) as f64 / SEC as f64 / run
+                } else {
+                    0.0
+                };
                 let normalized_occupancy = match spec.cfg.buffer {
                     Buffer::Packets(n) => mean_queue_pkts / n as f64,
                     Buffer::Bytes(b) => mean_queue_bytes / b as f64,
@@ -292,7 +335,11 @@ impl RunResult {
                     from: topo.nodes[spec.from as usize].clone(),
                     to: topo.nodes[spec.to as usize].clone(),
                     rate_bps: spec.cfg.rate_bps,
-                    utilization: if now > 0 { (l.wire_bytes() as f64 * 8.0 / (l.rate_bps as f64 * secs(now))).min(1.0) } else { 0.0 },
+                    utilization: if now > 0 {
+                        (l.wire_bytes() as f64 * 8.0 / (l.rate_bps as f64 * secs(now))).min(1.0)
+                    } else {
+                        0.0
+                    },
                     counters: l.counters,
                     monitored: h.is_some(),
                     mean_qdelay_s: h.map_or(0.0, |h| h.mean_s()),
@@ -305,10 +352,21 @@ impl RunResult {
             })
             .collect();
         let mut udp_in_network = vec![0u64; sim.udp.len()];
-        for p in sim.net.links.iter().flat_map(|l| l.packets()).filter(|p| p.kind == Kind::Udp) {
+        for p in sim
+            .net
+            .links
+            .iter()
+            .flat_map(|l| l.packets())
+            .filter(|p| p.kind == Kind::Udp)
+        {
             udp_in_network[p.flow as usize] += 1;
         }
-        let udp = sim.udp.iter().enumerate().map(|(i, u)| UdpResult::new(i as u32, &u.source, &u.sink, udp_in_network[i], now)).collect();
+        let udp = sim
+            .udp
+            .iter()
+            .enumerate()
+            .map(|(i, u)| UdpResult::new(i as u32, &u.source, &u.sink, udp_in_network[i], now))
+            .collect();
         let web = sim
             .web
             .iter()
@@ -319,7 +377,8 @@ impl RunResult {
                 completed: w.stats.completed,
                 refused: w.stats.refused,
                 bins: w.stats.summary(),
-                sessions: matches!(w.cfg.model, crate::web::WebModel::Sessions(_)).then(|| w.stats.sessions()),
+                sessions: matches!(w.cfg.model, crate::web::WebModel::Sessions(_))
+                    .then(|| w.stats.sessions()),
             })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();

@@ -6,8 +6,8 @@ use hscc_cc::Shared;
 
 use crate::capture::{Capture, CapturePoint, Tap};
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
-use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
 use crate::event::{Event, EventQueue, Fire, Timed, Timer};
+use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
 use crate::link::{Link, Offer};
 use crate::packet::{Kind, Packet};
 use crate::results::{RunResult, Traces};
@@ -135,7 +135,17 @@ pub struct WebTransfer {
 impl WebTransfer {
     /// Transfer of `size` bytes for web source `source`, its object started at `start`.
     fn new(source: u32, size: u64, start: Time, session: u32, request: bool) -> WebTransfer {
-        WebTransfer { source, size, end: 0, start, session, request, received: false, freed: false, keep: false }
+        WebTransfer {
+            source,
+            size,
+            end: 0,
+            start,
+            session,
+            request,
+            received: false,
+            freed: false,
+            keep: false,
+        }
     }
 }
 
@@ -170,8 +180,26 @@ pub struct Flow {
 }
 
 impl Flow {
-    fn new(sender: Sender, receiver: Receiver, data_route: u32, ack_route: u32, gen: u32, start: Time) -> Flow {
-        Flow { sender, receiver, data_route, ack_route, gen, web: None, signals: Vec::new(), start, held: 0, direct: false }
+    fn new(
+        sender: Sender,
+        receiver: Receiver,
+        data_route: u32,
+        ack_route: u32,
+        gen: u32,
+        start: Time,
+    ) -> Flow {
+        Flow {
+            sender,
+            receiver,
+            data_route,
+            ack_route,
+            gen,
+            web: None,
+            signals: Vec::new(),
+            start,
+            held: 0,
+            direct: false,
+        }
     }
 }
 
@@ -284,7 +312,14 @@ impl Wire for SenderWire<'_> {
 
 macro_rules! wire {
     ($self:ident, $flow:expr) => {
-        &mut SenderWire { net: &mut $self.net, route: $self.routes.path($flow.data_route), gen: $flow.gen, host: &mut $self.host_out, held: &mut $flow.held, direct: $flow.direct }
+        &mut SenderWire {
+            net: &mut $self.net,
+            route: $self.routes.path($flow.data_route),
+            gen: $flow.gen,
+            host: &mut $self.host_out,
+            held: &mut $flow.held,
+            direct: $flow.direct,
+        }
     };
 }
 
@@ -333,11 +368,22 @@ impl Sim {
             .links
             .iter()
             .enumerate()
-            .map(|(i, l)| Link::new(&l.cfg, l.to, component_rng(cfg.seed, Component::Link, i as u64), l.monitor))
+            .map(|(i, l)| {
+                Link::new(
+                    &l.cfg,
+                    l.to,
+                    component_rng(cfg.seed, Component::Link, i as u64),
+                    l.monitor,
+                )
+            })
             .collect();
         let mut routes = Routes::default();
         let mut q = EventQueue::default();
-        let route = |routes: &mut Routes, src, dst, field: String| routes.get(t, src, dst).map_err(|e| ConfigError { field, ..e });
+        let route = |routes: &mut Routes, src, dst, field: String| {
+            routes
+                .get(t, src, dst)
+                .map_err(|e| ConfigError { field, ..e })
+        };
         let mut flows = Vec::with_capacity(cfg.flows.len());
         let shared = Shared::default();
         for (i, f) in cfg.flows.iter().enumerate() {
@@ -347,8 +393,18 @@ impl Sim {
             let mut sender = Sender::new(i as u32, f, rng);
             sender.cc.attach(&shared);
             // The start-up offset never moves the start past the stop or the end of the run.
-            let start = f.start.saturating_add(sender.start_offset).min(f.stop.map_or(cfg.duration, |s| s - 1).max(f.start));
-            flows.push(Flow::new(sender, Receiver::new(f), data_route, ack_route, 0, start));
+            let start = f
+                .start
+                .saturating_add(sender.start_offset)
+                .min(f.stop.map_or(cfg.duration, |s| s - 1).max(f.start));
+            flows.push(Flow::new(
+                sender,
+                Receiver::new(f),
+                data_route,
+                ack_route,
+                0,
+                start,
+            ));
             q.push(start, Event::FlowStart(i as u32));
             if let Some(stop) = f.stop {
                 q.push(stop, Event::FlowStop(i as u32));
@@ -357,11 +413,18 @@ impl Sim {
         let mut udp = Vec::with_capacity(cfg.udp.len());
         for (i, u) in cfg.udp.iter().enumerate() {
             let r = route(&mut routes, u.src, u.dst, format!("udp[{i}].dst"))?;
-            let source = UdpSource::new(u.clone(), component_rng(cfg.seed, Component::Traffic, i as u64));
+            let source = UdpSource::new(
+                u.clone(),
+                component_rng(cfg.seed, Component::Traffic, i as u64),
+            );
             if let Some(t0) = source.first() {
                 q.push(t0, Event::UdpSend(i as u32));
             }
-            udp.push(UdpFlow { source, sink: UdpSink::default(), route: r });
+            udp.push(UdpFlow {
+                source,
+                sink: UdpSink::default(),
+                route: r,
+            });
         }
         let mut web = Vec::with_capacity(cfg.web.len());
         for (i, w) in cfg.web.iter().enumerate() {
@@ -372,7 +435,8 @@ impl Sim {
                 }
             }
             let id = (1u64 << 32) + i as u64;
-            let mut source = WebSource::new(w.clone(), component_rng(cfg.seed, Component::Traffic, id));
+            let mut source =
+                WebSource::new(w.clone(), component_rng(cfg.seed, Component::Traffic, id));
             let t0 = source.next_arrival(w.start);
             if let Some(t0) = t0 {
                 q.push(t0, Event::WebArrival(i as u32));
@@ -409,7 +473,10 @@ impl Sim {
             users[c.link as usize] += 2;
         }
         for f in &mut flows {
-            f.direct = routes.path(f.data_route).first().is_some_and(|&l| users[l as usize] == 1);
+            f.direct = routes
+                .path(f.data_route)
+                .first()
+                .is_some_and(|&l| users[l as usize] == 1);
         }
         // Room for the rows the estimate expects (pages untouched cost nothing).
         for &(i, rows) in &estimate.cc_log_rows {
@@ -427,7 +494,28 @@ impl Sim {
         if let Some(dt) = cfg.sample_interval {
             q.push(dt, Event::Sample);
         }
-        Ok(Sim { net: Net { now: 0, q, links, counters: NetCounters::default(), udp_in_network: 0, capture }, flows, udp, web, routes, free: Vec::new(), traces, cfg, events: 0, host_out: HostLine::default(), host_in: HostLine::default(), shared, until: 0 })
+        Ok(Sim {
+            net: Net {
+                now: 0,
+                q,
+                links,
+                counters: NetCounters::default(),
+                udp_in_network: 0,
+                capture,
+            },
+            flows,
+            udp,
+            web,
+            routes,
+            free: Vec::new(),
+            traces,
+            cfg,
+            events: 0,
+            host_out: HostLine::default(),
+            host_in: HostLine::default(),
+            shared,
+            until: 0,
+        })
     }
 
     /// Run to the configured duration and summarise.
@@ -463,7 +551,13 @@ impl Sim {
     /// Summarise the run so far.
     pub fn finish(mut self) -> RunResult {
         let now = self.net.now;
-        for (i, l) in self.net.links.iter_mut().enumerate().filter(|(_, l)| l.has_aqm()) {
+        for (i, l) in self
+            .net
+            .links
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, l)| l.has_aqm())
+        {
             l.service(now, i as u32, &mut self.net.q);
         }
         for f in &mut self.flows {
@@ -475,12 +569,24 @@ impl Sim {
             .iter_mut()
             .enumerate()
             .filter(|(_, f)| f.sender.cc.log.is_some())
-            .map(|(i, f)| FlowCcLog { flow: i as u32, calls: f.sender.cc.take_log() })
+            .map(|(i, f)| FlowCcLog {
+                flow: i as u32,
+                calls: f.sender.cc.take_log(),
+            })
             .collect();
         let mut r = RunResult::build(&self, traces, cc_log);
         if let Some(c) = self.net.capture.take() {
-            let logs = self.net.links.iter_mut().enumerate().filter_map(|(i, l)| l.take_capture().map(|c| (i as u32, c))).collect();
-            let access: Vec<Time> = self.flows[..self.cfg.flows.len()].iter().map(|f| f.sender.access_delay).collect();
+            let logs = self
+                .net
+                .links
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(i, l)| l.take_capture().map(|c| (i as u32, c)))
+                .collect();
+            let access: Vec<Time> = self.flows[..self.cfg.flows.len()]
+                .iter()
+                .map(|f| f.sender.access_delay)
+                .collect();
             r.captures = c.finish(&self.cfg, &access, logs);
         }
         r
@@ -631,7 +737,11 @@ impl Sim {
                 if link.head_arrival().is_none_or(|t| t > now) {
                     return None;
                 }
-                let (p, next) = if link.has_aqm() { link.pop_arrival_aqm(now, l, &mut self.net.q) } else { link.pop_arrival(now) };
+                let (p, next) = if link.has_aqm() {
+                    link.pop_arrival_aqm(now, l, &mut self.net.q)
+                } else {
+                    link.pop_arrival(now)
+                };
                 if let Some(t) = next.filter(|&t| t > now) {
                     self.net.q.push(t, Event::LinkArrive(l));
                 }
@@ -661,7 +771,11 @@ impl Sim {
                     self.net.counters.stale += 1;
                     return;
                 }
-                if p.kind == Kind::Data { flow.data_route } else { flow.ack_route }
+                if p.kind == Kind::Data {
+                    flow.data_route
+                } else {
+                    flow.ack_route
+                }
             }
         };
         let path = self.routes.path(route);
@@ -692,7 +806,12 @@ impl Sim {
                 if flow.sender.access_delay > 0 && p.hop != HELD {
                     let mut p = p;
                     p.hop = HELD;
-                    self.host_in.push(now + flow.sender.access_delay, p, &mut self.net.q, Event::HostIn);
+                    self.host_in.push(
+                        now + flow.sender.access_delay,
+                        p,
+                        &mut self.net.q,
+                        Event::HostIn,
+                    );
                     return;
                 }
                 flow.sender.on_ack(&p, wire!(self, flow));
@@ -700,12 +819,17 @@ impl Sim {
             }
             _ => {
                 let action = flow.receiver.on_data(&p, now);
-                let web_done = flow.web.as_ref().is_some_and(|w| !w.received && flow.receiver.rcv_nxt >= w.end);
+                let web_done = flow
+                    .web
+                    .as_ref()
+                    .is_some_and(|w| !w.received && flow.receiver.rcv_nxt >= w.end);
                 match action {
                     RxAction::AckNow => self.send_ack(f),
                     RxAction::Delay(t) => {
                         if !flow.receiver.delack.armed() {
-                            flow.receiver.delack.arm(t, &mut self.net.q, Event::DelAck(f));
+                            flow.receiver
+                                .delack
+                                .arm(t, &mut self.net.q, Event::DelAck(f));
                         }
                     }
                 }
@@ -742,9 +866,12 @@ impl Sim {
                 }
                 flow.held -= 1;
                 self.net.counters.injected += 1;
-                self.net.forward(&p, 0, self.routes.path(flow.data_route), now);
+                self.net
+                    .forward(&p, 0, self.routes.path(flow.data_route), now);
             }
-            let Some(t) = self.host_out.next() else { return };
+            let Some(t) = self.host_out.next() else {
+                return;
+            };
             if !self.next_inline(t) {
                 self.host_out.timer.arm(t, &mut self.net.q, Event::HostOut);
                 return;
@@ -835,9 +962,16 @@ impl Sim {
         let topo = &self.cfg.topology;
         let data_route = self.routes.get(topo, src, dst).expect("checked when built");
         let ack_route = self.routes.get(topo, dst, src).expect("checked when built");
-        let rng = component_rng(self.cfg.seed, Component::Sender, (1u64 << 40) + ((w as u64) << 32) + number);
+        let rng = component_rng(
+            self.cfg.seed,
+            Component::Sender,
+            (1u64 << 40) + ((w as u64) << 32) + number,
+        );
         let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
-        let gen = self.flows.get(slot as usize).map_or(0, |f| f.gen.wrapping_add(1));
+        let gen = self
+            .flows
+            .get(slot as usize)
+            .map_or(0, |f| f.gen.wrapping_add(1));
         // A web transfer starts when it arrives (its arrivals are already random):
         // no start-up offset. Its access delay is drawn from its own stream.
         let mut sender = Sender::new(slot, &cfg, rng);
@@ -856,7 +990,13 @@ impl Sim {
         if let Some(c) = self.net.capture.as_mut().filter(|c| c.links()) {
             // Noted only if it crosses a captured link: one entry per transfer a capture sees.
             let links = &self.net.links;
-            if self.routes.path(data_route).iter().chain(self.routes.path(ack_route)).any(|&l| links[l as usize].captured()) {
+            if self
+                .routes
+                .path(data_route)
+                .iter()
+                .chain(self.routes.path(ack_route))
+                .any(|&l| links[l as usize].captured())
+            {
                 if t.keep {
                     // A persistent connection's writes each start a segment:
                     // byte offsets at whole segments (docs/links-and-web.md §5).
@@ -933,7 +1073,11 @@ impl Sim {
     /// A persistent session has ended: its connection's slots are freed as
     /// an HTTP/1.0 transfer's, once their senders have everything acknowledged.
     fn close(&mut self, connection: Option<Connection>) {
-        for slot in connection.into_iter().flat_map(|c| [c.requests, c.responses]).flatten() {
+        for slot in connection
+            .into_iter()
+            .flat_map(|c| [c.requests, c.responses])
+            .flatten()
+        {
             let flow = &mut self.flows[slot as usize];
             flow.web.as_mut().expect("a web slot").keep = false;
             self.release_if_done(slot);
@@ -943,7 +1087,9 @@ impl Sim {
     /// Web transfer in slot `f` has delivered its last byte.
     fn web_received(&mut self, f: u32) {
         let now = self.net.now;
-        let Some(t) = &mut self.flows[f as usize].web else { return };
+        let Some(t) = &mut self.flows[f as usize].web else {
+            return;
+        };
         t.received = true;
         let t = *t;
         let source = &mut self.web[t.source as usize];
@@ -956,7 +1102,9 @@ impl Sim {
                 }
                 d => {
                     source.schedule(now.saturating_add(d), t.session, Step::Response);
-                    self.net.q.push(now.saturating_add(d), Event::WebArrival(t.source));
+                    self.net
+                        .q
+                        .push(now.saturating_add(d), Event::WebArrival(t.source));
                 }
             }
             return;
@@ -966,7 +1114,9 @@ impl Sim {
             match source.response_done(t.session, now) {
                 AfterResponse::Think(gap) => {
                     source.schedule(now.saturating_add(gap), t.session, Step::Request);
-                    self.net.q.push(now.saturating_add(gap), Event::WebArrival(t.source));
+                    self.net
+                        .q
+                        .push(now.saturating_add(gap), Event::WebArrival(t.source));
                 }
                 AfterResponse::Ended(connection) => self.close(connection),
             }
@@ -979,7 +1129,8 @@ impl Sim {
         ack.gen = flow.gen;
         flow.sender.counters.acks_sent += 1;
         self.net.counters.injected += 1;
-        self.net.forward(&ack, 0, self.routes.path(flow.ack_route), self.net.now);
+        self.net
+            .forward(&ack, 0, self.routes.path(flow.ack_route), self.net.now);
     }
 
     /// The links of route `id` (see [`Flow::data_route`]).
@@ -996,22 +1147,50 @@ impl Sim {
     pub fn check_conservation(&self) -> Result<(), String> {
         let c = self.net.counters;
         // Packets a queue discipline dropped after accepting them (at dequeue, or FQ-CoDel's fat flow).
-        let queued: u64 = self.net.links.iter().map(|l| l.queued_drops().packets).sum();
+        let queued: u64 = self
+            .net
+            .links
+            .iter()
+            .map(|l| l.queued_drops().packets)
+            .sum();
         let rhs = c.delivered + c.dropped_queue + queued + c.dropped_random + self.in_network();
         if c.injected != rhs {
-            return Err(format!("injected {} != delivered {} + dropped {}+{}+{} + in network {}", c.injected, c.delivered, c.dropped_queue, queued, c.dropped_random, self.in_network()));
+            return Err(format!(
+                "injected {} != delivered {} + dropped {}+{}+{} + in network {}",
+                c.injected,
+                c.delivered,
+                c.dropped_queue,
+                queued,
+                c.dropped_random,
+                self.in_network()
+            ));
         }
         for (i, f) in self.flows.iter().enumerate() {
-            f.sender.check_scoreboard().map_err(|e| format!("flow {i}: {e}"))?;
+            f.sender
+                .check_scoreboard()
+                .map_err(|e| format!("flow {i}: {e}"))?;
         }
         // Every segment a flow counts as held is in the host line (and the
         // others there belong to finished web transfers).
         let mut held = vec![0u32; self.flows.len()];
-        for h in self.host_out.heap.iter().filter(|h| h.item.gen == self.flows[h.item.flow as usize].gen) {
+        for h in self
+            .host_out
+            .heap
+            .iter()
+            .filter(|h| h.item.gen == self.flows[h.item.flow as usize].gen)
+        {
             held[h.item.flow as usize] += 1;
         }
-        if let Some((i, f)) = self.flows.iter().enumerate().find(|(i, f)| f.held != held[*i]) {
-            return Err(format!("flow {i}: {} segments counted as held at the host, {} there", f.held, held[i]));
+        if let Some((i, f)) = self
+            .flows
+            .iter()
+            .enumerate()
+            .find(|(i, f)| f.held != held[*i])
+        {
+            return Err(format!(
+                "flow {i}: {} segments counted as held at the host, {} there",
+                f.held, held[i]
+            ));
         }
         Ok(())
     }

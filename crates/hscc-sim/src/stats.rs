@@ -75,7 +75,10 @@ impl DelayHistogram {
     /// An empty histogram.
     pub fn new() -> Self {
         // 1 ns to 1000 s; larger delays saturate at the top.
-        DelayHistogram { h: Histogram::new_with_bounds(1, 1_000_000_000_000, 3).expect("valid bounds"), sum_ns: 0 }
+        DelayHistogram {
+            h: Histogram::new_with_bounds(1, 1_000_000_000_000, 3).expect("valid bounds"),
+            sum_ns: 0,
+        }
     }
 
     /// Record one packet's queuing delay.

@@ -15,10 +15,30 @@ impl Topology {
     }
 
     /// Add a link in each direction; returns their indices (a→b, b→a).
-    pub fn add_duplex(&mut self, name: &str, a: u32, b: u32, ab: LinkConfig, ba: LinkConfig, monitor: bool) -> (u32, u32) {
+    pub fn add_duplex(
+        &mut self,
+        name: &str,
+        a: u32,
+        b: u32,
+        ab: LinkConfig,
+        ba: LinkConfig,
+        monitor: bool,
+    ) -> (u32, u32) {
         let i = self.links.len() as u32;
-        self.links.push(LinkSpec { name: format!("{name}:fwd"), from: a, to: b, cfg: ab, monitor });
-        self.links.push(LinkSpec { name: format!("{name}:rev"), from: b, to: a, cfg: ba, monitor });
+        self.links.push(LinkSpec {
+            name: format!("{name}:fwd"),
+            from: a,
+            to: b,
+            cfg: ab,
+            monitor,
+        });
+        self.links.push(LinkSpec {
+            name: format!("{name}:rev"),
+            from: b,
+            to: a,
+            cfg: ba,
+            monitor,
+        });
         (i, i + 1)
     }
 
@@ -60,7 +80,10 @@ impl Topology {
         if !seen[dst as usize] {
             return Err(ConfigError {
                 field: "flows.dst".into(),
-                value: format!("{} -> {}", self.nodes[src as usize], self.nodes[dst as usize]),
+                value: format!(
+                    "{} -> {}",
+                    self.nodes[src as usize], self.nodes[dst as usize]
+                ),
                 allowed: "a node reachable from src".into(),
             });
         }
@@ -100,7 +123,12 @@ impl AccessSpec {
     /// An access pair whose sender link has `delay` and receiver link none,
     /// with a generous buffer so access links never drop.
     pub fn new(rate_bps: u64, delay: Time) -> AccessSpec {
-        AccessSpec { rate_bps, delay, recv_delay: 0, buffer: Buffer::Packets(100_000) }
+        AccessSpec {
+            rate_bps,
+            delay,
+            recv_delay: 0,
+            buffer: Buffer::Packets(100_000),
+        }
     }
 }
 
@@ -132,7 +160,11 @@ pub fn dumbbell(bottleneck: LinkConfig, reverse: LinkConfig, pairs: &[AccessSpec
         t.add_duplex(&format!("access-d{i}"), right, d, down.clone(), down, false);
         ids.push((s, d));
     }
-    Dumbbell { topology: t, pairs: ids, bottleneck: bn }
+    Dumbbell {
+        topology: t,
+        pairs: ids,
+        bottleneck: bn,
+    }
 }
 
 /// A parking lot: routers R0 … RK joined by K bottlenecks.
@@ -150,11 +182,27 @@ pub struct ParkingLot {
 
 /// Build a parking lot of `hops` bottlenecks with `long` end-to-end host
 /// pairs and `cross` host pairs per bottleneck, all on `access` links.
-pub fn parking_lot(hops: usize, link: LinkConfig, access: &AccessSpec, long: usize, cross: usize) -> ParkingLot {
+pub fn parking_lot(
+    hops: usize,
+    link: LinkConfig,
+    access: &AccessSpec,
+    long: usize,
+    cross: usize,
+) -> ParkingLot {
     let mut t = Topology::default();
     let routers: Vec<u32> = (0..=hops).map(|k| t.add_node(format!("R{k}"))).collect();
     let bottlenecks = (0..hops)
-        .map(|k| t.add_duplex(&format!("bottleneck{k}"), routers[k], routers[k + 1], link.clone(), link.clone(), true).0)
+        .map(|k| {
+            t.add_duplex(
+                &format!("bottleneck{k}"),
+                routers[k],
+                routers[k + 1],
+                link.clone(),
+                link.clone(),
+                true,
+            )
+            .0
+        })
         .collect();
     let host_pair = |t: &mut Topology, name: String, a: u32, b: u32| {
         let s = t.add_node(format!("{name}s"));
@@ -165,11 +213,22 @@ pub fn parking_lot(hops: usize, link: LinkConfig, access: &AccessSpec, long: usi
         t.add_duplex(&format!("access-{name}d"), b, d, down.clone(), down, false);
         (s, d)
     };
-    let long = (0..long).map(|i| host_pair(&mut t, format!("long{i}"), routers[0], routers[hops])).collect();
-    let cross = (0..hops)
-        .map(|k| (0..cross).map(|i| host_pair(&mut t, format!("x{k}.{i}"), routers[k], routers[k + 1])).collect())
+    let long = (0..long)
+        .map(|i| host_pair(&mut t, format!("long{i}"), routers[0], routers[hops]))
         .collect();
-    ParkingLot { topology: t, long, cross, bottlenecks }
+    let cross = (0..hops)
+        .map(|k| {
+            (0..cross)
+                .map(|i| host_pair(&mut t, format!("x{k}.{i}"), routers[k], routers[k + 1]))
+                .collect()
+        })
+        .collect();
+    ParkingLot {
+        topology: t,
+        long,
+        cross,
+        bottlenecks,
+    }
 }
 
 #[cfg(test)]
@@ -183,7 +242,14 @@ mod tests {
 
     #[test]
     fn dumbbell_routes_cross_the_bottleneck() {
-        let d = dumbbell(l(), l(), &[AccessSpec::new(10_000_000, 5 * MS), AccessSpec::new(10_000_000, 20 * MS)]);
+        let d = dumbbell(
+            l(),
+            l(),
+            &[
+                AccessSpec::new(10_000_000, 5 * MS),
+                AccessSpec::new(10_000_000, 20 * MS),
+            ],
+        );
         let (s, r) = d.pairs[1];
         let fwd = d.topology.route(s, r).unwrap();
         assert_eq!(fwd.len(), 3);

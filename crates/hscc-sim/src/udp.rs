@@ -56,7 +56,9 @@ impl UdpConfig {
     /// The on-the-wire rate of the pattern, bit/s.
     pub fn rate_bps(&self) -> u64 {
         match self.pattern {
-            UdpPattern::Cbr { rate_bps } | UdpPattern::OnOff { rate_bps, .. } | UdpPattern::Poisson { rate_bps } => rate_bps,
+            UdpPattern::Cbr { rate_bps }
+            | UdpPattern::OnOff { rate_bps, .. }
+            | UdpPattern::Poisson { rate_bps } => rate_bps,
         }
     }
 }
@@ -74,7 +76,12 @@ pub struct UdpSource {
 impl UdpSource {
     /// A source for `cfg` with its own random stream.
     pub fn new(cfg: UdpConfig, rng: Rng) -> UdpSource {
-        UdpSource { cfg, rng, sent: 0, remainder: 0 }
+        UdpSource {
+            cfg,
+            rng,
+            sent: 0,
+            remainder: 0,
+        }
     }
 
     /// The configuration.
@@ -100,7 +107,10 @@ impl UdpSource {
         let gap = match self.cfg.pattern {
             UdpPattern::Poisson { .. } => {
                 let mean = bits_ps as f64 / rate as f64;
-                Exp::new(1.0 / mean).expect("positive rate").sample(&mut self.rng).round() as Time
+                Exp::new(1.0 / mean)
+                    .expect("positive rate")
+                    .sample(&mut self.rng)
+                    .round() as Time
             }
             _ => {
                 // Exact spacing: carry the remainder as the links do.
@@ -208,8 +218,16 @@ impl UdpResult {
             sent: src.sent,
             received: sink.received,
             lost,
-            loss_rate: if sink.received + lost > 0 { lost as f64 / (sink.received + lost) as f64 } else { 0.0 },
-            throughput_bps: if active > 0.0 { sink.bytes as f64 * 8.0 / active } else { 0.0 },
+            loss_rate: if sink.received + lost > 0 {
+                lost as f64 / (sink.received + lost) as f64
+            } else {
+                0.0
+            },
+            throughput_bps: if active > 0.0 {
+                sink.bytes as f64 * 8.0 / active
+            } else {
+                0.0
+            },
             mean_delay_s: sink.delays.mean_s(),
             p99_delay_s: sink.delays.quantile_s(0.99),
             max_delay_s: sink.delays.max_s(),

@@ -88,10 +88,14 @@ impl SizeDist {
     pub fn sample(&self, rng: &mut Rng) -> u64 {
         let v = match *self {
             SizeDist::Fixed(n) => n as f64,
-            SizeDist::Exponential { mean } => Exp::new(1.0 / mean).expect("positive mean").sample(rng),
+            SizeDist::Exponential { mean } => {
+                Exp::new(1.0 / mean).expect("positive mean").sample(rng)
+            }
             SizeDist::Pareto { shape, mean } => {
                 let scale = mean * (shape - 1.0) / shape;
-                Pareto::new(scale, shape).expect("positive scale and shape").sample(rng)
+                Pareto::new(scale, shape)
+                    .expect("positive scale and shape")
+                    .sample(rng)
             }
             SizeDist::PackmimeRequest => return packmime::request(rng),
             SizeDist::PackmimeResponse => {
@@ -156,7 +160,11 @@ fn yes() -> bool {
 
 impl Default for Sessions {
     fn default() -> Self {
-        Sessions { request_size: SizeDist::PackmimeRequest, persistent: 0.0, server_delay: true }
+        Sessions {
+            request_size: SizeDist::PackmimeRequest,
+            persistent: 0.0,
+            server_delay: true,
+        }
     }
 }
 
@@ -211,12 +219,19 @@ impl WebSource {
             WebModel::Transfers => None,
             WebModel::Sessions(_) => Some(Box::new(SessionState::new(cfg.rate, &mut rng))),
         };
-        WebSource { cfg, rng, stats: WebStats::default(), sessions }
+        WebSource {
+            cfg,
+            rng,
+            stats: WebStats::default(),
+            sessions,
+        }
     }
 
     /// Time of the next arrival after `t`, if before the stop.
     pub fn next_arrival(&mut self, t: Time) -> Option<Time> {
-        let gap = Exp::new(self.cfg.rate).expect("positive rate").sample(&mut self.rng);
+        let gap = Exp::new(self.cfg.rate)
+            .expect("positive rate")
+            .sample(&mut self.rng);
         let next = t.saturating_add(((gap * SEC as f64).round() as Time).max(1));
         match self.cfg.stop {
             Some(stop) if next >= stop => None,
@@ -260,7 +275,9 @@ impl WebSource {
     /// size and its pages; returns its id and its first object, or `None` when
     /// [`crate::limits::MAX_WEB_SLOTS`] sessions are already in progress.
     pub fn open_session(&mut self, now: Time) -> Option<(u32, Object)> {
-        let WebModel::Sessions(model) = &self.cfg.model else { unreachable!("session model") };
+        let WebModel::Sessions(model) = &self.cfg.model else {
+            unreachable!("session model")
+        };
         let s = self.sessions.as_mut().expect("session model");
         self.stats.sessions_started += 1;
         if s.live >= crate::limits::MAX_WEB_SLOTS {
@@ -281,9 +298,24 @@ impl WebSource {
         };
         // Later responses of a persistent session (PackMime's `adjust_persist_rspsz`).
         let several = pages > 1 || objects > 1;
-        let persist = (several && self.cfg.size == SizeDist::PackmimeResponse && response > packmime::CACHE_CUTOFF).then(|| packmime::persist_params(rng));
+        let persist = (several
+            && self.cfg.size == SizeDist::PackmimeResponse
+            && response > packmime::CACHE_CUTOFF)
+            .then(|| packmime::persist_params(rng));
         let connection = several.then(Connection::default);
-        let session = Session { server, client, arrival: now, request, response, pages, pages_left: pages - 1, objects_left: objects - 1, persist, object_start: now, connection };
+        let session = Session {
+            server,
+            client,
+            arrival: now,
+            request,
+            response,
+            pages,
+            pages_left: pages - 1,
+            objects_left: objects - 1,
+            persist,
+            object_start: now,
+            connection,
+        };
         let id = match s.free.pop() {
             Some(id) => {
                 s.table[id as usize] = session;
@@ -295,13 +327,23 @@ impl WebSource {
             }
         };
         s.live += 1;
-        Some((id, Object { src: client, dst: server, size: request, start: now }))
+        Some((
+            id,
+            Object {
+                src: client,
+                dst: server,
+                size: request,
+                start: now,
+            },
+        ))
     }
 
     /// Session model: the request of session `id` has reached its server at
     /// `now`: the server's delay, after which its response starts.
     pub fn server_delay(&mut self) -> Time {
-        let WebModel::Sessions(model) = &self.cfg.model else { unreachable!("session model") };
+        let WebModel::Sessions(model) = &self.cfg.model else {
+            unreachable!("session model")
+        };
         if model.server_delay {
             packmime::server_delay(&mut self.rng)
         } else {
@@ -312,13 +354,20 @@ impl WebSource {
     /// Session model: the response of session `id` to send now.
     pub fn response_of(&self, id: u32) -> Object {
         let s = &self.sessions.as_ref().expect("session model").table[id as usize];
-        Object { src: s.server, dst: s.client, size: s.response, start: s.object_start }
+        Object {
+            src: s.server,
+            dst: s.client,
+            size: s.response,
+            start: s.object_start,
+        }
     }
 
     /// Session model: the connection of persistent session `id` (`None`: an
     /// HTTP/1.0 session, a fresh transfer per request and response).
     pub fn connection(&mut self, id: u32) -> Option<&mut Connection> {
-        self.sessions.as_mut().expect("session model").table[id as usize].connection.as_mut()
+        self.sessions.as_mut().expect("session model").table[id as usize]
+            .connection
+            .as_mut()
     }
 
     /// Session model: the response of session `id` has fully arrived at `now`.
@@ -356,7 +405,12 @@ impl WebSource {
             None if self.cfg.size == SizeDist::PackmimeResponse => s.response,
             None => self.cfg.size.sample(&mut self.rng),
         };
-        Object { src: s.client, dst: s.server, size: s.request, start: now }
+        Object {
+            src: s.client,
+            dst: s.server,
+            size: s.request,
+            start: now,
+        }
     }
 
     /// Session model: session `id` ends early at `now` (no flow slot for its
@@ -571,23 +625,60 @@ pub mod packmime {
     /// (`FSIZE0_INVCDF_A`, 100 points; these 12 follow it within 2 bytes).
     #[allow(clippy::approx_constant)] // 0.7071 is a knot of the table, not 1/√2
     pub const VALIDATION_KNOTS: [(f64, f64); 12] = [
-        (0.0001, 4.645), (0.0203, 40.8041), (0.0405, 61.468), (0.1011, 74.8092), (0.1415, 97.6514), (0.2021, 112.752),
-        (0.6566, 157.294), (0.7071, 172.7), (0.7576, 200.636), (0.8283, 221.925), (0.9394, 264.471), (0.99999, 272.234),
+        (0.0001, 4.645),
+        (0.0203, 40.8041),
+        (0.0405, 61.468),
+        (0.1011, 74.8092),
+        (0.1415, 97.6514),
+        (0.2021, 112.752),
+        (0.6566, 157.294),
+        (0.7071, 172.7),
+        (0.7576, 200.636),
+        (0.8283, 221.925),
+        (0.9394, 264.471),
+        (0.99999, 272.234),
     ];
     /// Knots (log2(1 − p), log2 bytes) of the download response sizes' inverse
     /// CDF (`FSIZE0_INVCDF_B`, 100 points; these 12 follow it within 0.03 in log2).
     pub const DOWNLOAD_KNOTS: [(f64, f64); 12] = [
-        (-18.1793, 25.8765), (-5.51014, 15.6026), (-4.95931, 15.3003), (-4.22486, 15.0978), (-3.85764, 14.8675), (-2.93959, 13.9248),
-        (-2.20514, 13.3444), (-1.83792, 12.9005), (-1.47069, 12.2512), (-1.10347, 11.4133), (-0.73625, 10.4104), (-0.0018, 8.10797),
+        (-18.1793, 25.8765),
+        (-5.51014, 15.6026),
+        (-4.95931, 15.3003),
+        (-4.22486, 15.0978),
+        (-3.85764, 14.8675),
+        (-2.93959, 13.9248),
+        (-2.20514, 13.3444),
+        (-1.83792, 12.9005),
+        (-1.47069, 12.2512),
+        (-1.10347, 11.4133),
+        (-0.73625, 10.4104),
+        (-0.0018, 8.10797),
     ];
     /// Knots (p, bytes) of the body of request sizes (`FSIZE1_INVCDF_A`; within 2 bytes).
     pub const REQUEST_BODY_KNOTS: [(f64, f64); 12] = [
-        (3e-05, 50.9777), (0.01013, 93.8217), (0.02023, 123.301), (0.04043, 168.813), (0.05053, 184.263), (0.07074, 200.037),
-        (0.10104, 217.623), (0.14144, 253.057), (0.18184, 273.754), (0.37376, 327.782), (0.57577, 362.17), (1.0, 421.788),
+        (3e-05, 50.9777),
+        (0.01013, 93.8217),
+        (0.02023, 123.301),
+        (0.04043, 168.813),
+        (0.05053, 184.263),
+        (0.07074, 200.037),
+        (0.10104, 217.623),
+        (0.14144, 253.057),
+        (0.18184, 273.754),
+        (0.37376, 327.782),
+        (0.57577, 362.17),
+        (1.0, 421.788),
     ];
     /// Knots (log2(1 − p), log2 bytes) of the tail of request sizes (`FSIZE1_INVCDF_B`; within 0.03).
-    pub const REQUEST_TAIL_KNOTS: [(f64, f64); 7] =
-        [(-17.7791, 19.7578), (-3.41883, 10.1034), (-2.88032, 9.87896), (-1.9828, 9.64712), (-0.90578, 8.95525), (-0.18777, 8.75459), (-0.00827, 8.72795)];
+    pub const REQUEST_TAIL_KNOTS: [(f64, f64); 7] = [
+        (-17.7791, 19.7578),
+        (-3.41883, 10.1034),
+        (-2.88032, 9.87896),
+        (-1.9828, 9.64712),
+        (-0.90578, 8.95525),
+        (-0.18777, 8.75459),
+        (-0.00827, 8.72795),
+    ];
 
     /// Means of the tables above (numerical integration of the knots, checked
     /// in the tests): cache validations, downloads, requests, bytes.
@@ -603,7 +694,10 @@ pub mod packmime {
     /// ns-2's `FX::LinearInterpolate`: piecewise linear, the end segments extended.
     pub fn interpolate(knots: &[(f64, f64)], x: f64) -> f64 {
         let n = knots.len();
-        let i = knots[1..n - 1].iter().position(|k| x < k.0).unwrap_or(n - 2);
+        let i = knots[1..n - 1]
+            .iter()
+            .position(|k| x < k.0)
+            .unwrap_or(n - 2);
         let ((x0, y0), (x1, y1)) = (knots[i], knots[i + 1]);
         y0 + (y1 - y0) / (x1 - x0) * (x - x0)
     }
@@ -651,7 +745,9 @@ pub mod packmime {
     /// ⌈Weibull⌉ responses in a run of state `download` (at least 1).
     pub fn run_length(download: bool, shapes: [f64; 2], rng: &mut Rng) -> u64 {
         let k = usize::from(download);
-        let w: f64 = Weibull::new(RUNS[k].2, shapes[k]).expect("positive scale and shape").sample(rng);
+        let w: f64 = Weibull::new(RUNS[k].2, shapes[k])
+            .expect("positive scale and shape")
+            .sample(rng);
         (w.ceil() as u64).max(1)
     }
 
@@ -660,7 +756,9 @@ pub mod packmime {
         if rng.random::<f64>() < P_ONE_PAGE {
             return 1;
         }
-        let w: f64 = Weibull::new(PAGES_WEIBULL.1, PAGES_WEIBULL.0).expect("valid").sample(rng);
+        let w: f64 = Weibull::new(PAGES_WEIBULL.1, PAGES_WEIBULL.0)
+            .expect("valid")
+            .sample(rng);
         ((w + 1.0).ceil().min(1e6) as u32).max(2)
     }
 
@@ -669,13 +767,17 @@ pub mod packmime {
         if pages > 1 && rng.random::<f64>() < P_ONE_OBJECT {
             return 1;
         }
-        let w: f64 = Weibull::new(OBJECTS_WEIBULL.1, OBJECTS_WEIBULL.0).expect("valid").sample(rng);
+        let w: f64 = Weibull::new(OBJECTS_WEIBULL.1, OBJECTS_WEIBULL.0)
+            .expect("valid")
+            .sample(rng);
         ((w + 1.0).ceil().min(1e6) as u32).max(2)
     }
 
     /// The server delay, ps (`PackMimeHTTPServerDelayRandomVariable`).
     pub fn server_delay(rng: &mut Rng) -> Time {
-        let w: f64 = Weibull::new(SERVER_DELAY_WEIBULL.1, SERVER_DELAY_WEIBULL.0).expect("valid").sample(rng);
+        let w: f64 = Weibull::new(SERVER_DELAY_WEIBULL.1, SERVER_DELAY_WEIBULL.0)
+            .expect("valid")
+            .sample(rng);
         ((SEC as f64) / w.max(10.0)).round() as Time
     }
 
@@ -713,15 +815,28 @@ pub mod packmime {
     impl Gaps {
         /// Draw this run's parameters.
         pub fn new(rng: &mut Rng) -> Gaps {
-            Gaps { pages: hyper(BETWEEN_PAGES, rng), objects: hyper(WITHIN_PAGE, rng) }
+            Gaps {
+                pages: hyper(BETWEEN_PAGES, rng),
+                objects: hyper(WITHIN_PAGE, rng),
+            }
         }
         /// Time from the end of a response to the next page's first request, ps.
         pub fn between_pages(&self, rng: &mut Rng) -> Time {
-            seconds(log2_normal(self.pages.0, self.pages.1, BETWEEN_PAGES[4], rng))
+            seconds(log2_normal(
+                self.pages.0,
+                self.pages.1,
+                BETWEEN_PAGES[4],
+                rng,
+            ))
         }
         /// Time from the end of a response to the next object of the same page, ps.
         pub fn within_page(&self, rng: &mut Rng) -> Time {
-            seconds(log2_normal(self.objects.0, self.objects.1, WITHIN_PAGE[4], rng))
+            seconds(log2_normal(
+                self.objects.0,
+                self.objects.1,
+                WITHIN_PAGE[4],
+                rng,
+            ))
         }
     }
 
@@ -778,7 +893,17 @@ pub struct WebStats {
 
 impl Default for WebStats {
     fn default() -> Self {
-        WebStats { started: 0, completed: 0, refused: 0, sessions_started: 0, sessions_completed: 0, sessions_refused: 0, sessions_aborted: 0, bins: vec![None; BINS], session_times: None }
+        WebStats {
+            started: 0,
+            completed: 0,
+            refused: 0,
+            sessions_started: 0,
+            sessions_completed: 0,
+            sessions_refused: 0,
+            sessions_aborted: 0,
+            bins: vec![None; BINS],
+            session_times: None,
+        }
     }
 }
 
@@ -798,7 +923,9 @@ impl WebStats {
     /// A session completed in `time`.
     pub fn record_session(&mut self, time: Time) {
         self.sessions_completed += 1;
-        self.session_times.get_or_insert_with(histogram).saturating_record((time / NS).max(1));
+        self.session_times
+            .get_or_insert_with(histogram)
+            .saturating_record((time / NS).max(1));
     }
 
     /// Per size bin: response-time summary.
@@ -897,19 +1024,30 @@ mod tests {
     /// ∫ 2^f(log2 u) du over (0, 1), in v = −log2 u.
     fn log_table_mean(knots: &[(f64, f64)]) -> f64 {
         let (n, vmax) = (400_000, 80.0);
-        (0..n).map(|i| (i as f64 + 0.5) * vmax / n as f64).map(|v| interpolate(knots, -v).exp2() * LN_2 * (-v).exp2() * vmax / n as f64).sum()
+        (0..n)
+            .map(|i| (i as f64 + 0.5) * vmax / n as f64)
+            .map(|v| interpolate(knots, -v).exp2() * LN_2 * (-v).exp2() * vmax / n as f64)
+            .sum()
     }
 
     fn linear_mean(knots: &[(f64, f64)]) -> f64 {
         let n = 100_000;
-        (0..n).map(|i| interpolate(knots, (i as f64 + 0.5) / n as f64)).sum::<f64>() / n as f64
+        (0..n)
+            .map(|i| interpolate(knots, (i as f64 + 0.5) / n as f64))
+            .sum::<f64>()
+            / n as f64
     }
 
     #[test]
     fn the_packmime_means_are_those_of_the_knots() {
         assert!((linear_mean(&VALIDATION_KNOTS) - VALIDATION_MEAN).abs() < 0.1);
-        assert!((log_table_mean(&DOWNLOAD_KNOTS) / DOWNLOAD_MEAN - 1.0).abs() < 0.001, "{}", log_table_mean(&DOWNLOAD_KNOTS));
-        let req = REQUEST_BODY_SHARE * linear_mean(&REQUEST_BODY_KNOTS) + (1.0 - REQUEST_BODY_SHARE) * log_table_mean(&REQUEST_TAIL_KNOTS);
+        assert!(
+            (log_table_mean(&DOWNLOAD_KNOTS) / DOWNLOAD_MEAN - 1.0).abs() < 0.001,
+            "{}",
+            log_table_mean(&DOWNLOAD_KNOTS)
+        );
+        let req = REQUEST_BODY_SHARE * linear_mean(&REQUEST_BODY_KNOTS)
+            + (1.0 - REQUEST_BODY_SHARE) * log_table_mean(&REQUEST_TAIL_KNOTS);
         assert!((req / REQUEST_MEAN - 1.0).abs() < 0.002, "{req}");
         // E⌈Exp(λ)⌉ = 1/(1 − e^{−1/λ}).
         let e = |l: f64| 1.0 / (1.0 - (-1.0 / l).exp());
@@ -957,11 +1095,21 @@ mod tests {
         for _ in 0..n {
             let p = packmime::pages(&mut rng);
             pages += p as u64;
-            objects += (0..p).map(|_| packmime::objects(p, &mut rng) as u64).sum::<u64>();
+            objects += (0..p)
+                .map(|_| packmime::objects(p, &mut rng) as u64)
+                .sum::<u64>();
         }
         let (mo, mp) = mean_objects_pages();
-        assert!((pages as f64 / n as f64 / mp - 1.0).abs() < 0.01, "pages {}", pages as f64 / n as f64);
-        assert!((objects as f64 / n as f64 / mo - 1.0).abs() < 0.02, "objects {}", objects as f64 / n as f64);
+        assert!(
+            (pages as f64 / n as f64 / mp - 1.0).abs() < 0.01,
+            "pages {}",
+            pages as f64 / n as f64
+        );
+        assert!(
+            (objects as f64 / n as f64 / mo - 1.0).abs() < 0.02,
+            "objects {}",
+            objects as f64 / n as f64
+        );
         // By hand: multi-page connections have 1 + 1/(1 − e^{−1/0.417}) = 2.100 pages.
         assert!((mp - (0.82 + 0.18 * 2.0999)).abs() < 1e-3, "{mp}");
     }
@@ -981,12 +1129,22 @@ mod tests {
         // Over many runs (the parameters are drawn once per run).
         let mut rng = component_rng(4, Component::Traffic, 0);
         let n = 400_000;
-        let sum: f64 = (0..n).map(|_| crate::time::secs(Gaps::new(&mut rng).within_page(&mut rng))).sum();
+        let sum: f64 = (0..n)
+            .map(|_| crate::time::secs(Gaps::new(&mut rng).within_page(&mut rng)))
+            .sum();
         let m = mean_gap(WITHIN_PAGE);
         // By hand: 2^−4.15 · e^{(ln 2)²·3.12/2} · (1 − (ln 2)²·1.57/(2·2.35))^−2.35 = 0.05632 · 2.116 · 1.508.
         assert!((m - 0.1797).abs() < 0.001, "{m}");
-        assert!((mean_gap(BETWEEN_PAGES) - 15.23).abs() < 0.02, "{}", mean_gap(BETWEEN_PAGES));
+        assert!(
+            (mean_gap(BETWEEN_PAGES) - 15.23).abs() < 0.02,
+            "{}",
+            mean_gap(BETWEEN_PAGES)
+        );
         // A heavy right tail: allow 5 %.
-        assert!((sum / n as f64 / m - 1.0).abs() < 0.05, "{}", sum / n as f64);
+        assert!(
+            (sum / n as f64 / m - 1.0).abs() < 0.05,
+            "{}",
+            sum / n as f64
+        );
     }
 }

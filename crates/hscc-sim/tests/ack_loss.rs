@@ -18,14 +18,32 @@ fn run(reverse_loss: f64) -> RunResult {
 #[test]
 fn loss_on_the_reverse_bottleneck_drops_acks_not_data() {
     let (clean, lossy) = (run(0.0), run(0.1));
-    let link = |r: &RunResult, name: &str| r.links.iter().find(|l| l.name == name).unwrap().counters.clone();
-    let (fwd, rev) = (link(&lossy, "bottleneck:fwd"), link(&lossy, "bottleneck:rev"));
+    let link = |r: &RunResult, name: &str| {
+        r.links
+            .iter()
+            .find(|l| l.name == name)
+            .unwrap()
+            .counters
+            .clone()
+    };
+    let (fwd, rev) = (
+        link(&lossy, "bottleneck:fwd"),
+        link(&lossy, "bottleneck:rev"),
+    );
     assert_eq!(fwd.drops_random, 0);
     // About 10 % of the ACKs crossing the reverse bottleneck (± 5 standard deviations).
     let offered = (rev.drops_random + rev.tx_packets) as f64;
     let p = rev.drops_random as f64 / offered;
-    assert!((p - 0.1).abs() < 5.0 * (0.1 * 0.9 / offered).sqrt(), "ACK loss rate {p}");
+    assert!(
+        (p - 0.1).abs() < 5.0 * (0.1 * 0.9 / offered).sqrt(),
+        "ACK loss rate {p}"
+    );
     // Cumulative ACKs cover the lost ones: the flow still fills the link (within 5 %).
-    assert!(lossy.flows[0].goodput_bps > 0.95 * clean.flows[0].goodput_bps, "{} vs {}", lossy.flows[0].goodput_bps, clean.flows[0].goodput_bps);
+    assert!(
+        lossy.flows[0].goodput_bps > 0.95 * clean.flows[0].goodput_bps,
+        "{} vs {}",
+        lossy.flows[0].goodput_bps,
+        clean.flows[0].goodput_bps
+    );
     assert_eq!(lossy.flows[0].counters.timeouts, 0);
 }

@@ -25,7 +25,11 @@ fn run(json: &str) -> RunResult {
 }
 
 fn logged(algorithm: &str, duration: f64) -> RunResult {
-    run(&dumbbell(algorithm, duration, &format!(r#", "output": {{"cc_log": {{"flows": ["{algorithm} 0"]}}}}"#)))
+    run(&dumbbell(
+        algorithm,
+        duration,
+        &format!(r#", "output": {{"cc_log": {{"flows": ["{algorithm} 0"]}}}}"#),
+    ))
 }
 
 #[test]
@@ -33,18 +37,35 @@ fn the_log_reproduces_the_sampled_cwnd_at_every_sample() {
     let r = logged("cubic", 10.0);
     let log = &r.cc_log[0];
     assert_eq!((r.cc_log.len(), log.flow), (1, 0));
-    let recoveries = log.calls.iter().filter(|c| c.hook == Hook::SetState(CaState::Recovery)).count();
-    assert!(recoveries >= 2, "the run should see losses: {recoveries} recoveries");
+    let recoveries = log
+        .calls
+        .iter()
+        .filter(|c| c.hook == Hook::SetState(CaState::Recovery))
+        .count();
+    assert!(
+        recoveries >= 2,
+        "the run should see losses: {recoveries} recoveries"
+    );
     // The window after the last call at or before each sample is the sampled one.
     // Calls carry the sender's µs clock: one in the sample's own microsecond may
     // come before or after it, so there either value is accepted.
     let (mut exact, mut checked) = (0, 0);
     for (t, &cwnd) in r.traces.time_s.iter().zip(&r.traces.flows[0].cwnd) {
         let us = (t * 1e6).round() as u64;
-        let upto = |incl: bool| log.calls.iter().take_while(|c| c.before.now_us < us || (incl && c.before.now_us == us)).last();
+        let upto = |incl: bool| {
+            log.calls
+                .iter()
+                .take_while(|c| c.before.now_us < us || (incl && c.before.now_us == us))
+                .last()
+        };
         let (before, at) = (upto(false), upto(true));
         let window = |c: Option<&hscc_cc::trace::HookCall>| c.map_or(0, |c| c.after.snd_cwnd);
-        assert!(cwnd == window(before) || cwnd == window(at), "at {t} s: sampled {cwnd}, log {} / {}", window(before), window(at));
+        assert!(
+            cwnd == window(before) || cwnd == window(at),
+            "at {t} s: sampled {cwnd}, log {} / {}",
+            window(before),
+            window(at)
+        );
         exact += (window(before) == window(at)) as u32;
         checked += 1;
     }
@@ -68,7 +89,10 @@ fn every_algorithm_replays_its_own_log_call_for_call() {
     for name in algorithm_names() {
         let r = logged(name, 3.0);
         let log = &r.cc_log[0].calls;
-        let cfg = ScenarioSpec::from_json(&dumbbell(name, 3.0, "")).unwrap().build().unwrap();
+        let cfg = ScenarioSpec::from_json(&dumbbell(name, 3.0, ""))
+            .unwrap()
+            .build()
+            .unwrap();
         let mut cc = Cc::new(&cfg.flows[0].cc);
         let calls = replay(&mut cc, log).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(calls > 2_000, "{name}: {calls} calls");
@@ -94,11 +118,25 @@ fn a_tiny_run_logs_what_linux_would_call() {
     let per_ack = ["in_ack_event", "pkts_acked", "cong_control", "cong_avoid"];
     assert_eq!(names.len(), 2 + 20 * 4, "{names:?}");
     for (k, ack) in log[2..].chunks(4).enumerate() {
-        assert_eq!(ack.iter().map(|c| c.hook.name()).collect::<Vec<_>>(), per_ack);
-        let Hook::PktsAcked(s) = ack[1].hook else { unreachable!() };
+        assert_eq!(
+            ack.iter().map(|c| c.hook.name()).collect::<Vec<_>>(),
+            per_ack
+        );
+        let Hook::PktsAcked(s) = ack[1].hook else {
+            unreachable!()
+        };
         // Segment k+1 acknowledged; Reno's slow start: cwnd 10 + k before, +1 after.
-        assert_eq!((s.pkts_acked, ack[3].before.snd_cwnd, ack[3].after.snd_cwnd), (1, 10 + k as u32, 11 + k as u32));
-        assert_eq!(ack[3].hook, Hook::CongAvoid { ack: (k as u32 + 1) * 1448, acked: 1 });
+        assert_eq!(
+            (s.pkts_acked, ack[3].before.snd_cwnd, ack[3].after.snd_cwnd),
+            (1, 10 + k as u32, 11 + k as u32)
+        );
+        assert_eq!(
+            ack[3].hook,
+            Hook::CongAvoid {
+                ack: (k as u32 + 1) * 1448,
+                acked: 1
+            }
+        );
         assert_eq!(ack[3].before.snd_ssthresh, TCP_INFINITE_SSTHRESH);
         // RTT: 20 ms of propagation; 1500 bytes serialized at 10, 1 and 10 Gbit/s
         // (1.2 + 12 + 1.2 µs) and the 52-byte ACK back (0.6 µs): 20 014 µs for the
@@ -110,7 +148,11 @@ fn a_tiny_run_logs_what_linux_would_call() {
         assert!((first..first + 12 * 20).contains(&s.rtt_us), "{}", s.rtt_us);
         assert_eq!(ack[0].hook, Hook::InAckEvent(0));
         assert_eq!(ack[2].after.ret, 0);
-        assert!(ack.iter().all(|c| c.before.ca_state == CaState::Open && c.before.now_us == ack[0].before.now_us));
+        assert!(
+            ack.iter()
+                .all(|c| c.before.ca_state == CaState::Open
+                    && c.before.now_us == ack[0].before.now_us)
+        );
         // Slow start sends two segments per ACK until all 20 are out.
         let k = k as u32;
         assert_eq!(s.in_flight, (10 + 2 * k).min(20) - k);
@@ -122,17 +164,31 @@ fn a_tiny_run_logs_what_linux_would_call() {
 
 #[test]
 fn rows_per_ack_stay_within_the_estimate() {
-    let json = dumbbell("cubic", 10.0, r#", "output": {"cc_log": {"flows": ["cubic 0", "cubic 1"]}}"#);
+    let json = dumbbell(
+        "cubic",
+        10.0,
+        r#", "output": {"cc_log": {"flows": ["cubic 0", "cubic 1"]}}"#,
+    );
     let spec = ScenarioSpec::from_json(&json).unwrap();
     let est = spec.estimate().unwrap();
     let r = run(&json);
     for (FlowCcLog { flow, calls }, &(f, rows)) in r.cc_log.iter().zip(&est.cc_log_rows) {
         assert_eq!(*flow, f);
-        let acks = calls.iter().filter(|c| matches!(c.hook, Hook::PktsAcked(_))).count() as f64;
+        let acks = calls
+            .iter()
+            .filter(|c| matches!(c.hook, Hook::PktsAcked(_)))
+            .count() as f64;
         let per_ack = calls.len() as f64 / acks;
-        eprintln!("flow {flow}: {} rows, {acks} ACKs, {per_ack:.2} rows per ACK; estimated {rows}", calls.len());
+        eprintln!(
+            "flow {flow}: {} rows, {acks} ACKs, {per_ack:.2} rows per ACK; estimated {rows}",
+            calls.len()
+        );
         assert!((3.0..=CC_LOG_ROWS_PER_ACK).contains(&per_ack), "{per_ack}");
-        assert!((calls.len() as u64) <= rows && calls.len() as u64 >= rows / 3, "{} rows, {rows} estimated", calls.len());
+        assert!(
+            (calls.len() as u64) <= rows && calls.len() as u64 >= rows / 3,
+            "{} rows, {rows} estimated",
+            calls.len()
+        );
     }
 }
 
@@ -143,21 +199,54 @@ fn a_log_too_large_is_refused_before_the_run_with_the_estimate() {
         "bottleneck": {"rate": 1e10, "delay": 0.01}, "pairs": [{"rate": 1e11, "delay": 0.001}]},
         "flows": [{"pair": 0}], "output": {"cc_log": {"flows": ["reno 0"]}}}"#;
     let e = ScenarioSpec::from_json(json).unwrap().build().unwrap_err();
-    assert_eq!((e.field.as_str(), e.value.as_str()), ("output.cc_log.flows", "1 flows"));
-    assert!(e.allowed.contains("per-ACK log would hold about") && e.allowed.contains("rows") && e.allowed.contains("GB"), "{e}");
+    assert_eq!(
+        (e.field.as_str(), e.value.as_str()),
+        ("output.cc_log.flows", "1 flows")
+    );
+    assert!(
+        e.allowed.contains("per-ACK log would hold about")
+            && e.allowed.contains("rows")
+            && e.allowed.contains("GB"),
+        "{e}"
+    );
     // The same run without the log is not refused for it.
     let plain = json.replace(r#", "output": {"cc_log": {"flows": ["reno 0"]}}"#, "");
-    assert!(ScenarioSpec::from_json(&plain).unwrap().estimate().unwrap().memory.cc_log == 0);
+    assert!(
+        ScenarioSpec::from_json(&plain)
+            .unwrap()
+            .estimate()
+            .unwrap()
+            .memory
+            .cc_log
+            == 0
+    );
 }
 
 #[test]
 fn unknown_or_missing_flows_are_refused_by_label() {
-    let e = ScenarioSpec::from_json(&dumbbell("reno", 1.0, r#", "output": {"cc_log": {"flows": ["cubic 0"]}}"#)).unwrap().build().unwrap_err();
+    let e = ScenarioSpec::from_json(&dumbbell(
+        "reno",
+        1.0,
+        r#", "output": {"cc_log": {"flows": ["cubic 0"]}}"#,
+    ))
+    .unwrap()
+    .build()
+    .unwrap_err();
     assert_eq!(e.field, "output.cc_log.flows[0]");
     assert!(e.allowed.contains(r#""reno 0", "reno 1""#), "{e}");
-    let e = ScenarioSpec::from_json(&dumbbell("reno", 1.0, r#", "output": {"cc_log": {"flows": []}}"#)).unwrap().build().unwrap_err();
+    let e = ScenarioSpec::from_json(&dumbbell(
+        "reno",
+        1.0,
+        r#", "output": {"cc_log": {"flows": []}}"#,
+    ))
+    .unwrap()
+    .build()
+    .unwrap_err();
     assert_eq!(e.field, "output.cc_log.flows");
     // Labels as the tables show them: the entry's label, "#k" with a count, canonical algorithm names.
-    let spec = ScenarioSpec::from_json(&dumbbell("Compound", 1.0, "").replace(r#""start": 0.5}"#, r#""label": "x", "count": 2}"#)).unwrap();
+    let spec = ScenarioSpec::from_json(
+        &dumbbell("Compound", 1.0, "").replace(r#""start": 0.5}"#, r#""label": "x", "count": 2}"#),
+    )
+    .unwrap();
     assert_eq!(spec.flow_labels(), ["ctcp 0", "x #0", "x #1"]);
 }

@@ -32,7 +32,12 @@ impl Wire for Capture {
 }
 
 fn sender(ecn: bool, recovery: Recovery) -> (Sender, Capture) {
-    let mut cfg = FlowConfig { ecn, recovery, ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()) }.without_jitter();
+    let mut cfg = FlowConfig {
+        ecn,
+        recovery,
+        ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap())
+    }
+    .without_jitter();
     cfg.init_cwnd = 10;
     let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
     let mut w = Capture::default();
@@ -50,18 +55,29 @@ fn ack(seq: u64, ece: bool) -> Packet {
 fn one_reduction_per_window_then_cwr_on_the_next_new_segment() {
     let (mut s, mut w) = sender(true, Recovery::Prr);
     assert_eq!(w.sent.len(), 10);
-    assert!(w.sent.iter().all(|p| p.flags & ECT != 0 && p.flags & CWR == 0), "new data is ECT(0)");
+    assert!(
+        w.sent
+            .iter()
+            .all(|p| p.flags & ECT != 0 && p.flags & CWR == 0),
+        "new data is ECT(0)"
+    );
     w.now = 50 * MS;
     // An echo on the ACK of segment 0: Reno's ssthresh = max(10/2, 2) = 5, CWR state.
     s.on_ack(&ack(1, true), &mut w);
-    assert_eq!((s.tp.ca_state, s.tp.snd_ssthresh, s.counters.ecn_reductions), (CaState::Cwr, 5, 1));
+    assert_eq!(
+        (s.tp.ca_state, s.tp.snd_ssthresh, s.counters.ecn_reductions),
+        (CaState::Cwr, 5, 1)
+    );
     // PRR: in flight 9 > ssthresh 5, so sndcnt = ⌈5·1/10⌉ − 0 = 1: one segment, with CWR.
     assert_eq!(w.sent.len(), 11);
     assert_eq!(w.sent[10].flags & (ECT | CWR), ECT | CWR);
     // More echoes in the same window change nothing; CWR is not repeated.
     for a in 2..=9 {
         s.on_ack(&ack(a, true), &mut w);
-        assert_eq!((s.tp.ca_state, s.tp.snd_ssthresh, s.counters.ecn_reductions), (CaState::Cwr, 5, 1));
+        assert_eq!(
+            (s.tp.ca_state, s.tp.snd_ssthresh, s.counters.ecn_reductions),
+            (CaState::Cwr, 5, 1)
+        );
     }
     assert!(w.sent[11..].iter().all(|p| p.flags & CWR == 0));
     // PRR brought cwnd down to ssthresh over the window.
@@ -75,7 +91,10 @@ fn one_reduction_per_window_then_cwr_on_the_next_new_segment() {
     // A new echo in the next window reduces again: ssthresh = max(5/2, 2) = 2.
     let una = s.snd_una();
     s.on_ack(&ack(una + 1, true), &mut w);
-    assert_eq!((s.tp.ca_state, s.tp.snd_ssthresh, s.counters.ecn_reductions), (CaState::Cwr, 2, 2));
+    assert_eq!(
+        (s.tp.ca_state, s.tp.snd_ssthresh, s.counters.ecn_reductions),
+        (CaState::Cwr, 2, 2)
+    );
     s.check_scoreboard().unwrap();
 }
 
@@ -100,10 +119,17 @@ fn a_loss_during_cwr_enters_recovery_without_a_second_reduction() {
     a.sack[0] = (1, 4);
     a.nsack = 1;
     s.on_ack(&a, &mut w);
-    assert_eq!((s.tp.ca_state, s.tp.snd_ssthresh, s.counters.recoveries), (CaState::Recovery, 5, 1));
+    assert_eq!(
+        (s.tp.ca_state, s.tp.snd_ssthresh, s.counters.recoveries),
+        (CaState::Recovery, 5, 1)
+    );
     s.check_scoreboard().unwrap();
     // The retransmission goes out Not-ECT (RFC 3168 §6.1.5).
-    let rtx = w.sent.iter().find(|p| p.is_retrans()).expect("a fast retransmit");
+    let rtx = w
+        .sent
+        .iter()
+        .find(|p| p.is_retrans())
+        .expect("a fast retransmit");
     assert_eq!(rtx.flags & ECT, 0);
 }
 
@@ -113,5 +139,8 @@ fn without_ecn_echoes_are_ignored_and_nothing_is_ect() {
     assert!(w.sent.iter().all(|p| p.flags & ECT == 0));
     w.now = 50 * MS;
     s.on_ack(&ack(1, true), &mut w);
-    assert_eq!((s.tp.ca_state, s.counters.ecn_reductions), (CaState::Open, 0));
+    assert_eq!(
+        (s.tp.ca_state, s.counters.ecn_reductions),
+        (CaState::Open, 0)
+    );
 }

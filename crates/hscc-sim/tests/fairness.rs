@@ -38,8 +38,14 @@ fn over_seeds(n: u64, cfg: impl Fn(u64) -> SimConfig + Sync) -> Vec<Vec<f64>> {
     std::thread::scope(|s| {
         let (a, b) = out.split_at_mut(n as usize / 2);
         let cfg = &cfg;
-        s.spawn(move || a.iter_mut().enumerate().for_each(|(i, x)| *x = shares(cfg(i as u64 + 1))));
-        b.iter_mut().enumerate().for_each(|(i, x)| *x = shares(cfg((n / 2) + i as u64 + 1)));
+        s.spawn(move || {
+            a.iter_mut()
+                .enumerate()
+                .for_each(|(i, x)| *x = shares(cfg(i as u64 + 1)))
+        });
+        b.iter_mut()
+            .enumerate()
+            .for_each(|(i, x)| *x = shares(cfg((n / 2) + i as u64 + 1)));
     });
     out
 }
@@ -48,10 +54,18 @@ fn over_seeds(n: u64, cfg: impl Fn(u64) -> SimConfig + Sync) -> Vec<Vec<f64>> {
 /// 1/k with the pooled standard deviation of the shares across seeds.
 fn per_index(runs: &[Vec<f64>]) -> (Vec<f64>, f64, Vec<f64>) {
     let (n, k) = (runs.len() as f64, runs[0].len());
-    let means: Vec<f64> = (0..k).map(|i| runs.iter().map(|r| r[i]).sum::<f64>() / n).collect();
-    let var = (0..k).map(|i| runs.iter().map(|r| (r[i] - means[i]).powi(2)).sum::<f64>() / (n - 1.0)).sum::<f64>() / k as f64;
+    let means: Vec<f64> = (0..k)
+        .map(|i| runs.iter().map(|r| r[i]).sum::<f64>() / n)
+        .collect();
+    let var = (0..k)
+        .map(|i| runs.iter().map(|r| (r[i] - means[i]).powi(2)).sum::<f64>() / (n - 1.0))
+        .sum::<f64>()
+        / k as f64;
     let sd = var.sqrt();
-    let t = means.iter().map(|m| (m - 1.0 / k as f64) / (sd / n.sqrt())).collect();
+    let t = means
+        .iter()
+        .map(|m| (m - 1.0 / k as f64) / (sd / n.sqrt()))
+        .collect();
     (means, sd, t)
 }
 
@@ -72,8 +86,14 @@ fn four_identical_reno_flows_get_the_same_mean_share_over_twenty_seeds() {
     let runs = over_seeds(20, |seed| issue(30, seed));
     let (means, sd, t) = per_index(&runs);
     // Seeds matter: shares spread from seed to seed (0.05 measured).
-    assert!(sd > 0.02, "shares do not depend on the seed: sd {sd}, means {means:?}");
-    assert!(t.iter().all(|t| t.abs() < T_MAX), "mean share per flow index {means:?}, pooled sd {sd}, t {t:?}");
+    assert!(
+        sd > 0.02,
+        "shares do not depend on the seed: sd {sd}, means {means:?}"
+    );
+    assert!(
+        t.iter().all(|t| t.abs() < T_MAX),
+        "mean share per flow index {means:?}, pooled sd {sd}, t {t:?}"
+    );
 }
 
 #[test]
@@ -86,10 +106,14 @@ fn the_same_check_rejects_the_old_deterministic_order() {
         c
     });
     assert!(runs.iter().all(|r| r == &runs[0]), "{runs:?}");
-    let spread = runs[0].iter().fold(0.0f64, |a, &x| a.max(x)) - runs[0].iter().fold(1.0f64, |a, &x| a.min(x));
+    let spread = runs[0].iter().fold(0.0f64, |a, &x| a.max(x))
+        - runs[0].iter().fold(1.0f64, |a, &x| a.min(x));
     assert!(spread > 0.05, "{:?}", runs[0]);
     let (means, sd, t) = per_index(&runs);
-    assert!(sd == 0.0 && t.iter().any(|t| t.abs() >= T_MAX), "{means:?} {t:?}");
+    assert!(
+        sd == 0.0 && t.iter().any(|t| t.abs() >= T_MAX),
+        "{means:?} {t:?}"
+    );
 }
 
 #[test]
@@ -100,8 +124,15 @@ fn with_the_jitter_off_the_old_engine_is_back() {
     // while the engine still carried snd_cwnd_cnt across a reduction (fixed:
     // Linux's tcp_init_cwnd_reduction clears it).
     let mut c = issue(60, 7);
-    c.flows = c.flows.into_iter().map(|f| f.without_jitter().with_classic_recovery()).collect();
-    let s: Vec<f64> = shares(c).iter().map(|x| (x * 1000.0).round() / 1000.0).collect();
+    c.flows = c
+        .flows
+        .into_iter()
+        .map(|f| f.without_jitter().with_classic_recovery())
+        .collect();
+    let s: Vec<f64> = shares(c)
+        .iter()
+        .map(|x| (x * 1000.0).round() / 1000.0)
+        .collect();
     assert_eq!(s, vec![0.253, 0.25, 0.23, 0.268]);
 }
 
@@ -130,29 +161,52 @@ fn eight_identical_reno_flows_of_a_bandwidth_stolen_baseline_have_no_index_bias(
     // must not depend on the index either.
     let cfg = |seed: u64, jitter: bool| {
         let bn = LinkConfig::new(100_000_000, 10 * MS, Buffer::Packets(400));
-        let db = dumbbell(bn.clone(), bn, &vec![AccessSpec::new(1_000_000_000, 5 * MS); 8]);
+        let db = dumbbell(
+            bn.clone(),
+            bn,
+            &vec![AccessSpec::new(1_000_000_000, 5 * MS); 8],
+        );
         let flows = db
             .pairs
             .iter()
             .map(|&(s, d)| {
                 let f = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
-                if jitter { f } else { f.without_jitter() }
+                if jitter {
+                    f
+                } else {
+                    f.without_jitter()
+                }
             })
             .collect();
-        SimConfig { topology: db.topology, flows, duration: 30 * SEC, seed, ..SimConfig::default() }
+        SimConfig {
+            topology: db.topology,
+            flows,
+            duration: 30 * SEC,
+            seed,
+            ..SimConfig::default()
+        }
     };
     let runs = over_seeds(20, |seed| cfg(seed, true));
     let (means, sd, t) = per_index(&runs);
     assert!(sd > 0.005, "{means:?} {sd}");
-    assert!(t.iter().all(|t| t.abs() < T_MAX), "mean share per flow index {means:?}, pooled sd {sd}, t {t:?}");
+    assert!(
+        t.iter().all(|t| t.abs() < T_MAX),
+        "mean share per flow index {means:?}, pooled sd {sd}, t {t:?}"
+    );
     // The regular half's mean share of the baseline is one half within noise.
     let half: Vec<f64> = runs.iter().map(|r| r[..4].iter().sum()).collect();
     let m = half.iter().sum::<f64>() / 20.0;
     let s = (half.iter().map(|h| (h - m).powi(2)).sum::<f64>() / 19.0).sqrt();
     // Nine t statistics here: 8 pooled (152 degrees of freedom, P(|t| > 4) =
     // 10⁻⁴ each) and this one with 19 (P(|t| > 5) = 8·10⁻⁵): at most 10⁻³ in all.
-    assert!(((m - 0.5) / (s / 20f64.sqrt())).abs() < 5.0, "flows 0..4 get {m} (sd {s})");
+    assert!(
+        ((m - 0.5) / (s / 20f64.sqrt())).abs() < 5.0,
+        "flows 0..4 get {m} (sd {s})"
+    );
     println!("8 Reno, with host jitter: per-index mean {means:?}, pooled sd {sd:.4}, t {t:?}; flows 0..4: {m:.4} (sd {s:.4})");
     let old = shares(cfg(1, false));
-    println!("8 Reno, without (every seed): {old:?}; flows 0..4: {:.4}", old[..4].iter().sum::<f64>());
+    println!(
+        "8 Reno, without (every seed): {old:?}; flows 0..4: {:.4}",
+        old[..4].iter().sum::<f64>()
+    );
 }

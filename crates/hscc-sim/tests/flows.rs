@@ -2,13 +2,29 @@
 
 use hscc_sim::prelude::*;
 
-fn run_one(rtt_half: Time, rate: u64, edit: impl FnOnce(&mut FlowConfig), duration: Time) -> RunResult {
+fn run_one(
+    rtt_half: Time,
+    rate: u64,
+    edit: impl FnOnce(&mut FlowConfig),
+    duration: Time,
+) -> RunResult {
     let bn = LinkConfig::new(rate, MS, Buffer::Packets(10_000));
-    let db = dumbbell(bn.clone(), bn, &[AccessSpec::new(10_000_000_000, rtt_half - MS)]);
+    let db = dumbbell(
+        bn.clone(),
+        bn,
+        &[AccessSpec::new(10_000_000_000, rtt_half - MS)],
+    );
     let (s, d) = db.pairs[0];
     let mut f = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
     edit(&mut f);
-    let cfg = SimConfig { topology: db.topology, flows: vec![f], duration, seed: 1, sample_interval: None, ..SimConfig::default() };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows: vec![f],
+        duration,
+        seed: 1,
+        sample_interval: None,
+        ..SimConfig::default()
+    };
     Sim::new(cfg).unwrap().run()
 }
 
@@ -31,7 +47,15 @@ fn a_one_segment_transfer_waits_for_the_delayed_ack_timer() {
     assert!((done - 0.140).abs() < 0.0001, "completed at {done}");
     assert_eq!(f.counters.delivered_bytes, 1000);
     // Without delayed ACKs it completes one delayed-ACK timeout earlier.
-    let r = run_one(50 * MS, 1_000_000_000, |f| { f.size = Some(1000); f.delayed_ack = false; }, 2 * SEC);
+    let r = run_one(
+        50 * MS,
+        1_000_000_000,
+        |f| {
+            f.size = Some(1000);
+            f.delayed_ack = false;
+        },
+        2 * SEC,
+    );
     assert!((r.flows[0].completion_s.unwrap() - 0.100).abs() < 0.0001);
 }
 
@@ -41,7 +65,15 @@ fn a_finite_transfer_delivers_exactly_its_size_in_slow_start_rounds() {
     // per RTT, rounds carry 10, 20, 40, 80, 160, 320 (= 630) and the 7th the
     // remaining 61: an odd count, so the last segment's ACK waits for the 40 ms
     // delayed-ACK timer. Completion: 7 RTTs of 100 ms + 40 ms + serialization.
-    let r = run_one(50 * MS, 10_000_000_000, |f| { f.size = Some(1_000_000); f.start = 5 * SEC; }, 10 * SEC);
+    let r = run_one(
+        50 * MS,
+        10_000_000_000,
+        |f| {
+            f.size = Some(1_000_000);
+            f.start = 5 * SEC;
+        },
+        10 * SEC,
+    );
     let f = &r.flows[0];
     assert_eq!(f.counters.delivered_bytes, 1_000_000);
     assert_eq!(f.counters.segs_sent, 691);
@@ -58,7 +90,14 @@ fn a_stopped_flow_sends_no_new_data_after_its_stop_time() {
     let mut f = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
     f.start = SEC;
     f.stop = Some(3 * SEC);
-    let cfg = SimConfig { topology: db.topology, flows: vec![f], duration: 10 * SEC, seed: 1, sample_interval: None, ..SimConfig::default() };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows: vec![f],
+        duration: 10 * SEC,
+        seed: 1,
+        sample_interval: None,
+        ..SimConfig::default()
+    };
     let mut sim = Sim::new(cfg).unwrap();
     sim.run_until(3 * SEC);
     let new_at_stop = sim.flows[0].sender.snd_nxt();
@@ -70,5 +109,8 @@ fn a_stopped_flow_sends_no_new_data_after_its_stop_time() {
     assert!(end > 3.0 && end < 3.5, "drained at {end}");
     assert!((f.end_s - end).abs() < 1e-12);
     // 2 s at 10 Mbit/s carry at most 2·10e6/(1500·8) = 1667 packets, plus what the queue held.
-    assert!(new_at_stop > 1500 && new_at_stop <= 1667 + 100, "{new_at_stop}");
+    assert!(
+        new_at_stop > 1500 && new_at_stop <= 1667 + 100,
+        "{new_at_stop}"
+    );
 }

@@ -49,17 +49,38 @@ fn knobs() -> impl Strategy<Value = Knobs> {
     let access = prop_oneof![
         Just(DelayDist::Fixed(0)),
         (0u64..30_000).prop_map(|us| DelayDist::Fixed(us * US)),
-        (0u64..20_000, 0u64..20_000).prop_map(|(a, b)| DelayDist::Uniform { min: a * US, max: (a + b) * US }),
+        (0u64..20_000, 0u64..20_000).prop_map(|(a, b)| DelayDist::Uniform {
+            min: a * US,
+            max: (a + b) * US
+        }),
     ];
-    (prop_oneof![Just(0u64), 0u64..200_000], prop_oneof![Just(0u64), 0u64..50_000], access, any::<bool>(), 1u32..5, prop_oneof![Just(None), (2u32..200).prop_map(Some)])
-        .prop_map(|(hj, sj, access, acks, delack, init_ssthresh)| Knobs { host_jitter: hj * NS, start_jitter: sj * US, access, acks, delack, init_ssthresh })
+    (
+        prop_oneof![Just(0u64), 0u64..200_000],
+        prop_oneof![Just(0u64), 0u64..50_000],
+        access,
+        any::<bool>(),
+        1u32..5,
+        prop_oneof![Just(None), (2u32..200).prop_map(Some)],
+    )
+        .prop_map(|(hj, sj, access, acks, delack, init_ssthresh)| Knobs {
+            host_jitter: hj * NS,
+            start_jitter: sj * US,
+            access,
+            acks,
+            delack,
+            init_ssthresh,
+        })
 }
 
 fn apply(f: &mut FlowConfig, k: &Knobs) {
     f.host_jitter = k.host_jitter;
     f.start_jitter = k.start_jitter;
     f.access_delay = k.access;
-    f.ack_counting = if k.acks { AckCounting::Acks } else { AckCounting::Segments };
+    f.ack_counting = if k.acks {
+        AckCounting::Acks
+    } else {
+        AckCounting::Segments
+    };
     f.delack_segments = k.delack;
     f.init_ssthresh = k.init_ssthresh;
 }
@@ -68,7 +89,11 @@ fn apply(f: &mut FlowConfig, k: &Knobs) {
 /// web traffic when `web`, on a 10 Mbit/s dumbbell.
 fn scenario(k: &Knobs, n: usize, pairs: usize, web: bool, seed: u64, buffer: u64) -> SimConfig {
     let bn = LinkConfig::new(10_000_000, 5 * MS, Buffer::Packets(buffer));
-    let db = dumbbell(bn.clone(), bn, &vec![AccessSpec::new(100_000_000, 2 * MS); pairs + 1]);
+    let db = dumbbell(
+        bn.clone(),
+        bn,
+        &vec![AccessSpec::new(100_000_000, 2 * MS); pairs + 1],
+    );
     let flows = (0..n)
         .map(|i| {
             let (s, d) = db.pairs[i % pairs];
@@ -80,8 +105,29 @@ fn scenario(k: &Knobs, n: usize, pairs: usize, web: bool, seed: u64, buffer: u64
     let mut tcp = FlowConfig::bulk(0, 0, CcParams::from_name("reno").unwrap());
     apply(&mut tcp, k);
     let (ws, wc) = db.pairs[pairs];
-    let web = if web { vec![WebConfig { servers: vec![ws], clients: vec![wc], rate: 20.0, size: SizeDist::Exponential { mean: 20_000.0 }, tcp, start: 0, stop: None, model: Default::default() }] } else { Vec::new() };
-    SimConfig { topology: db.topology, flows, web, duration: 3 * SEC, seed, sample_interval: Some(100 * MS), ..SimConfig::default() }
+    let web = if web {
+        vec![WebConfig {
+            servers: vec![ws],
+            clients: vec![wc],
+            rate: 20.0,
+            size: SizeDist::Exponential { mean: 20_000.0 },
+            tcp,
+            start: 0,
+            stop: None,
+            model: Default::default(),
+        }]
+    } else {
+        Vec::new()
+    };
+    SimConfig {
+        topology: db.topology,
+        flows,
+        web,
+        duration: 3 * SEC,
+        seed,
+        sample_interval: Some(100 * MS),
+        ..SimConfig::default()
+    }
 }
 
 proptest! {
@@ -145,14 +191,34 @@ proptest! {
 fn without_jitter_a_run_is_the_same_for_every_seed_and_with_it_not() {
     // Lossless, two flows sharing a host pair, started together: before this
     // change nothing in such a run was random.
-    let k = Knobs { host_jitter: 0, start_jitter: 0, access: DelayDist::Fixed(0), acks: false, delack: 2, init_ssthresh: None };
+    let k = Knobs {
+        host_jitter: 0,
+        start_jitter: 0,
+        access: DelayDist::Fixed(0),
+        acks: false,
+        delack: 2,
+        init_ssthresh: None,
+    };
     let run = |k: &Knobs, seed| {
         let mut r = Sim::new(scenario(k, 2, 1, false, seed, 20)).unwrap().run();
         r.seed = 0;
         r.to_json()
     };
     assert_eq!(run(&k, 1), run(&k, 2));
-    for k in [Knobs { host_jitter: 8 * US, ..k.clone() }, Knobs { start_jitter: MS, ..k.clone() }, Knobs { access: DelayDist::Uniform { min: 0, max: MS }, ..k.clone() }] {
+    for k in [
+        Knobs {
+            host_jitter: 8 * US,
+            ..k.clone()
+        },
+        Knobs {
+            start_jitter: MS,
+            ..k.clone()
+        },
+        Knobs {
+            access: DelayDist::Uniform { min: 0, max: MS },
+            ..k.clone()
+        },
+    ] {
         assert_ne!(run(&k, 1), run(&k, 2), "{k:?}");
     }
 }
@@ -169,10 +235,24 @@ fn a_start_jitter_never_moves_a_start_past_the_stop_or_the_end() {
         f.start_jitter = 10 * SEC;
         let mut g = f.clone();
         g.stop = None;
-        let cfg = SimConfig { topology: db.topology.clone(), flows: vec![f, g], duration: SEC, seed, ..SimConfig::default() };
+        let cfg = SimConfig {
+            topology: db.topology.clone(),
+            flows: vec![f, g],
+            duration: SEC,
+            seed,
+            ..SimConfig::default()
+        };
         let r = Sim::new(cfg).unwrap().run();
-        assert!(r.flows[0].start_s >= 0.5 && r.flows[0].start_s < 0.501, "{}", r.flows[0].start_s);
-        assert!(r.flows[1].start_s >= 0.5 && r.flows[1].start_s <= 1.0, "{}", r.flows[1].start_s);
+        assert!(
+            r.flows[0].start_s >= 0.5 && r.flows[0].start_s < 0.501,
+            "{}",
+            r.flows[0].start_s
+        );
+        assert!(
+            r.flows[1].start_s >= 0.5 && r.flows[1].start_s <= 1.0,
+            "{}",
+            r.flows[1].start_s
+        );
         assert!(r.flows[0].counters.segs_sent > 0);
     }
 }

@@ -79,10 +79,13 @@ fn ack_counting_in_congestion_avoidance_is_one_vs_one_half_segment_per_rtt() {
     // Acks: snd_cwnd_cnt gains 1 per ACK, ⌈W/2⌉ per round: +1 every two rounds.
     // W = 20: 10 + 10 ACKs reach 20 at the last ACK of round 2 → 21; W = 21:
     // 11 + 11 = 22 ≥ 21 at the 10th ACK of round 4 → 22 (1 left); and so on.
-    let acks = cwnd_per_round(|f| {
-        ca(f);
-        f.ack_counting = AckCounting::Acks;
-    }, 8);
+    let acks = cwnd_per_round(
+        |f| {
+            ca(f);
+            f.ack_counting = AckCounting::Acks;
+        },
+        8,
+    );
     assert_eq!(acks, vec![20, 20, 21, 21, 22, 22, 23, 23, 24]);
 }
 
@@ -109,34 +112,70 @@ fn an_algorithms_own_initial_ssthresh_takes_precedence_as_in_linux() {
     // CUBIC's and BIC's `initial_ssthresh` (0 = unset) are applied in their
     // `init`, after the flow's value (Linux: route metrics, then the CA's init).
     assert_eq!(ssthresh("cubic", &[], Some(64)), 64);
-    assert_eq!(ssthresh("cubic", &[("initial_ssthresh", 100.0)], Some(64)), 100);
+    assert_eq!(
+        ssthresh("cubic", &[("initial_ssthresh", 100.0)], Some(64)),
+        100
+    );
     assert_eq!(ssthresh("cubic", &[("initial_ssthresh", 100.0)], None), 100);
     // With HyStart on, CUBIC ignores its own initial_ssthresh (Linux): the flow's stays.
-    assert_eq!(ssthresh("cubic", &[("initial_ssthresh", 100.0), ("hystart", 1.0)], Some(64)), 64);
-    assert_eq!(ssthresh("bic", &[("initial_ssthresh", 100.0)], Some(64)), 100);
+    assert_eq!(
+        ssthresh(
+            "cubic",
+            &[("initial_ssthresh", 100.0), ("hystart", 1.0)],
+            Some(64)
+        ),
+        64
+    );
+    assert_eq!(
+        ssthresh("bic", &[("initial_ssthresh", 100.0)], Some(64)),
+        100
+    );
     assert_eq!(ssthresh("bic", &[], Some(64)), 64);
 }
 
 #[test]
 fn knob_values_out_of_range_are_refused_with_field_value_and_range() {
-    let db = dumbbell(LinkConfig::new(10_000_000, MS, Buffer::Packets(100)), LinkConfig::new(10_000_000, MS, Buffer::Packets(100)), &[AccessSpec::new(100_000_000, MS)]);
+    let db = dumbbell(
+        LinkConfig::new(10_000_000, MS, Buffer::Packets(100)),
+        LinkConfig::new(10_000_000, MS, Buffer::Packets(100)),
+        &[AccessSpec::new(100_000_000, MS)],
+    );
     let (s, d) = db.pairs[0];
     let check = |edit: &dyn Fn(&mut FlowConfig)| {
         let mut f = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
         edit(&mut f);
-        let cfg = SimConfig { topology: db.topology.clone(), flows: vec![f], ..SimConfig::default() };
+        let cfg = SimConfig {
+            topology: db.topology.clone(),
+            flows: vec![f],
+            ..SimConfig::default()
+        };
         Sim::new(cfg).err().map(|e| e.to_string())
     };
-    assert_eq!(check(&|f| f.init_ssthresh = Some(1)).unwrap(), "flows[0].init_ssthresh: 1 is not allowed (2 to 10^9 segments (None: unlimited))");
+    assert_eq!(
+        check(&|f| f.init_ssthresh = Some(1)).unwrap(),
+        "flows[0].init_ssthresh: 1 is not allowed (2 to 10^9 segments (None: unlimited))"
+    );
     assert!(check(&|f| f.init_ssthresh = Some(2)).is_none());
     assert_eq!(
         check(&|f| f.access_delay = DelayDist::Uniform { min: 25 * MS, max: 5 * MS }).unwrap(),
         "flows[0].access_delay: uniform on [0.025 s, 0.005 s] is not allowed (0 <= min <= max <= one hour)"
     );
-    assert_eq!(check(&|f| f.access_delay = DelayDist::Fixed(3601 * SEC)).unwrap(), "flows[0].access_delay: 3601 s is not allowed (0 to one hour)");
-    assert_eq!(check(&|f| f.host_jitter = 2 * SEC).unwrap(), "flows[0].host_jitter: 2 s is not allowed (0 to 1 s)");
-    assert_eq!(check(&|f| f.start_jitter = 3601 * SEC).unwrap(), "flows[0].start_jitter: 3601 s is not allowed (0 to one hour)");
-    assert_eq!(check(&|f| f.delack_segments = 0).unwrap(), "flows[0].delack_segments: 0 is not allowed (at least 1)");
+    assert_eq!(
+        check(&|f| f.access_delay = DelayDist::Fixed(3601 * SEC)).unwrap(),
+        "flows[0].access_delay: 3601 s is not allowed (0 to one hour)"
+    );
+    assert_eq!(
+        check(&|f| f.host_jitter = 2 * SEC).unwrap(),
+        "flows[0].host_jitter: 2 s is not allowed (0 to 1 s)"
+    );
+    assert_eq!(
+        check(&|f| f.start_jitter = 3601 * SEC).unwrap(),
+        "flows[0].start_jitter: 3601 s is not allowed (0 to one hour)"
+    );
+    assert_eq!(
+        check(&|f| f.delack_segments = 0).unwrap(),
+        "flows[0].delack_segments: 0 is not allowed (at least 1)"
+    );
 }
 
 fn seg(s: u64) -> Packet {
@@ -179,9 +218,17 @@ fn transfer(segments: u64, edit: impl FnOnce(&mut FlowConfig)) -> (f64, u64) {
     let mut f = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
     f.size = Some(segments * f.mss as u64);
     edit(&mut f);
-    let cfg = SimConfig { topology: db.topology, flows: vec![f], duration: 2 * SEC, ..SimConfig::default() };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows: vec![f],
+        duration: 2 * SEC,
+        ..SimConfig::default()
+    };
     let r = Sim::new(cfg).unwrap().run();
-    (r.flows[0].completion_s.expect("completed"), r.flows[0].counters.acks_sent)
+    (
+        r.flows[0].completion_s.expect("completed"),
+        r.flows[0].counters.acks_sent,
+    )
 }
 
 #[test]
@@ -190,9 +237,20 @@ fn a_transfer_waits_for_the_delayed_ack_timer_only_when_n_does_not_divide_it() {
     // receiver ACKs every N: the last ACK leaves at once when N divides 6,
     // else after the delayed-ACK timer. Completion: 100 ms (+ µs of
     // serialization and host jitter), or 100 ms + the timer.
-    for (n, done, acks) in [(1, 0.100, 6), (2, 0.100, 3), (3, 0.100, 2), (4, 0.140, 2), (5, 0.140, 2), (6, 0.100, 1), (7, 0.140, 1)] {
+    for (n, done, acks) in [
+        (1, 0.100, 6),
+        (2, 0.100, 3),
+        (3, 0.100, 2),
+        (4, 0.140, 2),
+        (5, 0.140, 2),
+        (6, 0.100, 1),
+        (7, 0.140, 1),
+    ] {
         let (t, a) = transfer(6, |f| f.delack_segments = n);
-        assert!((t - done).abs() < 1e-4, "N = {n}: completed at {t}, expected {done}");
+        assert!(
+            (t - done).abs() < 1e-4,
+            "N = {n}: completed at {t}, expected {done}"
+        );
         assert_eq!(a, acks, "N = {n}");
     }
     // The timer's length is the flow's delack_timeout.
@@ -207,16 +265,30 @@ fn a_transfer_waits_for_the_delayed_ack_timer_only_when_n_does_not_divide_it() {
 fn the_window_opening_acknowledges_its_segments_one_by_one() {
     // 6 segments, delayed ACKs every 2: the first quick_acks are ACKed one by
     // one, the rest in pairs (an odd one at the timer).
-    for (quick, done, acks) in [(0, 0.100, 3), (2, 0.100, 4), (3, 0.140, 5), (4, 0.100, 5), (6, 0.100, 6), (100, 0.100, 6)] {
+    for (quick, done, acks) in [
+        (0, 0.100, 3),
+        (2, 0.100, 4),
+        (3, 0.140, 5),
+        (4, 0.100, 5),
+        (6, 0.100, 6),
+        (100, 0.100, 6),
+    ] {
         let (t, a) = transfer(6, |f| f.quick_acks = quick);
-        assert!((t - done).abs() < 1e-4, "quick_acks = {quick}: completed at {t}, expected {done}");
+        assert!(
+            (t - done).abs() < 1e-4,
+            "quick_acks = {quick}: completed at {t}, expected {done}"
+        );
         assert_eq!(a, acks, "quick_acks = {quick}");
     }
 }
 
 fn access_run(seed: u64, flows: usize, dist: DelayDist, duration: Time) -> RunResult {
     let bn = LinkConfig::new(100_000_000, MS, Buffer::Packets(1000));
-    let db = dumbbell(bn.clone(), bn, &vec![AccessSpec::new(1_000_000_000, 9 * MS); flows]);
+    let db = dumbbell(
+        bn.clone(),
+        bn,
+        &vec![AccessSpec::new(1_000_000_000, 9 * MS); flows],
+    );
     let fl = db
         .pairs
         .iter()
@@ -226,7 +298,13 @@ fn access_run(seed: u64, flows: usize, dist: DelayDist, duration: Time) -> RunRe
             f
         })
         .collect();
-    let cfg = SimConfig { topology: db.topology, flows: fl, duration, seed, ..SimConfig::default() };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows: fl,
+        duration,
+        seed,
+        ..SimConfig::default()
+    };
     Sim::new(cfg).unwrap().run()
 }
 
@@ -237,21 +315,48 @@ fn a_fixed_access_delay_adds_twice_itself_to_the_rtt() {
     let (b, s) = (&base.flows[0], &slow.flows[0]);
     // Path: 2·(9 + 1) ms of propagation + serialization: 1500 B at 1 Gbit/s
     // twice and 100 Mbit/s (144 µs), 52 B back (4.992 µs) = 20.148992 ms.
-    assert!((b.base_rtt_s - 0.020148992).abs() < 1e-12, "{}", b.base_rtt_s);
-    assert!((s.base_rtt_s - (b.base_rtt_s + 0.030)).abs() < 1e-12, "{}", s.base_rtt_s);
+    assert!(
+        (b.base_rtt_s - 0.020148992).abs() < 1e-12,
+        "{}",
+        b.base_rtt_s
+    );
+    assert!(
+        (s.base_rtt_s - (b.base_rtt_s + 0.030)).abs() < 1e-12,
+        "{}",
+        s.base_rtt_s
+    );
     // The sender measures it: its smallest RTT sample is 30 ms longer (within
     // the host jitter, 8 µs each way). (Both samples are the base RTT plus one
     // bottleneck serialization, 120 µs: a delayed ACK covers two segments and
     // the sample is the newer one, which queued behind the other.)
-    assert!((s.min_rtt_s - b.min_rtt_s - 0.030).abs() < 16e-6, "{} vs {}", s.min_rtt_s, b.min_rtt_s);
-    assert!(b.min_rtt_s >= b.base_rtt_s && b.min_rtt_s < b.base_rtt_s + 130e-6, "{} vs {}", b.min_rtt_s, b.base_rtt_s);
+    assert!(
+        (s.min_rtt_s - b.min_rtt_s - 0.030).abs() < 16e-6,
+        "{} vs {}",
+        s.min_rtt_s,
+        b.min_rtt_s
+    );
+    assert!(
+        b.min_rtt_s >= b.base_rtt_s && b.min_rtt_s < b.base_rtt_s + 130e-6,
+        "{} vs {}",
+        b.min_rtt_s,
+        b.base_rtt_s
+    );
 }
 
 #[test]
 fn uniform_access_delays_are_drawn_per_connection_from_the_seed() {
-    let u = DelayDist::Uniform { min: 5 * MS, max: 25 * MS };
+    let u = DelayDist::Uniform {
+        min: 5 * MS,
+        max: 25 * MS,
+    };
     let path = access_run(1, 1, DelayDist::Fixed(0), SEC).flows[0].base_rtt_s;
-    let draws = |seed: u64| -> Vec<f64> { access_run(seed, 8, u, SEC).flows.iter().map(|f| (f.base_rtt_s - path) / 2.0).collect() };
+    let draws = |seed: u64| -> Vec<f64> {
+        access_run(seed, 8, u, SEC)
+            .flows
+            .iter()
+            .map(|f| (f.base_rtt_s - path) / 2.0)
+            .collect()
+    };
     let a = draws(1);
     // Each flow's base RTT is the path's plus twice its own draw, in [5, 25] ms,
     // and its RTT samples see it.
@@ -262,7 +367,12 @@ fn uniform_access_delays_are_drawn_per_connection_from_the_seed() {
     // wait behind the others' segments, 8 × 10 × 120 µs at most.)
     let r = access_run(1, 8, u, SEC);
     for f in &r.flows {
-        assert!(f.min_rtt_s >= f.base_rtt_s - 1e-9 && f.min_rtt_s < f.base_rtt_s + 0.0097, "{} vs {}", f.min_rtt_s, f.base_rtt_s);
+        assert!(
+            f.min_rtt_s >= f.base_rtt_s - 1e-9 && f.min_rtt_s < f.base_rtt_s + 0.0097,
+            "{} vs {}",
+            f.min_rtt_s,
+            f.base_rtt_s
+        );
     }
     // Different flows draw differently, the same seed draws the same, another seed otherwise.
     let mut sorted = a.clone();
@@ -279,22 +389,32 @@ fn access_delay_draws_are_uniform_on_min_max() {
     // one run) against U[5, 25] ms, Kolmogorov–Smirnov distance against the
     // uniform CDF. Critical value at α = 0.001: 1.95/√n = 0.031.
     let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
-    cfg.access_delay = DelayDist::Uniform { min: 5 * MS, max: 25 * MS };
+    cfg.access_delay = DelayDist::Uniform {
+        min: 5 * MS,
+        max: 25 * MS,
+    };
     let n = 4000;
-    let mut x: Vec<f64> = (0..n).map(|i| Sender::new(i as u32, &cfg, rng(7, i)).access_delay as f64).collect();
+    let mut x: Vec<f64> = (0..n)
+        .map(|i| Sender::new(i as u32, &cfg, rng(7, i)).access_delay as f64)
+        .collect();
     x.sort_by(f64::total_cmp);
     let (lo, hi) = ((5 * MS) as f64, (25 * MS) as f64);
     assert!(x[0] >= lo && x[n as usize - 1] <= hi);
     let d = x.iter().enumerate().map(|(i, &v)| {
         let f = (v - lo) / (hi - lo);
-        (f - i as f64 / n as f64).abs().max(((i + 1) as f64 / n as f64 - f).abs())
+        (f - i as f64 / n as f64)
+            .abs()
+            .max(((i + 1) as f64 / n as f64 - f).abs())
     });
     let ks = d.fold(0.0, f64::max);
     assert!(ks < 1.95 / (n as f64).sqrt(), "KS distance {ks}");
     // Fixed: exactly the value, and min = max draws that value.
     cfg.access_delay = DelayDist::Fixed(7 * MS);
     assert_eq!(Sender::new(0, &cfg, rng(7, 0)).access_delay, 7 * MS);
-    cfg.access_delay = DelayDist::Uniform { min: 3 * MS, max: 3 * MS };
+    cfg.access_delay = DelayDist::Uniform {
+        min: 3 * MS,
+        max: 3 * MS,
+    };
     assert_eq!(Sender::new(0, &cfg, rng(7, 0)).access_delay, 3 * MS);
 }
 
@@ -311,7 +431,11 @@ fn access_delay_applies_to_web_transfers_and_keeps_every_packet() {
     // time (arrival to the last byte at the client, one way) grows by the mean
     // draw, 15 ms; the run is reproducible and packets are conserved.
     let bn = LinkConfig::new(100_000_000, MS, Buffer::Packets(1000));
-    let db = dumbbell(bn.clone(), bn, &vec![AccessSpec::new(1_000_000_000, 9 * MS); 2]);
+    let db = dumbbell(
+        bn.clone(),
+        bn,
+        &vec![AccessSpec::new(1_000_000_000, 9 * MS); 2],
+    );
     let run = |access: DelayDist, seed: u64| {
         let web = WebConfig {
             servers: vec![db.pairs[0].0, db.pairs[1].0],
@@ -323,22 +447,35 @@ fn access_delay_applies_to_web_transfers_and_keeps_every_packet() {
             stop: None,
             model: Default::default(),
         };
-        let cfg = SimConfig { topology: db.topology.clone(), web: vec![web], duration: 20 * SEC, seed, ..SimConfig::default() };
+        let cfg = SimConfig {
+            topology: db.topology.clone(),
+            web: vec![web],
+            duration: 20 * SEC,
+            seed,
+            ..SimConfig::default()
+        };
         let mut sim = Sim::new(cfg).unwrap();
         sim.run_until(20 * SEC);
         sim.check_conservation().unwrap();
         sim.finish()
     };
-    let u = DelayDist::Uniform { min: 5 * MS, max: 25 * MS };
+    let u = DelayDist::Uniform {
+        min: 5 * MS,
+        max: 25 * MS,
+    };
     let (with, without) = (run(u, 1), run(DelayDist::Fixed(0), 1));
     let mean = |r: &RunResult| {
         let b = &r.web[0].bins;
-        b.iter().map(|b| b.mean_s * b.count as f64).sum::<f64>() / b.iter().map(|b| b.count as f64).sum::<f64>()
+        b.iter().map(|b| b.mean_s * b.count as f64).sum::<f64>()
+            / b.iter().map(|b| b.count as f64).sum::<f64>()
     };
     assert!(with.web[0].completed > 800, "{}", with.web[0].completed);
     // ≈ 1000 draws of sd 20/√12 ms: the mean is within 0.6 ms (3 SE) of 15 ms.
     let (a, b) = (mean(&with), mean(&without));
-    assert!((a - b - 0.015).abs() < 0.0006, "mean response {a} s with, {b} s without access delay");
+    assert!(
+        (a - b - 0.015).abs() < 0.0006,
+        "mean response {a} s with, {b} s without access delay"
+    );
     assert_eq!(run(u, 1).to_json(), with.to_json());
     assert_ne!(run(u, 2).to_json(), with.to_json());
 }
@@ -353,7 +490,12 @@ fn hystart_run(quick_acks: u64, duration: Time) -> (u32, u64) {
     cc.set("hystart", 1.0).unwrap();
     let mut f = FlowConfig::bulk(s, d, cc);
     f.quick_acks = quick_acks;
-    let cfg = SimConfig { topology: db.topology, flows: vec![f], duration, ..SimConfig::default() };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows: vec![f],
+        duration,
+        ..SimConfig::default()
+    };
     let r = Sim::new(cfg).unwrap().run();
     (r.flows[0].final_cwnd, r.flows[0].counters.retrans)
 }
@@ -368,8 +510,16 @@ fn acks_one_by_one_let_hystarts_ack_train_end_slow_start_at_10_mbps() {
     // 1 s), as the kernel's receiver made it do (docs/validation.md).
     for (quick, still_growing, lost_by_1s) in [(0, true, true), (10_000, false, false)] {
         let (cwnd, _) = hystart_run(quick, 650 * MS);
-        assert_eq!(cwnd > 200, still_growing, "quick_acks = {quick}: cwnd {cwnd} at 0.65 s");
+        assert_eq!(
+            cwnd > 200,
+            still_growing,
+            "quick_acks = {quick}: cwnd {cwnd} at 0.65 s"
+        );
         let (_, retrans) = hystart_run(quick, SEC);
-        assert_eq!(retrans > 0, lost_by_1s, "quick_acks = {quick}: {retrans} retransmissions by 1 s");
+        assert_eq!(
+            retrans > 0,
+            lost_by_1s,
+            "quick_acks = {quick}: {retrans} retransmissions by 1 s"
+        );
     }
 }

@@ -7,7 +7,10 @@ use hscc_sim::prelude::*;
 use hscc_sim::rng::{component_rng, Component};
 
 fn link(cfg: &LinkConfig) -> (Link, EventQueue) {
-    (Link::new(cfg, 1, component_rng(1, Component::Link, 0), true), EventQueue::default())
+    (
+        Link::new(cfg, 1, component_rng(1, Component::Link, 0), true),
+        EventQueue::default(),
+    )
 }
 
 fn pkt(i: u64, size: u32) -> Packet {
@@ -35,7 +38,11 @@ fn a_link_delivers_at_exactly_its_rate() {
     let (t, l) = arrivals(&cfg, 70_000, 1500);
     for (k, &a) in t.iter().enumerate() {
         let k = k as u128 + 1;
-        assert_eq!(a as u128, k * 12_000 * 1_000_000_000_000 / 700_000_000 + MS as u128, "packet {k}");
+        assert_eq!(
+            a as u128,
+            k * 12_000 * 1_000_000_000_000 / 700_000_000 + MS as u128,
+            "packet {k}"
+        );
     }
     // 70 000 packets of 12 000 bits at 700 Mbit/s: exactly 1.2 s, no drift.
     assert_eq!(*t.last().unwrap(), 1_200 * MS + MS);
@@ -46,7 +53,9 @@ fn a_link_delivers_at_exactly_its_rate() {
 fn a_full_queue_drops_tail_in_packets_and_bytes() {
     let cfg = LinkConfig::new(1_000_000, MS, Buffer::Packets(5));
     let (mut l, mut q) = link(&cfg);
-    let offers: Vec<Offer> = (0..10).map(|i| l.offer(&pkt(i, 1500), 0, 0, 0, &mut q)).collect();
+    let offers: Vec<Offer> = (0..10)
+        .map(|i| l.offer(&pkt(i, 1500), 0, 0, 0, &mut q))
+        .collect();
     // One is serialized at once, five wait, four are dropped.
     assert_eq!(offers.iter().filter(|o| **o == Offer::Accepted).count(), 6);
     assert_eq!(&offers[6..], &[Offer::QueueDrop; 4]);
@@ -54,11 +63,16 @@ fn a_full_queue_drops_tail_in_packets_and_bytes() {
     // 12 ms later (one packet time at 1 Mbit/s) one slot is free again.
     l.drain(12 * MS);
     assert_eq!(l.queue_len(), 4);
-    assert_eq!(l.offer(&pkt(10, 1500), 0, 12 * MS, 0, &mut q), Offer::Accepted);
+    assert_eq!(
+        l.offer(&pkt(10, 1500), 0, 12 * MS, 0, &mut q),
+        Offer::Accepted
+    );
 
     let cfg = LinkConfig::new(1_000_000, MS, Buffer::Bytes(3000));
     let (mut l, mut q) = link(&cfg);
-    let accepted = (0..10).filter(|&i| l.offer(&pkt(i, 1500), 0, 0, 0, &mut q) == Offer::Accepted).count();
+    let accepted = (0..10)
+        .filter(|&i| l.offer(&pkt(i, 1500), 0, 0, 0, &mut q) == Offer::Accepted)
+        .count();
     assert_eq!((accepted, l.queue_bytes()), (3, 3000));
 }
 
@@ -91,7 +105,11 @@ fn jitter_keeps_order_and_its_mean() {
         sent.push(l.on_arrive(t, 0, &mut q).t);
     }
     assert!(sent.windows(2).all(|w| w[0] <= w[1]), "reordered");
-    let delays: Vec<f64> = sent.iter().enumerate().map(|(i, &a)| secs(a - i as u64 * 2 * MS)).collect();
+    let delays: Vec<f64> = sent
+        .iter()
+        .enumerate()
+        .map(|(i, &a)| secs(a - i as u64 * 2 * MS))
+        .collect();
     let mean = delays.iter().sum::<f64>() / n as f64;
     let sd = (delays.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
     assert!((mean - 0.010).abs() < 0.0001, "mean {mean}");
@@ -102,12 +120,25 @@ fn one_flow(bn: LinkConfig, access_delay: Time, duration: Time) -> Sim {
     one_flow_with(bn, access_delay, duration, |f| f)
 }
 
-fn one_flow_with(bn: LinkConfig, access_delay: Time, duration: Time, tcp: impl Fn(FlowConfig) -> FlowConfig) -> Sim {
-    let db = dumbbell(bn.clone(), bn, &[AccessSpec::new(10_000_000_000, access_delay)]);
+fn one_flow_with(
+    bn: LinkConfig,
+    access_delay: Time,
+    duration: Time,
+    tcp: impl Fn(FlowConfig) -> FlowConfig,
+) -> Sim {
+    let db = dumbbell(
+        bn.clone(),
+        bn,
+        &[AccessSpec::new(10_000_000_000, access_delay)],
+    );
     let (s, d) = db.pairs[0];
     let cfg = SimConfig {
         topology: db.topology,
-        flows: vec![tcp(FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap()))],
+        flows: vec![tcp(FlowConfig::bulk(
+            s,
+            d,
+            CcParams::from_name("reno").unwrap(),
+        ))],
         duration,
         seed: 1,
         sample_interval: None,
@@ -119,7 +150,11 @@ fn one_flow_with(bn: LinkConfig, access_delay: Time, duration: Time, tcp: impl F
 #[test]
 fn slow_start_doubles_cwnd_every_rtt_without_loss() {
     // RTT 2·(49 + 1) = 100 ms; 10 Gbit/s everywhere so the rate never limits.
-    let mut sim = one_flow(LinkConfig::new(10_000_000_000, MS, Buffer::Packets(100_000)), 49 * MS, 2 * SEC);
+    let mut sim = one_flow(
+        LinkConfig::new(10_000_000_000, MS, Buffer::Packets(100_000)),
+        49 * MS,
+        2 * SEC,
+    );
     for k in 1..=7u32 {
         // Half an RTT after the ACKs of round k arrive.
         sim.run_until(k as u64 * 100 * MS + 50 * MS);
@@ -157,7 +192,11 @@ fn losing_every_packet_gives_rtos_with_exponential_backoff() {
 fn a_buffer_overflow_is_recovered_by_fast_retransmit_not_timeouts() {
     // 10 Mbit/s, RTT 40 ms, buffer 25 packets (≈ 0.75 BDP): losses are single
     // drops per window and SACK recovery repairs them without an RTO.
-    let mut sim = one_flow(LinkConfig::new(10_000_000, 10 * MS, Buffer::Packets(25)), 10 * MS, 60 * SEC);
+    let mut sim = one_flow(
+        LinkConfig::new(10_000_000, 10 * MS, Buffer::Packets(25)),
+        10 * MS,
+        60 * SEC,
+    );
     sim.run_until(60 * SEC);
     let c = sim.flows[0].sender.counters;
     assert!(c.recoveries >= 10, "{c:?}");

@@ -17,18 +17,35 @@ use hscc_sim::ScenarioSpec;
 /// One bulk flow over a dumbbell: bottleneck `rate`, 1 ms one way, `buffer`
 /// packets, random loss `loss`; access links 10× faster. Base RTT =
 /// 2·(`access` + 1 ms). Returns the simulation and the bottleneck link index.
-fn one_flow(rate: u64, access: Time, buffer: u64, loss: f64, cc: CcParams, seconds: u64, sample: Time) -> (Sim, usize) {
+fn one_flow(
+    rate: u64,
+    access: Time,
+    buffer: u64,
+    loss: f64,
+    cc: CcParams,
+    seconds: u64,
+    sample: Time,
+) -> (Sim, usize) {
     let bn = LinkConfig::new(rate, MS, Buffer::Packets(buffer)).with_loss(loss);
     let rev = LinkConfig::new(rate, MS, Buffer::Packets(100_000));
     let db = dumbbell(bn, rev, &[AccessSpec::new(rate * 10, access)]);
     let (s, d) = db.pairs[0];
     let flow = FlowConfig::bulk(s, d, cc);
-    let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: seconds * SEC, seed: 5, sample_interval: Some(sample), ..SimConfig::default() };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows: vec![flow],
+        duration: seconds * SEC,
+        seed: 5,
+        sample_interval: Some(sample),
+        ..SimConfig::default()
+    };
     (Sim::new(cfg).unwrap(), db.bottleneck.0 as usize)
 }
 
 fn mean(v: impl IntoIterator<Item = f64>) -> f64 {
-    let (n, s) = v.into_iter().fold((0usize, 0.0), |(n, s), x| (n + 1, s + x));
+    let (n, s) = v
+        .into_iter()
+        .fold((0usize, 0.0), |(n, s), x| (n + 1, s + x));
     s / n as f64
 }
 
@@ -59,7 +76,9 @@ fn ctcp_stable_phase(rate: u64, buffer: u64, gamma: f64) -> Stable {
     let (mut dwnd, mut loss) = (Vec::new(), Vec::new());
     for k in 1..=seconds * SEC / dt {
         sim.run_until(k * dt);
-        let Cc::Ctcp(c) = &*sim.flows[0].sender.cc else { unreachable!() };
+        let Cc::Ctcp(c) = &*sim.flows[0].sender.cc else {
+            unreachable!()
+        };
         dwnd.push(c.dwnd());
         loss.push(sim.flows[0].sender.counters.recoveries + sim.flows[0].sender.counters.timeouts);
     }
@@ -68,7 +87,9 @@ fn ctcp_stable_phase(rate: u64, buffer: u64, gamma: f64) -> Stable {
     let (mut cycles, mut stable, mut peaks) = (0, Vec::new(), Vec::new());
     let mut start = 0;
     while start < q.len() {
-        let end = (start..q.len()).find(|&i| loss[i] != loss[start]).unwrap_or(q.len());
+        let end = (start..q.len())
+            .find(|&i| loss[i] != loss[start])
+            .unwrap_or(q.len());
         // Complete loss-free periods only (not the initial slow start, not the last).
         if loss[start] > 0 && end < q.len() {
             let e = (start + 1..end).find(|&i| dwnd[i] < dwnd[i - 1]);
@@ -76,12 +97,20 @@ fn ctcp_stable_phase(rate: u64, buffer: u64, gamma: f64) -> Stable {
             if let (Some(e), Some(f)) = (e, f) {
                 cycles += 1;
                 stable.extend((e..=f).map(|i| q[i] as f64));
-                peaks.extend((e..=f).filter(|&i| dwnd[i] < dwnd[i - 1]).map(|i| q[i - 1] as f64));
+                peaks.extend(
+                    (e..=f)
+                        .filter(|&i| dwnd[i] < dwnd[i - 1])
+                        .map(|i| q[i - 1] as f64),
+                );
             }
         }
         start = end;
     }
-    Stable { cycles, mean: mean(stable), peak: median(peaks) }
+    Stable {
+        cycles,
+        mean: mean(stable),
+        peak: median(peaks),
+    }
 }
 
 /// §IV.A: in the stable phase "CTCP tries to maintain γ packets backlogged at
@@ -114,8 +143,16 @@ fn ctcp_holds_about_gamma_packets_queued_in_its_stable_phase() {
                 rate / 1_000_000, s.cycles, s.mean, s.mean / gamma, s.peak, gamma + 2.0 * step
             );
             assert!(s.cycles >= 5, "{} cycles", s.cycles);
-            assert!((gamma..=gamma + 2.0 * step).contains(&s.peak), "peak {} for γ {gamma}", s.peak);
-            assert!((gamma / 2.0..=gamma).contains(&s.mean), "mean queue {} for γ {gamma}", s.mean);
+            assert!(
+                (gamma..=gamma + 2.0 * step).contains(&s.peak),
+                "peak {} for γ {gamma}",
+                s.peak
+            );
+            assert!(
+                (gamma / 2.0..=gamma).contains(&s.mean),
+                "mean queue {} for γ {gamma}",
+                s.mean
+            );
             means.push(s.mean);
         }
         let ratio = means[1] / means[0];
@@ -128,7 +165,8 @@ fn ctcp_holds_about_gamma_packets_queued_in_its_stable_phase() {
 /// window W̄ = Λ·R of a loss-free period that ends before any queue builds.
 fn ctcp_response(p: f64) -> (f64, f64) {
     let (a, b, k): (f64, f64, f64) = (0.125, 0.5, 0.75);
-    let wm = (a * (2.0 - k) / (1.0 - (1.0 - b).powf(2.0 - k))).powf(1.0 / (2.0 - k)) * p.powf(-1.0 / (2.0 - k));
+    let wm = (a * (2.0 - k) / (1.0 - (1.0 - b).powf(2.0 - k))).powf(1.0 / (2.0 - k))
+        * p.powf(-1.0 / (2.0 - k));
     let wbar = a * (1.0 - k) / (p * wm.powf(1.0 - k) * (1.0 - (1.0 - b).powf(1.0 - k)));
     (wm, wbar)
 }
@@ -138,16 +176,31 @@ fn ctcp_response(p: f64) -> (f64, f64) {
 /// and measured RTT, and the model's peak window.
 fn ctcp_lossy(p: f64, seconds: u64) -> (f64, f64, f64, f64) {
     let warm = 20;
-    let (mut sim, bn) = one_flow(1_000_000_000, 49 * MS, 100_000, p, CcParams::from_name("ctcp").unwrap(), seconds, SEC);
+    let (mut sim, bn) = one_flow(
+        1_000_000_000,
+        49 * MS,
+        100_000,
+        p,
+        CcParams::from_name("ctcp").unwrap(),
+        seconds,
+        SEC,
+    );
     sim.run_until(warm * SEC);
     let (l0, s0) = (sim.net.links[bn].counters, sim.flows[0].sender.counters);
     sim.run_until(seconds * SEC);
     let (l1, s1) = (sim.net.links[bn].counters, sim.flows[0].sender.counters);
     let dropped = (l1.drops_random - l0.drops_random) as f64;
     let measured_p = dropped / (dropped + (l1.tx_packets - l0.tx_packets) as f64);
-    let qdelay = mean(sim.traces.links[0].qdelay_s[warm as usize..].iter().copied());
+    let qdelay = mean(
+        sim.traces.links[0].qdelay_s[warm as usize..]
+            .iter()
+            .copied(),
+    );
     let rtt = secs(sim.flows[0].sender.rtt.min_rtt) + qdelay;
-    assert!(qdelay < 0.001, "p {p}: mean queueing delay {qdelay} s — not the no-queue regime");
+    assert!(
+        qdelay < 0.001,
+        "p {p}: mean queueing delay {qdelay} s — not the no-queue regime"
+    );
     let (wm, wbar) = ctcp_response(measured_p);
     let rate = (s1.segs_sent - s0.segs_sent) as f64 / (seconds - warm) as f64;
     (rate, wbar / rtt, measured_p, wm)
@@ -162,7 +215,10 @@ fn check_ctcp_response(cases: &[(f64, u64)]) {
             err * 100.0,
             1.31 / measured_p.sqrt() / 0.1
         );
-        assert!((measured_p / p - 1.0).abs() < 0.1, "realized loss rate {measured_p}");
+        assert!(
+            (measured_p / p - 1.0).abs() < 0.1,
+            "realized loss rate {measured_p}"
+        );
         assert!(err.abs() < 0.2, "p {p}: {rate:.0} seg/s vs {model:.0}");
     }
 }
@@ -208,15 +264,30 @@ fn ctcp_follows_its_response_function_at_low_loss() {
 fn fit_mean_n_approaches_alpha_rtt_over_queueing_delay() {
     let mut ns = Vec::new();
     for (buffer, fixed_alpha) in [(100, Some(0.5)), (50, Some(0.5)), (100, None)] {
-        let params: Vec<(&str, f64)> = fixed_alpha.map_or(vec![], |a| vec![("alpha_auto", 0.0), ("alpha", a)]);
+        let params: Vec<(&str, f64)> =
+            fixed_alpha.map_or(vec![], |a| vec![("alpha_auto", 0.0), ("alpha", a)]);
         let (dt, seconds, warm) = (10 * MS, 400, 100);
-        let (mut sim, _) = one_flow(100_000_000, 59 * MS, buffer, 0.0, CcParams::with("fit", &params).unwrap(), seconds, dt);
-        let (mut n, mut rtt, mut losses, mut alpha, mut rtt_min) = (Vec::new(), Vec::new(), 0, 0.0, 0.0);
+        let (mut sim, _) = one_flow(
+            100_000_000,
+            59 * MS,
+            buffer,
+            0.0,
+            CcParams::with("fit", &params).unwrap(),
+            seconds,
+            dt,
+        );
+        let (mut n, mut rtt, mut losses, mut alpha, mut rtt_min) =
+            (Vec::new(), Vec::new(), 0, 0.0, 0.0);
         for k in 1..=seconds * SEC / dt {
             sim.run_until(k * dt);
             let c = sim.flows[0].sender.counters;
-            let Cc::Fit(f) = &*sim.flows[0].sender.cc else { unreachable!() };
-            assert!(c.recoveries + c.timeouts <= losses + 1, "two loss events in 10 ms");
+            let Cc::Fit(f) = &*sim.flows[0].sender.cc else {
+                unreachable!()
+            };
+            assert!(
+                c.recoveries + c.timeouts <= losses + 1,
+                "two loss events in 10 ms"
+            );
             if c.recoveries + c.timeouts > losses && k * dt > warm * SEC {
                 let (avg, min) = f.rtts_us();
                 n.push(f.n() as f64);
@@ -228,7 +299,11 @@ fn fit_mean_n_approaches_alpha_rtt_over_queueing_delay() {
         }
         let (n_mean, rtt_mean) = (mean(n.iter().copied()), mean(rtt.iter().copied()));
         let predicted = alpha * rtt_mean / (rtt_mean - rtt_min);
-        let link_qd = mean(sim.traces.links[0].qdelay_s[(warm * SEC / dt) as usize..].iter().copied());
+        let link_qd = mean(
+            sim.traces.links[0].qdelay_s[(warm * SEC / dt) as usize..]
+                .iter()
+                .copied(),
+        );
         eprintln!(
             "TCP-FIT B {buffer}, α {alpha:.3}{}: mean N {n_mean:.2} over {} loss-free periods vs α·rtt̄/(rtt̄ − rtt_min) = {alpha:.3}·{:.2}/{:.2} ms = {predicted:.2} ({:+.1}%); from the link's queueing delay {:.2} ms: {:.2}",
             if fixed_alpha.is_some() { "" } else { " (§V.B rule)" },
@@ -240,7 +315,10 @@ fn fit_mean_n_approaches_alpha_rtt_over_queueing_delay() {
             alpha * (rtt_min + link_qd) / link_qd
         );
         assert!(n.len() >= 30, "{} loss-free periods", n.len());
-        assert!((n_mean - predicted).abs() <= 1.0, "mean N {n_mean} vs {predicted}");
+        assert!(
+            (n_mean - predicted).abs() <= 1.0,
+            "mean N {n_mean} vs {predicted}"
+        );
         ns.push(n_mean);
     }
     // Half the buffer, half the queueing delay per virtual session: N grows (eq. 4).
@@ -267,7 +345,10 @@ fn fit_shares_alpha_among_sessions_for_rtt_fairness() {
                 "flows": [{{"pair": 0, "algorithm": "fit", "count": 10, "params": {{"alpha_shared": {shared}}}}},
                           {{"pair": 1, "algorithm": "fit", "count": 10, "params": {{"alpha_shared": {shared}}}}}]}}"#
         );
-        let g = Sim::new(ScenarioSpec::from_json(&json).unwrap().build().unwrap()).unwrap().run().goodputs();
+        let g = Sim::new(ScenarioSpec::from_json(&json).unwrap().build().unwrap())
+            .unwrap()
+            .run()
+            .goodputs();
         g[..10].iter().sum::<f64>() / g[10..].iter().sum::<f64>()
     };
     for seed in [1, 2] {
@@ -301,16 +382,31 @@ const QD_MAX: f64 = 0.020;
 #[test]
 fn sync_tcp_alone_keeps_the_queueing_delay_below_th_qd() {
     let (seconds, skip) = (200, 400);
-    let (mut sim, _) = one_flow(100_000_000, 49 * MS, 833, 0.0, CcParams::from_name("sync").unwrap(), seconds, 100 * MS);
+    let (mut sim, _) = one_flow(
+        100_000_000,
+        49 * MS,
+        833,
+        0.0,
+        CcParams::from_name("sync").unwrap(),
+        seconds,
+        100 * MS,
+    );
     sim.run_until(40 * SEC);
-    let Cc::Sync(s) = &*sim.flows[0].sender.cc else { unreachable!() };
+    let Cc::Sync(s) = &*sim.flows[0].sender.cc else {
+        unreachable!()
+    };
     let signals0 = s.congestion_signals().0;
     sim.run_until(seconds * SEC);
-    let Cc::Sync(s) = &*sim.flows[0].sender.cc else { unreachable!() };
+    let Cc::Sync(s) = &*sim.flows[0].sender.cc else {
+        unreachable!()
+    };
     let signals = s.congestion_signals().0 - signals0;
     let t = &sim.traces.links[0];
     let qd = &t.qdelay_s[skip..];
-    let (avg, max) = (mean(qd.iter().copied()), qd.iter().copied().fold(0.0, f64::max));
+    let (avg, max) = (
+        mean(qd.iter().copied()),
+        qd.iter().copied().fold(0.0, f64::max),
+    );
     let util = mean(t.utilization[skip..].iter().copied());
     let drops: u64 = t.drops[skip..].iter().sum();
     eprintln!(
@@ -318,8 +414,14 @@ fn sync_tcp_alone_keeps_the_queueing_delay_below_th_qd() {
         avg * 1e3,
         max * 1e3
     );
-    assert!(signals >= 10, "{signals} delay signals: the control loop did not cycle");
-    assert!((TH_QD / 4.0..=0.75 * TH_QD).contains(&avg), "mean queueing delay {avg}");
+    assert!(
+        signals >= 10,
+        "{signals} delay signals: the control loop did not cycle"
+    );
+    assert!(
+        (TH_QD / 4.0..=0.75 * TH_QD).contains(&avg),
+        "mean queueing delay {avg}"
+    );
     assert!(max < QD_MAX, "100-ms mean queueing delay reached {max}");
     assert_eq!(drops, 0);
     assert!(util >= 0.95, "utilization {util}");
@@ -352,7 +454,10 @@ fn sync_tcp_flows_detect_the_same_congestion_signals() {
     let (rate, seconds, warm, t_wait_us) = (200_000_000, 300, 40 * SEC, 500_000);
     let bn = LinkConfig::new(rate, MS, Buffer::Packets(833)).with_loss(1e-6);
     let rev = LinkConfig::new(rate, MS, Buffer::Packets(100_000));
-    let access: Vec<AccessSpec> = rtts.iter().map(|&r| AccessSpec::new(rate * 10, (r / 2 - 1) * MS)).collect();
+    let access: Vec<AccessSpec> = rtts
+        .iter()
+        .map(|&r| AccessSpec::new(rate * 10, (r / 2 - 1) * MS))
+        .collect();
     let db = dumbbell(bn, rev, &access);
     let flows = db
         .pairs
@@ -360,16 +465,29 @@ fn sync_tcp_flows_detect_the_same_congestion_signals() {
         .enumerate()
         // The paper's ns-2 senders: three duplicate ACKs, no RACK-TLP or undo.
         // (With Linux's recovery flow 4 is starved into legacy TCP here.)
-        .map(|(i, &(s, d))| FlowConfig { start: 2 * SEC * i as u64, ..FlowConfig::bulk(s, d, CcParams::from_name("sync").unwrap()).with_classic_recovery() })
+        .map(|(i, &(s, d))| FlowConfig {
+            start: 2 * SEC * i as u64,
+            ..FlowConfig::bulk(s, d, CcParams::from_name("sync").unwrap()).with_classic_recovery()
+        })
         .collect();
-    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 1, sample_interval: None, ..SimConfig::default() };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows,
+        duration: seconds * SEC,
+        seed: 1,
+        sample_interval: None,
+        ..SimConfig::default()
+    };
     let mut sim = Sim::new(cfg).unwrap();
     let n = rtts.len();
-    let (dt, mut seen, mut signals, mut legacy) = (50 * MS, vec![0u32; n], Vec::new(), vec![0u64; n]);
+    let (dt, mut seen, mut signals, mut legacy) =
+        (50 * MS, vec![0u32; n], Vec::new(), vec![0u64; n]);
     for k in 1..=seconds * SEC / dt {
         sim.run_until(k * dt);
         for (i, f) in sim.flows.iter().enumerate() {
-            let Cc::Sync(s) = &*f.sender.cc else { unreachable!() };
+            let Cc::Sync(s) = &*f.sender.cc else {
+                unreachable!()
+            };
             let (count, last) = s.congestion_signals();
             assert!(count <= seen[i] + 1, "two signals of one flow within 50 ms");
             if k * dt > warm {
@@ -383,7 +501,10 @@ fn sync_tcp_flows_detect_the_same_congestion_signals() {
     }
     let measured = (seconds * SEC - warm) / dt;
     for (i, &l) in legacy.iter().enumerate() {
-        assert!(l * 20 <= measured, "flow {i} in legacy TCP for {l} of {measured} samples");
+        assert!(
+            l * 20 <= measured,
+            "flow {i} in legacy TCP for {l} of {measured} samples"
+        );
     }
     signals.sort();
     let (mut groups, mut by_all, mut at) = (0, 0, 0);
@@ -406,4 +527,3 @@ fn sync_tcp_flows_detect_the_same_congestion_signals() {
     assert!(groups >= 40, "{groups} congestion events");
     assert!(fraction >= 0.9, "{by_all} of {groups} detected by all");
 }
-

@@ -25,26 +25,54 @@ struct Scenario {
 
 fn scenario() -> impl Strategy<Value = Scenario> {
     (
-        proptest::collection::vec((0u64..40, any::<bool>(), any::<bool>(), any::<bool>(), 0u64..500), 1..5),
+        proptest::collection::vec(
+            (
+                0u64..40,
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+                0u64..500,
+            ),
+            1..5,
+        ),
         1_000_000u64..50_000_000,
         1u64..30,
-        prop_oneof![(2u64..150).prop_map(Buffer::Packets), (3_000u64..200_000).prop_map(Buffer::Bytes)],
+        prop_oneof![
+            (2u64..150).prop_map(Buffer::Packets),
+            (3_000u64..200_000).prop_map(Buffer::Bytes)
+        ],
         prop_oneof![Just(0.0), 0.0f64..0.05],
         prop_oneof![Just(0.0), 0.0f64..0.02],
         prop_oneof![Just(0u64), 0u64..2_000],
         500u64..4_000,
         any::<u64>(),
     )
-        .prop_map(|(flows, rate, delay_ms, buffer, loss, rev_loss, jitter_us, duration_ms, seed)| Scenario {
-            flows, rate, delay_ms, buffer, loss, rev_loss, jitter_us, duration_ms, seed,
-        })
+        .prop_map(
+            |(flows, rate, delay_ms, buffer, loss, rev_loss, jitter_us, duration_ms, seed)| {
+                Scenario {
+                    flows,
+                    rate,
+                    delay_ms,
+                    buffer,
+                    loss,
+                    rev_loss,
+                    jitter_us,
+                    duration_ms,
+                    seed,
+                }
+            },
+        )
 }
 
 fn build(s: &Scenario) -> SimConfig {
     let mut fwd = LinkConfig::new(s.rate, s.delay_ms * MS, s.buffer).with_loss(s.loss);
     fwd.jitter = s.jitter_us * US;
     let rev = LinkConfig::new(s.rate, s.delay_ms * MS, s.buffer).with_loss(s.rev_loss);
-    let pairs: Vec<AccessSpec> = s.flows.iter().map(|f| AccessSpec::new(s.rate * 10, f.0 * MS)).collect();
+    let pairs: Vec<AccessSpec> = s
+        .flows
+        .iter()
+        .map(|f| AccessSpec::new(s.rate * 10, f.0 * MS))
+        .collect();
     let db = dumbbell(fwd, rev, &pairs);
     let flows = s
         .flows
@@ -53,13 +81,24 @@ fn build(s: &Scenario) -> SimConfig {
         .map(|(f, &(src, dst))| {
             let mut c = FlowConfig::bulk(src, dst, CcParams::from_name("reno").unwrap());
             c.sack = f.1;
-            c.recovery = if f.2 { Recovery::Prr } else { Recovery::Classic };
+            c.recovery = if f.2 {
+                Recovery::Prr
+            } else {
+                Recovery::Classic
+            };
             c.delayed_ack = f.3;
             c.start = f.4 * MS;
             c
         })
         .collect();
-    SimConfig { topology: db.topology, flows, duration: s.duration_ms * MS, seed: s.seed, sample_interval: Some(100 * MS), ..SimConfig::default() }
+    SimConfig {
+        topology: db.topology,
+        flows,
+        duration: s.duration_ms * MS,
+        seed: s.seed,
+        sample_interval: Some(100 * MS),
+        ..SimConfig::default()
+    }
 }
 
 /// How a test advances a run: by a fixed amount, or to the next pending event
@@ -85,18 +124,32 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
 /// is negative (a wrapped counter) or above its buffer.
 fn check_time_and_queues(sim: &Sim, t: Time) -> Result<(), String> {
     if sim.net.now != t {
-        return Err(format!("the clock reads {} after running to {t}", sim.net.now));
+        return Err(format!(
+            "the clock reads {} after running to {t}",
+            sim.net.now
+        ));
     }
     if let Some(e) = sim.net.q.peek_time().filter(|&e| e <= t) {
         return Err(format!("an event at {e} is still pending at {t}"));
     }
-    for (i, (l, spec)) in sim.net.links.iter().zip(&sim.cfg.topology.links).enumerate() {
+    for (i, (l, spec)) in sim
+        .net
+        .links
+        .iter()
+        .zip(&sim.cfg.topology.links)
+        .enumerate()
+    {
         let arrivals: Vec<Time> = l.packets().map(|p| p.t).collect();
         if arrivals.first().is_some_and(|&a| a <= t) {
-            return Err(format!("link {i}: a packet due at {} is still on the link at {t}", arrivals[0]));
+            return Err(format!(
+                "link {i}: a packet due at {} is still on the link at {t}",
+                arrivals[0]
+            ));
         }
         if arrivals.windows(2).any(|w| w[1] < w[0]) {
-            return Err(format!("link {i}: arrival times out of order: {arrivals:?}"));
+            return Err(format!(
+                "link {i}: arrival times out of order: {arrivals:?}"
+            ));
         }
         check_queue(i, l.queue_len() as u64, l.queue_bytes(), spec.cfg.buffer)?;
     }
@@ -109,7 +162,9 @@ fn check_queue(link: usize, pkts: u64, bytes: u64, buffer: Buffer) -> Result<(),
         Buffer::Bytes(b) => bytes <= b,
     };
     if !within || (pkts == 0) != (bytes == 0) {
-        return Err(format!("link {link}: queue of {pkts} packets, {bytes} bytes in a buffer of {buffer:?}"));
+        return Err(format!(
+            "link {link}: queue of {pkts} packets, {bytes} bytes in a buffer of {buffer:?}"
+        ));
     }
     Ok(())
 }

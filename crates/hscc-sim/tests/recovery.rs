@@ -56,9 +56,25 @@ struct Run {
 
 impl Run {
     fn new(cfg: FlowConfig, path: Path) -> Run {
-        let cfg = FlowConfig { delayed_ack: false, ..cfg.without_jitter() };
-        let s = Sender::new(0, &cfg, hscc_sim::rng::component_rng(1, hscc_sim::rng::Component::Sender, 0));
-        let mut run = Run { s, r: Receiver::new(&cfg), w: Out::default(), path, wire: BTreeMap::new(), order: 0, count: BTreeMap::new(), log: Vec::new() };
+        let cfg = FlowConfig {
+            delayed_ack: false,
+            ..cfg.without_jitter()
+        };
+        let s = Sender::new(
+            0,
+            &cfg,
+            hscc_sim::rng::component_rng(1, hscc_sim::rng::Component::Sender, 0),
+        );
+        let mut run = Run {
+            s,
+            r: Receiver::new(&cfg),
+            w: Out::default(),
+            path,
+            wire: BTreeMap::new(),
+            order: 0,
+            count: BTreeMap::new(),
+            log: Vec::new(),
+        };
         run.s.start(&mut run.w);
         run.collect();
         run
@@ -113,7 +129,11 @@ impl Run {
 
     /// Times at which segment `seq` was sent.
     fn sends(&self, seq: u64) -> Vec<Time> {
-        self.log.iter().filter(|&&(_, s, _)| s == seq).map(|&(t, _, _)| t).collect()
+        self.log
+            .iter()
+            .filter(|&&(_, s, _)| s == seq)
+            .map(|&(t, _, _)| t)
+            .collect()
     }
 }
 
@@ -122,7 +142,10 @@ fn linux() -> FlowConfig {
 }
 
 fn dupack() -> FlowConfig {
-    FlowConfig { loss_detection: LossDetection::DupAck, ..linux() }
+    FlowConfig {
+        loss_detection: LossDetection::DupAck,
+        ..linux()
+    }
 }
 
 /// Drop the listed transmissions (seq, n); everything else takes 50 ms.
@@ -160,7 +183,12 @@ fn with_duplicate_acks_a_lost_retransmission_waits_for_the_rto() {
 }
 
 fn finite(cfg: FlowConfig, segs: u64) -> FlowConfig {
-    FlowConfig { size: Some(segs * cfg.mss as u64), min_rto: 1_000 * MS, initial_rto: 1_000 * MS, ..cfg }
+    FlowConfig {
+        size: Some(segs * cfg.mss as u64),
+        min_rto: 1_000 * MS,
+        initial_rto: 1_000 * MS,
+        ..cfg
+    }
 }
 
 #[test]
@@ -195,7 +223,12 @@ fn without_probes_the_same_tail_loss_waits_for_the_rto() {
 /// ssthresh at the first recovery of a Reno flow in congestion avoidance
 /// (cwnd 20 = ssthresh) that loses 2, 3 and 4 of its first window.
 fn ssthresh_after_losing_2_3_4(from: SsthreshFrom) -> u32 {
-    let cfg = FlowConfig { init_cwnd: 20, init_ssthresh: Some(20), ssthresh_from: from, ..dupack() };
+    let cfg = FlowConfig {
+        init_cwnd: 20,
+        init_ssthresh: Some(20),
+        ssthresh_from: from,
+        ..dupack()
+    };
     let mut run = Run::new(cfg, dropping(&[(2, 0), (3, 0), (4, 0)]));
     run.run_until(150 * MS);
     assert_eq!(run.s.counters.recoveries, 1);
@@ -223,7 +256,11 @@ fn entering_recovery_clears_the_additive_increase_credit_as_linux_does() {
     // snd_cwnd_cnt = 0 there: credit earned at the old window does not carry
     // into the reduced one (carried, it would be 2 here and buy the first +1
     // after the recovery two ACKs early).
-    let cfg = FlowConfig { init_cwnd: 20, init_ssthresh: Some(20), ..dupack() };
+    let cfg = FlowConfig {
+        init_cwnd: 20,
+        init_ssthresh: Some(20),
+        ..dupack()
+    };
     let mut run = Run::new(cfg, dropping(&[(2, 0), (3, 0), (4, 0)]));
     run.run_until(150 * MS);
     assert_eq!(run.s.counters.recoveries, 1);
@@ -240,7 +277,11 @@ fn reorder_15() -> Path {
 fn a_spurious_fast_retransmit_is_undone_by_dsack_with_cwnd_restored() {
     for detection in [LossDetection::Rack, LossDetection::DupAck] {
         // Without timestamps only the D-SACK can tell.
-        let cfg = FlowConfig { timestamps: false, loss_detection: detection, ..linux() };
+        let cfg = FlowConfig {
+            timestamps: false,
+            loss_detection: detection,
+            ..linux()
+        };
         let mut run = Run::new(cfg, reorder_15());
         run.run_until(200 * MS);
         assert_eq!(run.s.tp.ca_state, CaState::Recovery, "{detection:?}");
@@ -253,19 +294,33 @@ fn a_spurious_fast_retransmit_is_undone_by_dsack_with_cwnd_restored() {
         // 250 ms as a duplicate, its D-SACK arrives at 300 ms: all (one)
         // retransmissions were spurious, the reduction is undone.
         run.run_until(300 * MS - 1);
-        assert!(run.s.tp.snd_cwnd < prior, "{detection:?}: reduced before the D-SACK");
+        assert!(
+            run.s.tp.snd_cwnd < prior,
+            "{detection:?}: reduced before the D-SACK"
+        );
         assert_eq!(run.s.counters.undos, 0);
         run.run_until(300 * MS);
         assert_eq!(run.s.counters.undos, 1, "{detection:?}");
-        assert!(run.s.tp.snd_cwnd >= prior, "{detection:?}: cwnd {} restored to at least {prior}", run.s.tp.snd_cwnd);
-        assert_eq!(run.s.tp.snd_ssthresh, TCP_INFINITE_SSTHRESH, "{detection:?}: ssthresh restored");
+        assert!(
+            run.s.tp.snd_cwnd >= prior,
+            "{detection:?}: cwnd {} restored to at least {prior}",
+            run.s.tp.snd_cwnd
+        );
+        assert_eq!(
+            run.s.tp.snd_ssthresh, TCP_INFINITE_SSTHRESH,
+            "{detection:?}: ssthresh restored"
+        );
         assert_eq!(run.sends(15), vec![100 * MS, 200 * MS]);
     }
 }
 
 #[test]
 fn without_undo_the_spurious_reduction_stays() {
-    let cfg = FlowConfig { timestamps: false, undo: false, ..linux() };
+    let cfg = FlowConfig {
+        timestamps: false,
+        undo: false,
+        ..linux()
+    };
     let mut run = Run::new(cfg, reorder_15());
     run.run_until(300 * MS);
     assert_eq!(run.s.counters.undos, 0);
@@ -282,7 +337,10 @@ fn with_timestamps_the_partial_ack_undoes_at_once_and_reordering_is_learned() {
     // segments SACKed above it (16..29 and fack 30): reordering = 15.
     assert_eq!(run.s.counters.undos, 1);
     assert_eq!(run.s.reordering(), 15);
-    assert!(matches!(run.s.tp.ca_state, CaState::Open | CaState::Disorder));
+    assert!(matches!(
+        run.s.tp.ca_state,
+        CaState::Open | CaState::Disorder
+    ));
     assert_eq!(run.s.tp.snd_ssthresh, TCP_INFINITE_SSTHRESH);
 }
 
@@ -290,7 +348,16 @@ fn with_timestamps_the_partial_ack_undoes_at_once_and_reordering_is_learned() {
 fn after_reordering_is_seen_rack_waits_a_quarter_rtt_before_declaring_loss() {
     // 15 and later 300 arrive 5 ms late. The first costs a spurious
     // retransmission (undone); then reo_wnd = min_RTT/4 = 25 ms > 5 ms.
-    let path: Path = Box::new(|seq, n, t| Some(t + OWD + if n == 0 && (seq == 15 || seq == 300) { 5 * MS } else { 0 }));
+    let path: Path = Box::new(|seq, n, t| {
+        Some(
+            t + OWD
+                + if n == 0 && (seq == 15 || seq == 300) {
+                    5 * MS
+                } else {
+                    0
+                },
+        )
+    });
     let mut run = Run::new(linux(), path);
     run.run_until(1_000 * MS);
     assert!(run.s.snd_nxt() > 400, "300 was sent with data after it");
@@ -302,13 +369,23 @@ fn after_reordering_is_seen_rack_waits_a_quarter_rtt_before_declaring_loss() {
 /// All data sent in [100, 490) ms is held until 540 ms (a delay spike), then
 /// delivered in order; later data takes 50 ms.
 fn spike() -> Path {
-    Box::new(|_, _, t| Some(if (100 * MS..490 * MS).contains(&t) { (t + OWD).max(540 * MS) } else { t + OWD }))
+    Box::new(|_, _, t| {
+        Some(if (100 * MS..490 * MS).contains(&t) {
+            (t + OWD).max(540 * MS)
+        } else {
+            t + OWD
+        })
+    })
 }
 
 #[test]
 fn frto_detects_a_spurious_timeout_and_undoes_it() {
     // Without timestamps, D-SACK and Eifel are blind here: only F-RTO can tell.
-    let cfg = FlowConfig { timestamps: false, dsack: false, ..linux() };
+    let cfg = FlowConfig {
+        timestamps: false,
+        dsack: false,
+        ..linux()
+    };
     let mut run = Run::new(cfg, spike());
     run.run_until(700 * MS);
     // The last ACK at 100 ms arms the probe for 300 ms (PTO 202 ms, RTO 200 ms
@@ -318,14 +395,23 @@ fn frto_detects_a_spurious_timeout_and_undoes_it() {
     // retransmitting (step 2b); the second acknowledges 11, never
     // retransmitted: the timeout was spurious (step 3b), undone.
     let c = run.s.counters;
-    assert_eq!((c.tlps, c.timeouts, c.undos, c.retrans), (1, 1, 1, 1), "{c:?}");
+    assert_eq!(
+        (c.tlps, c.timeouts, c.undos, c.retrans),
+        (1, 1, 1, 1),
+        "{c:?}"
+    );
     assert_eq!(run.sends(10), vec![100 * MS, 500 * MS]);
     assert_eq!(run.sends(11), vec![100 * MS], "no go-back-N");
 }
 
 #[test]
 fn without_frto_a_spurious_timeout_retransmits_the_window() {
-    let cfg = FlowConfig { timestamps: false, dsack: false, frto: false, ..linux() };
+    let cfg = FlowConfig {
+        timestamps: false,
+        dsack: false,
+        frto: false,
+        ..linux()
+    };
     let mut run = Run::new(cfg, spike());
     run.run_until(700 * MS);
     let c = run.s.counters;
@@ -353,5 +439,9 @@ fn after_reordering_is_seen_a_real_loss_waits_for_the_reordering_timer() {
     assert_eq!(sent.len(), 2, "{sent:?}");
     assert_eq!(sent[1] - sent[0], 152 * MS);
     let c = run.s.counters;
-    assert_eq!((c.rack_lost, c.recoveries, c.undos, c.timeouts), (2, 2, 1, 0), "{c:?}");
+    assert_eq!(
+        (c.rack_lost, c.recoveries, c.undos, c.timeouts),
+        (2, 2, 1, 0),
+        "{c:?}"
+    );
 }

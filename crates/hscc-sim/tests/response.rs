@@ -50,12 +50,22 @@ fn lossy(cc: CcParams, p: f64, seconds: u64, delayed_ack: bool) -> Point {
     let (s, d) = db.pairs[0];
     let mut flow = FlowConfig::bulk(s, d, cc);
     flow.delayed_ack = delayed_ack;
-    let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: seconds * SEC, seed: 1, sample_interval: None, ..SimConfig::default() };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows: vec![flow],
+        duration: seconds * SEC,
+        seed: 1,
+        sample_interval: None,
+        ..SimConfig::default()
+    };
     let mut sim = Sim::new(cfg).unwrap();
     let bottleneck = db.bottleneck.0 as usize;
     let (start, end, step) = (seconds * SEC / 10, seconds * SEC, 10 * MS);
     sim.run_until(start);
-    let (l0, c0) = (sim.net.links[bottleneck].counters, sim.flows[0].sender.counters);
+    let (l0, c0) = (
+        sim.net.links[bottleneck].counters,
+        sim.flows[0].sender.counters,
+    );
     let (mut n, mut cwnd, mut rtt) = (0u64, 0.0, 0.0);
     let mut t = start;
     while t < end {
@@ -66,7 +76,10 @@ fn lossy(cc: CcParams, p: f64, seconds: u64, delayed_ack: bool) -> Point {
         rtt += secs(s.rtt.srtt());
         n += 1;
     }
-    let (l1, c1) = (sim.net.links[bottleneck].counters, sim.flows[0].sender.counters);
+    let (l1, c1) = (
+        sim.net.links[bottleneck].counters,
+        sim.flows[0].sender.counters,
+    );
     let drops = (l1.drops_random - l0.drops_random) as f64;
     let rtt = rtt / n as f64;
     Point {
@@ -148,7 +161,8 @@ const CUBIC_BETA: f64 = 0.7;
 /// 1 − β) (RFC 9438 §4.3), whose sawtooth average is √(3/(2p)) = 1.22/√p.
 /// At RTT 100 ms the two meet at p = 5.5·10⁻⁴.
 fn cubic(p: f64, rtt: f64) -> f64 {
-    let c = (CUBIC_C * (3.0 + CUBIC_BETA) / (4.0 * (1.0 - CUBIC_BETA))).powf(0.25) * rtt.powf(0.75) / p.powf(0.75);
+    let c = (CUBIC_C * (3.0 + CUBIC_BETA) / (4.0 * (1.0 - CUBIC_BETA))).powf(0.25) * rtt.powf(0.75)
+        / p.powf(0.75);
     let alpha = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
     c.max(aimd(alpha, 1.0 - CUBIC_BETA, p))
 }
@@ -170,7 +184,9 @@ fn point(
     let r = lossy(cc, p, seconds, delayed_ack);
     let m = model(&r);
     let err = r.w / m - 1.0;
-    let iid = iid.map_or(String::new(), |(a, b)| format!(", iid model {:.1}", aimd_iid(a, b, r.p)));
+    let iid = iid.map_or(String::new(), |(a, b)| {
+        format!(", iid model {:.1}", aimd_iid(a, b, r.p))
+    });
     eprintln!(
         "{label:<28} p {p:.0e} (realized {:.3e}): W {:.1} (cwnd {:.1}, RTT {:.4} s) vs model {m:.1} ({:+.1} %){iid}; {} loss events, {} timeouts",
         r.p,
@@ -185,7 +201,11 @@ fn point(
     if r.events < 100 {
         fail = Some(format!("{label} p {p}: only {} loss events", r.events));
     } else if err.abs() > TOLERANCE {
-        fail = Some(format!("{label} p {p}: W {:.1} vs model {m:.1} ({:+.1} %)", r.w, err * 100.0));
+        fail = Some(format!(
+            "{label} p {p}: W {:.1} vs model {m:.1} ({:+.1} %)",
+            r.w,
+            err * 100.0
+        ));
     }
     (r, fail)
 }
@@ -206,7 +226,18 @@ fn cc(name: &str) -> CcParams {
 fn reno_reaches_1_22_over_sqrt_p() {
     let fails = [(1e-2, 300), (1e-3, 600), (1e-4, 1500)]
         .into_iter()
-        .map(|(p, s)| point("reno", cc("reno"), p, s, true, |r| reno(r.p), Some((1.0, 0.5))).1)
+        .map(|(p, s)| {
+            point(
+                "reno",
+                cc("reno"),
+                p,
+                s,
+                true,
+                |r| reno(r.p),
+                Some((1.0, 0.5)),
+            )
+            .1
+        })
         .collect();
     assert_all(fails);
 }
@@ -214,7 +245,18 @@ fn reno_reaches_1_22_over_sqrt_p() {
 #[test]
 #[ignore = "slow: 6000 simulated seconds at 4300 segments/s (~10 s in release)"]
 fn reno_reaches_1_22_over_sqrt_p_at_1e_5() {
-    assert_all(vec![point("reno", cc("reno"), 1e-5, 6000, true, |r| reno(r.p), Some((1.0, 0.5))).1]);
+    assert_all(vec![
+        point(
+            "reno",
+            cc("reno"),
+            1e-5,
+            6000,
+            true,
+            |r| reno(r.p),
+            Some((1.0, 0.5)),
+        )
+        .1,
+    ]);
 }
 
 /// HighSpeed TCP with an ACK for every segment. hscc's default credits a(w)/w
@@ -237,17 +279,57 @@ fn reno_reaches_1_22_over_sqrt_p_at_1e_5() {
 /// neither 1.22/√p nor 0.12/p^0.835 (both 38.4) describes it (measured 58, +52 %).
 #[test]
 fn highspeed_reaches_rfc3649_response_function() {
-    let (_, f1) = point("highspeed, ACK every segment", cc("highspeed"), 1e-2, 300, false, |r| reno(r.p), Some((1.0, 0.5)));
-    let (every, f2) = point("highspeed, ACK every segment", cc("highspeed"), 1e-4, 1500, false, |r| highspeed(r.p), None);
-    let (delayed, _) = point("highspeed linux, delayed ACKs", linux_hs(), 1e-4, 1500, true, |r| highspeed(r.p), None);
+    let (_, f1) = point(
+        "highspeed, ACK every segment",
+        cc("highspeed"),
+        1e-2,
+        300,
+        false,
+        |r| reno(r.p),
+        Some((1.0, 0.5)),
+    );
+    let (every, f2) = point(
+        "highspeed, ACK every segment",
+        cc("highspeed"),
+        1e-4,
+        1500,
+        false,
+        |r| highspeed(r.p),
+        None,
+    );
+    let (delayed, _) = point(
+        "highspeed linux, delayed ACKs",
+        linux_hs(),
+        1e-4,
+        1500,
+        true,
+        |r| highspeed(r.p),
+        None,
+    );
     assert_all(vec![f1, f2, half_rate(&every, &delayed)]);
 }
 
 #[test]
 #[ignore = "slow: 1500 simulated seconds at 21000 segments/s and 2000 s at 12000 (~25 s in release)"]
 fn highspeed_reaches_rfc3649_response_function_at_1e_5() {
-    let (every, f) = point("highspeed, ACK every segment", cc("highspeed"), 1e-5, 1500, false, |r| highspeed(r.p), None);
-    let (delayed, _) = point("highspeed linux, delayed ACKs", linux_hs(), 1e-5, 2000, true, |r| highspeed(r.p), None);
+    let (every, f) = point(
+        "highspeed, ACK every segment",
+        cc("highspeed"),
+        1e-5,
+        1500,
+        false,
+        |r| highspeed(r.p),
+        None,
+    );
+    let (delayed, _) = point(
+        "highspeed linux, delayed ACKs",
+        linux_hs(),
+        1e-5,
+        2000,
+        true,
+        |r| highspeed(r.p),
+        None,
+    );
     assert_all(vec![f, half_rate(&every, &delayed)]);
 }
 
@@ -263,9 +345,13 @@ fn half_rate(every: &Point, delayed: &Point) -> Option<String> {
     let model = 2f64.powf(-0.835);
     eprintln!("highspeed delayed/every-segment window ratio {ratio:.3} vs 2^-0.835 = {model:.3} ({:+.1} %)", (ratio / model - 1.0) * 100.0);
     if delayed.events < 100 {
-        return Some(format!("highspeed delayed ACKs: only {} loss events", delayed.events));
+        return Some(format!(
+            "highspeed delayed ACKs: only {} loss events",
+            delayed.events
+        ));
     }
-    ((ratio / model - 1.0).abs() > TOLERANCE).then(|| format!("highspeed delayed-ACK ratio {ratio:.3} vs {model:.3}"))
+    ((ratio / model - 1.0).abs() > TOLERANCE)
+        .then(|| format!("highspeed delayed-ACK ratio {ratio:.3} vs {model:.3}"))
 }
 
 /// Scalable TCP (Kelly's defaults): legacy Reno at or below lwnd = 16, so
@@ -276,13 +362,62 @@ fn half_rate(every: &Point, delayed: &Point) -> Option<String> {
 /// follows AIMD(1, 1/8) at 10⁻² and 10⁻³ instead.
 #[test]
 fn scalable_reaches_its_mimd_response_function() {
-    let linux = CcParams::with("scalable", &[("low_window", 100.0), ("legacy_decrease", 0.0)]).unwrap();
+    let linux = CcParams::with(
+        "scalable",
+        &[("low_window", 100.0), ("legacy_decrease", 0.0)],
+    )
+    .unwrap();
     let fails = vec![
-        point("scalable (legacy Reno)", cc("scalable"), 3e-2, 600, true, |r| reno(r.p), Some((1.0, 0.5))).1,
-        point("scalable", cc("scalable"), 1e-3, 600, true, |r| scalable(r.p), None).1,
-        point("scalable", cc("scalable"), 1e-4, 800, true, |r| scalable(r.p), None).1,
-        point("scalable linux (AIMD 1, 1/8)", linux.clone(), 1e-2, 300, true, |r| scalable_legacy(r.p), Some((1.0, STCP_B))).1,
-        point("scalable linux (AIMD 1, 1/8)", linux, 1e-3, 600, true, |r| scalable_legacy(r.p), Some((1.0, STCP_B))).1,
+        point(
+            "scalable (legacy Reno)",
+            cc("scalable"),
+            3e-2,
+            600,
+            true,
+            |r| reno(r.p),
+            Some((1.0, 0.5)),
+        )
+        .1,
+        point(
+            "scalable",
+            cc("scalable"),
+            1e-3,
+            600,
+            true,
+            |r| scalable(r.p),
+            None,
+        )
+        .1,
+        point(
+            "scalable",
+            cc("scalable"),
+            1e-4,
+            800,
+            true,
+            |r| scalable(r.p),
+            None,
+        )
+        .1,
+        point(
+            "scalable linux (AIMD 1, 1/8)",
+            linux.clone(),
+            1e-2,
+            300,
+            true,
+            |r| scalable_legacy(r.p),
+            Some((1.0, STCP_B)),
+        )
+        .1,
+        point(
+            "scalable linux (AIMD 1, 1/8)",
+            linux,
+            1e-3,
+            600,
+            true,
+            |r| scalable_legacy(r.p),
+            Some((1.0, STCP_B)),
+        )
+        .1,
     ];
     assert_all(fails);
 }
@@ -290,7 +425,18 @@ fn scalable_reaches_its_mimd_response_function() {
 #[test]
 #[ignore = "slow: 400 simulated seconds at 85000 segments/s (~15 s in release)"]
 fn scalable_reaches_its_mimd_response_function_at_1e_5() {
-    assert_all(vec![point("scalable", cc("scalable"), 1e-5, 400, true, |r| scalable(r.p), None).1]);
+    assert_all(vec![
+        point(
+            "scalable",
+            cc("scalable"),
+            1e-5,
+            400,
+            true,
+            |r| scalable(r.p),
+            None,
+        )
+        .1,
+    ]);
 }
 
 /// CUBIC: Reno-friendly at p = 10⁻² and 10⁻³, cubic at 10⁻⁴ and 10⁻⁵. RFC 9438
@@ -304,7 +450,18 @@ fn scalable_reaches_its_mimd_response_function_at_1e_5() {
 fn cubic_reaches_rfc9438_average_window() {
     let fails = [(1e-2, 300), (1e-3, 600), (1e-4, 3000)]
         .into_iter()
-        .map(|(p, s)| point("cubic", cc("cubic"), p, s, true, |r| cubic(r.p, r.rtt), None).1)
+        .map(|(p, s)| {
+            point(
+                "cubic",
+                cc("cubic"),
+                p,
+                s,
+                true,
+                |r| cubic(r.p, r.rtt),
+                None,
+            )
+            .1
+        })
         .collect();
     assert_all(fails);
 }
@@ -312,7 +469,18 @@ fn cubic_reaches_rfc9438_average_window() {
 #[test]
 #[ignore = "slow: 2000 simulated seconds at 12500 segments/s (~10 s in release)"]
 fn cubic_reaches_rfc9438_average_window_at_1e_5() {
-    assert_all(vec![point("cubic", cc("cubic"), 1e-5, 2000, true, |r| cubic(r.p, r.rtt), None).1]);
+    assert_all(vec![
+        point(
+            "cubic",
+            cc("cubic"),
+            1e-5,
+            2000,
+            true,
+            |r| cubic(r.p, r.rtt),
+            None,
+        )
+        .1,
+    ]);
 }
 
 /// Every registered algorithm, alone on a 100 Mbit/s bottleneck with a
@@ -326,12 +494,22 @@ fn every_algorithm_fills_a_bdp_buffered_bottleneck() {
         let db = dumbbell(bn.clone(), bn, &[AccessSpec::new(1_000_000_000, 24 * MS)]);
         let (s, d) = db.pairs[0];
         let flow = FlowConfig::bulk(s, d, cc(name));
-        let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: 60 * SEC, seed: 1, sample_interval: Some(SEC), ..SimConfig::default() };
+        let cfg = SimConfig {
+            topology: db.topology,
+            flows: vec![flow],
+            duration: 60 * SEC,
+            seed: 1,
+            sample_interval: Some(SEC),
+            ..SimConfig::default()
+        };
         let r = Sim::new(cfg).unwrap().run();
         let u = &r.traces.links[0].utilization[10..];
         let mean = u.iter().sum::<f64>() / u.len() as f64;
         let c = r.flows[0].counters;
-        eprintln!("{name:<10} utilization {mean:.4} (10–60 s), {} recoveries, {} timeouts", c.recoveries, c.timeouts);
+        eprintln!(
+            "{name:<10} utilization {mean:.4} (10–60 s), {} recoveries, {} timeouts",
+            c.recoveries, c.timeouts
+        );
         if mean < 0.9 {
             fails.push(format!("{name}: utilization {mean:.3}"));
         }

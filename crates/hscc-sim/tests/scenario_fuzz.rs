@@ -14,8 +14,21 @@ use serde_json::{json, Value};
 /// Numbers that break things: zero, negatives, tiny, huge, past u64, fractions, not a number.
 fn absurd() -> impl Strategy<Value = Value> {
     prop_oneof![
-        prop::sample::select(vec![0.0, -1.0, -1e300, 1e-300, 1e-9, 0.5, 1e6, 1e9, 1e13, 1e19, 1e30, 1e300]).prop_map(Value::from),
-        prop::sample::select(vec![0u64, 1, 65535, 65536, 100_000, 4_294_967_295, 4_294_967_296, u64::MAX]).prop_map(Value::from),
+        prop::sample::select(vec![
+            0.0, -1.0, -1e300, 1e-300, 1e-9, 0.5, 1e6, 1e9, 1e13, 1e19, 1e30, 1e300
+        ])
+        .prop_map(Value::from),
+        prop::sample::select(vec![
+            0u64,
+            1,
+            65535,
+            65536,
+            100_000,
+            4_294_967_295,
+            4_294_967_296,
+            u64::MAX
+        ])
+        .prop_map(Value::from),
         Just(Value::from("x")),
     ]
 }
@@ -31,14 +44,16 @@ fn int(lo: u64, hi: u64) -> impl Strategy<Value = Value> {
 }
 
 fn link() -> impl Strategy<Value = Value> {
-    (real(1e5, 1e10), real(0.0, 0.05), int(1, 2000), 0..3usize).prop_map(|(rate, delay, b, kind)| {
-        let buffer = match kind {
-            0 => json!({"packets": b}),
-            1 => json!({"bytes": b}),
-            _ => json!({"bdp": b}),
-        };
-        json!({"rate": rate, "delay": delay, "buffer": buffer})
-    })
+    (real(1e5, 1e10), real(0.0, 0.05), int(1, 2000), 0..3usize).prop_map(
+        |(rate, delay, b, kind)| {
+            let buffer = match kind {
+                0 => json!({"packets": b}),
+                1 => json!({"bytes": b}),
+                _ => json!({"bdp": b}),
+            };
+            json!({"rate": rate, "delay": delay, "buffer": buffer})
+        },
+    )
 }
 
 fn topology(kind: usize) -> BoxedStrategy<Value> {
@@ -63,7 +78,11 @@ fn topology(kind: usize) -> BoxedStrategy<Value> {
 fn place(v: &mut Value, kind: usize, k: u64, a: usize, b: usize) {
     let names = ["a", "b", "c", "d"];
     // Mostly the topology's own terms, sometimes another's.
-    let how = if k.is_multiple_of(10) { k / 10 } else { [0, 1 + k % 2, 3][kind] };
+    let how = if k.is_multiple_of(10) {
+        k / 10
+    } else {
+        [0, 1 + k % 2, 3][kind]
+    };
     match how % 4 {
         0 => v["pair"] = json!(a),
         1 => v["long"] = json!(a),
@@ -92,19 +111,34 @@ fn scenario_on(kind: usize) -> impl Strategy<Value = Value> {
         place(&mut v, kind, k / 3, a, b);
         v
     });
-    let voip = (any::<u64>(), 0..3usize, 0..3usize, real(1e3, 1e5), real(0.001, 0.05), int(28, 100)).prop_map(move |(k, a, b, rate, interval, header)| {
-        let mut v = json!({"rate": rate, "interval": interval, "header": header});
-        place(&mut v, kind, k, a, b);
-        v
-    });
+    let voip = (
+        any::<u64>(),
+        0..3usize,
+        0..3usize,
+        real(1e3, 1e5),
+        real(0.001, 0.05),
+        int(28, 100),
+    )
+        .prop_map(move |(k, a, b, rate, interval, header)| {
+            let mut v = json!({"rate": rate, "interval": interval, "header": header});
+            place(&mut v, kind, k, a, b);
+            v
+        });
     let web = (real(0.1, 100.0), int(100, 100_000), 0..3usize).prop_map(move |(rate, mean, k)| {
-        let size = [json!(mean), json!({"dist": "exponential", "mean": mean}), json!({"dist": "pareto", "shape": 1.2, "mean": mean})][k].clone();
+        let size = [
+            json!(mean),
+            json!({"dist": "exponential", "mean": mean}),
+            json!({"dist": "pareto", "shape": 1.2, "mean": mean}),
+        ][k]
+            .clone();
         match kind {
             0 => json!({"pairs": [0, 1], "rate": rate, "size": size}),
             _ => json!({"servers": ["a"], "clients": ["b", "c"], "rate": rate, "size": size}),
         }
     });
-    let change = (real(0.0, 2.0), real(1e5, 1e9)).prop_map(|(at, rate)| json!({"at": at, "link": "bottleneck:fwd", "rate": rate, "delay": at}));
+    let change = (real(0.0, 2.0), real(1e5, 1e9)).prop_map(
+        |(at, rate)| json!({"at": at, "link": "bottleneck:fwd", "rate": rate, "delay": at}),
+    );
     (
         real(0.01, 2.0),
         prop::option::of(real(0.001, 0.5)),

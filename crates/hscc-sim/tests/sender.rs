@@ -33,7 +33,8 @@ impl Wire for MockWire {
 
 fn sender(sack: bool) -> (Sender, MockWire) {
     // RFC 6675 / 6582 recovery as specified: these tests check its rules.
-    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_classic_recovery();
+    let mut cfg =
+        FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_classic_recovery();
     cfg.sack = sack;
     cfg.recovery = Recovery::Classic;
     let mut s = Sender::new(0, &cfg, rng());
@@ -58,7 +59,10 @@ fn seqs(sent: &[Packet]) -> Vec<(u64, bool)> {
 #[test]
 fn initial_window_is_sent_at_once_with_the_rto_armed_at_one_second() {
     let (s, w) = sender(true);
-    assert_eq!(seqs(&w.sent), (0..10).map(|i| (i, false)).collect::<Vec<_>>());
+    assert_eq!(
+        seqs(&w.sent),
+        (0..10).map(|i| (i, false)).collect::<Vec<_>>()
+    );
     assert_eq!(s.tp.packets_out, 10);
     assert_eq!(s.rto_timer.deadline, SEC);
 }
@@ -118,14 +122,20 @@ fn newreno_fast_retransmit_and_partial_ack() {
     assert_eq!(s.counters.recoveries, 0);
     s.on_ack(&ack(1, &[]), &mut w);
     assert_eq!(s.tp.ca_state, CaState::Recovery);
-    assert_eq!(w.sent.iter().find(|p| p.is_retrans()).map(|p| p.seq), Some(1));
+    assert_eq!(
+        w.sent.iter().find(|p| p.is_retrans()).map(|p| p.seq),
+        Some(1)
+    );
     // Duplicate ACKs counted as SACKs let 12 and 13 out (Linux's Reno emulation).
     assert_eq!(seqs(&w.sent), vec![(12, false), (13, false), (1, true)]);
     // Partial ACK up to 5 (segment 5 also lost): NewReno retransmits 5 at once.
     w.sent.clear();
     s.on_ack(&ack(5, &[]), &mut w);
     assert_eq!(s.tp.ca_state, CaState::Recovery);
-    assert_eq!(w.sent.first().map(|p| (p.seq, p.is_retrans())), Some((5, true)));
+    assert_eq!(
+        w.sent.first().map(|p| (p.seq, p.is_retrans())),
+        Some((5, true))
+    );
     s.check_scoreboard().unwrap();
 }
 
@@ -170,7 +180,10 @@ fn timers_are_scheduled_lazily() {
     // The 201 ms entry finds the deadline moved and re-schedules itself at 205 ms.
     let (t, ev) = w.q.pop().unwrap();
     assert_eq!((t, ev), (201 * MS, Event::Rto(0)));
-    assert_eq!(s.rto_timer.fire(t, &mut w.q, ev), hscc_sim::event::Fire::Ignore);
+    assert_eq!(
+        s.rto_timer.fire(t, &mut w.q, ev),
+        hscc_sim::event::Fire::Ignore
+    );
     assert_eq!(w.q.pop(), Some((205 * MS, Event::Rto(0))));
 }
 
@@ -265,11 +278,17 @@ fn a_persistent_connection_carries_its_window_and_restarts_it_after_an_idle_rto(
     assert_eq!(s.append(60 * 1448, &mut w), 85);
     assert!(s.done_at.is_none());
     assert_eq!(s.tp.snd_cwnd, 35);
-    assert_eq!(seqs(&w.sent), (25..60).map(|i| (i, false)).collect::<Vec<_>>());
+    assert_eq!(
+        seqs(&w.sent),
+        (25..60).map(|i| (i, false)).collect::<Vec<_>>()
+    );
     assert!(w.sent.iter().all(|p| p.size == 1500));
     let last = drain(&mut s, &mut w);
     let c2 = s.tp.snd_cwnd;
-    assert!(c2 > 35 && s.tp.snd_ssthresh == hscc_cc::TCP_INFINITE_SSTHRESH, "{c2}");
+    assert!(
+        c2 > 35 && s.tp.snd_ssthresh == hscc_cc::TCP_INFINITE_SSTHRESH,
+        "{c2}"
+    );
 
     // As if an earlier reduction had set ssthresh to 20: Linux's restart
     // keeps max(ssthresh, 3/4 cwnd) (tcp_current_ssthresh).
@@ -305,13 +324,19 @@ fn an_earlier_writes_short_segment_keeps_its_size_when_retransmitted() {
     let (mut s, mut w) = connection(1448 + 100);
     w.now = 10 * MS;
     assert_eq!(s.append(3 * 1448, &mut w), 5);
-    assert_eq!(w.sent.iter().map(|p| p.size).collect::<Vec<_>>(), vec![1500, 152, 1500, 1500, 1500]);
+    assert_eq!(
+        w.sent.iter().map(|p| p.size).collect::<Vec<_>>(),
+        vec![1500, 152, 1500, 1500, 1500]
+    );
     w.sent.clear();
     w.now = SEC;
     s.on_rto(&mut w);
     w.now += 100 * MS;
     s.on_ack(&ack(1, &[]), &mut w);
     assert_eq!(seqs(&w.sent), vec![(0, true), (1, true), (2, true)]);
-    assert_eq!(w.sent.iter().map(|p| p.size).collect::<Vec<_>>(), vec![1500, 152, 1500]);
+    assert_eq!(
+        w.sent.iter().map(|p| p.size).collect::<Vec<_>>(),
+        vec![1500, 152, 1500]
+    );
     s.check_scoreboard().unwrap();
 }

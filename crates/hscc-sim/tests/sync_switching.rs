@@ -32,17 +32,34 @@ fn sync_vs_reno(seconds: u64, seed: u64) -> (f64, f64, f64) {
     let a = AccessSpec::new(rate * 10, 10 * MS);
     let db = dumbbell(bn, rev, &[a.clone(), a]);
     let flows = vec![
-        FlowConfig::bulk(db.pairs[0].0, db.pairs[0].1, CcParams::from_name("sync").unwrap()),
-        FlowConfig::bulk(db.pairs[1].0, db.pairs[1].1, CcParams::from_name("reno").unwrap()),
+        FlowConfig::bulk(
+            db.pairs[0].0,
+            db.pairs[0].1,
+            CcParams::from_name("sync").unwrap(),
+        ),
+        FlowConfig::bulk(
+            db.pairs[1].0,
+            db.pairs[1].1,
+            CcParams::from_name("reno").unwrap(),
+        ),
     ];
-    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed, sample_interval: None, ..SimConfig::default() };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows,
+        duration: seconds * SEC,
+        seed,
+        sample_interval: None,
+        ..SimConfig::default()
+    };
     let mut sim = Sim::new(cfg).unwrap();
     let dt = 100 * MS;
     let ticks = seconds * SEC / dt;
     let mut legacy = 0;
     for k in 1..=ticks {
         sim.run_until(k * dt);
-        let Cc::Sync(s) = &*sim.flows[0].sender.cc else { unreachable!() };
+        let Cc::Sync(s) = &*sim.flows[0].sender.cc else {
+            unreachable!()
+        };
         legacy += (s.state() == SyncState::Legacy) as u64;
     }
     let g = sim.run().goodputs();
@@ -64,8 +81,14 @@ fn sync_tcp_against_reno_gets_a_share_within_a_factor_of_2() {
         let (sync, reno, legacy) = sync_vs_reno(200, seed);
         eprintln!("seed {seed}: Sync-TCP {sync:.2} Mbit/s, Reno {reno:.2} Mbit/s, Reno/Sync {:.2}, legacy mode {legacy:.2} of the time", reno / sync);
         assert!(sync + reno > 85.0, "link not used: {sync} + {reno}");
-        assert!(reno <= 2.0 * sync, "seed {seed}: Sync-TCP {sync} Mbit/s against Reno {reno}");
+        assert!(
+            reno <= 2.0 * sync,
+            "seed {seed}: Sync-TCP {sync} Mbit/s against Reno {reno}"
+        );
         // It gets there by acting as legacy TCP, not by beating Reno in Sync mode.
-        assert!(legacy > 0.5, "seed {seed}: legacy mode only {legacy} of the time");
+        assert!(
+            legacy > 0.5,
+            "seed {seed}: legacy mode only {legacy} of the time"
+        );
     }
 }

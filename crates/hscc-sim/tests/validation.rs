@@ -28,7 +28,14 @@ fn lossy_reno(p: f64, seconds: u64) -> Lossy {
     let db = dumbbell(bn, rev, &[AccessSpec::new(10_000_000_000, 49 * MS)]);
     let (s, d) = db.pairs[0];
     let flow = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
-    let cfg = SimConfig { topology: db.topology, flows: vec![flow], duration: seconds * SEC, seed: 7, sample_interval: None, ..SimConfig::default() };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows: vec![flow],
+        duration: seconds * SEC,
+        seed: 7,
+        sample_interval: None,
+        ..SimConfig::default()
+    };
     let mut sim = Sim::new(cfg).unwrap();
     sim.run_until(seconds * SEC);
     let link = sim.net.links[db.bottleneck.0 as usize].counters;
@@ -36,7 +43,11 @@ fn lossy_reno(p: f64, seconds: u64) -> Lossy {
     let s = &sim.flows[0].sender;
     let (rtt, t0) = (secs(s.rtt.srtt()), secs(s.rtt.rto(0)));
     // Linux byte counting grows cwnd one segment per RTT with delayed ACKs too: b = 1.
-    Lossy { send_rate: s.counters.segs_sent as f64 / seconds as f64, measured_p, model: padhye(measured_p, rtt, t0, 1.0) }
+    Lossy {
+        send_rate: s.counters.segs_sent as f64 / seconds as f64,
+        measured_p,
+        model: padhye(measured_p, rtt, t0, 1.0),
+    }
 }
 
 /// Issue target: within 15% of Padhye at p = 1e-4, 1e-3, 1e-2 (SACK, PRR: Linux defaults).
@@ -49,18 +60,46 @@ fn reno_follows_the_padhye_model_under_random_loss() {
     for (p, seconds) in [(1e-4, 6000), (1e-3, 1500), (1e-2, 600)] {
         let r = lossy_reno(p, seconds);
         let err = r.send_rate / r.model - 1.0;
-        eprintln!("p {p:e} (measured {:.3e}): {:.1} seg/s vs Padhye {:.1} ({:+.1}%)", r.measured_p, r.send_rate, r.model, err * 100.0);
-        assert!((r.measured_p / p - 1.0).abs() < 0.1, "realized loss rate {} far from {p}", r.measured_p);
-        assert!(err.abs() < 0.15, "p = {p}: {:.1} seg/s vs model {:.1}", r.send_rate, r.model);
+        eprintln!(
+            "p {p:e} (measured {:.3e}): {:.1} seg/s vs Padhye {:.1} ({:+.1}%)",
+            r.measured_p,
+            r.send_rate,
+            r.model,
+            err * 100.0
+        );
+        assert!(
+            (r.measured_p / p - 1.0).abs() < 0.1,
+            "realized loss rate {} far from {p}",
+            r.measured_p
+        );
+        assert!(
+            err.abs() < 0.15,
+            "p = {p}: {:.1} seg/s vs model {:.1}",
+            r.send_rate,
+            r.model
+        );
     }
 }
 
 fn dumbbell_reno(n: usize, rate: u64, access_delay: Time, buffer: u64, seconds: u64) -> RunResult {
     let bn = LinkConfig::new(rate, MS, Buffer::Packets(buffer));
-    let pairs: Vec<AccessSpec> = (0..n).map(|_| AccessSpec::new(rate * 10, access_delay)).collect();
+    let pairs: Vec<AccessSpec> = (0..n)
+        .map(|_| AccessSpec::new(rate * 10, access_delay))
+        .collect();
     let db = dumbbell(bn.clone(), bn, &pairs);
-    let flows = db.pairs.iter().map(|&(s, d)| FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())).collect();
-    let cfg = SimConfig { topology: db.topology, flows, duration: seconds * SEC, seed: 3, sample_interval: Some(SEC), ..SimConfig::default() };
+    let flows = db
+        .pairs
+        .iter()
+        .map(|&(s, d)| FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap()))
+        .collect();
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows,
+        duration: seconds * SEC,
+        seed: 3,
+        sample_interval: Some(SEC),
+        ..SimConfig::default()
+    };
     Sim::new(cfg).unwrap().run()
 }
 
@@ -71,9 +110,15 @@ fn one_flow_with_a_bdp_buffer_fills_the_bottleneck() {
     // Utilization after the initial slow start (from 10 s on).
     let u = &r.traces.links[0].utilization;
     let steady = u[10..].iter().sum::<f64>() / u[10..].len() as f64;
-    eprintln!("utilization {:.4} (whole run {:.4}), recoveries {}", steady, r.links[0].utilization, r.flows[0].counters.recoveries);
+    eprintln!(
+        "utilization {:.4} (whole run {:.4}), recoveries {}",
+        steady, r.links[0].utilization, r.flows[0].counters.recoveries
+    );
     assert!(steady >= 0.95, "utilization {steady}");
-    assert!(r.flows[0].counters.recoveries >= 3, "the flow must have been through several sawtooth cycles");
+    assert!(
+        r.flows[0].counters.recoveries >= 3,
+        "the flow must have been through several sawtooth cycles"
+    );
 }
 
 #[test]
@@ -81,7 +126,13 @@ fn four_reno_flows_with_equal_rtt_share_fairly() {
     // 50 Mbit/s, RTT 2·(19 + 1) = 40 ms, buffer = BDP ≈ 167 packets, 200 s.
     let r = dumbbell_reno(4, 50_000_000, 19 * MS, 167, 200);
     let g = r.goodputs();
-    eprintln!("goodputs {:?} Mbit/s, Jain {:.4}", g.iter().map(|x| (x / 1e5).round() / 10.0).collect::<Vec<_>>(), r.jain_index);
+    eprintln!(
+        "goodputs {:?} Mbit/s, Jain {:.4}",
+        g.iter()
+            .map(|x| (x / 1e5).round() / 10.0)
+            .collect::<Vec<_>>(),
+        r.jain_index
+    );
     assert!(r.jain_index >= 0.95, "Jain {}", r.jain_index);
     let total: f64 = g.iter().sum();
     assert!(total >= 0.9 * 50e6, "aggregate {total}");

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, err, fail as _fail, out
+from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, err, out
+from hscc.console import fail as _fail
 from hscc.kernel import programs, registry, smoke
 from hscc.kernel.programs import KernelError
-
 
 kernel_app = typer.Typer(
     name="kernel",
@@ -27,7 +27,18 @@ kernel_app = typer.Typer(
 def _bad_input(e: KernelError) -> bool:
     """Parameter and name mistakes are the user's (2); the rest is the kernel's or the machine's (1)."""
     text = str(e)
-    return any(s in text for s in ("is not known", "has no parameter", "is not allowed", "is not NAME=VALUE", "has no eBPF program", "not loaded", "already"))
+    return any(
+        s in text
+        for s in (
+            "is not known",
+            "has no parameter",
+            "is not allowed",
+            "is not NAME=VALUE",
+            "has no eBPF program",
+            "not loaded",
+            "already",
+        )
+    )
 
 
 def _run(action):
@@ -48,12 +59,27 @@ def build() -> None:
 
 @kernel_app.command("load")
 def load(
-    name: Annotated[str, typer.Argument(help="Algorithm (name or alias, as `hscc algorithms` lists them).", show_default=False)],
-    params: Annotated[Optional[list[str]], typer.Argument(metavar="[PARAM=VALUE]...", help="Parameters, e.g. beta=0.8 hystart=true; the names and ranges of `hscc algorithms NAME`.", show_default=False)] = None,
+    name: Annotated[
+        str,
+        typer.Argument(
+            help="Algorithm (name or alias, as `hscc algorithms` lists them).", show_default=False
+        ),
+    ],
+    params: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[PARAM=VALUE]...",
+            help="Parameters, e.g. beta=0.8 hystart=true; the names and ranges of `hscc algorithms NAME`.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Build if needed, pass the verifier and register NAME as hscc_NAME."""
     reg = _run(lambda: registry.load(name, params or []))
-    out.print(f"loaded {reg.algorithm} as {reg.kernel_name} (struct_ops map {reg.map_id}); select it with TCP_CONGESTION", soft_wrap=True)
+    out.print(
+        f"loaded {reg.algorithm} as {reg.kernel_name} (struct_ops map {reg.map_id}); select it with TCP_CONGESTION",
+        soft_wrap=True,
+    )
 
 
 @kernel_app.command("list")
@@ -62,7 +88,13 @@ def list_() -> None:
     regs = _run(registry.registrations)
     table = Table("kernel name", "algorithm", "struct_ops map", "selectable", "held by")
     for r in regs:
-        table.add_row(r.kernel_name, r.algorithm or "?", str(r.map_id) if r.map_id is not None else "-", "yes" if r.available else "no", "pin (hscc kernel load)" if r.pinned else "no pin: in use by sockets, or not hscc's")
+        table.add_row(
+            r.kernel_name,
+            r.algorithm or "?",
+            str(r.map_id) if r.map_id is not None else "-",
+            "yes" if r.available else "no",
+            "pin (hscc kernel load)" if r.pinned else "no pin: in use by sockets, or not hscc's",
+        )
     if regs:
         out.print(table)
     else:
@@ -72,8 +104,12 @@ def list_() -> None:
 
 @kernel_app.command("unload")
 def unload(
-    name: Annotated[Optional[str], typer.Argument(help="Algorithm to unregister.", show_default=False)] = None,
-    all_: Annotated[bool, typer.Option("--all", help="Unregister every program hscc kernel load registered.")] = False,
+    name: Annotated[
+        str | None, typer.Argument(help="Algorithm to unregister.", show_default=False)
+    ] = None,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Unregister every program hscc kernel load registered.")
+    ] = False,
 ) -> None:
     """Unregister NAME (or --all) and wait until the kernel has dropped it."""
     if (name is None) == (not all_):
@@ -84,8 +120,13 @@ def unload(
 
 @kernel_app.command("smoke")
 def smoke_(
-    names: Annotated[Optional[list[str]], typer.Argument(help="Algorithms (default: every program of bpf/).", show_default=False)] = None,
-    seconds: Annotated[float, typer.Option("--seconds", help="Length of each flow.", min=0.5, max=60)] = 2.0,
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(help="Algorithms (default: every program of bpf/).", show_default=False),
+    ] = None,
+    seconds: Annotated[
+        float, typer.Option("--seconds", help="Length of each flow.", min=0.5, max=60)
+    ] = 2.0,
 ) -> None:
     """Run one real flow per algorithm in a namespace of its own and check it moved data without stalling."""
     failed = 0

@@ -52,7 +52,7 @@ def run(cc: str, seconds: float) -> dict[str, object]:
     while time.monotonic() < start + seconds:
         try:
             cl.send(buf)
-        except (socket.timeout, BlockingIOError):
+        except (TimeoutError, BlockingIOError):
             pass
         if time.monotonic() >= mark:
             intervals.append(received[0] - last)
@@ -62,7 +62,13 @@ def run(cc: str, seconds: float) -> dict[str, object]:
     cl.close()
     server.join(timeout=10)
     srv.close()
-    return {"cc": chosen, "bytes": received[0], "intervals": intervals, "interval_s": INTERVAL_S, "tcp_info": info}
+    return {
+        "cc": chosen,
+        "bytes": received[0],
+        "intervals": intervals,
+        "interval_s": INTERVAL_S,
+        "tcp_info": info,
+    }
 
 
 if __name__ == "__main__":

@@ -37,4 +37,3 @@ def add(ns: str, sysctls: dict[str, str] | None = None) -> None:
 def delete(ns: str) -> None:
     """Remove namespace `ns` if it exists (never raises: this runs while cleaning up)."""
     subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30, check=False)
-

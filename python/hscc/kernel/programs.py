@@ -20,7 +20,9 @@ def bpf_dir() -> Path:
     env = os.environ.get("HSCC_BPF_DIR")
     d = Path(env) if env else Path(__file__).resolve().parents[3] / "bpf"
     if not (d / "hscc.h").exists():
-        raise KernelError(f"no bpf/ directory at {d}: run from an hscc checkout or set HSCC_BPF_DIR")
+        raise KernelError(
+            f"no bpf/ directory at {d}: run from an hscc checkout or set HSCC_BPF_DIR"
+        )
     return d
 
 
@@ -47,7 +49,9 @@ def resolve(name: str) -> str:
     if found is None:
         raise KernelError(f'algorithm "{name}" is not known (one of: {catalog.known_names()})')
     if found.name not in available():
-        raise KernelError(f"{found.name} has no eBPF program yet (bpf/ has: {', '.join(available())})")
+        raise KernelError(
+            f"{found.name} has no eBPF program yet (bpf/ has: {', '.join(available())})"
+        )
     return found.name
 
 
@@ -103,7 +107,10 @@ def build(quiet: bool = True) -> Path:
     out = build_dir()
     r = subprocess.run(
         ["make", "-s", "-C", str(bpf_dir()), f"BUILD={out}"],
-        capture_output=True, text=True, timeout=600, check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     if r.returncode != 0:
         raise KernelError(f"building bpf/ failed:\n{r.stdout}{r.stderr}".rstrip())

@@ -45,7 +45,13 @@ def available_ccs() -> set[str]:
 
 def struct_ops_maps() -> dict[str, int]:
     """hscc's struct_ops maps in the kernel, kernel name -> map id."""
-    r = subprocess.run(["bpftool", "-j", "struct_ops", "show"], capture_output=True, text=True, timeout=30, check=False)
+    r = subprocess.run(
+        ["bpftool", "-j", "struct_ops", "show"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     if r.returncode != 0:
         raise KernelError(f"bpftool struct_ops show failed: {r.stderr.strip()}")
     maps = json.loads(r.stdout or "[]")
@@ -56,7 +62,13 @@ def ensure_bpffs() -> None:
     """Mount the BPF filesystem at /sys/fs/bpf if nothing is mounted there."""
     if os.path.ismount(BPFFS):
         return
-    r = subprocess.run(["mount", "-t", "bpf", "bpf", str(BPFFS)], capture_output=True, text=True, timeout=30, check=False)
+    r = subprocess.run(
+        ["mount", "-t", "bpf", "bpf", str(BPFFS)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     if r.returncode != 0:
         raise KernelError(f"cannot mount the BPF filesystem at {BPFFS}: {r.stderr.strip()}")
 
@@ -80,9 +92,13 @@ def load(name: str, assignments: list[str] | None = None) -> Registration:
     pin = PIN_DIR / algorithm
     kname = programs.kernel_name(algorithm)
     if pin.exists():
-        raise KernelError(f"{algorithm} is already loaded as {kname}; `hscc kernel unload {algorithm}` first")
+        raise KernelError(
+            f"{algorithm} is already loaded as {kname}; `hscc kernel unload {algorithm}` first"
+        )
     if kname in available_ccs():
-        raise KernelError(f"{kname} is already registered, but not by hscc kernel load (no pin at {pin})")
+        raise KernelError(
+            f"{kname} is already registered, but not by hscc kernel load (no pin at {pin})"
+        )
     cmd = [str(out / "hscc-bpf-loader"), str(out / f"{algorithm}.bpf.o"), str(pin)]
     cmd += [f"{g}={v}" for g, v in values]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
@@ -118,7 +134,9 @@ def _unpin(pin: Path, kname: str) -> None:
             return
         time.sleep(0.1)
     if kname in available_ccs():
-        raise KernelError(f"{kname} is still registered {UNREGISTER_WAIT_S:g} s after its pin was removed")
+        raise KernelError(
+            f"{kname} is still registered {UNREGISTER_WAIT_S:g} s after its pin was removed"
+        )
     raise KernelError(
         f"{kname} is unregistered, but its struct_ops map is still in the kernel "
         f"{UNREGISTER_WAIT_S:g} s later: sockets that use it are still open"

@@ -50,17 +50,37 @@ class SmokeResult:
         if self.cc != self.kernel_name:
             out.append(f"the socket got congestion control {self.cc!r}, not {self.kernel_name!r}")
         if self.bytes < MIN_BYTES:
-            out.append(f"only {self.bytes} bytes moved in {self.seconds:g} s (at least {MIN_BYTES} expected)")
+            out.append(
+                f"only {self.bytes} bytes moved in {self.seconds:g} s (at least {MIN_BYTES} expected)"
+            )
         stalled = [i for i, b in enumerate(self.intervals) if b == 0]
         if stalled:
-            out.append(f"no bytes arrived in quarter-seconds {stalled} of {len(self.intervals)}: the flow stalled")
+            out.append(
+                f"no bytes arrived in quarter-seconds {stalled} of {len(self.intervals)}: the flow stalled"
+            )
         return out
 
 
 def _make_namespace(ns: str) -> None:
     netns.add(ns)
     netns.sh("ip", "-n", ns, "link", "set", "dev", "lo", "mtu", "1500")
-    netns.sh("tc", "-n", ns, "qdisc", "add", "dev", "lo", "root", "tbf", "rate", RATE, "burst", "16kb", "limit", QUEUE)
+    netns.sh(
+        "tc",
+        "-n",
+        ns,
+        "qdisc",
+        "add",
+        "dev",
+        "lo",
+        "root",
+        "tbf",
+        "rate",
+        RATE,
+        "burst",
+        "16kb",
+        "limit",
+        QUEUE,
+    )
 
 
 def run(name: str, assignments: list[str] | None = None, seconds: float = 2.0) -> SmokeResult:
@@ -79,16 +99,29 @@ def run(name: str, assignments: list[str] | None = None, seconds: float = 2.0) -
             registry.load(algorithm, assignments)
             loaded_here = True
         elif assignments:
-            raise KernelError(f"{algorithm} is loaded already; unload it to smoke-test other parameters")
+            raise KernelError(
+                f"{algorithm} is loaded already; unload it to smoke-test other parameters"
+            )
         _make_namespace(ns)
         r = subprocess.run(
             ["ip", "netns", "exec", ns, sys.executable, str(FLOW), kname, str(seconds)],
-            capture_output=True, text=True, timeout=seconds + 60, check=False,
+            capture_output=True,
+            text=True,
+            timeout=seconds + 60,
+            check=False,
         )
         if r.returncode != 0:
             raise KernelError(f"the flow with {kname} failed: {r.stderr.strip()}")
         seen = json.loads(r.stdout)
-        return SmokeResult(algorithm, kname, seconds, seen["cc"], seen["bytes"], seen["intervals"], seen["tcp_info"])
+        return SmokeResult(
+            algorithm,
+            kname,
+            seconds,
+            seen["cc"],
+            seen["bytes"],
+            seen["intervals"],
+            seen["tcp_info"],
+        )
     finally:
         netns.delete(ns)
         if loaded_here:

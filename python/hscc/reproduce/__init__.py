@@ -15,9 +15,10 @@ The same from the command line: ``hscc reproduce list``, ``hscc reproduce NAME -
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Optional, Union
 
 import polars as pl
 
@@ -27,11 +28,25 @@ from hscc.reproduce.compare import ClaimResult
 from hscc.reproduce.experiment import PAPERS, Experiment, ExperimentError, catalogue, find, load
 from hscc.reproduce.measures import MeasureError
 from hscc.rundir import RunDirError
-from hscc.sweeps import Progress, SweepResult, run as run_sweep
-from hscc.sweeps.spec import SweepError, parse as parse_sweep
+from hscc.sweeps import Progress, SweepResult
+from hscc.sweeps import run as run_sweep
+from hscc.sweeps.spec import SweepError
+from hscc.sweeps.spec import parse as parse_sweep
 
-__all__ = ["PAPERS", "ClaimResult", "Experiment", "ExperimentError", "MeasureError", "Reproduction", "catalogue",
-           "find", "load", "reproduce", "reproduce_all", "resolve"]
+__all__ = [
+    "PAPERS",
+    "ClaimResult",
+    "Experiment",
+    "ExperimentError",
+    "MeasureError",
+    "Reproduction",
+    "catalogue",
+    "find",
+    "load",
+    "reproduce",
+    "reproduce_all",
+    "resolve",
+]
 
 
 @dataclass
@@ -61,7 +76,7 @@ class Reproduction:
         return out
 
 
-def resolve(name: Union[str, Path, Experiment]) -> Experiment:
+def resolve(name: str | Path | Experiment) -> Experiment:
     """An experiment from its catalogue name, an experiment file, or itself (ExperimentError)."""
     if isinstance(name, Experiment):
         return name
@@ -70,12 +85,20 @@ def resolve(name: Union[str, Path, Experiment]) -> Experiment:
         return found
     if str(name).endswith(".toml") or Path(name).is_file():
         return load(name)
-    raise ExperimentError(f"experiment {str(name)!r} is not in the catalogue (hscc reproduce list) nor an experiment file")
+    raise ExperimentError(
+        f"experiment {str(name)!r} is not in the catalogue (hscc reproduce list) nor an experiment file"
+    )
 
 
-def reproduce(name: Union[str, Path, Experiment], out: Optional[Union[str, Path]] = None, quick: bool = False,
-              replicates: Optional[int] = None, jobs: Optional[int] = None, dask: Optional[str] = None,
-              progress: Optional[Progress] = None) -> Reproduction:
+def reproduce(
+    name: str | Path | Experiment,
+    out: str | Path | None = None,
+    quick: bool = False,
+    replicates: int | None = None,
+    jobs: int | None = None,
+    dask: str | None = None,
+    progress: Progress | None = None,
+) -> Reproduction:
     """Rerun one experiment through the sweep machinery and compare it with the paper.
 
     With `out`, everything is written there (see outdir) and a second call reuses the stored
@@ -95,7 +118,9 @@ def reproduce(name: Union[str, Path, Experiment], out: Optional[Union[str, Path]
     values = measures.per_run(exp, result)
     table = compare.cells(exp, values)
     checked = compare.claims(exp, table, quick)
-    rep = Reproduction(exp, quick, table, checked, values, result, time.monotonic() - start, figure.png(exp, table))
+    rep = Reproduction(
+        exp, quick, table, checked, values, result, time.monotonic() - start, figure.png(exp, table)
+    )
     if directory is not None:
         outdir.write_parquet(directory / "values.parquet", values)
         outdir.write_parquet(directory / "comparison.parquet", table)
@@ -105,9 +130,15 @@ def reproduce(name: Union[str, Path, Experiment], out: Optional[Union[str, Path]
     return rep
 
 
-def reproduce_all(out: Union[str, Path], quick: bool = False, replicates: Optional[int] = None, jobs: Optional[int] = None,
-                  dask: Optional[str] = None, only: Optional[list[str]] = None,
-                  on_start: Optional[Callable[[Experiment], Optional[Progress]]] = None) -> list[Reproduction]:
+def reproduce_all(
+    out: str | Path,
+    quick: bool = False,
+    replicates: int | None = None,
+    jobs: int | None = None,
+    dask: str | None = None,
+    only: list[str] | None = None,
+    on_start: Callable[[Experiment], Progress | None] | None = None,
+) -> list[Reproduction]:
     """Every experiment of the catalogue (or those named in `only`) into OUT/NAME, then
     OUT/comparison.parquet and OUT/report.html."""
     from hscc.reproduce import html
@@ -116,7 +147,9 @@ def reproduce_all(out: Union[str, Path], quick: bool = False, replicates: Option
     directory = Path(out)
     outdir.check(directory, outdir.ALL, {e.name for e in catalogue()} | {e.name for e in exps})
     for e in exps:
-        sweep_for(e, quick, replicates)  # every experiment's sweep file is checked before the first runs
+        sweep_for(
+            e, quick, replicates
+        )  # every experiment's sweep file is checked before the first runs
     directory.mkdir(parents=True, exist_ok=True)
     body = {"experiments": [e.name for e in exps], "quick": quick, "complete": False}
     outdir.write_manifest(directory, outdir.ALL, body)
@@ -126,12 +159,20 @@ def reproduce_all(out: Union[str, Path], quick: bool = False, replicates: Option
         done.append(reproduce(e, directory / e.name, quick, replicates, jobs, dask, progress))
     outdir.write_parquet(directory / "comparison.parquet", pl.concat([r.table for r in done]))
     write_bytes(directory / "report.html", html.report(done).encode())
-    outdir.write_manifest(directory, outdir.ALL, {**body, "complete": True, "wall_time_s": sum(r.wall_time_s for r in done),
-                                                  "scorecard": {r.experiment.name: r.counts() for r in done}})
+    outdir.write_manifest(
+        directory,
+        outdir.ALL,
+        {
+            **body,
+            "complete": True,
+            "wall_time_s": sum(r.wall_time_s for r in done),
+            "scorecard": {r.experiment.name: r.counts() for r in done},
+        },
+    )
     return done
 
 
-def sweep_for(exp: Experiment, quick: bool, replicates: Optional[int] = None):
+def sweep_for(exp: Experiment, quick: bool, replicates: int | None = None):
     """The experiment's checked sweep, full length or --quick (SweepError naming the experiment)."""
     try:
         return parse_sweep(exp.sweep_data(quick, replicates), source=exp.file)
@@ -139,10 +180,24 @@ def sweep_for(exp: Experiment, quick: bool, replicates: Optional[int] = None):
         raise SweepError(f"experiment {exp.name}: {e}") from None
 
 
-def _manifest(exp: Experiment, quick: bool, replicates: int, rep: Optional[Reproduction]) -> dict:
-    body = {"experiment": exp.name, "paper": exp.paper, "source": exp.source, "file": exp.file, "quick": quick,
-            "replicates": replicates, "complete": rep is not None}
+def _manifest(exp: Experiment, quick: bool, replicates: int, rep: Reproduction | None) -> dict:
+    body = {
+        "experiment": exp.name,
+        "paper": exp.paper,
+        "source": exp.source,
+        "file": exp.file,
+        "quick": quick,
+        "replicates": replicates,
+        "complete": rep is not None,
+    }
     if rep is not None:
-        body.update(wall_time_s=rep.wall_time_s, counts=rep.counts(), failed_runs=rep.failed_runs,
-                    claims=[{"text": c.text, "holds": c.holds, "known_miss": c.known_miss, "detail": c.detail} for c in rep.claims])
+        body.update(
+            wall_time_s=rep.wall_time_s,
+            counts=rep.counts(),
+            failed_runs=rep.failed_runs,
+            claims=[
+                {"text": c.text, "holds": c.holds, "known_miss": c.known_miss, "detail": c.detail}
+                for c in rep.claims
+            ],
+        )
     return body

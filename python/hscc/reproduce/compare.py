@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
 
 import polars as pl
 
@@ -25,9 +24,20 @@ from hscc.sweeps.result import t_quantile
 TOLERANCE = 0.25
 TIE = 0.05
 CONFIDENCE = 0.95
-SCHEMA = {"experiment": pl.String, "measure": pl.String, "series": pl.String, "x": pl.Float64, "paper": pl.Float64,
-          "source": pl.String, "n": pl.UInt32, "mean": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
-          "deviation": pl.Float64, "verdict": pl.String}
+SCHEMA = {
+    "experiment": pl.String,
+    "measure": pl.String,
+    "series": pl.String,
+    "x": pl.Float64,
+    "paper": pl.Float64,
+    "source": pl.String,
+    "n": pl.UInt32,
+    "mean": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "deviation": pl.Float64,
+    "verdict": pl.String,
+}
 
 
 @dataclass(frozen=True)
@@ -35,7 +45,9 @@ class ClaimResult:
     text: str
     holds: bool
     detail: str
-    known_miss: bool = False  # the experiment says hscc does not reproduce it (and why, in its notes)
+    known_miss: bool = (
+        False  # the experiment says hscc does not reproduce it (and why, in its notes)
+    )
 
     @property
     def as_expected(self) -> bool:
@@ -45,20 +57,34 @@ class ClaimResult:
 def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
     """One row per measure, series and x: hscc's mean and CI over replicates, the paper's
     number where it gives one (null otherwise), the deviation and the verdict (SCHEMA)."""
-    stats = runs.filter(pl.col("value").is_not_nan()).group_by(["measure", "series", "x"], maintain_order=True).agg(
-        pl.col("value").len().cast(pl.UInt32).alias("n"), pl.col("value").mean().alias("mean"),
-        pl.col("value").std(ddof=1).alias("std"))
-    half = [(t_quantile(CONFIDENCE, n - 1) * s / math.sqrt(n)) if n > 1 and s is not None else None
-            for n, s in zip(stats["n"], stats["std"])]
+    stats = (
+        runs.filter(pl.col("value").is_not_nan())
+        .group_by(["measure", "series", "x"], maintain_order=True)
+        .agg(
+            pl.col("value").len().cast(pl.UInt32).alias("n"),
+            pl.col("value").mean().alias("mean"),
+            pl.col("value").std(ddof=1).alias("std"),
+        )
+    )
+    half = [
+        (t_quantile(CONFIDENCE, n - 1) * s / math.sqrt(n)) if n > 1 and s is not None else None
+        for n, s in zip(stats["n"], stats["std"])
+    ]
     stats = stats.with_columns(pl.Series("half", half, pl.Float64)).with_columns(
-        (pl.col("mean") - pl.col("half")).alias("ci_low"), (pl.col("mean") + pl.col("half")).alias("ci_high"))
+        (pl.col("mean") - pl.col("half")).alias("ci_low"),
+        (pl.col("mean") + pl.col("half")).alias("ci_high"),
+    )
     paper = _published(exp)
     joined = stats.join(paper, on=["measure", "series", "x"], how="full", coalesce=True)
-    rows = joined.with_columns(pl.lit(exp.name).alias("experiment"),
-                               ((pl.col("mean") - pl.col("paper")) / pl.col("paper").abs()).alias("deviation"))
+    rows = joined.with_columns(
+        pl.lit(exp.name).alias("experiment"),
+        ((pl.col("mean") - pl.col("paper")) / pl.col("paper").abs()).alias("deviation"),
+    )
     rows = rows.with_columns(pl.Series("verdict", _verdicts(rows), pl.String))
     order = {m.name: i for i, m in enumerate(exp.measures)}
-    rows = rows.with_columns(pl.col("measure").replace_strict(order, return_dtype=pl.Int64).alias("_m"))
+    rows = rows.with_columns(
+        pl.col("measure").replace_strict(order, return_dtype=pl.Int64).alias("_m")
+    )
     return rows.sort(["_m", "series", "x"]).select(list(SCHEMA)).cast(SCHEMA)
 
 
@@ -70,15 +96,30 @@ def _published(exp: Experiment) -> pl.DataFrame:
             name = exp.series_name(series)
             for x, v in zip(xs, values):
                 if not math.isnan(v):
-                    rows.append({"measure": m.name, "series": name, "x": float(x), "paper": float(v),
-                                 "source": m.source or exp.source})
-    return pl.DataFrame(rows, schema={"measure": pl.String, "series": pl.String, "x": pl.Float64, "paper": pl.Float64,
-                                      "source": pl.String})
+                    rows.append(
+                        {
+                            "measure": m.name,
+                            "series": name,
+                            "x": float(x),
+                            "paper": float(v),
+                            "source": m.source or exp.source,
+                        }
+                    )
+    return pl.DataFrame(
+        rows,
+        schema={
+            "measure": pl.String,
+            "series": pl.String,
+            "x": pl.Float64,
+            "paper": pl.Float64,
+            "source": pl.String,
+        },
+    )
 
 
-def _verdicts(rows: pl.DataFrame) -> list[Optional[str]]:
+def _verdicts(rows: pl.DataFrame) -> list[str | None]:
     cells = {(r["measure"], r["series"], r["x"]): r for r in rows.iter_rows(named=True)}
-    out: list[Optional[str]] = []
+    out: list[str | None] = []
     for r in rows.iter_rows(named=True):
         if r["paper"] is None or r["mean"] is None:
             out.append(None if r["paper"] is None else "no result")
@@ -86,12 +127,25 @@ def _verdicts(rows: pl.DataFrame) -> list[Optional[str]]:
         if abs(r["deviation"]) <= TOLERANCE:
             out.append("agrees")
             continue
-        others = [c for c in cells.values() if c["measure"] == r["measure"] and c is not r and c["paper"] is not None
-                  and c["mean"] is not None and (c["x"] == r["x"] or c["series"] == r["series"])]
-        same_series = sorted((c for c in others if c["series"] == r["series"] and c["x"] < r["x"]), key=lambda c: c["x"])
+        others = [
+            c
+            for c in cells.values()
+            if c["measure"] == r["measure"]
+            and c is not r
+            and c["paper"] is not None
+            and c["mean"] is not None
+            and (c["x"] == r["x"] or c["series"] == r["series"])
+        ]
+        same_series = sorted(
+            (c for c in others if c["series"] == r["series"] and c["x"] < r["x"]),
+            key=lambda c: c["x"],
+        )
         compare = [c for c in others if c["x"] == r["x"]] + same_series[-1:]
-        agree = all(_order(r["paper"], c["paper"]) in (0, _order(r["mean"], c["mean"])) or _order(r["mean"], c["mean"]) == 0
-                    for c in compare)
+        agree = all(
+            _order(r["paper"], c["paper"]) in (0, _order(r["mean"], c["mean"]))
+            or _order(r["mean"], c["mean"]) == 0
+            for c in compare
+        )
         out.append("same direction" if compare and agree else "differs")
     return out
 
@@ -108,7 +162,9 @@ def claims(exp: Experiment, table: pl.DataFrame, quick: bool = False) -> list[Cl
     out = []
     for c in exp.claims:
         if c.quick or not quick:
-            r = _claim(c, table.filter(pl.col("measure") == c.measure, pl.col("mean").is_not_null()), exp)
+            r = _claim(
+                c, table.filter(pl.col("measure") == c.measure, pl.col("mean").is_not_null()), exp
+            )
             out.append(ClaimResult(r.text, r.holds, r.detail, c.known_miss))
     return out
 
@@ -125,7 +181,9 @@ def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
     if c.kind in ("increasing", "decreasing"):
         values = [a[x] for x in xs]
         steps = list(zip(values, values[1:]))
-        holds = all(q > p for p, q in steps) if c.kind == "increasing" else all(q < p for p, q in steps)
+        holds = (
+            all(q > p for p, q in steps) if c.kind == "increasing" else all(q < p for p, q in steps)
+        )
         return ClaimResult(c.text, holds, f"{c.a}: " + ", ".join(f"{v:.3g}" for v in values))
     b = series(c.b) if c.b is not None else {x: c.than for x in xs}
     if any(x not in b for x in xs):

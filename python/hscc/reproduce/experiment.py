@@ -64,7 +64,7 @@ import tomllib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -89,11 +89,13 @@ class _Strict(BaseModel):
 
 
 class XAxis(_Strict):
-    axis: Optional[str] = None             # none: one x (a table's single column), drawn as bars
+    axis: str | None = None  # none: one x (a table's single column), drawn as bars
     label: str = ""
-    values: Optional[list[float]] = None   # the paper's x values; `published` lists are aligned with them
-    factor: float = 1.0                    # x = the swept value × factor ...
-    map: dict[str, float] = {}             # ... or, for a value written as text ("100pkts"), this table's
+    values: list[float] | None = (
+        None  # the paper's x values; `published` lists are aligned with them
+    )
+    factor: float = 1.0  # x = the swept value × factor ...
+    map: dict[str, float] = {}  # ... or, for a value written as text ("100pkts"), this table's
     scale: Literal["linear", "log"] = "linear"
 
 
@@ -104,32 +106,49 @@ class Series(_Strict):
 
 class Measure(_Strict):
     name: str
-    kind: Literal["goodput", "ratio", "share", "utilization", "stolen", "change", "column", "sum", "available"]
+    kind: Literal[
+        "goodput", "ratio", "share", "utilization", "stolen", "change", "column", "sum", "available"
+    ]
     label: str
-    source: Optional[str] = None
-    a: Optional[list[int]] = None          # [[flows]] entries (goodput, share, stolen's victims, ratio's numerator)
-    b: Optional[list[int]] = None          # ratio's denominator
-    link: str = "bottleneck:fwd"            # utilization
-    column: Optional[str] = None           # change, column: a metric column of the sweep (hscc.sweeps.metrics)
-    columns: Optional[list[str]] = None    # sum: metric columns added up; available: the UDP rates taken off capacity
-    capacity: Optional[float] = None       # available: the link's rate, bit/s
-    baseline: Optional[str] = None         # stolen, change: the series value that is the baseline
-    scale: float = 1.0                     # column, sum: multiply by this (e.g. 1e3 for ms)
-    log: bool = False                      # the panel's y axis on a log scale
+    source: str | None = None
+    a: list[int] | None = (
+        None  # [[flows]] entries (goodput, share, stolen's victims, ratio's numerator)
+    )
+    b: list[int] | None = None  # ratio's denominator
+    link: str = "bottleneck:fwd"  # utilization
+    column: str | None = (
+        None  # change, column: a metric column of the sweep (hscc.sweeps.metrics)
+    )
+    columns: list[str] | None = (
+        None  # sum: metric columns added up; available: the UDP rates taken off capacity
+    )
+    capacity: float | None = None  # available: the link's rate, bit/s
+    baseline: str | None = None  # stolen, change: the series value that is the baseline
+    scale: float = 1.0  # column, sum: multiply by this (e.g. 1e3 for ms)
+    log: bool = False  # the panel's y axis on a log scale
     published: dict[str, list[float]] = {}
 
     @field_validator("published", mode="before")
     @classmethod
     def _nan(cls, v: Any) -> Any:
         if isinstance(v, dict):
-            return {k: [math.nan if x == "nan" else x for x in xs] if isinstance(xs, list) else xs for k, xs in v.items()}
+            return {
+                k: [math.nan if x == "nan" else x for x in xs] if isinstance(xs, list) else xs
+                for k, xs in v.items()
+            }
         return v
 
     @model_validator(mode="after")
-    def _args(self) -> "Measure":
-        need = {"ratio": ("a", "b"), "stolen": ("a", "baseline"), "change": ("column", "baseline"),
-                "column": ("column",), "sum": ("columns",), "share": ("a",),
-                "available": ("capacity", "columns")}.get(self.kind, ())
+    def _args(self) -> Measure:
+        need = {
+            "ratio": ("a", "b"),
+            "stolen": ("a", "baseline"),
+            "change": ("column", "baseline"),
+            "column": ("column",),
+            "sum": ("columns",),
+            "share": ("a",),
+            "available": ("capacity", "columns"),
+        }.get(self.kind, ())
         missing = [k for k in need if getattr(self, k) is None]
         if missing:
             raise ValueError(f"a {self.kind!r} measure needs {', '.join(missing)}")
@@ -141,24 +160,28 @@ class Claim(_Strict):
     measure: str
     kind: Literal["less", "greater", "increasing", "decreasing"]
     a: str
-    b: Optional[str] = None
-    than: Optional[float] = None
-    factor: float = 1.0                    # less: a × factor < b (a "far less" claim)
-    unfairness: bool = False               # compare max(r, 1/r): a throughput ratio's distance from 1, whichever side wins
-    at: Optional[list[float]] = None
-    quick: bool = True                     # false: --quick does not check it (it needs the full length)
-    known_miss: bool = False               # hscc does not reproduce it at full length; the notes say why
+    b: str | None = None
+    than: float | None = None
+    factor: float = 1.0  # less: a × factor < b (a "far less" claim)
+    unfairness: bool = (
+        False  # compare max(r, 1/r): a throughput ratio's distance from 1, whichever side wins
+    )
+    at: list[float] | None = None
+    quick: bool = True  # false: --quick does not check it (it needs the full length)
+    known_miss: bool = False  # hscc does not reproduce it at full length; the notes say why
 
     @model_validator(mode="after")
-    def _other(self) -> "Claim":
+    def _other(self) -> Claim:
         if self.kind in ("less", "greater") and (self.b is None) == (self.than is None):
-            raise ValueError(f"a {self.kind!r} claim compares series a with a series b or a number than (one of them)")
+            raise ValueError(
+                f"a {self.kind!r} claim compares series a with a series b or a number than (one of them)"
+            )
         return self
 
 
 class Quick(_Strict):
     replicates: int = Field(default=1, ge=1, le=100)
-    duration: Optional[str] = None
+    duration: str | None = None
     axes: dict[str, Any] = {}
 
 
@@ -169,14 +192,14 @@ class Experiment(_Strict):
     title: str
     setup: str
     assumptions: list[str]
-    notes: Optional[str] = None
+    notes: str | None = None
     x: XAxis
-    series: Optional[Series] = None
+    series: Series | None = None
     measures: list[Measure] = Field(min_length=1)
     claims: list[Claim] = []
     sweep: dict[str, Any]
     quick: Quick = Quick()
-    file: Optional[str] = Field(default=None, exclude=True)
+    file: str | None = Field(default=None, exclude=True)
 
     @field_validator("paper")
     @classmethod
@@ -186,9 +209,11 @@ class Experiment(_Strict):
         return v
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Experiment":
+    def _consistent(self) -> Experiment:
         if any(c.known_miss for c in self.claims) and not self.notes:
-            raise ValueError("a claim hscc does not reproduce (known_miss) needs the notes that say why")
+            raise ValueError(
+                "a claim hscc does not reproduce (known_miss) needs the notes that say why"
+            )
         names = [m.name for m in self.measures]
         for c in self.claims:
             if c.measure not in names:
@@ -196,10 +221,14 @@ class Experiment(_Strict):
         n = len(self.x.values) if self.x.values is not None else 1 if self.x.axis is None else None
         for m in self.measures:
             if m.published and n is None:
-                raise ValueError(f"measures {m.name!r}: published numbers need the paper's x values (x.values)")
+                raise ValueError(
+                    f"measures {m.name!r}: published numbers need the paper's x values (x.values)"
+                )
             for s, vals in m.published.items():
                 if n is not None and len(vals) != n:
-                    raise ValueError(f"measures {m.name!r}: published.{s} has {len(vals)} values for {n} x values")
+                    raise ValueError(
+                        f"measures {m.name!r}: published.{s} has {len(vals)} values for {n} x values"
+                    )
         return self
 
     def series_name(self, value: Any) -> str:
@@ -208,7 +237,7 @@ class Experiment(_Strict):
             return "hscc"
         return self.series.names.get(str(value), str(value))
 
-    def sweep_data(self, quick: bool, replicates: Optional[int] = None) -> dict:
+    def sweep_data(self, quick: bool, replicates: int | None = None) -> dict:
         """The sweep's data (hscc.sweeps.spec.parse) at full length or --quick."""
         data = {k: v for k, v in self.sweep.items()}
         data["name"] = self.name + ("-quick" if quick else "")
@@ -230,10 +259,14 @@ def load(path: str | Path) -> Experiment:
     try:
         raw = path.read_bytes()[: MAX_FILE_BYTES + 1]
         if len(raw) > MAX_FILE_BYTES:
-            raise ExperimentError(f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; an experiment file is a few kB")
+            raise ExperimentError(
+                f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; an experiment file is a few kB"
+            )
         data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as e:
-        raise ExperimentError(f"cannot read experiment file {path}: {getattr(e, 'strerror', None) or e}") from None
+        raise ExperimentError(
+            f"cannot read experiment file {path}: {getattr(e, 'strerror', None) or e}"
+        ) from None
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError(f"{path} is not valid TOML: {e}") from None
     return parse(data, str(path))
@@ -245,9 +278,15 @@ def parse(data: dict, source: str = "experiment") -> Experiment:
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        value = f": {show(first['input'])}" if first["type"] != "missing" and not isinstance(first["input"], dict) else ""
+        value = (
+            f": {show(first['input'])}"
+            if first["type"] != "missing" and not isinstance(first["input"], dict)
+            else ""
+        )
         message = first["msg"].removeprefix("Value error, ")
-        raise ExperimentError(f"{source}: {where + value + ': ' if where else ''}{message}") from None
+        raise ExperimentError(
+            f"{source}: {where + value + ': ' if where else ''}{message}"
+        ) from None
     except TypeError as e:
         raise ExperimentError(f"{source}: {e}") from None
 
@@ -260,7 +299,11 @@ def catalogue() -> tuple[Experiment, ...]:
     for paper in PAPERS:
         folder = root / paper
         if folder.is_dir():
-            found += [load(Path(str(f))) for f in sorted(folder.iterdir(), key=lambda f: f.name) if f.name.endswith(".toml")]
+            found += [
+                load(Path(str(f)))
+                for f in sorted(folder.iterdir(), key=lambda f: f.name)
+                if f.name.endswith(".toml")
+            ]
     names = [e.name for e in found]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -268,6 +311,6 @@ def catalogue() -> tuple[Experiment, ...]:
     return tuple(found)
 
 
-def find(name: str) -> Union[Experiment, None]:
+def find(name: str) -> Experiment | None:
     """The catalogue's experiment of that name, or None."""
     return next((e for e in catalogue() if e.name == name), None)

@@ -12,7 +12,18 @@ from matplotlib.figure import Figure
 
 from hscc.reproduce.experiment import Experiment
 
-COLOURS = ["tab:blue", "tab:red", "tab:green", "tab:orange", "tab:purple", "tab:brown", "tab:pink", "tab:gray", "tab:olive", "tab:cyan"]
+COLOURS = [
+    "tab:blue",
+    "tab:red",
+    "tab:green",
+    "tab:orange",
+    "tab:purple",
+    "tab:brown",
+    "tab:pink",
+    "tab:gray",
+    "tab:olive",
+    "tab:cyan",
+]
 
 
 def png(exp: Experiment, table: pl.DataFrame) -> bytes:
@@ -38,7 +49,9 @@ def png(exp: Experiment, table: pl.DataFrame) -> bytes:
         ax.grid(alpha=0.3)
     handles, labels = fig.axes[0].get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 4), fontsize=8)
+        fig.legend(
+            handles, labels, loc="outside lower center", ncols=min(len(handles), 4), fontsize=8
+        )
     fig.suptitle(f"{exp.name}: {exp.title}", fontsize=11)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
@@ -52,12 +65,29 @@ def _lines(ax, t: pl.DataFrame, series: list[str], colour: dict) -> None:
         if ours.height:
             low = (ours["mean"] - ours["ci_low"].fill_null(ours["mean"])).to_list()
             high = (ours["ci_high"].fill_null(ours["mean"]) - ours["mean"]).to_list()
-            ax.errorbar(ours["x"].to_list(), ours["mean"].to_list(), yerr=[low, high], color=colour[s], marker="o",
-                        ms=4, capsize=3, label=f"{s} (hscc)")
+            ax.errorbar(
+                ours["x"].to_list(),
+                ours["mean"].to_list(),
+                yerr=[low, high],
+                color=colour[s],
+                marker="o",
+                ms=4,
+                capsize=3,
+                label=f"{s} (hscc)",
+            )
         paper = rows.filter(pl.col("paper").is_not_null())
         if paper.height:
-            ax.plot(paper["x"].to_list(), paper["paper"].to_list(), color=colour[s], marker="s", ms=7, mfc="none",
-                    ls="--", lw=0.8, label=f"{s} (paper)")
+            ax.plot(
+                paper["x"].to_list(),
+                paper["paper"].to_list(),
+                color=colour[s],
+                marker="s",
+                ms=7,
+                mfc="none",
+                ls="--",
+                lw=0.8,
+                label=f"{s} (paper)",
+            )
 
 
 def _bars(ax, t: pl.DataFrame, series: list[str], colour: dict) -> None:
@@ -65,10 +95,22 @@ def _bars(ax, t: pl.DataFrame, series: list[str], colour: dict) -> None:
     for i, s in enumerate(present):
         row = t.filter(pl.col("series") == s).row(0, named=True)
         if row["mean"] is not None:
-            err = [[row["mean"] - (row["ci_low"] if row["ci_low"] is not None else row["mean"])],
-                   [(row["ci_high"] if row["ci_high"] is not None else row["mean"]) - row["mean"]]]
-            ax.bar(i, row["mean"], yerr=err, color=colour[s], alpha=0.7, capsize=3, label=f"{s} (hscc)")
+            err = [
+                [row["mean"] - (row["ci_low"] if row["ci_low"] is not None else row["mean"])],
+                [(row["ci_high"] if row["ci_high"] is not None else row["mean"]) - row["mean"]],
+            ]
+            ax.bar(
+                i, row["mean"], yerr=err, color=colour[s], alpha=0.7, capsize=3, label=f"{s} (hscc)"
+            )
         if row["paper"] is not None:
-            ax.plot([i], [row["paper"]], color="black", marker="s", ms=8, mfc="none", ls="none",
-                    label=None if any(h.get_label() == "paper" for h in ax.lines) else "paper")
+            ax.plot(
+                [i],
+                [row["paper"]],
+                color="black",
+                marker="s",
+                ms=8,
+                mfc="none",
+                ls="none",
+                label=None if any(h.get_label() == "paper" for h in ax.lines) else "paper",
+            )
     ax.set_xticks(range(len(present)), present, rotation=20, fontsize=8)

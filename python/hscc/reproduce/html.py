@@ -5,7 +5,7 @@ claims, comparison table, figure and notes."""
 from __future__ import annotations
 
 import base64
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html import escape
 from typing import TYPE_CHECKING
 
@@ -29,18 +29,20 @@ img { max-width: 100%; } .meta { color: #666; font-size: 0.85rem; }
 """
 
 
-def report(reps: list["Reproduction"]) -> str:
+def report(reps: list[Reproduction]) -> str:
     quick = any(r.quick for r in reps)
     env = provenance.environment()
-    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hscc reproductions</title>"
-             f"<style>{STYLE}</style></head><body>",
-             "<h1>hscc: the papers' experiments, rerun</h1>",
-             f"<p class='meta'>{'--quick (short runs, few replicates: directions only)' if quick else 'full length'}; "
-             f"made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by hscc {escape(str(env.get('hscc_version', '')))} "
-             f"(engine {escape(str(env.get('engine_version', '')))}, {escape(provenance.describe_revision(env.get('git')))}). "
-             "Verdicts: <b>agrees</b> within ±25 % of the paper; <b>same direction</b>: outside that, but every "
-             "comparison the paper's numbers make with the cell (trend along x, ranking at the same x) comes out the "
-             "same; <b>differs</b> otherwise. Means over replicates with Student-t 95 % confidence intervals.</p>"]
+    parts = [
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hscc reproductions</title>"
+        f"<style>{STYLE}</style></head><body>",
+        "<h1>hscc: the papers' experiments, rerun</h1>",
+        f"<p class='meta'>{'--quick (short runs, few replicates: directions only)' if quick else 'full length'}; "
+        f"made {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by hscc {escape(str(env.get('hscc_version', '')))} "
+        f"(engine {escape(str(env.get('engine_version', '')))}, {escape(provenance.describe_revision(env.get('git')))}). "
+        "Verdicts: <b>agrees</b> within ±25 % of the paper; <b>same direction</b>: outside that, but every "
+        "comparison the paper's numbers make with the cell (trend along x, ranking at the same x) comes out the "
+        "same; <b>differs</b> otherwise. Means over replicates with Student-t 95 % confidence intervals.</p>",
+    ]
     for paper, citation in PAPERS.items():
         mine = [r for r in reps if r.experiment.paper == paper]
         if not mine:
@@ -70,18 +72,27 @@ def _table(columns: tuple[str, ...], body: list[tuple[str, ...]], scorecard: boo
     return "".join(lines)
 
 
-def _experiment(r: "Reproduction") -> str:
+def _experiment(r: Reproduction) -> str:
     e = r.experiment
     png = base64.b64encode(r.figure).decode()
-    claims = "".join(f"<li class='{'holds' if c.holds else 'fails'}'>{'✓ holds' if c.holds else '✗ does not hold' + (' (known: see the notes)' if c.known_miss else '')}: "
-                     f"{escape(c.text)} <span class='meta'>({escape(c.detail)})</span></li>" for c in r.claims)
+    claims = "".join(
+        f"<li class='{'holds' if c.holds else 'fails'}'>{'✓ holds' if c.holds else '✗ does not hold' + (' (known: see the notes)' if c.known_miss else '')}: "
+        f"{escape(c.text)} <span class='meta'>({escape(c.detail)})</span></li>"
+        for c in r.claims
+    )
     assumptions = "".join(f"<li>{escape(a)}</li>" for a in e.assumptions)
     notes = f"<h4>Where hscc differs, and why</h4><p>{escape(e.notes)}</p>" if e.notes else ""
-    failed = f"<p class='fails'>{r.failed_runs} runs failed (see the sweep's points.parquet).</p>" if r.failed_runs else ""
-    return (f"<section class='experiment' id='{escape(e.name)}'><h3>{escape(e.name)}: {escape(e.title)}</h3>"
-            f"<p class='meta'>{escape(e.source)} · {r.sweep.points.height} runs · {r.wall_time_s:.1f} s</p>"
-            f"<h4>Set-up (as the paper states it)</h4><p>{escape(e.setup)}</p>"
-            f"<h4>Assumptions hscc made</h4><ul>{assumptions}</ul>"
-            f"<h4>The paper's claims</h4><ul>{claims or '<li>none</li>'}</ul>{failed}"
-            f"{_table(COLUMNS, rows(r))}"
-            f"<img alt='{escape(e.name)} figure' src='data:image/png;base64,{png}'>{notes}</section>")
+    failed = (
+        f"<p class='fails'>{r.failed_runs} runs failed (see the sweep's points.parquet).</p>"
+        if r.failed_runs
+        else ""
+    )
+    return (
+        f"<section class='experiment' id='{escape(e.name)}'><h3>{escape(e.name)}: {escape(e.title)}</h3>"
+        f"<p class='meta'>{escape(e.source)} · {r.sweep.points.height} runs · {r.wall_time_s:.1f} s</p>"
+        f"<h4>Set-up (as the paper states it)</h4><p>{escape(e.setup)}</p>"
+        f"<h4>Assumptions hscc made</h4><ul>{assumptions}</ul>"
+        f"<h4>The paper's claims</h4><ul>{claims or '<li>none</li>'}</ul>{failed}"
+        f"{_table(COLUMNS, rows(r))}"
+        f"<img alt='{escape(e.name)} figure' src='data:image/png;base64,{png}'>{notes}</section>"
+    )

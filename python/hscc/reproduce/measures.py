@@ -32,7 +32,13 @@ from hscc.reproduce.experiment import Experiment, Measure
 from hscc.sweeps.result import SweepResult
 
 MBPS = 1e-6
-LONG_SCHEMA = {"measure": pl.String, "series": pl.String, "x": pl.Float64, "replicate": pl.UInt32, "value": pl.Float64}
+LONG_SCHEMA = {
+    "measure": pl.String,
+    "series": pl.String,
+    "x": pl.Float64,
+    "replicate": pl.UInt32,
+    "value": pl.Float64,
+}
 
 
 class MeasureError(ValueError):
@@ -46,10 +52,14 @@ def paper_x(exp: Experiment, value: Any) -> float:
     key = value if isinstance(value, str) else format(value, "g")
     if exp.x.map:
         if key not in exp.x.map:
-            raise MeasureError(f"{exp.name}: x value {key!r} of {exp.x.axis} is not in x.map ({', '.join(exp.x.map)})")
+            raise MeasureError(
+                f"{exp.name}: x value {key!r} of {exp.x.axis} is not in x.map ({', '.join(exp.x.map)})"
+            )
         return float(exp.x.map[key])
     if isinstance(value, str) or isinstance(value, bool):
-        raise MeasureError(f"{exp.name}: x axis {exp.x.axis} has text values ({value!r}); give x.map")
+        raise MeasureError(
+            f"{exp.name}: x axis {exp.x.axis} has text values ({value!r}); give x.map"
+        )
     return round(float(value) * exp.x.factor, 12)
 
 
@@ -59,14 +69,24 @@ def per_run(exp: Experiment, result: SweepResult) -> pl.DataFrame:
     ok = points.filter(pl.col("status") != "failed")
     for axis in (exp.x.axis, exp.series.axis if exp.series else None):
         if axis is not None and axis not in result.fields:
-            raise MeasureError(f"{exp.name}: {axis} is not swept (the sweep's fields: {', '.join(result.fields) or 'none'})")
-    series = [exp.series_name(v) for v in ok[exp.series.axis]] if exp.series else ["hscc"] * ok.height
+            raise MeasureError(
+                f"{exp.name}: {axis} is not swept (the sweep's fields: {', '.join(result.fields) or 'none'})"
+            )
+    series = (
+        [exp.series_name(v) for v in ok[exp.series.axis]] if exp.series else ["hscc"] * ok.height
+    )
     xs = [paper_x(exp, v) for v in ok[exp.x.axis]] if exp.x.axis else [0.0] * ok.height
     keyed = ok.with_columns(pl.Series("series", series, pl.String), pl.Series("x", xs, pl.Float64))
-    collide = keyed.group_by(["series", "x"]).agg(pl.col("point").n_unique().alias("n")).filter(pl.col("n") > 1)
+    collide = (
+        keyed.group_by(["series", "x"])
+        .agg(pl.col("point").n_unique().alias("n"))
+        .filter(pl.col("n") > 1)
+    )
     if collide.height:
-        raise MeasureError(f"{exp.name}: several points of the sweep give series {collide['series'][0]!r} at x = "
-                           f"{collide['x'][0]:g}; every axis must be the x axis or the series axis (or zipped with one)")
+        raise MeasureError(
+            f"{exp.name}: several points of the sweep give series {collide['series'][0]!r} at x = "
+            f"{collide['x'][0]:g}; every axis must be the x axis or the series axis (or zipped with one)"
+        )
     frames = [_one(exp, m, keyed) for m in exp.measures]
     return pl.concat(frames) if frames else pl.DataFrame(schema=LONG_SCHEMA)
 
@@ -79,9 +99,15 @@ def _one(exp: Experiment, m: Measure, runs: pl.DataFrame) -> pl.DataFrame:
         else:
             value = _col(runs, m.column)
         runs = runs.with_columns(value.alias("_q"))
-        base = runs.filter(pl.col("series") == base_name).group_by("x").agg(pl.col("_q").mean().alias("_p"))
+        base = (
+            runs.filter(pl.col("series") == base_name)
+            .group_by("x")
+            .agg(pl.col("_q").mean().alias("_p"))
+        )
         if base.is_empty():
-            raise MeasureError(f"{exp.name}: measure {m.name!r} needs the baseline series {m.baseline!r} in the sweep")
+            raise MeasureError(
+                f"{exp.name}: measure {m.name!r} needs the baseline series {m.baseline!r} in the sweep"
+            )
         runs = runs.filter(pl.col("series") != base_name).join(base, on="x", how="left")
         sign = -1.0 if m.kind == "stolen" else 1.0
         value = sign * (pl.col("_q") - pl.col("_p")) / pl.col("_p")
@@ -96,11 +122,18 @@ def _one(exp: Experiment, m: Measure, runs: pl.DataFrame) -> pl.DataFrame:
     elif m.kind == "column":
         value = _col(runs, m.column) * m.scale
     elif m.kind == "available":
-        value = _goodput(runs, m.a) / (pl.lit(m.capacity) - sum((_col(runs, c) for c in m.columns), pl.lit(0.0)))
+        value = _goodput(runs, m.a) / (
+            pl.lit(m.capacity) - sum((_col(runs, c) for c in m.columns), pl.lit(0.0))
+        )
     else:  # sum
         value = sum((_col(runs, c) for c in m.columns), pl.lit(0.0)) * m.scale
-    return runs.select(pl.lit(m.name).alias("measure"), "series", "x", pl.col("replicate").cast(pl.UInt32),
-                       value.cast(pl.Float64).alias("value"))
+    return runs.select(
+        pl.lit(m.name).alias("measure"),
+        "series",
+        "x",
+        pl.col("replicate").cast(pl.UInt32),
+        value.cast(pl.Float64).alias("value"),
+    )
 
 
 def _goodput(runs: pl.DataFrame, groups: list[int] | None) -> pl.Expr:
@@ -112,6 +145,8 @@ def _goodput(runs: pl.DataFrame, groups: list[int] | None) -> pl.Expr:
 def _col(runs: pl.DataFrame, name: str) -> pl.Expr:
     if name not in runs.columns:
         near = [c for c in runs.columns if c.split(".")[0] == name.split(".")[0]][:6]
-        raise MeasureError(f"metric column {name!r} is not in the sweep's results" + (f" (there are {', '.join(near)}, …)" if near else ""))
+        raise MeasureError(
+            f"metric column {name!r} is not in the sweep's results"
+            + (f" (there are {', '.join(near)}, …)" if near else "")
+        )
     return pl.col(name).cast(pl.Float64)
-

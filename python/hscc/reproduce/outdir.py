@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
@@ -35,13 +35,24 @@ from hscc.rundir import RunDirError, json_manifest
 ONE, ALL = "hscc.reproduction", "hscc.reproductions"
 FORMAT = 1
 SWEEP = "sweep"
-OWNED_ONE = {"manifest.json", SWEEP, "comparison.parquet", "comparison.md", "values.parquet", "figure.png"}
+OWNED_ONE = {
+    "manifest.json",
+    SWEEP,
+    "comparison.parquet",
+    "comparison.md",
+    "values.parquet",
+    "figure.png",
+}
 OWNED_ALL = {"manifest.json", "comparison.parquet", "report.html"}
 
 
 def kind(directory: Path) -> str | None:
     manifest = json_manifest(Path(directory))
-    if manifest is not None and manifest.get("kind") in (ONE, ALL) and manifest.get("format") == FORMAT:
+    if (
+        manifest is not None
+        and manifest.get("kind") in (ONE, ALL)
+        and manifest.get("format") == FORMAT
+    ):
         return manifest["kind"]
     return None
 
@@ -56,19 +67,36 @@ def check(directory: Path, want: str, names: set[str] = frozenset()) -> None:
         return
     found = kind(directory)
     if found != want:
-        what = {ONE: "the reproduction of one experiment", ALL: "a reproduction of the whole catalogue"}
-        raise RunDirError(f"{directory} exists and is not {what[want]} (hscc reproduce wrote it? "
-                          f"{'it holds ' + what[found] if found else 'no'}); refusing to write into it")
+        what = {
+            ONE: "the reproduction of one experiment",
+            ALL: "a reproduction of the whole catalogue",
+        }
+        raise RunDirError(
+            f"{directory} exists and is not {what[want]} (hscc reproduce wrote it? "
+            f"{'it holds ' + what[found] if found else 'no'}); refusing to write into it"
+        )
     owned = OWNED_ONE if want == ONE else OWNED_ALL | set(names)
-    foreign = sorted(p.name for p in directory.iterdir() if p.name not in owned and not p.name.startswith("."))
+    foreign = sorted(
+        p.name for p in directory.iterdir() if p.name not in owned and not p.name.startswith(".")
+    )
     if foreign:
-        raise RunDirError(f"{directory} holds files hscc did not write ({', '.join(foreign[:5])}); refusing to write into it")
+        raise RunDirError(
+            f"{directory} holds files hscc did not write ({', '.join(foreign[:5])}); refusing to write into it"
+        )
 
 
 def write_manifest(directory: Path, kind_: str, body: dict) -> None:
-    manifest = {"kind": kind_, "format": FORMAT, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                **provenance.environment(), **body}
-    write_bytes(Path(directory) / "manifest.json", (json.dumps(manifest, indent=2, default=str) + "\n").encode())
+    manifest = {
+        "kind": kind_,
+        "format": FORMAT,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        **provenance.environment(),
+        **body,
+    }
+    write_bytes(
+        Path(directory) / "manifest.json",
+        (json.dumps(manifest, indent=2, default=str) + "\n").encode(),
+    )
 
 
 def write_parquet(path: Path, frame: pl.DataFrame) -> None:

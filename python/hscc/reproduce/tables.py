@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 COLUMNS = ("measure", "series", "x", "paper", "hscc (95 % CI)", "deviation", "verdict", "source")
 
 
-def rows(rep: "Reproduction") -> list[tuple[str, ...]]:
+def rows(rep: Reproduction) -> list[tuple[str, ...]]:
     """The comparison, one tuple of text per cell, COLUMNS' order."""
     out = []
     for r in rep.table.iter_rows(named=True):
@@ -26,28 +26,43 @@ def rows(rep: "Reproduction") -> list[tuple[str, ...]]:
         else:
             ours = f"{r['mean']:.4g} [{r['ci_low']:.4g}, {r['ci_high']:.4g}]"
         dev = "" if r["deviation"] is None else f"{100 * r['deviation']:+.0f} %"
-        out.append((r["measure"], r["series"], x, paper, ours, dev, r["verdict"] or "", r["source"] or ""))
+        out.append(
+            (r["measure"], r["series"], x, paper, ours, dev, r["verdict"] or "", r["source"] or "")
+        )
     return out
 
 
-def markdown(rep: "Reproduction") -> str:
+def markdown(rep: Reproduction) -> str:
     e = rep.experiment
-    lines = [f"# {e.name}: {e.title}", "", f"{e.source} of {e.paper}; {'--quick' if rep.quick else 'full length'}, "
-             f"{rep.sweep.points['replicate'].n_unique() if rep.sweep.points.height else 0} replicates, "
-             f"{rep.sweep.points.height} runs, {rep.wall_time_s:.1f} s.", "",
-             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines = [
+        f"# {e.name}: {e.title}",
+        "",
+        f"{e.source} of {e.paper}; {'--quick' if rep.quick else 'full length'}, "
+        f"{rep.sweep.points['replicate'].n_unique() if rep.sweep.points.height else 0} replicates, "
+        f"{rep.sweep.points.height} runs, {rep.wall_time_s:.1f} s.",
+        "",
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "---|" * len(COLUMNS),
+    ]
     lines += ["| " + " | ".join(r) + " |" for r in rows(rep)]
     lines += ["", "## The paper's claims", ""]
-    lines += [f"- {'holds' if c.holds else 'does NOT hold' + (' (known: see the notes)' if c.known_miss else '')}: {c.text} ({c.detail})"
-              for c in rep.claims] or ["- none"]
+    lines += [
+        f"- {'holds' if c.holds else 'does NOT hold' + (' (known: see the notes)' if c.known_miss else '')}: {c.text} ({c.detail})"
+        for c in rep.claims
+    ] or ["- none"]
     if rep.experiment.notes:
         lines += ["", "## Where hscc differs, and why", "", rep.experiment.notes]
     return "\n".join(lines) + "\n"
 
 
-def terminal(rep: "Reproduction") -> Table:
+def terminal(rep: Reproduction) -> Table:
     e = rep.experiment
-    t = Table(*COLUMNS[:-1], title=f"{e.name}: {e.title} ({e.source})", box=box.SIMPLE_HEAVY, title_justify="left")
+    t = Table(
+        *COLUMNS[:-1],
+        title=f"{e.name}: {e.title} ({e.source})",
+        box=box.SIMPLE_HEAVY,
+        title_justify="left",
+    )
     for r in rows(rep):
         style = {"agrees": "green", "same direction": "yellow", "differs": "red"}.get(r[6])
         t.add_row(*r[:-1], style=style)
@@ -57,24 +72,47 @@ def terminal(rep: "Reproduction") -> Table:
     return t
 
 
-def scorecard(reps: list["Reproduction"]) -> list[tuple[str, ...]]:
+def scorecard(reps: list[Reproduction]) -> list[tuple[str, ...]]:
     """Per experiment: paper, name, source, cells agreeing / same direction / differing, claims held (and
     known misses), runs, and the CPU time of its runs (each run's own wall time, so cached runs count too)."""
     out = []
     for r in reps:
         c = r.counts()
         known = sum(1 for k in r.claims if k.known_miss and not k.holds)
-        claims = f"{c['claims_held']}/{c['claims']}" + (f" ({known} known miss{'es' if known > 1 else ''})" if known else "")
+        claims = f"{c['claims_held']}/{c['claims']}" + (
+            f" ({known} known miss{'es' if known > 1 else ''})" if known else ""
+        )
         cpu = r.sweep.points["wall_time_s"].fill_null(0).sum() if r.sweep.points.height else 0.0
-        out.append((r.experiment.paper, r.experiment.name, r.experiment.source, str(c["agrees"]), str(c["same direction"]),
-                    str(c["differs"]), claims, str(r.sweep.points.height), f"{cpu:.0f} s"))
+        out.append(
+            (
+                r.experiment.paper,
+                r.experiment.name,
+                r.experiment.source,
+                str(c["agrees"]),
+                str(c["same direction"]),
+                str(c["differs"]),
+                claims,
+                str(r.sweep.points.height),
+                f"{cpu:.0f} s",
+            )
+        )
     return out
 
 
-SCORECARD_COLUMNS = ("paper", "experiment", "source", "agrees", "same direction", "differs", "claims", "runs", "CPU time")
+SCORECARD_COLUMNS = (
+    "paper",
+    "experiment",
+    "source",
+    "agrees",
+    "same direction",
+    "differs",
+    "claims",
+    "runs",
+    "CPU time",
+)
 
 
-def scorecard_table(reps: list["Reproduction"]) -> Table:
+def scorecard_table(reps: list[Reproduction]) -> Table:
     t = Table(*SCORECARD_COLUMNS, title="scorecard", box=box.SIMPLE_HEAVY, title_justify="left")
     for row in scorecard(reps):
         t.add_row(*row)
@@ -83,9 +121,19 @@ def scorecard_table(reps: list["Reproduction"]) -> Table:
 
 def catalogue_table(exps) -> Table:
     """`hscc reproduce list`: every experiment with its source, what it measures and its sweep's size."""
-    t = Table("experiment", "paper", "source", "title", "measures", "runs (full / --quick)", box=box.SIMPLE_HEAVY)
+    t = Table(
+        "experiment",
+        "paper",
+        "source",
+        "title",
+        "measures",
+        "runs (full / --quick)",
+        box=box.SIMPLE_HEAVY,
+    )
     for e in exps:
-        t.add_row(e.name, e.paper, e.source, e.title, ", ".join(m.name for m in e.measures), _runs(e))
+        t.add_row(
+            e.name, e.paper, e.source, e.title, ", ".join(m.name for m in e.measures), _runs(e)
+        )
     return t
 
 
@@ -99,12 +147,16 @@ def _runs(e) -> str:
     return f"{n(False)} / {n(True)}"
 
 
-def scorecard_markdown(reps: list["Reproduction"]) -> str:
+def scorecard_markdown(reps: list[Reproduction]) -> str:
     """The scorecard as a Markdown table, with every claim that does not hold listed under it."""
     lines = ["| " + " | ".join(SCORECARD_COLUMNS) + " |", "|" + "---|" * len(SCORECARD_COLUMNS)]
     lines += ["| " + " | ".join(row) + " |" for row in scorecard(reps)]
     missed = [(r.experiment.name, c) for r in reps for c in r.claims if not c.holds]
     if missed:
-        lines += ["", "Claims of the papers that do not hold in hscc (each experiment's notes say why):", ""]
+        lines += [
+            "",
+            "Claims of the papers that do not hold in hscc (each experiment's notes say why):",
+            "",
+        ]
         lines += [f"- {name}: {c.text} ({c.detail})" for name, c in missed]
     return "\n".join(lines) + "\n"

@@ -30,10 +30,19 @@ from hscc.sweeps.store import RunStore
 __all__ = ["Counts", "Sweep", "SweepError", "SweepResult", "load", "load_file", "run", "sweep"]
 
 
-def sweep(base: Scenario | str | Path | dict, axes: Optional[dict[str, Any]] = None, replicates: int = 1,
-          seed: Optional[int] = None, *, out: Optional[str | Path] = None, jobs: Optional[int] = None,
-          dask: Optional[str] = None, progress: Optional[Progress] = None, max_memory: Optional[int] = None,
-          max_events: Optional[int] = None) -> SweepResult:
+def sweep(
+    base: Scenario | str | Path | dict,
+    axes: dict[str, Any] | None = None,
+    replicates: int = 1,
+    seed: int | None = None,
+    *,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    dask: str | None = None,
+    progress: Progress | None = None,
+    max_memory: int | None = None,
+    max_events: int | None = None,
+) -> SweepResult:
     """Run `base` (a Scenario, a scenario file or a dict) at every combination of the `axes`' values,
     `replicates` times each.
 
@@ -55,8 +64,15 @@ def load_file(path: str | Path) -> Sweep:
     return spec.load(path)
 
 
-def run(sw: Sweep, out: Optional[str | Path] = None, jobs: Optional[int] = None, dask: Optional[str] = None,
-        progress: Optional[Progress] = None, max_memory: Optional[int] = None, max_events: Optional[int] = None) -> SweepResult:
+def run(
+    sw: Sweep,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    dask: str | None = None,
+    progress: Progress | None = None,
+    max_memory: int | None = None,
+    max_events: int | None = None,
+) -> SweepResult:
     """Run a checked sweep (see `sweep`)."""
     if jobs is not None and jobs < 1:
         raise SweepError(f"jobs: {jobs} is not allowed (at least 1 worker process)")
@@ -70,7 +86,9 @@ def run(sw: Sweep, out: Optional[str | Path] = None, jobs: Optional[int] = None,
     if directory is not None:
         sweepdir.check(directory)  # refused before a cluster is reached or anything is written
     with execute.open_pool(workers if dask is None else jobs, dask) as pool:
-        store = sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None
+        store = (
+            sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None
+        )
         outcomes = execute.execute(made.jobs, store, pool, (memory, max_events), progress)
     result = SweepResult.from_outcomes(made, outcomes, store, directory)
     if directory is not None:

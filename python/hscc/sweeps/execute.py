@@ -22,10 +22,18 @@ import multiprocessing
 import os
 import sys
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterator
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional, Union
+from typing import Any, Union
 
 from hscc.sweeps.plan import Job
 from hscc.sweeps.store import RunStore
@@ -34,7 +42,9 @@ from hscc.sweeps.worker import die_with_sweep, run_jobs
 _IN_FLIGHT_PER_WORKER = 2  # tasks
 _TASK_S = 0.1  # engine time per task once runs are timed: beside it a task's own cost (ms on Dask) is small
 _MAX_RUNS_PER_TASK = 16
-_MAX_UNSTORED_BYTES = 256 << 20  # finished runs' files waiting for the writer: past this, no new run starts
+_MAX_UNSTORED_BYTES = (
+    256 << 20
+)  # finished runs' files waiting for the writer: past this, no new run starts
 _ATTEMPTS = 2  # a run whose worker died is tried once more on a new pool
 
 
@@ -43,8 +53,8 @@ class Outcome:
     """How one run ended: "ok" (computed now), "cached" (found in the store) or "failed"."""
 
     status: str
-    metrics: Optional[dict] = None
-    error: Optional[str] = None
+    metrics: dict | None = None
+    error: str | None = None
 
 
 @dataclass
@@ -85,7 +95,12 @@ class LocalPool:
         self._executor = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=die_with_sweep, initargs=(os.getpid(),))
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=self._ctx,
+            initializer=die_with_sweep,
+            initargs=(os.getpid(),),
+        )
 
     def submit(self, *args: Any) -> Future:
         with _main_hidden():  # a submit may start a worker
@@ -102,7 +117,9 @@ class LocalPool:
         self._executor.shutdown(wait=True, cancel_futures=True)
 
     def _kill(self) -> None:
-        processes = getattr(self._executor, "_processes", None) or {}  # Python 3.14 has kill_workers(); 3.11 has this
+        processes = (
+            getattr(self._executor, "_processes", None) or {}
+        )  # Python 3.14 has kill_workers(); 3.11 has this
         for proc in list(processes.values()):
             proc.kill()
         self._executor.shutdown(wait=True, cancel_futures=True)
@@ -115,7 +132,11 @@ def _main_hidden() -> Iterator[None]:
     so that a script calling `hscc.sweep` at its top level, without the
     `if __name__ == "__main__":` guard, would fail in every worker."""
     main = sys.modules.get("__main__")
-    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
+    saved = {
+        k: main.__dict__[k]
+        for k in ("__file__", "__spec__")
+        if main is not None and k in main.__dict__
+    }
     for k in saved:
         setattr(main, k, None) if k == "__spec__" else delattr(main, k)
     try:
@@ -129,22 +150,32 @@ class DaskPool:
     """A Dask cluster: the scheduler at `address`, or "local" for a LocalCluster of `jobs`
     single-threaded worker processes. Dask itself reschedules the runs of a lost worker."""
 
-    def __init__(self, address: str, jobs: Optional[int]):
+    def __init__(self, address: str, jobs: int | None):
         try:
             from distributed import Client, LocalCluster
         except ImportError:
             raise RuntimeError("--dask needs dask.distributed: pip install 'hscc[dask]'") from None
         self._cluster = None
         if address == "local":
-            self._cluster = LocalCluster(n_workers=jobs or workers_default(), threads_per_worker=1, processes=True,
-                                         dashboard_address=None, silence_logs=logging.ERROR)
+            self._cluster = LocalCluster(
+                n_workers=jobs or workers_default(),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
             self._client = Client(self._cluster)
         else:
             try:
                 self._client = Client(address, timeout="30s")
             except (OSError, TimeoutError, ValueError) as e:
-                raise RuntimeError(f"--dask {address}: cannot reach the Dask scheduler ({e})") from None
-        self.workers = sum(w.get("nthreads", 1) for w in self._client.scheduler_info()["workers"].values()) or 1
+                raise RuntimeError(
+                    f"--dask {address}: cannot reach the Dask scheduler ({e})"
+                ) from None
+        self.workers = (
+            sum(w.get("nthreads", 1) for w in self._client.scheduler_info()["workers"].values())
+            or 1
+        )
         self._executor = self._client.get_executor(pure=False)
 
     def submit(self, *args: Any) -> Future:
@@ -163,7 +194,7 @@ Pool = Union[LocalPool, DaskPool]
 
 
 @contextmanager
-def open_pool(jobs: Optional[int], dask: Optional[str]) -> Iterator[Pool]:
+def open_pool(jobs: int | None, dask: str | None) -> Iterator[Pool]:
     """The local pool (`jobs` workers, default one per core) or the Dask cluster `dask`, closed on exit."""
     pool: Pool = DaskPool(dask, jobs) if dask is not None else LocalPool(jobs or workers_default())
     interrupted = True
@@ -174,8 +205,13 @@ def open_pool(jobs: Optional[int], dask: Optional[str]) -> Iterator[Pool]:
         pool.close(interrupted)
 
 
-def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tuple[Optional[int], Optional[int]],
-            progress: Optional[Progress] = None) -> list[Outcome]:
+def execute(
+    jobs: list[Job],
+    store: RunStore | None,
+    pool: Pool,
+    limits: tuple[int | None, int | None],
+    progress: Progress | None = None,
+) -> list[Outcome]:
     """Run every job not in `store`; the outcome of each job, in order."""
     by_key: dict[str, list[Job]] = {}  # jobs with the same key are one run
     for job in jobs:
@@ -202,15 +238,21 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
 
     running: dict[Future, list[str]] = {}  # a task: a few runs, one after the other in one worker
     attempts: dict[str, int] = {}
-    unsaved: dict[str, tuple[dict, dict]] = {}  # finished, waiting for the writer: key → (files, metrics)
+    unsaved: dict[
+        str, tuple[dict, dict]
+    ] = {}  # finished, waiting for the writer: key → (files, metrics)
     saving: dict[Future, dict[str, tuple[dict, dict]]] = {}  # the writer's batch, at most one
     unstored = 0  # bytes of the files in `unsaved` and `saving`
-    writer = ThreadPoolExecutor(1, thread_name_prefix="hscc-sweep-store") if store is not None else None
+    writer = (
+        ThreadPoolExecutor(1, thread_name_prefix="hscc-sweep-store") if store is not None else None
+    )
 
     def submit(keys: list[str]) -> None:
         for k in keys:
             attempts[k] = attempts.get(k, 0) + 1
-        running[pool.submit(run_jobs, [by_key[k][0].scenario for k in keys], *limits, store is not None)] = keys
+        running[
+            pool.submit(run_jobs, [by_key[k][0].scenario for k in keys], *limits, store is not None)
+        ] = keys
 
     queue = deque(todo)
     slots = pool.workers * _IN_FLIGHT_PER_WORKER
@@ -220,7 +262,9 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
             while len(running) < slots and unstored < _MAX_UNSTORED_BYTES and queue:
                 submit([queue.popleft() for _ in range(pace.runs_per_task(len(queue), slots))])
             if unsaved and not saving:  # stored at once, all that finished since the last batch
-                saving[writer.submit(store.save, {k: files for k, (files, _) in unsaved.items()})] = dict(unsaved)
+                saving[
+                    writer.submit(store.save, {k: files for k, (files, _) in unsaved.items()})
+                ] = dict(unsaved)
                 unsaved.clear()
             counts.running = min(len(running), pool.workers)
             counts.points_complete = points.complete
@@ -248,16 +292,30 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
                     pool.restart()
                     for k in lost:
                         if attempts[k] < _ATTEMPTS:
-                            submit([k])  # alone: a run that kills its worker takes no other run with it
+                            submit(
+                                [k]
+                            )  # alone: a run that kills its worker takes no other run with it
                         else:
-                            finish(k, Outcome("failed", error=f"its worker died {_ATTEMPTS} times (killed, or out of memory)"))
+                            finish(
+                                k,
+                                Outcome(
+                                    "failed",
+                                    error=f"its worker died {_ATTEMPTS} times (killed, or out of memory)",
+                                ),
+                            )
                     continue
                 except Exception as e:  # the cluster gave up on it, or could not send it
                     for k in keys:
                         if len(keys) > 1 and attempts[k] < _ATTEMPTS:
                             submit([k])  # alone: one run's trouble is not its task-mates'
                         else:
-                            finish(k, Outcome("failed", error=f"the cluster could not run it: {type(e).__name__}: {e}"))
+                            finish(
+                                k,
+                                Outcome(
+                                    "failed",
+                                    error=f"the cluster could not run it: {type(e).__name__}: {e}",
+                                ),
+                            )
                     continue
                 for k, (status, payload, metrics) in zip(keys, results):
                     if status != "ok":
@@ -273,7 +331,9 @@ def execute(jobs: list[Job], store: Optional[RunStore], pool: Pool, limits: tupl
         for fut in running:
             fut.cancel()
         if writer is not None:
-            writer.shutdown(wait=True)  # a batch being stored is finished (atomically) before the sweep returns
+            writer.shutdown(
+                wait=True
+            )  # a batch being stored is finished (atomically) before the sweep returns
     return [outcome[j.key] for j in jobs]
 
 

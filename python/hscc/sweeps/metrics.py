@@ -25,7 +25,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import polars as pl
 
@@ -35,10 +36,23 @@ from hscc.results import FLOWS
 PER_FLOW_LIMIT = 64
 _FLOW_NUMBERS = [k for k, t in FLOWS.items() if t.is_numeric() and k not in ("flow", "spec")]
 _GROUP_SUMS = ("goodput_bps", "share", "retrans", "timeouts", "recoveries", "lost_fast", "signals")
-_LINK = ("utilization", "drops", "drops_queue", "drops_random", "drops_aqm", "marks", "mean_qdelay_s", "p99_qdelay_s",
-         "max_qdelay_s", "mean_queue_pkts", "normalized_occupancy")
+_LINK = (
+    "utilization",
+    "drops",
+    "drops_queue",
+    "drops_random",
+    "drops_aqm",
+    "marks",
+    "mean_qdelay_s",
+    "p99_qdelay_s",
+    "max_qdelay_s",
+    "mean_queue_pkts",
+    "normalized_occupancy",
+)
 _UDP = ("loss_rate", "throughput_bps", "mean_delay_s", "p99_delay_s", "jitter_s")
-_HEADLINE = re.compile(r"^(jain_index|total_goodput_bps|flows\[\d+\]\.goodput_bps|[^.\[]+:fwd\.(utilization|mean_qdelay_s))$")
+_HEADLINE = re.compile(
+    r"^(jain_index|total_goodput_bps|flows\[\d+\]\.goodput_bps|[^.\[]+:fwd\.(utilization|mean_qdelay_s))$"
+)
 
 
 def headline(names: list[str]) -> list[str]:
@@ -51,8 +65,12 @@ def headline(names: list[str]) -> list[str]:
 def row(s: dict, web: Callable[[], pl.DataFrame]) -> dict[str, Any]:
     """The metrics of a run, flat, from its summary (``Result.summary``, summary.json)
     and its web response times (``web()`` gives ``Result.web``; read only when it has web sources)."""
-    out: dict[str, Any] = {"jain_index": s["jain_index"], "total_goodput_bps": s["total_goodput_bps"],
-                           "events": s["events"], "wall_time_s": s["wall_time_s"]}
+    out: dict[str, Any] = {
+        "jain_index": s["jain_index"],
+        "total_goodput_bps": s["total_goodput_bps"],
+        "events": s["events"],
+        "wall_time_s": s["wall_time_s"],
+    }
     sync = s.get("signal_sync")  # absent from runs stored by older versions
     if sync is not None:
         out["signal_events"], out["signal_seen_by_all"] = sync["events"], sync["seen_by_all"]

@@ -20,14 +20,20 @@ def parse_path(path: str) -> list[str | int]:
     """The parts of a path: "flows[1].params.gamma" → ["flows", 1, "params", "gamma"];
     PathError unless it is well formed and names a field of the scenario format."""
     if not isinstance(path, str):
-        raise PathError(f"{path!r} is not a field path (text such as \"topology.bottleneck.loss\")")
+        raise PathError(f'{path!r} is not a field path (text such as "topology.bottleneck.loss")')
     parts: list[str | int] = []
     pos = 0
     while pos < len(path):
         m = _PART.match(path, pos)
-        if m is None or (pos == 0 and path.startswith((".", "["))) or (pos > 0 and m.group(1) and path[pos] != "."):
-            raise PathError(f'"{path}" is not a field path (names joined by "." and list indices in [], '
-                            'e.g. "flows[1].params.gamma")')
+        if (
+            m is None
+            or (pos == 0 and path.startswith((".", "[")))
+            or (pos > 0 and m.group(1) and path[pos] != ".")
+        ):
+            raise PathError(
+                f'"{path}" is not a field path (names joined by "." and list indices in [], '
+                'e.g. "flows[1].params.gamma")'
+            )
         parts.append(m.group(1) if m.group(1) else int(m.group(2)))
         pos = m.end()
     if not parts:
@@ -59,12 +65,14 @@ def put(data: dict, path: str, value: Any) -> None:
         where = _show(parts[:i]) or "the scenario"
         if isinstance(part, int):
             if not isinstance(node, list):
-                raise PathError(f"{where} is not a list; {_show(parts[:i + 1])} cannot be set")
+                raise PathError(f"{where} is not a list; {_show(parts[: i + 1])} cannot be set")
             if part >= len(node):
-                raise PathError(f"{where} has {len(node)} entries (indices 0 to {len(node) - 1}); "
-                                f"{_show(parts[:i + 1])} is not one of them")
+                raise PathError(
+                    f"{where} has {len(node)} entries (indices 0 to {len(node) - 1}); "
+                    f"{_show(parts[: i + 1])} is not one of them"
+                )
         elif not isinstance(node, dict):
-            raise PathError(f"{where} is not a table; {_show(parts[:i + 1])} cannot be set")
+            raise PathError(f"{where} is not a table; {_show(parts[: i + 1])} cannot be set")
         if last:
             node[part] = value
         else:
@@ -74,4 +82,6 @@ def put(data: dict, path: str, value: Any) -> None:
 
 
 def _show(parts: list[str | int]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if k else p) for k, p in enumerate(parts))
+    return "".join(
+        f"[{p}]" if isinstance(p, int) else (f".{p}" if k else p) for k, p in enumerate(parts)
+    )

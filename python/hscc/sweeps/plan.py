@@ -53,8 +53,10 @@ def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = N
     """Check every point (SweepError naming the axis, the point and what is allowed) and list its runs."""
     points = sweep.points()
     checked = [_check(sweep, p, max_memory, max_events) for p in points]
-    columns = {path: _column([lookup(c, path) for c in checked], [dict(p.assign)[path] for p in points])
-               for path in sweep.paths}
+    columns = {
+        path: _column([lookup(c, path) for c in checked], [dict(p.assign)[path] for p in points])
+        for path in sweep.paths
+    }
     jobs = []
     for p, c in zip(points, checked):
         values = sorted((path, columns[path][p.index]) for path in sweep.paths)
@@ -74,8 +76,11 @@ def derive_seed(seed: int, values: list[tuple[str, Any]], replicate: int) -> int
 def cache_key(scenario: dict) -> str:
     """The run's content key (see the module's doc)."""
     numbers = {k: v for k, v in scenario.items() if k not in _LABEL_ONLY}
-    text = json.dumps({"engine": _core.engine_version(), "digest": _core.engine_digest(), "scenario": numbers},
-                      separators=(",", ":"), sort_keys=True)
+    text = json.dumps(
+        {"engine": _core.engine_version(), "digest": _core.engine_digest(), "scenario": numbers},
+        separators=(",", ":"),
+        sort_keys=True,
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -93,7 +98,9 @@ def _check(sweep: Sweep, point: Point, max_memory: int | None, max_events: int |
         raise SweepError(f"{_axis_of(sweep, field)}{point.describe()}: {_reason(e)}") from None
     except ValueError as e:  # the limits: the engine's (message, field, value, allowed)
         field = e.args[1] if len(e.args) == 4 else None
-        raise SweepError(f"{_axis_of(sweep, field)}{point.describe()}: {ScenarioError.from_engine(e).issues[0]}") from None
+        raise SweepError(
+            f"{_axis_of(sweep, field)}{point.describe()}: {ScenarioError.from_engine(e).issues[0]}"
+        ) from None
     return checked
 
 
@@ -104,7 +111,7 @@ def _axis_of(sweep: Sweep, field: str | None) -> str:
         for a in sweep.axes:
             for m in a.members:
                 mine = field_parts(m.path)
-                if parts[:len(mine)] == mine or mine[:len(parts)] == parts:
+                if parts[: len(mine)] == mine or mine[: len(parts)] == parts:
                     return f'axis "{a.name}", '
     return ""
 

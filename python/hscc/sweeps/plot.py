@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
-from typing import Optional
 
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -19,7 +18,9 @@ from hscc.sweeps.metrics import headline
 _MAX_LINES = 12
 
 
-def plot(result, out_dir: str | Path, metrics: Optional[list[str]] = None, overwrite: bool = False) -> list[Path]:
+def plot(
+    result, out_dir: str | Path, metrics: list[str] | None = None, overwrite: bool = False
+) -> list[Path]:
     """Write OUT_DIR/METRIC.png for each metric (default: the headline metrics); returns
     the paths. An existing file is replaced only with `overwrite` (or when `out_dir` is
     the sweep directory's own plots)."""
@@ -28,9 +29,14 @@ def plot(result, out_dir: str | Path, metrics: Optional[list[str]] = None, overw
     metrics = metrics if metrics is not None else headline(result.metrics)
     unknown = [m for m in metrics if m not in result.metrics]
     if unknown:
-        raise ValueError(f"metric {unknown[0]!r} is not in the sweep (one of: {', '.join(result.metrics[:20])}, ...)")
+        raise ValueError(
+            f"metric {unknown[0]!r} is not in the sweep (one of: {', '.join(result.metrics[:20])}, ...)"
+        )
     out_dir = Path(out_dir)
-    own = result.directory is not None and out_dir.resolve() == (Path(result.directory) / "plots").resolve()
+    own = (
+        result.directory is not None
+        and out_dir.resolve() == (Path(result.directory) / "plots").resolve()
+    )
     paths = [out_dir / f"{_file_name(m)}.png" for m in metrics]
     if not (overwrite or own):
         for p in paths:
@@ -56,15 +62,29 @@ def figure(result, stats: pl.DataFrame, metric: str) -> Figure:
     xs_all = stats[x_field].unique(maintain_order=True).to_list()
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_all)
     position = (lambda x: x) if numeric else {x: i for i, x in enumerate(xs_all)}.get
-    groups = stats.partition_by(others, maintain_order=True, as_dict=True) if others else {(): stats}
+    groups = (
+        stats.partition_by(others, maintain_order=True, as_dict=True) if others else {(): stats}
+    )
     for n, (values, part) in enumerate(groups.items()):
         if n == _MAX_LINES:
-            ax.text(0.01, 0.01, f"{len(groups) - _MAX_LINES} more lines not drawn", transform=ax.transAxes, fontsize=8)
+            ax.text(
+                0.01,
+                0.01,
+                f"{len(groups) - _MAX_LINES} more lines not drawn",
+                transform=ax.transAxes,
+                fontsize=8,
+            )
             break
         xs = [position(x) for x in part[x_field].to_list()]
         mean = part["mean"].to_list()
-        low = [m - lo if lo is not None and m is not None else 0 for m, lo in zip(mean, part["ci_low"].to_list())]
-        high = [hi - m if hi is not None and m is not None else 0 for m, hi in zip(mean, part["ci_high"].to_list())]
+        low = [
+            m - lo if lo is not None and m is not None else 0
+            for m, lo in zip(mean, part["ci_low"].to_list())
+        ]
+        high = [
+            hi - m if hi is not None and m is not None else 0
+            for m, hi in zip(mean, part["ci_high"].to_list())
+        ]
         label = ", ".join(f"{f} = {v}" for f, v in zip(others, values)) or None
         ax.errorbar(xs, mean, yerr=[low, high], marker="o", capsize=3, label=label)
     if numeric:
@@ -76,7 +96,11 @@ def figure(result, stats: pl.DataFrame, metric: str) -> Figure:
     ax.set_xlabel(x_field)
     ax.set_ylabel(metric)
     n_runs = stats["n"].max() if stats.height else 0
-    ax.set_title(f"{metric}: mean of {n_runs} run{'s' if n_runs != 1 else ''} per point" + (", 95 % CI" if n_runs and n_runs > 1 else ""), fontsize=10)
+    ax.set_title(
+        f"{metric}: mean of {n_runs} run{'s' if n_runs != 1 else ''} per point"
+        + (", 95 % CI" if n_runs and n_runs > 1 else ""),
+        fontsize=10,
+    )
     ax.grid(True, alpha=0.3)
     if others:
         ax.legend(fontsize=8)

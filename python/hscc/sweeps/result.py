@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import polars as pl
 
@@ -15,8 +15,14 @@ from hscc.sweeps.plan import Plan
 from hscc.sweeps.store import RunStore
 
 # The columns every row has before the swept fields and the metrics (see `SweepResult.points`).
-RUN_COLUMNS = {"point": pl.UInt32, "replicate": pl.UInt32, "seed": pl.UInt64, "status": pl.String,
-               "error": pl.String, "run": pl.String}
+RUN_COLUMNS = {
+    "point": pl.UInt32,
+    "replicate": pl.UInt32,
+    "seed": pl.UInt64,
+    "status": pl.String,
+    "error": pl.String,
+    "run": pl.String,
+}
 
 
 class SweepResult:
@@ -30,8 +36,13 @@ class SweepResult:
     metrics (``hscc.sweeps.metrics``; null for a failed run).
     """
 
-    def __init__(self, points: pl.DataFrame, axes: list[list[str]], store: Optional[RunStore] = None,
-                 directory: Optional[Path] = None):
+    def __init__(
+        self,
+        points: pl.DataFrame,
+        axes: list[list[str]],
+        store: RunStore | None = None,
+        directory: Path | None = None,
+    ):
         self.points, self.axes, self.store, self.directory = points, axes, store, directory
 
     @property
@@ -64,24 +75,46 @@ class SweepResult:
         ``mean``, ``std`` (sample standard deviation), ``ci_low`` and ``ci_high`` (Student-t
         interval of the mean at `confidence`; null below 2 runs)."""
         if not 0 < confidence < 1:
-            raise ValueError(f"confidence: {confidence} is not allowed (between 0 and 1, e.g. 0.95)")
+            raise ValueError(
+                f"confidence: {confidence} is not allowed (between 0 and 1, e.g. 0.95)"
+            )
         numeric = [c for c in self.metrics if self.points.schema[c].is_numeric()]
         keys = ["point", *self.fields]
         ok = self.points.filter(pl.col("status") != "failed")
         if not numeric or ok.is_empty():
-            return pl.DataFrame(schema={**{k: self.points.schema[k] for k in keys}, "metric": pl.String, "n": pl.UInt32,
-                                        "mean": pl.Float64, "std": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64})
-        long = ok.select(keys + numeric).with_columns(pl.col(numeric).cast(pl.Float64)).unpivot(
-            index=keys, on=numeric, variable_name="metric", value_name="value")
+            return pl.DataFrame(
+                schema={
+                    **{k: self.points.schema[k] for k in keys},
+                    "metric": pl.String,
+                    "n": pl.UInt32,
+                    "mean": pl.Float64,
+                    "std": pl.Float64,
+                    "ci_low": pl.Float64,
+                    "ci_high": pl.Float64,
+                }
+            )
+        long = (
+            ok.select(keys + numeric)
+            .with_columns(pl.col(numeric).cast(pl.Float64))
+            .unpivot(index=keys, on=numeric, variable_name="metric", value_name="value")
+        )
         stats = long.group_by(keys + ["metric"], maintain_order=True).agg(
             pl.col("value").drop_nulls().len().cast(pl.UInt32).alias("n"),
             pl.col("value").mean().alias("mean"),
             pl.col("value").std(ddof=1).alias("std"),
         )
-        half = pl.Series([t_quantile(confidence, n - 1) for n in stats["n"]], dtype=pl.Float64) * stats["std"] / stats["n"].cast(pl.Float64).sqrt()
-        return stats.with_columns((pl.col("mean") - half).alias("ci_low"), (pl.col("mean") + half).alias("ci_high")).sort(["point"], maintain_order=True)
+        half = (
+            pl.Series([t_quantile(confidence, n - 1) for n in stats["n"]], dtype=pl.Float64)
+            * stats["std"]
+            / stats["n"].cast(pl.Float64).sqrt()
+        )
+        return stats.with_columns(
+            (pl.col("mean") - half).alias("ci_low"), (pl.col("mean") + half).alias("ci_high")
+        ).sort(["point"], maintain_order=True)
 
-    def plot(self, out_dir: str | Path, metrics: Optional[list[str]] = None, overwrite: bool = False) -> list[Path]:
+    def plot(
+        self, out_dir: str | Path, metrics: list[str] | None = None, overwrite: bool = False
+    ) -> list[Path]:
         """One PNG per metric against the first axis (see `hscc.sweeps.plot`)."""
         from hscc.sweeps.plot import plot
 
@@ -93,16 +126,32 @@ class SweepResult:
         return f"<hscc.SweepResult {n} runs over {' × '.join(m[0] for m in self.axes) or 'no axes'}{f', {failed} failed' if failed else ''}>"
 
     @classmethod
-    def from_outcomes(cls, plan: Plan, outcomes: list[Outcome], store: Optional[RunStore], directory: Optional[Path] = None) -> "SweepResult":
+    def from_outcomes(
+        cls,
+        plan: Plan,
+        outcomes: list[Outcome],
+        store: RunStore | None,
+        directory: Path | None = None,
+    ) -> SweepResult:
         rows: list[dict[str, Any]] = []
         for job, o in zip(plan.jobs, outcomes):
-            row = {"point": job.point, "replicate": job.replicate, "seed": job.seed, "status": o.status,
-                   "error": o.error, "run": job.key if o.status != "failed" else None}
+            row = {
+                "point": job.point,
+                "replicate": job.replicate,
+                "seed": job.seed,
+                "status": o.status,
+                "error": o.error,
+                "run": job.key if o.status != "failed" else None,
+            }
             row.update({path: col[job.point] for path, col in plan.columns.items()})
             row.update(o.metrics or {})
             rows.append(row)
         schema = dict(RUN_COLUMNS)
-        frame = pl.from_dicts(rows, schema_overrides=schema, infer_schema_length=None) if rows else pl.DataFrame(schema=schema)
+        frame = (
+            pl.from_dicts(rows, schema_overrides=schema, infer_schema_length=None)
+            if rows
+            else pl.DataFrame(schema=schema)
+        )
         axes = [[m.path for m in a.members] for a in plan.sweep.axes]
         return cls(frame, axes, store, directory)
 
@@ -112,6 +161,8 @@ def t_quantile(confidence: float, df: int) -> float:
     """The two-sided Student-t quantile for `df` degrees of freedom (NaN below 1)."""
     if df < 1:
         return math.nan
-    from scipy.special import stdtrit  # the t distribution's inverse CDF (lighter to import than scipy.stats)
+    from scipy.special import (
+        stdtrit,
+    )  # the t distribution's inverse CDF (lighter to import than scipy.stats)
 
     return float(stdtrit(df, 0.5 + confidence / 2))

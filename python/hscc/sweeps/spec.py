@@ -85,7 +85,9 @@ class Sweep:
     seed: int = 0
     description: str | None = None
     source: str | None = None
-    text: str | None = field(default=None, compare=False)  # the sweep file as read, for the manifest
+    text: str | None = field(
+        default=None, compare=False
+    )  # the sweep file as read, for the manifest
 
     @property
     def paths(self) -> list[str]:
@@ -96,7 +98,9 @@ class Sweep:
         ranges = [range(len(a)) for a in self.axes]
         out = []
         for i, combo in enumerate(itertools.product(*ranges)):
-            assign = tuple((m.path, m.values[k]) for a, k in zip(self.axes, combo) for m in a.members)
+            assign = tuple(
+                (m.path, m.values[k]) for a, k in zip(self.axes, combo) for m in a.members
+            )
             out.append(Point(i, assign))
         return out
 
@@ -115,7 +119,9 @@ def load(path: str | Path) -> Sweep:
         with open(path, "rb") as f:
             raw = f.read(MAX_FILE_BYTES + 1)
         if len(raw) > MAX_FILE_BYTES:
-            raise SweepError(f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; a sweep file is a few kB")
+            raise SweepError(
+                f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; a sweep file is a few kB"
+            )
         text = raw.decode("utf-8")
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as e:
@@ -128,7 +134,9 @@ def load(path: str | Path) -> Sweep:
     return parse(data, source=str(path), text=text)
 
 
-def parse(data: dict, base: Any = None, source: str | None = None, text: str | None = None) -> Sweep:
+def parse(
+    data: dict, base: Any = None, source: str | None = None, text: str | None = None
+) -> Sweep:
     """A Sweep from a sweep file's data (or the same keys from Python); `base` (a Scenario,
     a scenario file or a dict) stands in for the data's "base" key."""
     where = f"{source}: " if source else ""
@@ -145,14 +153,20 @@ def parse(data: dict, base: Any = None, source: str | None = None, text: str | N
     for a in axes:
         for m in a.members:
             if m.path in seen:
-                raise SweepError(f"{where}axes.{a.name}: {m.path} is already swept by axis {seen[m.path]!r}")
+                raise SweepError(
+                    f"{where}axes.{a.name}: {m.path} is already swept by axis {seen[m.path]!r}"
+                )
             seen[m.path] = a.name
     runs = math.prod(len(a) for a in axes) * replicates
     if runs > MAX_RUNS:
-        raise SweepError(f"{where}the sweep has {runs} runs (points × replicates); at most {MAX_RUNS} are allowed")
+        raise SweepError(
+            f"{where}the sweep has {runs} runs (points × replicates); at most {MAX_RUNS} are allowed"
+        )
     name = data.get("name")
     if name is not None and (not isinstance(name, str) or not name or safe_file_name(name) != name):
-        raise SweepError(f"{where}name: {show(name)} is not allowed (a non-empty name usable as a file name)")
+        raise SweepError(
+            f"{where}name: {show(name)} is not allowed (a non-empty name usable as a file name)"
+        )
     if name is None:
         name = safe_file_name(Path(source).stem) if source else scenario.name
     description = data.get("description")
@@ -164,7 +178,9 @@ def parse(data: dict, base: Any = None, source: str | None = None, text: str | N
 
 def _base(base: Any, source: str | None, where: str) -> Scenario:
     if base is None:
-        raise SweepError(f'{where}base: missing (a scenario file, e.g. base = "scenario.toml", or an inline [base] table)')
+        raise SweepError(
+            f'{where}base: missing (a scenario file, e.g. base = "scenario.toml", or an inline [base] table)'
+        )
     try:
         if isinstance(base, Scenario):
             return base
@@ -177,7 +193,9 @@ def _base(base: Any, source: str | None, where: str) -> Scenario:
             return Scenario.parse(base, source)
     except ScenarioError as e:
         raise SweepError(f"{where}base: {e}") from None
-    raise SweepError(f"{where}base: {show(base)} is not allowed (a scenario file name or an inline [base] table)")
+    raise SweepError(
+        f"{where}base: {show(base)} is not allowed (a scenario file name or an inline [base] table)"
+    )
 
 
 def _axes(axes: Any, where: str) -> list[Axis]:
@@ -188,7 +206,9 @@ def _axes(axes: Any, where: str) -> list[Axis]:
         at = f"{where}axes.{name}"
         if isinstance(spec, dict) and "zip" in spec:
             if set(spec) != {"zip"} or not isinstance(spec["zip"], dict) or not spec["zip"]:
-                raise SweepError(f"{at}: a zipped axis is {{ zip = {{ path = values, ... }} }} and nothing else")
+                raise SweepError(
+                    f"{at}: a zipped axis is {{ zip = {{ path = values, ... }} }} and nothing else"
+                )
             members = tuple(_member(p, v, f"{at}.zip.{p}") for p, v in spec["zip"].items())
             lengths = {m.path: len(m.values) for m in members}
             if len(set(lengths.values())) > 1:
@@ -209,14 +229,18 @@ def _member(path: str, spec: Any, at: str) -> Member:
         kinds = [k for k in ("values", *_RANGES) if k in spec]
         extra = [k for k in spec if k not in ("values", "steps", *_RANGES)]
         if len(kinds) != 1 or extra or ("steps" in spec) != (kinds[0] in _RANGES):
-            raise SweepError(f"{at}: {show(spec)} is not allowed (a list of values, {{ values = [...] }}, "
-                             "{ linspace = [a, b], steps = n } or { logspace = [a, b], steps = n })")
+            raise SweepError(
+                f"{at}: {show(spec)} is not allowed (a list of values, {{ values = [...] }}, "
+                "{ linspace = [a, b], steps = n } or { logspace = [a, b], steps = n })"
+            )
         if kinds[0] == "values":
             spec = spec["values"]
         else:
             return Member(path, _range(kinds[0], spec[kinds[0]], spec["steps"], path, at))
     if not isinstance(spec, list) or not spec:
-        raise SweepError(f"{at}: {show(spec)} is not allowed (a non-empty list of values, or a range)")
+        raise SweepError(
+            f"{at}: {show(spec)} is not allowed (a non-empty list of values, or a range)"
+        )
     return Member(path, tuple(spec))
 
 
@@ -230,7 +254,9 @@ def _range(kind: str, ends: Any, steps: Any, path: str, at: str) -> tuple[Any, .
     if n == 1 and a != b:
         raise SweepError(f"{at}.steps: 1 is not allowed when the ends differ (at least 2 steps)")
     if kind == "logspace" and (a <= 0 or b <= 0):
-        raise SweepError(f"{at}.logspace: {show(ends[0])}, {show(ends[1])} is not allowed (positive ends)")
+        raise SweepError(
+            f"{at}.logspace: {show(ends[0])}, {show(ends[1])} is not allowed (positive ends)"
+        )
     if n == 1:
         return (a,)
     if kind == "linspace":
@@ -241,7 +267,9 @@ def _range(kind: str, ends: Any, steps: Any, path: str, at: str) -> tuple[Any, .
     values[0], values[-1] = a, b  # the ends exactly as given, without rounding
     if value_kind(path) == "integer":  # a whole-number field: the steps must be whole too
         if any(abs(v - round(v)) > 1e-9 * max(1, abs(v)) for v in values):
-            raise SweepError(f"{at}: {n} steps from {a} to {b} are not whole numbers, which this field needs")
+            raise SweepError(
+                f"{at}: {n} steps from {a} to {b} are not whole numbers, which this field needs"
+            )
         values = [int(round(v)) for v in values]
     return tuple(values)
 
@@ -254,7 +282,12 @@ def _quantity(path: str, value: Any, at: str) -> int | float:
     if not isinstance(value, str):
         return value
     kind = value_kind(path)
-    readers = {"time": units.seconds, "rate": units.rate, "size": units.size, "probability": units.probability}
+    readers = {
+        "time": units.seconds,
+        "rate": units.rate,
+        "size": units.size,
+        "probability": units.probability,
+    }
     if kind in readers:
         try:
             return readers[kind](value)
@@ -263,12 +296,16 @@ def _quantity(path: str, value: Any, at: str) -> int | float:
     try:
         return int(value) if value.strip().lstrip("+-").isdigit() else float(value)
     except ValueError:
-        raise SweepError(f"{at}: {show(value)} is not allowed (a number: {path} has no unit)") from None
+        raise SweepError(
+            f"{at}: {show(value)} is not allowed (a number: {path} has no unit)"
+        ) from None
 
 
 def _whole(value: Any, key: str, lo: int, hi: int, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise SweepError(f"{where}{key}: {show(value)} is not allowed (a whole number from {lo} to {hi})")
+        raise SweepError(
+            f"{where}{key}: {show(value)} is not allowed (a whole number from {lo} to {hi})"
+        )
     return value
 
 

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Optional
 
 import polars as pl
 
@@ -38,7 +37,7 @@ PLOTS = "plots"
 OWNED = {"manifest.json", "points.parquet", "summary.parquet", RUNS, PLOTS}
 
 
-def read_manifest(directory: Path) -> Optional[dict]:
+def read_manifest(directory: Path) -> dict | None:
     """The manifest of a sweep directory, or None if `directory` is not one."""
     manifest = json_manifest(directory)
     if manifest is not None and manifest.get("kind") == KIND and manifest.get("format") == FORMAT:
@@ -54,10 +53,18 @@ def check(directory: Path) -> None:
         raise RunDirError(f"{directory} exists and is not a directory; refusing to use it")
     if directory.is_dir() and any(directory.iterdir()):
         if read_manifest(directory) is None:
-            raise RunDirError(f"{directory} exists and is not an hscc sweep directory; refusing to write into it")
-        foreign = sorted(p.name for p in directory.iterdir() if p.name not in OWNED and not p.name.startswith("."))
+            raise RunDirError(
+                f"{directory} exists and is not an hscc sweep directory; refusing to write into it"
+            )
+        foreign = sorted(
+            p.name
+            for p in directory.iterdir()
+            if p.name not in OWNED and not p.name.startswith(".")
+        )
         if foreign:
-            raise RunDirError(f"{directory} holds files hscc did not write ({', '.join(foreign[:5])}); refusing to write into it")
+            raise RunDirError(
+                f"{directory} holds files hscc did not write ({', '.join(foreign[:5])}); refusing to write into it"
+            )
 
 
 def prepare(directory: Path, sweep: Sweep, axes_columns: list[list[str]], runs: int) -> RunStore:
@@ -70,19 +77,32 @@ def prepare(directory: Path, sweep: Sweep, axes_columns: list[list[str]], runs: 
         (directory / RUNS).mkdir(exist_ok=True)
         clean_stale(directory / RUNS)  # half-written runs of a killed sweep
     except OSError as e:
-        raise RunDirError(f"{directory}: cannot write a sweep directory there ({e.strerror or e})") from None
+        raise RunDirError(
+            f"{directory}: cannot write a sweep directory there ({e.strerror or e})"
+        ) from None
     return RunStore(directory / RUNS)
 
 
-def write_manifest(directory: Path, sweep: Sweep, axes_columns: list[list[str]], runs: int, failed: Optional[int]) -> None:
+def write_manifest(
+    directory: Path, sweep: Sweep, axes_columns: list[list[str]], runs: int, failed: int | None
+) -> None:
     manifest = {
-        "kind": KIND, "format": FORMAT, "name": sweep.name, "description": sweep.description,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "kind": KIND,
+        "format": FORMAT,
+        "name": sweep.name,
+        "description": sweep.description,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         **provenance.environment(),
-        "sweep_file": sweep.source, "sweep": sweep.text, "axes": axes_columns,
+        "sweep_file": sweep.source,
+        "sweep": sweep.text,
+        "axes": axes_columns,
         "values": {m.path: list(m.values) for a in sweep.axes for m in a.members},
-        "replicates": sweep.replicates, "seed": sweep.seed, "base": sweep.base, "runs": runs,
-        "complete": failed is not None, "failed": failed,
+        "replicates": sweep.replicates,
+        "seed": sweep.seed,
+        "base": sweep.base,
+        "runs": runs,
+        "complete": failed is not None,
+        "failed": failed,
     }
     write_bytes(directory / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
 
@@ -102,7 +122,9 @@ def load(directory: str | Path) -> SweepResult:
     if manifest is None:
         raise RunDirError(f"{directory} is not an hscc sweep directory (no sweep manifest.json)")
     if not manifest.get("complete") or not (directory / "points.parquet").is_file():
-        raise RunDirError(f"{directory}: the sweep did not finish; run it again with the same --out to resume it")
+        raise RunDirError(
+            f"{directory}: the sweep did not finish; run it again with the same --out to resume it"
+        )
     try:
         points = pl.read_parquet(directory / "points.parquet")
     except (OSError, pl.exceptions.PolarsError) as e:

@@ -16,7 +16,9 @@ from hscc.scenario import Scenario
 from hscc.sweeps import metrics
 
 
-def run_job(scenario: dict, max_memory: int | None, max_events: int | None, files: bool) -> tuple[str, Any, Any]:
+def run_job(
+    scenario: dict, max_memory: int | None, max_events: int | None, files: bool
+) -> tuple[str, Any, Any]:
     """("ok", the run directory's files if `files` else None, metrics row) or ("failed", message, None).
 
     `scenario` is in the checked form the sweep's plan made (`Scenario.to_dict()`), so it
@@ -28,7 +30,9 @@ def run_job(scenario: dict, max_memory: int | None, max_events: int | None, file
     return "ok", result.files() if files else None, metrics.row(result.summary, lambda: result.web)
 
 
-def run_jobs(scenarios: list[dict], max_memory: int | None, max_events: int | None, files: bool) -> list[tuple[str, Any, Any]]:
+def run_jobs(
+    scenarios: list[dict], max_memory: int | None, max_events: int | None, files: bool
+) -> list[tuple[str, Any, Any]]:
     """`run_job` for each of a task's scenarios, in order (short runs go a few to a task)."""
     return [run_job(s, max_memory, max_events, files) for s in scenarios]
 
@@ -42,7 +46,9 @@ def die_with_sweep(sweep_pid: int) -> None:
         fd = os.pidfd_open(sweep_pid)
     except (AttributeError, OSError):
         return  # not Linux ≥ 5.3: the pool's own pipes end the worker when it next asks for work
-    threading.Thread(target=_exit_when_readable, args=(fd,), daemon=True, name="hscc-sweep-watch").start()
+    threading.Thread(
+        target=_exit_when_readable, args=(fd,), daemon=True, name="hscc-sweep-watch"
+    ).start()
 
 
 def _exit_when_readable(fd: int) -> None:

@@ -22,7 +22,11 @@ HERE = Path(__file__).parent
 
 def cache_dir() -> Path:
     env = os.environ.get("HSCC_TESTBED_BUILD")
-    return Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hscc" / "testbed"
+    return (
+        Path(env)
+        if env
+        else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hscc" / "testbed"
+    )
 
 
 def _compile(source: Path, stem: str, cmd: list[str], extra: str = "") -> Path:
@@ -32,7 +36,13 @@ def _compile(source: Path, stem: str, cmd: list[str], extra: str = "") -> Path:
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
-    r = subprocess.run([*cmd, "-o", str(tmp), str(source)], capture_output=True, text=True, timeout=120, check=False)
+    r = subprocess.run(
+        [*cmd, "-o", str(tmp), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     if r.returncode != 0:
         tmp.unlink(missing_ok=True)
         raise TestbedError(f"building {source.name} failed:\n{r.stderr.strip()}")
@@ -48,12 +58,23 @@ def delay_line() -> Path:
 def _bpf_flags() -> list[str]:
     arch = os.uname().machine.replace("x86_64", "x86").replace("aarch64", "arm64")
     # -mcpu=v3: atomic fetch-and-add (the packet and drop counters).
-    return ["clang", "-O2", "-g", "-target", "bpf", "-mcpu=v3", f"-D__TARGET_ARCH_{arch}", f"-I/usr/include/{os.uname().machine}-linux-gnu"]
+    return [
+        "clang",
+        "-O2",
+        "-g",
+        "-target",
+        "bpf",
+        "-mcpu=v3",
+        f"-D__TARGET_ARCH_{arch}",
+        f"-I/usr/include/{os.uname().machine}-linux-gnu",
+    ]
 
 
 def _need_clang(what: str) -> None:
     if shutil.which("clang") is None:
-        raise TestbedError(f"{what} needs clang to build its BPF program (apt-get install clang libbpf-dev)")
+        raise TestbedError(
+            f"{what} needs clang to build its BPF program (apt-get install clang libbpf-dev)"
+        )
 
 
 def loss_program() -> Path:
@@ -66,16 +87,25 @@ def recovery_program() -> Path:
     """The loss-recovery counter's object, built against this kernel's types (vmlinux.h from its BTF)."""
     _need_clang("the per-flow recovery counter")
     if shutil.which("bpftool") is None or not BTF.exists():
-        raise TestbedError(f"the per-flow recovery counter needs bpftool and the kernel's BTF ({BTF})")
+        raise TestbedError(
+            f"the per-flow recovery counter needs bpftool and the kernel's BTF ({BTF})"
+        )
     btf = hashlib.sha256(BTF.read_bytes()).hexdigest()[:12]
     headers = cache_dir() / f"vmlinux-{btf}"
     if not (headers / "vmlinux.h").exists():
         headers.mkdir(parents=True, exist_ok=True)
         tmp = headers / f"vmlinux.h.{os.getpid()}.tmp"
-        r = subprocess.run(["bpftool", "btf", "dump", "file", str(BTF), "format", "c"], capture_output=True, text=True,
-                           timeout=120, check=False)
+        r = subprocess.run(
+            ["bpftool", "btf", "dump", "file", str(BTF), "format", "c"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         if r.returncode != 0:
             raise TestbedError(f"bpftool could not dump the kernel's types: {r.stderr.strip()}")
         tmp.write_text(r.stdout)
         os.replace(tmp, headers / "vmlinux.h")
-    return _compile(HERE / "recovery.bpf.c", "recovery", [*_bpf_flags(), f"-I{headers}", "-c"], extra=btf)
+    return _compile(
+        HERE / "recovery.bpf.c", "recovery", [*_bpf_flags(), f"-I{headers}", "-c"], extra=btf
+    )

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, err, fail as _fail, out
+from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, err, out
+from hscc.console import fail as _fail
 from hscc.errors import ScenarioError
 from hscc.kernel.programs import KernelError
 from hscc.rundir import RunDirError
@@ -32,10 +33,35 @@ testbed_app = typer.Typer(
 @testbed_app.command("run", epilog=EXIT_CODES)
 def run_(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Run directory to write; must not exist or be empty.", show_default=False)],
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the previous run in --out (never anything hscc did not write).")] = False,
-    bpf: Annotated[bool, typer.Option("--bpf", help="Run reno and cubic as hscc's eBPF programs (hscc_reno, hscc_cubic) instead of the kernel's own.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table; print only the run directory.")] = False,
+    out_dir: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Run directory to write; must not exist or be empty.",
+            show_default=False,
+        ),
+    ],
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace the previous run in --out (never anything hscc did not write).",
+        ),
+    ] = False,
+    bpf: Annotated[
+        bool,
+        typer.Option(
+            "--bpf",
+            help="Run reno and cubic as hscc's eBPF programs (hscc_reno, hscc_cubic) instead of the kernel's own.",
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No progress bar and no table; print only the run directory."
+        ),
+    ] = False,
 ) -> None:
     """Run SCENARIO on the kernel in real time (its duration in wall-clock seconds) and write its run directory."""
     from hscc import load, report
@@ -44,15 +70,24 @@ def run_(
 
     try:
         sc = Scenario.from_toml(scenario)
-        with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), TimeElapsedColumn(),
-                      console=err, disable=quiet, transient=True) as progress:
+        with Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            disable=quiet,
+            transient=True,
+        ) as progress:
             task = progress.add_task("kernel run", total=sc.duration)
             run(sc, out_dir, overwrite, bpf, lambda t: progress.update(task, completed=t))
         result = load(out_dir)
     except (ScenarioError, TestbedError, RunDirError) as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except KeyboardInterrupt:
-        raise _fail(INTERRUPTED, "interrupted; the namespaces, processes and registrations of this run are removed, nothing written") from None
+        raise _fail(
+            INTERRUPTED,
+            "interrupted; the namespaces, processes and registrations of this run are removed, nothing written",
+        ) from None
     except (KernelError, OSError) as e:
         raise _fail(FAILED, f"kernel run failed: {e}") from None
     if quiet:
@@ -63,10 +98,20 @@ def run_(
     for note in kernel["builtin_differences"]:
         err.print(Text.assemble(("note:", "bold"), " ", note), soft_wrap=True)
     if kernel["recovery_counter"]["unavailable"]:
-        err.print(Text.assemble(("note:", "bold"), " per-flow recoveries are null: ", kernel["recovery_counter"]["unavailable"]), soft_wrap=True)
+        err.print(
+            Text.assemble(
+                ("note:", "bold"),
+                " per-flow recoveries are null: ",
+                kernel["recovery_counter"]["unavailable"],
+            ),
+            soft_wrap=True,
+        )
     for flag in kernel["flags"]:
         err.print(Text.assemble(("warning:", "bold yellow"), " ", flag), soft_wrap=True)
-    out.print(f"results: {out_dir}/  (plot: hscc plot {out_dir}; against the simulator: hscc compare SIM_DIR {out_dir})", soft_wrap=True)
+    out.print(
+        f"results: {out_dir}/  (plot: hscc plot {out_dir}; against the simulator: hscc compare SIM_DIR {out_dir})",
+        soft_wrap=True,
+    )
 
 
 @testbed_app.command("limits", epilog=EXIT_CODES)
@@ -79,24 +124,49 @@ def limits_() -> None:
     except TestbedError as e:
         raise _fail(FAILED, str(e)) from None
     t = p["timer_probe_1ms"]
-    out.print(f"bottleneck rate: at most {limits.max_rate() / 1e6:g} Mbit/s\n"
-              f"rate × longest base RTT: at most {limits.max_bdp() / 1e6:g} Mbit\n"
-              f"a run is flagged when the delay line stalls over {limits.STALL_BOUND_S * 1e3:g} ms or sends over "
-              f"{limits.LATE_SHARE_BOUND:.0%} of its packets more than 1 ms late\n"
-              f"CLOCK_MONOTONIC resolution: {p['clock_res_ns']} ns\n"
-              f"1 ms sleeps of the delay line ({'real time' if p['realtime'] else 'NOT real time: run as root'}): "
-              f"{t['median_late_us']:g} µs late at the median, {t['max_late_us']:g} µs at most (200 sleeps, now)", soft_wrap=True)
+    out.print(
+        f"bottleneck rate: at most {limits.max_rate() / 1e6:g} Mbit/s\n"
+        f"rate × longest base RTT: at most {limits.max_bdp() / 1e6:g} Mbit\n"
+        f"a run is flagged when the delay line stalls over {limits.STALL_BOUND_S * 1e3:g} ms or sends over "
+        f"{limits.LATE_SHARE_BOUND:.0%} of its packets more than 1 ms late\n"
+        f"CLOCK_MONOTONIC resolution: {p['clock_res_ns']} ns\n"
+        f"1 ms sleeps of the delay line ({'real time' if p['realtime'] else 'NOT real time: run as root'}): "
+        f"{t['median_late_us']:g} µs late at the median, {t['max_late_us']:g} µs at most (200 sleeps, now)",
+        soft_wrap=True,
+    )
 
 
 def compare(
-    run_a: Annotated[Path, typer.Argument(metavar="DIR_A", help="A run directory (e.g. `hscc run`'s).", show_default=False)],
-    run_b: Annotated[Path, typer.Argument(metavar="DIR_B", help="Another (e.g. `hscc testbed run`'s); ratios are B / A.", show_default=False)],
-    plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Also draw both runs' goodput and cwnd on the same axes to this file (.png or .svg).", show_default=False)] = None,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing --plot file.")] = False,
+    run_a: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DIR_A", help="A run directory (e.g. `hscc run`'s).", show_default=False
+        ),
+    ],
+    run_b: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DIR_B",
+            help="Another (e.g. `hscc testbed run`'s); ratios are B / A.",
+            show_default=False,
+        ),
+    ],
+    plot_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="Also draw both runs' goodput and cwnd on the same axes to this file (.png or .svg).",
+            show_default=False,
+        ),
+    ] = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace an existing --plot file.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
     """Two runs side by side: per-flow goodput, retransmissions, recoveries and timeouts, Jain's index, queuing delay and loss, and each flow's window cuts (first cut, sawtooth period), with ratios B / A."""
-    from hscc import compare as cmp, load
+    from hscc import compare as cmp
+    from hscc import load
 
     try:
         a, b = load(run_a), load(run_b)
@@ -112,7 +182,13 @@ def compare(
     if as_json:
         out.print_json(json.dumps(c.to_dict()))
         return
-    table = Table("", f"A: {_engine(a, run_a)}", f"B: {_engine(b, run_b)}", "B / A", title=f"{run_a} vs {run_b}")
+    table = Table(
+        "",
+        f"A: {_engine(a, run_a)}",
+        f"B: {_engine(b, run_b)}",
+        "B / A",
+        title=f"{run_a} vs {run_b}",
+    )
     for r in c.flows:
         table.add_row(f"goodput {r.what} (Mbit/s)", _num(r.a, 1e6), _num(r.b, 1e6), _num(r.ratio))
     for r in c.counters:
@@ -125,7 +201,9 @@ def compare(
         table.add_row(r.what, _num(r.a), _num(r.b), _num(r.ratio))
     out.print(table)
     if c.unmatched:
-        err.print(f"{c.unmatched} flows are in only one of the runs and not compared", soft_wrap=True)
+        err.print(
+            f"{c.unmatched} flows are in only one of the runs and not compared", soft_wrap=True
+        )
     if plot_file is not None:
         out.print(f"wrote {plot_file}", soft_wrap=True)
 

@@ -44,7 +44,17 @@ SO_COOKIE = 57  # include/uapi/asm-generic/socket.h: the socket's cookie, as BPF
 POLL_S = 0.02  # how often a blocked sender looks at the clock
 READ_EVERY_S = 0.005  # a receiver reads at least this often, whatever its SO_RCVLOWAT
 LINGER_S = 5.0  # how long the receiver waits at the end for the senders to close
-SAMPLED = ("snd_cwnd", "rtt_us", "delivery_rate", "total_retrans", "bytes_acked", "snd_ssthresh", "ca_state", "notsent_bytes", "app_limited")
+SAMPLED = (
+    "snd_cwnd",
+    "rtt_us",
+    "delivery_rate",
+    "total_retrans",
+    "bytes_acked",
+    "snd_ssthresh",
+    "ca_state",
+    "notsent_bytes",
+    "app_limited",
+)
 
 
 def sleep_until(t: float) -> None:
@@ -63,7 +73,10 @@ def grid(cfg: dict) -> list[float]:
 def send(cfg: dict) -> dict:
     t0, end = cfg["t0"], cfg["t0"] + cfg["end"]
     socks: dict[int, socket.socket] = {}
-    out = {f["flow"]: {"flow": f["flow"], "cc": None, "error": None, "samples": [], "final": None} for f in cfg["flows"]}
+    out = {
+        f["flow"]: {"flow": f["flow"], "cc": None, "error": None, "samples": [], "final": None}
+        for f in cfg["flows"]
+    }
 
     def flow(f: dict) -> None:
         rec = out[f["flow"]]
@@ -75,7 +88,9 @@ def send(cfg: dict) -> dict:
             s.bind((f["src"], 0))
             s.settimeout(5)
             s.connect((f["dst"], cfg["port"]))
-            rec["cc"] = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
+            rec["cc"] = (
+                s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
+            )
             rec["connected_s"] = time.monotonic() - t0
             rec["cookie"] = struct.unpack("=Q", s.getsockopt(socket.SOL_SOCKET, SO_COOKIE, 8))[0]
             s.sendall(HEADER.pack(f["flow"]))
@@ -88,10 +103,12 @@ def send(cfg: dict) -> dict:
             while left > 0 and time.monotonic() < stop:
                 try:
                     left -= s.send(buf[: int(min(CHUNK, left))])
-                except (socket.timeout, BlockingIOError):
+                except (TimeoutError, BlockingIOError):
                     pass
         except OSError as e:
-            if time.monotonic() < t0 + f["stop"]:  # at the stop, a receiver that has finished may reset it
+            if (
+                time.monotonic() < t0 + f["stop"]
+            ):  # at the stop, a receiver that has finished may reset it
                 rec["error"] = f"flow {f['flow']} ({f['src']} -> {f['dst']}, {f['cc']}): {e}"
 
     threads = [threading.Thread(target=flow, args=(f,), daemon=True) for f in cfg["flows"]]
@@ -111,7 +128,9 @@ def send(cfg: dict) -> dict:
     for i, s in list(socks.items()):
         try:
             out[i]["final"] = tcp_info(s)
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset: nothing lingers
+            s.setsockopt(
+                socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+            )  # reset: nothing lingers
             s.close()
         except OSError:
             pass
@@ -149,7 +168,9 @@ def receive(cfg: dict) -> dict:
             readable.register(conn, select.POLLIN)
             try:
                 while True:  # until the sender closes or resets
-                    readable.poll(READ_EVERY_S * 1000)  # lowat bytes, the end, or time to read anyway
+                    readable.poll(
+                        READ_EVERY_S * 1000
+                    )  # lowat bytes, the end, or time to read anyway
                     try:
                         n = conn.recv_into(buf, 0, socket.MSG_DONTWAIT)
                     except BlockingIOError:
@@ -198,10 +219,17 @@ def receive(cfg: dict) -> dict:
     # Read on until the senders reset their connections, so that none is reset from here while still sending.
     for t in list(serving):
         t.join(timeout=max(0.0, t0 + cfg["end"] + LINGER_S - time.monotonic()))
-    return {"samples": samples, "at_end": at_end, "completed": completed, "last_byte": last, "total": got, "acks": acks}
+    return {
+        "samples": samples,
+        "at_end": at_end,
+        "completed": completed,
+        "last_byte": last,
+        "total": got,
+        "acks": acks,
+    }
 
 
-def set_lowat(conn: socket.socket, lowat: int, lacking: "int | None") -> int:
+def set_lowat(conn: socket.socket, lowat: int, lacking: int | None) -> int:
     """SO_RCVLOWAT: at most what a sized flow still lacks, so that its last byte wakes the reader."""
     lowat = max(1, min(lowat, lacking if lacking is not None else lowat))
     conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT, lowat)
@@ -218,13 +246,17 @@ def segment_counts(conn: socket.socket) -> dict[str, int]:
     return {"segs_out": info["segs_out"], "window_clamp": clamp, **window_state(conn, info)}
 
 
-def window_state(conn: socket.socket, info: "dict | None" = None) -> dict[str, int]:
+def window_state(conn: socket.socket, info: dict | None = None) -> dict[str, int]:
     """How far the receive window's threshold has opened (rcv_ssthresh, bytes) after how many data segments."""
     try:
         info = info or tcp_info(conn)
     except OSError:
         return {}
-    return {"rcv_ssthresh": info["rcv_ssthresh"], "advmss": info["advmss"], "data_segs_in": info["data_segs_in"]}
+    return {
+        "rcv_ssthresh": info["rcv_ssthresh"],
+        "advmss": info["advmss"],
+        "data_segs_in": info["data_segs_in"],
+    }
 
 
 if __name__ == "__main__":

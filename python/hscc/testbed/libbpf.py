@@ -20,10 +20,23 @@ _P = ctypes.c_void_p
 
 
 class _TestRunOpts(ctypes.Structure):  # struct bpf_test_run_opts (libbpf/bpf.h)
-    _fields_ = [("sz", ctypes.c_size_t), ("data_in", _P), ("data_out", _P), ("data_size_in", ctypes.c_uint32),
-                ("data_size_out", ctypes.c_uint32), ("ctx_in", _P), ("ctx_out", _P), ("ctx_size_in", ctypes.c_uint32),
-                ("ctx_size_out", ctypes.c_uint32), ("retval", ctypes.c_uint32), ("repeat", ctypes.c_int),
-                ("duration", ctypes.c_uint32), ("flags", ctypes.c_uint32), ("cpu", ctypes.c_uint32), ("batch_size", ctypes.c_uint32)]
+    _fields_ = [
+        ("sz", ctypes.c_size_t),
+        ("data_in", _P),
+        ("data_out", _P),
+        ("data_size_in", ctypes.c_uint32),
+        ("data_size_out", ctypes.c_uint32),
+        ("ctx_in", _P),
+        ("ctx_out", _P),
+        ("ctx_size_in", ctypes.c_uint32),
+        ("ctx_size_out", ctypes.c_uint32),
+        ("retval", ctypes.c_uint32),
+        ("repeat", ctypes.c_int),
+        ("duration", ctypes.c_uint32),
+        ("flags", ctypes.c_uint32),
+        ("cpu", ctypes.c_uint32),
+        ("batch_size", ctypes.c_uint32),
+    ]
 
 
 _SIGNATURES = {
@@ -87,8 +100,11 @@ class Object:
         self._links: list[int] = []
         self.path = path
 
-    def load(self) -> "Object":
-        _check(_libbpf().bpf_object__load(self._obj), f"loading {self.path.name} (the verifier's log is above)")
+    def load(self) -> Object:
+        _check(
+            _libbpf().bpf_object__load(self._obj),
+            f"loading {self.path.name} (the verifier's log is above)",
+        )
         return self
 
     def _program(self, name: str) -> int:
@@ -121,7 +137,7 @@ class Object:
             lib.bpf_object__close(self._obj)
             self._obj = None
 
-    def __enter__(self) -> "Object":
+    def __enter__(self) -> Object:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -137,7 +153,10 @@ def lookup(fd: int, key: bytes, value_size: int) -> bytes | None:
 
 
 def update(fd: int, key: bytes, value: bytes) -> None:
-    k, v = ctypes.create_string_buffer(key, len(key)), ctypes.create_string_buffer(value, len(value))
+    k, v = (
+        ctypes.create_string_buffer(key, len(key)),
+        ctypes.create_string_buffer(value, len(value)),
+    )
     _check(_libbpf().bpf_map_update_elem(fd, k, v, 0), "updating a map")
 
 
@@ -156,14 +175,21 @@ def items(fd: int, key_size: int, value_size: int, most: int) -> list[tuple[byte
 def test_run(prog_fd: int, packet: bytes, repeat: int = 1) -> int:
     """Run a program `repeat` times on `packet` (BPF_PROG_TEST_RUN); its last return value."""
     data = ctypes.create_string_buffer(packet, len(packet))
-    opts = _TestRunOpts(sz=ctypes.sizeof(_TestRunOpts), data_in=ctypes.cast(data, _P), data_size_in=len(packet), repeat=repeat)
+    opts = _TestRunOpts(
+        sz=ctypes.sizeof(_TestRunOpts),
+        data_in=ctypes.cast(data, _P),
+        data_size_in=len(packet),
+        repeat=repeat,
+    )
     _check(_libbpf().bpf_prog_test_run_opts(prog_fd, ctypes.byref(opts)), "BPF_PROG_TEST_RUN")
     return opts.retval
 
 
 def tc_maps(ns: str, dev: str) -> dict[str, int]:
     """The maps of the BPF program tc attached to `dev`'s ingress in namespace `ns`, name -> descriptor (close them)."""
-    filters = json.loads(_run("tc", "-n", ns, "-j", "filter", "show", "dev", dev, "ingress") or "[]")
+    filters = json.loads(
+        _run("tc", "-n", ns, "-j", "filter", "show", "dev", dev, "ingress") or "[]"
+    )
     ids = [f["options"]["prog"]["id"] for f in filters if "prog" in f.get("options", {})]
     if len(ids) != 1:
         raise KernelError(f"expected one BPF filter on {dev}'s ingress in {ns}, found {len(ids)}")

@@ -61,7 +61,13 @@ def probe() -> dict:
 
     from hscc.testbed import build
 
-    r = subprocess.run([str(build.delay_line()), "--probe"], capture_output=True, text=True, timeout=30, check=False)
+    r = subprocess.run(
+        [str(build.delay_line()), "--probe"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     if r.returncode != 0:
         raise TestbedError(f"the delay line's probe failed: {r.stderr.strip()}")
     return json.loads(r.stdout)
@@ -74,11 +80,20 @@ def service_stalls(samples: list, dev: str, rate_bps: float) -> list[dict]:
     the delay line, downstream and at real-time priority, does not see."""
     out = []
     for a, b in zip(samples, samples[1:]):
-        surely = b.asked - a.t  # each snapshot was taken inside its call: at least this long between them
+        surely = (
+            b.asked - a.t
+        )  # each snapshot was taken inside its call: at least this long between them
         could = min(a.queues[dev]["backlog"], rate_bps / 8 * surely) if surely > 0 else 0
         sent = b.queues[dev]["bytes"] - a.queues[dev]["bytes"]
         if could >= SERVICE_MIN_BYTES and sent < SERVICE_SHARE_BOUND * could:
-            out.append({"t_s": a.t, "interval_s": surely, "backlog_bytes": a.queues[dev]["backlog"], "sent_share": sent / could})
+            out.append(
+                {
+                    "t_s": a.t,
+                    "interval_s": surely,
+                    "backlog_bytes": a.queues[dev]["backlog"],
+                    "sent_share": sent / could,
+                }
+            )
     return out
 
 
@@ -89,16 +104,24 @@ def flags(delay_line: dict, service: dict[str, list[dict]] | None = None) -> lis
     for name, stalls in (service or {}).items():
         if stalls:
             worst = min(stalls, key=lambda x: x["sent_share"])
-            out.append(f"{name}: the bottleneck held a backlog but sent under {SERVICE_SHARE_BOUND:.0%} of what it could in "
-                       f"{len(stalls)} interval(s), worst {worst['sent_share']:.0%} over {worst['interval_s'] * 1e3:.0f} ms "
-                       f"at {worst['t_s']:.1f} s (the machine stopped serving it, upstream of the delay line)")
+            out.append(
+                f"{name}: the bottleneck held a backlog but sent under {SERVICE_SHARE_BOUND:.0%} of what it could in "
+                f"{len(stalls)} interval(s), worst {worst['sent_share']:.0%} over {worst['interval_s'] * 1e3:.0f} ms "
+                f"at {worst['t_s']:.1f} s (the machine stopped serving it, upstream of the delay line)"
+            )
     for name in ("fwd", "rev"):
         d = delay_line[name]
         if d["max_late_s"] > STALL_BOUND_S:
-            out.append(f"{name}: the delay line stalled for {d['max_late_s'] * 1e3:.1f} ms (bound {STALL_BOUND_S * 1e3:g} ms)")
+            out.append(
+                f"{name}: the delay line stalled for {d['max_late_s'] * 1e3:.1f} ms (bound {STALL_BOUND_S * 1e3:g} ms)"
+            )
         share = d["late_1ms_share"]
         if share > LATE_SHARE_BOUND:
-            out.append(f"{name}: {share:.1%} of packets left more than 1 ms late (bound {LATE_SHARE_BOUND:.0%})")
+            out.append(
+                f"{name}: {share:.1%} of packets left more than 1 ms late (bound {LATE_SHARE_BOUND:.0%})"
+            )
         if d["overflow"]:
-            out.append(f"{name}: the delay line dropped {d['overflow']} packets (its FIFO was full)")
+            out.append(
+                f"{name}: the delay line dropped {d['overflow']} packets (its FIFO was full)"
+            )
     return out

@@ -57,16 +57,28 @@ class Maps:
 
     def configure(self, seed: int, probability: float) -> None:
         """Arm it: from now on it draws packet indices for `seed` at `probability`."""
-        libbpf.update(self.fds["loss_config"], _ZERO, _CONFIG.pack(seed & MASK, threshold(probability), 1))
+        libbpf.update(
+            self.fds["loss_config"], _ZERO, _CONFIG.pack(seed & MASK, threshold(probability), 1)
+        )
 
     def report(self, seed: int, probability: float) -> dict:
         """Seed, rate, the packets it drew for, its drops, the realised loss and the first dropped indices."""
         packets, drops = _STATE.unpack(libbpf.lookup(self.fds["loss_state"], _ZERO, _STATE.size))
         logged = min(drops, DROP_LOG_LEN)
-        indices = sorted(struct.unpack("=Q", libbpf.lookup(self.fds["drop_log"], struct.pack("=I", i), 8))[0] for i in range(logged))
-        return {"seed": seed, "probability": probability, "threshold": threshold(probability), "packets": packets,
-                "drops": drops, "realised": drops / packets if packets else 0.0,
-                "first_drops": indices[:REPORTED_DROPS], "draw": "SplitMix64(SplitMix64(seed), packet index), hscc.testbed.loss.draw"}
+        indices = sorted(
+            struct.unpack("=Q", libbpf.lookup(self.fds["drop_log"], struct.pack("=I", i), 8))[0]
+            for i in range(logged)
+        )
+        return {
+            "seed": seed,
+            "probability": probability,
+            "threshold": threshold(probability),
+            "packets": packets,
+            "drops": drops,
+            "realised": drops / packets if packets else 0.0,
+            "first_drops": indices[:REPORTED_DROPS],
+            "draw": "SplitMix64(SplitMix64(seed), packet index), hscc.testbed.loss.draw",
+        }
 
     def close(self) -> None:
         for fd in self.fds.values():
@@ -77,7 +89,22 @@ class Maps:
 def attach(router: str, program: Path, seed: int, probability: float) -> Maps:
     """Attach the classifier to the router's ingress from the senders and arm it for `seed` and `probability`."""
     sh("tc", "-n", router, "qdisc", "add", "dev", "left", "clsact")
-    sh("tc", "-n", router, "filter", "add", "dev", "left", "ingress", "bpf", "direct-action", "obj", str(program), "sec", "classifier")
+    sh(
+        "tc",
+        "-n",
+        router,
+        "filter",
+        "add",
+        "dev",
+        "left",
+        "ingress",
+        "bpf",
+        "direct-action",
+        "obj",
+        str(program),
+        "sec",
+        "classifier",
+    )
     maps = Maps(libbpf.tc_maps(router, "left"))
     try:
         maps.configure(seed, probability)

@@ -30,7 +30,9 @@ from hscc.kernel.netns import sh
 from hscc.testbed.plan import Plan
 
 MTU = 1500
-TUN_TXQUEUELEN = 20000  # the TUN's ring toward the delay line; it drops when full, so room for a long stall
+TUN_TXQUEUELEN = (
+    20000  # the TUN's ring toward the delay line; it drops when full, so room for a long stall
+)
 HTB_BURST = 2 * MTU  # bytes HTB may send back to back: a link serializes packet by packet
 PORT = 5001
 OFFLOADS = ("tso", "gso", "gro", "tx-checksumming", "rx-checksumming")
@@ -43,7 +45,7 @@ class Names:
     receivers: str
 
     @classmethod
-    def for_this_process(cls) -> "Names":
+    def for_this_process(cls) -> Names:
         prefix = f"hscc-tb-{os.getpid()}"
         return cls(f"{prefix}-s", f"{prefix}-r", f"{prefix}-d")
 
@@ -96,15 +98,35 @@ def build_hosts(plan: Plan, n: Names) -> None:
     """The three namespaces, the veths, addresses, routes and offloads (not the TUN side)."""
     netns.add(n.senders, host_sysctls(plan))
     netns.add(n.receivers, host_sysctls(plan))
-    netns.add(n.router, {
-        "net.ipv4.ip_forward": "1",
-        "net.ipv4.conf.all.rp_filter": "0",  # a packet written back into a TUN arrives from the "wrong" side
-        "net.ipv4.conf.default.rp_filter": "0",
-        "net.ipv4.conf.all.send_redirects": "0",
-        "net.ipv4.conf.default.send_redirects": "0",
-    })
+    netns.add(
+        n.router,
+        {
+            "net.ipv4.ip_forward": "1",
+            "net.ipv4.conf.all.rp_filter": "0",  # a packet written back into a TUN arrives from the "wrong" side
+            "net.ipv4.conf.default.rp_filter": "0",
+            "net.ipv4.conf.all.send_redirects": "0",
+            "net.ipv4.conf.default.send_redirects": "0",
+        },
+    )
     for side, host, net in (("left", n.senders, "10.1.0"), ("right", n.receivers, "10.2.0")):
-        sh("ip", "-n", n.router, "link", "add", "name", side, "mtu", str(MTU), "type", "veth", "peer", "name", "eth0", "netns", host)
+        sh(
+            "ip",
+            "-n",
+            n.router,
+            "link",
+            "add",
+            "name",
+            side,
+            "mtu",
+            str(MTU),
+            "type",
+            "veth",
+            "peer",
+            "name",
+            "eth0",
+            "netns",
+            host,
+        )
         sh("ip", "-n", n.router, "addr", "add", f"{net}.1/24", "dev", side)
         sh("ip", "-n", host, "link", "set", "dev", "eth0", "mtu", str(MTU))
         for p in range(plan.pairs):
@@ -124,7 +146,20 @@ def build_router(plan: Plan, n: Names) -> None:
     """Once the delay line has made `tf` and `tr`: bring them up, route through them, shape them."""
     r = n.router
     for dev, table, iif in (("tf", "100", "left"), ("tr", "101", "right")):
-        sh("ip", "-n", r, "link", "set", "dev", dev, "mtu", str(MTU), "txqueuelen", str(TUN_TXQUEUELEN), "up")
+        sh(
+            "ip",
+            "-n",
+            r,
+            "link",
+            "set",
+            "dev",
+            dev,
+            "mtu",
+            str(MTU),
+            "txqueuelen",
+            str(TUN_TXQUEUELEN),
+            "up",
+        )
         sh("ip", "-n", r, "route", "add", "default", "dev", dev, "table", table)
         sh("ip", "-n", r, "rule", "add", "iif", iif, "lookup", table, "pref", table)
         bottleneck(r, dev, plan)
@@ -134,10 +169,46 @@ def bottleneck(ns: str, dev: str, plan: Plan) -> None:
     rate = f"{plan.rate_bps}bit"
     kind, limit = plan.buffer
     sh("tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1")
-    sh("tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", rate, "ceil", rate,
-       "burst", str(HTB_BURST), "cburst", str(HTB_BURST), "quantum", str(MTU))
-    sh("tc", "-n", ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo" if kind == "packets" else "bfifo",
-       "limit", str(limit))
+    sh(
+        "tc",
+        "-n",
+        ns,
+        "class",
+        "add",
+        "dev",
+        dev,
+        "parent",
+        "1:",
+        "classid",
+        "1:1",
+        "htb",
+        "rate",
+        rate,
+        "ceil",
+        rate,
+        "burst",
+        str(HTB_BURST),
+        "cburst",
+        str(HTB_BURST),
+        "quantum",
+        str(MTU),
+    )
+    sh(
+        "tc",
+        "-n",
+        ns,
+        "qdisc",
+        "add",
+        "dev",
+        dev,
+        "parent",
+        "1:1",
+        "handle",
+        "10:",
+        "pfifo" if kind == "packets" else "bfifo",
+        "limit",
+        str(limit),
+    )
 
 
 def stop_senders(n: Names) -> None:
@@ -155,6 +226,10 @@ def remove(n: Names) -> None:
     retransmitting into a deleted network for minutes, holding the namespace
     and, when its algorithm is an hscc program, the program's registration."""
     for ns in n.all():
-        subprocess.run(["ip", "netns", "exec", ns, "ss", "-K", "-t", "-a"], capture_output=True, timeout=30, check=False)
+        subprocess.run(
+            ["ip", "netns", "exec", ns, "ss", "-K", "-t", "-a"],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
         netns.delete(ns)
-

@@ -20,14 +20,29 @@ from dataclasses import dataclass, field
 from hscc import catalog
 from hscc.scenario import Scenario
 
-BUILT_IN = ("reno", "cubic")  # hscc algorithms this kernel has built in (net/ipv4/tcp_cong.c, tcp_cubic.c)
+BUILT_IN = (
+    "reno",
+    "cubic",
+)  # hscc algorithms this kernel has built in (net/ipv4/tcp_cong.c, tcp_cubic.c)
 MAX_FLOWS = 32  # one thread per flow in each endpoint process
 MAX_PAIRS = 64  # the delay line's table (delayline.c MAX_PAIRS)
 PS_PER_S = 1e12  # the engine counts picoseconds
 
 # Fields a flow may set: the rest must stay at the default, which is Linux's behaviour.
-FLOW_FIELDS = {"pair", "label", "algorithm", "params", "count", "start", "stop", "size", "start_jitter", "host_jitter", "rto_estimator",
-               "quick_acks"}
+FLOW_FIELDS = {
+    "pair",
+    "label",
+    "algorithm",
+    "params",
+    "count",
+    "start",
+    "stop",
+    "size",
+    "start_jitter",
+    "host_jitter",
+    "rto_estimator",
+    "quick_acks",
+}
 LINK_FIELDS = {"rate", "delay", "buffer", "loss", "loss_point"}
 PAIR_FIELDS = {"rate", "delay", "rtt", "recv_delay", "buffer"}
 WHY = {
@@ -61,10 +76,14 @@ class Plan:
     rate_bps: int
     buffer: tuple[str, int]  # ("packets" | "bytes", limit)
     loss: float
-    fwd_delay: tuple[float, ...]  # per pair, one way, seconds: access + bottleneck + receiver access
+    fwd_delay: tuple[
+        float, ...
+    ]  # per pair, one way, seconds: access + bottleneck + receiver access
     rev_delay: tuple[float, ...]
     flows: tuple[Flow, ...]
-    bpf: dict[str, tuple[str, ...]] = field(default_factory=dict)  # algorithm -> parameters to load it with
+    bpf: dict[str, tuple[str, ...]] = field(
+        default_factory=dict
+    )  # algorithm -> parameters to load it with
 
     @property
     def max_rtt(self) -> float:
@@ -78,11 +97,17 @@ class Plan:
 @functools.cache
 def _defaults() -> tuple[dict, dict, dict]:
     """A default flow, bottleneck link and pair, as the engine fills them."""
-    d = Scenario.parse({
-        "duration": "1s",
-        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "1Mbps", "delay": "1ms", "buffer": "1pkts"}, "pairs": [{"rate": "1Gbps", "rtt": "10ms"}]},
-        "flows": [{"pair": 0, "algorithm": "reno"}],
-    }).to_dict()
+    d = Scenario.parse(
+        {
+            "duration": "1s",
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck": {"rate": "1Mbps", "delay": "1ms", "buffer": "1pkts"},
+                "pairs": [{"rate": "1Gbps", "rtt": "10ms"}],
+            },
+            "flows": [{"pair": 0, "algorithm": "reno"}],
+        }
+    ).to_dict()
     return d["flows"][0], d["topology"]["bottleneck"], d["topology"]["pairs"][0]
 
 
@@ -105,22 +130,37 @@ def make(scenario: Scenario, engine_config: dict, use_bpf: bool = False) -> Plan
         raise TestbedError(f"topology.kind = {topo['kind']!r}: the testbed builds a dumbbell only")
     for key in ("udp", "voip", "web", "changes"):
         if d.get(key):
-            raise TestbedError(f"[[{key}]]: the testbed runs TCP flows only, on a network that does not change")
+            raise TestbedError(
+                f"[[{key}]]: the testbed runs TCP flows only, on a network that does not change"
+            )
     if "reverse" in topo:
-        raise TestbedError("topology.reverse: the testbed's reverse bottleneck is the forward one without loss")
+        raise TestbedError(
+            "topology.reverse: the testbed's reverse bottleneck is the forward one without loss"
+        )
     flow_default, link_default, pair_default = _defaults()
     link = topo["bottleneck"]
-    _refuse_changed("topology.bottleneck", {k: v for k, v in link.items() if k != "queue"}, link_default, LINK_FIELDS)
+    _refuse_changed(
+        "topology.bottleneck",
+        {k: v for k, v in link.items() if k != "queue"},
+        link_default,
+        LINK_FIELDS,
+    )
     if link.get("queue") and link["queue"].get("kind", "droptail") != "droptail":
-        raise TestbedError(f"topology.bottleneck.queue = {link['queue']!r}: the testbed's queue is DropTail (pfifo); "
-                           "this kernel has no codel, fq_codel, pie or netem")
+        raise TestbedError(
+            f"topology.bottleneck.queue = {link['queue']!r}: the testbed's queue is DropTail (pfifo); "
+            "this kernel has no codel, fq_codel, pie or netem"
+        )
     if link["loss"] > 0 and link["loss_point"] != "before_queue":
-        raise TestbedError(f"topology.bottleneck.loss_point = {link['loss_point']!r}: {WHY['loss_point']}")
+        raise TestbedError(
+            f"topology.bottleneck.loss_point = {link['loss_point']!r}: {WHY['loss_point']}"
+        )
     for i, pair in enumerate(topo["pairs"]):
         _refuse_changed(f"topology.pairs[{i}]", pair, pair_default, PAIR_FIELDS)
         if pair["rate"] < link["rate"]:
-            raise TestbedError(f"topology.pairs[{i}].rate = {pair['rate']:g} bit/s is below the bottleneck's: "
-                               "the testbed's access links are veth pairs as fast as the machine")
+            raise TestbedError(
+                f"topology.pairs[{i}].rate = {pair['rate']:g} bit/s is below the bottleneck's: "
+                "the testbed's access links are veth pairs as fast as the machine"
+            )
     for i, f in enumerate(d["flows"]):
         _refuse_changed(f"flows[{i}]", f, flow_default, FLOW_FIELDS)
 
@@ -128,37 +168,50 @@ def make(scenario: Scenario, engine_config: dict, use_bpf: bool = False) -> Plan
     nodes = engine_config["topology"]["nodes"]
     npairs = len(topo["pairs"])
     if npairs > MAX_PAIRS:
-        raise TestbedError(f"topology.pairs: {npairs} pairs; the testbed's delay line takes at most {MAX_PAIRS}")
+        raise TestbedError(
+            f"topology.pairs: {npairs} pairs; the testbed's delay line takes at most {MAX_PAIRS}"
+        )
 
     def one_way(p: int, direction: str) -> float:
         names = (f"access-s{p}:{direction}", f"bottleneck:{direction}", f"access-d{p}:{direction}")
         return sum(links[n]["delay"] for n in names) / PS_PER_S
 
     bottleneck = links["bottleneck:fwd"]
-    (kind, limit), = bottleneck["buffer"].items()
+    ((kind, limit),) = bottleneck["buffer"].items()
     duration = engine_config["duration"] / PS_PER_S
-    rng = random.Random(scenario.seed)  # start jitter, as the scenario's seed draws it (not the engine's stream)
+    rng = random.Random(
+        scenario.seed
+    )  # start jitter, as the scenario's seed draws it (not the engine's stream)
     flows, bpf = [], {}
     specs = [spec for spec, _ in scenario.flow_labels()]
     if len(engine_config["flows"]) > MAX_FLOWS:
-        raise TestbedError(f"flows: {len(engine_config['flows'])} connections; the testbed runs at most {MAX_FLOWS}")
+        raise TestbedError(
+            f"flows: {len(engine_config['flows'])} connections; the testbed runs at most {MAX_FLOWS}"
+        )
     for i, (ef, spec) in enumerate(zip(engine_config["flows"], specs)):
         sf = d["flows"][spec]
         algo = catalog.find(sf["algorithm"])
         assert algo is not None  # the engine checked it
-        params = tuple(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in sorted(sf["params"].items()))
+        params = tuple(
+            f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+            for k, v in sorted(sf["params"].items())
+        )
         if algo.name in BUILT_IN and not params and not use_bpf:
             cc = algo.name
         else:
             from hscc.kernel import programs
 
             if algo.name not in programs.available():
-                raise TestbedError(f"flows[{spec}].algorithm = {sf['algorithm']!r}: the kernel has no such algorithm and bpf/ "
-                                   f"has no program for it (programs: {', '.join(programs.available())})")
+                raise TestbedError(
+                    f"flows[{spec}].algorithm = {sf['algorithm']!r}: the kernel has no such algorithm and bpf/ "
+                    f"has no program for it (programs: {', '.join(programs.available())})"
+                )
             if bpf.setdefault(algo.name, params) != params:
-                raise TestbedError(f"flows[{spec}].params: {algo.name} is registered once in the kernel, so every flow "
-                                   f"of it needs the same parameters ({', '.join(bpf[algo.name]) or 'the defaults'} "
-                                   f"and {', '.join(params) or 'the defaults'} here)")
+                raise TestbedError(
+                    f"flows[{spec}].params: {algo.name} is registered once in the kernel, so every flow "
+                    f"of it needs the same parameters ({', '.join(bpf[algo.name]) or 'the defaults'} "
+                    f"and {', '.join(params) or 'the defaults'} here)"
+                )
             cc = programs.kernel_name(algo.name)
         pair = int(nodes[ef["src"]][1:])
         start = ef["start"] / PS_PER_S + rng.uniform(0, ef["start_jitter"] / PS_PER_S)
@@ -166,17 +219,28 @@ def make(scenario: Scenario, engine_config: dict, use_bpf: bool = False) -> Plan
         flows.append(Flow(i, spec, pair, algo.name, cc, params, start, end, ef["size"]))
     interval = engine_config["sample_interval"] / PS_PER_S or 0.1
     return Plan(
-        scenario, duration, interval, int(bottleneck["rate_bps"]), (kind, int(limit)), float(bottleneck["loss"]),
-        tuple(one_way(p, "fwd") for p in range(npairs)), tuple(one_way(p, "rev") for p in range(npairs)),
-        tuple(flows), bpf,
+        scenario,
+        duration,
+        interval,
+        int(bottleneck["rate_bps"]),
+        (kind, int(limit)),
+        float(bottleneck["loss"]),
+        tuple(one_way(p, "fwd") for p in range(npairs)),
+        tuple(one_way(p, "rev") for p in range(npairs)),
+        tuple(flows),
+        bpf,
     )
 
 
 def check_interval(plan: Plan) -> None:
     if plan.interval < 0.01:
-        raise TestbedError(f"output.sample_interval = {plan.interval:g} s: the testbed samples every 10 ms at the finest")
+        raise TestbedError(
+            f"output.sample_interval = {plan.interval:g} s: the testbed samples every 10 ms at the finest"
+        )
     if plan.duration / plan.interval > 100_000:
-        raise TestbedError(f"output.sample_interval = {plan.interval:g} s over {plan.duration:g} s is more than 100 000 samples")
+        raise TestbedError(
+            f"output.sample_interval = {plan.interval:g} s over {plan.duration:g} s is more than 100 000 samples"
+        )
 
 
 def builtin_differences(plan: Plan) -> list[str]:
@@ -192,11 +256,17 @@ def builtin_differences(plan: Plan) -> list[str]:
     from hscc.kernel import programs
 
     flows = plan.scenario.to_dict()["flows"]
-    out = [f"flows[{i}].rto_estimator = {f['rto_estimator']!r}: the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)"
-           for i, f in enumerate(flows) if f.get("rto_estimator", "rfc6298") != "linux"]
-    out += [f"flows[{i}].quick_acks = 0: the kernel's receiver ACKs its first segments one by one while it opens its "
-            "window (how many: kernel_run.receivers.window_opening)"
-            for i, f in enumerate(flows) if not f.get("quick_acks")]
+    out = [
+        f"flows[{i}].rto_estimator = {f['rto_estimator']!r}: the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)"
+        for i, f in enumerate(flows)
+        if f.get("rto_estimator", "rfc6298") != "linux"
+    ]
+    out += [
+        f"flows[{i}].quick_acks = 0: the kernel's receiver ACKs its first segments one by one while it opens its "
+        "window (how many: kernel_run.receivers.window_opening)"
+        for i, f in enumerate(flows)
+        if not f.get("quick_acks")
+    ]
     for algorithm in sorted({f.algorithm for f in plan.flows if f.cc == f.algorithm}):
         params = Path(f"/sys/module/tcp_{algorithm}/parameters")
         try:
@@ -209,6 +279,8 @@ def builtin_differences(plan: Plan) -> list[str]:
             if path.is_file():
                 theirs = path.read_text().strip()
                 if theirs not in (str(value), {0: "N", 1: "Y"}.get(value)):
-                    out.append(f"{algorithm}: the kernel's built-in runs {name} = {theirs}, the scenario's {algorithm} {name} = {value} "
-                               f"(--bpf runs hscc_{algorithm} with the scenario's parameters)")
+                    out.append(
+                        f"{algorithm}: the kernel's built-in runs {name} = {theirs}, the scenario's {algorithm} {name} = {value} "
+                        f"(--bpf runs hscc_{algorithm} with the scenario's parameters)"
+                    )
     return out

@@ -25,7 +25,8 @@ import json
 import math
 import subprocess
 import time
-from typing import Callable, NamedTuple, Optional
+from collections.abc import Callable
+from typing import NamedTuple
 
 import polars as pl
 
@@ -33,14 +34,40 @@ from hscc import _core
 from hscc.compare import jain
 from hscc.kernel.netns import sh
 from hscc.kernel.programs import KernelError
-from hscc.results import FLOWS, LINKS as LINKS_SCHEMA, QUEUES, TIMESERIES, UDP, WEB, Result, fsum_mean
+from hscc.results import (
+    FLOWS,
+    QUEUES,
+    TIMESERIES,
+    UDP,
+    WEB,
+    Result,
+    fsum_mean,
+)
+from hscc.results import (
+    LINKS as LINKS_SCHEMA,
+)
 from hscc.testbed import recovery
 from hscc.testbed.plan import Plan
 
 LINKS = (("bottleneck:fwd", "tf", "L", "R"), ("bottleneck:rev", "tr", "R", "L"))
-EXTRA_TIMESERIES = {"delivery_rate_bps": pl.Float64, "ssthresh": pl.UInt32, "retrans": pl.UInt64, "ca_state": pl.String}
-CA_STATES = _core.cc_log_names()[1]  # tcpi_ca_state's values by number: open, disorder, cwr, recovery, loss
-NULL_COUNTERS = ("lost_fast", "rack_lost", "tlps", "undos", "acks_sent", "ecn_reductions", "ce_received")
+EXTRA_TIMESERIES = {
+    "delivery_rate_bps": pl.Float64,
+    "ssthresh": pl.UInt32,
+    "retrans": pl.UInt64,
+    "ca_state": pl.String,
+}
+CA_STATES = _core.cc_log_names()[
+    1
+]  # tcpi_ca_state's values by number: open, disorder, cwr, recovery, loss
+NULL_COUNTERS = (
+    "lost_fast",
+    "rack_lost",
+    "tlps",
+    "undos",
+    "acks_sent",
+    "ecn_reductions",
+    "ce_received",
+)
 UNSET_SSTHRESH = 0x7FFFFFFF  # TCP_INFO's "infinite" ssthresh (TCP_INFINITE_SSTHRESH)
 
 
@@ -65,8 +92,14 @@ class QueueSample(NamedTuple):
     asked: float
 
 
-def sample_queues(router: str, t0: float, interval: float, duration: float, procs: dict[str, subprocess.Popen],
-                  progress: Optional[Callable[[float], None]] = None) -> list[QueueSample]:
+def sample_queues(
+    router: str,
+    t0: float,
+    interval: float,
+    duration: float,
+    procs: dict[str, subprocess.Popen],
+    progress: Callable[[float], None] | None = None,
+) -> list[QueueSample]:
     """The bottleneck queues at t0 + k·interval until the end; stops early (KernelError) if a process dies.
     A grid point that passed while `tc` ran is skipped, not sampled late: on a loaded machine one `tc`
     call can outlast a 10 ms interval, and late samples would run on past the end of the run."""
@@ -79,7 +112,9 @@ def sample_queues(router: str, t0: float, interval: float, duration: float, proc
             time.sleep(min(left, 0.25))
             for what, p in procs.items():
                 if p.poll() is not None and p.returncode != 0:
-                    raise KernelError(f"{what} stopped during the run (exit code {p.returncode}): {p.stderr.read().strip()}")
+                    raise KernelError(
+                        f"{what} stopped during the run (exit code {p.returncode}): {p.stderr.read().strip()}"
+                    )
         asked = time.monotonic() - t0
         qs = qdiscs(router)
         now = time.monotonic() - t0
@@ -123,9 +158,17 @@ def sender_report(plan: Plan, sent: dict, ca_states: dict[int, dict] | None) -> 
     for f, s in zip(plan.flows, sent["flows"]):
         samples = [dict(zip(names, row[1:])) for row in s["samples"]]
         dry = sum(1 for x in samples if x["notsent_bytes"] == 0)
-        out.append({"flow": f.flow, "cc": s["cc"], "connected_s": s.get("connected_s"), "cookie": s.get("cookie"),
-                    "samples_with_nothing_unsent": dry / len(samples) if samples else None, "tcp_info": s["final"],
-                    "ca_states": _states(ca_states, s)})
+        out.append(
+            {
+                "flow": f.flow,
+                "cc": s["cc"],
+                "connected_s": s.get("connected_s"),
+                "cookie": s.get("cookie"),
+                "samples_with_nothing_unsent": dry / len(samples) if samples else None,
+                "tcp_info": s["final"],
+                "ca_states": _states(ca_states, s),
+            }
+        )
     return out
 
 
@@ -136,8 +179,15 @@ def _states(ca_states: dict[int, dict] | None, sent_flow: dict) -> dict[str, int
     return ca_states.get(sent_flow["cookie"], dict.fromkeys(recovery.FIELDS, 0))
 
 
-def result(plan: Plan, manifest: dict, sent: dict, received: dict, queue_samples: list, loss_drops: int,
-           ca_states: dict[int, dict] | None) -> Result:
+def result(
+    plan: Plan,
+    manifest: dict,
+    sent: dict,
+    received: dict,
+    queue_samples: list,
+    loss_drops: int,
+    ca_states: dict[int, dict] | None,
+) -> Result:
     """The run's Result, from the endpoints' reports, the queue samples and the recovery counter's counts."""
     flows_ts = _timeseries(plan, sent, received)
     queues = _queues(plan, queue_samples)
@@ -159,9 +209,16 @@ def result(plan: Plan, manifest: dict, sent: dict, received: dict, queue_samples
         "web": [],
         "signal_sync": {"events": 0, "seen_by_all": 0},
     }
-    return Result(manifest, summary, flows, links, pl.DataFrame(schema=UDP), pl.DataFrame(schema=WEB),
-                  flows_ts if "flows" in traces else pl.DataFrame(schema={**TIMESERIES, **EXTRA_TIMESERIES}),
-                  queues if "queues" in traces else pl.DataFrame(schema=QUEUES))
+    return Result(
+        manifest,
+        summary,
+        flows,
+        links,
+        pl.DataFrame(schema=UDP),
+        pl.DataFrame(schema=WEB),
+        flows_ts if "flows" in traces else pl.DataFrame(schema={**TIMESERIES, **EXTRA_TIMESERIES}),
+        queues if "queues" in traces else pl.DataFrame(schema=QUEUES),
+    )
 
 
 def _by_flow(d: dict) -> dict[int, object]:
@@ -177,14 +234,21 @@ def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
         got = samples[f.flow]
         for k in range(1, len(got) + 1):
             i = info.get(k, {})
-            rows.append({
-                "time_s": k * plan.interval, "flow": f.flow,
-                "throughput_bps": (got[k - 1] - (got[k - 2] if k > 1 else 0)) * 8 / plan.interval,
-                "cwnd": i.get("snd_cwnd", 0), "srtt_s": i.get("rtt_us", 0) / 1e6,
-                "delivery_rate_bps": i.get("delivery_rate", 0) * 8.0,
-                "ssthresh": min(i.get("snd_ssthresh", UNSET_SSTHRESH), 2**32 - 1), "retrans": i.get("total_retrans", 0),
-                "ca_state": CA_STATES[i["ca_state"]] if "ca_state" in i else None,
-            })
+            rows.append(
+                {
+                    "time_s": k * plan.interval,
+                    "flow": f.flow,
+                    "throughput_bps": (got[k - 1] - (got[k - 2] if k > 1 else 0))
+                    * 8
+                    / plan.interval,
+                    "cwnd": i.get("snd_cwnd", 0),
+                    "srtt_s": i.get("rtt_us", 0) / 1e6,
+                    "delivery_rate_bps": i.get("delivery_rate", 0) * 8.0,
+                    "ssthresh": min(i.get("snd_ssthresh", UNSET_SSTHRESH), 2**32 - 1),
+                    "retrans": i.get("total_retrans", 0),
+                    "ca_state": CA_STATES[i["ca_state"]] if "ca_state" in i else None,
+                }
+            )
     return pl.DataFrame(rows, schema={**TIMESERIES, **EXTRA_TIMESERIES}).sort(["flow", "time_s"])
 
 
@@ -193,21 +257,41 @@ def _queues(plan: Plan, samples: list) -> pl.DataFrame:
     for link, (name, dev, _, _) in enumerate(LINKS):
         for a, b in zip(samples[:-1], samples[1:]):
             q, q0 = b.queues[dev], a.queues[dev]
-            k, k0 = round(b.t / plan.interval), round(a.t / plan.interval)  # grid points (skipped ones between)
-            rows.append({
-                "time_s": k * plan.interval, "link": link, "name": name,
-                "queue_pkts": q["qlen"], "queue_bytes": q["backlog"], "qdelay_s": q["backlog"] * 8 / plan.rate_bps,
-                "drops": q["drops"] - q0["drops"], "marks": 0,
-                "utilization": (q["bytes"] - q0["bytes"]) * 8 / (plan.rate_bps * plan.interval * max(1, k - k0)),
-            })
+            k, k0 = (
+                round(b.t / plan.interval),
+                round(a.t / plan.interval),
+            )  # grid points (skipped ones between)
+            rows.append(
+                {
+                    "time_s": k * plan.interval,
+                    "link": link,
+                    "name": name,
+                    "queue_pkts": q["qlen"],
+                    "queue_bytes": q["backlog"],
+                    "qdelay_s": q["backlog"] * 8 / plan.rate_bps,
+                    "drops": q["drops"] - q0["drops"],
+                    "marks": 0,
+                    "utilization": (q["bytes"] - q0["bytes"])
+                    * 8
+                    / (plan.rate_bps * plan.interval * max(1, k - k0)),
+                }
+            )
     return pl.DataFrame(rows, schema=QUEUES)
 
 
-def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame, ca_states: dict[int, dict] | None) -> pl.DataFrame:
-    at_end, completed, last = _by_flow(received["at_end"]), _by_flow(received["completed"]), _by_flow(received["last_byte"])
+def _flows(
+    plan: Plan, sent: dict, received: dict, ts: pl.DataFrame, ca_states: dict[int, dict] | None
+) -> pl.DataFrame:
+    at_end, completed, last = (
+        _by_flow(received["at_end"]),
+        _by_flow(received["completed"]),
+        _by_flow(received["last_byte"]),
+    )
     by_run_end = {f: got[-1] if got else 0 for f, got in _by_flow(received["samples"]).items()}
     srtt = ts.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s"))
-    mean_srtt = dict(zip(srtt["flow"].to_list(), (fsum_mean(v) for v in srtt["srtt_s"].to_list())))  # as the simulator's
+    mean_srtt = dict(
+        zip(srtt["flow"].to_list(), (fsum_mean(v) for v in srtt["srtt_s"].to_list()))
+    )  # as the simulator's
     rows = []
     labels = [label for _, label in plan.scenario.flow_labels()]  # the engine's, asked once
     for f, s in zip(plan.flows, sent["flows"]):
@@ -221,21 +305,40 @@ def _flows(plan: Plan, sent: dict, received: dict, ts: pl.DataFrame, ca_states: 
         segs = info.get("data_segs_out", 0)
         rtt = plan.fwd_delay[f.pair] + plan.rev_delay[f.pair] + 12_000 / plan.rate_bps
         states = _states(ca_states, s)
-        rows.append({
-            "flow": f.flow, "spec": f.spec, "label": labels[f.flow], "algorithm": f.algorithm,
-            "src": f"s{f.pair}", "dst": f"d{f.pair}", "start_s": f.start, "end_s": end, "base_rtt_s": rtt,
-            "mean_srtt_s": mean_srtt.get(f.flow), "srtt_s": info.get("rtt_us", 0) / 1e6 or None,
-            "min_rtt_s": info.get("min_rtt_us", 0) / 1e6 or None,
-            "goodput_bps": bits / (end - f.start) if end > f.start else 0.0, "share": 0.0,
-            "completion_s": completed.get(f.flow), "final_cwnd": info.get("snd_cwnd", 0),
-            "segs_sent": segs, "retrans": info.get("total_retrans", 0), "delivered_segs": info.get("delivered", 0),
-            "delivered_bytes": info.get("bytes_acked", 0), **{k: None for k in NULL_COUNTERS},
-            # As the simulator counts them: fast recoveries and the loss-probe recoveries (CWR), and every RTO.
-            "recoveries": states["recoveries"] + states["cwr"] if states else None,
-            "timeouts": info.get("total_rto") if info.get("total_rto") is not None else (states or {}).get("losses"),
-            "retrans_ratio": info.get("total_retrans", 0) / segs if segs else 0.0,
-            "slow_start_s": None, "signals": 0, "signals_s": [],
-        })
+        rows.append(
+            {
+                "flow": f.flow,
+                "spec": f.spec,
+                "label": labels[f.flow],
+                "algorithm": f.algorithm,
+                "src": f"s{f.pair}",
+                "dst": f"d{f.pair}",
+                "start_s": f.start,
+                "end_s": end,
+                "base_rtt_s": rtt,
+                "mean_srtt_s": mean_srtt.get(f.flow),
+                "srtt_s": info.get("rtt_us", 0) / 1e6 or None,
+                "min_rtt_s": info.get("min_rtt_us", 0) / 1e6 or None,
+                "goodput_bps": bits / (end - f.start) if end > f.start else 0.0,
+                "share": 0.0,
+                "completion_s": completed.get(f.flow),
+                "final_cwnd": info.get("snd_cwnd", 0),
+                "segs_sent": segs,
+                "retrans": info.get("total_retrans", 0),
+                "delivered_segs": info.get("delivered", 0),
+                "delivered_bytes": info.get("bytes_acked", 0),
+                **{k: None for k in NULL_COUNTERS},
+                # As the simulator counts them: fast recoveries and the loss-probe recoveries (CWR), and every RTO.
+                "recoveries": states["recoveries"] + states["cwr"] if states else None,
+                "timeouts": info.get("total_rto")
+                if info.get("total_rto") is not None
+                else (states or {}).get("losses"),
+                "retrans_ratio": info.get("total_retrans", 0) / segs if segs else 0.0,
+                "slow_start_s": None,
+                "signals": 0,
+                "signals_s": [],
+            }
+        )
     total = sum(r["goodput_bps"] for r in rows)
     for r in rows:
         r["share"] = r["goodput_bps"] / total if total > 0 else 0.0
@@ -251,16 +354,33 @@ def _links(plan: Plan, samples: list, queues: pl.DataFrame, loss_drops: int) -> 
         delay = q["qdelay_s"]
         drops_queue = last["drops"] - first["drops"]
         drops_random = loss_drops if link == 0 else 0
-        rows.append({
-            "link": link, "name": name, "from": a, "to": b, "rate_bps": plan.rate_bps, "monitored": True,
-            "utilization": (last["bytes"] - first["bytes"]) * 8 / (plan.rate_bps * plan.duration),
-            "tx_packets": last["packets"] - first["packets"], "tx_bytes": last["bytes"] - first["bytes"],
-            "drops_queue": drops_queue, "drops_queue_slow_start": None, "drops_random": drops_random, "drops_aqm": 0,
-            "marks": 0, "drops": drops_queue + drops_random,
-            "mean_qdelay_s": _stat(delay.mean()), "p99_qdelay_s": _stat(delay.quantile(0.99)), "max_qdelay_s": _stat(delay.max()),
-            "mean_queue_pkts": _stat(q["queue_pkts"].mean()), "mean_queue_bytes": _stat(q["queue_bytes"].mean()),
-            "normalized_occupancy": _stat(q["queue_pkts"].mean()) / limit if limit else 0.0,
-        })
+        rows.append(
+            {
+                "link": link,
+                "name": name,
+                "from": a,
+                "to": b,
+                "rate_bps": plan.rate_bps,
+                "monitored": True,
+                "utilization": (last["bytes"] - first["bytes"])
+                * 8
+                / (plan.rate_bps * plan.duration),
+                "tx_packets": last["packets"] - first["packets"],
+                "tx_bytes": last["bytes"] - first["bytes"],
+                "drops_queue": drops_queue,
+                "drops_queue_slow_start": None,
+                "drops_random": drops_random,
+                "drops_aqm": 0,
+                "marks": 0,
+                "drops": drops_queue + drops_random,
+                "mean_qdelay_s": _stat(delay.mean()),
+                "p99_qdelay_s": _stat(delay.quantile(0.99)),
+                "max_qdelay_s": _stat(delay.max()),
+                "mean_queue_pkts": _stat(q["queue_pkts"].mean()),
+                "mean_queue_bytes": _stat(q["queue_bytes"].mean()),
+                "normalized_occupancy": _stat(q["queue_pkts"].mean()) / limit if limit else 0.0,
+            }
+        )
     return pl.DataFrame(rows, schema=LINKS_SCHEMA)
 
 

@@ -22,10 +22,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Iterator, Optional
 
 from hscc import provenance, rundir, runner
 from hscc.kernel import netns, registry, toolchain
@@ -70,8 +70,14 @@ class _Processes:
 
     def start(self, ns: str, *cmd: str) -> subprocess.Popen:
         # A session of its own: Ctrl-C reaches this process only, which stops them in order.
-        p = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        p = subprocess.Popen(
+            ["ip", "netns", "exec", ns, *cmd],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         self.started.append(p)
         return p
 
@@ -89,7 +95,9 @@ class _Processes:
 
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    main = threading.current_thread() is threading.main_thread()  # only the main thread may set handlers
+    main = (
+        threading.current_thread() is threading.main_thread()
+    )  # only the main thread may set handlers
     old = signal.signal(signal.SIGTERM, signal.default_int_handler) if main else None
     try:
         yield
@@ -98,8 +106,13 @@ def _sigterm_as_interrupt() -> Iterator[None]:
             signal.signal(signal.SIGTERM, old)
 
 
-def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: bool = False,
-        progress: Optional[Callable[[float], None]] = None) -> Path:
+def run(
+    scenario: Scenario,
+    out_dir: Path,
+    overwrite: bool = False,
+    use_bpf: bool = False,
+    progress: Callable[[float], None] | None = None,
+) -> Path:
     """Run `scenario` on the kernel and write its run directory to `out_dir`.
     TestbedError: refused (the scenario, or this machine); KernelError: the kernel refused a step."""
     plan = plan_for(scenario, use_bpf)  # the scenario first: its refusals need no root
@@ -107,14 +120,18 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
     if reason:
         raise TestbedError(f"cannot run the testbed here: {reason}")
     if plan.bpf and toolchain.missing_for_kernel():
-        raise TestbedError(f"flows need hscc's eBPF programs ({', '.join(plan.bpf)}): {toolchain.missing_for_kernel()}")
+        raise TestbedError(
+            f"flows need hscc's eBPF programs ({', '.join(plan.bpf)}): {toolchain.missing_for_kernel()}"
+        )
     delay_line = build.delay_line()
     loss_program = build.loss_program() if plan.loss > 0 else None
     try:
         counter_program, counter_missing = build.recovery_program(), None
-    except TestbedError as e:  # the run goes on; its flows' recoveries are null, and the manifest says why
+    except (
+        TestbedError
+    ) as e:  # the run goes on; its flows' recoveries are null, and the manifest says why
         counter_program, counter_missing = None, str(e)
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     wall0 = time.perf_counter()
     names = Names.for_this_process()
     procs = _Processes()
@@ -125,8 +142,10 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
         try:
             for algorithm, params in plan.bpf.items():
                 if (registry.PIN_DIR / algorithm).exists():
-                    raise TestbedError(f"{algorithm} is registered already (hscc kernel load, or another run); the testbed "
-                                       f"registers its own with the scenario's parameters: `hscc kernel unload {algorithm}` first")
+                    raise TestbedError(
+                        f"{algorithm} is registered already (hscc kernel load, or another run); the testbed "
+                        f"registers its own with the scenario's parameters: `hscc kernel unload {algorithm}` first"
+                    )
                 registry.load(algorithm, list(params))
                 loaded.append(algorithm)
             network.build_hosts(plan, names)
@@ -135,25 +154,75 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                     counter = recovery.Counter(counter_program, names.senders)
                 except KernelError as e:
                     counter_missing = f"the kernel refused the recovery counter: {e}"
-            dl = procs.start(names.router, str(delay_line), "tf", "tr", str(_fifo_capacity(plan)),
-                             ",".join(str(round(d * 1e6)) for d in plan.fwd_delay),
-                             ",".join(str(round(d * 1e6)) for d in plan.rev_delay))
+            dl = procs.start(
+                names.router,
+                str(delay_line),
+                "tf",
+                "tr",
+                str(_fifo_capacity(plan)),
+                ",".join(str(round(d * 1e6)) for d in plan.fwd_delay),
+                ",".join(str(round(d * 1e6)) for d in plan.rev_delay),
+            )
             _await_line(dl, dl.stdout, "ready", "the delay line")
             network.build_router(plan, names)
             if loss_program:
                 loss_maps = loss.attach(names.router, loss_program, scenario.seed, plan.loss)
             netstat0 = record.netstat(names.senders)
             t0 = time.monotonic() + START_MARGIN_S
-            common = {"t0": t0, "interval": plan.interval, "end": plan.duration, "port": network.PORT}
-            rcv = procs.start(names.receivers, sys.executable, str(ENDPOINT), "receive", json.dumps({
-                **common, "lowat": network.receive_lowat(plan), "flows": [{"flow": f.flow, "end": f.end, "size": f.size} for f in plan.flows]}))
+            common = {
+                "t0": t0,
+                "interval": plan.interval,
+                "end": plan.duration,
+                "port": network.PORT,
+            }
+            rcv = procs.start(
+                names.receivers,
+                sys.executable,
+                str(ENDPOINT),
+                "receive",
+                json.dumps(
+                    {
+                        **common,
+                        "lowat": network.receive_lowat(plan),
+                        "flows": [
+                            {"flow": f.flow, "end": f.end, "size": f.size} for f in plan.flows
+                        ],
+                    }
+                ),
+            )
             _await_line(rcv, rcv.stderr, "listening", "the receiver")
-            snd = procs.start(names.senders, sys.executable, str(ENDPOINT), "send", json.dumps({
-                **common, "notsent_lowat": _notsent_lowat(plan),
-                "flows": [{"flow": f.flow, "cc": f.cc, "src": network.sender_addr(f.pair), "dst": network.receiver_addr(f.pair),
-                           "start": f.start, "stop": f.end, "size": f.size} for f in plan.flows]}))
-            queue_samples = record.sample_queues(names.router, t0, plan.interval, plan.duration,
-                                                 {"the delay line": dl, "the receivers": rcv, "the senders": snd}, progress)
+            snd = procs.start(
+                names.senders,
+                sys.executable,
+                str(ENDPOINT),
+                "send",
+                json.dumps(
+                    {
+                        **common,
+                        "notsent_lowat": _notsent_lowat(plan),
+                        "flows": [
+                            {
+                                "flow": f.flow,
+                                "cc": f.cc,
+                                "src": network.sender_addr(f.pair),
+                                "dst": network.receiver_addr(f.pair),
+                                "start": f.start,
+                                "stop": f.end,
+                                "size": f.size,
+                            }
+                            for f in plan.flows
+                        ],
+                    }
+                ),
+            )
+            queue_samples = record.sample_queues(
+                names.router,
+                t0,
+                plan.interval,
+                plan.duration,
+                {"the delay line": dl, "the receivers": rcv, "the senders": snd},
+                progress,
+            )
             sent = _report(snd, "the senders")
             received = _report(rcv, "the receivers")
             network.stop_senders(names)
@@ -165,14 +234,22 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
             dl.send_signal(signal.SIGTERM)
             line = _report(dl, "the delay line")
             for d in ("fwd", "rev"):
-                line[d]["late_1ms_share"] = line[d]["late_1ms"] / line[d]["packets"] if line[d]["packets"] else 0.0
+                line[d]["late_1ms_share"] = (
+                    line[d]["late_1ms"] / line[d]["packets"] if line[d]["packets"] else 0.0
+                )
             errors = [f["error"] for f in sent["flows"] if f["error"]]
-            errors += [f"flow {f.flow}'s socket got congestion control {s['cc']!r}, not {f.cc!r}"
-                       for f, s in zip(plan.flows, sent["flows"]) if s["cc"] not in (f.cc, None)]
+            errors += [
+                f"flow {f.flow}'s socket got congestion control {s['cc']!r}, not {f.cc!r}"
+                for f, s in zip(plan.flows, sent["flows"])
+                if s["cc"] not in (f.cc, None)
+            ]
             if errors:
                 raise KernelError("; ".join(errors))
             # "fwd"/"rev": the bottleneck's intervals with a backlog it did not serve (a stall the delay line does not see)
-            service = {name.split(":")[1]: limits.service_stalls(queue_samples, dev, plan.rate_bps) for name, dev, _, _ in record.LINKS}
+            service = {
+                name.split(":")[1]: limits.service_stalls(queue_samples, dev, plan.rate_bps)
+                for name, dev, _, _ in record.LINKS
+            }
             kernel = {
                 "engine": "linux",
                 "kernel": platform.release(),
@@ -183,16 +260,23 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 "builtin_differences": builtin_differences(plan),
                 "bpf_programs": {a: list(p) for a, p in plan.bpf.items()},
                 "senders": record.sender_report(plan, sent, ca_states),
-                "recovery_counter": {"program": "recovery.bpf.c on the tcp_cong_state_set tracepoint (tp_btf), per socket",
-                                     "unavailable": counter_missing},
+                "recovery_counter": {
+                    "program": "recovery.bpf.c on the tcp_cong_state_set tracepoint (tp_btf), per socket",
+                    "unavailable": counter_missing,
+                },
                 "random_loss": random_loss,
                 "qdiscs": final_qdiscs,
                 "tun_tx_drops": tun_drops,
                 "delay_line": line,
-                "limits": {"max_rate_bps": limits.max_rate(), "max_bdp_bits": limits.max_bdp(),
-                           "stall_bound_s": limits.STALL_BOUND_S, "late_share_bound": limits.LATE_SHARE_BOUND},
+                "limits": {
+                    "max_rate_bps": limits.max_rate(),
+                    "max_bdp_bits": limits.max_bdp(),
+                    "stall_bound_s": limits.STALL_BOUND_S,
+                    "late_share_bound": limits.LATE_SHARE_BOUND,
+                },
                 "bottleneck_service": service,
-                "flags": limits.flags(line, service) + ([f"the TUN devices dropped {tun_drops} packets"] if tun_drops else []),
+                "flags": limits.flags(line, service)
+                + ([f"the TUN devices dropped {tun_drops} packets"] if tun_drops else []),
                 "netstat": record.netstat_delta(netstat0, netstat1),
                 "time_series": "TCP_INFO of each sender socket (getsockopt) and the receiver's byte count, sampled on the same grid",
             }
@@ -207,7 +291,15 @@ def run(scenario: Scenario, out_dir: Path, overwrite: bool = False, use_bpf: boo
                 "scenario": scenario.to_dict(),
                 "kernel_run": kernel,
             }
-            result = record.result(plan, manifest, sent, received, queue_samples, random_loss["drops"] if random_loss else 0, ca_states)
+            result = record.result(
+                plan,
+                manifest,
+                sent,
+                received,
+                queue_samples,
+                random_loss["drops"] if random_loss else 0,
+                ca_states,
+            )
             result.write_files(tmp)
         finally:
             for held in (counter, loss_maps):
@@ -227,13 +319,21 @@ def _receivers(plan: Plan, received: dict) -> dict:
     """The receivers' SO_RCVLOWAT and, per flow, data segments per ACK (2 when every second one is
     acknowledged) and how its receive window opened (`window_opening`)."""
     acks = {int(i): a for i, a in received["acks"].items()}
-    return {"so_rcvlowat": network.receive_lowat(plan),
-            "segments_per_ack": {f.flow: (acks[f.flow]["data_segs_in"] / acks[f.flow]["segs_out"]
-                                          if acks.get(f.flow, {}).get("segs_out") else None) for f in plan.flows},
-            "window_opening": {f.flow: window_opening(acks.get(f.flow, {})) for f in plan.flows}}
+    return {
+        "so_rcvlowat": network.receive_lowat(plan),
+        "segments_per_ack": {
+            f.flow: (
+                acks[f.flow]["data_segs_in"] / acks[f.flow]["segs_out"]
+                if acks.get(f.flow, {}).get("segs_out")
+                else None
+            )
+            for f in plan.flows
+        },
+        "window_opening": {f.flow: window_opening(acks.get(f.flow, {})) for f in plan.flows},
+    }
 
 
-def window_opening(ack: dict) -> "dict | None":
+def window_opening(ack: dict) -> dict | None:
     """How a receiving socket opened its window: its rcv_ssthresh when accepted and at the end, its
     window clamp, and `quick_acks`, the segments Linux acknowledged one by one to get there
     (`tcp_grow_window` raises rcv_ssthresh by 2·advmss per data segment and sets a quick ACK for
@@ -243,8 +343,11 @@ def window_opening(ack: dict) -> "dict | None":
     if not opened or "rcv_ssthresh" not in ack:
         return None
     start, end, step = opened["rcv_ssthresh"], ack["rcv_ssthresh"], 2 * ack["advmss"]
-    return {"rcv_ssthresh": [start, end], "window_clamp": ack["window_clamp"],
-            "quick_acks": opened["data_segs_in"] + max(0, -(-(end - start) // step))}
+    return {
+        "rcv_ssthresh": [start, end],
+        "window_clamp": ack["window_clamp"],
+        "quick_acks": opened["data_segs_in"] + max(0, -(-(end - start) // step)),
+    }
 
 
 def _fifo_capacity(plan: Plan) -> int:
@@ -278,7 +381,9 @@ def _report(p: subprocess.Popen, what: str) -> dict:
     try:
         out, err = p.communicate(timeout=EXIT_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        raise KernelError(f"{what} did not finish {EXIT_TIMEOUT_S:g} s after the run's end") from None
+        raise KernelError(
+            f"{what} did not finish {EXIT_TIMEOUT_S:g} s after the run's end"
+        ) from None
     if p.returncode != 0:
         raise KernelError(f"{what} failed (exit code {p.returncode}): {err.strip()}")
     lines = [l for l in out.splitlines() if l.startswith("{")]

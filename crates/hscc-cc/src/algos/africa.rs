@@ -156,7 +156,9 @@ impl CongestionOps for Africa {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
-        let Some(acked) = cong_avoid_start(tp, acked) else { return };
+        let Some(acked) = cong_avoid_start(tp, acked) else {
+            return;
+        };
         let w = tp.snd_cwnd;
         self.fast = self.no_congestion(w);
         match (self.fast, self.mimd) {

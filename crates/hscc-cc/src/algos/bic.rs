@@ -87,7 +87,12 @@ crate::params! {
 impl BicParams {
     /// Linux `tcp_bic.c`'s values: β = 819/1024, S_max = 16, the delayed-ACK correction on.
     pub fn linux() -> BicParams {
-        BicParams { beta: 819.0 / 1024.0, max_increment: 16, delayed_ack_correction: true, ..BicParams::default() }
+        BicParams {
+            beta: 819.0 / 1024.0,
+            max_increment: 16,
+            delayed_ack_correction: true,
+            ..BicParams::default()
+        }
     }
 }
 
@@ -243,7 +248,9 @@ impl CongestionOps for Bic {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
-        let Some(acked) = cong_avoid_start(tp, acked) else { return };
+        let Some(acked) = cong_avoid_start(tp, acked) else {
+            return;
+        };
         self.update(tp.snd_cwnd, tp.jiffies32(), tp.hz);
         tcp_cong_avoid_ai(tp, self.cnt, acked);
     }
@@ -431,7 +438,15 @@ mod tests {
     #[test]
     fn defaults_are_the_papers_parameters() {
         let p = BicParams::default();
-        assert_eq!((p.beta, p.max_increment, p.low_window, p.delayed_ack_correction), (0.875, 32, 14, false));
+        assert_eq!(
+            (
+                p.beta,
+                p.max_increment,
+                p.low_window,
+                p.delayed_ack_correction
+            ),
+            (0.875, 32, 14, false)
+        );
         // A loss at cwnd 1000 in congestion avoidance: ssthresh = 1000·896/1024 = 875.
         let mut h = Harness::<Bic>::with_params(&p, 1000);
         h.tp.snd_ssthresh = 1000;

@@ -418,7 +418,9 @@ impl CongestionOps for Cubic {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
-        let Some(acked) = cong_avoid_start(tp, acked) else { return };
+        let Some(acked) = cong_avoid_start(tp, acked) else {
+            return;
+        };
         self.update(tp, tp.snd_cwnd, acked);
         tcp_cong_avoid_ai(tp, self.cnt, acked);
     }
@@ -660,10 +662,16 @@ mod tests {
         // A train of ACKs 1 ms apart: exit once it lasts more than delay_min/2 = 50 ms.
         h.send_all();
         h.advance_ms(100);
-        let acks = run_until(&mut h, 64, "HyStart's ACK-train exit", |h| h.cc.found, |h| {
-            h.ack_each(1, 1);
-            h.advance_ms(1);
-        });
+        let acks = run_until(
+            &mut h,
+            64,
+            "HyStart's ACK-train exit",
+            |h| h.cc.found,
+            |h| {
+                h.ack_each(1, 1);
+                h.advance_ms(1);
+            },
+        );
         // ACK k arrives (k − 1) ms after the first; 51 ms > 50 ms at the 52nd,
         // whose own increase comes after: ssthresh = 64 + 51.
         assert_eq!(acks, 52);

@@ -120,7 +120,8 @@ impl Fast {
         let new = (((1 << GAMMA_SHIFT) - g) * w + g * target) >> GAMMA_SHIFT;
         let max = (tp.snd_cwnd_clamp as u64) << W_SHIFT;
         self.cwnd_fp = new.min(2 * w).max(2 << W_SHIFT).min(max);
-        tp.snd_cwnd = ((self.cwnd_fp + (1 << (W_SHIFT - 1))) >> W_SHIFT).min(tp.snd_cwnd_clamp as u64) as u32;
+        tp.snd_cwnd =
+            ((self.cwnd_fp + (1 << (W_SHIFT - 1))) >> W_SHIFT).min(tp.snd_cwnd_clamp as u64) as u32;
     }
 
     /// pacing_rate = cwnd·MSS/avgRTT, bytes per second.
@@ -132,7 +133,9 @@ impl Fast {
         let bytes = tp.snd_cwnd as u64 * tp.mss_cache as u64;
         // bytes·10⁶/avg without overflowing.
         let (q, r) = (bytes / avg, bytes % avg);
-        tp.pacing_rate = q.saturating_mul(1_000_000).saturating_add(r * 1_000_000 / avg);
+        tp.pacing_rate = q
+            .saturating_mul(1_000_000)
+            .saturating_add(r * 1_000_000 / avg);
     }
 }
 
@@ -232,7 +235,11 @@ mod tests {
     /// A FAST flow with baseRTT 100 ms already learnt and a steady RTT of
     /// 150 ms (avgRTT exactly 150 ms from the start): queueing delay 50 ms.
     fn queued(alpha: u32, every_other_rtt: bool, cwnd: u32) -> Harness<Fast> {
-        let p = FastParams { alpha, every_other_rtt, ..FastParams::default() };
+        let p = FastParams {
+            alpha,
+            every_other_rtt,
+            ..FastParams::default()
+        };
         let mut h = Harness::<Fast>::with_params(&p, cwnd);
         h.cc.base_rtt = 100_000;
         h.cc.avg_rtt = 150_000 << AVG_SHIFT;
@@ -241,7 +248,12 @@ mod tests {
     }
 
     fn cwnd_per_round(h: &mut Harness<Fast>, n: usize) -> Vec<u32> {
-        (0..n).map(|_| { h.round(); h.cwnd() }).collect()
+        (0..n)
+            .map(|_| {
+                h.round();
+                h.cwnd()
+            })
+            .collect()
     }
 
     // With baseRTT/avgRTT = 2/3 and α = 20 the update is w ← (w + 2w/3 + 20)/2
@@ -299,7 +311,10 @@ mod tests {
         h.send(3);
         h.set_rtt_ms(100);
         h.ack_each(1, 1);
-        assert_eq!((h.cc.base_rtt, h.cc.avg_rtt >> AVG_SHIFT), (100_000, 100_000));
+        assert_eq!(
+            (h.cc.base_rtt, h.cc.avg_rtt >> AVG_SHIFT),
+            (100_000, 100_000)
+        );
         // cwnd 10 (not cwnd-limited, no increase): weight 1/256.
         // 100000 + 256000/256 = 101000.
         h.set_rtt_ms(356);
@@ -313,7 +328,10 @@ mod tests {
 
     #[test]
     fn pacing_rate_is_cwnd_over_avg_rtt_when_enabled() {
-        let p = FastParams { pacing: true, ..FastParams::default() };
+        let p = FastParams {
+            pacing: true,
+            ..FastParams::default()
+        };
         let mut h = Harness::<Fast>::with_params(&p, 10);
         h.set_rtt_ms(100);
         h.send_all();

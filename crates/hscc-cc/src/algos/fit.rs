@@ -122,7 +122,10 @@ impl Member {
 impl Clone for Member {
     fn clone(&self) -> Member {
         self.pool.update(None, self.q16);
-        Member { pool: self.pool.clone(), q16: self.q16 }
+        Member {
+            pool: self.pool.clone(),
+            q16: self.q16,
+        }
     }
 }
 
@@ -202,7 +205,10 @@ impl Fit {
     /// Share α with the other sessions of `pool` (if `alpha_shared` and `alpha_auto`).
     pub fn attach(&mut self, pool: &AlphaPool) {
         if self.alpha_auto && self.alpha_shared {
-            self.pool = Some(Member { pool: pool.clone(), q16: None });
+            self.pool = Some(Member {
+                pool: pool.clone(),
+                q16: None,
+            });
         }
     }
 
@@ -313,7 +319,9 @@ impl CongestionOps for Fit {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
-        let Some(acked) = cong_avoid_start(tp, acked) else { return };
+        let Some(acked) = cong_avoid_start(tp, acked) else {
+            return;
+        };
         // eq. 1: +N per window acknowledged.
         let w = tp.snd_cwnd;
         tcp_cong_avoid_ai(tp, w, acked.saturating_mul(self.n));
@@ -496,7 +504,14 @@ mod tests {
         drop(a);
         assert_eq!(pool.alpha_q16(), Some(13107));
         // Unshared (or fixed α) sessions keep their own value and never join.
-        let mut own = ca(&FitParams { alpha_shared: false, ..Default::default() }, 100, 1);
+        let mut own = ca(
+            &FitParams {
+                alpha_shared: false,
+                ..Default::default()
+            },
+            100,
+            1,
+        );
         own.cc.attach(&pool);
         own.set_rtt_ms(150);
         own.round();

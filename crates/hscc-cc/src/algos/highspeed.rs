@@ -91,14 +91,21 @@ crate::params! {
 impl HighSpeedParams {
     /// Linux `tcp_highspeed.c`: a(w) once per ACK (half the RFC's growth under delayed ACKs).
     pub fn linux() -> HighSpeedParams {
-        HighSpeedParams { per_ack: true, ..HighSpeedParams::default() }
+        HighSpeedParams {
+            per_ack: true,
+            ..HighSpeedParams::default()
+        }
     }
 
     /// Whether the four RFC 3649 constants are the RFC's (then its App. B table is used).
     fn rfc_constants(&self) -> bool {
         let d = HighSpeedParams::default();
-        (self.low_window, self.high_window, self.high_p, self.high_decrease)
-            == (d.low_window, d.high_window, d.high_p, d.high_decrease)
+        (
+            self.low_window,
+            self.high_window,
+            self.high_p,
+            self.high_decrease,
+        ) == (d.low_window, d.high_window, d.high_p, d.high_decrease)
     }
 }
 
@@ -163,7 +170,11 @@ pub fn hstcp_md(cwnd: u32) -> u32 {
 /// for every row a generated table may have (made once).
 fn table_global_names() -> &'static [(String, String)] {
     static NAMES: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
-    NAMES.get_or_init(|| (0..MAX_ROWS).map(|i| (format!("table_cwnd[{i}]"), format!("table_md[{i}]"))).collect())
+    NAMES.get_or_init(|| {
+        (0..MAX_ROWS)
+            .map(|i| (format!("table_cwnd[{i}]"), format!("table_md[{i}]")))
+            .collect()
+    })
 }
 
 /// A table generated from the RFC 3649 §5 formulas for non-default parameters.
@@ -242,7 +253,11 @@ impl CongestionOps for HighSpeed {
         } else {
             Cow::Owned(generate_table(p))
         };
-        HighSpeed { ai: 0, table, per_ack: p.per_ack }
+        HighSpeed {
+            ai: 0,
+            table,
+            per_ack: p.per_ack,
+        }
     }
 
     /// `rows` 0 selects the RFC table the program shares (bpf/hstcp_table.h);
@@ -291,7 +306,9 @@ impl CongestionOps for HighSpeed {
             return;
         }
         // RFC 3649: w += a(w)/w for each acknowledged segment.
-        let Some(acked) = cong_avoid_start(tp, acked) else { return };
+        let Some(acked) = cong_avoid_start(tp, acked) else {
+            return;
+        };
         self.update_ai(tp.snd_cwnd);
         let w = tp.snd_cwnd;
         tcp_cong_avoid_ai(tp, w, acked.saturating_mul(self.ai + 1));
@@ -424,12 +441,20 @@ mod tests {
         // cwnd 99, ssthresh 100, one ACK of 2 segments: slow start takes cwnd to
         // 100, the other segment is congestion avoidance with a(100) = 2 → 2
         // credits (RFC). Linux drops it (0 credits).
-        for (p, credits) in [(HighSpeedParams::default(), 2), (HighSpeedParams::linux(), 0)] {
+        for (p, credits) in [
+            (HighSpeedParams::default(), 2),
+            (HighSpeedParams::linux(), 0),
+        ] {
             let mut h = Harness::<HighSpeed>::with_params(&p, 99);
             h.tp.snd_ssthresh = 100;
             h.send_all();
             h.ack_each(1, 2);
-            assert_eq!((h.cwnd(), h.tp.snd_cwnd_cnt), (100, credits), "per_ack {}", p.per_ack);
+            assert_eq!(
+                (h.cwnd(), h.tp.snd_cwnd_cnt),
+                (100, credits),
+                "per_ack {}",
+                p.per_ack
+            );
         }
     }
 
@@ -487,7 +512,17 @@ mod tests {
         p.set("high_p", 1.000001e-7).unwrap();
         let g = HighSpeed::new(&p).bpf_globals();
         assert_eq!(g.len(), 2 + 2 * 73);
-        assert_eq!(&g[..6], [("per_ack", 0), ("rows", 73), ("table_cwnd[0]", 38), ("table_md[0]", 128), ("table_cwnd[1]", 110), ("table_md[1]", 113)]);
+        assert_eq!(
+            &g[..6],
+            [
+                ("per_ack", 0),
+                ("rows", 73),
+                ("table_cwnd[0]", 38),
+                ("table_md[0]", 128),
+                ("table_cwnd[1]", 110),
+                ("table_md[1]", 113)
+            ]
+        );
         assert_eq!(g[g.len() - 2].0, "table_cwnd[72]");
     }
 

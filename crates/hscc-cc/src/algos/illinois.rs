@@ -275,7 +275,10 @@ mod tests {
     #[test]
     fn fixed_point_constants_match_linux() {
         let il = illinois();
-        assert_eq!((il.alpha_min, il.alpha_max, il.beta_min, il.beta_max), (38, 1280, 8, 32));
+        assert_eq!(
+            (il.alpha_min, il.alpha_max, il.beta_min, il.beta_max),
+            (38, 1280, 8, 32)
+        );
         assert_eq!(RTT_MAX, 3_355_443);
     }
 

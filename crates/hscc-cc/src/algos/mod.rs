@@ -1,18 +1,18 @@
 //! One file per algorithm, named as Linux names it.
 
-pub mod reno;
-pub mod highspeed;
-pub mod scalable;
-pub mod bic;
-pub mod cubic;
-pub mod htcp;
-pub mod multcp;
-pub mod ctcp;
-pub mod fit;
-pub mod sync;
 pub mod africa;
-pub mod vegas;
+pub mod bic;
+pub mod ctcp;
+pub mod cubic;
 pub mod fast;
+pub mod fit;
+pub mod highspeed;
+pub mod htcp;
 pub mod illinois;
-pub mod westwood;
+pub mod multcp;
+pub mod reno;
+pub mod scalable;
+pub mod sync;
+pub mod vegas;
 pub mod veno;
+pub mod westwood;

@@ -54,7 +54,9 @@ impl CongestionOps for MulTcp {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
-        let Some(acked) = cong_avoid_start(tp, acked) else { return };
+        let Some(acked) = cong_avoid_start(tp, acked) else {
+            return;
+        };
         let w = tp.snd_cwnd;
         tcp_cong_avoid_ai(tp, w, acked.saturating_mul(self.n));
     }

@@ -51,7 +51,11 @@ crate::params! {
 impl ScalableParams {
     /// Linux `tcp_scalable.c`: Reno's increase up to 100 segments, ×7/8 at every window.
     pub fn linux() -> ScalableParams {
-        ScalableParams { low_window: 100, legacy_decrease: false, ..ScalableParams::default() }
+        ScalableParams {
+            low_window: 100,
+            legacy_decrease: false,
+            ..ScalableParams::default()
+        }
     }
 }
 
@@ -99,7 +103,9 @@ impl CongestionOps for Scalable {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
-        let Some(acked) = cong_avoid_start(tp, acked) else { return };
+        let Some(acked) = cong_avoid_start(tp, acked) else {
+            return;
+        };
         let w = if tp.snd_cwnd <= self.low_window {
             tp.snd_cwnd
         } else {
@@ -139,7 +145,14 @@ mod tests {
     fn decrease_keeps_seven_eighths_above_the_legacy_window_and_halves_below() {
         // Kelly: cwnd − ⌊cwnd·128/1024⌋ = cwnd − ⌊cwnd/8⌋ above lwnd = 16, Reno's
         // max(cwnd/2, 2) at or below it.
-        for (cwnd, expected) in [(1000, 875), (10000, 8750), (17, 15), (16, 8), (9, 4), (2, 2)] {
+        for (cwnd, expected) in [
+            (1000, 875),
+            (10000, 8750),
+            (17, 15),
+            (16, 8),
+            (9, 4),
+            (2, 2),
+        ] {
             let mut h = harness(&ScalableParams::default(), cwnd, 2);
             h.loss();
             assert_eq!(h.cwnd(), expected, "cwnd {cwnd}");

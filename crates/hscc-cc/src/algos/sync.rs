@@ -1025,7 +1025,9 @@ mod tests {
         let mut h = dflt(Probing, 1000, 100_000, 100_000);
         h.cc.next_inc_us = u64::MAX; // no increase in this test
         let leave = |h: &Harness<SyncTcp>| h.cc.state != Probing;
-        let n = run_until(&mut h, 50, "leaving Probing", leave, |h| ack_after(h, 10, 130_000));
+        let n = run_until(&mut h, 50, "leaving Probing", leave, |h| {
+            ack_after(h, 10, 130_000)
+        });
         assert_eq!((n, h.cc.state), (5, Waiting));
         ack_after(&mut h, 500, 100_000);
         assert_eq!(h.cc.state, Emptying);

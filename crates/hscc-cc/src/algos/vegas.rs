@@ -83,7 +83,12 @@ pub struct RttRound {
 
 impl Default for RttRound {
     fn default() -> Self {
-        RttRound { base_rtt: RTT_NONE, min_rtt: RTT_NONE, cnt_rtt: 0, beg_snd_nxt: 0 }
+        RttRound {
+            base_rtt: RTT_NONE,
+            min_rtt: RTT_NONE,
+            cnt_rtt: 0,
+            beg_snd_nxt: 0,
+        }
     }
 }
 
@@ -156,7 +161,11 @@ impl Vegas {
         // Window that would have given the actual rate at baseRTT, and the
         // segments queued beyond it.
         let target = cwnd * base / rtt;
-        let diff = if self.paper_diff { cwnd - target } else { cwnd * (rtt - base) / base };
+        let diff = if self.paper_diff {
+            cwnd - target
+        } else {
+            cwnd * (rtt - base) / base
+        };
 
         if diff > self.gamma as u64 && tp.in_slow_start() {
             // Too fast: match the actual rate (+1 for the truncation) and
@@ -223,7 +232,8 @@ impl CongestionOps for Vegas {
         if !self.smoothed_rtt {
             self.round.sample(sample.rtt_us);
         } else if tp.srtt_us > 0 {
-            self.round.sample((tp.srtt_us >> 3).min(i32::MAX as u32) as i32);
+            self.round
+                .sample((tp.srtt_us >> 3).min(i32::MAX as u32) as i32);
         }
     }
 
@@ -355,7 +365,10 @@ mod tests {
         // diff = 30·16000/100001 = 4.8 → 4 ∈ [α, β], hold. The paper's:
         // 30 − ⌊30·100001/116001⌋ = 30 − 25 = 5 > β: −1.
         let decide = |paper_diff: bool| {
-            let p = VegasParams { paper_diff, ..VegasParams::default() };
+            let p = VegasParams {
+                paper_diff,
+                ..VegasParams::default()
+            };
             let mut h: Harness<Vegas> = Harness::with_params(&p, 30);
             h.tp.snd_ssthresh = 30;
             h.cc.round.base_rtt = 100_001;
@@ -369,7 +382,10 @@ mod tests {
 
     #[test]
     fn smoothed_rtt_samples_the_ewma_on_every_ack() {
-        let p = VegasParams { smoothed_rtt: true, ..VegasParams::default() };
+        let p = VegasParams {
+            smoothed_rtt: true,
+            ..VegasParams::default()
+        };
         let mut h: Harness<Vegas> = Harness::with_params(&p, 10);
         h.tp.snd_ssthresh = 10;
         h.set_rtt_ms(100);
@@ -386,7 +402,14 @@ mod tests {
         assert_eq!(h.cc.round.min_rtt, 112_501);
         // A duplicate ACK (no RTT sample) still counts one more sample of srtt.
         let n = h.cc.round.cnt_rtt;
-        h.cc.pkts_acked(&mut h.tp, &AckSample { pkts_acked: 0, rtt_us: -1, in_flight: 0 });
+        h.cc.pkts_acked(
+            &mut h.tp,
+            &AckSample {
+                pkts_acked: 0,
+                rtt_us: -1,
+                in_flight: 0,
+            },
+        );
         assert_eq!(h.cc.round.cnt_rtt, n + 1);
     }
 

@@ -123,7 +123,8 @@ impl CongestionOps for Veno {
             let cwnd = tp.snd_cwnd as u64;
             let target = (cwnd * self.rtt.base_rtt as u64) << V_PARAM_SHIFT;
             let target = target / self.rtt.min_rtt as u64;
-            self.diff = ((cwnd << V_PARAM_SHIFT).saturating_sub(target)).min(u32::MAX as u64) as u32;
+            self.diff =
+                ((cwnd << V_PARAM_SHIFT).saturating_sub(target)).min(u32::MAX as u64) as u32;
 
             let mut grow = true;
             if tp.in_slow_start() {

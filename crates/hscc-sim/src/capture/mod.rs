@@ -132,7 +132,11 @@ pub struct Tap {
 impl Tap {
     /// A tap for one of `files` captures with snap length `snaplen`.
     pub fn new(files: usize, snaplen: u32) -> Tap {
-        Tap { seen: Vec::new(), room: MAX_CAPTURE_BYTES / files.max(1) as u64 / (RECORD_HEADER + snaplen as u64), missed: 0 }
+        Tap {
+            seen: Vec::new(),
+            room: MAX_CAPTURE_BYTES / files.max(1) as u64 / (RECORD_HEADER + snaplen as u64),
+            missed: 0,
+        }
     }
 
     /// Keep `p`, seen at `t`.
@@ -178,8 +182,17 @@ impl Capture {
                 flows.push(Tap::new(c.files.len(), c.snaplen));
             }
         }
-        let links = c.files.iter().any(|f| matches!(f.at, CapturePoint::Link(_)));
-        Some(Box::new(Capture { by_flow, flows, links, web: HashMap::new(), snaplen: c.snaplen }))
+        let links = c
+            .files
+            .iter()
+            .any(|f| matches!(f.at, CapturePoint::Link(_)));
+        Some(Box::new(Capture {
+            by_flow,
+            flows,
+            links,
+            web: HashMap::new(),
+            snaplen: c.snaplen,
+        }))
     }
 
     /// Whether any link is captured (web transfers must then be noted).
@@ -205,7 +218,13 @@ impl Capture {
 
     /// Web transfer (`slot`, `gen`) opens with configuration `fc` (addresses from its hosts).
     pub fn web_opened(&mut self, seed: u64, slot: u32, gen: u32, fc: &FlowConfig) {
-        let conn = tcp_conn(seed, fc, (1u64 << 40) | (slot as u64) << 8 | (gen as u64 & 0xFF), (1024 + slot % 31_744) as u16, 80);
+        let conn = tcp_conn(
+            seed,
+            fc,
+            (1u64 << 40) | (slot as u64) << 8 | (gen as u64 & 0xFF),
+            (1024 + slot % 31_744) as u16,
+            80,
+        );
         self.web.insert((slot, gen), conn);
     }
 
@@ -214,7 +233,12 @@ impl Capture {
         match p.kind {
             Kind::Udp => {
                 let u = &cfg.udp[p.flow as usize];
-                Some(Conn::udp(node_address(u.src), node_address(u.dst), (20_000 + p.flow % 10_000) as u16, 5004))
+                Some(Conn::udp(
+                    node_address(u.src),
+                    node_address(u.dst),
+                    (20_000 + p.flow % 10_000) as u16,
+                    5004,
+                ))
             }
             _ if (p.flow as usize) < cfg.flows.len() => Some(flow_conn(cfg, p.flow)),
             _ => self.web.get(&(p.flow, p.gen)).copied(),
@@ -224,7 +248,12 @@ impl Capture {
     /// The capture files (name, bytes) and the drop rows of the captured links,
     /// given the links' taps and drop logs. `access` is each configured flow's
     /// access delay (a flow capture shows data leaving the host, before it).
-    pub fn finish(mut self, cfg: &SimConfig, access: &[Time], mut links: HashMap<u32, (Tap, DropLog)>) -> Captures {
+    pub fn finish(
+        mut self,
+        cfg: &SimConfig,
+        access: &[Time],
+        mut links: HashMap<u32, (Tap, DropLog)>,
+    ) -> Captures {
         let mut files = Vec::with_capacity(cfg.capture.files.len());
         let mut missed = 0;
         let mut logs = Vec::new();
@@ -257,9 +286,14 @@ impl Capture {
                 let conn = self.conn(cfg, &d.p);
                 let tcp_seq = conn.filter(|c| !c.udp).map(|c| {
                     let s = c.segment(&d.p, d.t, 0);
-                    if d.p.kind == Kind::Data { s.seq } else { s.ack }
+                    if d.p.kind == Kind::Data {
+                        s.seq
+                    } else {
+                        s.ack
+                    }
                 });
-                let flow = (d.p.kind != Kind::Udp && (d.p.flow as usize) < cfg.flows.len()).then_some(d.p.flow);
+                let flow = (d.p.kind != Kind::Udp && (d.p.flow as usize) < cfg.flows.len())
+                    .then_some(d.p.flow);
                 drops.push(DropRow {
                     link: name.clone(),
                     time_s: secs(d.t),
@@ -278,22 +312,36 @@ impl Capture {
                 });
             }
         }
-        Captures { files, drops, missed }
+        Captures {
+            files,
+            drops,
+            missed,
+        }
     }
 
     /// One pcap file of `seen` (in time order).
     fn write(&self, cfg: &SimConfig, seen: &[Seen]) -> Vec<u8> {
-        let header = PcapHeader { snaplen: self.snaplen, datalink: DataLink::RAW, ts_resolution: TsResolution::NanoSecond, endianness: Endianness::Little, ..PcapHeader::default() };
+        let header = PcapHeader {
+            snaplen: self.snaplen,
+            datalink: DataLink::RAW,
+            ts_resolution: TsResolution::NanoSecond,
+            endianness: Endianness::Little,
+            ..PcapHeader::default()
+        };
         // Sized once: at most a record header and the snap length a packet (ACKs take less).
         let room = 24 + seen.len() * (RECORD_HEADER as usize + self.snaplen as usize);
-        let mut w = PcapWriter::with_header(Vec::with_capacity(room), header).expect("writing to memory");
+        let mut w =
+            PcapWriter::with_header(Vec::with_capacity(room), header).expect("writing to memory");
         let mut out = vec![0u8; self.snaplen as usize];
-        let mut record = |w: &mut PcapWriter<Vec<u8>>, t: Time, (b, n, total): ([u8; MAX_HEADER], usize, u32)| {
+        let mut record = |w: &mut PcapWriter<Vec<u8>>,
+                          t: Time,
+                          (b, n, total): ([u8; MAX_HEADER], usize, u32)| {
             let caplen = (total as usize).min(out.len());
             out[..caplen].fill(0);
             out[..n.min(caplen)].copy_from_slice(&b[..n.min(caplen)]);
             let ts = Duration::from_nanos(t / crate::time::NS);
-            w.write_packet(&PcapPacket::new(ts, total, &out[..caplen])).expect("writing to memory");
+            w.write_packet(&PcapPacket::new(ts, total, &out[..caplen]))
+                .expect("writing to memory");
         };
         // Per connection: how its packets are written, and the data sender's
         // TSecr (the last TSval it saw from the receiver).
@@ -302,11 +350,17 @@ impl Capture {
             let (conn, echo) = match conns.entry((s.p.kind == Kind::Udp, s.p.flow, s.p.gen)) {
                 Entry::Occupied(e) => e.into_mut(),
                 Entry::Vacant(v) => {
-                    let Some(conn) = self.conn(cfg, &s.p) else { continue };
+                    let Some(conn) = self.conn(cfg, &s.p) else {
+                        continue;
+                    };
                     // The engine's connections are open from the start: a handshake
                     // is written where each first appears, for its options, its
                     // clock no later than the first segment's TSval.
-                    let clock = if s.p.kind == Kind::Data { s.p.ts.min(s.t) } else { s.t };
+                    let clock = if s.p.kind == Kind::Data {
+                        s.p.ts.min(s.t)
+                    } else {
+                        s.t
+                    };
                     if !conn.udp {
                         record(&mut w, s.t, conn.handshake_frame(false, clock));
                         record(&mut w, s.t, conn.handshake_frame(true, clock));
@@ -325,7 +379,13 @@ impl Capture {
 
 /// The connection of configured flow `i`.
 pub fn flow_conn(cfg: &SimConfig, i: u32) -> Conn {
-    tcp_conn(cfg.seed, &cfg.flows[i as usize], i as u64, (32_768 + i % 28_232) as u16, 5001)
+    tcp_conn(
+        cfg.seed,
+        &cfg.flows[i as usize],
+        i as u64,
+        (32_768 + i % 28_232) as u16,
+        5001,
+    )
 }
 
 /// A TCP connection for flow configuration `fc` with ports `sport`, `dport`;

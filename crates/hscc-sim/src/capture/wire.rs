@@ -66,7 +66,10 @@ struct Frame {
 
 impl Frame {
     fn new() -> Frame {
-        Frame { buf: [0; MAX_HEADER], len: 0 }
+        Frame {
+            buf: [0; MAX_HEADER],
+            len: 0,
+        }
     }
     fn u8(&mut self, v: u8) {
         self.buf[self.len] = v;
@@ -131,7 +134,13 @@ const TCP_CWR: u8 = 0x80;
 
 /// IPv4 + TCP header of `s` from `src`:`sport` to `dst`:`dport`; returns the
 /// header bytes and the packet's total length.
-pub fn tcp(src: u32, dst: u32, sport: u16, dport: u16, s: &Segment) -> ([u8; MAX_HEADER], usize, u32) {
+pub fn tcp(
+    src: u32,
+    dst: u32,
+    sport: u16,
+    dport: u16,
+    s: &Segment,
+) -> ([u8; MAX_HEADER], usize, u32) {
     let mut f = Frame::new();
     ip_header(&mut f, src, dst, s.ecn, 6);
     f.u16(sport);
@@ -142,7 +151,7 @@ pub fn tcp(src: u32, dst: u32, sport: u16, dport: u16, s: &Segment) -> ([u8; MAX
     f.u16(s.window);
     f.u16(0); // checksum
     f.u16(0); // urgent pointer
-    // Options in Linux's order and padding (tcp_options_write).
+              // Options in Linux's order and padding (tcp_options_write).
     let sack_ok = s.syn.is_some_and(|o| o.1);
     if let Some((mss, _, _)) = s.syn {
         f.u8(2);
@@ -236,7 +245,22 @@ fn finish_ip(f: &mut Frame, total: u32) {
 impl Conn {
     /// A UDP flow between two addresses and ports.
     pub fn udp(src: u32, dst: u32, sport: u16, dport: u16) -> Conn {
-        Conn { src, dst, sport, dport, isn: 0, isn_rx: 0, mss: 0, size: 0, window: 0, wscale: 0, sack: false, timestamps: false, ecn: false, udp: true }
+        Conn {
+            src,
+            dst,
+            sport,
+            dport,
+            isn: 0,
+            isn_rx: 0,
+            mss: 0,
+            size: 0,
+            window: 0,
+            wscale: 0,
+            sack: false,
+            timestamps: false,
+            ecn: false,
+            udp: true,
+        }
     }
 
     /// Byte sequence number of segment edge `k` (data sender's space).
@@ -253,11 +277,28 @@ impl Conn {
             (true, false) => TCP_ECE | TCP_CWR, // RFC 3168 §6.1.1: ECN-setup SYN
             (true, true) => TCP_ECE,
         };
-        let (seq, ack, flags) = if reply { (self.isn_rx, self.isn.wrapping_add(1), SYN | ACK) } else { (self.isn, 0, SYN) };
+        let (seq, ack, flags) = if reply {
+            (self.isn_rx, self.isn.wrapping_add(1), SYN | ACK)
+        } else {
+            (self.isn, 0, SYN)
+        };
         let window = if reply { self.window } else { 0xFFFF };
-        let ts = self.timestamps.then(|| (ts_clock(t), if reply { ts_clock(t) } else { 0 }));
+        let ts = self
+            .timestamps
+            .then(|| (ts_clock(t), if reply { ts_clock(t) } else { 0 }));
         let shift = if reply { self.wscale } else { 14 };
-        Segment { seq, ack, flags: flags | ecn_flags, window, ecn: 0, ts, sack: [(0, 0); 3], nsack: 0, syn: Some((self.mss.min(0xFFFF) as u16, self.sack, shift)), payload: 0 }
+        Segment {
+            seq,
+            ack,
+            flags: flags | ecn_flags,
+            window,
+            ecn: 0,
+            ts,
+            sack: [(0, 0); 3],
+            nsack: 0,
+            syn: Some((self.mss.min(0xFFFF) as u16, self.sack, shift)),
+            payload: 0,
+        }
     }
 
     /// The segment a TCP packet of this connection is, seen at `t`; `echo` is
@@ -268,7 +309,18 @@ impl Conn {
             f if f & CE != 0 => 3,
             _ => 2,
         };
-        let mut s = Segment { seq: 0, ack: 0, flags: ACK, window: self.window, ecn, ts: None, sack: [(0, 0); 3], nsack: 0, syn: None, payload: 0 };
+        let mut s = Segment {
+            seq: 0,
+            ack: 0,
+            flags: ACK,
+            window: self.window,
+            ecn,
+            ts: None,
+            sack: [(0, 0); 3],
+            nsack: 0,
+            syn: None,
+            payload: 0,
+        };
         if p.kind == Kind::Data {
             s.seq = self.byte(p.seq as i64);
             s.ack = self.isn_rx.wrapping_add(1);
@@ -289,7 +341,11 @@ impl Conn {
             s.nsack = p.nsack as usize;
             for (k, &(a, b)) in p.sack[..s.nsack].iter().enumerate() {
                 // A D-SACK block's offsets are signed: it may lie below the ACK.
-                let (a, b) = if k == 0 && p.flags & DSACK != 0 { (a as i32 as i64, b as i32 as i64) } else { (a as i64, b as i64) };
+                let (a, b) = if k == 0 && p.flags & DSACK != 0 {
+                    (a as i32 as i64, b as i32 as i64)
+                } else {
+                    (a as i64, b as i64)
+                };
                 let base = p.seq as i64;
                 s.sack[k] = (self.byte(base + a), self.byte(base + b));
             }
@@ -303,7 +359,11 @@ impl Conn {
             return udp(self, p.size.max(UDP_HEADER_BYTES));
         }
         let s = self.segment(p, t, echo);
-        let (src, dst, sport, dport) = if p.kind == Kind::Data { (self.src, self.dst, self.sport, self.dport) } else { (self.dst, self.src, self.dport, self.sport) };
+        let (src, dst, sport, dport) = if p.kind == Kind::Data {
+            (self.src, self.dst, self.sport, self.dport)
+        } else {
+            (self.dst, self.src, self.dport, self.sport)
+        };
         tcp(src, dst, sport, dport, &s)
     }
 
@@ -325,7 +385,22 @@ mod tests {
 
     fn conn() -> Conn {
         let (window, wscale) = scaled_window(Some(1 << 20));
-        Conn { src: node_address(0), dst: node_address(1), sport: 32768, dport: 5001, isn: 1000, isn_rx: 5000, mss: 1448, size: 10_000, window, wscale, sack: true, timestamps: true, ecn: true, udp: false }
+        Conn {
+            src: node_address(0),
+            dst: node_address(1),
+            sport: 32768,
+            dport: 5001,
+            isn: 1000,
+            isn_rx: 5000,
+            mss: 1448,
+            size: 10_000,
+            window,
+            wscale,
+            sack: true,
+            timestamps: true,
+            ecn: true,
+            udp: false,
+        }
     }
 
     /// Whether the one's-complement sum over `bytes` (plus `acc`) checks out.
@@ -337,7 +412,11 @@ mod tests {
     fn window_scale_is_the_smallest_that_fits() {
         assert_eq!(scaled_window(Some(65_535)), (65_535, 0));
         assert_eq!(scaled_window(Some(65_536)), (32_768, 1));
-        assert_eq!(scaled_window(Some(1 << 20)), (32_768, 5), "2^20 >> 4 is one too many");
+        assert_eq!(
+            scaled_window(Some(1 << 20)),
+            (32_768, 5),
+            "2^20 >> 4 is one too many"
+        );
         assert_eq!(scaled_window(None), (65_535, 14));
     }
 
@@ -351,14 +430,20 @@ mod tests {
         assert_eq!(u16::from_be_bytes([b[2], b[3]]), 1500);
         assert!(checks(&b[..20], 0), "IPv4 header checksum");
         assert_eq!(&b[12..20], &[10, 0, 0, 1, 10, 0, 0, 2]);
-        assert_eq!(u32::from_be_bytes(b[24..28].try_into().unwrap()), 1000 + 1 + 2 * 1448);
+        assert_eq!(
+            u32::from_be_bytes(b[24..28].try_into().unwrap()),
+            1000 + 1 + 2 * 1448
+        );
         assert_eq!(u32::from_be_bytes(b[28..32].try_into().unwrap()), 5001);
         assert_eq!(b[32] >> 4, 8, "32-byte TCP header");
         assert_eq!(b[33], 0x10 | 0x80, "ACK | CWR");
         assert_eq!(&b[40..44], &[1, 1, 8, 10]);
         assert_eq!(u32::from_be_bytes(b[44..48].try_into().unwrap()), 3);
         assert_eq!(u32::from_be_bytes(b[48..52].try_into().unwrap()), 77);
-        assert!(checks(&b[20..52], sum16(&b[12..20], 6 + 1480)), "TCP checksum with a zero payload");
+        assert!(
+            checks(&b[20..52], sum16(&b[12..20], 6 + 1480)),
+            "TCP checksum with a zero payload"
+        );
     }
 
     #[test]
@@ -370,13 +455,21 @@ mod tests {
         p.flags = DSACK | ECE;
         let s = c.segment(&p, 10 * US, 0);
         assert_eq!(s.ack, 1001 + 3 * 1448);
-        assert_eq!(s.sack[0], (1001 + 1448, 1001 + 2 * 1448), "a D-SACK below the ACK");
+        assert_eq!(
+            s.sack[0],
+            (1001 + 1448, 1001 + 2 * 1448),
+            "a D-SACK below the ACK"
+        );
         // Segment 6 ends past the 10 000-byte flow: the edge is its last byte.
         assert_eq!(s.sack[1], (1001 + 5 * 1448, 1001 + 10_000));
         assert_eq!(s.flags, 0x10 | 0x40);
         let (b, n, total) = c.frame(&p, 10 * US, 0);
         assert_eq!((n, total), (20 + 20 + 12 + 4 + 16, 72));
-        assert_eq!((b[12], b[13], b[14], b[15]), (10, 0, 0, 2), "from the receiver");
+        assert_eq!(
+            (b[12], b[13], b[14], b[15]),
+            (10, 0, 0, 2),
+            "from the receiver"
+        );
         assert_eq!(&b[52..56], &[1, 1, 5, 18]);
         assert!(checks(&b[20..n], sum16(&b[12..20], 6 + (n as u32 - 20))));
     }
@@ -387,7 +480,11 @@ mod tests {
         let (b, n, _) = c.handshake_frame(false, 0);
         assert_eq!(n, 20 + 20 + 20);
         assert_eq!(b[33], 0x02 | 0x40 | 0x80, "ECN-setup SYN");
-        assert_eq!(&b[40..46], &[2, 4, 0x05, 0xA8, 4, 2], "MSS 1448, SACK permitted");
+        assert_eq!(
+            &b[40..46],
+            &[2, 4, 0x05, 0xA8, 4, 2],
+            "MSS 1448, SACK permitted"
+        );
         assert_eq!(&b[56..60], &[1, 3, 3, 14]);
         let (b, _, _) = c.handshake_frame(true, 0);
         assert_eq!(b[33], 0x12 | 0x40);
@@ -397,7 +494,12 @@ mod tests {
 
     #[test]
     fn udp_datagram() {
-        let c = Conn { udp: true, sport: 20000, dport: 5004, ..conn() };
+        let c = Conn {
+            udp: true,
+            sport: 20000,
+            dport: 5004,
+            ..conn()
+        };
         let (b, n, total) = c.frame(&Packet::udp(0, 0, 200, 0), 0, 0);
         assert_eq!((n, total), (28, 200));
         assert_eq!(b[9], 17);

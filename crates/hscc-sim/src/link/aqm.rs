@@ -33,7 +33,14 @@ pub(super) struct AqmState {
 impl Link {
     /// [`Link::offer`] on a link with a queue discipline.
     #[inline(never)]
-    pub(super) fn offer_aqm(&mut self, p: &Packet, hop: u8, now: Time, id: u32, q: &mut EventQueue) -> Offer {
+    pub(super) fn offer_aqm(
+        &mut self,
+        p: &Packet,
+        hop: u8,
+        now: Time,
+        id: u32,
+        q: &mut EventQueue,
+    ) -> Offer {
         if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
             self.counters.drops_random += 1;
             log_drop(&mut self.drop_log, now, p, DropCause::Random);
@@ -46,7 +53,11 @@ impl Link {
         let mut pkt = *p;
         pkt.t = now;
         pkt.hop = hop;
-        let mut tally = Tally { counters: &mut self.counters, queued: &mut a.queued, log: self.drop_log.as_deref_mut() };
+        let mut tally = Tally {
+            counters: &mut self.counters,
+            queued: &mut a.queued,
+            log: self.drop_log.as_deref_mut(),
+        };
         if !a.disc.enqueue(pkt, now, idle, &mut tally) {
             return Offer::QueueDrop;
         }
@@ -65,8 +76,14 @@ impl Link {
         while self.busy_until <= now && !a.disc.is_empty() {
             let t = self.busy_until;
             a.disc.advance(t);
-            let mut tally = Tally { counters: &mut self.counters, queued: &mut a.queued, log: self.drop_log.as_deref_mut() };
-            let Some(p) = a.disc.dequeue(t, &mut tally) else { break };
+            let mut tally = Tally {
+                counters: &mut self.counters,
+                queued: &mut a.queued,
+                log: self.drop_log.as_deref_mut(),
+            };
+            let Some(p) = a.disc.dequeue(t, &mut tally) else {
+                break;
+            };
             self.start_transmission(p, t, id, q);
         }
         a.disc.advance(now);
@@ -82,7 +99,10 @@ impl Link {
         self.busy_until = t.saturating_add(self.serialization(wire));
         let mut arrival = self.busy_until.saturating_add(self.delay);
         if self.jitter_ps > 0.0 {
-            arrival = self.busy_until.saturating_add(self.jittered_delay()).max(self.last_arrival);
+            arrival = self
+                .busy_until
+                .saturating_add(self.jittered_delay())
+                .max(self.last_arrival);
         }
         self.enter_line(&p, arrival, p.hop, id, q);
     }
@@ -92,7 +112,12 @@ impl Link {
     /// arrival, later than the returned one, is scheduled by the link itself
     /// if the line was empty (the caller schedules the returned one, as ever).
     #[inline(never)]
-    pub fn pop_arrival_aqm(&mut self, now: Time, id: u32, q: &mut EventQueue) -> (Packet, Option<Time>) {
+    pub fn pop_arrival_aqm(
+        &mut self,
+        now: Time,
+        id: u32,
+        q: &mut EventQueue,
+    ) -> (Packet, Option<Time>) {
         let out = self.pop_arrival(now);
         self.service(now, id, q);
         out
@@ -106,12 +131,16 @@ impl Link {
 
     /// What the discipline dropped after queuing (zero without one).
     pub fn queued_drops(&self) -> QueuedDrops {
-        self.aqm.as_ref().map_or_else(QueuedDrops::default, |a| a.queued)
+        self.aqm
+            .as_ref()
+            .map_or_else(QueuedDrops::default, |a| a.queued)
     }
 
     /// UDP datagrams the discipline dropped after queuing since the last call,
     /// for the network's count of UDP packets in flight.
     pub fn take_udp_drops(&mut self) -> u64 {
-        self.aqm.as_mut().map_or(0, |a| std::mem::take(&mut a.queued.udp_unreported))
+        self.aqm
+            .as_mut()
+            .map_or(0, |a| std::mem::take(&mut a.queued.udp_unreported))
     }
 }

@@ -45,7 +45,11 @@ pub struct CodelParams {
 
 impl Default for CodelParams {
     fn default() -> Self {
-        CodelParams { target: 5 * MS, interval: 100 * MS, ecn: false }
+        CodelParams {
+            target: 5 * MS,
+            interval: 100 * MS,
+            ecn: false,
+        }
     }
 }
 
@@ -58,8 +62,20 @@ impl CodelParams {
 
 /// Target and interval of CoDel (and FQ-CoDel): 1 µs to 1 hour, target below interval.
 pub(super) fn check_times(target: Time, interval: Time, at: &str) -> Result<(), ConfigError> {
-    check((crate::time::US..=3600 * SEC).contains(&interval), at, "interval", format!("{} s", secs(interval)), "1 us to one hour")?;
-    check(target >= crate::time::US && target < interval, at, "target", format!("{} s", secs(target)), "at least 1 us and below interval")
+    check(
+        (crate::time::US..=3600 * SEC).contains(&interval),
+        at,
+        "interval",
+        format!("{} s", secs(interval)),
+        "1 us to one hour",
+    )?;
+    check(
+        target >= crate::time::US && target < interval,
+        at,
+        "target",
+        format!("{} s", secs(target)),
+        "at least 1 us and below interval",
+    )
 }
 
 /// The packets CoDel takes from: a FIFO, or one flow's queue in FQ-CoDel.
@@ -98,7 +114,14 @@ pub fn control_law(t: Time, interval: Time, count: u32) -> Time {
 impl CodelVars {
     /// RFC 8289 §5.6 `dodequeue`'s test on the packet just taken (None: the
     /// queue was empty): whether it is OK to drop it.
-    fn ok_to_drop(&mut self, p: Option<&Packet>, src: &impl Source, prm: (Time, Time), maxpacket: &mut u64, now: Time) -> bool {
+    fn ok_to_drop(
+        &mut self,
+        p: Option<&Packet>,
+        src: &impl Source,
+        prm: (Time, Time),
+        maxpacket: &mut u64,
+        now: Time,
+    ) -> bool {
         let Some(p) = p else {
             self.first_above_time = 0;
             return false;
@@ -121,7 +144,14 @@ impl CodelVars {
     /// RFC 8289 §5.5 `dequeue` at `now` from `src` (with Linux's ECN marking):
     /// the packet to send, or None when every packet left was dropped.
     /// `maxpacket` is the largest packet seen; `(target, interval, ecn)`.
-    pub(crate) fn dequeue(&mut self, prm: (Time, Time, bool), now: Time, src: &mut impl Source, maxpacket: &mut u64, tally: &mut Tally) -> Option<Packet> {
+    pub(crate) fn dequeue(
+        &mut self,
+        prm: (Time, Time, bool),
+        now: Time,
+        src: &mut impl Source,
+        maxpacket: &mut u64,
+        tally: &mut Tally,
+    ) -> Option<Packet> {
         let (target, interval, ecn) = prm;
         let times = (target, interval);
         let Some(mut p) = src.pop() else {
@@ -206,7 +236,13 @@ impl Source for FifoSource<'_> {
 impl Codel {
     /// An empty queue.
     pub fn new(prm: &CodelParams, lim: Limits) -> Codel {
-        Codel { prm: *prm, lim, q: Fifo::default(), vars: CodelVars::default(), maxpacket: 0 }
+        Codel {
+            prm: *prm,
+            lim,
+            q: Fifo::default(),
+            vars: CodelVars::default(),
+            maxpacket: 0,
+        }
     }
 
     /// The waiting packets.
@@ -232,8 +268,12 @@ impl Codel {
     /// The next packet to send at `now`.
     pub fn dequeue(&mut self, now: Time, tally: &mut Tally) -> Option<Packet> {
         let prm = (self.prm.target, self.prm.interval, self.prm.ecn);
-        let mut src = FifoSource { q: &mut self.q, lim: &self.lim };
-        self.vars.dequeue(prm, now, &mut src, &mut self.maxpacket, tally)
+        let mut src = FifoSource {
+            q: &mut self.q,
+            lim: &self.lim,
+        };
+        self.vars
+            .dequeue(prm, now, &mut src, &mut self.maxpacket, tally)
     }
 }
 
@@ -247,7 +287,13 @@ mod tests {
     /// Fill the queue at time 0, then dequeue every millisecond: the times
     /// (ms) at which a packet was dropped or marked, and the packets sent.
     fn run(ecn: bool, ms: u64) -> (Vec<u64>, u64, Books) {
-        let mut q = Codel::new(&CodelParams { ecn, ..CodelParams::default() }, limits(10_000));
+        let mut q = Codel::new(
+            &CodelParams {
+                ecn,
+                ..CodelParams::default()
+            },
+            limits(10_000),
+        );
         let mut b = Books::default();
         for i in 0..2000 {
             assert!(q.enqueue(pkt(i, 0, true), &mut b.tally()));
@@ -277,7 +323,10 @@ mod tests {
         // + 100/√5 = 428.17 → 429; + 100/√6 = 468.99 → 469.
         let (drops, sent, b) = run(false, 470);
         assert_eq!(drops, vec![105, 205, 276, 334, 384, 429, 469]);
-        assert_eq!(sent, 470, "a drop takes the next packet at the same dequeue");
+        assert_eq!(
+            sent, 470,
+            "a drop takes the next packet at the same dequeue"
+        );
         assert_eq!(b.queued.packets, 7);
         assert_eq!(b.counters.marks, 0);
     }
@@ -332,7 +381,11 @@ mod tests {
             }
         }
         assert_eq!(first, Some(105), "5 ms to reach target, then an interval");
-        assert_eq!(q.vars().count, 7, "6 at the first drop, 7 at 105 + 40.82 → 146 ms");
+        assert_eq!(
+            q.vars().count,
+            7,
+            "6 at the first drop, 7 at 105 + 40.82 → 146 ms"
+        );
         assert_eq!(q.vars().lastcount, 6);
     }
 
@@ -343,6 +396,13 @@ mod tests {
         assert!(q.enqueue(pkt(0, 0, false), &mut b.tally()));
         assert!(q.enqueue(pkt(1, 0, false), &mut b.tally()));
         assert!(!q.enqueue(pkt(2, 0, false), &mut b.tally()));
-        assert_eq!((b.counters.drops_queue, b.counters.drops_aqm, b.queued.packets), (1, 0, 0));
+        assert_eq!(
+            (
+                b.counters.drops_queue,
+                b.counters.drops_aqm,
+                b.queued.packets
+            ),
+            (1, 0, 0)
+        );
     }
 }

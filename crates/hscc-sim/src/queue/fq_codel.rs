@@ -51,7 +51,14 @@ pub struct FqCodelParams {
 
 impl Default for FqCodelParams {
     fn default() -> Self {
-        FqCodelParams { target: 5 * MS, interval: 100 * MS, flows: 1024, quantum: 1514, ecn: true, drop_batch: 64 }
+        FqCodelParams {
+            target: 5 * MS,
+            interval: 100 * MS,
+            flows: 1024,
+            quantum: 1514,
+            ecn: true,
+            drop_batch: 64,
+        }
     }
 }
 
@@ -59,9 +66,27 @@ impl FqCodelParams {
     /// Check the values; `at` names the queue in errors.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
         check_times(self.target, self.interval, at)?;
-        check((1..=65_536).contains(&self.flows), at, "flows", self.flows, "1 to 65536 flow queues (Linux's limit)")?;
-        check((64..=1_048_576).contains(&self.quantum), at, "quantum", self.quantum, "64 bytes to 1 MiB")?;
-        check((1..=65_536).contains(&self.drop_batch), at, "drop_batch", self.drop_batch, "1 to 65536 packets")
+        check(
+            (1..=65_536).contains(&self.flows),
+            at,
+            "flows",
+            self.flows,
+            "1 to 65536 flow queues (Linux's limit)",
+        )?;
+        check(
+            (64..=1_048_576).contains(&self.quantum),
+            at,
+            "quantum",
+            self.quantum,
+            "64 bytes to 1 MiB",
+        )?;
+        check(
+            (1..=65_536).contains(&self.drop_batch),
+            at,
+            "drop_batch",
+            self.drop_batch,
+            "1 to 65536 packets",
+        )
     }
 }
 
@@ -126,7 +151,17 @@ impl FqCodel {
     /// An empty queue; `rng` draws the hash perturbation.
     pub fn new(prm: &FqCodelParams, lim: Limits, mut rng: Rng) -> FqCodel {
         let flows = (0..prm.flows).map(|_| Flow::default()).collect();
-        FqCodel { prm: *prm, lim, flows, new_flows: VecDeque::new(), old_flows: VecDeque::new(), len: 0, bytes: 0, maxpacket: 0, perturb: rng.random() }
+        FqCodel {
+            prm: *prm,
+            lim,
+            flows,
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+            len: 0,
+            bytes: 0,
+            maxpacket: 0,
+            perturb: rng.random(),
+        }
     }
 
     /// The flow queue of `p` (Linux `fq_codel_classify`: hash, then `reciprocal_scale`).
@@ -221,7 +256,12 @@ impl FqCodel {
                 self.old_flows.push_back(idx);
                 continue;
             }
-            let mut src = FlowSource { f, len: &mut self.len, bytes: &mut self.bytes, lim: &self.lim };
+            let mut src = FlowSource {
+                f,
+                len: &mut self.len,
+                bytes: &mut self.bytes,
+                lim: &self.lim,
+            };
             let mut vars = src.f.vars;
             let p = vars.dequeue(prm, now, &mut src, &mut self.maxpacket, tally);
             let f = &mut self.flows[idx as usize];
@@ -261,7 +301,11 @@ mod tests {
     use crate::rng::{component_rng, Component};
 
     fn fq(n: u64) -> FqCodel {
-        FqCodel::new(&FqCodelParams::default(), limits(n), component_rng(1, Component::Queue, 0))
+        FqCodel::new(
+            &FqCodelParams::default(),
+            limits(n),
+            component_rng(1, Component::Queue, 0),
+        )
     }
 
     /// A 1500-byte packet of a flow, enqueued at `t`.
@@ -273,7 +317,9 @@ mod tests {
 
     /// Two flows that land in different queues.
     fn two_flows(q: &FqCodel) -> (u32, u32) {
-        let b = (1..100).find(|&b| q.classify(&of(b, 0)) != q.classify(&of(0, 0))).unwrap();
+        let b = (1..100)
+            .find(|&b| q.classify(&of(b, 0)) != q.classify(&of(0, 0)))
+            .unwrap();
         (0, b)
     }
 
@@ -289,7 +335,9 @@ mod tests {
         // Quantum 1514: A sends 1500 (deficit 14 > 0), then 1500 more (−1486),
         // then gets +1514 (28) and moves to the old list; C the same; then the
         // old list alternates: A (28 → −1472 → +1514 = 42), C, A, C …
-        let order: Vec<u32> = (0..8).map(|_| q.dequeue(0, &mut b.tally()).unwrap().flow).collect();
+        let order: Vec<u32> = (0..8)
+            .map(|_| q.dequeue(0, &mut b.tally()).unwrap().flow)
+            .collect();
         assert_eq!(order, vec![a, a, c, c, a, c, a, c]);
     }
 
@@ -305,12 +353,19 @@ mod tests {
         q.dequeue(0, &mut b.tally());
         q.dequeue(0, &mut b.tally()); // A is in the old list now
         q.enqueue(of(c, 0), 0, &mut b.tally());
-        assert_eq!(q.dequeue(0, &mut b.tally()).unwrap().flow, c, "a new flow is served before old ones");
+        assert_eq!(
+            q.dequeue(0, &mut b.tally()).unwrap().flow,
+            c,
+            "a new flow is served before old ones"
+        );
         assert_eq!(q.dequeue(0, &mut b.tally()).unwrap().flow, a);
         // C, found empty while new with A waiting in the old list, went
         // through the old list (RFC 8290 §4.2) instead of leaving at once.
         assert!(q.new_flows.is_empty());
-        assert!(!q.flows[q.classify(&of(c, 0)) as usize].listed, "then left it, empty, on its turn there");
+        assert!(
+            !q.flows[q.classify(&of(c, 0)) as usize].listed,
+            "then left it, empty, on its turn there"
+        );
     }
 
     #[test]
@@ -326,7 +381,10 @@ mod tests {
         }
         // 11 > 10: A holds 12 000 bytes; 1500-byte drops from its head until
         // 6000 bytes are gone: four packets (enqueued at 0..4 ps).
-        assert_eq!((b.counters.drops_queue, b.queued.packets, q.len()), (4, 4, 7));
+        assert_eq!(
+            (b.counters.drops_queue, b.queued.packets, q.len()),
+            (4, 4, 7)
+        );
         assert_eq!(q.dequeue(0, &mut b.tally()).unwrap().t, 4);
     }
 

@@ -150,8 +150,16 @@ impl Tally<'_> {
 
     fn count(&mut self, p: &Packet, why: Why, now: Time) {
         if let Some(log) = &mut self.log {
-            let cause = if why == Why::Overflow { DropCause::Queue } else { DropCause::Aqm };
-            log.push(Dropped { t: now, p: *p, cause });
+            let cause = if why == Why::Overflow {
+                DropCause::Queue
+            } else {
+                DropCause::Aqm
+            };
+            log.push(Dropped {
+                t: now,
+                p: *p,
+                cause,
+            });
         }
         match why {
             Why::Overflow => {
@@ -248,7 +256,9 @@ impl Discipline {
             QueueConfig::DropTail => return None,
             QueueConfig::Red(p) => Discipline::Red(red::Red::new(p, lim, rate_bps, rng)),
             QueueConfig::Codel(p) => Discipline::Codel(codel::Codel::new(p, lim)),
-            QueueConfig::FqCodel(p) => Discipline::FqCodel(Box::new(fq_codel::FqCodel::new(p, lim, rng))),
+            QueueConfig::FqCodel(p) => {
+                Discipline::FqCodel(Box::new(fq_codel::FqCodel::new(p, lim, rng)))
+            }
             QueueConfig::Pie(p) => Discipline::Pie(pie::Pie::new(p, lim, rng)),
         })
     }
@@ -257,7 +267,13 @@ impl Discipline {
     /// transmitter went idle if it is idle and nothing waits. Returns whether
     /// it was queued (else it was dropped, counted in `tally`).
     #[inline]
-    pub fn enqueue(&mut self, p: Packet, now: Time, idle_since: Option<Time>, tally: &mut Tally) -> bool {
+    pub fn enqueue(
+        &mut self,
+        p: Packet,
+        now: Time,
+        idle_since: Option<Time>,
+        tally: &mut Tally,
+    ) -> bool {
         match self {
             Discipline::Red(d) => d.enqueue(p, now, idle_since, tally),
             Discipline::Codel(d) => d.enqueue(p, tally),
@@ -322,11 +338,21 @@ impl Discipline {
 }
 
 /// `value` checked against `ok`, as a [`ConfigError`] on the field `at.name`.
-pub(crate) fn check(ok: bool, at: &str, name: &str, value: impl std::fmt::Display, allowed: &str) -> Result<(), ConfigError> {
+pub(crate) fn check(
+    ok: bool,
+    at: &str,
+    name: &str,
+    value: impl std::fmt::Display,
+    allowed: &str,
+) -> Result<(), ConfigError> {
     if ok {
         return Ok(());
     }
-    Err(ConfigError { field: format!("{at}.{name}"), value: value.to_string(), allowed: allowed.into() })
+    Err(ConfigError {
+        field: format!("{at}.{name}"),
+        value: value.to_string(),
+        allowed: allowed.into(),
+    })
 }
 
 #[cfg(test)]
@@ -344,7 +370,11 @@ pub(crate) mod testing {
 
     impl Books {
         pub fn tally(&mut self) -> Tally<'_> {
-            Tally { counters: &mut self.counters, queued: &mut self.queued, log: None }
+            Tally {
+                counters: &mut self.counters,
+                queued: &mut self.queued,
+                log: None,
+            }
         }
     }
 
@@ -357,6 +387,10 @@ pub(crate) mod testing {
 
     /// No limit but the packet count `n`.
     pub fn limits(n: u64) -> Limits {
-        Limits { packets: n, bytes: u64::MAX, framing: 0 }
+        Limits {
+            packets: n,
+            bytes: u64::MAX,
+            framing: 0,
+        }
     }
 }

@@ -66,7 +66,13 @@ pub struct PieParams {
 
 impl Default for PieParams {
     fn default() -> Self {
-        PieParams { target: 15 * MS, tupdate: 15 * MS, alpha: 0.125, beta: 1.25, ecn: false }
+        PieParams {
+            target: 15 * MS,
+            tupdate: 15 * MS,
+            alpha: 0.125,
+            beta: 1.25,
+            ecn: false,
+        }
     }
 }
 
@@ -79,10 +85,28 @@ fn sixteenths(g: f64) -> Option<u64> {
 impl PieParams {
     /// Check times and gains; `at` names the queue in errors.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        check((crate::time::US..=SEC).contains(&self.target), at, "target", format!("{} s", secs(self.target)), "1 us to 1 s")?;
-        check((MS..=SEC).contains(&self.tupdate), at, "tupdate", format!("{} s", secs(self.tupdate)), "1 ms to 1 s")?;
+        check(
+            (crate::time::US..=SEC).contains(&self.target),
+            at,
+            "target",
+            format!("{} s", secs(self.target)),
+            "1 us to 1 s",
+        )?;
+        check(
+            (MS..=SEC).contains(&self.tupdate),
+            at,
+            "tupdate",
+            format!("{} s", secs(self.tupdate)),
+            "1 ms to 1 s",
+        )?;
         const GAIN: &str = "a multiple of 1/16 from 0 to 2 (Linux keeps the gains in sixteenths)";
-        check(sixteenths(self.alpha).is_some(), at, "alpha", self.alpha, GAIN)?;
+        check(
+            sixteenths(self.alpha).is_some(),
+            at,
+            "alpha",
+            self.alpha,
+            GAIN,
+        )?;
         check(sixteenths(self.beta).is_some(), at, "beta", self.beta, GAIN)
     }
 }
@@ -121,7 +145,10 @@ pub struct Pie {
 impl Pie {
     /// An empty queue.
     pub fn new(prm: &PieParams, lim: Limits, rng: Rng) -> Pie {
-        let vars = PieVars { burst_time: MAX_BURST, ..PieVars::default() };
+        let vars = PieVars {
+            burst_time: MAX_BURST,
+            ..PieVars::default()
+        };
         Pie {
             prm: *prm,
             alpha: sixteenths(prm.alpha).unwrap_or(2),
@@ -155,7 +182,11 @@ impl Pie {
             return false;
         }
         let local = v.prob;
-        v.accu_prob = if local == 0 { 0 } else { v.accu_prob.saturating_add(local) };
+        v.accu_prob = if local == 0 {
+            0
+        } else {
+            v.accu_prob.saturating_add(local)
+        };
         if v.accu_prob < (MAX_PROB / 100) * 85 {
             return false;
         }
@@ -177,7 +208,9 @@ impl Pie {
             tally.drop_arriving(&p, Why::Overflow);
             return false;
         }
-        if self.drop_early() && !(self.vars.prob <= MAX_PROB / 10 && tally.mark(&mut p, self.prm.ecn)) {
+        if self.drop_early()
+            && !(self.vars.prob <= MAX_PROB / 10 && tally.mark(&mut p, self.prm.ecn))
+        {
             self.vars.accu_prob = 0;
             tally.drop_arriving(&p, Why::Aqm);
             return false;
@@ -269,7 +302,11 @@ mod tests {
     use crate::rng::{component_rng, Component};
 
     fn pie() -> Pie {
-        Pie::new(&PieParams::default(), limits(1000), component_rng(1, Component::Queue, 0))
+        Pie::new(
+            &PieParams::default(),
+            limits(1000),
+            component_rng(1, Component::Queue, 0),
+        )
     }
 
     /// One update with the queue delay of the last dequeue at `ms`, with a backlog.
@@ -311,7 +348,10 @@ mod tests {
         assert_eq!(prob, MAX_PROB / 5 + MAX_PROB / 100 * 2);
         // Above 250 ms another 2 % is added after the cap.
         let prob = step(&mut p, 300);
-        assert_eq!(prob, MAX_PROB / 5 + 2 * (MAX_PROB / 100 * 2) + MAX_PROB / 50);
+        assert_eq!(
+            prob,
+            MAX_PROB / 5 + 2 * (MAX_PROB / 100 * 2) + MAX_PROB / 50
+        );
     }
 
     #[test]
@@ -326,7 +366,14 @@ mod tests {
 
     #[test]
     fn burst_allowance_then_early_drops_and_ecn_marks() {
-        let mut p = Pie::new(&PieParams { ecn: true, ..PieParams::default() }, limits(10_000), component_rng(1, Component::Queue, 0));
+        let mut p = Pie::new(
+            &PieParams {
+                ecn: true,
+                ..PieParams::default()
+            },
+            limits(10_000),
+            component_rng(1, Component::Queue, 0),
+        );
         let mut b = Books::default();
         for i in 0..10 {
             assert!(p.enqueue(pkt(i, 0, false), &mut b.tally()));
@@ -348,7 +395,10 @@ mod tests {
         // De-randomized: no signal until 17 arrivals have accumulated 0.85,
         // then 5 % each: about 2000 / (16 + 20) = 55 signals, half of them on
         // ECN-capable packets (marked).
-        assert!((35..=80).contains(&(dropped + marked)), "{dropped} + {marked}");
+        assert!(
+            (35..=80).contains(&(dropped + marked)),
+            "{dropped} + {marked}"
+        );
         assert!(dropped > 20 && marked > 20, "{dropped} {marked}");
         // Above 10 % even ECN-capable packets are dropped.
         p.vars.prob = MAX_PROB / 5;
@@ -367,7 +417,10 @@ mod tests {
         p.enqueue(pkt(1, 0, false), &mut b.tally());
         p.dequeue(20 * MS);
         assert_eq!(p.vars.qdelay, 20 * 1_000_000 / 64);
-        assert_eq!(p.vars.burst_time, MAX_BURST, "the first dequeue has no previous one");
+        assert_eq!(
+            p.vars.burst_time, MAX_BURST,
+            "the first dequeue has no previous one"
+        );
         p.dequeue(30 * MS);
         assert_eq!(p.vars.qdelay, 0, "the queue is empty after it");
         assert_eq!(p.vars.burst_time, MAX_BURST - 10 * 1_000_000 / 64);

@@ -56,18 +56,57 @@ pub struct RedParams {
 
 impl Default for RedParams {
     fn default() -> Self {
-        RedParams { min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 0.002, gentle: true, ecn: false, harddrop: true, mean_pktsize: 500 }
+        RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: true,
+            ecn: false,
+            harddrop: true,
+            mean_pktsize: 500,
+        }
     }
 }
 
 impl RedParams {
     /// Check thresholds, probability and weight; `at` names the queue in errors.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        check(self.min_th.is_finite() && self.min_th >= 0.0, at, "min_th", self.min_th, "0 packets or more")?;
-        check(self.max_th.is_finite() && self.max_th > self.min_th && self.max_th <= 1e8, at, "max_th", self.max_th, "above min_th, at most 10^8 packets")?;
-        check(self.max_p > 0.0 && self.max_p <= 1.0, at, "max_p", self.max_p, "a probability above 0, at most 1")?;
-        check(self.w_q > 0.0 && self.w_q <= 1.0, at, "w_q", self.w_q, "a weight above 0, at most 1")?;
-        check((1..=65_535).contains(&self.mean_pktsize), at, "mean_pktsize", self.mean_pktsize, "1 to 65535 bytes")
+        check(
+            self.min_th.is_finite() && self.min_th >= 0.0,
+            at,
+            "min_th",
+            self.min_th,
+            "0 packets or more",
+        )?;
+        check(
+            self.max_th.is_finite() && self.max_th > self.min_th && self.max_th <= 1e8,
+            at,
+            "max_th",
+            self.max_th,
+            "above min_th, at most 10^8 packets",
+        )?;
+        check(
+            self.max_p > 0.0 && self.max_p <= 1.0,
+            at,
+            "max_p",
+            self.max_p,
+            "a probability above 0, at most 1",
+        )?;
+        check(
+            self.w_q > 0.0 && self.w_q <= 1.0,
+            at,
+            "w_q",
+            self.w_q,
+            "a weight above 0, at most 1",
+        )?;
+        check(
+            (1..=65_535).contains(&self.mean_pktsize),
+            at,
+            "mean_pktsize",
+            self.mean_pktsize,
+            "1 to 65535 bytes",
+        )
     }
 }
 
@@ -114,7 +153,15 @@ impl Red {
     /// An empty queue on a link of `rate_bps`.
     pub fn new(prm: &RedParams, lim: Limits, rate_bps: u64, rng: Rng) -> Red {
         let s = (prm.mean_pktsize as u64 * 8 * SEC / rate_bps.max(1)).max(1);
-        Red { prm: *prm, lim, q: Fifo::default(), avg: 0.0, count: -1, s, rng }
+        Red {
+            prm: *prm,
+            lim,
+            q: Fifo::default(),
+            avg: 0.0,
+            count: -1,
+            s,
+            rng,
+        }
     }
 
     /// The waiting packets.
@@ -137,7 +184,13 @@ impl Red {
 
     /// The decision at the current average, counting this arrival (§4, Fig. 2).
     pub fn decide(&mut self) -> Decision {
-        let RedParams { min_th, max_th, max_p, gentle, .. } = self.prm;
+        let RedParams {
+            min_th,
+            max_th,
+            max_p,
+            gentle,
+            ..
+        } = self.prm;
         let avg = self.avg;
         let p_b = if avg < min_th {
             self.count = -1;
@@ -155,8 +208,17 @@ impl Red {
     }
 
     /// `p` arrives at `now`; `idle_since`: when the link went idle, if it is.
-    pub fn enqueue(&mut self, mut p: Packet, now: Time, idle_since: Option<Time>, tally: &mut Tally) -> bool {
-        self.update_avg(self.q.len(), idle_since.map_or(0, |t| now.saturating_sub(t)));
+    pub fn enqueue(
+        &mut self,
+        mut p: Packet,
+        now: Time,
+        idle_since: Option<Time>,
+        tally: &mut Tally,
+    ) -> bool {
+        self.update_avg(
+            self.q.len(),
+            idle_since.map_or(0, |t| now.saturating_sub(t)),
+        );
         let decision = self.decide();
         let signal = match decision {
             Decision::Pass => false,
@@ -204,12 +266,20 @@ mod tests {
 
     fn red(prm: RedParams) -> Red {
         // 10 Mbit/s: a 500-byte typical packet takes 400 µs.
-        Red::new(&prm, limits(1000), 10_000_000, component_rng(1, Component::Queue, 0))
+        Red::new(
+            &prm,
+            limits(1000),
+            10_000_000,
+            component_rng(1, Component::Queue, 0),
+        )
     }
 
     #[test]
     fn the_average_is_an_ewma_that_decays_over_idle_time() {
-        let mut r = red(RedParams { w_q: 0.5, ..RedParams::default() });
+        let mut r = red(RedParams {
+            w_q: 0.5,
+            ..RedParams::default()
+        });
         // Arrivals finding 0, 1, 2, 3 packets: 0, 0.5, 1.25, 2.125.
         for (q, want) in [(0, 0.0), (1, 0.5), (2, 1.25), (3, 2.125)] {
             r.update_avg(q, 0);
@@ -237,7 +307,10 @@ mod tests {
         // Gentle: avg 22.5 → 0.1 + 0.9 · 7.5/15 = 0.55; at 2·max_th: forced.
         assert_eq!(at(22.5, 0), Decision::Random(0.1 + 0.9 * 0.5));
         assert_eq!(at(30.0, 0), Decision::Forced);
-        let mut plain = red(RedParams { gentle: false, ..RedParams::default() });
+        let mut plain = red(RedParams {
+            gentle: false,
+            ..RedParams::default()
+        });
         plain.avg = 15.0;
         assert_eq!(plain.decide(), Decision::Forced);
     }
@@ -247,7 +320,10 @@ mod tests {
         // A constant average of 10 (w_q so small it does not move): p_b = 0.05.
         // After a drop the n-th arrival is dropped with 0.05/(1 − 0.05·n), so
         // P(gap = n) = Π(1 − p_k)·p_n = 0.05/0.95 for n = 1..=19: uniform, mean 10.
-        let mut r = red(RedParams { w_q: 1e-300, ..RedParams::default() });
+        let mut r = red(RedParams {
+            w_q: 1e-300,
+            ..RedParams::default()
+        });
         r.avg = 10.0;
         let mut b = Books::default();
         let (mut gaps, mut last) = (Vec::new(), 0u64);
@@ -258,7 +334,11 @@ mod tests {
             }
             r.dequeue();
         }
-        assert!(gaps.iter().all(|&g| (1..=19).contains(&g)), "{:?}", gaps.iter().max());
+        assert!(
+            gaps.iter().all(|&g| (1..=19).contains(&g)),
+            "{:?}",
+            gaps.iter().max()
+        );
         let mean = gaps.iter().sum::<u64>() as f64 / gaps.len() as f64;
         assert!((mean - 10.0).abs() < 0.2, "{mean}");
         assert_eq!(b.counters.drops_aqm, gaps.len() as u64);
@@ -266,17 +346,27 @@ mod tests {
 
     #[test]
     fn ecn_marks_in_the_random_region_and_drops_when_forced() {
-        let mut r = red(RedParams { ecn: true, w_q: 1e-300, ..RedParams::default() });
+        let mut r = red(RedParams {
+            ecn: true,
+            w_q: 1e-300,
+            ..RedParams::default()
+        });
         let mut b = Books::default();
         r.avg = 10.0;
         for _ in 0..1000 {
             assert!(r.enqueue(pkt(0, 0, true), 0, None, &mut b.tally()));
             r.dequeue();
         }
-        assert!(b.counters.marks > 50 && b.counters.drops_aqm == 0, "{:?}", b.counters);
+        assert!(
+            b.counters.marks > 50 && b.counters.drops_aqm == 0,
+            "{:?}",
+            b.counters
+        );
         // Not ECN-capable: dropped instead.
         let before = b.counters.marks;
-        let dropped = (0..1000).filter(|_| !r.enqueue(pkt(0, 0, false), 0, None, &mut b.tally())).count();
+        let dropped = (0..1000)
+            .filter(|_| !r.enqueue(pkt(0, 0, false), 0, None, &mut b.tally()))
+            .count();
         assert!(dropped > 50 && b.counters.marks == before);
         // Forced region: dropped even when ECN-capable (harddrop), marked without it.
         r.avg = 40.0;

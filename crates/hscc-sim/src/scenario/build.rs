@@ -8,19 +8,33 @@ use hscc_cc::{CcError, CcParams, ParamError};
 
 use super::dist::DistSpec;
 use super::endpoints::{Endpoints, NodeIndex};
-use super::quantity::{BufferSpec, BUFFER_BOUNDS, Bytes, ParamValue, Rate, Seconds};
+use super::quantity::{BufferSpec, Bytes, ParamValue, Rate, Seconds, BUFFER_BOUNDS};
 use super::spec::*;
 use crate::capture::{CaptureConfig, CaptureFile, CapturePoint, MAX_SNAPLEN, MIN_SNAPLEN};
-use crate::config::{check_period, AckCounting, DelayDist, num, param_error, Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, SsthreshFrom, Topology, MAX_REORDERING};
+use crate::config::{
+    check_period, num, param_error, AckCounting, Buffer, ConfigError, DelayDist, FlowConfig,
+    LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, SsthreshFrom, Topology, MAX_REORDERING,
+};
 use crate::estimate::{estimate, Estimate, Origins};
-use crate::limits::{BuildLimits, MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_ROUTE_LINKS};
-use crate::udp::{UdpConfig, UdpPattern};
-use crate::web::{Sessions, SizeDist, WebConfig, WebModel};
+use crate::limits::{
+    BuildLimits, MAX_FLOWS, MAX_HOPS, MAX_LINKS, MAX_NODES, MAX_PAIRS, MAX_QUEUE_BYTES,
+    MAX_QUEUE_PACKETS, MAX_ROUTE_LINKS,
+};
 use crate::time::{from_secs, Time, SEC};
 use crate::topology::{dumbbell, parking_lot, AccessSpec};
+use crate::udp::{UdpConfig, UdpPattern};
+use crate::web::{Sessions, SizeDist, WebConfig, WebModel};
 
-pub(super) fn err(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> ConfigError {
-    ConfigError { field: field.into(), value: value.to_string(), allowed: allowed.into() }
+pub(super) fn err(
+    field: impl Into<String>,
+    value: impl ToString,
+    allowed: impl Into<String>,
+) -> ConfigError {
+    ConfigError {
+        field: field.into(),
+        value: value.to_string(),
+        allowed: allowed.into(),
+    }
 }
 
 fn seconds(field: &str, Seconds(v): Seconds) -> Result<Time, ConfigError> {
@@ -56,9 +70,13 @@ impl LinkSpecIn {
 
 fn buffer(b: &BufferSpec, at: &str) -> Result<(Buffer, Option<f64>), ConfigError> {
     match *b {
-        BufferSpec::Packets(n) if (1..=MAX_QUEUE_PACKETS).contains(&n) => Ok((Buffer::Packets(n), None)),
+        BufferSpec::Packets(n) if (1..=MAX_QUEUE_PACKETS).contains(&n) => {
+            Ok((Buffer::Packets(n), None))
+        }
         BufferSpec::Bytes(n) if (1..=MAX_QUEUE_BYTES).contains(&n) => Ok((Buffer::Bytes(n), None)),
-        BufferSpec::Bdp(x) if x.is_finite() && x > 0.0 && x <= 1e4 => Ok((Buffer::Packets(1), Some(x))),
+        BufferSpec::Bdp(x) if x.is_finite() && x > 0.0 && x <= 1e4 => {
+            Ok((Buffer::Packets(1), Some(x)))
+        }
         _ => Err(err(at, buffer_text(b), BUFFER_BOUNDS)),
     }
 }
@@ -66,7 +84,13 @@ fn buffer(b: &BufferSpec, at: &str) -> Result<(Buffer, Option<f64>), ConfigError
 impl ScenarioSpec {
     /// Parse from JSON.
     pub fn from_json(s: &str) -> Result<ScenarioSpec, ConfigError> {
-        crate::json::from_str(s).map_err(|e| if e.field == "topology" || e.field.starts_with("topology.") { topology_error(s).unwrap_or(e) } else { e })
+        crate::json::from_str(s).map_err(|e| {
+            if e.field == "topology" || e.field.starts_with("topology.") {
+                topology_error(s).unwrap_or(e)
+            } else {
+                e
+            }
+        })
     }
 
     /// Build the engine configuration within the default [`BuildLimits`].
@@ -98,23 +122,53 @@ impl ScenarioSpec {
         let sample_interval = match self.output.sample_interval {
             _ if self.output.traces.is_empty() => None,
             v if v.0 > 0.0 => Some(seconds("output.sample_interval", v)?),
-            v => return Err(err("output.sample_interval", num(v.0), "a positive interval")),
+            v => {
+                return Err(err(
+                    "output.sample_interval",
+                    num(v.0),
+                    "a positive interval",
+                ))
+            }
         };
         let mut meta: Vec<LinkMeta> = Vec::new();
         let (topology, endpoints) = self.topology(&mut meta)?;
         let mut o = Origins {
-            link_buffer: meta.iter().map(|m| (format!("{}.buffer", m.at), m.buffer.clone())).collect(),
-            link_rate: meta.iter().map(|m| (format!("{}.rate", m.at), m.rate.clone())).collect(),
+            link_buffer: meta
+                .iter()
+                .map(|m| (format!("{}.buffer", m.at), m.buffer.clone()))
+                .collect(),
+            link_rate: meta
+                .iter()
+                .map(|m| (format!("{}.rate", m.at), m.rate.clone()))
+                .collect(),
             topology: match &self.topology {
-                TopologySpec::Dumbbell(d) => ("topology.pairs".into(), format!("{} pairs", d.pairs.len())),
+                TopologySpec::Dumbbell(d) => {
+                    ("topology.pairs".into(), format!("{} pairs", d.pairs.len()))
+                }
                 TopologySpec::ParkingLot(p) => ("topology.cross".into(), p.cross.to_string()),
-                TopologySpec::Graph(g) => ("topology.nodes".into(), format!("{} nodes", g.nodes.len())),
+                TopologySpec::Graph(g) => {
+                    ("topology.nodes".into(), format!("{} nodes", g.nodes.len()))
+                }
             },
             ..Origins::default()
         };
-        let total: usize = self.flows.iter().map(|f| f.count).fold(0, usize::saturating_add);
-        if let Some((i, _)) = self.flows.iter().enumerate().max_by_key(|(_, f)| f.count).filter(|_| total > MAX_FLOWS) {
-            return Err(err(format!("flows[{i}].count"), self.flows[i].count, format!("at most {MAX_FLOWS} flows in all (the scenario asks for {total})")));
+        let total: usize = self
+            .flows
+            .iter()
+            .map(|f| f.count)
+            .fold(0, usize::saturating_add);
+        if let Some((i, _)) = self
+            .flows
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, f)| f.count)
+            .filter(|_| total > MAX_FLOWS)
+        {
+            return Err(err(
+                format!("flows[{i}].count"),
+                self.flows[i].count,
+                format!("at most {MAX_FLOWS} flows in all (the scenario asks for {total})"),
+            ));
         }
         let mut flows = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
@@ -126,7 +180,11 @@ impl ScenarioSpec {
             if f.count == 0 || f.count > MAX_FLOWS {
                 return Err(err(at("count"), f.count, format!("1 to {MAX_FLOWS} flows")));
             }
-            let mut c = FlowConfig::bulk(src, dst, algorithm(&f.algorithm, &f.params, &format!("flows[{i}]"))?);
+            let mut c = FlowConfig::bulk(
+                src,
+                dst,
+                algorithm(&f.algorithm, &f.params, &format!("flows[{i}]"))?,
+            );
             Self::tcp_options(f, &mut c, &at)?;
             c.start = seconds(&at("start"), f.start)?;
             c.stop = f.stop.map(|s| seconds(&at("stop"), s)).transpose()?;
@@ -135,14 +193,18 @@ impl ScenarioSpec {
             check_period(&at, c.start, c.stop, duration)?;
             for _ in 0..f.count {
                 o.flow_count.push((at("count"), f.count.to_string()));
-                o.flow_init_cwnd.push((at("init_cwnd"), f.init_cwnd.to_string()));
+                o.flow_init_cwnd
+                    .push((at("init_cwnd"), f.init_cwnd.to_string()));
                 flows.push(c.clone());
             }
         }
         let labels = self.flow_labels();
         if let Some(log) = &self.output.cc_log {
             mark_cc_log(log, &labels, &mut flows)?;
-            o.cc_log = ("output.cc_log.flows".into(), format!("{} flows", flows.iter().filter(|f| f.cc_log).count()));
+            o.cc_log = (
+                "output.cc_log.flows".into(),
+                format!("{} flows", flows.iter().filter(|f| f.cc_log).count()),
+            );
         }
         let mut udp = Vec::new();
         for (i, u) in self.udp.iter().enumerate() {
@@ -151,35 +213,73 @@ impl ScenarioSpec {
             let rate = bits_per_second(&format!("{at}.rate"), u.rate)?;
             let period = |k: &str, v: Option<Seconds>| match v {
                 Some(x) if x.0 > 0.0 => seconds(&format!("{at}.{k}"), x),
-                Some(x) => Err(err(format!("{at}.{k}"), format!("{} s", num(x.0)), "a positive period")),
-                None => Err(err(format!("{at}.{k}"), "missing", "the on and off periods of an onoff source, e.g. 10s")),
+                Some(x) => Err(err(
+                    format!("{at}.{k}"),
+                    format!("{} s", num(x.0)),
+                    "a positive period",
+                )),
+                None => Err(err(
+                    format!("{at}.{k}"),
+                    "missing",
+                    "the on and off periods of an onoff source, e.g. 10s",
+                )),
             };
             let pattern = match u.pattern {
                 UdpPatternSpec::Cbr => UdpPattern::Cbr { rate_bps: rate },
                 UdpPatternSpec::Poisson => UdpPattern::Poisson { rate_bps: rate },
-                UdpPatternSpec::Onoff => UdpPattern::OnOff { rate_bps: rate, on: period("on", u.on)?, off: period("off", u.off)? },
+                UdpPatternSpec::Onoff => UdpPattern::OnOff {
+                    rate_bps: rate,
+                    on: period("on", u.on)?,
+                    off: period("off", u.off)?,
+                },
             };
             if u.pattern != UdpPatternSpec::Onoff {
-                if let Some((k, v)) = [("on", u.on), ("off", u.off)].into_iter().find_map(|(k, v)| v.map(|v| (k, v))) {
-                    return Err(err(format!("{at}.{k}"), format!("{} s", num(v.0)), "on/off periods only with pattern = \"onoff\""));
+                if let Some((k, v)) = [("on", u.on), ("off", u.off)]
+                    .into_iter()
+                    .find_map(|(k, v)| v.map(|v| (k, v)))
+                {
+                    return Err(err(
+                        format!("{at}.{k}"),
+                        format!("{} s", num(v.0)),
+                        "on/off periods only with pattern = \"onoff\"",
+                    ));
                 }
             }
             if !(28..=65_535).contains(&u.packet_size) {
-                return Err(err(format!("{at}.packet_size"), u.packet_size, "28 to 65535 bytes"));
+                return Err(err(
+                    format!("{at}.packet_size"),
+                    u.packet_size,
+                    "28 to 65535 bytes",
+                ));
             }
             let start = seconds(&format!("{at}.start"), u.start)?;
-            let stop = u.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            let stop = u
+                .stop
+                .map(|s| seconds(&format!("{at}.stop"), s))
+                .transpose()?;
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
-            udp.push(UdpConfig { src, dst, pattern, packet_size: u.packet_size, start, stop });
+            udp.push(UdpConfig {
+                src,
+                dst,
+                pattern,
+                packet_size: u.packet_size,
+                start,
+                stop,
+            });
             o.udp_rate.push((format!("{at}.rate"), num(u.rate.0)));
-            o.udp_group.push(("udp".into(), format!("{} flows", self.udp.len())));
+            o.udp_group
+                .push(("udp".into(), format!("{} flows", self.udp.len())));
         }
         for (i, v) in self.voip.iter().enumerate() {
             let at = format!("voip[{i}]");
             let (a, b) = endpoints.resolve(&v.place(), &at)?;
             let interval = v.interval.0;
             if !(interval > 0.0 && interval <= 1.0) {
-                return Err(err(format!("{at}.interval"), format!("{} s", num(interval)), "a packet interval above 0, at most 1 s"));
+                return Err(err(
+                    format!("{at}.interval"),
+                    format!("{} s", num(interval)),
+                    "a packet interval above 0, at most 1 s",
+                ));
             }
             let voice = bits_per_second(&format!("{at}.rate"), v.rate)?;
             // In f64: a huge rate or header must be refused, not wrap a u32.
@@ -190,12 +290,26 @@ impl ScenarioSpec {
             let size = size as u32;
             let wire_rate = (size as f64 * 8.0 / interval).round() as u64;
             let start = seconds(&format!("{at}.start"), v.start)?;
-            let stop = v.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            let stop = v
+                .stop
+                .map(|s| seconds(&format!("{at}.stop"), s))
+                .transpose()?;
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             for (src, dst) in [(a, b), (b, a)] {
-                udp.push(UdpConfig { src, dst, pattern: UdpPattern::Cbr { rate_bps: wire_rate }, packet_size: size, start, stop });
-                o.udp_rate.push((format!("{at}.interval"), format!("{} s", num(interval))));
-                o.udp_group.push(("voip".into(), format!("{} calls", self.voip.len())));
+                udp.push(UdpConfig {
+                    src,
+                    dst,
+                    pattern: UdpPattern::Cbr {
+                        rate_bps: wire_rate,
+                    },
+                    packet_size: size,
+                    start,
+                    stop,
+                });
+                o.udp_rate
+                    .push((format!("{at}.interval"), format!("{} s", num(interval))));
+                o.udp_group
+                    .push(("voip".into(), format!("{} calls", self.voip.len())));
             }
         }
         let mut web = Vec::new();
@@ -204,52 +318,148 @@ impl ScenarioSpec {
             let (servers, clients) = endpoints.hosts(w, &at)?;
             let cc = algorithm(&w.algorithm, &w.params, &at)?;
             let sessions = w.model == WebModelSpec::Sessions;
-            let default_size = if sessions { DistSpec::Packmime } else { DistSpec::Pareto { mean: Bytes(12_000), shape: 1.2 } };
-            let size = size_dist(&w.size.unwrap_or(default_size), SizeDist::PackmimeResponse, &format!("{at}.size"))?;
-            let model = if sessions {
-                let request_size = size_dist(&w.request_size.unwrap_or(DistSpec::Packmime), SizeDist::PackmimeRequest, &format!("{at}.request_size"))?;
-                WebModel::Sessions(Sessions { request_size, persistent: w.persistent.0, server_delay: w.server_delay })
+            let default_size = if sessions {
+                DistSpec::Packmime
             } else {
-                for (field, given) in [("request_size", w.request_size.is_some()), ("persistent", w.persistent.0 != 0.0), ("server_delay", !w.server_delay)] {
+                DistSpec::Pareto {
+                    mean: Bytes(12_000),
+                    shape: 1.2,
+                }
+            };
+            let size = size_dist(
+                &w.size.unwrap_or(default_size),
+                SizeDist::PackmimeResponse,
+                &format!("{at}.size"),
+            )?;
+            let model = if sessions {
+                let request_size = size_dist(
+                    &w.request_size.unwrap_or(DistSpec::Packmime),
+                    SizeDist::PackmimeRequest,
+                    &format!("{at}.request_size"),
+                )?;
+                WebModel::Sessions(Sessions {
+                    request_size,
+                    persistent: w.persistent.0,
+                    server_delay: w.server_delay,
+                })
+            } else {
+                for (field, given) in [
+                    ("request_size", w.request_size.is_some()),
+                    ("persistent", w.persistent.0 != 0.0),
+                    ("server_delay", !w.server_delay),
+                ] {
                     if given {
-                        return Err(err(format!("{at}.{field}"), "given", "only with model = \"sessions\""));
+                        return Err(err(
+                            format!("{at}.{field}"),
+                            "given",
+                            "only with model = \"sessions\"",
+                        ));
                     }
                 }
                 WebModel::Transfers
             };
             let start = seconds(&format!("{at}.start"), w.start)?;
-            let stop = w.stop.map(|s| seconds(&format!("{at}.stop"), s)).transpose()?;
+            let stop = w
+                .stop
+                .map(|s| seconds(&format!("{at}.stop"), s))
+                .transpose()?;
             check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
             let tcp = recovery_preset(FlowConfig::bulk(0, 0, cc), w.loss_detection);
-            web.push(WebConfig { servers, clients, rate: w.rate, size, tcp, start, stop, model });
+            web.push(WebConfig {
+                servers,
+                clients,
+                rate: w.rate,
+                size,
+                tcp,
+                start,
+                stop,
+                model,
+            });
         }
         let mut changes = Vec::new();
         for (i, c) in self.changes.iter().enumerate() {
             let at = format!("changes[{i}]");
             let Some(link) = topology.links.iter().position(|l| l.name == c.link) else {
-                let names: Vec<&str> = topology.links.iter().map(|l| l.name.as_str()).take(12).collect();
-                return Err(err(format!("{at}.link"), format!("{:?}", c.link), format!("a link name such as {}", names.join(", "))));
+                let names: Vec<&str> = topology
+                    .links
+                    .iter()
+                    .map(|l| l.name.as_str())
+                    .take(12)
+                    .collect();
+                return Err(err(
+                    format!("{at}.link"),
+                    format!("{:?}", c.link),
+                    format!("a link name such as {}", names.join(", ")),
+                ));
             };
-            let rate_bps = c.rate.map(|r| bits_per_second(&format!("{at}.rate"), r)).transpose()?;
-            let delay = c.delay.map(|d| seconds(&format!("{at}.delay"), d)).transpose()?;
+            let rate_bps = c
+                .rate
+                .map(|r| bits_per_second(&format!("{at}.rate"), r))
+                .transpose()?;
+            let delay = c
+                .delay
+                .map(|d| seconds(&format!("{at}.delay"), d))
+                .transpose()?;
             if rate_bps.is_none() && delay.is_none() {
-                return Err(err(format!("{at}.rate"), "missing", "a new rate, a new delay, or both"));
+                return Err(err(
+                    format!("{at}.rate"),
+                    "missing",
+                    "a new rate, a new delay, or both",
+                ));
             }
             let when = seconds(&format!("{at}.at"), c.at)?;
             check_period(&|_: &str| format!("{at}.at"), when, None, duration)?;
-            changes.push(LinkChange { at: when, link: link as u32, rate_bps, delay });
+            changes.push(LinkChange {
+                at: when,
+                link: link as u32,
+                rate_bps,
+                delay,
+            });
         }
-        if self.flows.is_empty() && self.udp.is_empty() && self.voip.is_empty() && self.web.is_empty() {
-            return Err(err("flows", "[]", "at least one [[flows]], [[udp]], [[voip]] or [[web]] entry"));
+        if self.flows.is_empty()
+            && self.udp.is_empty()
+            && self.voip.is_empty()
+            && self.web.is_empty()
+        {
+            return Err(err(
+                "flows",
+                "[]",
+                "at least one [[flows]], [[udp]], [[voip]] or [[web]] entry",
+            ));
         }
-        let capture = self.output.pcap.as_ref().map(|p| capture(p, &labels, &topology)).transpose()?.unwrap_or_default();
+        let capture = self
+            .output
+            .pcap
+            .as_ref()
+            .map(|p| capture(p, &labels, &topology))
+            .transpose()?
+            .unwrap_or_default();
         if !capture.is_empty() {
             o.capture = capture_origin(self.output.pcap.as_ref().expect("given"));
         }
-        let mut cfg = SimConfig { topology, flows, udp, web, changes, duration, seed: self.seed, sample_interval, capture };
+        let mut cfg = SimConfig {
+            topology,
+            flows,
+            udp,
+            web,
+            changes,
+            duration,
+            seed: self.seed,
+            sample_interval,
+            capture,
+        };
         // Caps first: resolving BDP buffers routes every source.
         // The engine names its own field; the scenario writes it under [output].
-        let output = |e: ConfigError| if e.field == "sample_interval" { ConfigError { field: "output.sample_interval".into(), ..e } } else { e };
+        let output = |e: ConfigError| {
+            if e.field == "sample_interval" {
+                ConfigError {
+                    field: "output.sample_interval".into(),
+                    ..e
+                }
+            } else {
+                e
+            }
+        };
         cfg.check_caps().map_err(output)?;
         let bdp: Vec<Option<f64>> = meta.iter().map(|m| m.bdp).collect();
         resolve_bdp(&mut cfg, &bdp)?;
@@ -260,14 +470,28 @@ impl ScenarioSpec {
     /// The network, its endpoints, and per link: where it comes from and its BDP multiple, if any.
     fn topology(&self, meta: &mut Vec<LinkMeta>) -> Result<(Topology, Endpoints), ConfigError> {
         match &self.topology {
-            TopologySpec::Dumbbell(DumbbellSpec { bottleneck, reverse, pairs }) => {
+            TopologySpec::Dumbbell(DumbbellSpec {
+                bottleneck,
+                reverse,
+                pairs,
+            }) => {
                 if pairs.len() > MAX_PAIRS {
-                    return Err(err("topology.pairs", format!("{} pairs", pairs.len()), format!("at most {MAX_PAIRS} host pairs")));
+                    return Err(err(
+                        "topology.pairs",
+                        format!("{} pairs", pairs.len()),
+                        format!("at most {MAX_PAIRS} host pairs"),
+                    ));
                 }
                 let (fwd, fb) = bottleneck.to_config("topology.bottleneck")?;
                 let (rev, rb) = match reverse {
                     Some(r) => r.to_config("topology.reverse")?,
-                    None => (LinkConfig { loss: 0.0, ..fwd.clone() }, fb),
+                    None => (
+                        LinkConfig {
+                            loss: 0.0,
+                            ..fwd.clone()
+                        },
+                        fb,
+                    ),
                 };
                 let access = pairs
                     .iter()
@@ -285,31 +509,64 @@ impl ScenarioSpec {
                     None => LinkMeta::of(bottleneck, "topology.bottleneck", rb),
                 });
                 for (i, p) in pairs.iter().enumerate() {
-                    meta.extend(std::iter::repeat_n(LinkMeta::of_pair(p, &format!("topology.pairs[{i}]")), 4));
+                    meta.extend(std::iter::repeat_n(
+                        LinkMeta::of_pair(p, &format!("topology.pairs[{i}]")),
+                        4,
+                    ));
                 }
                 Ok((db.topology, Endpoints::Pairs(db.pairs)))
             }
-            TopologySpec::ParkingLot(ParkingLotSpec { hops, link, access, long, cross }) => {
+            TopologySpec::ParkingLot(ParkingLotSpec {
+                hops,
+                link,
+                access,
+                long,
+                cross,
+            }) => {
                 if *hops == 0 || *hops > MAX_HOPS {
                     return Err(err("topology.hops", hops, format!("1 to {MAX_HOPS} bottlenecks (a route crosses at most {MAX_ROUTE_LINKS} links)")));
                 }
                 let host_pairs = hops.checked_mul(*cross).and_then(|x| x.checked_add(*long));
                 if host_pairs.is_none_or(|n| n > MAX_PAIRS) {
-                    let (field, value) = if long > cross { ("topology.long", long) } else { ("topology.cross", cross) };
-                    return Err(err(field, value, format!("at most {MAX_PAIRS} host pairs in all (long + hops × cross)")));
+                    let (field, value) = if long > cross {
+                        ("topology.long", long)
+                    } else {
+                        ("topology.cross", cross)
+                    };
+                    return Err(err(
+                        field,
+                        value,
+                        format!("at most {MAX_PAIRS} host pairs in all (long + hops × cross)"),
+                    ));
                 }
                 let (l, lb) = link.to_config("topology.link")?;
                 let a = pair(access, "topology.access", None)?;
                 let p = parking_lot(*hops, l, &a, *long, *cross);
                 // Links are added as: every bottleneck (fwd, rev), then access links.
-                meta.extend(std::iter::repeat_n(LinkMeta::of(link, "topology.link", lb), 2 * hops));
-                meta.resize(p.topology.links.len(), LinkMeta::of_pair(access, "topology.access"));
-                Ok((p.topology, Endpoints::Lot { long: p.long, cross: p.cross }))
+                meta.extend(std::iter::repeat_n(
+                    LinkMeta::of(link, "topology.link", lb),
+                    2 * hops,
+                ));
+                meta.resize(
+                    p.topology.links.len(),
+                    LinkMeta::of_pair(access, "topology.access"),
+                );
+                Ok((
+                    p.topology,
+                    Endpoints::Lot {
+                        long: p.long,
+                        cross: p.cross,
+                    },
+                ))
             }
             TopologySpec::Graph(GraphSpec { nodes, links }) => {
                 let mut t = Topology::default();
                 if nodes.len() > MAX_NODES || links.len() > MAX_LINKS / 2 {
-                    let (field, n, max) = if nodes.len() > MAX_NODES { ("topology.nodes", nodes.len(), MAX_NODES) } else { ("topology.links", links.len(), MAX_LINKS / 2) };
+                    let (field, n, max) = if nodes.len() > MAX_NODES {
+                        ("topology.nodes", nodes.len(), MAX_NODES)
+                    } else {
+                        ("topology.links", links.len(), MAX_LINKS / 2)
+                    };
                     return Err(err(field, format!("{n} entries"), format!("at most {max}")));
                 }
                 let index = NodeIndex::new(nodes)?;
@@ -323,12 +580,21 @@ impl ScenarioSpec {
                 let mut names_seen: HashMap<String, usize> = HashMap::new();
                 for (i, l) in links.iter().enumerate() {
                     let at = format!("topology.links[{i}]");
-                    let (a, b) = (index.find(&l.a, &format!("{at}.a"))?, index.find(&l.b, &format!("{at}.b"))?);
+                    let (a, b) = (
+                        index.find(&l.a, &format!("{at}.a"))?,
+                        index.find(&l.b, &format!("{at}.b"))?,
+                    );
                     if a == b {
-                        return Err(err(format!("{at}.b"), format!("{:?}", l.b), "a node other than a (a link joins two nodes)"));
+                        return Err(err(
+                            format!("{at}.b"),
+                            format!("{:?}", l.b),
+                            "a node other than a (a link joins two nodes)",
+                        ));
                     }
                     let name = format!("{}-{}", l.a, l.b);
-                    let earlier = pairs_seen.insert((a.min(b), a.max(b)), i).or(names_seen.insert(name.clone(), i));
+                    let earlier = pairs_seen
+                        .insert((a.min(b), a.max(b)), i)
+                        .or(names_seen.insert(name.clone(), i));
                     if let Some(j) = earlier {
                         return Err(err(at, format!("{name:?}"), format!("one link per pair of nodes, with a name of its own (topology.links[{j}] is {}-{})", links[j].a, links[j].b)));
                     }
@@ -359,15 +625,38 @@ impl ScenarioSpec {
                 return Err(err("name", format!("{name:?}"), "1 to 100 characters, usable as a file name: no /, \\, control characters or leading dot"));
             }
         }
-        let labels = self.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}]"), &f.label))
-            .chain(self.udp.iter().enumerate().map(|(i, u)| (format!("udp[{i}]"), &u.label)))
-            .chain(self.voip.iter().enumerate().map(|(i, v)| (format!("voip[{i}]"), &v.label)))
-            .chain(self.web.iter().enumerate().map(|(i, w)| (format!("web[{i}]"), &w.label)));
+        let labels = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (format!("flows[{i}]"), &f.label))
+            .chain(
+                self.udp
+                    .iter()
+                    .enumerate()
+                    .map(|(i, u)| (format!("udp[{i}]"), &u.label)),
+            )
+            .chain(
+                self.voip
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (format!("voip[{i}]"), &v.label)),
+            )
+            .chain(
+                self.web
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| (format!("web[{i}]"), &w.label)),
+            );
         let mut seen: HashMap<&str, String> = HashMap::new();
         for (at, label) in labels {
             let Some(label) = label else { continue };
             if let Some(first) = seen.get(label.as_str()) {
-                return Err(err(format!("{at}.label"), format!("{label:?}"), format!("a label not used by another entry ({first} has it)")));
+                return Err(err(
+                    format!("{at}.label"),
+                    format!("{label:?}"),
+                    format!("a label not used by another entry ({first} has it)"),
+                ));
             }
             seen.insert(label, at);
         }
@@ -380,7 +669,8 @@ impl ScenarioSpec {
     pub fn flow_labels(&self) -> Vec<String> {
         let mut out = Vec::new();
         for f in &self.flows {
-            let algorithm = CcParams::from_name(&f.algorithm).map_or(f.algorithm.as_str(), |c| c.name());
+            let algorithm =
+                CcParams::from_name(&f.algorithm).map_or(f.algorithm.as_str(), |c| c.name());
             for k in 0..f.count {
                 out.push(match &f.label {
                     None => format!("{algorithm} {}", out.len()),
@@ -393,8 +683,15 @@ impl ScenarioSpec {
     }
 
     /// The TCP options of a flow entry.
-    fn tcp_options(f: &FlowSpec, c: &mut FlowConfig, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
-        c.mss = u32::try_from(f.mss.0).ok().filter(|m| (64..=65_495).contains(m)).ok_or_else(|| err(at("mss"), f.mss.0, "64 to 65495 bytes"))?;
+    fn tcp_options(
+        f: &FlowSpec,
+        c: &mut FlowConfig,
+        at: &dyn Fn(&str) -> String,
+    ) -> Result<(), ConfigError> {
+        c.mss = u32::try_from(f.mss.0)
+            .ok()
+            .filter(|m| (64..=65_495).contains(m))
+            .ok_or_else(|| err(at("mss"), f.mss.0, "64 to 65495 bytes"))?;
         c.rwnd = f.rwnd.map(|b| b.0);
         c.sack = f.sack;
         c.recovery = match f.recovery {
@@ -402,8 +699,20 @@ impl ScenarioSpec {
             RecoverySpec::Classic => Recovery::Classic,
         };
         *c = recovery_preset(c.clone(), f.loss_detection);
-        (c.dsack, c.undo, c.frto) = (f.dsack.unwrap_or(c.dsack), f.undo.unwrap_or(c.undo), f.frto.unwrap_or(c.frto));
-        c.reordering = Some(f.reordering).filter(|r| (1..=MAX_REORDERING).contains(r)).ok_or_else(|| err(at("reordering"), f.reordering, format!("1 to {MAX_REORDERING} segments")))?;
+        (c.dsack, c.undo, c.frto) = (
+            f.dsack.unwrap_or(c.dsack),
+            f.undo.unwrap_or(c.undo),
+            f.frto.unwrap_or(c.frto),
+        );
+        c.reordering = Some(f.reordering)
+            .filter(|r| (1..=MAX_REORDERING).contains(r))
+            .ok_or_else(|| {
+                err(
+                    at("reordering"),
+                    f.reordering,
+                    format!("1 to {MAX_REORDERING} segments"),
+                )
+            })?;
         let max = match (f.max_reordering, f.loss_detection) {
             (Some(m), _) => m,
             (None, LossDetectionSpec::Rack) => c.max_reordering.max(c.reordering),
@@ -411,7 +720,16 @@ impl ScenarioSpec {
         };
         c.max_reordering = Some(max)
             .filter(|r| (c.reordering..=MAX_REORDERING).contains(r))
-            .ok_or_else(|| err(at("max_reordering"), max, format!("`reordering` ({}) to {MAX_REORDERING} segments", c.reordering)))?;
+            .ok_or_else(|| {
+                err(
+                    at("max_reordering"),
+                    max,
+                    format!(
+                        "`reordering` ({}) to {MAX_REORDERING} segments",
+                        c.reordering
+                    ),
+                )
+            })?;
         c.init_cwnd = f.init_cwnd;
         c.min_rto = seconds(&at("min_rto"), f.min_rto)?;
         c.rto_estimator = match f.rto_estimator {
@@ -439,8 +757,17 @@ impl ScenarioSpec {
         c.ecn = f.ecn;
         c.access_delay = match f.access_delay {
             DistSpec::Fixed(d) => DelayDist::Fixed(seconds(&at("access_delay"), d)?),
-            DistSpec::Uniform { min, max } => DelayDist::Uniform { min: seconds(&at("access_delay.min"), min)?, max: seconds(&at("access_delay.max"), max)? },
-            _ => return Err(err(at("access_delay.dist"), "given", "a time, or { dist = \"uniform\", min, max }")),
+            DistSpec::Uniform { min, max } => DelayDist::Uniform {
+                min: seconds(&at("access_delay.min"), min)?,
+                max: seconds(&at("access_delay.max"), max)?,
+            },
+            _ => {
+                return Err(err(
+                    at("access_delay.dist"),
+                    "given",
+                    "a time, or { dist = \"uniform\", min, max }",
+                ))
+            }
         };
         Ok(())
     }
@@ -463,16 +790,27 @@ fn flow_by_label(labels: &[String], label: &str, field: String) -> Result<usize,
         } else {
             let some: Vec<String> = labels.iter().take(8).map(|l| format!("{l:?}")).collect();
             let more = if labels.len() > 8 { ", …" } else { "" };
-            format!("the label of a TCP flow as in the results: {}{more}", some.join(", "))
+            format!(
+                "the label of a TCP flow as in the results: {}{more}",
+                some.join(", ")
+            )
         };
         err(field, format!("{label:?}"), allowed)
     })
 }
 
 /// Turn on the per-ACK log of the flows `log` names.
-fn mark_cc_log(log: &CcLogSpec, labels: &[String], flows: &mut [FlowConfig]) -> Result<(), ConfigError> {
+fn mark_cc_log(
+    log: &CcLogSpec,
+    labels: &[String],
+    flows: &mut [FlowConfig],
+) -> Result<(), ConfigError> {
     if log.flows.is_empty() {
-        return Err(err("output.cc_log.flows", "[]", "at least one flow label; leave cc_log out to log nothing"));
+        return Err(err(
+            "output.cc_log.flows",
+            "[]",
+            "at least one flow label; leave cc_log out to log nothing",
+        ));
     }
     for (j, name) in log.flows.iter().enumerate() {
         flows[flow_by_label(labels, name, format!("output.cc_log.flows[{j}]"))?].cc_log = true;
@@ -481,52 +819,128 @@ fn mark_cc_log(log: &CcLogSpec, labels: &[String], flows: &mut [FlowConfig]) -> 
 }
 
 /// `[output] pcap` as the engine's captures: flows by label, links by name.
-fn capture(p: &PcapSpec, labels: &[String], topology: &Topology) -> Result<CaptureConfig, ConfigError> {
+fn capture(
+    p: &PcapSpec,
+    labels: &[String],
+    topology: &Topology,
+) -> Result<CaptureConfig, ConfigError> {
     let mut files = Vec::new();
     // A file name of its own: the index, and the name in safe characters, cut short.
-    let file = |kind: &str, i: usize, name: &str| format!("{kind}-{i}-{}.pcap", name.chars().take(64).map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect::<String>());
-    let one_of = |names: &mut dyn Iterator<Item = &str>| names.take(8).map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
+    let file = |kind: &str, i: usize, name: &str| {
+        format!(
+            "{kind}-{i}-{}.pcap",
+            name.chars()
+                .take(64)
+                .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                })
+                .collect::<String>()
+        )
+    };
+    let one_of = |names: &mut dyn Iterator<Item = &str>| {
+        names
+            .take(8)
+            .map(|n| format!("{n:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     for (k, label) in p.flows.iter().enumerate() {
         let i = flow_by_label(labels, label, format!("output.pcap.flows[{k}]"))?;
-        if files.iter().any(|f: &CaptureFile| f.at == CapturePoint::Flow(i as u32)) {
-            return Err(err(format!("output.pcap.flows[{k}]"), format!("{label:?}"), "each flow once"));
+        if files
+            .iter()
+            .any(|f: &CaptureFile| f.at == CapturePoint::Flow(i as u32))
+        {
+            return Err(err(
+                format!("output.pcap.flows[{k}]"),
+                format!("{label:?}"),
+                "each flow once",
+            ));
         }
-        files.push(CaptureFile { at: CapturePoint::Flow(i as u32), file: file("flow", i, label) });
+        files.push(CaptureFile {
+            at: CapturePoint::Flow(i as u32),
+            file: file("flow", i, label),
+        });
     }
     for (k, name) in p.links.iter().enumerate() {
         let Some(i) = topology.links.iter().position(|l| &l.name == name) else {
-            return Err(err(format!("output.pcap.links[{k}]"), format!("{name:?}"), format!("a link name such as {}", one_of(&mut topology.links.iter().map(|l| l.name.as_str())))));
+            return Err(err(
+                format!("output.pcap.links[{k}]"),
+                format!("{name:?}"),
+                format!(
+                    "a link name such as {}",
+                    one_of(&mut topology.links.iter().map(|l| l.name.as_str()))
+                ),
+            ));
         };
-        if files.iter().any(|f: &CaptureFile| f.at == CapturePoint::Link(i as u32)) {
-            return Err(err(format!("output.pcap.links[{k}]"), format!("{name:?}"), "each link once"));
+        if files
+            .iter()
+            .any(|f: &CaptureFile| f.at == CapturePoint::Link(i as u32))
+        {
+            return Err(err(
+                format!("output.pcap.links[{k}]"),
+                format!("{name:?}"),
+                "each link once",
+            ));
         }
-        files.push(CaptureFile { at: CapturePoint::Link(i as u32), file: file("link", i, name) });
+        files.push(CaptureFile {
+            at: CapturePoint::Link(i as u32),
+            file: file("link", i, name),
+        });
     }
     if !(MIN_SNAPLEN..=MAX_SNAPLEN).contains(&p.snaplen) {
         return Err(err("output.pcap.snaplen", p.snaplen, format!("{MIN_SNAPLEN} to {MAX_SNAPLEN} bytes (IPv4 and the longest TCP header, up to the largest IPv4 packet)")));
     }
-    Ok(CaptureConfig { files, snaplen: p.snaplen })
+    Ok(CaptureConfig {
+        files,
+        snaplen: p.snaplen,
+    })
 }
 
 /// The scenario fields the captures' cost is charged to.
 fn capture_origin(p: &PcapSpec) -> crate::estimate::CaptureOrigin {
-    let list = |v: &[String]| format!("[{}]", v.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", "));
-    crate::estimate::CaptureOrigin { flows: ("output.pcap.flows".into(), list(&p.flows)), links: ("output.pcap.links".into(), list(&p.links)) }
+    let list = |v: &[String]| {
+        format!(
+            "[{}]",
+            v.iter()
+                .map(|s| format!("{s:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    crate::estimate::CaptureOrigin {
+        flows: ("output.pcap.flows".into(), list(&p.flows)),
+        links: ("output.pcap.links".into(), list(&p.links)),
+    }
 }
 
 /// Whether `v` can name a run directory as it is: one path component.
 pub fn is_file_name(v: &str) -> bool {
-    (1..=100).contains(&v.chars().count()) && !v.starts_with('.') && !v.chars().any(|c| c == '/' || c == '\\' || c.is_control())
+    (1..=100).contains(&v.chars().count())
+        && !v.starts_with('.')
+        && !v.chars().any(|c| c == '/' || c == '\\' || c.is_control())
 }
 
 /// Web sizes as the engine draws them; `packmime` is PackMime's own distribution of this quantity.
 fn size_dist(d: &DistSpec<Bytes>, packmime: SizeDist, at: &str) -> Result<SizeDist, ConfigError> {
     Ok(match *d {
         DistSpec::Fixed(Bytes(n)) => SizeDist::Fixed(n),
-        DistSpec::Exponential { mean } => SizeDist::Exponential { mean: mean.0 as f64 },
-        DistSpec::Pareto { mean, shape } => SizeDist::Pareto { shape, mean: mean.0 as f64 },
+        DistSpec::Exponential { mean } => SizeDist::Exponential {
+            mean: mean.0 as f64,
+        },
+        DistSpec::Pareto { mean, shape } => SizeDist::Pareto {
+            shape,
+            mean: mean.0 as f64,
+        },
         DistSpec::Packmime => packmime,
-        DistSpec::Uniform { .. } => return Err(err(format!("{at}.dist"), "\"uniform\"", "\"fixed\", \"exponential\", \"pareto\" or \"packmime\" for web sizes")),
+        DistSpec::Uniform { .. } => {
+            return Err(err(
+                format!("{at}.dist"),
+                "\"uniform\"",
+                "\"fixed\", \"exponential\", \"pareto\" or \"packmime\" for web sizes",
+            ))
+        }
     })
 }
 
@@ -541,33 +955,65 @@ fn topology_error(s: &str) -> Option<ConfigError> {
         "graph" => crate::json::from_str::<GraphSpec>(&body).err(),
         _ => None,
     }?;
-    Some(ConfigError { field: format!("topology.{}", inner.field), ..inner })
+    Some(ConfigError {
+        field: format!("topology.{}", inner.field),
+        ..inner
+    })
 }
 
 /// The algorithm `name` with `params` set, each in range and every pair in order.
-fn algorithm(name: &str, params: &BTreeMap<String, ParamValue>, at: &str) -> Result<CcParams, ConfigError> {
-    let mut cc = CcParams::from_name(name).map_err(|e| err(format!("{at}.algorithm"), format!("{name:?}"), cc_allowed(&e)))?;
+fn algorithm(
+    name: &str,
+    params: &BTreeMap<String, ParamValue>,
+    at: &str,
+) -> Result<CcParams, ConfigError> {
+    let mut cc = CcParams::from_name(name).map_err(|e| {
+        err(
+            format!("{at}.algorithm"),
+            format!("{name:?}"),
+            cc_allowed(&e),
+        )
+    })?;
     for (k, ParamValue(v)) in params {
-        cc.set(k, *v).map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
+        cc.set(k, *v)
+            .map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
     }
-    cc.check().map_err(|e| param_error(&|k: &str| format!("{at}.params.{k}"), &e))?;
+    cc.check()
+        .map_err(|e| param_error(&|k: &str| format!("{at}.params.{k}"), &e))?;
     Ok(cc)
 }
 
 fn cc_allowed(e: &CcError) -> String {
     match e {
         CcError::UnknownAlgorithm { known, .. } => format!("one of: {}", known.join(", ")),
-        CcError::Param { algorithm, error: ParamError::Unknown { known, .. } } if known.is_empty() => format!("no parameters: {algorithm} has none"),
-        CcError::Param { algorithm, error: ParamError::Unknown { known, .. } } => format!("a parameter of {algorithm}: {}", known.join(", ")),
-        CcError::Param { error: ParamError::Invalid { allowed, .. }, .. } => allowed.clone(),
+        CcError::Param {
+            algorithm,
+            error: ParamError::Unknown { known, .. },
+        } if known.is_empty() => format!("no parameters: {algorithm} has none"),
+        CcError::Param {
+            algorithm,
+            error: ParamError::Unknown { known, .. },
+        } => format!("a parameter of {algorithm}: {}", known.join(", ")),
+        CcError::Param {
+            error: ParamError::Invalid { allowed, .. },
+            ..
+        } => allowed.clone(),
     }
 }
 
 /// The access links of a host pair. On a dumbbell (`bottleneck_delay` given)
 /// the sender's delay may come from the pair's base RTT instead.
-fn pair(p: &PairSpec, at: &str, bottleneck_delay: Option<Seconds>) -> Result<AccessSpec, ConfigError> {
+fn pair(
+    p: &PairSpec,
+    at: &str,
+    bottleneck_delay: Option<Seconds>,
+) -> Result<AccessSpec, ConfigError> {
     if matches!(p.buffer, BufferSpec::Bdp(_)) {
-        return Err(err(format!("{at}.buffer"), buffer_text(&p.buffer), "packets or bytes for access links, e.g. 1000pkts"));
+        return Err(err(
+            format!("{at}.buffer"),
+            buffer_text(&p.buffer),
+            "packets or bytes for access links, e.g. 1000pkts",
+        ));
     }
     let recv_delay = seconds(&format!("{at}.recv_delay"), p.recv_delay)?;
     let delay = match (p.delay, p.rtt, bottleneck_delay) {
@@ -583,8 +1029,25 @@ fn pair(p: &PairSpec, at: &str, bottleneck_delay: Option<Seconds>) -> Result<Acc
         (None, Some(rtt), None) => return Err(err(format!("{at}.rtt"), format!("{} s", num(rtt.0)), "rtt is for dumbbell pairs; give delay here")),
         (None, None, _) => return Err(err(format!("{at}.delay"), "missing", "the sender's one-way access delay, e.g. 10ms (or rtt = the pair's base RTT on a dumbbell)")),
     };
-    let (link, _) = LinkSpecIn { rate: p.rate, delay, buffer: p.buffer, loss: Default::default(), jitter: Seconds(0.0), jitter_reorders: false, loss_point: LossPointSpec::BeforeQueue, framing: 0, tick: Seconds(0.0), queue: QueueSpec::default() }.to_config(at)?;
-    Ok(AccessSpec { rate_bps: link.rate_bps, delay: link.delay, recv_delay, buffer: link.buffer })
+    let (link, _) = LinkSpecIn {
+        rate: p.rate,
+        delay,
+        buffer: p.buffer,
+        loss: Default::default(),
+        jitter: Seconds(0.0),
+        jitter_reorders: false,
+        loss_point: LossPointSpec::BeforeQueue,
+        framing: 0,
+        tick: Seconds(0.0),
+        queue: QueueSpec::default(),
+    }
+    .to_config(at)?;
+    Ok(AccessSpec {
+        rate_bps: link.rate_bps,
+        delay: link.delay,
+        recv_delay,
+        buffer: link.buffer,
+    })
 }
 
 /// Where a link comes from in the scenario, and its BDP multiple if its buffer is one.
@@ -598,10 +1061,20 @@ struct LinkMeta {
 
 impl LinkMeta {
     fn of(l: &LinkSpecIn, at: &str, bdp: Option<f64>) -> LinkMeta {
-        LinkMeta { at: at.into(), buffer: buffer_text(&l.buffer), rate: num(l.rate.0), bdp }
+        LinkMeta {
+            at: at.into(),
+            buffer: buffer_text(&l.buffer),
+            rate: num(l.rate.0),
+            bdp,
+        }
     }
     fn of_pair(p: &PairSpec, at: &str) -> LinkMeta {
-        LinkMeta { at: at.into(), buffer: buffer_text(&p.buffer), rate: num(p.rate.0), bdp: None }
+        LinkMeta {
+            at: at.into(),
+            buffer: buffer_text(&p.buffer),
+            rate: num(p.rate.0),
+            bdp: None,
+        }
     }
 }
 
@@ -630,8 +1103,18 @@ fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigErr
     let mut rtt_max: Vec<Time> = vec![0; t.links.len()];
     let mut wire: Vec<u32> = vec![0; t.links.len()];
     // Every traffic source's (src, dst, bytes per full packet).
-    let mut ends: Vec<(u32, u32, u32, String)> = cfg.flows.iter().enumerate().map(|(i, f)| (f.src, f.dst, f.wire_size(), format!("flows[{i}]"))).collect();
-    ends.extend(cfg.udp.iter().enumerate().map(|(i, u)| (u.src, u.dst, u.packet_size, format!("udp[{i}]"))));
+    let mut ends: Vec<(u32, u32, u32, String)> = cfg
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.src, f.dst, f.wire_size(), format!("flows[{i}]")))
+        .collect();
+    ends.extend(
+        cfg.udp
+            .iter()
+            .enumerate()
+            .map(|(i, u)| (u.src, u.dst, u.packet_size, format!("udp[{i}]"))),
+    );
     for (i, w) in cfg.web.iter().enumerate() {
         for &s in &w.servers {
             for &c in &w.clients {
@@ -643,9 +1126,19 @@ fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigErr
     let mut seen = std::collections::HashSet::new();
     ends.retain(|e| seen.insert((e.0, e.1, e.2)));
     for (src, dst, size, at) in ends {
-        let fwd = t.route(src, dst).map_err(|e| ConfigError { field: format!("{at}.dst"), ..e })?;
-        let rev = t.route(dst, src).map_err(|e| ConfigError { field: format!("{at}.src"), ..e })?;
-        let rtt: Time = fwd.iter().chain(&rev).map(|&l| t.links[l as usize].cfg.delay).sum();
+        let fwd = t.route(src, dst).map_err(|e| ConfigError {
+            field: format!("{at}.dst"),
+            ..e
+        })?;
+        let rev = t.route(dst, src).map_err(|e| ConfigError {
+            field: format!("{at}.src"),
+            ..e
+        })?;
+        let rtt: Time = fwd
+            .iter()
+            .chain(&rev)
+            .map(|&l| t.links[l as usize].cfg.delay)
+            .sum();
         for &l in fwd.iter().chain(&rev) {
             rtt_max[l as usize] = rtt_max[l as usize].max(rtt);
             wire[l as usize] = wire[l as usize].max(size);
@@ -655,11 +1148,17 @@ fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigErr
         let Some(x) = x else { continue };
         let spec = &cfg.topology.links[l];
         if wire[l] == 0 {
-            return Err(err(format!("links[{}] ({}).buffer", l, spec.name), format!("{x} bdp"), "packets or bytes: no flow crosses this link to define its BDP"));
+            return Err(err(
+                format!("links[{}] ({}).buffer", l, spec.name),
+                format!("{x} bdp"),
+                "packets or bytes: no flow crosses this link to define its BDP",
+            ));
         }
         let bytes = spec.cfg.rate_bps as f64 * (rtt_max[l] as f64 / SEC as f64) / 8.0;
         // In packets as this link carries them: with its framing bytes.
-        let pkts = (x * bytes / (wire[l] + spec.cfg.framing) as f64).round().max(1.0) as u64;
+        let pkts = (x * bytes / (wire[l] + spec.cfg.framing) as f64)
+            .round()
+            .max(1.0) as u64;
         cfg.topology.links[l].cfg.buffer = Buffer::Packets(pkts);
     }
     Ok(())
@@ -691,25 +1190,60 @@ mod tests {
     #[test]
     fn loss_detection_names_a_preset_the_other_knobs_override() {
         let flows = r#", {"pair": 1, "loss_detection": "dupack"}, {"pair": 1, "loss_detection": "dupack", "undo": true, "max_reordering": 100}, {"pair": 1, "frto": false, "reordering": 5}"#;
-        let c = ScenarioSpec::from_json(&spec(flows, r#"{"packets": 10}"#)).unwrap().build().unwrap();
-        let knobs = |f: &FlowConfig| (f.loss_detection, f.dsack, f.undo, f.frto, f.reordering, f.max_reordering);
+        let c = ScenarioSpec::from_json(&spec(flows, r#"{"packets": 10}"#))
+            .unwrap()
+            .build()
+            .unwrap();
+        let knobs = |f: &FlowConfig| {
+            (
+                f.loss_detection,
+                f.dsack,
+                f.undo,
+                f.frto,
+                f.reordering,
+                f.max_reordering,
+            )
+        };
         use crate::config::LossDetection::{DupAck, Rack};
-        assert_eq!(knobs(&c.flows[0]), (Rack, true, true, true, 3, 300), "Linux's by default");
+        assert_eq!(
+            knobs(&c.flows[0]),
+            (Rack, true, true, true, 3, 300),
+            "Linux's by default"
+        );
         assert_eq!(knobs(&c.flows[2]), (DupAck, false, false, false, 3, 3));
         assert_eq!(knobs(&c.flows[3]), (DupAck, false, true, false, 3, 100));
         assert_eq!(knobs(&c.flows[4]), (Rack, true, true, false, 5, 300));
-        let e = refused(&spec(r#", {"pair": 1, "reordering": 0}"#, r#"{"packets": 10}"#));
-        assert!(e.starts_with("flows[1].reordering: 0") && e.contains("1 to 1000000"), "{e}");
-        let e = refused(&spec(r#", {"pair": 1, "reordering": 10, "max_reordering": 5}"#, r#"{"packets": 10}"#));
-        assert!(e.starts_with("flows[1].max_reordering: 5") && e.contains("`reordering` (10)"), "{e}");
+        let e = refused(&spec(
+            r#", {"pair": 1, "reordering": 0}"#,
+            r#"{"packets": 10}"#,
+        ));
+        assert!(
+            e.starts_with("flows[1].reordering: 0") && e.contains("1 to 1000000"),
+            "{e}"
+        );
+        let e = refused(&spec(
+            r#", {"pair": 1, "reordering": 10, "max_reordering": 5}"#,
+            r#"{"packets": 10}"#,
+        ));
+        assert!(
+            e.starts_with("flows[1].max_reordering: 5") && e.contains("`reordering` (10)"),
+            "{e}"
+        );
     }
 
     #[test]
     fn a_dumbbell_scenario_builds() {
-        let s = ScenarioSpec::from_json(&spec(r#", {"pair": 1, "start": 1.5, "sack": false}, {"pair": 1, "reverse": true}"#, r#"{"packets": 1500}"#)).unwrap();
+        let s = ScenarioSpec::from_json(&spec(
+            r#", {"pair": 1, "start": 1.5, "sack": false}, {"pair": 1, "reverse": true}"#,
+            r#"{"packets": 1500}"#,
+        ))
+        .unwrap();
         let c = s.build().unwrap();
         assert_eq!(c.flows.len(), 4);
-        assert_eq!((c.flows[3].src, c.flows[3].dst), (c.flows[2].dst, c.flows[2].src));
+        assert_eq!(
+            (c.flows[3].src, c.flows[3].dst),
+            (c.flows[2].dst, c.flows[2].src)
+        );
         assert_eq!(c.flows[2].start, 1_500_000_000_000);
         assert!(!c.flows[2].sack);
         assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(1500));
@@ -719,7 +1253,10 @@ mod tests {
     #[test]
     fn bdp_buffers_use_the_longest_rtt_crossing_the_link() {
         // 700 Mbit/s × 100 ms / 1500 B = 5833.3 packets; half of that: 2917.
-        let c = ScenarioSpec::from_json(&spec("", r#"{"bdp": 0.5}"#)).unwrap().build().unwrap();
+        let c = ScenarioSpec::from_json(&spec("", r#"{"bdp": 0.5}"#))
+            .unwrap()
+            .build()
+            .unwrap();
         assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(2917));
         // With Ethernet framing (38 bytes) a packet takes 1538 bytes of the link: 5689.2 → half: 2845.
         let framed = spec("", r#"{"bdp": 0.5}, "framing": 38"#);
@@ -729,15 +1266,24 @@ mod tests {
 
     #[test]
     fn errors_name_the_field_value_and_what_is_allowed() {
-        let bad_algo = spec(r#", {"pair": 1, "algorithm": "nope"}"#, r#"{"packets": 10}"#);
+        let bad_algo = spec(
+            r#", {"pair": 1, "algorithm": "nope"}"#,
+            r#"{"packets": 10}"#,
+        );
         let e = refused(&bad_algo);
-        assert!(e.starts_with(r#"flows[1].algorithm: "nope""#) && e.contains("reno"), "{e}");
+        assert!(
+            e.starts_with(r#"flows[1].algorithm: "nope""#) && e.contains("reno"),
+            "{e}"
+        );
         let bad_param = spec(r#", {"pair": 1, "params": {"x": 1}}"#, r#"{"packets": 10}"#);
         let e = refused(&bad_param);
         assert!(e.contains("flows[1].params.x"), "{e}");
         let bad_pair = spec(r#", {"pair": 7}"#, r#"{"packets": 10}"#);
         let e = refused(&bad_pair);
-        assert!(e.contains("flows[1].pair: 7") && e.contains("0 to 1"), "{e}");
+        assert!(
+            e.contains("flows[1].pair: 7") && e.contains("0 to 1"),
+            "{e}"
+        );
         let neg_rate = spec("", r#"{"packets": 10}"#).replace("700e6", "-5");
         let e = refused(&neg_rate);
         assert!(e.contains("topology.bottleneck.rate: -5"), "{e}");
@@ -745,17 +1291,35 @@ mod tests {
         let zero_mss = spec(r#", {"pair": 1, "mss": 0}"#, r#"{"packets": 10}"#);
         let e = refused(&zero_mss);
         assert!(e.contains("flows[1].mss: 0"), "{e}");
-        let stop = spec(r#", {"pair": 1, "start": 2, "stop": 1}"#, r#"{"packets": 10}"#);
+        let stop = spec(
+            r#", {"pair": 1, "start": 2, "stop": 1}"#,
+            r#"{"packets": 10}"#,
+        );
         let e = refused(&stop);
-        assert!(e.starts_with("flows[1].stop: 1 s is not allowed (after start)"), "{e}");
-        let e = ScenarioSpec::from_json(r#"{"duration": 1}"#).unwrap_err().to_string();
+        assert!(
+            e.starts_with("flows[1].stop: 1 s is not allowed (after start)"),
+            "{e}"
+        );
+        let e = ScenarioSpec::from_json(r#"{"duration": 1}"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("topology: missing"), "{e}");
-        let huge_iw = spec(r#", {"pair": 1, "init_cwnd": 4000000000}"#, r#"{"packets": 10}"#);
+        let huge_iw = spec(
+            r#", {"pair": 1, "init_cwnd": 4000000000}"#,
+            r#"{"packets": 10}"#,
+        );
         let e = refused(&huge_iw);
         assert!(e.starts_with("flows[1].init_cwnd: 4000000000"), "{e}");
-        let tiny = spec("", r#"{"packets": 10}"#).replace(r#""duration": 10,"#, r#""duration": 10, "output": {"sample_interval": 1e-9},"#);
+        let tiny = spec("", r#"{"packets": 10}"#).replace(
+            r#""duration": 10,"#,
+            r#""duration": 10, "output": {"sample_interval": 1e-9},"#,
+        );
         let e = refused(&tiny);
-        assert!(e.starts_with("output.sample_interval: 0.000000001 s") && e.contains("10 million samples"), "{e}");
+        assert!(
+            e.starts_with("output.sample_interval: 0.000000001 s")
+                && e.contains("10 million samples"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -779,8 +1343,17 @@ mod tests {
         assert_eq!(c.changes[0].at, 15 * SEC);
         let f = &c.flows[0];
         assert_eq!(f.host_jitter, 20_000_000);
-        assert_eq!(f.access_delay, DelayDist::Uniform { min: 5_000_000_000, max: 25_000_000_000 });
-        assert_eq!((f.ack_counting, f.delack_segments, f.init_ssthresh), (AckCounting::Acks, 3, Some(100)));
+        assert_eq!(
+            f.access_delay,
+            DelayDist::Uniform {
+                min: 5_000_000_000,
+                max: 25_000_000_000
+            }
+        );
+        assert_eq!(
+            (f.ack_counting, f.delack_segments, f.init_ssthresh),
+            (AckCounting::Acks, 3, Some(100))
+        );
         assert_eq!(f.ssthresh_from, SsthreshFrom::Pipe);
         // BDP: 100 Mbit/s × the largest RTT crossing (pair 2: 2·(15 + 10) = 50 ms) / 1500 B = 417; half: 208.
         assert_eq!(c.topology.links[0].cfg.buffer, Buffer::Packets(208));
@@ -788,15 +1361,28 @@ mod tests {
 
     #[test]
     fn traffic_errors_name_the_field() {
-        let base = |extra: &str| format!(r#"{{"duration": 1, "topology": {{"kind": "dumbbell",
+        let base = |extra: &str| {
+            format!(
+                r#"{{"duration": 1, "topology": {{"kind": "dumbbell",
               "bottleneck": {{"rate": 1e8, "delay": 0.01, "buffer": {{"packets": 10}}}},
-              "pairs": [{{"rate": 1e9, "delay": 0.005}}]}}, {extra}}}"#);
+              "pairs": [{{"rate": 1e9, "delay": 0.005}}]}}, {extra}}}"#
+            )
+        };
         let e = |extra: &str| refused(&base(extra));
-        assert!(e(r#""udp": [{"pair": 0, "pattern": "burst", "rate": 1e6}]"#).starts_with(r#"udp[0].pattern: "burst""#));
-        assert!(e(r#""udp": [{"pair": 0, "pattern": "onoff", "rate": 1e6}]"#).starts_with("udp[0].on"));
-        assert!(e(r#""flows": [{"pair": 0}], "changes": [{"at": 1, "link": "nope", "rate": 1e6}]"#).contains("bottleneck:fwd"));
+        assert!(
+            e(r#""udp": [{"pair": 0, "pattern": "burst", "rate": 1e6}]"#)
+                .starts_with(r#"udp[0].pattern: "burst""#)
+        );
+        assert!(
+            e(r#""udp": [{"pair": 0, "pattern": "onoff", "rate": 1e6}]"#).starts_with("udp[0].on")
+        );
+        assert!(e(
+            r#""flows": [{"pair": 0}], "changes": [{"at": 1, "link": "nope", "rate": 1e6}]"#
+        )
+        .contains("bottleneck:fwd"));
         assert!(e(r#""web": [{"pairs": [3], "rate": 5}]"#).starts_with("web[0].pairs: 3"));
-        assert!(e(r#""web": [{"pairs": [0], "rate": 5, "algorithm": "x"}]"#).starts_with(r#"web[0].algorithm: "x""#));
+        assert!(e(r#""web": [{"pairs": [0], "rate": 5, "algorithm": "x"}]"#)
+            .starts_with(r#"web[0].algorithm: "x""#));
     }
 
     #[test]
@@ -813,8 +1399,17 @@ mod tests {
                       {"a": "b", "b": "c", "fwd": {"rate": 1e7, "delay": 0.01, "buffer": {"packets": 50}}, "monitor": true}]},
             "flows": [{"src": "a", "dst": "c"}]}"#;
         let c = ScenarioSpec::from_json(graph).unwrap().build().unwrap();
-        assert_eq!(c.topology.route(c.flows[0].src, c.flows[0].dst).unwrap().len(), 2);
-        let e = ScenarioSpec::from_json(&graph.replace(r#""dst": "c""#, r#""dst": "z""#)).unwrap().build().unwrap_err();
+        assert_eq!(
+            c.topology
+                .route(c.flows[0].src, c.flows[0].dst)
+                .unwrap()
+                .len(),
+            2
+        );
+        let e = ScenarioSpec::from_json(&graph.replace(r#""dst": "c""#, r#""dst": "z""#))
+            .unwrap()
+            .build()
+            .unwrap_err();
         assert!(e.to_string().contains(r#"flows[0].dst: "z""#), "{e}");
     }
 }

@@ -58,7 +58,10 @@ pub enum DistSpec<Q> {
 
 /// The table form, every field optional so that a missing one is named.
 #[derive(Deserialize, Serialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "Q: Deserialize<'de>", serialize = "Q: Serialize"))]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "Q: Deserialize<'de>", serialize = "Q: Serialize")
+)]
 struct Table<Q> {
     dist: DistKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,23 +86,43 @@ impl<Q: Copy> Table<Q> {
             DistKind::Pareto => &["mean", "shape"],
             DistKind::Packmime => &[],
         };
-        let given = [("value", self.value.is_some()), ("min", self.min.is_some()), ("max", self.max.is_some()), ("mean", self.mean.is_some()), ("shape", self.shape.is_some())];
+        let given = [
+            ("value", self.value.is_some()),
+            ("min", self.min.is_some()),
+            ("max", self.max.is_some()),
+            ("mean", self.mean.is_some()),
+            ("shape", self.shape.is_some()),
+        ];
         let name = format!("{:?}", self.dist).to_lowercase();
         for (field, present) in given {
             let needed = needs.contains(&field);
             if needed && !present {
-                return Err(ConfigError { field: field.into(), value: "missing".into(), allowed: format!("the {field} of a {name} distribution") });
+                return Err(ConfigError {
+                    field: field.into(),
+                    value: "missing".into(),
+                    allowed: format!("the {field} of a {name} distribution"),
+                });
             }
             if !needed && present {
-                return Err(ConfigError { field: field.into(), value: "given".into(), allowed: format!("only {} for a {name} distribution", needs.join(" and ")) });
+                return Err(ConfigError {
+                    field: field.into(),
+                    value: "given".into(),
+                    allowed: format!("only {} for a {name} distribution", needs.join(" and ")),
+                });
             }
         }
         let q = |o: Option<Q>| o.expect("checked above");
         Ok(match self.dist {
             DistKind::Fixed => DistSpec::Fixed(q(self.value)),
-            DistKind::Uniform => DistSpec::Uniform { min: q(self.min), max: q(self.max) },
+            DistKind::Uniform => DistSpec::Uniform {
+                min: q(self.min),
+                max: q(self.max),
+            },
             DistKind::Exponential => DistSpec::Exponential { mean: q(self.mean) },
-            DistKind::Pareto => DistSpec::Pareto { mean: q(self.mean), shape: self.shape.expect("checked above") },
+            DistKind::Pareto => DistSpec::Pareto {
+                mean: q(self.mean),
+                shape: self.shape.expect("checked above"),
+            },
             DistKind::Packmime => DistSpec::Packmime,
         })
     }
@@ -107,12 +130,25 @@ impl<Q: Copy> Table<Q> {
 
 impl<Q: Serialize + Copy> Serialize for DistSpec<Q> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = |dist, min, max, mean, shape| Table { dist, value: None, min, max, mean, shape };
+        let t = |dist, min, max, mean, shape| Table {
+            dist,
+            value: None,
+            min,
+            max,
+            mean,
+            shape,
+        };
         match *self {
             DistSpec::Fixed(v) => v.serialize(s),
-            DistSpec::Uniform { min, max } => t(DistKind::Uniform, Some(min), Some(max), None, None).serialize(s),
-            DistSpec::Exponential { mean } => t(DistKind::Exponential, None, None, Some(mean), None).serialize(s),
-            DistSpec::Pareto { mean, shape } => t(DistKind::Pareto, None, None, Some(mean), Some(shape)).serialize(s),
+            DistSpec::Uniform { min, max } => {
+                t(DistKind::Uniform, Some(min), Some(max), None, None).serialize(s)
+            }
+            DistSpec::Exponential { mean } => {
+                t(DistKind::Exponential, None, None, Some(mean), None).serialize(s)
+            }
+            DistSpec::Pareto { mean, shape } => {
+                t(DistKind::Pareto, None, None, Some(mean), Some(shape)).serialize(s)
+            }
             DistSpec::Packmime => t(DistKind::Packmime, None, None, None, None).serialize(s),
         }
     }
@@ -145,7 +181,8 @@ impl<'de, Q: Deserialize<'de> + Copy> Visitor<'de> for DistVisitor<Q> {
     }
     fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         let t = Table::<Q>::deserialize(de::value::MapAccessDeserializer::new(map))?;
-        t.resolve().map_err(|e| de::Error::custom(crate::json::field_error(&e)))
+        t.resolve()
+            .map_err(|e| de::Error::custom(crate::json::field_error(&e)))
     }
 }
 

@@ -20,7 +20,13 @@ macro_rules! place {
     ($t:ty) => {
         impl $t {
             pub(super) fn place(&self) -> Place<'_> {
-                Place { pair: self.pair, long: self.long, cross: self.cross, src: &self.src, dst: &self.dst }
+                Place {
+                    pair: self.pair,
+                    long: self.long,
+                    cross: self.cross,
+                    src: &self.src,
+                    dst: &self.dst,
+                }
             }
         }
     };
@@ -31,7 +37,10 @@ place!(VoipSpec);
 
 pub(super) enum Endpoints {
     Pairs(Vec<(u32, u32)>),
-    Lot { long: Vec<(u32, u32)>, cross: Vec<Vec<(u32, u32)>> },
+    Lot {
+        long: Vec<(u32, u32)>,
+        cross: Vec<Vec<(u32, u32)>>,
+    },
     Names(NodeIndex),
 }
 
@@ -46,20 +55,39 @@ impl NodeIndex {
         let mut index = HashMap::with_capacity(names.len());
         for (i, n) in names.iter().enumerate() {
             if n.trim().is_empty() || n.chars().any(char::is_control) {
-                return Err(err(format!("topology.nodes[{i}]"), format!("{n:?}"), "a name that is not empty and has no control characters"));
+                return Err(err(
+                    format!("topology.nodes[{i}]"),
+                    format!("{n:?}"),
+                    "a name that is not empty and has no control characters",
+                ));
             }
             if index.insert(n.clone(), i as u32).is_some() {
-                return Err(err(format!("topology.nodes[{i}]"), n, "a name not used by another node"));
+                return Err(err(
+                    format!("topology.nodes[{i}]"),
+                    n,
+                    "a name not used by another node",
+                ));
             }
         }
-        Ok(NodeIndex { names: names.to_vec(), index })
+        Ok(NodeIndex {
+            names: names.to_vec(),
+            index,
+        })
     }
 
     pub(super) fn find(&self, name: &str, field: &str) -> Result<u32, ConfigError> {
         self.index.get(name).copied().ok_or_else(|| {
             let some: Vec<&str> = self.names.iter().map(String::as_str).take(12).collect();
-            let more = if self.names.len() > some.len() { ", …" } else { "" };
-            err(field, format!("{name:?}"), format!("one of the nodes: {}{more}", some.join(", ")))
+            let more = if self.names.len() > some.len() {
+                ", …"
+            } else {
+                ""
+            };
+            err(
+                field,
+                format!("{name:?}"),
+                format!("one of the nodes: {}{more}", some.join(", ")),
+            )
         })
     }
 }
@@ -72,32 +100,78 @@ impl Endpoints {
             Endpoints::Lot { .. } => ("parking_lot", &["long", "cross"]),
             Endpoints::Names(_) => ("graph", &["src", "dst"]),
         };
-        let given = [("pair", f.pair.map(|p| p.to_string())), ("long", f.long.map(|l| l.to_string())), ("cross", f.cross.map(|(h, k)| format!("[{h}, {k}]"))), ("src", f.src.as_ref().map(|s| format!("{s:?}"))), ("dst", f.dst.as_ref().map(|s| format!("{s:?}")))];
-        if let Some((k, Some(v))) = given.into_iter().find(|(k, v)| v.is_some() && !wanted.contains(k)) {
-            return Err(err(at(k), v, format!("{} for a {kind} topology", wanted.join(" / "))));
+        let given = [
+            ("pair", f.pair.map(|p| p.to_string())),
+            ("long", f.long.map(|l| l.to_string())),
+            ("cross", f.cross.map(|(h, k)| format!("[{h}, {k}]"))),
+            ("src", f.src.as_ref().map(|s| format!("{s:?}"))),
+            ("dst", f.dst.as_ref().map(|s| format!("{s:?}"))),
+        ];
+        if let Some((k, Some(v))) = given
+            .into_iter()
+            .find(|(k, v)| v.is_some() && !wanted.contains(k))
+        {
+            return Err(err(
+                at(k),
+                v,
+                format!("{} for a {kind} topology", wanted.join(" / ")),
+            ));
         }
         match self {
             Endpoints::Pairs(p) => {
-                let k = f.pair.ok_or_else(|| err(at("pair"), "missing", format!("a host pair index from 0 to {}", p.len() - 1)))?;
-                p.get(k).copied().ok_or_else(|| err(at("pair"), k, format!("a host pair index from 0 to {}", p.len() - 1)))
+                let k = f.pair.ok_or_else(|| {
+                    err(
+                        at("pair"),
+                        "missing",
+                        format!("a host pair index from 0 to {}", p.len() - 1),
+                    )
+                })?;
+                p.get(k).copied().ok_or_else(|| {
+                    err(
+                        at("pair"),
+                        k,
+                        format!("a host pair index from 0 to {}", p.len() - 1),
+                    )
+                })
             }
             Endpoints::Lot { long, cross } => match (f.long, f.cross) {
-                (Some(k), None) => long.get(k).copied().ok_or_else(|| err(at("long"), k, format!("an index below {}", long.len()))),
-                (None, Some((h, k))) => cross
-                    .get(h)
-                    .and_then(|c| c.get(k))
+                (Some(k), None) => long
+                    .get(k)
                     .copied()
-                    .ok_or_else(|| err(at("cross"), format!("[{h}, {k}]"), format!("[bottleneck < {}, index < {}]", cross.len(), cross.first().map_or(0, |c| c.len())))),
-                _ => Err(err(at("long/cross"), "missing or both", "exactly one of long = i or cross = [bottleneck, i]")),
+                    .ok_or_else(|| err(at("long"), k, format!("an index below {}", long.len()))),
+                (None, Some((h, k))) => {
+                    cross.get(h).and_then(|c| c.get(k)).copied().ok_or_else(|| {
+                        err(
+                            at("cross"),
+                            format!("[{h}, {k}]"),
+                            format!(
+                                "[bottleneck < {}, index < {}]",
+                                cross.len(),
+                                cross.first().map_or(0, |c| c.len())
+                            ),
+                        )
+                    })
+                }
+                _ => Err(err(
+                    at("long/cross"),
+                    "missing or both",
+                    "exactly one of long = i or cross = [bottleneck, i]",
+                )),
             },
             Endpoints::Names(n) => {
                 let find = |k: &str, v: &Option<String>| {
-                    let name = v.as_deref().ok_or_else(|| err(at(k), "missing", "a node name"))?;
+                    let name = v
+                        .as_deref()
+                        .ok_or_else(|| err(at(k), "missing", "a node name"))?;
                     n.find(name, &at(k))
                 };
                 let (src, dst) = (find("src", f.src)?, find("dst", f.dst)?);
                 if src == dst {
-                    return Err(err(at("dst"), format!("{:?}", n.names[dst as usize]), "a node other than src"));
+                    return Err(err(
+                        at("dst"),
+                        format!("{:?}", n.names[dst as usize]),
+                        "a node other than src",
+                    ));
                 }
                 Ok((src, dst))
             }
@@ -111,35 +185,60 @@ impl Endpoints {
         match self {
             Endpoints::Pairs(p) => {
                 if w.pairs.is_empty() {
-                    return Err(err(format!("{at}.pairs"), "[]", "the host pairs that carry web traffic"));
+                    return Err(err(
+                        format!("{at}.pairs"),
+                        "[]",
+                        "the host pairs that carry web traffic",
+                    ));
                 }
                 let mut servers = Vec::new();
                 let mut clients = Vec::new();
                 for &k in &w.pairs {
-                    let &(s, d) = p.get(k).ok_or_else(|| err(format!("{at}.pairs"), k, format!("host pair indices from 0 to {}", p.len() - 1)))?;
+                    let &(s, d) = p.get(k).ok_or_else(|| {
+                        err(
+                            format!("{at}.pairs"),
+                            k,
+                            format!("host pair indices from 0 to {}", p.len() - 1),
+                        )
+                    })?;
                     let (s, d) = if w.reverse { (d, s) } else { (s, d) };
                     servers.push(s);
                     clients.push(d);
                 }
                 Ok((servers, clients))
             }
-            Endpoints::Names(_) if w.reverse => Err(err(format!("{at}.reverse"), "true", "reverse only on a dumbbell (on a graph, swap servers and clients)")),
+            Endpoints::Names(_) if w.reverse => Err(err(
+                format!("{at}.reverse"),
+                "true",
+                "reverse only on a dumbbell (on a graph, swap servers and clients)",
+            )),
             Endpoints::Names(n) => {
                 let find = |k: &str, names: &[String]| -> Result<Vec<u32>, ConfigError> {
                     if names.is_empty() {
                         return Err(err(format!("{at}.{k}"), "[]", "one or more node names"));
                     }
-                    names.iter().map(|name| n.find(name, &format!("{at}.{k}"))).collect()
+                    names
+                        .iter()
+                        .map(|name| n.find(name, &format!("{at}.{k}")))
+                        .collect()
                 };
-                let (servers, clients) = (find("servers", &w.servers)?, find("clients", &w.clients)?);
+                let (servers, clients) =
+                    (find("servers", &w.servers)?, find("clients", &w.clients)?);
                 // A transfer goes from a server to a different client: a node in both lists has no route to itself.
                 if let Some(c) = w.clients.iter().find(|c| w.servers.contains(c)) {
-                    return Err(err(format!("{at}.clients"), format!("{c:?}"), "nodes that are not also servers"));
+                    return Err(err(
+                        format!("{at}.clients"),
+                        format!("{c:?}"),
+                        "nodes that are not also servers",
+                    ));
                 }
                 Ok((servers, clients))
             }
-            Endpoints::Lot { .. } => Err(err(at, "web traffic", "web traffic on a dumbbell or a graph (parking lots have no spare hosts)")),
+            Endpoints::Lot { .. } => Err(err(
+                at,
+                "web traffic",
+                "web traffic on a dumbbell or a graph (parking lots have no spare hosts)",
+            )),
         }
     }
 }
-

@@ -39,7 +39,9 @@ impl ScenarioSpec {
 
 /// Read one value of the scenario format from JSON (e.g. a quantity), with
 /// the error in the scenario's terms.
-pub fn from_value_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, crate::ConfigError> {
+pub fn from_value_json<T: serde::de::DeserializeOwned>(
+    json: &str,
+) -> Result<T, crate::ConfigError> {
     crate::json::from_str(json)
 }
 

@@ -15,18 +15,22 @@ use serde::de::{self, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// What a time may be.
-pub const TIME_ALLOWED: &str = "a time of 0 or more, such as 100ms, 1.5s, 250us or a number of seconds";
+pub const TIME_ALLOWED: &str =
+    "a time of 0 or more, such as 100ms, 1.5s, 250us or a number of seconds";
 /// What a rate may be.
-pub const RATE_ALLOWED: &str = "a rate from 1 bit/s to 10 Tbit/s, such as 700Mbps, 10Gbps, 1.5Mbit/s or a number of bit/s";
+pub const RATE_ALLOWED: &str =
+    "a rate from 1 bit/s to 10 Tbit/s, such as 700Mbps, 10Gbps, 1.5Mbit/s or a number of bit/s";
 /// What a size may be.
 pub const SIZE_ALLOWED: &str = "a size such as 64KB, 1MiB, 1448B or a whole number of bytes";
 /// What a probability may be.
 pub const PROBABILITY_ALLOWED: &str = "a probability from 0 to 1, such as 1e-6 or 0.1%";
 /// What a buffer may be.
-pub const BUFFER_ALLOWED: &str = "a buffer such as 1500pkts, 64KB, 0.5bdp or a whole number of packets";
+pub const BUFFER_ALLOWED: &str =
+    "a buffer such as 1500pkts, 64KB, 0.5bdp or a whole number of packets";
 
 /// The range of a queue limit.
-pub const BUFFER_BOUNDS: &str = "1 to 10^8 packets, 1 byte to 10^12 bytes, or a BDP multiple above 0 (at most 10000)";
+pub const BUFFER_BOUNDS: &str =
+    "1 to 10^8 packets, 1 byte to 10^12 bytes, or a BDP multiple above 0 (at most 10000)";
 
 /// Longest quantity text read (a number and a unit are a few characters).
 const MAX_CHARS: usize = 100;
@@ -170,14 +174,28 @@ pub fn parse(kind: Kind, text: &str) -> Result<f64, String> {
 
 fn number_with_unit(kind: Kind, number: f64, unit: &str) -> Result<f64, String> {
     match kind {
-        Kind::Time => time_unit(unit).map(|f| number * f).filter(|&t| t >= 0.0).ok_or_else(|| reject(kind, "")),
-        Kind::Rate => rate_unit(unit).map(|f| number * f).map_err(|why| reject(kind, why)).and_then(|r| if (1.0..=1e13).contains(&r) { Ok(r) } else { Err(reject(kind, "")) }),
+        Kind::Time => time_unit(unit)
+            .map(|f| number * f)
+            .filter(|&t| t >= 0.0)
+            .ok_or_else(|| reject(kind, "")),
+        Kind::Rate => rate_unit(unit)
+            .map(|f| number * f)
+            .map_err(|why| reject(kind, why))
+            .and_then(|r| {
+                if (1.0..=1e13).contains(&r) {
+                    Ok(r)
+                } else {
+                    Err(reject(kind, ""))
+                }
+            }),
         Kind::Size => {
             let x = number * size_unit(unit).ok_or_else(|| reject(kind, ""))?;
             if x < 0.0 {
                 return Err(reject(kind, ""));
             }
-            whole(x).map(|n| n as f64).ok_or_else(|| reject(kind, "it must come to a whole number of bytes"))
+            whole(x)
+                .map(|n| n as f64)
+                .ok_or_else(|| reject(kind, "it must come to a whole number of bytes"))
         }
         Kind::Probability => {
             let p = match unit {
@@ -221,7 +239,9 @@ impl BufferSpec {
             None => Err(format!("{BUFFER_ALLOWED}; it must come to a whole number")),
         };
         match unit {
-            "" | "p" | "pkt" | "pkts" | "packet" | "packets" => Ok(BufferSpec::Packets(whole_or(number)?)),
+            "" | "p" | "pkt" | "pkts" | "packet" | "packets" => {
+                Ok(BufferSpec::Packets(whole_or(number)?))
+            }
             "bdp" | "BDP" | "xbdp" | "×bdp" => Ok(BufferSpec::Bdp(number)),
             u => match size_unit(u) {
                 Some(f) => Ok(BufferSpec::Bytes(whole_or(number * f)?)),
@@ -278,7 +298,8 @@ struct QuantityVisitor(Kind);
 
 impl QuantityVisitor {
     fn number<E: de::Error>(&self, x: f64, shown: Unexpected) -> Result<f64, E> {
-        number_with_unit(self.0, x, "").map_err(|allowed| E::invalid_value(shown, &allowed.as_str()))
+        number_with_unit(self.0, x, "")
+            .map_err(|allowed| E::invalid_value(shown, &allowed.as_str()))
     }
 }
 
@@ -333,10 +354,12 @@ impl<'de> Visitor<'de> for BufferVisitor {
         Err(E::invalid_value(Unexpected::Signed(v), &self))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<BufferSpec, E> {
-        BufferSpec::from_parts(v, "").map_err(|allowed| E::invalid_value(Unexpected::Float(v), &allowed.as_str()))
+        BufferSpec::from_parts(v, "")
+            .map_err(|allowed| E::invalid_value(Unexpected::Float(v), &allowed.as_str()))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<BufferSpec, E> {
-        BufferSpec::parse(v).map_err(|allowed| E::invalid_value(Unexpected::Str(v), &allowed.as_str()))
+        BufferSpec::parse(v)
+            .map_err(|allowed| E::invalid_value(Unexpected::Str(v), &allowed.as_str()))
     }
     fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<BufferSpec, A::Error> {
         let t = BufferTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
@@ -431,20 +454,36 @@ mod tests {
 
     #[test]
     fn bad_quantities_say_what_is_allowed() {
-        assert!(parse(Kind::Time, "10 furlongs").unwrap_err().starts_with("a time of 0 or more, such as"));
+        assert!(parse(Kind::Time, "10 furlongs")
+            .unwrap_err()
+            .starts_with("a time of 0 or more, such as"));
         assert!(parse(Kind::Time, "-1ms").is_err());
-        assert!(parse(Kind::Rate, "-5Mbps").is_err() && parse(Kind::Rate, "20Tbps").is_err() && parse(Kind::Rate, "0.5").is_err());
+        assert!(
+            parse(Kind::Rate, "-5Mbps").is_err()
+                && parse(Kind::Rate, "20Tbps").is_err()
+                && parse(Kind::Rate, "0.5").is_err()
+        );
         assert!(parse(Kind::Time, "nan").is_err());
         assert!(parse(Kind::Time, "1e999").is_err());
-        assert!(parse(Kind::Rate, "100MBps").unwrap_err().contains("rates are in bits"));
+        assert!(parse(Kind::Rate, "100MBps")
+            .unwrap_err()
+            .contains("rates are in bits"));
         assert!(parse(Kind::Rate, "M").is_err());
         assert!(parse(Kind::Rate, "5M").is_err());
-        assert!(parse(Kind::Size, "1.0001KB").unwrap_err().contains("whole number"));
+        assert!(parse(Kind::Size, "1.0001KB")
+            .unwrap_err()
+            .contains("whole number"));
         assert!(parse(Kind::Size, "64kb").is_err());
         assert!(parse(Kind::Probability, "2").is_err());
-        assert!(BufferSpec::parse("1.5pkts").unwrap_err().contains("whole number"));
+        assert!(BufferSpec::parse("1.5pkts")
+            .unwrap_err()
+            .contains("whole number"));
         assert!(parse(Kind::Time, &" ".repeat(1000)).is_err());
-        assert!(parse(Kind::Time, ".").is_err() && parse(Kind::Time, "-").is_err() && parse(Kind::Time, "e5").is_err());
+        assert!(
+            parse(Kind::Time, ".").is_err()
+                && parse(Kind::Time, "-").is_err()
+                && parse(Kind::Time, "e5").is_err()
+        );
     }
 
     #[test]

@@ -67,20 +67,38 @@ fn time(at: &str, name: &str, v: Option<Seconds>, default: Time) -> Result<Time,
     match v {
         None => Ok(default),
         Some(Seconds(s)) if (0.0..=3600.0).contains(&s) => Ok(from_secs(s)),
-        Some(Seconds(s)) => Err(err(format!("{at}.{name}"), format!("{} s", num(s)), "a time from 0 to one hour")),
+        Some(Seconds(s)) => Err(err(
+            format!("{at}.{name}"),
+            format!("{} s", num(s)),
+            "a time from 0 to one hour",
+        )),
     }
 }
 
 fn small(at: &str, name: &str, v: Option<u64>, default: u32) -> Result<u32, ConfigError> {
-    v.map_or(Ok(default), |n| u32::try_from(n).map_err(|_| err(format!("{at}.{name}"), n, "at most 4294967295")))
+    v.map_or(Ok(default), |n| {
+        u32::try_from(n).map_err(|_| err(format!("{at}.{name}"), n, "at most 4294967295"))
+    })
 }
 
 /// The queue discipline `q` of the link at `at` (e.g. "topology.bottleneck"); errors name `at.queue.FIELD`.
 pub(super) fn queue_config(q: &QueueSpec, at: &str) -> Result<QueueConfig, ConfigError> {
     let at = format!("{at}.queue");
-    if let Some((name, _)) = given(q).into_iter().find(|&(name, set)| set && !FIELDS.iter().any(|(f, kinds)| *f == name && kinds.contains(&q.kind))) {
-        let kinds: Vec<&str> = FIELDS.iter().find(|(f, _)| *f == name).map(|(_, k)| k.iter().map(|&k| kind_name(k)).collect()).unwrap_or_default();
-        return Err(err(format!("{at}.{name}"), format!("given for kind = {:?}", kind_name(q.kind)), format!("only with kind = {}", kinds.join(" or "))));
+    if let Some((name, _)) = given(q).into_iter().find(|&(name, set)| {
+        set && !FIELDS
+            .iter()
+            .any(|(f, kinds)| *f == name && kinds.contains(&q.kind))
+    }) {
+        let kinds: Vec<&str> = FIELDS
+            .iter()
+            .find(|(f, _)| *f == name)
+            .map(|(_, k)| k.iter().map(|&k| kind_name(k)).collect())
+            .unwrap_or_default();
+        return Err(err(
+            format!("{at}.{name}"),
+            format!("given for kind = {:?}", kind_name(q.kind)),
+            format!("only with kind = {}", kinds.join(" or ")),
+        ));
     }
     let cfg = match q.kind {
         QueueKindSpec::Droptail => QueueConfig::DropTail,
@@ -94,12 +112,21 @@ pub(super) fn queue_config(q: &QueueSpec, at: &str) -> Result<QueueConfig, Confi
                 gentle: q.gentle.unwrap_or(d.gentle),
                 ecn: q.ecn.unwrap_or(d.ecn),
                 harddrop: q.harddrop.unwrap_or(d.harddrop),
-                mean_pktsize: small(&at, "mean_pktsize", q.mean_pktsize.map(|b| b.0), d.mean_pktsize)?,
+                mean_pktsize: small(
+                    &at,
+                    "mean_pktsize",
+                    q.mean_pktsize.map(|b| b.0),
+                    d.mean_pktsize,
+                )?,
             })
         }
         QueueKindSpec::Codel => {
             let d = CodelParams::default();
-            QueueConfig::Codel(CodelParams { target: time(&at, "target", q.target, d.target)?, interval: time(&at, "interval", q.interval, d.interval)?, ecn: q.ecn.unwrap_or(d.ecn) })
+            QueueConfig::Codel(CodelParams {
+                target: time(&at, "target", q.target, d.target)?,
+                interval: time(&at, "interval", q.interval, d.interval)?,
+                ecn: q.ecn.unwrap_or(d.ecn),
+            })
         }
         QueueKindSpec::FqCodel => {
             let d = FqCodelParams::default();
@@ -138,26 +165,73 @@ mod tests {
 
     #[test]
     fn defaults_come_from_the_kind_and_given_fields_override_them() {
-        assert_eq!(queue_config(&parse("{}"), "l").unwrap(), QueueConfig::DropTail);
+        assert_eq!(
+            queue_config(&parse("{}"), "l").unwrap(),
+            QueueConfig::DropTail
+        );
         let c = queue_config(&parse(r#"{"kind": "codel", "target": "2ms"}"#), "l").unwrap();
-        assert_eq!(c, QueueConfig::Codel(CodelParams { target: 2 * MS, interval: 100 * MS, ecn: false }));
-        let QueueConfig::FqCodel(f) = queue_config(&parse(r#"{"kind": "fq_codel"}"#), "l").unwrap() else { panic!() };
+        assert_eq!(
+            c,
+            QueueConfig::Codel(CodelParams {
+                target: 2 * MS,
+                interval: 100 * MS,
+                ecn: false
+            })
+        );
+        let QueueConfig::FqCodel(f) = queue_config(&parse(r#"{"kind": "fq_codel"}"#), "l").unwrap()
+        else {
+            panic!()
+        };
         assert!(f.ecn && f.flows == 1024 && f.quantum == 1514);
-        let QueueConfig::Red(r) = queue_config(&parse(r#"{"kind": "red", "max_p": "2%", "ecn": true}"#), "l").unwrap() else { panic!() };
-        assert_eq!((r.max_p, r.ecn, r.min_th, r.gentle), (0.02, true, 5.0, true));
+        let QueueConfig::Red(r) = queue_config(
+            &parse(r#"{"kind": "red", "max_p": "2%", "ecn": true}"#),
+            "l",
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (r.max_p, r.ecn, r.min_th, r.gentle),
+            (0.02, true, 5.0, true)
+        );
     }
 
     #[test]
     fn errors_name_the_field_and_what_is_allowed() {
-        let e = queue_config(&parse(r#"{"kind": "codel", "min_th": 3}"#), "topology.bottleneck").unwrap_err().to_string();
-        assert_eq!(e, r#"topology.bottleneck.queue.min_th: given for kind = "codel" is not allowed (only with kind = red)"#);
-        let e = queue_config(&parse(r#"{"kind": "codel", "target": "200ms"}"#), "l").unwrap_err().to_string();
-        assert!(e.starts_with("l.queue.target: 0.2 s") && e.contains("below interval"), "{e}");
-        let e = queue_config(&parse(r#"{"kind": "pie", "alpha": 0.1}"#), "l").unwrap_err().to_string();
-        assert!(e.starts_with("l.queue.alpha: 0.1") && e.contains("1/16"), "{e}");
-        let e = queue_config(&parse(r#"{"kind": "red", "min_th": 20}"#), "l").unwrap_err().to_string();
-        assert!(e.starts_with("l.queue.max_th: 15") && e.contains("above min_th"), "{e}");
-        let e = queue_config(&parse(r#"{"kind": "fq_codel", "flows": 0}"#), "l").unwrap_err().to_string();
+        let e = queue_config(
+            &parse(r#"{"kind": "codel", "min_th": 3}"#),
+            "topology.bottleneck",
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            r#"topology.bottleneck.queue.min_th: given for kind = "codel" is not allowed (only with kind = red)"#
+        );
+        let e = queue_config(&parse(r#"{"kind": "codel", "target": "200ms"}"#), "l")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("l.queue.target: 0.2 s") && e.contains("below interval"),
+            "{e}"
+        );
+        let e = queue_config(&parse(r#"{"kind": "pie", "alpha": 0.1}"#), "l")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("l.queue.alpha: 0.1") && e.contains("1/16"),
+            "{e}"
+        );
+        let e = queue_config(&parse(r#"{"kind": "red", "min_th": 20}"#), "l")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("l.queue.max_th: 15") && e.contains("above min_th"),
+            "{e}"
+        );
+        let e = queue_config(&parse(r#"{"kind": "fq_codel", "flows": 0}"#), "l")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("l.queue.flows: 0"), "{e}");
         assert!(serde_json::from_str::<QueueSpec>(r#"{"kind": "sfq"}"#).is_err());
     }

@@ -680,7 +680,12 @@ pub struct OutputSpec {
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { sample_interval: default_sample_interval(), traces: default_traces(), cc_log: None, pcap: None }
+        OutputSpec {
+            sample_interval: default_sample_interval(),
+            traces: default_traces(),
+            cc_log: None,
+            pcap: None,
+        }
     }
 }
 

@@ -29,7 +29,9 @@ pub struct CcLog {
 impl CcLog {
     /// An empty log with room for `rows` calls.
     pub fn with_capacity(rows: usize) -> CcLog {
-        CcLog { calls: Vec::with_capacity(rows) }
+        CcLog {
+            calls: Vec::with_capacity(rows),
+        }
     }
 
     #[cold]
@@ -37,7 +39,11 @@ impl CcLog {
     fn call(&mut self, cc: &mut Cc, tp: &mut TcpCc, hook: Hook) -> u32 {
         let before = tp.clone();
         let ret = hook.invoke(cc, tp);
-        self.calls.push(HookCall { hook, before, after: After::of(tp, ret) });
+        self.calls.push(HookCall {
+            hook,
+            before,
+            after: After::of(tp, ret),
+        });
         ret
     }
 
@@ -48,8 +54,15 @@ impl CcLog {
         let now = After::of(tp, 0);
         let last = self.calls.last().map(|c| After { ret: 0, ..c.after });
         if last != Some(now) {
-            let before = TcpCc { now_us, ..tp.clone() };
-            self.calls.push(HookCall { hook: Hook::Sender, before, after: now });
+            let before = TcpCc {
+                now_us,
+                ..tp.clone()
+            };
+            self.calls.push(HookCall {
+                hook: Hook::Sender,
+                before,
+                after: now,
+            });
         }
     }
 }
@@ -87,12 +100,18 @@ macro_rules! hook {
 impl LoggedCc {
     /// `cc`, logged when `log` is given.
     pub fn new(cc: Cc, log: Option<CcLog>) -> LoggedCc {
-        LoggedCc { cc, log: log.map(Box::new) }
+        LoggedCc {
+            cc,
+            log: log.map(Box::new),
+        }
     }
 
     /// The log so far (empty when not traced), leaving an empty one.
     pub fn take_log(&mut self) -> Vec<HookCall> {
-        self.log.as_mut().map(|l| std::mem::take(&mut l.calls)).unwrap_or_default()
+        self.log
+            .as_mut()
+            .map(|l| std::mem::take(&mut l.calls))
+            .unwrap_or_default()
     }
 
     /// After the sender handled an event at `now_us`: log the changes it made itself.
@@ -106,7 +125,10 @@ impl LoggedCc {
     /// See [`hscc_cc::CongestionOps::init`].
     #[inline(always)]
     pub fn init(&mut self, tp: &mut TcpCc) {
-        hook!(self, tp, Hook::Init, { self.cc.init(tp); 0 });
+        hook!(self, tp, Hook::Init, {
+            self.cc.init(tp);
+            0
+        });
     }
     /// See [`hscc_cc::CongestionOps::ssthresh`].
     #[inline(always)]
@@ -116,27 +138,42 @@ impl LoggedCc {
     /// See [`hscc_cc::CongestionOps::cong_avoid`].
     #[inline(always)]
     pub fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
-        hook!(self, tp, Hook::CongAvoid { ack, acked }, { self.cc.cong_avoid(tp, ack, acked); 0 });
+        hook!(self, tp, Hook::CongAvoid { ack, acked }, {
+            self.cc.cong_avoid(tp, ack, acked);
+            0
+        });
     }
     /// See [`hscc_cc::CongestionOps::set_state`].
     #[inline(always)]
     pub fn set_state(&mut self, tp: &mut TcpCc, s: CaState) {
-        hook!(self, tp, Hook::SetState(s), { self.cc.set_state(tp, s); 0 });
+        hook!(self, tp, Hook::SetState(s), {
+            self.cc.set_state(tp, s);
+            0
+        });
     }
     /// See [`hscc_cc::CongestionOps::cwnd_event`].
     #[inline(always)]
     pub fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) {
-        hook!(self, tp, Hook::CwndEvent(ev), { self.cc.cwnd_event(tp, ev); 0 });
+        hook!(self, tp, Hook::CwndEvent(ev), {
+            self.cc.cwnd_event(tp, ev);
+            0
+        });
     }
     /// See [`hscc_cc::CongestionOps::in_ack_event`].
     #[inline(always)]
     pub fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) {
-        hook!(self, tp, Hook::InAckEvent(flags), { self.cc.in_ack_event(tp, flags); 0 });
+        hook!(self, tp, Hook::InAckEvent(flags), {
+            self.cc.in_ack_event(tp, flags);
+            0
+        });
     }
     /// See [`hscc_cc::CongestionOps::pkts_acked`].
     #[inline(always)]
     pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
-        hook!(self, tp, Hook::PktsAcked(*s), { self.cc.pkts_acked(tp, s); 0 });
+        hook!(self, tp, Hook::PktsAcked(*s), {
+            self.cc.pkts_acked(tp, s);
+            0
+        });
     }
     /// See [`hscc_cc::CongestionOps::undo_cwnd`].
     #[inline(always)]
@@ -146,7 +183,12 @@ impl LoggedCc {
     /// See [`hscc_cc::CongestionOps::cong_control`].
     #[inline(always)]
     pub fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
-        hook!(self, tp, Hook::CongControl(*rs), self.cc.cong_control(tp, rs) as u32) != 0
+        hook!(
+            self,
+            tp,
+            Hook::CongControl(*rs),
+            self.cc.cong_control(tp, rs) as u32
+        ) != 0
     }
 }
 
@@ -210,7 +252,10 @@ pub const COLUMN_BYTES: usize = 163;
 /// The logs as a table, one row per call: name and values of every column
 /// (docs/traces.md describes them). Inputs a hook does not have are 0 here.
 pub fn columns(logs: &[FlowCcLog]) -> Vec<(&'static str, Column)> {
-    let calls = || logs.iter().flat_map(|l| l.calls.iter().map(move |c| (l.flow, c)));
+    let calls = || {
+        logs.iter()
+            .flat_map(|l| l.calls.iter().map(move |c| (l.flow, c)))
+    };
     let u8s = |f: &dyn Fn(&HookCall) -> u8| Column::U8(calls().map(|(_, c)| f(c)).collect());
     let u32s = |f: &dyn Fn(&HookCall) -> u32| Column::U32(calls().map(|(_, c)| f(c)).collect());
     let u64s = |f: &dyn Fn(&HookCall) -> u64| Column::U64(calls().map(|(_, c)| f(c)).collect());
@@ -231,13 +276,40 @@ pub fn columns(logs: &[FlowCcLog]) -> Vec<(&'static str, Column)> {
         ("hook", u8s(&|c| c.hook.code())),
         // Inputs of the hook.
         ("ack", u32s(&|c| input(c).0)),
-        ("flags", u32s(&|c| if let Hook::InAckEvent(f) = c.hook { f } else { 0 })),
+        (
+            "flags",
+            u32s(&|c| {
+                if let Hook::InAckEvent(f) = c.hook {
+                    f
+                } else {
+                    0
+                }
+            }),
+        ),
         ("acked", u32s(&|c| input(c).1)),
         ("rtt_us", i64s(&|c| input(c).2)),
         ("in_flight", u32s(&|c| input(c).3)),
         ("losses", u32s(&|c| input(c).4)),
-        ("new_state", u8s(&|c| if let Hook::SetState(s) = c.hook { s as u8 } else { 0 })),
-        ("event", u8s(&|c| if let Hook::CwndEvent(e) = c.hook { hscc_cc::trace::event_code(e) } else { 0 })),
+        (
+            "new_state",
+            u8s(&|c| {
+                if let Hook::SetState(s) = c.hook {
+                    s as u8
+                } else {
+                    0
+                }
+            }),
+        ),
+        (
+            "event",
+            u8s(&|c| {
+                if let Hook::CwndEvent(e) = c.hook {
+                    hscc_cc::trace::event_code(e)
+                } else {
+                    0
+                }
+            }),
+        ),
         ("rs_delivered", i64s(&|c| rate_sample(c).0)),
         ("rs_interval_us", i64s(&|c| rate_sample(c).1)),
         ("rs_app_limited", u8s(&|c| rate_sample(c).2)),
@@ -283,9 +355,15 @@ mod tests {
         let mut cc = LoggedCc::new(Cc::new(&CcParams::default()), Some(CcLog::default()));
         let mut tp = TcpCc::new(1448, 10);
         cc.init(&mut tp);
-        let cols = columns(&[FlowCcLog { flow: 0, calls: cc.take_log() }]);
+        let cols = columns(&[FlowCcLog {
+            flow: 0,
+            calls: cc.take_log(),
+        }]);
         assert!(cols.iter().all(|(_, c)| c.to_le_bytes().len() == c.width()));
-        assert_eq!(cols.iter().map(|(_, c)| c.width()).sum::<usize>(), COLUMN_BYTES);
+        assert_eq!(
+            cols.iter().map(|(_, c)| c.width()).sum::<usize>(),
+            COLUMN_BYTES
+        );
         // A row while the run goes (docs/traces.md states it).
         assert_eq!(std::mem::size_of::<HookCall>(), 160);
     }
@@ -298,7 +376,14 @@ mod tests {
         for (cc, tp) in [(&mut plain, &mut a), (&mut logged, &mut b)] {
             cc.init(tp);
             tp.is_cwnd_limited = true;
-            cc.pkts_acked(tp, &AckSample { pkts_acked: 2, rtt_us: 5000, in_flight: 10 });
+            cc.pkts_acked(
+                tp,
+                &AckSample {
+                    pkts_acked: 2,
+                    rtt_us: 5000,
+                    in_flight: 10,
+                },
+            );
             cc.cong_avoid(tp, 2896, 2);
             tp.snd_ssthresh = cc.ssthresh(tp);
             cc.settle(tp, 7);
@@ -309,7 +394,10 @@ mod tests {
         let log = logged.take_log();
         let kinds: Vec<&str> = log.iter().map(|c| c.hook.name()).collect();
         // Reno: cwnd 10 + 2 in slow start; ssthresh max(12/2, 2) = 6, stored by the sender.
-        assert_eq!(kinds, ["init", "pkts_acked", "cong_avoid", "ssthresh", "sender"]);
+        assert_eq!(
+            kinds,
+            ["init", "pkts_acked", "cong_avoid", "ssthresh", "sender"]
+        );
         assert_eq!((log[2].before.snd_cwnd, log[2].after.snd_cwnd), (10, 12));
         assert_eq!(log[3].after.ret, 6);
         assert_eq!((log[4].before.now_us, log[4].after.snd_ssthresh), (7, 6));

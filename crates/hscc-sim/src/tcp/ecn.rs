@@ -32,7 +32,10 @@ pub struct EcnSender {
 impl EcnSender {
     /// The state of a connection with ECN `on` or off.
     pub fn new(on: bool) -> Self {
-        EcnSender { on, queue_cwr: false }
+        EcnSender {
+            on,
+            queue_cwr: false,
+        }
     }
 
     /// Whether `ack` echoes congestion (Linux `tcp_ecn_rcv_ecn_echo`).
@@ -75,7 +78,10 @@ pub struct EcnReceiver {
 impl EcnReceiver {
     /// The state of a connection with ECN `on` or off.
     pub fn new(on: bool) -> Self {
-        EcnReceiver { on, ..Default::default() }
+        EcnReceiver {
+            on,
+            ..Default::default()
+        }
     }
 
     /// A data segment arrived; `new_data`: it was not a duplicate (Linux checks

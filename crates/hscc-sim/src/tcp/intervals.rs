@@ -50,7 +50,10 @@ impl IntervalSet {
             end
         } else {
             self.lookup();
-            self.below.first_entry().filter(|e| *e.key() == start)?.remove()
+            self.below
+                .first_entry()
+                .filter(|e| *e.key() == start)?
+                .remove()
         };
         self.covered -= end - start;
         Some(end)
@@ -170,7 +173,10 @@ mod tests {
         assert_eq!(s.covered(), 5);
         assert_eq!(s.pop_first_at(5), None);
         assert_eq!(s.pop_first_at(4), Some(8));
-        assert_eq!((s.iter().collect::<Vec<_>>(), s.covered()), (vec![(9, 10)], 1));
+        assert_eq!(
+            (s.iter().collect::<Vec<_>>(), s.covered()),
+            (vec![(9, 10)], 1)
+        );
     }
 
     proptest! {

@@ -25,7 +25,7 @@
 use hscc_cc::CaState;
 
 use super::tlp::{XmitTimer, TIMEOUT_MIN};
-use super::{Sender, Seg, Wire, EVER_RETRANS, LISTED, LOST, RETRANS};
+use super::{Seg, Sender, Wire, EVER_RETRANS, LISTED, LOST, RETRANS};
 use crate::tcp::work;
 use crate::time::Time;
 
@@ -171,10 +171,16 @@ impl Sender {
 
     /// Linux `tcp_rack_reo_wnd`.
     fn reo_wnd(&self) -> Time {
-        if self.reord_seen == 0 && (self.tp.ca_state >= CaState::Recovery || self.tp.sacked_out >= self.reordering) {
+        if self.reord_seen == 0
+            && (self.tp.ca_state >= CaState::Recovery || self.tp.sacked_out >= self.reordering)
+        {
             return 0;
         }
-        let min_rtt = if self.rtt.min_rtt == Time::MAX { 0 } else { self.rtt.min_rtt };
+        let min_rtt = if self.rtt.min_rtt == Time::MAX {
+            0
+        } else {
+            self.rtt.min_rtt
+        };
         ((min_rtt / 4) * self.rack.reo_wnd_steps as Time).min(self.rtt.srtt())
     }
 
@@ -186,7 +192,11 @@ impl Sender {
         while let Some(seq) = self.rack.head {
             work::step(1);
             let s = *self.seg(seq);
-            if self.rack.order.is_none_or(|r| !sent_after(r, Some(s.order))) {
+            if self
+                .rack
+                .order
+                .is_none_or(|r| !sent_after(r, Some(s.order)))
+            {
                 return 0;
             }
             let deadline = s.tx_time + wait;
@@ -207,7 +217,10 @@ impl Sender {
         let i = (seq - self.snd_una) as usize;
         let f = self.sb[i].flags;
         if f & LOST != 0 {
-            debug_assert!(f & RETRANS != 0, "lost segments awaiting retransmission are not listed");
+            debug_assert!(
+                f & RETRANS != 0,
+                "lost segments awaiting retransmission are not listed"
+            );
             self.sb[i].flags = f & !RETRANS;
             self.tp.retrans_out -= 1;
             self.to_retx += 1;

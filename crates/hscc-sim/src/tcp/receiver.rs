@@ -124,7 +124,13 @@ impl Receiver {
             };
             self.deliver_upto();
             self.pending += 1;
-            if filled_hole || !self.ooo.is_empty() || !self.delayed || self.pending >= self.delack_segments || ecn_ack_now || opening {
+            if filled_hole
+                || !self.ooo.is_empty()
+                || !self.delayed
+                || self.pending >= self.delack_segments
+                || ecn_ack_now
+                || opening
+            {
                 return RxAction::AckNow;
             }
             return RxAction::Delay(now + self.delack_timeout);
@@ -279,7 +285,10 @@ mod tests {
         assert_eq!(r.on_data(&seg(1), 1), RxAction::AckNow);
         let a = r.make_ack(0);
         assert_eq!(a.flags & DSACK, DSACK);
-        assert_eq!(&a.sack[..a.nsack as usize], &[((-1i32) as u32, 0), (3, 4), (1, 2)]);
+        assert_eq!(
+            &a.sack[..a.nsack as usize],
+            &[((-1i32) as u32, 0), (3, 4), (1, 2)]
+        );
         // Not repeated on the next ACK.
         r.on_data(&seg(7), 2);
         let a = r.make_ack(0);
@@ -339,7 +348,10 @@ mod tests {
         r.make_ack(0);
         r.on_data(&seg(2), 3); // fills the other
         r.make_ack(0);
-        assert_eq!(r.on_data(&seg(4), 4), RxAction::Delay(4 + 40 * crate::time::MS));
+        assert_eq!(
+            r.on_data(&seg(4), 4),
+            RxAction::Delay(4 + 40 * crate::time::MS)
+        );
     }
 
     #[test]

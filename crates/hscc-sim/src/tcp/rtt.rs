@@ -59,7 +59,18 @@ pub struct RttEstimator {
 impl RttEstimator {
     /// Before any sample: RTO = `initial_rto` (RFC 6298 §2.1).
     pub fn new(kind: RtoEstimator, min_rto: Time, initial_rto: Time) -> Self {
-        RttEstimator { kind, srtt: 0, rttvar: 0, mdev: 0, mdev_max: 0, rtt_seq: 0, min_rto, rto: initial_rto, min_rtt: Time::MAX, latest: 0 }
+        RttEstimator {
+            kind,
+            srtt: 0,
+            rttvar: 0,
+            mdev: 0,
+            mdev_max: 0,
+            rtt_seq: 0,
+            min_rto,
+            rto: initial_rto,
+            min_rtt: Time::MAX,
+            latest: 0,
+        }
     }
 
     /// Feed one RTT measurement, taken when the sender's `snd_una` and `snd_nxt`
@@ -104,7 +115,11 @@ impl RttEstimator {
         let step = if err < 0 {
             // A sample below SRTT moves the deviation with gain 1/32 only (Linux's Eifel-like damping).
             let m = -err - quarter;
-            if m > 0 { m / 8 } else { m }
+            if m > 0 {
+                m / 8
+            } else {
+                m
+            }
         } else {
             err - quarter
         };
@@ -177,13 +192,20 @@ mod tests {
     fn linux_rto_stays_min_rto_above_a_steady_srtt_where_rfc6298_comes_down() {
         // A steady 200-ms RTT (a full queue): RFC 6298's RTTVAR decays to 0 and its RTO to
         // SRTT + 4·RTTVAR → 200 ms, the RTT itself; Linux's rttvar never goes below rto_min.
-        let (mut rfc, mut linux) = (RttEstimator::new(RtoEstimator::Rfc6298, 200 * MS, SEC), RttEstimator::new(RtoEstimator::Linux, 200 * MS, SEC));
+        let (mut rfc, mut linux) = (
+            RttEstimator::new(RtoEstimator::Rfc6298, 200 * MS, SEC),
+            RttEstimator::new(RtoEstimator::Linux, 200 * MS, SEC),
+        );
         for k in 0..2000u64 {
             rfc.sample(200 * MS, k + 1, k + 1); // one sample per round trip
             linux.sample(200 * MS, k + 1, k + 1);
         }
         assert_eq!(linux.srtt(), 200 * MS);
-        assert!((400 * MS..400 * MS + US).contains(&linux.rto(0)), "{}", linux.rto(0));
+        assert!(
+            (400 * MS..400 * MS + US).contains(&linux.rto(0)),
+            "{}",
+            linux.rto(0)
+        );
         assert!(rfc.rto(0) < 201 * MS, "{}", rfc.rto(0));
     }
 

@@ -62,19 +62,22 @@
 
 use std::collections::VecDeque;
 
-use hscc_cc::{AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH, TCP_INFINITE_SSTHRESH};
+use hscc_cc::{
+    AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH,
+    TCP_INFINITE_SSTHRESH,
+};
 
 use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery, SsthreshFrom};
 use crate::event::{Event, EventQueue, Timer};
 use crate::packet::{Packet, DSACK, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_START};
 use crate::rng::Rng;
 use crate::stats::FlowCounters;
-use rand::Rng as _;
 use crate::tcp::cc_log::{CcLog, LoggedCc};
 use crate::tcp::ecn::EcnSender;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::work;
 use crate::time::{Time, SEC, US};
+use rand::Rng as _;
 
 #[path = "rack.rs"]
 mod rack;
@@ -110,7 +113,13 @@ struct Seg {
 
 impl Seg {
     fn new(tx_time: Time, order: u32) -> Seg {
-        Seg { tx_time, prev: 0, next: 0, order, flags: 0 }
+        Seg {
+            tx_time,
+            prev: 0,
+            next: 0,
+            order,
+            flags: 0,
+        }
     }
 }
 
@@ -274,7 +283,10 @@ impl Sender {
         let mut cc = LoggedCc::new(Cc::new(&cfg.cc), cfg.cc_log.then(CcLog::default));
         cc.init(&mut tp);
         let (total_segs, last_payload) = match cfg.size {
-            Some(s) => (s.div_ceil(cfg.mss as u64), (s - (s.div_ceil(cfg.mss as u64) - 1) * cfg.mss as u64) as u32),
+            Some(s) => (
+                s.div_ceil(cfg.mss as u64),
+                (s - (s.div_ceil(cfg.mss as u64) - 1) * cfg.mss as u64) as u32,
+            ),
             None => (u64::MAX, cfg.mss),
         };
         Sender {
@@ -374,11 +386,15 @@ impl Sender {
     /// ([`Sender::restart_after_idle`]). Returns the segments written so far
     /// (the write is delivered once the receiver has that many in order).
     pub fn append(&mut self, bytes: u64, w: &mut impl Wire) -> u64 {
-        debug_assert!(self.total_segs != u64::MAX && bytes > 0, "a finite connection and a write");
+        debug_assert!(
+            self.total_segs != u64::MAX && bytes > 0,
+            "a finite connection and a write"
+        );
         let una = self.snd_una;
         self.short_segs.retain(|&(seq, _)| seq >= una);
         if self.last_payload < self.mss && self.total_segs > una {
-            self.short_segs.push((self.total_segs - 1, self.last_payload));
+            self.short_segs
+                .push((self.total_segs - 1, self.last_payload));
         }
         let segs = bytes.div_ceil(self.mss as u64);
         self.total_segs += segs;
@@ -455,7 +471,10 @@ impl Sender {
                 }
                 self.ts_unlink(seq);
             }
-            let s = self.sb.pop_front().expect("scoreboard covers snd_una..snd_nxt");
+            let s = self
+                .sb
+                .pop_front()
+                .expect("scoreboard covers snd_una..snd_nxt");
             self.snd_una += 1;
             if s.flags & SACKED != 0 {
                 self.tp.sacked_out -= 1;
@@ -511,7 +530,15 @@ impl Sender {
                 let clipped = (start.max(self.snd_una), end.min(self.snd_nxt));
                 for (s, e) in subtract(clipped, &self.sack_cache) {
                     if s < e {
-                        self.sack_range(s, e, &mut delivered, &mut newest_tx, &mut fl, &mut sack_reord, now);
+                        self.sack_range(
+                            s,
+                            e,
+                            &mut delivered,
+                            &mut newest_tx,
+                            &mut fl,
+                            &mut sack_reord,
+                            now,
+                        );
                     }
                 }
             }
@@ -540,7 +567,9 @@ impl Sender {
         // 3. RTT sample: newest newly acked segment never retransmitted (Karn), else TSecr.
         let rtt = match newest_tx {
             Some(t) => Some(now - t),
-            None if self.timestamps && (pkts_acked > 0 || delivered > 0) && p.ts > 0 => Some(now - p.ts),
+            None if self.timestamps && (pkts_acked > 0 || delivered > 0) && p.ts > 0 => {
+                Some(now - p.ts)
+            }
             None => None,
         };
         if let Some(r) = rtt {
@@ -554,13 +583,24 @@ impl Sender {
 
         // 4. Hooks: in_ack_event, then pkts_acked.
         let ece = self.ecn.echo(p);
-        let mut flags = if p.nsack > 0 || pkts_acked == 0 || ece { CA_ACK_SLOWPATH } else { 0 };
+        let mut flags = if p.nsack > 0 || pkts_acked == 0 || ece {
+            CA_ACK_SLOWPATH
+        } else {
+            0
+        };
         if ece {
             flags |= CA_ACK_ECE;
         }
         self.cc.in_ack_event(&mut self.tp, flags);
         let rtt_us = rtt.map_or(-1, |r| (r / US).clamp(1, i32::MAX as u64) as i32);
-        self.cc.pkts_acked(&mut self.tp, &AckSample { pkts_acked, rtt_us, in_flight: prior_in_flight });
+        self.cc.pkts_acked(
+            &mut self.tp,
+            &AckSample {
+                pkts_acked,
+                rtt_us,
+                in_flight: prior_in_flight,
+            },
+        );
 
         // 5. Loss detection and the recovery state machine (Linux `tcp_fastretrans_alert`).
         if self.rack_on {
@@ -589,7 +629,8 @@ impl Sender {
             };
             // Linux tcp_may_raise_cwnd: with a reordering degree above the
             // default, SACKed data also lets the window grow.
-            let raise = pkts_acked > 0 || (fl.data_sacked && self.reordering > self.reordering_init);
+            let raise =
+                pkts_acked > 0 || (fl.data_sacked && self.reordering > self.reordering_init);
             if !self.cc.cong_control(&mut self.tp, &rs) && raise {
                 let ack = self.tp.snd_una;
                 let acked = match self.ack_counting {
@@ -634,7 +675,16 @@ impl Sender {
 
     /// Linux `tcp_sacktag_one` for newly SACKed segments `start..end`.
     #[allow(clippy::too_many_arguments)]
-    fn sack_range(&mut self, start: u64, end: u64, delivered: &mut u32, newest_tx: &mut Option<Time>, fl: &mut AckFlags, reord: &mut u64, now: Time) {
+    fn sack_range(
+        &mut self,
+        start: u64,
+        end: u64,
+        delivered: &mut u32,
+        newest_tx: &mut Option<Time>,
+        fl: &mut AckFlags,
+        reord: &mut u64,
+        now: Time,
+    ) {
         work::step(end - start);
         for seq in start..end {
             let s = self.sb[(seq - self.snd_una) as usize];
@@ -741,7 +791,15 @@ impl Sender {
     /// acknowledged (undoing the reduction if it was spurious), detect losses,
     /// enter recovery or, on an ECN echo (`ece`), CWR. Returns whether RACK
     /// armed its reordering timer.
-    fn recovery_state_machine(&mut self, p: &Packet, prior_una: u64, fl: AckFlags, ece: bool, now: Time, w: &mut impl Wire) -> bool {
+    fn recovery_state_machine(
+        &mut self,
+        p: &Packet,
+        prior_una: u64,
+        fl: AckFlags,
+        ece: bool,
+        now: Time,
+        w: &mut impl Wire,
+    ) -> bool {
         // D. State exit when high_seq is acknowledged.
         let done = self.snd_una >= self.high_seq;
         if self.tp.ca_state == CaState::Recovery && done {
@@ -781,7 +839,10 @@ impl Sender {
             } else {
                 self.mark_lost_dupthresh();
             }
-        } else if self.tp.ca_state == CaState::Recovery && fl.una_advanced && self.snd_una < self.high_seq {
+        } else if self.tp.ca_state == CaState::Recovery
+            && fl.una_advanced
+            && self.snd_una < self.high_seq
+        {
             // NewReno partial ACK: retransmit the next hole at once (RFC 6582 §3.2 step 3).
             self.mark_head_lost();
             self.force_retx = true;
@@ -809,16 +870,25 @@ impl Sender {
 
     /// Linux `tcp_try_keep_open`: Disorder while SACKed, lost or retransmitted data is out.
     fn try_to_open(&mut self) {
-        let head_retransmitted = self.undo_on && self.sb.front().is_some_and(|s| s.flags & EVER_RETRANS != 0);
+        let head_retransmitted =
+            self.undo_on && self.sb.front().is_some_and(|s| s.flags & EVER_RETRANS != 0);
         let disorder = self.tp.sacked_out > 0 || self.tp.retrans_out > 0 || head_retransmitted;
-        self.set_state(if disorder { CaState::Disorder } else { CaState::Open });
+        self.set_state(if disorder {
+            CaState::Disorder
+        } else {
+            CaState::Open
+        });
     }
 
     fn set_open(&mut self) {
         if !self.sack {
             self.tp.sacked_out = 0;
         }
-        let next = if self.tp.sacked_out > 0 { CaState::Disorder } else { CaState::Open };
+        let next = if self.tp.sacked_out > 0 {
+            CaState::Disorder
+        } else {
+            CaState::Open
+        };
         self.set_state(next);
     }
 
@@ -827,7 +897,9 @@ impl Sender {
         if matches!(self.tp.ca_state, CaState::Cwr | CaState::Recovery) {
             self.tp.snd_ssthresh
         } else {
-            self.tp.snd_ssthresh.max((self.tp.snd_cwnd >> 1) + (self.tp.snd_cwnd >> 2))
+            self.tp
+                .snd_ssthresh
+                .max((self.tp.snd_cwnd >> 1) + (self.tp.snd_cwnd >> 2))
         }
     }
 
@@ -906,10 +978,12 @@ impl Sender {
         self.prr_delivered += newly_acked_sacked;
         let delta = ssthresh - in_flight;
         let mut sndcnt = if delta < 0 {
-            let dividend = ssthresh as u64 * self.prr_delivered as u64 + self.tp.prior_cwnd as u64 - 1;
+            let dividend =
+                ssthresh as u64 * self.prr_delivered as u64 + self.tp.prior_cwnd as u64 - 1;
             (dividend / self.tp.prior_cwnd as u64) as i64 - self.prr_out as i64
         } else {
-            let mut s = (self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64);
+            let mut s =
+                (self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64);
             if una_advanced && !newly_lost {
                 s += 1;
             }
@@ -1017,7 +1091,11 @@ impl Sender {
             return 0;
         }
         // Linux tcp_update_pacing_rate: 200% in slow start's first half, 120% after.
-        let ratio = if self.tp.snd_cwnd < self.tp.snd_ssthresh / 2 { 200 } else { 120 };
+        let ratio = if self.tp.snd_cwnd < self.tp.snd_ssthresh / 2 {
+            200
+        } else {
+            120
+        };
         let w = self.tp.snd_cwnd.max(self.tp.packets_out) as u64;
         self.mss as u64 * w * ratio * 10_000 / srtt_us
     }
@@ -1039,7 +1117,9 @@ impl Sender {
     }
 
     fn can_send_new(&self) -> bool {
-        !self.stopped && self.snd_nxt < self.total_segs && self.snd_nxt < self.snd_una.saturating_add(self.rwnd_segs)
+        !self.stopped
+            && self.snd_nxt < self.total_segs
+            && self.snd_nxt < self.snd_una.saturating_add(self.rwnd_segs)
     }
 
     /// Send what cwnd, the receiver window and pacing allow.
@@ -1066,7 +1146,10 @@ impl Sender {
             if limited {
                 self.tp.app_limited = false;
             }
-            if self.snd_una >= self.cwnd_usage_seq || limited || (!self.tp.is_cwnd_limited && self.tp.packets_out > self.tp.max_packets_out) {
+            if self.snd_una >= self.cwnd_usage_seq
+                || limited
+                || (!self.tp.is_cwnd_limited && self.tp.packets_out > self.tp.max_packets_out)
+            {
                 self.tp.is_cwnd_limited = limited;
                 self.tp.max_packets_out = self.tp.packets_out;
                 self.cwnd_usage_seq = self.snd_nxt;
@@ -1080,7 +1163,8 @@ impl Sender {
         loop {
             let rate = self.pacing_rate();
             if rate > 0 && self.next_send > now {
-                self.pace_timer.arm(self.next_send, w.queue(), Event::Pace(self.id));
+                self.pace_timer
+                    .arm(self.next_send, w.queue(), Event::Pace(self.id));
                 break;
             }
             let forced = retransmit && self.force_retx && self.to_retx > 0;
@@ -1088,7 +1172,11 @@ impl Sender {
             if self.tp.packets_in_flight() >= self.tp.snd_cwnd && !forced {
                 break;
             }
-            let retx = if retransmit && self.to_retx > 0 { self.next_retx() } else { None };
+            let retx = if retransmit && self.to_retx > 0 {
+                self.next_retx()
+            } else {
+                None
+            };
             let seq = match retx {
                 Some(s) => s,
                 None if self.can_send_new() => self.snd_nxt,
@@ -1138,7 +1226,10 @@ impl Sender {
         } else if self.short_segs.is_empty() {
             self.mss
         } else {
-            self.short_segs.iter().find(|s| s.0 == seq).map_or(self.mss, |s| s.1)
+            self.short_segs
+                .iter()
+                .find(|s| s.0 == seq)
+                .map_or(self.mss, |s| s.1)
         };
         payload + HEADER_BYTES
     }
@@ -1196,7 +1287,10 @@ impl Sender {
             at = at.max(self.last_out);
             self.last_out = at;
         }
-        w.send(Packet::data(self.id, seq, self.wire_size(seq), ts, flags), at);
+        w.send(
+            Packet::data(self.id, seq, self.wire_size(seq), ts, flags),
+            at,
+        );
     }
 
     /// After an event at `now`: a traced flow logs the changes the sender made
@@ -1212,7 +1306,10 @@ impl Sender {
             self.counters.slow_start_time += now - self.ss_since;
         }
         self.ss_since = now;
-        self.ss_on = self.active() && !self.stopped && self.tp.in_slow_start() && self.tp.ca_state != CaState::Recovery;
+        self.ss_on = self.active()
+            && !self.stopped
+            && self.tp.in_slow_start()
+            && self.tp.ca_state != CaState::Recovery;
     }
 
     /// The reordering degree the sender assumes, segments (Linux `tp->reordering`).
@@ -1235,9 +1332,17 @@ impl Sender {
             pending += (s.flags & LOST != 0 && s.flags & RETRANS == 0) as u32;
         }
         let tp = &self.tp;
-        let sacked_ok = if self.sack { sacked == tp.sacked_out } else { sacked == 0 };
-        if !sacked_ok || lost != tp.lost_out || retrans != tp.retrans_out || pending != self.to_retx
-            || self.sb.len() as u64 != self.snd_nxt - self.snd_una || tp.packets_out as u64 != self.snd_nxt - self.snd_una
+        let sacked_ok = if self.sack {
+            sacked == tp.sacked_out
+        } else {
+            sacked == 0
+        };
+        if !sacked_ok
+            || lost != tp.lost_out
+            || retrans != tp.retrans_out
+            || pending != self.to_retx
+            || self.sb.len() as u64 != self.snd_nxt - self.snd_una
+            || tp.packets_out as u64 != self.snd_nxt - self.snd_una
         {
             return Err(format!(
                 "scoreboard mismatch: flags (sacked {sacked}, lost {lost}, retrans {retrans}, to_retx {pending}) vs counters ({}, {}, {}, {}), packets_out {} window {}",
@@ -1332,7 +1437,8 @@ mod tests {
     #[test]
     fn sack_loss_marking_does_not_walk_a_long_hole_on_every_ack() {
         const W: u64 = 80_000;
-        let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_classic_recovery();
+        let mut cfg =
+            FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_classic_recovery();
         cfg.init_cwnd = W as u32;
         let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
         let mut w = NullWire::default();
@@ -1353,13 +1459,19 @@ mod tests {
         // Scanning down from the highest SACK for the third one took ~W per ACK
         // (2.3 million entries here); now it is about one per ACK.
         let steps = work::take();
-        assert!(steps <= 4 * 29, "{steps} scoreboard entries visited for 29 ACKs");
+        assert!(
+            steps <= 4 * 29,
+            "{steps} scoreboard entries visited for 29 ACKs"
+        );
     }
 
     #[test]
     fn rack_work_per_ack_does_not_grow_with_the_window() {
         const W: u64 = 80_000;
-        let cfg = FlowConfig { init_cwnd: W as u32, ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_linux_recovery() };
+        let cfg = FlowConfig {
+            init_cwnd: W as u32,
+            ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_linux_recovery()
+        };
         let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
         let mut w = NullWire::default();
         s.start(&mut w);

@@ -61,19 +61,38 @@ impl Sender {
         if !resume {
             self.rto_expire = now + self.rtt.rto(self.backoff);
         }
-        self.arm_timer(XmitTimer::Rto, self.rto_expire.max(now + crate::time::US), w);
+        self.arm_timer(
+            XmitTimer::Rto,
+            self.rto_expire.max(now + crate::time::US),
+            w,
+        );
     }
 
     /// Linux `tcp_schedule_loss_probe`: arm the probe timer if a probe may be
     /// sent; `advancing_rto` when the RTO would be re-armed from now.
-    pub(super) fn schedule_loss_probe(&mut self, advancing_rto: bool, now: Time, w: &mut impl Wire) -> bool {
-        if !self.rack_on || self.tp.packets_out == 0 || !matches!(self.tp.ca_state, CaState::Open | CaState::Cwr) {
+    pub(super) fn schedule_loss_probe(
+        &mut self,
+        advancing_rto: bool,
+        now: Time,
+        w: &mut impl Wire,
+    ) -> bool {
+        if !self.rack_on
+            || self.tp.packets_out == 0
+            || !matches!(self.tp.ca_state, CaState::Open | CaState::Cwr)
+        {
             return false;
         }
         let srtt = self.rtt.srtt();
         let mut pto = match srtt {
             0 => TIMEOUT_INIT,
-            _ => 2 * srtt + if self.tp.packets_out == 1 { WC_DELACK } else { TIMEOUT_MIN },
+            _ => {
+                2 * srtt
+                    + if self.tp.packets_out == 1 {
+                        WC_DELACK
+                    } else {
+                        TIMEOUT_MIN
+                    }
+            }
         };
         // RFC 8985 §7.2: never after the RTO would expire.
         let until_rto = match advancing_rto {
@@ -121,7 +140,9 @@ impl Sender {
     /// Linux `tcp_process_tlp_ack`: end the probe episode; a loss the probe
     /// repaired reduces the window once (CWR).
     pub(super) fn process_tlp_ack(&mut self, ack: u64, fl: AckFlags) {
-        let Some(high) = self.tlp_high_seq else { return };
+        let Some(high) = self.tlp_high_seq else {
+            return;
+        };
         if ack < high {
             return;
         }

@@ -23,7 +23,7 @@
 
 use hscc_cc::CaState;
 
-use super::{AckFlags, Sender, Seg, EVER_RETRANS, LOST, RETRANS, SACKED};
+use super::{AckFlags, Seg, Sender, EVER_RETRANS, LOST, RETRANS, SACKED};
 use crate::packet::Packet;
 use crate::tcp::work;
 use crate::time::Time;
@@ -203,7 +203,15 @@ impl Sender {
     /// A D-SACK block (always the first; Linux `tcp_check_dsack`,
     /// `tcp_dsack_seen`, and `tcp_sacktag_one` for the part above snd_una).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn dsack_block(&mut self, p: &Packet, prior_una: u64, fl: &mut AckFlags, reord: &mut u64, delivered: &mut u32, now: Time) {
+    pub(super) fn dsack_block(
+        &mut self,
+        p: &Packet,
+        prior_una: u64,
+        fl: &mut AckFlags,
+        reord: &mut u64,
+        delivered: &mut u32,
+        now: Time,
+    ) {
         let (a, b) = p.sack[0];
         let start = p.seq.wrapping_add(a as i32 as i64 as u64);
         let end = p.seq.wrapping_add(b as i32 as i64 as u64);

@@ -36,16 +36,28 @@ mod tests {
     /// every other segment at once (the `loss_burst` benchmark's scenario).
     fn steps_per_event(w: u64, sack: bool) -> f64 {
         let bottleneck = LinkConfig::new(10_000_000_000, MS, Buffer::Packets(100));
-        let db = dumbbell(bottleneck.clone(), bottleneck, &[AccessSpec::new(20_000_000_000, 99 * MS)]);
+        let db = dumbbell(
+            bottleneck.clone(),
+            bottleneck,
+            &[AccessSpec::new(20_000_000_000, 99 * MS)],
+        );
         let (s, d) = db.pairs[0];
         let mut f = FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap());
         f.sack = sack;
         f.init_cwnd = w as u32;
         f.rwnd = Some(w * f.mss as u64);
-        let cfg = SimConfig { topology: db.topology, flows: vec![f], duration: 2 * SEC, ..SimConfig::default() };
+        let cfg = SimConfig {
+            topology: db.topology,
+            flows: vec![f],
+            duration: 2 * SEC,
+            ..SimConfig::default()
+        };
         super::take();
         let r = Sim::new(cfg).unwrap().run();
-        assert!(r.links[0].counters.drops_queue >= w / 3, "the burst happened");
+        assert!(
+            r.links[0].counters.drops_queue >= w / 3,
+            "the burst happened"
+        );
         super::take() as f64 / r.events as f64
     }
 
@@ -58,7 +70,10 @@ mod tests {
             for w in [1_000, 80_000] {
                 let bound = (w as f64).log2();
                 let got = steps_per_event(w, sack);
-                assert!(got <= bound, "sack {sack}, W = {w}: {got:.1} entries per event, bound {bound:.1}");
+                assert!(
+                    got <= bound,
+                    "sack {sack}, W = {w}: {got:.1} entries per event, bound {bound:.1}"
+                );
             }
         }
     }

@@ -40,7 +40,9 @@ pub fn since(base: usize) -> usize {
 /// 3× of the memory estimate, events within 0.3× to 3× (docs/performance.md).
 /// Panics with the report of every run so far; prints it on success.
 #[allow(dead_code)] // not every binary that counts allocations checks estimates
-pub fn check_estimates(runs: impl IntoIterator<Item = (&'static str, fn() -> hscc_sim::SimConfig)>) {
+pub fn check_estimates(
+    runs: impl IntoIterator<Item = (&'static str, fn() -> hscc_sim::SimConfig)>,
+) {
     let mut report = String::new();
     for (name, config) in runs {
         let est = config().estimate();
