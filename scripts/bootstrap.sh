@@ -4,6 +4,9 @@
 # maturin (release mode). Idempotent: a step runs only when its inputs changed,
 # so a second call takes a second or two.
 #
+# `--tools-only`: stop after the Python packages (the lint tools among them);
+# scripts/lint.sh needs no extension.
+#
 # Needs: Python >= 3.11 with venv (python3, or $PYTHON) and Rust (cargo, via rustup).
 # Honours CARGO_TARGET_DIR.
 set -euo pipefail
@@ -31,9 +34,10 @@ fi
 deps=$(fingerprint requirements-dev.lock)
 if [ "$(cat "$venv/.hscc-deps" 2>/dev/null)" != "$deps" ]; then
   say "installing the pinned Python packages (requirements-dev.lock)"
-  "$venv/bin/python" -m pip install --disable-pip-version-check -q -r requirements-dev.lock
+  "$venv/bin/python" -m pip install --disable-pip-version-check -q --require-hashes -r requirements-dev.lock
   echo "$deps" > "$venv/.hscc-deps"
 fi
+[ "${1:-}" = "--tools-only" ] && exit 0
 
 # The extension depends on the Rust sources and manifests; the Python sources
 # are installed editable (python/ is used in place) and need no rebuild.

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite: Rust (cargo nextest, and cargo test for the doctests)
 # and Python (pytest tests/python). Sets up what is needed first
-# (scripts/bootstrap.sh, which also installs the pinned cargo-nextest). Every test
+# (scripts/system-packages.sh: the kernel and testbed tests' system packages where
+# root and apt-get are there; scripts/bootstrap.sh: .venv with the pinned
+# cargo-nextest and the extension). Every test
 # runs under a time limit (.config/nextest.toml, pytest-timeout in
 # pyproject.toml): a test that loops forever fails instead of hanging the run.
 # Exits non-zero if anything fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/system-packages.sh
 bash scripts/bootstrap.sh || exit 1
 if ! command -v cargo >/dev/null 2>&1; then export PATH="$HOME/.cargo/bin:$PATH"; fi
 
