@@ -94,11 +94,23 @@ def _verdict(e: dict) -> str:
 
 # ---------------------------------------------------------------- ns-3
 
+# ns-3's side of a configuration it did not finish.
+_NONE = {
+    "aggregate_bps": None,
+    "jain_second_half": None,
+    "per_flow_bps": [],
+    "recoveries": "—",
+    "timeouts": "—",
+    "queue_drops": "—",
+    "realized_loss": None,
+    "cpu_s": None,
+}
+
 
 def ns3_main(doc: dict, group: str | None) -> str:
     rows = []
     for e in _select(doc, group):
-        n, h, d = e["reference"], e["measured"], e["delta"]
+        n, h, d = e["reference"] or _NONE, e["measured"], e["delta"]
         rows.append(
             [
                 e["name"],
@@ -133,11 +145,11 @@ def ns3_main(doc: dict, group: str | None) -> str:
 def ns3_flows(doc: dict, group: str | None) -> str:
     rows = []
     for e in _select(doc, group):
-        n, h = e["reference"], e["measured"]
+        n, h = e["reference"] or _NONE, e["measured"]
         rows.append(
             [
                 e["name"],
-                " / ".join(_mb(x) for x in n["per_flow_bps"]),
+                " / ".join(_mb(x) for x in n["per_flow_bps"]) or "—",
                 " / ".join(_mb(x) for x in h["per_flow_bps"]),
                 f"{_f(n['realized_loss'], '.2e')} / {_f(h['realized_loss'], '.2e')}",
                 f"{_f(n['cpu_s'], '.1f')} / {_f(h['cpu_s'], '.2f')}",
@@ -248,7 +260,14 @@ def kernel_shares(doc: dict, group: str | None) -> str:
                 _range(k["jain"], ".3f"),
             ]
         )
-    head = ["configuration", "seeds / kernel runs", "shares sim", "shares kernel", "Jain sim", "Jain kernel"]
+    head = [
+        "configuration",
+        "seeds / kernel runs",
+        "shares sim",
+        "shares kernel",
+        "Jain sim",
+        "Jain kernel",
+    ]
     return _table(head, rows)
 
 
@@ -320,9 +339,7 @@ def status(doc: dict, group: str | None) -> str:
         for g, target in targets.items():
             entries = _select(sel, g)
             cmd = sel["command"] + (" --recovery classic" if g == "classic" else "")
-            rows.append(
-                [f"[{target}]({page})", name, _count(entries), f"`{cmd}`", _dates(entries)]
-            )
+            rows.append([f"[{target}]({page})", name, _count(entries), f"`{cmd}`", _dates(entries)])
     return _table(["target", "reference", "verdict", "command", "date"], rows)
 
 
@@ -356,7 +373,11 @@ def blocks(text: str):
 
 
 def pages() -> list[Path]:
-    return sorted(p for p in DOCS.rglob("*.md") if "<!-- generated: validation/results/" in p.read_text(encoding="utf-8"))
+    return sorted(
+        p
+        for p in DOCS.rglob("*.md")
+        if "<!-- generated: validation/results/" in p.read_text(encoding="utf-8")
+    )
 
 
 def check() -> list[str]:
@@ -366,7 +387,9 @@ def check() -> list[str]:
         text = page.read_text(encoding="utf-8")
         for m, file, args in blocks(text):
             if m.group("body") != render(file, args):
-                stale.append(f"{page.relative_to(ROOT)}: {file} {' '.join(f'{k}={v}' for k, v in args.items())}")
+                stale.append(
+                    f"{page.relative_to(ROOT)}: {file} {' '.join(f'{k}={v}' for k, v in args.items())}"
+                )
     return stale
 
 
@@ -375,9 +398,11 @@ def write() -> list[Path]:
     for page in pages():
         text = page.read_text(encoding="utf-8")
         new = MARKER.sub(
-            lambda m: m.group("open")
-            + render(m.group("file"), dict(a.split("=", 1) for a in m.group("args").split()))
-            + m.group("close"),
+            lambda m: (
+                m.group("open")
+                + render(m.group("file"), dict(a.split("=", 1) for a in m.group("args").split()))
+                + m.group("close")
+            ),
             text,
         )
         if new != text:
@@ -387,10 +412,16 @@ def write() -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     mode = ap.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--check", action="store_true", help="exit 1 if a table differs from its results file")
-    mode.add_argument("--write", action="store_true", help="rewrite the tables from the results files")
+    mode.add_argument(
+        "--check", action="store_true", help="exit 1 if a table differs from its results file"
+    )
+    mode.add_argument(
+        "--write", action="store_true", help="rewrite the tables from the results files"
+    )
     args = ap.parse_args(argv)
     if args.check:
         stale = check()

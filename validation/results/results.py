@@ -109,9 +109,7 @@ def ns3_verdict(entry: dict) -> str:
     if entry.get("reference") is None:
         return "unfinished"
     tol, delta = entry["tolerance"], entry["delta"]
-    ok = all(
-        delta.get(k) is not None and abs(delta[k]) <= tol[k] + 1e-12 for k in tol
-    )
+    ok = all(delta.get(k) is not None and abs(delta[k]) <= tol[k] + 1e-12 for k in tol)
     return "agrees" if ok else "differs"
 
 
@@ -179,9 +177,7 @@ def update(path: Path, entries: list[dict], command: str, **top) -> dict:
     kept = [e for e in doc["configurations"] if e["name"] not in new]
     order = [e["name"] for e in doc["configurations"]]
     merged = kept + list(new.values())
-    merged.sort(
-        key=lambda e: order.index(e["name"]) if e["name"] in order else len(order)
-    )
+    merged.sort(key=lambda e: order.index(e["name"]) if e["name"] in order else len(order))
     doc["configurations"] = merged
     last = entries[0].get("source") if entries else None
     doc["source"] = (
