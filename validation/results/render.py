@@ -301,6 +301,12 @@ def kernel_models(doc: dict, group: str | None) -> str:
     return _table(head, rows)
 
 
+def notes(doc: dict, group: str | None) -> str:
+    """The configurations with a note: a difference and its mechanism, or where the numbers came from."""
+    rows = [[e["name"], _verdict(e), e["note"]] for e in _select(doc, group) if e.get("note")]
+    return _table(["configuration", "verdict", "why"], rows)
+
+
 # ---------------------------------------------------------------- status (docs/validation/index.md)
 
 
@@ -314,17 +320,24 @@ def _dates(entries: list[dict]) -> str:
     return ds[0] if len(ds) == 1 else f"{ds[0]} to {ds[-1]}"
 
 
+# group: (the target in words, its section of the page)
 NS3_TARGETS = {
-    "prr": "matched dumbbells, 10 Mbit/s to 1 Gbit/s, PRR recovery",
-    "classic": "the same, classic recovery in both tools",
+    "prr": ("matched dumbbells, 10 Mbit/s to 1 Gbit/s, PRR recovery", "results"),
+    "classic": ("the same, classic recovery in both tools", "results"),
 }
 KERNEL_TARGETS = {
-    "reno-cubic": "Reno and CUBIC, 10–300 Mbit/s, 20–120 ms, loss 0–10⁻²",
-    "rto-receivers": "the same with Linux's RTO estimator and its receivers' quick ACKs",
-    "papers": "CTCP, TCP-Africa, TCP-FIT, Sync-TCP (eBPF programs)",
-    "others": "the other eBPF programs (HighSpeed to CTCP-LA)",
-    "trajectories": "one flow's cwnd trajectory, 10-ms samples",
-    "500M": "500 Mbit/s × 100 ms (testbed limits lifted)",
+    "reno-cubic": ("Reno and CUBIC, 10–300 Mbit/s, 20–120 ms, loss 0–10⁻²", "reno-and-cubic"),
+    "rto-receivers": (
+        "Reno and CUBIC with Linux's RTO estimator and receivers",
+        "linuxs-rto-estimator-and-receivers",
+    ),
+    "papers": (
+        "CTCP, TCP-Africa, TCP-FIT, Sync-TCP (eBPF programs)",
+        "the-papers-algorithms-ebpf-programs",
+    ),
+    "others": ("the other eBPF programs, HighSpeed to CTCP-LA", "the-other-programs"),
+    "trajectories": ("one flow's cwnd trajectory, 10-ms samples", "cwnd-trajectories"),
+    "500M": ("500 Mbit/s × 100 ms, the testbed's limits lifted", "500-mbits--100-ms"),
 }
 
 
@@ -334,12 +347,16 @@ def status(doc: dict, group: str | None) -> str:
     kernel = results.load(results.KERNEL)
     for name, sel, targets, page in (
         ("ns-3 3.44", ns3, NS3_TARGETS, "ns3.md"),
-        ("Linux 6.18 (testbed)", kernel, KERNEL_TARGETS, "kernel.md"),
+        ("the Linux kernel (testbed)", kernel, KERNEL_TARGETS, "kernel.md"),
     ):
-        for g, target in targets.items():
+        for g, (target, anchor) in targets.items():
             entries = _select(sel, g)
+            if not entries:
+                continue
             cmd = sel["command"] + (" --recovery classic" if g == "classic" else "")
-            rows.append([f"[{target}]({page})", name, _count(entries), f"`{cmd}`", _dates(entries)])
+            rows.append(
+                [f"[{target}]({page}#{anchor})", name, _count(entries), f"`{cmd}`", _dates(entries)]
+            )
     return _table(["target", "reference", "verdict", "command", "date"], rows)
 
 
@@ -348,6 +365,7 @@ TABLES = {
         "main": ns3_main,
         "flows": ns3_flows,
         "replications": ns3_replications,
+        "notes": notes,
         "status": status,
     },
     "kernel.json": {
@@ -355,6 +373,7 @@ TABLES = {
         "trajectory": kernel_trajectory,
         "shares": kernel_shares,
         "models": kernel_models,
+        "notes": notes,
         "status": status,
     },
 }
