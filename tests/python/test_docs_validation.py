@@ -54,7 +54,11 @@ def test_a_stale_number_is_found():
     page = ROOT / "docs" / "validation" / "ns3.md"
     text = page.read_text(encoding="utf-8")
     assert render.stale_blocks(text) == []
-    changed = text.replace("| newreno-loss1e-3-d1 | 200 | 8.14 / 8.43 |", "| newreno-loss1e-3-d1 | 200 | 8.14 / 8.44 |", 1)
+    changed = text.replace(
+        "| newreno-loss1e-3-d1 | 200 | 8.14 / 8.43 |",
+        "| newreno-loss1e-3-d1 | 200 | 8.14 / 8.44 |",
+        1,
+    )
     assert changed != text
     assert render.stale_blocks(changed) == ["validation/results/ns3.json table=main group=prr"]
 
@@ -110,7 +114,9 @@ def test_the_ns3_configurations_are_the_harness_s():
         assert base in configs.CONFIGS, e["name"]
 
 
-def _entry(name: str, ratio: float, jain: float = 1.0, flows: int = 1, note: str | None = None) -> dict:
+def _entry(
+    name: str, ratio: float, jain: float = 1.0, flows: int = 1, note: str | None = None
+) -> dict:
     e = {
         "name": name,
         "group": "reno-cubic",
@@ -147,5 +153,7 @@ def test_update_replaces_what_ran_and_keeps_the_rest(tmp_path):
     assert by["b"]["reference"]["runs"][0]["goodput_ratio"] == 0.6
     assert by["b"]["note"] == "why b"  # the same verdict: its explanation stands
     doc = results.update(path, [_entry("b", 1.0)], "cmd", **results.KERNEL_TOP)
-    assert "note" not in {e["name"]: e for e in doc["configurations"]}["b"]  # a new verdict drops it
+    assert (
+        "note" not in {e["name"]: e for e in doc["configurations"]}["b"]
+    )  # a new verdict drops it
     assert json.loads(path.read_text())["schema"] == results.SCHEMA

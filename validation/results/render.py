@@ -399,17 +399,22 @@ def pages() -> list[Path]:
     )
 
 
+def stale_blocks(text: str) -> list[str]:
+    """The generated tables of a page's text that differ from what their results file renders."""
+    return [
+        f"{file} {' '.join(f'{k}={v}' for k, v in args.items())}"
+        for m, file, args in blocks(text)
+        if m.group("body") != render(file, args)
+    ]
+
+
 def check() -> list[str]:
     """Every generated table that differs from what its results file renders: "page: file args"."""
-    stale = []
-    for page in pages():
-        text = page.read_text(encoding="utf-8")
-        for m, file, args in blocks(text):
-            if m.group("body") != render(file, args):
-                stale.append(
-                    f"{page.relative_to(ROOT)}: {file} {' '.join(f'{k}={v}' for k, v in args.items())}"
-                )
-    return stale
+    return [
+        f"{page.relative_to(ROOT)}: {block}"
+        for page in pages()
+        for block in stale_blocks(page.read_text(encoding="utf-8"))
+    ]
 
 
 def write() -> list[Path]:
