@@ -5,7 +5,7 @@ access links at 10 Gbit/s (the sender's with delay `send_delay`, the
 receiver's with `recv_delay`), one bottleneck of `rate`, `delay`, a DropTail
 buffer of `buffer_pkts` packets in each direction and Bernoulli loss `loss`
 on the data that crossed it. Settings common to both tools (see
-docs/validation.md, "Cross-check against ns-3"):
+docs/validation/ns3.md):
 
 - segments of 1448 bytes with timestamps: 1448 + 20 IP + 32 TCP = 1500-byte
   packets, + 2 bytes of PPP header on every ns-3 point-to-point link;

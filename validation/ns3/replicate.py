@@ -4,8 +4,8 @@
     <hscc venv>/bin/python replicate.py hscc NAME[,NAME...] RUNS
 
 One seed is one draw (a run's goodput varies by 3-5 % from seed to seed under
-random loss); docs/validation.md, mechanism 7, has the 20-replication table this
-prints. Replication k is seed k in hscc and run k under seed 1 in ns-3
+random loss); docs/validation/ns3.md has the 20-replication table this prints
+(validation/results/ns3.json, "replications"). Replication k is seed k in hscc and run k under seed 1 in ns-3
 (ns3_dumbbell.py), ns-3's independent substreams. ns-3's bindings are imported
 once for all runs. Prints one JSON line per run, then a summary line per name.
 """

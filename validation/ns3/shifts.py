@@ -6,7 +6,7 @@ Flow i starts i·d ms later than in configs.py, for each d in --shifts. Without
 random loss a drop-tail bottleneck decides which flows lose at an overflow by
 the exact interleaving of their packets, so an index that moves over a wide
 range under millisecond shifts is not a number two simulators can be expected
-to share; docs/validation.md uses this for the CUBIC, Scalable and Vegas rows.
+to share; docs/validation/ns3.md uses this for the CUBIC, Scalable and Vegas rows.
 Runs both tools (validate.run_one) unless --hscc-only; DIR as for validate.py.
 """
 

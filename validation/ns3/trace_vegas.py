@@ -9,7 +9,7 @@ smoothed RTT, TcpVegas's private m_baseRtt, m_minRtt, m_cntRtt, m_begSndNxt, m_d
 through explicit-instantiation access, ns-3 has no accessor), the congestion state and the
 bottleneck queue. stdout gets one line per Vegas round (the m_begSndNxt changes) with the diff
 TcpVegas::IncreaseWindow computed from the previous row's state. `--timestamps off` shows the
-same flow with RTT samples from send times instead of TCP timestamps (docs/validation.md).
+same flow with RTT samples from send times instead of TCP timestamps (docs/validation/ns3.md).
 """
 
 from __future__ import annotations

@@ -8,7 +8,11 @@ environment through `--hscc-python` (hscc_side.py). DIR must not exist or be
 empty; it receives, per configuration, NAME/ns3.json (ns-3's input),
 NAME/scenario.json (hscc's, as the match wants it), NAME/ns3-out.json and
 NAME/hscc-out.json (raw results, with the scenario hscc actually ran), and
-overall results.json, flows.csv and table.md (printed at the end).
+overall results.json, flows.csv and table.md (printed at the end). Unless --quick
+or --no-results, it also puts each configuration's numbers, with today's date,
+into validation/results/ns3.json (--results PATH to write elsewhere), replacing
+that configuration's entry and keeping the others; `python
+validation/results/render.py --write` then updates docs/validation/ns3.md.
 
 --ns3-from OLD_DIR takes ns-3's output from an earlier run directory for every
 configuration whose ns-3 input there is identical to today's (same ns-3, so the
@@ -32,6 +36,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import configs  # noqa: E402
+
+sys.path.insert(0, str(HERE.parent / "results"))
+import results as results_file  # noqa: E402
 
 TOLERANCE = 0.10
 NS3_TIMEOUT_S = 3 * 3600  # default budget of one ns-3 run (--ns3-timeout)
@@ -236,6 +243,71 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+MEASURES = (
+    "aggregate_bps",
+    "jain_second_half",
+    "per_flow_bps",
+    "recoveries",
+    "timeouts",
+    "queue_drops",
+    "random_drops",
+    "realized_loss",
+    "cpu_s",
+    "wall_s",
+)
+
+
+def result_entries(rows: list[dict], recovery: str) -> list[dict]:
+    """validation/results/ns3.json's entries for this run's rows (results.py has the schema)."""
+    entries = []
+    for r in rows:
+        base = r["name"][: -len(f"-{recovery}")] if recovery != "prr" else r["name"]
+        command = f"bash scripts/validate-ns3.sh --out DIR --only {base}" + (
+            f" --recovery {recovery}" if recovery != "prr" else ""
+        )
+        rev = results_file.revision()
+        e = {
+            "name": r["name"],
+            "group": recovery,
+            "date": results_file.today(),
+            "conditions": f"hscc at {rev or 'an unknown revision'}; ns-3 3.44; seed {r['seed']}"
+            + (
+                f"; ns-3's output reused from {r['ns3_reused_from']}"
+                if r.get("ns3_reused_from")
+                else ""
+            ),
+            "command": command,
+            "source": results_file.run_source("validation/ns3/validate.py"),
+            "hscc_commit": rev,
+            "duration_s": float(r["duration_s"]),
+            "measured": {k: r["hscc"][k] for k in MEASURES},
+            "reference": None if r["ns3"] is None else {k: r["ns3"][k] for k in MEASURES},
+            "tolerance": dict(results_file.NS3_TOLERANCE),
+            "delta": {
+                "aggregate_goodput": r["delta_aggregate"],
+                "jain_second_half": r["delta_jain"],
+            },
+        }
+        if r["ns3"] is None:
+            e["note"] = r["verdict"]
+        e["verdict"] = results_file.ns3_verdict(e)
+        entries.append(e)
+    return entries
+
+
+def write_results(rows: list[dict], recovery: str, path: Path) -> None:
+    results_file.update(
+        path,
+        result_entries(rows, recovery),
+        "bash scripts/validate-ns3.sh --out DIR",
+        **results_file.NS3_TOP,
+    )
+    print(
+        f"wrote {path} (python validation/results/render.py --write updates the docs)",
+        file=sys.stderr,
+    )
+
+
 def write_csv(rows: list[dict], path: Path) -> None:
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
@@ -288,6 +360,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="OLD_DIR",
         help="reuse ns-3's output from this earlier run directory where ns-3's input is identical",
     )
+    ap.add_argument(
+        "--results",
+        type=Path,
+        default=results_file.NS3,
+        metavar="PATH",
+        help="the results file to put this run's configurations into (default validation/results/ns3.json)",
+    )
+    ap.add_argument("--no-results", action="store_true", help="do not write the results file")
     args = ap.parse_args(argv)
 
     unknown = [n for n in args.only if n not in configs.CONFIGS]
@@ -323,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "table.md").write_text(md)
     write_csv(rows, args.out / "flows.csv")
     print(md)
+    if not args.quick and not args.no_results:
+        write_results(rows, args.recovery, args.results)
     return 0
 
 

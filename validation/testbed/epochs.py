@@ -1,5 +1,5 @@
 """A single flow's loss epochs in the kernel and in the simulator, from a
-`validate.py --out DIR` run of a one-flow configuration: what docs/validation.md
+`validate.py --out DIR` run of a one-flow configuration: what docs/validation/kernel.md
 reports for TCP-FIT's first epoch and for TCP-Africa and CTCP at 0.25 BDP.
 
     .venv/bin/python validation/testbed/epochs.py DIR NAME [--host-jitter 0.1ms,0.5ms --seeds 3]

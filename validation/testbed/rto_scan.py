@@ -4,7 +4,7 @@ timeouts, goodput and Jain's index of seed 1, for each configuration where any d
 
     .venv/bin/python validation/testbed/rto_scan.py [--seconds 30]
 
-Simulator only (a few minutes). docs/validation.md ("The RTO at 10 Mbit/s × 100 ms")
+Simulator only (a few minutes). docs/validation/kernel.md (the RTO at 10 Mbit/s × 100 ms)
 quotes it.
 """
 

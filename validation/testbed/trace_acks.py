@@ -15,7 +15,7 @@ the endpoints' `eth0`. Then prints, for this run's processes only:
 With `--from-start EDGES` it records from the run's start instead (the scenario
 must last longer than the recording) and prints, for each interval between the
 edges (seconds after the first data packet), how many segments each ACK
-acknowledged and who sent the ACKs (slow start's ACKs, docs/validation.md).
+acknowledged and who sent the ACKs (slow start's ACKs, docs/validation/kernel.md).
 docs/testbed.md ("Traps") gives what it showed before and after the receivers'
 SO_RCVLOWAT.
 """

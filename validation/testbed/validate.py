@@ -5,8 +5,13 @@
 
 Writes under --out: NAME.sim.toml and NAME.kernel.toml (the same but for a
 variant's change, see Config), sim/NAME/ (and sim/NAME-seedS/ for --sim-seeds),
-kernel/NAME-K/ (run directories), table.md (the tables docs/validation.md
-shows) and results.json. The kernel runs one at a time (they are real time and
+kernel/NAME-K/ (run directories), table.md (every table of the run) and
+results.json. It also puts each configuration it compared with the kernel, with
+today's date, into validation/results/kernel.json (--results PATH elsewhere,
+--no-results not at all), replacing that configuration's entry and keeping the
+others; `python validation/results/render.py --write` then updates
+docs/validation/kernel.md. Runs without the kernel (--repeat 0) or with a
+changed host jitter (--sim-host-jitter) are not validations and write nothing there. The kernel runs one at a time (they are real time and
 share the machine); each row says the machine's load average as the kernel run
 started and the delay line's worst stall (FLAGGED beyond the testbed's bound).
 A second table gives the spread: the simulator over seeds 1..N (the seed
@@ -22,6 +27,7 @@ import dataclasses
 import json
 import math
 import os
+import platform
 import sys
 import time
 from dataclasses import dataclass
@@ -32,6 +38,9 @@ import polars as pl
 from hscc import compare, load, runner
 from hscc import testbed as tb
 from hscc.scenario import Scenario
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "results"))
+import results as results_file  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -159,7 +168,7 @@ for _a in ("reno", "cubic"):
 CONFIGS["reno1-cubic1-100M-40ms-trajectory"] = Config(
     (("reno", 1), ("cubic", 1)), 100, 40, "1bdp", variant="bpf", interval="10ms"
 )
-# 10 Mbit/s x 100 ms (and CUBIC at 500 Mbit/s x 100 ms) with the simulator's flows on Linux's RTO estimator (docs/validation.md: its RFC 6298 RTO,
+# 10 Mbit/s x 100 ms (and CUBIC at 500 Mbit/s x 100 ms) with the simulator's flows on Linux's RTO estimator (docs/validation/kernel.md: its RFC 6298 RTO,
 # SRTT + a few ms behind a full queue's steady 200-ms RTT, timed out in recovery where Linux's, SRTT + 200 ms, did not).
 for _name in (
     "cubic-1-10M-100ms-bpf",
@@ -170,7 +179,7 @@ for _name in (
 ):
     CONFIGS[f"{_name}-linux-rto"] = dataclasses.replace(CONFIGS[_name], sim_rto="linux")
 # With HyStart on both sides, the simulator's receivers opening their window as the testbed's kernel receivers did
-# (docs/validation.md): quick_acks is what the kernel runs' manifests report (receivers.window_opening: rcv_ssthresh
+# (docs/validation/kernel.md): quick_acks is what the kernel runs' manifests report (receivers.window_opening: rcv_ssthresh
 # from about 64 kB to the window clamp, 2 segments per segment ACKed; the clamp is SO_RCVLOWAT's 4 MB at 10 Mbit/s
 # and 15 MB at 300 Mbit/s, autotuned to 5 MB at 100 Mbit/s), and the RTO Linux's.
 for _name, _quick in (
@@ -181,7 +190,7 @@ for _name, _quick in (
     CONFIGS[f"{_name}-quick-acks"] = dataclasses.replace(
         CONFIGS[_name], sim_rto="linux", sim_quick_acks=_quick
     )
-# The two pairs whose 30-s shares differed most (docs/validation.md, "Why a 30-s pair is decided in its first second").
+# The two pairs whose 30-s shares differed most (docs/validation/kernel.md: a 30-s pair is decided in its first second).
 for _a in ("multcp", "veno"):
     CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(
         ((_a, 1), ("reno", 1)), 100, 40, "1bdp", variant="bpf", seconds=120
@@ -313,15 +322,11 @@ def mathis(p: float, rtt: float) -> float:
     return math.sqrt(1.5 / p) / rtt
 
 
-def model_table(spreads: list[dict]) -> str:
+def model_rows(spreads: list[dict]):
     """Single Reno flows with random loss: each run's send rate against the models at the random loss rate
     it realized (`compare.loss` of the random drops), its mean sampled sRTT and an RTO of that plus Linux's 200 ms minimum, as
     Padhye et al. validated theirs. Where Mathis's rate exceeds the link's the flow is link-limited and
-    the models do not apply: "link-limited"."""
-    out = [
-        "| configuration | run | random loss realized | mean sRTT (ms) | send rate (seg/s) | Mathis | Padhye | rate / Padhye |",
-        "|" + "---|" * 8,
-    ]
+    the models do not apply: "link-limited". Yields (configuration, side, row)."""
     for s in spreads:
         c = CONFIGS[s["config"]]
         if not c.loss or c.flows != (("reno", 1),):
@@ -333,16 +338,34 @@ def model_table(spreads: list[dict]) -> str:
                 if not p or not rtt:
                     continue
                 model = padhye(p, rtt, rtt + 0.2)
-                label = f"{side} seed {i + 1}" if side == "sim" else f"kernel #{i + 1}"
-                verdict = (
-                    f"{r['send_rate'] / model:.2f}"
-                    if mathis(p, rtt) < link_rate
-                    else "link-limited"
+                yield (
+                    s["config"],
+                    side,
+                    {
+                        "run": f"{side} seed {i + 1}" if side == "sim" else f"kernel #{i + 1}",
+                        "random_loss": p,
+                        "mean_srtt_s": rtt,
+                        "send_rate": r["send_rate"],
+                        "mathis": mathis(p, rtt),
+                        "padhye": model,
+                        "verdict": f"{r['send_rate'] / model:.2f}"
+                        if mathis(p, rtt) < link_rate
+                        else "link-limited",
+                    },
                 )
-                out.append(
-                    f"| {s['config']} | {label} | {p:.2e} | {rtt * 1e3:.1f} | {r['send_rate']:.0f} | "
-                    f"{mathis(p, rtt):.0f} | {model:.0f} | {verdict} |"
-                )
+
+
+def model_table(spreads: list[dict]) -> str:
+    """`model_rows` as a table."""
+    out = [
+        "| configuration | run | random loss realized | mean sRTT (ms) | send rate (seg/s) | Mathis | Padhye | rate / Padhye |",
+        "|" + "---|" * 8,
+    ]
+    for config, _, m in model_rows(spreads):
+        out.append(
+            f"| {config} | {m['run']} | {m['random_loss']:.2e} | {m['mean_srtt_s'] * 1e3:.1f} | {m['send_rate']:.0f} | "
+            f"{m['mathis']:.0f} | {m['padhye']:.0f} | {m['verdict']} |"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -412,6 +435,14 @@ def main() -> int:
         metavar="TIME",
         help="the simulator's flows' host_jitter (e.g. 50us), to measure its effect; not the default",
     )
+    ap.add_argument(
+        "--results",
+        type=Path,
+        default=results_file.KERNEL,
+        metavar="PATH",
+        help="the results file to put this run's configurations into (default validation/results/kernel.json)",
+    )
+    ap.add_argument("--no-results", action="store_true", help="do not write the results file")
     ap.add_argument(
         "--retable",
         action="store_true",
@@ -491,7 +522,134 @@ def main() -> int:
             }
         )
     write_tables(args.out, results, spreads)
+    if args.repeat > 0 and not args.sim_host_jitter and not args.no_results:
+        results_file.update(
+            args.results,
+            result_entries(results, spreads),
+            "sudo .venv/bin/python validation/testbed/validate.py --out DIR --repeat 2 --sim-seeds 5",
+            **results_file.KERNEL_TOP,
+        )
+        print(
+            f"wrote {args.results} (python validation/results/render.py --write updates the docs)"
+        )
     return 0
+
+
+def _triple(values: list) -> float | list | None:
+    """[min, max, mean] of the values, the one value, or None (as `_range` prints them)."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    if len(values) == 1:
+        return values[0]
+    return [min(values), max(values), sum(values) / len(values)]
+
+
+def _shares_data(runs: list[dict]) -> dict | None:
+    """`shares` as data: per algorithm, or the smallest and largest flow over the fair share."""
+    if not runs or len(runs[0]["flows"]) < 2:
+        return None
+    if len(runs[0]["algorithms"]) > 1:
+        return {
+            a: _triple([r["algorithms"][a] / r["goodput"] for r in runs])
+            for a in runs[0]["algorithms"]
+        }
+    fair = [r["goodput"] / len(r["flows"]) for r in runs]
+    return {
+        "min": _triple([min(r["flows"]) / f for r, f in zip(runs, fair, strict=True)]),
+        "max": _triple([max(r["flows"]) / f for r, f in zip(runs, fair, strict=True)]),
+    }
+
+
+def _side(runs: list[dict]) -> tuple[dict, dict | None]:
+    """One side's spread (goodput, Jain, shares, loss, retransmissions) and, for one flow, its trajectory."""
+    spread = {
+        "goodput_bps": _triple([r["goodput"] for r in runs]),
+        "jain": _triple([r["jain"] for r in runs]),
+        "shares": _shares_data(runs),
+        "loss": _triple([r["loss"] for r in runs]),
+        "retrans": _triple([r["retrans"] for r in runs]),
+    }
+    if not runs or len(runs[0]["flows"]) != 1:
+        return spread, None
+    t = [r["trajectory"] for r in runs]
+    return spread, {
+        k: _triple([x[k] for x in t]) for k in ("exit_s", "exit_cwnd", "reductions", "period_s")
+    }
+
+
+def result_entries(rows: list[dict], spreads: list[dict]) -> list[dict]:
+    """validation/results/kernel.json's entries for the configurations of this run (results.py has the schema):
+    the simulator's seed 1 and spread over its seeds against each kernel run and their spread."""
+    models: dict[tuple[str, str], list] = {}
+    for config, side, m in model_rows(spreads):
+        models.setdefault((config, side), []).append(m)
+    entries = []
+    for s in spreads:
+        name, c = s["config"], CONFIGS[s["config"]]
+        runs = [r for r in rows if r["config"] == name]
+        if not runs:
+            continue
+        first = runs[0]
+        loads = [r["load_avg"] for r in runs]
+        sim_spread, sim_traj = _side(s["sim"])
+        kernel_spread, kernel_traj = _side(s["kernel"])
+        measured = {
+            "seeds": len(s["sim"]),
+            "goodput_bps": first["sim_goodput"],
+            "jain": first["jain_sim"],
+            "loss": first["loss_sim"],
+            "retrans": first["retrans_sim"],
+            "qdelay_s": first["qdelay_sim"],
+            "spread": sim_spread,
+        }
+        reference = {
+            "runs": [
+                {
+                    "goodput_bps": r["kernel_goodput"],
+                    "goodput_ratio": r["kernel_goodput"] / r["sim_goodput"],
+                    "per_flow_ratio": [r["per_flow_ratio_min"], r["per_flow_ratio_max"]],
+                    "algorithm_ratio": r["algorithm_ratio"]
+                    if len(r["algorithm_ratio"]) > 1
+                    else None,
+                    "jain": r["jain_kernel"],
+                    "loss": r["loss_kernel"],
+                    "retrans": r["retrans_kernel"],
+                    "qdelay_s": r["qdelay_kernel"],
+                    "max_stall_s": r["max_stall_s"],
+                    "flagged": bool(r["flags"]),
+                    "load_avg": r["load_avg"],
+                }
+                for r in runs
+            ],
+            "spread": kernel_spread,
+        }
+        if sim_traj and kernel_traj:
+            measured["trajectory"], reference["trajectory"] = sim_traj, kernel_traj
+        if (name, "sim") in models or (name, "kernel") in models:
+            measured["models"] = models.get((name, "sim"), [])
+            reference["models"] = models.get((name, "kernel"), [])
+        command = (
+            f"sudo .venv/bin/python validation/testbed/validate.py --out DIR --only {name} --repeat {len(runs)}"
+            + (f" --sim-seeds {len(s['sim'])}" if len(s["sim"]) > 1 else "")
+        )
+        e = {
+            "name": name,
+            "group": results_file.kernel_group(name),
+            "date": results_file.today(),
+            "command": command,
+            "source": results_file.run_source("validation/testbed/validate.py"),
+            "conditions": f"Linux {platform.release()}; load average {min(loads):.1f}–{max(loads):.1f} as the kernel runs started"
+            + ("; the testbed's limits lifted" if c.lift_limits else ""),
+            "seconds": float(s["seconds"]),
+            "flows": sum(n for _, n in c.flows),
+            "measured": measured,
+            "reference": reference,
+            "tolerance": dict(results_file.KERNEL_TOLERANCE),
+        }
+        e["verdict"] = results_file.kernel_verdict(e)
+        entries.append(e)
+    return entries
 
 
 def write_tables(out: Path, rows: list[dict], spreads: list[dict]) -> None:

@@ -1,0 +1,463 @@
+"""The tables of docs/validation/ from the results files (ns3.json, kernel.json).
+
+    python validation/results/render.py --check    # exit 1 and list every table that differs
+    python validation/results/render.py --write    # rewrite the tables in the docs
+
+A table lives between two marker comments in a page:
+
+    <!-- generated: validation/results/kernel.json table=summary group=papers -->
+    ...
+    <!-- end generated -->
+
+`table` is one of the tables below; `group` selects the configurations of one group.
+Standard library only (the test that runs --check needs neither hscc nor its extension).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import results  # noqa: E402
+
+ROOT = results.ROOT
+DOCS = ROOT / "docs"
+MARKER = re.compile(
+    r"(?P<open><!-- generated: (?P<file>\S+)(?P<args>(?: \w+=\S+)*) -->\n)"
+    r"(?P<body>.*?)"
+    r"(?P<close><!-- end generated -->)",
+    re.S,
+)
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def _mb(bps: float | None) -> str:
+    """Mbit/s as validation/ns3/validate.py prints them."""
+    if bps is None:
+        return "—"
+    return f"{bps / 1e6:.2f}" if bps < 1e7 else f"{bps / 1e6:.1f}"
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:+.1f} %"
+
+
+def _f(x, fmt: str, scale: float = 1.0) -> str:
+    return "—" if x is None else format(x * scale, fmt)
+
+
+def _range(x, fmt: str, scale: float = 1.0) -> str:
+    """A value, or [min, max, mean] as validation/testbed/validate.py prints them."""
+    if x is None:
+        return "–"
+    if isinstance(x, list):
+        lo, hi, mean = (format(v * scale, fmt) for v in x)
+        return f"{lo}–{hi} ({mean})"
+    return format(x * scale, fmt)
+
+
+def _span(values: list, fmt: str) -> str:
+    """min–max of per-run values, or the one value."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return "–"
+    lo, hi = format(min(values), fmt), format(max(values), fmt)
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def _shares(s: dict | None) -> str:
+    if not s:
+        return "–"
+    return ", ".join(f"{name} {_range(v, '.2f')}" for name, v in s.items())
+
+
+def _table(head: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def _select(doc: dict, group: str | None) -> list[dict]:
+    return [e for e in doc["configurations"] if group is None or e.get("group") == group]
+
+
+def _verdict(e: dict) -> str:
+    return {"agrees": "agrees", "differs": "**differs**"}.get(e["verdict"], e["verdict"])
+
+
+# ---------------------------------------------------------------- ns-3
+
+# ns-3's side of a configuration it did not finish.
+_NONE = {
+    "aggregate_bps": None,
+    "jain_second_half": None,
+    "per_flow_bps": [],
+    "recoveries": "—",
+    "timeouts": "—",
+    "queue_drops": "—",
+    "realized_loss": None,
+    "cpu_s": None,
+}
+
+
+def ns3_main(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        n, h, d = e["reference"] or _NONE, e["measured"], e["delta"]
+        rows.append(
+            [
+                e["name"],
+                f"{e['duration_s']:g}",
+                f"{_mb(n['aggregate_bps'])} / {_mb(h['aggregate_bps'])}",
+                _pct(d["aggregate_goodput"]),
+                f"{_f(n['jain_second_half'], '.3f')} / {_f(h['jain_second_half'], '.3f')}",
+                _pct(d["jain_second_half"]),
+                f"{n['recoveries']} / {h['recoveries']}",
+                f"{n['timeouts']} / {h['timeouts']}",
+                f"{n['queue_drops']} / {h['queue_drops']}",
+                _verdict(e),
+                e["date"],
+            ]
+        )
+    head = [
+        "configuration",
+        "T (s)",
+        "goodput ns-3 / hscc (Mbit/s)",
+        "Δ",
+        "Jain 2nd half ns-3 / hscc",
+        "Δ",
+        "fast recoveries ns-3 / hscc",
+        "timeouts ns-3 / hscc",
+        "queue drops ns-3 / hscc",
+        "verdict",
+        "date",
+    ]
+    return _table(head, rows)
+
+
+def ns3_flows(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        n, h = e["reference"] or _NONE, e["measured"]
+        rows.append(
+            [
+                e["name"],
+                " / ".join(_mb(x) for x in n["per_flow_bps"]) or "—",
+                " / ".join(_mb(x) for x in h["per_flow_bps"]),
+                f"{_f(n['realized_loss'], '.2e')} / {_f(h['realized_loss'], '.2e')}",
+                f"{_f(n['cpu_s'], '.1f')} / {_f(h['cpu_s'], '.2f')}",
+            ]
+        )
+    head = [
+        "configuration",
+        "per-flow goodput ns-3 (Mbit/s)",
+        "per-flow goodput hscc",
+        "random loss realized ns-3 / hscc",
+        "CPU ns-3 / hscc (s)",
+    ]
+    return _table(head, rows)
+
+
+def ns3_replications(doc: dict, group: str | None) -> str:
+    reps = doc["replications"]
+    rows = [
+        [
+            r["name"],
+            f"{r['reference'][0] / 1e6:.3f} ± {r['reference'][1] / 1e6:.3f}",
+            f"{r['measured'][0] / 1e6:.3f} ± {r['measured'][1] / 1e6:.3f}",
+            _pct(r["delta"]),
+        ]
+        for r in reps["configurations"]
+    ]
+    head = ["configuration (20 replications)", "ns-3 (Mbit/s)", "hscc (Mbit/s)", "Δ"]
+    return _table(head, rows)
+
+
+# ---------------------------------------------------------------- kernel
+
+
+def kernel_summary(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        s, runs = e["measured"], e["reference"]["runs"]
+        flagged = sum(r["flagged"] for r in runs)
+        rows.append(
+            [
+                e["name"],
+                f"{e['seconds']:g}",
+                f"{s['seeds']} / {len(runs)}" + (f" ({flagged} flagged)" if flagged else ""),
+                _f(s["goodput_bps"], ".1f", 1e-6),
+                _span([r["goodput_ratio"] for r in runs], ".3f"),
+                f"{_f(s['jain'], '.3f')} / {_span([r['jain'] for r in runs], '.3f')}",
+                f"{_f(s['loss'], '.2e')} / {_span([r['loss'] for r in runs], '.2e')}",
+                _verdict(e),
+                e["date"],
+            ]
+        )
+    head = [
+        "configuration",
+        "s",
+        "seeds / kernel runs",
+        "goodput sim (Mbit/s)",
+        "kernel / sim",
+        "Jain sim / kernel",
+        "loss sim / kernel",
+        "verdict",
+        "date",
+    ]
+    return _table(head, rows)
+
+
+def kernel_trajectory(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        s, k = e["measured"].get("trajectory"), e["reference"].get("trajectory")
+        if not s or not k:
+            continue
+
+        def exit_(t):
+            return f"{_range(t['exit_s'], '.2f')} s, {_range(t['exit_cwnd'], '.0f')}"
+
+        rows.append(
+            [
+                e["name"],
+                exit_(s),
+                exit_(k),
+                f"{_range(s['reductions'], '.0f')} / {_range(k['reductions'], '.0f')}",
+                f"{_range(s['period_s'], '.1f')} / {_range(k['period_s'], '.1f')}",
+            ]
+        )
+    head = [
+        "configuration",
+        "slow-start exit sim (s, cwnd)",
+        "kernel",
+        "cuts sim / kernel",
+        "period sim / kernel (s)",
+    ]
+    return _table(head, rows)
+
+
+def kernel_shares(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        s, k = e["measured"].get("spread"), e["reference"].get("spread")
+        if not s or not k or e.get("flows", 1) < 2:
+            continue
+        rows.append(
+            [
+                e["name"],
+                f"{e['measured']['seeds']} / {len(e['reference']['runs'])}",
+                _shares(s["shares"]),
+                _shares(k["shares"]),
+                _range(s["jain"], ".3f"),
+                _range(k["jain"], ".3f"),
+            ]
+        )
+    head = [
+        "configuration",
+        "seeds / kernel runs",
+        "shares sim",
+        "shares kernel",
+        "Jain sim",
+        "Jain kernel",
+    ]
+    return _table(head, rows)
+
+
+def kernel_models(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        for side in ("measured", "reference"):
+            for m in e[side].get("models") or []:
+                rows.append(
+                    [
+                        e["name"],
+                        m["run"],
+                        f"{m['random_loss']:.2e}",
+                        f"{m['mean_srtt_s'] * 1e3:.1f}",
+                        f"{m['send_rate']:.0f}",
+                        f"{m['mathis']:.0f}",
+                        f"{m['padhye']:.0f}",
+                        m["verdict"],
+                    ]
+                )
+    head = [
+        "configuration",
+        "run",
+        "random loss realized",
+        "mean sRTT (ms)",
+        "send rate (seg/s)",
+        "Mathis",
+        "Padhye",
+        "rate / Padhye",
+    ]
+    return _table(head, rows)
+
+
+def notes(doc: dict, group: str | None) -> str:
+    """The configurations with a note: a difference and its mechanism, or where the numbers came from."""
+    rows = [[e["name"], _verdict(e), e["note"]] for e in _select(doc, group) if e.get("note")]
+    return _table(["configuration", "verdict", "why"], rows)
+
+
+# ---------------------------------------------------------------- status (docs/validation/index.md)
+
+
+def _count(entries: list[dict]) -> str:
+    agree = sum(e["verdict"] == "agrees" for e in entries)
+    return f"{agree} of {len(entries)} agree"
+
+
+def _dates(entries: list[dict]) -> str:
+    ds = sorted({e["date"] for e in entries})
+    return ds[0] if len(ds) == 1 else f"{ds[0]} to {ds[-1]}"
+
+
+# group: (the target in words, its section of the page)
+NS3_TARGETS = {
+    "prr": ("matched dumbbells, 10 Mbit/s to 1 Gbit/s, PRR recovery", "results"),
+    "classic": ("the same, classic recovery in both tools", "results"),
+}
+KERNEL_TARGETS = {
+    "reno-cubic": ("Reno and CUBIC, 10–300 Mbit/s, 20–120 ms, loss 0–10⁻²", "reno-and-cubic"),
+    "rto-receivers": (
+        "Reno and CUBIC with Linux's RTO estimator and receivers",
+        "linuxs-rto-estimator-and-receivers",
+    ),
+    "papers": (
+        "CTCP, TCP-Africa, TCP-FIT, Sync-TCP (eBPF programs)",
+        "the-papers-algorithms-ebpf-programs",
+    ),
+    "others": ("the other eBPF programs, HighSpeed to CTCP-LA", "the-other-programs"),
+    "trajectories": ("one flow's cwnd trajectory, 10-ms samples", "cwnd-trajectories"),
+    "500M": ("500 Mbit/s × 100 ms, the testbed's limits lifted", "500-mbits--100-ms"),
+}
+
+
+def status(doc: dict, group: str | None) -> str:
+    rows = []
+    ns3 = results.load(results.NS3)
+    kernel = results.load(results.KERNEL)
+    for name, sel, targets, page in (
+        ("ns-3 3.44", ns3, NS3_TARGETS, "ns3.md"),
+        ("the Linux kernel (testbed)", kernel, KERNEL_TARGETS, "kernel.md"),
+    ):
+        for g, (target, anchor) in targets.items():
+            entries = _select(sel, g)
+            if not entries:
+                continue
+            cmd = sel["command"] + (" --recovery classic" if g == "classic" else "")
+            rows.append(
+                [f"[{target}]({page}#{anchor})", name, _count(entries), f"`{cmd}`", _dates(entries)]
+            )
+    return _table(["target", "reference", "verdict", "command", "date"], rows)
+
+
+TABLES = {
+    "ns3.json": {
+        "main": ns3_main,
+        "flows": ns3_flows,
+        "replications": ns3_replications,
+        "notes": notes,
+        "status": status,
+    },
+    "kernel.json": {
+        "summary": kernel_summary,
+        "trajectory": kernel_trajectory,
+        "shares": kernel_shares,
+        "models": kernel_models,
+        "notes": notes,
+        "status": status,
+    },
+}
+
+
+def render(file: str, args: dict[str, str]) -> str:
+    name = Path(file).name
+    doc = results.load(ROOT / file)
+    return TABLES[name][args["table"]](doc, args.get("group"))
+
+
+def blocks(text: str):
+    for m in MARKER.finditer(text):
+        args = dict(a.split("=", 1) for a in m.group("args").split())
+        yield m, m.group("file"), args
+
+
+def pages() -> list[Path]:
+    return sorted(
+        p
+        for p in DOCS.rglob("*.md")
+        if "<!-- generated: validation/results/" in p.read_text(encoding="utf-8")
+    )
+
+
+def stale_blocks(text: str) -> list[str]:
+    """The generated tables of a page's text that differ from what their results file renders."""
+    return [
+        f"{file} {' '.join(f'{k}={v}' for k, v in args.items())}"
+        for m, file, args in blocks(text)
+        if m.group("body") != render(file, args)
+    ]
+
+
+def check() -> list[str]:
+    """Every generated table that differs from what its results file renders: "page: file args"."""
+    return [
+        f"{page.relative_to(ROOT)}: {block}"
+        for page in pages()
+        for block in stale_blocks(page.read_text(encoding="utf-8"))
+    ]
+
+
+def write() -> list[Path]:
+    changed = []
+    for page in pages():
+        text = page.read_text(encoding="utf-8")
+        new = MARKER.sub(
+            lambda m: (
+                m.group("open")
+                + render(m.group("file"), dict(a.split("=", 1) for a in m.group("args").split()))
+                + m.group("close")
+            ),
+            text,
+        )
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            changed.append(page)
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument(
+        "--check", action="store_true", help="exit 1 if a table differs from its results file"
+    )
+    mode.add_argument(
+        "--write", action="store_true", help="rewrite the tables from the results files"
+    )
+    args = ap.parse_args(argv)
+    if args.check:
+        stale = check()
+        for s in stale:
+            print(f"stale: {s}", file=sys.stderr)
+        if stale:
+            print("run: python validation/results/render.py --write", file=sys.stderr)
+        return 1 if stale else 0
+    for page in write():
+        print(f"wrote {page.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

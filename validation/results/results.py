@@ -1,0 +1,198 @@
+"""The validation results as data: validation/results/ns3.json and kernel.json.
+
+One schema for both files (standard library only: the ns-3 harness runs in its
+own Python 3.11 environment without hscc):
+
+    {
+      "schema": "hscc.validation.results/1",
+      "target": what is validated,
+      "reference": what it is compared with,
+      "command": the command that measures every configuration,
+      "source": where the numbers come from (a transcription, or the run that wrote them),
+      "tolerance": {metric: relative tolerance},
+      "rule": the verdict rule, in words,
+      "configurations": [
+        {
+          "name", "group", "date" (YYYY-MM-DD of the measurement), "command" (for this one),
+          "source" (as above, for this configuration), "conditions" (machine, versions, variant),
+          "measured": the simulator's values (hscc),
+          "reference": the reference's values (ns-3, or the Linux kernel),
+          "tolerance", "verdict" ("agrees" | "differs" | "unfinished"), "note" (the mechanism of a difference)
+        }, ...
+      ]
+    }
+
+What `measured` and `reference` hold depends on the reference (docs/validation/ns3.md,
+docs/validation/kernel.md); `verdict` is always what `verdict()` computes from them,
+which tests/python/test_docs_validation.py checks. validate.py writes an entry per
+configuration it ran (`update`), keeping the others; render.py turns the files into
+the tables of docs/validation/.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+SCHEMA = "hscc.validation.results/1"
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+NS3 = HERE / "ns3.json"
+KERNEL = HERE / "kernel.json"
+
+# Relative tolerances. ns-3: hscc / ns-3 on the aggregate goodput and the second-half Jain index.
+# Kernel: kernel / simulator (seed 1) on the aggregate goodput of every kernel run, and on Jain's
+# index for more than one flow.
+NS3_TOLERANCE = {"aggregate_goodput": 0.10, "jain_second_half": 0.10}
+KERNEL_TOLERANCE = {"goodput_ratio": 0.10, "jain_ratio": 0.10}
+NS3_RULE = (
+    "agrees: hscc within ±10 % of ns-3 on the aggregate goodput and on Jain's index of the "
+    "flows' goodputs over the second half of the run"
+)
+KERNEL_RULE = (
+    "agrees: every kernel run's aggregate goodput within ±10 % of the simulator's (seed 1) and, "
+    "with more than one flow, its Jain index within ±10 % of the simulator's"
+)
+
+
+NS3_TOP = {
+    "target": "the simulator (hscc): matched dumbbells",
+    "reference": "ns-3 3.44 (ns3==3.44.post0, cppyy 3.5.0, Python 3.11)",
+    "tolerance": NS3_TOLERANCE,
+    "rule": NS3_RULE,
+    "units": (
+        "goodput in bit/s, per flow over its active time; CPU and wall time in s (the "
+        "simulation itself); delta = hscc / ns-3 - 1"
+    ),
+}
+KERNEL_TOP = {
+    "target": "the simulator (hscc): one dumbbell, 1-ms bottleneck, DropTail buffer",
+    "reference": (
+        "Linux in network namespaces (hscc testbed run): HTB + pfifo bottleneck, "
+        "the user-space delay line, real sockets"
+    ),
+    "tolerance": KERNEL_TOLERANCE,
+    "rule": KERNEL_RULE,
+    "units": (
+        "goodput in bit/s; loss = drops at the bottleneck / packets offered to it; retrans = "
+        "retransmitted segments / sent; queuing delay in s; measured = the simulator (seed 1; over "
+        "its seeds in spread and trajectory), reference = the kernel (each run; over its runs in "
+        "spread and trajectory); a range is [min, max, mean]"
+    ),
+}
+
+
+def kernel_group(name: str) -> str:
+    """The section of docs/validation/kernel.md a testbed configuration belongs to."""
+    if name.endswith("-trajectory"):
+        return "trajectories"
+    if "-500M-" in name:
+        return "500M"
+    if name.endswith(("-linux-rto", "-quick-acks")) or name == "cubic-1-300M-80ms-sim-hystart":
+        return "rto-receivers"
+    first = name.split("-")[0].rstrip("0123456789")
+    if name.startswith("ctcp-la"):
+        return "others"
+    if first in ("ctcp", "africa", "fit", "sync"):
+        return "papers"
+    if first in ("reno", "cubic"):
+        return "reno-cubic"
+    return "others"
+
+
+def ns3_verdict(entry: dict) -> str:
+    """agrees / differs from the entry's deltas (hscc / ns-3 − 1), unfinished without ns-3's numbers."""
+    if entry.get("reference") is None:
+        return "unfinished"
+    tol, delta = entry["tolerance"], entry["delta"]
+    ok = all(delta.get(k) is not None and abs(delta[k]) <= tol[k] + 1e-12 for k in tol)
+    return "agrees" if ok else "differs"
+
+
+def kernel_verdict(entry: dict) -> str:
+    """agrees / differs from each kernel run against the simulator's seed-1 run."""
+    tol, sim, runs = entry["tolerance"], entry["measured"], entry["reference"]["runs"]
+    ok = bool(runs) and all(
+        abs(r["goodput_ratio"] - 1) <= tol["goodput_ratio"] + 1e-12 for r in runs
+    )
+    if entry.get("flows", 1) > 1:
+        ok = ok and all(
+            sim["jain"] and abs(r["jain"] / sim["jain"] - 1) <= tol["jain_ratio"] + 1e-12
+            for r in runs
+        )
+    return "agrees" if ok else "differs"
+
+
+def verdict(doc: dict, entry: dict) -> str:
+    """The entry's verdict under its file's rule."""
+    return kernel_verdict(entry) if "runs" in (entry.get("reference") or {}) else ns3_verdict(entry)
+
+
+def load(path: Path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def dump(doc: dict) -> str:
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def today() -> str:
+    return datetime.date.today().isoformat()
+
+
+def revision() -> str | None:
+    """The tree's git revision (short), None outside a checkout."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def update(path: Path, entries: list[dict], command: str, **top) -> dict:
+    """Put `entries` (one per configuration just measured) into the file at `path`, replacing
+    the entries of the same name and keeping the others (a run of some configurations does not
+    erase the rest); `top` sets the file's other fields if it is new. Written atomically."""
+    path = Path(path)
+    doc = (
+        load(path)
+        if path.is_file()
+        else {"schema": SCHEMA, **top, "command": command, "configurations": []}
+    )
+    old = {e["name"]: e for e in doc["configurations"]}
+    for e in entries:  # a note says why a verdict is what it is: kept while the verdict is
+        was = old.get(e["name"])
+        if was and "note" in was and "note" not in e and was["verdict"] == e["verdict"]:
+            e["note"] = was["note"]
+    new = {e["name"]: e for e in entries}
+    kept = [e for e in doc["configurations"] if e["name"] not in new]
+    order = [e["name"] for e in doc["configurations"]]
+    merged = kept + list(new.values())
+    merged.sort(key=lambda e: order.index(e["name"]) if e["name"] in order else len(order))
+    doc["configurations"] = merged
+    last = entries[0].get("source") if entries else None
+    doc["source"] = (
+        last
+        if all(e.get("source") == last for e in merged)
+        else f"per configuration (each entry's `source`); the last run: {last}"
+    )
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(dump(doc))
+    os.replace(tmp, path)
+    return doc
+
+
+def run_source(command: str) -> str:
+    """An entry's `source` when a run of `command` wrote it."""
+    rev = revision()
+    return f"{command} on {today()}" + (f" at {rev}" if rev else "")
