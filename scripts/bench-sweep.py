@@ -1,9 +1,9 @@
-"""Per-run overhead of sweeps (issue 11): what a sweep of 200 tiny runs costs
+"""Per-run overhead of sweeps: what a sweep of 200 tiny runs costs
 beyond the engine's own time.
 
     .venv/bin/python scripts/bench-sweep.py              # about 3 minutes on 2 cores
     .venv/bin/python scripts/bench-sweep.py --reps 1     # one of each measurement
-    .venv/bin/python scripts/bench-sweep.py --only issue # issue 11's own case only
+    .venv/bin/python scripts/bench-sweep.py --only stored # the stored-runs case only
 
 The runs: two Reno flows on a 10 Mbit/s dumbbell, 1 s simulated (about 1 ms
 of engine time each); the sweep: 20 values of the second pair's RTT × 10
@@ -17,7 +17,7 @@ replicates = 200 runs. Measured, each `--reps` times, interleaved:
 - the jobs=2 sweep again into a directory that holds all its runs (all cached);
 - dask="local" with jobs=2 (if dask.distributed is installed);
 - `hscc sweep FILE --out DIR -j 2 -q` as a new process (imports and forkserver included);
-- issue 11's own case: 200 stored runs (`replicates=200`, out=DIR) of 1 simulated
+- the stored-runs case: 200 stored runs (`replicates=200`, out=DIR) of 1 simulated
   second of the CTCP test bed (examples/ctcp-testbed.toml) and of the two-Reno demo
   (examples/two-reno-rtt.toml), on 1 and 2 workers, against the ideal E / workers,
   E being the engine's own time for the same 200 runs in a loop in this process;
@@ -83,7 +83,9 @@ def main() -> None:
     )
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask measurement")
     ap.add_argument(
-        "--only", choices=("tiny", "issue"), help="only the 200 tiny runs, or only issue 11's case"
+        "--only",
+        choices=("tiny", "stored"),
+        help="only the 200 tiny runs, or only the stored-runs case",
     )
     ap.add_argument("--json", metavar="FILE", help="also write every measurement to FILE (JSON)")
     ap.add_argument("--inner", metavar="DIR", help=argparse.SUPPRESS)
@@ -92,10 +94,10 @@ def main() -> None:
         ap.error("--reps: at least 1")
     if args.inner:
         raw = {}
-        if args.only != "issue":
+        if args.only != "stored":
             raw["tiny"] = measure(Path(args.inner), args.reps, not args.no_dask)
         if args.only != "tiny":
-            raw["issue"] = measure_issue_case(Path(args.inner), args.reps)
+            raw["stored"] = measure_stored_case(Path(args.inner), args.reps)
         if args.json:
             Path(args.json).write_text(json.dumps(raw, indent=1))
         return
@@ -233,10 +235,10 @@ ISSUE_CASES = {
     "CTCP test bed": "examples/ctcp-testbed.toml",
     "two-Reno demo": "examples/two-reno-rtt.toml",
 }
-ISSUE_RUNS = 200
+STORED_RUNS = 200
 
 
-def measure_issue_case(root: Path, reps: int) -> dict:
+def measure_stored_case(root: Path, reps: int) -> dict:
     """Issue 11's own case: 200 stored runs of 1 simulated second, on 1 and 2 workers.
 
     Besides wall times, the CPU time of every process of the sweep (this one, the fork
@@ -255,18 +257,18 @@ def measure_issue_case(root: Path, reps: int) -> dict:
         bases[name] = data
     counter = iter(range(10**6))
     print(
-        f"\nissue 11's case: {ISSUE_RUNS} stored runs of 1 s simulated, {reps} repetitions each, load {os.getloadavg()[0]:.2f}",
+        f"\nthe stored-runs case: {STORED_RUNS} stored runs of 1 s simulated, {reps} repetitions each, load {os.getloadavg()[0]:.2f}",
         flush=True,
     )
     for data in bases.values():  # warm up: forkserver, imports, engine
         hscc.sweep(
-            data, None, replicates=4, seed=99, jobs=2, out=root / f"issue-warm{next(counter)}"
+            data, None, replicates=4, seed=99, jobs=2, out=root / f"stored-warm{next(counter)}"
         )
     rows: dict[str, dict[str, list[float]]] = {}
     for rep in range(reps):
         for name, data in bases.items():
             r = rows.setdefault(name, {})
-            engine_cpu, engine = engine_only(data, ISSUE_RUNS)
+            engine_cpu, engine = engine_only(data, STORED_RUNS)
             r.setdefault("E", []).append(engine)
             r.setdefault("E cpu", []).append(engine_cpu)
             for jobs in (1, 2):
@@ -274,10 +276,10 @@ def measure_issue_case(root: Path, reps: int) -> dict:
                 result = hscc.sweep(
                     data,
                     None,
-                    replicates=ISSUE_RUNS,
+                    replicates=STORED_RUNS,
                     seed=rep + 1,
                     jobs=jobs,
-                    out=root / f"issue{next(counter)}",
+                    out=root / f"stored{next(counter)}",
                 )
                 wall = time.perf_counter() - t
                 time.sleep(0.3)  # the fork server reaps the workers that ended
@@ -308,9 +310,9 @@ def measure_issue_case(root: Path, reps: int) -> dict:
                 med(r[f"own cpu jobs={jobs}"]),
             )
             print(
-                f"| {name} | {e:.2f} s ({e / ISSUE_RUNS * 1e3:.1f} ms/run) | {jobs} | {min(walls):.2f} / {med(walls):.2f} | "
-                f"{e / jobs:.2f} | {med(walls) / (e / jobs):.2f}× | {ec / ISSUE_RUNS * 1e3:.1f} / {cpu / ISSUE_RUNS * 1e3:.1f} ms "
-                f"({(cpu - own) / ISSUE_RUNS * 1e3:.1f} + {own / ISSUE_RUNS * 1e3:.1f}) | "
+                f"| {name} | {e:.2f} s ({e / STORED_RUNS * 1e3:.1f} ms/run) | {jobs} | {min(walls):.2f} / {med(walls):.2f} | "
+                f"{e / jobs:.2f} | {med(walls) / (e / jobs):.2f}× | {ec / STORED_RUNS * 1e3:.1f} / {cpu / STORED_RUNS * 1e3:.1f} ms "
+                f"({(cpu - own) / STORED_RUNS * 1e3:.1f} + {own / STORED_RUNS * 1e3:.1f}) | "
                 f"{cpu / ec:.2f}× |"
             )
     return rows

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Opt-in slow suite: fuzz the scenario path (docs/validation.md, "Fuzzing the scenario path").
+# Opt-in slow suite: fuzz the scenario path (docs/validation/engine.md, "Fuzzing the scenario path").
 #
 #   bash scripts/fuzz.sh [--inputs N] [--jobs J] [--engine-seconds S] [--python-only | --engine-only]
 #

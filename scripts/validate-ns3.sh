@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Opt-in cross-check of hscc against ns-3 (docs/validation.md, "Cross-check against ns-3").
+# Opt-in cross-check of hscc against ns-3 (docs/validation/ns3.md).
 #
 #   bash scripts/validate-ns3.sh --out runs/ns3-check [--quick] [--only NAME ...] [--recovery classic]
 #                                [--ns3-timeout SECONDS] [--ns3-from OLD_DIR]
