@@ -20,6 +20,12 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+/// summary.json and each table's (name, Parquet file) as Python bytes (`Simulation.files`).
+type PyFiles<'py> = (
+    Bound<'py, PyBytes>,
+    Vec<(&'static str, Bound<'py, PyBytes>)>,
+);
+
 /// A rejected scenario as `ValueError(message, field, value, allowed)`.
 fn invalid(e: ConfigError) -> PyErr {
     PyValueError::new_err((e.to_string(), e.field, e.value, e.allowed))
@@ -158,6 +164,7 @@ impl Simulation {
     /// the engine does not know: the scenario's name, the run's wall time, each UDP
     /// flow's (source, label), each web source's label, whether the flows' and
     /// queues' traces are tables, and the capture files' names.
+    // One argument per value the Python caller passes (a Python method's signature).
     #[allow(clippy::too_many_arguments)]
     fn files<'py>(
         &self,
@@ -169,10 +176,7 @@ impl Simulation {
         flow_traces: bool,
         queue_traces: bool,
         mut captures: Vec<String>,
-    ) -> PyResult<(
-        Bound<'py, PyBytes>,
-        Vec<(&'static str, Bound<'py, PyBytes>)>,
-    )> {
+    ) -> PyResult<PyFiles<'py>> {
         let r = self
             .result
             .as_ref()

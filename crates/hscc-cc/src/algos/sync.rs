@@ -314,7 +314,7 @@ impl SyncTcp {
         if self.next_s2t_us <= now {
             self.next_s2t_us = now + self.t_win_us;
         }
-        let share = (self.ref_bytes_s as u128 * self.s2t_share_q16 as u128 >> 16) as u64;
+        let share = ((self.ref_bytes_s as u128 * self.s2t_share_q16 as u128) >> 16) as u64;
         // Slow start after a timeout is a transient, not starvation.
         if tp.in_slow_start() || self.rate(tp) >= self.s2t_bytes_s.max(share) {
             self.low_since_us = None;
@@ -570,7 +570,7 @@ impl CongestionOps for SyncTcp {
         self.enter(SyncState::Emptying, tp.now_us);
         let cwnd = scaled(tp.snd_cwnd, beta);
         if self.regime {
-            self.ref_bytes_s = (self.rate(tp) as u128 * beta as u128 >> 16) as u64;
+            self.ref_bytes_s = ((self.rate(tp) as u128 * beta as u128) >> 16) as u64;
         }
         cwnd
     }

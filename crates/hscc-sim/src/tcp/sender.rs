@@ -61,6 +61,7 @@
 //! estimate.
 
 use std::collections::VecDeque;
+use std::num::NonZeroU64;
 
 use hscc_cc::{
     AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH,
@@ -674,6 +675,7 @@ impl Sender {
     }
 
     /// Linux `tcp_sacktag_one` for newly SACKed segments `start..end`.
+    // Mirrors tcp_sacktag_one: its arguments plus the outputs Linux keeps in `sacktag_state`.
     #[allow(clippy::too_many_arguments)]
     fn sack_range(
         &mut self,
@@ -1190,7 +1192,8 @@ impl Sender {
             }
             self.transmit(seq, retx.is_some(), now, w);
             sent += 1;
-            if rate > 0 {
+            // Unpaced (rate 0): no next send time.
+            if let Some(rate) = NonZeroU64::new(rate) {
                 self.next_send = self.next_send.max(now) + self.wire_size(seq) as u64 * SEC / rate;
             }
         }
