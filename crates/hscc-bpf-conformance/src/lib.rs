@@ -14,6 +14,10 @@
 //! - [`ops`]: random operation sequences and random parameter sets.
 //! - [`replay`]: per-ACK logs recorded in simulator runs, replayed on the C program.
 
+#[allow(
+    unsafe_code,
+    reason = "FFI: the bpf/ programs built as C (build.rs) are called through raw pointers"
+)]
 pub mod ffi;
 pub mod lockstep;
 pub mod ops;

@@ -16,6 +16,8 @@
 //! - [`testing`]: a scripted harness (send/ack/lose/advance) and the generic property suite.
 //! - [`trace`]: hook calls as data, to log a run call by call and replay it.
 
+#![forbid(unsafe_code)]
+
 pub mod algos;
 pub mod helpers;
 pub mod ops;

@@ -4,6 +4,8 @@
 //! and its validation live in the engine ([`hscc_sim::scenario`]); the Python
 //! package does run directories, plots, sweeps and reports.
 
+#![forbid(unsafe_code)]
+
 mod json;
 mod parquet;
 mod run_tables;
@@ -164,8 +166,10 @@ impl Simulation {
     /// the engine does not know: the scenario's name, the run's wall time, each UDP
     /// flow's (source, label), each web source's label, whether the flows' and
     /// queues' traces are tables, and the capture files' names.
-    // One argument per value the Python caller passes (a Python method's signature).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a Python method: one argument per value the caller passes"
+    )]
     fn files<'py>(
         &self,
         py: Python<'py>,

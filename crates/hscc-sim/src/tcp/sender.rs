@@ -675,8 +675,10 @@ impl Sender {
     }
 
     /// Linux `tcp_sacktag_one` for newly SACKed segments `start..end`.
-    // Mirrors tcp_sacktag_one: its arguments plus the outputs Linux keeps in `sacktag_state`.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "mirrors tcp_sacktag_one: its arguments and the outputs Linux keeps in sacktag_state"
+    )]
     fn sack_range(
         &mut self,
         start: u64,
