@@ -1,6 +1,6 @@
 //! Python bindings: the thinnest layer over hscc-sim. Scenarios cross as JSON
 //! (hscc's scenario form in); results as the run directory's files (summary.json
-//! and the tables' Parquet files, [`run_tables`]). The scenario format, its units
+//! and the tables' Parquet files, `run_tables`). The scenario format, its units
 //! and its validation live in the engine ([`hscc_sim::scenario`]); the Python
 //! package does run directories, plots, sweeps and reports.
 

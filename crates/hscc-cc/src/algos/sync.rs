@@ -27,7 +27,7 @@
 //!   (the paper does not give the rate); none in legacy mode.
 //!
 //! # Choices where the paper is silent (spec §4.3)
-//! - Switch thresholds live only in the unavailable technical report [23];
+//! - Switch thresholds live only in the unavailable technical report \[23\];
 //!   all of the following are parameters, on the rate estimate cwnd·mss/srtt.
 //!   The paper gives two reasons to leave Sync-TCP, and they read as two
 //!   thresholds (issue 12 point 4):

@@ -384,7 +384,7 @@ impl Sender {
     /// An application write on a finite connection (a persistent HTTP
     /// connection's next object): `bytes` more after the data it has, sent
     /// under the current window; if it had gone idle, cwnd first restarts
-    /// ([`Sender::restart_after_idle`]). Returns the segments written so far
+    /// (`restart_after_idle`). Returns the segments written so far
     /// (the write is delivered once the receiver has that many in order).
     pub fn append(&mut self, bytes: u64, w: &mut impl Wire) -> u64 {
         debug_assert!(
