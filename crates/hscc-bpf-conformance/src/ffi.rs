@@ -230,7 +230,7 @@ impl Clone for CAlgo {
     /// A copy of the socket's state that does not close the connection when
     /// dropped: the kernel never copies a live socket's congestion state, so
     /// state the program shares between sockets (TCP-FIT's α pool) counts
-    /// the original only. Rust's TCP-FIT counts a clone as one more session;
+    /// the original only. Rust's TCP-FIT counts a clone as one more connection;
     /// do not clone a Lockstep of `fit` with a shared α.
     fn clone(&self) -> CAlgo {
         CAlgo {

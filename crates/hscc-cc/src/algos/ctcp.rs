@@ -70,7 +70,7 @@
 //! re-initialisation (γ = GAMMA, dwnd = 0) on `TX_START` (bulk senders never
 //! go idle); undo restores the pre-loss split (LA has no `undo_cwnd`).
 //!
-//! # Choices where the sources are ambiguous (spec §1.5)
+//! # Choices where the sources are ambiguous
 //! - Round RTT: the average of the round's samples (§V); `rtt_min_filter`
 //!   selects the minimum, as [LA13] and Linux Vegas do.
 //! - Sample count: §V updates dwnd "if more than N (currently set to 5) RTT

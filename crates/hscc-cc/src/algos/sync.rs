@@ -26,11 +26,11 @@
 //! - Pacing (§IV.A.1) in Sync-TCP mode: `pacing_rate` = cwnd·mss/srtt bytes/s
 //!   (the paper does not give the rate); none in legacy mode.
 //!
-//! # Choices where the paper is silent (spec §4.3)
+//! # Choices where the paper is silent
 //! - Switch thresholds live only in the unavailable technical report \[23\];
 //!   all of the following are parameters, on the rate estimate cwnd·mss/srtt.
 //!   The paper gives two reasons to leave Sync-TCP, and they read as two
-//!   thresholds (issue 12 point 4):
+//!   thresholds:
 //!   (A) "the throughput of a Sync-TCP flow should be high so that there are
 //!   enough RTT samples [...] when throughput is too low, Sync-TCP should also
 //!   switch back" (§V): an absolute Th_s2t = 1 Mbit/s ≈ one 1448-byte packet
@@ -43,8 +43,8 @@
 //!   relative to what the flow had, `s2t_share` = 1/2 of a reference rate.
 //!   A Sync-TCP flow always yields to loss-based traffic, so against Reno its
 //!   rate falls far below its share but seldom below 1 Mbit/s on a fast link
-//!   (the issue's 6–35× less than Reno): §V.A needs (B), which is the
-//!   default; `s2t_share = 0` is reading (A) alone. The reference is the rate
+//!   (6–35× less than Reno, measured without this test): §V.A needs (B),
+//!   which is the default; `s2t_share = 0` is reading (A) alone. The reference is the rate
 //!   on entering Sync-TCP (the legacy share the flow had), then the rate after
 //!   each reduction ending the second emptied epoch in a row (brtt_epoch −
 //!   brtt ≤ Th_emptied twice, λ at its initial value): Sync-TCP flows alone
