@@ -2,14 +2,14 @@
 /*
  * TCP-FIT (Wang, Wen, Zhang, Han, IEEE INFOCOM 2011 §III, §V): hscc-cc
  * crates/hscc-cc/src/algos/fit.rs, function for function, in the same fixed
- * point (α Q16). One window behaving as N Reno sessions: +N per window
+ * point (α Q16). One window behaving as N Reno flows: +N per window
  * acknowledged (eq. 1), w·(3N − 1)/(3N + 1) at a loss (or MulTCP's
  * w·(2N − 1)/(2N)), N updated at each loss by eq. 2 from the loss-free
  * period that ended. The Rust file documents the law, the constants, their
  * sources and the choices where the paper is silent.
  *
- * α shared between sessions (alpha_shared, §V.B's "mean of each TCP-FIT
- * session's (rtt_max − rtt_min)/rtt_max"): Rust's AlphaPool, which a
+ * α shared between connections (alpha_shared, §V.B: the mean over the TCP-FIT
+ * connections of (rtt_max − rtt_min)/rtt_max): Rust's AlphaPool, which a
  * simulation shares among its flows as a kernel module would share a
  * global, is here a global of the program (.bss): every socket of one
  * registration (hscc_fit, in every namespace) is a member once it has ended
@@ -31,7 +31,8 @@
 	X(bool, multcp)
 HSCC_GLOBALS(fit, FIT_GLOBALS)
 
-/* Rust's AlphaPool: the members' values, Q16, and how many there are. */
+/* Rust's AlphaPool: the members' values, Q16, and how many there are (the
+ * count's field name is read through BTF by tests/python/test_kernel.py). */
 struct alpha_pool {
 	__u64 sum_q16;
 	__u64 sessions;
@@ -41,7 +42,7 @@ HSCC_SHARED(struct alpha_pool, pool)
 /* Rust's Fit state (its configuration is the globals above). */
 struct fit {
 	__u32 alpha_q16;       /* α in force, Q16 */
-	__u32 n;               /* virtual Reno sessions N (≥ 1) */
+	__u32 n;               /* virtual Reno flows N (≥ 1) */
 	__u32 rtt_min_us;      /* minimum RTT sample (~0 before the first) */
 	__u32 lfp_cnt;         /* RTT samples in the current LFP */
 	__u64 lfp_rtt_sum_us;  /* sum of the current LFP's samples */
@@ -50,7 +51,7 @@ struct fit {
 	__u64 alpha_sum_q16;   /* sum of per-LFP (max − min)/max, Q16 */
 	__u32 last_rtt_avg_us; /* rtt̄ of the last completed LFP (0 before) */
 	bool member;           /* Rust's Member::q16 is Some: counted in the pool */
-	__u32 member_q16;      /* the value the pool counts for this session */
+	__u32 member_q16;      /* the value the pool counts for this socket */
 };
 HSCC_CA_PRIV_FITS(struct fit);
 
@@ -158,7 +159,7 @@ void BPF_PROG(fit_init, struct sock *sk)
 	ca->member_q16 = 0;
 }
 
-/* Member's Drop: a session that ends leaves the pool. */
+/* Member's Drop: a socket that closes leaves the pool. */
 SEC("struct_ops")
 void BPF_PROG(fit_release, struct sock *sk)
 {

@@ -115,18 +115,22 @@ extern "C" {
 /// hscc.h's `mul_q16(a, b)`: Rust's `(a as u128 * b as u128 >> 16) as u64` for b ≤ 2^16.
 pub fn c_mul_q16(a: u64, b: u32) -> u64 {
     assert!(b <= 1 << 16);
+    // SAFETY: a pure C function of two integers (csrc/layout.c).
     unsafe { hscc_user_mul_q16(a, b) }
 }
 
 /// hscc.h's `div_ceil_q16(a, d)`: Rust's `((a as u128) << 16).div_ceil(d).min(u64::MAX)` for d in [1, 2^16].
 pub fn c_div_ceil_q16(a: u64, d: u32) -> u64 {
     assert!((1..=1 << 16).contains(&d));
+    // SAFETY: a pure C function of two integers; d ≠ 0 (asserted above).
     unsafe { hscc_user_div_ceil_q16(a, d) }
 }
 
 /// bpf/hstcp_table.h's rows as (cwnd, md).
 pub fn c_hstcp_table() -> Vec<(u32, u32)> {
     let mut out = [0u32; 2 * 128];
+    // SAFETY: the C function writes 2 × HSTCP_ROWS u32s, and hstcp_table.h has
+    // 72 rows: within the 2 × 128 of `out` (the assert below guards the size).
     let n = unsafe { hscc_user_hstcp_table(out.as_mut_ptr()) } as usize;
     assert!(n <= 128);
     out[..2 * n].chunks(2).map(|r| (r[0], r[1])).collect()
@@ -140,6 +144,8 @@ impl CProgram {
 
     /// The kernel name in the program's ops (`hscc_NAME`).
     pub fn kernel_name(&self) -> String {
+        // SAFETY: `ops` is a static of the C program; its `name` is a C string
+        // within its 16 bytes (the kernel's TCP_CA_NAME_MAX, NUL included).
         unsafe { CStr::from_ptr(self.ops.name.as_ptr()) }
             .to_string_lossy()
             .into_owned()
@@ -153,14 +159,19 @@ impl CProgram {
     /// The load-time globals the program declares, in declaration order.
     pub fn global_names(&self) -> Vec<String> {
         let mut out = Vec::new();
+        // SAFETY: HSCC_GLOBALS (bpf/shim/user.h) defines the function without
+        // arguments; it returns a static array of C string literals ending with a null.
         let mut p = unsafe { (self.global_names)() };
         // The list ends with a null; a program has a few dozen globals at most.
         for _ in 0..256 {
+            // SAFETY: `p` is within the array: every element before it was not the null.
             let s = unsafe { *p };
             if s.is_null() {
                 return out;
             }
+            // SAFETY: a non-null element is a static C string literal.
             out.push(unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned());
+            // SAFETY: `s` was not the null, so the array goes on after `p`.
             p = unsafe { p.add(1) };
         }
         panic!("{}: global name list without its end", self.name);
@@ -170,6 +181,7 @@ impl CProgram {
 /// The shim's layout as C sees it, in the order of `hscc_user_layout_fill`.
 pub fn c_layout() -> [usize; 10] {
     let mut out = [0usize; 10];
+    // SAFETY: hscc_user_layout_fill (bpf/shim/user.h) writes exactly 10 size_t.
     unsafe { hscc_user_layout(out.as_mut_ptr()) };
     out
 }
@@ -218,7 +230,7 @@ impl Clone for CAlgo {
     /// A copy of the socket's state that does not close the connection when
     /// dropped: the kernel never copies a live socket's congestion state, so
     /// state the program shares between sockets (TCP-FIT's α pool) counts
-    /// the original only. Rust's TCP-FIT counts a clone as one more session;
+    /// the original only. Rust's TCP-FIT counts a clone as one more connection;
     /// do not clone a Lockstep of `fit` with a shared α.
     fn clone(&self) -> CAlgo {
         CAlgo {
@@ -236,6 +248,8 @@ impl Drop for CAlgo {
         if let (true, Some(f)) = (self.owns_socket, self.prog.ops.release) {
             self.load_globals();
             let sk: Sk = &mut *self.sk;
+            // SAFETY: as for every hook (`CAlgo::call`): `sk` is this connection's
+            // own socket, whose layout matches C's (`c_layout`, tested).
             unsafe { f(sk) };
         }
     }
@@ -277,6 +291,9 @@ impl CAlgo {
         }
         for (name, value) in &self.globals {
             let key = std::ffi::CString::new(*name).unwrap();
+            // SAFETY: `key` is a C string that outlives the call; the setter
+            // (HSCC_GLOBALS, bpf/shim/user.h) only reads it and returns -1 for an
+            // unknown name.
             let r = unsafe { (self.prog.set_global)(key.as_ptr(), *value) };
             assert_eq!(r, 0, "{}: no global {name}", self.prog.name);
         }
@@ -286,6 +303,12 @@ impl CAlgo {
     /// Run one hook on `tp`: copy the sender's view in, call, copy back what
     /// the kernel lets a program write (snd_cwnd, snd_cwnd_cnt, snd_ssthresh,
     /// sk_pacing_rate; bpf_tcp_ca_btf_struct_access).
+    ///
+    /// The hooks below call the program's function pointers inside `hook`. They
+    /// are sound because `sk` points to this connection's own socket, boxed and
+    /// exclusively borrowed for the call, whose `#[repr(C)]` layout is the one
+    /// the C was compiled against (`c_layout` = `rust_layout`, tested), and each
+    /// pointer has the C signature its `Ops` field declares.
     fn call<R>(&mut self, tp: &mut TcpCc, hook: impl FnOnce(Sk) -> R) -> R {
         assert_eq!(
             tp.hz,
@@ -329,6 +352,7 @@ impl CAlgo {
     pub fn init(&mut self, tp: &mut TcpCc) {
         self.sk.inet_conn.icsk_ca_priv = [0; 13];
         if let Some(f) = self.prog.ops.init {
+            // SAFETY: see `CAlgo::call`.
             self.call(tp, |sk| unsafe { f(sk) });
         }
     }
@@ -336,18 +360,21 @@ impl CAlgo {
     /// `ssthresh` (required).
     pub fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
         let f = self.prog.ops.ssthresh.expect("ssthresh is required");
+        // SAFETY: see `CAlgo::call`.
         self.call(tp, |sk| unsafe { f(sk) })
     }
 
     /// `cong_avoid` (required without cong_control).
     pub fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
         let f = self.prog.ops.cong_avoid.expect("cong_avoid is required");
+        // SAFETY: see `CAlgo::call`.
         self.call(tp, |sk| unsafe { f(sk, ack, acked) });
     }
 
     /// `set_state`.
     pub fn set_state(&mut self, tp: &mut TcpCc, s: CaState) {
         if let Some(f) = self.prog.ops.set_state {
+            // SAFETY: see `CAlgo::call`.
             self.call(tp, |sk| unsafe { f(sk, s as u8) });
         }
     }
@@ -356,6 +383,7 @@ impl CAlgo {
     pub fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) {
         let code = hscc_cc::trace::event_code(ev) as i32;
         if let Some(f) = self.prog.ops.cwnd_event {
+            // SAFETY: see `CAlgo::call`.
             self.call(tp, |sk| unsafe { f(sk, code) });
         }
     }
@@ -363,6 +391,7 @@ impl CAlgo {
     /// `in_ack_event`.
     pub fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) {
         if let Some(f) = self.prog.ops.in_ack_event {
+            // SAFETY: see `CAlgo::call`.
             self.call(tp, |sk| unsafe { f(sk, flags) });
         }
     }
@@ -375,6 +404,7 @@ impl CAlgo {
             in_flight: s.in_flight,
         };
         if let Some(f) = self.prog.ops.pkts_acked {
+            // SAFETY: see `CAlgo::call`. `&sample` lives until the call returns.
             self.call(tp, |sk| unsafe { f(sk, &sample) });
         }
     }
@@ -382,6 +412,7 @@ impl CAlgo {
     /// `undo_cwnd` (required by hscc's trait: Reno's when absent, as Linux).
     pub fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
         match self.prog.ops.undo_cwnd {
+            // SAFETY: see `CAlgo::call`.
             Some(f) => self.call(tp, |sk| unsafe { f(sk) }),
             None => tp.snd_cwnd.max(tp.prior_cwnd),
         }

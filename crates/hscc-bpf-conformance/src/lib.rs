@@ -9,11 +9,15 @@
 //! [`Harness`](hscc_cc::testing::Harness) and require identical `snd_cwnd`,
 //! `snd_ssthresh`, `snd_cwnd_cnt` and pacing rate after every hook.
 //!
-//! - [`ffi`]: the C mirror of the shim's `struct tcp_sock` and [`CAlgo`](ffi::CAlgo).
+//! - [`ffi`]: the C mirror of the shim's `struct tcp_sock` and [`CAlgo`].
 //! - [`lockstep`]: [`Lockstep`], both versions behind one `CongestionOps`.
 //! - [`ops`]: random operation sequences and random parameter sets.
 //! - [`replay`]: per-ACK logs recorded in simulator runs, replayed on the C program.
 
+#[allow(
+    unsafe_code,
+    reason = "FFI: the bpf/ programs built as C (build.rs) are called through raw pointers"
+)]
 pub mod ffi;
 pub mod lockstep;
 pub mod ops;

@@ -57,7 +57,7 @@ impl Lockstep {
         let mut rust = Cc::new(params);
         // What the kernel's sockets of one registration share (a program's
         // globals), the shim keeps per thread: the Rust side joins the
-        // thread's Shared, so the sessions of one thread share both.
+        // thread's Shared, so the connections of one thread share both.
         SHARED.with(|shared| rust.attach(shared));
         let name = rust.name();
         let prog = CProgram::find(name).ok_or(LockstepError::NoProgram(name))?;

@@ -28,7 +28,7 @@ pub fn op() -> impl Strategy<Value = Op> {
 /// default suite: (algorithm, parameter, largest draw). The end itself has a
 /// scripted test of its own.
 pub const DRAW_CAPS: &[(&str, &str, f64)] = &[
-    // N virtual sessions add N segments per RTT: N = 10^6 grows windows of
+    // N virtual Reno flows add N segments per RTT: N = 10^6 grows windows of
     // millions in a few rounds, each ACKed one by one (fit_at_the_largest_n
     // in tests/conformance.rs runs 10^6).
     ("fit", "n_fixed", 1000.0),

@@ -312,13 +312,13 @@ conformance! {
     sync => "sync",
 }
 
-/// TCP-FIT's shared α (`alpha_shared`): the sessions of one thread share
+/// TCP-FIT's shared α (`alpha_shared`): the connections of one thread share
 /// Rust's `AlphaPool` and the program's pool (the kernel's .bss, per thread
 /// in the shim), joining as they end loss-free periods and leaving as they
-/// close (`release`). Random operations on 2 to 4 sessions of one
+/// close (`release`). Random operations on 2 to 4 connections of one
 /// configuration in turn, now and then one closing and a new one opening.
 #[test]
-fn fit_sessions_share_alpha() {
+fn fit_connections_share_alpha() {
     let config = Config {
         cases: proptest_cases(2_000),
         failure_persistence: None,
@@ -333,9 +333,9 @@ fn fit_sessions_share_alpha() {
     );
     runner
         .run(&strategy, |(params, n, seq)| {
-            let mut sessions: Vec<_> = (0..n).map(|_| harness(&params, 10)).collect();
+            let mut conns: Vec<_> = (0..n).map(|_| harness(&params, 10)).collect();
             for (i, op, reopen) in seq {
-                let h = &mut sessions[i % n];
+                let h = &mut conns[i % n];
                 if reopen {
                     *h = harness(&params, 10);
                 }
@@ -343,7 +343,7 @@ fn fit_sessions_share_alpha() {
             }
             Ok(())
         })
-        .unwrap_or_else(|e| panic!("fit sessions: {e}"));
+        .unwrap_or_else(|e| panic!("fit connections: {e}"));
 }
 
 /// TCP-FIT at the largest N its range allows (10^6, above the random

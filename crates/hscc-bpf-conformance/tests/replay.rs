@@ -39,8 +39,8 @@ const RUNS: &[(&str, &str, &str)] = &[
 /// The per-ACK logs of both flows of a 10-second run of `algorithm`.
 fn record(algorithm: &str, bottleneck: &str, flow: &str) -> (CcParams, Vec<Vec<HookCall>>) {
     // TCP-FIT's shared α couples the two flows, and each log is replayed
-    // alone: here each session keeps its own α. The shared pool is checked in
-    // lockstep by conformance.rs (`fit_sessions_share_alpha`).
+    // alone: here each flow keeps its own α. The shared pool is checked in
+    // lockstep by conformance.rs (`fit_connections_share_alpha`).
     let own_alpha = if algorithm == "fit" {
         r#", "params": {"alpha_shared": false}"#
     } else {

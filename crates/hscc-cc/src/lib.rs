@@ -10,11 +10,13 @@
 //! Map of the crate:
 //! - [`ops`]: the trait, the sender view and the event types.
 //! - [`helpers`]: Linux-exact shared helpers (`tcp_slow_start`, `tcp_cong_avoid_ai`, Reno ssthresh/undo).
-//! - [`params`]: typed, validated, documented parameters (`reno.x`, `cubic.beta`, …).
+//! - [`mod@params`]: typed, validated, documented parameters (`reno.x`, `cubic.beta`, …).
 //! - [`registry`]: selection by name with static dispatch ([`Cc`], [`CcParams`]).
 //! - [`algos`]: one file per algorithm.
 //! - [`testing`]: a scripted harness (send/ack/lose/advance) and the generic property suite.
 //! - [`trace`]: hook calls as data, to log a run call by call and replay it.
+
+#![forbid(unsafe_code)]
 
 pub mod algos;
 pub mod helpers;

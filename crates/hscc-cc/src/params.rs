@@ -263,8 +263,6 @@ macro_rules! params {
 
         impl $crate::params::Params for $name {
             fn specs() -> Vec<$crate::params::ParamSpec> {
-                #[allow(unused_imports)]
-                use $crate::params::ParamValue as _;
                 vec![$(
                     $crate::params::ParamSpec {
                         name: stringify!($field),
@@ -284,7 +282,6 @@ macro_rules! params {
                 vec![$( $( $crate::params::ParamOrder { low: stringify!($low), high: stringify!($high) }, )* )?]
             }
 
-            #[allow(unused_variables)]
             fn get(&self, name: &str) -> Option<f64> {
                 match name {
                     $( stringify!($field) => Some($crate::params::ParamValue::to_f64(self.$field)), )*
@@ -292,7 +289,6 @@ macro_rules! params {
                 }
             }
 
-            #[allow(unused_variables)]
             fn set(&mut self, name: &str, value: f64) -> Result<(), $crate::params::ParamError> {
                 let specs = <Self as $crate::params::Params>::specs();
                 let Some(spec) = specs.iter().find(|s| s.name == name) else {

@@ -197,7 +197,7 @@ registry! {
 /// be: made once per simulation and attached to every flow it creates.
 #[derive(Clone, Debug, Default)]
 pub struct Shared {
-    /// TCP-FIT's α (INFOCOM 2011 §V.B), for the sessions with `alpha_shared`.
+    /// TCP-FIT's α (INFOCOM 2011 §V.B), for the flows with `alpha_shared`.
     pub fit_alpha: algos::fit::AlphaPool,
 }
 

@@ -439,7 +439,7 @@ macro_rules! cc_property_suite {
     ($modname:ident, $ty:ty, $params:expr) => {
         #[cfg(test)]
         mod $modname {
-            #[allow(unused_imports)]
+            #[allow(unused_imports, reason = "the caller's $ty or $params may need it")]
             use super::*;
             use proptest::prelude::*;
             use $crate::ops::CongestionOps;

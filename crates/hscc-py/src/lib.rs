@@ -1,8 +1,10 @@
 //! Python bindings: the thinnest layer over hscc-sim. Scenarios cross as JSON
 //! (hscc's scenario form in); results as the run directory's files (summary.json
-//! and the tables' Parquet files, [`run_tables`]). The scenario format, its units
+//! and the tables' Parquet files, `run_tables`). The scenario format, its units
 //! and its validation live in the engine ([`hscc_sim::scenario`]); the Python
 //! package does run directories, plots, sweeps and reports.
+
+#![forbid(unsafe_code)]
 
 mod json;
 mod parquet;
@@ -19,6 +21,12 @@ use hscc_sim::{BuildLimits, ConfigError, RunResult, ScenarioSpec, Sim};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+
+/// summary.json and each table's (name, Parquet file) as Python bytes (`Simulation.files`).
+type PyFiles<'py> = (
+    Bound<'py, PyBytes>,
+    Vec<(&'static str, Bound<'py, PyBytes>)>,
+);
 
 /// A rejected scenario as `ValueError(message, field, value, allowed)`.
 fn invalid(e: ConfigError) -> PyErr {
@@ -158,7 +166,10 @@ impl Simulation {
     /// the engine does not know: the scenario's name, the run's wall time, each UDP
     /// flow's (source, label), each web source's label, whether the flows' and
     /// queues' traces are tables, and the capture files' names.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a Python method: one argument per value the caller passes"
+    )]
     fn files<'py>(
         &self,
         py: Python<'py>,
@@ -169,10 +180,7 @@ impl Simulation {
         flow_traces: bool,
         queue_traces: bool,
         mut captures: Vec<String>,
-    ) -> PyResult<(
-        Bound<'py, PyBytes>,
-        Vec<(&'static str, Bound<'py, PyBytes>)>,
-    )> {
+    ) -> PyResult<PyFiles<'py>> {
         let r = self
             .result
             .as_ref()

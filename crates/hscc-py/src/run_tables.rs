@@ -31,15 +31,15 @@ pub struct Context<'a> {
 
 type Table = Vec<(&'static str, Values)>;
 
+/// summary.json's bytes and each table's (name, Parquet file bytes).
+pub type Files = (Vec<u8>, Vec<(&'static str, Vec<u8>)>);
+
 /// Picoseconds, the engine's time unit, in seconds (as the results' JSON gave them to Python).
 const PS: f64 = 1e-12;
 
 /// summary.json's bytes and each table's Parquet file, in the run directory's order
 /// (flows, links, udp, web, timeseries, queues).
-pub fn files(
-    r: &RunResult,
-    cx: &Context,
-) -> Result<(Vec<u8>, Vec<(&'static str, Vec<u8>)>), String> {
+pub fn files(r: &RunResult, cx: &Context) -> Result<Files, String> {
     let tables = tables(r, cx)?;
     let summary = summary(r, cx, &tables)?;
     let files = tables

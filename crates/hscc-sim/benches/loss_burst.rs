@@ -1,7 +1,6 @@
-//! A large loss burst (issue 9, "Performance corner"): one Reno flow over a
-//! 10 Gbit/s bottleneck with a 100-packet buffer, RTT 200 ms, a 20 Gbit/s
-//! access link, and a window of W segments (initial window = receiver window
-//! = W). The first flight reaches the bottleneck at twice its rate, as a
+//! A large loss burst: one Reno flow over a 10 Gbit/s bottleneck with a
+//! 100-packet buffer, RTT 200 ms, a 20 Gbit/s access link, and a window of W
+//! segments (initial window = receiver window = W). The first flight reaches the bottleneck at twice its rate, as a
 //! slow-start round does, so once the buffer is full every other segment is
 //! dropped: about W/2 holes at once, recovered by SACK (or NewReno with
 //! `-- newreno`); 2 s simulated.

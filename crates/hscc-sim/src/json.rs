@@ -180,14 +180,20 @@ mod tests {
 
     #[derive(Debug, serde::Deserialize)]
     #[serde(deny_unknown_fields)]
-    #[allow(dead_code)]
+    #[allow(
+        dead_code,
+        reason = "the fields are there to be deserialized, not read"
+    )]
     struct Inner {
         packets: u64,
     }
 
     #[derive(Debug, serde::Deserialize)]
     #[serde(deny_unknown_fields)]
-    #[allow(dead_code)]
+    #[allow(
+        dead_code,
+        reason = "the fields are there to be deserialized, not read"
+    )]
     struct Outer {
         rate: f64,
         list: Vec<Inner>,

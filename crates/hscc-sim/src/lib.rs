@@ -27,6 +27,8 @@
 //! assert!(r.flows[0].goodput_bps > 8e6);
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod capture;
 pub mod config;
 pub mod estimate;

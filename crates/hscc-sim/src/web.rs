@@ -623,7 +623,10 @@ pub mod packmime {
 
     /// Knots (p, bytes) of the cache-validation response sizes' inverse CDF
     /// (`FSIZE0_INVCDF_A`, 100 points; these 12 follow it within 2 bytes).
-    #[allow(clippy::approx_constant)] // 0.7071 is a knot of the table, not 1/√2
+    #[allow(
+        clippy::approx_constant,
+        reason = "0.7071 is a knot of the table, not 1/√2"
+    )]
     pub const VALIDATION_KNOTS: [(f64, f64); 12] = [
         (0.0001, 4.645),
         (0.0203, 40.8041),

@@ -18,14 +18,8 @@ fn run(reverse_loss: f64) -> RunResult {
 #[test]
 fn loss_on_the_reverse_bottleneck_drops_acks_not_data() {
     let (clean, lossy) = (run(0.0), run(0.1));
-    let link = |r: &RunResult, name: &str| {
-        r.links
-            .iter()
-            .find(|l| l.name == name)
-            .unwrap()
-            .counters
-            .clone()
-    };
+    let link =
+        |r: &RunResult, name: &str| r.links.iter().find(|l| l.name == name).unwrap().counters;
     let (fwd, rev) = (
         link(&lossy, "bottleneck:fwd"),
         link(&lossy, "bottleneck:rev"),

@@ -153,8 +153,9 @@ fn flow_capture_matches_the_senders_counters() {
     );
     // ACK numbers and SACK edges fall on segment boundaries at or below the highest sent.
     let high = data.iter().map(|d| d.seq.wrapping_sub(isn)).max().unwrap() + 1448;
-    let on_edge =
-        |x: u32| x.wrapping_sub(isn).wrapping_sub(1) % 1448 == 0 && x.wrapping_sub(isn) <= high;
+    let on_edge = |x: u32| {
+        x.wrapping_sub(isn).wrapping_sub(1).is_multiple_of(1448) && x.wrapping_sub(isn) <= high
+    };
     assert!(acks.iter().all(|a| on_edge(a.ack)
         && a.sack
             .iter()

@@ -10,10 +10,10 @@
 use hscc_sim::prelude::*;
 use hscc_sim::ScenarioSpec;
 
-/// The issue's scenario in today's JSON format: 4 identical Reno flows on one
-/// host pair (1 Gbit/s access), 100 Mbit/s bottleneck, 50 ms RTT, a 1-BDP
-/// DropTail buffer (417 packets), no random loss.
-fn issue(duration: u64, seed: u64) -> SimConfig {
+/// The scenario that showed the bias, in today's JSON format: 4 identical
+/// Reno flows on one host pair (1 Gbit/s access), 100 Mbit/s bottleneck, 50 ms
+/// RTT, a 1-BDP DropTail buffer (417 packets), no random loss.
+fn four_reno(duration: u64, seed: u64) -> SimConfig {
     let json = format!(
         r#"{{"duration": {duration}, "seed": {seed},
             "topology": {{"kind": "dumbbell",
@@ -70,12 +70,12 @@ fn per_index(runs: &[Vec<f64>]) -> (Vec<f64>, f64, Vec<f64>) {
 }
 
 /// The threshold on |t|. Measured with the default host jitter (8 µs) on the
-/// issue's scenario, 30 s runs: a share's standard deviation across seeds is
+/// scenario above, 30 s runs: a share's standard deviation across seeds is
 /// 0.053 (2000 seeds; skew 0.7, kurtosis 3.5: close enough to normal for the
 /// mean of 20), so the standard error of a mean over 20 seeds is 0.012 and
 /// |t| = 4 is a bias of 0.047 (a mean share below 0.203 or above 0.297; the
-/// issue's bias was 0.21–0.29 for every seed). Under equal shares, with the
-/// pooled sd (76 degrees of freedom), P(|t| > 4) = 1.4·10⁻⁴ per index, at most
+/// old engine's bias was 0.21–0.29 for every seed). Under equal shares, with
+/// the pooled sd (76 degrees of freedom), P(|t| > 4) = 1.4·10⁻⁴ per index, at most
 /// 6·10⁻⁴ for the largest of four: the false-failure rate. Over 100 batches of
 /// 20 seeds the largest |t| seen was 2.3. (The statistic is a t statistic
 /// whatever the spread, so the same threshold serves the 8-flow check.)
@@ -83,7 +83,7 @@ const T_MAX: f64 = 4.0;
 
 #[test]
 fn four_identical_reno_flows_get_the_same_mean_share_over_twenty_seeds() {
-    let runs = over_seeds(20, |seed| issue(30, seed));
+    let runs = over_seeds(20, |seed| four_reno(30, seed));
     let (means, sd, t) = per_index(&runs);
     // Seeds matter: shares spread from seed to seed (0.05 measured).
     assert!(
@@ -101,7 +101,7 @@ fn the_same_check_rejects_the_old_deterministic_order() {
     // Host jitter 0 is the engine before the fix: flows tie at t = 0 and go
     // out in index order; every seed gives the same, unequal, shares.
     let runs = over_seeds(4, |seed| {
-        let mut c = issue(30, seed);
+        let mut c = four_reno(30, seed);
         c.flows = c.flows.into_iter().map(|f| f.without_jitter()).collect();
         c
     });
@@ -118,12 +118,12 @@ fn the_same_check_rejects_the_old_deterministic_order() {
 
 #[test]
 fn with_the_jitter_off_the_old_engine_is_back() {
-    // The issue's measurement (60 s, every seed): host jitter 0 restores the
+    // The original measurement (60 s, every seed): host jitter 0 restores the
     // order of events of before (and the loss recovery of then: three
-    // duplicate ACKs, no undo). The issue measured 0.287, 0.222, 0.209, 0.282
+    // duplicate ACKs, no undo). It measured 0.287, 0.222, 0.209, 0.282
     // while the engine still carried snd_cwnd_cnt across a reduction (fixed:
     // Linux's tcp_init_cwnd_reduction clears it).
-    let mut c = issue(60, 7);
+    let mut c = four_reno(60, 7);
     c.flows = c
         .flows
         .into_iter()
@@ -138,13 +138,13 @@ fn with_the_jitter_off_the_old_engine_is_back() {
 
 #[test]
 fn a_lossless_run_differs_from_seed_to_seed_and_repeats_bit_for_bit() {
-    let run = |seed| Sim::new(issue(10, seed)).unwrap().run().to_json();
+    let run = |seed| Sim::new(four_reno(10, seed)).unwrap().run().to_json();
     let one = run(1);
     assert_eq!(run(1), one, "the same seed must give the same bytes");
     assert_ne!(run(2), one, "a lossless run must depend on its seed");
     // Without the host jitter it did not (and still does not).
     let fixed = |seed| {
-        let mut c = issue(10, seed);
+        let mut c = four_reno(10, seed);
         c.flows = c.flows.into_iter().map(|f| f.without_jitter()).collect();
         let mut r = Sim::new(c).unwrap().run();
         r.seed = 0;

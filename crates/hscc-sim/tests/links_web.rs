@@ -860,7 +860,8 @@ fn check_writes(segments: u64, seconds: u64) -> Writes {
     };
     let mut sim = Sim::new(cfg).unwrap();
     // Per slot: (generation, segments written, cwnd, done, last step with a send, segs_sent).
-    let mut seen: Vec<Option<(u32, u64, u32, bool, Time, u64)>> = Vec::new();
+    type Slot = (u32, u64, u32, bool, Time, u64);
+    let mut seen: Vec<Option<Slot>> = Vec::new();
     let mut out = Writes {
         warm: 0,
         restarted: 0,

@@ -1,4 +1,4 @@
-//! Checks against the papers' own analysis, in simulation (issue 5):
+//! Checks against the papers' own analysis, in simulation:
 //! - CTCP (Tan et al., INFOCOM 2006): the stable phase holds about γ packets in
 //!   the queue (§IV.A, eq. 6); the response function under random loss (eq. 16–17).
 //! - TCP-FIT (Wang et al., INFOCOM 2011): E[N] = α·rtt̄/(rtt̄ − rtt_min) (§III, eq. 4).
@@ -223,8 +223,9 @@ fn check_ctcp_response(cases: &[(f64, u64)]) {
     }
 }
 
-/// §IV.A, eq. 16–17 (spec §1.4: W_m ≈ 0.350·p^−0.8): under random loss with no
-/// queue, CTCP's throughput follows its binomial response function within 20%.
+/// CTCP paper, §IV.A, eq. 16–17 (with α = 1/8, β = 1/2, k = 3/4,
+/// W_m ≈ 0.350·p^−0.8): under random loss with no queue, CTCP's throughput
+/// follows its binomial response function within 20%.
 /// It applies where the delay component runs the whole loss-free period and no
 /// queue forms: W_m(1 − β) ≥ lowwnd = 41 (p ≤ ~1e-3) and W_m ≪ BDP = 8333.
 /// Measured: p = 3e-4: −9.7%, 1e-4: −2.7%, 3e-5: −0.2% (Reno's 1.31/√p is
@@ -321,7 +322,7 @@ fn fit_mean_n_approaches_alpha_rtt_over_queueing_delay() {
         );
         ns.push(n_mean);
     }
-    // Half the buffer, half the queueing delay per virtual session: N grows (eq. 4).
+    // Half the buffer, half the queueing delay per virtual Reno flow: N grows (eq. 4).
     assert!(ns[1] > ns[0] + 3.0, "N {ns:?}");
 }
 
@@ -330,12 +331,12 @@ fn fit_mean_n_approaches_alpha_rtt_over_queueing_delay() {
 /// paper does not give, is a quarter of the long path's BDP (417 packets),
 /// with which 10 + 10 Reno flows give the paper's Reno ratio (measured 5.24 vs
 /// 5.19). The paper's argument for RTT fairness (Table II, η = 1: eq. 19
-/// without D) needs one α for every session (§V.B: "the mean of each
-/// TCP-FIT session's (rtt_max − rtt_min)/rtt_max"); with a per-session α the
-/// RTT returns and FIT is as unfair as Reno. Measured (100 s, seeds 1 and 2):
-/// shared 1.51 and 1.59 (paper 1.9), per session 6.68 and 6.55.
+/// without D) needs one α for every flow (§V.B: the mean over the TCP-FIT
+/// connections of (rtt_max − rtt_min)/rtt_max); with a per-flow α the RTT
+/// returns and FIT is as unfair as Reno. Measured (100 s, seeds 1 and 2):
+/// shared 1.51 and 1.59 (paper 1.9), per flow 6.68 and 6.55.
 #[test]
-fn fit_shares_alpha_among_sessions_for_rtt_fairness() {
+fn fit_shares_alpha_among_flows_for_rtt_fairness() {
     let ratio = |shared: bool, seed: u64| {
         let json = format!(
             r#"{{"duration": 100, "seed": {seed},
@@ -353,9 +354,9 @@ fn fit_shares_alpha_among_sessions_for_rtt_fairness() {
     };
     for seed in [1, 2] {
         let (shared, own) = (ratio(true, seed), ratio(false, seed));
-        eprintln!("TCP-FIT throughput ratio at RTT ratio 1/8, seed {seed}: α shared {shared:.2}, per session {own:.2} (paper 1.9)");
+        eprintln!("TCP-FIT throughput ratio at RTT ratio 1/8, seed {seed}: α shared {shared:.2}, per flow {own:.2} (paper 1.9)");
         assert!(shared < 2.5, "shared α: ratio {shared}");
-        assert!(own > 4.0, "per-session α: ratio {own}");
+        assert!(own > 4.0, "per-flow α: ratio {own}");
     }
 }
 
@@ -439,8 +440,8 @@ fn sync_tcp_alone_keeps_the_queueing_delay_below_th_qd() {
 /// exactly from `congestion_signals()` polled every 50 ms (one flow's signals
 /// are ≥ T_wait = 500 ms apart). Measured: 70 of 72 (97.2%) detected by all 8
 /// (70 of 70 before the sender cleared Reno's additive-increase credit on
-/// entering recovery as Linux does, 70 of 71 before the Sync → legacy test of
-/// issue 12 point 4; a miss is a flow in Emptying after a random loss, as in
+/// entering recovery as Linux does, 70 of 71 before the Sync → legacy test,
+/// `s2t_share`; a miss is a flow in Emptying after a random loss, as in
 /// the paper, or in legacy mode). Asserted: ≥ 90%.
 ///
 /// The Sync → legacy test (`s2t_share`, hscc's assumption, not the paper's)

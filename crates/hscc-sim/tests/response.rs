@@ -167,7 +167,7 @@ fn cubic(p: f64, rtt: f64) -> f64 {
     c.max(aimd(alpha, 1.0 - CUBIC_BETA, p))
 }
 
-/// The tolerance.
+/// The tolerance asked of every point.
 const TOLERANCE: f64 = 0.2;
 
 /// Run one point, print its table row, and return a failure message if the

@@ -1,4 +1,4 @@
-//! Sync-TCP against legacy TCP (issue 12 point 4; Wu et al., ICNP 2009 §V, §V.A).
+//! Sync-TCP against legacy TCP (Wu et al., ICNP 2009 §V, §V.A).
 //!
 //! "When the network utilization is high because of the increased legacy TCP
 //! applications [...], Sync-TCP flows may be starved and per-flow throughput
@@ -66,7 +66,7 @@ fn sync_vs_reno(seconds: u64, seed: u64) -> (f64, f64, f64) {
     (g[0] / 1e6, g[1] / 1e6, legacy as f64 / ticks as f64)
 }
 
-/// The issue's acceptance: the Sync-TCP flow's goodput is within a factor of 2
+/// Acceptance: the Sync-TCP flow's goodput is within a factor of 2
 /// of the Reno flow's, for each of three seeds, over 200 s (long enough for
 /// two starved Sync-TCP episodes and the legacy periods after them).
 ///

@@ -50,7 +50,7 @@ fn lossy_reno(p: f64, seconds: u64) -> Lossy {
     }
 }
 
-/// Issue target: within 15% of Padhye at p = 1e-4, 1e-3, 1e-2 (SACK, PRR: Linux defaults).
+/// Target: within 15% of Padhye at p = 1e-4, 1e-3, 1e-2 (SACK, PRR: Linux defaults).
 /// hscc runs above the model by 3–10%: Padhye assumes the packets after a loss
 /// in the same round are lost too (a deterministic sawtooth, W̄ = 1.22/√p),
 /// whereas independent losses give W̄ ≈ 1.31/√p (Altman et al. 2005; a

@@ -16,7 +16,7 @@
 //!   both modes: the paper uses "HSTCP's increase and decrease parameters"
 //!   for its fast mode, and §V.B says that with a useless delay signal it acts
 //!   "as TCP-Reno with a modified drop rule" — the HSTCP drop rule is kept in
-//!   slow mode too (spec §2.1). The delay signal never reduces the window.
+//!   slow mode too. The delay signal never reduces the window.
 //! - slow start and timeouts: standard (not specified; ns-2 HSTCP agent).
 //!
 //! aRTT is an exponentially smoothed RTT, minRTT the minimum RTT sample.
@@ -26,7 +26,7 @@
 //! `stcp_decrease` for Scalable TCP's ×0.875 (§V.C: the rule "can be combined
 //! with both STCP, and HSTCP").
 //!
-//! # Choices where the paper is silent (spec §2.3)
+//! # Choices where the paper is silent
 //! - aRTT gain 1/8 per ACK (parameter), the TCP srtt gain, as the only public
 //!   derivative (Linux "TCP China" module) does; the mode test runs per ACK
 //!   (§V.A mentions a per-RTT test only as a possible optimisation).
@@ -38,7 +38,7 @@
 //!   the test compares W·(aRTT − minRTT) with ⌊α·aRTT⌋ in Q8 µs. Before the
 //!   first RTT sample the flow is in slow mode.
 //!
-//! # Checked against §III–IV (issue 12)
+//! # Checked against §III–IV
 //! - Slow-mode decrease: HSTCP's b(W) stays. The pseudo-code of §III.B covers
 //!   only the increase; §V.B settles the decrease: "In a network with unusually
 //!   variable delay [i.e. always in slow mode], the protocol would at worst
@@ -68,7 +68,7 @@ crate::params! {
         /// α: queued-packet estimate at which the flow leaves fast mode.
         alpha: f64 = 1.65, [0.0, 1000000.0], "INFOCOM 2005 §III.B, §IV";
         /// Gain of the aRTT moving average per RTT sample.
-        artt_gain: f64 = 0.125, [0.0001, 1.0], "spec §2.3 (TCP srtt gain; Linux tcp_china)";
+        artt_gain: f64 = 0.125, [0.0001, 1.0], "assumption: the paper gives none (§V.A); TCP's srtt gain, as Linux tcp_china.c";
         /// Fast mode by multiplicative increase 0.01·W instead of HSTCP's a(W).
         mimd: bool = false, [0, 1], "INFOCOM 2005 §III.B";
         /// Decrease by Scalable TCP's 1/8 instead of HSTCP's b(W).

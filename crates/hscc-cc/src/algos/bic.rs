@@ -30,7 +30,7 @@
 //! A timeout (state Loss) resets everything.
 //!
 //! # Constants
-//! - Defaults are the paper's (spec §8): β = 0.875 (a decrease of 0.125),
+//! - Defaults are the paper's (Xu, Harfoush, Rhee, INFOCOM 2004): β = 0.875 (a decrease of 0.125),
 //!   S_max = 32, S_min = 0.01, low_window = 14, fast convergence on, no
 //!   delayed-ACK correction — the parameters the CTCP paper compared against
 //!   ("parameters according to [the BIC paper]", CTCP §VI).
@@ -67,9 +67,9 @@ crate::params! {
     /// BIC-TCP parameters.
     pub struct BicParams {
         /// β: multiplicative decrease, cwnd ← β·cwnd on loss (Linux: 819/1024 ≈ 0.8).
-        beta: f64 = 0.875, [0.5, 0.95], "BIC paper (INFOCOM 2004) β = 0.125 decrease, spec §8; CTCP §VI compared with these";
+        beta: f64 = 0.875, [0.5, 0.95], "BIC paper (INFOCOM 2004) β = 0.125 decrease; CTCP §VI compared with these";
         /// S_max: largest increase per RTT in binary search and max probing, segments (Linux: 16).
-        max_increment: u32 = 32, [1, 1000], "BIC paper S_max = 32, spec §8";
+        max_increment: u32 = 32, [1, 1000], "BIC paper (INFOCOM 2004) S_max = 32";
         /// S_min: smallest increase per RTT near W_max, segments; sets smooth_part (20).
         min_increment: f64 = 0.01, [0.001, 0.5], "BIC paper S_min; Linux tcp_bic.c smooth_part = 20";
         /// Reno below or at this window, segments.

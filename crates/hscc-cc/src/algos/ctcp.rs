@@ -70,7 +70,7 @@
 //! re-initialisation (γ = GAMMA, dwnd = 0) on `TX_START` (bulk senders never
 //! go idle); undo restores the pre-loss split (LA has no `undo_cwnd`).
 //!
-//! # Choices where the sources are ambiguous (spec §1.5)
+//! # Choices where the sources are ambiguous
 //! - Round RTT: the average of the round's samples (§V); `rtt_min_filter`
 //!   selects the minimum, as [LA13] and Linux Vegas do.
 //! - Sample count: §V updates dwnd "if more than N (currently set to 5) RTT
@@ -106,6 +106,8 @@
 //! - [LA13]'s choices are parameters of `ctcp` too (`win_sent`, `gamma_tube`,
 //!   `pace_dwnd`), off by default: the paper's win is cwnd + dwnd (§III.B), γ is
 //!   fixed at 30 (§III.B, §VI.B.4) and eq. 5 applies at the round end (§V).
+//!
+//! [LA13]: CtcpLa
 
 use crate::helpers::{tcp_cong_avoid_ai, tcp_slow_start};
 use crate::ops::{after, AckSample, CaEvent, CaState, CongestionOps, TcpCc};
@@ -139,15 +141,15 @@ crate::params! {
         gamma_min: f64 = 5.0, [0.0, 1000000.0], "assumption = [LA13] GAMMA_LOW (slides give none)";
         /// W_low of the auto-tuning rule (segments).
         gamma_wlow: u32 = 41, [0, 1000000], "slides (W_low, taken = lowwnd)";
-        /// [LA13] γ tuning: at each loss γ ← γ + λ·(¾·diff_reno − γ), clipped to [γ_min, γ_max].
+        /// LA13's γ tuning: at each loss γ ← γ + λ·(¾·diff_reno − γ), clipped to [γ_min, γ_max].
         gamma_tube: bool = false, [0, 1], "[LA13] tcp_compound_ssthresh (off: not in the paper or slides)";
         /// γ_max, the upper clip of `gamma_tube` (packets).
         gamma_max: f64 = 30.0, [0.0, 1000000.0], "[LA13] GAMMA_HIGH = 30";
         /// log2(1/λ), the forgetting factor of `gamma_tube` (λ = 1/4).
         gamma_lambda_shift: u32 = 2, [0, 16], "[LA13] LAMBDA_SHIFT = 2 (release 1.1: 'LAMBDA = 1/4 (was 1/2)')";
-        /// [LA13] pacing: spread a round's dwnd increase over the next round's ACKs.
+        /// LA13's pacing: spread a round's dwnd increase over the next round's ACKs.
         pace_dwnd: bool = false, [0, 1], "[LA13] PACE_DWND (off: the paper applies eq. 5 at the round end, §V)";
-        /// win in diff and in α·win^k = segments sent in the round just measured ([LA13] old_wnd).
+        /// win in diff and in α·win^k = segments sent in the round just measured (LA13's old_wnd).
         win_sent: bool = false, [0, 1], "[LA13] old_wnd (off: the paper's win = cwnd + dwnd, §III.B)";
     }
     order { gamma_min <= gamma_max; }
@@ -587,6 +589,8 @@ impl CongestionOps for Ctcp {
 
 crate::params! {
     /// Parameters of Lachlan Andrew's Linux CTCP ([LA13]): its module parameters.
+    ///
+    /// [LA13]: CtcpLa
     pub struct CtcpLaParams {
         /// α: scale of the increase α·win^0.75 per round.
         alpha: f64 = 0.125, [0.0, 8.0], "[LA13] LOG_ALPHA = 3 (α = 1/8)";
@@ -612,6 +616,8 @@ impl From<&CtcpLaParams> for CtcpParams {
     /// [LA13] in terms of the paper's algorithm: every ACK's RTT sample, the
     /// minimum RTT of a round with more than 2 samples, win = the segments
     /// sent in the measured round, TUBE-style γ tuning, paced increase.
+    ///
+    /// [LA13]: CtcpLa
     fn from(p: &CtcpLaParams) -> CtcpParams {
         CtcpParams {
             alpha: p.alpha,
@@ -632,7 +638,7 @@ impl From<&CtcpLaParams> for CtcpParams {
     }
 }
 
-/// Lachlan Andrew's Linux CTCP ([LA13], `tcp_compound.c` release 1.3), the
+/// Lachlan Andrew's Linux CTCP ("LA13": `tcp_compound.c` release 1.3), the
 /// CTCP that TCP-FIT (INFOCOM 2011 §VI) compared against: [`Ctcp`] with the
 /// parameters of [`CtcpLaParams`] mapped by `From<&CtcpLaParams>`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! TCP-FIT: Wang, Wen, Zhang, Han, "TCP-FIT: An Improved TCP Congestion
 //! Control Algorithm and its Performance", IEEE INFOCOM 2011 (§III, §V).
 //!
-//! One window that behaves like N parallel Reno sessions (eq. 1):
+//! One window that behaves like N parallel Reno flows (eq. 1):
 //! - per RTT w ← w + N, i.e. N/w per acknowledged segment;
 //! - per loss w ← w − 2/(3N + 1)·w (β = 2/(3N+1): N = 1 → 1/2 = Reno,
 //!   N = 2 → 2/7, N = 3 → 1/5), which makes the throughput exactly N × Reno
@@ -14,42 +14,42 @@
 //! w̄ > 0 cancels, so the test is computed as N·(rtt̄ − rtt_min) vs α·rtt̄ —
 //! the same comparison, without w̄ and its rounding.
 //!
-//! α (0 < α < 1): fixed, or by default the practical rule of §V.B: "one can
-//! approximate this theoretical α value with the mean of each TCP-FIT
-//! session's (rtt_max − rtt_min)/rtt_max". Each session's value is the running
+//! α (0 < α < 1): fixed, or by default the practical rule of §V.B, which
+//! approximates the theoretical α by the mean over the TCP-FIT connections of
+//! their (rtt_max − rtt_min)/rtt_max. Each connection's value is the running
 //! mean over its LFPs of (max RTT of the LFP − rtt_min)/(max RTT of the LFP);
-//! α is the mean of those values over the TCP-FIT sessions that share it
+//! α is the mean of those values over the TCP-FIT connections that share it
 //! (`alpha_shared`, the default: every TCP-FIT flow of the run, as the global
-//! of one kernel module would be) or the session's own value.
+//! of one kernel module would be) or the connection's own value.
 //!
 //! Why shared by default: the paper's RTT fairness (Table II, η = 1; Table III)
-//! rests on eq. 19, T = (α/q)·√(3/(2(P + p))), in which a session's RTT does not
-//! appear only if α is the same for every session. With a per-session α =
+//! rests on eq. 19, T = (α/q)·√(3/(2(P + p))), in which a connection's RTT does
+//! not appear only if α is the same for every connection. With a per-connection α =
 //! q/(D + q) the RTT comes back (T ≈ √(…)/(D + q), Reno's RTT unfairness), and
 //! the Table III set-up gives a throughput ratio of about 14 at RTT ratio 8
-//! where the paper reports 1.9. §V.B defines α for the network ("the ratio
-//! between the number of in-flight packets that are queued in network buffer
-//! and the value of the congestion window for a Reno session"), not per session.
+//! where the paper reports 1.9. §V.B defines α for the network (the ratio of
+//! the in-flight packets queued in the network buffers to a Reno connection's
+//! congestion window), not per connection.
 //!
 //! Variants (parameters): fixed N (`n_fixed`, no adaptation) and MulTCP's
 //! β = 1/(2N) (`multcp`), which together give MulTCP(N) of §II / Fig. 1.
 //!
-//! # Choices where the paper is ambiguous (spec §3.3–3.4)
+//! # Choices where the paper is ambiguous
 //! - Eq. 3 prints the divisor as "rtt"; taken as rtt̄ (as the text explains:
 //!   w̄/rtt̄ is the sending rate).
 //! - rtt̄ is the average of the per-ACK RTT samples of the LFP (time- vs
-//!   ACK-average is not specified); rtt_min is the minimum over the session.
+//!   ACK-average is not specified); rtt_min is the minimum over the connection.
 //! - Order at a loss: the decrease uses the N in force during the LFP that
 //!   ended (eq. 7–8: β_{i−1}), then N is updated for the next LFP.
 //! - Every call of `ssthresh` (fast retransmit or timeout) is a loss event;
 //!   after a timeout the Reno RTO behaviour applies (cwnd 1, slow start) with
 //!   ssthresh = w·(1 − β) and N is kept.
 //! - Samples are not taken in Recovery / Loss (retransmissions).
-//! - α practical rule: per-LFP maximum against the session minimum, averaged
-//!   over the session's LFPs, then over the sessions (`alpha_shared`; see
-//!   above); a session counts once it has ended an LFP and stops counting when
-//!   it ends. α is read when a session updates its N, so it is the mean of the
-//!   other sessions' values at that moment. An LFP without samples is skipped
+//! - α practical rule: per-LFP maximum against the connection's minimum,
+//!   averaged over the connection's LFPs, then over the connections
+//!   (`alpha_shared`; see above); a connection counts once it has ended an LFP
+//!   and stops counting when it closes. α is read when a connection updates its
+//!   N, so it is the mean of the other connections' values at that moment. An LFP without samples is skipped
 //!   and leaves N unchanged.
 //! - Slow start: standard (§III does not modify it).
 //! - Linux 2.6.31 (the authors' kernel) counted ACKs, not segments, in
@@ -60,11 +60,11 @@
 //! 1-BDP buffer, 0.53 with ¼ BDP; docs/algorithms.md). Measured causes: the
 //! practical rule takes the *maximum* RTT, so α exceeds the theoretical value
 //! (the mean backlog fraction of a Reno window); and at a fair point N ≈ 1,
-//! eq. 2 cannot go below 1 and moves in whole sessions, so N averages above 1.
+//! eq. 2 cannot go below 1 and moves in whole flows, so N averages above 1.
 //!
 //! # Not implemented
 //! The continuous N update of the later TCP-FIT white paper (third-party
-//! code only; spec §3.4).
+//! code only, e.g. `TCPFit.cc` of github.com/SpyrosMArtel/TCP-Fit-Illinois).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -72,8 +72,8 @@ use std::sync::Arc;
 use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
 use crate::ops::{AckSample, CaState, CongestionOps, TcpCc};
 
-/// The α that the TCP-FIT sessions of one run share (§V.B): the mean of the
-/// sessions' own values. One per simulation; clones are the same pool.
+/// The α that the TCP-FIT connections of one run share (§V.B): the mean of the
+/// connections' own values. One per simulation; clones are the same pool.
 #[derive(Clone, Debug, Default)]
 pub struct AlphaPool(Arc<PoolSums>);
 
@@ -82,13 +82,13 @@ struct PoolSums {
     /// Sum of the members' values, Q16.
     sum_q16: AtomicU64,
     /// Members with a value.
-    sessions: AtomicU64,
+    members: AtomicU64,
 }
 
 impl AlphaPool {
     /// The mean of the members' values, Q16 (None before any has one).
     pub fn alpha_q16(&self) -> Option<u32> {
-        let n = self.0.sessions.load(Relaxed);
+        let n = self.0.members.load(Relaxed);
         (n > 0).then(|| (self.0.sum_q16.load(Relaxed) / n) as u32)
     }
 
@@ -96,17 +96,17 @@ impl AlphaPool {
     fn update(&self, old: Option<u32>, new: Option<u32>) {
         if let Some(v) = old {
             self.0.sum_q16.fetch_sub(v as u64, Relaxed);
-            self.0.sessions.fetch_sub(1, Relaxed);
+            self.0.members.fetch_sub(1, Relaxed);
         }
         if let Some(v) = new {
             self.0.sum_q16.fetch_add(v as u64, Relaxed);
-            self.0.sessions.fetch_add(1, Relaxed);
+            self.0.members.fetch_add(1, Relaxed);
         }
     }
 }
 
-/// One session's place in a pool: its current value, taken back when it ends
-/// (dropped); a clone is another session with the same value.
+/// One connection's place in a pool: its current value, taken back when it
+/// closes (dropped); a clone is another connection with the same value.
 #[derive(Debug)]
 struct Member {
     pool: AlphaPool,
@@ -148,11 +148,11 @@ crate::params! {
     pub struct FitParams {
         /// Derive α from the RTTs by the practical rule of §V.B.
         alpha_auto: bool = true, [0, 1], "INFOCOM 2011 §V.B";
-        /// With alpha_auto: α is the mean over all TCP-FIT sessions of the run that share it (1), or the session's own value (0).
-        alpha_shared: bool = true, [0, 1], "INFOCOM 2011 §V.B ('the mean of each TCP-FIT session's (rtt_max - rtt_min)/rtt_max'); Table II (eta = 1 needs one alpha)";
-        /// α when alpha_auto = 0: backlog per virtual Reno session, as a fraction of its window.
+        /// With alpha_auto: α is the mean over all TCP-FIT connections of the run that share it (1), or the connection's own value (0).
+        alpha_shared: bool = true, [0, 1], "INFOCOM 2011 §V.B (alpha = mean over the TCP-FIT connections of (rtt_max - rtt_min)/rtt_max); Table II (eta = 1 needs one alpha)";
+        /// α when alpha_auto = 0: backlog per virtual Reno flow, as a fraction of its window.
         alpha: f64 = 0.125, [0.0001, 0.9999], "INFOCOM 2011 §III (0 < α < 1); 0.125 as in the ns-3 port by V. Jain";
-        /// Fixed number of virtual sessions N (0 = adapt N by eq. 2).
+        /// Fixed number of virtual Reno flows N (0 = adapt N by eq. 2).
         n_fixed: u32 = 0, [0, 1000000], "INFOCOM 2011 §II (MulTCP with fixed N, Fig. 1)";
         /// Decrease by MulTCP's β = 1/(2N) instead of 2/(3N + 1).
         multcp: bool = false, [0, 1], "INFOCOM 2011 §III (MulTCP, Crowcroft & Oechslin 1998)";
@@ -170,9 +170,9 @@ pub struct Fit {
     n_fixed: bool,
     /// MulTCP decrease.
     multcp: bool,
-    /// Virtual Reno sessions N (≥ 1).
+    /// Virtual Reno flows N (≥ 1).
     n: u32,
-    /// Minimum RTT sample of the session, µs (`u32::MAX` before the first).
+    /// Minimum RTT sample of the connection, µs (`u32::MAX` before the first).
     rtt_min_us: u32,
     /// Sum of the RTT samples of the current LFP, µs.
     lfp_rtt_sum_us: u64,
@@ -186,13 +186,13 @@ pub struct Fit {
     alpha_cnt: u32,
     /// rtt̄ of the last completed LFP, µs (0 before the first).
     last_rtt_avg_us: u32,
-    /// α shared with the run's other sessions (alpha_shared, once attached).
+    /// α shared with the run's other connections (alpha_shared, once attached).
     alpha_shared: bool,
     pool: Option<Member>,
 }
 
 impl Fit {
-    /// Virtual Reno sessions N in force.
+    /// Virtual Reno flows N in force.
     pub fn n(&self) -> u32 {
         self.n
     }
@@ -202,7 +202,7 @@ impl Fit {
         self.alpha_q16 as f64 / 65536.0
     }
 
-    /// Share α with the other sessions of `pool` (if `alpha_shared` and `alpha_auto`).
+    /// Share α with the other connections of `pool` (if `alpha_shared` and `alpha_auto`).
     pub fn attach(&mut self, pool: &AlphaPool) {
         if self.alpha_auto && self.alpha_shared {
             self.pool = Some(Member {
@@ -481,8 +481,8 @@ mod tests {
     }
 
     #[test]
-    fn shared_alpha_is_the_mean_over_the_sessions() {
-        // Session A's LFP: max 150 vs min 100 → 1/3 (Q16 21845); B's: max 125 → 0.2 (13107).
+    fn shared_alpha_is_the_mean_over_the_connections() {
+        // Connection A's LFP: max 150 vs min 100 → 1/3 (Q16 21845); B's: max 125 → 0.2 (13107).
         // Shared: A alone → 21845; then B's update sees (21845 + 13107)/2 = 17476.
         let pool = AlphaPool::default();
         let mut a = ca(&FitParams::default(), 100, 1);
@@ -497,13 +497,13 @@ mod tests {
         b.round();
         b.loss();
         assert_eq!((b.cc.alpha_q16, pool.alpha_q16()), (17476, Some(17476)));
-        // A session that ends leaves the mean; a clone is one more session.
+        // A connection that closes leaves the mean; a clone is one more connection.
         let c = b.cc.clone();
         assert_eq!(pool.alpha_q16(), Some((21845 + 2 * 13107) / 3));
         drop(c);
         drop(a);
         assert_eq!(pool.alpha_q16(), Some(13107));
-        // Unshared (or fixed α) sessions keep their own value and never join.
+        // Unshared (or fixed α) connections keep their own value and never join.
         let mut own = ca(
             &FitParams {
                 alpha_shared: false,

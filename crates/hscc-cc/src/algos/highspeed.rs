@@ -23,7 +23,7 @@
 //! HSTCP agent (`tcp.cc`, `windowOption_ 8`: `opencwnd()` adds
 //! `increase_param()` = a(w)/w per new ACK) does with ns-2's default receiver,
 //! which acknowledges every packet, and it is the HSTCP that CTCP ("according to
-//! RFC 3645 [sic] and the reference implementation in NS2", §VI.A) and
+//! RFC 3645 \[sic\] and the reference implementation in NS2", §VI.A) and
 //! TCP-Africa (ns-2.27, §IV) compared against. hscc therefore credits a(w) per
 //! acknowledged segment by default (`acked`·a(w), so a stretch ACK of k
 //! segments counts k times, and the part of an ACK beyond ssthresh at the end of

@@ -1,6 +1,6 @@
 //! MulTCP(N) (J. Crowcroft, P. Oechslin, "Differentiated end-to-end Internet
 //! services using a weighted proportional fair sharing TCP", ACM CCR 28(3), 1998;
-//! as summarised in TCP-FIT, INFOCOM 2011 §II–III, and spec §3.1).
+//! as summarised in TCP-FIT, INFOCOM 2011 §II–III).
 //!
 //! One connection that behaves like N virtual Reno flows sharing its window:
 //! - congestion avoidance: w += N per RTT (N/w per acknowledged segment);
@@ -15,8 +15,8 @@
 //!
 //! # Deviations from the paper
 //! - Slow start and the timeout are Reno's (cwnd = 1, ssthresh as after a loss);
-//!   MulTCP's own slow start and timeout rules are not needed by the seed papers
-//!   (spec §3.1) and are not implemented.
+//!   MulTCP's own slow start and timeout rules are not implemented: TCP-FIT,
+//!   the paper that compares against MulTCP, runs it at a fixed N (Fig. 1).
 
 use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
 use crate::ops::{CongestionOps, TcpCc};

@@ -21,7 +21,7 @@
 //!   `TCP_SCALABLE_MD_SCALE = 3`. Kernels before ~4.x used 50 with ACK counting
 //!   ("50 instead of 100 to account for delayed ack"): the same 0.01 per segment
 //!   under delayed ACKs. hscc counts acknowledged segments (byte counting).
-//! - Legacy window: Kelly's lwnd = 16 (spec §7), with legacy (Reno) behaviour at
+//! - Legacy window: Kelly's lwnd = 16 (Kelly, "Scalable TCP", ACM CCR 33(2), 2003), with legacy (Reno) behaviour at
 //!   or below it, increase and decrease alike — the default. Linux has no legacy
 //!   mode of its own: `min(cwnd, 100)` makes its increase Reno's up to 100
 //!   segments (where 1/cwnd per segment meets a = 0.01) while the 1/8 decrease

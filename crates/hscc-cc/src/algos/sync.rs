@@ -26,11 +26,11 @@
 //! - Pacing (§IV.A.1) in Sync-TCP mode: `pacing_rate` = cwnd·mss/srtt bytes/s
 //!   (the paper does not give the rate); none in legacy mode.
 //!
-//! # Choices where the paper is silent (spec §4.3)
-//! - Switch thresholds live only in the unavailable technical report [23];
+//! # Choices where the paper is silent
+//! - Switch thresholds live only in the unavailable technical report \[23\];
 //!   all of the following are parameters, on the rate estimate cwnd·mss/srtt.
 //!   The paper gives two reasons to leave Sync-TCP, and they read as two
-//!   thresholds (issue 12 point 4):
+//!   thresholds:
 //!   (A) "the throughput of a Sync-TCP flow should be high so that there are
 //!   enough RTT samples [...] when throughput is too low, Sync-TCP should also
 //!   switch back" (§V): an absolute Th_s2t = 1 Mbit/s ≈ one 1448-byte packet
@@ -43,8 +43,8 @@
 //!   relative to what the flow had, `s2t_share` = 1/2 of a reference rate.
 //!   A Sync-TCP flow always yields to loss-based traffic, so against Reno its
 //!   rate falls far below its share but seldom below 1 Mbit/s on a fast link
-//!   (the issue's 6–35× less than Reno): §V.A needs (B), which is the
-//!   default; `s2t_share = 0` is reading (A) alone. The reference is the rate
+//!   (6–35× less than Reno, measured without this test): §V.A needs (B),
+//!   which is the default; `s2t_share = 0` is reading (A) alone. The reference is the rate
 //!   on entering Sync-TCP (the legacy share the flow had), then the rate after
 //!   each reduction ending the second emptied epoch in a row (brtt_epoch −
 //!   brtt ≤ Th_emptied twice, λ at its initial value): Sync-TCP flows alone
@@ -314,7 +314,7 @@ impl SyncTcp {
         if self.next_s2t_us <= now {
             self.next_s2t_us = now + self.t_win_us;
         }
-        let share = (self.ref_bytes_s as u128 * self.s2t_share_q16 as u128 >> 16) as u64;
+        let share = ((self.ref_bytes_s as u128 * self.s2t_share_q16 as u128) >> 16) as u64;
         // Slow start after a timeout is a transient, not starvation.
         if tp.in_slow_start() || self.rate(tp) >= self.s2t_bytes_s.max(share) {
             self.low_since_us = None;
@@ -570,7 +570,7 @@ impl CongestionOps for SyncTcp {
         self.enter(SyncState::Emptying, tp.now_us);
         let cwnd = scaled(tp.snd_cwnd, beta);
         if self.regime {
-            self.ref_bytes_s = (self.rate(tp) as u128 * beta as u128 >> 16) as u64;
+            self.ref_bytes_s = ((self.rate(tp) as u128 * beta as u128) >> 16) as u64;
         }
         cwnd
     }

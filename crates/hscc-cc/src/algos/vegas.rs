@@ -6,7 +6,7 @@
 //! smallest sample ever (each sample + 1 µs, so neither is ever 0):
 //!
 //! - diff = cwnd·(RTT − baseRTT)/baseRTT, the segments queued in the network
-//!   (Linux's form; spec §11);
+//!   (Linux's form, `tcp_vegas.c`; the paper's is `paper_diff`, below);
 //! - congestion avoidance: diff < α → cwnd + 1; diff > β → cwnd − 1 and
 //!   ssthresh ≤ cwnd; otherwise hold;
 //! - slow start (Reno's, every RTT): once diff > γ, leave it with

@@ -190,7 +190,7 @@ pub fn tcp(
         }
     }
     let tcp_len = f.len - IP;
-    debug_assert!(tcp_len % 4 == 0 && tcp_len <= 60);
+    debug_assert!(tcp_len.is_multiple_of(4) && tcp_len <= 60);
     f.buf[IP + 12] = ((tcp_len / 4) as u8) << 4;
     f.buf[IP + 13] = s.flags;
     let total = (f.len as u32 + s.payload).min(0xFFFF);

@@ -1,7 +1,7 @@
 //! The scenario format: every field a scenario file may have, its default and
 //! its meaning. This is the one definition — the engine reads it, the Python
 //! package validates through it, and the field reference (docs/scenario.md,
-//! `hscc fields`) is generated from these doc comments by [`schema`].
+//! `hscc fields`) is generated from these doc comments by [`schema`](super::schema).
 //!
 //! Quantities take units (see [`super::quantity`]); a scenario read and
 //! serialized again is in SI numbers with every default filled in.

@@ -11,10 +11,6 @@ pub mod ecn;
 mod intervals;
 pub mod receiver;
 pub mod rtt;
-// Rust 1.95's clippy flags `sender.rs:630` (manual checked division), another
-// engineer's file: allowed here so that `clippy -D warnings` passes without
-// touching it (remove when fixed there).
-#[allow(clippy::manual_checked_ops)]
 pub mod sender;
 mod work;
 

@@ -61,6 +61,7 @@
 //! estimate.
 
 use std::collections::VecDeque;
+use std::num::NonZeroU64;
 
 use hscc_cc::{
     AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH,
@@ -383,7 +384,7 @@ impl Sender {
     /// An application write on a finite connection (a persistent HTTP
     /// connection's next object): `bytes` more after the data it has, sent
     /// under the current window; if it had gone idle, cwnd first restarts
-    /// ([`Sender::restart_after_idle`]). Returns the segments written so far
+    /// (`restart_after_idle`). Returns the segments written so far
     /// (the write is delivered once the receiver has that many in order).
     pub fn append(&mut self, bytes: u64, w: &mut impl Wire) -> u64 {
         debug_assert!(
@@ -674,7 +675,10 @@ impl Sender {
     }
 
     /// Linux `tcp_sacktag_one` for newly SACKed segments `start..end`.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "mirrors tcp_sacktag_one: its arguments and the outputs Linux keeps in sacktag_state"
+    )]
     fn sack_range(
         &mut self,
         start: u64,
@@ -1190,7 +1194,8 @@ impl Sender {
             }
             self.transmit(seq, retx.is_some(), now, w);
             sent += 1;
-            if rate > 0 {
+            // Unpaced (rate 0): no next send time.
+            if let Some(rate) = NonZeroU64::new(rate) {
                 self.next_send = self.next_send.max(now) + self.wire_size(seq) as u64 * SEC / rate;
             }
         }

@@ -202,7 +202,6 @@ impl Sender {
 
     /// A D-SACK block (always the first; Linux `tcp_check_dsack`,
     /// `tcp_dsack_seen`, and `tcp_sacktag_one` for the part above snd_una).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn dsack_block(
         &mut self,
         p: &Packet,

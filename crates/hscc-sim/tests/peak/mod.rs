@@ -9,13 +9,18 @@ struct Counting;
 static NOW: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every request goes to the system allocator unchanged; the counters
+// are atomics and never allocate.
+#[allow(unsafe_code, reason = "GlobalAlloc is an unsafe trait")]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         PEAK.fetch_max(NOW.fetch_add(l.size(), Relaxed) + l.size(), Relaxed);
+        // SAFETY: the caller's contract for `alloc`, passed on.
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         NOW.fetch_sub(l.size(), Relaxed);
+        // SAFETY: `p` came from `alloc` above, that is from `System`, with `l`.
         unsafe { System.dealloc(p, l) }
     }
 }
@@ -39,7 +44,10 @@ pub fn since(base: usize) -> usize {
 /// building its configuration, the run and the JSON results within 0.5× to
 /// 3× of the memory estimate, events within 0.3× to 3× (docs/performance.md).
 /// Panics with the report of every run so far; prints it on success.
-#[allow(dead_code)] // not every binary that counts allocations checks estimates
+#[allow(
+    dead_code,
+    reason = "not every binary that counts allocations checks estimates"
+)]
 pub fn check_estimates(
     runs: impl IntoIterator<Item = (&'static str, fn() -> hscc_sim::SimConfig)>,
 ) {
