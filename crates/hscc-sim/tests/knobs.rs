@@ -507,7 +507,7 @@ fn acks_one_by_one_let_hystarts_ack_train_end_slow_start_at_10_mbps() {
     // on until the queue overflows (at 0.7 s, 276 segments at 0.65 s); ACKs of
     // every segment come 1.2 ms apart and the train ends slow start once it
     // spans half the minimum RTT (130 segments at 0.65 s, nothing lost by
-    // 1 s), as the kernel's receiver made it do (docs/validation.md).
+    // 1 s), as the kernel's receiver made it do (docs/validation/kernel.md).
     for (quick, still_growing, lost_by_1s) in [(0, true, true), (10_000, false, false)] {
         let (cwnd, _) = hystart_run(quick, 650 * MS);
         assert_eq!(

@@ -54,7 +54,7 @@ fn lossy_reno(p: f64, seconds: u64) -> Lossy {
 /// hscc runs above the model by 3–10%: Padhye assumes the packets after a loss
 /// in the same round are lost too (a deterministic sawtooth, W̄ = 1.22/√p),
 /// whereas independent losses give W̄ ≈ 1.31/√p (Altman et al. 2005; a
-/// stochastic fluid or per-round model gives the same 1.31). See docs/validation.md.
+/// stochastic fluid or per-round model gives the same 1.31). See docs/validation/engine.md.
 #[test]
 fn reno_follows_the_padhye_model_under_random_loss() {
     for (p, seconds) in [(1e-4, 6000), (1e-3, 1500), (1e-2, 600)] {

@@ -56,8 +56,8 @@
 //!   congestion avoidance; hscc counts segments (RFC 3465, current Linux).
 //!
 //! # Known difference from the paper
-//! Fig. 7(a)'s bandwidth stolen comes out well above CTCP's (0.24 with a
-//! 1-BDP buffer, 0.53 with ¼ BDP; docs/algorithms.md). Measured causes: the
+//! Fig. 7(a)'s bandwidth stolen comes out well above CTCP's (the `fit-fig7a`
+//! reproduction, `hscc reproduce fit-fig7a`). Measured causes: the
 //! practical rule takes the *maximum* RTT, so α exceeds the theoretical value
 //! (the mean backlog fraction of a Reno window); and at a fair point N ≈ 1,
 //! eq. 2 cannot go below 1 and moves in whole flows, so N averages above 1.

@@ -12,7 +12,7 @@
 //! round trip); RTO = SRTT + rttvar. So Linux's RTO is never below SRTT +
 //! min_rto, where RFC 6298's can come down to max(min_rto, SRTT + a few ms): with
 //! a queue that makes the RTT steady and large, a retransmission that waits in it
-//! times out under RFC 6298 and not in Linux (docs/validation.md, 10 Mbit/s).
+//! times out under RFC 6298 and not in Linux (docs/validation/kernel.md, 10 Mbit/s).
 //!
 //! Both: exponential backoff (RFC 6298 §5.5) up to Linux's `TCP_RTO_MAX` of
 //! 120 s. Samples are taken on every ACK that gives one, as Linux does with
