@@ -61,9 +61,7 @@ MaxEvents = Annotated[
 ]
 
 
-def _limits(
-    max_memory: str | None, max_events: str | None
-) -> tuple[int | None, int | None]:
+def _limits(max_memory: str | None, max_events: str | None) -> tuple[int | None, int | None]:
     try:
         memory = None if max_memory is None else limits.parse_memory(max_memory)
     except ValueError as e:

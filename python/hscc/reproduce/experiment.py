@@ -116,9 +116,7 @@ class Measure(_Strict):
     )
     b: list[int] | None = None  # ratio's denominator
     link: str = "bottleneck:fwd"  # utilization
-    column: str | None = (
-        None  # change, column: a metric column of the sweep (hscc.sweeps.metrics)
-    )
+    column: str | None = None  # change, column: a metric column of the sweep (hscc.sweeps.metrics)
     columns: list[str] | None = (
         None  # sum: metric columns added up; available: the UDP rates taken off capacity
     )
