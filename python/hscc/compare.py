@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import statistics
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import polars as pl
@@ -82,7 +83,7 @@ class Trajectory:
         """Median time between successive cuts: the sawtooth's period (the median, so that a
         second cut right after slow start's does not count as a short tooth)."""
         c = self.cuts_s
-        return statistics.median(b - a for a, b in zip(c, c[1:])) if len(c) > 1 else None
+        return statistics.median(b - a for a, b in pairwise(c)) if len(c) > 1 else None
 
 
 def trajectory(times: list[float], cwnd: list[int]) -> Trajectory:
@@ -148,10 +149,11 @@ def compare(a: Result, b: Result) -> Comparison:
     ga = dict(
         zip(
             a.flows["flow"].to_list(),
-            zip(a.flows["label"].to_list(), a.flows["goodput_bps"].to_list()),
+            zip(a.flows["label"].to_list(), a.flows["goodput_bps"].to_list(), strict=True),
+            strict=True,
         )
     )
-    gb = dict(zip(b.flows["flow"].to_list(), b.flows["goodput_bps"].to_list()))
+    gb = dict(zip(b.flows["flow"].to_list(), b.flows["goodput_bps"].to_list(), strict=True))
     common = [i for i in ga if i in gb]
     flows = [Row(ga[i][0], ga[i][1], gb[i]) for i in common]
     xa, xb = [ga[i][1] for i in common], [gb[i] for i in common]

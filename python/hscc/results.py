@@ -191,7 +191,9 @@ class Result:
 
     def throughput_ratio(self, a: list[int], b: list[int]) -> float:
         """Aggregate goodput of engine flows `a` over that of flows `b` (RTT fairness)."""
-        g = dict(zip(self.flows["flow"].to_list(), self.flows["goodput_bps"].to_list()))
+        g = dict(
+            zip(self.flows["flow"].to_list(), self.flows["goodput_bps"].to_list(), strict=True)
+        )
         return sum(g[i] for i in a) / sum(g[i] for i in b)
 
     def short_term_jain(self, window: float = 1.0, start: float = 0.0) -> float | None:

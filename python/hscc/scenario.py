@@ -47,8 +47,9 @@ MAX_DEPTH = 32  # tables and lists inside each other; scenarios use at most 5
 # number), looked for where keys start (a line, after "{" or ","); possessive quantifiers
 # and those few starting points keep the search linear in the text.
 _LONG_DOTTED_KEY = re.compile(
-    r"(?m)(?:^|[{,])[ \t]*+\[{0,2}+[ \t]*+(?:(?:[A-Za-z0-9_-]++|\"[^\"\n]*+\"|'[^'\n]*+')[ \t]*+\.[ \t]*+){%d,}"
-    % MAX_DEPTH
+    r"(?m)(?:^|[{,])[ \t]*+\[{0,2}+[ \t]*+(?:(?:[A-Za-z0-9_-]++|\"[^\"\n]*+\"|'[^'\n]*+')[ \t]*+\.[ \t]*+){"
+    + str(MAX_DEPTH)
+    + ",}"
 )
 # What a run-directory name cannot have: the engine's rule for `name` (one path component).
 _NOT_IN_FILE_NAMES = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")

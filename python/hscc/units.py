@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 from hscc import _core
 
-Number = Union[int, float]
+Number: TypeAlias = int | float
 
 
 class UnitError(ValueError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 import typer
@@ -131,7 +132,7 @@ def smoke_(
     """Run one real flow per algorithm in a namespace of its own and check it moved data without stalling."""
     failed = 0
     for n in names or _run(programs.available):
-        r = _run(lambda: smoke.run(n, seconds=seconds))
+        r = _run(partial(smoke.run, n, seconds=seconds))
         problems = r.problems()
         info = r.tcp_info
         line = f"{r.kernel_name}: {r.bytes / 1e6:.1f} MB in {seconds:g} s, cwnd {info.get('snd_cwnd')}, ssthresh {info.get('snd_ssthresh')}, {info.get('total_retrans')} retransmissions"

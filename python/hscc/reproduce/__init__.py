@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Union
 
 import polars as pl
 
@@ -27,7 +26,6 @@ from hscc.reproduce import compare, figure, measures, outdir, tables
 from hscc.reproduce.compare import ClaimResult
 from hscc.reproduce.experiment import PAPERS, Experiment, ExperimentError, catalogue, find, load
 from hscc.reproduce.measures import MeasureError
-from hscc.rundir import RunDirError
 from hscc.sweeps import Progress, SweepResult
 from hscc.sweeps import run as run_sweep
 from hscc.sweeps.spec import SweepError

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 
 import polars as pl
 
@@ -68,7 +69,7 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
     )
     half = [
         (t_quantile(CONFIDENCE, n - 1) * s / math.sqrt(n)) if n > 1 and s is not None else None
-        for n, s in zip(stats["n"], stats["std"])
+        for n, s in zip(stats["n"], stats["std"], strict=True)
     ]
     stats = stats.with_columns(pl.Series("half", half, pl.Float64)).with_columns(
         (pl.col("mean") - pl.col("half")).alias("ci_low"),
@@ -94,7 +95,7 @@ def _published(exp: Experiment) -> pl.DataFrame:
     for m in exp.measures:
         for series, values in m.published.items():
             name = exp.series_name(series)
-            for x, v in zip(xs, values):
+            for x, v in zip(xs, values, strict=True):
                 if not math.isnan(v):
                     rows.append(
                         {
@@ -172,7 +173,7 @@ def claims(exp: Experiment, table: pl.DataFrame, quick: bool = False) -> list[Cl
 def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
     def series(name: str) -> dict[float, float]:
         s = t.filter(pl.col("series") == exp.series_name(name))
-        return dict(zip(s["x"], s["mean"]))
+        return dict(zip(s["x"], s["mean"], strict=True))
 
     a = series(c.a)
     xs = sorted(a) if c.at is None else [float(x) for x in c.at]
@@ -180,7 +181,7 @@ def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
         return ClaimResult(c.text, False, f"no result for {c.a} at every x asked for")
     if c.kind in ("increasing", "decreasing"):
         values = [a[x] for x in xs]
-        steps = list(zip(values, values[1:]))
+        steps = list(pairwise(values))
         holds = (
             all(q > p for p, q in steps) if c.kind == "increasing" else all(q < p for p, q in steps)
         )

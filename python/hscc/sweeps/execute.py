@@ -33,7 +33,7 @@ from concurrent.futures import (
 )
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 from hscc.sweeps.plan import Job
 from hscc.sweeps.store import RunStore
@@ -190,7 +190,7 @@ class DaskPool:
             self._cluster.close()
 
 
-Pool = Union[LocalPool, DaskPool]
+Pool: TypeAlias = LocalPool | DaskPool
 
 
 @contextmanager
@@ -317,7 +317,7 @@ def execute(
                                 ),
                             )
                     continue
-                for k, (status, payload, metrics) in zip(keys, results):
+                for k, (status, payload, metrics) in zip(keys, results, strict=True):
                     if status != "ok":
                         finish(k, Outcome("failed", error=payload))
                         continue

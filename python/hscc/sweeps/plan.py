@@ -58,7 +58,7 @@ def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = N
         for path in sweep.paths
     }
     jobs = []
-    for p, c in zip(points, checked):
+    for p, c in zip(points, checked, strict=True):
         values = sorted((path, columns[path][p.index]) for path in sweep.paths)
         for r in range(sweep.replicates):
             seed = derive_seed(sweep.seed, values, r)

@@ -44,7 +44,7 @@ def plot(
                 raise RunDirError(f"{p} exists; pass --overwrite (overwrite=True) to replace it")
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = result.summary()
-    for metric, path in zip(metrics, paths):
+    for metric, path in zip(metrics, paths, strict=True):
         fig = figure(result, summary.filter(pl.col("metric") == metric), metric)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=120)
@@ -79,13 +79,13 @@ def figure(result, stats: pl.DataFrame, metric: str) -> Figure:
         mean = part["mean"].to_list()
         low = [
             m - lo if lo is not None and m is not None else 0
-            for m, lo in zip(mean, part["ci_low"].to_list())
+            for m, lo in zip(mean, part["ci_low"].to_list(), strict=True)
         ]
         high = [
             hi - m if hi is not None and m is not None else 0
-            for m, hi in zip(mean, part["ci_high"].to_list())
+            for m, hi in zip(mean, part["ci_high"].to_list(), strict=True)
         ]
-        label = ", ".join(f"{f} = {v}" for f, v in zip(others, values)) or None
+        label = ", ".join(f"{f} = {v}" for f, v in zip(others, values, strict=True)) or None
         ax.errorbar(xs, mean, yerr=[low, high], marker="o", capsize=3, label=label)
     if numeric:
         positive = [x for x in xs_all if x > 0]

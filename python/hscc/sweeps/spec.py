@@ -99,7 +99,9 @@ class Sweep:
         out = []
         for i, combo in enumerate(itertools.product(*ranges)):
             assign = tuple(
-                (m.path, m.values[k]) for a, k in zip(self.axes, combo) for m in a.members
+                (m.path, m.values[k])
+                for a, k in zip(self.axes, combo, strict=True)
+                for m in a.members
             )
             out.append(Point(i, assign))
         return out

@@ -13,6 +13,7 @@ measured its own.
 from __future__ import annotations
 
 import os
+from itertools import pairwise
 
 from hscc.testbed.plan import Plan, TestbedError
 
@@ -79,7 +80,7 @@ def service_stalls(samples: list, dev: str, rate_bps: float) -> list[dict]:
     passed between the two snapshots): the machine stopped serving the queue (softirq starved), a stall
     the delay line, downstream and at real-time priority, does not see."""
     out = []
-    for a, b in zip(samples, samples[1:]):
+    for a, b in pairwise(samples):
         surely = (
             b.asked - a.t
         )  # each snapshot was taken inside its call: at least this long between them

@@ -87,7 +87,7 @@ class Plan:
 
     @property
     def max_rtt(self) -> float:
-        return max(f + r for f, r in zip(self.fwd_delay, self.rev_delay))
+        return max(f + r for f, r in zip(self.fwd_delay, self.rev_delay, strict=True))
 
     @property
     def pairs(self) -> int:
@@ -164,7 +164,7 @@ def make(scenario: Scenario, engine_config: dict, use_bpf: bool = False) -> Plan
     for i, f in enumerate(d["flows"]):
         _refuse_changed(f"flows[{i}]", f, flow_default, FLOW_FIELDS)
 
-    links = {l["name"]: l["cfg"] for l in engine_config["topology"]["links"]}
+    links = {link["name"]: link["cfg"] for link in engine_config["topology"]["links"]}
     nodes = engine_config["topology"]["nodes"]
     npairs = len(topo["pairs"])
     if npairs > MAX_PAIRS:
@@ -188,7 +188,7 @@ def make(scenario: Scenario, engine_config: dict, use_bpf: bool = False) -> Plan
         raise TestbedError(
             f"flows: {len(engine_config['flows'])} connections; the testbed runs at most {MAX_FLOWS}"
         )
-    for i, (ef, spec) in enumerate(zip(engine_config["flows"], specs)):
+    for i, (ef, spec) in enumerate(zip(engine_config["flows"], specs, strict=True)):
         sf = d["flows"][spec]
         algo = catalog.find(sf["algorithm"])
         assert algo is not None  # the engine checked it

@@ -26,6 +26,7 @@ import math
 import subprocess
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from typing import NamedTuple
 
 import polars as pl
@@ -128,7 +129,7 @@ def sample_queues(
 def tun_drops(router: str) -> int:
     """Packets the TUN devices dropped because the delay line did not read them in time."""
     links = json.loads(sh("ip", "-n", router, "-s", "-j", "link", "show"))
-    return sum(l["stats64"]["tx"]["dropped"] for l in links if l["ifname"] in ("tf", "tr"))
+    return sum(link["stats64"]["tx"]["dropped"] for link in links if link["ifname"] in ("tf", "tr"))
 
 
 def netstat(ns: str) -> dict[str, int]:
@@ -136,10 +137,10 @@ def netstat(ns: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for path in ("/proc/net/netstat", "/proc/net/snmp"):
         lines = sh("ip", "netns", "exec", ns, "cat", path).splitlines()
-        for names, values in zip(lines[::2], lines[1::2]):
+        for names, values in zip(lines[::2], lines[1::2], strict=True):
             prefix, keys = names.split(":", 1)
             if prefix in ("TcpExt", "Tcp"):
-                for key, value in zip(keys.split(), values.split(":", 1)[1].split()):
+                for key, value in zip(keys.split(), values.split(":", 1)[1].split(), strict=True):
                     out[f"{prefix}.{key}"] = int(value)
     return out
 
@@ -155,8 +156,8 @@ def sender_report(plan: Plan, sent: dict, ca_states: dict[int, dict] | None) -> 
     limited it then: the testbed's sender, on a loaded machine)."""
     names = sent["sampled"]
     out = []
-    for f, s in zip(plan.flows, sent["flows"]):
-        samples = [dict(zip(names, row[1:])) for row in s["samples"]]
+    for f, s in zip(plan.flows, sent["flows"], strict=True):
+        samples = [dict(zip(names, row[1:], strict=True)) for row in s["samples"]]
         dry = sum(1 for x in samples if x["notsent_bytes"] == 0)
         out.append(
             {
@@ -229,8 +230,8 @@ def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
     names = sent["sampled"]
     samples = _by_flow(received["samples"])
     rows = []
-    for f, s in zip(plan.flows, sent["flows"]):
-        info = {row[0]: dict(zip(names, row[1:])) for row in s["samples"]}
+    for f, s in zip(plan.flows, sent["flows"], strict=True):
+        info = {row[0]: dict(zip(names, row[1:], strict=True)) for row in s["samples"]}
         got = samples[f.flow]
         for k in range(1, len(got) + 1):
             i = info.get(k, {})
@@ -255,7 +256,7 @@ def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
 def _queues(plan: Plan, samples: list) -> pl.DataFrame:
     rows = []
     for link, (name, dev, _, _) in enumerate(LINKS):
-        for a, b in zip(samples[:-1], samples[1:]):
+        for a, b in pairwise(samples):
             q, q0 = b.queues[dev], a.queues[dev]
             k, k0 = (
                 round(b.t / plan.interval),
@@ -290,11 +291,11 @@ def _flows(
     by_run_end = {f: got[-1] if got else 0 for f, got in _by_flow(received["samples"]).items()}
     srtt = ts.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s"))
     mean_srtt = dict(
-        zip(srtt["flow"].to_list(), (fsum_mean(v) for v in srtt["srtt_s"].to_list()))
+        zip(srtt["flow"].to_list(), (fsum_mean(v) for v in srtt["srtt_s"].to_list()), strict=True)
     )  # as the simulator's
     rows = []
     labels = [label for _, label in plan.scenario.flow_labels()]  # the engine's, asked once
-    for f, s in zip(plan.flows, sent["flows"]):
+    for f, s in zip(plan.flows, sent["flows"], strict=True):
         info = s["final"] or {}
         end = completed.get(f.flow, f.end)
         bits = 8 * (f.size if f.flow in completed else at_end.get(f.flow, 0))

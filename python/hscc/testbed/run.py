@@ -240,7 +240,7 @@ def run(
             errors = [f["error"] for f in sent["flows"] if f["error"]]
             errors += [
                 f"flow {f.flow}'s socket got congestion control {s['cc']!r}, not {f.cc!r}"
-                for f, s in zip(plan.flows, sent["flows"])
+                for f, s in zip(plan.flows, sent["flows"], strict=True)
                 if s["cc"] not in (f.cc, None)
             ]
             if errors:
@@ -386,7 +386,7 @@ def _report(p: subprocess.Popen, what: str) -> dict:
         ) from None
     if p.returncode != 0:
         raise KernelError(f"{what} failed (exit code {p.returncode}): {err.strip()}")
-    lines = [l for l in out.splitlines() if l.startswith("{")]
+    lines = [line for line in out.splitlines() if line.startswith("{")]
     if not lines:
         raise KernelError(f"{what} printed no report: {err.strip()}")
     return json.loads(lines[-1])
