@@ -78,6 +78,7 @@ import polars as pl
 from hscc import _core, cclog
 from hscc.rundir import (
     CAPTURE,
+    CC_LOG,
     FILES,
     FRAMES,
     RunDirError,
@@ -255,7 +256,7 @@ class Result:
         ):  # by polars: the extension's writer does not take all of its dtypes
             buf = io.BytesIO()
             self.cc_log.write_parquet(buf)
-            out[cclog.FILE] = buf.getvalue()
+            out[CC_LOG] = buf.getvalue()
         out.update(self.captures)
         if any(name.startswith("link-") for name in self.captures):
             out[DROPS_FILE] = _parquet({"drops": self.drops})["drops"]
@@ -306,8 +307,8 @@ def load(run_dir: str | Path) -> Result:
     try:
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         frames = {n: pl.read_parquet(run_dir / f"{n}.parquet") for n in FRAMES}
-        if (run_dir / cclog.FILE).is_file():
-            frames["cc_log"] = pl.read_parquet(run_dir / cclog.FILE)
+        if (run_dir / CC_LOG).is_file():
+            frames["cc_log"] = pl.read_parquet(run_dir / CC_LOG)
         captures = {
             p.name: p.read_bytes()
             for p in sorted(run_dir.iterdir())
