@@ -25,10 +25,14 @@ import statistics
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from hscc.results import Result
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 COUNTERS = ("retrans", "recoveries", "timeouts")  # per flow, as the flows table names them
 
@@ -59,7 +63,7 @@ class Comparison:
     ]  # per flow: first window cut (time, cwnd before it), cuts, median time between cuts
     unmatched: int  # flows only one run has
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "flows": [{"flow": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.flows],
             "counters": [
@@ -125,7 +129,8 @@ def queuing_delay(r: Result) -> float | None:
     q = r.queues.filter(pl.col("link") == link["link"])
     if q.height:
         return float((q["queue_bytes"].cast(pl.Float64) * 8 / link["rate_bps"]).mean())
-    return link["mean_qdelay_s"]
+    mean_qdelay: float = link["mean_qdelay_s"]
+    return mean_qdelay
 
 
 def loss(r: Result, drops: str = "drops") -> float | None:
@@ -141,8 +146,8 @@ def loss(r: Result, drops: str = "drops") -> float | None:
 
 def retrans(r: Result) -> float:
     """Retransmitted segments over segments sent, all flows."""
-    sent = r.flows["segs_sent"].sum()
-    return r.flows["retrans"].sum() / sent if sent else 0.0
+    sent = int(r.flows["segs_sent"].sum())
+    return int(r.flows["retrans"].sum()) / sent if sent else 0.0
 
 
 def compare(a: Result, b: Result) -> Comparison:
@@ -183,11 +188,11 @@ def compare(a: Result, b: Result) -> Comparison:
     return Comparison(flows, counters, totals, windows, len(ga) + len(gb) - 2 * len(common))
 
 
-def _first(xs: list) -> float | None:
+def _first(xs: list[Any]) -> float | None:
     return xs[0] if xs else None
 
 
-def figure(a: Result, b: Result, names: tuple[str, str]):
+def figure(a: Result, b: Result, names: tuple[str, str]) -> Figure:
     """Throughput and cwnd of both runs on the same axes: A solid, B dashed, one colour per flow."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

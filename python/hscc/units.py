@@ -66,7 +66,8 @@ def buffer(value: object) -> dict[str, Number]:
     Takes "1500pkts", "64KB", "0.5bdp", a plain number of packets, or the
     engine form itself.
     """
-    return _parse("buffer", value)
+    limit: dict[str, Number] = _parse("buffer", value)
+    return limit
 
 
 def format_rate(bps: float) -> str:

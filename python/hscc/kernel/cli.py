@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.table import Table
@@ -42,7 +43,10 @@ def _bad_input(e: KernelError) -> bool:
     )
 
 
-def _run(action):
+T = TypeVar("T")
+
+
+def _run(action: Callable[[], T]) -> T:
     try:
         return action()
     except KernelError as e:
@@ -115,7 +119,7 @@ def unload(
     """Unregister NAME (or --all) and wait until the kernel has dropped it."""
     if (name is None) == (not all_):
         raise _fail(BAD_INPUT, "give an algorithm or --all (not both)")
-    done = _run(registry.unload_all) if all_ else [_run(lambda: registry.unload(name))]
+    done = _run(registry.unload_all) if name is None else [_run(partial(registry.unload, name))]
     out.print(f"unloaded {', '.join(done)}" if done else "nothing was loaded", soft_wrap=True)
 
 

@@ -25,20 +25,22 @@ from hscc.sweeps.result import t_quantile
 TOLERANCE = 0.25
 TIE = 0.05
 CONFIDENCE = 0.95
-SCHEMA = {
-    "experiment": pl.String,
-    "measure": pl.String,
-    "series": pl.String,
-    "x": pl.Float64,
-    "paper": pl.Float64,
-    "source": pl.String,
-    "n": pl.UInt32,
-    "mean": pl.Float64,
-    "ci_low": pl.Float64,
-    "ci_high": pl.Float64,
-    "deviation": pl.Float64,
-    "verdict": pl.String,
-}
+SCHEMA = pl.Schema(
+    {
+        "experiment": pl.String,
+        "measure": pl.String,
+        "series": pl.String,
+        "x": pl.Float64,
+        "paper": pl.Float64,
+        "source": pl.String,
+        "n": pl.UInt32,
+        "mean": pl.Float64,
+        "ci_low": pl.Float64,
+        "ci_high": pl.Float64,
+        "deviation": pl.Float64,
+        "verdict": pl.String,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -186,7 +188,11 @@ def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
             all(q > p for p, q in steps) if c.kind == "increasing" else all(q < p for p, q in steps)
         )
         return ClaimResult(c.text, holds, f"{c.a}: " + ", ".join(f"{v:.3g}" for v in values))
-    b = series(c.b) if c.b is not None else {x: c.than for x in xs}
+    if c.b is not None:
+        b = series(c.b)
+    else:
+        assert c.than is not None  # Claim's validator: a comparison names b or than
+        b = {x: c.than for x in xs}
     if any(x not in b for x in xs):
         return ClaimResult(c.text, False, f"no result for {c.b} at every x asked for")
     if c.unfairness:  # a throughput ratio's distance from fairness, whichever side wins

@@ -30,7 +30,7 @@ __all__ = ["Counts", "Sweep", "SweepError", "SweepResult", "load", "load_file", 
 
 
 def sweep(
-    base: Scenario | str | Path | dict,
+    base: Scenario | str | Path | dict[str, Any],
     axes: dict[str, Any] | None = None,
     replicates: int = 1,
     seed: int | None = None,

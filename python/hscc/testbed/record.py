@@ -27,7 +27,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from itertools import pairwise
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -72,12 +72,15 @@ NULL_COUNTERS = (
 UNSET_SSTHRESH = 0x7FFFFFFF  # TCP_INFO's "infinite" ssthresh (TCP_INFINITE_SSTHRESH)
 
 
-def qdiscs(ns: str) -> list[dict]:
+def qdiscs(ns: str) -> list[dict[str, Any]]:
     """Every qdisc of namespace `ns` with its counters (tc -s -j)."""
-    return json.loads(sh("tc", "-n", ns, "-s", "-j", "qdisc", "show") or "[]")
+    found: list[dict[str, Any]] = json.loads(
+        sh("tc", "-n", ns, "-s", "-j", "qdisc", "show") or "[]"
+    )
+    return found
 
 
-def _queue(all_qdiscs: list[dict], dev: str) -> dict:
+def _queue(all_qdiscs: list[dict[str, Any]], dev: str) -> dict[str, Any]:
     for q in all_qdiscs:
         if q.get("dev") == dev and q.get("parent") == "1:1":
             return q
@@ -89,7 +92,7 @@ class QueueSample(NamedTuple):
     (seconds since the run's start)."""
 
     t: float
-    queues: dict[str, dict]
+    queues: dict[str, dict[str, Any]]
     asked: float
 
 
@@ -98,7 +101,7 @@ def sample_queues(
     t0: float,
     interval: float,
     duration: float,
-    procs: dict[str, subprocess.Popen],
+    procs: dict[str, subprocess.Popen[str]],
     progress: Callable[[float], None] | None = None,
 ) -> list[QueueSample]:
     """The bottleneck queues at t0 + k·interval until the end; stops early (KernelError) if a process dies.
@@ -113,8 +116,9 @@ def sample_queues(
             time.sleep(min(left, 0.25))
             for what, p in procs.items():
                 if p.poll() is not None and p.returncode != 0:
+                    err = p.stderr.read().strip() if p.stderr is not None else ""
                     raise KernelError(
-                        f"{what} stopped during the run (exit code {p.returncode}): {p.stderr.read().strip()}"
+                        f"{what} stopped during the run (exit code {p.returncode}): {err}"
                     )
         asked = time.monotonic() - t0
         qs = qdiscs(router)
@@ -149,7 +153,9 @@ def netstat_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, in
     return {k: after[k] - before.get(k, 0) for k in sorted(after) if after[k] != before.get(k, 0)}
 
 
-def sender_report(plan: Plan, sent: dict, ca_states: dict[int, dict] | None) -> list[dict]:
+def sender_report(
+    plan: Plan, sent: dict[str, Any], ca_states: dict[int, dict[str, Any]] | None
+) -> list[dict[str, Any]]:
     """Per flow: the congestion control its socket got, its last TCP_INFO, its
     state changes (the recovery counter's, None without it), and the share of
     samples at which it had nothing unsent (the application, not TCP, may have
@@ -173,7 +179,9 @@ def sender_report(plan: Plan, sent: dict, ca_states: dict[int, dict] | None) -> 
     return out
 
 
-def _states(ca_states: dict[int, dict] | None, sent_flow: dict) -> dict[str, int] | None:
+def _states(
+    ca_states: dict[int, dict[str, Any]] | None, sent_flow: dict[str, Any]
+) -> dict[str, int] | None:
     """A flow's counts of state changes (all 0 for a socket that never left Open or Disorder)."""
     if ca_states is None or sent_flow.get("cookie") is None:
         return None
@@ -182,12 +190,12 @@ def _states(ca_states: dict[int, dict] | None, sent_flow: dict) -> dict[str, int
 
 def result(
     plan: Plan,
-    manifest: dict,
-    sent: dict,
-    received: dict,
-    queue_samples: list,
+    manifest: dict[str, Any],
+    sent: dict[str, Any],
+    received: dict[str, Any],
+    queue_samples: list[Any],
     loss_drops: int,
-    ca_states: dict[int, dict] | None,
+    ca_states: dict[int, dict[str, Any]] | None,
 ) -> Result:
     """The run's Result, from the endpoints' reports, the queue samples and the recovery counter's counts."""
     flows_ts = _timeseries(plan, sent, received)
@@ -222,11 +230,11 @@ def result(
     )
 
 
-def _by_flow(d: dict) -> dict[int, object]:
+def _by_flow(d: dict[str, Any]) -> dict[int, Any]:
     return {int(k): v for k, v in d.items()}
 
 
-def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
+def _timeseries(plan: Plan, sent: dict[str, Any], received: dict[str, Any]) -> pl.DataFrame:
     names = sent["sampled"]
     samples = _by_flow(received["samples"])
     rows = []
@@ -253,7 +261,7 @@ def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
     return pl.DataFrame(rows, schema={**TIMESERIES, **EXTRA_TIMESERIES}).sort(["flow", "time_s"])
 
 
-def _queues(plan: Plan, samples: list) -> pl.DataFrame:
+def _queues(plan: Plan, samples: list[Any]) -> pl.DataFrame:
     rows = []
     for link, (name, dev, _, _) in enumerate(LINKS):
         for a, b in pairwise(samples):
@@ -281,7 +289,11 @@ def _queues(plan: Plan, samples: list) -> pl.DataFrame:
 
 
 def _flows(
-    plan: Plan, sent: dict, received: dict, ts: pl.DataFrame, ca_states: dict[int, dict] | None
+    plan: Plan,
+    sent: dict[str, Any],
+    received: dict[str, Any],
+    ts: pl.DataFrame,
+    ca_states: dict[int, dict[str, Any]] | None,
 ) -> pl.DataFrame:
     at_end, completed, last = (
         _by_flow(received["at_end"]),
@@ -298,7 +310,8 @@ def _flows(
     for f, s in zip(plan.flows, sent["flows"], strict=True):
         info = s["final"] or {}
         end = completed.get(f.flow, f.end)
-        bits = 8 * (f.size if f.flow in completed else at_end.get(f.flow, 0))
+        # A flow completes only if sized (the receiver's completed); unsized, what arrived by its end.
+        bits = 8 * (f.size if f.size is not None and f.flow in completed else at_end.get(f.flow, 0))
         if f.flow not in completed and f.end < plan.duration and f.flow in last:
             # Stopped: as in a simulation, it completes when what it had sent arrives (the last byte), and all of it counts.
             end = completed[f.flow] = min(plan.duration, max(f.end, last[f.flow]))
@@ -346,7 +359,7 @@ def _flows(
     return pl.DataFrame(rows, schema=FLOWS)
 
 
-def _links(plan: Plan, samples: list, queues: pl.DataFrame, loss_drops: int) -> pl.DataFrame:
+def _links(plan: Plan, samples: list[Any], queues: pl.DataFrame, loss_drops: int) -> pl.DataFrame:
     limit = plan.buffer[1] if plan.buffer[0] == "packets" else plan.buffer[1] / 1500
     rows = []
     for link, (name, dev, a, b) in enumerate(LINKS):
