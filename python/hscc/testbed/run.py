@@ -70,14 +70,15 @@ class _Processes:
         self.started: list[subprocess.Popen[str]] = []
 
     def start(self, ns: str, *cmd: str) -> subprocess.Popen[str]:
-        # A session of its own: Ctrl-C reaches this process only, which stops them in order.
+        # A process group of its own: Ctrl-C at the terminal reaches this process only, which
+        # stops them in order.
         p = subprocess.Popen(
             ["ip", "netns", "exec", ns, *cmd],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            start_new_session=True,
+            process_group=0,
         )
         self.started.append(p)
         return p
