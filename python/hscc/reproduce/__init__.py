@@ -27,6 +27,7 @@ from hscc.reproduce import compare, figure, measures, outdir, tables
 from hscc.reproduce.compare import ClaimResult
 from hscc.reproduce.experiment import PAPERS, Experiment, ExperimentError, catalogue, find, load
 from hscc.reproduce.measures import MeasureError
+from hscc.rundir import RunDirError
 from hscc.sweeps import SweepResult
 from hscc.sweeps import run as run_sweep
 from hscc.sweeps.execute import Progress
@@ -40,6 +41,7 @@ __all__ = [
     "ExperimentError",
     "MeasureError",
     "Reproduction",
+    "RunDirError",
     "catalogue",
     "find",
     "load",
