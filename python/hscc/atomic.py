@@ -74,25 +74,26 @@ def atomic_dir(
         if clean:
             clean_stale(parent)
         check_target(target)
-        tmp, lock = _new_locked(parent, target.name, "tmp")
+        made, lock = _new_locked(parent, target.name, "tmp")
     except OSError as e:
         _remove_empty(created)
         raise NotWritable(e.errno, e.strerror) from None
     except BaseException:
         _remove_empty(created)
         raise
+    tmp: Path | None = made  # None once renamed to the target
     old: Path | None = None
     old_lock: int | None = None
     try:
-        yield tmp
+        yield made
         if sync:
-            _sync_tree(tmp)
+            _sync_tree(made)
         check_target(target)
-        _unmark(tmp, sync)
+        _unmark(made, sync)
         if target.exists():
             old, old_lock = _new_locked(parent, target.name, "old")
             os.rename(target, old / target.name)
-        os.rename(tmp, target)
+        os.rename(made, target)
         tmp = None
         if sync:
             fsync_dir(parent)
@@ -115,7 +116,7 @@ def atomic_dir(
 def clean_stale(parent: Path) -> list[Path]:
     """Remove (or, for a previous run moved aside and never replaced, restore) the
     hidden directories that dead writers left in `parent`. Returns what was removed or restored."""
-    done = []
+    done: list[Path] = []
     try:
         entries = list(os.scandir(parent))
     except OSError:
@@ -171,7 +172,7 @@ def sync_dirs(dirs: list[Path]) -> None:
 
 
 @functools.cache
-def _libc():
+def _libc() -> ctypes.CDLL | None:
     try:
         return ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
     except OSError:

@@ -108,7 +108,7 @@ def recoveries(log: pl.DataFrame) -> pl.DataFrame:
     for (flow,), f in log.group_by("flow", maintain_order=True):
         changes = f.filter(pl.col("hook") == "set_state").select("time_s", "new_state").rows()
         last = f["time_s"].max()
-        for (t, state), nxt in zip(changes, [c[0] for c in changes[1:]] + [last]):
+        for (t, state), nxt in zip(changes, [c[0] for c in changes[1:]] + [last], strict=True):
             if state in ("recovery", "loss", "cwr"):
                 rows.append({"flow": flow, "state": state, "start_s": t, "end_s": nxt})
     return pl.DataFrame(
@@ -137,7 +137,7 @@ def figure(result: Result) -> Figure:
         fontsize=13,
     )
     periods = recoveries(log)
-    for ax, flow in zip(axes, flows):
+    for ax, flow in zip(axes, flows, strict=True):
         f = log.filter(pl.col("flow") == flow)
         for start, end, state in (
             periods.filter(pl.col("flow") == flow).select("start_s", "end_s", "state").rows()

@@ -9,21 +9,33 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from hscc import _core, catalog, limits, provenance, report
 from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, OK, err, out
 from hscc.console import fail as _fail
 from hscc.errors import RunError, ScenarioError
 from hscc.rundir import RunDirError, staging
+
+if TYPE_CHECKING:
+    from hscc.reproduce.experiment import Experiment
+    from hscc.sweeps.execute import Counts
+    from hscc.sweeps.execute import Progress as SweepProgress
 
 EXIT_CODES = "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrupted."
 
@@ -61,9 +73,7 @@ MaxEvents = Annotated[
 ]
 
 
-def _limits(
-    max_memory: str | None, max_events: str | None
-) -> tuple[int | None, int | None]:
+def _limits(max_memory: str | None, max_events: str | None) -> tuple[int | None, int | None]:
     try:
         memory = None if max_memory is None else limits.parse_memory(max_memory)
     except ValueError as e:
@@ -333,7 +343,7 @@ def reproduce(
         with ExitStack() as stack:
             if name == "all":
 
-                def started(e) -> Callable:
+                def started(e: Experiment) -> SweepProgress:
                     stack.close()  # the previous experiment's bar
                     if not quiet:
                         err.print(f"{e.name}: {e.title} ({e.source})", soft_wrap=True)
@@ -511,7 +521,7 @@ def _fresh(path: Path) -> Path:
 
 
 @contextmanager
-def _sweep_progress(quiet: bool) -> Iterator[Callable]:
+def _sweep_progress(quiet: bool) -> Iterator[SweepProgress]:
     """The sweep's progress callback: one bar over the runs to compute, with every count beside it."""
     with Progress(
         BarColumn(bar_width=15),
@@ -522,9 +532,9 @@ def _sweep_progress(quiet: bool) -> Iterator[Callable]:
         transient=True,
         disable=quiet or not err.is_terminal,
     ) as progress:
-        task: list = []
+        task: list[TaskID] = []
 
-        def update(c) -> None:
+        def update(c: Counts) -> None:
             todo = (
                 c.total - c.cached
             )  # cached runs are not on the bar: they would make the ETA meaningless

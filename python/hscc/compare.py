@@ -23,11 +23,16 @@ from __future__ import annotations
 import io
 import statistics
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from hscc.results import Result
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 COUNTERS = ("retrans", "recoveries", "timeouts")  # per flow, as the flows table names them
 
@@ -58,7 +63,7 @@ class Comparison:
     ]  # per flow: first window cut (time, cwnd before it), cuts, median time between cuts
     unmatched: int  # flows only one run has
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "flows": [{"flow": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.flows],
             "counters": [
@@ -82,7 +87,7 @@ class Trajectory:
         """Median time between successive cuts: the sawtooth's period (the median, so that a
         second cut right after slow start's does not count as a short tooth)."""
         c = self.cuts_s
-        return statistics.median(b - a for a, b in zip(c, c[1:])) if len(c) > 1 else None
+        return statistics.median(b - a for a, b in pairwise(c)) if len(c) > 1 else None
 
 
 def trajectory(times: list[float], cwnd: list[int]) -> Trajectory:
@@ -124,7 +129,8 @@ def queuing_delay(r: Result) -> float | None:
     q = r.queues.filter(pl.col("link") == link["link"])
     if q.height:
         return float((q["queue_bytes"].cast(pl.Float64) * 8 / link["rate_bps"]).mean())
-    return link["mean_qdelay_s"]
+    mean_qdelay: float = link["mean_qdelay_s"]
+    return mean_qdelay
 
 
 def loss(r: Result, drops: str = "drops") -> float | None:
@@ -140,18 +146,19 @@ def loss(r: Result, drops: str = "drops") -> float | None:
 
 def retrans(r: Result) -> float:
     """Retransmitted segments over segments sent, all flows."""
-    sent = r.flows["segs_sent"].sum()
-    return r.flows["retrans"].sum() / sent if sent else 0.0
+    sent = int(r.flows["segs_sent"].sum())
+    return int(r.flows["retrans"].sum()) / sent if sent else 0.0
 
 
 def compare(a: Result, b: Result) -> Comparison:
     ga = dict(
         zip(
             a.flows["flow"].to_list(),
-            zip(a.flows["label"].to_list(), a.flows["goodput_bps"].to_list()),
+            zip(a.flows["label"].to_list(), a.flows["goodput_bps"].to_list(), strict=True),
+            strict=True,
         )
     )
-    gb = dict(zip(b.flows["flow"].to_list(), b.flows["goodput_bps"].to_list()))
+    gb = dict(zip(b.flows["flow"].to_list(), b.flows["goodput_bps"].to_list(), strict=True))
     common = [i for i in ga if i in gb]
     flows = [Row(ga[i][0], ga[i][1], gb[i]) for i in common]
     xa, xb = [ga[i][1] for i in common], [gb[i] for i in common]
@@ -181,11 +188,11 @@ def compare(a: Result, b: Result) -> Comparison:
     return Comparison(flows, counters, totals, windows, len(ga) + len(gb) - 2 * len(common))
 
 
-def _first(xs: list) -> float | None:
+def _first(xs: list[Any]) -> float | None:
     return xs[0] if xs else None
 
 
-def figure(a: Result, b: Result, names: tuple[str, str]):
+def figure(a: Result, b: Result, names: tuple[str, str]) -> Figure:
     """Throughput and cwnd of both runs on the same axes: A solid, B dashed, one colour per flow."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -32,7 +33,7 @@ class Stolen:
 
 
 def bandwidth_stolen(
-    scenario: Scenario | str | Path | dict, tested: list[int], seed: int | None = None
+    scenario: Scenario | str | Path | dict[str, Any], tested: list[int], seed: int | None = None
 ) -> Stolen:
     """Bandwidth the `[[flows]]` entries `tested` (indices) take from the other TCP flows.
 
@@ -51,6 +52,9 @@ def bandwidth_stolen(
         data["flows"][i]["algorithm"], data["flows"][i]["params"] = "reno", {}
     baseline = run(Scenario.parse(data, sc.source), seed=seed)
     test = run(sc, seed=seed)
-    others = lambda r: r.flows.filter(~pl.col("spec").is_in(tested))["goodput_bps"].sum()  # noqa: E731
+
+    def others(r: Result) -> float:
+        return float(r.flows.filter(~pl.col("spec").is_in(tested))["goodput_bps"].sum())
+
     p, q = others(baseline), others(test)
     return Stolen(p, q, (p - q) / p if p > 0 else 0.0, baseline, test)

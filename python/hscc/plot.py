@@ -90,7 +90,7 @@ def figure(result: Result) -> Figure:
     jain = s.get("jain_index")
     fig.suptitle(title + (f"; Jain's index {jain:.3f}" if jain is not None else ""), fontsize=13)
 
-    scale, unit = _rate_scale(ts["throughput_bps"].max() if ts.height else 0.0, result.bottlenecks)
+    scale, unit = _rate_scale(_peak(ts["throughput_bps"]), result.bottlenecks)
     styles = _styles(flows)
     for row in flows.iter_rows(named=True):
         f = ts.filter(pl.col("flow") == row["flow"])
@@ -118,7 +118,7 @@ def figure(result: Result) -> Figure:
             lw=1,
             label=f"capacity {format_rate(rate)} ({', '.join(names)})",
         )
-    if capacity and ts.height and ts["throughput_bps"].max() > 1.3 * capacity:
+    if capacity and _peak(ts["throughput_bps"]) > 1.3 * capacity:
         # In-order delivery after a loss is repaired comes in bursts above the link rate; keep the scale readable.
         ax_thr.set_ylim(0, 1.3 * capacity / scale)
         thr_title += f" (bursts above {format_rate(1.3 * capacity)} after loss repair are clipped)"
@@ -153,9 +153,9 @@ def figure(result: Result) -> Figure:
 def _styles(flows: pl.DataFrame) -> dict[int, tuple[str, str | None]]:
     """(colour, legend label or None) per flow: one per flow, or one per [[flows]] entry when many."""
     colors = [f"C{i % 10}" for i in range(10)]
-    out = {}
+    out: dict[int, tuple[str, str | None]] = {}
     per_flow = flows.height <= _PER_FLOW_LEGEND
-    seen = set()
+    seen: set[int] = set()
     for row in flows.iter_rows(named=True):
         rtt = format_seconds(row["base_rtt_s"])
         if per_flow:
@@ -183,6 +183,12 @@ def _queued_links(qs: pl.DataFrame) -> list[str]:
         .to_list()
     )
     return busy or names
+
+
+def _peak(column: pl.Series) -> float:
+    """The largest value of a numeric column (0 for an empty one)."""
+    top = column.max()
+    return float(top) if isinstance(top, (int, float)) else 0.0
 
 
 def _rate_scale(peak: float, bottlenecks: pl.DataFrame) -> tuple[float, str]:

@@ -7,6 +7,7 @@ import subprocess
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from hscc import _core
 
@@ -21,7 +22,7 @@ def version() -> str:
 
 
 @lru_cache(maxsize=1)
-def git_revision() -> dict | None:
+def git_revision() -> dict[str, Any] | None:
     """{"commit", "dirty"} of the hscc source tree this package runs from, or None."""
     here = Path(__file__).resolve().parent
     try:
@@ -35,14 +36,14 @@ def git_revision() -> dict | None:
     return {"commit": commit, "dirty": dirty}
 
 
-def describe_revision(git: dict | None) -> str:
+def describe_revision(git: dict[str, Any] | None) -> str:
     """A git revision for people: "git 0123456789ab" (+ " with local changes"), or "no git revision"."""
     if not git:
         return "no git revision"
     return f"git {git['commit'][:12]}{' with local changes' if git['dirty'] else ''}"
 
 
-def environment() -> dict:
+def environment() -> dict[str, Any]:
     return {
         "hscc_version": version(),
         "engine_version": _core.engine_version(),

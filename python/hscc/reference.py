@@ -44,7 +44,7 @@ _SECTIONS = [
 ]
 
 
-def schema_nodes() -> Iterator[dict]:
+def schema_nodes() -> Iterator[dict[str, Any]]:
     """Every table of the format's JSON Schema, at any depth (the schema is a small finite tree)."""
     stack: list[object] = [json.loads(_core.scenario_schema())]
     while stack:
@@ -57,7 +57,7 @@ def schema_nodes() -> Iterator[dict]:
 
 
 @functools.cache
-def definitions() -> dict[str, dict]:
+def definitions() -> dict[str, dict[str, Any]]:
     """Every table of the scenario format by name (as the schema names them:
     "ScenarioSpec", "FlowSpec", "LinkSpecIn", …; topology kinds by their kind)."""
     schema = json.loads(_core.scenario_schema())
@@ -68,7 +68,7 @@ def definitions() -> dict[str, dict]:
     return defs
 
 
-def field_nodes(field: str) -> list[dict]:
+def field_nodes(field: str) -> list[dict[str, Any]]:
     """The schema nodes of the field at a path such as "flows[1].params.gamma" (empty if the format has no such field)."""
     defs = definitions()
     nodes = [defs["ScenarioSpec"]]
@@ -76,8 +76,8 @@ def field_nodes(field: str) -> list[dict]:
         found = []
         while nodes:
             n = nodes.pop()
-            if _ref(n):
-                nodes.append(defs[_ref(n)])
+            if (ref := _ref(n)) is not None:
+                nodes.append(defs[ref])
             nodes += n.get("anyOf", []) + n.get("oneOf", [])
             if part.isdigit() and "items" in n:
                 found.append(n["items"])
@@ -111,8 +111,8 @@ def value_kind(field: str) -> str | None:
     nodes = field_nodes(field)
     while nodes:
         n = nodes.pop()
-        if _ref(n) in kinds:
-            return kinds[_ref(n)]
+        if (ref := _ref(n)) is not None and ref in kinds:
+            return kinds[ref]
         if n.get("type") == "integer" or (
             isinstance(n.get("type"), list) and "integer" in n["type"]
         ):
@@ -121,11 +121,11 @@ def value_kind(field: str) -> str | None:
     return None
 
 
-def _ref(node: dict) -> str | None:
+def _ref(node: dict[str, Any]) -> str | None:
     return node["$ref"].rsplit("/", 1)[-1] if "$ref" in node else None
 
 
-def _type(node: dict, defs: dict[str, dict]) -> str:
+def _type(node: dict[str, Any], defs: dict[str, dict[str, Any]]) -> str:
     """How a value of this schema node is written, in words."""
     if "anyOf" in node:
         kinds = [_type(n, defs) for n in node["anyOf"] if n.get("type") != "null"]
@@ -164,7 +164,7 @@ def _type(node: dict, defs: dict[str, dict]) -> str:
     return "value"
 
 
-def _default(node: dict, required: bool) -> str:
+def _default(node: dict[str, Any], required: bool) -> str:
     if required:
         return "required"
     if "default" not in node:

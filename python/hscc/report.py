@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from rich import box
 from rich.console import Group
 from rich.table import Table
@@ -10,6 +12,9 @@ from rich.text import Text
 from hscc.catalog import Algorithm
 from hscc.results import Result
 from hscc.units import format_rate, format_seconds
+
+if TYPE_CHECKING:
+    from hscc.sweeps.result import SweepResult
 
 MAX_ROWS = 40  # flows shown in the terminal; the files hold them all
 
@@ -89,7 +94,7 @@ def summary(result: Result) -> Group:
     return Group(*parts, footer)
 
 
-def sweep_summary(result) -> Table:
+def sweep_summary(result: SweepResult) -> Table:
     """Per point: the swept values and the mean ± 95 % CI half-width of the first plotted metrics."""
     from hscc.sweeps.metrics import headline
 
@@ -117,7 +122,7 @@ def sweep_summary(result) -> Table:
     return t
 
 
-def _mean_ci(r: dict | None) -> str:
+def _mean_ci(r: dict[str, Any] | None) -> str:
     if r is None or r["mean"] is None:
         return "–"
     half = r["ci_high"] - r["mean"] if r["ci_high"] is not None else None
@@ -188,7 +193,7 @@ def _table(title: str, *columns: str) -> Table:
 
 def algorithms(algos: tuple[Algorithm, ...]) -> Group:
     """Every algorithm with its parameters, defaults, ranges and sources."""
-    parts = []
+    parts: list[Text | Table] = []
     for a in algos:
         aliases = f" (also {', '.join(a.aliases)})" if a.aliases else ""
         head = Text.assemble(

@@ -72,12 +72,15 @@ import io
 import json
 import math
 from pathlib import Path
+from typing import Any, TypeAlias
 
 import polars as pl
+from polars.datatypes import DataTypeClass
 
 from hscc import _core, cclog
 from hscc.rundir import (
     CAPTURE,
+    CC_LOG,
     FILES,
     FRAMES,
     RunDirError,
@@ -89,7 +92,11 @@ from hscc.rundir import (
 )
 from hscc.scenario import Scenario
 
-_DTYPES = {
+# A polars dtype: a class (pl.Float64) or an instance (pl.List(pl.Float64)); a table's columns.
+DType: TypeAlias = pl.DataType | DataTypeClass
+Schema: TypeAlias = dict[str, DType]
+
+_DTYPES: dict[str, DType] = {
     "Float64": pl.Float64,
     "UInt32": pl.UInt32,
     "UInt64": pl.UInt64,
@@ -99,11 +106,13 @@ _DTYPES = {
     "List(Float64)": pl.List(pl.Float64),
 }
 # The tables' columns as the extension writes them (crates/hscc-py/src/run_tables.rs, their one definition).
-_SCHEMAS = {name: {c: _DTYPES[d] for c, d in cols} for name, cols in _core.table_schemas()}
+_SCHEMAS: dict[str, Schema] = {
+    name: {c: _DTYPES[d] for c, d in cols} for name, cols in _core.table_schemas()
+}
 FLOWS, LINKS, UDP, WEB = _SCHEMAS["flows"], _SCHEMAS["links"], _SCHEMAS["udp"], _SCHEMAS["web"]
 TIMESERIES, QUEUES = _SCHEMAS["timeseries"], _SCHEMAS["queues"]
 _F, _S = pl.Float64, pl.String
-DROPS = {
+DROPS: Schema = {
     "link": _S,
     "time_s": _F,
     "cause": _S,
@@ -121,16 +130,6 @@ DROPS = {
 Table = pl.DataFrame | bytes  # a frame, or the Parquet file the engine's results were written as
 
 
-def _table(name: str) -> property:
-    def get(self: Result) -> pl.DataFrame:
-        t = self._tables[name]
-        if isinstance(t, bytes):
-            t = self._tables[name] = pl.read_parquet(io.BytesIO(t))
-        return t
-
-    return property(get, doc=f"The {name} table (see the module's doc for its columns).")
-
-
 class Result:
     """Everything a run produced. DataFrames: ``flows``, ``links``, ``udp``, ``web``, ``timeseries``, ``queues``,
     ``cc_log`` (empty unless the scenario asks for the per-ACK log); ``drops``; ``captures``: packet capture
@@ -138,8 +137,8 @@ class Result:
 
     def __init__(
         self,
-        manifest: dict,
-        summary: dict,
+        manifest: dict[str, Any],
+        summary: dict[str, Any],
         flows: Table,
         links: Table,
         udp: Table,
@@ -164,8 +163,41 @@ class Result:
         self.captures = captures or {}
         self.drops = _empty(DROPS) if drops is None else drops
 
-    flows, links, udp, web = _table("flows"), _table("links"), _table("udp"), _table("web")
-    timeseries, queues = _table("timeseries"), _table("queues")
+    def _table(self, name: str) -> pl.DataFrame:
+        t = self._tables[name]
+        if isinstance(t, bytes):
+            t = self._tables[name] = pl.read_parquet(io.BytesIO(t))
+        return t
+
+    @property
+    def flows(self) -> pl.DataFrame:
+        """The flows table (see the module's doc for its columns)."""
+        return self._table("flows")
+
+    @property
+    def links(self) -> pl.DataFrame:
+        """The links table (see the module's doc for its columns)."""
+        return self._table("links")
+
+    @property
+    def udp(self) -> pl.DataFrame:
+        """The udp table (see the module's doc for its columns)."""
+        return self._table("udp")
+
+    @property
+    def web(self) -> pl.DataFrame:
+        """The web table (see the module's doc for its columns)."""
+        return self._table("web")
+
+    @property
+    def timeseries(self) -> pl.DataFrame:
+        """The timeseries table (see the module's doc for its columns)."""
+        return self._table("timeseries")
+
+    @property
+    def queues(self) -> pl.DataFrame:
+        """The queues table (see the module's doc for its columns)."""
+        return self._table("queues")
 
     @property
     def cc_log(self) -> pl.DataFrame:
@@ -187,11 +219,14 @@ class Result:
     @property
     def jain_index(self) -> float | None:
         """Jain's fairness index of the TCP flows' goodputs (None without TCP flows)."""
-        return self.summary["jain_index"]
+        jain: float | None = self.summary["jain_index"]
+        return jain
 
     def throughput_ratio(self, a: list[int], b: list[int]) -> float:
         """Aggregate goodput of engine flows `a` over that of flows `b` (RTT fairness)."""
-        g = dict(zip(self.flows["flow"].to_list(), self.flows["goodput_bps"].to_list()))
+        g: dict[int, float] = dict(
+            zip(self.flows["flow"].to_list(), self.flows["goodput_bps"].to_list(), strict=True)
+        )
         return sum(g[i] for i in a) / sum(g[i] for i in b)
 
     def short_term_jain(self, window: float = 1.0, start: float = 0.0) -> float | None:
@@ -253,7 +288,7 @@ class Result:
         ):  # by polars: the extension's writer does not take all of its dtypes
             buf = io.BytesIO()
             self.cc_log.write_parquet(buf)
-            out[cclog.FILE] = buf.getvalue()
+            out[CC_LOG] = buf.getvalue()
         out.update(self.captures)
         if any(name.startswith("link-") for name in self.captures):
             out[DROPS_FILE] = _parquet({"drops": self.drops})["drops"]
@@ -267,13 +302,13 @@ class Result:
     @classmethod
     def from_engine(
         cls,
-        manifest: dict,
+        manifest: dict[str, Any],
         summary: bytes,
         tables: dict[str, bytes],
         labels: list[str],
-        cc_log: list | None = None,
+        cc_log: list[Any] | None = None,
         captures: dict[str, bytes] | None = None,
-        drops: list[dict] | None = None,
+        drops: list[dict[str, Any]] | None = None,
     ) -> Result:
         """From what the engine wrote for a finished run (`Simulation.files`: summary.json and each
         table's Parquet file), the flows' labels, the per-ACK log's columns, the capture files
@@ -282,7 +317,12 @@ class Result:
         result = cls(
             manifest,
             json.loads(summary),
-            *(tables[name] for name in FRAMES),
+            tables["flows"],
+            tables["links"],
+            tables["udp"],
+            tables["web"],
+            tables["timeseries"],
+            tables["queues"],
             cclog.frame(cc_log, labels) if cc_log else None,
             captures,
             _drops(drops or [], labels),
@@ -304,8 +344,8 @@ def load(run_dir: str | Path) -> Result:
     try:
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         frames = {n: pl.read_parquet(run_dir / f"{n}.parquet") for n in FRAMES}
-        if (run_dir / cclog.FILE).is_file():
-            frames["cc_log"] = pl.read_parquet(run_dir / cclog.FILE)
+        if (run_dir / CC_LOG).is_file():
+            frames["cc_log"] = pl.read_parquet(run_dir / CC_LOG)
         captures = {
             p.name: p.read_bytes()
             for p in sorted(run_dir.iterdir())
@@ -317,12 +357,14 @@ def load(run_dir: str | Path) -> Result:
     return Result(manifest, summary, **frames, captures=captures, drops=drops)
 
 
-def _drops(rows: list[dict], labels: list[str]) -> pl.DataFrame:
+def _drops(rows: list[dict[str, Any]], labels: list[str]) -> pl.DataFrame:
     out = [{**r, "label": None if r["flow"] is None else labels[r["flow"]]} for r in rows]
     return pl.DataFrame(out, schema=DROPS) if out else _empty(DROPS)
 
 
-def _signal_sync(rows: list[dict], flows: list[int] | None, window: float) -> tuple[int, int]:
+def _signal_sync(
+    rows: list[dict[str, Any]], flows: list[int] | None, window: float
+) -> tuple[int, int]:
     """`Result.signal_synchronization` over the flows table's rows (the default choice of flows is the
     engine's, hscc_sim::metrics::signalling_flows, as summary.json's)."""
     position = {r["flow"]: k for k, r in enumerate(rows)}
@@ -355,10 +397,10 @@ def fsum_mean(values: list[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-_EMPTY: dict[tuple, pl.DataFrame] = {}
+_EMPTY: dict[tuple[Any, ...], pl.DataFrame] = {}
 
 
-def _empty(schema: dict) -> pl.DataFrame:
+def _empty(schema: dict[str, Any]) -> pl.DataFrame:
     """A table with `schema` and no rows: made once per schema (0.4 ms), then copied (µs)."""
     key = tuple(schema.items())
     if key not in _EMPTY:
@@ -366,7 +408,7 @@ def _empty(schema: dict) -> pl.DataFrame:
     return _EMPTY[key].clone()
 
 
-def _json(data: dict) -> bytes:
+def _json(data: dict[str, Any]) -> bytes:
     """`json.dumps(data, indent=2, allow_nan=False) + "\\n"`, byte for byte: Python's C encoder writes the
     compact text and the extension lays it out (Python's own indenting is pure Python, 5x slower)."""
     return _core.json_indented(json.dumps(data, separators=(",", ":"), allow_nan=False))

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from hscc.atomic import NotWritable, atomic_dir
 
@@ -47,12 +48,12 @@ def owned(name: str) -> bool:
     return name in OWNED or CAPTURE.fullmatch(name) is not None
 
 
-def marker() -> dict:
+def marker() -> dict[str, Any]:
     """The manifest keys that mark a run directory as hscc's."""
     return {"kind": KIND, "format": FORMAT}
 
 
-def json_manifest(directory: Path) -> dict | None:
+def json_manifest(directory: Path) -> dict[str, Any] | None:
     """`directory`/manifest.json as a JSON object, or None (missing, a link, too large, not JSON)."""
     path = Path(directory) / "manifest.json"
     try:
@@ -64,7 +65,7 @@ def json_manifest(directory: Path) -> dict | None:
     return manifest if isinstance(manifest, dict) else None
 
 
-def read_manifest(run_dir: Path) -> dict | None:
+def read_manifest(run_dir: Path) -> dict[str, Any] | None:
     """The manifest of an hscc run directory, or None if `run_dir` is not one."""
     manifest = json_manifest(run_dir)
     if manifest is None:

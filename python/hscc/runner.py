@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from hscc import _core, limits, provenance, rundir
 from hscc.errors import RunError, ScenarioError
@@ -25,7 +26,7 @@ _CHUNK_WALL_S = 0.1
 
 
 def run(
-    scenario: Scenario | str | Path | dict,
+    scenario: Scenario | str | Path | dict[str, Any],
     seed: int | None = None,
     progress: Progress | None = None,
     max_memory: int | None = None,
@@ -42,7 +43,7 @@ def run(
 
 
 def start(
-    scenario: Scenario | str | Path | dict,
+    scenario: Scenario | str | Path | dict[str, Any],
     seed: int | None = None,
     max_memory: int | None = None,
     max_events: int | None = None,

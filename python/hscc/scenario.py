@@ -47,8 +47,9 @@ MAX_DEPTH = 32  # tables and lists inside each other; scenarios use at most 5
 # number), looked for where keys start (a line, after "{" or ","); possessive quantifiers
 # and those few starting points keep the search linear in the text.
 _LONG_DOTTED_KEY = re.compile(
-    r"(?m)(?:^|[{,])[ \t]*+\[{0,2}+[ \t]*+(?:(?:[A-Za-z0-9_-]++|\"[^\"\n]*+\"|'[^'\n]*+')[ \t]*+\.[ \t]*+){%d,}"
-    % MAX_DEPTH
+    r"(?m)(?:^|[{,])[ \t]*+\[{0,2}+[ \t]*+(?:(?:[A-Za-z0-9_-]++|\"[^\"\n]*+\"|'[^'\n]*+')[ \t]*+\.[ \t]*+){"
+    + str(MAX_DEPTH)
+    + ",}"
 )
 # What a run-directory name cannot have: the engine's rule for `name` (one path component).
 _NOT_IN_FILE_NAMES = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
@@ -67,8 +68,9 @@ class Record:
     attributes (None for an optional field that is not set), lists as lists."""
 
     __slots__ = ("_data",)
+    _data: dict[str, Any]
 
-    def __init__(self, data: dict):
+    def __init__(self, data: dict[str, Any]):
         object.__setattr__(self, "_data", data)
 
     def __getattr__(self, name: str) -> Any:
@@ -96,7 +98,7 @@ class Record:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._data!r})"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A deep copy of the fields, as JSON-ready data."""
         return copy.deepcopy(self._data)
 
@@ -114,8 +116,9 @@ class Scenario(Record):
     seed and outputs, every default filled in, quantities in SI numbers."""
 
     __slots__ = ("_source",)
+    _source: str | None
 
-    def __init__(self, checked: dict, source: str | None = None):
+    def __init__(self, checked: dict[str, Any], source: str | None = None):
         super().__init__(checked)
         object.__setattr__(self, "_source", source)
 
@@ -127,7 +130,7 @@ class Scenario(Record):
     # --- construction -------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, data: dict, source: str | None = None) -> Scenario:
+    def parse(cls, data: dict[str, Any], source: str | None = None) -> Scenario:
         """From a dict (parsed TOML or JSON); ScenarioError on any bad value."""
         if not isinstance(data, dict):
             raise ScenarioError([Issue("scenario", data, "a table of scenario fields")], source)
@@ -184,7 +187,7 @@ class Scenario(Record):
         return cls.parse(data, str(path))
 
     @classmethod
-    def coerce(cls, scenario: Scenario | str | Path | dict) -> Scenario:
+    def coerce(cls, scenario: Scenario | str | Path | dict[str, Any]) -> Scenario:
         """A Scenario from a Scenario, a TOML path or a dict."""
         if isinstance(scenario, Scenario):
             return scenario
@@ -198,7 +201,7 @@ class Scenario(Record):
 
     # --- the engine's form --------------------------------------------------------------
 
-    def to_engine(self) -> dict:
+    def to_engine(self) -> dict[str, Any]:
         """The form the engine runs: the checked scenario itself (SI numbers)."""
         return self.to_dict()
 
@@ -241,7 +244,7 @@ def safe_file_name(v: str) -> str:
     return name or "scenario"
 
 
-def _as_json(data: dict) -> dict:
+def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     """`data` with what JSON cannot carry made text the engine will name in its
     error: NaN and infinities ("nan", "inf"), TOML dates and times (ISO text)."""
 
@@ -256,10 +259,10 @@ def _as_json(data: dict) -> dict:
             return [fix(x) for x in v]
         return v
 
-    return fix(data)  # depth is at most MAX_DEPTH (checked before)
+    return {str(k): fix(x) for k, x in data.items()}  # depth is at most MAX_DEPTH (checked before)
 
 
-def _too_deep(data: dict) -> str | None:
+def _too_deep(data: dict[str, Any]) -> str | None:
     """The path of the first value nested more than MAX_DEPTH deep, or None (iterative: no recursion limit)."""
     stack: list[tuple[object, str, int]] = [(data, "", 0)]
     while stack:

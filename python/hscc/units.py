@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 from hscc import _core
 
-Number = Union[int, float]
+Number: TypeAlias = int | float
 
 
 class UnitError(ValueError):
@@ -66,7 +66,8 @@ def buffer(value: object) -> dict[str, Number]:
     Takes "1500pkts", "64KB", "0.5bdp", a plain number of packets, or the
     engine form itself.
     """
-    return _parse("buffer", value)
+    limit: dict[str, Number] = _parse("buffer", value)
+    return limit
 
 
 def format_rate(bps: float) -> str:

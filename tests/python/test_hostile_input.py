@@ -1,5 +1,5 @@
 """Hostile input gets a clear error naming the field, the value and what is allowed:
-never a traceback, a hang or unbounded memory (issue 9's reproducers)."""
+never a traceback, a hang or unbounded memory (each test reproduces an input that once did)."""
 
 from __future__ import annotations
 

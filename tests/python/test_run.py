@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 import hscc
@@ -80,7 +82,7 @@ def test_progress_is_reported_up_to_the_duration(one_flow):
     seen = []
     hscc.run(one_flow, progress=lambda t, d: seen.append((t, d)))
     assert seen and seen[-1] == (10.0, 10.0)
-    assert all(t1 < t2 for (t1, _), (t2, _) in zip(seen, seen[1:]))
+    assert all(t1 < t2 for (t1, _), (t2, _) in pairwise(seen))
 
 
 def test_without_traces_the_time_series_are_empty(write_toml):

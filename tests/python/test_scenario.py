@@ -27,7 +27,7 @@ def test_the_demo_resolves_rtts_and_units():
     assert [f["algorithm"] for f in e["flows"]] == ["reno", "reno"]
     cfg = json.loads(_core.Simulation(json.dumps(e)).config())
     # rtt = 2 × (access delay + bottleneck delay): 40 ms → 15 ms, 120 ms → 55 ms (links 2 and 6: the senders' access links).
-    access = {l["name"]: l["cfg"]["delay"] for l in cfg["topology"]["links"]}
+    access = {link["name"]: link["cfg"]["delay"] for link in cfg["topology"]["links"]}
     assert [access["access-s0:fwd"], access["access-s1:fwd"]] == [15_000_000_000, 55_000_000_000]
     # The engine resolves the 1-BDP buffer: 100 Mbit/s × 120 ms / 1500 B = 1000 packets.
     assert cfg["topology"]["links"][0]["cfg"]["buffer"] == {"packets": 1000}

@@ -112,7 +112,7 @@ def test_logspace_with_units_and_exact_ends():
         .values
     )
     assert values[0] == 1e-6 and values[-1] == 1e-2
-    for v, k in zip(values, range(9)):
+    for v, k in zip(values, range(9), strict=True):
         assert math.isclose(v, 10 ** (-6 + k / 2), rel_tol=1e-12)
 
 
@@ -173,10 +173,13 @@ def test_seeds_depend_on_the_point_not_on_the_axis_order():
             seed=5,
         )
     )
-    by_values = lambda made: {
-        (tuple(made.columns[p][j.point] for p in sorted(made.columns)), j.replicate): j.seed
-        for j in made.jobs
-    }  # noqa: E731
+
+    def by_values(made):
+        return {
+            (tuple(made.columns[p][j.point] for p in sorted(made.columns)), j.replicate): j.seed
+            for j in made.jobs
+        }
+
     assert by_values(a) == by_values(b)
     seeds = [j.seed for j in a.jobs]
     assert len(set(seeds)) == len(seeds), "every run has its own seed"

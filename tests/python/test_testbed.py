@@ -311,7 +311,7 @@ def _fabricated(tmp: Path, name: str, goodputs, sent, retrans, queue_bytes, tx, 
                 "retrans": r,
                 "signals_s": [],
             }
-            for i, (g, s, r) in enumerate(zip(goodputs, sent, retrans))
+            for i, (g, s, r) in enumerate(zip(goodputs, sent, retrans, strict=True))
         ],
         schema=FLOWS,
     )
@@ -504,7 +504,7 @@ def test_a_short_kernel_run_end_to_end(tmp_path):
     assert {q["kind"] for q in k["qdiscs"]} >= {"htb", "pfifo"}
     assert set(k["delay_line"]["fwd"]) >= {"max_late_s", "late_1ms", "packets"}
     # The delay line holds each pair's base RTT (20 and 40 ms) plus host latency and one packet's serialization (0.6 ms).
-    for row, rtt in zip(r.flows.iter_rows(named=True), (0.020, 0.040)):
+    for row, rtt in zip(r.flows.iter_rows(named=True), (0.020, 0.040), strict=True):
         assert rtt <= row["min_rtt_s"] <= rtt + 0.003, row
         assert row["goodput_bps"] > 1e6 and row["final_cwnd"] > 0 and row["segs_sent"] > 0
     # HTB holds the rate: 3 s at 20 Mbit/s, a slow start included.

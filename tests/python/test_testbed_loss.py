@@ -173,7 +173,7 @@ def test_one_seed_drops_the_same_packet_indices_in_the_kernel(tmp_path, monkeypa
     assert_nothing_left(os.getpid())
     assert_no_bpf_left(before)
     reports = [r.manifest["kernel_run"]["random_loss"] for r in runs]
-    for r, rep in zip(runs, reports):
+    for r, rep in zip(runs, reports, strict=True):
         assert (
             rep["seed"] == r.manifest["seed"]
             and rep["probability"] == 0.03

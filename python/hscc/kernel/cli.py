@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from functools import partial
+from typing import Annotated, TypeVar
 
 import typer
 from rich.table import Table
@@ -41,7 +43,10 @@ def _bad_input(e: KernelError) -> bool:
     )
 
 
-def _run(action):
+T = TypeVar("T")
+
+
+def _run(action: Callable[[], T]) -> T:
     try:
         return action()
     except KernelError as e:
@@ -114,7 +119,7 @@ def unload(
     """Unregister NAME (or --all) and wait until the kernel has dropped it."""
     if (name is None) == (not all_):
         raise _fail(BAD_INPUT, "give an algorithm or --all (not both)")
-    done = _run(registry.unload_all) if all_ else [_run(lambda: registry.unload(name))]
+    done = _run(registry.unload_all) if name is None else [_run(partial(registry.unload, name))]
     out.print(f"unloaded {', '.join(done)}" if done else "nothing was loaded", soft_wrap=True)
 
 
@@ -131,7 +136,7 @@ def smoke_(
     """Run one real flow per algorithm in a namespace of its own and check it moved data without stalling."""
     failed = 0
     for n in names or _run(programs.available):
-        r = _run(lambda: smoke.run(n, seconds=seconds))
+        r = _run(partial(smoke.run, n, seconds=seconds))
         problems = r.problems()
         info = r.tcp_info
         line = f"{r.kernel_name}: {r.bytes / 1e6:.1f} MB in {seconds:g} s, cwnd {info.get('snd_cwnd')}, ssthresh {info.get('snd_ssthresh')}, {info.get('total_retrans')} retransmissions"

@@ -14,8 +14,12 @@ import socket
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
-from tcpinfo import tcp_info  # beside this file (run by path, so its directory is on sys.path)
+if TYPE_CHECKING:  # the same module, as the type checker finds it
+    from hscc.kernel.tcpinfo import tcp_info
+else:
+    from tcpinfo import tcp_info  # beside this file (run by path, so its directory is on sys.path)
 
 INTERVAL_S = 0.25
 KEPT = ("ca_state", "snd_ssthresh", "snd_cwnd", "total_retrans")

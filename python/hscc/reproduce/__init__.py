@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any
 
 import polars as pl
 
@@ -28,9 +28,10 @@ from hscc.reproduce.compare import ClaimResult
 from hscc.reproduce.experiment import PAPERS, Experiment, ExperimentError, catalogue, find, load
 from hscc.reproduce.measures import MeasureError
 from hscc.rundir import RunDirError
-from hscc.sweeps import Progress, SweepResult
+from hscc.sweeps import SweepResult
 from hscc.sweeps import run as run_sweep
-from hscc.sweeps.spec import SweepError
+from hscc.sweeps.execute import Progress
+from hscc.sweeps.spec import Sweep, SweepError
 from hscc.sweeps.spec import parse as parse_sweep
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "ExperimentError",
     "MeasureError",
     "Reproduction",
+    "RunDirError",
     "catalogue",
     "find",
     "load",
@@ -172,7 +174,7 @@ def reproduce_all(
     return done
 
 
-def sweep_for(exp: Experiment, quick: bool, replicates: int | None = None):
+def sweep_for(exp: Experiment, quick: bool, replicates: int | None = None) -> Sweep:
     """The experiment's checked sweep, full length or --quick (SweepError naming the experiment)."""
     try:
         return parse_sweep(exp.sweep_data(quick, replicates), source=exp.file)
@@ -180,8 +182,10 @@ def sweep_for(exp: Experiment, quick: bool, replicates: int | None = None):
         raise SweepError(f"experiment {exp.name}: {e}") from None
 
 
-def _manifest(exp: Experiment, quick: bool, replicates: int, rep: Reproduction | None) -> dict:
-    body = {
+def _manifest(
+    exp: Experiment, quick: bool, replicates: int, rep: Reproduction | None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
         "experiment": exp.name,
         "paper": exp.paper,
         "source": exp.source,

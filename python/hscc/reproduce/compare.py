@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 
 import polars as pl
 
@@ -24,20 +25,22 @@ from hscc.sweeps.result import t_quantile
 TOLERANCE = 0.25
 TIE = 0.05
 CONFIDENCE = 0.95
-SCHEMA = {
-    "experiment": pl.String,
-    "measure": pl.String,
-    "series": pl.String,
-    "x": pl.Float64,
-    "paper": pl.Float64,
-    "source": pl.String,
-    "n": pl.UInt32,
-    "mean": pl.Float64,
-    "ci_low": pl.Float64,
-    "ci_high": pl.Float64,
-    "deviation": pl.Float64,
-    "verdict": pl.String,
-}
+SCHEMA = pl.Schema(
+    {
+        "experiment": pl.String,
+        "measure": pl.String,
+        "series": pl.String,
+        "x": pl.Float64,
+        "paper": pl.Float64,
+        "source": pl.String,
+        "n": pl.UInt32,
+        "mean": pl.Float64,
+        "ci_low": pl.Float64,
+        "ci_high": pl.Float64,
+        "deviation": pl.Float64,
+        "verdict": pl.String,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
     )
     half = [
         (t_quantile(CONFIDENCE, n - 1) * s / math.sqrt(n)) if n > 1 and s is not None else None
-        for n, s in zip(stats["n"], stats["std"])
+        for n, s in zip(stats["n"], stats["std"], strict=True)
     ]
     stats = stats.with_columns(pl.Series("half", half, pl.Float64)).with_columns(
         (pl.col("mean") - pl.col("half")).alias("ci_low"),
@@ -94,7 +97,7 @@ def _published(exp: Experiment) -> pl.DataFrame:
     for m in exp.measures:
         for series, values in m.published.items():
             name = exp.series_name(series)
-            for x, v in zip(xs, values):
+            for x, v in zip(xs, values, strict=True):
                 if not math.isnan(v):
                     rows.append(
                         {
@@ -172,7 +175,7 @@ def claims(exp: Experiment, table: pl.DataFrame, quick: bool = False) -> list[Cl
 def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
     def series(name: str) -> dict[float, float]:
         s = t.filter(pl.col("series") == exp.series_name(name))
-        return dict(zip(s["x"], s["mean"]))
+        return dict(zip(s["x"], s["mean"], strict=True))
 
     a = series(c.a)
     xs = sorted(a) if c.at is None else [float(x) for x in c.at]
@@ -180,12 +183,16 @@ def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
         return ClaimResult(c.text, False, f"no result for {c.a} at every x asked for")
     if c.kind in ("increasing", "decreasing"):
         values = [a[x] for x in xs]
-        steps = list(zip(values, values[1:]))
+        steps = list(pairwise(values))
         holds = (
             all(q > p for p, q in steps) if c.kind == "increasing" else all(q < p for p, q in steps)
         )
         return ClaimResult(c.text, holds, f"{c.a}: " + ", ".join(f"{v:.3g}" for v in values))
-    b = series(c.b) if c.b is not None else {x: c.than for x in xs}
+    if c.b is not None:
+        b = series(c.b)
+    else:
+        assert c.than is not None  # Claim's validator: a comparison names b or than
+        b = {x: c.than for x in xs}
     if any(x not in b for x in xs):
         return ClaimResult(c.text, False, f"no result for {c.b} at every x asked for")
     if c.unfairness:  # a throughput ratio's distance from fairness, whichever side wins

@@ -116,9 +116,7 @@ class Measure(_Strict):
     )
     b: list[int] | None = None  # ratio's denominator
     link: str = "bottleneck:fwd"  # utilization
-    column: str | None = (
-        None  # change, column: a metric column of the sweep (hscc.sweeps.metrics)
-    )
+    column: str | None = None  # change, column: a metric column of the sweep (hscc.sweeps.metrics)
     columns: list[str] | None = (
         None  # sum: metric columns added up; available: the UDP rates taken off capacity
     )
@@ -237,7 +235,7 @@ class Experiment(_Strict):
             return "hscc"
         return self.series.names.get(str(value), str(value))
 
-    def sweep_data(self, quick: bool, replicates: int | None = None) -> dict:
+    def sweep_data(self, quick: bool, replicates: int | None = None) -> dict[str, Any]:
         """The sweep's data (hscc.sweeps.spec.parse) at full length or --quick."""
         data = {k: v for k, v in self.sweep.items()}
         data["name"] = self.name + ("-quick" if quick else "")
@@ -272,7 +270,7 @@ def load(path: str | Path) -> Experiment:
     return parse(data, str(path))
 
 
-def parse(data: dict, source: str = "experiment") -> Experiment:
+def parse(data: dict[str, Any], source: str = "experiment") -> Experiment:
     try:
         return Experiment(**data, file=source)
     except ValidationError as e:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 
 import polars as pl
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -58,7 +59,7 @@ def png(exp: Experiment, table: pl.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-def _lines(ax, t: pl.DataFrame, series: list[str], colour: dict) -> None:
+def _lines(ax: Axes, t: pl.DataFrame, series: list[str], colour: dict[str, str]) -> None:
     for s in series:
         rows = t.filter(pl.col("series") == s).sort("x")
         ours = rows.filter(pl.col("mean").is_not_null())
@@ -90,7 +91,7 @@ def _lines(ax, t: pl.DataFrame, series: list[str], colour: dict) -> None:
             )
 
 
-def _bars(ax, t: pl.DataFrame, series: list[str], colour: dict) -> None:
+def _bars(ax: Axes, t: pl.DataFrame, series: list[str], colour: dict[str, str]) -> None:
     present = [s for s in series if t.filter(pl.col("series") == s).height]
     for i, s in enumerate(present):
         row = t.filter(pl.col("series") == s).row(0, named=True)

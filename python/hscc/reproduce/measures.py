@@ -97,6 +97,7 @@ def _one(exp: Experiment, m: Measure, runs: pl.DataFrame) -> pl.DataFrame:
         if m.kind == "stolen":
             value = _goodput(runs, m.a)
         else:
+            assert m.column is not None  # Measure's validator: a change measure names its column
             value = _col(runs, m.column)
         runs = runs.with_columns(value.alias("_q"))
         base = (
@@ -120,12 +121,15 @@ def _one(exp: Experiment, m: Measure, runs: pl.DataFrame) -> pl.DataFrame:
     elif m.kind == "utilization":
         value = _col(runs, f"{m.link}.utilization")
     elif m.kind == "column":
+        assert m.column is not None  # Measure's validator: a column measure names it
         value = _col(runs, m.column) * m.scale
     elif m.kind == "available":
+        assert m.columns is not None  # Measure's validator: so does an available measure
         value = _goodput(runs, m.a) / (
             pl.lit(m.capacity) - sum((_col(runs, c) for c in m.columns), pl.lit(0.0))
         )
     else:  # sum
+        assert m.columns is not None  # Measure's validator: and a sum measure
         value = sum((_col(runs, c) for c in m.columns), pl.lit(0.0)) * m.scale
     return runs.select(
         pl.lit(m.name).alias("measure"),

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Set as AbstractSet
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -53,11 +55,12 @@ def kind(directory: Path) -> str | None:
         and manifest.get("kind") in (ONE, ALL)
         and manifest.get("format") == FORMAT
     ):
-        return manifest["kind"]
+        found: str = manifest["kind"]
+        return found
     return None
 
 
-def check(directory: Path, want: str, names: set[str] = frozenset()) -> None:
+def check(directory: Path, want: str, names: AbstractSet[str] = frozenset()) -> None:
     """RunDirError unless `directory` may hold a reproduction of kind `want`: absent, empty, or
     one of that kind holding nothing but what hscc writes there (`names`: the experiments' directories)."""
     directory = Path(directory)
@@ -85,7 +88,7 @@ def check(directory: Path, want: str, names: set[str] = frozenset()) -> None:
         )
 
 
-def write_manifest(directory: Path, kind_: str, body: dict) -> None:
+def write_manifest(directory: Path, kind_: str, body: dict[str, Any]) -> None:
     manifest = {
         "kind": kind_,
         "format": FORMAT,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich import box
@@ -9,13 +10,14 @@ from rich.table import Table
 
 if TYPE_CHECKING:
     from hscc.reproduce import Reproduction
+    from hscc.reproduce.experiment import Experiment
 
 COLUMNS = ("measure", "series", "x", "paper", "hscc (95 % CI)", "deviation", "verdict", "source")
 
 
 def rows(rep: Reproduction) -> list[tuple[str, ...]]:
     """The comparison, one tuple of text per cell, COLUMNS' order."""
-    out = []
+    out: list[tuple[str, ...]] = []
     for r in rep.table.iter_rows(named=True):
         x = "" if rep.experiment.x.axis is None else f"{r['x']:g}"
         paper = "–" if r["paper"] is None else f"{r['paper']:.4g}"
@@ -75,7 +77,7 @@ def terminal(rep: Reproduction) -> Table:
 def scorecard(reps: list[Reproduction]) -> list[tuple[str, ...]]:
     """Per experiment: paper, name, source, cells agreeing / same direction / differing, claims held (and
     known misses), runs, and the CPU time of its runs (each run's own wall time, so cached runs count too)."""
-    out = []
+    out: list[tuple[str, ...]] = []
     for r in reps:
         c = r.counts()
         known = sum(1 for k in r.claims if k.known_miss and not k.holds)
@@ -119,7 +121,7 @@ def scorecard_table(reps: list[Reproduction]) -> Table:
     return t
 
 
-def catalogue_table(exps) -> Table:
+def catalogue_table(exps: Sequence[Experiment]) -> Table:
     """`hscc reproduce list`: every experiment with its source, what it measures and its sweep's size."""
     t = Table(
         "experiment",
@@ -137,7 +139,7 @@ def catalogue_table(exps) -> Table:
     return t
 
 
-def _runs(e) -> str:
+def _runs(e: Experiment) -> str:
     from hscc.sweeps.spec import parse
 
     def n(quick: bool) -> int:

@@ -17,7 +17,7 @@ for the format, docs/sweeps.md for the whole story).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from hscc import limits as _limits
 from hscc.scenario import Scenario
@@ -25,13 +25,12 @@ from hscc.sweeps import execute, plan, spec, sweepdir
 from hscc.sweeps.execute import Counts, Progress
 from hscc.sweeps.result import SweepResult
 from hscc.sweeps.spec import Sweep, SweepError
-from hscc.sweeps.store import RunStore
 
 __all__ = ["Counts", "Sweep", "SweepError", "SweepResult", "load", "load_file", "run", "sweep"]
 
 
 def sweep(
-    base: Scenario | str | Path | dict,
+    base: Scenario | str | Path | dict[str, Any],
     axes: dict[str, Any] | None = None,
     replicates: int = 1,
     seed: int | None = None,

@@ -33,7 +33,7 @@ from concurrent.futures import (
 )
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 from hscc.sweeps.plan import Job
 from hscc.sweeps.store import RunStore
@@ -53,7 +53,7 @@ class Outcome:
     """How one run ended: "ok" (computed now), "cached" (found in the store) or "failed"."""
 
     status: str
-    metrics: dict | None = None
+    metrics: dict[str, Any] | None = None
     error: str | None = None
 
 
@@ -102,7 +102,7 @@ class LocalPool:
             initargs=(os.getpid(),),
         )
 
-    def submit(self, *args: Any) -> Future:
+    def submit(self, *args: Any) -> Future[Any]:
         with _main_hidden():  # a submit may start a worker
             return self._executor.submit(*args)
 
@@ -178,8 +178,9 @@ class DaskPool:
         )
         self._executor = self._client.get_executor(pure=False)
 
-    def submit(self, *args: Any) -> Future:
-        return self._executor.submit(*args)
+    def submit(self, *args: Any) -> Future[Any]:
+        done: Future[Any] = self._executor.submit(*args)  # a concurrent.futures Future
+        return done
 
     def restart(self) -> None:
         pass  # nothing to replace: the cluster outlives its workers
@@ -190,7 +191,7 @@ class DaskPool:
             self._cluster.close()
 
 
-Pool = Union[LocalPool, DaskPool]
+Pool: TypeAlias = LocalPool | DaskPool
 
 
 @contextmanager
@@ -236,12 +237,13 @@ def execute(
             counts.failed += len(by_key[key])
         points.finished(by_key[key])
 
-    running: dict[Future, list[str]] = {}  # a task: a few runs, one after the other in one worker
+    # A task: a few runs, one after the other in one worker.
+    running: dict[Future[Any], list[str]] = {}
     attempts: dict[str, int] = {}
-    unsaved: dict[
-        str, tuple[dict, dict]
-    ] = {}  # finished, waiting for the writer: key → (files, metrics)
-    saving: dict[Future, dict[str, tuple[dict, dict]]] = {}  # the writer's batch, at most one
+    # Finished, waiting for the writer: key → (files, metrics).
+    unsaved: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    # The writer's batch, at most one.
+    saving: dict[Future[Any], dict[str, tuple[dict[str, Any], dict[str, Any]]]] = {}
     unstored = 0  # bytes of the files in `unsaved` and `saving`
     writer = (
         ThreadPoolExecutor(1, thread_name_prefix="hscc-sweep-store") if store is not None else None
@@ -262,6 +264,7 @@ def execute(
             while len(running) < slots and unstored < _MAX_UNSTORED_BYTES and queue:
                 submit([queue.popleft() for _ in range(pace.runs_per_task(len(queue), slots))])
             if unsaved and not saving:  # stored at once, all that finished since the last batch
+                assert writer is not None and store is not None  # runs wait for it only then
                 saving[
                     writer.submit(store.save, {k: files for k, (files, _) in unsaved.items()})
                 ] = dict(unsaved)
@@ -317,7 +320,7 @@ def execute(
                                 ),
                             )
                     continue
-                for k, (status, payload, metrics) in zip(keys, results):
+                for k, (status, payload, metrics) in zip(keys, results, strict=True):
                     if status != "ok":
                         finish(k, Outcome("failed", error=payload))
                         continue

@@ -62,7 +62,7 @@ def headline(names: list[str]) -> list[str]:
     return [m for m in names if _HEADLINE.match(m)]
 
 
-def row(s: dict, web: Callable[[], pl.DataFrame]) -> dict[str, Any]:
+def row(s: dict[str, Any], web: Callable[[], pl.DataFrame]) -> dict[str, Any]:
     """The metrics of a run, flat, from its summary (``Result.summary``, summary.json)
     and its web response times (``web()`` gives ``Result.web``; read only when it has web sources)."""
     out: dict[str, Any] = {
@@ -92,7 +92,7 @@ def row(s: dict, web: Callable[[], pl.DataFrame]) -> dict[str, Any]:
     for link in s["links"]:
         if link["monitored"]:
             out.update({f"{link['name']}.{k}": link[k] for k in _LINK})
-    directions = {}
+    directions: dict[str, int] = {}  # a VoIP call's UDP flows seen so far, less one (0: fwd)
     for u in s["udp"]:
         source = u["source"]
         if source.startswith("voip"):
@@ -105,6 +105,6 @@ def row(s: dict, web: Callable[[], pl.DataFrame]) -> dict[str, Any]:
         at = f"web[{w['web']}]."
         out.update({at + k: w[k] for k in ("started", "completed", "refused")})
         bins = web_table.filter(web_table["web"] == w["web"])
-        n = bins["count"].sum()
-        out[at + "mean_s"] = (bins["count"] * bins["mean_s"]).sum() / n if n else None
+        n = int(bins["count"].sum())
+        out[at + "mean_s"] = float((bins["count"] * bins["mean_s"]).sum()) / n if n else None
     return out

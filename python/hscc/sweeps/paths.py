@@ -55,7 +55,7 @@ def lookup(data: Any, path: str) -> Any:
     return data
 
 
-def put(data: dict, path: str, value: Any) -> None:
+def put(data: dict[str, Any], path: str, value: Any) -> None:
     """Set the field at `path` in scenario data (in place), making the tables on the way
     that are not there; PathError for a list index past the end or a value in the way."""
     parts = parse_path(path)

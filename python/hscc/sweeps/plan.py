@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hscc import _core
-from hscc.errors import field_parts, show
-from hscc.scenario import Scenario, ScenarioError
+from hscc.errors import ScenarioError, field_parts, show
+from hscc.scenario import Scenario
 from hscc.sweeps.paths import NOT_FOUND, PathError, lookup
 from hscc.sweeps.spec import Point, Sweep, SweepError
 
@@ -36,7 +36,7 @@ class Job:
     replicate: int
     seed: int
     key: str
-    scenario: dict
+    scenario: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = N
         for path in sweep.paths
     }
     jobs = []
-    for p, c in zip(points, checked):
+    for p, c in zip(points, checked, strict=True):
         values = sorted((path, columns[path][p.index]) for path in sweep.paths)
         for r in range(sweep.replicates):
             seed = derive_seed(sweep.seed, values, r)
@@ -73,7 +73,7 @@ def derive_seed(seed: int, values: list[tuple[str, Any]], replicate: int) -> int
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
 
 
-def cache_key(scenario: dict) -> str:
+def cache_key(scenario: dict[str, Any]) -> str:
     """The run's content key (see the module's doc)."""
     numbers = {k: v for k, v in scenario.items() if k not in _LABEL_ONLY}
     text = json.dumps(
@@ -84,7 +84,9 @@ def cache_key(scenario: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _check(sweep: Sweep, point: Point, max_memory: int | None, max_events: int | None) -> dict:
+def _check(
+    sweep: Sweep, point: Point, max_memory: int | None, max_events: int | None
+) -> dict[str, Any]:
     """The point's scenario checked by the engine, limits included."""
     try:
         data = sweep.scenario_data(point)

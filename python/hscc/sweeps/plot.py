@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -15,11 +16,17 @@ from hscc.atomic import write_bytes
 from hscc.rundir import RunDirError
 from hscc.sweeps.metrics import headline
 
+if TYPE_CHECKING:
+    from hscc.sweeps.result import SweepResult
+
 _MAX_LINES = 12
 
 
 def plot(
-    result, out_dir: str | Path, metrics: list[str] | None = None, overwrite: bool = False
+    result: SweepResult,
+    out_dir: str | Path,
+    metrics: list[str] | None = None,
+    overwrite: bool = False,
 ) -> list[Path]:
     """Write OUT_DIR/METRIC.png for each metric (default: the headline metrics); returns
     the paths. An existing file is replaced only with `overwrite` (or when `out_dir` is
@@ -44,7 +51,7 @@ def plot(
                 raise RunDirError(f"{p} exists; pass --overwrite (overwrite=True) to replace it")
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = result.summary()
-    for metric, path in zip(metrics, paths):
+    for metric, path in zip(metrics, paths, strict=True):
         fig = figure(result, summary.filter(pl.col("metric") == metric), metric)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=120)
@@ -52,7 +59,7 @@ def plot(
     return paths
 
 
-def figure(result, stats: pl.DataFrame, metric: str) -> Figure:
+def figure(result: SweepResult, stats: pl.DataFrame, metric: str) -> Figure:
     """One metric's figure: x = the first axis's (first) field."""
     x_field = result.axes[0][0]
     others = [members[0] for members in result.axes[1:]]
@@ -61,7 +68,7 @@ def figure(result, stats: pl.DataFrame, metric: str) -> Figure:
     ax = fig.add_subplot()
     xs_all = stats[x_field].unique(maintain_order=True).to_list()
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_all)
-    position = (lambda x: x) if numeric else {x: i for i, x in enumerate(xs_all)}.get
+    positions = None if numeric else {x: i for i, x in enumerate(xs_all)}
     groups = (
         stats.partition_by(others, maintain_order=True, as_dict=True) if others else {(): stats}
     )
@@ -75,17 +82,19 @@ def figure(result, stats: pl.DataFrame, metric: str) -> Figure:
                 fontsize=8,
             )
             break
-        xs = [position(x) for x in part[x_field].to_list()]
+        xs = part[x_field].to_list()
+        if positions is not None:
+            xs = [positions[x] for x in xs]
         mean = part["mean"].to_list()
         low = [
             m - lo if lo is not None and m is not None else 0
-            for m, lo in zip(mean, part["ci_low"].to_list())
+            for m, lo in zip(mean, part["ci_low"].to_list(), strict=True)
         ]
         high = [
             hi - m if hi is not None and m is not None else 0
-            for m, hi in zip(mean, part["ci_high"].to_list())
+            for m, hi in zip(mean, part["ci_high"].to_list(), strict=True)
         ]
-        label = ", ".join(f"{f} = {v}" for f, v in zip(others, values)) or None
+        label = ", ".join(f"{f} = {v}" for f, v in zip(others, values, strict=True)) or None
         ax.errorbar(xs, mean, yerr=[low, high], marker="o", capsize=3, label=label)
     if numeric:
         positive = [x for x in xs_all if x > 0]
@@ -95,7 +104,8 @@ def figure(result, stats: pl.DataFrame, metric: str) -> Figure:
         ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
     ax.set_xlabel(x_field)
     ax.set_ylabel(metric)
-    n_runs = stats["n"].max() if stats.height else 0
+    most = stats["n"].max()
+    n_runs = most if isinstance(most, int) else 0
     ax.set_title(
         f"{metric}: mean of {n_runs} run{'s' if n_runs != 1 else ''} per point"
         + (", 95 % CI" if n_runs and n_runs > 1 else ""),

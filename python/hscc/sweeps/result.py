@@ -134,7 +134,7 @@ class SweepResult:
         directory: Path | None = None,
     ) -> SweepResult:
         rows: list[dict[str, Any]] = []
-        for job, o in zip(plan.jobs, outcomes):
+        for job, o in zip(plan.jobs, outcomes, strict=True):
             row = {
                 "point": job.point,
                 "replicate": job.replicate,

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from hscc import units
-from hscc.errors import show
+from hscc.errors import ScenarioError, show
 from hscc.reference import value_kind
-from hscc.scenario import MAX_FILE_BYTES, Scenario, ScenarioError, safe_file_name
+from hscc.scenario import MAX_FILE_BYTES, Scenario, safe_file_name
 from hscc.sweeps.paths import PathError, parse_path, put
 
 MAX_RUNS = 1_000_000  # points × replicates; a sweep beyond this is a typo, not a plan
@@ -79,7 +79,7 @@ class Sweep:
     """A checked sweep: the base scenario's data, the axes, replicates and seed."""
 
     name: str
-    base: dict
+    base: dict[str, Any]
     axes: tuple[Axis, ...]
     replicates: int = 1
     seed: int = 0
@@ -99,12 +99,14 @@ class Sweep:
         out = []
         for i, combo in enumerate(itertools.product(*ranges)):
             assign = tuple(
-                (m.path, m.values[k]) for a, k in zip(self.axes, combo) for m in a.members
+                (m.path, m.values[k])
+                for a, k in zip(self.axes, combo, strict=True)
+                for m in a.members
             )
             out.append(Point(i, assign))
         return out
 
-    def scenario_data(self, point: Point) -> dict:
+    def scenario_data(self, point: Point) -> dict[str, Any]:
         """The base scenario's data with the point's values set (not checked yet)."""
         data = copy.deepcopy(self.base)
         for path, value in point.assign:
@@ -135,7 +137,7 @@ def load(path: str | Path) -> Sweep:
 
 
 def parse(
-    data: dict, base: Any = None, source: str | None = None, text: str | None = None
+    data: dict[str, Any], base: Any = None, source: str | None = None, text: str | None = None
 ) -> Sweep:
     """A Sweep from a sweep file's data (or the same keys from Python); `base` (a Scenario,
     a scenario file or a dict) stands in for the data's "base" key."""

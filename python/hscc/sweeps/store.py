@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -55,7 +56,7 @@ class RunStore:
     def load(self, key: str) -> Result:
         return load(self.path(key))
 
-    def metrics(self, key: str) -> dict:
+    def metrics(self, key: str) -> dict[str, Any]:
         """A stored run's metrics row, from its summary.json (and web.parquet when it has
         web sources) rather than all its files: a cached run costs well under a millisecond."""
         d = self.path(key)

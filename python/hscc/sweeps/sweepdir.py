@@ -20,6 +20,7 @@ import io
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -37,7 +38,7 @@ PLOTS = "plots"
 OWNED = {"manifest.json", "points.parquet", "summary.parquet", RUNS, PLOTS}
 
 
-def read_manifest(directory: Path) -> dict | None:
+def read_manifest(directory: Path) -> dict[str, Any] | None:
     """The manifest of a sweep directory, or None if `directory` is not one."""
     manifest = json_manifest(directory)
     if manifest is not None and manifest.get("kind") == KIND and manifest.get("format") == FORMAT:

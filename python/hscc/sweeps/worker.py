@@ -17,7 +17,7 @@ from hscc.sweeps import metrics
 
 
 def run_job(
-    scenario: dict, max_memory: int | None, max_events: int | None, files: bool
+    scenario: dict[str, Any], max_memory: int | None, max_events: int | None, files: bool
 ) -> tuple[str, Any, Any]:
     """("ok", the run directory's files if `files` else None, metrics row) or ("failed", message, None).
 
@@ -31,7 +31,7 @@ def run_job(
 
 
 def run_jobs(
-    scenarios: list[dict], max_memory: int | None, max_events: int | None, files: bool
+    scenarios: list[dict[str, Any]], max_memory: int | None, max_events: int | None, files: bool
 ) -> list[tuple[str, Any, Any]]:
     """`run_job` for each of a task's scenarios, in order (short runs go a few to a task)."""
     return [run_job(s, max_memory, max_events, files) for s in scenarios]

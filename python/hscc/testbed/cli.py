@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -16,6 +16,9 @@ from hscc.console import fail as _fail
 from hscc.errors import ScenarioError
 from hscc.kernel.programs import KernelError
 from hscc.rundir import RunDirError
+
+if TYPE_CHECKING:
+    from hscc.results import Result
 
 EXIT_CODES = "Exit codes: 0 ok, 1 failed (the kernel refused a step), 2 bad input or refused scenario, 130 interrupted."
 
@@ -208,7 +211,7 @@ def compare(
         out.print(f"wrote {plot_file}", soft_wrap=True)
 
 
-def _engine(r, path: Path) -> str:
+def _engine(r: Result, path: Path) -> str:
     k = r.manifest.get("kernel_run")
     return f"kernel {k['kernel']}" if k else "simulator"
 

@@ -34,9 +34,13 @@ import struct
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING, Any
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernel"))
-from tcpinfo import tcp_info  # noqa: E402  (hscc/kernel/tcpinfo.py, standard library only)
+if TYPE_CHECKING:  # the same module, as the type checker finds it
+    from hscc.kernel.tcpinfo import tcp_info
+else:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernel"))
+    from tcpinfo import tcp_info  # hscc/kernel/tcpinfo.py, standard library only
 
 HEADER = struct.Struct("!I")
 CHUNK = 1 << 18
@@ -65,12 +69,12 @@ def sleep_until(t: float) -> None:
         time.sleep(min(left, 0.5))
 
 
-def grid(cfg: dict) -> list[float]:
+def grid(cfg: dict[str, Any]) -> list[float]:
     n = int(round(cfg["end"] / cfg["interval"]))
     return [cfg["t0"] + k * cfg["interval"] for k in range(1, n + 1)]
 
 
-def send(cfg: dict) -> dict:
+def send(cfg: dict[str, Any]) -> dict[str, Any]:
     t0, end = cfg["t0"], cfg["t0"] + cfg["end"]
     socks: dict[int, socket.socket] = {}
     out = {
@@ -78,7 +82,7 @@ def send(cfg: dict) -> dict:
         for f in cfg["flows"]
     }
 
-    def flow(f: dict) -> None:
+    def flow(f: dict[str, Any]) -> None:
         rec = out[f["flow"]]
         try:
             sleep_until(t0 + f["start"])
@@ -114,8 +118,8 @@ def send(cfg: dict) -> dict:
     threads = [threading.Thread(target=flow, args=(f,), daemon=True) for f in cfg["flows"]]
     for t in threads:
         t.start()
-    for k, t in enumerate(grid(cfg), start=1):
-        sleep_until(t)
+    for k, at in enumerate(grid(cfg), start=1):
+        sleep_until(at)
         for i, s in list(socks.items()):
             try:
                 info = tcp_info(s)
@@ -137,13 +141,13 @@ def send(cfg: dict) -> dict:
     return {"sampled": SAMPLED, "flows": list(out.values())}
 
 
-def receive(cfg: dict) -> dict:
+def receive(cfg: dict[str, Any]) -> dict[str, Any]:
     t0 = cfg["t0"]
     flows = {f["flow"]: f for f in cfg["flows"]}
     got = {i: 0 for i in flows}
     completed: dict[int, float] = {}
     last: dict[int, float] = {}  # when each flow's last byte arrived
-    acks: dict[int, dict[str, int]] = {}
+    acks: dict[int, dict[str, Any]] = {}  # segment counts, and the window's state when opened
     srv = socket.socket()
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("0.0.0.0", cfg["port"]))
@@ -202,15 +206,15 @@ def receive(cfg: dict) -> dict:
 
     threading.Thread(target=accept, daemon=True).start()
     print("listening", file=sys.stderr, flush=True)
-    samples = {i: [] for i in flows}
+    samples: dict[int, list[int]] = {i: [] for i in flows}
     at_end: dict[int, int] = {}
     ends = sorted((t0 + f["end"], i) for i, f in flows.items())
-    for t in grid(cfg):
-        while ends and ends[0][0] <= t:
+    for at in grid(cfg):
+        while ends and ends[0][0] <= at:
             te, i = ends.pop(0)
             sleep_until(te)
             at_end[i] = got[i]
-        sleep_until(t)
+        sleep_until(at)
         for i in flows:
             samples[i].append(got[i])
     for te, i in ends:
@@ -236,7 +240,7 @@ def set_lowat(conn: socket.socket, lowat: int, lacking: int | None) -> int:
     return lowat
 
 
-def segment_counts(conn: socket.socket) -> dict[str, int]:
+def segment_counts(conn: socket.socket) -> dict[str, int | None]:
     """The receiving socket's data segments in and segments (ACKs) out, and its window's state."""
     try:
         info = tcp_info(conn)
@@ -246,7 +250,9 @@ def segment_counts(conn: socket.socket) -> dict[str, int]:
     return {"segs_out": info["segs_out"], "window_clamp": clamp, **window_state(conn, info)}
 
 
-def window_state(conn: socket.socket, info: dict | None = None) -> dict[str, int]:
+def window_state(
+    conn: socket.socket, info: dict[str, int | None] | None = None
+) -> dict[str, int | None]:
     """How far the receive window's threshold has opened (rcv_ssthresh, bytes) after how many data segments."""
     try:
         info = info or tcp_info(conn)

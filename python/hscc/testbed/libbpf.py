@@ -108,7 +108,7 @@ class Object:
         return self
 
     def _program(self, name: str) -> int:
-        prog = _libbpf().bpf_object__find_program_by_name(self._obj, name.encode())
+        prog: int = _libbpf().bpf_object__find_program_by_name(self._obj, name.encode())
         if not prog:
             raise KernelError(f"{self.path.name} has no program {name}")
         return prog
@@ -163,7 +163,8 @@ def update(fd: int, key: bytes, value: bytes) -> None:
 def items(fd: int, key_size: int, value_size: int, most: int) -> list[tuple[bytes, bytes]]:
     """A hash map's entries (at most `most`: the map's size bounds the walk)."""
     lib = _libbpf()
-    out, key, nxt = [], None, ctypes.create_string_buffer(key_size)
+    out: list[tuple[bytes, bytes]] = []
+    key, nxt = None, ctypes.create_string_buffer(key_size)
     while len(out) < most and lib.bpf_map_get_next_key(fd, key, nxt) == 0:
         key = ctypes.create_string_buffer(nxt.raw, key_size)
         value = lookup(fd, key.raw, value_size)
@@ -182,7 +183,8 @@ def test_run(prog_fd: int, packet: bytes, repeat: int = 1) -> int:
         repeat=repeat,
     )
     _check(_libbpf().bpf_prog_test_run_opts(prog_fd, ctypes.byref(opts)), "BPF_PROG_TEST_RUN")
-    return opts.retval
+    retval: int = opts.retval
+    return retval
 
 
 def tc_maps(ns: str, dev: str) -> dict[str, int]:

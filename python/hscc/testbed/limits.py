@@ -13,6 +13,8 @@ measured its own.
 from __future__ import annotations
 
 import os
+from itertools import pairwise
+from typing import Any
 
 from hscc.testbed.plan import Plan, TestbedError
 
@@ -53,7 +55,7 @@ def check(plan: Plan) -> None:
         )
 
 
-def probe() -> dict:
+def probe() -> dict[str, Any]:
     """This machine's clock resolution and how late the delay line's 1 ms sleeps
     wake now, in its scheduling class (real time if allowed): `delayline --probe`."""
     import json
@@ -70,16 +72,17 @@ def probe() -> dict:
     )
     if r.returncode != 0:
         raise TestbedError(f"the delay line's probe failed: {r.stderr.strip()}")
-    return json.loads(r.stdout)
+    found: dict[str, Any] = json.loads(r.stdout)
+    return found
 
 
-def service_stalls(samples: list, dev: str, rate_bps: float) -> list[dict]:
+def service_stalls(samples: list[Any], dev: str, rate_bps: float) -> list[dict[str, Any]]:
     """The intervals between queue samples (`record.QueueSample`) in which the bottleneck queue on `dev`
     held a backlog but sent less than SERVICE_SHARE_BOUND of min(backlog, rate × the time that surely
     passed between the two snapshots): the machine stopped serving the queue (softirq starved), a stall
     the delay line, downstream and at real-time priority, does not see."""
     out = []
-    for a, b in zip(samples, samples[1:]):
+    for a, b in pairwise(samples):
         surely = (
             b.asked - a.t
         )  # each snapshot was taken inside its call: at least this long between them
@@ -97,7 +100,9 @@ def service_stalls(samples: list, dev: str, rate_bps: float) -> list[dict]:
     return out
 
 
-def flags(delay_line: dict, service: dict[str, list[dict]] | None = None) -> list[str]:
+def flags(
+    delay_line: dict[str, Any], service: dict[str, list[dict[str, Any]]] | None = None
+) -> list[str]:
     """Why a run's numbers are suspect: the delay line did not hold its delays, or (`service`, per
     direction, from `service_stalls`) the bottleneck stopped sending with packets waiting. Empty when neither."""
     out = []

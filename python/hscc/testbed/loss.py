@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 import struct
 from pathlib import Path
+from typing import Any
 
 from hscc.kernel.netns import sh
+from hscc.kernel.programs import KernelError
 from hscc.testbed import libbpf
 
 MASK = (1 << 64) - 1
@@ -61,12 +63,19 @@ class Maps:
             self.fds["loss_config"], _ZERO, _CONFIG.pack(seed & MASK, threshold(probability), 1)
         )
 
-    def report(self, seed: int, probability: float) -> dict:
+    def _entry(self, name: str, key: bytes, size: int) -> bytes:
+        """An entry of one of the program's array maps, which has every key below its size."""
+        value = libbpf.lookup(self.fds[name], key, size)
+        if value is None:
+            raise KernelError(f"the loss program's {name} map has no entry {key.hex()}")
+        return value
+
+    def report(self, seed: int, probability: float) -> dict[str, Any]:
         """Seed, rate, the packets it drew for, its drops, the realised loss and the first dropped indices."""
-        packets, drops = _STATE.unpack(libbpf.lookup(self.fds["loss_state"], _ZERO, _STATE.size))
+        packets, drops = _STATE.unpack(self._entry("loss_state", _ZERO, _STATE.size))
         logged = min(drops, DROP_LOG_LEN)
         indices = sorted(
-            struct.unpack("=Q", libbpf.lookup(self.fds["drop_log"], struct.pack("=I", i), 8))[0]
+            struct.unpack("=Q", self._entry("drop_log", struct.pack("=I", i), 8))[0]
             for i in range(logged)
         )
         return {

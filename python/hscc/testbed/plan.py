@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from hscc import catalog
 from hscc.scenario import Scenario
@@ -87,7 +88,7 @@ class Plan:
 
     @property
     def max_rtt(self) -> float:
-        return max(f + r for f, r in zip(self.fwd_delay, self.rev_delay))
+        return max(f + r for f, r in zip(self.fwd_delay, self.rev_delay, strict=True))
 
     @property
     def pairs(self) -> int:
@@ -95,7 +96,7 @@ class Plan:
 
 
 @functools.cache
-def _defaults() -> tuple[dict, dict, dict]:
+def _defaults() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """A default flow, bottleneck link and pair, as the engine fills them."""
     d = Scenario.parse(
         {
@@ -111,7 +112,9 @@ def _defaults() -> tuple[dict, dict, dict]:
     return d["flows"][0], d["topology"]["bottleneck"], d["topology"]["pairs"][0]
 
 
-def _refuse_changed(where: str, given: dict, default: dict, allowed: set[str]) -> None:
+def _refuse_changed(
+    where: str, given: dict[str, Any], default: dict[str, Any], allowed: set[str]
+) -> None:
     for key, value in given.items():
         if key not in allowed and value != default.get(key):
             raise TestbedError(
@@ -120,7 +123,7 @@ def _refuse_changed(where: str, given: dict, default: dict, allowed: set[str]) -
             )
 
 
-def make(scenario: Scenario, engine_config: dict, use_bpf: bool = False) -> Plan:
+def make(scenario: Scenario, engine_config: dict[str, Any], use_bpf: bool = False) -> Plan:
     """The plan for `scenario`; TestbedError names the first field it cannot do.
     `engine_config` is the engine's resolved form of it; `use_bpf` runs reno and
     cubic as hscc's eBPF programs rather than the kernel's built-in ones."""
@@ -164,7 +167,7 @@ def make(scenario: Scenario, engine_config: dict, use_bpf: bool = False) -> Plan
     for i, f in enumerate(d["flows"]):
         _refuse_changed(f"flows[{i}]", f, flow_default, FLOW_FIELDS)
 
-    links = {l["name"]: l["cfg"] for l in engine_config["topology"]["links"]}
+    links = {link["name"]: link["cfg"] for link in engine_config["topology"]["links"]}
     nodes = engine_config["topology"]["nodes"]
     npairs = len(topo["pairs"])
     if npairs > MAX_PAIRS:
@@ -174,21 +177,22 @@ def make(scenario: Scenario, engine_config: dict, use_bpf: bool = False) -> Plan
 
     def one_way(p: int, direction: str) -> float:
         names = (f"access-s{p}:{direction}", f"bottleneck:{direction}", f"access-d{p}:{direction}")
-        return sum(links[n]["delay"] for n in names) / PS_PER_S
+        delay_ps: int = sum(links[n]["delay"] for n in names)
+        return delay_ps / PS_PER_S
 
     bottleneck = links["bottleneck:fwd"]
     ((kind, limit),) = bottleneck["buffer"].items()
     duration = engine_config["duration"] / PS_PER_S
-    rng = random.Random(
-        scenario.seed
-    )  # start jitter, as the scenario's seed draws it (not the engine's stream)
-    flows, bpf = [], {}
+    # Start jitter, as the scenario's seed draws it (not the engine's stream).
+    rng = random.Random(scenario.seed)
+    flows: list[Flow] = []
+    bpf: dict[str, tuple[str, ...]] = {}  # algorithm -> parameters to load it with
     specs = [spec for spec, _ in scenario.flow_labels()]
     if len(engine_config["flows"]) > MAX_FLOWS:
         raise TestbedError(
             f"flows: {len(engine_config['flows'])} connections; the testbed runs at most {MAX_FLOWS}"
         )
-    for i, (ef, spec) in enumerate(zip(engine_config["flows"], specs)):
+    for i, (ef, spec) in enumerate(zip(engine_config["flows"], specs, strict=True)):
         sf = d["flows"][spec]
         algo = catalog.find(sf["algorithm"])
         assert algo is not None  # the engine checked it

@@ -26,7 +26,8 @@ import math
 import subprocess
 import time
 from collections.abc import Callable
-from typing import NamedTuple
+from itertools import pairwise
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -71,12 +72,15 @@ NULL_COUNTERS = (
 UNSET_SSTHRESH = 0x7FFFFFFF  # TCP_INFO's "infinite" ssthresh (TCP_INFINITE_SSTHRESH)
 
 
-def qdiscs(ns: str) -> list[dict]:
+def qdiscs(ns: str) -> list[dict[str, Any]]:
     """Every qdisc of namespace `ns` with its counters (tc -s -j)."""
-    return json.loads(sh("tc", "-n", ns, "-s", "-j", "qdisc", "show") or "[]")
+    found: list[dict[str, Any]] = json.loads(
+        sh("tc", "-n", ns, "-s", "-j", "qdisc", "show") or "[]"
+    )
+    return found
 
 
-def _queue(all_qdiscs: list[dict], dev: str) -> dict:
+def _queue(all_qdiscs: list[dict[str, Any]], dev: str) -> dict[str, Any]:
     for q in all_qdiscs:
         if q.get("dev") == dev and q.get("parent") == "1:1":
             return q
@@ -88,7 +92,7 @@ class QueueSample(NamedTuple):
     (seconds since the run's start)."""
 
     t: float
-    queues: dict[str, dict]
+    queues: dict[str, dict[str, Any]]
     asked: float
 
 
@@ -97,7 +101,7 @@ def sample_queues(
     t0: float,
     interval: float,
     duration: float,
-    procs: dict[str, subprocess.Popen],
+    procs: dict[str, subprocess.Popen[str]],
     progress: Callable[[float], None] | None = None,
 ) -> list[QueueSample]:
     """The bottleneck queues at t0 + k·interval until the end; stops early (KernelError) if a process dies.
@@ -112,8 +116,9 @@ def sample_queues(
             time.sleep(min(left, 0.25))
             for what, p in procs.items():
                 if p.poll() is not None and p.returncode != 0:
+                    err = p.stderr.read().strip() if p.stderr is not None else ""
                     raise KernelError(
-                        f"{what} stopped during the run (exit code {p.returncode}): {p.stderr.read().strip()}"
+                        f"{what} stopped during the run (exit code {p.returncode}): {err}"
                     )
         asked = time.monotonic() - t0
         qs = qdiscs(router)
@@ -128,7 +133,7 @@ def sample_queues(
 def tun_drops(router: str) -> int:
     """Packets the TUN devices dropped because the delay line did not read them in time."""
     links = json.loads(sh("ip", "-n", router, "-s", "-j", "link", "show"))
-    return sum(l["stats64"]["tx"]["dropped"] for l in links if l["ifname"] in ("tf", "tr"))
+    return sum(link["stats64"]["tx"]["dropped"] for link in links if link["ifname"] in ("tf", "tr"))
 
 
 def netstat(ns: str) -> dict[str, int]:
@@ -136,10 +141,10 @@ def netstat(ns: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for path in ("/proc/net/netstat", "/proc/net/snmp"):
         lines = sh("ip", "netns", "exec", ns, "cat", path).splitlines()
-        for names, values in zip(lines[::2], lines[1::2]):
+        for names, values in zip(lines[::2], lines[1::2], strict=True):
             prefix, keys = names.split(":", 1)
             if prefix in ("TcpExt", "Tcp"):
-                for key, value in zip(keys.split(), values.split(":", 1)[1].split()):
+                for key, value in zip(keys.split(), values.split(":", 1)[1].split(), strict=True):
                     out[f"{prefix}.{key}"] = int(value)
     return out
 
@@ -148,15 +153,17 @@ def netstat_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, in
     return {k: after[k] - before.get(k, 0) for k in sorted(after) if after[k] != before.get(k, 0)}
 
 
-def sender_report(plan: Plan, sent: dict, ca_states: dict[int, dict] | None) -> list[dict]:
+def sender_report(
+    plan: Plan, sent: dict[str, Any], ca_states: dict[int, dict[str, Any]] | None
+) -> list[dict[str, Any]]:
     """Per flow: the congestion control its socket got, its last TCP_INFO, its
     state changes (the recovery counter's, None without it), and the share of
     samples at which it had nothing unsent (the application, not TCP, may have
     limited it then: the testbed's sender, on a loaded machine)."""
     names = sent["sampled"]
     out = []
-    for f, s in zip(plan.flows, sent["flows"]):
-        samples = [dict(zip(names, row[1:])) for row in s["samples"]]
+    for f, s in zip(plan.flows, sent["flows"], strict=True):
+        samples = [dict(zip(names, row[1:], strict=True)) for row in s["samples"]]
         dry = sum(1 for x in samples if x["notsent_bytes"] == 0)
         out.append(
             {
@@ -172,7 +179,9 @@ def sender_report(plan: Plan, sent: dict, ca_states: dict[int, dict] | None) -> 
     return out
 
 
-def _states(ca_states: dict[int, dict] | None, sent_flow: dict) -> dict[str, int] | None:
+def _states(
+    ca_states: dict[int, dict[str, Any]] | None, sent_flow: dict[str, Any]
+) -> dict[str, int] | None:
     """A flow's counts of state changes (all 0 for a socket that never left Open or Disorder)."""
     if ca_states is None or sent_flow.get("cookie") is None:
         return None
@@ -181,12 +190,12 @@ def _states(ca_states: dict[int, dict] | None, sent_flow: dict) -> dict[str, int
 
 def result(
     plan: Plan,
-    manifest: dict,
-    sent: dict,
-    received: dict,
-    queue_samples: list,
+    manifest: dict[str, Any],
+    sent: dict[str, Any],
+    received: dict[str, Any],
+    queue_samples: list[Any],
     loss_drops: int,
-    ca_states: dict[int, dict] | None,
+    ca_states: dict[int, dict[str, Any]] | None,
 ) -> Result:
     """The run's Result, from the endpoints' reports, the queue samples and the recovery counter's counts."""
     flows_ts = _timeseries(plan, sent, received)
@@ -221,16 +230,16 @@ def result(
     )
 
 
-def _by_flow(d: dict) -> dict[int, object]:
+def _by_flow(d: dict[str, Any]) -> dict[int, Any]:
     return {int(k): v for k, v in d.items()}
 
 
-def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
+def _timeseries(plan: Plan, sent: dict[str, Any], received: dict[str, Any]) -> pl.DataFrame:
     names = sent["sampled"]
     samples = _by_flow(received["samples"])
     rows = []
-    for f, s in zip(plan.flows, sent["flows"]):
-        info = {row[0]: dict(zip(names, row[1:])) for row in s["samples"]}
+    for f, s in zip(plan.flows, sent["flows"], strict=True):
+        info = {row[0]: dict(zip(names, row[1:], strict=True)) for row in s["samples"]}
         got = samples[f.flow]
         for k in range(1, len(got) + 1):
             i = info.get(k, {})
@@ -252,10 +261,10 @@ def _timeseries(plan: Plan, sent: dict, received: dict) -> pl.DataFrame:
     return pl.DataFrame(rows, schema={**TIMESERIES, **EXTRA_TIMESERIES}).sort(["flow", "time_s"])
 
 
-def _queues(plan: Plan, samples: list) -> pl.DataFrame:
+def _queues(plan: Plan, samples: list[Any]) -> pl.DataFrame:
     rows = []
     for link, (name, dev, _, _) in enumerate(LINKS):
-        for a, b in zip(samples[:-1], samples[1:]):
+        for a, b in pairwise(samples):
             q, q0 = b.queues[dev], a.queues[dev]
             k, k0 = (
                 round(b.t / plan.interval),
@@ -280,7 +289,11 @@ def _queues(plan: Plan, samples: list) -> pl.DataFrame:
 
 
 def _flows(
-    plan: Plan, sent: dict, received: dict, ts: pl.DataFrame, ca_states: dict[int, dict] | None
+    plan: Plan,
+    sent: dict[str, Any],
+    received: dict[str, Any],
+    ts: pl.DataFrame,
+    ca_states: dict[int, dict[str, Any]] | None,
 ) -> pl.DataFrame:
     at_end, completed, last = (
         _by_flow(received["at_end"]),
@@ -290,14 +303,15 @@ def _flows(
     by_run_end = {f: got[-1] if got else 0 for f, got in _by_flow(received["samples"]).items()}
     srtt = ts.filter(pl.col("srtt_s") > 0).group_by("flow").agg(pl.col("srtt_s"))
     mean_srtt = dict(
-        zip(srtt["flow"].to_list(), (fsum_mean(v) for v in srtt["srtt_s"].to_list()))
+        zip(srtt["flow"].to_list(), (fsum_mean(v) for v in srtt["srtt_s"].to_list()), strict=True)
     )  # as the simulator's
     rows = []
     labels = [label for _, label in plan.scenario.flow_labels()]  # the engine's, asked once
-    for f, s in zip(plan.flows, sent["flows"]):
+    for f, s in zip(plan.flows, sent["flows"], strict=True):
         info = s["final"] or {}
         end = completed.get(f.flow, f.end)
-        bits = 8 * (f.size if f.flow in completed else at_end.get(f.flow, 0))
+        # A flow completes only if sized (the receiver's completed); unsized, what arrived by its end.
+        bits = 8 * (f.size if f.size is not None and f.flow in completed else at_end.get(f.flow, 0))
         if f.flow not in completed and f.end < plan.duration and f.flow in last:
             # Stopped: as in a simulation, it completes when what it had sent arrives (the last byte), and all of it counts.
             end = completed[f.flow] = min(plan.duration, max(f.end, last[f.flow]))
@@ -345,7 +359,7 @@ def _flows(
     return pl.DataFrame(rows, schema=FLOWS)
 
 
-def _links(plan: Plan, samples: list, queues: pl.DataFrame, loss_drops: int) -> pl.DataFrame:
+def _links(plan: Plan, samples: list[Any], queues: pl.DataFrame, loss_drops: int) -> pl.DataFrame:
     limit = plan.buffer[1] if plan.buffer[0] == "packets" else plan.buffer[1] / 1500
     rows = []
     for link, (name, dev, a, b) in enumerate(LINKS):

@@ -41,7 +41,10 @@ class Counter:
 
     def counts(self) -> dict[int, dict[str, int]]:
         rows = libbpf.items(self._obj.map_fd("counts"), 8, _COUNTS.size, MAX_SOCKETS)
-        return {struct.unpack("=Q", k)[0]: dict(zip(FIELDS, _COUNTS.unpack(v))) for k, v in rows}
+        return {
+            struct.unpack("=Q", k)[0]: dict(zip(FIELDS, _COUNTS.unpack(v), strict=True))
+            for k, v in rows
+        }
 
     def close(self) -> None:
         self._obj.close()

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO, Any
 
 from hscc import provenance, rundir, runner
 from hscc.kernel import netns, registry, toolchain
@@ -66,17 +67,18 @@ class _Processes:
     """The processes this run started, stopped by pid."""
 
     def __init__(self) -> None:
-        self.started: list[subprocess.Popen] = []
+        self.started: list[subprocess.Popen[str]] = []
 
-    def start(self, ns: str, *cmd: str) -> subprocess.Popen:
-        # A session of its own: Ctrl-C reaches this process only, which stops them in order.
+    def start(self, ns: str, *cmd: str) -> subprocess.Popen[str]:
+        # A process group of its own: Ctrl-C at the terminal reaches this process only, which
+        # stops them in order.
         p = subprocess.Popen(
             ["ip", "netns", "exec", ns, *cmd],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            start_new_session=True,
+            process_group=0,
         )
         self.started.append(p)
         return p
@@ -240,7 +242,7 @@ def run(
             errors = [f["error"] for f in sent["flows"] if f["error"]]
             errors += [
                 f"flow {f.flow}'s socket got congestion control {s['cc']!r}, not {f.cc!r}"
-                for f, s in zip(plan.flows, sent["flows"])
+                for f, s in zip(plan.flows, sent["flows"], strict=True)
                 if s["cc"] not in (f.cc, None)
             ]
             if errors:
@@ -315,7 +317,7 @@ def run(
     return Path(out_dir)
 
 
-def _receivers(plan: Plan, received: dict) -> dict:
+def _receivers(plan: Plan, received: dict[str, Any]) -> dict[str, Any]:
     """The receivers' SO_RCVLOWAT and, per flow, data segments per ACK (2 when every second one is
     acknowledged) and how its receive window opened (`window_opening`)."""
     acks = {int(i): a for i, a in received["acks"].items()}
@@ -333,7 +335,7 @@ def _receivers(plan: Plan, received: dict) -> dict:
     }
 
 
-def window_opening(ack: dict) -> dict | None:
+def window_opening(ack: dict[str, Any]) -> dict[str, Any] | None:
     """How a receiving socket opened its window: its rcv_ssthresh when accepted and at the end, its
     window clamp, and `quick_acks`, the segments Linux acknowledged one by one to get there
     (`tcp_grow_window` raises rcv_ssthresh by 2·advmss per data segment and sets a quick ACK for
@@ -361,8 +363,9 @@ def _notsent_lowat(plan: Plan) -> int:
     return int(max(256 << 10, plan.rate_bps * 0.02 / 8))
 
 
-def _await_line(p: subprocess.Popen, stream, expected: str, what: str) -> None:
+def _await_line(p: subprocess.Popen[str], stream: IO[str] | None, expected: str, what: str) -> None:
     """Wait (at most READY_TIMEOUT_S) for `what` to print the line `expected`."""
+    assert stream is not None  # _Processes.start pipes stdout and stderr
     sel = selectors.DefaultSelector()
     sel.register(stream, selectors.EVENT_READ)
     deadline = time.monotonic() + READY_TIMEOUT_S
@@ -377,7 +380,7 @@ def _await_line(p: subprocess.Popen, stream, expected: str, what: str) -> None:
     raise KernelError(f"{what} did not start: {err.strip() or 'no answer in time'}")
 
 
-def _report(p: subprocess.Popen, what: str) -> dict:
+def _report(p: subprocess.Popen[str], what: str) -> dict[str, Any]:
     try:
         out, err = p.communicate(timeout=EXIT_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -386,7 +389,8 @@ def _report(p: subprocess.Popen, what: str) -> dict:
         ) from None
     if p.returncode != 0:
         raise KernelError(f"{what} failed (exit code {p.returncode}): {err.strip()}")
-    lines = [l for l in out.splitlines() if l.startswith("{")]
+    lines = [line for line in out.splitlines() if line.startswith("{")]
     if not lines:
         raise KernelError(f"{what} printed no report: {err.strip()}")
-    return json.loads(lines[-1])
+    report: dict[str, Any] = json.loads(lines[-1])
+    return report

@@ -1,0 +1,177 @@
+"""Types of the Rust engine's Python bindings (crates/hscc-py): the module hscc is built on.
+
+Scenarios cross as JSON text (hscc's scenario form), results as the run directory's files
+(summary.json and the tables' Parquet bytes). A rejected scenario raises
+``ValueError(message, field, value, allowed)``; an engine failure (a bug) raises RuntimeError.
+tests/python/test_core_stub.py checks that this file and the built module name the same
+functions, methods and parameters.
+"""
+
+from collections.abc import Sequence
+from typing import final
+
+__all__ = [
+    "Simulation",
+    "algorithms",
+    "estimate",
+    "check_limits",
+    "check_scenario",
+    "scenario_schema",
+    "quantity",
+    "engine_version",
+    "engine_digest",
+    "jain_index",
+    "bpf_globals",
+    "short_term_jain",
+    "signal_synchronization",
+    "cc_log_names",
+    "flow_labels",
+    "parquet_table",
+    "json_indented",
+    "table_schemas",
+]
+
+@final
+class Simulation:
+    """A simulation built from a scenario, run in chunks so that Python can show progress
+    and react to Ctrl-C between them."""
+
+    def __new__(
+        cls,
+        scenario_json: str,
+        max_memory_bytes: int | None = None,
+        max_events: int | None = None,
+    ) -> Simulation:
+        """Build from the JSON scenario form; ValueError(message, field, value, allowed) names
+        the bad field, also for a run whose estimate passes `max_memory_bytes` (default 8 GiB)
+        or `max_events` (default 10**11)."""
+
+    def run_until(self, t: float) -> None:
+        """Advance to `t` seconds of simulated time (at most the duration), without the GIL;
+        RuntimeError once finished or after an engine failure."""
+
+    @property
+    def now(self) -> float:
+        """Current simulated time, s (0 once finished)."""
+
+    @property
+    def duration(self) -> float:
+        """Configured duration, s (0 once finished)."""
+
+    @property
+    def events(self) -> int:
+        """Events processed so far (all of them, once finished)."""
+
+    def config(self) -> str:
+        """The engine configuration as run (topology with resolved buffers, flows), JSON."""
+
+    def finish(self) -> None:
+        """End the run and summarise it; the simulation cannot run further."""
+
+    def flow_labels(self) -> list[str]:
+        """The label of every TCP flow, in engine order."""
+
+    def files(
+        self,
+        name: str | None,
+        wall_time_s: float,
+        udp: Sequence[tuple[str, str]],
+        web: Sequence[str],
+        flow_traces: bool,
+        queue_traces: bool,
+        captures: Sequence[str],
+    ) -> tuple[bytes, list[tuple[str, bytes]]]:
+        """The finished run's summary.json and its tables' Parquet files, [(table, bytes)] in
+        the run directory's order, given what the engine does not know: the scenario's name,
+        the wall time, each UDP flow's (source, label), each web source's label, whether the
+        flows' and queues' traces are tables, and the capture files' names."""
+
+    def capture_drops(self) -> str:
+        """The captured links' drop logs of the finished run, JSON rows (empty without captures)."""
+
+    def take_cc_log(self) -> list[tuple[str, str, bytes]] | None:
+        """The per-ACK congestion-control log as columns [(name, numpy dtype, little-endian
+        bytes)], or None when no flow was logged; taken: a second call returns None."""
+
+    def take_captures(self) -> list[tuple[str, bytes]]:
+        """The packet capture files of the finished run, [(file name, pcap bytes)], handed
+        over once."""
+
+def algorithms() -> str:
+    """Every algorithm with its parameters (defaults, ranges, sources), JSON."""
+
+def estimate(scenario_json: str) -> str:
+    """What a scenario would cost, JSON: {"memory_bytes", "events", "memory": {part: bytes},
+    "events_by": {part: count}, "memory_field": [field, value], "events_field": [field, value]}."""
+
+def check_limits(
+    scenario_json: str,
+    max_memory_bytes: int | None = None,
+    max_events: int | None = None,
+) -> None:
+    """Check a scenario in full and against the limits, as Simulation would, without
+    allocating it; ValueError like Simulation."""
+
+def check_scenario(scenario_json: str) -> str:
+    """The scenario checked in full, returned with every default filled in and every quantity
+    in SI numbers (JSON)."""
+
+def scenario_schema() -> str:
+    """The JSON Schema of scenario files, every field with its doc text."""
+
+def quantity(kind: str, value_json: str) -> str:
+    """One quantity (JSON: a number or a string with a unit) of `kind` ("time", "rate",
+    "size", "probability", "buffer") in SI numbers, as JSON; ValueError(message) otherwise."""
+
+def engine_version() -> str:
+    """Version of the engine."""
+
+def engine_digest() -> str:
+    """Digest of the engine's and the algorithms' sources this build was made from: two
+    builds with the same digest compute the same numbers."""
+
+def jain_index(values: Sequence[float]) -> float:
+    """Jain's fairness index of `values`: (sum x)**2 / (n * sum x**2)."""
+
+def bpf_globals(algorithm: str, params_json: str) -> list[tuple[str, int]]:
+    """The load-time globals of `algorithm`'s eBPF program for the parameters `params_json`
+    (an object of name -> number), validated as a scenario's are; ValueError names what is wrong."""
+
+def short_term_jain(
+    times: Sequence[float],
+    dt: float,
+    flows: Sequence[tuple[Sequence[float], float, float]],
+    window: float,
+    start: float,
+) -> float | None:
+    """Sync-TCP's short-term fairness: the mean Jain index over windows of `window` s from
+    `start` on; `flows` = [(throughput per sample, start, end)]."""
+
+def signal_synchronization(
+    flows: Sequence[tuple[str, Sequence[float], float, float]],
+    chosen: Sequence[int] | None,
+    window: float,
+) -> tuple[int, int]:
+    """(congestion events, events seen by every active flow) among the signals of the flows
+    `chosen` (positions in `flows` = [(algorithm, signal times, start, end)]; None: those
+    whose algorithm signalled), grouped within `window` s; ValueError for a chosen position
+    that is not a flow."""
+
+def cc_log_names() -> tuple[list[str], list[str], list[str]]:
+    """Names of the per-ACK log's codes: (hook, ca_state and new_state, event), by code."""
+
+def flow_labels(scenario_json: str) -> list[tuple[int, str]]:
+    """Every TCP flow of a scenario, in engine order: (its [[flows]] entry, its label);
+    ValueError like Simulation."""
+
+def parquet_table(columns: Sequence[tuple[str, str, Sequence[object]]]) -> bytes:
+    """A Parquet file of the columns [(name, polars dtype name, values)], one row group,
+    Snappy-compressed; ValueError naming a column whose dtype has no writer."""
+
+def json_indented(compact: str) -> bytes:
+    """``json.dumps(data, indent=2) + "\\n"`` as bytes, from
+    ``json.dumps(data, separators=(",", ":"))``: the same text, byte for byte."""
+
+def table_schemas() -> list[tuple[str, list[tuple[str, str]]]]:
+    """The columns of a run directory's tables as hscc writes them:
+    [(table, [(column, polars dtype name)])]."""
