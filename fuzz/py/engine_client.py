@@ -110,8 +110,8 @@ class EngineClient:
 def panic_location(stderr: str) -> str | None:
     """ "crates/hscc-sim/src/sim.rs:123: message" from a Rust panic report."""
     m = None
-    for m in _PANIC_AT.finditer(stderr):
-        pass  # the last panic in this stretch of stderr
+    for m in _PANIC_AT.finditer(stderr):  # noqa: B007 (keeps the last panic in this stretch)
+        pass
     return f"{m.group(1)}: {m.group(2).strip()[:200]}" if m else None
 
 

@@ -52,7 +52,7 @@ def _last_status(text: str) -> dict:
     if last is None:
         return {"executions": None}
     keys = ("executions", "cov", "ft", "corpus", "exec_per_second", "ooms", "timeouts", "crashes")
-    return {k: int(v) for k, v in zip(keys, last.groups()) if v is not None}
+    return {k: int(v) for k, v in zip(keys, last.groups(), strict=True) if v is not None}
 
 
 def _replay(binary: str, limits: list[str], artifact: Path) -> str:

@@ -139,7 +139,7 @@ class Config:
 
 
 def _same(algos: list[str], starts: list[float], send: float, recv: float) -> tuple[FlowSpec, ...]:
-    return tuple(FlowSpec(a, s, send, recv) for a, s in zip(algos, starts))
+    return tuple(FlowSpec(a, s, send, recv) for a, s in zip(algos, starts, strict=True))
 
 
 def _bdp(rate_bps: float, rtt: float) -> int:

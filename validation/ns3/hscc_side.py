@@ -25,7 +25,9 @@ def metrics(result: hscc.Result) -> dict:
         samples = ts.filter(ts["flow"] == row["flow"])
         second = sum(
             b * dt / 8
-            for t, b in zip(samples["time_s"].to_list(), samples["throughput_bps"].to_list())
+            for t, b in zip(
+                samples["time_s"].to_list(), samples["throughput_bps"].to_list(), strict=True
+            )
             if t > half + dt / 2
         )
         flows.append(

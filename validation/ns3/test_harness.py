@@ -83,14 +83,14 @@ def test_unknown_configuration_is_refused(tmp_path: Path) -> None:
 def test_both_sides_describe_the_same_network() -> None:
     for c in configs.CONFIGS.values():
         n, h = configs.ns3_json(c), configs.hscc_scenario(c)
-        links = {(l["a"], l["b"]): l for l in h["topology"]["links"]}
+        links = {(link["a"], link["b"]): link for link in h["topology"]["links"]}
         bn = links["L", "R"]
         assert len(n["flows"]) == len(h["flows"]) == (len(links) - 1) // 2
         assert n["bottleneck"]["rate_bps"] == bn["fwd"]["rate"] == bn["rev"]["rate"]
         assert n["bottleneck"]["buffer_pkts"] == int(bn["fwd"]["buffer"].removesuffix("pkts"))
         assert n["bottleneck"]["loss"] == bn["fwd"].get("loss", 0.0) and "loss" not in bn["rev"]
-        assert all(l["fwd"]["framing"] == configs.PPP for l in links.values())
-        for i, (nf, hf) in enumerate(zip(n["flows"], h["flows"])):
+        assert all(link["fwd"]["framing"] == configs.PPP for link in links.values())
+        for i, (nf, hf) in enumerate(zip(n["flows"], h["flows"], strict=True)):
             assert (hf["src"], hf["dst"]) == (f"S{i}", f"D{i}")
             assert nf["start_s"] == hf["start"]
             assert (nf["send_delay_s"], nf["recv_delay_s"]) == (

@@ -317,7 +317,9 @@ def write_csv(rows: list[dict], path: Path) -> None:
                 s = r[tool]
                 if s is None:
                     continue
-                for i, (g, g2) in enumerate(zip(s["per_flow_bps"], s["second_half_bps"])):
+                for i, (g, g2) in enumerate(
+                    zip(s["per_flow_bps"], s["second_half_bps"], strict=True)
+                ):
                     w.writerow([r["name"], tool, i, r["algorithms"][i], f"{g:.0f}", f"{g2:.0f}"])
 
 

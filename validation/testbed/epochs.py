@@ -54,7 +54,7 @@ def recoveries(r: hscc.Result) -> tuple[list[float], list[tuple[float, int]]]:
         )
         cuts = log.filter(pl.col("hook") == "ssthresh")
         return starts["time_s"].to_list(), list(
-            zip(cuts["time_s"].to_list(), cuts["ret"].to_list())
+            zip(cuts["time_s"].to_list(), cuts["ret"].to_list(), strict=True)
         )
     ts = r.timeseries.sort("time_s")
     t, state, ssthresh = ts["time_s"].to_list(), ts["ca_state"].to_list(), ts["ssthresh"].to_list()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import re
 import subprocess
 import sys
@@ -142,7 +143,7 @@ def analyse(trace: str, pids: set[str]) -> None:
         else:
             ack_senders[sent_by(e)] += 1
     for cookie, una in acked.items():
-        steps = collections.Counter(segments_acked(a, b) for a, b in zip(una, una[1:]))
+        steps = collections.Counter(segments_acked(a, b) for a, b in itertools.pairwise(una))
         two = steps[2] / max(1, sum(steps.values()))
         print(
             f"sender socket {cookie}: {len(una)} ACKs, {two:.0%} acknowledged two segments, "
@@ -152,11 +153,11 @@ def analyse(trace: str, pids: set[str]) -> None:
     print(
         "senders took their ACKs",
         dict(ack_takers),
-        f"{sum(b - a < 5e-6 for a, b in zip(taken, taken[1:]))} within 5 µs of the previous one",
+        f"{sum(b - a < 5e-6 for a, b in itertools.pairwise(taken))} within 5 µs of the previous one",
     )
     data.sort()
     bursts, size = [], 1
-    for a, b in zip(data, data[1:]):
+    for a, b in itertools.pairwise(data):
         if b - a < BURST_GAP_S:
             size += 1
         else:
@@ -183,8 +184,11 @@ def by_interval(trace: str, pids: set[str], edges: list[float]) -> None:
     if not data:
         raise SystemExit("no data packets in the trace: did the run start within the recording?")
     t0 = data[0]
-    steps = [(t - t0, segments_acked(a, b)) for t, a, b in zip(acks_at[1:], una, una[1:])]
-    for lo, hi in zip(edges, edges[1:]):
+    steps = [
+        (t - t0, segments_acked(a, b))
+        for t, (a, b) in zip(acks_at[1:], itertools.pairwise(una), strict=True)
+    ]
+    for lo, hi in itertools.pairwise(edges):
         sizes = collections.Counter(n for t, n in steps if lo <= t < hi)
         acks = sum(sizes.values())
         senders = collections.Counter(who for t, who in sent if lo <= t - t0 < hi)

@@ -719,8 +719,8 @@ def shares(runs: list[dict]) -> str:
         )
     fair = [r["goodput"] / len(r["flows"]) for r in runs]
     return (
-        f"min {_range([min(r['flows']) / f for r, f in zip(runs, fair)], '.2f')}, "
-        f"max {_range([max(r['flows']) / f for r, f in zip(runs, fair)], '.2f')}"
+        f"min {_range([min(r['flows']) / f for r, f in zip(runs, fair, strict=True)], '.2f')}, "
+        f"max {_range([max(r['flows']) / f for r, f in zip(runs, fair, strict=True)], '.2f')}"
     )
 
 
