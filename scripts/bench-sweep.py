@@ -239,7 +239,7 @@ STORED_RUNS = 200
 
 
 def measure_stored_case(root: Path, reps: int) -> dict:
-    """Issue 11's own case: 200 stored runs of 1 simulated second, on 1 and 2 workers.
+    """The stored-runs case: 200 stored runs of 1 simulated second, on 1 and 2 workers.
 
     Besides wall times, the CPU time of every process of the sweep (this one, the fork
     server and its workers, read from /proc) against the engine's own CPU time for the

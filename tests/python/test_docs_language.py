@@ -94,6 +94,35 @@ def test_no_notebook_language():
     assert not bad, "lab-notebook language in the docs:\n" + "\n".join(bad)
 
 
+# Code, its comments and every string the CLI prints: no citation of documents a user does
+# not have, no work log. ("again" and "round" are ordinary words there: retry, an RTT round.)
+CODE_CHECKED = [
+    "python/hscc",
+    "crates",
+    "bpf",
+    "scripts",
+    "validation",
+    "fuzz",
+    "examples",
+    "tests",
+]
+CODE_FILES = (".py", ".pyi", ".rs", ".c", ".h", ".sh", ".toml")
+CODE_FORBIDDEN = {"spec §", "issue N", "previous session", "earlier version"}
+SELF = Path(__file__).resolve()
+
+
+def test_no_work_notes_in_code():
+    bad = []
+    for entry in CODE_CHECKED:
+        for path in sorted((ROOT / entry).rglob("*")):
+            if path.suffix not in CODE_FILES or path.resolve() == SELF or "target" in path.parts:
+                continue
+            for line, name, words in findings(path.read_text(errors="replace")):
+                if name in CODE_FORBIDDEN:
+                    bad.append(f"{path.relative_to(ROOT)}:{line}: {name}: {words!r}")
+    assert not bad, "work notes in code:\n" + "\n".join(bad)
+
+
 def test_the_patterns_tell_notebook_from_protocol():
     for ok in (
         "one round trip later",

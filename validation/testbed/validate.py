@@ -89,7 +89,7 @@ CONFIGS = {
     "cubic-1-200M-80ms": Config((("cubic", 1),), 200, 80, "1bdp"),
     "reno-1-50M-20ms-loss1e-3": Config((("reno", 1),), 50, 20, "1bdp", 1e-3),
     "cubic-1-50M-20ms-loss1e-3": Config((("cubic", 1),), 50, 20, "1bdp", 1e-3),
-    # The ranges: 10 Mbit/s, the testbed's limit (300 Mbit/s x 80 ms), 100 ms, random loss 1e-4 and 1e-2, three RTTs.
+    # The validated ranges: 10 Mbit/s, the testbed's limit (300 Mbit/s x 80 ms), 100 ms, random loss 1e-4 and 1e-2, three RTTs.
     "reno-1-10M-100ms": Config((("reno", 1),), 10, 100, "1bdp"),
     "cubic-1-10M-100ms": Config((("cubic", 1),), 10, 100, "1bdp"),
     "reno-4-10M-100ms": Config((("reno", 4),), 10, 100, "1bdp"),
@@ -107,7 +107,7 @@ CONFIGS = {
     "cubic-1-300M-80ms-sim-hystart": Config(
         (("cubic", 1),), 300, 80, "1bdp", variant="sim-hystart"
     ),
-    # The top, 500 Mbit/s x 100 ms (the delay line with a thread per direction).
+    # The top of the validated range, 500 Mbit/s x 100 ms (the delay line with a thread per direction).
     "reno-1-500M-100ms": Config((("reno", 1),), 500, 100, "1bdp", lift_limits=True),
     "reno-4-500M-100ms": Config((("reno", 4),), 500, 100, "1bdp", lift_limits=True),
     "cubic-1-500M-100ms-bpf": Config(
