@@ -130,49 +130,96 @@ def test_points_that_collide_on_series_and_x_are_refused():
         measures.per_run(exp, runs)
 
 
-def test_cells_have_student_t_intervals_deviations_and_verdicts():
-    exp = small()
-    runs = pl.DataFrame(
+def stolen_runs(values: dict[float, list[float]], series: str = "CUBIC") -> pl.DataFrame:
+    """The stolen measure's per-replicate values at each x, as measures.per_run gives them."""
+    rows = [(x, i, v) for x, vs in values.items() for i, v in enumerate(vs)]
+    return pl.DataFrame(
         {
-            "measure": ["stolen"] * 4,
-            "series": ["CUBIC"] * 4,
-            "x": [1.0, 1.0, 2.0, 2.0],
-            "replicate": [0, 1, 0, 1],
-            "value": [0.1, 0.14, 0.5, 0.7],
+            "measure": ["stolen"] * len(rows),
+            "series": [series] * len(rows),
+            "x": [r[0] for r in rows],
+            "replicate": [r[1] for r in rows],
+            "value": [r[2] for r in rows],
         },
         schema=measures.LONG_SCHEMA,
     )
-    t = compare.cells(exp, runs)
-    one = t.filter(pl.col("x") == 1.0).row(0, named=True)
-    # mean 0.12, sd 0.0283, t(0.975, 1) = 12.706: half-width 12.706 × 0.02 = 0.254
+
+
+def cell(t: pl.DataFrame, x: float, series: str = "CUBIC") -> dict:
+    return t.filter(pl.col("x") == x, pl.col("series") == series).row(0, named=True)
+
+
+def test_cells_have_student_t_intervals_deviations_and_verdicts():
+    # Paper: 0.1 at x=1, 0.3 at x=2.
+    t = compare.cells(small(), stolen_runs({1.0: [0.11, 0.12, 0.13], 2.0: [0.54, 0.55, 0.56]}))
+    one = cell(t, 1.0)
+    # mean 0.12, sd 0.01, t(0.975, 2) = 4.3027: half-width 4.3027 × 0.01 / √3 = 0.02484
     assert one["mean"] == pytest.approx(0.12) and one["paper"] == pytest.approx(0.1)
-    assert one["ci_high"] - one["mean"] == pytest.approx(12.7062 * 0.02, rel=1e-4)
+    assert one["ci_high"] - one["mean"] == pytest.approx(4.3027 * 0.01 / 3**0.5, rel=1e-4)
     assert one["deviation"] == pytest.approx(0.2) and one["verdict"] == "agrees"
-    two = t.filter(pl.col("x") == 2.0).row(0, named=True)
-    # 0.6 vs 0.3: +100 %, but it rises from x=1 as the paper's does → same direction
-    assert two["deviation"] == pytest.approx(1.0) and two["verdict"] == "same direction"
+    two = cell(t, 2.0)
+    # 0.55 vs 0.3: +83 %, within 2×, and it rises from x=1 as the paper's does → same direction
+    assert (
+        two["deviation"] == pytest.approx(0.8333, rel=1e-3) and two["verdict"] == "same direction"
+    )
     # the published Reno ratio at x=1 has no hscc result here; the "nan" at x=2 is no cell at all
     reno = t.filter(pl.col("series") == "Reno")
     assert reno.height == 1 and reno["verdict"][0] == "no result"
 
 
+def test_a_cell_off_by_more_than_twice_is_far_whatever_its_direction():
+    # 0.71 vs 0.3 (2.37×) rises as the paper's does, yet is far; so is a value of the other sign.
+    t = compare.cells(small(), stolen_runs({1.0: [0.11, 0.12, 0.13], 2.0: [0.70, 0.71, 0.72]}))
+    assert cell(t, 2.0)["verdict"] == "far"
+    t = compare.cells(small(), stolen_runs({1.0: [-0.05, -0.06, -0.07], 2.0: [0.54, 0.55, 0.56]}))
+    assert cell(t, 1.0)["verdict"] == "far"
+    assert compare._far(0.049, 0.1) and not compare._far(0.051, 0.1) and not compare._far(0.2, 0.1)
+
+
+def test_too_few_runs_instead_of_a_verdict():
+    # Two replicates: no verdict, however close the mean.
+    t = compare.cells(small(), stolen_runs({1.0: [0.1, 0.1], 2.0: [0.3, 0.3]}))
+    assert {cell(t, x)["verdict"] for x in (1.0, 2.0)} == {"too few runs"}
+    # Three, but the interval (half-width 0.42) is wider than the mean (0.103).
+    t = compare.cells(small(), stolen_runs({1.0: [0.0, 0.3, 0.01], 2.0: [0.29, 0.3, 0.31]}))
+    one = cell(t, 1.0)
+    assert one["ci_high"] - one["mean"] > one["mean"] and one["verdict"] == "too few runs"
+    assert cell(t, 2.0)["verdict"] == "agrees"
+
+
+def test_intervals_of_non_negative_measures_are_clipped_at_zero():
+    t = compare.cells(small(), stolen_runs({1.0: [0.0, 0.3, 0.01], 2.0: [-0.1, 0.3, 0.31]}))
+    assert cell(t, 1.0)["ci_low"] == 0.0  # mean 0.103 − 0.42 would be below 0
+    assert cell(t, 2.0)["ci_low"] < 0  # a negative replicate: the measure can be negative
+
+
 def test_a_cell_whose_trend_opposes_the_papers_differs():
-    exp = small()
-    runs = pl.DataFrame(
-        {
-            "measure": ["stolen"] * 2,
-            "series": ["CUBIC"] * 2,
-            "x": [1.0, 2.0],
-            "replicate": [0, 0],
-            "value": [0.1, 0.05],
-        },
-        schema=measures.LONG_SCHEMA,
+    # paper 0.1 → 0.3 rises; hscc 0.25 → 0.2 falls (−33 % at x=2, within 2×)
+    t = compare.cells(small(), stolen_runs({1.0: [0.24, 0.25, 0.26], 2.0: [0.19, 0.2, 0.21]}))
+    assert cell(t, 2.0)["verdict"] == "differs"
+    one = compare.cells(small(), stolen_runs({1.0: [0.1], 2.0: [0.3]}))
+    assert cell(one, 2.0)["ci_low"] is None  # one replicate: no interval
+
+
+def test_a_tie_in_hscc_does_not_match_an_order_in_the_paper():
+    # Paper rises 0.1 → 0.3; hscc's 0.185 → 0.19 is a tie (within 5 %): not the same direction.
+    t = compare.cells(small(), stolen_runs({1.0: [0.184, 0.185, 0.186], 2.0: [0.189, 0.19, 0.191]}))
+    assert cell(t, 2.0)["verdict"] == "differs"
+    # Without the tie rule's one-sidedness the x=2 cell would have passed as "same direction".
+    assert compare._order(0.19, 0.185) == 0 and compare._order(0.3, 0.1) == 1
+
+
+def test_a_constant_published_value_is_no_trend():
+    # A value the paper states once for every x ("around 0.2"): the trend compares nothing, so a
+    # cell outside 25 % and within 2× has no comparison left and differs, whatever hscc's trend.
+    exp = small(
+        measures=[
+            {**SMALL["measures"][0], "published": {"cubic": [0.2, 0.2]}},
+            SMALL["measures"][1],
+        ]
     )
-    t = compare.cells(exp, runs)
-    assert (
-        t.filter(pl.col("x") == 2.0)["verdict"][0] == "differs"
-    )  # paper 0.1 → 0.3 rises; hscc falls
-    assert t.filter(pl.col("x") == 2.0)["ci_low"][0] is None  # one replicate: no interval
+    t = compare.cells(exp, stolen_runs({1.0: [0.19, 0.2, 0.21], 2.0: [0.29, 0.3, 0.31]}))
+    assert cell(t, 1.0)["verdict"] == "agrees" and cell(t, 2.0)["verdict"] == "differs"
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ import polars as pl
 
 from hscc.atomic import write_bytes
 from hscc.reproduce import compare, figure, measures, outdir, tables
-from hscc.reproduce.compare import ClaimResult
+from hscc.reproduce.compare import VERDICTS, ClaimResult
 from hscc.reproduce.experiment import PAPERS, Experiment, ExperimentError, catalogue, find, load
 from hscc.reproduce.measures import MeasureError
 from hscc.rundir import RunDirError
@@ -72,7 +72,7 @@ class Reproduction:
     def counts(self) -> dict[str, int]:
         """Cells by verdict, and claims held / checked."""
         verdicts = self.table["verdict"].drop_nulls().to_list()
-        out = {v: verdicts.count(v) for v in ("agrees", "same direction", "differs", "no result")}
+        out = {v: verdicts.count(v) for v in VERDICTS}
         out["claims_held"] = sum(c.holds for c in self.claims)
         out["claims"] = len(self.claims)
         return out

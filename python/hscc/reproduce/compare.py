@@ -1,14 +1,26 @@
 """hscc's numbers beside the paper's: mean and 95 % confidence interval per cell,
 deviation, verdict; and the paper's qualitative claims checked.
 
-Verdict of a cell with a published number:
+Verdict of a cell with a published number (``VERDICTS``, in this order of precedence):
 
+- ``too few runs``: fewer than ``MIN_REPLICATES`` replicates, or a confidence
+  interval wider than the mean itself (its half-width above ``|mean|``): the
+  evidence supports no verdict;
 - ``agrees``: hscc's mean is within ±25 % of the paper's (``TOLERANCE``);
-- ``same direction``: not within 25 %, but every comparison the paper's numbers make
-  with this cell comes out the same way in hscc: with the same series' previous x (the
-  trend) and with each other series at the same x (the ranking); a difference under
-  ``TIE`` of the larger value counts as a tie, which matches anything;
+- ``far``: off by more than a factor of 2 (``FAR``) either way, or of the other
+  sign, whatever the direction of the comparisons below;
+- ``same direction``: neither, but every comparison the paper's numbers make with
+  this cell comes out the same way in hscc: with the same series' previous x (the
+  trend) and with each other series at the same x (the ranking). Two published
+  numbers within ``TIE`` of the larger are a tie, which any order in hscc matches
+  (the paper does not tell them apart); a tie in hscc matches only a tie in the
+  paper. A trend between two equal published numbers (a value the paper states
+  once in its text, e.g. "around 60 %", for every x) is not a comparison at all;
+  with no comparison left the verdict is ``differs``;
 - ``differs``: otherwise.
+
+The confidence interval is Student-t's over replicates, clipped to [0, ∞) when
+every replicate is non-negative (a throughput, a share, a count cannot be below 0).
 """
 
 from __future__ import annotations
@@ -23,8 +35,11 @@ from hscc.reproduce.experiment import Claim, Experiment
 from hscc.sweeps.result import t_quantile
 
 TOLERANCE = 0.25
+FAR = 2.0
 TIE = 0.05
 CONFIDENCE = 0.95
+MIN_REPLICATES = 3
+VERDICTS = ("agrees", "same direction", "far", "differs", "too few runs", "no result")
 SCHEMA = pl.Schema(
     {
         "experiment": pl.String,
@@ -67,14 +82,19 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
             pl.col("value").len().cast(pl.UInt32).alias("n"),
             pl.col("value").mean().alias("mean"),
             pl.col("value").std(ddof=1).alias("std"),
+            pl.col("value").min().alias("_min"),
         )
     )
     half = [
         (t_quantile(CONFIDENCE, n - 1) * s / math.sqrt(n)) if n > 1 and s is not None else None
         for n, s in zip(stats["n"], stats["std"], strict=True)
     ]
+    low = pl.col("mean") - pl.col("half")
     stats = stats.with_columns(pl.Series("half", half, pl.Float64)).with_columns(
-        (pl.col("mean") - pl.col("half")).alias("ci_low"),
+        pl.when(pl.col("half").is_not_null() & (pl.col("_min") >= 0))
+        .then(pl.max_horizontal(low, 0.0))
+        .otherwise(low)
+        .alias("ci_low"),
         (pl.col("mean") + pl.col("half")).alias("ci_high"),
     )
     paper = _published(exp)
@@ -127,14 +147,21 @@ def _verdicts(rows: pl.DataFrame) -> list[str | None]:
         if r["paper"] is None or r["mean"] is None:
             out.append(None if r["paper"] is None else "no result")
             continue
+        if _too_few(r["n"], r["half"], r["mean"]):
+            out.append("too few runs")
+            continue
         if abs(r["deviation"]) <= TOLERANCE:
             out.append("agrees")
             continue
+        if _far(r["mean"], r["paper"]):
+            out.append("far")
+            continue
+        key = (r["measure"], r["series"], r["x"])
         others = [
             c
-            for c in cells.values()
+            for k, c in cells.items()
             if c["measure"] == r["measure"]
-            and c is not r
+            and k != key  # not the cell itself: it would always "agree" with itself
             and c["paper"] is not None
             and c["mean"] is not None
             and (c["x"] == r["x"] or c["series"] == r["series"])
@@ -143,14 +170,27 @@ def _verdicts(rows: pl.DataFrame) -> list[str | None]:
             (c for c in others if c["series"] == r["series"] and c["x"] < r["x"]),
             key=lambda c: c["x"],
         )
-        compare = [c for c in others if c["x"] == r["x"]] + same_series[-1:]
+        # A trend between equal published numbers (one value from the text) compares nothing.
+        trend = [c for c in same_series[-1:] if c["paper"] != r["paper"]]
+        compare = [c for c in others if c["x"] == r["x"]] + trend
         agree = all(
-            _order(r["paper"], c["paper"]) in (0, _order(r["mean"], c["mean"]))
-            or _order(r["mean"], c["mean"]) == 0
-            for c in compare
+            _order(r["paper"], c["paper"]) in (0, _order(r["mean"], c["mean"])) for c in compare
         )
         out.append("same direction" if compare and agree else "differs")
     return out
+
+
+def _too_few(n: int | None, half: float | None, mean: float) -> bool:
+    """Too few replicates, or a confidence interval wider than the mean itself."""
+    return n is None or n < MIN_REPLICATES or half is None or half > abs(mean)
+
+
+def _far(mean: float, paper: float) -> bool:
+    """Off by more than FAR either way, or of the other sign."""
+    if paper == 0 or mean == 0 or (mean > 0) != (paper > 0):
+        return mean != paper
+    ratio = mean / paper
+    return ratio > FAR or ratio < 1 / FAR
 
 
 def _order(a: float, b: float) -> int:

@@ -22,7 +22,8 @@ table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.9rem; }
 th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: left; }
 th { background: #f3f3f3; }
 tr.agrees td.verdict { background: #d9f2d9; } tr.same-direction td.verdict { background: #fff3c4; }
-tr.differs td.verdict { background: #f8d0d0; }
+tr.differs td.verdict, tr.far td.verdict { background: #f8d0d0; }
+tr.too-few-runs td.verdict { background: #eeeeee; }
 .holds { color: #1a7f1a; } .fails { color: #b00020; font-weight: bold; }
 section.experiment { border-top: 2px solid #ddd; margin-top: 2rem; }
 img { max-width: 100%; } .meta { color: #666; font-size: 0.85rem; }
@@ -39,9 +40,11 @@ def report(reps: list[Reproduction]) -> str:
         f"<p class='meta'>{'--quick (short runs, few replicates: directions only)' if quick else 'full length'}; "
         f"made {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by hscc {escape(str(env.get('hscc_version', '')))} "
         f"(engine {escape(str(env.get('engine_version', '')))}, {escape(provenance.describe_revision(env.get('git')))}). "
-        "Verdicts: <b>agrees</b> within ±25 % of the paper; <b>same direction</b>: outside that, but every "
-        "comparison the paper's numbers make with the cell (trend along x, ranking at the same x) comes out the "
-        "same; <b>differs</b> otherwise. Means over replicates with Student-t 95 % confidence intervals.</p>",
+        "Verdicts: <b>too few runs</b> with fewer than 3 replicates or a confidence interval wider than the "
+        "mean; <b>agrees</b> within ±25 % of the paper; <b>far</b> off by more than 2× either way; "
+        "<b>same direction</b>: neither, but every comparison the paper's numbers make with the cell "
+        "(trend along x, ranking at the same x) comes out the same; <b>differs</b> otherwise. Means over "
+        "replicates with Student-t 95 % confidence intervals, clipped at 0 for non-negative measures.</p>",
     ]
     for paper, citation in PAPERS.items():
         mine = [r for r in reps if r.experiment.paper == paper]

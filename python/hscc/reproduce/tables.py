@@ -12,6 +12,10 @@ if TYPE_CHECKING:
     from hscc.reproduce import Reproduction
     from hscc.reproduce.experiment import Experiment
 
+from hscc.reproduce.compare import VERDICTS
+
+# The verdicts a scorecard counts (a cell without hscc's number is not scored).
+SCORED = tuple(v for v in VERDICTS if v != "no result")
 COLUMNS = ("measure", "series", "x", "paper", "hscc (95 % CI)", "deviation", "verdict", "source")
 
 
@@ -66,7 +70,13 @@ def terminal(rep: Reproduction) -> Table:
         title_justify="left",
     )
     for r in rows(rep):
-        style = {"agrees": "green", "same direction": "yellow", "differs": "red"}.get(r[6])
+        style = {
+            "agrees": "green",
+            "same direction": "yellow",
+            "far": "red",
+            "differs": "red",
+            "too few runs": "dim",
+        }.get(r[6])
         t.add_row(*r[:-1], style=style)
     claims = "\n".join(f"{'✓' if c.holds else '✗'} {c.text}" for c in rep.claims)
     t.caption = claims or None
@@ -75,7 +85,7 @@ def terminal(rep: Reproduction) -> Table:
 
 
 def scorecard(reps: list[Reproduction]) -> list[tuple[str, ...]]:
-    """Per experiment: paper, name, source, cells agreeing / same direction / differing, claims held (and
+    """Per experiment: paper, name, source, cells by verdict (compare.VERDICTS but "no result"), claims held (and
     known misses), runs, and the CPU time of its runs (each run's own wall time, so cached runs count too)."""
     out: list[tuple[str, ...]] = []
     for r in reps:
@@ -90,9 +100,7 @@ def scorecard(reps: list[Reproduction]) -> list[tuple[str, ...]]:
                 r.experiment.paper,
                 r.experiment.name,
                 r.experiment.source,
-                str(c["agrees"]),
-                str(c["same direction"]),
-                str(c["differs"]),
+                *(str(c[v]) for v in SCORED),
                 claims,
                 str(r.sweep.points.height),
                 f"{cpu:.0f} s",
@@ -105,9 +113,7 @@ SCORECARD_COLUMNS = (
     "paper",
     "experiment",
     "source",
-    "agrees",
-    "same direction",
-    "differs",
+    *SCORED,
     "claims",
     "runs",
     "CPU time",
