@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The system packages the kernel and testbed tests need (tests/python/test_kernel.py,
-# test_testbed*.py; docs/kernel.md, docs/testbed.md): clang, llvm, bpftool,
-# libbpf-dev, iproute2, ethtool, iperf3 and a C compiler. Installs what is missing
+# The system packages the tests need beyond Python and Rust: for the kernel and
+# testbed tests (tests/python/test_kernel.py, test_testbed*.py; docs/kernel.md,
+# docs/testbed.md) clang, llvm, bpftool, libbpf-dev, iproute2, ethtool, iperf3 and
+# a C compiler; tshark (the pcap files read back by Wireshark's dissectors) and
+# Chromium with its driver (the report page rendered). Installs what is missing
 # where apt-get and root are there (scripts/test.sh calls it, so CI runs those
 # tests); elsewhere says which tests will skip. Never fails the caller.
-packages=(clang llvm bpftool libbpf-dev iproute2 ethtool iperf3 gcc)
+packages=(clang llvm bpftool libbpf-dev iproute2 ethtool iperf3 gcc tshark chromium chromium-driver)
 missing=0
-for tool in clang llc bpftool ip tc ethtool iperf3 cc; do
+for tool in clang llc bpftool ip tc ethtool iperf3 cc tshark chromium chromedriver; do
   command -v "$tool" >/dev/null 2>&1 || missing=1
 done
 [ -e /usr/include/bpf/libbpf.h ] || missing=1
@@ -14,8 +16,8 @@ done
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   echo "system-packages: installing ${packages[*]} (apt-get)" >&2
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}"; } >/dev/null \
-    || echo "system-packages: could not install them; the kernel and testbed tests will skip and say why" >&2
+    || echo "system-packages: could not install them; the tests that need them will skip and say why" >&2
 else
-  echo "system-packages: not root or no apt-get; the kernel and testbed tests will skip and say why" >&2
+  echo "system-packages: not root or no apt-get; the tests that need them will skip and say why" >&2
 fi
 exit 0
