@@ -4,8 +4,11 @@
  * crates/hscc-cc/src/algos/africa.rs, in the same fixed point (α Q16, aRTT
  * in µs Q8). HighSpeed's increase while W·(aRTT − minRTT) < α·aRTT (eq. 6
  * negated: fewer than α own packets queued), Reno's otherwise; HighSpeed's
- * decrease b(W) in both modes. The Rust file documents the law, the
- * constants, their sources and the choices where the paper is silent.
+ * decrease b(W) in both modes; a(W) and b(W) from RFC 3649's table, or
+ * with `response` 1 from its formulas at the current window (hstcp_table.h,
+ * the RFC's constants), snd_cwnd_cnt then counting 2^-10 segment in every
+ * mode. The Rust file documents the law, the constants, their sources and
+ * the choices where the paper is silent.
  */
 #include "hscc.h"
 #include "hstcp_table.h"
@@ -16,8 +19,12 @@
 	X(__s64, gain_q16)       \
 	X(bool, mimd)            \
 	X(bool, stcp_decrease)   \
-	X(bool, per_ack)
+	X(bool, per_ack)         \
+	X(__u32, response)
 HSCC_GLOBALS(africa, AFRICA_GLOBALS)
+
+/* HstcpFormula::RFC. */
+static const struct hstcp_formula hstcp_rfc = HSTCP_FORMULA_RFC;
 
 /* Rust's Africa state. */
 struct africa {
@@ -75,20 +82,25 @@ void BPF_PROG(africa_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct africa *ca = inet_csk_ca(sk);
-	__u32 w;
+	__u32 w, s;
 
 	if (!hscc_cong_avoid_start(sk, &acked))
 		return;
 	w = tp->snd_cwnd;
 	ca->fast = no_congestion(ca, w);
+	/* With the formulas snd_cwnd_cnt counts 2^-s segment in every mode. */
+	s = response ? hstcp_credit_shift(hscc_max(w, 1U)) : 0;
 	if (ca->fast && !mimd) {
 		__u32 per = per_ack ? 1 : acked;
 
-		tcp_cong_avoid_ai(tp, w, sat_mul32(per, hstcp_ai(w)));
+		if (response)
+			hstcp_formula_cong_avoid_ai(&hstcp_rfc, tp, per);
+		else
+			tcp_cong_avoid_ai(tp, w, sat_mul32(per, hstcp_ai(w)));
 	} else if (ca->fast) {
-		tcp_cong_avoid_ai(tp, hscc_min(w, 100U), acked);
+		tcp_cong_avoid_ai(tp, hscc_min(w, 100U) << s, sat_mul32(acked, 1U << s));
 	} else {
-		tcp_cong_avoid_ai(tp, w, acked);
+		tcp_cong_avoid_ai(tp, hscc_max(w, 1U) << s, sat_mul32(acked, 1U << s));
 	}
 }
 
@@ -98,6 +110,8 @@ __u32 BPF_PROG(africa_ssthresh, struct sock *sk)
 	__u32 w = tcp_sk(sk)->snd_cwnd;
 	__u32 cut;
 
+	if (response && !stcp_decrease)
+		return hstcp_formula_ssthresh(&hstcp_rfc, w);
 	if (stcp_decrease)
 		cut = w >> 3;
 	else

@@ -6,6 +6,11 @@
  * default) or a(w) once per ACK with at most +1 (Linux, per_ack); on loss
  * w·(1 − b(w)), b scaled by 256, re-indexed at the current cwnd.
  *
+ * `response` 1 (the formula mode) instead evaluates the RFC §5 formulas at
+ * the current window as ns-2 does (hstcp_table.h, highspeed.rs HstcpFormula),
+ * with the constants of the parameter set in the formula_* globals;
+ * snd_cwnd_cnt then counts 2^-10 segment.
+ *
  * The table: with the RFC's four constants, RFC 3649 App. B as
  * bpf/hstcp_table.h has it (shared with TCP-Africa; `rows` = 0); with any
  * other constants, the table HighSpeed::new generates from the RFC §5
@@ -19,8 +24,14 @@
 #define HSTCP_MAX_ROWS 1024
 
 /* HighSpeed::bpf_globals. */
-#define HIGHSPEED_GLOBALS(X) \
-	X(bool, per_ack)     \
+#define HIGHSPEED_GLOBALS(X)              \
+	X(bool, per_ack)                  \
+	X(__u32, response)                \
+	X(__u32, formula_low_window)      \
+	X(__u32, formula_log2_low_q16)    \
+	X(__u32, formula_log2_cap_q16)    \
+	X(__u64, formula_b_drop_q32)      \
+	X(__s64, formula_k_q32)           \
 	X(__u32, rows)
 HSCC_GLOBALS(highspeed, HIGHSPEED_GLOBALS)
 #define HIGHSPEED_ARRAYS(X)                          \
@@ -64,6 +75,20 @@ static __always_inline __u32 table_md_at(__u32 i)
 	return table_md[i & (HSTCP_MAX_ROWS - 1)];
 }
 
+/* The formula's constants (HighSpeed::bpf_globals). */
+static __always_inline struct hstcp_formula formula(void)
+{
+	struct hstcp_formula f = {
+		.low_window = formula_low_window,
+		.log2_low_q16 = formula_log2_low_q16,
+		.log2_cap_q16 = formula_log2_cap_q16,
+		.b_drop_q32 = formula_b_drop_q32,
+		.k_q32 = formula_k_q32,
+	};
+
+	return f;
+}
+
 /* HighSpeed::update_ai. */
 static __always_inline void update_ai(struct highspeed *ca, __u32 cwnd)
 {
@@ -85,6 +110,11 @@ __u32 BPF_PROG(highspeed_ssthresh, struct sock *sk)
 	__u64 cwnd = tcp_sk(sk)->snd_cwnd;
 	__u64 md;
 
+	if (response) {
+		struct hstcp_formula f = formula();
+
+		return hstcp_formula_ssthresh(&f, (__u32)cwnd);
+	}
 	update_ai(ca, cwnd);
 	md = table_md_at(ca->ai);
 	return hscc_max((__u32)(cwnd - ((cwnd * md) >> 8)), 2U);
@@ -101,6 +131,13 @@ void BPF_PROG(highspeed_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		/* Linux: slow start's leftover is dropped; a(w) per ACK, at most +1. */
 		if (!hscc_in_congestion_avoidance(sk, acked))
 			return;
+		if (response) {
+			struct hstcp_formula f = formula();
+
+			if (tp->snd_cwnd < tp->snd_cwnd_clamp)
+				hstcp_formula_cong_avoid_per_ack(&f, tp);
+			return;
+		}
 		update_ai(ca, tp->snd_cwnd);
 		if (tp->snd_cwnd < tp->snd_cwnd_clamp) {
 			tp->snd_cwnd_cnt = sat_add32(tp->snd_cwnd_cnt, ca->ai + 1);
@@ -114,6 +151,12 @@ void BPF_PROG(highspeed_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	/* RFC 3649: w += a(w)/w for each acknowledged segment. */
 	if (!hscc_cong_avoid_start(sk, &acked))
 		return;
+	if (response) {
+		struct hstcp_formula f = formula();
+
+		hstcp_formula_cong_avoid_ai(&f, tp, acked);
+		return;
+	}
 	update_ai(ca, tp->snd_cwnd);
 	w = tp->snd_cwnd;
 	tcp_cong_avoid_ai(tp, w, sat_mul32(acked, ca->ai + 1));

@@ -48,10 +48,24 @@ def test_parameters_become_the_rust_fixed_point():
 def test_highspeeds_generated_table_reaches_the_program_row_by_row():
     # RFC constants: the program's copy of the RFC table. Others: the table
     # hscc-cc generates (73 rows for this High_P), as array globals.
-    assert programs.globals_for("highspeed", []) == [("per_ack", 0), ("rows", 0)]
+    # The formula's constants (HstcpFormula::RFC) ride along, unused in the table mode.
+    assert programs.globals_for("highspeed", []) == [
+        ("per_ack", 0),
+        ("response", 0),
+        ("formula_low_window", 38),
+        ("formula_log2_low_q16", 343928),
+        ("formula_log2_cap_q16", 1129911),
+        ("formula_b_drop_q32", 154872712),
+        ("formula_k_q32", 3423921373),
+        ("rows", 0),
+    ]
     g = dict(programs.globals_for("highspeed", ["high_p=1.000001e-7"]))
     assert g["rows"] == 73 and (g["table_cwnd[1]"], g["table_md[1]"]) == (110, 113)
     assert "table_cwnd[72]" in g and "table_cwnd[73]" not in g
+    # The formula mode: its constants for these parameters, no table.
+    g = dict(programs.globals_for("highspeed", ["response=1", "high_p=1.000001e-7"]))
+    assert (g["response"], g["rows"], g["formula_low_window"]) == (1, 0, 38)
+    assert "table_cwnd[0]" not in g
 
 
 def test_the_papers_parameters_become_their_programs_globals():

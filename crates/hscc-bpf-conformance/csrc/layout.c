@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* Data of bpf/ the Rust side checks: the shim's struct tcp_sock layout
- * (for the #[repr(C)] mirror), the HighSpeed table, and hscc.h's
+ * (for the #[repr(C)] mirror), the HighSpeed table and formula, and hscc.h's
  * replacements for Rust's u128 arithmetic. */
 #include "hscc.h"
 #include "hstcp_table.h"
@@ -18,6 +18,24 @@ int hscc_user_hstcp_table(__u32 *out)
 		out[2 * i + 1] = hstcp_aimd_vals[i].md;
 	}
 	return HSTCP_ROWS;
+}
+
+/* hstcp_table.h's formula at window w for the constants f. */
+void hscc_user_hstcp_formula(__u32 w, const struct hstcp_formula *f, __u32 *log2_q16,
+			     __u32 *a_q10, __u64 *b_q32, __u32 *ssthresh)
+{
+	*log2_q16 = hstcp_log2_q16(w);
+	*a_q10 = hstcp_formula_a_q10(f, w);
+	*b_q32 = hstcp_formula_b_q32(f, w);
+	*ssthresh = hstcp_formula_ssthresh(f, w);
+}
+
+/* hstcp_table.h's HSTCP_FORMULA_RFC. */
+void hscc_user_hstcp_formula_rfc(struct hstcp_formula *out)
+{
+	static const struct hstcp_formula rfc = HSTCP_FORMULA_RFC;
+
+	*out = rfc;
 }
 
 __u64 hscc_user_mul_q16(__u64 a, __u32 b)

@@ -110,6 +110,62 @@ extern "C" {
     fn hscc_user_hstcp_table(out: *mut u32) -> c_int;
     fn hscc_user_mul_q16(a: u64, b: u32) -> u64;
     fn hscc_user_div_ceil_q16(a: u64, d: u32) -> u64;
+    fn hscc_user_hstcp_formula(
+        w: u32,
+        constants: *const HstcpFormulaC,
+        log2_q16: *mut u32,
+        a_q10: *mut u32,
+        b_q32: *mut u64,
+        ssthresh: *mut u32,
+    );
+    fn hscc_user_hstcp_formula_rfc(out: *mut HstcpFormulaC);
+}
+
+/// bpf/hstcp_table.h's `struct hstcp_formula`.
+#[repr(C)]
+struct HstcpFormulaC {
+    low_window: u32,
+    log2_low_q16: u32,
+    log2_cap_q16: u32,
+    b_drop_q32: u64,
+    k_q32: i64,
+}
+
+/// What bpf/hstcp_table.h's formula gives at one window: log₂ w (Q16), a(w)
+/// (Q10), b(w) (Q32) and the decrease, for the constants `f`.
+pub fn c_hstcp_formula(
+    f: &hscc_cc::algos::highspeed::HstcpFormula,
+    w: u32,
+) -> (u32, u32, u64, u32) {
+    let c = HstcpFormulaC {
+        low_window: f.low_window,
+        log2_low_q16: f.log2_low_q16,
+        log2_cap_q16: f.log2_cap_q16,
+        b_drop_q32: f.b_drop_q32,
+        k_q32: f.k_q32,
+    };
+    let (mut l, mut a, mut b, mut ss) = (0, 0, 0, 0);
+    unsafe { hscc_user_hstcp_formula(w, &c, &mut l, &mut a, &mut b, &mut ss) };
+    (l, a, b, ss)
+}
+
+/// bpf/hstcp_table.h's `HSTCP_FORMULA_RFC`, the constants TCP-Africa's program uses.
+pub fn c_hstcp_formula_rfc() -> hscc_cc::algos::highspeed::HstcpFormula {
+    let mut c = HstcpFormulaC {
+        low_window: 0,
+        log2_low_q16: 0,
+        log2_cap_q16: 0,
+        b_drop_q32: 0,
+        k_q32: 0,
+    };
+    unsafe { hscc_user_hstcp_formula_rfc(&mut c) };
+    hscc_cc::algos::highspeed::HstcpFormula {
+        low_window: c.low_window,
+        log2_low_q16: c.log2_low_q16,
+        log2_cap_q16: c.log2_cap_q16,
+        b_drop_q32: c.b_drop_q32,
+        k_q32: c.k_q32,
+    }
 }
 
 /// hscc.h's `mul_q16(a, b)`: Rust's `(a as u128 * b as u128 >> 16) as u64` for b ≤ 2^16.

@@ -70,13 +70,36 @@ fn every_program_is_a_registered_algorithm_with_its_globals() {
     );
 }
 
-/// The defaults, then each switch of the algorithm flipped alone.
+/// Integer parameters that choose a mode, with their values: (algorithm,
+/// parameter, values). HighSpeed's and TCP-Africa's `response`: 0 = RFC 3649's
+/// table, 1 = its formulas.
+const CHOICES: &[(&str, &str, &[f64])] = &[
+    ("highspeed", "response", &[0.0, 1.0]),
+    ("africa", "response", &[0.0, 1.0]),
+];
+
+/// The defaults, then each switch of the algorithm flipped alone; for an
+/// algorithm with a choice (`CHOICES`), that for each of its values.
 fn variants(name: &str) -> Vec<CcParams> {
     let info = algorithms().into_iter().find(|a| a.name == name).unwrap();
-    let mut out = vec![CcParams::from_name(name).unwrap()];
-    for s in info.params.iter().filter(|s| s.kind == ParamKind::Bool) {
-        if let Ok(p) = CcParams::with(name, &[(s.name, 1.0 - s.default)]) {
-            out.push(p);
+    let choices: Vec<(&str, f64)> = match CHOICES.iter().find(|c| c.0 == name) {
+        Some(&(_, param, values)) => values.iter().map(|&v| (param, v)).collect(),
+        None => Vec::new(),
+    };
+    let bases: Vec<Vec<(&str, f64)>> = if choices.is_empty() {
+        vec![vec![]]
+    } else {
+        choices.into_iter().map(|c| vec![c]).collect()
+    };
+    let mut out = Vec::new();
+    for base in bases {
+        out.push(CcParams::with(name, &base).unwrap());
+        for s in info.params.iter().filter(|s| s.kind == ParamKind::Bool) {
+            let mut pairs = base.clone();
+            pairs.push((s.name, 1.0 - s.default));
+            if let Ok(p) = CcParams::with(name, &pairs) {
+                out.push(p);
+            }
         }
     }
     out
@@ -501,6 +524,54 @@ fn the_c_hstcp_table_is_rusts() {
         .map(|r| (r.cwnd, r.md))
         .collect();
     assert_eq!(c, rust);
+}
+
+/// bpf/hstcp_table.h's formula (log₂ w, a(w), b(w), the decrease) against
+/// highspeed.rs HstcpFormula: every window to 300 000 and around each power
+/// of two with the RFC's constants (also TCP-Africa's `HSTCP_FORMULA_RFC`),
+/// and random windows for random parameter sets.
+#[test]
+fn the_c_hstcp_formula_is_rusts() {
+    use hscc_bpf_conformance::ffi::{c_hstcp_formula, c_hstcp_formula_rfc};
+    use hscc_cc::algos::highspeed::{log2_q16, HighSpeedParams, HstcpFormula};
+    let check = |f: &HstcpFormula, w: u32| {
+        let rust = (log2_q16(w), f.a_q10(w), f.b_q32(w), f.ssthresh(w));
+        assert_eq!(c_hstcp_formula(f, w), rust, "w = {w}, {f:?}");
+    };
+    let rfc = HstcpFormula::RFC;
+    assert_eq!(c_hstcp_formula_rfc(), rfc);
+    for w in 0..=300_000 {
+        check(&rfc, w);
+    }
+    for k in 0..32 {
+        for w in [(1u32 << k) - 1, 1 << k, (1 << k) + 1] {
+            check(&rfc, w);
+        }
+    }
+    check(&rfc, u32::MAX);
+    let config = Config {
+        cases: proptest_cases(10_000),
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let strategy = (
+        hscc_bpf_conformance::ops::params("highspeed"),
+        proptest::collection::vec(proptest::num::u32::ANY, 8),
+    );
+    TestRunner::new(config)
+        .run(&strategy, |(p, ws)| {
+            let mut hp = HighSpeedParams::default();
+            for (name, v) in p.values() {
+                hscc_cc::Params::set(&mut hp, name, v).unwrap();
+            }
+            let f = HstcpFormula::new(&hp);
+            for w in ws {
+                check(&f, w);
+                check(&f, w >> (w % 32));
+            }
+            Ok(())
+        })
+        .unwrap();
 }
 
 #[test]

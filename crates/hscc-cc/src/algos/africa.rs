@@ -18,6 +18,10 @@
 //!   "as TCP-Reno with a modified drop rule" — the HSTCP drop rule is kept in
 //!   slow mode too. The delay signal never reduces the window.
 //! - slow start and timeouts: standard (not specified; ns-2 HSTCP agent).
+//! - `response`: HSTCP's a(W) and b(W) from RFC 3649 App. B's table as Linux
+//!   walks it (0, default), or from the RFC §5 formulas at the current window
+//!   as ns-2's HSTCP agent evaluates them (1; `HstcpFormula`, documented in
+//!   highspeed.rs), which is what the paper's ns-2.27 runs used.
 //!
 //! aRTT is an exponentially smoothed RTT, minRTT the minimum RTT sample.
 //!
@@ -58,7 +62,7 @@
 //!   default DropTail limit, `Queue set limit_ 50` (ns-default.tcl), fits; the
 //!   experiments should set it (hscc's default buffer is 1 BDP).
 
-use crate::algos::highspeed::{hstcp_ai, hstcp_md};
+use crate::algos::highspeed::{credit_shift, hstcp_ai, hstcp_md, HstcpFormula, RESPONSE_FORMULA};
 use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
 use crate::ops::{AckSample, CongestionOps, TcpCc};
 
@@ -75,6 +79,8 @@ crate::params! {
         stcp_decrease: bool = false, [0, 1], "INFOCOM 2005 §V.C; Kelly 2003";
         /// Fast mode: a(W) once per ACK (Linux tcp_highspeed.c) instead of per acknowledged segment.
         per_ack: bool = false, [0, 1], "RFC 3649 / ns-2 HSTCP: per segment; Linux tcp_highspeed.c: per ACK";
+        /// HSTCP's a(W), b(W): 0 = table (RFC 3649 App. B walked as Linux does: between rows a rounds up, b down), 1 = formula (RFC 3649 §5 at the current window, as ns-2's HSTCP).
+        response: u32 = 0, [0, 1], "Linux tcp_highspeed.c (0 = table); ns-2 tcp.cc windowOption_ 8 (1 = formula)";
     }
 }
 
@@ -91,6 +97,8 @@ pub struct Africa {
     stcp_decrease: bool,
     /// Fast mode credits a(W) per ACK rather than per acknowledged segment.
     per_ack: bool,
+    /// HSTCP's formulas (`response = 1`) instead of its table.
+    formula: bool,
     /// aRTT, µs Q8 (0 before the first sample).
     artt_q8: u64,
     /// minRTT, µs (`u32::MAX` before the first sample).
@@ -124,6 +132,7 @@ impl CongestionOps for Africa {
             mimd: p.mimd,
             stcp_decrease: p.stcp_decrease,
             per_ack: p.per_ack,
+            formula: p.response == RESPONSE_FORMULA,
             artt_q8: 0,
             min_rtt_us: u32::MAX,
             fast: false,
@@ -137,6 +146,7 @@ impl CongestionOps for Africa {
             ("mimd", self.mimd.into()),
             ("stcp_decrease", self.stcp_decrease.into()),
             ("per_ack", self.per_ack.into()),
+            ("response", self.formula.into()),
         ]
     }
 
@@ -161,18 +171,32 @@ impl CongestionOps for Africa {
         };
         let w = tp.snd_cwnd;
         self.fast = self.no_congestion(w);
+        // With the formulas `snd_cwnd_cnt` counts 2^−s segment in every mode
+        // (HstcpFormula::cong_avoid_ai), so a mode change keeps its credit.
+        let s = if self.formula {
+            credit_shift(w.max(1))
+        } else {
+            0
+        };
         match (self.fast, self.mimd) {
             (true, false) => {
                 let per = if self.per_ack { 1 } else { acked };
-                tcp_cong_avoid_ai(tp, w, per.saturating_mul(hstcp_ai(w)))
+                if self.formula {
+                    HstcpFormula::RFC.cong_avoid_ai(tp, per)
+                } else {
+                    tcp_cong_avoid_ai(tp, w, per.saturating_mul(hstcp_ai(w)))
+                }
             }
-            (true, true) => tcp_cong_avoid_ai(tp, w.min(100), acked),
-            (false, _) => tcp_cong_avoid_ai(tp, w, acked),
+            (true, true) => tcp_cong_avoid_ai(tp, w.min(100) << s, acked.saturating_mul(1 << s)),
+            (false, _) => tcp_cong_avoid_ai(tp, w.max(1) << s, acked.saturating_mul(1 << s)),
         }
     }
 
     fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
         let w = tp.snd_cwnd;
+        if self.formula && !self.stcp_decrease {
+            return HstcpFormula::RFC.ssthresh(w);
+        }
         let cut = if self.stcp_decrease {
             w >> 3
         } else {
@@ -183,6 +207,14 @@ impl CongestionOps for Africa {
 }
 
 crate::cc_property_suite!(africa_properties, Africa);
+crate::cc_property_suite!(
+    africa_formula_properties,
+    Africa,
+    AfricaParams {
+        response: RESPONSE_FORMULA,
+        ..Default::default()
+    }
+);
 crate::cc_property_suite!(
     africa_mimd_properties,
     Africa,
@@ -272,6 +304,48 @@ mod tests {
             h.ack_each(500, 2);
             assert_eq!((h.cwnd(), h.tp.snd_cwnd_cnt), expected, "per_ack {per_ack}");
         }
+    }
+
+    #[test]
+    fn formula_response_uses_hstcp_formulas_in_fast_mode() {
+        // RFC 3649 §5 at W = 100 (by hand in highspeed.rs): a = 1.88182, so
+        // each ACK credits 1927/1024 against 100·1024: +1 after ⌈102400/1927⌉
+        // = 54 ACKs, 1658 left; the table's a = 2 needs 50.
+        let p = AfricaParams {
+            response: RESPONSE_FORMULA,
+            ..Default::default()
+        };
+        let mut h = ca(&p, 100, 100_000, 100_000);
+        h.send_all();
+        h.ack_each(54, 1);
+        assert_eq!(
+            (h.cwnd(), h.tp.snd_cwnd_cnt, h.cc.fast_mode()),
+            (101, 1658, true)
+        );
+        // Slow mode stays Reno (in units of 2⁻¹⁰ segment): +1 per 100 ACKs.
+        let mut h = ca(&p, 100, 110_000, 100_000);
+        h.round();
+        assert_eq!((h.cwnd(), h.cc.fast_mode()), (101, false));
+        // Decrease ⌊W·(1 − b(W))⌋ in both modes: b(1000) = 0.329878 →
+        // ⌊670.122⌋ (the table: 676); b(100) = 0.449664 → ⌊55.034⌋.
+        for (w, artt, expected) in [
+            (1000, 100_000, 670),
+            (1000, 150_000, 670),
+            (100, 100_000, 55),
+        ] {
+            let mut h = ca(&p, w, artt, 100_000);
+            h.loss();
+            assert_eq!(h.cwnd(), expected, "W = {w}, aRTT {artt}");
+        }
+        // Scalable TCP's decrease is not HSTCP's: unchanged.
+        let p = AfricaParams {
+            response: RESPONSE_FORMULA,
+            stcp_decrease: true,
+            ..Default::default()
+        };
+        let mut h = ca(&p, 1000, 100_000, 100_000);
+        h.loss();
+        assert_eq!(h.cwnd(), 875);
     }
 
     #[test]
