@@ -181,7 +181,7 @@ registry! {
     Fit => algos::fit::Fit, aliases ["tcp-fit"], "TCP-FIT: behaves as N Reno flows (+N per RTT, x(1-2/(3N+1)) on loss), N adapted per loss from the queueing delay", "Wang, Wen, Zhang, Han, IEEE INFOCOM 2011 §III, §V";
     Sync => algos::sync::SyncTcp, aliases ["synctcp", "sync-tcp"], "Sync-TCP: delay-based AIMD with synchronized queue-delay signals (Probing/Waiting/Emptying), time-based increase, paced", "Wu, Chan, Ananda, Ganjihal, IEEE ICNP 2009 §IV, §V";
     Africa => algos::africa::Africa, aliases ["tcp-africa"], "TCP-Africa: HighSpeed increase while the Vegas backlog estimate is below alpha, Reno increase above; HighSpeed decrease", "King, Baraniuk, Riedi, IEEE INFOCOM 2005 §III";
-    HighSpeed => algos::highspeed::HighSpeed, aliases ["hstcp"], "HighSpeed TCP: AIMD with a(w), b(w) from the RFC 3649 table above 38 segments", "RFC 3649; Linux tcp_highspeed.c";
+    HighSpeed => algos::highspeed::HighSpeed, aliases ["hstcp"], "HighSpeed TCP: AIMD with a(w), b(w) above 38 segments, from RFC 3649's table (Linux) or its formulas (ns-2)", "RFC 3649; Linux tcp_highspeed.c; ns-2 tcp.cc";
     Scalable => algos::scalable::Scalable, aliases ["stcp"], "Scalable TCP: MIMD, +0.01 segment per ACK, x0.875 on loss, Reno at small windows", "Kelly, ACM CCR 33(2) 2003; Linux tcp_scalable.c";
     Bic => algos::bic::Bic, aliases [], "BIC-TCP: binary search towards the last loss window W_max, then max probing; x0.8 on loss", "Xu, Harfoush, Rhee, IEEE INFOCOM 2004; Linux tcp_bic.c";
     Cubic => algos::cubic::Cubic, aliases [], "CUBIC: window a cubic function of time since the last loss, Reno-friendly region, x0.7 on loss", "RFC 9438; Linux tcp_cubic.c v2.3";
