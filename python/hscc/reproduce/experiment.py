@@ -60,7 +60,6 @@ the same way)::
 from __future__ import annotations
 
 import math
-import tomllib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -69,6 +68,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from hscc.errors import show
+from hscc.inputs import InputError, load_toml
 
 MAX_FILE_BYTES = 1 << 20
 
@@ -255,18 +255,9 @@ def load(path: str | Path) -> Experiment:
     """Read and check an experiment file (ExperimentError naming the file and key)."""
     path = Path(path)
     try:
-        raw = path.read_bytes()[: MAX_FILE_BYTES + 1]
-        if len(raw) > MAX_FILE_BYTES:
-            raise ExperimentError(
-                f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; an experiment file is a few kB"
-            )
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise ExperimentError(
-            f"cannot read experiment file {path}: {getattr(e, 'strerror', None) or e}"
-        ) from None
-    except tomllib.TOMLDecodeError as e:
-        raise ExperimentError(f"{path} is not valid TOML: {e}") from None
+        data = load_toml(path, "experiment", MAX_FILE_BYTES)
+    except InputError as e:
+        raise ExperimentError(str(e)) from None
     return parse(data, str(path))
 
 

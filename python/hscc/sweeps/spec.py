@@ -22,13 +22,13 @@ from __future__ import annotations
 import copy
 import itertools
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hscc import units
 from hscc.errors import ScenarioError, show
+from hscc.inputs import InputError, parse_toml, read_text
 from hscc.reference import value_kind
 from hscc.scenario import MAX_FILE_BYTES, Scenario, safe_file_name
 from hscc.sweeps.paths import PathError, parse_path, put
@@ -118,21 +118,10 @@ def load(path: str | Path) -> Sweep:
     """Read a sweep file; SweepError naming what is wrong."""
     path = Path(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            raise SweepError(
-                f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; a sweep file is a few kB"
-            )
-        text = raw.decode("utf-8")
-        data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        raise SweepError(f"cannot read sweep file {path}: {reason}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise SweepError(f"{path} is not valid TOML: {e}") from None
-    except (ValueError, RecursionError) as e:
-        raise SweepError(f"{path}: cannot be read ({e})") from None
+        text = read_text(path, "sweep", MAX_FILE_BYTES)
+        data = parse_toml(text, str(path))
+    except InputError as e:
+        raise SweepError(str(e)) from None
     return parse(data, source=str(path), text=text)
 
 
