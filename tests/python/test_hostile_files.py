@@ -5,6 +5,9 @@ a hang or unbounded memory (each test reproduces an input that once did one of t
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -12,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import ONE_FLOW
-from hscc import Scenario
+from hscc import Scenario, limits
 from hscc.cli import app
 from hscc.reproduce import experiment
 from hscc.sweeps import SweepError, spec
@@ -98,3 +101,79 @@ def test_long_dotted_keys_are_refused_before_parsing(tmp_path, read):
     assert path.stat().st_size > 80_000
     with pytest.raises(ValueError, match="dotted key is nested more than 32"):
         read(path)
+
+
+# --- the memory guard -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "physical, address_space, cgroup, expected",
+    [
+        (64 << 30, None, None, 64 << 30),
+        (64 << 30, 4 << 30, None, 4 << 30),
+        (64 << 30, None, 2 << 30, 2 << 30),
+        (64 << 30, 4 << 30, 2 << 30, 2 << 30),
+        (None, None, None, None),
+    ],
+)
+def test_the_memory_guard_takes_the_smallest_limit(
+    monkeypatch, physical, address_space, cgroup, expected
+):
+    monkeypatch.setattr(limits, "machine_memory", lambda: physical)
+    monkeypatch.setattr(limits, "address_space_limit", lambda: address_space)
+    monkeypatch.setattr(limits, "cgroup_memory_limit", lambda: cgroup)
+    assert limits.available_memory() == expected
+    assert limits.default_max_memory() == (int(expected * 0.8) if expected else 8 << 30)
+
+
+@pytest.mark.parametrize(
+    "proc, files, expected",
+    [
+        ("0::/a/b\n", {"a/b/memory.max": "max\n", "a/memory.max": "3221225472\n"}, 3 << 30),
+        ("0::/a\n", {"a/memory.max": "max\n"}, None),
+        (
+            "4:memory:/x\n1:cpu:/\n",
+            {"memory/x/memory.limit_in_bytes": "1073741824\n"},
+            1 << 30,
+        ),
+        ("4:memory:/x\n", {"memory/memory.limit_in_bytes": "9223372036854771712\n"}, None),
+        ("4:memory:/x\n", {}, None),
+    ],
+)
+def test_the_cgroup_limit_is_read_v1_and_v2(monkeypatch, tmp_path, proc, files, expected):
+    (tmp_path / "proc").write_text(proc)
+    for name, text in files.items():
+        (tmp_path / "cg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "cg" / name).write_text(text)
+    monkeypatch.setattr(limits, "_PROC_CGROUP", tmp_path / "proc")
+    monkeypatch.setattr(limits, "_CGROUP_ROOT", tmp_path / "cg")
+    assert limits.cgroup_memory_limit() == expected
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(shutil.which("prlimit") is None, reason="needs prlimit (util-linux)")
+def test_a_run_above_the_address_space_limit_is_refused_before_it_starts(write_toml):
+    """Under `prlimit --as`, a run the engine estimates above 80 % of that limit is refused
+    (exit 2, naming the field that drives the estimate) instead of dying of a failed allocation."""
+    path = write_toml(ONE_FLOW.replace('sample_interval = "100ms"', 'sample_interval = "1us"'))
+    limit = 3 << 30
+    code = "from hscc.limits import default_max_memory as d; print(d())"
+    shown = subprocess.run(
+        ["prlimit", f"--as={limit}", sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=50,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert int(shown.stdout) <= int(limit * 0.8)
+    r = subprocess.run(
+        ["prlimit", f"--as={limit}", sys.executable, "-m", "hscc", "run", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=50,
+    )
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr
+    assert (
+        "sample_interval: 1e-6 s is not allowed (this run needs about 3.5 GB of memory" in r.stderr
+    )
