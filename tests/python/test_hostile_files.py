@@ -4,6 +4,7 @@ a hang or unbounded memory (each test reproduces an input that once did one of t
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import subprocess
@@ -18,7 +19,7 @@ from conftest import ONE_FLOW
 from hscc import Scenario, limits
 from hscc.cli import app
 from hscc.reproduce import experiment
-from hscc.sweeps import SweepError, spec
+from hscc.sweeps import SweepError, plan, spec
 
 runner = CliRunner()
 
@@ -101,6 +102,100 @@ def test_long_dotted_keys_are_refused_before_parsing(tmp_path, read):
     assert path.stat().st_size > 80_000
     with pytest.raises(ValueError, match="dotted key is nested more than 32"):
         read(path)
+
+
+# --- sweep files ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ends, why",
+    [
+        ([0, math.inf], "a finite number"),
+        ([math.nan, 1], "a finite number"),
+        ([-math.inf, 1], "a finite number"),
+        ([0, 10**400], "a number from -1e300 to 1e300"),
+        (["1", "1e999"], "a finite number"),
+    ],
+)
+def test_range_ends_are_finite(ends, why):
+    for kind in ("linspace", "logspace"):
+        message = refused(
+            {"flows[0].params.gamma": {kind: ends, "steps": 3}}, "axes.flows\\[0\\].params.gamma"
+        )
+        assert why in message or "positive ends" in message
+
+
+def test_huge_steps_are_refused():
+    refused(
+        {"topology.bottleneck.loss": {"linspace": [0, 0.1], "steps": 10**400}},
+        r"steps: .* is not allowed \(a whole number from 1 to 100000\)",
+    )
+
+
+@pytest.mark.timeout(10)
+def test_a_list_index_of_thousands_of_digits_is_refused_by_its_length():
+    refused(
+        {"flows[" + "9" * 5000 + "].algorithm": ["reno"]},
+        r"a list index has at most 9 digits; \[9{17}\.\.\.\] has 5000",
+    )
+
+
+@pytest.mark.timeout(10)
+def test_a_huge_axis_value_is_refused_before_the_engine_sees_it():
+    refused({"flows[0].algorithm": ["r" * (15 << 20)]}, "text of 15728640 characters")
+
+
+def test_paths_written_two_ways_are_one_field():
+    message = refused(
+        {"flows[0].algorithm": ["reno"], "flows[00].algorithm": ["cubic"]}, "already swept"
+    )
+    assert "flows[00].algorithm is the field flows[0].algorithm" in message
+    sw = spec.parse({"axes": {"flows[01].algorithm": ["reno"]}}, base=base())
+    assert sw.paths == ["flows[1].algorithm"] and sw.axes[0].name == "flows[1].algorithm"
+
+
+def test_duplicates_inside_a_zip_are_refused():
+    refused(
+        {"x": {"zip": {"flows[1].algorithm": ["reno"], "flows[001].algorithm": ["cubic"]}}},
+        "flows\\[001\\].algorithm is the field flows\\[1\\].algorithm",
+    )
+
+
+@pytest.mark.parametrize(
+    "axes", [{"seed": [1, 2]}, {"s": {"zip": {"seed": [1, 2], "flows[0].algorithm": ["a", "b"]}}}]
+)
+def test_seed_is_not_an_axis(axes):
+    message = refused(axes, "seed cannot be swept")
+    assert "replicates" in message and "sweep's `seed`" in message
+
+
+def test_checking_points_calls_the_engine_once_per_axis_value(monkeypatch):
+    """Checking work is bounded by the axes' values, not their product: a 40 × 25 × 50 sweep
+    (50 000 points) costs the engine 115 checks (one per axis value, and one of the base)."""
+    from hscc import scenario
+
+    calls = {"check": 0}
+    real = scenario._core.check_scenario
+
+    def counting(text: str) -> str:
+        calls["check"] += 1
+        return real(text)
+
+    monkeypatch.setattr(scenario._core, "check_scenario", counting)
+    sw = spec.parse(
+        {
+            "axes": {
+                "topology.bottleneck.loss": {"logspace": ["1e-6", "1e-2"], "steps": 40},
+                "flows[0].algorithm": ["reno", "cubic", "highspeed", "ctcp", "bic"] * 5,
+                "topology.pairs[1].rtt": {"linspace": ["20ms", "200ms"], "steps": 50},
+            }
+        },
+        base=base(),
+    )
+    calls["check"] = 0
+    checked = plan.check(sw)
+    assert checked == 50_000
+    assert calls["check"] <= 40 + 25 + 50 + 1
 
 
 # --- the memory guard -----------------------------------------------------------------------
