@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import ONE_FLOW
+from conftest import ONE_FLOW, ROOT
 from hscc import Scenario, limits
 from hscc.cli import app
 from hscc.reproduce import experiment
@@ -196,6 +196,44 @@ def test_checking_points_calls_the_engine_once_per_axis_value(monkeypatch):
     checked = plan.check(sw)
     assert checked == 50_000
     assert calls["check"] <= 40 + 25 + 50 + 1
+
+
+# --- experiment files -----------------------------------------------------------------------
+
+EXPERIMENT = ROOT / "python/hscc/reproduce/experiments/ctcp/ctcp-table2.toml"
+
+
+def experiment_file(tmp_path: Path, old: str, new: str) -> Path:
+    text = EXPERIMENT.read_text()
+    assert old in text, old
+    path = tmp_path / "e.toml"
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize(
+    "old, new, says",
+    [
+        ("factor = 25.0", "factor = nan", "x.factor: nan"),
+        ("factor = 25.0", "factor = inf", "x.factor: inf"),
+        ("factor = 25.0", "factor = 0", "x.factor: 0"),
+        ('a = "ctcp"', 'a = "no-such-series"', "series 'no-such-series' is not one the sweep has"),
+        ("at = [6]", "at = [7]", "at 7 is not one of the x values"),
+        ("factor = 3.0", "factor = -inf", "claims.1.factor: -inf"),
+        ("a = [0]", "a = [" + "9" * 30 + "]", "measures.0.a.0"),
+    ],
+)
+def test_a_bad_experiment_file_exits_2_naming_the_key(tmp_path, old, new, says):
+    path = experiment_file(tmp_path, old, new)
+    with pytest.raises(experiment.ExperimentError, match="e.toml"):
+        experiment.load(path)
+    assert says in bad_input(["reproduce", str(path), "--out", str(tmp_path / "out"), "--quick"])
+
+
+def test_quick_checks_the_full_length_sweep_too(tmp_path):
+    path = experiment_file(tmp_path, "replicates = ", "replicates = 999999999 #")
+    says = bad_input(["reproduce", str(path), "--out", str(tmp_path / "out"), "--quick"])
+    assert "replicates: 999999999 is not allowed" in says
 
 
 # --- the memory guard -----------------------------------------------------------------------
