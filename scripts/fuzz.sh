@@ -3,9 +3,11 @@
 #
 #   bash scripts/fuzz.sh [--inputs N] [--jobs J] [--engine-seconds S] [--python-only | --engine-only]
 #
-# 1. Special files: `hscc check` on /dev/zero and on a directory exits 2 within 30 s.
+# 1. Special files: `hscc check` on /dev/zero, a directory and a named pipe without
+#    a writer exits 2 within 30 s.
 # 2. The Python fuzzer (atheris): N inputs (default 10^6) over J processes
-#    (default 2) through TOML → Scenario → engine build → a 50 ms run.
+#    (default 2) through TOML → Scenario → engine build → a 50 ms run; then N/10
+#    inputs through the sweep and experiment readers (fuzz/py/fuzz_readers.py).
 # 3. The engine fuzzer (cargo-fuzz): S seconds (default 900) of JSON → build → run.
 # Corpora, findings and logs go to fuzz/out/ (git-ignored); a finding's
 # smallest input is in fuzz/out/python/findings/*/input.toml or
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
     --engine-seconds) engine_seconds="$2"; shift 2 ;;
     --python-only) engine=0; shift ;;
     --engine-only) python=0; shift ;;
-    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) echo "fuzz: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -40,7 +42,8 @@ mkdir -p fuzz/out
 status=0
 
 say "special files"
-for f in /dev/zero /; do
+rm -f fuzz/out/pipe.toml && mkfifo fuzz/out/pipe.toml
+for f in /dev/zero / fuzz/out/pipe.toml; do
   timeout 30 .venv/bin/hscc check "$f" >/dev/null 2>fuzz/out/special.err
   code=$?
   if [ "$code" -ne 2 ]; then say "FINDING: hscc check $f exited $code (want 2: bad input)"; status=1; fi
@@ -49,6 +52,8 @@ done
 if [ "$python" = 1 ]; then
   say "Python fuzzer: $inputs inputs, $jobs jobs (fuzz/out/python)"
   "$py" fuzz/py/campaign.py --inputs "$inputs" --jobs "$jobs" || status=1
+  say "Python fuzzer: $((inputs / 10)) inputs through the sweep and experiment readers (fuzz/out/readers)"
+  "$py" fuzz/py/fuzz_readers.py --inputs "$((inputs / 10))" > fuzz/out/readers.log 2>&1 || status=1
 fi
 
 if [ "$engine" = 1 ]; then

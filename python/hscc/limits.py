@@ -1,20 +1,26 @@
 """What a run may use: memory and events, estimated by the engine from the scenario before anything is allocated.
 
 The engine refuses a run whose estimate is above a limit, naming the field
-that drives it. The memory limit defaults to 80 % of this machine's physical
-memory (a run that would swap is as good as hung); the event limit to the
-engine's default of 10^11 (a few hours of running).
+that drives it. The memory limit defaults to 80 % of the memory this process
+may use: the smallest of the machine's physical memory, the address-space limit
+(RLIMIT_AS, `ulimit -v`) and the control group's limit (cgroup v2 memory.max,
+v1 memory.limit_in_bytes), since a run that would swap or be killed is as good
+as hung. The event limit defaults to the engine's 10^11 (a few hours of running).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 from dataclasses import dataclass
+from pathlib import Path
 
 from hscc import _core, units
 
 _MEMORY_SHARE = 0.8
+_CGROUP_ROOT = Path("/sys/fs/cgroup")
+_PROC_CGROUP = Path("/proc/self/cgroup")
 
 
 @dataclass(frozen=True)
@@ -46,9 +52,59 @@ def machine_memory() -> int | None:
         return None
 
 
+def address_space_limit() -> int | None:
+    """The soft RLIMIT_AS of this process (`ulimit -v`), bytes; None when unlimited."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ValueError, OSError):
+        return None
+    return None if soft == resource.RLIM_INFINITY or soft < 0 else soft
+
+
+def cgroup_memory_limit() -> int | None:
+    """The memory limit of this process's control group, bytes (v2 memory.max, else v1
+    memory.limit_in_bytes; the smallest up the hierarchy); None when there is none."""
+    try:
+        lines = _PROC_CGROUP.read_text().splitlines()
+    except OSError:
+        return None
+    found: list[int] = []
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, where = parts
+        if controllers == "":  # v2: one unified hierarchy
+            found += _limits_up(_CGROUP_ROOT, where, "memory.max")
+        elif "memory" in controllers.split(","):  # v1: the memory controller's own hierarchy
+            found += _limits_up(_CGROUP_ROOT / "memory", where, "memory.limit_in_bytes")
+    return min(found) if found else None
+
+
+def _limits_up(root: Path, where: str, name: str) -> list[int]:
+    """The limits in file `name` of the group at `where` under `root` and of its parents."""
+    out = []
+    group = Path(where.strip() or "/")
+    for g in [group, *group.parents]:
+        try:
+            text = (root / str(g).lstrip("/") / name).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < 1 << 62:  # "max" or v1's 2^63 - page: no limit
+            out.append(int(text))
+    return out
+
+
+def available_memory() -> int | None:
+    """The memory this process may use: the smallest of physical memory, RLIMIT_AS and the
+    cgroup limit (None where none is known)."""
+    known = [m for m in (machine_memory(), address_space_limit(), cgroup_memory_limit()) if m]
+    return min(known) if known else None
+
+
 def default_max_memory() -> int:
-    """80 % of this machine's memory (8 GiB where it is unknown)."""
-    total = machine_memory()
+    """80 % of the memory this process may use (available_memory; 8 GiB where it is unknown)."""
+    total = available_memory()
     return int(total * _MEMORY_SHARE) if total else 8 << 30
 
 

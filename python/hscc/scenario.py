@@ -31,26 +31,17 @@ import functools
 import json
 import math
 import re
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from hscc import _core
 from hscc.errors import Issue, ScenarioError
+from hscc.inputs import MAX_DEPTH, InputError, load_toml, too_deep
 
 __all__ = ["Record", "Scenario"]
 
 MAX_FILE_BYTES = 16 << 20  # a scenario file; the largest real one is a few kB
-MAX_DEPTH = 32  # tables and lists inside each other; scenarios use at most 5
-# A dotted key of more than MAX_DEPTH parts (tomllib's time grows with the square of their
-# number), looked for where keys start (a line, after "{" or ","); possessive quantifiers
-# and those few starting points keep the search linear in the text.
-_LONG_DOTTED_KEY = re.compile(
-    r"(?m)(?:^|[{,])[ \t]*+\[{0,2}+[ \t]*+(?:(?:[A-Za-z0-9_-]++|\"[^\"\n]*+\"|'[^'\n]*+')[ \t]*+\.[ \t]*+){"
-    + str(MAX_DEPTH)
-    + ",}"
-)
 # What a run-directory name cannot have: the engine's rule for `name` (one path component).
 _NOT_IN_FILE_NAMES = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
 
@@ -134,7 +125,7 @@ class Scenario(Record):
         """From a dict (parsed TOML or JSON); ScenarioError on any bad value."""
         if not isinstance(data, dict):
             raise ScenarioError([Issue("scenario", data, "a table of scenario fields")], source)
-        where = _too_deep(data)
+        where = too_deep(data)
         if where is not None:
             raise ScenarioError(
                 [],
@@ -154,36 +145,9 @@ class Scenario(Record):
         """Read a scenario file; ScenarioError when it is missing, not TOML, or invalid."""
         path = Path(path)
         try:
-            with open(path, "rb") as f:
-                raw = f.read(MAX_FILE_BYTES + 1)  # bounded: /dev/zero is a file too
-            if len(raw) > MAX_FILE_BYTES:
-                raise ScenarioError(
-                    [],
-                    str(path),
-                    f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; a scenario file is a few kB",
-                )
-            text = raw.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            raise ScenarioError(
-                [], str(path), f"cannot read scenario file {path}: {reason}"
-            ) from None
-        if _LONG_DOTTED_KEY.search(text):
-            raise ScenarioError(
-                [], str(path), f"{path}: a dotted key is nested more than {MAX_DEPTH} tables deep"
-            )
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError([], str(path), f"{path} is not valid TOML: {e}") from None
-        except ValueError:  # Python's own bound on int(): 4300 digits
-            raise ScenarioError(
-                [], str(path), f"{path}: a number has more digits than can be read (at most 4300)"
-            ) from None
-        except RecursionError:
-            raise ScenarioError(
-                [], str(path), f"{path}: values are nested more than {MAX_DEPTH} deep"
-            ) from None
+            data = load_toml(path, "scenario", MAX_FILE_BYTES)
+        except InputError as e:
+            raise ScenarioError([], str(path), str(e)) from None
         return cls.parse(data, str(path))
 
     @classmethod
@@ -260,17 +224,3 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
         return v
 
     return {str(k): fix(x) for k, x in data.items()}  # depth is at most MAX_DEPTH (checked before)
-
-
-def _too_deep(data: dict[str, Any]) -> str | None:
-    """The path of the first value nested more than MAX_DEPTH deep, or None (iterative: no recursion limit)."""
-    stack: list[tuple[object, str, int]] = [(data, "", 0)]
-    while stack:
-        value, path, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return path[:80] + ("..." if len(path) > 80 else "")
-        if isinstance(value, dict):
-            stack += [(v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in value.items()]
-        elif isinstance(value, list):
-            stack += [(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
-    return None

@@ -86,8 +86,15 @@ def test_a_number_with_thousands_of_digits(write_toml):
     assert "a number has more digits than can be read" in check(write_toml("seed = " + "9" * 5000))
 
 
-def test_an_endless_file_is_read_only_up_to_a_bound():
-    assert "/dev/zero is larger than 16 MiB" in check("/dev/zero")
+def test_an_endless_device_is_not_read():
+    assert "/dev/zero: it is a character device, not a regular file" in check("/dev/zero")
+
+
+def test_a_large_file_is_read_only_up_to_a_bound(tmp_path):
+    path = tmp_path / "big.toml"
+    with open(path, "wb") as f:
+        f.truncate((16 << 20) + 1)  # sparse: no disk used
+    assert f"{path} is larger than 16 MiB" in check(path)
 
 
 def test_a_dict_that_contains_itself_is_refused():

@@ -175,8 +175,12 @@ def reproduce_all(
 
 
 def sweep_for(exp: Experiment, quick: bool, replicates: int | None = None) -> Sweep:
-    """The experiment's checked sweep, full length or --quick (SweepError naming the experiment)."""
+    """The experiment's checked sweep, full length or --quick (SweepError naming the experiment).
+    With `quick`, the full-length sweep is read and checked too (its replicates, axes and base),
+    so a file that only works with --quick is refused at once."""
     try:
+        if quick:
+            parse_sweep(exp.sweep_data(False), source=exp.file)
         return parse_sweep(exp.sweep_data(quick, replicates), source=exp.file)
     except SweepError as e:
         raise SweepError(f"experiment {exp.name}: {e}") from None

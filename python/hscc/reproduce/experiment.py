@@ -60,15 +60,15 @@ the same way)::
 from __future__ import annotations
 
 import math
-import tomllib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from hscc.errors import show
+from hscc.inputs import InputError, finite_number, load_toml
 
 MAX_FILE_BYTES = 1 << 20
 
@@ -85,7 +85,13 @@ class ExperimentError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # NaN and infinities are refused in every number but the published ones ("nan": none)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+Factor = Annotated[float, Field(gt=0, le=1e12)]  # a scale between units, never 0 or negative
+FlowIndex = Annotated[int, Field(ge=0, le=100_000)]  # a [[flows]] entry
+Published = Annotated[float, Field(allow_inf_nan=True)]  # NaN: the paper has no number there
 
 
 class XAxis(_Strict):
@@ -94,7 +100,7 @@ class XAxis(_Strict):
     values: list[float] | None = (
         None  # the paper's x values; `published` lists are aligned with them
     )
-    factor: float = 1.0  # x = the swept value × factor ...
+    factor: Factor = 1.0  # x = the swept value × factor ...
     map: dict[str, float] = {}  # ... or, for a value written as text ("100pkts"), this table's
     scale: Literal["linear", "log"] = "linear"
 
@@ -111,10 +117,10 @@ class Measure(_Strict):
     ]
     label: str
     source: str | None = None
-    a: list[int] | None = (
+    a: list[FlowIndex] | None = (
         None  # [[flows]] entries (goodput, share, stolen's victims, ratio's numerator)
     )
-    b: list[int] | None = None  # ratio's denominator
+    b: list[FlowIndex] | None = None  # ratio's denominator
     link: str = "bottleneck:fwd"  # utilization
     column: str | None = None  # change, column: a metric column of the sweep (hscc.sweeps.metrics)
     columns: list[str] | None = (
@@ -124,7 +130,7 @@ class Measure(_Strict):
     baseline: str | None = None  # stolen, change: the series value that is the baseline
     scale: float = 1.0  # column, sum: multiply by this (e.g. 1e3 for ms)
     log: bool = False  # the panel's y axis on a log scale
-    published: dict[str, list[float]] = {}
+    published: dict[str, list[Published]] = {}
 
     @field_validator("published", mode="before")
     @classmethod
@@ -134,6 +140,14 @@ class Measure(_Strict):
                 k: [math.nan if x == "nan" else x for x in xs] if isinstance(xs, list) else xs
                 for k, xs in v.items()
             }
+        return v
+
+    @field_validator("published")
+    @classmethod
+    def _finite(cls, v: dict[str, list[float]]) -> dict[str, list[float]]:
+        for k, xs in v.items():
+            if any(math.isinf(x) for x in xs):
+                raise ValueError(f'published.{k}: a number or "nan" (no number), not an infinity')
         return v
 
     @model_validator(mode="after")
@@ -160,7 +174,7 @@ class Claim(_Strict):
     a: str
     b: str | None = None
     than: float | None = None
-    factor: float = 1.0  # less: a × factor < b (a "far less" claim)
+    factor: Factor = 1.0  # less: a × factor < b (a "far less" claim)
     unfairness: bool = (
         False  # compare max(r, 1/r): a throughput ratio's distance from 1, whichever side wins
     )
@@ -216,6 +230,15 @@ class Experiment(_Strict):
         for c in self.claims:
             if c.measure not in names:
                 raise ValueError(f"claim {c.text!r}: measure {c.measure!r} is not one of {names}")
+        self._check_series()
+        if self.x.values is not None:
+            for c in self.claims:
+                missing = [x for x in c.at or () if x not in self.x.values]
+                if missing:
+                    raise ValueError(
+                        f"claim {c.text!r}: at {show(missing[0])} is not one of the x values "
+                        f"{self.x.values}"
+                    )
         n = len(self.x.values) if self.x.values is not None else 1 if self.x.axis is None else None
         for m in self.measures:
             if m.published and n is None:
@@ -228,6 +251,37 @@ class Experiment(_Strict):
                         f"measures {m.name!r}: published.{s} has {len(vals)} values for {n} x values"
                     )
         return self
+
+    def _check_series(self) -> None:
+        """The x's and series' axes are axes of the sweep; claims and baselines name series
+        the sweep has (at full length, and with --quick's axes for the claims --quick checks)."""
+        full = _axis_values(self.sweep.get("axes"))
+        quick = {**full, **_axis_values(self.quick.axes)}
+        series = self.series.axis if self.series is not None else None
+        for what, axis in (("x.axis", self.x.axis), ("series.axis", series)):
+            if axis is not None and _path(axis) not in full:
+                raise ValueError(
+                    f"{what}: {axis!r} is not an axis of the sweep "
+                    f"(one of {', '.join(full) or 'none'})"
+                )
+        if self.series is None or series is None:
+            return
+        names = set(self.series.names.values()) | set(self.series.names)
+
+        def check(value: str | None, owner: str, axes: dict[str, list[str] | None]) -> None:
+            have = axes.get(_path(series))
+            if value is not None and have is not None and value not in have and value not in names:
+                shown = ", ".join(dict.fromkeys(have))
+                raise ValueError(
+                    f"{owner}: series {value!r} is not one the sweep has ({series}: {shown})"
+                )
+
+        for m in self.measures:
+            check(m.baseline, f"measures {m.name!r}: baseline", full)
+        for c in self.claims:
+            for variant in (full, quick) if c.quick else (full,):
+                check(c.a, f"claim {c.text!r}: a", variant)
+                check(c.b, f"claim {c.text!r}: b", variant)
 
     def series_name(self, value: Any) -> str:
         """How the paper names the series of a swept value."""
@@ -251,22 +305,53 @@ class Experiment(_Strict):
         return data
 
 
+def _path(path: str) -> str:
+    from hscc.sweeps.paths import PathError, normalize
+
+    try:
+        return normalize(path)
+    except PathError:
+        return path
+
+
+def _axis_values(axes: Any) -> dict[str, list[str] | None]:
+    """Each swept field's values as text (None where they are a range), by normalized path."""
+    out: dict[str, list[str] | None] = {}
+    if not isinstance(axes, dict):
+        return out
+    for name, spec in axes.items():
+        members = (
+            spec["zip"]
+            if isinstance(spec, dict) and isinstance(spec.get("zip"), dict)
+            else {name: spec}
+        )
+        for path, values in members.items():
+            if isinstance(values, dict):
+                values = values.get("values")
+            out[_path(str(path))] = _series_values(values)
+    return out
+
+
+def _series_values(values: Any) -> list[str] | None:
+    """A swept field's values as a series names them: as written, and numbers and booleans
+    also as the engine reads them (true → "1.0", 2 → "2.0"); None where they cannot be
+    known without the engine (a range, or quantities with units such as "10ms")."""
+    if not isinstance(values, list) or any(
+        isinstance(v, str) and any(c.isdigit() for c in v) for v in values
+    ):
+        return None
+    out = [str(v) for v in values]
+    out += [str(float(v)) for v in values if isinstance(v, bool) or finite_number(v) is None]
+    return out
+
+
 def load(path: str | Path) -> Experiment:
     """Read and check an experiment file (ExperimentError naming the file and key)."""
     path = Path(path)
     try:
-        raw = path.read_bytes()[: MAX_FILE_BYTES + 1]
-        if len(raw) > MAX_FILE_BYTES:
-            raise ExperimentError(
-                f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; an experiment file is a few kB"
-            )
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise ExperimentError(
-            f"cannot read experiment file {path}: {getattr(e, 'strerror', None) or e}"
-        ) from None
-    except tomllib.TOMLDecodeError as e:
-        raise ExperimentError(f"{path} is not valid TOML: {e}") from None
+        data = load_toml(path, "experiment", MAX_FILE_BYTES)
+    except InputError as e:
+        raise ExperimentError(str(e)) from None
     return parse(data, str(path))
 
 

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
+from hscc.inputs import MAX_INDEX_DIGITS, index
 from hscc.reference import field_nodes
 
 _PART = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
@@ -21,6 +23,14 @@ def parse_path(path: str) -> list[str | int]:
     PathError unless it is well formed and names a field of the scenario format."""
     if not isinstance(path, str):
         raise PathError(f'{path!r} is not a field path (text such as "topology.bottleneck.loss")')
+    return list(_parts(path))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parts(path: str) -> tuple[str | int, ...]:
+    """parse_path's parts, read once per path (a sweep sets the same paths at every point)."""
+    if not isinstance(path, str):
+        raise PathError(f'{path!r} is not a field path (text such as "topology.bottleneck.loss")')
     parts: list[str | int] = []
     pos = 0
     while pos < len(path):
@@ -31,21 +41,37 @@ def parse_path(path: str) -> list[str | int]:
             or (pos > 0 and m.group(1) and path[pos] != ".")
         ):
             raise PathError(
-                f'"{path}" is not a field path (names joined by "." and list indices in [], '
+                f'"{_clip(path)}" is not a field path (names joined by "." and list indices in [], '
                 'e.g. "flows[1].params.gamma")'
             )
-        parts.append(m.group(1) if m.group(1) else int(m.group(2)))
+        if m.group(1):
+            parts.append(m.group(1))
+        else:
+            i = index(m.group(2))
+            if i is None:
+                raise PathError(
+                    f'"{_clip(path)}" is not a field path (a list index has at most '
+                    f"{MAX_INDEX_DIGITS} digits; [{_clip(m.group(2), 20)}] has {len(m.group(2))})"
+                )
+            parts.append(i)
         pos = m.end()
     if not parts:
         raise PathError('"" is not a field path (e.g. "topology.bottleneck.loss")')
     if not field_nodes(path):
-        raise PathError(f'"{path}" is not a field of the scenario format (see `hscc fields`)')
-    return parts
+        raise PathError(
+            f'"{_clip(path)}" is not a field of the scenario format (see `hscc fields`)'
+        )
+    return tuple(parts)
+
+
+def normalize(path: str) -> str:
+    """A path written one way: "flows[00].algorithm" → "flows[0].algorithm" (PathError as parse_path)."""
+    return _show(parse_path(path))
 
 
 def lookup(data: Any, path: str) -> Any:
     """The value at `path` in scenario data, or NOT_FOUND."""
-    for part in parse_path(path):
+    for part in _parts(path):
         if isinstance(part, int) and isinstance(data, list) and part < len(data):
             data = data[part]
         elif isinstance(part, str) and isinstance(data, dict) and part in data:
@@ -55,33 +81,48 @@ def lookup(data: Any, path: str) -> Any:
     return data
 
 
-def put(data: dict[str, Any], path: str, value: Any) -> None:
+def put(data: dict[str, Any], path: str, value: Any, copy: bool = False) -> None:
     """Set the field at `path` in scenario data (in place), making the tables on the way
-    that are not there; PathError for a list index past the end or a value in the way."""
-    parts = parse_path(path)
+    that are not there; PathError for a list index past the end or a value in the way.
+    With `copy`, the tables and lists on the way are copied before they are changed, so
+    whatever `data` shares with other data (a sweep's base) is left as it was."""
+    parts = _parts(path)
     node: Any = data
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
-        where = _show(parts[:i]) or "the scenario"
         if isinstance(part, int):
             if not isinstance(node, list):
-                raise PathError(f"{where} is not a list; {_show(parts[: i + 1])} cannot be set")
+                raise PathError(
+                    f"{_where(parts, i)} is not a list; {_show(parts[: i + 1])} cannot be set"
+                )
             if part >= len(node):
                 raise PathError(
-                    f"{where} has {len(node)} entries (indices 0 to {len(node) - 1}); "
+                    f"{_where(parts, i)} has {len(node)} entries (indices 0 to {len(node) - 1}); "
                     f"{_show(parts[: i + 1])} is not one of them"
                 )
         elif not isinstance(node, dict):
-            raise PathError(f"{where} is not a table; {_show(parts[: i + 1])} cannot be set")
+            raise PathError(
+                f"{_where(parts, i)} is not a table; {_show(parts[: i + 1])} cannot be set"
+            )
         if last:
             node[part] = value
         else:
             if isinstance(part, str) and node.get(part) is None:
                 node[part] = {}
+            elif copy and isinstance(node[part], (dict, list)):
+                node[part] = node[part].copy()
             node = node[part]
 
 
-def _show(parts: list[str | int]) -> str:
+def _where(parts: tuple[str | int, ...], i: int) -> str:
+    return _show(parts[:i]) or "the scenario"
+
+
+def _show(parts: list[str | int] | tuple[str | int, ...]) -> str:
     return "".join(
         f"[{p}]" if isinstance(p, int) else (f".{p}" if k else p) for k, p in enumerate(parts)
     )
+
+
+def _clip(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."

@@ -7,6 +7,12 @@ and 0.01 alike) sorted by field path, and r. So a point keeps its seeds when
 axes are reordered, renamed or extended with other values, and different points
 and replicates get independent seeds.
 
+Checking: `check` first puts each axis value through the engine once, at the first point
+that has it (the value with every other axis at its first value), so a bad value is
+refused at once, naming its axis and point, with engine work bounded by the number of
+axis values, not of points. `make` then checks every point as it builds its run
+(combinations of values, and each run's memory and event estimate).
+
 Cache key: SHA-256 over the engine's version and source digest and the run's
 whole checked scenario, seed included, but not its name and description, which
 change no number. Two runs with the same key compute the same results.
@@ -16,12 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hscc import _core
 from hscc.errors import ScenarioError, field_parts, show
-from hscc.scenario import Scenario
+from hscc.scenario import Scenario, safe_file_name
 from hscc.sweeps.paths import NOT_FOUND, PathError, lookup
 from hscc.sweeps.spec import Point, Sweep, SweepError
 
@@ -49,10 +57,26 @@ class Plan:
     jobs: list[Job]
 
 
+def check(sweep: Sweep, max_memory: int | None = None, max_events: int | None = None) -> int:
+    """Check each axis value once, at the first point that has it (SweepError naming the axis,
+    the point and what is allowed); the number of points. One engine check per axis value."""
+    sizes = [len(a) for a in sweep.axes]
+    strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
+    first = tuple((m.path, m.values[0]) for a in sweep.axes for m in a.members)
+    _check(sweep, Point(0, first), max_memory, max_events)
+    for i, a in enumerate(sweep.axes):
+        for k in range(1, len(a)):
+            mine = {m.path: m.values[k] for m in a.members}
+            assign = tuple((path, mine.get(path, v)) for path, v in first)
+            _check(sweep, Point(k * strides[i], assign), max_memory, max_events)
+    return math.prod(sizes)
+
+
 def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = None) -> Plan:
     """Check every point (SweepError naming the axis, the point and what is allowed) and list its runs."""
+    check(sweep, max_memory, max_events)
     points = sweep.points()
-    checked = [_check(sweep, p, max_memory, max_events) for p in points]
+    checked = [_check(sweep, p, max_memory, max_events, fast=True) for p in points]
     columns = {
         path: _column([lookup(c, path) for c in checked], [dict(p.assign)[path] for p in points])
         for path in sweep.paths
@@ -85,13 +109,25 @@ def cache_key(scenario: dict[str, Any]) -> str:
 
 
 def _check(
-    sweep: Sweep, point: Point, max_memory: int | None, max_events: int | None
+    sweep: Sweep, point: Point, max_memory: int | None, max_events: int | None, fast: bool = False
 ) -> dict[str, Any]:
-    """The point's scenario checked by the engine, limits included."""
+    """The point's scenario checked by the engine, limits included. `fast`: for a point whose
+    values `check` has seen, straight to the engine (no walk of the data for depth, NaN or
+    dates, done once per value), and the long way for the error's words if it is refused."""
     try:
         data = sweep.scenario_data(point)
     except PathError as e:
         raise SweepError(f"{_axis_of(sweep, None)}{point.describe()}: {e}") from None
+    if fast:
+        try:
+            if "name" not in data and sweep.source:
+                data["name"] = safe_file_name(Path(sweep.source).stem)
+            text = _core.check_scenario(json.dumps(data, allow_nan=False))
+            _core.check_limits(text, max_memory, max_events)
+            checked: dict[str, Any] = json.loads(text)
+            return checked
+        except (ValueError, TypeError):
+            pass  # refused: the checks below say why, in the words a user reads
     try:
         checked = Scenario.parse(data, sweep.source).to_dict()
         _core.check_limits(json.dumps(checked), max_memory, max_events)

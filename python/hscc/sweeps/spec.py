@@ -19,23 +19,28 @@ same number of values. The points are every combination of the axes' values.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hscc import units
 from hscc.errors import ScenarioError, show
+from hscc.inputs import InputError, finite_number, parse_toml, read_text
 from hscc.reference import value_kind
 from hscc.scenario import MAX_FILE_BYTES, Scenario, safe_file_name
-from hscc.sweeps.paths import PathError, parse_path, put
+from hscc.sweeps.paths import PathError, normalize, put
 
 MAX_RUNS = 1_000_000  # points × replicates; a sweep beyond this is a typo, not a plan
 MAX_STEPS = 100_000
 MAX_REPLICATES = 10_000
+MAX_TEXT = (
+    4096  # characters of a text value on an axis; the longest a scenario needs is a few dozen
+)
+# Not a field an axis may set: each run's seed is derived from the sweep's seed, the point and
+# the replicate (hscc.sweeps.plan), so a swept seed would be overwritten.
+RESERVED = ("seed",)
 _RANGES = ("linspace", "logspace")
 _TOP_KEYS = ("name", "description", "base", "replicates", "seed", "axes")
 
@@ -107,10 +112,11 @@ class Sweep:
         return out
 
     def scenario_data(self, point: Point) -> dict[str, Any]:
-        """The base scenario's data with the point's values set (not checked yet)."""
-        data = copy.deepcopy(self.base)
+        """The base scenario's data with the point's values set (not checked yet); the base is
+        shared, not copied, except the tables and lists on the way to the fields set."""
+        data = dict(self.base)
         for path, value in point.assign:
-            put(data, path, value)
+            put(data, path, value, copy=True)
         return data
 
 
@@ -118,21 +124,10 @@ def load(path: str | Path) -> Sweep:
     """Read a sweep file; SweepError naming what is wrong."""
     path = Path(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            raise SweepError(
-                f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB; a sweep file is a few kB"
-            )
-        text = raw.decode("utf-8")
-        data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        raise SweepError(f"cannot read sweep file {path}: {reason}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise SweepError(f"{path} is not valid TOML: {e}") from None
-    except (ValueError, RecursionError) as e:
-        raise SweepError(f"{path}: cannot be read ({e})") from None
+        text = read_text(path, "sweep", MAX_FILE_BYTES)
+        data = parse_toml(text, str(path))
+    except InputError as e:
+        raise SweepError(str(e)) from None
     return parse(data, source=str(path), text=text)
 
 
@@ -151,15 +146,18 @@ def parse(
     replicates = _whole(data.get("replicates", 1), "replicates", 1, MAX_REPLICATES, where)
     seed = _whole(data.get("seed", scenario.seed), "seed", 0, 2**64 - 1, where)
     axes = _axes(data.get("axes", {}), where)
-    seen: dict[str, str] = {}
-    for a in axes:
-        for m in a.members:
+    seen: dict[str, tuple[str, str]] = {}  # normalized path → (axis, path as written)
+    for a, written in axes:
+        for m, w in zip(a.members, written, strict=True):
             if m.path in seen:
+                other, other_written = seen[m.path]
+                same = "" if w == other_written else f" (both are {m.path})"
                 raise SweepError(
-                    f"{where}axes.{a.name}: {m.path} is already swept by axis {seen[m.path]!r}"
+                    f"{where}axes.{a.name}: {w} is the field {other_written} already swept "
+                    f"by axis {other!r}{same}; each field may be swept by one axis only"
                 )
-            seen[m.path] = a.name
-    runs = math.prod(len(a) for a in axes) * replicates
+            seen[m.path] = (a.name, w)
+    runs = math.prod(len(a) for a, _ in axes) * replicates
     if runs > MAX_RUNS:
         raise SweepError(
             f"{where}the sweep has {runs} runs (points × replicates); at most {MAX_RUNS} are allowed"
@@ -175,7 +173,9 @@ def parse(
     if description is not None and not isinstance(description, str):
         raise SweepError(f"{where}description: {show(description)} is not allowed (text)")
     base_data = scenario.to_dict()
-    return Sweep(name, base_data, tuple(axes), replicates, seed, description, source, text)
+    return Sweep(
+        name, base_data, tuple(a for a, _ in axes), replicates, seed, description, source, text
+    )
 
 
 def _base(base: Any, source: str | None, where: str) -> Scenario:
@@ -200,33 +200,44 @@ def _base(base: Any, source: str | None, where: str) -> Scenario:
     )
 
 
-def _axes(axes: Any, where: str) -> list[Axis]:
+def _axes(axes: Any, where: str) -> list[tuple[Axis, tuple[str, ...]]]:
+    """The axes, each with its members' paths as written (the Axis has them normalized)."""
     if not isinstance(axes, dict):
         raise SweepError(f"{where}axes: {show(axes)} is not allowed (a table: field path = values)")
     out = []
     for name, spec in axes.items():
-        at = f"{where}axes.{name}"
+        at = f"{where}axes.{_clip(str(name))}"
         if isinstance(spec, dict) and "zip" in spec:
             if set(spec) != {"zip"} or not isinstance(spec["zip"], dict) or not spec["zip"]:
                 raise SweepError(
                     f"{at}: a zipped axis is {{ zip = {{ path = values, ... }} }} and nothing else"
                 )
-            members = tuple(_member(p, v, f"{at}.zip.{p}") for p, v in spec["zip"].items())
+            written = tuple(str(p) for p in spec["zip"])
+            members = tuple(
+                _member(p, v, f"{at}.zip.{_clip(str(p))}") for p, v in spec["zip"].items()
+            )
             lengths = {m.path: len(m.values) for m in members}
             if len(set(lengths.values())) > 1:
                 shown = ", ".join(f"{p} has {n}" for p, n in lengths.items())
                 raise SweepError(f"{at}: zipped fields need the same number of values ({shown})")
+            out.append((Axis(str(name), members), written))
         else:
-            members = (_member(name, spec, at),)
-        out.append(Axis(str(name), members))
+            member = _member(name, spec, at)
+            out.append((Axis(member.path, (member,)), (str(name),)))
     return out
 
 
 def _member(path: str, spec: Any, at: str) -> Member:
     try:
-        parse_path(path)
+        path = normalize(path)
     except PathError as e:
         raise SweepError(f"{at}: {e}") from None
+    if path in RESERVED:
+        raise SweepError(
+            f"{at}: {path} cannot be swept (each run's seed is derived from the sweep's seed, "
+            "the point and the replicate: set `replicates` for more runs per point and the "
+            "sweep's `seed` (default: the base scenario's) for other seeds)"
+        )
     if isinstance(spec, dict):
         kinds = [k for k in ("values", *_RANGES) if k in spec]
         extra = [k for k in spec if k not in ("values", "steps", *_RANGES)]
@@ -243,6 +254,11 @@ def _member(path: str, spec: Any, at: str) -> Member:
         raise SweepError(
             f"{at}: {show(spec)} is not allowed (a non-empty list of values, or a range)"
         )
+    for i, v in enumerate(spec):
+        if isinstance(v, str) and len(v) > MAX_TEXT:
+            raise SweepError(
+                f"{at}[{i}]: text of {len(v)} characters is not allowed (at most {MAX_TEXT})"
+            )
     return Member(path, tuple(spec))
 
 
@@ -282,7 +298,20 @@ def _quantity(path: str, value: Any, at: str) -> int | float:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise SweepError(f"{at}: {show(value)} is not allowed (a number, or a string with a unit)")
     if not isinstance(value, str):
+        why = finite_number(value)
+        if why is not None:
+            raise SweepError(f"{at}: {show(value)} is not allowed ({why})")
         return value
+    if len(value) > 100:
+        raise SweepError(f"{at}: {show(value)} is not allowed (a number or a quantity with a unit)")
+    number = _read_quantity(path, value, at)
+    why = finite_number(number)
+    if why is not None:
+        raise SweepError(f"{at}: {show(value)} is not allowed ({why})")
+    return number
+
+
+def _read_quantity(path: str, value: str, at: str) -> int | float:
     kind = value_kind(path)
     readers = {
         "time": units.seconds,
@@ -309,6 +338,10 @@ def _whole(value: Any, key: str, lo: int, hi: int, where: str) -> int:
             f"{where}{key}: {show(value)} is not allowed (a whole number from {lo} to {hi})"
         )
     return value
+
+
+def _clip(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 __all__ = ["Axis", "Member", "Point", "Sweep", "SweepError", "load", "parse"]
