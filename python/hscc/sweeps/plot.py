@@ -108,8 +108,16 @@ def _draw(result: SweepResult, stats: pl.DataFrame, name: str, fig: Figure) -> N
             (hi / divisor - mu) if hi is not None and mu is not None else 0
             for mu, hi in zip(mean, part["ci_high"].to_list(), strict=True)
         ]
-        label = ", ".join(f"{f} = {v}" for f, v in zip(others, values, strict=True)) or m.title
-        ax.errorbar(xs, mean, yerr=[low, high], marker="o", ms=3, capsize=2, label=label)
+        # The legend's title names the other axes; each entry their values.
+        label = ", ".join(str(v) for v in values) or m.title
+        colour = (
+            style.algorithm_colour(str(values[0]))
+            if len(others) == 1 and others[0].endswith(".algorithm")
+            else f"C{n % 10}"
+        )
+        ax.errorbar(
+            xs, mean, yerr=[low, high], marker="o", ms=3, capsize=2, label=label, color=colour
+        )
     if numeric:
         positive = [x for x in xs_all if x > 0]
         if len(positive) == len(xs_all) and len(xs_all) > 2 and max(xs_all) / min(xs_all) >= 100:
