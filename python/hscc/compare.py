@@ -254,7 +254,7 @@ def _shade(colour: str, k: int) -> tuple[float, float, float]:
     """`colour` darkened a little for each further flow of the same algorithm."""
     from matplotlib.colors import to_rgb
 
-    f = 0.82 ** (k % 4)
+    f = 0.6 ** (k % 3)
     r, g, b = to_rgb(colour)
     return (r * f, g * f, b * f)
 
