@@ -24,7 +24,6 @@ its name, and is never touched; nor is a live process's, whatever its age.
 from __future__ import annotations
 
 import ctypes
-import fcntl
 import functools
 import os
 import re
@@ -36,6 +35,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+if sys.platform != "win32":  # flock is POSIX: on Windows the module imports, without locks
+    import fcntl
 
 
 class NotWritable(OSError):
@@ -243,7 +245,10 @@ def _unmark(directory: Path, sync: bool) -> None:
 
 
 def _lock(directory: Path) -> int:
-    """An fd holding an exclusive flock on `directory`; OSError at once if another process holds it."""
+    """An fd holding an exclusive flock on `directory`; OSError at once if another process holds it.
+    On Windows (no flock) an fd to close that locks nothing."""
+    if sys.platform == "win32":
+        return os.open(os.devnull, os.O_RDONLY)
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -120,45 +120,47 @@ def recoveries(log: pl.DataFrame) -> pl.DataFrame:
 _SHADE = {"recovery": ("C3", 0.15), "loss": ("C3", 0.35), "cwr": ("C1", 0.15)}
 
 
-def figure(result: Result) -> Figure:
+def figure(result: Result, size: str | None = None) -> Figure:
     """cwnd and ssthresh after every call of each logged flow, one panel per
-    flow, its recovery (light red), timeout (dark red) and CWR (orange) periods shaded."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    flow, its recovery (light red), timeout (dark red) and CWR (orange) periods shaded.
+    `size`: column, wide or slide (`hscc.style`; default its default)."""
     from matplotlib.patches import Patch
 
+    from hscc import style
+
+    size = size or style.DEFAULT_SIZE
     log = result.cc_log
     flows = log["flow"].unique(maintain_order=True).to_list()
-    fig = Figure(figsize=(11, 2.2 + 2.6 * len(flows)), layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(len(flows), 1, sharex=True, squeeze=False)[:, 0]
-    fig.suptitle(
-        f"{result.summary.get('name') or 'hscc run'}: congestion window after every hook call",
-        fontsize=13,
-    )
-    periods = recoveries(log)
-    for ax, flow in zip(axes, flows, strict=True):
-        f = log.filter(pl.col("flow") == flow)
-        for start, end, state in (
-            periods.filter(pl.col("flow") == flow).select("start_s", "end_s", "state").rows()
-        ):
-            color, alpha = _SHADE[state]
-            ax.axvspan(start, end, color=color, alpha=alpha, lw=0)
-        ax.step(f["time_s"], f["cwnd_after"], where="post", color="C0", lw=1, label="cwnd")
-        ssthresh = f.select(
-            pl.when(pl.col("ssthresh_after") < INFINITE_SSTHRESH).then(pl.col("ssthresh_after"))
-        ).to_series()
-        ax.step(f["time_s"], ssthresh, where="post", color="C2", lw=1, label="ssthresh")
-        ax.set_title(f"{f['label'][0]}: {f.height} calls", fontsize=10, loc="left")
-        ax.set_ylabel("segments")
-        ax.grid(True, color="0.9")
-        ax.set_ylim(bottom=0)
-        ax.margins(x=0)
-    handles = axes[0].get_legend_handles_labels()[0] + [
-        Patch(color=c, alpha=a, label=s) for s, (c, a) in _SHADE.items()
-    ]
-    axes[0].legend(
-        handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False
-    )
-    axes[-1].set_xlabel("time (s)")
+    with style.context(size):
+        fig = style.new_figure(size, rows=len(flows))
+        axes = fig.subplots(len(flows), 1, sharex=True, squeeze=False)[:, 0]
+        fig.suptitle(
+            f"{result.summary.get('name') or 'hscc run'}: congestion window after every hook call"
+        )
+        periods = recoveries(log)
+        for ax, flow in zip(axes, flows, strict=True):
+            f = log.filter(pl.col("flow") == flow)
+            for start, end, state in (
+                periods.filter(pl.col("flow") == flow).select("start_s", "end_s", "state").rows()
+            ):
+                color, alpha = _SHADE[state]
+                ax.axvspan(start, end, color=color, alpha=alpha, lw=0)
+            ax.step(f["time_s"], f["cwnd_after"], where="post", color="C0", lw=1, label="cwnd")
+            ssthresh = f.select(
+                pl.when(pl.col("ssthresh_after") < INFINITE_SSTHRESH).then(pl.col("ssthresh_after"))
+            ).to_series()
+            ax.step(f["time_s"], ssthresh, where="post", color="C2", lw=1, label="ssthresh")
+            ax.set_title(f"{f['label'][0]}: {f.height} calls", loc="left")
+            ax.set_ylabel("segments")
+            ax.set_ylim(bottom=0)
+            ax.margins(x=0)
+        handles = axes[0].get_legend_handles_labels()[0] + [
+            Patch(color=c, alpha=a, label=s) for s, (c, a) in _SHADE.items()
+        ]
+        fig.legend(
+            handles=handles,
+            loc="outside right upper" if size == "slide" else "outside lower center",
+            ncols=1 if size == "slide" else 3,
+        )
+        axes[-1].set_xlabel("time (s)")
     return fig

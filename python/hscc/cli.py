@@ -27,7 +27,17 @@ from rich.progress import (
 )
 
 from hscc import _core, catalog, limits, provenance, report
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, OK, err, out
+from hscc.console import (
+    BAD_INPUT,
+    FAILED,
+    INTERRUPTED,
+    OK,
+    Group,
+    did_you_mean,
+    err,
+    out,
+    print_whole,
+)
 from hscc.console import fail as _fail
 from hscc.errors import RunError, ScenarioError
 from hscc.rundir import RunDirError, staging
@@ -41,6 +51,7 @@ EXIT_CODES = "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrup
 
 app = typer.Typer(
     name="hscc",
+    cls=Group,
     help=f"High-speed TCP congestion control: run scenarios on the packet-level simulator, list algorithms, plot results.\n\n{EXIT_CODES}",
     no_args_is_help=True,
     add_completion=False,
@@ -172,7 +183,7 @@ def run(
     if quiet:
         out.print(str(target), soft_wrap=True)
         return
-    out.print(report.summary(result))
+    print_whole(report.summary(result))
     out.print(f"results: {target}/  (plot: hscc plot {target})", soft_wrap=True)
 
 
@@ -245,7 +256,7 @@ def sweep(
     if quiet:
         out.print(str(out_dir), soft_wrap=True)
     else:
-        out.print(report.sweep_summary(result), soft_wrap=True)
+        print_whole(report.sweep_summary(result))
         out.print(f"results: {out_dir}/  (points.parquet, summary.parquet, plots/)", soft_wrap=True)
     if failed.height:
         first = failed.row(0, named=True)
@@ -331,7 +342,7 @@ def reproduce(
     from hscc.reproduce import tables
 
     if name == "list":
-        out.print(tables.catalogue_table(rep.catalogue()))
+        print_whole(tables.catalogue_table(rep.catalogue()))
         return
     if out_dir is None:
         raise _fail(BAD_INPUT, "--out: missing (the directory to write the reproduction into)")
@@ -368,9 +379,9 @@ def reproduce(
         out.print(str(out_dir), soft_wrap=True)
     else:
         for r in done:
-            out.print(tables.terminal(r))
+            print_whole(tables.terminal(r))
         if name == "all":
-            out.print(tables.scorecard_table(done))
+            print_whole(tables.scorecard_table(done))
         written = (
             "report.html, comparison.parquet, NAME/"
             if name == "all"
@@ -407,30 +418,55 @@ def plot(
             show_default=False,
         ),
     ],
-    svg: Annotated[bool, typer.Option("--svg", help="Also write an SVG beside the PNG.")] = False,
+    svg: Annotated[
+        bool, typer.Option("--svg", help="Also write an SVG beside each image.")
+    ] = False,
     out_file: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Image file (.png). Default: RUN_DIR/plot.png."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="Image file; .png, .pdf or .svg chooses the format. Default: RUN_DIR/plot.png (a sweep: SWEEP_DIR/plots/).",
+            show_default=False,
+        ),
     ] = None,
+    size: Annotated[
+        str,
+        typer.Option(
+            "--size",
+            help="column (3.5 x 2.6 in), wide (7.16 x 3 in) or slide (10 x 5.6 in); stacked panels make a figure taller.",
+        ),
+    ] = "slide",
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace an existing --out file.")
     ] = False,
 ) -> None:
-    """Plot a run (throughput and cwnd per flow, queuing delay over time; PNG, SVG on request),
+    """Plot a run (throughput and cwnd per flow, queuing delay over time),
     or a sweep (each metric against the first axis, into SWEEP_DIR/plots/ or --out)."""
+    from hscc import style
     from hscc.plot import NoTracesError
     from hscc.plot import plot as draw
     from hscc.sweeps import sweepdir
+    from hscc.sweeps.plot import plot as draw_sweep
 
+    if size not in style.SIZES:
+        raise _fail(
+            BAD_INPUT,
+            f"--size: {size!r} is not known (one of: {', '.join(style.SIZES)}){did_you_mean(size, style.SIZES)}",
+        )
     try:
         if sweepdir.read_manifest(run_dir) is not None:
-            paths = sweepdir.load(run_dir).plot(
-                out_file or run_dir / sweepdir.PLOTS, overwrite=overwrite
-            )
+            sweep = sweepdir.load(run_dir)
+            target = out_file or run_dir / sweepdir.PLOTS
+            paths = draw_sweep(sweep, target, overwrite=overwrite, size=size)
+            if svg:
+                paths += draw_sweep(sweep, target, overwrite=overwrite, size=size, fmt="svg")
         else:
-            paths = draw(
-                run_dir, out=out_file or run_dir / "plot.png", svg=svg, overwrite=overwrite
-            )
+            target = out_file or run_dir / "plot.png"
+            style.file_format(target)
+            paths = draw(run_dir, out=target, svg=svg, overwrite=overwrite, size=size)
+    except style.FormatError as e:
+        raise _fail(BAD_INPUT, f"--out: {e}") from None
     except (RunDirError, NoTracesError) as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except KeyboardInterrupt:
@@ -455,13 +491,17 @@ def algorithms(
         found = catalog.find(name)
         if found is None:
             raise _fail(
-                BAD_INPUT, f'algorithm "{name}" is not known (one of: {catalog.known_names()})'
+                BAD_INPUT,
+                f'algorithm "{name}" is not known (one of: {catalog.known_names()})'
+                + did_you_mean(
+                    name, [n for a in catalog.algorithms() for n in (a.name, *a.aliases)]
+                ),
             )
         algos = (found,)
     if as_json:
         out.print_json(json.dumps([asdict(a) for a in algos]))
     else:
-        out.print(report.algorithms(algos))
+        print_whole(report.algorithms(algos))
 
 
 @app.command(epilog=EXIT_CODES)
@@ -526,6 +566,8 @@ def _sweep_progress(quiet: bool) -> Iterator[SweepProgress]:
     with Progress(
         BarColumn(bar_width=15),
         TextColumn("{task.fields[counts]}", markup=False),
+        TimeElapsedColumn(),
+        TextColumn("elapsed,"),
         TimeRemainingColumn(),
         TextColumn("left"),
         console=err,
@@ -552,8 +594,9 @@ def _progress(quiet: bool) -> Progress:
         BarColumn(),
         TextColumn("{task.completed:.1f} / {task.total:g} s simulated"),
         TimeElapsedColumn(),
-        TextColumn("left"),
+        TextColumn("elapsed,"),
         TimeRemainingColumn(),
+        TextColumn("left"),
         console=err,
         transient=True,
         disable=quiet or not err.is_terminal,  # no bar in logs

@@ -20,7 +20,6 @@ sawtooth's period.
 
 from __future__ import annotations
 
-import io
 import statistics
 from dataclasses import dataclass
 from itertools import pairwise
@@ -192,41 +191,77 @@ def _first(xs: list[Any]) -> float | None:
     return xs[0] if xs else None
 
 
-def figure(a: Result, b: Result, names: tuple[str, str]) -> Figure:
-    """Throughput and cwnd of both runs on the same axes: A solid, B dashed, one colour per flow."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+def engine(r: Result) -> str:
+    """What ran it: "simulator" or "kernel VERSION"."""
+    k = r.manifest.get("kernel_run")
+    return f"kernel {k['kernel']}" if k else "simulator"
 
-    fig = Figure(figsize=(11, 7), layout="constrained")
-    FigureCanvasAgg(fig)
-    ax_thr, ax_cwnd = fig.subplots(2, 1, sharex=True)
-    colors = [f"C{i % 10}" for i in range(max(a.flows.height, b.flows.height, 1))]
-    for run, style, name in ((a, "-", names[0]), (b, "--", names[1])):
-        ts = run.timeseries
-        for row in run.flows.iter_rows(named=True):
-            f = ts.filter(pl.col("flow") == row["flow"])
-            color = colors[row["flow"] % len(colors)]
-            ax_thr.plot(
-                f["time_s"],
-                f["throughput_bps"] / 1e6,
-                style,
-                color=color,
-                lw=1.1,
-                label=f"{row['label']} ({name})",
-            )
-            ax_cwnd.plot(f["time_s"], f["cwnd"], style, color=color, lw=1.1)
-    ax_thr.set_ylabel("goodput (Mbit/s)")
-    ax_cwnd.set_ylabel("cwnd (segments)")
-    ax_cwnd.set_xlabel("time (s)")
-    ax_thr.legend(fontsize=8, ncol=2)
-    fig.suptitle(f"{names[0]} (solid) and {names[1]} (dashed)")
+
+def names(a: Result, path_a: str | Path, b: Result, path_b: str | Path) -> tuple[str, str]:
+    """How to call the two runs in a table or legend: what ran each, and, when that is the same
+    (two simulator runs), which directory and seed each is, so that the names differ."""
+    na, nb = engine(a), engine(b)
+    if na != nb:
+        return na, nb
+    pa, pb = Path(path_a), Path(path_b)
+    da, db = pa.name or str(pa), pb.name or str(pb)
+    if da == db:
+        da, db = str(pa), str(pb)
+    sa, sb = a.summary.get("seed"), b.summary.get("seed")
+    if da == db and sa != sb:
+        return f"{na}, seed {sa}", f"{nb}, seed {sb}"
+    if da == db:
+        return f"A: {na}", f"B: {nb}"
+    return f"{na} {da}", f"{nb} {db}"
+
+
+def figure(a: Result, b: Result, names: tuple[str, str], size: str | None = None) -> Figure:
+    """Throughput and cwnd of both runs on the same axes: A solid, B dashed; colour by algorithm
+    and shade by flow."""
+    from hscc import style
+
+    size = size or style.DEFAULT_SIZE
+    with style.context(size):
+        fig = style.new_figure(size, rows=2)
+        ax_thr, ax_cwnd = fig.subplots(2, 1, sharex=True)
+        for run, ls, name in ((a, "-", names[0]), (b, "--", names[1])):
+            ts = run.timeseries
+            nth: dict[str, int] = {}
+            for row in run.flows.iter_rows(named=True):
+                f = ts.filter(pl.col("flow") == row["flow"])
+                k = nth[row["algorithm"]] = nth.get(row["algorithm"], -1) + 1
+                color = _shade(style.algorithm_colour(row["algorithm"]), k)
+                label = f"{row['label']} ({name})"
+                ax_thr.plot(
+                    f["time_s"], f["throughput_bps"] / 1e6, ls, color=color, lw=1.1, label=label
+                )
+                ax_cwnd.plot(f["time_s"], f["cwnd"], ls, color=color, lw=1.1, label=label)
+        ax_thr.set_ylabel("goodput (Mbit/s)")
+        ax_cwnd.set_ylabel("cwnd (segments)")
+        ax_cwnd.set_xlabel("time (s)")
+        handles, labels = ax_thr.get_legend_handles_labels()
+        fig.legend(
+            handles,
+            labels,
+            loc="outside right upper" if size == "slide" else "outside lower center",
+            ncols=1 if size == "slide" else 2,
+        )
+        fig.suptitle(f"{names[0]} (solid) and {names[1]} (dashed)")
     return fig
 
 
-def plot(a: Result, b: Result, names: tuple[str, str], out: Path) -> None:
-    """Write the figure to `out` (PNG or SVG by its suffix), atomically."""
+def _shade(colour: str, k: int) -> tuple[float, float, float]:
+    """`colour` darkened a little for each further flow of the same algorithm."""
+    from matplotlib.colors import to_rgb
+
+    f = 0.6 ** (k % 3)
+    r, g, b = to_rgb(colour)
+    return (r * f, g * f, b * f)
+
+
+def plot(a: Result, b: Result, names: tuple[str, str], out: Path, size: str | None = None) -> None:
+    """Write the figure to `out` (PNG, PDF or SVG by its suffix), atomically."""
+    from hscc import style
     from hscc.atomic import write_bytes
 
-    buf = io.BytesIO()
-    figure(a, b, names).savefig(buf, format=out.suffix[1:] or "png", dpi=130)
-    write_bytes(out, buf.getvalue())
+    write_bytes(out, style.render(figure(a, b, names, size), style.file_format(out)))

@@ -4,9 +4,17 @@ printed as written ("flows[0]" stays)."""
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 import typer
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.measure import Measurement
 from rich.text import Text
+from typer._click.core import Command, Context
+from typer._click.exceptions import UsageError
+from typer._click.formatting import HelpFormatter
+from typer.core import TyperGroup, TyperOption
 
 # The exit codes every hscc command uses.
 OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
@@ -19,3 +27,67 @@ def fail(code: int, message: str) -> typer.Exit:
     """Print "error: MESSAGE" on stderr; return the Exit to raise with `code`."""
     err.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
     return typer.Exit(code)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """'; did you mean "X"?' for the choice closest to a misspelt `word` (empty if none is close)."""
+    options = list(choices)
+    close = difflib.get_close_matches(word.lower(), [c.lower() for c in options], n=1, cutoff=0.6)
+    if not close:
+        return ""
+    return f'; did you mean "{next(c for c in options if c.lower() == close[0])}"?'
+
+
+def print_whole(renderable: RenderableType, console: Console | None = None) -> None:
+    """Print a table so that no column that must not wrap (names a user types: experiments,
+    parameters, links) is cut: wider than the terminal when it has to be, never truncated."""
+    console = console or out
+    need = Measurement.get(console, console.options.update_width(1 << 16), renderable).minimum
+    if need <= console.width:
+        console.print(renderable)
+        return
+    wide = Console(
+        file=console.file,
+        width=need,
+        markup=False,
+        force_terminal=console.is_terminal,
+        no_color=console.no_color,
+        color_system=console.color_system,  # type: ignore[arg-type]
+    )
+    wide.print(renderable)
+
+
+class Group(TyperGroup):
+    """A command group that answers a misspelt command with the closest one."""
+
+    def resolve_command(
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError:
+            name = args[0] if args else ""
+            known = self.list_commands(ctx)
+            hint = did_you_mean(name, known)
+            if name and name not in known:
+                raise UsageError(
+                    f"no command {name!r}{hint or ' (hscc --help lists them)'}", ctx
+                ) from None
+            raise
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _no_flag_metavar(command, ctx)
+        return command
+
+    def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
+        _no_flag_metavar(self, ctx)
+        super().format_help(ctx, formatter)
+
+
+def _no_flag_metavar(command: Command, ctx: Context) -> None:
+    """An on/off flag takes no value: show none in the help ("--overwrite", not "--overwrite <bool>")."""
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
+            param.metavar = ""

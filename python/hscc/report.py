@@ -12,6 +12,7 @@ from rich.text import Text
 from hscc.catalog import Algorithm
 from hscc.results import Result
 from hscc.units import format_rate, format_seconds
+from hscc.units_table import format_value
 
 if TYPE_CHECKING:
     from hscc.sweeps.result import SweepResult
@@ -102,31 +103,33 @@ def sweep_summary(result: SweepResult) -> Table:
     stats = result.summary()
     points = stats.partition_by("point", maintain_order=True) if stats.height else []
     t = Table(
-        title=f"{result.points.height} runs, {len(points)} points: mean ± 95 % CI half-width (SI units)",
+        title=f"{result.points.height} runs, {len(points)} points: mean ± 95 % CI half-width",
         title_justify="left",
         title_style="bold",
         box=box.SIMPLE_HEAD,
     )
     for c in ("point", *result.fields, *metrics):
-        t.add_column(c, justify="left" if c in result.fields else "right", overflow="fold")
+        # Field and metric names are typed into sweep files and plot calls: never cut.
+        t.add_column(c, justify="left" if c in result.fields else "right", no_wrap=True)
     for part in points[:MAX_ROWS]:
         by_metric = {r["metric"]: r for r in part.iter_rows(named=True)}
         first = part.row(0, named=True)
         t.add_row(
             str(first["point"]),
             *[str(first[f]) for f in result.fields],
-            *[_mean_ci(by_metric.get(m)) for m in metrics],
+            *[_mean_ci(m, by_metric.get(m)) for m in metrics],
         )
     if len(points) > MAX_ROWS:
         t.add_row(f"… {len(points) - MAX_ROWS} more (summary.parquet)")
     return t
 
 
-def _mean_ci(r: dict[str, Any] | None) -> str:
+def _mean_ci(metric: str, r: dict[str, Any] | None) -> str:
+    """ "96.2 ± 0.4 Mbit/s": the units of `hscc run`'s table (`hscc.units_table`)."""
     if r is None or r["mean"] is None:
         return "–"
     half = r["ci_high"] - r["mean"] if r["ci_high"] is not None else None
-    return f"{r['mean']:.3g}" + (f" ± {half:.2g}" if half is not None else "")
+    return format_value(metric, r["mean"], half)
 
 
 def _udp(result: Result) -> Table | None:
@@ -185,8 +188,8 @@ def _table(title: str, *columns: str) -> Table:
         t.add_column(
             c,
             justify="right" if i >= 2 or c == "rate" else "left",
-            no_wrap=i > 0,
-            ratio=1 if i == 0 else None,
+            no_wrap=i > 0 or c == "link",  # a link's name is typed in [[changes]] and metrics
+            ratio=1 if i == 0 and c != "link" else None,
         )
     return t
 
@@ -203,7 +206,14 @@ def algorithms(algos: tuple[Algorithm, ...]) -> Group:
         if a.params:
             t = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2, 0, 2))
             for col in ("parameter", "default", "range", "meaning", "source of the default"):
-                t.add_column(col, style="green" if col == "parameter" else None, overflow="fold")
+                # The parameter's name is typed into scenario files: never split or cut.
+                t.add_column(
+                    col,
+                    style="green" if col == "parameter" else None,
+                    no_wrap=col in ("parameter", "default"),
+                    overflow="fold",
+                    ratio=2 if col == "meaning" else 1 if col == "source of the default" else None,
+                )
             for p in a.params:
                 t.add_row(p.name, p.default_text(), p.range_text(), p.doc, p.source)
             parts.append(t)

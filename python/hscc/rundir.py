@@ -25,8 +25,10 @@ FILES = ("manifest.json", "summary.json", *(f"{n}.parquet" for n in FRAMES))
 PLOTS = (
     "plot.png",
     "plot.svg",
+    "plot.pdf",
     "plot_cc_log.png",
     "plot_cc_log.svg",
+    "plot_cc_log.pdf",
 )  # written into the run directory by `hscc plot`
 CC_LOG = "cc_log.parquet"  # the per-ACK log, when the scenario asks for it
 OPTIONAL = (CC_LOG,)

@@ -88,7 +88,7 @@ def test_a_stored_run_is_never_computed_again(base, tmp_path):
     assert run.flows["goodput_bps"][0] == wider.points["flows[0].goodput_bps"][0]
     loaded = hscc.load_sweep(out)
     assert numbers(loaded).equals(numbers(wider))
-    assert (out / "summary.parquet").is_file() and (out / "plots" / "jain_index.png").is_file()
+    assert (out / "summary.parquet").is_file() and (out / "plots" / "jain-index.png").is_file()
 
 
 def test_same_sweep_same_numbers(base):
@@ -224,7 +224,7 @@ def test_cli_sweep_writes_the_sweep_directory_and_resumes(base, tmp_path):
     assert set(pl.read_parquet(out / "points.parquet")["status"]) == {"cached"}
     r = CliRunner().invoke(app, ["plot", str(out), "--out", str(tmp_path / "plots")])
     assert r.exit_code == 0, r.output
-    assert (tmp_path / "plots" / "flows_0_.goodput_bps.png").is_file()
+    assert (tmp_path / "plots" / "flows-0-goodput.png").is_file()
 
 
 @pytest.mark.parametrize(

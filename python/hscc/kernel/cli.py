@@ -9,13 +9,14 @@ from typing import Annotated, TypeVar
 import typer
 from rich.table import Table
 
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, err, out
+from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, Group, err, out
 from hscc.console import fail as _fail
 from hscc.kernel import programs, registry, smoke
 from hscc.kernel.programs import KernelError
 
 kernel_app = typer.Typer(
     name="kernel",
+    cls=Group,
     help=(
         "hscc's algorithms as eBPF struct_ops programs in the running Linux kernel "
         "(root, a kernel with BTF, clang, bpftool and libbpf-dev). A loaded program is "

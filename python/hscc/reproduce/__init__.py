@@ -87,8 +87,11 @@ def resolve(name: str | Path | Experiment) -> Experiment:
         return found
     if str(name).endswith(".toml") or Path(name).is_file():
         return load(name)
+    from hscc.console import did_you_mean
+
     raise ExperimentError(
         f"experiment {str(name)!r} is not in the catalogue (hscc reproduce list) nor an experiment file"
+        + did_you_mean(str(name), [e.name for e in catalogue()])
     )
 
 

@@ -4,13 +4,13 @@ numbers as open markers of the same colour."""
 
 from __future__ import annotations
 
-import io
+from typing import Any
 
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from hscc import style
 from hscc.reproduce.experiment import Experiment
 
 COLOURS = [
@@ -29,34 +29,53 @@ COLOURS = [
 
 def png(exp: Experiment, table: pl.DataFrame) -> bytes:
     """The figure as PNG bytes (`table`: compare.cells)."""
+    return style.render(figure(exp, table), "png")
+
+
+def figure(exp: Experiment, table: pl.DataFrame, size: str = "wide") -> Figure:
+    """The figure: one panel per measure, side by side; one legend with every series drawn."""
     n = len(exp.measures)
-    fig = Figure(figsize=(max(5.2 * n, 7.0), 4.6), layout="constrained")
-    FigureCanvasAgg(fig)
-    series = list(dict.fromkeys(table["series"].to_list()))
-    colour = {s: COLOURS[i % len(COLOURS)] for i, s in enumerate(series)}
-    for i, m in enumerate(exp.measures):
-        ax = fig.add_subplot(1, n, i + 1)
-        t = table.filter(pl.col("measure") == m.name)
-        if exp.x.axis is None:
-            _bars(ax, t, series, colour)
-        else:
-            _lines(ax, t, series, colour)
-            ax.set_xscale(exp.x.scale)
-            ax.set_xlabel(exp.x.label)
-        if m.log:
-            ax.set_yscale("log")
-        ax.set_ylabel(m.label)
-        ax.set_title(m.source or exp.source, fontsize=10)
-        ax.grid(alpha=0.3)
-    handles, labels = fig.axes[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(
-            handles, labels, loc="outside lower center", ncols=min(len(handles), 4), fontsize=8
-        )
-    fig.suptitle(f"{exp.name}: {exp.title}", fontsize=11)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    return buf.getvalue()
+    with style.context(size):
+        width, height = style.SIZES[size]
+        fig = Figure(figsize=(max(width, 3.6 * n), height + 1.2), layout="constrained")
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+        series = list(dict.fromkeys(table["series"].to_list()))
+        colour = colours(series)
+        for i, m in enumerate(exp.measures):
+            ax = fig.add_subplot(1, n, i + 1)
+            t = table.filter(pl.col("measure") == m.name)
+            if exp.x.axis is None:
+                _bars(ax, t, series, colour)
+            else:
+                _lines(ax, t, series, colour)
+                ax.set_xscale(exp.x.scale)
+                ax.set_xlabel(exp.x.label)
+            if m.log:
+                ax.set_yscale("log")
+            ax.set_ylabel(m.label)
+            ax.set_title(m.source or exp.source)
+        seen: dict[str, Any] = {}  # every panel's series, once: a series may be in one panel only
+        for ax in fig.axes:
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                seen.setdefault(label, handle)
+        if seen:
+            fig.legend(
+                list(seen.values()),
+                list(seen),
+                loc="outside lower center",
+                ncols=min(len(seen), 4),
+            )
+        fig.suptitle(f"{exp.name}: {exp.title}")
+    return fig
+
+
+def colours(series: list[str]) -> dict[str, str]:
+    """By algorithm when every series is one (the same colour as in run plots), else in turn."""
+    if series and all(s.lower() in style.ALGORITHM_COLOURS for s in series):
+        return {s: style.algorithm_colour(s) for s in series}
+    return {s: COLOURS[i % len(COLOURS)] for i, s in enumerate(series)}
 
 
 def _lines(ax: Axes, t: pl.DataFrame, series: list[str], colour: dict[str, str]) -> None:

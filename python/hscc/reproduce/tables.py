@@ -121,7 +121,15 @@ SCORECARD_COLUMNS = (
 
 
 def scorecard_table(reps: list[Reproduction]) -> Table:
-    t = Table(*SCORECARD_COLUMNS, title="scorecard", box=box.SIMPLE_HEAVY, title_justify="left")
+    """The scorecard for the terminal; the experiment's name (what `--only` takes) is never cut."""
+    t = Table(title="scorecard", box=box.SIMPLE_HEAVY, title_justify="left")
+    for c in SCORECARD_COLUMNS:
+        t.add_column(
+            c,
+            no_wrap=c == "experiment",
+            overflow="fold",
+            justify="right" if c in ("agrees", "differs", "runs", "CPU time") else "left",
+        )
     for row in scorecard(reps):
         t.add_row(*row)
     return t
@@ -129,15 +137,11 @@ def scorecard_table(reps: list[Reproduction]) -> Table:
 
 def catalogue_table(exps: Sequence[Experiment]) -> Table:
     """`hscc reproduce list`: every experiment with its source, what it measures and its sweep's size."""
-    t = Table(
-        "experiment",
-        "paper",
-        "source",
-        "title",
-        "measures",
-        "runs (full / --quick)",
-        box=box.SIMPLE_HEAVY,
-    )
+    t = Table(box=box.SIMPLE_HEAVY)
+    t.add_column("experiment", no_wrap=True, style="bold")  # the name `hscc reproduce` takes
+    for c in ("paper", "source", "title", "measures"):
+        t.add_column(c, overflow="fold", ratio=2 if c == "title" else 1)
+    t.add_column("runs (full / --quick)", justify="right", overflow="fold")
     for e in exps:
         t.add_row(
             e.name, e.paper, e.source, e.title, ", ".join(m.name for m in e.measures), _runs(e)

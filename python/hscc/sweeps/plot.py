@@ -1,20 +1,21 @@
 """Plots of a sweep: each metric's mean against the first axis, one line per value
-of the other axes, with the confidence interval of the mean as error bars."""
+of the other axes, with the confidence interval of the mean as error bars. Labels
+and units from `hscc.units_table`, the look from `hscc.style`."""
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from hscc import style
 from hscc.atomic import write_bytes
 from hscc.rundir import RunDirError
 from hscc.sweeps.metrics import headline
+from hscc.units_table import axis_label, metric, scale
 
 if TYPE_CHECKING:
     from hscc.sweeps.result import SweepResult
@@ -27,10 +28,15 @@ def plot(
     out_dir: str | Path,
     metrics: list[str] | None = None,
     overwrite: bool = False,
+    size: str = style.DEFAULT_SIZE,
+    fmt: str = "png",
 ) -> list[Path]:
-    """Write OUT_DIR/METRIC.png for each metric (default: the headline metrics); returns
-    the paths. An existing file is replaced only with `overwrite` (or when `out_dir` is
-    the sweep directory's own plots)."""
+    """Write OUT_DIR/NAME.FMT for each metric (default: the headline metrics; NAME from the
+    metric, `file_name`); returns the paths. `fmt`: png, pdf or svg; `size`: column, wide or
+    slide. An existing file is replaced only with `overwrite` (or when `out_dir` is the sweep
+    directory's own plots)."""
+    style.file_format(f"plot.{fmt}")
+    style.check_size(size)
     if not result.axes:
         raise ValueError("a sweep without axes has nothing to plot against")
     metrics = metrics if metrics is not None else headline(result.metrics)
@@ -44,27 +50,35 @@ def plot(
         result.directory is not None
         and out_dir.resolve() == (Path(result.directory) / "plots").resolve()
     )
-    paths = [out_dir / f"{_file_name(m)}.png" for m in metrics]
+    names = file_names(metrics)
+    paths = [out_dir / f"{names[m]}.{fmt}" for m in metrics]
     if not (overwrite or own):
         for p in paths:
             if p.exists() or p.is_symlink():
                 raise RunDirError(f"{p} exists; pass --overwrite (overwrite=True) to replace it")
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = result.summary()
-    for metric, path in zip(metrics, paths, strict=True):
-        fig = figure(result, summary.filter(pl.col("metric") == metric), metric)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=120)
-        write_bytes(path, buf.getvalue())
+    for name, path in zip(metrics, paths, strict=True):
+        fig = figure(result, summary.filter(pl.col("metric") == name), name, size)
+        write_bytes(path, style.render(fig, fmt))
     return paths
 
 
-def figure(result: SweepResult, stats: pl.DataFrame, metric: str) -> Figure:
-    """One metric's figure: x = the first axis's (first) field."""
+def figure(
+    result: SweepResult, stats: pl.DataFrame, name: str, size: str = style.DEFAULT_SIZE
+) -> Figure:
+    """One metric's figure: x = the first axis's (first) field, y in the metric's unit."""
+    with style.context(size):
+        fig = style.new_figure(size)
+        _draw(result, stats, name, fig)
+    return fig
+
+
+def _draw(result: SweepResult, stats: pl.DataFrame, name: str, fig: Figure) -> None:
     x_field = result.axes[0][0]
     others = [members[0] for members in result.axes[1:]]
-    fig = Figure(figsize=(7, 4.5), layout="constrained")
-    FigureCanvasAgg(fig)
+    m = metric(name)
+    divisor, unit = scale(m.kind, stats["mean"].to_list())
     ax = fig.add_subplot()
     xs_all = stats[x_field].unique(maintain_order=True).to_list()
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_all)
@@ -85,37 +99,62 @@ def figure(result: SweepResult, stats: pl.DataFrame, metric: str) -> Figure:
         xs = part[x_field].to_list()
         if positions is not None:
             xs = [positions[x] for x in xs]
-        mean = part["mean"].to_list()
+        mean: list[Any] = [None if v is None else v / divisor for v in part["mean"].to_list()]
         low = [
-            m - lo if lo is not None and m is not None else 0
-            for m, lo in zip(mean, part["ci_low"].to_list(), strict=True)
+            (mu - lo / divisor) if lo is not None and mu is not None else 0
+            for mu, lo in zip(mean, part["ci_low"].to_list(), strict=True)
         ]
         high = [
-            hi - m if hi is not None and m is not None else 0
-            for m, hi in zip(mean, part["ci_high"].to_list(), strict=True)
+            (hi / divisor - mu) if hi is not None and mu is not None else 0
+            for mu, hi in zip(mean, part["ci_high"].to_list(), strict=True)
         ]
-        label = ", ".join(f"{f} = {v}" for f, v in zip(others, values, strict=True)) or None
-        ax.errorbar(xs, mean, yerr=[low, high], marker="o", capsize=3, label=label)
+        # The legend's title names the other axes; each entry their values.
+        label = ", ".join(str(v) for v in values) or m.title
+        colour = (
+            style.algorithm_colour(str(values[0]))
+            if len(others) == 1 and others[0].endswith(".algorithm")
+            else f"C{n % 10}"
+        )
+        ax.errorbar(
+            xs, mean, yerr=[low, high], marker="o", ms=3, capsize=2, label=label, color=colour
+        )
     if numeric:
         positive = [x for x in xs_all if x > 0]
         if len(positive) == len(xs_all) and len(xs_all) > 2 and max(xs_all) / min(xs_all) >= 100:
             ax.set_xscale("log")
     else:
         ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
-    ax.set_xlabel(x_field)
-    ax.set_ylabel(metric)
+    x = metric(x_field)
+    ax.set_xlabel(x_field if x.label == x_field.rpartition(".")[2] else x.title)
+    ax.set_ylabel(axis_label(m, unit))
+    if ax.get_yscale() == "linear":
+        ax.ticklabel_format(axis="y", style="plain", useOffset=False)  # no "1e7" offset
     most = stats["n"].max()
     n_runs = most if isinstance(most, int) else 0
     ax.set_title(
-        f"{metric}: mean of {n_runs} run{'s' if n_runs != 1 else ''} per point"
+        f"{m.title}: mean of {n_runs} run{'s' if n_runs != 1 else ''} per point"
         + (", 95 % CI" if n_runs and n_runs > 1 else ""),
-        fontsize=10,
+        loc="left",
     )
-    ax.grid(True, alpha=0.3)
-    if others:
-        ax.legend(fontsize=8)
-    return fig
+    if m.kind in ("fraction", "index"):
+        ax.set_ylim(bottom=0)
+    ax.legend(title=", ".join(others) if others else None)
 
 
-def _file_name(metric: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", metric).strip("_") or "metric"
+def file_name(name: str) -> str:
+    """A metric's plot file name, without extension: "flows[1].goodput_bps" → "flows-1-goodput",
+    "bottleneck:fwd.mean_qdelay_s" → "bottleneck-fwd-mean-qdelay"."""
+    owner, _, base = name.rpartition(".")
+    base = re.sub(r"_(bps|s)$", "", base)
+    words = re.split(r"[^A-Za-z0-9]+", f"{owner} {base}")
+    return "-".join(w for w in words if w).lower() or "metric"
+
+
+def file_names(names: list[str]) -> dict[str, str]:
+    """`file_name` of each metric; two metrics that would share a name keep their full names."""
+    short = {n: file_name(n) for n in names}
+    taken = [v for v in short.values()]
+    return {
+        n: (v if taken.count(v) == 1 else re.sub(r"[^A-Za-z0-9_.-]+", "_", n).strip("_"))
+        for n, v in short.items()
+    }

@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, err, out
+from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, Group, err, out
 from hscc.console import fail as _fail
 from hscc.errors import ScenarioError
 from hscc.kernel.programs import KernelError
 from hscc.rundir import RunDirError
 
-if TYPE_CHECKING:
-    from hscc.results import Result
-
 EXIT_CODES = "Exit codes: 0 ok, 1 failed (the kernel refused a step), 2 bad input or refused scenario, 130 interrupted."
 
 testbed_app = typer.Typer(
     name="testbed",
+    cls=Group,
     help=(
         "Run a scenario on this machine's Linux kernel: real TCP sockets in network namespaces, an HTB + pfifo "
         "bottleneck, a real-time delay line. Needs root. Writes the run directory a simulation writes. "
@@ -158,7 +156,7 @@ def compare(
         Path | None,
         typer.Option(
             "--plot",
-            help="Also draw both runs' goodput and cwnd on the same axes to this file (.png or .svg).",
+            help="Also draw both runs' goodput and cwnd on the same axes to this file (.png, .pdf or .svg).",
             show_default=False,
         ),
     ] = None,
@@ -169,15 +167,20 @@ def compare(
 ) -> None:
     """Two runs side by side: per-flow goodput, retransmissions, recoveries and timeouts, Jain's index, queuing delay and loss, and each flow's window cuts (first cut, sawtooth period), with ratios B / A."""
     from hscc import compare as cmp
-    from hscc import load
+    from hscc import load, style
 
     try:
+        if plot_file is not None:
+            style.file_format(plot_file)
         a, b = load(run_a), load(run_b)
         if plot_file is not None and plot_file.exists() and not overwrite:
             raise RunDirError(f"{plot_file} exists; pass --overwrite to replace it")
         c = cmp.compare(a, b)
+        names = cmp.names(a, run_a, b, run_b)
         if plot_file is not None:
-            cmp.plot(a, b, (_engine(a, run_a), _engine(b, run_b)), plot_file)
+            cmp.plot(a, b, names, plot_file)
+    except style.FormatError as e:
+        raise _fail(BAD_INPUT, f"--plot: {e}") from None
     except RunDirError as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except OSError as e:
@@ -187,8 +190,8 @@ def compare(
         return
     table = Table(
         "",
-        f"A: {_engine(a, run_a)}",
-        f"B: {_engine(b, run_b)}",
+        f"A: {names[0]}",
+        f"B: {names[1]}",
         "B / A",
         title=f"{run_a} vs {run_b}",
     )
@@ -209,11 +212,6 @@ def compare(
         )
     if plot_file is not None:
         out.print(f"wrote {plot_file}", soft_wrap=True)
-
-
-def _engine(r: Result, path: Path) -> str:
-    k = r.manifest.get("kernel_run")
-    return f"kernel {k['kernel']}" if k else "simulator"
 
 
 def _num(x: float | None, scale: float = 1.0) -> str:

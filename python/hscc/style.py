@@ -1,0 +1,192 @@
+"""One look for every figure hscc draws: sizes, fonts, file formats, colours.
+
+- Sizes (``--size``): ``column`` 3.5 × 2.6 in (one column of a two-column paper),
+  ``wide`` 7.16 × 3 in (both columns), ``slide`` 10 × 5.6 in (16:9). The width is
+  the size's; a figure of several stacked panels is taller than one panel.
+- Format from the file's extension: .png, .pdf or .svg; anything else is refused
+  (``FormatError``). Text stays text: TrueType fonts embedded in PDF, ``<text>``
+  elements in SVG, so a figure can be edited and searched.
+- Colour by algorithm (CTCP is always the same blue, Reno the same grey, in every
+  figure), line style by flow within an algorithm.
+- Every drawn series is in the legend (``legend_gaps`` checks a figure).
+"""
+
+from __future__ import annotations
+
+import io
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import matplotlib as mpl
+from matplotlib.figure import Figure
+
+SIZES: dict[str, tuple[float, float]] = {
+    "column": (3.5, 2.6),
+    "wide": (7.16, 3.0),
+    "slide": (10.0, 5.6),
+}
+DEFAULT_SIZE = "slide"  # what `hscc plot` and `hscc sweep` draw unless told
+FONT_SIZES = {"column": 7.0, "wide": 8.0, "slide": 11.0}
+FORMATS = (".png", ".pdf", ".svg")
+DPI = 200  # PNG only; PDF and SVG are vector
+
+RC: Any = {  # matplotlib's typed rcParams keys; a plain dict here
+    "svg.fonttype": "none",  # text as <text>, not paths
+    "pdf.fonttype": 42,  # TrueType embedded: selectable, editable text
+    "ps.fonttype": 42,
+    "axes.grid": True,
+    "grid.color": "0.9",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "lines.linewidth": 1.2,
+}
+
+# Fixed per algorithm, so that a colour means the same algorithm in every figure.
+ALGORITHM_COLOURS: dict[str, str] = {
+    "reno": "#d62728",
+    "ctcp": "#1f77b4",
+    "ctcpla": "#17becf",
+    "cubic": "#ff7f0e",
+    "fit": "#2ca02c",
+    "sync": "#8c564b",
+    "fast": "#9467bd",
+    "vegas": "#393b79",
+    "htcp": "#e377c2",
+    "bic": "#bcbd22",
+    "highspeed": "#7f7f00",
+    "scalable": "#aec7e8",
+    "illinois": "#98df8a",
+    "westwood": "#ff9896",
+    "veno": "#c5b0d5",
+    "africa": "#c49c94",
+    "multcp": "#f7b6d2",
+}
+_SPARE = ["#555555", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d"]
+LINE_STYLES: tuple[Any, ...] = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
+CAPACITY_COLOUR = "black"
+OTHER_TRAFFIC = ("#7f7f7f", "#b15928", "#6a3d9a", "#33a02c")  # UDP, VoIP, web, ...
+
+
+class FormatError(ValueError):
+    """An image file name whose extension is not .png, .pdf or .svg."""
+
+
+class SizeError(ValueError):
+    """A size that is not column, wide or slide."""
+
+
+def file_format(path: str | Path) -> str:
+    """ "png", "pdf" or "svg", from the file name; FormatError for any other extension."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise FormatError(
+            f"{path}: the format is chosen by the extension; use .png, .pdf or .svg"
+            + (f" (not {suffix})" if suffix else "")
+        )
+    return suffix[1:]
+
+
+def check_size(size: str) -> str:
+    if size not in SIZES:
+        raise SizeError(f"size {size!r} is not known (one of: {', '.join(SIZES)})")
+    return size
+
+
+def figsize(size: str, rows: int = 1) -> tuple[float, float]:
+    """The size's width; its height for one row of panels, half as much again for each further row."""
+    width, height = SIZES[check_size(size)]
+    return width, height * (1 + 0.55 * (rows - 1))
+
+
+@contextmanager
+def context(size: str = DEFAULT_SIZE) -> Iterator[None]:
+    """matplotlib settings of the house style at `size`: draw and save inside it."""
+    base = FONT_SIZES[check_size(size)]
+    settings: Any = {
+        **RC,
+        "font.size": base,
+        "axes.titlesize": base,
+        "axes.labelsize": base,
+        "xtick.labelsize": base - 1,
+        "ytick.labelsize": base - 1,
+        "legend.fontsize": base - 1,
+        "figure.titlesize": base + 1,
+    }
+    with mpl.rc_context(settings):
+        yield
+
+
+def new_figure(size: str = DEFAULT_SIZE, rows: int = 1) -> Figure:
+    """A figure at `size` (Agg canvas, no display), laid out by constrained layout."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = Figure(figsize=figsize(size, rows), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def render(fig: Figure, fmt: str) -> bytes:
+    """The figure as a file of format `fmt` ("png", "pdf" or "svg"), text kept as text."""
+    buf = io.BytesIO()
+    with mpl.rc_context(RC):
+        fig.savefig(buf, format=fmt, dpi=DPI, metadata=_metadata(fmt))
+    return buf.getvalue()
+
+
+def _metadata(fmt: str) -> dict[str, Any]:
+    # No creation date: the same run gives the same file.
+    if fmt == "pdf":
+        return {"CreationDate": None}
+    if fmt == "svg":
+        return {"Date": None}
+    return {}
+
+
+def algorithm_colour(algorithm: str) -> str:
+    """The colour of `algorithm` (lower case name as in `hscc algorithms`); a stable spare one if unknown."""
+    key = algorithm.lower()
+    if key in ALGORITHM_COLOURS:
+        return ALGORITHM_COLOURS[key]
+    return _SPARE[zlib.crc32(key.encode()) % len(_SPARE)]
+
+
+def line_style(n: int) -> Any:
+    """The line style of the n-th flow (from 0) of one algorithm."""
+    return LINE_STYLES[n % len(LINE_STYLES)]
+
+
+def legend_gaps(fig: Figure) -> list[str]:
+    """Labels of the lines drawn with data whose label no legend of `fig` shows (empty: all shown).
+
+    A line is 'drawn' when it is visible and has at least one point; lines labelled
+    with a leading underscore (matplotlib's "not in the legend") count as missing."""
+    shown: set[str] = set()
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    for leg in legends:
+        if leg is not None:
+            shown.update(t.get_text() for t in leg.get_texts())
+    owner: dict[int, str] = {}  # error bar caps and data lines: their container's label
+    for ax in fig.axes:
+        for c in ax.containers:
+            for artist in _flatten(c):
+                owner[id(artist)] = str(c.get_label())
+    missing = []
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            if line.get_visible() and len(line.get_xdata()) > 0:  # type: ignore[arg-type]
+                label = owner.get(id(line), str(line.get_label()))
+                if label not in shown:
+                    missing.append(label)
+    return missing
+
+
+def _flatten(x: Any) -> Iterator[Any]:
+    if isinstance(x, (tuple, list)):
+        for y in x:
+            yield from _flatten(y)
+    elif x is not None:
+        yield x

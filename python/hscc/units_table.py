@@ -1,0 +1,147 @@
+"""One table of metric names → what they are called and in which unit they are shown,
+used by run plots, sweep plots and the command line's tables.
+
+A metric is named as in the result tables and sweeps (``goodput_bps``,
+``flows[1].goodput_bps``, ``bottleneck:fwd.mean_qdelay_s``): the part after the
+last dot is looked up here, the part before it says whose it is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from hscc.units import format_rate, format_seconds
+
+# kind: rate (bit/s), time (s), fraction (0..1, shown in %), index (0..1, shown as is),
+# or a count of something (shown as is, the thing in the unit).
+_TABLE: dict[str, tuple[str, str]] = {
+    "goodput_bps": ("goodput", "rate"),
+    "total_goodput_bps": ("total goodput", "rate"),
+    "throughput_bps": ("throughput", "rate"),
+    "rate_bps": ("link rate", "rate"),
+    "jain_index": ("Jain's fairness index", "index"),
+    "normalized_occupancy": ("normalized queue occupancy", "index"),
+    "share": ("share of goodput", "fraction"),
+    "utilization": ("utilization", "fraction"),
+    "loss_rate": ("loss rate", "fraction"),
+    "retrans_ratio": ("retransmitted fraction", "fraction"),
+    "signal_sync": ("signals seen by every flow", "fraction"),
+    "qdelay_s": ("queuing delay", "time"),
+    "mean_qdelay_s": ("mean queuing delay", "time"),
+    "p99_qdelay_s": ("p99 queuing delay", "time"),
+    "max_qdelay_s": ("max queuing delay", "time"),
+    "mean_delay_s": ("mean delay", "time"),
+    "p99_delay_s": ("p99 delay", "time"),
+    "jitter_s": ("jitter", "time"),
+    "base_rtt_s": ("base RTT", "time"),
+    "mean_srtt_s": ("mean sRTT", "time"),
+    "mean_s": ("mean response time", "time"),
+    "wall_time_s": ("wall time", "time"),
+    "duration_s": ("duration", "time"),
+    "time_s": ("time", "time"),
+    "cwnd": ("congestion window", "segments"),
+    "queue_pkts": ("queue", "packets"),
+    "mean_queue_pkts": ("mean queue", "packets"),
+    "retrans": ("retransmissions", "count"),
+    "timeouts": ("timeouts", "count"),
+    "recoveries": ("recoveries", "count"),
+    "lost_fast": ("losses repaired fast", "count"),
+    "signals": ("delay signals", "count"),
+    "signal_events": ("congestion events", "count"),
+    "signal_seen_by_all": ("events seen by every flow", "count"),
+    "drops": ("drops", "packets"),
+    "drops_queue": ("drops (queue full)", "packets"),
+    "drops_random": ("drops (random loss)", "packets"),
+    "drops_aqm": ("drops (AQM)", "packets"),
+    "marks": ("ECN marks", "packets"),
+    "started": ("transfers started", "count"),
+    "completed": ("transfers completed", "count"),
+    "refused": ("transfers refused", "count"),
+    "events": ("events", "count"),
+}
+
+
+@dataclass(frozen=True)
+class Metric:
+    """What a metric name means: `label` ("goodput"), `owner` ("flows[1]" or ""), `kind`."""
+
+    name: str
+    label: str
+    owner: str
+    kind: str
+
+    @property
+    def title(self) -> str:
+        """ "flows[1] goodput", "Jain's fairness index"."""
+        return f"{self.owner} {self.label}" if self.owner else self.label
+
+
+def metric(name: str) -> Metric:
+    """The table's entry for `name` (its last dotted part); a name not in it is shown as written."""
+    owner, _, base = name.rpartition(".")
+    if base.isdigit() or "[" in base and "]" not in base:  # a dot inside a number or index
+        owner, base = "", name
+    label, kind = _TABLE.get(base, (base, _guess_kind(base)))
+    return Metric(name, label, owner, kind)
+
+
+def _guess_kind(base: str) -> str:
+    if base.endswith("_bps"):
+        return "rate"
+    if base.endswith("_s"):
+        return "time"
+    return "count"
+
+
+_RATE_UNITS = ((1e12, "Tbit/s"), (1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s"), (1.0, "bit/s"))
+_TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def scale(kind: str, values: Iterable[float | None]) -> tuple[float, str]:
+    """(divisor, unit) to show values of `kind` in: the prefix that suits the largest of them."""
+    finite = [abs(v) for v in values if v is not None and math.isfinite(v)]
+    top = max(finite, default=0.0)
+    if kind == "rate":
+        return next(((f, u) for f, u in _RATE_UNITS if top >= f), (1.0, "bit/s"))
+    if kind == "time":
+        return next(((f, u) for f, u in _TIME_UNITS if top >= f), (1.0, "s"))
+    if kind == "fraction":
+        return 0.01, "%"
+    if kind in ("segments", "packets"):
+        return 1.0, kind
+    return 1.0, ""
+
+
+def axis_label(m: Metric, unit: str) -> str:
+    """An axis label: "flows[1] goodput (Mbit/s)"."""
+    return f"{m.title} ({unit})" if unit else m.title
+
+
+def format_value(name: str, value: float | None, half_width: float | None = None) -> str:
+    """`value` of metric `name` in human units, with "± half_width" in the same unit:
+    "96.2 Mbit/s", "96.2 ± 0.4 Mbit/s", "40.1 ms", "99.3%", "0.998", "–" for none."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    kind = metric(name).kind
+    if half_width is None:
+        if kind == "rate":
+            return format_rate(value)
+        if kind == "time":
+            return format_seconds(value)
+    divisor, unit = scale(kind, [value])
+    number = f"{value / divisor:.3g}"
+    if half_width is not None:
+        number += f" ± {half_width / divisor:.2g}"
+    if (
+        kind in ("count", "packets", "segments")
+        and float(value).is_integer()
+        and half_width is None
+    ):
+        number = f"{int(value)}"
+    if unit == "%":
+        return f"{number}%"
+    if kind in ("count", "packets", "segments", "index") or not unit:
+        return number
+    return f"{number} {unit}"

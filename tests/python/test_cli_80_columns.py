@@ -1,0 +1,134 @@
+"""The command line in an 80-column terminal: every name a user has to type (an
+experiment, an algorithm's parameter, a link, a sweep's field or metric) is printed
+whole on one line, never cut or split; misspelt commands, flags, algorithms,
+experiments and sizes get a "did you mean"."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import polars as pl
+import pytest
+from rich.console import Console
+
+import hscc
+from conftest import EXAMPLES, ONE_FLOW
+from hscc import reproduce
+from hscc.reproduce import tables
+
+ENV = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1"}
+
+
+def hscc_cmd(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("hscc")
+    return subprocess.run(
+        [str(exe), *args], capture_output=True, text=True, cwd=cwd, timeout=120, env=ENV
+    )
+
+
+def whole(name: str, text: str) -> bool:
+    """`name` appears on one line, not followed or preceded by a cut ("…")."""
+    return re.search(rf"(?<![\w…-]){re.escape(name)}(?![\w…])", text) is not None
+
+
+def test_reproduce_list_prints_every_experiment_name_whole():
+    p = hscc_cmd("reproduce", "list")
+    assert p.returncode == 0, p.stderr
+    names = [e.name for e in reproduce.catalogue()]
+    assert names and [n for n in names if not whole(n, p.stdout)] == []
+
+
+def test_algorithms_prints_every_parameter_name_whole():
+    p = hscc_cmd("algorithms")
+    assert p.returncode == 0, p.stderr
+    for a in hscc.algorithms():
+        assert whole(a.name, p.stdout), a.name
+        for param in a.params:
+            assert whole(param.name, p.stdout), f"{a.name}.{param.name}"
+
+
+def test_algorithms_ctcp_keeps_parameter_names_on_one_line():
+    p = hscc_cmd("algorithms", "ctcp")
+    assert p.returncode == 0, p.stderr
+    ctcp = next(a for a in hscc.algorithms() if a.name == "ctcp")
+    assert ctcp.params and all(whole(q.name, p.stdout) for q in ctcp.params)
+
+
+def test_run_table_keeps_link_names_whole(tmp_path):
+    p = hscc_cmd("run", str(EXAMPLES / "mixed-traffic.toml"), "--out", str(tmp_path / "run"))
+    assert p.returncode == 0, p.stderr
+    for name in hscc.load(tmp_path / "run").bottlenecks["name"].to_list():
+        assert whole(name, p.stdout), name
+
+
+def test_sweep_table_in_the_units_of_the_run_table(write_toml, tmp_path):
+    scenario = write_toml(ONE_FLOW.replace('duration = "10s"', 'duration = "3s"'), "one.toml")
+    sweep = write_toml(
+        f"""
+        name = "rates"
+        base = "{scenario.name}"
+        replicates = 2
+        [axes]
+        "topology.bottleneck.rate" = ["10Mbps", "20Mbps"]
+        """,
+        "sweep.toml",
+    )
+    p = hscc_cmd("sweep", str(sweep), "--out", str(tmp_path / "sw"), "-j", "2")
+    assert p.returncode == 0, p.stderr
+    assert "Mbit/s" in p.stdout and "e+0" not in p.stdout
+    for name in ("topology.bottleneck.rate", "total_goodput_bps"):
+        assert whole(name, p.stdout), name
+
+
+def test_scorecard_keeps_experiment_names_whole():
+    exps = list(reproduce.catalogue())
+    reps = [
+        SimpleNamespace(
+            experiment=e,
+            claims=[],
+            counts=lambda: {
+                "agrees": 3,
+                "same direction": 1,
+                "differs": 0,
+                "claims_held": 2,
+                "claims": 2,
+            },
+            sweep=SimpleNamespace(points=pl.DataFrame({"wall_time_s": [1.5, 2.5]})),
+        )
+        for e in exps
+    ]
+    from hscc.console import print_whole
+
+    buf = io.StringIO()
+    print_whole(tables.scorecard_table(reps), Console(width=80, file=buf))  # type: ignore[arg-type]
+    text = buf.getvalue()
+    assert [e.name for e in exps if not whole(e.name, text)] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        (["plto"], 'did you mean "plot"'),
+        (["algorithms", "cubci"], 'did you mean "cubic"'),
+        (["reproduce", "ctcp-fig-9a", "--out", "x"], "did you mean"),
+        (["run", "--overwrit", "x.toml"], "--overwrite"),
+    ],
+)
+def test_did_you_mean(args, hint, tmp_path):
+    p = hscc_cmd(*args, cwd=tmp_path)
+    assert p.returncode == 2 and hint in p.stderr, p.stderr
+
+
+def test_boolean_flags_show_no_metavar():
+    for command in ("run", "plot", "sweep", "reproduce", "compare"):
+        p = hscc_cmd(command, "--help")
+        assert p.returncode == 0
+        assert not re.search(r"--(overwrite|quiet|svg|quick|json)\s+(<bool>|BOOLEAN)", p.stdout), (
+            command
+        )
