@@ -21,6 +21,7 @@ import hscc
 from conftest import EXAMPLES, ONE_FLOW
 from hscc import reproduce
 from hscc.reproduce import tables
+from hscc.reproduce.compare import VERDICTS
 
 ENV = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1"}
 
@@ -93,9 +94,7 @@ def test_scorecard_keeps_experiment_names_whole():
             experiment=e,
             claims=[],
             counts=lambda: {
-                "agrees": 3,
-                "same direction": 1,
-                "differs": 0,
+                **dict.fromkeys(VERDICTS, 1),
                 "claims_held": 2,
                 "claims": 2,
             },
