@@ -101,8 +101,9 @@ pub struct RunResult {
     pub udp: Vec<UdpResult>,
     /// Web sources.
     pub web: Vec<WebResult>,
-    /// Jain's index of the flows' goodputs.
-    pub jain_index: f64,
+    /// Jain's index of the flows' goodputs; `None` without flows or traffic
+    /// ([`crate::stats::jain_index`]).
+    pub jain_index: Option<f64>,
     /// Sampled traces (empty without a sampling interval).
     pub traces: Traces,
     /// The per-ACK congestion-control logs of the traced flows (not in the
