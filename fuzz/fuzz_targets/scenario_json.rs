@@ -5,7 +5,7 @@
 #![no_main]
 
 use hscc_sim::time::{MS, SEC};
-use hscc_sim::{ScenarioSpec, Sim};
+use hscc_sim::{Estimated, ScenarioSpec, Sim};
 use libfuzzer_sys::fuzz_target;
 
 /// Simulated time run at most per input: reaches the first RTOs (1 s).

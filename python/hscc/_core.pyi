@@ -21,6 +21,7 @@ __all__ = [
     "engine_version",
     "engine_digest",
     "jain_index",
+    "stolen_share",
     "bpf_globals",
     "short_term_jain",
     "signal_synchronization",
@@ -130,8 +131,13 @@ def engine_digest() -> str:
     """Digest of the engine's and the algorithms' sources this build was made from: two
     builds with the same digest compute the same numbers."""
 
-def jain_index(values: Sequence[float]) -> float:
-    """Jain's fairness index of `values`: (sum x)**2 / (n * sum x**2)."""
+def jain_index(values: Sequence[float]) -> float | None:
+    """Jain's fairness index of `values`: (sum x)**2 / (n * sum x**2); None without
+    values or with all of them zero (undefined: no flows, or no traffic)."""
+
+def stolen_share(p: float, q: float) -> float:
+    """Bandwidth stolen, (P - Q) / P, from the other flows' aggregate goodput P in the
+    baseline and Q in the test; 0 when P is 0."""
 
 def bpf_globals(algorithm: str, params_json: str) -> list[tuple[str, int]]:
     """The load-time globals of `algorithm`'s eBPF program for the parameters `params_json`

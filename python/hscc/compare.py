@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from hscc import _core
 from hscc.results import Result
 
 if TYPE_CHECKING:
@@ -114,9 +115,8 @@ def trajectories(r: Result) -> dict[int, Trajectory]:
 
 
 def jain(x: list[float]) -> float | None:
-    """Jain's fairness index, (Σx)² / (n Σx²); None without flows or traffic."""
-    sq = sum(v * v for v in x)
-    return sum(x) ** 2 / (len(x) * sq) if x and sq > 0 else None
+    """Jain's fairness index, (Σx)² / (n Σx²); None without flows or traffic (the engine's)."""
+    return _core.jain_index(x)
 
 
 def queuing_delay(r: Result) -> float | None:

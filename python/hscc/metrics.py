@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from hscc import _core
 from hscc.errors import Issue, ScenarioError
 from hscc.results import Result
 from hscc.runner import run
@@ -57,4 +58,4 @@ def bandwidth_stolen(
         return float(r.flows.filter(~pl.col("spec").is_in(tested))["goodput_bps"].sum())
 
     p, q = others(baseline), others(test)
-    return Stolen(p, q, (p - q) / p if p > 0 else 0.0, baseline, test)
+    return Stolen(p, q, _core.stolen_share(p, q), baseline, test)

@@ -86,3 +86,21 @@ def test_sync_tcp_flows_detect_congestion_signals_together():
         r.signal_synchronization(flows=[0, 7])
     # Loss-based flows report no delay signals: nothing to synchronize.
     assert hscc.run(scenario(["reno"], ["40ms"], duration="10s")).signal_synchronization() == (0, 0)
+
+
+def test_jain_is_undefined_without_flows_or_traffic() -> None:
+    # One answer, the engine's, for simulated runs, kernel runs, sweeps and comparisons.
+    from hscc import _core
+    from hscc.compare import jain
+
+    assert _core.jain_index([]) is None
+    assert _core.jain_index([0.0, 0.0]) is None
+    assert _core.jain_index([3.0, 3.0]) == 1.0
+    assert jain([]) is None and jain([1.0, 0.0]) == 0.5
+
+
+def test_stolen_share_is_the_engines() -> None:
+    from hscc import _core
+
+    assert _core.stolen_share(10.0, 4.0) == 0.6
+    assert _core.stolen_share(0.0, 4.0) == 0.0

@@ -281,7 +281,9 @@ pub trait CongestionOps: Clone + Debug {
     fn pkts_acked(&mut self, _tp: &mut TcpCc, _sample: &AckSample) {}
     /// cwnd to restore after a spurious reduction (Linux `undo_cwnd`).
     fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
-        crate::helpers::tcp_reno_undo_cwnd(tp)
+        // Linux `tcp_reno_undo_cwnd`, as `helpers` has it (written out here:
+        // the helpers build on this module, not the other way).
+        tp.snd_cwnd.max(tp.prior_cwnd)
     }
     /// The load-time globals of this algorithm's eBPF program
     /// (`bpf/NAME.bpf.c`): the fixed-point configuration [`CongestionOps::new`]

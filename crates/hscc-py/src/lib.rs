@@ -351,10 +351,18 @@ fn bpf_globals(algorithm: &str, params_json: &str) -> PyResult<Vec<(String, i64)
         .collect())
 }
 
-/// Jain's fairness index of `values`: (Σx)² / (n·Σx²).
+/// Jain's fairness index of `values`: (Σx)² / (n·Σx²); None without values
+/// or with all of them zero (undefined: no flows, or no traffic).
 #[pyfunction]
-fn jain_index(values: Vec<f64>) -> f64 {
-    hscc_sim::stats::jain_index(&values)
+fn jain_index(values: Vec<f64>) -> Option<f64> {
+    hscc_sim::metrics::jain_index(&values)
+}
+
+/// Bandwidth stolen, (P − Q)/P, from the other flows' aggregate goodput P in
+/// the baseline and Q in the test; 0 when P is 0.
+#[pyfunction]
+fn stolen_share(p: f64, q: f64) -> f64 {
+    hscc_sim::metrics::stolen_share(p, q)
 }
 
 /// Sync-TCP's short-term fairness: the mean Jain index over windows of
@@ -478,6 +486,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
     m.add_function(wrap_pyfunction!(engine_digest, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
+    m.add_function(wrap_pyfunction!(stolen_share, m)?)?;
     m.add_function(wrap_pyfunction!(bpf_globals, m)?)?;
     m.add_function(wrap_pyfunction!(short_term_jain, m)?)?;
     m.add_function(wrap_pyfunction!(signal_synchronization, m)?)?;

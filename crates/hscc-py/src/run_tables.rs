@@ -74,7 +74,7 @@ pub fn schemas() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
         links: vec![],
         udp: vec![],
         web: vec![],
-        jain_index: 0.0,
+        jain_index: None,
         traces: Default::default(),
         cc_log: vec![],
         captures: Default::default(),
@@ -417,11 +417,10 @@ fn summary(
     o.int("events", r.events);
     o.float("wall_time_s", cx.wall_time_s)?;
     o.key("jain_index");
-    // Undefined without TCP flows; a non-finite index (every goodput zero) is null too.
-    if r.flows.is_empty() || !r.jain_index.is_finite() {
-        o.out.push_str("null");
-    } else {
-        o.value_float(r.jain_index)?;
+    // Undefined (null) without TCP flows or without traffic: `metrics::jain_index`.
+    match r.jain_index {
+        Some(j) => o.value_float(j)?,
+        None => o.out.push_str("null"),
     }
     o.float("total_goodput_bps", total_goodput(r))?;
     for name in ["flows", "links", "udp"] {

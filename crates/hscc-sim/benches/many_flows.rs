@@ -47,7 +47,7 @@ fn main() {
     let data: u64 = r.flows.iter().map(|f| f.counters.delivered_segs).sum();
     println!("many flows: {n} reno flows + web traffic, 1 Gbit/s, 60 s simulated");
     println!("  bottleneck utilization  {:.4}", r.links[0].utilization);
-    println!("  Jain index (long flows) {:.4}", r.jain_index);
+    println!("  Jain index (long flows) {:?}", r.jain_index);
     println!(
         "  web transfers completed {} of {}",
         r.web[0].completed, r.web[0].started

@@ -35,7 +35,7 @@ fn main() {
         println!("flow {} goodput {:.2} Mbps cwnd {} srtt {:.1}ms sent {} retx {} lostfast {} rec {} to {} ss {:.2}s", f.id, f.goodput_bps/1e6, f.final_cwnd, f.srtt_s*1e3, f.counters.segs_sent, f.counters.retrans, f.counters.lost_fast, f.counters.recoveries, f.counters.timeouts, f.counters.slow_start_time as f64/1e12);
     }
     let b = &r.links[0];
-    println!("bottleneck util {:.4} drops {} random {} meanq {:.2}ms p99 {:.2}ms; jain {:.4}; events {} wall {:.3}s", b.utilization, b.counters.drops_queue, b.counters.drops_random, b.mean_qdelay_s*1e3, b.p99_qdelay_s*1e3, r.jain_index, r.events, wall);
+    println!("bottleneck util {:.4} drops {} random {} meanq {:.2}ms p99 {:.2}ms; jain {:?}; events {} wall {:.3}s", b.utilization, b.counters.drops_queue, b.counters.drops_random, b.mean_qdelay_s*1e3, b.p99_qdelay_s*1e3, r.jain_index, r.events, wall);
     println!(
         "cwnd trace flow0: {:?}",
         &r.traces.flows[0].cwnd[..r.traces.flows[0].cwnd.len().min(30)]

@@ -52,7 +52,7 @@
 //! Each term is also charged to the scenario field that drives it, so that a
 //! refusal can say what to lower (`web[0].rate`, `sample_interval`, …).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::mem::size_of;
 
 use serde::Serialize;
@@ -66,7 +66,7 @@ use crate::limits::{
 use crate::link::Link;
 use crate::packet::HEADER_BYTES;
 use crate::results::{FlowResult, LinkResult};
-use crate::sim::{Flow, UdpFlow};
+use crate::sim::{Flow, Sim, UdpFlow};
 use crate::tcp::cc_log::COLUMN_BYTES;
 use crate::time::{secs, Time};
 use crate::udp::{UdpConfig, UdpPattern};
@@ -298,38 +298,16 @@ impl Blame {
     }
 }
 
-/// Distinct (src, dst) routes a configuration needs, both directions.
-pub(crate) fn route_pairs(cfg: &SimConfig) -> HashSet<(u32, u32)> {
-    let mut pairs = HashSet::new();
-    for (s, d) in cfg
-        .flows
-        .iter()
-        .map(|f| (f.src, f.dst))
-        .chain(cfg.udp.iter().map(|u| (u.src, u.dst)))
-    {
-        pairs.insert((s, d));
-        pairs.insert((d, s));
-    }
-    for w in &cfg.web {
-        for &s in &w.servers {
-            for &c in &w.clients {
-                pairs.insert((s, c));
-                pairs.insert((c, s));
-            }
-        }
-    }
-    pairs
-}
-
-/// Steps of breadth-first search to route them all.
-pub(crate) fn route_work(cfg: &SimConfig) -> u64 {
-    let per = (cfg.topology.nodes.len() + cfg.topology.links.len()) as u64;
-    (route_pairs(cfg).len() as u64).saturating_mul(per)
-}
-
-impl SimConfig {
+/// The cost of a configuration: `cfg.estimate()` with this trait in scope
+/// (it is in the prelude). The configuration is plain data of `hscc-model`;
+/// what it costs to run is the engine's knowledge, so it lives here.
+pub trait Estimated {
     /// What this run will cost (see the module documentation).
-    pub fn estimate(&self) -> Estimate {
+    fn estimate(&self) -> Estimate;
+}
+
+impl Estimated for SimConfig {
+    fn estimate(&self) -> Estimate {
         estimate(self, &Origins::of(self))
     }
 }
@@ -427,7 +405,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
         .map(|(i, w)| f(format!("web[{i}].rate"), crate::config::num(w.rate)))
         .collect();
 
-    if route_work(cfg) > MAX_ROUTE_WORK {
+    if crate::config::route_work(cfg) > MAX_ROUTE_WORK {
         // Validation refuses it; the model does not route what it cannot afford.
         return Estimate {
             memory_bytes: u64::MAX,
@@ -1037,6 +1015,25 @@ fn size_bins(d: &SizeDist, n: f64) -> f64 {
         }
     };
     (hi.max(1.0).log2().floor() - lo.max(1.0).log2().floor() + 1.0).clamp(1.0, 40.0)
+}
+
+/// The checked constructors: a simulation is built only once its
+/// configuration is valid and its estimate fits the limits, so they sit here,
+/// above the simulation loop, which knows nothing of estimates.
+impl Sim {
+    /// Build a simulation within the default [`BuildLimits`]; rejects invalid configurations.
+    pub fn new(cfg: SimConfig) -> Result<Sim, ConfigError> {
+        Sim::with_limits(cfg, &BuildLimits::default())
+    }
+
+    /// Build a simulation; rejects invalid configurations and, before
+    /// allocating anything sized by the run, runs whose estimate passes `limits`.
+    pub fn with_limits(cfg: SimConfig, limits: &BuildLimits) -> Result<Sim, ConfigError> {
+        cfg.validate()?;
+        let estimate = cfg.estimate();
+        estimate.check(limits)?;
+        Sim::assemble(cfg, &estimate.cc_log_rows)
+    }
 }
 
 #[cfg(test)]

@@ -30,11 +30,11 @@
 #![forbid(unsafe_code)]
 
 pub mod capture;
-pub mod config;
+pub use hscc_model::config;
 pub mod estimate;
 pub mod event;
 mod json;
-pub mod limits;
+pub use hscc_model::limits;
 pub mod link;
 pub mod metrics;
 pub mod packet;
@@ -45,8 +45,8 @@ pub mod scenario;
 pub mod sim;
 pub mod stats;
 pub mod tcp;
-pub mod time;
-pub mod topology;
+pub use hscc_model::time;
+pub use hscc_model::topology;
 pub mod udp;
 pub mod web;
 
@@ -54,7 +54,7 @@ pub use config::{
     Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig,
     Topology,
 };
-pub use estimate::Estimate;
+pub use estimate::{Estimate, Estimated};
 pub use limits::BuildLimits;
 pub use queue::QueueConfig;
 pub use results::RunResult;
@@ -67,6 +67,7 @@ pub mod prelude {
         Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig,
         Topology,
     };
+    pub use crate::estimate::{Estimate, Estimated};
     pub use crate::metrics::bandwidth_stolen;
     pub use crate::queue::{CodelParams, FqCodelParams, PieParams, QueueConfig, RedParams};
     pub use crate::results::RunResult;
@@ -75,6 +76,6 @@ pub mod prelude {
     pub use crate::time::{from_secs, secs, Time, MS, NS, SEC, US};
     pub use crate::topology::{dumbbell, parking_lot, AccessSpec, Dumbbell, ParkingLot};
     pub use crate::udp::{UdpConfig, UdpPattern};
-    pub use crate::web::{Sessions, SizeDist, WebConfig, WebModel};
+    pub use crate::web::{Sample as _, Sessions, SizeDist, WebConfig, WebModel};
     pub use hscc_cc::CcParams;
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::config::{ConfigError, SimConfig};
 use crate::results::RunResult;
 use crate::sim::Sim;
-use crate::stats::jain_index;
+pub use crate::stats::jain_index;
 use hscc_cc::CcParams;
 
 /// The outcome of a bandwidth-stolen measurement.
@@ -57,10 +57,21 @@ pub fn bandwidth_stolen(cfg: &SimConfig, tested: &[usize]) -> Result<Stolen, Con
     Ok(Stolen {
         p_bps: p,
         q_bps: q,
-        stolen: if p > 0.0 { (p - q) / p } else { 0.0 },
+        stolen: stolen_share(p, q),
         baseline,
         test,
     })
+}
+
+/// Bandwidth stolen (CTCP §IV.C; TCP-FIT's BSR): (P − Q)/P, P and Q the
+/// other flows' aggregate goodput in the baseline and in the test; 0 when P
+/// is 0 (nothing to steal). Python's `hscc.bandwidth_stolen` calls this.
+pub fn stolen_share(p: f64, q: f64) -> f64 {
+    if p > 0.0 {
+        (p - q) / p
+    } else {
+        0.0
+    }
 }
 
 /// Synchronization of delay-detected congestion signals.
@@ -161,7 +172,7 @@ pub fn short_term_jain(
             .map(|f| f.throughput[k..k + per].iter().sum::<f64>() / per as f64)
             .collect();
         if rates.len() >= 2 {
-            indexes.push(jain_index(&rates));
+            indexes.extend(jain_index(&rates));
         }
         k += per;
     }

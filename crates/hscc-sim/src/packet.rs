@@ -1,15 +1,9 @@
 //! Packets as they travel: small `Copy` values moved through queues and delay
 //! lines, never boxed.
 
+pub use hscc_model::packet::{DEFAULT_MSS, HEADER_BYTES, UDP_HEADER_BYTES};
+
 use crate::time::Time;
-
-/// Bytes of TCP/IP header with timestamps on the wire (IPv4 20 + TCP 20 + TS option 12).
-pub const HEADER_BYTES: u32 = 52;
-/// Default maximum segment size (payload bytes): 1500-byte packets on the wire.
-pub const DEFAULT_MSS: u32 = 1448;
-
-/// Bytes of IPv4 + UDP + RTP headers on the wire.
-pub const UDP_HEADER_BYTES: u32 = 40;
 
 /// Flag: the segment is a retransmission.
 pub const RETRANS: u8 = 1;

@@ -3,20 +3,19 @@
 use std::collections::{BinaryHeap, HashMap};
 
 use hscc_cc::Shared;
+use serde::Serialize;
 
 use crate::capture::{Capture, CapturePoint, Tap};
 use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
 use crate::event::{Event, EventQueue, Fire, Timed, Timer};
-use crate::limits::{BuildLimits, MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
+use crate::limits::{MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
 use crate::link::{Link, Offer};
 use crate::packet::{Kind, Packet};
-use crate::results::{RunResult, Traces};
 use crate::rng::{component_rng, Component};
 use crate::tcp::receiver::RxAction;
 use crate::tcp::sender::Wire;
-use crate::tcp::FlowCcLog;
 use crate::tcp::{Receiver, Sender};
-use crate::time::Time;
+use crate::time::{secs, Time};
 use crate::udp::{UdpSink, UdpSource};
 use crate::web::{AfterResponse, Connection, Due, Object, Step, WebModel, WebSource};
 
@@ -352,17 +351,10 @@ pub struct Sim {
 }
 
 impl Sim {
-    /// Build a simulation within the default [`BuildLimits`]; rejects invalid configurations.
-    pub fn new(cfg: SimConfig) -> Result<Sim, ConfigError> {
-        Sim::with_limits(cfg, &BuildLimits::default())
-    }
-
-    /// Build a simulation; rejects invalid configurations and, before
-    /// allocating anything sized by the run, runs whose estimate passes `limits`.
-    pub fn with_limits(cfg: SimConfig, limits: &BuildLimits) -> Result<Sim, ConfigError> {
-        cfg.validate()?;
-        let estimate = cfg.estimate();
-        estimate.check(limits)?;
+    /// Build a simulation from a validated configuration whose estimate has
+    /// passed the limits ([`Sim::with_limits`] is the way in), with room for
+    /// the congestion-control log rows the estimate expects, per flow.
+    pub(crate) fn assemble(cfg: SimConfig, cc_log_rows: &[(u32, u64)]) -> Result<Sim, ConfigError> {
         let t = &cfg.topology;
         let mut links: Vec<Link> = t
             .links
@@ -479,7 +471,7 @@ impl Sim {
                 .is_some_and(|&l| users[l as usize] == 1);
         }
         // Room for the rows the estimate expects (pages untouched cost nothing).
-        for &(i, rows) in &estimate.cc_log_rows {
+        for &(i, rows) in cc_log_rows {
             if let Some(log) = &mut flows[i as usize].sender.cc.log {
                 log.calls.reserve(rows as usize);
             }
@@ -518,13 +510,6 @@ impl Sim {
         })
     }
 
-    /// Run to the configured duration and summarise.
-    pub fn run(mut self) -> RunResult {
-        let end = self.cfg.duration;
-        self.run_until(end);
-        self.finish()
-    }
-
     /// Process every event up to and including time `t` (at most the duration):
     /// a run covers [0, duration], both ends included.
     pub fn run_until(&mut self, t: Time) {
@@ -540,56 +525,6 @@ impl Sim {
             self.dispatch(ev);
         }
         self.net.now = t;
-    }
-
-    /// Run on to `t`, then summarise.
-    pub fn finish_after(mut self, t: Time) -> RunResult {
-        self.run_until(t);
-        self.finish()
-    }
-
-    /// Summarise the run so far.
-    pub fn finish(mut self) -> RunResult {
-        let now = self.net.now;
-        for (i, l) in self
-            .net
-            .links
-            .iter_mut()
-            .enumerate()
-            .filter(|(_, l)| l.has_aqm())
-        {
-            l.service(now, i as u32, &mut self.net.q);
-        }
-        for f in &mut self.flows {
-            f.sender.account_slow_start(now);
-        }
-        // Moved, not copied: traces can be the largest part of a run.
-        let traces = std::mem::take(&mut self.traces);
-        let cc_log = self.flows[..self.cfg.flows.len()]
-            .iter_mut()
-            .enumerate()
-            .filter(|(_, f)| f.sender.cc.log.is_some())
-            .map(|(i, f)| FlowCcLog {
-                flow: i as u32,
-                calls: f.sender.cc.take_log(),
-            })
-            .collect();
-        let mut r = RunResult::build(&self, traces, cc_log);
-        if let Some(c) = self.net.capture.take() {
-            let logs = self
-                .net
-                .links
-                .iter_mut()
-                .enumerate()
-                .filter_map(|(i, l)| l.take_capture().map(|c| (i as u32, c)))
-                .collect();
-            let access: Vec<Time> = self.flows[..self.cfg.flows.len()]
-                .iter()
-                .map(|f| f.sender.access_delay)
-                .collect();
-            r.captures = c.finish(&self.cfg, &access, logs);
-        }
-        r
     }
 
     #[inline]
@@ -1193,5 +1128,132 @@ impl Sim {
             ));
         }
         Ok(())
+    }
+}
+
+/// Time series of one flow, one value per sampling interval.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlowTrace {
+    /// Goodput over the interval ending at the sample, bit/s.
+    pub throughput_bps: Vec<f64>,
+    /// Congestion window at the sample, segments.
+    pub cwnd: Vec<u32>,
+    /// Smoothed RTT at the sample, s.
+    pub srtt_s: Vec<f64>,
+}
+
+/// Time series of one monitored link.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LinkTrace {
+    /// Link index.
+    pub link: u32,
+    /// Link name.
+    pub name: String,
+    /// Packets waiting at the sample.
+    pub queue_pkts: Vec<u64>,
+    /// Bytes waiting at the sample (frames: packets plus the link's framing).
+    pub queue_bytes: Vec<u64>,
+    /// Mean queuing delay of packets that left the queue during the interval, s.
+    pub qdelay_s: Vec<f64>,
+    /// Packets dropped (queue full, queue discipline or random) during the interval.
+    pub drops: Vec<u64>,
+    /// Packets CE-marked by the queue discipline during the interval.
+    pub marks: Vec<u64>,
+    /// Fraction of the interval the link spent transmitting (bytes that reached
+    /// the far end, with the link's framing, over rate × interval).
+    pub utilization: Vec<f64>,
+}
+
+/// Every trace of a run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Traces {
+    /// Sampling interval, s.
+    pub interval_s: f64,
+    /// Sample times, s.
+    pub time_s: Vec<f64>,
+    /// One per flow.
+    pub flows: Vec<FlowTrace>,
+    /// One per monitored link.
+    pub links: Vec<LinkTrace>,
+    #[serde(skip)]
+    last_flow_bytes: Vec<u64>,
+    #[serde(skip)]
+    last_link: Vec<(u64, u64, u64, f64, u64)>,
+}
+
+impl Traces {
+    /// Empty traces shaped for `cfg`.
+    pub fn new(cfg: &SimConfig) -> Traces {
+        let Some(dt) = cfg.sample_interval else {
+            return Traces::default();
+        };
+        // The number of samples is known: reserve it exactly (growth would waste up to half).
+        let n = (cfg.duration / dt + 1) as usize;
+        let links: Vec<LinkTrace> = cfg
+            .topology
+            .links
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.monitor)
+            .map(|(i, l)| LinkTrace {
+                link: i as u32,
+                name: l.name.clone(),
+                queue_pkts: Vec::with_capacity(n),
+                queue_bytes: Vec::with_capacity(n),
+                qdelay_s: Vec::with_capacity(n),
+                drops: Vec::with_capacity(n),
+                marks: Vec::with_capacity(n),
+                utilization: Vec::with_capacity(n),
+            })
+            .collect();
+        let flow = || FlowTrace {
+            throughput_bps: Vec::with_capacity(n),
+            cwnd: Vec::with_capacity(n),
+            srtt_s: Vec::with_capacity(n),
+        };
+        Traces {
+            interval_s: secs(dt),
+            time_s: Vec::with_capacity(n),
+            flows: (0..cfg.flows.len()).map(|_| flow()).collect(),
+            last_flow_bytes: vec![0; cfg.flows.len()],
+            last_link: vec![(0, 0, 0, 0.0, 0); links.len()],
+            links,
+        }
+    }
+
+    /// Record one sample at `now`.
+    pub fn sample(&mut self, now: Time, flows: &[Flow], links: &[Link]) {
+        self.time_s.push(secs(now));
+        let dt = self.interval_s;
+        for (i, f) in flows.iter().enumerate() {
+            let t = &mut self.flows[i];
+            let bytes = f.receiver.delivered_bytes;
+            t.throughput_bps
+                .push((bytes - self.last_flow_bytes[i]) as f64 * 8.0 / dt);
+            self.last_flow_bytes[i] = bytes;
+            t.cwnd.push(f.sender.tp.snd_cwnd);
+            t.srtt_s.push(secs(f.sender.rtt.srtt()));
+        }
+        for (k, t) in self.links.iter_mut().enumerate() {
+            let l = &links[t.link as usize];
+            let (tx0, drops0, n0, sum0, marks0) = self.last_link[k];
+            let (n, sum) = l
+                .qdelay
+                .as_ref()
+                .map_or((0, 0.0), |h| (h.count(), h.mean_s() * h.count() as f64));
+            let drops = l.counters.drops_queue + l.counters.drops_aqm + l.counters.drops_random;
+            t.queue_pkts.push(l.queue_len() as u64);
+            t.queue_bytes.push(l.queue_bytes());
+            t.qdelay_s.push(if n > n0 {
+                (sum - sum0) / (n - n0) as f64
+            } else {
+                0.0
+            });
+            t.drops.push(drops - drops0);
+            t.marks.push(l.counters.marks - marks0);
+            t.utilization
+                .push(((l.wire_bytes() - tx0) as f64 * 8.0 / (l.rate_bps as f64 * dt)).min(1.0));
+            self.last_link[k] = (l.wire_bytes(), drops, n, sum, l.counters.marks);
+        }
     }
 }

@@ -125,14 +125,14 @@ impl Default for DelayHistogram {
 }
 
 /// Jain's fairness index of `x`: (Σx)² / (n·Σx²); 1 when all are equal, 1/n
-/// when one takes everything. 1 for an empty or all-zero input.
-pub fn jain_index(x: &[f64]) -> f64 {
+/// when one takes everything. `None` for an empty or all-zero input: with no
+/// flows, or no traffic, the index is 0/0, undefined, and saying 1 ("perfectly
+/// fair") would make a dead run look like the best one. The engine's runs, the
+/// kernel's runs, the sweeps and the comparisons all use this one answer.
+pub fn jain_index(x: &[f64]) -> Option<f64> {
     let s: f64 = x.iter().sum();
     let s2: f64 = x.iter().map(|v| v * v).sum();
-    if s2 == 0.0 {
-        return 1.0;
-    }
-    s * s / (x.len() as f64 * s2)
+    (s2 > 0.0).then(|| s * s / (x.len() as f64 * s2))
 }
 
 #[cfg(test)]
@@ -141,10 +141,13 @@ mod tests {
 
     #[test]
     fn jain_index_extremes_and_a_hand_value() {
-        assert_eq!(jain_index(&[5.0, 5.0, 5.0, 5.0]), 1.0);
-        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0, 5.0]), Some(1.0));
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
         // (1+2+3)^2 / (3·(1+4+9)) = 36/42
-        assert!((jain_index(&[1.0, 2.0, 3.0]) - 36.0 / 42.0).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 2.0, 3.0]).unwrap() - 36.0 / 42.0).abs() < 1e-12);
+        // No flows, or no traffic: undefined.
+        assert_eq!(jain_index(&[]), None);
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
     }
 
     #[test]

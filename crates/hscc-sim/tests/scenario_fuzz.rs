@@ -7,7 +7,7 @@
 mod peak;
 
 use hscc_cc::testing::proptest_cases;
-use hscc_sim::{time::MS, ScenarioSpec, Sim};
+use hscc_sim::{time::MS, Estimated, ScenarioSpec, Sim};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

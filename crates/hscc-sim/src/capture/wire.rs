@@ -9,8 +9,7 @@
 use crate::packet::{Kind, Packet, CE, CWR, DSACK, ECE, ECT, HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::time::{Time, US};
 
-/// Longest header written: IPv4 (20) + TCP with the longest options here (60).
-pub const MAX_HEADER: usize = 80;
+pub use hscc_model::capture::MAX_HEADER;
 /// Bytes before the TCP header.
 const IP: usize = 20;
 

@@ -21,62 +21,10 @@
 //!   the next drop time advances as if it had been dropped (Linux
 //!   `codel_dequeue`: `params->ecn && INET_ECN_set_ce(skb)`).
 
-use serde::Serialize;
-
-use super::{check, Fifo, Limits, Tally, Why};
-use crate::config::ConfigError;
+use super::{Fifo, Limits, Tally, Why};
 use crate::packet::Packet;
-use crate::time::{secs, Time, MS, SEC};
-
-/// CoDel's parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct CodelParams {
-    /// Acceptable standing queue delay, ps. Default 5 ms (RFC 8289 §4.4;
-    /// Linux `codel_params_init`: `MS2TIME(5)`).
-    pub target: Time,
-    /// Time the sojourn must stay above `target` before dropping, and the
-    /// base of the control law, ps. Default 100 ms (RFC 8289 §4.3; Linux
-    /// `codel_params_init`: `MS2TIME(100)`).
-    pub interval: Time,
-    /// CE-mark ECN-capable packets instead of dropping them. Default off
-    /// (Linux `codel_params_init`: `ecn = false`).
-    pub ecn: bool,
-}
-
-impl Default for CodelParams {
-    fn default() -> Self {
-        CodelParams {
-            target: 5 * MS,
-            interval: 100 * MS,
-            ecn: false,
-        }
-    }
-}
-
-impl CodelParams {
-    /// Check the times; `at` names the queue in errors.
-    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        check_times(self.target, self.interval, at)
-    }
-}
-
-/// Target and interval of CoDel (and FQ-CoDel): 1 µs to 1 hour, target below interval.
-pub(super) fn check_times(target: Time, interval: Time, at: &str) -> Result<(), ConfigError> {
-    check(
-        (crate::time::US..=3600 * SEC).contains(&interval),
-        at,
-        "interval",
-        format!("{} s", secs(interval)),
-        "1 us to one hour",
-    )?;
-    check(
-        target >= crate::time::US && target < interval,
-        at,
-        "target",
-        format!("{} s", secs(target)),
-        "at least 1 us and below interval",
-    )
-}
+use crate::time::Time;
+pub use hscc_model::queue::CodelParams;
 
 /// The packets CoDel takes from: a FIFO, or one flow's queue in FQ-CoDel.
 pub(crate) trait Source {
@@ -283,6 +231,7 @@ mod tests {
     use crate::packet::CE;
     use crate::queue::testing::{limits, pkt, Books};
     use crate::time::US;
+    use crate::time::{MS, SEC};
 
     /// Fill the queue at time 0, then dequeue every millisecond: the times
     /// (ms) at which a packet was dropped or marked, and the packets sent.

@@ -20,75 +20,13 @@
 use std::collections::VecDeque;
 
 use rand::Rng as _;
-use serde::Serialize;
 
-use super::codel::{check_times, CodelVars, Source};
-use super::{check, Limits, Tally, Why};
-use crate::config::ConfigError;
+use super::codel::{CodelVars, Source};
+use super::{Limits, Tally, Why};
 use crate::packet::{Kind, Packet};
 use crate::rng::Rng;
-use crate::time::{Time, MS};
-
-/// FQ-CoDel's parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct FqCodelParams {
-    /// CoDel's target per flow, ps. Default 5 ms (RFC 8290 §5.2.3; Linux `fq_codel_init`).
-    pub target: Time,
-    /// CoDel's interval per flow, ps. Default 100 ms (RFC 8290 §5.2.3; Linux).
-    pub interval: Time,
-    /// Number of flow queues. Default 1024 (RFC 8290 §5.2.2; Linux `flows_cnt`).
-    pub flows: u32,
-    /// Bytes a flow may send per round, ps. Default 1514: one Ethernet frame
-    /// (RFC 8290 §5.2.1 "the MTU"; Linux `psched_mtu(qdisc_dev(sch))`).
-    pub quantum: u32,
-    /// CE-mark ECN-capable packets instead of dropping them. Default on
-    /// (RFC 8290 §5.2.7; Linux `fq_codel_init`: `cparams.ecn = true`).
-    pub ecn: bool,
-    /// Most packets dropped from the fattest flow per overflow. Default 64
-    /// (Linux `drop_batch_size`).
-    pub drop_batch: u32,
-}
-
-impl Default for FqCodelParams {
-    fn default() -> Self {
-        FqCodelParams {
-            target: 5 * MS,
-            interval: 100 * MS,
-            flows: 1024,
-            quantum: 1514,
-            ecn: true,
-            drop_batch: 64,
-        }
-    }
-}
-
-impl FqCodelParams {
-    /// Check the values; `at` names the queue in errors.
-    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        check_times(self.target, self.interval, at)?;
-        check(
-            (1..=65_536).contains(&self.flows),
-            at,
-            "flows",
-            self.flows,
-            "1 to 65536 flow queues (Linux's limit)",
-        )?;
-        check(
-            (64..=1_048_576).contains(&self.quantum),
-            at,
-            "quantum",
-            self.quantum,
-            "64 bytes to 1 MiB",
-        )?;
-        check(
-            (1..=65_536).contains(&self.drop_batch),
-            at,
-            "drop_batch",
-            self.drop_batch,
-            "1 to 65536 packets",
-        )
-    }
-}
+use crate::time::Time;
+pub use hscc_model::queue::FqCodelParams;
 
 /// One flow queue (Linux `struct fq_codel_flow`).
 #[derive(Debug, Default)]
@@ -299,6 +237,7 @@ mod tests {
     use super::*;
     use crate::queue::testing::{limits, Books};
     use crate::rng::{component_rng, Component};
+    use crate::time::MS;
 
     fn fq(n: u64) -> FqCodel {
         FqCodel::new(

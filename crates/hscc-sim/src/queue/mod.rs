@@ -23,10 +23,7 @@ pub mod red;
 
 use std::collections::VecDeque;
 
-use serde::Serialize;
-
 use crate::capture::{DropCause, DropLog, Dropped};
-use crate::config::ConfigError;
 use crate::packet::{Kind, Packet, CE, ECT, SLOW_START};
 use crate::rng::Rng;
 use crate::stats::LinkCounters;
@@ -34,43 +31,9 @@ use crate::time::Time;
 
 pub use codel::CodelParams;
 pub use fq_codel::FqCodelParams;
+pub use hscc_model::queue::{check, QueueConfig};
 pub use pie::PieParams;
 pub use red::RedParams;
-
-/// A link's queue discipline and its parameters.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum QueueConfig {
-    /// First in, first out; the arriving packet is dropped when the buffer is full.
-    #[default]
-    DropTail,
-    /// Random Early Detection (Floyd & Jacobson 1993), gentle by default.
-    Red(RedParams),
-    /// Controlled Delay (RFC 8289).
-    Codel(CodelParams),
-    /// Flow-queue CoDel (RFC 8290).
-    FqCodel(FqCodelParams),
-    /// Proportional Integral controller Enhanced (RFC 8033).
-    Pie(PieParams),
-}
-
-impl QueueConfig {
-    /// Whether the link needs the dequeue-time path (anything but DropTail).
-    pub fn is_aqm(&self) -> bool {
-        !matches!(self, QueueConfig::DropTail)
-    }
-
-    /// Check the parameters; `at` names the link's queue in errors.
-    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        match self {
-            QueueConfig::DropTail => Ok(()),
-            QueueConfig::Red(p) => p.validate(at),
-            QueueConfig::Codel(p) => p.validate(at),
-            QueueConfig::FqCodel(p) => p.validate(at),
-            QueueConfig::Pie(p) => p.validate(at),
-        }
-    }
-}
 
 /// The hard limit of a discipline and how it counts bytes.
 #[derive(Clone, Copy, Debug)]
@@ -335,24 +298,6 @@ impl Discipline {
             Discipline::Pie(d) => Box::new(d.queue().iter()),
         }
     }
-}
-
-/// `value` checked against `ok`, as a [`ConfigError`] on the field `at.name`.
-pub(crate) fn check(
-    ok: bool,
-    at: &str,
-    name: &str,
-    value: impl std::fmt::Display,
-    allowed: &str,
-) -> Result<(), ConfigError> {
-    if ok {
-        return Ok(());
-    }
-    Err(ConfigError {
-        field: format!("{at}.{name}"),
-        value: value.to_string(),
-        allowed: allowed.into(),
-    })
 }
 
 #[cfg(test)]

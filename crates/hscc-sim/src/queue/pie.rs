@@ -24,13 +24,13 @@
 //! arms its first timer at HZ/2, 0.5 s.
 
 use rand::Rng as _;
-use serde::Serialize;
 
-use super::{check, Fifo, Limits, Tally, Why};
-use crate::config::ConfigError;
+use super::{Fifo, Limits, Tally, Why};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::time::{secs, Time, MS, SEC};
+use crate::time::Time;
+use hscc_model::queue::sixteenths;
+pub use hscc_model::queue::PieParams;
 
 /// Linux `MAX_PROB`: probability 1.
 pub const MAX_PROB: u64 = u64::MAX >> 8;
@@ -45,71 +45,6 @@ const HIGH_DELAY: u64 = (250 * 1_000_000) >> 6;
 /// "MTU" of the early-drop floor: a full 1500-byte IP packet (Linux `psched_mtu`,
 /// device MTU plus link header; the link's framing is added).
 const MTU: u64 = 1500;
-
-/// PIE's parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct PieParams {
-    /// Target queue delay, ps. Default 15 ms (RFC 8033 §4.2 QDELAY_REF; Linux `pie_params_init`).
-    pub target: Time,
-    /// Interval of the probability updates, ps. Default 15 ms (RFC 8033 §4.2 T_UPDATE; Linux).
-    pub tupdate: Time,
-    /// Gain on the delay's distance from target, 1/s, a multiple of 1/16 from
-    /// 0 to 2. Default 0.125 (RFC 8033 §4.2; Linux `alpha = 2` sixteenths).
-    pub alpha: f64,
-    /// Gain on the delay's change, 1/s, a multiple of 1/16 from 0 to 2.
-    /// Default 1.25 (RFC 8033 §4.2; Linux `beta = 20` sixteenths).
-    pub beta: f64,
-    /// CE-mark ECN-capable packets while the probability is at most 10 %.
-    /// Default off (Linux `pie_params_init`: `ecn = false`).
-    pub ecn: bool,
-}
-
-impl Default for PieParams {
-    fn default() -> Self {
-        PieParams {
-            target: 15 * MS,
-            tupdate: 15 * MS,
-            alpha: 0.125,
-            beta: 1.25,
-            ecn: false,
-        }
-    }
-}
-
-/// A gain in Linux's sixteenths, if it is a multiple of 1/16 in [0, 2].
-fn sixteenths(g: f64) -> Option<u64> {
-    let x = g * 16.0;
-    (x.is_finite() && (0.0..=32.0).contains(&x) && x.fract() == 0.0).then_some(x as u64)
-}
-
-impl PieParams {
-    /// Check times and gains; `at` names the queue in errors.
-    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        check(
-            (crate::time::US..=SEC).contains(&self.target),
-            at,
-            "target",
-            format!("{} s", secs(self.target)),
-            "1 us to 1 s",
-        )?;
-        check(
-            (MS..=SEC).contains(&self.tupdate),
-            at,
-            "tupdate",
-            format!("{} s", secs(self.tupdate)),
-            "1 ms to 1 s",
-        )?;
-        const GAIN: &str = "a multiple of 1/16 from 0 to 2 (Linux keeps the gains in sixteenths)";
-        check(
-            sixteenths(self.alpha).is_some(),
-            at,
-            "alpha",
-            self.alpha,
-            GAIN,
-        )?;
-        check(sixteenths(self.beta).is_some(), at, "beta", self.beta, GAIN)
-    }
-}
 
 /// Linux `struct pie_vars` (timestamp mode), times in psched ticks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -300,6 +235,7 @@ mod tests {
     use super::*;
     use crate::queue::testing::{limits, pkt, Books};
     use crate::rng::{component_rng, Component};
+    use crate::time::MS;
 
     fn pie() -> Pie {
         Pie::new(

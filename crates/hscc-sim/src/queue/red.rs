@@ -17,98 +17,12 @@
 //! packet is dropped. The thresholds count packets (ns-2's default mode).
 
 use rand::Rng as _;
-use serde::Serialize;
 
-use super::{check, Fifo, Limits, Tally, Why};
-use crate::config::ConfigError;
+use super::{Fifo, Limits, Tally, Why};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::time::{Time, SEC};
-
-/// RED's parameters. Linux's `tc red` has no defaults (every value is
-/// required); these are Floyd's recommendations, which are ns-2's defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RedParams {
-    /// Lower threshold of the average queue, packets. Default 5 (Floyd, "RED:
-    /// Discussions of Setting Parameters", 1997: min_th = 5 packets; ns-2 `thresh_`).
-    pub min_th: f64,
-    /// Upper threshold, packets. Default 15: three times min_th (Floyd 1997:
-    /// "max_th … at least twice min_th", 3× as the rule of thumb; ns-2 `maxthresh_`).
-    pub max_th: f64,
-    /// Drop probability at max_th. Default 0.1 (Floyd 1997; ns-2 `linterm_` = 10 = 1/max_p).
-    pub max_p: f64,
-    /// Weight of the average. Default 0.002 (Floyd 1997: "w_q = 0.002"; ns-2 `q_weight_`).
-    pub w_q: f64,
-    /// Gentle mode: p_b rises from max_p to 1 between max_th and 2·max_th
-    /// instead of jumping to 1. Default on (Floyd 2000; ns-2 `gentle_` true).
-    pub gentle: bool,
-    /// CE-mark ECN-capable packets instead of dropping them in the random
-    /// region. Default off (ns-2 `setbit_` false; Linux needs the `ecn` flag).
-    pub ecn: bool,
-    /// Above the random region, drop even ECN-capable packets. Default on:
-    /// ns-2 drops there (`DTYPE_FORCED`), as RFC 3168 §7 expects of a queue
-    /// past its thresholds; Linux marks there unless its `harddrop` flag is set.
-    pub harddrop: bool,
-    /// Typical packet size for the idle-time decay, bytes. Default 500
-    /// (ns-2 `mean_pktsize_`).
-    pub mean_pktsize: u32,
-}
-
-impl Default for RedParams {
-    fn default() -> Self {
-        RedParams {
-            min_th: 5.0,
-            max_th: 15.0,
-            max_p: 0.1,
-            w_q: 0.002,
-            gentle: true,
-            ecn: false,
-            harddrop: true,
-            mean_pktsize: 500,
-        }
-    }
-}
-
-impl RedParams {
-    /// Check thresholds, probability and weight; `at` names the queue in errors.
-    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        check(
-            self.min_th.is_finite() && self.min_th >= 0.0,
-            at,
-            "min_th",
-            self.min_th,
-            "0 packets or more",
-        )?;
-        check(
-            self.max_th.is_finite() && self.max_th > self.min_th && self.max_th <= 1e8,
-            at,
-            "max_th",
-            self.max_th,
-            "above min_th, at most 10^8 packets",
-        )?;
-        check(
-            self.max_p > 0.0 && self.max_p <= 1.0,
-            at,
-            "max_p",
-            self.max_p,
-            "a probability above 0, at most 1",
-        )?;
-        check(
-            self.w_q > 0.0 && self.w_q <= 1.0,
-            at,
-            "w_q",
-            self.w_q,
-            "a weight above 0, at most 1",
-        )?;
-        check(
-            (1..=65_535).contains(&self.mean_pktsize),
-            at,
-            "mean_pktsize",
-            self.mean_pktsize,
-            "1 to 65535 bytes",
-        )
-    }
-}
+pub use hscc_model::queue::RedParams;
 
 /// What RED decides for an arriving packet, before the buffer limit.
 #[derive(Clone, Copy, Debug, PartialEq)]

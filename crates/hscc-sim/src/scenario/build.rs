@@ -24,6 +24,7 @@ use crate::time::{from_secs, Time, SEC};
 use crate::topology::{dumbbell, parking_lot, AccessSpec};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{Sessions, SizeDist, WebConfig, WebModel};
+pub use hscc_model::config::is_file_name;
 
 pub(super) fn err(
     field: impl Into<String>,
@@ -913,13 +914,6 @@ fn capture_origin(p: &PcapSpec) -> crate::estimate::CaptureOrigin {
         flows: ("output.pcap.flows".into(), list(&p.flows)),
         links: ("output.pcap.links".into(), list(&p.links)),
     }
-}
-
-/// Whether `v` can name a run directory as it is: one path component.
-pub fn is_file_name(v: &str) -> bool {
-    (1..=100).contains(&v.chars().count())
-        && !v.starts_with('.')
-        && !v.chars().any(|c| c == '/' || c == '\\' || c.is_control())
 }
 
 /// Web sizes as the engine draws them; `packmime` is PackMime's own distribution of this quantity.

@@ -19,21 +19,9 @@
 //! timestamps (RFC 7323 §4.2); the caller applies Karn's rule (§3) by not
 //! sampling retransmitted segments.
 
-use crate::time::{Time, SEC, US};
+use crate::time::{Time, US};
+pub use hscc_model::tcp::{RtoEstimator, MAX_RTO};
 
-/// Which estimator computes the RTO.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RtoEstimator {
-    /// RFC 6298 (ns-2, ns-3).
-    #[default]
-    Rfc6298,
-    /// Linux's `tcp_rtt_estimator`.
-    Linux,
-}
-
-/// Linux `TCP_RTO_MAX`.
-pub const MAX_RTO: Time = 120 * SEC;
 const GRANULARITY: Time = US;
 
 /// SRTT/RTTVAR state and the current RTO.
@@ -152,6 +140,7 @@ impl RttEstimator {
 mod tests {
     use super::*;
     use crate::time::MS;
+    use crate::time::SEC;
 
     #[test]
     fn first_sample_and_update_follow_rfc6298() {

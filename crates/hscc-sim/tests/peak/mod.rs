@@ -4,6 +4,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
+use hscc_sim::Estimated as _;
+
 struct Counting;
 
 static NOW: AtomicUsize = AtomicUsize::new(0);

@@ -1,7 +1,7 @@
 //! Simulated time: integer picoseconds, as htsim keeps it.
 //!
 //! `u64` picoseconds cover 213 days and make serialization exact at any link
-//! rate once the remainder is carried (see [`crate::link`]).
+//! rate once the remainder is carried (see `hscc_sim::link`).
 
 /// A point or span of simulated time, in picoseconds.
 pub type Time = u64;

@@ -3,9 +3,36 @@
 
 use std::collections::VecDeque;
 
-use crate::config::{Buffer, ConfigError, LinkConfig, LinkSpec, Topology};
+use serde::Serialize;
+
+use crate::error::ConfigError;
 use crate::limits::MAX_ROUTE_LINKS;
+use crate::link::{Buffer, LinkConfig};
 use crate::time::Time;
+
+/// A unidirectional link between two nodes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkSpec {
+    /// Name for reports (e.g. "bottleneck").
+    pub name: String,
+    /// Node it leaves.
+    pub from: u32,
+    /// Node it reaches.
+    pub to: u32,
+    /// Rate, delay, buffer, loss, jitter.
+    pub cfg: LinkConfig,
+    /// Record queue traces and the queuing-delay distribution.
+    pub monitor: bool,
+}
+
+/// Nodes and unidirectional links.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Topology {
+    /// Node names.
+    pub nodes: Vec<String>,
+    /// Links.
+    pub links: Vec<LinkSpec>,
+}
 
 impl Topology {
     /// Add a node; returns its index.

@@ -1,4 +1,4 @@
-//! What a run may cost: limits on the [`Estimate`](crate::estimate::Estimate)
+//! What a run may cost: limits on the estimate (`hscc_sim::Estimate`)
 //! that a caller chooses, and hard caps on every structure sized from user
 //! input, which hold even if the estimate is wrong.
 //!
@@ -7,7 +7,7 @@
 //! single structure can take more than a few GB.
 
 /// Limits a run must fit in, checked against the estimate before anything
-/// big is allocated ([`crate::ScenarioSpec::build_with`], [`crate::Sim::with_limits`]).
+/// big is allocated (`hscc_sim::ScenarioSpec::build_with`, `hscc_sim::Sim::with_limits`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BuildLimits {
     /// Peak memory, bytes. A safe fraction of the machine's RAM is the front
