@@ -145,6 +145,8 @@ pub fn c_hstcp_formula(
         k_q32: f.k_q32,
     };
     let (mut l, mut a, mut b, mut ss) = (0, 0, 0, 0);
+    // SAFETY: the C function reads `c` and writes one integer through each out pointer,
+    // all of them live locals of the matching C types (#[repr(C)] struct, u32/u64).
     unsafe { hscc_user_hstcp_formula(w, &c, &mut l, &mut a, &mut b, &mut ss) };
     (l, a, b, ss)
 }
@@ -158,6 +160,7 @@ pub fn c_hstcp_formula_rfc() -> hscc_cc::algos::highspeed::HstcpFormula {
         b_drop_q32: 0,
         k_q32: 0,
     };
+    // SAFETY: the C function fills the #[repr(C)] struct `c` and keeps no pointer to it.
     unsafe { hscc_user_hstcp_formula_rfc(&mut c) };
     hscc_cc::algos::highspeed::HstcpFormula {
         low_window: c.low_window,
