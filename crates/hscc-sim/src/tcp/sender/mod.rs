@@ -80,11 +80,8 @@ use crate::tcp::work;
 use crate::time::{Time, SEC, US};
 use rand::Rng as _;
 
-#[path = "rack.rs"]
 mod rack;
-#[path = "tlp.rs"]
 mod tlp;
-#[path = "undo.rs"]
 mod undo;
 
 use rack::Rack;
