@@ -1402,39 +1402,12 @@ fn subtract(range: (u64, u64), cut: &[(u64, u64); 3]) -> [(u64, u64); 4] {
 mod tests {
     use hscc_cc::{CaState, CcParams};
 
-    use super::{subtract, Sender, Wire, EVER_RETRANS, LOST, RETRANS, SACKED};
+    use super::{subtract, Sender, EVER_RETRANS, LOST, RETRANS, SACKED};
     use crate::config::FlowConfig;
-    use crate::event::EventQueue;
-    use crate::packet::Packet;
     use crate::rng::{component_rng, Component};
     use crate::tcp::work;
-    use crate::time::{Time, MS};
-
-    /// Drops what is sent; keeps the timers.
-    #[derive(Default)]
-    struct NullWire {
-        now: Time,
-        q: EventQueue,
-    }
-
-    impl Wire for NullWire {
-        fn now(&self) -> Time {
-            self.now
-        }
-        fn queue(&mut self) -> &mut EventQueue {
-            &mut self.q
-        }
-        fn send(&mut self, _: Packet, _: Time) {}
-    }
-
-    fn ack(seq: u64, sack: &[(u64, u64)]) -> Packet {
-        let mut p = Packet::ack(0, seq, 52, 0);
-        for (i, &(a, b)) in sack.iter().enumerate() {
-            p.sack[i] = ((a - seq) as u32, (b - seq) as u32);
-        }
-        p.nsack = sack.len() as u8;
-        p
-    }
+    use crate::testing::{ack, NullWire};
+    use crate::time::MS;
 
     #[test]
     fn sack_loss_marking_does_not_walk_a_long_hole_on_every_ack() {
