@@ -24,7 +24,7 @@
 
 use hscc_cc::CaState;
 
-use super::tlp::{XmitTimer, TIMEOUT_MIN};
+use super::timers::{XmitTimer, TIMEOUT_MIN};
 use super::{Seg, Sender, Wire, EVER_RETRANS, LISTED, LOST, RETRANS};
 use crate::tcp::work;
 use crate::time::Time;
