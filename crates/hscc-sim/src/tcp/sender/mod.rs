@@ -62,10 +62,7 @@
 
 use std::collections::VecDeque;
 
-use hscc_cc::{
-    AckSample, CaEvent, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH,
-    TCP_INFINITE_SSTHRESH,
-};
+use hscc_cc::{AckSample, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH};
 
 use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery, SsthreshFrom};
 use crate::event::{EventQueue, Timer};
@@ -79,8 +76,10 @@ use crate::tcp::work;
 use crate::time::{Time, US};
 use rand::Rng as _;
 
+mod loss;
 mod output;
 mod rack;
+mod recovery;
 mod timers;
 mod tlp;
 mod undo;
@@ -728,274 +727,6 @@ impl Sender {
         }
     }
 
-    /// Linux `tcp_check_sack_reordering`: `low` was delivered after data above it.
-    fn check_sack_reordering(&mut self, low: u64) {
-        let fack = self.highest_sack_seq();
-        if low >= fack {
-            return;
-        }
-        let metric = fack - low;
-        if metric > self.reordering as u64 {
-            self.reordering = metric.min(self.max_reordering as u64) as u32;
-        }
-        self.reord_seen += 1;
-    }
-
-    /// RFC 6675 IsLost with DupThresh = the reordering degree (Linux
-    /// `tcp_mark_head_lost` from `tcp_update_scoreboard`): an un-SACKed
-    /// segment is lost once at least `reordering` segments above it are
-    /// SACKed. The walk resumes where it stopped, with the count of SACKed
-    /// segments below (kept as segments are SACKed or acknowledged), so a long
-    /// hole below fewer SACKs is not walked again on every ACK.
-    fn mark_lost_dupthresh(&mut self) {
-        if self.tp.sacked_out < self.reordering {
-            return;
-        }
-        let allowed = self.tp.sacked_out - self.reordering; // SACKed segments a lost one may have below it
-        if self.lost_scan < self.snd_una {
-            (self.lost_scan, self.lost_cnt) = (self.snd_una, 0);
-        }
-        let (mut seq, mut cnt) = (self.lost_scan, self.lost_cnt);
-        while seq < self.snd_nxt {
-            work::step(1);
-            (self.lost_scan, self.lost_cnt) = (seq, cnt);
-            cnt += (self.sb[(seq - self.snd_una) as usize].flags & SACKED != 0) as u32;
-            if cnt > allowed {
-                return; // fewer than `reordering` SACKed segments above
-            }
-            self.mark_lost(seq);
-            seq += 1;
-        }
-        (self.lost_scan, self.lost_cnt) = (seq, cnt);
-    }
-
-    fn mark_head_lost(&mut self) {
-        self.mark_lost(self.snd_una);
-    }
-
-    fn mark_lost(&mut self, seq: u64) {
-        let s = &mut self.sb[(seq - self.snd_una) as usize];
-        if s.flags & (SACKED | LOST | RETRANS) != 0 {
-            return;
-        }
-        s.flags |= LOST;
-        self.tp.lost_out += 1;
-        self.tp.lost = self.tp.lost.wrapping_add(1);
-        self.to_retx += 1;
-        self.retx_hint = self.retx_hint.min(seq);
-        self.counters.lost_fast += 1;
-        if self.rack_on {
-            self.ts_unlink(seq);
-        }
-    }
-
-    /// Linux `tcp_fastretrans_alert`: leave recovery when `high_seq` is
-    /// acknowledged (undoing the reduction if it was spurious), detect losses,
-    /// enter recovery or, on an ECN echo (`ece`), CWR. Returns whether RACK
-    /// armed its reordering timer.
-    fn recovery_state_machine(
-        &mut self,
-        p: &Packet,
-        prior_una: u64,
-        fl: AckFlags,
-        ece: bool,
-        now: Time,
-        w: &mut impl Wire,
-    ) -> bool {
-        // D. State exit when high_seq is acknowledged.
-        let done = self.snd_una >= self.high_seq;
-        if self.tp.ca_state == CaState::Recovery && done {
-            // Linux tcp_try_undo_recovery, tcp_end_cwnd_reduction, then tcp_try_to_open.
-            let undone = self.undo_on && self.try_undo_recovery(p);
-            if !undone && self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
-                self.tp.snd_cwnd = self.tp.snd_ssthresh;
-            }
-            self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
-            self.set_open();
-        } else if self.tp.ca_state == CaState::Cwr && self.snd_una > self.high_seq {
-            // Held until data above high_seq is acknowledged, so that CWR has
-            // reached the receiver (Linux `tcp_fastretrans_alert`).
-            self.end_cwr();
-        }
-        // E. Process the state.
-        let prior_retrans = self.tp.retrans_out;
-        match self.tp.ca_state {
-            CaState::Recovery => {
-                if fl.una_advanced && self.undo_on && self.try_undo_partial(p, prior_una) {
-                    return false; // the hole was filled by a delayed original; retransmissions still out
-                }
-                if self.undo_on && self.try_undo_dsack() {
-                    self.try_to_open();
-                }
-            }
-            CaState::Loss => self.process_loss(p, fl),
-            _ if self.undo_on => {
-                self.try_undo_dsack();
-            }
-            _ => {}
-        }
-        let mut reo_armed = false;
-        if self.sack {
-            if self.rack_on {
-                reo_armed = self.rack_mark_lost(now, w);
-            } else {
-                self.mark_lost_dupthresh();
-            }
-        } else if self.tp.ca_state == CaState::Recovery
-            && fl.una_advanced
-            && self.snd_una < self.high_seq
-        {
-            // NewReno partial ACK: retransmit the next hole at once (RFC 6582 §3.2 step 3).
-            self.mark_head_lost();
-            self.force_retx = true;
-        } else if self.tp.sacked_out >= self.reordering && self.tp.ca_state < CaState::Recovery {
-            self.mark_head_lost();
-        }
-        // In Loss, a lost retransmission (RACK) starts a recovery (Linux: "retransmits are lost").
-        let lost_retrans = self.tp.retrans_out < prior_retrans && self.tp.lost_out > 0;
-        if self.tp.ca_state <= CaState::Cwr || (self.tp.ca_state == CaState::Loss && lost_retrans) {
-            if self.tp.lost_out > 0 {
-                self.enter_recovery();
-            } else if self.tp.ca_state == CaState::Cwr {
-                // Still reducing: an echo now changes nothing.
-            } else if self.tp.ca_state != CaState::Loss {
-                // Linux tcp_try_to_open: an echo enters CWR, else keep open.
-                if ece {
-                    self.enter_cwr();
-                } else {
-                    self.try_to_open();
-                }
-            }
-        }
-        reo_armed
-    }
-
-    /// Linux `tcp_try_keep_open`: Disorder while SACKed, lost or retransmitted data is out.
-    fn try_to_open(&mut self) {
-        let head_retransmitted =
-            self.undo_on && self.sb.front().is_some_and(|s| s.flags & EVER_RETRANS != 0);
-        let disorder = self.tp.sacked_out > 0 || self.tp.retrans_out > 0 || head_retransmitted;
-        self.set_state(if disorder {
-            CaState::Disorder
-        } else {
-            CaState::Open
-        });
-    }
-
-    fn set_open(&mut self) {
-        if !self.sack {
-            self.tp.sacked_out = 0;
-        }
-        let next = if self.tp.sacked_out > 0 {
-            CaState::Disorder
-        } else {
-            CaState::Open
-        };
-        self.set_state(next);
-    }
-
-    /// Linux `tcp_current_ssthresh`: the ssthresh an undo may restore.
-    fn current_ssthresh(&self) -> u32 {
-        if matches!(self.tp.ca_state, CaState::Cwr | CaState::Recovery) {
-            self.tp.snd_ssthresh
-        } else {
-            self.tp
-                .snd_ssthresh
-                .max((self.tp.snd_cwnd >> 1) + (self.tp.snd_cwnd >> 2))
-        }
-    }
-
-    /// Linux `tcp_enter_recovery`: a reduction already under way for ECN
-    /// (CWR) continues instead of starting again (`tcp_in_cwnd_reduction`).
-    fn enter_recovery(&mut self) {
-        self.counters.recoveries += 1;
-        if self.undo_on {
-            self.init_undo(self.current_ssthresh());
-        }
-        if self.tp.ca_state != CaState::Cwr {
-            self.init_cwnd_reduction();
-        }
-        self.tlp_high_seq = None;
-        self.set_state(CaState::Recovery);
-        if !self.prr {
-            self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
-            self.force_retx = true; // RFC 6675 §5 step 4.3 / RFC 6582 §3.2 step 2
-        }
-    }
-
-    /// The algorithm's `ssthresh` from cwnd or, with [`SsthreshFrom::Pipe`],
-    /// from the segments in flight (ns-3), shown to it as `snd_cwnd`.
-    pub(super) fn loss_ssthresh(&mut self) -> u32 {
-        match self.ssthresh_from {
-            SsthreshFrom::Cwnd => self.cc.ssthresh(&mut self.tp),
-            SsthreshFrom::Pipe => {
-                let cwnd = self.tp.snd_cwnd;
-                self.tp.snd_cwnd = self.tp.packets_in_flight().max(1);
-                let ssthresh = self.cc.ssthresh(&mut self.tp);
-                self.tp.snd_cwnd = cwnd;
-                ssthresh
-            }
-        }
-    }
-
-    /// Linux `tcp_init_cwnd_reduction`, for a recovery and for CWR: the
-    /// additive-increase credit earned at the old window is dropped.
-    fn init_cwnd_reduction(&mut self) {
-        self.tp.snd_cwnd_cnt = 0;
-        self.tp.prior_cwnd = self.tp.snd_cwnd;
-        self.tp.snd_ssthresh = self.loss_ssthresh();
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.high_seq = self.snd_nxt;
-        self.ecn.queue_cwr();
-    }
-
-    /// Linux `tcp_enter_cwr`: an ECN echo in Open or Disorder reduces the
-    /// window once (RFC 3168 §6.1.2), by PRR or, classic, to ssthresh at once.
-    fn enter_cwr(&mut self) {
-        self.counters.ecn_reductions += 1;
-        self.init_cwnd_reduction();
-        self.set_state(CaState::Cwr);
-        if !self.prr {
-            self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
-        }
-    }
-
-    /// Linux `tcp_end_cwnd_reduction` leaving CWR, then `tcp_set_ca_state(Open)`.
-    fn end_cwr(&mut self) {
-        if self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
-            self.tp.snd_cwnd = self.tp.snd_ssthresh;
-        }
-        self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
-        self.set_state(CaState::Open);
-    }
-
-    /// Linux `tcp_cwnd_reduction` (RFC 6937 with RecoverFS = prior_cwnd).
-    fn prr_reduction(&mut self, newly_acked_sacked: u32, una_advanced: bool, newly_lost: bool) {
-        if newly_acked_sacked == 0 || self.tp.prior_cwnd == 0 {
-            return;
-        }
-        let in_flight = self.tp.packets_in_flight() as i64;
-        let ssthresh = self.tp.snd_ssthresh as i64;
-        self.prr_delivered += newly_acked_sacked;
-        let delta = ssthresh - in_flight;
-        let mut sndcnt = if delta < 0 {
-            let dividend =
-                ssthresh as u64 * self.prr_delivered as u64 + self.tp.prior_cwnd as u64 - 1;
-            (dividend / self.tp.prior_cwnd as u64) as i64 - self.prr_out as i64
-        } else {
-            let mut s =
-                (self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64);
-            if una_advanced && !newly_lost {
-                s += 1;
-            }
-            s.min(delta)
-        };
-        // Force a fast retransmit upon entering fast recovery.
-        sndcnt = sndcnt.max(if self.prr_out > 0 { 0 } else { 1 });
-        self.tp.snd_cwnd = (in_flight + sndcnt).clamp(1, u32::MAX as i64) as u32;
-    }
-
     /// After an event at `now`: a traced flow logs the changes the sender made
     /// itself, outside the hooks (see [`crate::tcp::cc_log`]).
     #[inline]
@@ -1103,43 +834,12 @@ fn subtract(range: (u64, u64), cut: &[(u64, u64); 3]) -> [(u64, u64); 4] {
 mod tests {
     use hscc_cc::{CaState, CcParams};
 
-    use super::{subtract, Sender, EVER_RETRANS, LOST, RETRANS, SACKED};
+    use super::{subtract, Sender};
     use crate::config::FlowConfig;
     use crate::rng::{component_rng, Component};
     use crate::tcp::work;
     use crate::testing::{ack, NullWire};
     use crate::time::MS;
-
-    #[test]
-    fn sack_loss_marking_does_not_walk_a_long_hole_on_every_ack() {
-        const W: u64 = 80_000;
-        let mut cfg =
-            FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_classic_recovery();
-        cfg.init_cwnd = W as u32;
-        let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
-        let mut w = NullWire::default();
-        s.start(&mut w);
-        w.now = 100 * MS;
-        // 10 and the top two arrive: 0..10 lie below three SACKed segments and
-        // are lost; 11..W-2 lie below only two, so they are not (yet).
-        let blocks = [(10, 11), (W - 2, W)];
-        s.on_ack(&ack(0, &blocks), &mut w);
-        assert_eq!((s.tp.ca_state, s.tp.lost_out), (CaState::Recovery, 10));
-        work::take();
-        // Retransmissions of 0..10 are acknowledged, then duplicate ACKs follow.
-        for una in (1..=9).chain([11; 20]) {
-            s.on_ack(&ack(una, &blocks[(una > 10) as usize..]), &mut w);
-        }
-        assert_eq!((s.snd_una(), s.tp.lost_out), (11, 0));
-        s.check_scoreboard().unwrap();
-        // Scanning down from the highest SACK for the third one took ~W per ACK
-        // (2.3 million entries here); now it is about one per ACK.
-        let steps = work::take();
-        assert!(
-            steps <= 4 * 29,
-            "{steps} scoreboard entries visited for 29 ACKs"
-        );
-    }
 
     #[test]
     fn rack_work_per_ack_does_not_grow_with_the_window() {
@@ -1168,59 +868,6 @@ mod tests {
         // one (sent at 0 like 1): 0 + RACK.rtt + 25 ms + 2 ms.
         assert_eq!(s.rto_timer.deadline, (102 * MS) + 25 * MS + 2 * MS);
         s.check_scoreboard().unwrap();
-    }
-
-    proptest::proptest! {
-        /// The resumed walk marks exactly what RFC 6675 IsLost says: after
-        /// every ACK, an un-SACKed segment never retransmitted is marked lost
-        /// if `reordering` or more segments above it are SACKed, and (unless a
-        /// timeout marked it) only then, whatever the order of SACKs,
-        /// cumulative ACKs, timeouts and new data.
-        #[test]
-        fn duplicate_threshold_marking_is_rfc6675_islost(
-            ops in proptest::collection::vec((0u8..8, 0u64..40, 1u64..6), 1..60),
-            reordering in 1u32..6,
-        ) {
-            let cfg = FlowConfig { reordering, max_reordering: reordering, init_cwnd: 40,
-                ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_classic_recovery() };
-            let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
-            let mut w = NullWire::default();
-            s.start(&mut w);
-            let mut blocks: Vec<(u64, u64)> = Vec::new();
-            let mut rto_nxt = 0; // segments below were outstanding at the last timeout
-            for (i, &(op, at, len)) in ops.iter().enumerate() {
-                w.now = (i as u64 + 1) * MS;
-                let (una, nxt) = (s.snd_una(), s.snd_nxt());
-                if op == 0 {
-                    s.on_rto(&mut w);
-                    rto_nxt = nxt;
-                    continue;
-                }
-                let una = match op {
-                    1 => (una + len).min(nxt),
-                    2 => nxt.saturating_sub(at % 8).max(una), // most of the window at once
-                    _ => una,
-                };
-                let start = una + 1 + at;
-                if op >= 4 && start < nxt {
-                    blocks.insert(0, (start, (start + len).min(nxt)));
-                }
-                blocks.retain(|b| b.1 > una);
-                blocks.truncate(3);
-                let sack: Vec<(u64, u64)> = blocks.iter().map(|&(a, b)| (a.max(una + 1), b)).filter(|b| b.0 < b.1).collect();
-                s.on_ack(&ack(una, &sack), &mut w);
-                s.check_scoreboard().map_err(proptest::test_runner::TestCaseError::fail)?;
-                let mut above = 0;
-                for seq in (s.snd_una()..s.snd_nxt()).rev() {
-                    let f = s.sb[(seq - s.snd_una()) as usize].flags;
-                    if f & SACKED != 0 {
-                        above += 1;
-                    } else if f & (EVER_RETRANS | RETRANS) == 0 && (above >= reordering || seq >= rto_nxt) {
-                        proptest::prop_assert_eq!(f & LOST != 0, above >= reordering, "segment {} with {} SACKed above", seq, above);
-                    }
-                }
-            }
-        }
     }
 
     #[test]
