@@ -6,7 +6,8 @@
 
 use hscc_cc::CaState;
 
-use super::{Sender, LOST, RETRANS, SACKED};
+use super::scoreboard::{LOST, RETRANS, SACKED};
+use super::Sender;
 use crate::tcp::work;
 use crate::time::Time;
 
@@ -118,7 +119,8 @@ impl Sender {
 mod tests {
     use hscc_cc::{CaState, CcParams};
 
-    use super::super::{Sender, EVER_RETRANS, LOST, RETRANS, SACKED};
+    use super::super::scoreboard::{EVER_RETRANS, LOST, RETRANS, SACKED};
+    use super::super::Sender;
     use crate::config::FlowConfig;
     use crate::rng::{component_rng, Component};
     use crate::tcp::work;

@@ -59,20 +59,29 @@
 //!
 //! Not modeled: rescue retransmission, SACK reneging, NewReno's reordering
 //! estimate.
+//!
+//! The code is cut where Linux cuts `tcp_input.c` and its neighbours, one
+//! sub-machine per file: `scoreboard.rs` (the outstanding segments and what
+//! an ACK covers: `tcp_clean_rtx_queue`, `tcp_sacktag_write_queue`),
+//! `loss.rs` (duplicate-threshold and timeout marking, the reordering
+//! degree), `recovery.rs` (the state machine, `tcp_fastretrans_alert`, and
+//! the window: PRR, `tcp_cong_control`), `output.rs` (transmission and
+//! pacing, `tcp_output.c`), `timers.rs` (the retransmission timer and the RTT
+//! sample, `tcp_timer.c`), `rack.rs` (`tcp_recovery.c`), `tlp.rs`, `undo.rs`.
+//! This file holds the state and [`Sender::on_ack`], the contract's steps in order.
 
 use std::collections::VecDeque;
 
-use hscc_cc::{AckSample, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH};
+use hscc_cc::{AckSample, CaState, Cc, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH};
 
 use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery, SsthreshFrom};
 use crate::event::{EventQueue, Timer};
-use crate::packet::{Packet, DSACK};
+use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::stats::FlowCounters;
 use crate::tcp::cc_log::{CcLog, LoggedCc};
 use crate::tcp::ecn::EcnSender;
 use crate::tcp::rtt::RttEstimator;
-use crate::tcp::work;
 use crate::time::{Time, US};
 use rand::Rng as _;
 
@@ -80,63 +89,15 @@ mod loss;
 mod output;
 mod rack;
 mod recovery;
+mod scoreboard;
 mod timers;
 mod tlp;
 mod undo;
 
 use rack::Rack;
+use scoreboard::Seg;
 use timers::XmitTimer;
 use undo::Undo;
-
-const SACKED: u8 = 1;
-const LOST: u8 = 2;
-const RETRANS: u8 = 4; // retransmitted and still outstanding
-const EVER_RETRANS: u8 = 8;
-/// On RACK's time-ordered list (`prev`, `next` valid).
-const LISTED: u8 = 16;
-
-/// Scoreboard entry of one outstanding segment.
-#[derive(Clone, Copy, Debug)]
-struct Seg {
-    tx_time: Time,
-    /// RACK's time-ordered list: neighbours' sequence numbers modulo 2^32
-    /// (the window is far below 2^32 segments).
-    prev: u32,
-    next: u32,
-    /// Number of the (re)transmission among the flow's, modulo 2^32: "sent
-    /// after" for RACK, exact also between segments sent at the same time.
-    order: u32,
-    flags: u8,
-}
-
-impl Seg {
-    fn new(tx_time: Time, order: u32) -> Seg {
-        Seg {
-            tx_time,
-            prev: 0,
-            next: 0,
-            order,
-            flags: 0,
-        }
-    }
-}
-
-/// What one ACK told the loss-recovery machinery (a subset of Linux's `FLAG_*`).
-#[derive(Clone, Copy, Debug, Default)]
-struct AckFlags {
-    /// `snd_una` advanced (`FLAG_SND_UNA_ADVANCED`).
-    una_advanced: bool,
-    /// Newly SACKed data (`FLAG_DATA_SACKED`).
-    data_sacked: bool,
-    /// A never-retransmitted segment below `high_seq` was (S)ACKed (`FLAG_ORIG_SACK_ACKED`).
-    orig_acked: bool,
-    /// A valid D-SACK (`FLAG_DSACKING_ACK`).
-    dsack: bool,
-    /// The D-SACK covers the tail loss probe (`FLAG_DSACK_TLP`).
-    dsack_tlp: bool,
-    /// A duplicate ACK: nothing acknowledged, no D-SACK.
-    dupack: bool,
-}
 
 /// What the sender hands to the network.
 pub trait Wire {
@@ -151,6 +112,21 @@ pub trait Wire {
     /// The sender takes ACK `p` now (packet captures see it here).
     #[inline]
     fn ack_taken(&mut self, _p: &Packet) {}
+}
+
+/// The sender as an ACK found it (the `prior_*` locals of Linux's `tcp_ack`).
+#[derive(Clone, Copy, Debug)]
+struct Prior {
+    /// Segments in flight.
+    in_flight: u32,
+    /// `tp.lost`: segments marked lost over the connection, wrapping.
+    lost: u32,
+    /// `tp.delivered`: segments delivered over the connection, wrapping.
+    delivered: u32,
+    /// `snd_una`, segment number.
+    una: u64,
+    /// End of the highest SACKed segment, or `snd_una` (Linux `prior_fack`), segment number.
+    fack: u64,
 }
 
 /// Sender state of one flow.
@@ -417,17 +393,20 @@ impl Sender {
         self.account_slow_start(w.now());
     }
 
+    /// Linux's wrapping byte sequence number of segment `seg`.
     #[inline]
     fn seq_bytes(&self, seg: u64) -> u32 {
         (seg as u32).wrapping_mul(self.mss)
     }
 
+    /// `snd_una` and `snd_nxt` as the algorithm sees them.
     #[inline]
     fn sync_tp(&mut self) {
         self.tp.snd_una = self.seq_bytes(self.snd_una);
         self.tp.snd_nxt = self.seq_bytes(self.snd_nxt);
     }
 
+    /// Linux `tcp_set_ca_state`: the hook sees the old state.
     #[inline]
     fn set_state(&mut self, s: CaState) {
         if self.tp.ca_state != s {
@@ -436,7 +415,8 @@ impl Sender {
         }
     }
 
-    /// Process an ACK arriving at `now`.
+    /// Process an ACK arriving at `now`, in the order of the contract in
+    /// [`hscc_cc::ops`] (Linux `tcp_ack`).
     pub fn on_ack(&mut self, p: &Packet, w: &mut impl Wire) {
         w.ack_taken(p);
         let now = w.now();
@@ -444,144 +424,22 @@ impl Sender {
             return; // stale or impossible
         }
         self.tp.now_us = now / US;
-        let prior_in_flight = self.tp.packets_in_flight();
-        let prior_lost = self.tp.lost;
-        let prior_delivered = self.tp.delivered;
-        let prior_una = self.snd_una;
-        let prior_fack = self.highest_sack_seq();
-        let mut newest_tx: Option<Time> = None;
-        let mut delivered = 0u32;
-        let mut fl = AckFlags::default();
-
-        // 1. Cumulative acknowledgement.
-        let pkts_acked = (p.seq - self.snd_una) as u32;
-        work::step(pkts_acked as u64);
-        // Lowest never-retransmitted segment filled in now (Linux `tcp_clean_rtx_queue`'s `reord`).
-        let mut reord = u64::MAX;
-        let mut sacked_gone = 0u32;
-        let mut rack_rtt = None;
-        for _ in 0..pkts_acked {
-            let seq = self.snd_una;
-            if self.rack_on {
-                let s = self.sb[0];
-                if s.flags & SACKED == 0 && !self.spurious_retrans(&s, p) {
-                    rack_rtt = self.rack_advance(seq, s, now).or(rack_rtt);
-                }
-                self.ts_unlink(seq);
-            }
-            let s = self
-                .sb
-                .pop_front()
-                .expect("scoreboard covers snd_una..snd_nxt");
-            self.snd_una += 1;
-            if s.flags & SACKED != 0 {
-                self.tp.sacked_out -= 1;
-                sacked_gone += 1;
-            } else {
-                delivered += 1;
-                if s.flags & EVER_RETRANS == 0 {
-                    newest_tx = newest_tx.max(Some(s.tx_time));
-                    reord = reord.min(seq);
-                    fl.orig_acked |= seq < self.high_seq;
-                }
-            }
-            if s.flags & LOST != 0 {
-                self.tp.lost_out -= 1;
-                if s.flags & RETRANS == 0 {
-                    self.to_retx -= 1;
-                }
-            }
-            if s.flags & RETRANS != 0 {
-                self.tp.retrans_out -= 1;
-            }
-        }
-        if pkts_acked > 0 {
-            fl.una_advanced = true;
-            self.rto_retransmits = 0;
-            self.tp.packets_out -= pkts_acked;
-            if self.lost_scan <= self.snd_una {
-                (self.lost_scan, self.lost_cnt) = (self.snd_una, 0);
-            } else {
-                self.lost_cnt -= sacked_gone.min(self.lost_cnt);
-            }
-            if !self.sack {
-                // Linux tcp_remove_reno_sacks: one ACK fills the hole, the rest eat duplicate ACKs.
-                self.tp.sacked_out = self.tp.sacked_out.saturating_sub(pkts_acked - 1);
-            }
-        }
-
-        // 2. SACK blocks, skipping ranges already processed for the previous ACK.
-        if self.sack && p.nsack > 0 {
-            let mut sack_reord = u64::MAX;
-            let mut first = 0;
-            if p.flags & DSACK != 0 {
-                first = 1;
-                self.dsack_block(p, prior_una, &mut fl, &mut sack_reord, &mut delivered, now);
-            }
-            let mut cache = [(0u64, 0u64); 3];
-            for (i, &(a, b)) in p.sack[first..p.nsack as usize].iter().enumerate() {
-                let (start, end) = (p.seq + a as u64, p.seq + b as u64);
-                cache[i] = (start, end);
-                if self.sack_cache.contains(&(start, end)) {
-                    continue; // reported unchanged: the common case, skip the subtraction
-                }
-                let clipped = (start.max(self.snd_una), end.min(self.snd_nxt));
-                for (s, e) in subtract(clipped, &self.sack_cache) {
-                    if s < e {
-                        self.sack_range(
-                            s,
-                            e,
-                            &mut delivered,
-                            &mut newest_tx,
-                            &mut fl,
-                            &mut sack_reord,
-                            now,
-                        );
-                    }
-                }
-            }
-            self.sack_cache = cache;
-            if self.tp.ca_state != CaState::Loss || self.undo.marker.is_some() {
-                self.check_sack_reordering(sack_reord);
-            }
-        } else if !self.sack && pkts_acked == 0 && self.tp.packets_out > 0 {
-            // A duplicate ACK: Linux's Reno emulation counts it as a SACKed segment.
-            if self.tp.sacked_out + 1 < self.tp.packets_out {
-                self.tp.sacked_out += 1;
-                delivered += 1;
-            }
-        }
-        if let Some(r) = rack_rtt {
-            self.rack.rtt = r; // Linux tags SACKs first, then the cumulative ACK: its sample is the last
-        }
-        if pkts_acked > 0 && self.sack && reord < prior_fack {
-            self.check_sack_reordering(reord); // a never-retransmitted hole filled: reordering
-        }
-        if self.tp.sacked_out == 0 {
-            self.high_sacked = 0;
-        }
-        fl.dupack = pkts_acked == 0 && !fl.dsack;
-
-        // 3. RTT sample: newest newly acked segment never retransmitted (Karn), else TSecr.
-        let rtt = match newest_tx {
-            Some(t) => Some(now - t),
-            None if self.timestamps && (pkts_acked > 0 || delivered > 0) && p.ts > 0 => {
-                Some(now - p.ts)
-            }
-            None => None,
+        let prior = Prior {
+            in_flight: self.tp.packets_in_flight(),
+            lost: self.tp.lost,
+            delivered: self.tp.delivered,
+            una: self.snd_una,
+            fack: self.highest_sack_seq(),
         };
-        if let Some(r) = rtt {
-            self.rtt.sample(r, self.snd_una, self.snd_nxt);
-            self.backoff = 0;
-            self.tp.srtt_us = ((self.rtt.srtt() * 8) / US).min(u32::MAX as u64) as u32;
-            self.tp.min_rtt_us = (self.rtt.min_rtt / US).min(u32::MAX as u64 - 1) as u32;
-        }
-        self.tp.delivered = self.tp.delivered.wrapping_add(delivered);
-        self.sync_tp();
 
-        // 4. Hooks: in_ack_event, then pkts_acked.
+        // Before the hooks: snd_una advances and SACKs are tagged, then the
+        // RTT estimator takes the ACK's sample.
+        let ack = self.tag(p, &prior, now);
+        let rtt = self.ack_rtt(p, &ack, now);
+
+        // 1. in_ack_event.
         let ece = self.ecn.echo(p);
-        let mut flags = if p.nsack > 0 || pkts_acked == 0 || ece {
+        let mut flags = if p.nsack > 0 || ack.pkts == 0 || ece {
             CA_ACK_SLOWPATH
         } else {
             0
@@ -590,58 +448,32 @@ impl Sender {
             flags |= CA_ACK_ECE;
         }
         self.cc.in_ack_event(&mut self.tp, flags);
+
+        // 2. pkts_acked.
         let rtt_us = rtt.map_or(-1, |r| (r / US).clamp(1, i32::MAX as u64) as i32);
         self.cc.pkts_acked(
             &mut self.tp,
             &AckSample {
-                pkts_acked,
+                pkts_acked: ack.pkts,
                 rtt_us,
-                in_flight: prior_in_flight,
+                in_flight: prior.in_flight,
             },
         );
 
-        // 5. Loss detection and the recovery state machine (Linux `tcp_fastretrans_alert`).
+        // 3. Loss detection and the recovery state machine (Linux `tcp_fastretrans_alert`).
         if self.rack_on {
-            self.rack_update_reo_wnd(prior_delivered);
+            self.rack_update_reo_wnd(prior.delivered);
         }
         if self.tlp_high_seq.is_some() {
-            self.process_tlp_ack(p.seq, fl);
+            self.process_tlp_ack(p.seq, ack.fl);
         }
-        let reo_armed = self.recovery_state_machine(p, prior_una, fl, ece, now, w);
-        let newly_lost = self.tp.lost.wrapping_sub(prior_lost);
+        let reo_armed = self.recovery_state_machine(p, prior.una, ack.fl, ece, now, w);
 
-        // 6. Window.
-        if matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr) {
-            if self.prr {
-                self.prr_reduction(delivered, pkts_acked > 0, newly_lost > 0);
-            }
-        } else {
-            let rs = RateSample {
-                delivered: delivered as i32,
-                interval_us: -1,
-                rtt_us: rtt_us as i64,
-                losses: newly_lost,
-                acked_sacked: delivered,
-                prior_in_flight,
-                is_app_limited: self.tp.app_limited,
-            };
-            // Linux tcp_may_raise_cwnd: with a reordering degree above the
-            // default, SACKed data also lets the window grow.
-            let raise =
-                pkts_acked > 0 || (fl.data_sacked && self.reordering > self.reordering_init);
-            if !self.cc.cong_control(&mut self.tp, &rs) && raise {
-                let ack = self.tp.snd_una;
-                let acked = match self.ack_counting {
-                    AckCounting::Segments => delivered,
-                    AckCounting::Acks => 1,
-                };
-                self.cc.cong_avoid(&mut self.tp, ack, acked);
-            }
-        }
-        self.tp.snd_cwnd = self.tp.snd_cwnd.max(1);
+        // 4. Window: the reduction, or growth (Linux `tcp_cong_control`).
+        self.cong_control(&ack, &prior, rtt_us);
 
-        // 7. Timer, completion, transmission.
-        if pkts_acked > 0 {
+        // After the hooks: completion, the retransmission timer, transmission.
+        if ack.pkts > 0 {
             // Done: a finite transfer fully acknowledged, or a stopped flow drained.
             if self.snd_una >= self.total_segs || (self.stopped && self.snd_una == self.snd_nxt) {
                 self.done_at = Some(now);
@@ -650,84 +482,12 @@ impl Sender {
                 self.account_slow_start(now);
                 return;
             }
-            self.rto_expire = now + self.rtt.rto(self.backoff);
-            if self.tp.packets_out == 0 {
-                self.rto_timer.cancel();
-            } else if !reo_armed && !self.schedule_loss_probe(true, now, w) {
-                // Linux tcp_set_xmit_timer: a loss probe, else the RTO from now.
-                self.arm_timer(XmitTimer::Rto, self.rto_expire, w);
-            }
+            self.set_xmit_timer(reo_armed, now, w);
         }
         self.try_send(w);
         self.account_slow_start(now);
     }
 
-    /// Linux `tcp_highest_sack_seq`: the end of the highest SACKed segment, or `snd_una`.
-    fn highest_sack_seq(&self) -> u64 {
-        if self.tp.sacked_out == 0 || !self.sack {
-            self.snd_una
-        } else {
-            self.high_sacked
-        }
-    }
-
-    /// Linux `tcp_sacktag_one` for newly SACKed segments `start..end`.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "mirrors tcp_sacktag_one: its arguments and the outputs Linux keeps in sacktag_state"
-    )]
-    fn sack_range(
-        &mut self,
-        start: u64,
-        end: u64,
-        delivered: &mut u32,
-        newest_tx: &mut Option<Time>,
-        fl: &mut AckFlags,
-        reord: &mut u64,
-        now: Time,
-    ) {
-        work::step(end - start);
-        for seq in start..end {
-            let s = self.sb[(seq - self.snd_una) as usize];
-            if s.flags & SACKED != 0 {
-                continue;
-            }
-            if self.rack_on {
-                self.rack_advance(seq, s, now);
-                self.ts_unlink(seq);
-            }
-            let s = &mut self.sb[(seq - self.snd_una) as usize];
-            s.flags |= SACKED;
-            self.tp.sacked_out += 1;
-            *delivered += 1;
-            fl.data_sacked = true;
-            if s.flags & LOST != 0 {
-                s.flags &= !LOST;
-                self.tp.lost_out -= 1;
-                if s.flags & RETRANS == 0 {
-                    self.to_retx -= 1;
-                }
-            }
-            if s.flags & RETRANS != 0 {
-                s.flags &= !RETRANS;
-                self.tp.retrans_out -= 1;
-            }
-            if s.flags & EVER_RETRANS == 0 {
-                *newest_tx = (*newest_tx).max(Some(s.tx_time));
-                // A hole below the highest SACK filled by an original: reordering.
-                if seq + 1 < self.high_sacked {
-                    *reord = (*reord).min(seq);
-                }
-                fl.orig_acked |= seq < self.high_seq;
-            }
-            if seq < self.lost_scan {
-                self.lost_cnt += 1;
-            }
-            self.high_sacked = self.high_sacked.max(seq + 1);
-        }
-    }
-
-    /// After an event at `now`: a traced flow logs the changes the sender made
     /// itself, outside the hooks (see [`crate::tcp::cc_log`]).
     #[inline]
     pub fn settle_log(&mut self, now: Time) {
@@ -755,36 +515,6 @@ impl Sender {
     pub fn in_flight(&self) -> u32 {
         self.tp.packets_in_flight()
     }
-
-    /// Check the scoreboard counters against the per-segment flags (for tests).
-    pub fn check_scoreboard(&self) -> Result<(), String> {
-        let (mut sacked, mut lost, mut retrans, mut pending) = (0, 0, 0, 0);
-        for s in &self.sb {
-            sacked += (s.flags & SACKED != 0) as u32;
-            lost += (s.flags & LOST != 0) as u32;
-            retrans += (s.flags & RETRANS != 0) as u32;
-            pending += (s.flags & LOST != 0 && s.flags & RETRANS == 0) as u32;
-        }
-        let tp = &self.tp;
-        let sacked_ok = if self.sack {
-            sacked == tp.sacked_out
-        } else {
-            sacked == 0
-        };
-        if !sacked_ok
-            || lost != tp.lost_out
-            || retrans != tp.retrans_out
-            || pending != self.to_retx
-            || self.sb.len() as u64 != self.snd_nxt - self.snd_una
-            || tp.packets_out as u64 != self.snd_nxt - self.snd_una
-        {
-            return Err(format!(
-                "scoreboard mismatch: flags (sacked {sacked}, lost {lost}, retrans {retrans}, to_retx {pending}) vs counters ({}, {}, {}, {}), packets_out {} window {}",
-                tp.sacked_out, tp.lost_out, tp.retrans_out, self.to_retx, tp.packets_out, self.snd_nxt - self.snd_una
-            ));
-        }
-        self.check_ts_list()
-    }
 }
 
 /// Uniform on [min, max] (one draw even when min = max, so later draws do not shift).
@@ -799,84 +529,4 @@ fn draw_uniform(rng: &mut Rng, min: Time, max: Time) -> Time {
     }
     // Lemire's multiply-shift: unbiased enough for spans far below 2^64 (bias < span / 2^64).
     min + ((u as u128 * (span as u128 + 1)) >> 64) as u64
-}
-
-/// `range` minus every interval of `cut`: at most four pieces, some empty.
-fn subtract(range: (u64, u64), cut: &[(u64, u64); 3]) -> [(u64, u64); 4] {
-    let mut pieces = [range, (0, 0), (0, 0), (0, 0)];
-    for &(cs, ce) in cut {
-        if ce <= range.0 || cs >= range.1 {
-            continue; // misses every piece: the usual case, no copy
-        }
-        let mut out = [(0, 0); 4];
-        let mut m = 0;
-        for &(ps, pe) in pieces.iter().filter(|(a, b)| a < b) {
-            if ce <= ps || cs >= pe {
-                out[m] = (ps, pe);
-                m += 1;
-                continue;
-            }
-            if ps < cs {
-                out[m] = (ps, cs);
-                m += 1;
-            }
-            if ce < pe {
-                out[m] = (ce, pe);
-                m += 1;
-            }
-        }
-        pieces = out;
-    }
-    pieces
-}
-
-#[cfg(test)]
-mod tests {
-    use hscc_cc::{CaState, CcParams};
-
-    use super::{subtract, Sender};
-    use crate::config::FlowConfig;
-    use crate::rng::{component_rng, Component};
-    use crate::tcp::work;
-    use crate::testing::{ack, NullWire};
-    use crate::time::MS;
-
-    #[test]
-    fn rack_work_per_ack_does_not_grow_with_the_window() {
-        const W: u64 = 80_000;
-        let cfg = FlowConfig {
-            init_cwnd: W as u32,
-            ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_linux_recovery()
-        };
-        let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
-        let mut w = NullWire::default();
-        s.start(&mut w);
-        w.now = 100 * MS;
-        s.on_ack(&ack(1, &[]), &mut w); // RTT 100 ms: min_RTT/4 = 25 ms
-        s.reord_seen = 1; // reordering seen: reo_wnd stays 25 ms with many SACKs
-        work::take();
-        // 1 is missing; 2..2002 are SACKed one per ACK within the reordering
-        // window: each scan meets 1 first, not yet due, and stops.
-        for k in 1..=2_000u64 {
-            w.now = 100 * MS + k * crate::time::US;
-            s.on_ack(&ack(1, &[(2, 2 + k)]), &mut w);
-        }
-        let steps = work::take();
-        assert!(steps <= 3 * 2_000, "{steps} entries visited for 2000 ACKs");
-        assert_eq!((s.tp.lost_out, s.tp.ca_state), (0, CaState::Disorder));
-        // The timer waits for the last segment sent before the newest SACKed
-        // one (sent at 0 like 1): 0 + RACK.rtt + 25 ms + 2 ms.
-        assert_eq!(s.rto_timer.deadline, (102 * MS) + 25 * MS + 2 * MS);
-        s.check_scoreboard().unwrap();
-    }
-
-    #[test]
-    fn subtract_leaves_only_uncovered_pieces() {
-        let p = subtract((10, 30), &[(12, 15), (20, 25), (0, 0)]);
-        let mut v: Vec<_> = p.iter().copied().filter(|(a, b)| a < b).collect();
-        v.sort();
-        assert_eq!(v, vec![(10, 12), (15, 20), (25, 30)]);
-        let p = subtract((10, 20), &[(5, 25), (0, 0), (0, 0)]);
-        assert!(p.iter().all(|(a, b)| a >= b));
-    }
 }

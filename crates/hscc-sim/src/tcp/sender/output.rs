@@ -9,8 +9,9 @@ use std::num::NonZeroU64;
 use hscc_cc::{CaEvent, CaState};
 use rand::Rng as _;
 
+use super::scoreboard::{Seg, EVER_RETRANS, LOST, RETRANS};
 use super::timers::XmitTimer;
-use super::{Seg, Sender, Wire, EVER_RETRANS, LOST, RETRANS};
+use super::{Sender, Wire};
 use crate::event::Event;
 use crate::packet::{Packet, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_START};
 use crate::tcp::work;

@@ -1,12 +1,14 @@
 //! The congestion state machine (Linux `tcp_fastretrans_alert`,
 //! `tcp_enter_recovery`, `tcp_enter_cwr`, `tcp_enter_loss`) and the window
 //! while it reduces: PRR exactly as Linux's `tcp_cwnd_reduction` (RFC 6937
-//! with RecoverFS = prior_cwnd) or, classic, cwnd = ssthresh at once.
+//! with RecoverFS = prior_cwnd) or, classic, cwnd = ssthresh at once; outside
+//! a reduction the algorithm's `cong_control` or `cong_avoid` (`tcp_cong_control`).
 
-use hscc_cc::{CaEvent, CaState, TCP_INFINITE_SSTHRESH};
+use hscc_cc::{CaEvent, CaState, RateSample, TCP_INFINITE_SSTHRESH};
 
-use super::{AckFlags, Sender, Wire, EVER_RETRANS};
-use crate::config::SsthreshFrom;
+use super::scoreboard::{AckFlags, Acked, EVER_RETRANS};
+use super::{Prior, Sender, Wire};
+use crate::config::{AckCounting, SsthreshFrom};
 use crate::packet::Packet;
 use crate::time::Time;
 
@@ -90,6 +92,41 @@ impl Sender {
             }
         }
         reo_armed
+    }
+
+    /// Linux `tcp_cong_control` after an ACK: in CWR or Recovery the
+    /// reduction (PRR, or nothing more with classic reduction), otherwise the
+    /// algorithm's `cong_control`, else `cong_avoid` when the window may grow.
+    pub(super) fn cong_control(&mut self, ack: &Acked, prior: &Prior, rtt_us: i32) {
+        let newly_lost = self.tp.lost.wrapping_sub(prior.lost);
+        if matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr) {
+            if self.prr {
+                self.prr_reduction(ack.delivered, ack.pkts > 0, newly_lost > 0);
+            }
+        } else {
+            let rs = RateSample {
+                delivered: ack.delivered as i32,
+                interval_us: -1,
+                rtt_us: rtt_us as i64,
+                losses: newly_lost,
+                acked_sacked: ack.delivered,
+                prior_in_flight: prior.in_flight,
+                is_app_limited: self.tp.app_limited,
+            };
+            // Linux tcp_may_raise_cwnd: with a reordering degree above the
+            // default, SACKed data also lets the window grow.
+            let raise =
+                ack.pkts > 0 || (ack.fl.data_sacked && self.reordering > self.reordering_init);
+            if !self.cc.cong_control(&mut self.tp, &rs) && raise {
+                let una = self.tp.snd_una;
+                let acked = match self.ack_counting {
+                    AckCounting::Segments => ack.delivered,
+                    AckCounting::Acks => 1,
+                };
+                self.cc.cong_avoid(&mut self.tp, una, acked);
+            }
+        }
+        self.tp.snd_cwnd = self.tp.snd_cwnd.max(1);
     }
 
     /// Linux `tcp_try_keep_open`: Disorder while SACKed, lost or retransmitted data is out.

@@ -18,8 +18,9 @@
 
 use hscc_cc::{CaEvent, CaState};
 
+use super::scoreboard::{AckFlags, SACKED};
 use super::timers::{XmitTimer, TIMEOUT_MIN};
-use super::{AckFlags, Sender, Wire};
+use super::{Sender, Wire};
 use crate::time::{Time, MS, SEC};
 
 /// RFC 8985 §7.2 WCDelAckT, the worst-case delayed-ACK timer (Linux `TCP_RTO_MIN`).
@@ -84,7 +85,7 @@ impl Sender {
             // Retransmit the last segment, although it is not marked lost.
             let last = self.snd_nxt - 1;
             let f = self.sb[(last - self.snd_una) as usize].flags;
-            if f & super::SACKED != 0 {
+            if f & SACKED != 0 {
                 self.rearm_rto(true, now, w);
                 return;
             }

@@ -23,7 +23,8 @@
 
 use hscc_cc::CaState;
 
-use super::{AckFlags, Seg, Sender, EVER_RETRANS, LOST, RETRANS, SACKED};
+use super::scoreboard::{AckFlags, Seg, EVER_RETRANS, LOST, RETRANS, SACKED};
+use super::Sender;
 use crate::packet::Packet;
 use crate::tcp::work;
 use crate::time::Time;
