@@ -132,102 +132,146 @@ struct Prior {
 /// Sender state of one flow.
 #[derive(Clone, Debug)]
 pub struct Sender {
+    // What the flow is and how it is configured (fixed at construction).
+    /// Flow number, carried by its packets.
     id: u32,
     /// The congestion-control algorithm, logged when the flow is traced.
     pub cc: LoggedCc,
     /// The view of sender state the algorithm sees.
     pub tp: TcpCc,
+    /// Payload of a full segment, bytes.
     mss: u32,
+    /// SACK on (RFC 2018); off, NewReno with Linux's Reno emulation.
     sack: bool,
+    /// Window reduction by PRR (RFC 6937); off, classic: cwnd = ssthresh at once.
     prr: bool,
     /// RACK-TLP loss detection (with SACK only).
     rack_on: bool,
+    /// Undo of spurious reductions (D-SACK, Eifel timestamps).
     undo_on: bool,
+    /// F-RTO after a timeout (RFC 5682).
     frto_on: bool,
+    /// Timestamps on (RFC 7323): TSval sent, TSecr used for RTT samples and undo.
+    timestamps: bool,
+    /// Linux's default pacing when the algorithm sets no rate (`tcp_update_pacing_rate`).
+    pacing: bool,
+    /// Initial window, segments; also the floor of the restart after idle.
+    init_cwnd: u32,
+    /// Receiver window, segments (`u64::MAX`: unlimited).
+    rwnd_segs: u64,
+    /// What `acked` counts for `cong_avoid`: segments (Linux) or ACKs (ns-2, ns-3).
+    ack_counting: AckCounting,
+    /// What `ssthresh` sees as `snd_cwnd`: cwnd (Linux) or the segments in flight (ns-3).
+    ssthresh_from: SsthreshFrom,
+    /// Bound of the per-packet host processing delay, ps (0: none).
+    jitter: Time,
+    /// Delay after `FlowConfig::start` at which the flow starts (drawn once), ps.
+    pub start_offset: Time,
+    /// One-way access delay of this connection (drawn once), both directions, ps.
+    pub access_delay: Time,
+
+    // The data written.
+    /// Segments of the data written so far (`u64::MAX`: unlimited).
+    total_segs: u64,
+    /// Payload of the last segment written, bytes.
+    last_payload: u32,
+    /// Earlier writes' short last segments, still unacknowledged: (segment, payload bytes).
+    short_segs: Vec<(u64, u32)>,
+
+    // The scoreboard (`scoreboard.rs`) and loss marking (`loss.rs`).
+    /// Oldest unacknowledged segment.
+    snd_una: u64,
+    /// Next new segment to send.
+    snd_nxt: u64,
+    /// One entry per segment in `snd_una..snd_nxt`.
+    sb: VecDeque<Seg>,
+    /// End of the highest SACKed segment while `sacked_out` > 0 (Linux `tcp_highest_sack_seq`).
+    high_sacked: u64,
+    /// The last ACK's SACK blocks, [start, end) segment numbers (Linux `recv_sack_cache`).
+    sack_cache: [(u64, u64); 3],
+    /// Segments marked lost and not yet retransmitted.
+    to_retx: u32,
+    /// No segment below this one awaits retransmission (Linux `retransmit_skb_hint`).
+    retx_hint: u64,
+    /// Segment where duplicate-threshold marking resumes (Linux `lost_skb_hint`).
+    lost_scan: u64,
+    /// SACKed segments in `snd_una..lost_scan` (Linux `lost_cnt_hint`).
+    lost_cnt: u32,
     /// Reordering degree, segments (Linux `tp->reordering`): the DupThresh.
     reordering: u32,
-    /// Its initial value (Linux sysctl `tcp_reordering`).
+    /// Its initial value, segments (Linux sysctl `tcp_reordering`).
     reordering_init: u32,
+    /// Its upper bound, segments (Linux sysctl `tcp_max_reordering`).
     max_reordering: u32,
     /// Times reordering was seen (Linux `tp->reord_seen`).
     reord_seen: u32,
-    timestamps: bool,
-    pacing: bool,
-    init_cwnd: u32,
-    rwnd_segs: u64,
-    total_segs: u64,
-    last_payload: u32,
-    /// Ends of earlier writes ([`Sender::append`]) still unacknowledged:
-    /// (segment, payload) of their short last segments.
-    short_segs: Vec<(u64, u32)>,
-    snd_una: u64,
-    snd_nxt: u64,
-    sb: VecDeque<Seg>,
-    high_seq: u64,
-    /// Duplicate-threshold marking resumes here (Linux `lost_skb_hint`)...
-    lost_scan: u64,
-    /// ... with this many SACKed segments in [snd_una, lost_scan) (`lost_cnt_hint`).
-    lost_cnt: u32,
-    /// End of the highest SACKed segment (Linux `tcp_highest_sack_seq`), when `sacked_out` > 0.
-    high_sacked: u64,
-    retx_hint: u64,
-    to_retx: u32,
-    sack_cache: [(u64, u64); 3],
-    rack: Rack,
-    undo: Undo,
-    /// What the retransmission timer is armed for (Linux `icsk_pending`).
-    timer_kind: XmitTimer,
-    /// When the RTO expires (RFC 6298 §5: restarted by ACKs of new data),
-    /// also while the timer waits for a probe or RACK (RFC 8985 §7.2's
-    /// `TCP_RTO_expire()`).
-    rto_expire: Time,
-    /// `snd_nxt` when the tail loss probe was sent (Linux `tlp_high_seq`).
-    tlp_high_seq: Option<u64>,
-    /// The probe was a retransmission (Linux `tlp_retrans`).
-    tlp_retrans: bool,
     /// Transmissions so far, modulo 2^32 (`Seg::order`).
     tx_order: u32,
-    /// Timeouts since `snd_una` last advanced (Linux `icsk_retransmits`).
-    rto_retransmits: u32,
+    /// RACK's state and its list of segments in flight in order of transmission.
+    rack: Rack,
+
+    // Recovery (`recovery.rs`, `undo.rs`, `tlp.rs`).
+    /// `snd_nxt` when the current reduction, timeout or F-RTO step began (Linux `high_seq`).
+    high_seq: u64,
+    /// Segments delivered since the reduction began (PRR's `prr_delivered`).
+    prr_delivered: u32,
+    /// Segments sent since the reduction began (PRR's `prr_out`).
+    prr_out: u32,
+    /// Send the next lost segment whatever cwnd says (fast retransmit, NewReno partial ACK).
+    force_retx: bool,
+    /// Undo bookkeeping of the current episode.
+    undo: Undo,
     /// F-RTO is running (Linux `tp->frto`).
     frto: bool,
     /// F-RTO step 2b: send new data before retransmitting on this ACK (`REXMIT_NEW`).
     frto_new: bool,
-    /// RFC 6298 estimator.
-    pub rtt: RttEstimator,
-    backoff: u32,
-    /// Retransmission timer; also the RACK reordering timer and the tail loss
-    /// probe timer, one at a time, as Linux's `icsk_retransmit_timer`.
-    pub rto_timer: Timer,
-    /// Pacing timer.
-    pub pace_timer: Timer,
-    next_send: Time,
-    last_send: Time,
-    prr_delivered: u32,
-    prr_out: u32,
-    force_retx: bool,
-    cwnd_usage_seq: u64,
-    started: bool,
-    stopped: bool,
-    /// When the last byte was acknowledged (finite transfer complete, or a stopped flow drained).
-    pub done_at: Option<Time>,
-    ss_on: bool,
-    ss_since: Time,
-    /// Bound of the per-packet host processing delay (0: none).
-    jitter: Time,
-    /// The flow's random stream (per-packet host jitter).
-    rng: Rng,
-    /// When the last segment reaches the first link (later ones never overtake it).
-    last_out: Time,
-    /// Delay after `FlowConfig::start` at which the flow starts (drawn once).
-    pub start_offset: Time,
-    /// One-way access delay of this connection (drawn once), both directions.
-    pub access_delay: Time,
-    ack_counting: AckCounting,
-    ssthresh_from: SsthreshFrom,
+    /// `snd_nxt` when the tail loss probe was sent (Linux `tlp_high_seq`).
+    tlp_high_seq: Option<u64>,
+    /// The probe was a retransmission (Linux `tlp_retrans`).
+    tlp_retrans: bool,
     /// ECN: whether on, and CWR due.
     ecn: EcnSender,
-    /// Counters.
+
+    // Timers (`timers.rs`).
+    /// RTT estimator and RTO (RFC 6298, or Linux's).
+    pub rtt: RttEstimator,
+    /// RTO backoff exponent: timeouts since the last RTT sample.
+    backoff: u32,
+    /// Timeouts since `snd_una` last advanced (Linux `icsk_retransmits`).
+    rto_retransmits: u32,
+    /// Retransmission timer, also RACK's and the probe's, one at a time (`icsk_retransmit_timer`).
+    pub rto_timer: Timer,
+    /// What the retransmission timer is armed for (Linux `icsk_pending`).
+    timer_kind: XmitTimer,
+    /// When the RTO expires, ps, also while the timer waits for a probe or RACK (RFC 8985 §7.2).
+    rto_expire: Time,
+
+    // Output (`output.rs`).
+    /// Pacing timer, armed for `next_send`.
+    pub pace_timer: Timer,
+    /// Earliest time pacing lets the next segment go, ps.
+    next_send: Time,
+    /// When a segment was last sent, ps (for the restart after idle).
+    last_send: Time,
+    /// When the last segment handed over reaches the first link, ps (no later one overtakes it).
+    last_out: Time,
+    /// `snd_nxt` at the last cwnd-use check; checked again once acknowledged (`cwnd_usage_seq`).
+    cwnd_usage_seq: u64,
+    /// The flow's random stream (per-packet host jitter).
+    rng: Rng,
+
+    // Life cycle and accounting.
+    /// [`Sender::start`] was called.
+    started: bool,
+    /// [`Sender::stop`] was called: no new data.
+    stopped: bool,
+    /// When the last byte was acknowledged (transfer complete or stopped flow drained), ps.
+    pub done_at: Option<Time>,
+    /// In slow start since `ss_since` (the time counts toward `counters.slow_start_time`).
+    ss_on: bool,
+    /// When slow-start accounting last looked, ps.
+    ss_since: Time,
+    /// Per-flow counts: segments sent, retransmissions, timeouts, recoveries, time in slow start.
     pub counters: FlowCounters,
 }
 

@@ -36,28 +36,27 @@ const RECOVERY_THRESH: u32 = 16;
 /// RACK state (Linux `tcp_sock.rack`) and its time-ordered list.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Rack {
-    /// Send time of the most recently sent delivered segment (RACK.xmit_ts).
+    /// Send time of the most recently sent delivered segment, ps (RACK.xmit_ts).
     xmit: Time,
-    /// Its transmission number (for "sent after", Linux compares RACK.end_seq
-    /// at equal times; None: nothing delivered yet).
+    /// Its transmission number, `Seg::order` (None: nothing delivered yet).
     order: Option<u32>,
-    /// RTT of the last delivered segment that updated RACK (RACK.rtt).
+    /// RTT of the last delivered segment that updated RACK, ps (RACK.rtt).
     pub(super) rtt: Time,
     /// RACK advanced since the last scan.
     pub(super) advanced: bool,
-    /// reo_wnd in units of min_RTT/4.
+    /// reo_wnd, in units of min_RTT/4.
     reo_wnd_steps: u32,
     /// Recoveries left before the window returns to one step.
     pub(super) reo_wnd_persist: u32,
     /// A D-SACK may have shown a spurious retransmission due to reordering.
     pub(super) dsack_seen: bool,
-    /// `delivered` when reo_wnd last grew.
+    /// `tp.delivered` when reo_wnd last grew, segments.
     last_delivered: u32,
-    /// Oldest (re)transmission in flight.
+    /// Oldest (re)transmission in flight on the list, segment number.
     head: Option<u64>,
-    /// Newest.
+    /// Newest one, segment number.
     tail: Option<u64>,
-    /// Last listed segment sent before the RACK segment.
+    /// Last listed segment sent before the RACK segment, segment number.
     before_rack: Option<u64>,
 }
 
