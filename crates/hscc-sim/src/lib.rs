@@ -45,6 +45,8 @@ pub mod scenario;
 pub mod sim;
 pub mod stats;
 pub mod tcp;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub use hscc_model::time;
 pub use hscc_model::topology;
 pub mod udp;

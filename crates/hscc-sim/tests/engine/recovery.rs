@@ -4,142 +4,10 @@
 //! return in 50 ms (RTT 100 ms); delayed ACKs and host jitter are off, so every
 //! time below is computed by hand from the rules the module docs state.
 
-use std::collections::BTreeMap;
-
-use hscc_cc::{CaState, CcParams, TCP_INFINITE_SSTHRESH};
+use hscc_cc::{CaState, TCP_INFINITE_SSTHRESH};
 use hscc_sim::config::{FlowConfig, LossDetection, SsthreshFrom};
-use hscc_sim::event::EventQueue;
-use hscc_sim::packet::{Kind, Packet};
-use hscc_sim::tcp::receiver::RxAction;
-use hscc_sim::tcp::sender::Wire;
-use hscc_sim::tcp::{Receiver, Sender};
-use hscc_sim::time::{Time, MS};
-
-const OWD: Time = 50 * MS;
-
-#[derive(Default)]
-struct Out {
-    now: Time,
-    q: EventQueue,
-    sent: Vec<Packet>,
-}
-
-impl Wire for Out {
-    fn now(&self) -> Time {
-        self.now
-    }
-    fn queue(&mut self) -> &mut EventQueue {
-        &mut self.q
-    }
-    fn send(&mut self, p: Packet, _at: Time) {
-        self.sent.push(p);
-    }
-}
-
-/// What the path does to the `n`-th transmission (0: the original) of
-/// segment `seq` sent at `t`: its arrival time, or None if it is lost.
-type Path = Box<dyn Fn(u64, u32, Time) -> Option<Time>>;
-
-struct Run {
-    s: Sender,
-    r: Receiver,
-    w: Out,
-    path: Path,
-    /// Packets on their way, by (arrival, order).
-    wire: BTreeMap<(Time, u64), Packet>,
-    order: u64,
-    /// Transmissions so far of each segment.
-    count: BTreeMap<u64, u32>,
-    /// (time, seq, retransmission) of every transmission.
-    log: Vec<(Time, u64, bool)>,
-}
-
-impl Run {
-    fn new(cfg: FlowConfig, path: Path) -> Run {
-        let cfg = FlowConfig {
-            delayed_ack: false,
-            ..cfg.without_jitter()
-        };
-        let s = Sender::new(
-            0,
-            &cfg,
-            hscc_sim::rng::component_rng(1, hscc_sim::rng::Component::Sender, 0),
-        );
-        let mut run = Run {
-            s,
-            r: Receiver::new(&cfg),
-            w: Out::default(),
-            path,
-            wire: BTreeMap::new(),
-            order: 0,
-            count: BTreeMap::new(),
-            log: Vec::new(),
-        };
-        run.s.start(&mut run.w);
-        run.collect();
-        run
-    }
-
-    /// Put what the sender sent on the path.
-    fn collect(&mut self) {
-        let now = self.w.now;
-        for p in std::mem::take(&mut self.w.sent) {
-            let n = self.count.entry(p.seq).or_insert(0);
-            self.log.push((now, p.seq, p.is_retrans()));
-            if let Some(at) = (self.path)(p.seq, *n, now) {
-                self.wire.insert((at, self.order), p);
-                self.order += 1;
-            }
-            *n += 1;
-        }
-    }
-
-    /// Run events until `end` (bounded).
-    fn run_until(&mut self, end: Time) {
-        for _ in 0..100_000 {
-            let timer = self.s.rto_timer.deadline;
-            let next = self.wire.keys().next().copied();
-            let t = match next {
-                Some((t, _)) if t <= timer => t,
-                _ => timer,
-            };
-            if t > end || self.s.done_at.is_some() {
-                return;
-            }
-            self.w.now = t;
-            if next.is_some_and(|(a, _)| a == t) {
-                let (_, p) = self.wire.pop_first().unwrap();
-                if p.kind == Kind::Data {
-                    if let RxAction::AckNow = self.r.on_data(&p, t) {
-                        let a = self.r.make_ack(0);
-                        self.wire.insert((t + OWD, self.order), a);
-                        self.order += 1;
-                    }
-                } else {
-                    self.s.on_ack(&p, &mut self.w);
-                }
-            } else {
-                self.s.on_timer(&mut self.w);
-            }
-            self.s.check_scoreboard().unwrap();
-            self.collect();
-        }
-        panic!("more than 100 000 events");
-    }
-
-    /// Times at which segment `seq` was sent.
-    fn sends(&self, seq: u64) -> Vec<Time> {
-        self.log
-            .iter()
-            .filter(|&&(_, s, _)| s == seq)
-            .map(|&(t, _, _)| t)
-            .collect()
-    }
-}
-
-fn linux() -> FlowConfig {
-    FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_linux_recovery()
-}
+use hscc_sim::testing::{dropping, linux, Script, ScriptedPath, OWD};
+use hscc_sim::time::MS;
 
 fn dupack() -> FlowConfig {
     FlowConfig {
@@ -148,18 +16,13 @@ fn dupack() -> FlowConfig {
     }
 }
 
-/// Drop the listed transmissions (seq, n); everything else takes 50 ms.
-fn dropping(list: &'static [(u64, u32)]) -> Path {
-    Box::new(move |seq, n, t| (!list.contains(&(seq, n))).then_some(t + OWD))
-}
-
 // Slow start from 10 segments, all sent at once: 0..9 at 0 ms, 10..29 at
 // 100 ms (each of the 10 ACKs adds one to cwnd and releases two), 30.. at 200 ms.
 
 #[test]
 fn a_lost_retransmission_is_recovered_by_rack_one_rtt_later() {
     // 15 (sent at 100 ms) and its first retransmission are lost.
-    let mut run = Run::new(linux(), dropping(&[(15, 0), (15, 1)]));
+    let mut run = ScriptedPath::new(linux(), dropping(&[(15, 0), (15, 1)]));
     run.run_until(2_000 * MS);
     // At 200 ms the third SACK above 15 makes reo_wnd 0 (no reordering seen
     // yet): 15, sent before the SACKed segments, is lost at once and
@@ -172,7 +35,7 @@ fn a_lost_retransmission_is_recovered_by_rack_one_rtt_later() {
 
 #[test]
 fn with_duplicate_acks_a_lost_retransmission_waits_for_the_rto() {
-    let mut run = Run::new(dupack(), dropping(&[(15, 0), (15, 1)]));
+    let mut run = ScriptedPath::new(dupack(), dropping(&[(15, 0), (15, 1)]));
     run.run_until(2_000 * MS);
     // The third duplicate ACK at 200 ms retransmits 15; its loss leaves a hole
     // no SACK can mark again. The RTO was last re-armed by the cumulative ACK
@@ -195,7 +58,7 @@ fn finite(cfg: FlowConfig, segs: u64) -> FlowConfig {
 fn a_tail_loss_is_repaired_by_a_probe_without_an_rto() {
     // 20 segments; the last two (18, 19, sent at 100 ms) are lost. RTO 1 s
     // (RFC 6298's minimum) so that the probe and the RTO are far apart.
-    let mut run = Run::new(finite(linux(), 20), dropping(&[(18, 0), (19, 0)]));
+    let mut run = ScriptedPath::new(finite(linux(), 20), dropping(&[(18, 0), (19, 0)]));
     run.run_until(5_000 * MS);
     // The last ACK (cum 18) at 200 ms arms the probe: PTO = 2 SRTT + 2 ms =
     // 202 ms (two segments out), before the RTO (1 s). No new data: the probe
@@ -211,7 +74,7 @@ fn a_tail_loss_is_repaired_by_a_probe_without_an_rto() {
 
 #[test]
 fn without_probes_the_same_tail_loss_waits_for_the_rto() {
-    let mut run = Run::new(finite(dupack(), 20), dropping(&[(18, 0), (19, 0)]));
+    let mut run = ScriptedPath::new(finite(dupack(), 20), dropping(&[(18, 0), (19, 0)]));
     run.run_until(5_000 * MS);
     // RTO from the last cumulative ACK at 200 ms: 1.2 s; slow start from one
     // segment: 18 at 1.2 s, 19 after its ACK at 1.3 s, done at 1.4 s.
@@ -229,7 +92,7 @@ fn ssthresh_after_losing_2_3_4(from: SsthreshFrom) -> u32 {
         ssthresh_from: from,
         ..dupack()
     };
-    let mut run = Run::new(cfg, dropping(&[(2, 0), (3, 0), (4, 0)]));
+    let mut run = ScriptedPath::new(cfg, dropping(&[(2, 0), (3, 0), (4, 0)]));
     run.run_until(150 * MS);
     assert_eq!(run.s.counters.recoveries, 1);
     run.s.tp.snd_ssthresh
@@ -261,7 +124,7 @@ fn entering_recovery_clears_the_additive_increase_credit_as_linux_does() {
         init_ssthresh: Some(20),
         ..dupack()
     };
-    let mut run = Run::new(cfg, dropping(&[(2, 0), (3, 0), (4, 0)]));
+    let mut run = ScriptedPath::new(cfg, dropping(&[(2, 0), (3, 0), (4, 0)]));
     run.run_until(150 * MS);
     assert_eq!(run.s.counters.recoveries, 1);
     assert_eq!(run.s.tp.snd_cwnd_cnt, 0);
@@ -269,7 +132,7 @@ fn entering_recovery_clears_the_additive_increase_credit_as_linux_does() {
 
 /// 15 arrives 5 ms after 16..29, all sent together at 100 ms: three of them are
 /// SACKed first, so 15 is retransmitted at 200 ms although it is not lost.
-fn reorder_15() -> Path {
+fn reorder_15() -> Script {
     Box::new(|seq, n, t| Some(t + OWD + if (seq, n) == (15, 0) { 5 * MS } else { 0 }))
 }
 
@@ -282,7 +145,7 @@ fn a_spurious_fast_retransmit_is_undone_by_dsack_with_cwnd_restored() {
             loss_detection: detection,
             ..linux()
         };
-        let mut run = Run::new(cfg, reorder_15());
+        let mut run = ScriptedPath::new(cfg, reorder_15());
         run.run_until(200 * MS);
         assert_eq!(run.s.tp.ca_state, CaState::Recovery, "{detection:?}");
         // At 200 ms: 11..15 acked (cwnd 20 -> 25 in slow start), then three
@@ -321,7 +184,7 @@ fn without_undo_the_spurious_reduction_stays() {
         undo: false,
         ..linux()
     };
-    let mut run = Run::new(cfg, reorder_15());
+    let mut run = ScriptedPath::new(cfg, reorder_15());
     run.run_until(300 * MS);
     assert_eq!(run.s.counters.undos, 0);
     assert_eq!(run.s.tp.snd_ssthresh, 12);
@@ -329,7 +192,7 @@ fn without_undo_the_spurious_reduction_stays() {
 
 #[test]
 fn with_timestamps_the_partial_ack_undoes_at_once_and_reordering_is_learned() {
-    let mut run = Run::new(linux(), reorder_15());
+    let mut run = ScriptedPath::new(linux(), reorder_15());
     run.run_until(205 * MS);
     // The ACK of the original (cum 30, partial: high_seq is above) echoes its
     // TSval, 100 ms, older than the retransmission at 200 ms (Eifel): the hole
@@ -348,7 +211,7 @@ fn with_timestamps_the_partial_ack_undoes_at_once_and_reordering_is_learned() {
 fn after_reordering_is_seen_rack_waits_a_quarter_rtt_before_declaring_loss() {
     // 15 and later 300 arrive 5 ms late. The first costs a spurious
     // retransmission (undone); then reo_wnd = min_RTT/4 = 25 ms > 5 ms.
-    let path: Path = Box::new(|seq, n, t| {
+    let path: Script = Box::new(|seq, n, t| {
         Some(
             t + OWD
                 + if n == 0 && (seq == 15 || seq == 300) {
@@ -358,7 +221,7 @@ fn after_reordering_is_seen_rack_waits_a_quarter_rtt_before_declaring_loss() {
                 },
         )
     });
-    let mut run = Run::new(linux(), path);
+    let mut run = ScriptedPath::new(linux(), path);
     run.run_until(1_000 * MS);
     assert!(run.s.snd_nxt() > 400, "300 was sent with data after it");
     assert_eq!(run.sends(15).len(), 2);
@@ -368,7 +231,7 @@ fn after_reordering_is_seen_rack_waits_a_quarter_rtt_before_declaring_loss() {
 
 /// All data sent in [100, 490) ms is held until 540 ms (a delay spike), then
 /// delivered in order; later data takes 50 ms.
-fn spike() -> Path {
+fn spike() -> Script {
     Box::new(|_, _, t| {
         Some(if (100 * MS..490 * MS).contains(&t) {
             (t + OWD).max(540 * MS)
@@ -386,7 +249,7 @@ fn frto_detects_a_spurious_timeout_and_undoes_it() {
         dsack: false,
         ..linux()
     };
-    let mut run = Run::new(cfg, spike());
+    let mut run = ScriptedPath::new(cfg, spike());
     run.run_until(700 * MS);
     // The last ACK at 100 ms arms the probe for 300 ms (PTO 202 ms, RTO 200 ms
     // sooner): new data, 30, goes out; the RTO follows at 300 + 200 = 500 ms and
@@ -412,7 +275,7 @@ fn without_frto_a_spurious_timeout_retransmits_the_window() {
         frto: false,
         ..linux()
     };
-    let mut run = Run::new(cfg, spike());
+    let mut run = ScriptedPath::new(cfg, spike());
     run.run_until(700 * MS);
     let c = run.s.counters;
     assert_eq!((c.timeouts, c.undos), (1, 0), "{c:?}");
@@ -422,12 +285,12 @@ fn without_frto_a_spurious_timeout_retransmits_the_window() {
 #[test]
 fn after_reordering_is_seen_a_real_loss_waits_for_the_reordering_timer() {
     // 15 is reordered (one undone recovery: reordering seen), then 300 is lost.
-    let path: Path = Box::new(|seq, n, t| match (seq, n) {
+    let path: Script = Box::new(|seq, n, t| match (seq, n) {
         (15, 0) => Some(t + OWD + 5 * MS),
         (300, 0) => None,
         _ => Some(t + OWD),
     });
-    let mut run = Run::new(linux(), path);
+    let mut run = ScriptedPath::new(linux(), path);
     run.run_until(1_000 * MS);
     // The spurious retransmission of 15 came back as a D-SACK at 300 ms after
     // reordering was seen (205 ms): reo_wnd grew to 2 steps of min_RTT/4, 50 ms

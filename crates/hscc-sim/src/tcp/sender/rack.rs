@@ -24,8 +24,9 @@
 
 use hscc_cc::CaState;
 
-use super::tlp::{XmitTimer, TIMEOUT_MIN};
-use super::{Seg, Sender, Wire, EVER_RETRANS, LISTED, LOST, RETRANS};
+use super::scoreboard::{Seg, EVER_RETRANS, LISTED, LOST, RETRANS};
+use super::timers::{XmitTimer, TIMEOUT_MIN};
+use super::{Sender, Wire};
 use crate::tcp::work;
 use crate::time::Time;
 
@@ -35,28 +36,27 @@ const RECOVERY_THRESH: u32 = 16;
 /// RACK state (Linux `tcp_sock.rack`) and its time-ordered list.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Rack {
-    /// Send time of the most recently sent delivered segment (RACK.xmit_ts).
+    /// Send time of the most recently sent delivered segment, ps (RACK.xmit_ts).
     xmit: Time,
-    /// Its transmission number (for "sent after", Linux compares RACK.end_seq
-    /// at equal times; None: nothing delivered yet).
+    /// Its transmission number, `Seg::order` (None: nothing delivered yet).
     order: Option<u32>,
-    /// RTT of the last delivered segment that updated RACK (RACK.rtt).
+    /// RTT of the last delivered segment that updated RACK, ps (RACK.rtt).
     pub(super) rtt: Time,
     /// RACK advanced since the last scan.
     pub(super) advanced: bool,
-    /// reo_wnd in units of min_RTT/4.
+    /// reo_wnd, in units of min_RTT/4.
     reo_wnd_steps: u32,
     /// Recoveries left before the window returns to one step.
     pub(super) reo_wnd_persist: u32,
     /// A D-SACK may have shown a spurious retransmission due to reordering.
     pub(super) dsack_seen: bool,
-    /// `delivered` when reo_wnd last grew.
+    /// `tp.delivered` when reo_wnd last grew, segments.
     last_delivered: u32,
-    /// Oldest (re)transmission in flight.
+    /// Oldest (re)transmission in flight on the list, segment number.
     head: Option<u64>,
-    /// Newest.
+    /// Newest one, segment number.
     tail: Option<u64>,
-    /// Last listed segment sent before the RACK segment.
+    /// Last listed segment sent before the RACK segment, segment number.
     before_rack: Option<u64>,
 }
 
@@ -322,5 +322,46 @@ impl Sender {
             return Err(format!("{flagged} segments flagged, {n} on the RACK list"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hscc_cc::{CaState, CcParams};
+
+    use super::super::Sender;
+    use crate::config::FlowConfig;
+    use crate::rng::{component_rng, Component};
+    use crate::tcp::work;
+    use crate::testing::{ack, NullWire};
+    use crate::time::MS;
+
+    #[test]
+    fn rack_work_per_ack_does_not_grow_with_the_window() {
+        const W: u64 = 80_000;
+        let cfg = FlowConfig {
+            init_cwnd: W as u32,
+            ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_linux_recovery()
+        };
+        let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
+        let mut w = NullWire::default();
+        s.start(&mut w);
+        w.now = 100 * MS;
+        s.on_ack(&ack(1, &[]), &mut w); // RTT 100 ms: min_RTT/4 = 25 ms
+        s.reord_seen = 1; // reordering seen: reo_wnd stays 25 ms with many SACKs
+        work::take();
+        // 1 is missing; 2..2002 are SACKed one per ACK within the reordering
+        // window: each scan meets 1 first, not yet due, and stops.
+        for k in 1..=2_000u64 {
+            w.now = 100 * MS + k * crate::time::US;
+            s.on_ack(&ack(1, &[(2, 2 + k)]), &mut w);
+        }
+        let steps = work::take();
+        assert!(steps <= 3 * 2_000, "{steps} entries visited for 2000 ACKs");
+        assert_eq!((s.tp.lost_out, s.tp.ca_state), (0, CaState::Disorder));
+        // The timer waits for the last segment sent before the newest SACKed
+        // one (sent at 0 like 1): 0 + RACK.rtt + 25 ms + 2 ms.
+        assert_eq!(s.rto_timer.deadline, (102 * MS) + 25 * MS + 2 * MS);
+        s.check_scoreboard().unwrap();
     }
 }

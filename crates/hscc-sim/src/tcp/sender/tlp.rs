@@ -1,7 +1,6 @@
 //! Tail loss probes (RFC 8985 §7, Linux `tcp_schedule_loss_probe`,
-//! `tcp_send_loss_probe`, `tcp_process_tlp_ack`) and the one retransmission
-//! timer they share with the RTO and RACK's reordering timer (Linux
-//! `icsk_pending`).
+//! `tcp_send_loss_probe`, `tcp_process_tlp_ack`), on the retransmission timer
+//! they share with the RTO and RACK's reordering timer (`timers.rs`).
 //!
 //! When new data has gone out or data was acknowledged in Open (or CWR)
 //! state, the probe timeout PTO = 2·SRTT + 2 ms (Linux `TCP_TIMEOUT_MIN`,
@@ -19,55 +18,17 @@
 
 use hscc_cc::{CaEvent, CaState};
 
-use super::{AckFlags, Sender, Wire};
-use crate::event::Event;
+use super::scoreboard::{AckFlags, SACKED};
+use super::timers::{XmitTimer, TIMEOUT_MIN};
+use super::{Sender, Wire};
 use crate::time::{Time, MS, SEC};
 
-/// What the retransmission timer is armed for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum XmitTimer {
-    /// Retransmission timeout (RFC 6298).
-    Rto,
-    /// RACK's reordering window ends (Linux `ICSK_TIME_REO_TIMEOUT`).
-    Reo,
-    /// Tail loss probe (Linux `ICSK_TIME_LOSS_PROBE`).
-    Tlp,
-}
-
-/// Linux `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 1000): added to the probe timeout
-/// and to the reordering timer.
-pub(super) const TIMEOUT_MIN: Time = 2 * MS;
 /// RFC 8985 §7.2 WCDelAckT, the worst-case delayed-ACK timer (Linux `TCP_RTO_MIN`).
 const WC_DELACK: Time = 200 * MS;
 /// Linux `TCP_TIMEOUT_INIT`: the probe timeout before any RTT sample.
 const TIMEOUT_INIT: Time = SEC;
 
 impl Sender {
-    /// Arm the retransmission timer for `kind` at `at`.
-    pub(super) fn arm_timer(&mut self, kind: XmitTimer, at: Time, w: &mut impl Wire) {
-        self.timer_kind = kind;
-        self.rto_timer.arm(at, w.queue(), Event::Rto(self.id));
-    }
-
-    /// Linux `tcp_rearm_rto`: the RTO from now, or, replacing a pending probe
-    /// or reordering timer, when it would have expired (Linux: the head
-    /// segment's last transmission + RTO; hscc restarts the RTO on each ACK of
-    /// new data, RFC 6298 §5.3, and keeps that time).
-    pub(super) fn rearm_rto(&mut self, resume: bool, now: Time, w: &mut impl Wire) {
-        if self.tp.packets_out == 0 {
-            self.rto_timer.cancel();
-            return;
-        }
-        if !resume {
-            self.rto_expire = now + self.rtt.rto(self.backoff);
-        }
-        self.arm_timer(
-            XmitTimer::Rto,
-            self.rto_expire.max(now + crate::time::US),
-            w,
-        );
-    }
-
     /// Linux `tcp_schedule_loss_probe`: arm the probe timer if a probe may be
     /// sent; `advancing_rto` when the RTO would be re-armed from now.
     pub(super) fn schedule_loss_probe(
@@ -124,7 +85,7 @@ impl Sender {
             // Retransmit the last segment, although it is not marked lost.
             let last = self.snd_nxt - 1;
             let f = self.sb[(last - self.snd_una) as usize].flags;
-            if f & super::SACKED != 0 {
+            if f & SACKED != 0 {
                 self.rearm_rto(true, now, w);
                 return;
             }

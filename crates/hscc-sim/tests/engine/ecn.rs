@@ -2,47 +2,22 @@
 //! `tcp_enter_cwr`): one reduction per window, CWR on the next new segment,
 //! the CWR state left once data above the reduction point is acknowledged.
 
-use hscc_cc::{CaState, CcParams};
-use hscc_sim::event::EventQueue;
+use hscc_cc::CaState;
 use hscc_sim::packet::{Packet, CWR, ECE, ECT};
-use hscc_sim::rng::{component_rng, Component};
-use hscc_sim::tcp::sender::Wire;
 use hscc_sim::tcp::Sender;
-use hscc_sim::time::{Time, MS};
+use hscc_sim::testing::{reno, started, Capture};
+use hscc_sim::time::MS;
 use hscc_sim::{FlowConfig, Recovery};
-
-/// Keeps what the sender sends.
-#[derive(Default)]
-struct Capture {
-    now: Time,
-    q: EventQueue,
-    sent: Vec<Packet>,
-}
-
-impl Wire for Capture {
-    fn now(&self) -> Time {
-        self.now
-    }
-    fn queue(&mut self) -> &mut EventQueue {
-        &mut self.q
-    }
-    fn send(&mut self, p: Packet, _: Time) {
-        self.sent.push(p);
-    }
-}
 
 fn sender(ecn: bool, recovery: Recovery) -> (Sender, Capture) {
     let mut cfg = FlowConfig {
         ecn,
         recovery,
-        ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap())
+        ..reno()
     }
     .without_jitter();
     cfg.init_cwnd = 10;
-    let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
-    let mut w = Capture::default();
-    s.start(&mut w);
-    (s, w)
+    started(&cfg)
 }
 
 fn ack(seq: u64, ece: bool) -> Packet {

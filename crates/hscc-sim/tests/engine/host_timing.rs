@@ -8,32 +8,11 @@
 
 use hscc_cc::testing::proptest_cases;
 use hscc_sim::config::{AckCounting, DelayDist};
-use hscc_sim::event::EventQueue;
 use hscc_sim::packet::Packet;
 use hscc_sim::prelude::*;
-use hscc_sim::tcp::sender::Wire;
 use hscc_sim::tcp::Sender;
+use hscc_sim::testing::{flow_rng, Capture};
 use proptest::prelude::*;
-
-/// Records (now, at) of every segment handed over.
-#[derive(Default)]
-struct Recorder {
-    now: Time,
-    q: EventQueue,
-    sent: Vec<(Time, Time, u64)>,
-}
-
-impl Wire for Recorder {
-    fn now(&self) -> Time {
-        self.now
-    }
-    fn queue(&mut self) -> &mut EventQueue {
-        &mut self.q
-    }
-    fn send(&mut self, p: Packet, at: Time) {
-        self.sent.push((self.now, at, p.seq));
-    }
-}
 
 #[derive(Clone, Debug)]
 struct Knobs {
@@ -137,14 +116,14 @@ proptest! {
     fn a_flows_segments_leave_its_host_in_order_and_within_their_bounds(k in knobs(), seed in any::<u64>(), script in proptest::collection::vec((1u64..3, 0u64..50_000), 1..60)) {
         let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
         apply(&mut cfg, &k);
-        let mut s = Sender::new(0, &cfg, hscc_sim::rng::component_rng(seed, hscc_sim::rng::Component::Sender, 0));
+        let mut s = Sender::new(0, &cfg, flow_rng(seed, 0));
         let d = s.access_delay;
         match k.access {
             DelayDist::Fixed(x) => prop_assert_eq!(d, x),
             DelayDist::Uniform { min, max } => prop_assert!((min..=max).contains(&d)),
         }
         prop_assert!(s.start_offset <= k.start_jitter);
-        let mut w = Recorder::default();
+        let mut w = Capture::default();
         s.start(&mut w);
         // ACKs of one or two segments at random gaps (µs).
         for &(n, gap) in &script {
@@ -153,7 +132,7 @@ proptest! {
             s.on_ack(&Packet::ack(0, ack, 52, 0), &mut w);
         }
         let mut last = 0;
-        for &(now, at, seq) in &w.sent {
+        for (&(now, at), seq) in w.times.iter().zip(w.sent.iter().map(|p| p.seq)) {
             prop_assert!(at >= last, "segment {} at {} before an earlier one at {}", seq, at, last);
             prop_assert!(at >= now + d, "segment {} at {} sent at {} with access delay {}", seq, at, now, d);
             prop_assert!(at <= (now + d + k.host_jitter).max(last), "segment {} at {}: more than the jitter after {}", seq, at, now + d);

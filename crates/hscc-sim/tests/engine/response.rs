@@ -20,7 +20,7 @@
 //! runs 7–10 % above 1.22/√p here, as in the Padhye test of `validation.rs`.
 //!
 //! The long points (p = 10⁻⁵) are in `#[ignore]` tests:
-//! `cargo test --release -p hscc-sim --test response -- --ignored`.
+//! `cargo test --release -p hscc-sim --test engine response:: -- --ignored`.
 
 use hscc_sim::prelude::*;
 

@@ -2,46 +2,21 @@
 //! segments, per-connection access delay. Hand-computed expectations: each
 //! test fails without its feature.
 
-use hscc_cc::CcParams;
 use hscc_sim::config::{AckCounting, DelayDist, FlowConfig};
-use hscc_sim::event::EventQueue;
 use hscc_sim::packet::Packet;
 use hscc_sim::prelude::*;
 use hscc_sim::tcp::receiver::RxAction;
-use hscc_sim::tcp::sender::Wire;
 use hscc_sim::tcp::{Receiver, Sender};
-
-fn rng(seed: u64, id: u64) -> hscc_sim::rng::Rng {
-    hscc_sim::rng::component_rng(seed, hscc_sim::rng::Component::Sender, id)
-}
-
-/// Keeps the timers; forgets what is sent (the tests acknowledge by sequence number).
-#[derive(Default)]
-struct NullWire {
-    now: Time,
-    q: EventQueue,
-}
-
-impl Wire for NullWire {
-    fn now(&self) -> Time {
-        self.now
-    }
-    fn queue(&mut self) -> &mut EventQueue {
-        &mut self.q
-    }
-    fn send(&mut self, _: Packet, _: Time) {}
-}
+use hscc_sim::testing::{flow_rng, reno, started, NullWire};
 
 /// cwnd at the start and after each of `rounds` round trips in which every
 /// segment outstanding at the round's start is acknowledged, one cumulative
 /// ACK per two segments (a delayed-ACK receiver; an odd last segment gets its
 /// own ACK, as the delayed-ACK timer would send).
 fn cwnd_per_round(edit: impl FnOnce(&mut FlowConfig), rounds: usize) -> Vec<u32> {
-    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    let mut cfg = reno();
     edit(&mut cfg);
-    let mut s = Sender::new(0, &cfg, rng(1, 0));
-    let mut w = NullWire::default();
-    s.start(&mut w);
+    let (mut s, mut w) = started::<NullWire>(&cfg);
     let mut out = vec![s.tp.snd_cwnd];
     for _ in 0..rounds {
         w.now += 100 * MS;
@@ -104,7 +79,7 @@ fn an_algorithms_own_initial_ssthresh_takes_precedence_as_in_linux() {
     let ssthresh = |algo: &str, params: &[(&str, f64)], init: Option<u32>| {
         let mut cfg = FlowConfig::bulk(0, 1, CcParams::with(algo, params).unwrap());
         cfg.init_ssthresh = init;
-        Sender::new(0, &cfg, rng(1, 0)).tp.snd_ssthresh
+        Sender::new(0, &cfg, flow_rng(1, 0)).tp.snd_ssthresh
     };
     const INFINITE: u32 = hscc_cc::TCP_INFINITE_SSTHRESH;
     assert_eq!(ssthresh("reno", &[], None), INFINITE);
@@ -184,7 +159,7 @@ fn seg(s: u64) -> Packet {
 
 #[test]
 fn delayed_ack_every_n_segments_and_at_once_for_holes() {
-    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    let mut cfg = reno();
     cfg.delack_segments = 3;
     let mut r = Receiver::new(&cfg);
     let timer = |t: Time| RxAction::Delay(t + 40 * MS);
@@ -388,14 +363,14 @@ fn access_delay_draws_are_uniform_on_min_max() {
     // The draw is made when a sender is built: 4000 connections (flow ids of
     // one run) against U[5, 25] ms, Kolmogorov–Smirnov distance against the
     // uniform CDF. Critical value at α = 0.001: 1.95/√n = 0.031.
-    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    let mut cfg = reno();
     cfg.access_delay = DelayDist::Uniform {
         min: 5 * MS,
         max: 25 * MS,
     };
     let n = 4000;
     let mut x: Vec<f64> = (0..n)
-        .map(|i| Sender::new(i as u32, &cfg, rng(7, i)).access_delay as f64)
+        .map(|i| Sender::new(i as u32, &cfg, flow_rng(7, i)).access_delay as f64)
         .collect();
     x.sort_by(f64::total_cmp);
     let (lo, hi) = ((5 * MS) as f64, (25 * MS) as f64);
@@ -410,12 +385,12 @@ fn access_delay_draws_are_uniform_on_min_max() {
     assert!(ks < 1.95 / (n as f64).sqrt(), "KS distance {ks}");
     // Fixed: exactly the value, and min = max draws that value.
     cfg.access_delay = DelayDist::Fixed(7 * MS);
-    assert_eq!(Sender::new(0, &cfg, rng(7, 0)).access_delay, 7 * MS);
+    assert_eq!(Sender::new(0, &cfg, flow_rng(7, 0)).access_delay, 7 * MS);
     cfg.access_delay = DelayDist::Uniform {
         min: 3 * MS,
         max: 3 * MS,
     };
-    assert_eq!(Sender::new(0, &cfg, rng(7, 0)).access_delay, 3 * MS);
+    assert_eq!(Sender::new(0, &cfg, flow_rng(7, 0)).access_delay, 3 * MS);
 }
 
 fn web_tcp(access: DelayDist) -> FlowConfig {

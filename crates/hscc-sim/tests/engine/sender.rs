@@ -1,55 +1,19 @@
 //! The TCP sender driven by hand: scripted ACKs, hand-computed expectations.
 
-use hscc_cc::{CaState, CcParams};
-use hscc_sim::config::{FlowConfig, Recovery};
-use hscc_sim::event::{Event, EventQueue};
+use hscc_cc::CaState;
+use hscc_sim::config::Recovery;
+use hscc_sim::event::Event;
 use hscc_sim::packet::Packet;
-use hscc_sim::tcp::sender::Wire;
 use hscc_sim::tcp::Sender;
+use hscc_sim::testing::{ack, classic, flow_rng, reno, started, Capture};
 use hscc_sim::time::{Time, MS, SEC};
 
-fn rng() -> hscc_sim::rng::Rng {
-    hscc_sim::rng::component_rng(1, hscc_sim::rng::Component::Sender, 0)
-}
-
-#[derive(Default)]
-struct MockWire {
-    now: Time,
-    q: EventQueue,
-    sent: Vec<Packet>,
-}
-
-impl Wire for MockWire {
-    fn now(&self) -> Time {
-        self.now
-    }
-    fn queue(&mut self) -> &mut EventQueue {
-        &mut self.q
-    }
-    fn send(&mut self, p: Packet, _at: Time) {
-        self.sent.push(p);
-    }
-}
-
-fn sender(sack: bool) -> (Sender, MockWire) {
+fn sender(sack: bool) -> (Sender, Capture) {
     // RFC 6675 / 6582 recovery as specified: these tests check its rules.
-    let mut cfg =
-        FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_classic_recovery();
+    let mut cfg = classic();
     cfg.sack = sack;
     cfg.recovery = Recovery::Classic;
-    let mut s = Sender::new(0, &cfg, rng());
-    let mut w = MockWire::default();
-    s.start(&mut w);
-    (s, w)
-}
-
-fn ack(seq: u64, sack: &[(u64, u64)]) -> Packet {
-    let mut p = Packet::ack(0, seq, 52, 0);
-    for (i, &(a, b)) in sack.iter().enumerate() {
-        p.sack[i] = ((a - seq) as u32, (b - seq) as u32);
-    }
-    p.nsack = sack.len() as u8;
-    p
+    started(&cfg)
 }
 
 fn seqs(sent: &[Packet]) -> Vec<(u64, bool)> {
@@ -189,12 +153,12 @@ fn timers_are_scheduled_lazily() {
 
 #[test]
 fn the_sender_obeys_a_pacing_rate_set_by_the_algorithm() {
-    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    let mut cfg = reno();
     cfg.init_cwnd = 10;
-    let mut s = Sender::new(0, &cfg, rng());
+    let mut s = Sender::new(0, &cfg, flow_rng(1, 0));
     // 1.5 MB/s: one 1500-byte packet per millisecond.
     s.tp.pacing_rate = 1_500_000;
-    let mut w = MockWire::default();
+    let mut w = Capture::default();
     s.start(&mut w);
     assert_eq!(w.sent.len(), 1);
     assert_eq!(s.pace_timer.deadline, MS);
@@ -211,10 +175,10 @@ fn the_sender_obeys_a_pacing_rate_set_by_the_algorithm() {
 
 #[test]
 fn linux_default_pacing_runs_at_twice_cwnd_per_srtt_in_slow_start() {
-    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    let mut cfg = reno();
     cfg.pacing = true;
-    let mut s = Sender::new(0, &cfg, rng());
-    let mut w = MockWire::default();
+    let mut s = Sender::new(0, &cfg, flow_rng(1, 0));
+    let mut w = Capture::default();
     s.start(&mut w); // no RTT sample yet: no pacing, the whole initial window goes out
     assert_eq!(w.sent.len(), 10);
     w.sent.clear();
@@ -229,18 +193,15 @@ fn linux_default_pacing_runs_at_twice_cwnd_per_srtt_in_slow_start() {
 // ------------------------------------------- a persistent connection's writes
 
 /// A Reno sender of a finite first write of `bytes`, started at 0.
-fn connection(bytes: u64) -> (Sender, MockWire) {
-    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+fn connection(bytes: u64) -> (Sender, Capture) {
+    let mut cfg = reno();
     cfg.size = Some(bytes);
-    let mut s = Sender::new(0, &cfg, rng());
-    let mut w = MockWire::default();
-    s.start(&mut w);
-    (s, w)
+    started(&cfg)
 }
 
 /// Acknowledge everything sent, one segment per ACK, one round of 100 ms at
 /// a time, until the sender is done; returns when it last sent.
-fn drain(s: &mut Sender, w: &mut MockWire) -> Time {
+fn drain(s: &mut Sender, w: &mut Capture) -> Time {
     let mut last_send = w.now;
     for _ in 0..100 {
         if s.done_at.is_some() {

@@ -23,7 +23,8 @@
 
 use hscc_cc::CaState;
 
-use super::{AckFlags, Seg, Sender, EVER_RETRANS, LOST, RETRANS, SACKED};
+use super::scoreboard::{AckFlags, Seg, EVER_RETRANS, LOST, RETRANS, SACKED};
+use super::Sender;
 use crate::packet::Packet;
 use crate::tcp::work;
 use crate::time::Time;
@@ -31,14 +32,13 @@ use crate::time::Time;
 /// Undo bookkeeping of the current episode.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Undo {
-    /// snd_una when the episode began (Linux `undo_marker`; None: nothing to undo).
+    /// `snd_una` when the episode began (Linux `undo_marker`; None: nothing to undo).
     pub(super) marker: Option<u64>,
-    /// Retransmissions not yet shown spurious by a D-SACK (Linux `undo_retrans`;
-    /// -1: none made yet).
+    /// Retransmissions not yet shown spurious by a D-SACK (`undo_retrans`; -1: none made).
     retrans: i32,
-    /// ssthresh to restore (Linux `prior_ssthresh`; 0: none).
+    /// ssthresh to restore, segments (Linux `prior_ssthresh`; 0: none).
     prior_ssthresh: u32,
-    /// Time of the first retransmission (Linux `retrans_stamp`).
+    /// Time of the first retransmission, ps (Linux `retrans_stamp`).
     retrans_stamp: Option<Time>,
     /// Segments D-SACKed over the connection (Linux `dsack_dups`).
     dsack_dups: u64,
