@@ -72,9 +72,12 @@ import io
 import json
 import math
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 from polars.datatypes import DataTypeClass
 
 from hscc import _core, cclog
@@ -255,12 +258,31 @@ class Result:
         the flows whose algorithm reports such signals (any that signalled)."""
         return _signal_sync(list(self.flows.iter_rows(named=True)), flows, window)
 
-    def plot(self, out: str | Path, svg: bool = False, overwrite: bool = False) -> list[Path]:
-        """Draw throughput, cwnd and queuing delay over time to `out` (.png, and .svg if asked);
-        an existing file is replaced only with `overwrite`."""
-        from hscc.plot import plot  # matplotlib only when plotting
+    @overload
+    def plot(
+        self, out: None = None, svg: bool = False, overwrite: bool = False, size: str | None = None
+    ) -> Figure: ...
+    @overload
+    def plot(
+        self, out: str | Path, svg: bool = False, overwrite: bool = False, size: str | None = None
+    ) -> list[Path]: ...
+    def plot(
+        self,
+        out: str | Path | None = None,
+        svg: bool = False,
+        overwrite: bool = False,
+        size: str | None = None,
+    ) -> Figure | list[Path]:
+        """Throughput, cwnd and queuing delay over time: without `out`, the matplotlib
+        figure (a notebook shows it); with `out`, written there in the format its extension
+        names (an existing file replaced only with `overwrite`), and the paths returned.
+        `size`: column, wide or slide (default: `hscc.style.DEFAULT_SIZE`)."""
+        from hscc import plot, style  # matplotlib only when plotting
 
-        return plot(self, out, svg, overwrite)
+        size = size or style.DEFAULT_SIZE
+        if out is None:
+            return plot.figure(self, size)
+        return plot.plot(self, out, svg, overwrite, size)
 
     def write(self, run_dir: str | Path, overwrite: bool = False) -> Path:
         """Write the run directory atomically. An existing run there is replaced only

@@ -319,3 +319,13 @@ def test_a_flows_mean_srtt_is_the_correctly_rounded_mean_of_its_samples():
         assert len(samples) > 1000
         assert row["mean_srtt_s"] == math.fsum(samples) / len(samples)
     assert r.summary["total_goodput_bps"] == sum(r.flows["goodput_bps"].to_list())
+
+
+def test_plot_without_a_file_returns_the_figure(tmp_path):
+    from matplotlib.figure import Figure
+
+    result = hscc.run(Path(__file__).resolve().parents[2] / "examples" / "two-reno-rtt.toml")
+    fig = result.plot(size="column")
+    assert isinstance(fig, Figure) and abs(fig.get_size_inches()[0] - 3.5) < 0.01
+    assert fig.axes and any(ax.get_lines() for ax in fig.axes)
+    assert result.plot(tmp_path / "p.pdf")[0].read_bytes()[:4] == b"%PDF"
