@@ -103,14 +103,24 @@ pub struct AckSample {
     pub in_flight: u32,
 }
 
-/// A subset of Linux `struct rate_sample`, given to `cong_control`.
+/// Linux `struct rate_sample` (`include/net/tcp.h`), given to `cong_control`:
+/// one delivery-rate sample per ACK, as `net/ipv4/tcp_rate.c` makes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct RateSample {
+    /// Start of the sampling interval: the delivered time of the newest packet
+    /// this ACK delivered, µs on the [`TcpCc::now_us`] clock.
+    pub prior_mstamp: u64,
+    /// `TcpCc::delivered` at `prior_mstamp`.
+    pub prior_delivered: u32,
     /// Segments delivered (acked or SACKed) over the sampling interval.
     pub delivered: i32,
-    /// Length of the sampling interval, µs (`-1` if invalid).
+    /// Length of the sampling interval, µs (`-1` if this ACK gives no sample).
     pub interval_us: i64,
-    /// RTT sample of this ACK, µs (`-1` if none).
+    /// Send side of the interval: first to last transmission of the sample, µs.
+    pub snd_interval_us: u32,
+    /// Receive side of the interval: previous to this delivery, µs.
+    pub rcv_interval_us: u32,
+    /// RTT of the last (S)ACKed packet, µs (`-1` if none).
     pub rtt_us: i64,
     /// Segments newly marked lost by this ACK.
     pub losses: u32,
@@ -120,6 +130,10 @@ pub struct RateSample {
     pub prior_in_flight: u32,
     /// Whether the sample was taken while the application limited the sender.
     pub is_app_limited: bool,
+    /// Whether the sample's packet was a retransmission.
+    pub is_retrans: bool,
+    /// Whether this is (likely) a delayed ACK.
+    pub is_ack_delayed: bool,
 }
 
 /// The sender state an algorithm sees: a subset of Linux `struct tcp_sock`,

@@ -113,6 +113,7 @@ impl Sender {
                 acked_sacked: ack.delivered,
                 prior_in_flight: prior.in_flight,
                 is_app_limited: self.tp.app_limited,
+                ..RateSample::default()
             };
             // Linux tcp_may_raise_cwnd: with a reordering degree above the
             // default, SACKed data also lets the window grow.
