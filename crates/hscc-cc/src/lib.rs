@@ -28,7 +28,7 @@ pub mod trace;
 
 pub use ops::{
     AckSample, CaEvent, CaState, CongestionOps, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH,
-    CA_ACK_WIN_UPDATE, HZ, TCP_INFINITE_SSTHRESH,
+    CA_ACK_WIN_UPDATE, GSO_MAX_SIZE, HZ, TCP_INFINITE_SSTHRESH,
 };
 pub use params::{ParamError, ParamKind, ParamOrder, ParamSpec, Params};
 pub use registry::{algorithm_names, algorithms, AlgorithmInfo, Cc, CcError, CcParams, Shared};

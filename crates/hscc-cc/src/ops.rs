@@ -174,6 +174,8 @@ pub struct TcpCc {
     pub delivered: u32,
     /// Total segments marked lost over the connection.
     pub lost: u32,
+    /// When `delivered` last grew, µs on the [`TcpCc::now_us`] clock (Linux `delivered_mstamp`).
+    pub delivered_mstamp: u64,
     /// Largest `packets_out` seen in the last window (Linux `max_packets_out`).
     pub max_packets_out: u32,
     /// Whether the last transmission round was limited by cwnd (Linux `is_cwnd_limited`).
@@ -184,11 +186,21 @@ pub struct TcpCc {
     pub ca_state: CaState,
     /// Pacing rate requested by the algorithm, bytes per second; 0 = the algorithm does not pace.
     pub pacing_rate: u64,
+    /// Ceiling on `pacing_rate`, bytes per second (Linux `sk_max_pacing_rate`, unlimited by default).
+    pub max_pacing_rate: u64,
+    /// Whether the algorithm asked for the stack's internal pacing, as Linux's
+    /// `sk_pacing_status = SK_PACING_NEEDED` (BBR sets it in `init`).
+    pub pacing_needed: bool,
+    /// Largest TSO/GSO burst the device takes, bytes (Linux `sk_gso_max_size`).
+    pub gso_max_size: u32,
     /// The clock: microseconds since the start of the run (Linux `tcp_mstamp`).
     pub now_us: u64,
     /// Kernel tick rate for [`TcpCc::jiffies32`].
     pub hz: u32,
 }
+
+/// Linux's default `gso_max_size` (`GSO_LEGACY_MAX_SIZE`, 64 KiB), as a veth device has it.
+pub const GSO_MAX_SIZE: u32 = 65_536;
 
 impl TcpCc {
     /// A fresh connection: initial window `init_cwnd`, infinite ssthresh.
@@ -210,11 +222,15 @@ impl TcpCc {
             retrans_out: 0,
             delivered: 0,
             lost: 0,
+            delivered_mstamp: 0,
             max_packets_out: 0,
             is_cwnd_limited: false,
             app_limited: false,
             ca_state: CaState::Open,
             pacing_rate: 0,
+            max_pacing_rate: u64::MAX,
+            pacing_needed: false,
+            gso_max_size: GSO_MAX_SIZE,
             now_us: 0,
             hz: HZ,
         }
