@@ -322,14 +322,13 @@ def engine_only(data: dict, runs: int) -> tuple[float, float]:
     """(CPU s, wall s) of the engine alone (what wall_time_s covers: build, simulate, finish) for `runs` seeds;
     the run's tables and files, made after, count as the sweep's overhead."""
     import hscc
-    from hscc.runner import build
 
     sc = hscc.Scenario.parse(data)
     cpu = wall = 0.0
     for i in range(runs):
-        text = json.dumps(sc.with_seed(10_000 + i).to_engine())
+        resolved = sc.with_seed(10_000 + i).resolved()
         c, t = time.process_time(), time.perf_counter()
-        sim = build(text)
+        sim = hscc.Simulation(resolved)
         sim.run_until(sim.duration)
         sim.finish()
         cpu += time.process_time() - c

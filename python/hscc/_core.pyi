@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from typing import final
 
 __all__ = [
+    "Resolved",
     "Simulation",
+    "resolve",
+    "safe_file_name",
+    "work_counts",
     "algorithms",
-    "estimate",
-    "check_limits",
-    "check_scenario",
     "scenario_schema",
     "quantity",
     "engine_version",
@@ -26,11 +27,43 @@ __all__ = [
     "short_term_jain",
     "signal_synchronization",
     "cc_log_names",
-    "flow_labels",
     "parquet_table",
     "json_indented",
     "table_schemas",
 ]
+
+@final
+class Resolved:
+    """A scenario checked in full, with what the engine derived from it: made once per run
+    (`resolve`) and handed to `Simulation`."""
+
+    @property
+    def scenario(self) -> str:
+        """The scenario with every default filled in and every quantity in SI numbers, JSON."""
+
+    def config(self) -> str:
+        """The engine configuration (topology with resolved buffers and routes, flows), JSON."""
+
+    def estimate(self) -> str:
+        """What the run would cost, JSON: {"memory_bytes", "events", "memory": {part: bytes},
+        "events_by": {part: count}, "memory_field": [field, value], "events_field": [field,
+        value], ...}."""
+
+    def check(self, max_memory_bytes: int | None = None, max_events: int | None = None) -> None:
+        """Refuse a run whose estimate passes the limits (the engine's defaults where not
+        given): ValueError(message, field, value, allowed)."""
+
+    @property
+    def tcp_labels(self) -> list[tuple[int, str]]:
+        """(index in `flows`, label) of every TCP flow, counts expanded, in engine order."""
+
+    @property
+    def udp_labels(self) -> list[tuple[str, str]]:
+        """(source, label) of every UDP flow: [[udp]] entries, then two per [[voip]] call."""
+
+    @property
+    def web_labels(self) -> list[str]:
+        """The label of every [[web]] source."""
 
 @final
 class Simulation:
@@ -39,13 +72,13 @@ class Simulation:
 
     def __new__(
         cls,
-        scenario_json: str,
+        scenario: Resolved | str,
         max_memory_bytes: int | None = None,
         max_events: int | None = None,
     ) -> Simulation:
-        """Build from the JSON scenario form; ValueError(message, field, value, allowed) names
-        the bad field, also for a run whose estimate passes `max_memory_bytes` (default 8 GiB)
-        or `max_events` (default 10**11)."""
+        """Build from a resolved scenario, or from the JSON scenario form (resolved here);
+        ValueError(message, field, value, allowed) names the bad field, also for a run whose
+        estimate passes `max_memory_bytes` (default 8 GiB) or `max_events` (default 10**11)."""
 
     def run_until(self, t: float) -> None:
         """Advance to `t` seconds of simulated time (at most the duration), without the GIL;
@@ -63,9 +96,6 @@ class Simulation:
     def events(self) -> int:
         """Events processed so far (all of them, once finished)."""
 
-    def config(self) -> str:
-        """The engine configuration as run (topology with resolved buffers, flows), JSON."""
-
     def finish(self) -> None:
         """End the run and summarise it; the simulation cannot run further."""
 
@@ -74,18 +104,14 @@ class Simulation:
 
     def files(
         self,
-        name: str | None,
         wall_time_s: float,
-        udp: Sequence[tuple[str, str]],
-        web: Sequence[str],
         flow_traces: bool,
         queue_traces: bool,
         captures: Sequence[str],
     ) -> tuple[bytes, list[tuple[str, bytes]]]:
         """The finished run's summary.json and its tables' Parquet files, [(table, bytes)] in
-        the run directory's order, given what the engine does not know: the scenario's name,
-        the wall time, each UDP flow's (source, label), each web source's label, whether the
-        flows' and queues' traces are tables, and the capture files' names."""
+        the run directory's order, given what the engine does not know: the wall time, whether
+        the flows' and queues' traces are tables, and the capture files' names."""
 
     def capture_drops(self) -> str:
         """The captured links' drop logs of the finished run, JSON rows (empty without captures)."""
@@ -101,21 +127,17 @@ class Simulation:
 def algorithms() -> str:
     """Every algorithm with its parameters (defaults, ranges, sources), JSON."""
 
-def estimate(scenario_json: str) -> str:
-    """What a scenario would cost, JSON: {"memory_bytes", "events", "memory": {part: bytes},
-    "events_by": {part: count}, "memory_field": [field, value], "events_field": [field, value]}."""
+def resolve(scenario_json: str) -> Resolved:
+    """Check a scenario (JSON, units allowed) in full, against the engine's hard caps (a run's
+    limits: `Resolved.check`), and derive what a run needs: the one step between a scenario
+    and its run. ValueError(message, field, value, allowed)."""
 
-def check_limits(
-    scenario_json: str,
-    max_memory_bytes: int | None = None,
-    max_events: int | None = None,
-) -> None:
-    """Check a scenario in full and against the limits, as Simulation would, without
-    allocating it; ValueError like Simulation."""
+def safe_file_name(value: str) -> str:
+    """`value` made a run name as the engine's `name` rule allows: characters a file name
+    cannot have become "_", leading dots go, at most 100 characters ("scenario" if empty)."""
 
-def check_scenario(scenario_json: str) -> str:
-    """The scenario checked in full, returned with every default filled in and every quantity
-    in SI numbers (JSON)."""
+def work_counts() -> tuple[int, int]:
+    """Scenario builds and estimates this process has made, (builds, estimates)."""
 
 def scenario_schema() -> str:
     """The JSON Schema of scenario files, every field with its doc text."""
@@ -165,10 +187,6 @@ def signal_synchronization(
 
 def cc_log_names() -> tuple[list[str], list[str], list[str]]:
     """Names of the per-ACK log's codes: (hook, ca_state and new_state, event), by code."""
-
-def flow_labels(scenario_json: str) -> list[tuple[int, str]]:
-    """Every TCP flow of a scenario, in engine order: (its [[flows]] entry, its label);
-    ValueError like Simulation."""
 
 def parquet_table(columns: Sequence[tuple[str, str, Sequence[object]]]) -> bytes:
     """A Parquet file of the columns [(name, polars dtype name, values)], one row group,

@@ -155,9 +155,7 @@ def run(
         raise _fail(BAD_INPUT, f"--seed: {seed} is not allowed (0 to 2^64 - 1)")
     memory, events = _limits(max_memory, max_events)
     try:
-        sc = Scenario.from_toml(scenario)
-        if seed is not None:
-            sc = sc.with_seed(seed)
+        sc = Scenario.from_toml(scenario, seed)
         target = out_dir or _fresh(Path("runs") / f"{sc.name}-{datetime.now():%Y%m%d-%H%M%S}")
         with staging(
             target, overwrite
@@ -529,21 +527,20 @@ def check(
     max_events: MaxEvents = None,
 ) -> None:
     """Validate a scenario without running it; print what the run would need."""
-    from hscc.runner import build
     from hscc.scenario import Scenario
 
     memory, events = _limits(max_memory, max_events)
     try:
         sc = Scenario.from_toml(scenario)
-        engine = sc.engine_json()
-        need = limits.estimate(engine)
-        build(engine, memory, events)  # the engine's own checks (routes, BDP buffers, limits)
+        resolved = sc.resolved()
+        need = limits.estimate(resolved)
+        resolved.check(memory or limits.default_max_memory(), events)
     except ScenarioError as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except ValueError as e:
         raise _fail(BAD_INPUT, str(ScenarioError.from_engine(e, str(scenario)))) from None
     if as_json:
-        out.print_json(engine)
+        out.print_json(resolved.scenario)
     else:
         out.print(
             f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s; needs {need})",

@@ -36,9 +36,9 @@ class Estimate:
         return f"about {format_bytes(self.memory_bytes)} of memory and {self.events:.2g} events"
 
 
-def estimate(engine_json: str) -> Estimate:
-    """The engine's estimate for a scenario in its JSON form (ValueError like the engine's build)."""
-    e = json.loads(_core.estimate(engine_json))
+def estimate(resolved: _core.Resolved) -> Estimate:
+    """The engine's estimate of a resolved scenario (`Scenario.resolved`)."""
+    e = json.loads(resolved.estimate())
     return Estimate(
         e["memory_bytes"], e["events"], tuple(e["memory_field"]), tuple(e["events_field"])
     )

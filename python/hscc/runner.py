@@ -49,27 +49,16 @@ def start(
     max_events: int | None = None,
 ) -> Run:
     """A run built and ready (every check done, nothing simulated yet); `run` is start + finish."""
-    sc = Scenario.coerce(scenario)
-    if seed is not None:
-        sc = sc.with_seed(seed)
+    sc = Scenario.coerce(scenario, seed)
     started = datetime.now(UTC)
     t0 = time.perf_counter()
-    engine_json = sc.engine_json()
     try:
-        sim = build(engine_json, max_memory, max_events)
+        sim = _core.Simulation(
+            sc.resolved(), max_memory or limits.default_max_memory(), max_events
+        )  # max_events None: the engine's default
     except ValueError as e:
         raise ScenarioError.from_engine(e, sc.source) from None
-    return Run(sc, sim, started, t0, engine_json)
-
-
-def build(
-    engine_json: str, max_memory: int | None = None, max_events: int | None = None
-) -> _core.Simulation:
-    """The engine's simulation of a scenario in its JSON form (`Scenario.to_engine`), within
-    the limits (ValueError from the engine if refused)."""
-    return _core.Simulation(
-        engine_json, max_memory or limits.default_max_memory(), max_events
-    )  # None: the engine's default
+    return Run(sc, sim, started, t0)
 
 
 @dataclass
@@ -80,12 +69,11 @@ class Run:
     sim: _core.Simulation
     started: datetime
     t0: float
-    engine_json: str  # the scenario as the engine read it
 
     def finish(self, progress: Progress | None = None) -> Result:
         """Simulate to the end and return the Result (RunError if the engine fails)."""
         sc, sim = self.scenario, self.sim
-        config = json.loads(sim.config())
+        config = json.loads(sc.resolved().config())
         traces = sc.output.traces
         try:
             _advance(sim, progress)
@@ -94,10 +82,7 @@ class Run:
             cc_log = sim.take_cc_log()
             captures = dict(sim.take_captures())
             summary, tables = sim.files(
-                sc.name,
                 wall,
-                sc.udp_labels(),
-                sc.web_labels(),
                 "flows" in traces,
                 "queues" in traces,
                 list(captures),
@@ -113,9 +98,7 @@ class Run:
             "events": sim.events,
             **provenance.environment(),
             "scenario_file": sc.source,
-            "scenario": json.loads(
-                self.engine_json
-            ),  # a copy of the scenario's data, cheaper than deepcopy
+            "scenario": json.loads(sc.resolved().scenario),  # a copy, cheaper than deepcopy
             "engine_config": config,
         }
         labels = (

@@ -30,7 +30,6 @@ import datetime
 import functools
 import json
 import math
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,8 +41,6 @@ from hscc.inputs import MAX_DEPTH, InputError, load_toml, too_deep
 __all__ = ["Record", "Scenario"]
 
 MAX_FILE_BYTES = 16 << 20  # a scenario file; the largest real one is a few kB
-# What a run-directory name cannot have: the engine's rule for `name` (one path component).
-_NOT_IN_FILE_NAMES = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
 
 
 @functools.cache
@@ -106,12 +103,23 @@ class Scenario(Record):
     """A whole experiment, checked by the engine: network, traffic, duration,
     seed and outputs, every default filled in, quantities in SI numbers."""
 
-    __slots__ = ("_source",)
+    __slots__ = ("_resolved", "_source")
     _source: str | None
+    _resolved: _core.Resolved | None
 
-    def __init__(self, checked: dict[str, Any], source: str | None = None):
+    def __init__(
+        self,
+        checked: dict[str, Any],
+        source: str | None = None,
+        resolved: _core.Resolved | None = None,
+    ):
         super().__init__(checked)
         object.__setattr__(self, "_source", source)
+        object.__setattr__(self, "_resolved", resolved)
+
+    def __reduce__(self) -> tuple[type[Scenario], tuple[dict[str, Any], str | None]]:
+        # The engine's resolution stays behind (it is not picklable); a copy resolves anew.
+        return (Scenario, (self._data, self._source))
 
     @property
     def source(self) -> str | None:
@@ -133,37 +141,55 @@ class Scenario(Record):
                 f"{source or 'scenario'}: {where} is nested more than {MAX_DEPTH} tables or lists deep",
             )
         if "name" not in data and source:
-            data = {**data, "name": safe_file_name(Path(source).stem)}
+            data = {**data, "name": _core.safe_file_name(Path(source).stem)}
         try:
-            checked = _core.check_scenario(json.dumps(_as_json(data)))
+            resolved = _core.resolve(json.dumps(_as_json(data)))
         except ValueError as e:
             raise ScenarioError.from_engine(e, source, data) from None
-        return cls(json.loads(checked), source)
+        return cls(json.loads(resolved.scenario), source, resolved)
 
     @classmethod
-    def from_toml(cls, path: str | Path) -> Scenario:
-        """Read a scenario file; ScenarioError when it is missing, not TOML, or invalid."""
+    def from_toml(cls, path: str | Path, seed: int | None = None) -> Scenario:
+        """Read a scenario file, with `seed` in place of its own if given; ScenarioError when
+        it is missing, not TOML, or invalid."""
         path = Path(path)
         try:
             data = load_toml(path, "scenario", MAX_FILE_BYTES)
         except InputError as e:
             raise ScenarioError([], str(path), str(e)) from None
+        if seed is not None:
+            data["seed"] = seed
         return cls.parse(data, str(path))
 
     @classmethod
-    def coerce(cls, scenario: Scenario | str | Path | dict[str, Any]) -> Scenario:
-        """A Scenario from a Scenario, a TOML path or a dict."""
+    def coerce(
+        cls, scenario: Scenario | str | Path | dict[str, Any], seed: int | None = None
+    ) -> Scenario:
+        """A Scenario from a Scenario, a TOML path or a dict, with `seed` if given (each
+        resolved once)."""
         if isinstance(scenario, Scenario):
-            return scenario
+            return scenario if seed is None else scenario.with_seed(seed)
         if isinstance(scenario, (str, Path)):
-            return cls.from_toml(scenario)
-        return cls.parse(scenario)
+            return cls.from_toml(scenario, seed)
+        return cls.parse(scenario if seed is None else {**scenario, "seed": seed})
 
     def with_seed(self, seed: int) -> Scenario:
         """A copy with another seed (checked)."""
         return Scenario.parse({**self.to_dict(), "seed": seed}, self._source)
 
     # --- the engine's form --------------------------------------------------------------
+
+    def resolved(self) -> _core.Resolved:
+        """The engine's resolution of this scenario (configuration, labels, estimate), made
+        once: when it was parsed, or on first use for one made from checked data."""
+        if self._resolved is None:
+            try:
+                resolved = _core.resolve(self.engine_json())
+            except ValueError as e:
+                raise ScenarioError.from_engine(e, self._source) from None
+            object.__setattr__(self, "_resolved", resolved)
+            return resolved
+        return self._resolved
 
     def to_engine(self) -> dict[str, Any]:
         """The form the engine runs: the checked scenario itself (SI numbers)."""
@@ -187,25 +213,12 @@ class Scenario(Record):
         """(index in `flows`, label) of every TCP flow the engine runs, counts expanded: the
         engine's labels ("ALGORITHM INDEX", or the entry's label, "LABEL #k" with a count),
         by which `[output] cc_log` names flows."""
-        return _core.flow_labels(self.engine_json())
+        return self.resolved().tcp_labels
 
     def udp_labels(self) -> list[tuple[str, str]]:
-        """(source, label) of every UDP flow the engine runs: [[udp]] entries, then two per [[voip]] call."""
-        out = [(f"udp[{i}]", u.label or f"{u.pattern} {i}") for i, u in enumerate(self.udp)]
-        for i, v in enumerate(self.voip):
-            name = v.label or f"voip {i}"
-            out += [(f"voip[{i}]", f"{name} →"), (f"voip[{i}]", f"{name} ←")]
-        return out
-
-    def web_labels(self) -> list[str]:
-        """The label of every [[web]] source, "web INDEX" where it has none."""
-        return [w.label or f"web {i}" for i, w in enumerate(self.web)]
-
-
-def safe_file_name(v: str) -> str:
-    """`v` made a run-directory name: characters a file name cannot have become "_" ("scenario" if nothing is left)."""
-    name = _NOT_IN_FILE_NAMES.sub("_", v).lstrip(".")[:100]
-    return name or "scenario"
+        """(source, label) of every UDP flow the engine runs: [[udp]] entries, then two per
+        [[voip]] call ("LABEL →", "LABEL ←")."""
+        return self.resolved().udp_labels
 
 
 def _as_json(data: dict[str, Any]) -> dict[str, Any]:

@@ -175,13 +175,13 @@ def test_checking_points_calls_the_engine_once_per_axis_value(monkeypatch):
     from hscc import scenario
 
     calls = {"check": 0}
-    real = scenario._core.check_scenario
+    real = scenario._core.resolve
 
-    def counting(text: str) -> str:
+    def counting(text: str) -> scenario._core.Resolved:
         calls["check"] += 1
         return real(text)
 
-    monkeypatch.setattr(scenario._core, "check_scenario", counting)
+    monkeypatch.setattr(scenario._core, "resolve", counting)
     sw = spec.parse(
         {
             "axes": {

@@ -109,3 +109,51 @@ def test_run_takes_a_dict():
     )
     assert r.flows["algorithm"].to_list() == ["cubic"]
     assert r.flows["goodput_bps"][0] > 0
+
+
+def test_a_run_builds_and_estimates_its_scenario_once(write_toml, tmp_path):
+    """One resolve per run: `hscc run FILE --seed N` and `hscc.run(path, seed=)` build the
+    engine configuration once and estimate it once, labels and limits included."""
+    from typer.testing import CliRunner
+
+    from hscc import _core
+    from hscc.cli import app
+
+    path = write_toml(ONE_FLOW)
+    before = _core.work_counts()
+    hscc.run(path, seed=7)
+    after = _core.work_counts()
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 1)
+
+    before = after
+    out = CliRunner().invoke(
+        app, ["run", str(path), "--seed", "3", "-q", "--out", str(tmp_path / "r")]
+    )
+    assert out.exit_code == 0, out.output
+    after = _core.work_counts()
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 1)
+
+
+def test_the_labels_come_from_the_engine(write_toml):
+    """Every source's label follows one rule (the engine's): TCP "ALGORITHM INDEX" or its label,
+    UDP "PATTERN INDEX", a VoIP call's two directions, web "web INDEX"."""
+    sc = Scenario.parse(
+        {
+            "duration": "1s",
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck": {"rate": "10Mbps", "delay": "5ms", "buffer": "20pkts"},
+                "pairs": [{"rtt": "20ms"}],
+            },
+            "flows": [{"pair": 0, "algorithm": "Compound", "count": 2}, {"pair": 0, "label": "x"}],
+            "udp": [{"pair": 0, "pattern": "poisson", "rate": "1Mbps"}],
+            "voip": [{"pair": 0, "label": "call"}],
+        }
+    )
+    assert sc.flow_labels() == [(0, "ctcp 0"), (0, "ctcp 1"), (1, "x")]
+    assert sc.udp_labels() == [
+        ("udp[0]", "poisson 0"),
+        ("voip[0]", "call →"),
+        ("voip[0]", "call ←"),
+    ]
+    assert hscc._core.safe_file_name("../a/b") == "_a_b"

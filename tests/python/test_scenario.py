@@ -25,7 +25,7 @@ def test_the_demo_resolves_rtts_and_units():
     assert b["rate"] == 100e6 and b["delay"] == pytest.approx(0.005) and b["buffer"] == {"bdp": 1.0}
     assert [p["rtt"] for p in e["topology"]["pairs"]] == pytest.approx([0.04, 0.12])
     assert [f["algorithm"] for f in e["flows"]] == ["reno", "reno"]
-    cfg = json.loads(_core.Simulation(json.dumps(e)).config())
+    cfg = json.loads(_core.resolve(json.dumps(e)).config())
     # rtt = 2 × (access delay + bottleneck delay): 40 ms → 15 ms, 120 ms → 55 ms (links 2 and 6: the senders' access links).
     access = {link["name"]: link["cfg"]["delay"] for link in cfg["topology"]["links"]}
     assert [access["access-s0:fwd"], access["access-s1:fwd"]] == [15_000_000_000, 55_000_000_000]
@@ -107,7 +107,7 @@ def test_parking_lot_and_graph():
             "flows": [{"src": "a", "dst": "c"}],
         }
     )
-    cfg = json.loads(_core.Simulation(json.dumps(graph.to_engine())).config())
+    cfg = json.loads(_core.resolve(json.dumps(graph.to_engine())).config())
     assert cfg["topology"]["links"][2]["cfg"]["buffer"] == {"bytes": 64000}
 
 

@@ -16,6 +16,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use hscc_sim::metrics::{FlowSeries, SignalTrack};
+use hscc_sim::scenario::Resolved;
 use hscc_sim::tcp::FlowCcLog;
 use hscc_sim::{BuildLimits, ConfigError, RunResult, ScenarioSpec, Sim};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -50,9 +51,10 @@ fn engine_failure(panic: Box<dyn std::any::Any + Send>) -> PyErr {
 #[pyclass(module = "hscc._core")]
 struct Simulation {
     sim: Option<Sim>,
-    config_json: String,
-    /// Each TCP flow's [[flows]] entry and label, in engine order.
-    flows: Vec<(u32, String)>,
+    /// The run's name (`name`), if the scenario gives one.
+    name: Option<String>,
+    /// Every source's label.
+    labels: hscc_sim::scenario::Labels,
     /// The finished run's results (`files`), without its logs and captures.
     result: Option<RunResult>,
     /// The per-ACK logs of a finished run, until taken.
@@ -63,27 +65,27 @@ struct Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// Build from hscc's JSON scenario form; raises ValueError(message, field,
-    /// value, allowed) naming the bad field, also for a run whose estimate
-    /// passes `max_memory_bytes` (default 8 GiB) or `max_events` (default 10^11).
+    /// Build from a resolved scenario (`resolve`), or from hscc's JSON scenario
+    /// form, resolved here; raises ValueError(message, field, value, allowed)
+    /// naming the bad field, also for a run whose estimate passes
+    /// `max_memory_bytes` (default 8 GiB) or `max_events` (default 10^11).
     #[new]
-    #[pyo3(signature = (scenario_json, max_memory_bytes=None, max_events=None))]
+    #[pyo3(signature = (scenario, max_memory_bytes=None, max_events=None))]
     fn new(
-        scenario_json: &str,
+        scenario: &Bound<'_, PyAny>,
         max_memory_bytes: Option<u64>,
         max_events: Option<u64>,
     ) -> PyResult<Self> {
         let limits = build_limits(max_memory_bytes, max_events);
-        let spec = ScenarioSpec::from_json(scenario_json).map_err(invalid)?;
-        let cfg = spec.build_with(&limits).map_err(invalid)?;
-        let config_json =
-            serde_json::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        let sim = Sim::with_limits(cfg, &limits).map_err(invalid)?;
-        let flows = entries_and_labels(&spec);
+        let resolved = match scenario.cast::<PyResolved>() {
+            Ok(r) => r.get().0.clone(),
+            Err(_) => resolve_json(scenario.extract()?)?,
+        };
+        let sim = resolved.simulation(&limits).map_err(invalid)?;
         Ok(Simulation {
             sim: Some(sim),
-            config_json,
-            flows,
+            name: resolved.name,
+            labels: resolved.labels,
             result: None,
             cc_log: Vec::new(),
             captures: Vec::new(),
@@ -130,11 +132,6 @@ impl Simulation {
             .unwrap_or(0)
     }
 
-    /// The engine configuration as run (topology with resolved buffers, flows), JSON.
-    fn config(&self) -> String {
-        self.config_json.clone()
-    }
-
     /// End the run and summarise it (`files` then writes the results); the simulation cannot run further.
     fn finish(&mut self, py: Python<'_>) -> PyResult<()> {
         let sim = self
@@ -156,27 +153,23 @@ impl Simulation {
         Ok(())
     }
 
-    /// The label of every TCP flow, in engine order (`flow_labels`).
+    /// The label of every TCP flow, in engine order.
     fn flow_labels(&self) -> Vec<String> {
-        self.flows.iter().map(|(_, label)| label.clone()).collect()
+        self.labels
+            .tcp
+            .iter()
+            .map(|(_, label)| label.clone())
+            .collect()
     }
 
     /// The finished run's summary.json and its tables' Parquet files
     /// ([(table, bytes)] in the run directory's order; `run_tables`), given what
-    /// the engine does not know: the scenario's name, the run's wall time, each UDP
-    /// flow's (source, label), each web source's label, whether the flows' and
+    /// the engine does not know: the run's wall time, whether the flows' and
     /// queues' traces are tables, and the capture files' names.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "a Python method: one argument per value the caller passes"
-    )]
     fn files<'py>(
         &self,
         py: Python<'py>,
-        name: Option<String>,
         wall_time_s: f64,
-        udp: Vec<(String, String)>,
-        web: Vec<String>,
         flow_traces: bool,
         queue_traces: bool,
         mut captures: Vec<String>,
@@ -187,11 +180,11 @@ impl Simulation {
             .ok_or_else(|| PyRuntimeError::new_err("the simulation has not finished"))?;
         captures.sort();
         let cx = run_tables::Context {
-            name,
+            name: self.name.clone(),
             wall_time_s,
-            flows: &self.flows,
-            udp,
-            web,
+            flows: &self.labels.tcp,
+            udp: self.labels.udp.clone(),
+            web: self.labels.web.clone(),
             flow_traces,
             queue_traces,
             captures,
@@ -254,15 +247,63 @@ impl Simulation {
     }
 }
 
-/// What a scenario would cost, JSON: {"memory_bytes", "events", "memory": {part:
-/// bytes}, "events_by": {part: count}, "memory_field": [field, value],
-/// "events_field": [field, value]}; raises ValueError like `Simulation`.
-#[pyfunction]
-fn estimate(scenario_json: &str) -> PyResult<String> {
-    let e = ScenarioSpec::from_json(scenario_json)
-        .and_then(|s| s.estimate())
-        .map_err(invalid)?;
-    Ok(serde_json::to_string(&e).expect("plain data"))
+/// A scenario checked in full, with what the engine derived from it: made
+/// once per run (`resolve`) and handed to `Simulation`.
+#[pyclass(module = "hscc._core", name = "Resolved", frozen)]
+struct PyResolved(Resolved);
+
+#[pymethods]
+impl PyResolved {
+    /// The scenario with every default filled in and every quantity in SI numbers, JSON.
+    #[getter]
+    fn scenario(&self) -> &str {
+        &self.0.normalized
+    }
+
+    /// The engine configuration (topology with resolved buffers and routes, flows), JSON.
+    fn config(&self) -> String {
+        serde_json::to_string(&self.0.config).expect("plain data")
+    }
+
+    /// What the run would cost, JSON: {"memory_bytes", "events", "memory": {part:
+    /// bytes}, "events_by": {part: count}, "memory_field": [field, value],
+    /// "events_field": [field, value], ...}.
+    fn estimate(&self) -> String {
+        serde_json::to_string(&self.0.estimate).expect("plain data")
+    }
+
+    /// Refuse a run whose estimate passes the limits (the engine's defaults
+    /// where not given): ValueError(message, field, value, allowed).
+    #[pyo3(signature = (max_memory_bytes=None, max_events=None))]
+    fn check(&self, max_memory_bytes: Option<u64>, max_events: Option<u64>) -> PyResult<()> {
+        self.0
+            .check(&build_limits(max_memory_bytes, max_events))
+            .map_err(invalid)
+    }
+
+    /// (index in `flows`, label) of every TCP flow, counts expanded, in engine order.
+    #[getter]
+    fn tcp_labels(&self) -> Vec<(u32, String)> {
+        self.0.labels.tcp.clone()
+    }
+
+    /// (source, label) of every UDP flow: [[udp]] entries, then two per [[voip]] call.
+    #[getter]
+    fn udp_labels(&self) -> Vec<(String, String)> {
+        self.0.labels.udp.clone()
+    }
+
+    /// The label of every [[web]] source.
+    #[getter]
+    fn web_labels(&self) -> Vec<String> {
+        self.0.labels.web.clone()
+    }
+}
+
+fn resolve_json(scenario_json: &str) -> PyResult<Resolved> {
+    ScenarioSpec::from_json(scenario_json)
+        .and_then(|s| s.resolve())
+        .map_err(invalid)
 }
 
 /// The limits a run must fit, the engine's defaults where not given.
@@ -274,28 +315,26 @@ fn build_limits(max_memory_bytes: Option<u64>, max_events: Option<u64>) -> Build
     }
 }
 
-/// Check a scenario (JSON) in full and against the limits, as `Simulation`
-/// would, without allocating the simulation; raises ValueError like it.
+/// Check a scenario (JSON, units allowed) in full — against the engine's hard
+/// caps, not a run's limits (`Resolved.check`) — and derive what a run needs:
+/// the one step between a scenario and its run. Raises ValueError(message,
+/// field, value, allowed).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, max_memory_bytes=None, max_events=None))]
-fn check_limits(
-    scenario_json: &str,
-    max_memory_bytes: Option<u64>,
-    max_events: Option<u64>,
-) -> PyResult<()> {
-    let spec = ScenarioSpec::from_json(scenario_json).map_err(invalid)?;
-    spec.build_with(&build_limits(max_memory_bytes, max_events))
-        .map_err(invalid)?;
-    Ok(())
+fn resolve(scenario_json: &str) -> PyResult<PyResolved> {
+    resolve_json(scenario_json).map(PyResolved)
 }
 
-/// The scenario (JSON, units allowed) checked in full and returned with every
-/// default filled in and every quantity in SI numbers; raises ValueError like `Simulation`.
+/// `value` made a run name, as the engine's `name` rule allows: characters a file
+/// name cannot have become "_", leading dots go, at most 100 characters ("scenario" if empty).
 #[pyfunction]
-fn check_scenario(scenario_json: &str) -> PyResult<String> {
-    let spec = ScenarioSpec::from_json(scenario_json).map_err(invalid)?;
-    spec.estimate().map_err(invalid)?;
-    Ok(spec.normalized())
+fn safe_file_name(value: &str) -> String {
+    hscc_sim::scenario::safe_file_name(value)
+}
+
+/// Scenario builds and estimates this process has made, (builds, estimates).
+#[pyfunction]
+fn work_counts() -> (u64, u64) {
+    hscc_sim::scenario::work_counts()
 }
 
 /// The JSON Schema of scenario files, every field with its doc text.
@@ -418,25 +457,6 @@ fn signal_synchronization(
     Ok((r.events, r.seen_by_all))
 }
 
-/// Every TCP flow of a scenario (JSON), in engine order: (its [[flows]] entry, its
-/// label as the tables show it and `[output] cc_log` names it); raises ValueError like `Simulation`.
-#[pyfunction]
-fn flow_labels(scenario_json: &str) -> PyResult<Vec<(u32, String)>> {
-    Ok(entries_and_labels(
-        &ScenarioSpec::from_json(scenario_json).map_err(invalid)?,
-    ))
-}
-
-/// (entry, label) of every TCP flow the engine runs: each [[flows]] entry `count` times.
-fn entries_and_labels(spec: &ScenarioSpec) -> Vec<(u32, String)> {
-    let entries = spec
-        .flows
-        .iter()
-        .enumerate()
-        .flat_map(|(i, f)| std::iter::repeat_n(i as u32, f.count));
-    entries.zip(spec.flow_labels()).collect()
-}
-
 /// Names of the per-ACK log's codes: (hook, ca_state and new_state, event), by code.
 #[pyfunction]
 fn cc_log_names() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
@@ -477,10 +497,11 @@ fn engine_digest() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_class::<PyResolved>()?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(safe_file_name, m)?)?;
+    m.add_function(wrap_pyfunction!(work_counts, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
-    m.add_function(wrap_pyfunction!(estimate, m)?)?;
-    m.add_function(wrap_pyfunction!(check_limits, m)?)?;
-    m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
@@ -491,7 +512,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(short_term_jain, m)?)?;
     m.add_function(wrap_pyfunction!(signal_synchronization, m)?)?;
     m.add_function(wrap_pyfunction!(cc_log_names, m)?)?;
-    m.add_function(wrap_pyfunction!(flow_labels, m)?)?;
     m.add_function(wrap_pyfunction!(parquet::parquet_table, m)?)?;
     m.add_function(wrap_pyfunction!(json_indented, m)?)?;
     m.add_function(wrap_pyfunction!(table_schemas, m)?)?;

@@ -391,6 +391,7 @@ fn host_delays(fc: &FlowConfig) -> (f64, f64) {
 }
 
 pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
+    crate::scenario::count_estimate();
     let t = &cfg.topology;
     let dur = secs(cfg.duration);
     let nl = t.links.len();

@@ -29,7 +29,7 @@ from typing import Any
 
 from hscc import _core
 from hscc.errors import ScenarioError, field_parts, show
-from hscc.scenario import Scenario, safe_file_name
+from hscc.scenario import Scenario
 from hscc.sweeps.paths import NOT_FOUND, PathError, lookup
 from hscc.sweeps.spec import Point, Sweep, SweepError
 
@@ -121,16 +121,17 @@ def _check(
     if fast:
         try:
             if "name" not in data and sweep.source:
-                data["name"] = safe_file_name(Path(sweep.source).stem)
-            text = _core.check_scenario(json.dumps(data, allow_nan=False))
-            _core.check_limits(text, max_memory, max_events)
-            checked: dict[str, Any] = json.loads(text)
+                data["name"] = _core.safe_file_name(Path(sweep.source).stem)
+            resolved = _core.resolve(json.dumps(data, allow_nan=False))
+            resolved.check(max_memory, max_events)
+            checked: dict[str, Any] = json.loads(resolved.scenario)
             return checked
         except (ValueError, TypeError):
             pass  # refused: the checks below say why, in the words a user reads
     try:
-        checked = Scenario.parse(data, sweep.source).to_dict()
-        _core.check_limits(json.dumps(checked), max_memory, max_events)
+        sc = Scenario.parse(data, sweep.source)
+        sc.resolved().check(max_memory, max_events)
+        checked = sc.to_dict()
     except ScenarioError as e:
         field = e.issues[0].field if e.issues else None
         raise SweepError(f"{_axis_of(sweep, field)}{point.describe()}: {_reason(e)}") from None

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hscc import units
+from hscc import _core, units
 from hscc.errors import ScenarioError, show
 from hscc.inputs import InputError, finite_number, parse_toml, read_text
 from hscc.reference import value_kind
-from hscc.scenario import MAX_FILE_BYTES, Scenario, safe_file_name
+from hscc.scenario import MAX_FILE_BYTES, Scenario
 from hscc.sweeps.paths import PathError, normalize, put
 
 MAX_RUNS = 1_000_000  # points × replicates; a sweep beyond this is a typo, not a plan
@@ -163,12 +163,14 @@ def parse(
             f"{where}the sweep has {runs} runs (points × replicates); at most {MAX_RUNS} are allowed"
         )
     name = data.get("name")
-    if name is not None and (not isinstance(name, str) or not name or safe_file_name(name) != name):
+    if name is not None and (
+        not isinstance(name, str) or not name or _core.safe_file_name(name) != name
+    ):
         raise SweepError(
             f"{where}name: {show(name)} is not allowed (a non-empty name usable as a file name)"
         )
     if name is None:
-        name = safe_file_name(Path(source).stem) if source else scenario.name
+        name = _core.safe_file_name(Path(source).stem) if source else scenario.name
     description = data.get("description")
     if description is not None and not isinstance(description, str):
         raise SweepError(f"{where}description: {show(description)} is not allowed (text)")

@@ -1,6 +1,6 @@
 """What the testbed builds for a scenario, and what it refuses.
 
-The scenario is checked and resolved by the engine first (`runner.start`:
+The scenario is checked and resolved by the engine first (`Scenario.resolved`:
 buffers in packets, each pair's delays, `count` expanded), so the testbed
 builds exactly the network a simulation of the same file would have. Every
 field the testbed cannot reproduce on Linux is refused by name, with its

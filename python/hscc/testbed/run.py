@@ -28,7 +28,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from hscc import provenance, rundir, runner
+from hscc import provenance, rundir
+from hscc.errors import ScenarioError
+from hscc.limits import default_max_memory
 from hscc.kernel import netns, registry, toolchain
 from hscc.kernel.programs import KernelError
 from hscc.scenario import Scenario
@@ -56,8 +58,12 @@ def missing() -> str | None:
 
 def plan_for(scenario: Scenario, use_bpf: bool = False) -> Plan:
     """The checked plan (TestbedError names what cannot be done); no kernel state is touched."""
-    ready = runner.start(scenario)  # the engine checks and resolves the scenario
-    plan = make(scenario, json.loads(ready.sim.config()), use_bpf)
+    resolved = scenario.resolved()
+    try:
+        resolved.check(default_max_memory())  # the limits a simulated run would have
+    except ValueError as e:
+        raise ScenarioError.from_engine(e, scenario.source) from None
+    plan = make(scenario, json.loads(resolved.config()), use_bpf)
     check_interval(plan)
     limits.check(plan)
     return plan

@@ -24,7 +24,6 @@ use crate::time::{from_secs, Time, SEC};
 use crate::topology::{dumbbell, parking_lot, AccessSpec};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{Sessions, SizeDist, WebConfig, WebModel};
-pub use hscc_model::config::is_file_name;
 
 pub(super) fn err(
     field: impl Into<String>,
@@ -110,11 +109,18 @@ impl ScenarioSpec {
     /// What the run would cost (only the hard caps apply), with the fields
     /// to blame named as the scenario writes them.
     pub fn estimate(&self) -> Result<Estimate, ConfigError> {
+        Ok(self.build_estimated()?.1)
+    }
+
+    /// The engine configuration and its estimate, from one build.
+    pub(super) fn build_estimated(&self) -> Result<(SimConfig, Estimate), ConfigError> {
         let (cfg, origins) = self.build_unchecked()?;
-        Ok(estimate(&cfg, &origins))
+        let e = estimate(&cfg, &origins);
+        Ok((cfg, e))
     }
 
     fn build_unchecked(&self) -> Result<(SimConfig, Origins), ConfigError> {
+        super::resolve::count_build();
         self.check_names()?;
         let duration = seconds("duration", self.duration)?;
         if duration == 0 {
@@ -617,72 +623,7 @@ impl ScenarioSpec {
     }
 }
 
-/// The error inside the topology, with its path: read it again as the struct its kind names.
 impl ScenarioSpec {
-    /// The name is one file-name component; labels are unique across all traffic.
-    fn check_names(&self) -> Result<(), ConfigError> {
-        if let Some(name) = &self.name {
-            if !is_file_name(name) {
-                return Err(err("name", format!("{name:?}"), "1 to 100 characters, usable as a file name: no /, \\, control characters or leading dot"));
-            }
-        }
-        let labels = self
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (format!("flows[{i}]"), &f.label))
-            .chain(
-                self.udp
-                    .iter()
-                    .enumerate()
-                    .map(|(i, u)| (format!("udp[{i}]"), &u.label)),
-            )
-            .chain(
-                self.voip
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| (format!("voip[{i}]"), &v.label)),
-            )
-            .chain(
-                self.web
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| (format!("web[{i}]"), &w.label)),
-            );
-        let mut seen: HashMap<&str, String> = HashMap::new();
-        for (at, label) in labels {
-            let Some(label) = label else { continue };
-            if let Some(first) = seen.get(label.as_str()) {
-                return Err(err(
-                    format!("{at}.label"),
-                    format!("{label:?}"),
-                    format!("a label not used by another entry ({first} has it)"),
-                ));
-            }
-            seen.insert(label, at);
-        }
-        Ok(())
-    }
-
-    /// The label of every TCP flow the engine runs, in engine order, as the
-    /// tables show it: the entry's `label` ("LABEL #k" with a `count`), else
-    /// "ALGORITHM INDEX" (the algorithm's canonical name).
-    pub fn flow_labels(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for f in &self.flows {
-            let algorithm =
-                CcParams::from_name(&f.algorithm).map_or(f.algorithm.as_str(), |c| c.name());
-            for k in 0..f.count {
-                out.push(match &f.label {
-                    None => format!("{algorithm} {}", out.len()),
-                    Some(l) if f.count == 1 => l.clone(),
-                    Some(l) => format!("{l} #{k}"),
-                });
-            }
-        }
-        out
-    }
-
     /// The TCP options of a flow entry.
     fn tcp_options(
         f: &FlowSpec,

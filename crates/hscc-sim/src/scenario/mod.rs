@@ -11,13 +11,17 @@
 mod build;
 pub mod dist;
 mod endpoints;
+mod names;
 pub mod quantity;
 mod queue;
+mod resolve;
 pub mod spec;
 
-pub use build::is_file_name;
 pub use dist::DistSpec;
+pub use names::{is_file_name, safe_file_name, Labels};
 pub use quantity::BufferSpec;
+pub(crate) use resolve::count_estimate;
+pub use resolve::{work_counts, Resolved};
 pub use spec::*;
 
 impl ScenarioSpec {

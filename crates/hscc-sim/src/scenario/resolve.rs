@@ -1,0 +1,79 @@
+//! A scenario resolved once: the step between the scenario format and the
+//! engine. Everything a run needs to know before it starts — the normalized
+//! scenario it records, the engine configuration, every source's label and the
+//! estimate — comes from one build and one estimate, here.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::names::Labels;
+use super::spec::ScenarioSpec;
+use crate::config::{ConfigError, SimConfig};
+use crate::estimate::Estimate;
+use crate::limits::BuildLimits;
+use crate::Sim;
+
+/// Scenario builds and estimates made by this process: `(builds, estimates)`.
+/// A run must cost one of each (tests read the counts).
+pub fn work_counts() -> (u64, u64) {
+    (
+        BUILDS.load(Ordering::Relaxed),
+        ESTIMATES.load(Ordering::Relaxed),
+    )
+}
+
+static BUILDS: AtomicU64 = AtomicU64::new(0);
+static ESTIMATES: AtomicU64 = AtomicU64::new(0);
+
+/// Count a scenario build (see [`work_counts`]).
+pub(super) fn count_build() {
+    BUILDS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Count an estimate (see [`work_counts`]).
+pub(crate) fn count_estimate() {
+    ESTIMATES.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A checked scenario with what the engine derived from it.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    /// The run's name, if the scenario gives one.
+    pub name: Option<String>,
+    /// The scenario with every default filled in (see [`ScenarioSpec::normalized`]), JSON.
+    pub normalized: String,
+    /// The engine configuration, validated.
+    pub config: SimConfig,
+    /// Every source's label.
+    pub labels: Labels,
+    /// What the run costs, with the fields to blame named as the scenario writes them.
+    pub estimate: Estimate,
+}
+
+impl ScenarioSpec {
+    /// Check the scenario in full and derive what a run needs, with only the
+    /// hard caps applied (see [`Resolved::check`] for a run's limits).
+    pub fn resolve(&self) -> Result<Resolved, ConfigError> {
+        let (config, estimate) = self.build_estimated()?;
+        config.validate()?;
+        Ok(Resolved {
+            name: self.name.clone(),
+            normalized: self.normalized(),
+            config,
+            labels: self.labels(),
+            estimate,
+        })
+    }
+}
+
+impl Resolved {
+    /// Refuse a run whose estimate passes `limits`, naming the field that drives its cost.
+    pub fn check(&self, limits: &BuildLimits) -> Result<(), ConfigError> {
+        self.estimate.check(limits)
+    }
+
+    /// The simulation of this scenario, within `limits`.
+    pub fn simulation(&self, limits: &BuildLimits) -> Result<Sim, ConfigError> {
+        self.check(limits)?;
+        Sim::assemble(self.config.clone(), &self.estimate.cc_log_rows)
+    }
+}
