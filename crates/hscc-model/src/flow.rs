@@ -2,8 +2,11 @@
 //! recovery and detection, ACK counting, host delays, start and stop, with
 //! every default and range.
 
+use std::ops::RangeInclusive;
+
 use hscc_cc::CcParams;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{check, param_error, ConfigError};
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
@@ -14,20 +17,21 @@ use crate::time::{secs, Time, MS, SEC, US};
 pub const MAX_INIT_SSTHRESH: u32 = 1_000_000_000;
 
 /// Loss recovery without SACK or with SACK.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Recovery {
+    /// Proportional Rate Reduction (RFC 6937, Linux's default).
+    #[default]
+    Prr,
     /// Window during recovery: cwnd = ssthresh from the start (RFC 6675 §5 / RFC 6582).
     Classic,
-    /// Proportional Rate Reduction (RFC 6937, Linux's default).
-    Prr,
 }
 
 /// How a SACK sender decides that a segment is lost before the RTO (Linux
 /// sysctl `net.ipv4.tcp_recovery`, bit `TCP_RACK_LOSS_DETECTION`). Without
 /// SACK the sender uses NewReno's duplicate-ACK rule either way, as Linux does
 /// (`tcp_identify_packet_loss`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LossDetection {
     /// RACK-TLP (RFC 8985, Linux since 4.18 by default): a segment is lost
@@ -35,6 +39,7 @@ pub enum LossDetection {
     /// passed; tail loss probes (Linux `tcp_early_retrans` = 3) repair tail
     /// losses without the RTO, and lost retransmissions are detected the same
     /// way as lost originals.
+    #[default]
     Rack,
     /// The duplicate-ACK threshold (RFC 6675 `IsLost` with DupThresh =
     /// the flow's reordering degree, Linux `tcp_update_scoreboard`): the
@@ -52,7 +57,7 @@ pub const MAX_REORDERING: u32 = 1_000_000;
 /// outside recovery, in either mode; `pkts_acked` always gets the number of
 /// segments cumulatively acknowledged, and `cong_control`'s rate sample the
 /// segments delivered (as ns-3 passes the segment count to `PktsAcked`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AckCounting {
     /// `acked` = segments newly acknowledged by the ACK, cumulatively or by
@@ -70,7 +75,7 @@ pub enum AckCounting {
 
 /// What a loss's window reduction starts from: the algorithm's `ssthresh`
 /// sees this as `snd_cwnd` when a recovery, a CWR or a timeout begins.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SsthreshFrom {
     /// The congestion window (Linux: every `ssthresh` hook reads `snd_cwnd`).
@@ -242,6 +247,23 @@ pub struct FlowConfig {
 
 /// Default [`FlowConfig::host_jitter`]: 8 µs (see the field).
 pub const DEFAULT_HOST_JITTER: Time = 8 * US;
+/// Segment sizes a flow may have, bytes: the largest fills a 65 535-byte IP
+/// packet behind 40 bytes of headers.
+pub const MSS_RANGE: RangeInclusive<u32> = 64..=65_495;
+/// [`MSS_RANGE`] as an error message says it.
+pub const MSS_ALLOWED: &str = "64 to 65495 bytes";
+/// Default [`FlowConfig::init_cwnd`], segments (RFC 6928; Linux `TCP_INIT_CWND`).
+pub const DEFAULT_INIT_CWND: u32 = 10;
+/// Default [`FlowConfig::min_rto`] (Linux `TCP_RTO_MIN`).
+pub const DEFAULT_MIN_RTO: Time = 200 * MS;
+/// Default [`FlowConfig::delack_segments`] (RFC 1122; Linux; ns-3's DelAckCount).
+pub const DEFAULT_DELACK_SEGMENTS: u32 = 2;
+/// Default [`FlowConfig::delack_timeout`] (Linux `TCP_DELACK_MIN`).
+pub const DEFAULT_DELACK_TIMEOUT: Time = 40 * MS;
+/// Default [`FlowConfig::reordering`], segments (Linux `tcp_reordering`).
+pub const DEFAULT_REORDERING: u32 = 3;
+/// [`FlowConfig::max_reordering`] with RACK, segments (Linux `tcp_max_reordering`).
+pub const LINUX_MAX_REORDERING: u32 = 300;
 
 impl FlowConfig {
     /// A bulk flow with Linux-like defaults.
@@ -261,16 +283,16 @@ impl FlowConfig {
             dsack: true,
             undo: true,
             frto: true,
-            reordering: 3,
-            max_reordering: 300,
-            init_cwnd: 10,
-            min_rto: 200 * MS,
+            reordering: DEFAULT_REORDERING,
+            max_reordering: LINUX_MAX_REORDERING,
+            init_cwnd: DEFAULT_INIT_CWND,
+            min_rto: DEFAULT_MIN_RTO,
             initial_rto: SEC,
             rto_estimator: RtoEstimator::Rfc6298,
             timestamps: true,
             delayed_ack: true,
-            delack_segments: 2,
-            delack_timeout: 40 * MS,
+            delack_segments: DEFAULT_DELACK_SEGMENTS,
+            delack_timeout: DEFAULT_DELACK_TIMEOUT,
             quick_acks: 0,
             pacing: false,
             host_jitter: DEFAULT_HOST_JITTER,
@@ -301,8 +323,8 @@ impl FlowConfig {
             dsack: true,
             undo: true,
             frto: true,
-            reordering: 3,
-            max_reordering: 300,
+            reordering: DEFAULT_REORDERING,
+            max_reordering: LINUX_MAX_REORDERING,
             ..self
         }
     }
@@ -316,8 +338,8 @@ impl FlowConfig {
             dsack: false,
             undo: false,
             frto: false,
-            reordering: 3,
-            max_reordering: 3,
+            reordering: DEFAULT_REORDERING,
+            max_reordering: DEFAULT_REORDERING,
             ..self
         }
     }
@@ -333,12 +355,7 @@ impl FlowConfig {
     /// or a web template); `at` names a field in errors.
     pub fn validate(&self, at: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
         let f = self;
-        check(
-            (64..=65_495).contains(&f.mss),
-            || at("mss"),
-            f.mss,
-            "64 to 65495 bytes",
-        )?;
+        check(MSS_RANGE.contains(&f.mss), || at("mss"), f.mss, MSS_ALLOWED)?;
         check(
             (1..=1_000_000).contains(&f.init_cwnd),
             || at("init_cwnd"),

@@ -1,7 +1,8 @@
 //! One direction of a link as configured: rate, delay, buffer, random loss,
 //! jitter, framing, service tick and queue discipline, with their ranges.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{check, ConfigError};
 use crate::limits::MAX_QUEUE_PACKETS;
@@ -19,7 +20,7 @@ pub enum Buffer {
 }
 
 /// Where a link's random loss acts (docs/links-and-web.md §1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LossPoint {
     /// Drawn when a packet is offered, before the queue: a lost packet takes

@@ -1,11 +1,12 @@
 //! TCP settings that are configuration, not state: the RTO estimator and its cap.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::time::{Time, SEC};
 
 /// Which estimator computes the RTO.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RtoEstimator {
     /// RFC 6298 (ns-2, ns-3).

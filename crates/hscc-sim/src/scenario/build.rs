@@ -12,8 +12,8 @@ use super::quantity::{BufferSpec, Bytes, ParamValue, Rate, Seconds, BUFFER_BOUND
 use super::spec::*;
 use crate::capture::{CaptureConfig, CaptureFile, CapturePoint, MAX_SNAPLEN, MIN_SNAPLEN};
 use crate::config::{
-    check_period, num, param_error, AckCounting, Buffer, ConfigError, DelayDist, FlowConfig,
-    LinkChange, LinkConfig, LossPoint, Recovery, SimConfig, SsthreshFrom, Topology, MAX_REORDERING,
+    check_period, num, param_error, Buffer, ConfigError, DelayDist, FlowConfig, LinkChange,
+    LinkConfig, LossDetection, LossPoint, SimConfig, Topology, MAX_REORDERING,
 };
 use crate::estimate::{estimate, Estimate, Origins};
 use crate::limits::{
@@ -24,6 +24,7 @@ use crate::time::{from_secs, Time, SEC};
 use crate::topology::{dumbbell, parking_lot, AccessSpec};
 use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{Sessions, SizeDist, WebConfig, WebModel};
+use hscc_model::flow::{MSS_ALLOWED, MSS_RANGE};
 
 pub(super) fn err(
     field: impl Into<String>,
@@ -55,10 +56,7 @@ impl LinkSpecIn {
             buffer,
             loss: self.loss.0,
             jitter: seconds(&format!("{at}.jitter"), self.jitter)?,
-            loss_point: match self.loss_point {
-                LossPointSpec::BeforeQueue => LossPoint::BeforeQueue,
-                LossPointSpec::AfterQueue => LossPoint::AfterQueue,
-            },
+            loss_point: self.loss_point,
             framing: self.framing,
             jitter_reorders: self.jitter_reorders,
             tick: seconds(&format!("{at}.tick"), self.tick)?,
@@ -632,14 +630,11 @@ impl ScenarioSpec {
     ) -> Result<(), ConfigError> {
         c.mss = u32::try_from(f.mss.0)
             .ok()
-            .filter(|m| (64..=65_495).contains(m))
-            .ok_or_else(|| err(at("mss"), f.mss.0, "64 to 65495 bytes"))?;
+            .filter(|m| MSS_RANGE.contains(m))
+            .ok_or_else(|| err(at("mss"), f.mss.0, MSS_ALLOWED))?;
         c.rwnd = f.rwnd.map(|b| b.0);
         c.sack = f.sack;
-        c.recovery = match f.recovery {
-            RecoverySpec::Prr => Recovery::Prr,
-            RecoverySpec::Classic => Recovery::Classic,
-        };
+        c.recovery = f.recovery;
         *c = recovery_preset(c.clone(), f.loss_detection);
         (c.dsack, c.undo, c.frto) = (
             f.dsack.unwrap_or(c.dsack),
@@ -657,8 +652,8 @@ impl ScenarioSpec {
             })?;
         let max = match (f.max_reordering, f.loss_detection) {
             (Some(m), _) => m,
-            (None, LossDetectionSpec::Rack) => c.max_reordering.max(c.reordering),
-            (None, LossDetectionSpec::Dupack) => c.reordering,
+            (None, LossDetection::Rack) => c.max_reordering.max(c.reordering),
+            (None, LossDetection::DupAck) => c.reordering,
         };
         c.max_reordering = Some(max)
             .filter(|r| (c.reordering..=MAX_REORDERING).contains(r))
@@ -674,20 +669,11 @@ impl ScenarioSpec {
             })?;
         c.init_cwnd = f.init_cwnd;
         c.min_rto = seconds(&at("min_rto"), f.min_rto)?;
-        c.rto_estimator = match f.rto_estimator {
-            RtoEstimatorSpec::Rfc6298 => crate::tcp::rtt::RtoEstimator::Rfc6298,
-            RtoEstimatorSpec::Linux => crate::tcp::rtt::RtoEstimator::Linux,
-        };
+        c.rto_estimator = f.rto_estimator;
         c.initial_rto = c.initial_rto.max(c.min_rto);
         c.init_ssthresh = f.init_ssthresh;
-        c.ack_counting = match f.ack_counting {
-            AckCountingSpec::Segments => AckCounting::Segments,
-            AckCountingSpec::Acks => AckCounting::Acks,
-        };
-        c.ssthresh_from = match f.ssthresh_from {
-            SsthreshFromSpec::Cwnd => SsthreshFrom::Cwnd,
-            SsthreshFromSpec::Pipe => SsthreshFrom::Pipe,
-        };
+        c.ack_counting = f.ack_counting;
+        c.ssthresh_from = f.ssthresh_from;
         c.delayed_ack = f.delayed_ack;
         c.delack_segments = f.delack_segments;
         c.delack_timeout = seconds(&at("delack_timeout"), f.delack_timeout)?;
@@ -716,10 +702,10 @@ impl ScenarioSpec {
 }
 
 /// The loss-recovery preset `loss_detection` names (see the field).
-fn recovery_preset(c: FlowConfig, d: LossDetectionSpec) -> FlowConfig {
+fn recovery_preset(c: FlowConfig, d: LossDetection) -> FlowConfig {
     match d {
-        LossDetectionSpec::Rack => c.with_linux_recovery(),
-        LossDetectionSpec::Dupack => c.with_classic_recovery(),
+        LossDetection::Rack => c.with_linux_recovery(),
+        LossDetection::DupAck => c.with_classic_recovery(),
     }
 }
 
@@ -971,7 +957,7 @@ fn pair(
         loss: Default::default(),
         jitter: Seconds(0.0),
         jitter_reorders: false,
-        loss_point: LossPointSpec::BeforeQueue,
+        loss_point: LossPoint::BeforeQueue,
         framing: 0,
         tick: Seconds(0.0),
         queue: QueueSpec::default(),
@@ -1102,6 +1088,7 @@ fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<(), ConfigErr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{AckCounting, SsthreshFrom};
     use crate::time::SEC;
 
     /// The error of a scenario refused when read or when built.

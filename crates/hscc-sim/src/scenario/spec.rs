@@ -13,7 +13,11 @@ use serde::{Deserialize, Serialize};
 
 use super::dist::DistSpec;
 use super::quantity::{BufferSpec, Bytes, ParamValue, Probability, Rate, Seconds};
+use crate::config::{AckCounting, LossDetection, LossPoint, Recovery, SsthreshFrom};
 use crate::packet::DEFAULT_MSS;
+use crate::tcp::rtt::RtoEstimator;
+use crate::time::secs;
+use hscc_model::flow;
 
 /// One direction of a link.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -37,7 +41,7 @@ pub struct LinkSpecIn {
     pub jitter_reorders: bool,
     /// Where random loss acts: "before_queue" (Dummynet, ns-2: a lost packet uses neither queue nor link) or "after_queue" (ns-3's receive error model: it has used both).
     #[serde(default)]
-    pub loss_point: LossPointSpec,
+    pub loss_point: LossPoint,
     /// Link-layer bytes added to every packet on this link (ns-3 point-to-point PPP: 2; Ethernet with preamble and gap: 38).
     #[serde(default)]
     pub framing: u32,
@@ -129,17 +133,6 @@ pub enum QueueKindSpec {
     FqCodel,
     /// Proportional Integral controller Enhanced.
     Pie,
-}
-
-/// Where a link's random loss acts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LossPointSpec {
-    /// When a packet is offered, before the queue.
-    #[default]
-    BeforeQueue,
-    /// When a packet reaches the far end, after the queue and the link.
-    AfterQueue,
 }
 
 fn default_buffer() -> BufferSpec {
@@ -302,10 +295,10 @@ pub struct FlowSpec {
     pub sack: bool,
     /// Window reduction in recovery: "prr" (RFC 6937, Linux) or "classic" (cwnd = ssthresh at once).
     #[serde(default)]
-    pub recovery: RecoverySpec,
+    pub recovery: Recovery,
     /// Loss detection and recovery: "rack" (Linux's since 4.18: RACK-TLP, RFC 8985, with D-SACK, undo, F-RTO and reordering adaptation) or "dupack" (the papers' era, ns-2's agents: three duplicate ACKs, RFC 6675 / 6582, a lost retransmission waits for the RTO; by default without D-SACK, undo, F-RTO or adaptation). The four knobs below override either. Without SACK, NewReno's duplicate ACKs either way.
     #[serde(default)]
-    pub loss_detection: LossDetectionSpec,
+    pub loss_detection: LossDetection,
     /// The receiver reports duplicate segments in D-SACK blocks (RFC 2883; Linux tcp_dsack = 1). Default: true with "rack", false with "dupack".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dsack: Option<bool>,
@@ -316,7 +309,7 @@ pub struct FlowSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frto: Option<bool>,
     /// Initial reordering degree, segments: the duplicate-ACK threshold (Linux tcp_reordering = 3).
-    #[serde(default = "three")]
+    #[serde(default = "default_reordering")]
     pub reordering: u32,
     /// Largest reordering degree the sender adapts to on seeing reordering (Linux tcp_max_reordering = 300). Default: 300 with "rack", `reordering` (a fixed threshold) with "dupack".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -329,21 +322,21 @@ pub struct FlowSpec {
     pub min_rto: Seconds,
     /// Retransmission-timeout estimator: "rfc6298" (RTO = max(min_rto, SRTT + 4·RTTVAR); ns-2, ns-3) or "linux" (Linux's tcp_rtt_estimator: RTO = SRTT + the largest deviation of the last round trip, never less than SRTT + min_rto; a retransmission waiting behind a steady queue does not time out).
     #[serde(default)]
-    pub rto_estimator: RtoEstimatorSpec,
+    pub rto_estimator: RtoEstimator,
     /// Initial slow-start threshold, segments, for every algorithm (unlimited when absent, as in Linux; ns-3's InitialSlowStartThreshold). BIC's and CUBIC's own `initial_ssthresh` parameters win when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init_ssthresh: Option<u32>,
     /// What window growth counts: "segments" newly acknowledged (Linux's appropriate byte counting) or "acks", one per ACK that advances (ns-2, ns-3's NewReno, Linux before 3.18).
     #[serde(default)]
-    pub ack_counting: AckCountingSpec,
+    pub ack_counting: AckCounting,
     /// What a loss's window reduction starts from: "cwnd" (Linux) or "pipe", the segments in flight after SACK and loss marking (RFC 6675; ns-3's NewReno, HighSpeed and Scalable: `GetSsThresh(tcb, BytesInFlight())`).
     #[serde(default)]
-    pub ssthresh_from: SsthreshFromSpec,
+    pub ssthresh_from: SsthreshFrom,
     /// Delayed ACKs at the receiver: an ACK every `delack_segments` full segments, or at the timer.
     #[serde(default = "yes")]
     pub delayed_ack: bool,
     /// Segments per delayed ACK (RFC 1122 / Linux / ns-3's DelAckCount: 2).
-    #[serde(default = "two")]
+    #[serde(default = "default_delack_segments")]
     pub delack_segments: u32,
     /// Delayed-ACK timer (Linux's minimum: 40ms).
     #[serde(default = "default_delack")]
@@ -371,72 +364,18 @@ pub struct FlowSpec {
     pub ecn: bool,
 }
 
-/// What window growth counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum AckCountingSpec {
-    /// Segments newly acknowledged (Linux).
-    #[default]
-    Segments,
-    /// One per ACK that advances snd_una (ns-2, ns-3 NewReno).
-    Acks,
+fn default_delack_segments() -> u32 {
+    flow::DEFAULT_DELACK_SEGMENTS
+}
+fn default_reordering() -> u32 {
+    flow::DEFAULT_REORDERING
 }
 
-/// What a loss's window reduction starts from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SsthreshFromSpec {
-    /// The congestion window (Linux).
-    #[default]
-    Cwnd,
-    /// The segments in flight, RFC 6675's pipe (ns-3).
-    Pipe,
-}
-
-fn two() -> u32 {
-    2
-}
-fn three() -> u32 {
-    3
-}
-
-/// Loss detection with SACK.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum LossDetectionSpec {
-    /// RACK-TLP (RFC 8985, Linux's default).
-    #[default]
-    Rack,
-    /// Three duplicate ACKs (RFC 6675).
-    Dupack,
-}
 fn default_host_jitter() -> Seconds {
-    Seconds(crate::config::DEFAULT_HOST_JITTER as f64 / crate::time::SEC as f64)
+    Seconds(secs(flow::DEFAULT_HOST_JITTER))
 }
 fn zero_delay() -> DistSpec<Seconds> {
     DistSpec::Fixed(Seconds(0.0))
-}
-
-/// Retransmission-timeout estimator.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RtoEstimatorSpec {
-    /// RFC 6298: RTO = max(min_rto, SRTT + 4·RTTVAR).
-    #[default]
-    Rfc6298,
-    /// Linux's tcp_rtt_estimator: RTO = SRTT + max(deviation, min_rto).
-    Linux,
-}
-
-/// Window reduction during loss recovery.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RecoverySpec {
-    /// Proportional Rate Reduction (RFC 6937, Linux's default).
-    #[default]
-    Prr,
-    /// cwnd = ssthresh from the start of recovery (RFC 6675 §5 / RFC 6582).
-    Classic,
 }
 
 fn default_algorithm() -> String {
@@ -452,13 +391,13 @@ fn default_mss() -> Bytes {
     Bytes(DEFAULT_MSS as u64)
 }
 fn default_iw() -> u32 {
-    10
+    flow::DEFAULT_INIT_CWND
 }
 fn default_min_rto() -> Seconds {
-    Seconds(0.2)
+    Seconds(secs(flow::DEFAULT_MIN_RTO))
 }
 fn default_delack() -> Seconds {
-    Seconds(0.04)
+    Seconds(secs(flow::DEFAULT_DELACK_TIMEOUT))
 }
 
 /// The arrival process of a UDP flow.
@@ -611,7 +550,7 @@ pub struct WebSpec {
     pub algorithm: String,
     /// Loss detection and recovery of the transfers (see the flows' field of that name).
     #[serde(default)]
-    pub loss_detection: LossDetectionSpec,
+    pub loss_detection: LossDetection,
     /// Its parameters.
     #[serde(default)]
     pub params: BTreeMap<String, ParamValue>,
