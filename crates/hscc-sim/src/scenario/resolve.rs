@@ -53,8 +53,7 @@ impl ScenarioSpec {
     /// Check the scenario in full and derive what a run needs, with only the
     /// hard caps applied (see [`Resolved::check`] for a run's limits).
     pub fn resolve(&self) -> Result<Resolved, ConfigError> {
-        let (config, estimate) = self.build_estimated()?;
-        config.validate()?;
+        let (config, estimate) = self.build_estimated()?; // validated by the build
         Ok(Resolved {
             name: self.name.clone(),
             normalized: self.normalized(),
