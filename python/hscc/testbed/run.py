@@ -30,9 +30,9 @@ from typing import IO, Any
 
 from hscc import provenance, rundir
 from hscc.errors import ScenarioError
-from hscc.limits import default_max_memory
 from hscc.kernel import netns, registry, toolchain
 from hscc.kernel.programs import KernelError
+from hscc.limits import default_max_memory
 from hscc.scenario import Scenario
 from hscc.testbed import build, limits, loss, network, record, recovery
 from hscc.testbed.network import Names

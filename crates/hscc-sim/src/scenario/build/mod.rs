@@ -192,8 +192,8 @@ impl ScenarioSpec {
 mod tests {
     use super::*;
     use crate::config::{AckCounting, Buffer, DelayDist, FlowConfig, SsthreshFrom};
-    use crate::udp::UdpPattern;
     use crate::time::SEC;
+    use crate::udp::UdpPattern;
 
     /// The error of a scenario refused when read or when built.
     fn refused(json: &str) -> String {

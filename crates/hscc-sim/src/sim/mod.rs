@@ -1,23 +1,45 @@
-//! The running simulation: links, routes, flows and the event loop.
+//! The running simulation: links, routes, flows and the event loop. Web
+//! traffic's part of the loop is in `web.rs`, routes in `routes.rs`, the
+//! sampled time series in `traces.rs`.
 
-use std::collections::{BinaryHeap, HashMap};
+macro_rules! wire {
+    ($self:ident, $flow:expr) => {
+        &mut $crate::sim::SenderWire {
+            net: &mut $self.net,
+            route: $self.routes.path($flow.data_route),
+            gen: $flow.gen,
+            host: &mut $self.host_out,
+            held: &mut $flow.held,
+            direct: $flow.direct,
+        }
+    };
+}
+
+mod routes;
+mod traces;
+mod web;
+
+pub use routes::Routes;
+pub use traces::{FlowTrace, LinkTrace, Traces};
+pub use web::WebTransfer;
+
+use std::collections::BinaryHeap;
 
 use hscc_cc::Shared;
-use serde::Serialize;
 
 use crate::capture::{Capture, CapturePoint, Tap};
-use crate::config::{ConfigError, FlowConfig, SimConfig, Topology};
+use crate::config::{ConfigError, SimConfig};
 use crate::event::{Event, EventQueue, Fire, Timed, Timer};
-use crate::limits::{MAX_UDP_IN_NETWORK, MAX_WEB_SLOTS};
+use crate::limits::MAX_UDP_IN_NETWORK;
 use crate::link::{Link, Offer};
 use crate::packet::{Kind, Packet};
 use crate::rng::{component_rng, Component};
 use crate::tcp::receiver::RxAction;
 use crate::tcp::sender::Wire;
 use crate::tcp::{Receiver, Sender};
-use crate::time::{secs, Time};
+use crate::time::Time;
 use crate::udp::{UdpSink, UdpSource};
-use crate::web::{AfterResponse, Connection, Due, Object, Step, WebModel, WebSource};
+use crate::web::{WebModel, WebSource};
 
 /// Network-wide packet accounting, for conservation checks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -75,75 +97,6 @@ impl Net {
         self.counters.dropped_random += 1;
         if p.kind == Kind::Udp {
             self.udp_in_network -= 1;
-        }
-    }
-}
-
-/// Shortest paths between node pairs, computed once per pair.
-#[derive(Debug, Default)]
-pub struct Routes {
-    paths: Vec<Vec<u32>>,
-    index: HashMap<(u32, u32), u32>,
-}
-
-impl Routes {
-    /// Route id from `src` to `dst`.
-    pub fn get(&mut self, t: &Topology, src: u32, dst: u32) -> Result<u32, ConfigError> {
-        if let Some(&id) = self.index.get(&(src, dst)) {
-            return Ok(id);
-        }
-        let path = t.route(src, dst)?;
-        self.paths.push(path);
-        let id = self.paths.len() as u32 - 1;
-        self.index.insert((src, dst), id);
-        Ok(id)
-    }
-
-    /// The links of route `id`.
-    #[inline]
-    pub fn path(&self, id: u32) -> &[u32] {
-        &self.paths[id as usize]
-    }
-}
-
-/// A web transfer occupying a flow slot.
-#[derive(Clone, Copy, Debug)]
-pub struct WebTransfer {
-    /// Index of its web source.
-    pub source: u32,
-    /// Bytes (a response, or a session's request).
-    pub size: u64,
-    /// Delivered once the receiver has this many segments in order (a
-    /// persistent connection's later objects follow the earlier ones).
-    pub end: u64,
-    /// Arrival time (session model: when the object's request was sent).
-    pub start: Time,
-    /// Its session ([`NO_SESSION`] in the transfer model).
-    pub session: u32,
-    /// Whether it carries a request (client to server) rather than a response.
-    pub request: bool,
-    /// Whether the client has received every byte (response time recorded).
-    pub received: bool,
-    /// Whether the slot has been released for reuse.
-    pub freed: bool,
-    /// A persistent session's connection: the slot stays when its sender is
-    /// done, until the session ends.
-    pub keep: bool,
-}
-
-impl WebTransfer {
-    /// Transfer of `size` bytes for web source `source`, its object started at `start`.
-    fn new(source: u32, size: u64, start: Time, session: u32, request: bool) -> WebTransfer {
-        WebTransfer {
-            source,
-            size,
-            end: 0,
-            start,
-            session,
-            request,
-            received: false,
-            freed: false,
-            keep: false,
         }
     }
 }
@@ -307,19 +260,6 @@ impl Wire for SenderWire<'_> {
             c.acked(p, self.net.now);
         }
     }
-}
-
-macro_rules! wire {
-    ($self:ident, $flow:expr) => {
-        &mut SenderWire {
-            net: &mut $self.net,
-            route: $self.routes.path($flow.data_route),
-            gen: $flow.gen,
-            host: &mut $self.host_out,
-            held: &mut $flow.held,
-            direct: $flow.direct,
-        }
-    };
 }
 
 /// A simulation ready to run.
@@ -860,204 +800,6 @@ impl Sim {
         }
     }
 
-    fn web_arrival(&mut self, w: u32) {
-        let now = self.net.now;
-        let source = &mut self.web[w as usize];
-        let tr = source.transfer();
-        if let Some(t) = source.next_arrival(now) {
-            self.net.q.push(t, Event::WebArrival(w));
-        }
-        let free = self.web_slot_free();
-        let stats = &mut self.web[w as usize].stats;
-        if !free {
-            // Every slot busy: the server refuses the connection (counted), so
-            // memory stays bounded whatever the arrival rate.
-            stats.refused += 1;
-            return;
-        }
-        stats.started += 1;
-        let started = stats.started;
-        let transfer = WebTransfer::new(w, tr.size, now, NO_SESSION, false);
-        self.open_web_flow(tr.src, tr.dst, started, transfer);
-    }
-
-    /// Whether a web transfer can have a flow slot ([`MAX_WEB_SLOTS`]).
-    fn web_slot_free(&self) -> bool {
-        !self.free.is_empty() || self.flows.len() - self.cfg.flows.len() < MAX_WEB_SLOTS
-    }
-
-    /// Start web transfer `t` from `src` to `dst` now, in a free slot (the
-    /// caller checked [`Sim::web_slot_free`]); `number` numbers its random
-    /// stream. Returns the slot.
-    fn open_web_flow(&mut self, src: u32, dst: u32, number: u64, mut t: WebTransfer) -> u32 {
-        let now = self.net.now;
-        let w = t.source;
-        let mut cfg: FlowConfig = self.web[w as usize].cfg.tcp.clone();
-        (cfg.src, cfg.dst, cfg.size, cfg.start, cfg.stop) = (src, dst, Some(t.size), now, None);
-        let topo = &self.cfg.topology;
-        let data_route = self.routes.get(topo, src, dst).expect("checked when built");
-        let ack_route = self.routes.get(topo, dst, src).expect("checked when built");
-        let rng = component_rng(
-            self.cfg.seed,
-            Component::Sender,
-            (1u64 << 40) + ((w as u64) << 32) + number,
-        );
-        let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
-        let gen = self
-            .flows
-            .get(slot as usize)
-            .map_or(0, |f| f.gen.wrapping_add(1));
-        // A web transfer starts when it arrives (its arrivals are already random):
-        // no start-up offset. Its access delay is drawn from its own stream.
-        let mut sender = Sender::new(slot, &cfg, rng);
-        sender.cc.attach(&self.shared);
-        t.end = sender.total_segs();
-        let mut flow = Flow::new(sender, Receiver::new(&cfg), data_route, ack_route, gen, now);
-        flow.web = Some(t);
-        if slot as usize == self.flows.len() {
-            self.flows.push(flow);
-        } else {
-            // What the host lines still hold for the finished transfer carries
-            // the old generation and is dropped when due (it never entered the
-            // network, or has already left it).
-            self.flows[slot as usize] = flow;
-        }
-        if let Some(c) = self.net.capture.as_mut().filter(|c| c.links()) {
-            // Noted only if it crosses a captured link: one entry per transfer a capture sees.
-            let links = &self.net.links;
-            if self
-                .routes
-                .path(data_route)
-                .iter()
-                .chain(self.routes.path(ack_route))
-                .any(|&l| links[l as usize].captured())
-            {
-                if t.keep {
-                    // A persistent connection's writes each start a segment:
-                    // byte offsets at whole segments (docs/links-and-web.md §5).
-                    cfg.size = None;
-                }
-                c.web_opened(self.cfg.seed, slot, gen, &cfg);
-            }
-        }
-        let flow = &mut self.flows[slot as usize];
-        flow.sender.start(wire!(self, flow));
-        slot
-    }
-
-    /// A web source's event in the session model: a session arrives, or one
-    /// of its steps (next request, response after the server delay) is due.
-    fn web_session_event(&mut self, w: u32) {
-        let now = self.net.now;
-        let source = &mut self.web[w as usize];
-        match source.due(now) {
-            Due::Arrival => {
-                let next = source.next_arrival(now);
-                if let Some(t) = next {
-                    self.net.q.push(t, Event::WebArrival(w));
-                }
-                source.set_next_session(next);
-                if let Some((id, object)) = source.open_session(now) {
-                    self.start_object(w, id, object, true);
-                }
-            }
-            Due::Step(id, Step::Request) => {
-                let object = source.next_request(id, now);
-                self.start_object(w, id, object, true);
-            }
-            Due::Step(id, Step::Response) => {
-                let object = source.response_of(id);
-                self.start_object(w, id, object, false);
-            }
-            Due::Nothing => {}
-        }
-    }
-
-    /// Start a request (or response) of session `id` of web source `w`: on
-    /// its persistent connection, once open, an application write; else a
-    /// transfer in a new slot. A refused transfer (every slot busy) ends its session.
-    fn start_object(&mut self, w: u32, id: u32, o: Object, request: bool) {
-        let source = &mut self.web[w as usize];
-        let open = source.connection(id).map(|c| *c.slot(request));
-        if let Some(Some(slot)) = open {
-            source.stats.started += u64::from(request);
-            let flow = &mut self.flows[slot as usize];
-            let end = flow.sender.append(o.size, wire!(self, flow));
-            let t = flow.web.as_mut().expect("a web slot");
-            (t.size, t.start, t.end, t.received) = (o.size, o.start, end, false);
-            return;
-        }
-        let free = self.web_slot_free();
-        let source = &mut self.web[w as usize];
-        if !free {
-            source.stats.refused += 1;
-            let connection = source.abort_session(id);
-            self.close(connection);
-            return;
-        }
-        source.stats.started += u64::from(request);
-        let number = source.next_flow_number();
-        let mut t = WebTransfer::new(w, o.size, o.start, id, request);
-        t.keep = open.is_some();
-        let slot = self.open_web_flow(o.src, o.dst, number, t);
-        if let Some(c) = self.web[w as usize].connection(id) {
-            *c.slot(request) = Some(slot);
-        }
-    }
-
-    /// A persistent session has ended: its connection's slots are freed as
-    /// an HTTP/1.0 transfer's, once their senders have everything acknowledged.
-    fn close(&mut self, connection: Option<Connection>) {
-        for slot in connection
-            .into_iter()
-            .flat_map(|c| [c.requests, c.responses])
-            .flatten()
-        {
-            let flow = &mut self.flows[slot as usize];
-            flow.web.as_mut().expect("a web slot").keep = false;
-            self.release_if_done(slot);
-        }
-    }
-
-    /// Web transfer in slot `f` has delivered its last byte.
-    fn web_received(&mut self, f: u32) {
-        let now = self.net.now;
-        let Some(t) = &mut self.flows[f as usize].web else {
-            return;
-        };
-        t.received = true;
-        let t = *t;
-        let source = &mut self.web[t.source as usize];
-        if t.request {
-            // The server has the request: it responds after its delay.
-            match source.server_delay() {
-                0 => {
-                    let object = source.response_of(t.session);
-                    self.start_object(t.source, t.session, object, false);
-                }
-                d => {
-                    source.schedule(now.saturating_add(d), t.session, Step::Response);
-                    self.net
-                        .q
-                        .push(now.saturating_add(d), Event::WebArrival(t.source));
-                }
-            }
-            return;
-        }
-        source.stats.record(t.size, now - t.start);
-        if t.session != NO_SESSION {
-            match source.response_done(t.session, now) {
-                AfterResponse::Think(gap) => {
-                    source.schedule(now.saturating_add(gap), t.session, Step::Request);
-                    self.net
-                        .q
-                        .push(now.saturating_add(gap), Event::WebArrival(t.source));
-                }
-                AfterResponse::Ended(connection) => self.close(connection),
-            }
-        }
-    }
-
     fn send_ack(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         let mut ack = flow.receiver.make_ack(f);
@@ -1128,132 +870,5 @@ impl Sim {
             ));
         }
         Ok(())
-    }
-}
-
-/// Time series of one flow, one value per sampling interval.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct FlowTrace {
-    /// Goodput over the interval ending at the sample, bit/s.
-    pub throughput_bps: Vec<f64>,
-    /// Congestion window at the sample, segments.
-    pub cwnd: Vec<u32>,
-    /// Smoothed RTT at the sample, s.
-    pub srtt_s: Vec<f64>,
-}
-
-/// Time series of one monitored link.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct LinkTrace {
-    /// Link index.
-    pub link: u32,
-    /// Link name.
-    pub name: String,
-    /// Packets waiting at the sample.
-    pub queue_pkts: Vec<u64>,
-    /// Bytes waiting at the sample (frames: packets plus the link's framing).
-    pub queue_bytes: Vec<u64>,
-    /// Mean queuing delay of packets that left the queue during the interval, s.
-    pub qdelay_s: Vec<f64>,
-    /// Packets dropped (queue full, queue discipline or random) during the interval.
-    pub drops: Vec<u64>,
-    /// Packets CE-marked by the queue discipline during the interval.
-    pub marks: Vec<u64>,
-    /// Fraction of the interval the link spent transmitting (bytes that reached
-    /// the far end, with the link's framing, over rate × interval).
-    pub utilization: Vec<f64>,
-}
-
-/// Every trace of a run.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Traces {
-    /// Sampling interval, s.
-    pub interval_s: f64,
-    /// Sample times, s.
-    pub time_s: Vec<f64>,
-    /// One per flow.
-    pub flows: Vec<FlowTrace>,
-    /// One per monitored link.
-    pub links: Vec<LinkTrace>,
-    #[serde(skip)]
-    last_flow_bytes: Vec<u64>,
-    #[serde(skip)]
-    last_link: Vec<(u64, u64, u64, f64, u64)>,
-}
-
-impl Traces {
-    /// Empty traces shaped for `cfg`.
-    pub fn new(cfg: &SimConfig) -> Traces {
-        let Some(dt) = cfg.sample_interval else {
-            return Traces::default();
-        };
-        // The number of samples is known: reserve it exactly (growth would waste up to half).
-        let n = (cfg.duration / dt + 1) as usize;
-        let links: Vec<LinkTrace> = cfg
-            .topology
-            .links
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.monitor)
-            .map(|(i, l)| LinkTrace {
-                link: i as u32,
-                name: l.name.clone(),
-                queue_pkts: Vec::with_capacity(n),
-                queue_bytes: Vec::with_capacity(n),
-                qdelay_s: Vec::with_capacity(n),
-                drops: Vec::with_capacity(n),
-                marks: Vec::with_capacity(n),
-                utilization: Vec::with_capacity(n),
-            })
-            .collect();
-        let flow = || FlowTrace {
-            throughput_bps: Vec::with_capacity(n),
-            cwnd: Vec::with_capacity(n),
-            srtt_s: Vec::with_capacity(n),
-        };
-        Traces {
-            interval_s: secs(dt),
-            time_s: Vec::with_capacity(n),
-            flows: (0..cfg.flows.len()).map(|_| flow()).collect(),
-            last_flow_bytes: vec![0; cfg.flows.len()],
-            last_link: vec![(0, 0, 0, 0.0, 0); links.len()],
-            links,
-        }
-    }
-
-    /// Record one sample at `now`.
-    pub fn sample(&mut self, now: Time, flows: &[Flow], links: &[Link]) {
-        self.time_s.push(secs(now));
-        let dt = self.interval_s;
-        for (i, f) in flows.iter().enumerate() {
-            let t = &mut self.flows[i];
-            let bytes = f.receiver.delivered_bytes;
-            t.throughput_bps
-                .push((bytes - self.last_flow_bytes[i]) as f64 * 8.0 / dt);
-            self.last_flow_bytes[i] = bytes;
-            t.cwnd.push(f.sender.tp.snd_cwnd);
-            t.srtt_s.push(secs(f.sender.rtt.srtt()));
-        }
-        for (k, t) in self.links.iter_mut().enumerate() {
-            let l = &links[t.link as usize];
-            let (tx0, drops0, n0, sum0, marks0) = self.last_link[k];
-            let (n, sum) = l
-                .qdelay
-                .as_ref()
-                .map_or((0, 0.0), |h| (h.count(), h.mean_s() * h.count() as f64));
-            let drops = l.counters.drops_queue + l.counters.drops_aqm + l.counters.drops_random;
-            t.queue_pkts.push(l.queue_len() as u64);
-            t.queue_bytes.push(l.queue_bytes());
-            t.qdelay_s.push(if n > n0 {
-                (sum - sum0) / (n - n0) as f64
-            } else {
-                0.0
-            });
-            t.drops.push(drops - drops0);
-            t.marks.push(l.counters.marks - marks0);
-            t.utilization
-                .push(((l.wire_bytes() - tx0) as f64 * 8.0 / (l.rate_bps as f64 * dt)).min(1.0));
-            self.last_link[k] = (l.wire_bytes(), drops, n, sum, l.counters.marks);
-        }
     }
 }
