@@ -5,7 +5,9 @@ printed as written ("flows[0]" stays)."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import ClassVar
 
 import typer
 from rich.console import Console, RenderableType
@@ -14,7 +16,7 @@ from rich.text import Text
 from typer._click.core import Command, Context
 from typer._click.exceptions import UsageError
 from typer._click.formatting import HelpFormatter
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 # The exit codes every hscc command uses.
 OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
@@ -57,12 +59,31 @@ def print_whole(renderable: RenderableType, console: Console | None = None) -> N
     wide.print(renderable)
 
 
+@dataclass(frozen=True)
+class Lazy:
+    """A command of a group imported only when it runs (its module's imports are not every
+    command's): the first paragraph of its help, which the group's help lists, and how to
+    make it."""
+
+    summary: str
+    make: Callable[[], Command]
+
+
 class Group(TyperGroup):
-    """A command group that answers a misspelt command with the closest one."""
+    """A command group that answers a misspelt command with the closest one, and whose
+    `lazy` commands are made when one of them runs or shows its own help."""
+
+    lazy: ClassVar[dict[str, Lazy]] = {}
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        made = super().list_commands(ctx)
+        return [*made, *(name for name in self.lazy if name not in made)]
 
     def resolve_command(
         self, ctx: Context, args: list[str]
     ) -> tuple[str | None, Command | None, list[str]]:
+        if args and args[0] in self.lazy and args[0] not in self.commands:
+            self.add_command(self.lazy[args[0]].make(), args[0])
         try:
             return super().resolve_command(ctx, args)
         except UsageError:
@@ -79,6 +100,8 @@ class Group(TyperGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             _no_flag_metavar(command, ctx)
+        elif cmd_name in self.lazy:  # listed, not run: its summary is all a listing shows
+            command = TyperCommand(cmd_name, help=self.lazy[cmd_name].summary)
         return command
 
     def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
