@@ -51,7 +51,7 @@ EXIT_CODES = "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrup
 def _compare() -> Command:
     from hscc.testbed.cli import compare
 
-    one = typer.Typer()
+    one = typer.Typer(add_completion=False)
     one.command("compare", epilog=EXIT_CODES)(compare)
     return typer.main.get_command(one)
 
