@@ -17,22 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from typer._click.core import Command
 
-from hscc import _core, catalog, limits, provenance, report
 from hscc.console import (
     BAD_INPUT,
     FAILED,
     INTERRUPTED,
     OK,
     Group,
+    Lazy,
     did_you_mean,
     err,
     out,
@@ -43,28 +36,75 @@ from hscc.errors import RunError, ScenarioError
 from hscc.rundir import RunDirError, staging
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from hscc.reproduce.experiment import Experiment
     from hscc.sweeps.execute import Counts
     from hscc.sweeps.execute import Progress as SweepProgress
 
+# Each command imports what it needs when it runs: `hscc check` or `hscc run -q` loads no
+# polars, plotting, sweeps, kernel or testbed code (tests/python/test_startup.py).
+
 EXIT_CODES = "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrupted."
+
+
+def _compare() -> Command:
+    from hscc.testbed.cli import compare
+
+    one = typer.Typer(add_completion=False)
+    one.command("compare", epilog=EXIT_CODES)(compare)
+    return typer.main.get_command(one)
+
+
+def _kernel() -> Command:
+    from hscc.kernel.cli import kernel_app
+
+    return typer.main.get_group(kernel_app)
+
+
+def _testbed() -> Command:
+    from hscc.testbed.cli import testbed_app
+
+    return typer.main.get_group(testbed_app)
+
+
+class _Hscc(Group):
+    """`hscc`: the kernel, testbed and compare commands are imported when one of them runs;
+    `hscc --help` lists them by the first paragraph of their help, as written here
+    (tests/python/test_startup.py checks it against theirs)."""
+
+    lazy = {
+        "compare": Lazy(
+            "Two runs side by side: per-flow goodput, retransmissions, recoveries and timeouts, "
+            "Jain's index, queuing delay and loss, and each flow's window cuts (first cut, "
+            "sawtooth period), with ratios B / A.",
+            _compare,
+        ),
+        "kernel": Lazy(
+            "hscc's algorithms as eBPF struct_ops programs in the running Linux kernel "
+            "(root, a kernel with BTF, clang, bpftool and libbpf-dev). A loaded program is "
+            "offered to sockets as hscc_NAME (TCP_CONGESTION); it never becomes a default. "
+            "See docs/kernel.md.",
+            _kernel,
+        ),
+        "testbed": Lazy(
+            "Run a scenario on this machine's Linux kernel: real TCP sockets in network "
+            "namespaces, an HTB + pfifo bottleneck, a real-time delay line. Needs root. Writes "
+            "the run directory a simulation writes. See docs/testbed.md.",
+            _testbed,
+        ),
+    }
+
 
 app = typer.Typer(
     name="hscc",
-    cls=Group,
+    cls=_Hscc,
     help=f"High-speed TCP congestion control: run scenarios on the packet-level simulator, list algorithms, plot results.\n\n{EXIT_CODES}",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-from hscc.kernel.cli import kernel_app  # noqa: E402  (after `app`: a sub-command group)
-from hscc.testbed.cli import compare, testbed_app  # noqa: E402
-
-app.add_typer(kernel_app, name="kernel")
-app.add_typer(testbed_app, name="testbed")
-app.command("compare", epilog=EXIT_CODES)(compare)
-
 
 MaxMemory = Annotated[
     str | None,
@@ -85,6 +125,8 @@ MaxEvents = Annotated[
 
 
 def _limits(max_memory: str | None, max_events: str | None) -> tuple[int | None, int | None]:
+    from hscc import limits
+
     try:
         memory = None if max_memory is None else limits.parse_memory(max_memory)
     except ValueError as e:
@@ -98,6 +140,8 @@ def _limits(max_memory: str | None, max_events: str | None) -> tuple[int | None,
 
 def _version(value: bool) -> None:
     if value:
+        from hscc import _core, provenance
+
         out.print(f"hscc {provenance.version()} (engine {_core.engine_version()})")
         raise typer.Exit(OK)
 
@@ -148,6 +192,7 @@ def run(
     max_events: MaxEvents = None,
 ) -> None:
     """Run a scenario: progress in simulated time, a summary table, results written atomically."""
+    from hscc import report
     from hscc.runner import start
     from hscc.scenario import Scenario
 
@@ -232,7 +277,7 @@ def sweep(
     Runs already in the sweep directory are not run again, so a killed or extended sweep
     is resumed by running the same command. Exit code 1 if some runs failed (their errors
     are in points.parquet)."""
-    from hscc import sweeps
+    from hscc import report, sweeps
 
     if jobs is not None and not 1 <= jobs <= 4096:
         raise _fail(BAD_INPUT, f"--jobs: {jobs} is not allowed (1 to 4096 worker processes)")
@@ -484,6 +529,8 @@ def algorithms(
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
     """Every congestion-control algorithm with its parameters, defaults, ranges and sources."""
+    from hscc import catalog, report
+
     algos = catalog.algorithms()
     if name is not None:
         found = catalog.find(name)
@@ -509,6 +556,8 @@ def fields(
     ] = False,
 ) -> None:
     """Every field a scenario file may have: its kind of value, default and meaning (Markdown)."""
+    from hscc import _core
+
     if as_json:
         out.print_json(_core.scenario_schema())
     else:
@@ -527,6 +576,7 @@ def check(
     max_events: MaxEvents = None,
 ) -> None:
     """Validate a scenario without running it; print what the run would need."""
+    from hscc import limits
     from hscc.scenario import Scenario
 
     memory, events = _limits(max_memory, max_events)
@@ -560,6 +610,15 @@ def _fresh(path: Path) -> Path:
 @contextmanager
 def _sweep_progress(quiet: bool) -> Iterator[SweepProgress]:
     """The sweep's progress callback: one bar over the runs to compute, with every count beside it."""
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskID,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     with Progress(
         BarColumn(bar_width=15),
         TextColumn("{task.fields[counts]}", markup=False),
@@ -586,6 +645,14 @@ def _sweep_progress(quiet: bool) -> Iterator[SweepProgress]:
 
 
 def _progress(quiet: bool) -> Progress:
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     return Progress(
         TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),

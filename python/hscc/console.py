@@ -5,7 +5,12 @@ printed as written ("flows[0]" stays)."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import types
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
 
 import typer
 from rich.console import Console, RenderableType
@@ -14,7 +19,9 @@ from rich.text import Text
 from typer._click.core import Command, Context
 from typer._click.exceptions import UsageError
 from typer._click.formatting import HelpFormatter
-from typer.core import TyperGroup, TyperOption
+from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
+from typer._param_types import coerce_cli_path
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 # The exit codes every hscc command uses.
 OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
@@ -57,12 +64,35 @@ def print_whole(renderable: RenderableType, console: Console | None = None) -> N
     wide.print(renderable)
 
 
+@dataclass(frozen=True)
+class Lazy:
+    """A command of a group imported only when it runs (its module's imports are not every
+    command's): the first paragraph of its help, which the group's help lists, and how to
+    make it."""
+
+    summary: str
+    make: Callable[[], Command]
+
+
 class Group(TyperGroup):
-    """A command group that answers a misspelt command with the closest one."""
+    """A command group that answers a misspelt command with the closest one, and whose
+    `lazy` commands are made when one of them runs or shows its own help."""
+
+    lazy: ClassVar[dict[str, Lazy]] = {}
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        _plain_values(self, ctx)
+        return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        made = super().list_commands(ctx)
+        return [*made, *(name for name in self.lazy if name not in made)]
 
     def resolve_command(
         self, ctx: Context, args: list[str]
     ) -> tuple[str | None, Command | None, list[str]]:
+        if args and args[0] in self.lazy and args[0] not in self.commands:
+            self.add_command(self.lazy[args[0]].make(), args[0])
         try:
             return super().resolve_command(ctx, args)
         except UsageError:
@@ -79,6 +109,9 @@ class Group(TyperGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             _no_flag_metavar(command, ctx)
+            _plain_values(command, ctx)
+        elif cmd_name in self.lazy:  # listed, not run: its summary is all a listing shows
+            command = TyperCommand(cmd_name, help=self.lazy[cmd_name].summary)
         return command
 
     def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
@@ -91,3 +124,41 @@ def _no_flag_metavar(command: Command, ctx: Context) -> None:
     for param in [*command.params, command.get_help_option(ctx)]:
         if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
             param.metavar = ""
+
+
+@dataclass(frozen=True)
+class _Plain(RuntimeParam):
+    """Typer coerces every value through a pydantic TypeAdapter: importing pydantic and
+    building one adapter per parameter costs more than a short run. A string for a `str`
+    parameter is taken as it is, and one for a `Path` is made a Path and checked by typer's
+    own path checks (`coerce_cli_path`, what the adapter calls); anything else, and every
+    error message, stays typer's. An option not given (None) needs no coercion at all."""
+
+    descriptor: TypeDescriptor
+
+    def _coerce_value(self, value: Any, param: Any, ctx: Context) -> Any:
+        info = self.parameter_info
+        plain = _optional_of(self.annotation)
+        if isinstance(value, str) and info.parser is None:
+            if plain is str:
+                return value
+            if plain is Path and self.descriptor.file_annotation is None:
+                return coerce_cli_path(
+                    Path(value), info, path_type=info.path_type or Path, param=param, ctx=ctx
+                )
+        return build_runtime_param(self.descriptor)._coerce_value(value, param, ctx)
+
+
+def _optional_of(annotation: Any) -> Any:
+    """X for `X | None` or Optional[X]; the annotation itself otherwise."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return args[0] if len(args) == 1 else annotation
+    return annotation
+
+
+def _plain_values(command: Command, ctx: Context) -> None:
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if isinstance(param, (TyperArgument, TyperOption)) and param._runtime_param is None:
+            d = param.type_descriptor
+            param._runtime_param = _Plain(d.parameter_info, d.annotation, d)

@@ -9,12 +9,12 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from hscc.catalog import Algorithm
-from hscc.results import Result
 from hscc.units import format_rate, format_seconds
 from hscc.units_table import format_value
 
 if TYPE_CHECKING:
+    from hscc.catalog import Algorithm
+    from hscc.results import Result
     from hscc.sweeps.result import SweepResult
 
 MAX_ROWS = 40  # flows shown in the terminal; the files hold them all
@@ -22,7 +22,9 @@ MAX_ROWS = 40  # flows shown in the terminal; the files hold them all
 
 def summary(result: Result) -> Group:
     """Per flow: algorithm, RTT, goodput, share, retransmissions; per bottleneck:
-    utilization, drops, mean and p99 queuing delay; Jain's index."""
+    utilization, drops, mean and p99 queuing delay; Jain's index. From summary.json's rows
+    (the tables' rows, without polars: a run's table costs no DataFrame); the web sources'
+    response-time bins are only in web.parquet."""
     s = result.summary
     kernel = result.manifest.get("kernel_run")
     how = f"on Linux {kernel['kernel']}" if kernel else "simulated"
@@ -37,7 +39,7 @@ def summary(result: Result) -> Group:
         "retrans",
     )
     flows.caption = "RTT: base, no queuing · sRTT: mean smoothed · share: of total goodput"
-    rows = result.flows.to_dicts()
+    rows: list[dict[str, Any]] = s["flows"]
     for f in rows[:MAX_ROWS]:
         srtt = f["mean_srtt_s"]
         flows.add_row(
@@ -72,7 +74,7 @@ def summary(result: Result) -> Group:
         "mean qdelay",
         "p99 qdelay",
     )
-    for link in result.bottlenecks.to_dicts():
+    for link in (row for row in s["links"] if row["monitored"]):  # Result.bottlenecks
         links.add_row(
             link["name"],
             format_rate(link["rate_bps"]),
@@ -136,7 +138,7 @@ def _udp(result: Result) -> Table | None:
     t = _table(
         "UDP flows", "flow", "source", "throughput", "loss", "mean delay", "p99 delay", "jitter"
     )
-    for u in result.udp.to_dicts()[:MAX_ROWS]:
+    for u in result.summary["udp"][:MAX_ROWS]:
         t.add_row(
             u["label"],
             u["source"],

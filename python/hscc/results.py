@@ -68,19 +68,14 @@ retrans, size (bytes on the wire).
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
-import polars as pl
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-from polars.datatypes import DataTypeClass
-
-from hscc import _core, cclog
+from hscc import _core
 from hscc.rundir import (
     CAPTURE,
     CC_LOG,
@@ -95,42 +90,85 @@ from hscc.rundir import (
 )
 from hscc.scenario import Scenario
 
+if TYPE_CHECKING:
+    import polars as pl
+    from matplotlib.figure import Figure
+    from polars.datatypes import DataTypeClass
+
+# polars is imported when a table is first read as a DataFrame, not with this module
+# (0.2 s): `hscc run` writes the engine's Parquet files and prints summary.json's rows.
+
 # A polars dtype: a class (pl.Float64) or an instance (pl.List(pl.Float64)); a table's columns.
-DType: TypeAlias = pl.DataType | DataTypeClass
+DType: TypeAlias = "pl.DataType | DataTypeClass"
 Schema: TypeAlias = dict[str, DType]
 
-_DTYPES: dict[str, DType] = {
-    "Float64": pl.Float64,
-    "UInt32": pl.UInt32,
-    "UInt64": pl.UInt64,
-    "Int64": pl.Int64,
-    "String": pl.String,
-    "Boolean": pl.Boolean,
-    "List(Float64)": pl.List(pl.Float64),
-}
-# The tables' columns as the extension writes them (crates/hscc-py/src/run_tables.rs, their one definition).
-_SCHEMAS: dict[str, Schema] = {
-    name: {c: _DTYPES[d] for c, d in cols} for name, cols in _core.table_schemas()
-}
-FLOWS, LINKS, UDP, WEB = _SCHEMAS["flows"], _SCHEMAS["links"], _SCHEMAS["udp"], _SCHEMAS["web"]
-TIMESERIES, QUEUES = _SCHEMAS["timeseries"], _SCHEMAS["queues"]
-_F, _S = pl.Float64, pl.String
-DROPS: Schema = {
-    "link": _S,
-    "time_s": _F,
-    "cause": _S,
-    "kind": _S,
-    "flow": pl.UInt32,
-    "label": _S,
-    "udp": pl.UInt32,
-    "seq": pl.UInt64,
-    "tcp_seq": pl.UInt32,
-    "retrans": pl.Boolean,
-    "size": pl.UInt32,
+if TYPE_CHECKING:  # made on first use by the module's __getattr__ (they need polars)
+    _SCHEMAS: dict[str, Schema]
+    FLOWS: Schema
+    LINKS: Schema
+    UDP: Schema
+    WEB: Schema
+    TIMESERIES: Schema
+    QUEUES: Schema
+    DROPS: Schema
+
+_SCHEMA_NAMES = {
+    "FLOWS": "flows",
+    "LINKS": "links",
+    "UDP": "udp",
+    "WEB": "web",
+    "TIMESERIES": "timeseries",
+    "QUEUES": "queues",
+    "DROPS": "drops",
 }
 
 
-Table = pl.DataFrame | bytes  # a frame, or the Parquet file the engine's results were written as
+@functools.cache
+def _schemas() -> dict[str, Schema]:
+    """Every table's columns as polars dtypes: the extension's tables as it writes them
+    (crates/hscc-py/src/run_tables.rs, their one definition) and the drops table."""
+    import polars as pl
+
+    dtypes: dict[str, DType] = {
+        "Float64": pl.Float64,
+        "UInt32": pl.UInt32,
+        "UInt64": pl.UInt64,
+        "Int64": pl.Int64,
+        "String": pl.String,
+        "Boolean": pl.Boolean,
+        "List(Float64)": pl.List(pl.Float64),
+    }
+    schemas = {name: {c: dtypes[d] for c, d in cols} for name, cols in _core.table_schemas()}
+    f, s = pl.Float64, pl.String
+    schemas["drops"] = {
+        "link": s,
+        "time_s": f,
+        "cause": s,
+        "kind": s,
+        "flow": pl.UInt32,
+        "label": s,
+        "udp": pl.UInt32,
+        "seq": pl.UInt64,
+        "tcp_seq": pl.UInt32,
+        "retrans": pl.Boolean,
+        "size": pl.UInt32,
+    }
+    return schemas
+
+
+def __getattr__(name: str) -> Any:
+    """FLOWS, LINKS, UDP, WEB, TIMESERIES, QUEUES, DROPS (a table's schema) and _SCHEMAS
+    (the extension's tables by name), made when first asked for."""
+    if name in _SCHEMA_NAMES:
+        return _schemas()[_SCHEMA_NAMES[name]]
+    if name == "_SCHEMAS":
+        return {k: v for k, v in _schemas().items() if k != "drops"}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+Table: TypeAlias = (
+    "pl.DataFrame | bytes"  # a frame, or the Parquet file the engine's results were written as
+)
 
 
 class Result:
@@ -164,11 +202,14 @@ class Result:
         }
         self._cc_log = cc_log
         self.captures = captures or {}
-        self.drops = _empty(DROPS) if drops is None else drops
+        self._drops = drops
+        self._drop_rows: tuple[list[dict[str, Any]], list[str]] | None = None  # from_engine's
 
     def _table(self, name: str) -> pl.DataFrame:
         t = self._tables[name]
         if isinstance(t, bytes):
+            import polars as pl
+
             t = self._tables[name] = pl.read_parquet(io.BytesIO(t))
         return t
 
@@ -206,8 +247,18 @@ class Result:
     def cc_log(self) -> pl.DataFrame:
         """The per-ACK congestion-control log (no rows unless the scenario asks for it)."""
         if self._cc_log is None:
+            from hscc import cclog
+
             self._cc_log = cclog.empty()
         return self._cc_log
+
+    @property
+    def drops(self) -> pl.DataFrame:
+        """The packets the captured links dropped (no rows without `[output] pcap` on links)."""
+        if self._drops is None:
+            rows, labels = self._drop_rows or ([], [])
+            self._drops = _drops(rows, labels)
+        return self._drops
 
     @property
     def scenario(self) -> Scenario:
@@ -217,6 +268,8 @@ class Result:
     @property
     def bottlenecks(self) -> pl.DataFrame:
         """The monitored links."""
+        import polars as pl
+
         return self.links.filter(pl.col("monitored"))
 
     @property
@@ -235,6 +288,8 @@ class Result:
     def short_term_jain(self, window: float = 1.0, start: float = 0.0) -> float | None:
         """Mean of Jain's index over consecutive `window`-second windows from `start` on,
         over the flows active for the whole window (Sync-TCP §VI.B); None without traces."""
+        import polars as pl
+
         ts = self.timeseries
         if ts.height == 0:
             return None
@@ -336,6 +391,11 @@ class Result:
         table's Parquet file), the flows' labels, the per-ACK log's columns, the capture files
         and the captured links' drop rows. The tables become DataFrames when first read: a
         sweep's worker only passes the files on."""
+        frame = None
+        if cc_log:
+            from hscc import cclog
+
+            frame = cclog.frame(cc_log, labels)
         result = cls(
             manifest,
             json.loads(summary),
@@ -345,16 +405,18 @@ class Result:
             tables["web"],
             tables["timeseries"],
             tables["queues"],
-            cclog.frame(cc_log, labels) if cc_log else None,
+            frame,
             captures,
-            _drops(drops or [], labels),
         )
         result._summary_json = summary
+        result._drop_rows = (drops, labels) if drops else None  # a frame when first read
         return result
 
 
 def load(run_dir: str | Path) -> Result:
     """Read a run directory written by `Result.write` (or `hscc run`)."""
+    import polars as pl
+
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise RunDirError(f"{run_dir}: no such run directory")
@@ -380,8 +442,11 @@ def load(run_dir: str | Path) -> Result:
 
 
 def _drops(rows: list[dict[str, Any]], labels: list[str]) -> pl.DataFrame:
+    import polars as pl
+
+    schema = _schemas()["drops"]
     out = [{**r, "label": None if r["flow"] is None else labels[r["flow"]]} for r in rows]
-    return pl.DataFrame(out, schema=DROPS) if out else _empty(DROPS)
+    return pl.DataFrame(out, schema=schema) if out else _empty(schema)
 
 
 def _signal_sync(
@@ -424,6 +489,8 @@ _EMPTY: dict[tuple[Any, ...], pl.DataFrame] = {}
 
 def _empty(schema: dict[str, Any]) -> pl.DataFrame:
     """A table with `schema` and no rows: made once per schema (0.4 ms), then copied (µs)."""
+    import polars as pl
+
     key = tuple(schema.items())
     if key not in _EMPTY:
         _EMPTY[key] = pl.DataFrame(schema=schema)
