@@ -110,7 +110,7 @@ MaxMemory = Annotated[
     str | None,
     typer.Option(
         "--max-memory",
-        help="Refuse runs the engine estimates to need more memory (e.g. 16GB). Default: 80% of this machine's.",
+        help="Refuse runs the engine estimates to need more memory (e.g. 16GB). Default: 80% of the memory this process may use (RAM, ulimit -v and cgroup limit, the smallest).",
         show_default=False,
     ),
 ]

@@ -35,8 +35,8 @@ def run(
     """Run a scenario (a Scenario, a TOML file path or a dict) and return its Result.
 
     `seed` overrides the scenario's seed. The run is refused before it starts
-    if the engine's estimate passes `max_memory` bytes (default: 80 % of this
-    machine's memory) or `max_events` (default 10^11, a few hours). Raises ScenarioError for
+    if the engine's estimate passes `max_memory` bytes (default: 80 % of the memory
+    this process may use, `limits.default_max_memory`) or `max_events` (default 10^11, a few hours). Raises ScenarioError for
     a scenario the engine cannot run, RunError if the engine fails while running.
     """
     return start(scenario, seed, max_memory, max_events).finish(progress)
