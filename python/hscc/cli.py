@@ -301,6 +301,9 @@ def sweep(
     else:
         print_whole(report.sweep_summary(result))
         out.print(f"results: {out_dir}/  (points.parquet, summary.parquet, plots/)", soft_wrap=True)
+    identical = result.identical_warning()
+    if identical is not None:
+        err.print(f"warning: {identical}", soft_wrap=True)
     if failed.height:
         first = failed.row(0, named=True)
         err.print(
@@ -438,6 +441,10 @@ def reproduce(
         err.print(
             f"{failed} runs failed (their errors are in the sweep's points.parquet)", soft_wrap=True
         )
+    for r in done:
+        identical = r.sweep.identical_warning()
+        if identical is not None:
+            err.print(f"warning: {r.experiment.name}: {identical}", soft_wrap=True)
     if known and not quiet:
         err.print(
             f"{known} of the papers' claims are known not to hold in hscc (each experiment's notes say why)",

@@ -383,3 +383,25 @@ def test_a_lost_dask_worker_loses_no_run(write_toml, tmp_path):
     assert killed, "a worker was killed mid-sweep"
     assert set(result.points["status"]) == {"ok"} and result.points.height == 12
     assert len(list((out / "runs").iterdir())) == 12
+
+
+def test_identical_replicates_are_found_and_count_as_one_run(base, tmp_path):
+    """Without host jitter, start jitter or loss nothing draws from the seed: the replicates of
+    that point are the same run, and the sweep says so; with host jitter they differ."""
+    r = hscc.sweep(base, {"flows[0].host_jitter": [0, "8us"]}, replicates=2, jobs=1)
+    assert r.identical_points() == [0]
+    assert "1 point (0)" in (r.identical_warning() or "")
+    distinct = r.distinct_runs()
+    assert distinct.points.filter(pl.col("point") == 0).height == 1
+    assert distinct.points.filter(pl.col("point") == 1).height == 2
+
+    base.write_text(
+        base.read_text().replace('algorithm = "reno"', 'algorithm = "reno"\nhost_jitter = 0')
+    )
+    sweep_file = tmp_path / "same.toml"
+    sweep_file.write_text(
+        f'base = "{base}"\nreplicates = 2\n[axes]\n"flows[0].algorithm" = ["reno"]\n'
+    )
+    out = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "s"), "-q"])
+    assert out.exit_code == 0, out.output
+    assert "replicates of 1 point (0) are identical" in " ".join(out.output.split())

@@ -120,7 +120,7 @@ def reproduce(
         outdir.write_manifest(directory, outdir.ONE, _manifest(exp, quick, sweep.replicates, None))
     start = time.monotonic()
     result = run_sweep(sweep, directory / outdir.SWEEP if directory else None, jobs, dask, progress)
-    values = measures.per_run(exp, result)
+    values = measures.per_run(exp, result.distinct_runs())  # identical replicates are one run
     table = compare.cells(exp, values)
     checked = compare.claims(exp, table, quick)
     rep = Reproduction(

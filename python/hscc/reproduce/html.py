@@ -90,6 +90,9 @@ def _experiment(r: Reproduction) -> str:
         if r.failed_runs
         else ""
     )
+    identical = r.sweep.identical_warning()
+    if identical is not None:
+        failed += f"<p class='fails'>{escape(identical[0].upper() + identical[1:])}.</p>"
     return (
         f"<section class='experiment' id='{escape(e.name)}'><h3>{escape(e.name)}: {escape(e.title)}</h3>"
         f"<p class='meta'>{escape(e.source)} · {r.sweep.points.height} runs · {r.wall_time_s:.1f} s</p>"

@@ -33,6 +33,9 @@ import polars as pl
 from hscc import _core
 from hscc.results import FLOWS
 
+# Metrics measured on the machine, not computed by the simulation: they differ between two
+# runs of the same scenario and seed.
+MACHINE = ("wall_time_s",)
 PER_FLOW_LIMIT = 64
 _FLOW_NUMBERS = [k for k, t in FLOWS.items() if t.is_numeric() and k not in ("flow", "spec")]
 _GROUP_SUMS = ("goodput_bps", "share", "retrans", "timeouts", "recoveries", "lost_fast", "signals")

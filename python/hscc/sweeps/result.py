@@ -10,6 +10,7 @@ from typing import Any
 import polars as pl
 
 from hscc.results import Result
+from hscc.sweeps import metrics
 from hscc.sweeps.execute import Outcome
 from hscc.sweeps.plan import Plan
 from hscc.sweeps.store import RunStore
@@ -60,6 +61,49 @@ class SweepResult:
     def failed(self) -> pl.DataFrame:
         """The runs that failed, with their messages."""
         return self.points.filter(pl.col("status") == "failed")
+
+    def identical_points(self) -> list[int]:
+        """Points whose replicates (two or more that ran) gave the same value for every metric:
+        nothing those runs drew from the seed, so they are one run repeated, not a sample."""
+        numeric = [
+            c
+            for c in self.metrics
+            if self.points.schema[c].is_numeric() and c not in metrics.MACHINE
+        ]
+        ok = self.points.filter(pl.col("status") != "failed")
+        if not numeric or ok.is_empty():
+            return []
+        per_point = ok.group_by("point", maintain_order=True).agg(
+            pl.len().alias("_runs"), *[pl.col(c).n_unique() for c in numeric]
+        )
+        same = per_point.filter(
+            (pl.col("_runs") > 1) & pl.all_horizontal([pl.col(c) == 1 for c in numeric])
+        )
+        return [int(p) for p in same["point"]]
+
+    def identical_warning(self) -> str | None:
+        """What `identical_points` means for the reader, or None when every point's replicates
+        differ."""
+        points = self.identical_points()
+        if not points:
+            return None
+        shown = ", ".join(str(p) for p in points[:10]) + (", …" if len(points) > 10 else "")
+        return (
+            f"the replicates of {len(points)} point{'s' if len(points) > 1 else ''} ({shown}) "
+            "are identical: nothing in those runs draws from the seed, so they count as one run "
+            "and their confidence intervals mean nothing (host_jitter, start_jitter, random "
+            "loss or an access_delay distribution make replicates differ)"
+        )
+
+    def distinct_runs(self) -> SweepResult:
+        """The same sweep with each point of `identical_points` kept as its first replicate."""
+        same = self.identical_points()
+        if not same:
+            return self
+        keep = ~pl.col("point").is_in(same) | (
+            pl.col("replicate") == pl.col("replicate").min().over("point")
+        )
+        return SweepResult(self.points.filter(keep), self.axes, self.store, self.directory)
 
     def run(self, row: int) -> Result:
         """The Result of the run in row `row` of `points` (needs a sweep stored on disk)."""
