@@ -1,11 +1,12 @@
-"""Rich tables for the terminal: a run's summary and the algorithm catalogue."""
+"""Rich tables for the terminal and notebooks: a run's summary, a sweep's, the algorithm catalogue."""
 
 from __future__ import annotations
 
+import io
 from typing import TYPE_CHECKING, Any
 
 from rich import box
-from rich.console import Group
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -18,6 +19,18 @@ if TYPE_CHECKING:
     from hscc.sweeps.result import SweepResult
 
 MAX_ROWS = 40  # flows shown in the terminal; the files hold them all
+_NOTEBOOK_WIDTH = 120  # characters: a notebook cell is wider than a terminal
+
+
+def html(table: RenderableType) -> str:
+    """`table` as a notebook shows it (`_repr_html_`): the terminal's table in HTML, colours inline."""
+    console = Console(
+        record=True, width=_NOTEBOOK_WIDTH, file=io.StringIO(), color_system="truecolor"
+    )
+    console.print(table)
+    return console.export_html(
+        inline_styles=True, code_format="<pre style='font-family:monospace'>{code}</pre>"
+    )
 
 
 def summary(result: Result) -> Group:

@@ -371,6 +371,12 @@ class Result:
             out[DROPS_FILE] = _parquet({"drops": self.drops})["drops"]
         return out
 
+    def _repr_html_(self) -> str:
+        """The summary `hscc run` prints, for a notebook."""
+        from hscc import report
+
+        return report.html(report.summary(self))
+
     def __repr__(self) -> str:
         name = self.manifest["scenario"].get("name") or "run"
         jain = "" if self.jain_index is None else f", Jain {self.jain_index:.3f}"

@@ -329,3 +329,13 @@ def test_plot_without_a_file_returns_the_figure(tmp_path):
     assert isinstance(fig, Figure) and abs(fig.get_size_inches()[0] - 3.5) < 0.01
     assert fig.axes and any(ax.get_lines() for ax in fig.axes)
     assert result.plot(tmp_path / "p.pdf")[0].read_bytes()[:4] == b"%PDF"
+
+
+def test_a_notebook_shows_a_run_and_a_sweep_as_their_tables(one_flow):
+    """Jupyter calls `_repr_html_`: the same summary the CLI prints, as HTML."""
+    r = hscc.run(one_flow)
+    page = r._repr_html_()
+    assert page.startswith("<") and "reno 0" in page and "goodput" in page
+    s = hscc.sweep(one_flow, {"flows[0].algorithm": ["reno", "cubic"]}, jobs=1)
+    page = s._repr_html_()
+    assert "flows[0].algorithm" in page and "cubic" in page

@@ -164,6 +164,12 @@ class SweepResult:
 
         return plot(self, out_dir, metrics, overwrite)
 
+    def _repr_html_(self) -> str:
+        """The summary `hscc sweep` prints, for a notebook."""
+        from hscc import report
+
+        return report.html(report.sweep_summary(self))
+
     def __repr__(self) -> str:
         n = self.points.height
         failed = self.failed.height
