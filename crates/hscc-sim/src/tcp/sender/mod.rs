@@ -72,7 +72,7 @@
 
 use std::collections::VecDeque;
 
-use hscc_cc::{AckSample, CaState, Cc, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH};
+use hscc_cc::{AckSample, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH};
 
 use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery, SsthreshFrom};
 use crate::event::{EventQueue, Timer};
@@ -88,6 +88,7 @@ use rand::Rng as _;
 mod loss;
 mod output;
 mod rack;
+mod rate;
 mod recovery;
 mod scoreboard;
 mod timers;
@@ -95,6 +96,7 @@ mod tlp;
 mod undo;
 
 use rack::Rack;
+use rate::RateState;
 use scoreboard::Seg;
 use timers::XmitTimer;
 use undo::Undo;
@@ -209,6 +211,8 @@ pub struct Sender {
     tx_order: u32,
     /// RACK's state and its list of segments in flight in order of transmission.
     rack: Rack,
+    /// Delivery-rate sampling (`rate.rs`).
+    rate: RateState,
 
     // Recovery (`recovery.rs`, `undo.rs`, `tlp.rs`).
     /// `snd_nxt` when the current reduction, timeout or F-RTO step began (Linux `high_seq`).
@@ -231,6 +235,12 @@ pub struct Sender {
     tlp_retrans: bool,
     /// ECN: whether on, and CWR due.
     ecn: EcnSender,
+    /// The algorithm took the last ACK through its `cong_control` (Linux: it
+    /// defines the hook): it owns cwnd and pacing in every state.
+    cc_controls: bool,
+    /// Tests only: called instead of the algorithm's `cong_control`.
+    #[cfg(feature = "testing")]
+    pub cong_control_hook: Option<fn(&mut TcpCc, &RateSample) -> bool>,
 
     // Timers (`timers.rs`).
     /// RTT estimator and RTO (RFC 6298, or Linux's).
@@ -339,6 +349,10 @@ impl Sender {
             to_retx: 0,
             sack_cache: [(0, 0); 3],
             rack: Rack::default(),
+            rate: RateState::default(),
+            cc_controls: false,
+            #[cfg(feature = "testing")]
+            cong_control_hook: None,
             undo: Undo::default(),
             timer_kind: XmitTimer::Rto,
             rto_expire: 0,
@@ -394,6 +408,8 @@ impl Sender {
     pub fn start(&mut self, w: &mut impl Wire) {
         self.started = true;
         self.ss_since = w.now();
+        // The application's first write, onto an empty socket.
+        self.check_app_limited(false);
         self.try_send(w);
         self.account_slow_start(w.now());
     }
@@ -408,6 +424,7 @@ impl Sender {
             self.total_segs != u64::MAX && bytes > 0,
             "a finite connection and a write"
         );
+        self.check_app_limited(self.snd_nxt < self.total_segs);
         let una = self.snd_una;
         self.short_segs.retain(|&(seq, _)| seq >= una);
         if self.last_payload < self.mss && self.total_segs > una {
@@ -513,8 +530,10 @@ impl Sender {
         }
         let reo_armed = self.recovery_state_machine(p, prior.una, ack.fl, ece, now, w);
 
-        // 4. Window: the reduction, or growth (Linux `tcp_cong_control`).
-        self.cong_control(&ack, &prior, rtt_us);
+        // 4. The rate sample (Linux `tcp_rate_gen`), then the window: the
+        // algorithm's cong_control, the reduction, or growth (`tcp_cong_control`).
+        let rs = self.rate_gen(&ack, &prior, rtt_us, ece);
+        self.cong_control(&ack, &rs);
 
         // After the hooks: completion, the retransmission timer, transmission.
         if ack.pkts > 0 {

@@ -9,13 +9,13 @@ use std::num::NonZeroU64;
 use hscc_cc::{CaEvent, CaState};
 use rand::Rng as _;
 
-use super::scoreboard::{Seg, EVER_RETRANS, LOST, RETRANS};
+use super::scoreboard::{Seg, APP_LIMITED, EVER_RETRANS, LOST, RETRANS};
 use super::timers::XmitTimer;
 use super::{Sender, Wire};
 use crate::event::Event;
 use crate::packet::{Packet, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_START};
 use crate::tcp::work;
-use crate::time::{Time, SEC, US};
+use crate::time::{Time, NS, SEC, US};
 
 impl Sender {
     /// Pacing timer expired.
@@ -25,13 +25,16 @@ impl Sender {
         }
     }
 
-    /// Current pacing rate in bytes/s (0 = no pacing).
+    /// Current pacing rate in bytes/s (0 = no pacing): the algorithm's,
+    /// capped at `max_pacing_rate`, else Linux's default
+    /// (`tcp_update_pacing_rate`) with pacing on, which Linux skips for an
+    /// algorithm with `cong_control`.
     fn pacing_rate(&self) -> u64 {
         if self.tp.pacing_rate > 0 {
-            return self.tp.pacing_rate;
+            return self.tp.pacing_rate.min(self.tp.max_pacing_rate);
         }
         let srtt_us = self.tp.srtt() as u64;
-        if !self.pacing || srtt_us == 0 {
+        if !(self.pacing || self.tp.pacing_needed) || self.cc_controls || srtt_us == 0 {
             return 0;
         }
         // Linux tcp_update_pacing_rate: 200% in slow start's first half, 120% after.
@@ -41,7 +44,26 @@ impl Sender {
             120
         };
         let w = self.tp.snd_cwnd.max(self.tp.packets_out) as u64;
-        self.mss as u64 * w * ratio * 10_000 / srtt_us
+        (self.mss as u64 * w * ratio * 10_000 / srtt_us).min(self.tp.max_pacing_rate)
+    }
+
+    /// Linux `__tcp_transmit_skb` and `tcp_update_skb_after_send` with
+    /// internal pacing (`SK_PACING_NEEDED`), after segment `seq` left at
+    /// `now`: the earliest departure time of the next one moves on by this
+    /// one's payload at the pacing rate, less up to half of that for time the
+    /// sender let pass (Linux's allowance for OS jitter). The connection's
+    /// first 10 segments are not paced, as Linux (after sch_fq) has it.
+    fn edt_after_send(&mut self, seq: u64, now: Time) {
+        let prior = self.next_send;
+        self.next_send = prior.max(now);
+        let rate = self.pacing_rate();
+        if rate > 0 && rate != u64::MAX && self.counters.segs_sent >= 10 {
+            // In ns, as Linux computes it.
+            let payload = (self.wire_size(seq) - HEADER_BYTES) as u64;
+            let len_ns = payload * (SEC / NS) / rate;
+            let credit_ns = (self.next_send - prior) / NS;
+            self.next_send += (len_ns - (len_ns / 2).min(credit_ns)) * NS;
+        }
     }
 
     fn next_retx(&mut self) -> Option<u64> {
@@ -106,7 +128,8 @@ impl Sender {
         let mut sent = 0u32;
         loop {
             let rate = self.pacing_rate();
-            if rate > 0 && self.next_send > now {
+            // Linux tcp_pacing_check: internal pacing waits for the departure time whatever the rate.
+            if self.next_send > now && (rate > 0 || self.tp.pacing_needed) {
                 self.pace_timer
                     .arm(self.next_send, w.queue(), Event::Pace(self.id));
                 break;
@@ -134,8 +157,8 @@ impl Sender {
             }
             self.transmit(seq, retx.is_some(), now, w);
             sent += 1;
-            // Unpaced (rate 0): no next send time.
-            if let Some(rate) = NonZeroU64::new(rate) {
+            // Unpaced (rate 0): no next send time. Internal pacing keeps its own in `transmit`.
+            if let Some(rate) = NonZeroU64::new(rate).filter(|_| !self.tp.pacing_needed) {
                 self.next_send = self.next_send.max(now) + self.wire_size(seq) as u64 * SEC / rate;
             }
         }
@@ -165,7 +188,7 @@ impl Sender {
         self.cc.cwnd_event(&mut self.tp, CaEvent::TxStart);
     }
 
-    fn wire_size(&self, seq: u64) -> u32 {
+    pub(super) fn wire_size(&self, seq: u64) -> u32 {
         let payload = if seq + 1 == self.total_segs {
             self.last_payload
         } else if self.short_segs.is_empty() {
@@ -180,6 +203,7 @@ impl Sender {
     }
 
     pub(super) fn transmit(&mut self, seq: u64, retrans: bool, now: Time, w: &mut impl Wire) {
+        let (tx, app_limited) = self.rate_skb_sent(now);
         if retrans {
             // Never retransmit what the receiver has cumulatively acknowledged.
             debug_assert!(seq >= self.snd_una && seq < self.snd_nxt);
@@ -190,15 +214,20 @@ impl Sender {
                     self.to_retx -= 1;
                 }
             }
-            s.flags |= RETRANS | EVER_RETRANS;
+            s.flags = (s.flags & !APP_LIMITED)
+                | RETRANS
+                | EVER_RETRANS
+                | if app_limited { APP_LIMITED } else { 0 };
             s.tx_time = now;
             s.order = self.tx_order;
+            s.tx = tx;
             self.counters.retrans += 1;
             if self.undo_on || self.frto_on {
                 self.undo.on_retransmit(now);
             }
         } else {
-            self.sb.push_back(Seg::new(now, self.tx_order));
+            self.sb
+                .push_back(Seg::new(now, self.tx_order, tx, app_limited));
             self.snd_nxt += 1;
             self.tp.packets_out += 1;
             self.tp.snd_nxt = self.seq_bytes(self.snd_nxt);
@@ -212,6 +241,9 @@ impl Sender {
             self.prr_out += 1;
         }
         self.counters.segs_sent += 1;
+        if self.tp.pacing_needed {
+            self.edt_after_send(seq, now);
+        }
         self.last_send = now;
         if !self.rto_timer.armed() {
             self.rto_expire = now + self.rtt.rto(self.backoff);

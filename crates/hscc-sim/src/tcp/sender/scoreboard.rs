@@ -6,8 +6,9 @@
 
 use hscc_cc::CaState;
 
+use super::rate::TxRate;
 use super::{Prior, Sender};
-use crate::packet::{Packet, DSACK};
+use crate::packet::{Packet, DSACK, HEADER_BYTES};
 use crate::tcp::work;
 use crate::time::Time;
 
@@ -21,6 +22,8 @@ pub(super) const RETRANS: u8 = 4;
 pub(super) const EVER_RETRANS: u8 = 8;
 /// On RACK's time-ordered list (`prev`, `next` valid).
 pub(super) const LISTED: u8 = 16;
+/// Sent while the application limited the sender (Linux `tx.is_app_limited`).
+pub(super) const APP_LIMITED: u8 = 32;
 
 /// Scoreboard entry of one outstanding segment.
 #[derive(Clone, Copy, Debug)]
@@ -35,18 +38,21 @@ pub(super) struct Seg {
     /// Number of the (re)transmission among the flow's, modulo 2^32: "sent
     /// after" for RACK, exact also between segments sent at the same time.
     pub(super) order: u32,
-    /// `SACKED`, `LOST`, `RETRANS`, `EVER_RETRANS`, `LISTED`.
+    /// `SACKED`, `LOST`, `RETRANS`, `EVER_RETRANS`, `LISTED`, `APP_LIMITED`.
     pub(super) flags: u8,
+    /// The delivery state at the last (re)transmission, for rate samples.
+    pub(super) tx: TxRate,
 }
 
 impl Seg {
-    pub(super) fn new(tx_time: Time, order: u32) -> Seg {
+    pub(super) fn new(tx_time: Time, order: u32, tx: TxRate, app_limited: bool) -> Seg {
         Seg {
             tx_time,
             prev: 0,
             next: 0,
             order,
-            flags: 0,
+            flags: if app_limited { APP_LIMITED } else { 0 },
+            tx,
         }
     }
 }
@@ -79,6 +85,9 @@ pub(super) struct Acked {
     pub(super) newest_tx: Option<Time>,
     /// What the ACK tells loss recovery.
     pub(super) fl: AckFlags,
+    /// It acknowledged one short segment, never retransmitted, with nothing
+    /// SACKed before: Linux's guess of a delayed ACK, before its last checks.
+    pub(super) lone_runt: bool,
 }
 
 impl Sender {
@@ -112,6 +121,11 @@ impl Sender {
     fn clean_rtx_queue(&mut self, p: &Packet, ack: &mut Acked, now: Time) -> (u64, Option<Time>) {
         let pkts_acked = (p.seq - self.snd_una) as u32;
         ack.pkts = pkts_acked;
+        if pkts_acked == 1 && self.tp.sacked_out == 0 {
+            let f = self.sb[0].flags;
+            ack.lone_runt = f & (SACKED | EVER_RETRANS) == 0
+                && self.wire_size(self.snd_una) - HEADER_BYTES < self.mss;
+        }
         work::step(pkts_acked as u64);
         let mut reord = u64::MAX;
         let mut sacked_gone = 0u32;
@@ -135,6 +149,7 @@ impl Sender {
                 sacked_gone += 1;
             } else {
                 ack.delivered += 1;
+                self.rate_skb_delivered(seq, &s, false);
                 if s.flags & EVER_RETRANS == 0 {
                     ack.newest_tx = ack.newest_tx.max(Some(s.tx_time));
                     reord = reord.min(seq);
@@ -256,6 +271,7 @@ impl Sender {
                 self.rack_advance(seq, s, now);
                 self.ts_unlink(seq);
             }
+            self.rate_skb_delivered(seq, &s, true);
             let s = &mut self.sb[(seq - self.snd_una) as usize];
             s.flags |= SACKED;
             self.tp.sacked_out += 1;

@@ -1,0 +1,207 @@
+//! Delivery-rate sampling, as Linux's `net/ipv4/tcp_rate.c`.
+//!
+//! Each (re)transmission stamps its segment with the connection's delivery
+//! state (`tcp_rate_skb_sent`); each segment an ACK newly delivers offers that
+//! stamp, and the one sent last wins (`tcp_rate_skb_delivered`); after loss
+//! detection the ACK's [`RateSample`] is made from the winner
+//! (`tcp_rate_gen`): the segments delivered since it was sent, over the
+//! longer of its send phase and its ACK phase, with no interval (`-1`) when
+//! that is shorter than the minimum RTT. The application-limited mark
+//! (`tcp_rate_check_app_limited`) is set at the application's writes when
+//! everything written is out and neither cwnd nor loss recovery holds the
+//! sender back; it clears once the data in flight at that moment is delivered.
+//!
+//! Times are µs on the algorithm's clock ([`hscc_cc::TcpCc::now_us`]), as
+//! Linux's `tcp_mstamp`.
+
+use hscc_cc::ops::after;
+use hscc_cc::RateSample;
+
+use super::scoreboard::{Acked, Seg, APP_LIMITED, EVER_RETRANS};
+use super::{Prior, Sender};
+use crate::time::{Time, US};
+
+/// Linux `tcp_skb_cb.tx`: the delivery state when a segment was last
+/// (re)sent. The two times are kept as µs before that send (saturating at
+/// 2³² − 1 µs, 71 minutes), which keeps the scoreboard entry small.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct TxRate {
+    /// `tp.delivered` at the send.
+    delivered: u32,
+    /// From `first_tx_mstamp` to the send, µs.
+    first_tx_ago: u32,
+    /// From `delivered_mstamp` to the send, µs.
+    delivered_ago: u32,
+}
+
+/// A segment this ACK delivered whose stamp may start the sample.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    seq: u64,
+    /// Its last (re)transmission, ps.
+    tx_time: Time,
+    tx: TxRate,
+    /// Its scoreboard flags (`APP_LIMITED`, `EVER_RETRANS`).
+    flags: u8,
+}
+
+/// The sender's rate-sampling state (the `tcp_sock` fields `tcp_rate.c` keeps).
+#[derive(Clone, Debug, Default)]
+pub(super) struct RateState {
+    /// Linux `first_tx_mstamp`: send time of the segment the last sample started from, µs.
+    first_tx_us: u64,
+    /// Linux `tp->app_limited`: `delivered` + in flight when the application
+    /// last limited the sender, until delivered passes it; 0: not limited.
+    pub(super) app_limited: u32,
+    /// This ACK's winners among the newly SACKed and the cumulatively acknowledged segments.
+    sacked: Option<Candidate>,
+    acked: Option<Candidate>,
+}
+
+/// Whether `e` (segment `seq`) replaces `cur` as the ACK's sample start: the
+/// result of Linux's rule (`!prior_delivered || after(tx.delivered,
+/// prior_delivered)`) applied in ascending sequence order, whatever order the
+/// segments come in — the lowest segment sent last, or, while no stamp has
+/// seen a delivery, the highest.
+#[inline(always)]
+fn replaces(cur: &Option<Candidate>, seq: u64, e: &TxRate) -> bool {
+    match cur {
+        None => true,
+        Some(c) if c.tx.delivered == 0 => e.delivered != 0 || seq > c.seq,
+        Some(c) => {
+            after(e.delivered, c.tx.delivered) || (e.delivered == c.tx.delivered && seq < c.seq)
+        }
+    }
+}
+
+fn us_u32(d: u64) -> u32 {
+    d.min(u32::MAX as u64) as u32
+}
+
+impl Sender {
+    /// Linux `tcp_rate_skb_sent` for a segment (re)sent at `now`, before it
+    /// counts in `packets_out`: its stamp, and whether the application limits
+    /// the sender. The first segment sent into an empty network starts both
+    /// clocks at its own send time.
+    #[inline(always)]
+    pub(super) fn rate_skb_sent(&mut self, now: Time) -> (TxRate, bool) {
+        let now_us = now / US;
+        if self.tp.packets_out == 0 {
+            self.rate.first_tx_us = now_us;
+            self.tp.delivered_mstamp = now_us;
+        }
+        let tx = TxRate {
+            delivered: self.tp.delivered,
+            first_tx_ago: us_u32(now_us.saturating_sub(self.rate.first_tx_us)),
+            delivered_ago: us_u32(now_us.saturating_sub(self.tp.delivered_mstamp)),
+        };
+        (tx, self.rate.app_limited != 0)
+    }
+
+    /// Linux `tcp_rate_skb_delivered` for segment `seq`, newly SACKed
+    /// (`sacked`) or cumulatively acknowledged without having been SACKed.
+    #[inline(always)]
+    pub(super) fn rate_skb_delivered(&mut self, seq: u64, s: &Seg, sacked: bool) {
+        let slot = if sacked {
+            &mut self.rate.sacked
+        } else {
+            &mut self.rate.acked
+        };
+        if replaces(slot, seq, &s.tx) {
+            *slot = Some(Candidate {
+                seq,
+                tx_time: s.tx_time,
+                tx: s.tx,
+                flags: s.flags,
+            });
+        }
+    }
+
+    /// Linux `tcp_rate_gen` after loss detection, with the rest of the
+    /// `rate_sample` `tcp_ack` fills: the ACK's sample for `cong_control`.
+    /// `ece`: the ACK echoed congestion (no delayed-ACK guess then).
+    #[inline(always)]
+    pub(super) fn rate_gen(
+        &mut self,
+        ack: &Acked,
+        prior: &Prior,
+        rtt_us: i32,
+        ece: bool,
+    ) -> RateSample {
+        let tp = &mut self.tp;
+        let r = &mut self.rate;
+        // The application-limited bubble is delivered and gone.
+        if r.app_limited != 0 && after(tp.delivered, r.app_limited) {
+            r.app_limited = 0;
+        }
+        if ack.delivered > 0 {
+            tp.delivered_mstamp = tp.now_us;
+        }
+        let mut rs = RateSample {
+            delivered: -1,
+            interval_us: -1,
+            rtt_us: rtt_us as i64,
+            losses: tp.lost.wrapping_sub(prior.lost),
+            acked_sacked: ack.delivered,
+            prior_in_flight: prior.in_flight,
+            ..RateSample::default()
+        };
+        // Linux tags the SACK blocks before it cleans the cumulatively
+        // acknowledged segments, so a cumulative winner replaces a SACKed one
+        // only if sent later.
+        let c = match (r.sacked.take(), r.acked.take()) {
+            (Some(s), Some(a)) => {
+                if s.tx.delivered == 0 || after(a.tx.delivered, s.tx.delivered) {
+                    a
+                } else {
+                    s
+                }
+            }
+            (Some(c), None) | (None, Some(c)) => c,
+            (None, None) => return rs, // no timing: no sample
+        };
+        let tx_us = c.tx_time / US;
+        r.first_tx_us = tx_us;
+        rs.prior_delivered = c.tx.delivered;
+        rs.prior_mstamp = tx_us.saturating_sub(c.tx.delivered_ago as u64);
+        rs.is_app_limited = c.flags & APP_LIMITED != 0;
+        rs.is_retrans = c.flags & EVER_RETRANS != 0;
+        // Linux tcp_clean_rtx_queue's FLAG_ACK_MAYBE_DELAYED: a lone runt
+        // segment acknowledged with nothing SACKed, echoed or reordered.
+        rs.is_ack_delayed = ack.lone_runt
+            && !ack.fl.data_sacked
+            && !ack.fl.dsack
+            && !ece
+            && c.tx.delivered.wrapping_add(1) == tp.delivered;
+        rs.delivered = tp.delivered.wrapping_sub(c.tx.delivered) as i32;
+        // Sending and acknowledging as two pipeline phases: the longer one
+        // bounds the rate (ACK compression shortens the second).
+        let snd_us = c.tx.first_tx_ago as u64;
+        let ack_us = tp.now_us.saturating_sub(rs.prior_mstamp);
+        rs.snd_interval_us = us_u32(snd_us);
+        rs.rcv_interval_us = us_u32(ack_us);
+        let interval = snd_us.max(ack_us) as i64;
+        rs.interval_us = if interval < tp.min_rtt_us as i64 {
+            -1 // shorter than the path allows: not a usable sample
+        } else {
+            interval
+        };
+        rs
+    }
+
+    /// Linux `tcp_rate_check_app_limited` at an application write: with
+    /// nothing written left to send (`unsent` false), room in cwnd and every
+    /// lost segment retransmitted, the application limits the sender until
+    /// what is in flight now has been delivered.
+    pub(super) fn check_app_limited(&mut self, unsent: bool) {
+        let in_flight = self.tp.packets_in_flight();
+        if !unsent && in_flight < self.tp.snd_cwnd && self.tp.lost_out <= self.tp.retrans_out {
+            self.rate.app_limited = self.tp.delivered.wrapping_add(in_flight).max(1);
+        }
+    }
+
+    /// Linux `tp->app_limited`: the mark, 0 when the application does not limit the sender.
+    pub fn app_limited_mark(&self) -> u32 {
+        self.rate.app_limited
+    }
+}
