@@ -205,3 +205,130 @@ impl Sender {
         self.rate.app_limited
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use hscc_cc::CcParams;
+
+    use super::*;
+    use crate::config::FlowConfig;
+    use crate::rng::{component_rng, Component};
+    use crate::tcp::sender::scoreboard::Acked;
+
+    fn stamp(delivered: u32) -> TxRate {
+        TxRate {
+            delivered,
+            ..TxRate::default()
+        }
+    }
+
+    /// Linux's rule as tcp_rate_skb_delivered applies it, in the order given.
+    fn linux_fold(segs: &[(u64, u32)]) -> u64 {
+        let (mut seq, mut prior) = (u64::MAX, 0u32);
+        for &(s, d) in segs {
+            if prior == 0 || after(d, prior) {
+                (seq, prior) = (s, d);
+            }
+        }
+        seq
+    }
+
+    #[test]
+    fn the_winner_does_not_depend_on_the_order_segments_come_in() {
+        // SACK blocks arrive most recent first; Linux walks them in sequence
+        // order. Delivered stamps by segment: 3 and 5 tie at the largest.
+        let segs = [(2, 4), (3, 7), (4, 0), (5, 7), (6, 6)];
+        let ascending = linux_fold(&segs);
+        assert_eq!(ascending, 3, "the lowest of the latest-sent");
+        let mut orders = vec![segs.to_vec()];
+        orders.push(segs.iter().rev().copied().collect());
+        orders.push(vec![segs[4], segs[1], segs[2], segs[0], segs[3]]);
+        for order in orders {
+            let mut cur = None;
+            for &(seq, d) in &order {
+                if replaces(&cur, seq, &stamp(d)) {
+                    cur = Some(Candidate {
+                        seq,
+                        tx_time: 0,
+                        tx: stamp(d),
+                        flags: 0,
+                    });
+                }
+            }
+            assert_eq!(cur.map(|c| c.seq), Some(ascending), "{order:?}");
+        }
+        // Before anything was delivered every stamp says 0: the last (highest) wins.
+        let zeros = [(7, 0), (9, 0), (8, 0)];
+        let mut cur = None;
+        for &(seq, d) in &zeros {
+            if replaces(&cur, seq, &stamp(d)) {
+                cur = Some(Candidate {
+                    seq,
+                    tx_time: 0,
+                    tx: stamp(d),
+                    flags: 0,
+                });
+            }
+        }
+        assert_eq!(cur.map(|c| c.seq), Some(9));
+        assert_eq!(linux_fold(&[(7, 0), (8, 0), (9, 0)]), 9);
+    }
+
+    fn sender() -> Sender {
+        let cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+        Sender::new(0, &cfg, component_rng(1, Component::Sender, 0))
+    }
+
+    fn prior() -> Prior {
+        Prior {
+            in_flight: 12,
+            lost: 0,
+            delivered: 20,
+            una: 0,
+            fack: 0,
+        }
+    }
+
+    #[test]
+    fn a_sample_shorter_than_min_rtt_has_no_interval() {
+        // A segment sent at 1.000 s, stamped delivered 20, first_tx 30 ms
+        // before and delivered_mstamp 40 ms before; acknowledged at 1.050 s
+        // with delivered 24: send phase 30 ms, ACK phase 1.050 − 0.960 = 90 ms.
+        let mut s = sender();
+        s.tp.delivered = 24;
+        s.tp.now_us = 1_050_000;
+        s.rate.acked = Some(Candidate {
+            seq: 40,
+            tx_time: 1_000_000 * US,
+            tx: TxRate {
+                delivered: 20,
+                first_tx_ago: 30_000,
+                delivered_ago: 40_000,
+            },
+            flags: 0,
+        });
+        let ack = Acked {
+            delivered: 4,
+            ..Acked::default()
+        };
+        s.tp.min_rtt_us = 100_000;
+        let rs = s.rate_gen(&ack, &prior(), 50_000, false);
+        // 90 ms < min_rtt 100 ms: the delivered count stands, the interval does not.
+        assert_eq!(
+            (
+                rs.delivered,
+                rs.interval_us,
+                rs.snd_interval_us,
+                rs.rcv_interval_us
+            ),
+            (4, -1, 30_000, 90_000)
+        );
+        assert_eq!((rs.prior_delivered, rs.prior_mstamp), (20, 960_000));
+        assert_eq!(s.rate.first_tx_us, 1_000_000);
+        assert_eq!(s.tp.delivered_mstamp, 1_050_000);
+        // No segment with a stamp (a duplicate ACK): no sample at all.
+        let rs = s.rate_gen(&Acked::default(), &prior(), -1, false);
+        assert_eq!((rs.delivered, rs.interval_us, rs.prior_mstamp), (-1, -1, 0));
+        assert_eq!((rs.acked_sacked, rs.prior_in_flight), (0, 12));
+    }
+}
