@@ -4,9 +4,10 @@
 //! control in the order documented in [`hscc_cc::ops`]:
 //! cumulative ACK and SACK processing → RTT estimator → `in_ack_event` and
 //! `pkts_acked` → loss marking and the recovery state machine (`ssthresh`,
-//! `set_state`, `cwnd_event`) → window: PRR or classic reduction in recovery,
-//! otherwise `cong_control` or `cong_avoid` when data was cumulatively
-//! acknowledged → transmission.
+//! `set_state`, `cwnd_event`) → the ACK's delivery-rate sample (`rate.rs`,
+//! Linux's `tcp_rate.c`) → window: the algorithm's `cong_control` in every
+//! state; if it declines, PRR or classic reduction in recovery, otherwise
+//! `cong_avoid` when data was cumulatively acknowledged → transmission.
 //!
 //! Loss detection (`FlowConfig::loss_detection`, docs/loss-recovery.md):
 //! - RACK-TLP (RFC 8985, Linux's default; `rack.rs`, `tlp.rs`): a segment is
@@ -67,7 +68,8 @@
 //! degree), `recovery.rs` (the state machine, `tcp_fastretrans_alert`, and
 //! the window: PRR, `tcp_cong_control`), `output.rs` (transmission and
 //! pacing, `tcp_output.c`), `timers.rs` (the retransmission timer and the RTT
-//! sample, `tcp_timer.c`), `rack.rs` (`tcp_recovery.c`), `tlp.rs`, `undo.rs`.
+//! sample, `tcp_timer.c`), `rate.rs` (delivery-rate samples, `tcp_rate.c`),
+//! `rack.rs` (`tcp_recovery.c`), `tlp.rs`, `undo.rs`.
 //! This file holds the state and [`Sender::on_ack`], the contract's steps in order.
 
 use std::collections::VecDeque;

@@ -1,6 +1,7 @@
 //! Transmission (Linux `tcp_output.c`): lost segments first (RFC 6675
 //! `NextSeg` rule 1), then new data (rule 2), within cwnd, the receiver
-//! window and the pacing rate; the restart after idle; Linux's
+//! window and the pacing rate (Linux's internal pacing by earliest departure
+//! time when the algorithm asks for it); the restart after idle; Linux's
 //! `tcp_cwnd_validate`; and the host's hand-over of each segment to the first
 //! link after the access delay and host jitter.
 
