@@ -215,6 +215,8 @@ pub struct Sender {
     rack: Rack,
     /// Delivery-rate sampling (`rate.rs`).
     rate: RateState,
+    /// Whether segments are stamped and ACKs sampled (for algorithms that use samples).
+    rate_on: bool,
 
     // Recovery (`recovery.rs`, `undo.rs`, `tlp.rs`).
     /// `snd_nxt` when the current reduction, timeout or F-RTO step began (Linux `high_seq`).
@@ -352,6 +354,7 @@ impl Sender {
             sack_cache: [(0, 0); 3],
             rack: Rack::default(),
             rate: RateState::default(),
+            rate_on: false,
             cc_controls: false,
             #[cfg(feature = "testing")]
             cong_control_hook: None,
@@ -410,6 +413,7 @@ impl Sender {
     pub fn start(&mut self, w: &mut impl Wire) {
         self.started = true;
         self.ss_since = w.now();
+        self.rate_on = self.wants_rate_samples();
         // The application's first write, onto an empty socket.
         self.check_app_limited(false);
         self.try_send(w);

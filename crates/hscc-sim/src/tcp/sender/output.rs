@@ -10,7 +10,7 @@ use std::num::NonZeroU64;
 use hscc_cc::{CaEvent, CaState};
 use rand::Rng as _;
 
-use super::scoreboard::{Seg, APP_LIMITED, EVER_RETRANS, LOST, RETRANS};
+use super::scoreboard::{Seg, EVER_RETRANS, LOST, RETRANS};
 use super::timers::XmitTimer;
 use super::{Sender, Wire};
 use crate::event::Event;
@@ -34,8 +34,11 @@ impl Sender {
         if self.tp.pacing_rate > 0 {
             return self.tp.pacing_rate.min(self.tp.max_pacing_rate);
         }
+        if !(self.pacing || self.tp.pacing_needed) || self.cc_controls {
+            return 0;
+        }
         let srtt_us = self.tp.srtt() as u64;
-        if !(self.pacing || self.tp.pacing_needed) || self.cc_controls || srtt_us == 0 {
+        if srtt_us == 0 {
             return 0;
         }
         // Linux tcp_update_pacing_rate: 200% in slow start's first half, 120% after.
@@ -204,7 +207,6 @@ impl Sender {
     }
 
     pub(super) fn transmit(&mut self, seq: u64, retrans: bool, now: Time, w: &mut impl Wire) {
-        let (tx, app_limited) = self.rate_skb_sent(now);
         if retrans {
             // Never retransmit what the receiver has cumulatively acknowledged.
             debug_assert!(seq >= self.snd_una && seq < self.snd_nxt);
@@ -215,23 +217,21 @@ impl Sender {
                     self.to_retx -= 1;
                 }
             }
-            s.flags = (s.flags & !APP_LIMITED)
-                | RETRANS
-                | EVER_RETRANS
-                | if app_limited { APP_LIMITED } else { 0 };
+            s.flags |= RETRANS | EVER_RETRANS;
             s.tx_time = now;
             s.order = self.tx_order;
-            s.tx = tx;
             self.counters.retrans += 1;
             if self.undo_on || self.frto_on {
                 self.undo.on_retransmit(now);
             }
         } else {
-            self.sb
-                .push_back(Seg::new(now, self.tx_order, tx, app_limited));
+            self.sb.push_back(Seg::new(now, self.tx_order));
             self.snd_nxt += 1;
             self.tp.packets_out += 1;
             self.tp.snd_nxt = self.seq_bytes(self.snd_nxt);
+        }
+        if self.rate_on {
+            self.rate_skb_sent(seq, retrans, now);
         }
         self.tx_order = self.tx_order.wrapping_add(1);
         if self.rack_on {

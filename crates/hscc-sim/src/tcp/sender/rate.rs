@@ -13,25 +13,36 @@
 //!
 //! Times are µs on the algorithm's clock ([`hscc_cc::TcpCc::now_us`]), as
 //! Linux's `tcp_mstamp`.
+//!
+//! Sampling runs for the algorithms that can use it: those that take ACKs
+//! through `cong_control` or ask for internal pacing. The others are handed
+//! an ACK without a sample (`delivered` and `interval_us` −1), which they do
+//! not read; stamping every segment would cost a loss-based run about 3 %
+//! more instructions for nothing.
+
+use std::collections::VecDeque;
 
 use hscc_cc::ops::after;
-use hscc_cc::RateSample;
+use hscc_cc::{Cc, RateSample};
 
 use super::scoreboard::{Acked, Seg, APP_LIMITED, EVER_RETRANS};
 use super::{Prior, Sender};
 use crate::time::{Time, US};
 
 /// Linux `tcp_skb_cb.tx`: the delivery state when a segment was last
-/// (re)sent. The two times are kept as µs before that send (saturating at
-/// 2³² − 1 µs, 71 minutes), which keeps the scoreboard entry small.
+/// (re)sent. The two clocks are kept in µs modulo 2³² (read back against the
+/// send time: right for stamps less than 71 minutes old), which keeps the
+/// scoreboard entry small. The state changes only when an ACK delivers data
+/// or a send finds nothing in flight, so the sender keeps it ready and a send
+/// copies it.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct TxRate {
     /// `tp.delivered` at the send.
     delivered: u32,
-    /// From `first_tx_mstamp` to the send, µs.
-    first_tx_ago: u32,
-    /// From `delivered_mstamp` to the send, µs.
-    delivered_ago: u32,
+    /// `first_tx_mstamp` at the send, µs modulo 2³².
+    first_tx: u32,
+    /// `delivered_mstamp` at the send, µs modulo 2³².
+    delivered_mstamp: u32,
 }
 
 /// A segment this ACK delivered whose stamp may start the sample.
@@ -50,6 +61,11 @@ struct Candidate {
 pub(super) struct RateState {
     /// Linux `first_tx_mstamp`: send time of the segment the last sample started from, µs.
     first_tx_us: u64,
+    /// The stamp a segment sent now gets.
+    stamp: TxRate,
+    /// The stamp of each segment in `snd_una..snd_nxt`, beside the
+    /// scoreboard (empty while sampling is off, which keeps its entries small).
+    pub(super) stamps: VecDeque<TxRate>,
     /// Linux `tp->app_limited`: `delivered` + in flight when the application
     /// last limited the sender, until delivered passes it; 0: not limited.
     pub(super) app_limited: u32,
@@ -79,39 +95,73 @@ fn us_u32(d: u64) -> u32 {
 }
 
 impl Sender {
-    /// Linux `tcp_rate_skb_sent` for a segment (re)sent at `now`, before it
-    /// counts in `packets_out`: its stamp, and whether the application limits
-    /// the sender. The first segment sent into an empty network starts both
-    /// clocks at its own send time.
-    #[inline(always)]
-    pub(super) fn rate_skb_sent(&mut self, now: Time) -> (TxRate, bool) {
-        let now_us = now / US;
-        if self.tp.packets_out == 0 {
-            self.rate.first_tx_us = now_us;
-            self.tp.delivered_mstamp = now_us;
+    /// Whether the algorithm can use rate samples: its `cong_control` takes
+    /// an ACK (asked once, of a copy, with an ACK that carries no sample), or
+    /// it asked for internal pacing.
+    pub(super) fn wants_rate_samples(&self) -> bool {
+        #[cfg(feature = "testing")]
+        if self.cong_control_hook.is_some() {
+            return true;
         }
-        let tx = TxRate {
-            delivered: self.tp.delivered,
-            first_tx_ago: us_u32(now_us.saturating_sub(self.rate.first_tx_us)),
-            delivered_ago: us_u32(now_us.saturating_sub(self.tp.delivered_mstamp)),
+        let none = RateSample {
+            delivered: -1,
+            interval_us: -1,
+            rtt_us: -1,
+            ..RateSample::default()
         };
-        (tx, self.rate.app_limited != 0)
+        self.tp.pacing_needed || Cc::clone(&self.cc).cong_control(&mut self.tp.clone(), &none)
     }
 
-    /// Linux `tcp_rate_skb_delivered` for segment `seq`, newly SACKed
-    /// (`sacked`) or cumulatively acknowledged without having been SACKed.
+    /// Linux `tcp_rate_skb_sent` for segment `seq`, just (re)sent at `now`
+    /// and counted in `packets_out`: its stamp, and whether the application
+    /// limits the sender. A new segment sent into an empty network starts
+    /// both clocks at its own send time.
+    pub(super) fn rate_skb_sent(&mut self, seq: u64, retrans: bool, now: Time) {
+        if !retrans && self.tp.packets_out == 1 {
+            let now_us = now / US;
+            self.rate.first_tx_us = now_us;
+            self.tp.delivered_mstamp = now_us;
+            self.rate_restamp();
+        }
+        let i = (seq - self.snd_una) as usize;
+        if retrans {
+            self.rate.stamps[i] = self.rate.stamp;
+        } else {
+            self.rate.stamps.push_back(self.rate.stamp);
+        }
+        let s = &mut self.sb[i];
+        s.flags &= !APP_LIMITED;
+        if self.rate.app_limited != 0 {
+            s.flags |= APP_LIMITED;
+        }
+    }
+
+    /// The stamp after `delivered`, `delivered_mstamp` or `first_tx_mstamp` changed.
     #[inline(always)]
-    pub(super) fn rate_skb_delivered(&mut self, seq: u64, s: &Seg, sacked: bool) {
+    fn rate_restamp(&mut self) {
+        self.rate.stamp = TxRate {
+            delivered: self.tp.delivered,
+            first_tx: self.rate.first_tx_us as u32,
+            delivered_mstamp: self.tp.delivered_mstamp as u32,
+        };
+    }
+
+    /// Linux `tcp_rate_skb_delivered` for segment `seq` (scoreboard entry
+    /// `s`, stamp `stamps[i]`), newly SACKed (`sacked`) or cumulatively
+    /// acknowledged without having been SACKed.
+    #[inline(always)]
+    pub(super) fn rate_skb_delivered(&mut self, seq: u64, s: &Seg, i: usize, sacked: bool) {
+        let tx = self.rate.stamps[i];
         let slot = if sacked {
             &mut self.rate.sacked
         } else {
             &mut self.rate.acked
         };
-        if replaces(slot, seq, &s.tx) {
+        if replaces(slot, seq, &tx) {
             *slot = Some(Candidate {
                 seq,
                 tx_time: s.tx_time,
-                tx: s.tx,
+                tx,
                 flags: s.flags,
             });
         }
@@ -128,15 +178,34 @@ impl Sender {
         rtt_us: i32,
         ece: bool,
     ) -> RateSample {
-        let tp = &mut self.tp;
-        let r = &mut self.rate;
-        // The application-limited bubble is delivered and gone.
-        if r.app_limited != 0 && after(tp.delivered, r.app_limited) {
-            r.app_limited = 0;
-        }
         if ack.delivered > 0 {
-            tp.delivered_mstamp = tp.now_us;
+            self.tp.delivered_mstamp = self.tp.now_us;
         }
+        if !self.rate_on {
+            return RateSample {
+                delivered: -1,
+                interval_us: -1,
+                rtt_us: rtt_us as i64,
+                losses: self.tp.lost.wrapping_sub(prior.lost),
+                acked_sacked: ack.delivered,
+                prior_in_flight: prior.in_flight,
+                ..RateSample::default()
+            };
+        }
+        // The application-limited bubble is delivered and gone.
+        if self.rate.app_limited != 0 && after(self.tp.delivered, self.rate.app_limited) {
+            self.rate.app_limited = 0;
+        }
+        let rs = self.rate_sample(ack, prior, rtt_us, ece);
+        self.rate_restamp();
+        rs
+    }
+
+    /// The sample of [`Sender::rate_gen`]; `first_tx_mstamp` moves to its start segment.
+    #[inline(always)]
+    fn rate_sample(&mut self, ack: &Acked, prior: &Prior, rtt_us: i32, ece: bool) -> RateSample {
+        let tp = &self.tp;
+        let r = &mut self.rate;
         let mut rs = RateSample {
             delivered: -1,
             interval_us: -1,
@@ -162,21 +231,24 @@ impl Sender {
         };
         let tx_us = c.tx_time / US;
         r.first_tx_us = tx_us;
+        // The stamp's clocks, at most 71 minutes before the send.
+        let ago = |stamp: u32| (tx_us as u32).wrapping_sub(stamp) as u64;
         rs.prior_delivered = c.tx.delivered;
-        rs.prior_mstamp = tx_us.saturating_sub(c.tx.delivered_ago as u64);
+        rs.prior_mstamp = tx_us.saturating_sub(ago(c.tx.delivered_mstamp));
         rs.is_app_limited = c.flags & APP_LIMITED != 0;
         rs.is_retrans = c.flags & EVER_RETRANS != 0;
         // Linux tcp_clean_rtx_queue's FLAG_ACK_MAYBE_DELAYED: a lone runt
         // segment acknowledged with nothing SACKed, echoed or reordered.
-        rs.is_ack_delayed = ack.lone_runt
-            && !ack.fl.data_sacked
-            && !ack.fl.dsack
-            && !ece
-            && c.tx.delivered.wrapping_add(1) == tp.delivered;
+        if ack.lone_runt {
+            rs.is_ack_delayed = !ack.fl.data_sacked
+                && !ack.fl.dsack
+                && !ece
+                && c.tx.delivered.wrapping_add(1) == tp.delivered;
+        }
         rs.delivered = tp.delivered.wrapping_sub(c.tx.delivered) as i32;
         // Sending and acknowledging as two pipeline phases: the longer one
         // bounds the rate (ACK compression shortens the second).
-        let snd_us = c.tx.first_tx_ago as u64;
+        let snd_us = ago(c.tx.first_tx);
         let ack_us = tp.now_us.saturating_sub(rs.prior_mstamp);
         rs.snd_interval_us = us_u32(snd_us);
         rs.rcv_interval_us = us_u32(ack_us);
@@ -195,12 +267,17 @@ impl Sender {
     /// what is in flight now has been delivered.
     pub(super) fn check_app_limited(&mut self, unsent: bool) {
         let in_flight = self.tp.packets_in_flight();
-        if !unsent && in_flight < self.tp.snd_cwnd && self.tp.lost_out <= self.tp.retrans_out {
+        if self.rate_on
+            && !unsent
+            && in_flight < self.tp.snd_cwnd
+            && self.tp.lost_out <= self.tp.retrans_out
+        {
             self.rate.app_limited = self.tp.delivered.wrapping_add(in_flight).max(1);
         }
     }
 
-    /// Linux `tp->app_limited`: the mark, 0 when the application does not limit the sender.
+    /// Linux `tp->app_limited`: the mark, 0 when the application does not
+    /// limit the sender (always 0 while sampling is off).
     pub fn app_limited_mark(&self) -> u32 {
         self.rate.app_limited
     }
@@ -295,6 +372,7 @@ mod tests {
         // before and delivered_mstamp 40 ms before; acknowledged at 1.050 s
         // with delivered 24: send phase 30 ms, ACK phase 1.050 − 0.960 = 90 ms.
         let mut s = sender();
+        s.rate_on = true;
         s.tp.delivered = 24;
         s.tp.now_us = 1_050_000;
         s.rate.acked = Some(Candidate {
@@ -302,8 +380,8 @@ mod tests {
             tx_time: 1_000_000 * US,
             tx: TxRate {
                 delivered: 20,
-                first_tx_ago: 30_000,
-                delivered_ago: 40_000,
+                first_tx: 970_000,
+                delivered_mstamp: 960_000,
             },
             flags: 0,
         });
@@ -330,5 +408,15 @@ mod tests {
         let rs = s.rate_gen(&Acked::default(), &prior(), -1, false);
         assert_eq!((rs.delivered, rs.interval_us, rs.prior_mstamp), (-1, -1, 0));
         assert_eq!((rs.acked_sacked, rs.prior_in_flight), (0, 12));
+    }
+
+    #[test]
+    fn only_algorithms_that_use_samples_get_them() {
+        // Reno has no cong_control: no stamps, no samples.
+        let mut s = sender();
+        assert!(!s.wants_rate_samples());
+        // Internal pacing asks for them.
+        s.tp.pacing_needed = true;
+        assert!(s.wants_rate_samples());
     }
 }

@@ -6,7 +6,6 @@
 
 use hscc_cc::CaState;
 
-use super::rate::TxRate;
 use super::{Prior, Sender};
 use crate::packet::{Packet, DSACK, HEADER_BYTES};
 use crate::tcp::work;
@@ -40,19 +39,16 @@ pub(super) struct Seg {
     pub(super) order: u32,
     /// `SACKED`, `LOST`, `RETRANS`, `EVER_RETRANS`, `LISTED`, `APP_LIMITED`.
     pub(super) flags: u8,
-    /// The delivery state at the last (re)transmission, for rate samples.
-    pub(super) tx: TxRate,
 }
 
 impl Seg {
-    pub(super) fn new(tx_time: Time, order: u32, tx: TxRate, app_limited: bool) -> Seg {
+    pub(super) fn new(tx_time: Time, order: u32) -> Seg {
         Seg {
             tx_time,
             prev: 0,
             next: 0,
             order,
-            flags: if app_limited { APP_LIMITED } else { 0 },
-            tx,
+            flags: 0,
         }
     }
 }
@@ -121,7 +117,7 @@ impl Sender {
     fn clean_rtx_queue(&mut self, p: &Packet, ack: &mut Acked, now: Time) -> (u64, Option<Time>) {
         let pkts_acked = (p.seq - self.snd_una) as u32;
         ack.pkts = pkts_acked;
-        if pkts_acked == 1 && self.tp.sacked_out == 0 {
+        if pkts_acked == 1 && self.tp.sacked_out == 0 && self.rate_on {
             let f = self.sb[0].flags;
             ack.lone_runt = f & (SACKED | EVER_RETRANS) == 0
                 && self.wire_size(self.snd_una) - HEADER_BYTES < self.mss;
@@ -130,7 +126,8 @@ impl Sender {
         let mut reord = u64::MAX;
         let mut sacked_gone = 0u32;
         let mut rack_rtt = None;
-        for _ in 0..pkts_acked {
+        let rate_on = self.rate_on;
+        for k in 0..pkts_acked as usize {
             let seq = self.snd_una;
             if self.rack_on {
                 let s = self.sb[0];
@@ -149,7 +146,9 @@ impl Sender {
                 sacked_gone += 1;
             } else {
                 ack.delivered += 1;
-                self.rate_skb_delivered(seq, &s, false);
+                if rate_on {
+                    self.rate_skb_delivered(seq, &s, k, false);
+                }
                 if s.flags & EVER_RETRANS == 0 {
                     ack.newest_tx = ack.newest_tx.max(Some(s.tx_time));
                     reord = reord.min(seq);
@@ -167,6 +166,9 @@ impl Sender {
             }
         }
         if pkts_acked > 0 {
+            if rate_on {
+                self.rate.stamps.drain(..pkts_acked as usize);
+            }
             ack.fl.una_advanced = true;
             self.rto_retransmits = 0;
             self.tp.packets_out -= pkts_acked;
@@ -271,7 +273,9 @@ impl Sender {
                 self.rack_advance(seq, s, now);
                 self.ts_unlink(seq);
             }
-            self.rate_skb_delivered(seq, &s, true);
+            if self.rate_on {
+                self.rate_skb_delivered(seq, &s, (seq - self.snd_una) as usize, true);
+            }
             let s = &mut self.sb[(seq - self.snd_una) as usize];
             s.flags |= SACKED;
             self.tp.sacked_out += 1;
@@ -324,6 +328,7 @@ impl Sender {
             || pending != self.to_retx
             || self.sb.len() as u64 != self.snd_nxt - self.snd_una
             || tp.packets_out as u64 != self.snd_nxt - self.snd_una
+            || (self.rate_on && self.rate.stamps.len() != self.sb.len())
         {
             return Err(format!(
                 "scoreboard mismatch: flags (sacked {sacked}, lost {lost}, retrans {retrans}, to_retx {pending}) vs counters ({}, {}, {}, {}), packets_out {} window {}",
