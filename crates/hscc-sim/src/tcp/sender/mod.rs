@@ -74,7 +74,7 @@
 
 use std::collections::VecDeque;
 
-use hscc_cc::{AckSample, CaState, Cc, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH};
+use hscc_cc::{AckSample, CaState, Cc, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH};
 
 use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery, SsthreshFrom};
 use crate::event::{EventQueue, Timer};
@@ -244,7 +244,7 @@ pub struct Sender {
     cc_controls: bool,
     /// Tests only: called instead of the algorithm's `cong_control`.
     #[cfg(feature = "testing")]
-    pub cong_control_hook: Option<fn(&mut TcpCc, &RateSample) -> bool>,
+    pub cong_control_hook: Option<fn(&mut TcpCc, &hscc_cc::RateSample) -> bool>,
 
     // Timers (`timers.rs`).
     /// RTT estimator and RTO (RFC 6298, or Linux's).

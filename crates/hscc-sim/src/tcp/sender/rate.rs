@@ -113,9 +113,9 @@ impl Sender {
     }
 
     /// Linux `tcp_rate_skb_sent` for segment `seq`, just (re)sent at `now`
-    /// and counted in `packets_out`: its stamp, and whether the application
-    /// limits the sender. A new segment sent into an empty network starts
-    /// both clocks at its own send time.
+    /// and counted in `packets_out`: record its stamp, and whether the
+    /// application limits the sender. A new segment sent into an empty
+    /// network starts both clocks at its own send time.
     pub(super) fn rate_skb_sent(&mut self, seq: u64, retrans: bool, now: Time) {
         if !retrans && self.tp.packets_out == 1 {
             let now_us = now / US;
