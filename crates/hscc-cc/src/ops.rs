@@ -20,11 +20,15 @@
 //!    - leaving recovery: `snd_cwnd ← snd_ssthresh`,
 //!      `cwnd_event(CompleteCwr)`, then `set_state(Open)` (`tcp_end_cwnd_reduction`);
 //!    - a detected spurious reduction: `snd_cwnd ← undo_cwnd()` (`tcp_undo_cwnd_reduction`).
-//! 4. Window growth (`tcp_cong_control`): if the algorithm implements
-//!    `cong_control` and returns `true`, it owns cwnd and pacing; otherwise,
-//!    while in CWR/Recovery the sender reduces cwnd (PRR or classic), and else
-//!    `cong_avoid(ack, acked)` is called with `acked` = segments newly
-//!    acknowledged or SACKed by this ACK. Algorithms check
+//! 4. Window growth (`tcp_cong_control`): `cong_control(rs)` is called on
+//!    every ACK in every state with the ACK's delivery-rate sample
+//!    (`tcp_rate_gen`). If it returns `true`, the algorithm owns cwnd and
+//!    pacing: the sender makes no reduction of its own (no PRR, and no
+//!    `cwnd ← ssthresh` nor `cwnd_event(CompleteCwr)` when a reduction ends,
+//!    as `tcp_end_cwnd_reduction`) and applies no default pacing rate.
+//!    Otherwise, while in CWR/Recovery the sender reduces cwnd (PRR or
+//!    classic), and else `cong_avoid(ack, acked)` is called with `acked` =
+//!    segments newly acknowledged or SACKed by this ACK. Algorithms check
 //!    [`TcpCc::is_cwnd_limited`] themselves, as Linux's do.
 //!
 //! Outside ACK processing:
@@ -189,7 +193,10 @@ pub struct TcpCc {
     /// Ceiling on `pacing_rate`, bytes per second (Linux `sk_max_pacing_rate`, unlimited by default).
     pub max_pacing_rate: u64,
     /// Whether the algorithm asked for the stack's internal pacing, as Linux's
-    /// `sk_pacing_status = SK_PACING_NEEDED` (BBR sets it in `init`).
+    /// `sk_pacing_status = SK_PACING_NEEDED` (BBR sets it in `init`): the
+    /// sender then gives each segment an earliest departure time, its payload
+    /// at `pacing_rate` (capped at `max_pacing_rate`) after the one before,
+    /// as `tcp_update_skb_after_send` does.
     pub pacing_needed: bool,
     /// Largest TSO/GSO burst the device takes, bytes (Linux `sk_gso_max_size`).
     pub gso_max_size: u32,

@@ -140,11 +140,22 @@ impl ScriptedPath {
     /// Flow 0 of a run seeded 1 with `cfg` (delayed ACKs and jitter turned
     /// off), started at time 0.
     pub fn new(cfg: FlowConfig, script: Script) -> ScriptedPath {
+        ScriptedPath::prepared(cfg, script, |_| {})
+    }
+
+    /// [`ScriptedPath::new`] with `prepare` applied to the sender before it
+    /// starts (a test's stand-in for the algorithm, its pacing).
+    pub fn prepared(
+        cfg: FlowConfig,
+        script: Script,
+        prepare: impl FnOnce(&mut Sender),
+    ) -> ScriptedPath {
         let cfg = FlowConfig {
             delayed_ack: false,
             ..cfg.without_jitter()
         };
-        let s = Sender::new(0, &cfg, flow_rng(1, 0));
+        let mut s = Sender::new(0, &cfg, flow_rng(1, 0));
+        prepare(&mut s);
         let mut run = ScriptedPath {
             s,
             r: Receiver::new(&cfg),
@@ -175,20 +186,31 @@ impl ScriptedPath {
         }
     }
 
+    /// The application writes `bytes` more now ([`Sender::append`]).
+    pub fn append(&mut self, bytes: u64) -> u64 {
+        let segs = self.s.append(bytes, &mut self.w);
+        self.collect();
+        segs
+    }
+
     /// Run events until `end` (at most 100 000 of them).
     pub fn run_until(&mut self, end: Time) {
         for _ in 0..100_000 {
             let timer = self.s.rto_timer.deadline;
+            let pace = self.s.pace_timer.deadline;
             let next = self.wire.keys().next().copied();
             let t = match next {
-                Some((t, _)) if t <= timer => t,
-                _ => timer,
+                Some((t, _)) if t <= timer.min(pace) => t,
+                _ => timer.min(pace),
             };
             if t > end || self.s.done_at.is_some() {
                 return;
             }
             self.w.now = t;
-            if next.is_some_and(|(a, _)| a == t) {
+            if pace == t && next.is_none_or(|(a, _)| a > t) && timer > t {
+                self.s.pace_timer.cancel();
+                self.s.on_pace(&mut self.w);
+            } else if next.is_some_and(|(a, _)| a == t) {
                 let (_, p) = self.wire.pop_first().unwrap();
                 if p.kind == Kind::Data {
                     if let RxAction::AckNow = self.r.on_data(&p, t) {

@@ -21,6 +21,7 @@ mod links_web;
 mod network;
 mod papers;
 mod properties;
+mod rate;
 mod recovery;
 mod response;
 mod scenario_errors;

@@ -4,9 +4,10 @@
 //! control in the order documented in [`hscc_cc::ops`]:
 //! cumulative ACK and SACK processing → RTT estimator → `in_ack_event` and
 //! `pkts_acked` → loss marking and the recovery state machine (`ssthresh`,
-//! `set_state`, `cwnd_event`) → window: PRR or classic reduction in recovery,
-//! otherwise `cong_control` or `cong_avoid` when data was cumulatively
-//! acknowledged → transmission.
+//! `set_state`, `cwnd_event`) → the ACK's delivery-rate sample (`rate.rs`,
+//! Linux's `tcp_rate.c`) → window: the algorithm's `cong_control` in every
+//! state; if it declines, PRR or classic reduction in recovery, otherwise
+//! `cong_avoid` when data was cumulatively acknowledged → transmission.
 //!
 //! Loss detection (`FlowConfig::loss_detection`, docs/loss-recovery.md):
 //! - RACK-TLP (RFC 8985, Linux's default; `rack.rs`, `tlp.rs`): a segment is
@@ -67,7 +68,8 @@
 //! degree), `recovery.rs` (the state machine, `tcp_fastretrans_alert`, and
 //! the window: PRR, `tcp_cong_control`), `output.rs` (transmission and
 //! pacing, `tcp_output.c`), `timers.rs` (the retransmission timer and the RTT
-//! sample, `tcp_timer.c`), `rack.rs` (`tcp_recovery.c`), `tlp.rs`, `undo.rs`.
+//! sample, `tcp_timer.c`), `rate.rs` (delivery-rate samples, `tcp_rate.c`),
+//! `rack.rs` (`tcp_recovery.c`), `tlp.rs`, `undo.rs`.
 //! This file holds the state and [`Sender::on_ack`], the contract's steps in order.
 
 use std::collections::VecDeque;
@@ -88,6 +90,7 @@ use rand::Rng as _;
 mod loss;
 mod output;
 mod rack;
+mod rate;
 mod recovery;
 mod scoreboard;
 mod timers;
@@ -95,6 +98,7 @@ mod tlp;
 mod undo;
 
 use rack::Rack;
+use rate::RateState;
 use scoreboard::Seg;
 use timers::XmitTimer;
 use undo::Undo;
@@ -209,6 +213,10 @@ pub struct Sender {
     tx_order: u32,
     /// RACK's state and its list of segments in flight in order of transmission.
     rack: Rack,
+    /// Delivery-rate sampling (`rate.rs`).
+    rate: RateState,
+    /// Whether segments are stamped and ACKs sampled (for algorithms that use samples).
+    rate_on: bool,
 
     // Recovery (`recovery.rs`, `undo.rs`, `tlp.rs`).
     /// `snd_nxt` when the current reduction, timeout or F-RTO step began (Linux `high_seq`).
@@ -231,6 +239,12 @@ pub struct Sender {
     tlp_retrans: bool,
     /// ECN: whether on, and CWR due.
     ecn: EcnSender,
+    /// The algorithm took the last ACK through its `cong_control` (Linux: it
+    /// defines the hook): it owns cwnd and pacing in every state.
+    cc_controls: bool,
+    /// Tests only: called instead of the algorithm's `cong_control`.
+    #[cfg(feature = "testing")]
+    pub cong_control_hook: Option<fn(&mut TcpCc, &hscc_cc::RateSample) -> bool>,
 
     // Timers (`timers.rs`).
     /// RTT estimator and RTO (RFC 6298, or Linux's).
@@ -339,6 +353,11 @@ impl Sender {
             to_retx: 0,
             sack_cache: [(0, 0); 3],
             rack: Rack::default(),
+            rate: RateState::default(),
+            rate_on: false,
+            cc_controls: false,
+            #[cfg(feature = "testing")]
+            cong_control_hook: None,
             undo: Undo::default(),
             timer_kind: XmitTimer::Rto,
             rto_expire: 0,
@@ -394,6 +413,9 @@ impl Sender {
     pub fn start(&mut self, w: &mut impl Wire) {
         self.started = true;
         self.ss_since = w.now();
+        self.rate_on = self.wants_rate_samples();
+        // The application's first write, onto an empty socket.
+        self.check_app_limited(false);
         self.try_send(w);
         self.account_slow_start(w.now());
     }
@@ -408,6 +430,7 @@ impl Sender {
             self.total_segs != u64::MAX && bytes > 0,
             "a finite connection and a write"
         );
+        self.check_app_limited(self.snd_nxt < self.total_segs);
         let una = self.snd_una;
         self.short_segs.retain(|&(seq, _)| seq >= una);
         if self.last_payload < self.mss && self.total_segs > una {
@@ -513,8 +536,10 @@ impl Sender {
         }
         let reo_armed = self.recovery_state_machine(p, prior.una, ack.fl, ece, now, w);
 
-        // 4. Window: the reduction, or growth (Linux `tcp_cong_control`).
-        self.cong_control(&ack, &prior, rtt_us);
+        // 4. The rate sample (Linux `tcp_rate_gen`), then the window: the
+        // algorithm's cong_control, the reduction, or growth (`tcp_cong_control`).
+        let rs = self.rate_gen(&ack, &prior, rtt_us, ece);
+        self.cong_control(&ack, &rs);
 
         // After the hooks: completion, the retransmission timer, transmission.
         if ack.pkts > 0 {

@@ -1,6 +1,7 @@
 //! Transmission (Linux `tcp_output.c`): lost segments first (RFC 6675
 //! `NextSeg` rule 1), then new data (rule 2), within cwnd, the receiver
-//! window and the pacing rate; the restart after idle; Linux's
+//! window and the pacing rate (Linux's internal pacing by earliest departure
+//! time when the algorithm asks for it); the restart after idle; Linux's
 //! `tcp_cwnd_validate`; and the host's hand-over of each segment to the first
 //! link after the access delay and host jitter.
 
@@ -15,7 +16,7 @@ use super::{Sender, Wire};
 use crate::event::Event;
 use crate::packet::{Packet, HEADER_BYTES, RETRANS as RETRANS_FLAG, SLOW_START};
 use crate::tcp::work;
-use crate::time::{Time, SEC, US};
+use crate::time::{Time, NS, SEC, US};
 
 impl Sender {
     /// Pacing timer expired.
@@ -25,13 +26,19 @@ impl Sender {
         }
     }
 
-    /// Current pacing rate in bytes/s (0 = no pacing).
+    /// Current pacing rate in bytes/s (0 = no pacing): the algorithm's,
+    /// capped at `max_pacing_rate`, else Linux's default
+    /// (`tcp_update_pacing_rate`) with pacing on, which Linux skips for an
+    /// algorithm with `cong_control`.
     fn pacing_rate(&self) -> u64 {
         if self.tp.pacing_rate > 0 {
-            return self.tp.pacing_rate;
+            return self.tp.pacing_rate.min(self.tp.max_pacing_rate);
+        }
+        if !(self.pacing || self.tp.pacing_needed) || self.cc_controls {
+            return 0;
         }
         let srtt_us = self.tp.srtt() as u64;
-        if !self.pacing || srtt_us == 0 {
+        if srtt_us == 0 {
             return 0;
         }
         // Linux tcp_update_pacing_rate: 200% in slow start's first half, 120% after.
@@ -41,7 +48,26 @@ impl Sender {
             120
         };
         let w = self.tp.snd_cwnd.max(self.tp.packets_out) as u64;
-        self.mss as u64 * w * ratio * 10_000 / srtt_us
+        (self.mss as u64 * w * ratio * 10_000 / srtt_us).min(self.tp.max_pacing_rate)
+    }
+
+    /// Linux `__tcp_transmit_skb` and `tcp_update_skb_after_send` with
+    /// internal pacing (`SK_PACING_NEEDED`), after segment `seq` left at
+    /// `now`: the earliest departure time of the next one moves on by this
+    /// one's payload at the pacing rate, less up to half of that for time the
+    /// sender let pass (Linux's allowance for OS jitter). The connection's
+    /// first 10 segments are not paced, as Linux (after sch_fq) has it.
+    fn edt_after_send(&mut self, seq: u64, now: Time) {
+        let prior = self.next_send;
+        self.next_send = prior.max(now);
+        let rate = self.pacing_rate();
+        if rate > 0 && rate != u64::MAX && self.counters.segs_sent >= 10 {
+            // In ns, as Linux computes it.
+            let payload = (self.wire_size(seq) - HEADER_BYTES) as u64;
+            let len_ns = payload * (SEC / NS) / rate;
+            let credit_ns = (self.next_send - prior) / NS;
+            self.next_send += (len_ns - (len_ns / 2).min(credit_ns)) * NS;
+        }
     }
 
     fn next_retx(&mut self) -> Option<u64> {
@@ -106,7 +132,8 @@ impl Sender {
         let mut sent = 0u32;
         loop {
             let rate = self.pacing_rate();
-            if rate > 0 && self.next_send > now {
+            // Linux tcp_pacing_check: internal pacing waits for the departure time whatever the rate.
+            if self.next_send > now && (rate > 0 || self.tp.pacing_needed) {
                 self.pace_timer
                     .arm(self.next_send, w.queue(), Event::Pace(self.id));
                 break;
@@ -134,8 +161,8 @@ impl Sender {
             }
             self.transmit(seq, retx.is_some(), now, w);
             sent += 1;
-            // Unpaced (rate 0): no next send time.
-            if let Some(rate) = NonZeroU64::new(rate) {
+            // Unpaced (rate 0): no next send time. Internal pacing keeps its own in `transmit`.
+            if let Some(rate) = NonZeroU64::new(rate).filter(|_| !self.tp.pacing_needed) {
                 self.next_send = self.next_send.max(now) + self.wire_size(seq) as u64 * SEC / rate;
             }
         }
@@ -165,7 +192,7 @@ impl Sender {
         self.cc.cwnd_event(&mut self.tp, CaEvent::TxStart);
     }
 
-    fn wire_size(&self, seq: u64) -> u32 {
+    pub(super) fn wire_size(&self, seq: u64) -> u32 {
         let payload = if seq + 1 == self.total_segs {
             self.last_payload
         } else if self.short_segs.is_empty() {
@@ -203,6 +230,9 @@ impl Sender {
             self.tp.packets_out += 1;
             self.tp.snd_nxt = self.seq_bytes(self.snd_nxt);
         }
+        if self.rate_on {
+            self.rate_skb_sent(seq, retrans, now);
+        }
         self.tx_order = self.tx_order.wrapping_add(1);
         if self.rack_on {
             self.ts_unlink(seq);
@@ -212,6 +242,9 @@ impl Sender {
             self.prr_out += 1;
         }
         self.counters.segs_sent += 1;
+        if self.tp.pacing_needed {
+            self.edt_after_send(seq, now);
+        }
         self.last_send = now;
         if !self.rto_timer.armed() {
             self.rto_expire = now + self.rtt.rto(self.backoff);

@@ -2,12 +2,14 @@
 //! `tcp_enter_recovery`, `tcp_enter_cwr`, `tcp_enter_loss`) and the window
 //! while it reduces: PRR exactly as Linux's `tcp_cwnd_reduction` (RFC 6937
 //! with RecoverFS = prior_cwnd) or, classic, cwnd = ssthresh at once; outside
-//! a reduction the algorithm's `cong_control` or `cong_avoid` (`tcp_cong_control`).
+//! a reduction `cong_avoid` (`tcp_cong_control`). An algorithm with its own
+//! `cong_control` gets every ACK in every state instead, and none of the
+//! sender's window changes of a reduction (PRR, cwnd = ssthresh at its end).
 
 use hscc_cc::{CaEvent, CaState, RateSample, TCP_INFINITE_SSTHRESH};
 
 use super::scoreboard::{AckFlags, Acked, EVER_RETRANS};
-use super::{Prior, Sender, Wire};
+use super::{Sender, Wire};
 use crate::config::{AckCounting, SsthreshFrom};
 use crate::packet::Packet;
 use crate::time::Time;
@@ -31,10 +33,13 @@ impl Sender {
         if self.tp.ca_state == CaState::Recovery && done {
             // Linux tcp_try_undo_recovery, tcp_end_cwnd_reduction, then tcp_try_to_open.
             let undone = self.undo_on && self.try_undo_recovery(p);
-            if !undone && self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
-                self.tp.snd_cwnd = self.tp.snd_ssthresh;
+            // Linux tcp_end_cwnd_reduction, which leaves cong_control's window alone.
+            if !self.cc_controls {
+                if !undone && self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
+                    self.tp.snd_cwnd = self.tp.snd_ssthresh;
+                }
+                self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
             }
-            self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
             self.set_open();
         } else if self.tp.ca_state == CaState::Cwr && self.snd_una > self.high_seq {
             // Held until data above high_seq is acknowledged, so that CWR has
@@ -94,32 +99,25 @@ impl Sender {
         reo_armed
     }
 
-    /// Linux `tcp_cong_control` after an ACK: in CWR or Recovery the
-    /// reduction (PRR, or nothing more with classic reduction), otherwise the
-    /// algorithm's `cong_control`, else `cong_avoid` when the window may grow.
+    /// Linux `tcp_cong_control` after an ACK with its rate sample `rs`: the
+    /// algorithm's `cong_control` in every state; if it declines, in CWR or
+    /// Recovery the reduction (PRR, or nothing more with classic reduction),
+    /// else `cong_avoid` when the window may grow.
     #[inline(always)] // a step of on_ack: out of line it costs 1.4 % of a run
-    pub(super) fn cong_control(&mut self, ack: &Acked, prior: &Prior, rtt_us: i32) {
-        let newly_lost = self.tp.lost.wrapping_sub(prior.lost);
-        if matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr) {
+    pub(super) fn cong_control(&mut self, ack: &Acked, rs: &RateSample) {
+        self.cc_controls = self.call_cong_control(rs);
+        if self.cc_controls {
+            // The algorithm owns the window.
+        } else if matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr) {
             if self.prr {
-                self.prr_reduction(ack.delivered, ack.pkts > 0, newly_lost > 0);
+                self.prr_reduction(ack.delivered, ack.pkts > 0, rs.losses > 0);
             }
         } else {
-            let rs = RateSample {
-                delivered: ack.delivered as i32,
-                interval_us: -1,
-                rtt_us: rtt_us as i64,
-                losses: newly_lost,
-                acked_sacked: ack.delivered,
-                prior_in_flight: prior.in_flight,
-                is_app_limited: self.tp.app_limited,
-                ..RateSample::default()
-            };
             // Linux tcp_may_raise_cwnd: with a reordering degree above the
             // default, SACKed data also lets the window grow.
             let raise =
                 ack.pkts > 0 || (ack.fl.data_sacked && self.reordering > self.reordering_init);
-            if !self.cc.cong_control(&mut self.tp, &rs) && raise {
+            if raise {
                 let una = self.tp.snd_una;
                 let acked = match self.ack_counting {
                     AckCounting::Segments => ack.delivered,
@@ -129,6 +127,16 @@ impl Sender {
             }
         }
         self.tp.snd_cwnd = self.tp.snd_cwnd.max(1);
+    }
+
+    /// The algorithm's `cong_control` (in tests, the stand-in if one is set).
+    #[inline(always)]
+    fn call_cong_control(&mut self, rs: &RateSample) -> bool {
+        #[cfg(feature = "testing")]
+        if let Some(f) = self.cong_control_hook {
+            return f(&mut self.tp, rs);
+        }
+        self.cc.cong_control(&mut self.tp, rs)
     }
 
     /// Linux `tcp_try_keep_open`: Disorder while SACKed, lost or retransmitted data is out.
@@ -180,7 +188,9 @@ impl Sender {
         self.tlp_high_seq = None;
         self.set_state(CaState::Recovery);
         if !self.prr {
-            self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
+            if !self.cc_controls {
+                self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
+            }
             self.force_retx = true; // RFC 6675 §5 step 4.3 / RFC 6582 §3.2 step 2
         }
     }
@@ -241,17 +251,20 @@ impl Sender {
         self.counters.ecn_reductions += 1;
         self.init_cwnd_reduction();
         self.set_state(CaState::Cwr);
-        if !self.prr {
+        if !self.prr && !self.cc_controls {
             self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
         }
     }
 
-    /// Linux `tcp_end_cwnd_reduction` leaving CWR, then `tcp_set_ca_state(Open)`.
+    /// Linux `tcp_end_cwnd_reduction` leaving CWR (nothing for an algorithm
+    /// with `cong_control`), then `tcp_set_ca_state(Open)`.
     fn end_cwr(&mut self) {
-        if self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
-            self.tp.snd_cwnd = self.tp.snd_ssthresh;
+        if !self.cc_controls {
+            if self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
+                self.tp.snd_cwnd = self.tp.snd_ssthresh;
+            }
+            self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
         }
-        self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
         self.set_state(CaState::Open);
     }
 

@@ -7,7 +7,7 @@
 use hscc_cc::CaState;
 
 use super::{Prior, Sender};
-use crate::packet::{Packet, DSACK};
+use crate::packet::{Packet, DSACK, HEADER_BYTES};
 use crate::tcp::work;
 use crate::time::Time;
 
@@ -21,6 +21,8 @@ pub(super) const RETRANS: u8 = 4;
 pub(super) const EVER_RETRANS: u8 = 8;
 /// On RACK's time-ordered list (`prev`, `next` valid).
 pub(super) const LISTED: u8 = 16;
+/// Sent while the application limited the sender (Linux `tx.is_app_limited`).
+pub(super) const APP_LIMITED: u8 = 32;
 
 /// Scoreboard entry of one outstanding segment.
 #[derive(Clone, Copy, Debug)]
@@ -35,7 +37,7 @@ pub(super) struct Seg {
     /// Number of the (re)transmission among the flow's, modulo 2^32: "sent
     /// after" for RACK, exact also between segments sent at the same time.
     pub(super) order: u32,
-    /// `SACKED`, `LOST`, `RETRANS`, `EVER_RETRANS`, `LISTED`.
+    /// `SACKED`, `LOST`, `RETRANS`, `EVER_RETRANS`, `LISTED`, `APP_LIMITED`.
     pub(super) flags: u8,
 }
 
@@ -79,6 +81,9 @@ pub(super) struct Acked {
     pub(super) newest_tx: Option<Time>,
     /// What the ACK tells loss recovery.
     pub(super) fl: AckFlags,
+    /// It acknowledged one short segment, never retransmitted, with nothing
+    /// SACKed before: Linux's guess of a delayed ACK, before its last checks.
+    pub(super) lone_runt: bool,
 }
 
 impl Sender {
@@ -112,11 +117,17 @@ impl Sender {
     fn clean_rtx_queue(&mut self, p: &Packet, ack: &mut Acked, now: Time) -> (u64, Option<Time>) {
         let pkts_acked = (p.seq - self.snd_una) as u32;
         ack.pkts = pkts_acked;
+        if pkts_acked == 1 && self.tp.sacked_out == 0 && self.rate_on {
+            let f = self.sb[0].flags;
+            ack.lone_runt = f & (SACKED | EVER_RETRANS) == 0
+                && self.wire_size(self.snd_una) - HEADER_BYTES < self.mss;
+        }
         work::step(pkts_acked as u64);
         let mut reord = u64::MAX;
         let mut sacked_gone = 0u32;
         let mut rack_rtt = None;
-        for _ in 0..pkts_acked {
+        let rate_on = self.rate_on;
+        for k in 0..pkts_acked as usize {
             let seq = self.snd_una;
             if self.rack_on {
                 let s = self.sb[0];
@@ -135,6 +146,9 @@ impl Sender {
                 sacked_gone += 1;
             } else {
                 ack.delivered += 1;
+                if rate_on {
+                    self.rate_skb_delivered(seq, &s, k, false);
+                }
                 if s.flags & EVER_RETRANS == 0 {
                     ack.newest_tx = ack.newest_tx.max(Some(s.tx_time));
                     reord = reord.min(seq);
@@ -152,6 +166,9 @@ impl Sender {
             }
         }
         if pkts_acked > 0 {
+            if rate_on {
+                self.rate.stamps.drain(..pkts_acked as usize);
+            }
             ack.fl.una_advanced = true;
             self.rto_retransmits = 0;
             self.tp.packets_out -= pkts_acked;
@@ -256,6 +273,9 @@ impl Sender {
                 self.rack_advance(seq, s, now);
                 self.ts_unlink(seq);
             }
+            if self.rate_on {
+                self.rate_skb_delivered(seq, &s, (seq - self.snd_una) as usize, true);
+            }
             let s = &mut self.sb[(seq - self.snd_una) as usize];
             s.flags |= SACKED;
             self.tp.sacked_out += 1;
@@ -308,6 +328,7 @@ impl Sender {
             || pending != self.to_retx
             || self.sb.len() as u64 != self.snd_nxt - self.snd_una
             || tp.packets_out as u64 != self.snd_nxt - self.snd_una
+            || (self.rate_on && self.rate.stamps.len() != self.sb.len())
         {
             return Err(format!(
                 "scoreboard mismatch: flags (sacked {sacked}, lost {lost}, retrans {retrans}, to_retx {pending}) vs counters ({}, {}, {}, {}), packets_out {} window {}",
