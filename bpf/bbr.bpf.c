@@ -521,7 +521,7 @@ static __always_inline void bbr_update_ack_aggregation(struct sock *sk, struct h
 	    rs->interval_us <= 0)
 		return;
 	if (bbr->round_start) {
-		bbr->extra_acked_win_rtts = hscc_min(0x1FU, bbr->extra_acked_win_rtts + 1);
+		bbr->extra_acked_win_rtts = hscc_min(0x1FU, (__u32)bbr->extra_acked_win_rtts + 1);
 		if (bbr->extra_acked_win_rtts >= extra_acked_win_rtts) {
 			bbr->extra_acked_win_rtts = 0;
 			bbr->extra_acked_win_idx = bbr->extra_acked_win_idx ? 0 : 1;
