@@ -112,11 +112,20 @@ pub fn rate_op() -> impl Strategy<Value = RateOp> {
             prop_oneof![1 => Just(-1i64), 1 => Just(0i64), 8 => 1i64..400_000],
             prop_oneof![1 => Just(-1i64), 8 => 1_000i64..300_000],
         ),
-        (any::<bool>(), prop_oneof![5 => Just(false), 1 => Just(true)], any::<bool>()),
+        (
+            any::<bool>(),
+            prop_oneof![5 => Just(false), 1 => Just(true)],
+            any::<bool>(),
+        ),
         prop_oneof![3 => Just(0u32), 1 => 0u32..5_000],
     )
         .prop_map(
-            |((acked, losses), (delivered, interval_us, rtt_us), (new_round, app, delayed), edt)| {
+            |(
+                (acked, losses),
+                (delivered, interval_us, rtt_us),
+                (new_round, app, delayed),
+                edt,
+            )| {
                 RateOp::Sample {
                     acked,
                     losses,

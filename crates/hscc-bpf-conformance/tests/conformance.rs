@@ -439,7 +439,9 @@ impl Path {
         if self.h.tp.packets_out == 0 {
             self.first_tx = now;
             self.h.tp.delivered_mstamp = now;
-            self.h.cc.cwnd_event(&mut self.h.tp, hscc_cc::CaEvent::TxStart);
+            self.h
+                .cc
+                .cwnd_event(&mut self.h.tp, hscc_cc::CaEvent::TxStart);
         }
         let dropped = match &mut self.policer {
             Some((rate, size, tokens, last)) => {
@@ -505,7 +507,11 @@ impl Path {
         tp.min_rtt_us = tp.min_rtt_us.min(rtt as u32);
         self.first_tx = p.sent_at;
         let interval = (p.sent_at - p.first_tx).max(now - p.delivered_mstamp) as i64;
-        let interval = if interval < tp.min_rtt_us as i64 { -1 } else { interval };
+        let interval = if interval < tp.min_rtt_us as i64 {
+            -1
+        } else {
+            interval
+        };
         if self.app_limited_mark != 0 && hscc_cc::ops::after(tp.delivered, self.app_limited_mark) {
             self.app_limited_mark = 0;
         }

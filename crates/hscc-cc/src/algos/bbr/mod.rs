@@ -293,13 +293,15 @@ impl Bbr {
         let mut rate = rate.wrapping_mul(tp.mss_cache as u64);
         rate = rate.wrapping_mul(gain as u64);
         rate >>= BBR_SCALE;
-        rate = rate.wrapping_mul(USEC_PER_SEC / 100 * (100 - self.cfg.pacing_margin_percent as u64));
+        rate =
+            rate.wrapping_mul(USEC_PER_SEC / 100 * (100 - self.cfg.pacing_margin_percent as u64));
         rate >> BW_SCALE
     }
 
     /// Linux `bbr_bw_to_pacing_rate`.
     fn bw_to_pacing_rate(&self, tp: &TcpCc, bw: u32, gain: u32) -> u64 {
-        self.rate_bytes_per_sec(tp, bw as u64, gain).min(tp.max_pacing_rate)
+        self.rate_bytes_per_sec(tp, bw as u64, gain)
+            .min(tp.max_pacing_rate)
     }
 
     /// Linux `bbr_init_pacing_rate_from_rtt`: high_gain · cwnd / RTT (1 ms before a sample).
@@ -411,7 +413,8 @@ impl Bbr {
         if self.cfg.extra_acked_gain == 0 || !self.full_bw_reached {
             return 0;
         }
-        let max_aggr_cwnd = ((self.bw() as u64 * self.cfg.extra_acked_max_us as u64) / BW_UNIT) as u32;
+        let max_aggr_cwnd =
+            ((self.bw() as u64 * self.cfg.extra_acked_max_us as u64) / BW_UNIT) as u32;
         let aggr_cwnd = (self.cfg.extra_acked_gain * self.extra_acked()) >> BBR_SCALE;
         aggr_cwnd.min(max_aggr_cwnd)
     }
@@ -552,8 +555,7 @@ impl Bbr {
             // Linux abs() of the u32 difference taken as int.
             let diff = (bw.wrapping_sub(self.lt_bw) as i32).unsigned_abs();
             if diff.wrapping_mul(BBR_UNIT) <= self.cfg.lt_bw_ratio.wrapping_mul(self.lt_bw)
-                || self.rate_bytes_per_sec(tp, diff as u64, BBR_UNIT)
-                    <= self.cfg.lt_bw_diff as u64
+                || self.rate_bytes_per_sec(tp, diff as u64, BBR_UNIT) <= self.cfg.lt_bw_diff as u64
             {
                 // Policed: pace at the average of the two intervals.
                 self.lt_bw = ((bw as u64 + self.lt_bw as u64) >> 1) as u32;
@@ -610,9 +612,7 @@ impl Bbr {
         let lost = tp.lost.wrapping_sub(self.lt_last_lost);
         let delivered = tp.delivered.wrapping_sub(self.lt_last_delivered);
         // Lossy enough (lost/delivered ≥ lt_loss_thresh/256)?
-        if delivered == 0
-            || (lost << BBR_SCALE) < self.cfg.lt_loss_thresh.wrapping_mul(delivered)
-        {
+        if delivered == 0 || (lost << BBR_SCALE) < self.cfg.lt_loss_thresh.wrapping_mul(delivered) {
             return;
         }
         let mut t = ((tp.delivered_mstamp / USEC_PER_MSEC) as u32).wrapping_sub(self.lt_last_stamp);
@@ -644,7 +644,8 @@ impl Bbr {
         let bw = (rs.delivered as u64 * BW_UNIT) / rs.interval_us as u64;
         // App-limited samples only count when they are no lower than the model.
         if !rs.is_app_limited || bw >= self.max_bw() as u64 {
-            self.bw.running_max(self.cfg.bw_rtts, self.rtt_cnt, bw as u32);
+            self.bw
+                .running_max(self.cfg.bw_rtts, self.rtt_cnt, bw as u32);
         }
     }
 
@@ -677,7 +678,10 @@ impl Bbr {
             self.ack_epoch_mstamp = tp.delivered_mstamp;
             expected_acked = 0;
         }
-        self.ack_epoch_acked = self.ack_epoch_acked.wrapping_add(rs.acked_sacked).min(0xfffff);
+        self.ack_epoch_acked = self
+            .ack_epoch_acked
+            .wrapping_add(rs.acked_sacked)
+            .min(0xfffff);
         let extra_acked = self
             .ack_epoch_acked
             .wrapping_sub(expected_acked)
@@ -693,7 +697,8 @@ impl Bbr {
         if self.full_bw_reached || !self.round_start || rs.is_app_limited {
             return;
         }
-        let bw_thresh = ((self.full_bw as u64 * self.cfg.full_bw_thresh as u64) >> BBR_SCALE) as u32;
+        let bw_thresh =
+            ((self.full_bw as u64 * self.cfg.full_bw_thresh as u64) >> BBR_SCALE) as u32;
         if self.max_bw() >= bw_thresh {
             self.full_bw = self.max_bw();
             self.full_bw_cnt = 0;
@@ -753,8 +758,7 @@ impl Bbr {
             // Low-rate samples of this mode do not count against the model.
             tp.app_limited = true;
             // At the minimum flight for max(probe_rtt_mode_ms, one round).
-            if self.probe_rtt_done_stamp == 0
-                && tp.packets_in_flight() <= self.cfg.cwnd_min_target
+            if self.probe_rtt_done_stamp == 0 && tp.packets_in_flight() <= self.cfg.cwnd_min_target
             {
                 self.probe_rtt_done_stamp = tp
                     .jiffies32()

@@ -230,7 +230,10 @@ fn probe_bw_starts_at_a_random_phase_other_than_the_drain_phase() {
     }
     // Every phase but 1 (the 3/4 phase) starts a cycle.
     assert_eq!(seen[1], 0, "{seen:?}");
-    assert!(seen.iter().enumerate().all(|(i, &n)| i == 1 || n > 0), "{seen:?}");
+    assert!(
+        seen.iter().enumerate().all(|(i, &n)| i == 1 || n > 0),
+        "{seen:?}"
+    );
 }
 
 /// PROBE_BW in phase `idx`, with `inflight` out and the phase just begun.
@@ -301,14 +304,20 @@ fn the_drain_phase_ends_early_at_one_bdp() {
     assert_eq!(h.cc.cycle_idx, 1);
     // At 3/4 of bw: TSO goal (10 751 389 >> 10)/1448 = 7, inflight(bw, 1) = 100 + 21 → 122.
     let target = h.cc.inflight(&h.tp, BW_10_PER_MS, BBR_UNIT);
-    assert_eq!((h.tp.pacing_rate, target), (rate(BW_10_PER_MS as u64, 192), 122));
+    assert_eq!(
+        (h.tp.pacing_rate, target),
+        (rate(BW_10_PER_MS as u64, 192), 122)
+    );
     // The test is on the flight before the ACK (rs.prior_in_flight).
     h.tp.packets_out = target + 1;
     ack(&mut h, Ack::default());
     assert_eq!(h.cc.cycle_idx, 1);
     h.tp.packets_out = target;
     ack(&mut h, Ack::default());
-    assert_eq!(h.cc.cycle_idx, 2, "inflight {target} ends the phase before min_rtt");
+    assert_eq!(
+        h.cc.cycle_idx, 2,
+        "inflight {target} ends the phase before min_rtt"
+    );
 }
 
 #[test]
@@ -543,7 +552,10 @@ fn an_rto_counts_as_a_round_end_with_a_loss_and_undo_resets_pipe_detection() {
     h.timeout();
     assert_eq!(h.cc.prev_ca_state, CaState::Loss);
     assert_eq!(h.cc.full_bw, 0);
-    assert!(h.cc.lt_is_sampling, "the RTO's loss starts long-term sampling");
+    assert!(
+        h.cc.lt_is_sampling,
+        "the RTO's loss starts long-term sampling"
+    );
     let cwnd = h.tp.snd_cwnd;
     assert_eq!(h.cc.undo_cwnd(&mut h.tp), cwnd);
     assert_eq!((h.cc.full_bw, h.cc.full_bw_cnt), (0, 0));
@@ -725,7 +737,11 @@ fn on_a_path_startup_finds_the_bandwidth_drains_and_cycles() {
     let full_at = path.h.cc.rtt_cnt;
     path.run_until("PROBE_BW", |p| p.h.cc.mode == Mode::ProbeBw);
     // DRAIN drains STARTUP's queue in about one round.
-    assert!(path.h.cc.rtt_cnt - full_at <= 2, "{} rounds", path.h.cc.rtt_cnt - full_at);
+    assert!(
+        path.h.cc.rtt_cnt - full_at <= 2,
+        "{} rounds",
+        path.h.cc.rtt_cnt - full_at
+    );
     // Gain cycling: each phase lasts more than min_rtt; phases follow 0..7 in order.
     let mut phases = vec![(path.h.cc.cycle_idx, path.h.cc.cycle_mstamp)];
     path.run_until("two cycles", |p| {
