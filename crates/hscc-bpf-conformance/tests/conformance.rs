@@ -471,8 +471,7 @@ impl Path {
         });
         tp.packets_out += 1;
         tp.snd_nxt = tp.snd_nxt.wrapping_add(tp.mss_cache);
-        if tp.pacing_rate > 0 {
-            let len_ns = tp.mss_cache as u64 * 1_000_000_000 / tp.pacing_rate;
+        if let Some(len_ns) = (tp.mss_cache as u64 * 1_000_000_000).checked_div(tp.pacing_rate) {
             tp.tcp_wstamp_ns = tp.tcp_wstamp_ns.max(now * 1000) + len_ns;
         }
     }

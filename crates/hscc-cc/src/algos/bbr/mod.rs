@@ -372,8 +372,9 @@ impl Bbr {
             return TCP_INIT_CWND;
         }
         let w = bw as u64 * self.min_rtt_us as u64;
-        // Apply the gain, remove the BW_SCALE shift, round up.
-        (((w.wrapping_mul(gain as u64) >> BBR_SCALE) + BW_UNIT - 1) / BW_UNIT) as u32
+        // Apply the gain, remove the BW_SCALE shift, round up (Linux's
+        // `+ BW_UNIT − 1` cannot wrap: the shifted product is below 2^56).
+        (w.wrapping_mul(gain as u64) >> BBR_SCALE).div_ceil(BW_UNIT) as u32
     }
 
     /// Linux `bbr_quantization_budget`: room for TSO bursts at both ends,

@@ -98,7 +98,7 @@ fn round_at(h: &mut Harness<Bbr>, bw: u32) {
 
 /// Hand computation of Linux's pacing rate: bw · mss · gain / 256 · 990 000 / 2^24.
 fn rate(bw: u64, gain: u64) -> u64 {
-    ((bw * MSS as u64 * gain) >> 8) * 990_000 >> 24
+    (((bw * MSS as u64 * gain) >> 8) * 990_000) >> 24
 }
 
 #[test]
@@ -665,8 +665,7 @@ impl Path {
         });
         tp.packets_out += 1;
         // Internal pacing: the next departure MSS/rate later (tcp_update_skb_after_send).
-        if tp.pacing_rate > 0 {
-            let len_ns = MSS as u64 * 1_000_000_000 / tp.pacing_rate;
+        if let Some(len_ns) = (MSS as u64 * 1_000_000_000).checked_div(tp.pacing_rate) {
             tp.tcp_wstamp_ns = tp.tcp_wstamp_ns.max(now * 1000) + len_ns;
         }
     }
