@@ -22,7 +22,7 @@ fn bbr() -> Harness<Bbr> {
 }
 
 /// One ACK's rate sample.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Ack {
     /// Packets this ACK delivers.
     acked: u32,
@@ -768,4 +768,110 @@ fn on_a_path_startup_finds_the_bandwidth_drains_and_cycles() {
     assert_eq!(path.h.tp.pacing_rate, rate(BW_10_PER_MS as u64, 256));
     assert_eq!(path.h.cc.bdp(BW_10_PER_MS, 512), 202);
     assert_eq!(path.h.tp.snd_cwnd, 230);
+}
+
+mod properties {
+    //! The property suite's invariants with `cong_control` in the mix: the
+    //! generic suite (`cc_property_suite!`) drives the hooks through
+    //! `Harness`, which never calls it.
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::testing::{proptest_cases, Op};
+
+    #[derive(Clone, Copy, Debug)]
+    enum Step {
+        Op(Op),
+        /// Advance the clock by the µs given, then the ACK.
+        Sample(u64, Ack),
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        let op = prop_oneof![
+            (1u32..200).prop_map(Op::Send),
+            (1u32..50, 1u32..4).prop_map(|(n, k)| Op::Ack(n, k)),
+            Just(Op::DupAck),
+            Just(Op::Loss),
+            Just(Op::EnterRecovery),
+            Just(Op::EndRecovery),
+            Just(Op::Timeout),
+            (0u64..2_000_000).prop_map(Op::Advance),
+            (1u32..2_000_000).prop_map(Op::SetRtt),
+            Just(Op::Round),
+            Just(Op::Undo),
+        ];
+        let sample = (
+            (0u32..20, 0u32..4, -1i32..400),
+            (
+                prop_oneof![Just(-1i64), Just(0i64), 1i64..400_000],
+                prop_oneof![Just(-1i64), 1_000i64..300_000],
+            ),
+            (any::<bool>(), any::<bool>(), 0u64..200_000),
+        )
+            .prop_map(
+                |((acked, losses, delivered), (interval_us, rtt_us), (new_round, app, dt))| {
+                    Step::Sample(
+                        dt,
+                        Ack {
+                            acked,
+                            delivered,
+                            interval_us,
+                            rtt_us,
+                            losses,
+                            new_round,
+                            app_limited: app,
+                        },
+                    )
+                },
+            );
+        prop_oneof![1 => op.prop_map(Step::Op), 2 => sample]
+    }
+
+    fn apply(h: &mut Harness<Bbr>, s: Step) {
+        match s {
+            Step::Op(o) => h.apply(o),
+            Step::Sample(dt, a) => {
+                h.advance_us(dt);
+                // Send what cwnd allows first, so that ACKs find data out.
+                h.send_all();
+                ack(h, a);
+                h.tp.snd_cwnd = h.tp.snd_cwnd.max(1);
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(proptest_cases(256)))]
+        #[test]
+        fn invariants_hold_with_rate_samples(
+            steps in proptest::collection::vec(step(), 1..300),
+            split in 0usize..300,
+            seed in any::<u64>(),
+            max_pacing_rate in prop_oneof![Just(u64::MAX), 1u64..100_000_000],
+        ) {
+            let mut h = bbr();
+            h.tp.prandom_state = seed;
+            h.tp.max_pacing_rate = max_pacing_rate;
+            h.cc.init(&mut h.tp);
+            let mut twin = None;
+            for (i, s) in steps.iter().enumerate() {
+                if i == split {
+                    twin = Some(h.clone());
+                }
+                apply(&mut h, *s);
+                if let Err(e) = h.check_invariants() {
+                    return Err(TestCaseError::fail(format!("after step {i} {s:?}: {e}")));
+                }
+                prop_assert!(h.tp.pacing_rate <= max_pacing_rate, "after step {i} {s:?}");
+                prop_assert!(h.cc.cycle_idx < CYCLE_LEN && h.cc.lt_rtt_cnt < 128);
+            }
+            if let Some(mut t) = twin {
+                for s in &steps[split..] {
+                    apply(&mut t, *s);
+                }
+                prop_assert_eq!(&t.tp, &h.tp, "a clone diverged from its original");
+                prop_assert_eq!(&t.cc, &h.cc);
+            }
+        }
+    }
 }
