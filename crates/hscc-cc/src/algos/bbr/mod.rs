@@ -1,9 +1,9 @@
 //! BBR v1 (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM
 //! Queue 14(5), 2016), as Linux's `net/ipv4/tcp_bbr.c`, read at commit
-//! 02dc96ef6c25f990452c114c59d75c368a1f4c8f and checked against the layout of
-//! `struct bbr`, `struct rate_sample` and `cong_control` in the BTF of Linux
-//! 6.18 (unchanged since but for the accessors and `cong_control`'s `ack` and
-//! `flag` arguments, which BBR does not read).
+//! 02dc96ef6c25f990452c114c59d75c368a1f4c8f. Against Linux 6.18 (this
+//! machine's kernel) only what its BTF shows was checked: the same
+//! `struct bbr`, the `struct rate_sample` of the shim, and `cong_control`'s
+//! `ack` and `flag` arguments (6.10 and later), which BBR does not read.
 //!
 //! Per ACK (`cong_control`, Linux `bbr_main`) BBR updates a model of the path
 //! from the delivery-rate sample: the bottleneck bandwidth as the windowed
