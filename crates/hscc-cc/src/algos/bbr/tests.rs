@@ -269,17 +269,17 @@ fn the_gain_cycle_advances_each_min_rtt() {
 
 #[test]
 fn the_probing_phase_lasts_until_the_flight_reaches_5_4_bdp_or_a_loss() {
-    // Phase 0 (5/4): at pacing 1.0·bw (the rate does not change until this
-    // ACK's update), TSO goal 9: inflight(bw, 5/4) = ⌈125⌉ + 27 = 152 → even 152,
+    // Phase 0 (5/4): at pacing 1.0·bw (the rate changes only after this
+    // ACK's test), TSO goal 9: inflight(bw, 5/4) = ⌈124.99⌉ + 3·9 = 152, even,
     // +2 in the probing phase = 154; the EDT skb adds the goal (9) to the flight.
     let mut h = probe_bw_in_phase(0, 100);
     h.tp.pacing_rate = rate(BW_10_PER_MS as u64, 256);
     assert_eq!(h.cc.inflight(&h.tp, BW_10_PER_MS, 320), 154);
     h.advance_ms(20);
-    h.tp.packets_out = 140; // 139 in flight before the ACK + 9 < 154
+    h.tp.packets_out = 140; // 140 in flight before the ACK + 9 < 154
     ack(&mut h, Ack::default());
     assert_eq!(h.cc.cycle_idx, 0, "beyond min_rtt but below 5/4 BDP");
-    h.tp.packets_out = 146; // 145 + 9 ≥ 154
+    h.tp.packets_out = 146; // 146 + 9 ≥ 154
     h.tp.pacing_rate = rate(BW_10_PER_MS as u64, 256);
     ack(&mut h, Ack::default());
     assert_eq!(h.cc.cycle_idx, 1);
