@@ -563,6 +563,52 @@ fn an_rto_counts_as_a_round_end_with_a_loss_and_undo_resets_pipe_detection() {
 }
 
 #[test]
+fn ack_aggregation_adds_the_excess_acked_for_5_to_10_rounds() {
+    let mut h = probe_bw_in_phase(2, 100);
+    // (The excess counts up to cwnd.)
+    h.tp.snd_cwnd = 300;
+    // A second later at 10 packets/ms, 9 999 packets were expected
+    // (167 772·10^6/2^24): an ACK of 1 starts a new epoch with 1 ACKed.
+    h.advance_ms(1000);
+    ack(&mut h, Ack::default());
+    assert_eq!(
+        (h.cc.ack_epoch_acked, h.cc.ack_epoch_mstamp),
+        (1, h.tp.now_us)
+    );
+    // At the same instant an aggregate of 30: none expected, 31 in excess.
+    ack(
+        &mut h,
+        Ack {
+            acked: 30,
+            ..Ack::default()
+        },
+    );
+    assert_eq!(h.cc.extra_acked(), 31);
+    // The allowance: min(31·256/256, bw·100 ms = 999) = 31 segments of cwnd.
+    assert_eq!(h.cc.ack_aggregation_cwnd(), 31);
+    let target = |h: &Harness<Bbr>| {
+        let t = h.cc.bdp(BW_10_PER_MS, 512) + h.cc.ack_aggregation_cwnd();
+        h.cc.quantization_budget(&h.tp, t)
+    };
+    // bdp(bw, 2) 200 + 31 + 3·9 (TSO goal at 1.0·bw) = 258, even.
+    assert_eq!(target(&h), 258);
+    // The max filter keeps it 5–10 rounds: each half holds 5 rounds.
+    h.cc.extra_acked_win_rtts = 0;
+    for round in 1..=10 {
+        h.advance_ms(10);
+        ack(
+            &mut h,
+            Ack {
+                new_round: true,
+                ..Ack::default()
+            },
+        );
+        let want = if round < 10 { 31 } else { 1 };
+        assert_eq!(h.cc.extra_acked(), want, "round {round}");
+    }
+}
+
+#[test]
 fn an_idle_restart_paces_at_the_estimate() {
     let mut h = probe_bw_in_phase(0, 0);
     h.tp.pacing_rate = 1;
