@@ -79,7 +79,26 @@ struct ack_sample {
 	__u32 in_flight;
 };
 
-struct rate_sample;
+/* Linux struct rate_sample (include/net/tcp.h), as Linux 6.18's BTF has it;
+ * `long` is 64 bits, as on the 64-bit kernels the programs load into. */
+struct rate_sample {
+	__u64 prior_mstamp;
+	__u32 prior_delivered;
+	__u32 prior_delivered_ce;
+	__s32 delivered;
+	__s32 delivered_ce;
+	long interval_us;
+	__u32 snd_interval_us;
+	__u32 rcv_interval_us;
+	long rtt_us;
+	int losses;
+	__u32 acked_sacked;
+	__u32 prior_in_flight;
+	__u32 last_end_seq;
+	bool is_app_limited;
+	bool is_retrans;
+	bool is_ack_delayed;
+};
 
 /* Linux include/linux/win_minmax.h */
 struct minmax_sample {
@@ -93,6 +112,7 @@ struct minmax {
 struct sock {
 	__u64 sk_pacing_rate; /* unsigned long on 64-bit Linux */
 	__u32 sk_pacing_status;
+	__u64 sk_max_pacing_rate;
 };
 
 /* Linux ICSK_CA_PRIV_SIZE: 13 u64 (include/net/inet_connection_sock.h). */
@@ -125,6 +145,9 @@ struct tcp_sock {
 	__u8 is_cwnd_limited;
 	__u32 app_limited;
 	__u64 tcp_mstamp;
+	__u64 delivered_mstamp;
+	__u64 tcp_wstamp_ns;
+	__u64 tcp_clock_cache;
 };
 
 /* Offsets the conformance crate checks its #[repr(C)] mirror against. */
@@ -141,6 +164,13 @@ static inline void hscc_user_layout_fill(size_t *out)
 	out[i++] = offsetof(struct tcp_sock, is_cwnd_limited);
 	out[i++] = offsetof(struct tcp_sock, app_limited);
 	out[i++] = offsetof(struct tcp_sock, tcp_mstamp);
+	out[i++] = offsetof(struct tcp_sock, inet_conn.icsk_inet.sk_max_pacing_rate);
+	out[i++] = offsetof(struct tcp_sock, delivered_mstamp);
+	out[i++] = offsetof(struct tcp_sock, tcp_clock_cache);
+	out[i++] = sizeof(struct rate_sample);
+	out[i++] = offsetof(struct rate_sample, interval_us);
+	out[i++] = offsetof(struct rate_sample, losses);
+	out[i++] = offsetof(struct rate_sample, is_ack_delayed);
 }
 
 /* Linux struct tcp_congestion_ops, the hooks hscc-cc's CongestionOps has. */
@@ -154,6 +184,9 @@ struct tcp_congestion_ops {
 	__u32 (*undo_cwnd)(struct sock *sk);
 	void (*init)(struct sock *sk);
 	void (*release)(struct sock *sk);
+	void (*cong_control)(struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs);
+	__u32 (*min_tso_segs)(struct sock *sk);
+	__u32 (*sndbuf_expand)(struct sock *sk);
 	__u32 flags;
 	char name[16];
 };
@@ -237,6 +270,22 @@ static inline __u32 tcp_reno_undo_cwnd(struct sock *sk)
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 
 	return tp->snd_cwnd > tp->prior_cwnd ? tp->snd_cwnd : tp->prior_cwnd;
+}
+
+/*
+ * bpf_get_prandom_u32: hscc-cc's bbr::prandom_u32 (splitmix64, high half) on
+ * the connection's generator state, which the conformance crate copies in
+ * from TcpCc::prandom_state before each hook and back after it
+ * (csrc/layout.c holds the variable).
+ */
+extern __thread __u64 hscc_prandom_state;
+static inline __u32 bpf_get_prandom_u32(void)
+{
+	__u64 z = hscc_prandom_state += 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (__u32)((z ^ (z >> 31)) >> 32);
 }
 
 /*

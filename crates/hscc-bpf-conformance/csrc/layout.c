@@ -5,6 +5,19 @@
 #include "hscc.h"
 #include "hstcp_table.h"
 
+__thread __u64 hscc_prandom_state;
+
+/* The connection's generator state, in and out of a hook call. */
+void hscc_user_prandom_set(__u64 state)
+{
+	hscc_prandom_state = state;
+}
+
+__u64 hscc_user_prandom_get(void)
+{
+	return hscc_prandom_state;
+}
+
 void hscc_user_layout(size_t *out)
 {
 	hscc_user_layout_fill(out);

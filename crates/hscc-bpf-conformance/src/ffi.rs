@@ -6,14 +6,15 @@ use core::ffi::{c_char, c_int, CStr};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hscc_cc::{AckSample, CaEvent, CaState, TcpCc};
+use hscc_cc::{AckSample, CaEvent, CaState, RateSample, TcpCc};
 
-/// Linux `struct sock`, the two fields a program may touch.
+/// Linux `struct sock`: the two fields a program may write and the pacing ceiling.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sock {
     pub sk_pacing_rate: u64,
     pub sk_pacing_status: u32,
+    pub sk_max_pacing_rate: u64,
 }
 
 /// Linux `struct inet_connection_sock`: the CA state and the private area.
@@ -59,6 +60,56 @@ pub struct CTcpSock {
     pub is_cwnd_limited: u8,
     pub app_limited: u32,
     pub tcp_mstamp: u64,
+    pub delivered_mstamp: u64,
+    pub tcp_wstamp_ns: u64,
+    pub tcp_clock_cache: u64,
+}
+
+/// Linux `struct rate_sample` (6.18's layout; `long` is i64).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CRateSample {
+    pub prior_mstamp: u64,
+    pub prior_delivered: u32,
+    pub prior_delivered_ce: u32,
+    pub delivered: i32,
+    pub delivered_ce: i32,
+    pub interval_us: i64,
+    pub snd_interval_us: u32,
+    pub rcv_interval_us: u32,
+    pub rtt_us: i64,
+    pub losses: i32,
+    pub acked_sacked: u32,
+    pub prior_in_flight: u32,
+    pub last_end_seq: u32,
+    pub is_app_limited: bool,
+    pub is_retrans: bool,
+    pub is_ack_delayed: bool,
+}
+
+impl CRateSample {
+    /// hscc's sample as Linux's: the fields hscc does not model
+    /// (`*_ce`, `last_end_seq`) are 0; `losses` is Linux's `int`.
+    pub fn of(rs: &RateSample) -> CRateSample {
+        CRateSample {
+            prior_mstamp: rs.prior_mstamp,
+            prior_delivered: rs.prior_delivered,
+            prior_delivered_ce: 0,
+            delivered: rs.delivered,
+            delivered_ce: 0,
+            interval_us: rs.interval_us,
+            snd_interval_us: rs.snd_interval_us,
+            rcv_interval_us: rs.rcv_interval_us,
+            rtt_us: rs.rtt_us,
+            losses: rs.losses as i32,
+            acked_sacked: rs.acked_sacked,
+            prior_in_flight: rs.prior_in_flight,
+            last_end_seq: 0,
+            is_app_limited: rs.is_app_limited,
+            is_retrans: rs.is_retrans,
+            is_ack_delayed: rs.is_ack_delayed,
+        }
+    }
 }
 
 /// Linux `struct ack_sample`.
@@ -83,6 +134,9 @@ pub struct Ops {
     undo_cwnd: Option<unsafe extern "C" fn(Sk) -> u32>,
     init: Option<unsafe extern "C" fn(Sk)>,
     release: Option<unsafe extern "C" fn(Sk)>,
+    cong_control: Option<unsafe extern "C" fn(Sk, u32, c_int, *const CRateSample)>,
+    min_tso_segs: Option<unsafe extern "C" fn(Sk) -> u32>,
+    sndbuf_expand: Option<unsafe extern "C" fn(Sk) -> u32>,
     flags: u32,
     name: [c_char; 16],
 }
@@ -107,6 +161,8 @@ include!(concat!(env!("OUT_DIR"), "/programs.rs"));
 
 extern "C" {
     fn hscc_user_layout(out: *mut usize);
+    fn hscc_user_prandom_set(state: u64);
+    fn hscc_user_prandom_get() -> u64;
     fn hscc_user_hstcp_table(out: *mut u32) -> c_int;
     fn hscc_user_mul_q16(a: u64, b: u32) -> u64;
     fn hscc_user_div_ceil_q16(a: u64, d: u32) -> u64;
@@ -210,6 +266,11 @@ impl CProgram {
             .into_owned()
     }
 
+    /// Whether the program owns cwnd and pacing (`cong_control`).
+    pub fn has_cong_control(&self) -> bool {
+        self.ops.cong_control.is_some()
+    }
+
     /// The ops' flags (TCP_CONG_NON_RESTRICTED expected).
     pub fn flags(&self) -> u32 {
         self.ops.flags
@@ -237,16 +298,19 @@ impl CProgram {
     }
 }
 
+/// Offsets and sizes `hscc_user_layout_fill` reports.
+const LAYOUT_LEN: usize = 17;
+
 /// The shim's layout as C sees it, in the order of `hscc_user_layout_fill`.
-pub fn c_layout() -> [usize; 10] {
-    let mut out = [0usize; 10];
-    // SAFETY: hscc_user_layout_fill (bpf/shim/user.h) writes exactly 10 size_t.
+pub fn c_layout() -> [usize; LAYOUT_LEN] {
+    let mut out = [0usize; LAYOUT_LEN];
+    // SAFETY: hscc_user_layout_fill (bpf/shim/user.h) writes exactly LAYOUT_LEN size_t.
     unsafe { hscc_user_layout(out.as_mut_ptr()) };
     out
 }
 
 /// The same layout as the Rust mirror has it.
-pub fn rust_layout() -> [usize; 10] {
+pub fn rust_layout() -> [usize; LAYOUT_LEN] {
     use core::mem::offset_of;
     [
         core::mem::size_of::<CTcpSock>(),
@@ -261,6 +325,15 @@ pub fn rust_layout() -> [usize; 10] {
         offset_of!(CTcpSock, is_cwnd_limited),
         offset_of!(CTcpSock, app_limited),
         offset_of!(CTcpSock, tcp_mstamp),
+        offset_of!(CTcpSock, inet_conn)
+            + offset_of!(InetConnectionSock, icsk_inet)
+            + offset_of!(Sock, sk_max_pacing_rate),
+        offset_of!(CTcpSock, delivered_mstamp),
+        offset_of!(CTcpSock, tcp_clock_cache),
+        core::mem::size_of::<CRateSample>(),
+        offset_of!(CRateSample, interval_us),
+        offset_of!(CRateSample, losses),
+        offset_of!(CRateSample, is_ack_delayed),
     ]
 }
 
@@ -361,7 +434,9 @@ impl CAlgo {
 
     /// Run one hook on `tp`: copy the sender's view in, call, copy back what
     /// the kernel lets a program write (snd_cwnd, snd_cwnd_cnt, snd_ssthresh,
-    /// sk_pacing_rate; bpf_tcp_ca_btf_struct_access).
+    /// sk_pacing_rate, sk_pacing_status, app_limited;
+    /// bpf_tcp_ca_btf_struct_access), and the generator state
+    /// `bpf_get_prandom_u32` advanced.
     ///
     /// The hooks below call the program's function pointers inside `hook`. They
     /// are sound because `sk` points to this connection's own socket, boxed and
@@ -378,6 +453,8 @@ impl CAlgo {
         self.load_globals();
         let sk = &mut *self.sk;
         sk.inet_conn.icsk_inet.sk_pacing_rate = tp.pacing_rate;
+        sk.inet_conn.icsk_inet.sk_pacing_status = tp.pacing_needed as u32;
+        sk.inet_conn.icsk_inet.sk_max_pacing_rate = tp.max_pacing_rate;
         sk.inet_conn.icsk_ca_state = tp.ca_state as u8;
         sk.snd_cwnd = tp.snd_cwnd;
         sk.snd_ssthresh = tp.snd_ssthresh;
@@ -399,11 +476,22 @@ impl CAlgo {
         sk.is_cwnd_limited = tp.is_cwnd_limited as u8;
         sk.app_limited = tp.app_limited as u32;
         sk.tcp_mstamp = tp.now_us;
+        sk.delivered_mstamp = tp.delivered_mstamp;
+        sk.tcp_wstamp_ns = tp.tcp_wstamp_ns;
+        // Linux's tcp_clock_cache: the ns clock tcp_mstamp was taken from.
+        sk.tcp_clock_cache = tp.now_us.wrapping_mul(1000);
+        // SAFETY: a plain store to the thread's generator state (csrc/layout.c).
+        unsafe { hscc_user_prandom_set(tp.prandom_state) };
         let r = hook(sk as *mut CTcpSock);
         tp.snd_cwnd = sk.snd_cwnd;
         tp.snd_cwnd_cnt = sk.snd_cwnd_cnt;
         tp.snd_ssthresh = sk.snd_ssthresh;
         tp.pacing_rate = sk.inet_conn.icsk_inet.sk_pacing_rate;
+        tp.pacing_needed = sk.inet_conn.icsk_inet.sk_pacing_status != 0;
+        // Linux's app_limited is a delivered-count mark; TcpCc's a flag.
+        tp.app_limited = sk.app_limited != 0;
+        // SAFETY: a plain load of the thread's generator state (csrc/layout.c).
+        tp.prandom_state = unsafe { hscc_user_prandom_get() };
         r
     }
 
@@ -423,11 +511,19 @@ impl CAlgo {
         self.call(tp, |sk| unsafe { f(sk) })
     }
 
-    /// `cong_avoid` (required without cong_control).
+    /// `cong_avoid` (required without cong_control). A program with
+    /// `cong_control` has none, as Linux's BBR: the kernel never calls it, and
+    /// the Rust twin's is empty.
     pub fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
-        let f = self.prog.ops.cong_avoid.expect("cong_avoid is required");
-        // SAFETY: see `CAlgo::call`.
-        self.call(tp, |sk| unsafe { f(sk, ack, acked) });
+        match self.prog.ops.cong_avoid {
+            // SAFETY: see `CAlgo::call`.
+            Some(f) => self.call(tp, |sk| unsafe { f(sk, ack, acked) }),
+            None => assert!(
+                self.prog.ops.cong_control.is_some(),
+                "{}: cong_avoid is required without cong_control",
+                self.prog.name
+            ),
+        }
     }
 
     /// `set_state`.
@@ -466,6 +562,19 @@ impl CAlgo {
             // SAFETY: see `CAlgo::call`. `&sample` lives until the call returns.
             self.call(tp, |sk| unsafe { f(sk, &sample) });
         }
+    }
+
+    /// `cong_control`: whether the program has it (and so handled the ACK),
+    /// as Linux's `tcp_cong_control` asks. hscc has no ACK flags: `flag` is 0.
+    pub fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
+        let Some(f) = self.prog.ops.cong_control else {
+            return false;
+        };
+        let sample = CRateSample::of(rs);
+        let ack = tp.snd_una;
+        // SAFETY: see `CAlgo::call`. `&sample` lives until the call returns.
+        self.call(tp, |sk| unsafe { f(sk, ack, 0, &sample) });
+        true
     }
 
     /// `undo_cwnd` (required by hscc's trait: Reno's when absent, as Linux).

@@ -86,11 +86,22 @@ impl Lockstep {
     #[track_caller]
     fn compare(&mut self, hook: &str, rust: &TcpCc, c: &TcpCc, ret: Option<(u32, u32)>) {
         self.calls += 1;
-        let same = |t: &TcpCc| (t.snd_cwnd, t.snd_ssthresh, t.snd_cwnd_cnt, t.pacing_rate);
+        let same = |t: &TcpCc| {
+            (
+                t.snd_cwnd,
+                t.snd_ssthresh,
+                t.snd_cwnd_cnt,
+                t.pacing_rate,
+                t.pacing_needed,
+                t.app_limited,
+                t.prandom_state,
+            )
+        };
         if same(rust) != same(c) || ret.is_some_and(|(r, c)| r != c) {
             panic!(
-                "{} diverged at hook call {} ({hook}): (snd_cwnd, snd_ssthresh, snd_cwnd_cnt, pacing_rate) \
-                 Rust {:?} vs C {:?}; return value (Rust, C) {:?}\nRust state: {:?}\nsender: {:?}",
+                "{} diverged at hook call {} ({hook}): (snd_cwnd, snd_ssthresh, snd_cwnd_cnt, pacing_rate, \
+                 pacing_needed, app_limited, prandom_state) Rust {:?} vs C {:?}; return value (Rust, C) \
+                 {:?}\nRust state: {:?}\nsender: {:?}",
                 self.rust.name(),
                 self.calls,
                 same(rust),
@@ -175,13 +186,10 @@ impl CongestionOps for Lockstep {
     }
 
     fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
-        // No hscc algorithm implements cong_control (the kernel's would own
-        // PRR too); a Rust one that starts to must get a C twin first.
-        assert!(
-            !self.rust.cong_control(tp, rs),
-            "{}: cong_control has no C counterpart",
-            self.rust.name()
-        );
-        false
+        let mut tc = tp.clone();
+        let r = self.rust.cong_control(tp, rs);
+        let c = self.c.cong_control(&mut tc, rs);
+        self.compare("cong_control", tp, &tc, Some((r as u32, c as u32)));
+        r
     }
 }

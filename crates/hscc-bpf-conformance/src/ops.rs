@@ -79,3 +79,133 @@ pub fn params(algorithm: &'static str) -> impl Strategy<Value = CcParams> {
             .unwrap_or_else(|_| CcParams::from_name(algorithm).unwrap())
     })
 }
+
+/// One step of a random sequence for an algorithm with `cong_control`: a
+/// property-suite operation, or an ACK with a rate sample.
+#[derive(Clone, Copy, Debug)]
+pub enum RateOp {
+    /// An operation of the property suite (`op`).
+    Op(Op),
+    /// An ACK of `acked` segments (after `losses` marked lost), then
+    /// `cong_control` with the sample; see [`apply_rate_op`].
+    Sample {
+        acked: u32,
+        losses: u32,
+        delivered: i32,
+        interval_us: i64,
+        rtt_us: i64,
+        new_round: bool,
+        is_app_limited: bool,
+        is_ack_delayed: bool,
+        /// How far the next departure time lies ahead, µs (`tcp_wstamp_ns`).
+        edt_ahead_us: u32,
+    },
+}
+
+/// Rate samples with valid and invalid intervals, RTTs around the harness's,
+/// losses, app-limited and delayed ACKs, mixed with the property suite's operations.
+pub fn rate_op() -> impl Strategy<Value = RateOp> {
+    let sample = (
+        (0u32..20, prop_oneof![4 => Just(0u32), 1 => 1u32..10]),
+        (
+            prop_oneof![1 => Just(-1i32), 8 => 0i32..400],
+            prop_oneof![1 => Just(-1i64), 1 => Just(0i64), 8 => 1i64..400_000],
+            prop_oneof![1 => Just(-1i64), 8 => 1_000i64..300_000],
+        ),
+        (
+            any::<bool>(),
+            prop_oneof![5 => Just(false), 1 => Just(true)],
+            any::<bool>(),
+        ),
+        prop_oneof![3 => Just(0u32), 1 => 0u32..5_000],
+    )
+        .prop_map(
+            |(
+                (acked, losses),
+                (delivered, interval_us, rtt_us),
+                (new_round, app, delayed),
+                edt,
+            )| {
+                RateOp::Sample {
+                    acked,
+                    losses,
+                    delivered,
+                    interval_us,
+                    rtt_us,
+                    new_round,
+                    is_app_limited: app,
+                    is_ack_delayed: delayed,
+                    edt_ahead_us: edt,
+                }
+            },
+        );
+    prop_oneof![
+        1 => op().prop_map(RateOp::Op),
+        3 => sample,
+    ]
+}
+
+/// Apply one [`RateOp`] to a harness: for a sample, the sender's side of an
+/// ACK (`packets_out`, `delivered`, `lost`, `delivered_mstamp`, RTT, the
+/// clock a little further), then `cong_control` with the sample. A new round
+/// samples a packet sent at the current round's end mark (`prior_delivered`
+/// = `delivered` before the ACK), an old one a packet sent before it.
+pub fn apply_rate_op<A: hscc_cc::CongestionOps>(h: &mut hscc_cc::testing::Harness<A>, op: RateOp) {
+    let RateOp::Sample {
+        acked,
+        losses,
+        delivered,
+        interval_us,
+        rtt_us,
+        new_round,
+        is_app_limited,
+        is_ack_delayed,
+        edt_ahead_us,
+    } = op
+    else {
+        let RateOp::Op(o) = op else { unreachable!() };
+        h.apply(o);
+        return;
+    };
+    let tp = &mut h.tp;
+    let prior_in_flight = tp.packets_in_flight();
+    let prior_delivered = if new_round {
+        tp.delivered
+    } else {
+        tp.delivered.wrapping_sub(prior_in_flight + 1)
+    };
+    let acked = acked.min(tp.packets_out);
+    let losses = losses.min(tp.packets_out - acked);
+    tp.now_us += 100;
+    tp.packets_out -= acked + losses;
+    tp.delivered = tp.delivered.wrapping_add(acked);
+    tp.lost = tp.lost.wrapping_add(losses);
+    if acked > 0 {
+        tp.delivered_mstamp = tp.now_us;
+    }
+    if rtt_us > 0 {
+        let m = rtt_us as u32;
+        tp.srtt_us = if tp.srtt_us == 0 {
+            m << 3
+        } else {
+            tp.srtt_us - (tp.srtt_us >> 3) + m
+        };
+        tp.min_rtt_us = tp.min_rtt_us.min(m);
+    }
+    tp.tcp_wstamp_ns = (tp.now_us + edt_ahead_us as u64) * 1000;
+    let rs = hscc_cc::RateSample {
+        prior_mstamp: tp.delivered_mstamp,
+        prior_delivered,
+        delivered,
+        interval_us,
+        rtt_us,
+        losses,
+        acked_sacked: acked,
+        prior_in_flight,
+        is_app_limited,
+        is_ack_delayed,
+        ..hscc_cc::RateSample::default()
+    };
+    h.cc.cong_control(&mut h.tp, &rs);
+    h.tp.snd_cwnd = h.tp.snd_cwnd.clamp(1, h.tp.snd_cwnd_clamp);
+}

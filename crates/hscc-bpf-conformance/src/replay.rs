@@ -39,10 +39,10 @@ impl Hooks for CAlgo {
     fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
         CAlgo::undo_cwnd(self, tp)
     }
-    /// The programs have no `cong_control` (see `Lockstep`): the kernel then
-    /// falls back to `cong_avoid`, as a declining Rust algorithm does.
-    fn cong_control(&mut self, _tp: &mut TcpCc, _rs: &RateSample) -> bool {
-        false
+    /// A program without `cong_control` declines, as Linux then calls
+    /// `cong_avoid`, and as a declining Rust algorithm does.
+    fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
+        CAlgo::cong_control(self, tp, rs)
     }
 }
 

@@ -200,6 +200,14 @@ pub struct TcpCc {
     pub pacing_needed: bool,
     /// Largest TSO/GSO burst the device takes, bytes (Linux `sk_gso_max_size`).
     pub gso_max_size: u32,
+    /// Earliest departure time of the next packet under pacing, ns on the
+    /// [`TcpCc::now_us`] clock (×1000) (Linux `tcp_wstamp_ns`); at most now when
+    /// nothing waits for its departure time.
+    pub tcp_wstamp_ns: u64,
+    /// State of the connection's pseudo-random generator, for what Linux draws
+    /// at random (BBR's gain-cycle phase): the sender seeds it from the run's
+    /// seed and the flow, so a run is reproducible.
+    pub prandom_state: u64,
     /// The clock: microseconds since the start of the run (Linux `tcp_mstamp`).
     pub now_us: u64,
     /// Kernel tick rate for [`TcpCc::jiffies32`].
@@ -238,6 +246,8 @@ impl TcpCc {
             max_pacing_rate: u64::MAX,
             pacing_needed: false,
             gso_max_size: GSO_MAX_SIZE,
+            tcp_wstamp_ns: 0,
+            prandom_state: 0,
             now_us: 0,
             hz: HZ,
         }

@@ -1,6 +1,7 @@
 //! One file per algorithm, named as Linux names it.
 
 pub mod africa;
+pub mod bbr;
 pub mod bic;
 pub mod ctcp;
 pub mod cubic;
