@@ -26,6 +26,10 @@ pub enum Component {
     /// Packet captures' initial sequence numbers (drawn apart from every
     /// stream the simulation uses, so a capture never changes a run).
     Capture = 5,
+    /// A flow's congestion control, for what Linux draws at random (BBR's
+    /// gain-cycle phase): apart from the sender's stream, so that an algorithm
+    /// that draws leaves host timing as it was.
+    Algorithm = 6,
 }
 
 /// SplitMix64 finaliser: a good 64-bit mix for deriving seeds.
@@ -38,8 +42,12 @@ fn mix(mut z: u64) -> u64 {
 
 /// The random source of component `(kind, id)` in a run seeded with `seed`.
 pub fn component_rng(seed: u64, kind: Component, id: u64) -> Rng {
-    let s = mix(mix(mix(seed) ^ kind as u64) ^ id);
-    Rng::seed_from_u64(s)
+    Rng::seed_from_u64(component_seed(seed, kind, id))
+}
+
+/// The seed of component `(kind, id)` in a run seeded with `seed`.
+pub fn component_seed(seed: u64, kind: Component, id: u64) -> u64 {
+    mix(mix(mix(seed) ^ kind as u64) ^ id)
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use crate::event::{Event, EventQueue, Fire, Timed, Timer};
 use crate::limits::MAX_UDP_IN_NETWORK;
 use crate::link::{Link, Offer};
 use crate::packet::{Kind, Packet};
-use crate::rng::{component_rng, Component};
+use crate::rng::{component_rng, component_seed, Component};
 use crate::tcp::receiver::RxAction;
 use crate::tcp::sender::Wire;
 use crate::tcp::{Receiver, Sender};
@@ -323,6 +323,7 @@ impl Sim {
             let ack_route = route(&mut routes, f.dst, f.src, format!("flows[{i}].src"))?;
             let rng = component_rng(cfg.seed, Component::Sender, i as u64);
             let mut sender = Sender::new(i as u32, f, rng);
+            sender.tp.prandom_state = component_seed(cfg.seed, Component::Algorithm, i as u64);
             sender.cc.attach(&shared);
             // The start-up offset never moves the start past the stop or the end of the run.
             let start = f

@@ -3,7 +3,7 @@
 use crate::config::FlowConfig;
 use crate::event::Event;
 use crate::limits::MAX_WEB_SLOTS;
-use crate::rng::{component_rng, Component};
+use crate::rng::{component_rng, component_seed, Component};
 use crate::tcp::{Receiver, Sender};
 use crate::time::Time;
 use crate::web::{AfterResponse, Connection, Due, Object, Step};
@@ -102,11 +102,8 @@ impl Sim {
         let topo = &self.cfg.topology;
         let data_route = self.routes.get(topo, src, dst).expect("checked when built");
         let ack_route = self.routes.get(topo, dst, src).expect("checked when built");
-        let rng = component_rng(
-            self.cfg.seed,
-            Component::Sender,
-            (1u64 << 40) + ((w as u64) << 32) + number,
-        );
+        let id = (1u64 << 40) + ((w as u64) << 32) + number;
+        let rng = component_rng(self.cfg.seed, Component::Sender, id);
         let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
         let gen = self
             .flows
@@ -115,6 +112,7 @@ impl Sim {
         // A web transfer starts when it arrives (its arrivals are already random):
         // no start-up offset. Its access delay is drawn from its own stream.
         let mut sender = Sender::new(slot, &cfg, rng);
+        sender.tp.prandom_state = component_seed(self.cfg.seed, Component::Algorithm, id);
         sender.cc.attach(&self.shared);
         t.end = sender.total_segs();
         let mut flow = Flow::new(sender, Receiver::new(&cfg), data_route, ack_route, gen, now);

@@ -68,6 +68,8 @@ impl Sender {
             let credit_ns = (self.next_send - prior) / NS;
             self.next_send += (len_ns - (len_ns / 2).min(credit_ns)) * NS;
         }
+        // Linux tcp_wstamp_ns, which BBR reads to predict the flight at the next departure.
+        self.tp.tcp_wstamp_ns = self.next_send / NS;
     }
 
     fn next_retx(&mut self) -> Option<u64> {

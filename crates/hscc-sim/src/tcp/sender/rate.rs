@@ -272,8 +272,15 @@ impl Sender {
             && in_flight < self.tp.snd_cwnd
             && self.tp.lost_out <= self.tp.retrans_out
         {
-            self.rate.app_limited = self.tp.delivered.wrapping_add(in_flight).max(1);
+            self.mark_app_limited();
         }
+    }
+
+    /// Linux `tp->app_limited = (tp->delivered + tcp_packets_in_flight(tp)) ? : 1`,
+    /// as BBR sets it on entering PROBE_RTT.
+    pub(super) fn mark_app_limited(&mut self) {
+        let in_flight = self.tp.packets_in_flight();
+        self.rate.app_limited = self.tp.delivered.wrapping_add(in_flight).max(1);
     }
 
     /// Linux `tp->app_limited`: the mark, 0 when the application does not

@@ -105,9 +105,15 @@ impl Sender {
     /// else `cong_avoid` when the window may grow.
     #[inline(always)] // a step of on_ack: out of line it costs 1.4 % of a run
     pub(super) fn cong_control(&mut self, ack: &Acked, rs: &RateSample) {
+        let app_limited = self.tp.app_limited;
         self.cc_controls = self.call_cong_control(rs);
         if self.cc_controls {
-            // The algorithm owns the window.
+            // The algorithm owns the window. One that declares the flight
+            // app-limited (BBR in PROBE_RTT) sets Linux's mark: samples stay
+            // app-limited until what is in flight now is delivered.
+            if self.tp.app_limited && !app_limited && self.rate_on {
+                self.mark_app_limited();
+            }
         } else if matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr) {
             if self.prr {
                 self.prr_reduction(ack.delivered, ack.pkts > 0, rs.losses > 0);
