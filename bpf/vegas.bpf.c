@@ -74,7 +74,7 @@ static __always_inline void vegas_adjust(struct vegas *ca, struct sock *sk, __u3
 		tcp_slow_start(tp, acked);
 	} else if (diff > beta) {
 		tp->snd_cwnd -= 1;
-		tp->snd_ssthresh = hscc_min(tp->snd_ssthresh, tp->snd_cwnd);
+		tp->snd_ssthresh = hscc_max(hscc_min(tp->snd_ssthresh, tp->snd_cwnd), 2U);
 	} else if (diff < alpha) {
 		tp->snd_cwnd += 1;
 	}

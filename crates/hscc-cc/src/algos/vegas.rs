@@ -38,10 +38,14 @@
 //!   fine-grained-timer retransmission.
 //! - From Linux: diff and the target window are computed in 64 bits (Linux's
 //!   `cwnd·(RTT − baseRTT)` is a u32 product); the sample counter saturates.
-//! - From Linux: when slow start is left at cwnd 1 (after a timeout) Linux sets
-//!   ssthresh = min(ssthresh, cwnd) = 1 and then forces cwnd to 2; here
-//!   ssthresh is at least 2, as every other path keeps it. The window is the
-//!   same either way (cwnd 2 is not below ssthresh 1 or 2).
+//! - From Linux: ssthresh is at least 2 where Linux leaves 1, on the two paths
+//!   that cut it to cwnd: slow start left at cwnd 1 (after a timeout), and
+//!   congestion avoidance shrinking cwnd 2 to 1 (diff > β). Linux sets
+//!   ssthresh = min(ssthresh, cwnd) = 1 there and then forces cwnd to 2
+//!   (`tcp_current_ssthresh`'s ¾·2 = 1 does not raise it); every other path
+//!   keeps ssthresh ≥ 2 (`tcp_reno_ssthresh`). The window is the same either
+//!   way: cwnd stays ≥ 2, so it is not below ssthresh 1 or 2, and a loss or
+//!   timeout replaces ssthresh before cwnd can drop to 1.
 
 use crate::helpers::{tcp_reno_cong_avoid, tcp_reno_ssthresh, tcp_slow_start};
 use crate::ops::{after, AckSample, CaEvent, CaState, CongestionOps, TcpCc};
@@ -176,7 +180,7 @@ impl Vegas {
             tcp_slow_start(tp, acked);
         } else if diff > self.beta as u64 {
             tp.snd_cwnd -= 1;
-            tp.snd_ssthresh = tp.snd_ssthresh.min(tp.snd_cwnd);
+            tp.snd_ssthresh = tp.snd_ssthresh.min(tp.snd_cwnd).max(2); // Linux can leave 1 here (see Deviations)
         } else if diff < self.alpha as u64 {
             tp.snd_cwnd += 1;
         }
@@ -439,6 +443,33 @@ mod tests {
         h.cc.round.base_rtt = 100_001;
         h.cc.round.min_rtt = 400_000;
         h.cc.adjust(&mut h.tp, 1);
+        assert_eq!((h.cwnd(), h.ssthresh()), (2, 2));
+    }
+
+    #[test]
+    fn shrinking_to_cwnd_1_in_congestion_avoidance_keeps_ssthresh_at_2() {
+        // cwnd 2 = ssthresh (congestion avoidance); baseRTT 100 001 µs from
+        // the first ACK, whose round (begun at snd_nxt 0, one sample) is Reno's.
+        let mut h: Harness<Vegas> = Harness::with_params(&VegasParams::default(), 2);
+        h.tp.snd_ssthresh = 2;
+        h.set_rtt_ms(100);
+        h.send(2);
+        h.advance_ms(100);
+        h.ack_each(1, 1);
+        assert_eq!((h.cwnd(), h.cc.round.base_rtt), (2, 100_001));
+        // The next round ends when segment 3 (sent now) is acknowledged; its
+        // three samples are 400 ms: the ACK of segment 2, a duplicate ACK,
+        // the ACK of segment 3.
+        h.send(1);
+        h.set_rtt_ms(400);
+        h.advance_ms(400);
+        h.ack_each(1, 1);
+        h.dupack();
+        h.ack_each(1, 1);
+        // diff = 2·300000/100001 = 5.99 → 5 > β = 4: cwnd 2 − 1 = 1,
+        // ssthresh = min(2, 1) = 1 in Linux, then cwnd forced to 2 and
+        // ssthresh = max(ssthresh, 2·3/4 = 1). Here ssthresh stays 2.
+        assert_eq!(h.cc.round.cnt_rtt, 0, "the round has ended");
         assert_eq!((h.cwnd(), h.ssthresh()), (2, 2));
     }
 
