@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use hscc_bpf_conformance::ffi::{c_layout, rust_layout};
 use hscc_bpf_conformance::{ops, programs, CProgram, Lockstep};
-use hscc_cc::testing::{proptest_cases, Harness, Op};
-use hscc_cc::{algorithm_names, algorithms, Cc, CcParams, CongestionOps, ParamKind};
+use hscc_cc::testing::{proptest_cases, Harness, Op, PacedPath, Policer};
+use hscc_cc::{algorithm_names, algorithms, Cc, CcParams, ParamKind};
 use proptest::prelude::any;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -372,181 +372,6 @@ fn programs_with_cong_control_conform_on_rate_samples() {
     }
 }
 
-/// A packet on [`Path`]: what tcp_rate_skb_sent keeps, and whether the policer dropped it.
-struct Pkt {
-    sent_at: u64,
-    ack_at: u64,
-    delivered: u32,
-    delivered_mstamp: u64,
-    first_tx: u64,
-    app_limited: bool,
-    dropped: bool,
-}
-
-/// A bottleneck for the programs with `cong_control`: `gap_us` per packet,
-/// `rtprop_us` of propagation (changed by the script), an optional token-bucket
-/// policer; pacing as Linux's internal pacing and rate samples as tcp_rate.c.
-/// A drop is detected at the next delivery (one loss in the sample, fast
-/// recovery for a round).
-struct Path {
-    h: Harness<Lockstep>,
-    gap_us: u64,
-    rtprop_us: u64,
-    link_free: u64,
-    flight: std::collections::VecDeque<Pkt>,
-    first_tx: u64,
-    app_limited_mark: u32,
-    /// Policer: (tokens per µs, bucket size, tokens, last refill).
-    policer: Option<(f64, f64, f64, u64)>,
-    recovery_until: u32,
-}
-
-impl Path {
-    fn new(p: &CcParams, seed: u64) -> Path {
-        let mut h = harness(p, 10);
-        h.tp.prandom_state = seed;
-        Path {
-            h,
-            gap_us: 100,
-            rtprop_us: 10_000,
-            link_free: 0,
-            flight: Default::default(),
-            first_tx: 0,
-            app_limited_mark: 0,
-            policer: None,
-            recovery_until: 0,
-        }
-    }
-
-    fn step(&mut self) {
-        let tp = &self.h.tp;
-        let send_at = (tp.tcp_wstamp_ns / 1000).max(tp.now_us);
-        let can_send = tp.packets_in_flight() < tp.snd_cwnd;
-        match self.flight.front() {
-            Some(p) if !can_send || p.ack_at < send_at => {
-                self.h.tp.now_us = p.ack_at;
-                self.on_ack();
-            }
-            _ => {
-                self.h.tp.now_us = send_at;
-                self.send();
-            }
-        }
-    }
-
-    fn send(&mut self) {
-        let now = self.h.tp.now_us;
-        if self.h.tp.packets_out == 0 {
-            self.first_tx = now;
-            self.h.tp.delivered_mstamp = now;
-            self.h
-                .cc
-                .cwnd_event(&mut self.h.tp, hscc_cc::CaEvent::TxStart);
-        }
-        let dropped = match &mut self.policer {
-            Some((rate, size, tokens, last)) => {
-                *tokens = (*tokens + (now - *last) as f64 * *rate).min(*size);
-                *last = now;
-                let drop = *tokens < 1.0;
-                if !drop {
-                    *tokens -= 1.0;
-                }
-                drop
-            }
-            None => false,
-        };
-        let depart = now.max(self.link_free) + self.gap_us;
-        if !dropped {
-            self.link_free = depart;
-        }
-        let tp = &mut self.h.tp;
-        self.flight.push_back(Pkt {
-            sent_at: now,
-            ack_at: depart + self.rtprop_us,
-            delivered: tp.delivered,
-            delivered_mstamp: tp.delivered_mstamp,
-            first_tx: self.first_tx,
-            app_limited: self.app_limited_mark != 0,
-            dropped,
-        });
-        tp.packets_out += 1;
-        tp.snd_nxt = tp.snd_nxt.wrapping_add(tp.mss_cache);
-        if let Some(len_ns) = (tp.mss_cache as u64 * 1_000_000_000).checked_div(tp.pacing_rate) {
-            tp.tcp_wstamp_ns = tp.tcp_wstamp_ns.max(now * 1000) + len_ns;
-        }
-    }
-
-    fn on_ack(&mut self) {
-        let p = self.flight.pop_front().unwrap();
-        if p.dropped {
-            // Marked lost at the next delivery.
-            self.h.tp.lost_out += 1;
-            return;
-        }
-        let losses = self.h.tp.lost_out;
-        if losses > 0 && self.h.tp.ca_state == hscc_cc::CaState::Open {
-            self.h.fast_retransmit();
-            self.recovery_until = self.h.tp.delivered + self.h.tp.packets_in_flight();
-        }
-        let tp = &mut self.h.tp;
-        let now = tp.now_us;
-        let prior_in_flight = tp.packets_in_flight();
-        tp.packets_out -= 1 + losses;
-        tp.lost_out = 0;
-        tp.lost = tp.lost.wrapping_add(losses);
-        tp.delivered += 1;
-        tp.delivered_mstamp = now;
-        tp.snd_una = tp.snd_una.wrapping_add(tp.mss_cache * (1 + losses));
-        let rtt = now - p.sent_at;
-        tp.srtt_us = if tp.srtt_us == 0 {
-            (rtt as u32) << 3
-        } else {
-            tp.srtt_us - (tp.srtt_us >> 3) + rtt as u32
-        };
-        tp.min_rtt_us = tp.min_rtt_us.min(rtt as u32);
-        self.first_tx = p.sent_at;
-        let interval = (p.sent_at - p.first_tx).max(now - p.delivered_mstamp) as i64;
-        let interval = if interval < tp.min_rtt_us as i64 {
-            -1
-        } else {
-            interval
-        };
-        if self.app_limited_mark != 0 && hscc_cc::ops::after(tp.delivered, self.app_limited_mark) {
-            self.app_limited_mark = 0;
-        }
-        tp.app_limited = self.app_limited_mark != 0;
-        let rs = hscc_cc::RateSample {
-            prior_mstamp: p.delivered_mstamp,
-            prior_delivered: p.delivered,
-            delivered: tp.delivered.wrapping_sub(p.delivered) as i32,
-            interval_us: interval,
-            rtt_us: rtt as i64,
-            losses,
-            acked_sacked: 1,
-            prior_in_flight,
-            is_app_limited: p.app_limited,
-            ..hscc_cc::RateSample::default()
-        };
-        assert!(self.h.cc.cong_control(&mut self.h.tp, &rs));
-        let tp = &mut self.h.tp;
-        if tp.app_limited && self.app_limited_mark == 0 {
-            self.app_limited_mark = (tp.delivered + tp.packets_in_flight()).max(1);
-        }
-        if tp.ca_state == hscc_cc::CaState::Recovery && tp.delivered >= self.recovery_until {
-            self.h.cc.set_state(&mut self.h.tp, hscc_cc::CaState::Open);
-            self.h.tp.ca_state = hscc_cc::CaState::Open;
-        }
-    }
-
-    /// Run for `us` of simulated time.
-    fn run_for(&mut self, us: u64) {
-        let end = self.h.tp.now_us + us;
-        while self.h.tp.now_us < end {
-            self.step();
-        }
-    }
-}
-
 /// BBR on a bottleneck through all its modes, in lockstep with its program
 /// on every hook call: STARTUP, DRAIN and gain cycling at 10 packets/ms and
 /// 10 ms; PROBE_RTT once the propagation delay grows (the old minimum
@@ -561,8 +386,10 @@ fn bbr_on_a_path_through_every_mode() {
         CcParams::with("bbr", &[("probe_rtt_mode_ms", 0.0)]).unwrap(),
     ]) {
         for seed in 0..4 {
-            let mut path = Path::new(&p, seed);
-            let mut watch = |path: &mut Path, us: u64| {
+            let mut h = harness(&p, 10);
+            h.tp.prandom_state = seed;
+            let mut path = PacedPath::new(h);
+            let mut watch = |path: &mut PacedPath<Lockstep>, us: u64| {
                 let end = path.h.tp.now_us + us;
                 while path.h.tp.now_us < end {
                     path.run_for(1000);
@@ -577,7 +404,7 @@ fn bbr_on_a_path_through_every_mode() {
             watch(&mut path, 2_000_000);
             path.rtprop_us = 15_000;
             watch(&mut path, 11_000_000);
-            path.policer = Some((0.005, 20.0, 20.0, path.h.tp.now_us));
+            path.policer = Some(Policer::new(0.005, 20.0, path.h.tp.now_us));
             watch(&mut path, 3_000_000);
             path.policer = None;
             watch(&mut path, 1_000_000);

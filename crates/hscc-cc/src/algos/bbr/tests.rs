@@ -1,14 +1,12 @@
 //! Scripted tests with hand-computed expectations. Two drivers: [`ack`] feeds
 //! one delivery-rate sample of chosen values (as `tcp_rate.c` would make it),
-//! and [`Path`] runs BBR over a bottleneck of 10 packets/ms and a 10 ms
+//! and [`PacedPath`] runs BBR over a bottleneck of 10 packets/ms and a 10 ms
 //! propagation RTT, sampling rates as `tcp_rate.c` does and pacing as Linux's
 //! internal pacing, so the bandwidth is 2^24/100 = 167 772 (packets/µs << 24)
 //! and one BDP is 100 packets.
 
-use std::collections::VecDeque;
-
 use super::*;
-use crate::testing::{Harness, MSS};
+use crate::testing::{Harness, PacedPath, MSS};
 
 /// 2^24/100: 10 packets per ms in BBR's unit.
 const BW_10_PER_MS: u32 = 167_772;
@@ -636,144 +634,13 @@ fn the_tso_goal_follows_the_pacing_rate() {
     }
 }
 
-/// A packet in flight on the [`Path`], with what `tcp_rate_skb_sent` keeps.
-struct Pkt {
-    sent_at: u64,
-    ack_at: u64,
-    delivered: u32,
-    delivered_mstamp: u64,
-    first_tx: u64,
-    app_limited: bool,
-}
-
-/// A bottleneck of `gap_us` per packet and `rtprop_us` of propagation, a
-/// sender pacing as Linux's internal pacing, and rate samples as tcp_rate.c.
-struct Path {
-    h: Harness<Bbr>,
-    gap_us: u64,
-    rtprop_us: u64,
-    link_free: u64,
-    flight: VecDeque<Pkt>,
-    first_tx: u64,
-    /// tcp_sock's app_limited mark (delivered count), 0 = none.
-    app_limited_mark: u32,
-}
-
-impl Path {
-    fn new(p: BbrParams) -> Path {
-        Path {
-            h: bbr_with(p),
-            gap_us: 100,
-            rtprop_us: 10_000,
-            link_free: 0,
-            flight: VecDeque::new(),
-            first_tx: 0,
-            app_limited_mark: 0,
-        }
-    }
-
-    /// The next event: a transmission, if cwnd and pacing allow it first, else an ACK.
-    fn step(&mut self) {
-        let tp = &self.h.tp;
-        let send_at = (tp.tcp_wstamp_ns / 1000).max(tp.now_us);
-        let can_send = tp.packets_in_flight() < tp.snd_cwnd;
-        match self.flight.front() {
-            Some(p) if !can_send || p.ack_at < send_at => {
-                let at = p.ack_at;
-                self.h.tp.now_us = at;
-                self.on_ack();
-            }
-            _ => {
-                self.h.tp.now_us = send_at;
-                self.send();
-            }
-        }
-    }
-
-    fn send(&mut self) {
-        let now = self.h.tp.now_us;
-        let tp = &mut self.h.tp;
-        if tp.packets_out == 0 {
-            // tcp_rate_skb_sent: a new flight starts the intervals now.
-            self.first_tx = now;
-            tp.delivered_mstamp = now;
-            self.h.cc.cwnd_event(tp, CaEvent::TxStart);
-        }
-        let depart = now.max(self.link_free) + self.gap_us;
-        self.link_free = depart;
-        self.flight.push_back(Pkt {
-            sent_at: now,
-            ack_at: depart + self.rtprop_us,
-            delivered: tp.delivered,
-            delivered_mstamp: tp.delivered_mstamp,
-            first_tx: self.first_tx,
-            app_limited: self.app_limited_mark != 0,
-        });
-        tp.packets_out += 1;
-        // Internal pacing: the next departure MSS/rate later (tcp_update_skb_after_send).
-        if let Some(len_ns) = (MSS as u64 * 1_000_000_000).checked_div(tp.pacing_rate) {
-            tp.tcp_wstamp_ns = tp.tcp_wstamp_ns.max(now * 1000) + len_ns;
-        }
-    }
-
-    fn on_ack(&mut self) {
-        let p = self.flight.pop_front().unwrap();
-        let tp = &mut self.h.tp;
-        let now = tp.now_us;
-        let prior_in_flight = tp.packets_in_flight();
-        tp.packets_out -= 1;
-        tp.delivered += 1;
-        tp.delivered_mstamp = now;
-        let rtt = now - p.sent_at;
-        let srtt = tp.srtt_us;
-        tp.srtt_us = if srtt == 0 {
-            (rtt as u32) << 3
-        } else {
-            srtt - (srtt >> 3) + rtt as u32
-        };
-        tp.min_rtt_us = tp.min_rtt_us.min(rtt as u32);
-        // tcp_rate_skb_delivered and tcp_rate_gen.
-        self.first_tx = p.sent_at;
-        let snd_us = p.sent_at - p.first_tx;
-        let ack_us = now - p.delivered_mstamp;
-        let mut interval = snd_us.max(ack_us) as i64;
-        if interval < tp.min_rtt_us as i64 {
-            interval = -1;
-        }
-        if self.app_limited_mark != 0 && after(tp.delivered, self.app_limited_mark) {
-            self.app_limited_mark = 0;
-        }
-        tp.app_limited = self.app_limited_mark != 0;
-        let rs = RateSample {
-            prior_mstamp: p.delivered_mstamp,
-            prior_delivered: p.delivered,
-            delivered: tp.delivered.wrapping_sub(p.delivered) as i32,
-            interval_us: interval,
-            rtt_us: rtt as i64,
-            acked_sacked: 1,
-            prior_in_flight,
-            is_app_limited: p.app_limited,
-            ..RateSample::default()
-        };
-        self.h.cc.cong_control(tp, &rs);
-        // BBR's mark (PROBE_RTT), as Linux stores it.
-        if tp.app_limited && self.app_limited_mark == 0 {
-            self.app_limited_mark = (tp.delivered + tp.packets_in_flight()).max(1);
-        }
-    }
-
-    fn run_until(&mut self, what: &str, done: impl Fn(&Path) -> bool) {
-        crate::testing::run_until(self, 10_000_000, what, done, Path::step);
-    }
-}
-
 #[test]
 fn on_a_path_startup_finds_the_bandwidth_drains_and_cycles() {
     let p = BbrParams {
         extra_acked_gain: 0,
         ..BbrParams::default()
     };
-    let mut path = Path::new(p);
+    let mut path = PacedPath::new(bbr_with(p));
     path.run_until("DRAIN", |p| p.h.cc.mode == Mode::Drain);
     // Samples never exceed the bottleneck: 2^24/100.
     assert_eq!(path.h.cc.max_bw(), BW_10_PER_MS);

@@ -22,6 +22,9 @@
 
 use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, TcpCc, CA_ACK_SLOWPATH};
 
+mod paced_path;
+pub use paced_path::{PacedPath, Policer};
+
 /// Default MSS of the harness, bytes.
 pub const MSS: u32 = 1448;
 
