@@ -336,6 +336,7 @@ KERNEL_TARGETS = {
         "the-papers-algorithms-ebpf-programs",
     ),
     "others": ("the other eBPF programs, HighSpeed to CTCP-LA", "the-other-programs"),
+    "bbr": ("BBR: Linux's built-in bbr and hscc_bbr", "bbr"),
     "trajectories": ("one flow's cwnd trajectory, 10-ms samples", "cwnd-trajectories"),
     "500M": ("500 Mbit/s × 100 ms, the testbed's limits lifted", "500-mbits--100-ms"),
 }

@@ -95,6 +95,8 @@ def kernel_group(name: str) -> str:
     if name.endswith(("-linux-rto", "-quick-acks")) or name == "cubic-1-300M-80ms-sim-hystart":
         return "rto-receivers"
     first = name.split("-")[0].rstrip("0123456789")
+    if first == "bbr":
+        return "bbr"
     if name.startswith("ctcp-la"):
         return "others"
     if first in ("ctcp", "africa", "fit", "sync"):

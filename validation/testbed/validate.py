@@ -190,6 +190,21 @@ for _name, _quick in (
     CONFIGS[f"{_name}-quick-acks"] = dataclasses.replace(
         CONFIGS[_name], sim_rto="linux", sim_quick_acks=_quick
     )
+# BBR: Linux's built-in bbr against the simulator's, alone across rates, RTTs and buffers, two flows, and sharing with
+# CUBIC (HyStart on both sides); and hscc's program, hscc_bbr, in the kernel.
+for _name, _cfg in {
+    "bbr-1-100M-40ms": Config((("bbr", 1),), 100, 40, "1bdp"),
+    "bbr-1-10M-100ms": Config((("bbr", 1),), 10, 100, "1bdp"),
+    "bbr-1-300M-80ms": Config((("bbr", 1),), 300, 80, "1bdp"),
+    "bbr-1-100M-40ms-0.25bdp": Config((("bbr", 1),), 100, 40, "0.25bdp"),
+    "bbr-1-100M-40ms-8bdp": Config((("bbr", 1),), 100, 40, "8bdp"),
+    "bbr-2-100M-40ms": Config((("bbr", 2),), 100, 40, "1bdp"),
+    "bbr1-cubic1-100M-40ms-sim-hystart": Config(
+        (("bbr", 1), ("cubic", 1)), 100, 40, "1bdp", variant="sim-hystart"
+    ),
+    "bbr-1-100M-40ms-bpf": Config((("bbr", 1),), 100, 40, "1bdp", variant="bpf"),
+}.items():
+    CONFIGS[_name] = _cfg
 # The two pairs whose 30-s shares differed most (docs/validation/kernel.md: a 30-s pair is decided in its first second).
 for _a in ("multcp", "veno"):
     CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(
