@@ -144,6 +144,13 @@ fn a_tiny_run_logs_what_linux_would_call() {
         let first = 20_014;
         if k == 0 {
             assert_eq!(s.rtt_us, first);
+            // Linux's order: in_ack_event before the RTT estimator takes the
+            // sample (no SRTT yet), pkts_acked after it (srtt_us is 8 × µs,
+            // of the sample before its rounding to whole µs).
+            assert_eq!(
+                (ack[0].before.srtt_us, ack[1].before.srtt_us / 8),
+                (0, first as u32)
+            );
         }
         assert!((first..first + 12 * 20).contains(&s.rtt_us), "{}", s.rtt_us);
         assert_eq!(ack[0].hook, Hook::InAckEvent(0));

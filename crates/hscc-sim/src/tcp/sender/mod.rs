@@ -2,7 +2,7 @@
 //!
 //! Per ACK the sender follows Linux's `tcp_ack()` and calls the congestion
 //! control in the order documented in [`hscc_cc::ops`]:
-//! cumulative ACK and SACK processing → RTT estimator → `in_ack_event` and
+//! cumulative ACK and SACK processing → `in_ack_event` → RTT estimator and
 //! `pkts_acked` → loss marking and the recovery state machine (`ssthresh`,
 //! `set_state`, `cwnd_event`) → the ACK's delivery-rate sample (`rate.rs`,
 //! Linux's `tcp_rate.c`) → window: the algorithm's `cong_control` in every
@@ -499,12 +499,11 @@ impl Sender {
             fack: self.highest_sack_seq(),
         };
 
-        // Before the hooks: snd_una advances and SACKs are tagged, then the
-        // RTT estimator takes the ACK's sample.
+        // Before the hooks: snd_una advances and SACKs are tagged.
         let ack = self.tag(p, &prior, now);
-        let rtt = self.ack_rtt(p, &ack, now);
 
-        // 1. in_ack_event.
+        // 1. in_ack_event, before the RTT estimator takes the ACK's sample
+        // (Linux's tcp_in_ack_event precedes tcp_clean_rtx_queue).
         let ece = self.ecn.echo(p);
         let mut flags = if p.nsack > 0 || ack.pkts == 0 || ece {
             CA_ACK_SLOWPATH
@@ -516,7 +515,8 @@ impl Sender {
         }
         self.cc.in_ack_event(&mut self.tp, flags);
 
-        // 2. pkts_acked.
+        // 2. The RTT estimator, then pkts_acked.
+        let rtt = self.ack_rtt(p, &ack, now);
         let rtt_us = rtt.map_or(-1, |r| (r / US).clamp(1, i32::MAX as u64) as i32);
         self.cc.pkts_acked(
             &mut self.tp,
