@@ -27,6 +27,7 @@ fn main() {
     let mut build = cc::Build::new();
     build
         .include(&bpf)
+        .include(bpf.join("shim/include"))
         .flag("-include")
         .flag(shim.to_str().unwrap())
         .flag("-std=gnu11")
@@ -52,6 +53,10 @@ fn main() {
     println!(
         "cargo:rerun-if-changed={}",
         watched.join("hscc.h").display()
+    );
+    println!(
+        "cargo:rerun-if-changed={}",
+        watched.join("shim/include").display()
     );
     for n in &names {
         println!(

@@ -556,7 +556,7 @@ fn sync_switches_between_legacy_and_sync_tcp() {
             );
         }
         let starved = seen.iter().any(|&(a, b)| a != Legacy && b == Legacy);
-        let switching = p.values().contains(&("switching", 1.0));
+        let switching = p.values().contains(&("switching".to_string(), 1.0));
         assert_eq!(starved, switching, "{p:?}: {seen:?}");
     }
 }
@@ -656,7 +656,7 @@ fn the_c_hstcp_formula_is_rusts() {
         .run(&strategy, |(p, ws)| {
             let mut hp = HighSpeedParams::default();
             for (name, v) in p.values() {
-                hscc_cc::Params::set(&mut hp, name, v).unwrap();
+                hscc_cc::Params::set(&mut hp, &name, v).unwrap();
             }
             let f = HstcpFormula::new(&hp);
             for w in ws {

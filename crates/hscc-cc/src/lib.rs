@@ -13,12 +13,14 @@
 //! - [`mod@params`]: typed, validated, documented parameters (`reno.x`, `cubic.beta`, …).
 //! - [`registry`]: selection by name with static dispatch ([`Cc`], [`CcParams`]).
 //! - [`algos`]: one file per algorithm.
+//! - [`external`]: programs loaded at run time (a user's `.bpf.c`), behind the same hooks.
 //! - [`testing`]: a scripted harness (send/ack/lose/advance) and the generic property suite.
 //! - [`trace`]: hook calls as data, to log a run call by call and replay it.
 
 #![forbid(unsafe_code)]
 
 pub mod algos;
+pub mod external;
 pub mod helpers;
 pub mod ops;
 pub mod params;
@@ -31,4 +33,7 @@ pub use ops::{
     CA_ACK_WIN_UPDATE, GSO_MAX_SIZE, HZ, TCP_INFINITE_SSTHRESH,
 };
 pub use params::{ParamError, ParamKind, ParamOrder, ParamSpec, Params};
-pub use registry::{algorithm_names, algorithms, AlgorithmInfo, Cc, CcError, CcParams, Shared};
+pub use external::{ExternalOps, ExternalParam, ExternalParams, ExternalProgram, ExternalRegistration};
+pub use registry::{
+    algorithm_names, algorithms, AlgorithmInfo, Cc, CcError, CcParams, ExternalCc, Shared,
+};

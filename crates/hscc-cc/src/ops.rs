@@ -210,6 +210,8 @@ pub struct TcpCc {
     pub prandom_state: u64,
     /// The clock: microseconds since the start of the run (Linux `tcp_mstamp`).
     pub now_us: u64,
+    /// When the last data segment was sent, in jiffies (Linux `lsndtime`).
+    pub lsndtime: u32,
     /// Kernel tick rate for [`TcpCc::jiffies32`].
     pub hz: u32,
 }
@@ -249,6 +251,7 @@ impl TcpCc {
             tcp_wstamp_ns: 0,
             prandom_state: 0,
             now_us: 0,
+            lsndtime: 0,
             hz: HZ,
         }
     }

@@ -59,11 +59,11 @@ pub enum ParamError {
     /// No parameter of that name.
     Unknown {
         name: String,
-        known: Vec<&'static str>,
+        known: Vec<String>,
     },
     /// Value outside the allowed range or of the wrong kind.
     Invalid {
-        name: &'static str,
+        name: String,
         value: f64,
         allowed: String,
     },
@@ -115,7 +115,7 @@ impl ParamSpec {
             ParamKind::Real => format!("a number from {} to {}", self.min, self.max),
         };
         Err(ParamError::Invalid {
-            name: self.name,
+            name: self.name.to_string(),
             value,
             allowed,
         })
@@ -189,7 +189,7 @@ pub trait Params: Clone + fmt::Debug + Default + PartialEq {
             if low.partial_cmp(&high).is_none_or(|o| o.is_gt()) {
                 // NaN (a value that is not set) compares as out of order too.
                 return Err(ParamError::Invalid {
-                    name: o.low,
+                    name: o.low.to_string(),
                     value: low,
                     allowed: format!("at most {} = {high}", o.high),
                 });
@@ -294,7 +294,7 @@ macro_rules! params {
                 let Some(spec) = specs.iter().find(|s| s.name == name) else {
                     return Err($crate::params::ParamError::Unknown {
                         name: name.to_string(),
-                        known: specs.iter().map(|s| s.name).collect(),
+                        known: specs.iter().map(|s| s.name.to_string()).collect(),
                     });
                 };
                 spec.validate(value)?;

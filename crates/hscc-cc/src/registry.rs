@@ -7,6 +7,7 @@
 use core::fmt;
 
 use crate::algos;
+use crate::external::{ExternalOps, ExternalParams, ExternalRegistrations};
 use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, RateSample, TcpCc};
 use crate::params::{ParamError, ParamOrder, ParamSpec, Params};
 
@@ -63,12 +64,21 @@ macro_rules! registry {
     ($( $variant:ident => $ty:ty, aliases [$($alias:literal),*], $summary:literal, $source:literal; )*) => {
         /// Any algorithm, dispatched statically.
         #[derive(Clone, Debug)]
-        pub enum Cc { $( #[doc = $summary] $variant($ty), )* }
+        pub enum Cc {
+            $( #[doc = $summary] $variant($ty), )*
+            /// A program loaded at run time (crate::external).
+            External(ExternalCc),
+        }
 
         /// Validated parameters of one algorithm (which also selects it).
         #[derive(Clone, Debug, PartialEq, serde::Serialize)]
         #[serde(tag = "algorithm", rename_all = "lowercase")]
-        pub enum CcParams { $( #[doc = $summary] $variant(<$ty as CongestionOps>::Params), )* }
+        pub enum CcParams {
+            $( #[doc = $summary] $variant(<$ty as CongestionOps>::Params), )*
+            /// A program loaded at run time, with the values a flow sets.
+            #[serde(untagged)]
+            External(ExternalParams),
+        }
 
         /// Every algorithm with its parameters, in registry order.
         pub fn algorithms() -> Vec<AlgorithmInfo> {
@@ -99,29 +109,40 @@ macro_rules! registry {
 
             /// Canonical name of the selected algorithm.
             pub fn name(&self) -> &'static str {
-                match self { $( CcParams::$variant(_) => <$ty as CongestionOps>::NAME, )* }
+                match self {
+                    $( CcParams::$variant(_) => <$ty as CongestionOps>::NAME, )*
+                    CcParams::External(p) => p.program.name(),
+                }
             }
 
             /// Set one parameter by name, validated.
             pub fn set(&mut self, param: &str, value: f64) -> Result<(), CcError> {
                 let algorithm = self.name();
-                let r = match self { $( CcParams::$variant(p) => p.set(param, value), )* };
+                let r = match self {
+                    $( CcParams::$variant(p) => p.set(param, value), )*
+                    CcParams::External(p) => p.set(param, value),
+                };
                 r.map_err(|error| CcError::Param { algorithm, error })
             }
 
             /// Cross-field validation of the whole set.
             pub fn check(&self) -> Result<(), CcError> {
                 let algorithm = self.name();
-                let r = match self { $( CcParams::$variant(p) => p.check(), )* };
+                let r = match self {
+                    $( CcParams::$variant(p) => p.check(), )*
+                    CcParams::External(_) => Ok(()),
+                };
                 r.map_err(|error| CcError::Param { algorithm, error })
             }
 
             /// Current value of every parameter.
-            pub fn values(&self) -> Vec<(&'static str, f64)> {
+            pub fn values(&self) -> Vec<(String, f64)> {
                 match self { $( CcParams::$variant(p) => {
                     <<$ty as CongestionOps>::Params as Params>::specs()
-                        .into_iter().map(|s| (s.name, p.get(s.name).unwrap())).collect()
-                } )* }
+                        .into_iter().map(|s| (s.name.to_string(), p.get(s.name).unwrap())).collect()
+                } )*
+                    CcParams::External(p) => p.all_values().into_iter().map(|(k, v)| (k, v as f64)).collect(),
+                }
             }
         }
 
@@ -129,12 +150,25 @@ macro_rules! registry {
             /// Instantiate the algorithm selected by `params`; a simulation then
             /// [`attach`](Cc::attach)es it to the state its run shares.
             pub fn new(params: &CcParams) -> Cc {
-                match params { $( CcParams::$variant(p) => Cc::$variant(<$ty as CongestionOps>::new(p)), )* }
+                Cc::new_in(params, &Shared::default())
+            }
+
+            /// Instantiate the algorithm selected by `params` as one of the
+            /// connections of the run that `shared` belongs to (a program is
+            /// registered once per run).
+            pub fn new_in(params: &CcParams, shared: &Shared) -> Cc {
+                match params {
+                    $( CcParams::$variant(p) => Cc::$variant(<$ty as CongestionOps>::new(p)), )*
+                    CcParams::External(p) => Cc::External(ExternalCc::connect(p, shared)),
+                }
             }
 
             /// Canonical name.
             pub fn name(&self) -> &'static str {
-                match self { $( Cc::$variant(_) => <$ty as CongestionOps>::NAME, )* }
+                match self {
+                    $( Cc::$variant(_) => <$ty as CongestionOps>::NAME, )*
+                    Cc::External(e) => e.name,
+                }
             }
         }
 
@@ -147,27 +181,27 @@ macro_rules! registry {
         // depend on the inliner's budget for it.
         impl Cc {
             /// See [`CongestionOps::init`].
-            #[inline(always)] pub fn init(&mut self, tp: &mut TcpCc) { match self { $( Cc::$variant(a) => a.init(tp), )* } }
+            #[inline(always)] pub fn init(&mut self, tp: &mut TcpCc) { match self { $( Cc::$variant(a) => a.init(tp), )* Cc::External(e) => e.ops.init(tp), } }
             /// See [`CongestionOps::ssthresh`].
-            #[inline(always)] pub fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.ssthresh(tp), )* } }
+            #[inline(always)] pub fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.ssthresh(tp), )* Cc::External(e) => e.ops.ssthresh(tp), } }
             /// See [`CongestionOps::cong_avoid`].
-            #[inline(always)] pub fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) { match self { $( Cc::$variant(a) => a.cong_avoid(tp, ack, acked), )* } }
+            #[inline(always)] pub fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) { match self { $( Cc::$variant(a) => a.cong_avoid(tp, ack, acked), )* Cc::External(e) => e.ops.cong_avoid(tp, ack, acked), } }
             /// See [`CongestionOps::set_state`].
-            #[inline(always)] pub fn set_state(&mut self, tp: &mut TcpCc, s: CaState) { match self { $( Cc::$variant(a) => a.set_state(tp, s), )* } }
+            #[inline(always)] pub fn set_state(&mut self, tp: &mut TcpCc, s: CaState) { match self { $( Cc::$variant(a) => a.set_state(tp, s), )* Cc::External(e) => e.ops.set_state(tp, s), } }
             /// See [`CongestionOps::cwnd_event`].
-            #[inline(always)] pub fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) { match self { $( Cc::$variant(a) => a.cwnd_event(tp, ev), )* } }
+            #[inline(always)] pub fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) { match self { $( Cc::$variant(a) => a.cwnd_event(tp, ev), )* Cc::External(e) => e.ops.cwnd_event(tp, ev), } }
             /// See [`CongestionOps::in_ack_event`].
-            #[inline(always)] pub fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) { match self { $( Cc::$variant(a) => a.in_ack_event(tp, flags), )* } }
+            #[inline(always)] pub fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) { match self { $( Cc::$variant(a) => a.in_ack_event(tp, flags), )* Cc::External(e) => e.ops.in_ack_event(tp, flags), } }
             /// See [`CongestionOps::pkts_acked`].
-            #[inline(always)] pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) { match self { $( Cc::$variant(a) => a.pkts_acked(tp, s), )* } }
+            #[inline(always)] pub fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) { match self { $( Cc::$variant(a) => a.pkts_acked(tp, s), )* Cc::External(e) => e.ops.pkts_acked(tp, s), } }
             /// See [`CongestionOps::undo_cwnd`].
-            #[inline(always)] pub fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.undo_cwnd(tp), )* } }
+            #[inline(always)] pub fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 { match self { $( Cc::$variant(a) => a.undo_cwnd(tp), )* Cc::External(e) => e.ops.undo_cwnd(tp), } }
             /// See [`CongestionOps::bpf_globals`].
-            pub fn bpf_globals(&self) -> Vec<(&'static str, i64)> { match self { $( Cc::$variant(a) => a.bpf_globals(), )* } }
+            pub fn bpf_globals(&self) -> Vec<(&'static str, i64)> { match self { $( Cc::$variant(a) => a.bpf_globals(), )* Cc::External(_) => Vec::new(), } }
             /// See [`CongestionOps::delay_signals`].
-            #[inline] pub fn delay_signals(&self) -> u32 { match self { $( Cc::$variant(a) => a.delay_signals(), )* } }
+            #[inline] pub fn delay_signals(&self) -> u32 { match self { $( Cc::$variant(a) => a.delay_signals(), )* Cc::External(_) => 0, } }
             /// See [`CongestionOps::cong_control`].
-            #[inline(always)] pub fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool { match self { $( Cc::$variant(a) => a.cong_control(tp, rs), )* } }
+            #[inline(always)] pub fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool { match self { $( Cc::$variant(a) => a.cong_control(tp, rs), )* Cc::External(e) => e.ops.cong_control(tp, rs), } }
         }
     };
 }
@@ -200,9 +234,82 @@ registry! {
 pub struct Shared {
     /// TCP-FIT's α (INFOCOM 2011 §V.B), for the flows with `alpha_shared`.
     pub fit_alpha: algos::fit::AlphaPool,
+    /// The programs the run has registered.
+    pub programs: ExternalRegistrations,
+}
+
+/// A connection of a program loaded at run time ([`Cc::External`]).
+#[derive(Debug)]
+pub struct ExternalCc {
+    /// The program's name.
+    pub name: &'static str,
+    /// Its hooks.
+    pub ops: Box<dyn ExternalOps>,
+}
+
+impl Clone for ExternalCc {
+    fn clone(&self) -> ExternalCc {
+        ExternalCc {
+            name: self.name,
+            ops: self.ops.clone_box(),
+        }
+    }
+}
+
+impl ExternalCc {
+    fn connect(p: &ExternalParams, shared: &Shared) -> ExternalCc {
+        let ops = shared
+            .programs
+            .connect(p)
+            .unwrap_or_else(|e| Box::new(Unregistered(e)));
+        ExternalCc {
+            name: p.program.name(),
+            ops,
+        }
+    }
+}
+
+/// A connection whose program could not be registered: every hook leaves the
+/// window alone and the failure is its fault.
+#[derive(Clone, Debug)]
+struct Unregistered(String);
+
+impl ExternalOps for Unregistered {
+    fn init(&mut self, _tp: &mut TcpCc) {}
+    fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
+        tp.snd_ssthresh
+    }
+    fn cong_avoid(&mut self, _tp: &mut TcpCc, _ack: u32, _acked: u32) {}
+    fn set_state(&mut self, _tp: &mut TcpCc, _s: CaState) {}
+    fn cwnd_event(&mut self, _tp: &mut TcpCc, _ev: CaEvent) {}
+    fn in_ack_event(&mut self, _tp: &mut TcpCc, _flags: u32) {}
+    fn pkts_acked(&mut self, _tp: &mut TcpCc, _s: &AckSample) {}
+    fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
+        tp.snd_cwnd
+    }
+    fn cong_control(&mut self, _tp: &mut TcpCc, _rs: &RateSample) -> bool {
+        false
+    }
+    fn has_cong_control(&self) -> bool {
+        false
+    }
+    fn fault(&self) -> Option<String> {
+        Some(self.0.clone())
+    }
+    fn clone_box(&self) -> Box<dyn ExternalOps> {
+        Box::new(self.clone())
+    }
 }
 
 impl Cc {
+    /// The failure of a program's hook, if this is a program that failed.
+    pub fn fault(&self) -> Option<String> {
+        match self {
+            Cc::External(e) => e.ops.fault(),
+            _ => None,
+        }
+    }
+
     /// Join the state the run's flows share (only TCP-FIT has any).
     pub fn attach(&mut self, shared: &Shared) {
         if let Cc::Fit(fit) = self {

@@ -100,8 +100,11 @@ impl ScenarioSpec {
     pub fn flow_labels(&self) -> Vec<String> {
         let mut out = Vec::new();
         for f in &self.flows {
-            let algorithm =
-                CcParams::from_name(&f.algorithm).map_or(f.algorithm.as_str(), |c| c.name());
+            let algorithm = if hscc_program::is_program(&f.algorithm) {
+                hscc_program::program_name(&f.algorithm)
+            } else {
+                CcParams::from_name(&f.algorithm).map_or(f.algorithm.as_str(), |c| c.name())
+            };
             for k in 0..f.count {
                 out.push(match &f.label {
                     None => format!("{algorithm} {}", out.len()),

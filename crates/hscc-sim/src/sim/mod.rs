@@ -285,10 +285,17 @@ pub struct Sim {
     pub host_out: HostLine,
     /// ACKs waiting for their senders (access delay).
     pub host_in: HostLine,
-    /// What the algorithms of all flows share (TCP-FIT's α).
+    /// What the algorithms of all flows share (TCP-FIT's α, the programs registered).
     shared: Shared,
     until: Time,
+    /// Some flow runs a program loaded at run time, whose hooks can fail.
+    runs_programs: bool,
+    /// The first failure of a program's hook: the run stops there.
+    program_fault: Option<String>,
 }
+
+/// How often a run with programs looks for a failed hook, in events.
+const PROGRAM_CHECK_EVENTS: u64 = 4096;
 
 impl Sim {
     /// Build a simulation from a validated configuration whose estimate has
@@ -318,11 +325,13 @@ impl Sim {
         };
         let mut flows = Vec::with_capacity(cfg.flows.len());
         let shared = Shared::default();
+        let runs_programs = cfg.flows.iter().map(|f| &f.cc).chain(cfg.web.iter().map(|w| &w.tcp.cc))
+            .any(|c| matches!(c, hscc_cc::CcParams::External(_)));
         for (i, f) in cfg.flows.iter().enumerate() {
             let data_route = route(&mut routes, f.src, f.dst, format!("flows[{i}].dst"))?;
             let ack_route = route(&mut routes, f.dst, f.src, format!("flows[{i}].src"))?;
             let rng = component_rng(cfg.seed, Component::Sender, i as u64);
-            let mut sender = Sender::new(i as u32, f, rng);
+            let mut sender = Sender::new_in(i as u32, f, rng, &shared);
             sender.tp.prandom_state = component_seed(cfg.seed, Component::Algorithm, i as u64);
             sender.cc.attach(&shared);
             // The start-up offset never moves the start past the stop or the end of the run.
@@ -448,6 +457,8 @@ impl Sim {
             host_in: HostLine::default(),
             shared,
             until: 0,
+            runs_programs,
+            program_fault: None,
         })
     }
 
@@ -464,8 +475,31 @@ impl Sim {
             self.net.now = now;
             self.events += 1;
             self.dispatch(ev);
+            if self.runs_programs && self.events.is_multiple_of(PROGRAM_CHECK_EVENTS) && self.check_programs() {
+                return;
+            }
         }
         self.net.now = t;
+        if self.runs_programs {
+            self.check_programs();
+        }
+    }
+
+    /// The first failure of a program's hook, once the run has seen one (it
+    /// then stops: `run_until` returns without going further).
+    pub fn program_fault(&self) -> Option<&str> {
+        self.program_fault.as_deref()
+    }
+
+    /// Look for a failed hook; stop the run at the first.
+    fn check_programs(&mut self) -> bool {
+        if self.program_fault.is_none() {
+            self.program_fault = self.flows.iter().find_map(|f| f.sender.cc.fault());
+        }
+        if self.program_fault.is_some() {
+            self.until = self.net.now;
+        }
+        self.program_fault.is_some()
     }
 
     #[inline]

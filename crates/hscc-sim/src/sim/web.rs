@@ -111,7 +111,7 @@ impl Sim {
             .map_or(0, |f| f.gen.wrapping_add(1));
         // A web transfer starts when it arrives (its arrivals are already random):
         // no start-up offset. Its access delay is drawn from its own stream.
-        let mut sender = Sender::new(slot, &cfg, rng);
+        let mut sender = Sender::new_in(slot, &cfg, rng, &self.shared);
         sender.tp.prandom_state = component_seed(self.cfg.seed, Component::Algorithm, id);
         sender.cc.attach(&self.shared);
         t.end = sender.total_segs();

@@ -208,13 +208,17 @@ pub(super) fn algorithm(
     params: &BTreeMap<String, ParamValue>,
     at: &str,
 ) -> Result<CcParams, ConfigError> {
-    let mut cc = CcParams::from_name(name).map_err(|e| {
+    let mut cc = if hscc_program::is_program(name) {
+        program(name, at)?
+    } else {
+        CcParams::from_name(name).map_err(|e| {
         err(
             format!("{at}.algorithm"),
             format!("{name:?}"),
             cc_allowed(&e),
         )
-    })?;
+        })?
+    };
     for (k, ParamValue(v)) in params {
         cc.set(k, *v)
             .map_err(|e| err(format!("{at}.params.{k}"), v, cc_allowed(&e)))?;
@@ -222,6 +226,23 @@ pub(super) fn algorithm(
     cc.check()
         .map_err(|e| param_error(&|k: &str| format!("{at}.params.{k}"), &e))?;
     Ok(cc)
+}
+
+/// The program file `path` names, built and loaded (an absolute path, or one
+/// relative to the working directory: a scenario file's reader makes its
+/// relative paths absolute).
+fn program(path: &str, at: &str) -> Result<CcParams, ConfigError> {
+    let program = hscc_program::load(std::path::Path::new(path)).map_err(|e| {
+        err(
+            format!("{at}.algorithm"),
+            format!("{path:?}"),
+            format!("a program that builds and loads: {e}"),
+        )
+    })?;
+    Ok(CcParams::External(hscc_cc::ExternalParams {
+        program,
+        values: Vec::new(),
+    }))
 }
 
 fn cc_allowed(e: &CcError) -> String {

@@ -74,7 +74,7 @@
 
 use std::collections::VecDeque;
 
-use hscc_cc::{AckSample, CaState, Cc, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH};
+use hscc_cc::{AckSample, CaState, Cc, Shared, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH};
 
 use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery, SsthreshFrom};
 use crate::event::{EventQueue, Timer};
@@ -294,7 +294,13 @@ impl Sender {
     /// start-up offset and the access delay are drawn from it first (always
     /// both, so that turning one knob does not shift the other's draw), then
     /// the per-packet host jitter.
-    pub fn new(id: u32, cfg: &FlowConfig, mut rng: Rng) -> Sender {
+    pub fn new(id: u32, cfg: &FlowConfig, rng: Rng) -> Sender {
+        Sender::new_in(id, cfg, rng, &Shared::default())
+    }
+
+    /// [`Sender::new`] as one of the connections of the run `shared`
+    /// belongs to (a program the flow runs is registered once per run).
+    pub fn new_in(id: u32, cfg: &FlowConfig, mut rng: Rng, shared: &Shared) -> Sender {
         let start_offset = draw_uniform(&mut rng, 0, cfg.start_jitter);
         let access_delay = match cfg.access_delay {
             DelayDist::Fixed(d) => {
@@ -312,7 +318,7 @@ impl Sender {
             // as in Linux, where route metrics are applied before the CA's init.
             tp.snd_ssthresh = s;
         }
-        let mut cc = LoggedCc::new(Cc::new(&cfg.cc), cfg.cc_log.then(CcLog::default));
+        let mut cc = LoggedCc::new(Cc::new_in(&cfg.cc, shared), cfg.cc_log.then(CcLog::default));
         cc.init(&mut tp);
         let (total_segs, last_payload) = match cfg.size {
             Some(s) => (

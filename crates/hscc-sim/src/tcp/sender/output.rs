@@ -248,6 +248,8 @@ impl Sender {
             self.edt_after_send(seq, now);
         }
         self.last_send = now;
+        // Linux tcp_event_data_sent: the time of the last data segment, in jiffies.
+        self.tp.lsndtime = (now / US / (1_000_000 / self.tp.hz as u64)) as u32;
         if !self.rto_timer.armed() {
             self.rto_expire = now + self.rtt.rto(self.backoff);
             self.arm_timer(XmitTimer::Rto, self.rto_expire, w);

@@ -109,6 +109,9 @@ impl Sender {
             rtt_us: -1,
             ..RateSample::default()
         };
+        if let Cc::External(e) = &*self.cc {
+            return self.tp.pacing_needed || e.ops.has_cong_control();
+        }
         self.tp.pacing_needed || Cc::clone(&self.cc).cong_control(&mut self.tp.clone(), &none)
     }
 

@@ -1,0 +1,201 @@
+//! Algorithms hscc does not build in: a user's program, loaded when a run
+//! starts (crates/hscc-program builds and loads `.bpf.c` files).
+//!
+//! An [`ExternalProgram`] is the loaded code and its parameters' names;
+//! [`ExternalProgram::register`] makes one registration with a set of
+//! parameter values, as `hscc kernel load` registers a struct_ops map once
+//! with its globals set; each connection of a run then gets its own
+//! [`ExternalOps`] from it. The registry dispatches to them through
+//! [`Cc::External`](crate::Cc::External).
+
+use core::fmt;
+use std::sync::{Arc, Mutex};
+
+use crate::ops::{AckSample, CaEvent, CaState, RateSample, TcpCc};
+
+/// One parameter of a program: a global the program reads, set before the
+/// registration's first connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternalParam {
+    /// The global's name in the program.
+    pub name: String,
+    /// Its size in bytes (1, 2, 4 or 8).
+    pub size: u8,
+    /// The value the program gives it.
+    pub default: i64,
+}
+
+impl ExternalParam {
+    /// The values the global can hold: a two's-complement or an unsigned
+    /// integer of its size.
+    pub fn range(&self) -> (i64, i64) {
+        if self.size >= 8 {
+            (i64::MIN, i64::MAX)
+        } else {
+            let bits = 8 * u32::from(self.size);
+            (-(1i64 << (bits - 1)), (1i64 << bits) - 1)
+        }
+    }
+}
+
+/// A loaded program.
+pub trait ExternalProgram: Send + Sync + fmt::Debug {
+    /// The name flows running it are labelled with.
+    fn name(&self) -> &'static str;
+    /// Where it came from, for messages and for telling two programs apart.
+    fn origin(&self) -> &str;
+    /// Its parameters, by name.
+    fn params(&self) -> &[ExternalParam];
+    /// Whether it defines `cong_control` (and so takes every ACK).
+    fn has_cong_control(&self) -> bool;
+    /// One registration with these parameter values (by name; the others at
+    /// their defaults).
+    fn register(&self, values: &[(String, i64)]) -> Result<Arc<dyn ExternalRegistration>, String>;
+}
+
+/// One registration of a program: its globals set, shared by the connections
+/// that run it.
+pub trait ExternalRegistration: Send + Sync + fmt::Debug {
+    /// A new connection's congestion state.
+    fn connect(self: Arc<Self>) -> Box<dyn ExternalOps>;
+}
+
+/// One connection of a program: the hooks of Linux's `tcp_congestion_ops`.
+/// A hook that fails (a program's division by zero, a crash) records the
+/// failure, which [`fault`](ExternalOps::fault) reports, and leaves the
+/// window as it was.
+pub trait ExternalOps: Send + Sync + fmt::Debug {
+    /// See [`CongestionOps::init`](crate::CongestionOps::init).
+    fn init(&mut self, tp: &mut TcpCc);
+    /// See [`CongestionOps::ssthresh`](crate::CongestionOps::ssthresh).
+    fn ssthresh(&mut self, tp: &mut TcpCc) -> u32;
+    /// See [`CongestionOps::cong_avoid`](crate::CongestionOps::cong_avoid).
+    fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32);
+    /// See [`CongestionOps::set_state`](crate::CongestionOps::set_state).
+    fn set_state(&mut self, tp: &mut TcpCc, s: CaState);
+    /// See [`CongestionOps::cwnd_event`](crate::CongestionOps::cwnd_event).
+    fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent);
+    /// See [`CongestionOps::in_ack_event`](crate::CongestionOps::in_ack_event).
+    fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32);
+    /// See [`CongestionOps::pkts_acked`](crate::CongestionOps::pkts_acked).
+    fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample);
+    /// See [`CongestionOps::undo_cwnd`](crate::CongestionOps::undo_cwnd).
+    fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32;
+    /// See [`CongestionOps::cong_control`](crate::CongestionOps::cong_control).
+    fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool;
+    /// Whether the program defines `cong_control`.
+    fn has_cong_control(&self) -> bool;
+    /// The first failure of a hook, as a message naming the program's
+    /// file, line and hook where known.
+    fn fault(&self) -> Option<String>;
+    /// A copy of the connection's state that does not close the connection
+    /// when dropped (the program's `release` runs for the original only).
+    fn clone_box(&self) -> Box<dyn ExternalOps>;
+}
+
+/// A program with the parameter values a flow gives it: what
+/// [`CcParams::External`](crate::CcParams::External) holds.
+#[derive(Clone, Debug)]
+pub struct ExternalParams {
+    /// The program.
+    pub program: Arc<dyn ExternalProgram>,
+    /// Values set by the scenario, by name, in the order set.
+    pub values: Vec<(String, i64)>,
+}
+
+impl PartialEq for ExternalParams {
+    fn eq(&self, other: &Self) -> bool {
+        self.program.origin() == other.program.origin() && self.values == other.values
+    }
+}
+
+impl serde::Serialize for ExternalParams {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.values.len() + 1))?;
+        m.serialize_entry("program", self.program.origin())?;
+        for (k, v) in &self.values {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl ExternalParams {
+    /// Set `param` to `value`: a parameter of the program, an integer in its range.
+    pub fn set(&mut self, param: &str, value: f64) -> Result<(), crate::ParamError> {
+        let Some(p) = self.program.params().iter().find(|p| p.name == param) else {
+            return Err(crate::ParamError::Unknown {
+                name: param.to_string(),
+                known: self
+                    .program
+                    .params()
+                    .iter()
+                    .map(|p| p.name.clone())
+                    .collect(),
+            });
+        };
+        let (lo, hi) = p.range();
+        if value.fract() != 0.0 || value < lo as f64 || value > hi as f64 {
+            return Err(crate::ParamError::Invalid {
+                name: param.to_string(),
+                value,
+                allowed: format!("an integer in [{lo}, {hi}] (a {}-byte global)", p.size),
+            });
+        }
+        let v = value as i64;
+        match self.values.iter_mut().find(|(k, _)| k == param) {
+            Some(slot) => slot.1 = v,
+            None => self.values.push((param.to_string(), v)),
+        }
+        Ok(())
+    }
+
+    /// Every parameter's value: the ones set, else the program's defaults.
+    pub fn all_values(&self) -> Vec<(String, i64)> {
+        self.program
+            .params()
+            .iter()
+            .map(|p| {
+                let v = self
+                    .values
+                    .iter()
+                    .find(|(k, _)| *k == p.name)
+                    .map_or(p.default, |(_, v)| *v);
+                (p.name.clone(), v)
+            })
+            .collect()
+    }
+}
+
+/// The registrations of one run: one per program and set of values, shared
+/// by the run's connections, as one kernel has one registration per loaded
+/// program. A failure to register is kept and reported by every connection.
+#[derive(Clone, Debug, Default)]
+pub struct ExternalRegistrations {
+    made: Arc<Mutex<Vec<Registered>>>,
+}
+
+type Registered = (String, Vec<(String, i64)>, Result<Arc<dyn ExternalRegistration>, String>);
+
+impl ExternalRegistrations {
+    /// A new connection of `params`' program, registering it first if this
+    /// run has not.
+    pub fn connect(&self, params: &ExternalParams) -> Result<Box<dyn ExternalOps>, String> {
+        let values = params.all_values();
+        let origin = params.program.origin();
+        let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
+        let i = match made.iter().position(|(o, v, _)| o == origin && *v == values) {
+            Some(i) => i,
+            None => {
+                let r = params.program.register(&values);
+                made.push((origin.to_string(), values, r));
+                made.len() - 1
+            }
+        };
+        match &made[i].2 {
+            Ok(r) => Ok(Arc::clone(r).connect()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Linked into every program the simulator builds (crates/hscc-program,
+ * compile.rs): what the shim's headers declare (the clock, the generator
+ * state, socket storage, kconfig values), the one entry point through which
+ * the simulator calls a hook, and the undefined-behaviour handlers that turn a
+ * division by zero or an index out of bounds into a report with the
+ * program's file:line instead of a crash.
+ *
+ * A hook runs inside hscc_rt_call under a jump buffer: a sanitizer handler,
+ * or the simulator's signal handler (a segmentation fault in the hook, fault.rs),
+ * fills in the report and jumps back, so the call returns an error code and
+ * the process goes on.
+ */
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmlinux.h"
+#include "hscc_layout.h"
+
+/* Hidden: the program sees them, the loader does not take them for parameters. */
+#define HIDDEN __attribute__((visibility("hidden")))
+HIDDEN __thread __u64 hscc_prandom_state;
+HIDDEN __thread __u64 hscc_rt_now_ns;
+HIDDEN unsigned long CONFIG_HZ = 1000;
+HIDDEN unsigned int LINUX_KERNEL_VERSION = (6U << 16) + (12U << 8);
+
+/* The hooks, in the order of hscc-program's Hook enum. */
+enum hscc_rt_hook {
+	HOOK_INIT,
+	HOOK_SSTHRESH,
+	HOOK_CONG_AVOID,
+	HOOK_SET_STATE,
+	HOOK_CWND_EVENT,
+	HOOK_IN_ACK_EVENT,
+	HOOK_PKTS_ACKED,
+	HOOK_UNDO_CWND,
+	HOOK_RELEASE,
+	HOOK_CONG_CONTROL,
+};
+
+/* What went wrong in a hook (hscc-program's FaultKind). */
+enum hscc_rt_fault_kind {
+	FAULT_NONE,
+	FAULT_DIV_BY_ZERO,
+	FAULT_OUT_OF_BOUNDS,
+	FAULT_SIGNAL,
+	FAULT_SHIFT,
+};
+
+struct hscc_rt_fault {
+	__u32 kind;
+	__u32 line;
+	__u32 column;
+	__s32 signal;
+	__u64 pc;
+	__u64 addr;
+	char file[256];
+};
+
+/* One call: the hook, its arguments, the connection's generator state and
+ * clock in, the result and generator state out. */
+struct hscc_rt_call {
+	const struct tcp_congestion_ops *ops;
+	struct sock *sk;
+	__u32 hook;
+	__u32 a;
+	__u32 b;
+	__u32 ret;
+	const void *p;
+	__u64 prandom;
+	__u64 now_ns;
+	struct hscc_rt_fault fault;
+};
+
+struct hscc_rt_frame {
+	jmp_buf env;
+	struct hscc_rt_fault *fault;
+};
+
+static __thread struct hscc_rt_frame *frame;
+
+static void leave(void)
+{
+	struct hscc_rt_frame *f = frame;
+
+	frame = NULL;
+	_longjmp(f->env, 1);
+}
+
+/* Called by the simulator's signal handler while a hook of this program runs
+ * on this thread; does not return. */
+void hscc_rt_fault_signal(int sig, __u64 pc, __u64 addr)
+{
+	if (!frame)
+		abort();
+	frame->fault->kind = FAULT_SIGNAL;
+	frame->fault->signal = sig;
+	frame->fault->pc = pc;
+	frame->fault->addr = addr;
+	leave();
+}
+
+/* The location the compiler's sanitizer passes (gcc and clang alike). */
+struct hscc_ubsan_location {
+	const char *file;
+	__u32 line;
+	__u32 column;
+};
+
+static void ubsan_fault(const struct hscc_ubsan_location *loc, __u32 kind)
+{
+	struct hscc_rt_fault *out;
+
+	if (!frame)
+		abort();
+	out = frame->fault;
+	out->kind = kind;
+	out->line = loc->line;
+	out->column = loc->column;
+	out->pc = (__u64)__builtin_return_address(0);
+	strncpy(out->file, loc->file ? loc->file : "", sizeof(out->file) - 1);
+	leave();
+}
+
+#define HSCC_UBSAN(name, kind)                                        \
+	void __ubsan_handle_##name(const struct hscc_ubsan_location *loc) \
+	{                                                             \
+		ubsan_fault(loc, kind);                                   \
+	}                                                             \
+	void __ubsan_handle_##name##_abort(const struct hscc_ubsan_location *loc) \
+	{                                                             \
+		ubsan_fault(loc, kind);                                   \
+	}
+HSCC_UBSAN(divrem_overflow, FAULT_DIV_BY_ZERO)
+HSCC_UBSAN(out_of_bounds, FAULT_OUT_OF_BOUNDS)
+HSCC_UBSAN(shift_out_of_bounds, FAULT_SHIFT)
+
+int hscc_rt_call(struct hscc_rt_call *c)
+{
+	struct hscc_rt_frame f;
+	const struct tcp_congestion_ops *ops = c->ops;
+	struct sock *sk = c->sk;
+
+	f.fault = &c->fault;
+	c->fault.kind = FAULT_NONE;
+	hscc_prandom_state = c->prandom;
+	hscc_rt_now_ns = c->now_ns;
+	if (_setjmp(f.env)) {
+		c->prandom = hscc_prandom_state;
+		return 1;
+	}
+	frame = &f;
+	switch (c->hook) {
+	case HOOK_INIT:
+		ops->init(sk);
+		break;
+	case HOOK_SSTHRESH:
+		c->ret = ops->ssthresh(sk);
+		break;
+	case HOOK_CONG_AVOID:
+		ops->cong_avoid(sk, c->a, c->b);
+		break;
+	case HOOK_SET_STATE:
+		ops->set_state(sk, (__u8)c->a);
+		break;
+	case HOOK_CWND_EVENT:
+		ops->cwnd_event(sk, (enum tcp_ca_event)c->a);
+		break;
+	case HOOK_IN_ACK_EVENT:
+		ops->in_ack_event(sk, c->a);
+		break;
+	case HOOK_PKTS_ACKED:
+		ops->pkts_acked(sk, (const struct ack_sample *)c->p);
+		break;
+	case HOOK_UNDO_CWND:
+		c->ret = ops->undo_cwnd(sk);
+		break;
+	case HOOK_RELEASE:
+		ops->release(sk);
+		break;
+	case HOOK_CONG_CONTROL:
+		ops->cong_control(sk, c->a, (int)c->b, (const struct rate_sample *)c->p);
+		break;
+	}
+	frame = NULL;
+	c->prandom = hscc_prandom_state;
+	return 0;
+}
+
+void hscc_rt_layout(size_t *out)
+{
+	hscc_user_layout_fill(out);
+}
+
+/*
+ * Socket storage: one value per (map, socket), zeroed when created, in a
+ * chained hash table; a registration's sockets are released (and their values
+ * freed) when their connections close.
+ */
+#define STORAGE_BUCKETS 1024
+
+struct storage_entry {
+	struct storage_entry *next;
+	void *map;
+	void *sk;
+	_Alignas(16) unsigned char value[];
+};
+
+static struct storage_entry *storage[STORAGE_BUCKETS];
+
+static size_t storage_bucket(void *sk)
+{
+	return ((uintptr_t)sk >> 4) % STORAGE_BUCKETS;
+}
+
+void *hscc_rt_sk_storage_get(void *map, size_t size, void *sk, void *init, __u64 flags)
+{
+	struct storage_entry **b = &storage[storage_bucket(sk)];
+	struct storage_entry *e;
+
+	for (e = *b; e; e = e->next)
+		if (e->map == map && e->sk == sk)
+			return e->value;
+	if (!(flags & 1))
+		return NULL;
+	e = calloc(1, sizeof(*e) + size);
+	if (!e)
+		return NULL;
+	e->map = map;
+	e->sk = sk;
+	if (init)
+		memcpy(e->value, init, size);
+	e->next = *b;
+	*b = e;
+	return e->value;
+}
+
+long hscc_rt_sk_storage_delete(void *map, void *sk)
+{
+	struct storage_entry **p = &storage[storage_bucket(sk)];
+
+	for (; *p; p = &(*p)->next)
+		if ((*p)->map == map && (*p)->sk == sk) {
+			struct storage_entry *e = *p;
+
+			*p = e->next;
+			free(e);
+			return 0;
+		}
+	return -2; /* -ENOENT */
+}
+
+/* The socket closed: free every value it holds, as the kernel does. */
+void hscc_rt_release_socket(void *sk)
+{
+	struct storage_entry **p = &storage[storage_bucket(sk)];
+
+	while (*p) {
+		if ((*p)->sk == sk) {
+			struct storage_entry *e = *p;
+
+			*p = e->next;
+			free(e);
+		} else {
+			p = &(*p)->next;
+		}
+	}
+}

@@ -1,0 +1,271 @@
+//! Building a program file for user space: the system C compiler against the
+//! shim's headers (bpf/shim/include, embedded in this crate so an installed
+//! hscc needs no checkout), with the runtime (csrc/runtime.c) linked in,
+//! cached by content in the user's cache directory.
+
+use std::fmt;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use sha2::{Digest, Sha256};
+
+/// The headers a program builds against and the runtime, by path under the
+/// build's include directory.
+const SHIM: &[(&str, &str)] = &[
+    ("vmlinux.h", include_str!("../../../bpf/shim/include/vmlinux.h")),
+    ("hscc_layout.h", include_str!("../../../bpf/shim/include/hscc_layout.h")),
+    ("hscc_prandom.h", include_str!("../../../bpf/shim/include/hscc_prandom.h")),
+    ("bpf/bpf_helpers.h", include_str!("../../../bpf/shim/include/bpf/bpf_helpers.h")),
+    ("bpf/bpf_tracing.h", include_str!("../../../bpf/shim/include/bpf/bpf_tracing.h")),
+    ("bpf/bpf_core_read.h", include_str!("../../../bpf/shim/include/bpf/bpf_core_read.h")),
+    ("bpf_tracing_net.h", include_str!("../../../bpf/include/bpf_tracing_net.h")),
+];
+const RUNTIME: &str = include_str!("../csrc/runtime.c");
+
+/// The program's flags. Kernel BPF semantics where C can have them: signed
+/// arithmetic wraps (-fwrapv) and pointers alias freely, as the kernel's own
+/// code assumes; a division by zero or an index out of an array's bounds is
+/// caught (the sanitizer calls the runtime, which reports it with file:line).
+const FLAGS: &[&str] = &[
+    "-std=gnu11",
+    "-O2",
+    "-g",
+    "-fPIC",
+    "-fwrapv",
+    "-fno-strict-aliasing",
+    "-fsanitize=integer-divide-by-zero,bounds",
+    "-fno-sanitize-recover=all",
+    "-D__TARGET_ARCH_x86",
+    "-Wall",
+    "-Wno-unused-function",
+    "-Wno-unused-variable",
+    "-Werror=implicit-function-declaration",
+    "-Werror=incompatible-pointer-types",
+];
+
+/// A program built for user space.
+#[derive(Clone, Debug)]
+pub struct Built {
+    /// The source file, as given.
+    pub source: PathBuf,
+    /// The shared object in the cache.
+    pub object: PathBuf,
+    /// Hex digest of everything the object depends on.
+    pub key: String,
+}
+
+/// Why a program could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// The file cannot be read.
+    Read { file: PathBuf, error: String },
+    /// No C compiler.
+    NoCompiler { compiler: String, error: String },
+    /// The compiler or linker refused it: its messages, which name the file and line.
+    Compile { file: PathBuf, output: String },
+    /// The cache directory cannot be written.
+    Cache { dir: PathBuf, error: String },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Read { file, error } => write!(f, "cannot read {}: {error}", file.display()),
+            BuildError::NoCompiler { compiler, error } => write!(
+                f,
+                "no C compiler to build the program with ({compiler}: {error}); install gcc or clang, or name one in CC"
+            ),
+            BuildError::Compile { file, output } => {
+                write!(f, "{} does not build:\n{}", file.display(), output.trim_end())
+            }
+            BuildError::Cache { dir, error } => write!(
+                f,
+                "cannot write the program cache {}: {error}; set HSCC_CACHE_DIR to a writable directory",
+                dir.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+fn compiler() -> String {
+    std::env::var("CC")
+        .ok()
+        .filter(|c| !c.trim().is_empty())
+        .unwrap_or_else(|| "cc".to_string())
+}
+
+/// The compiler's identity (its `--version` line), part of the cache key;
+/// asked once per compiler and process.
+fn compiler_version(cc: &str) -> Result<String, BuildError> {
+    static SEEN: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(v) = seen.get(cc) {
+        return Ok(v.clone());
+    }
+    let out = Command::new(cc)
+        .arg("--version")
+        .output()
+        .map_err(|e| BuildError::NoCompiler { compiler: cc.to_string(), error: e.to_string() })?;
+    let line = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string();
+    seen.insert(cc.to_string(), line.clone());
+    Ok(line)
+}
+
+/// Where built programs are kept: `$HSCC_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/hscc`, else `~/.cache/hscc`; programs under `programs/`.
+pub fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("HSCC_CACHE_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_CACHE_HOME")
+                .filter(|v| !v.is_empty())
+                .map(|v| PathBuf::from(v).join("hscc"))
+        })
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/hscc")))
+        .unwrap_or_else(|| std::env::temp_dir().join("hscc-cache"));
+    base.join("programs")
+}
+
+/// Build `source` (or find it built), returning the shared object.
+pub fn build(source: &Path) -> Result<Built, BuildError> {
+    let text = std::fs::read(source).map_err(|e| BuildError::Read {
+        file: source.to_path_buf(),
+        error: e.to_string(),
+    })?;
+    let cc = compiler();
+    let version = compiler_version(&cc)?;
+    let mut h = Sha256::new();
+    for part in [cc.as_bytes(), version.as_bytes(), &text, RUNTIME.as_bytes()] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    for (name, body) in SHIM {
+        h.update(name.as_bytes());
+        h.update(body.as_bytes());
+    }
+    for f in FLAGS {
+        h.update(f.as_bytes());
+    }
+    // The path is part of the key: the compiler writes it into the messages
+    // and the line table a fault is reported with.
+    h.update(source.as_os_str().as_encoded_bytes());
+    let key: String = h.finalize().iter().take(12).map(|b| format!("{b:02x}")).collect();
+    let root = cache_dir();
+    let dir = root.join(&key);
+    let object = dir.join("program.so");
+    if object.is_file() {
+        return Ok(Built { source: source.to_path_buf(), object, key });
+    }
+    let cache_err = |e: std::io::Error| BuildError::Cache { dir: root.clone(), error: e.to_string() };
+    std::fs::create_dir_all(&root).map_err(cache_err)?;
+    // Built beside the cache entry, then renamed into place: a reader never
+    // sees half an entry, and two builders of one program both succeed.
+    static SERIAL: AtomicU64 = AtomicU64::new(0);
+    let tmp = root.join(format!(
+        ".build-{key}-{}-{}",
+        std::process::id(),
+        SERIAL.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = build_in(&tmp, source, &cc);
+    let result = result.and_then(|()| match std::fs::rename(&tmp, &dir) {
+        Ok(()) => Ok(()),
+        Err(_) if object.is_file() => Ok(()),
+        Err(e) => Err(cache_err(e)),
+    });
+    let _ = std::fs::remove_dir_all(&tmp);
+    result.map(|()| Built { source: source.to_path_buf(), object, key })
+}
+
+fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<(), BuildError> {
+    let cache_err = |e: std::io::Error| BuildError::Cache { dir: dir.to_path_buf(), error: e.to_string() };
+    let include = dir.join("include");
+    std::fs::create_dir_all(include.join("bpf")).map_err(cache_err)?;
+    for (name, body) in SHIM {
+        std::fs::File::create(include.join(name))
+            .and_then(|mut f| f.write_all(body.as_bytes()))
+            .map_err(cache_err)?;
+    }
+    std::fs::write(dir.join("runtime.c"), RUNTIME).map_err(cache_err)?;
+    let run = |args: &[&std::ffi::OsStr]| -> Result<(), BuildError> {
+        let out = Command::new(cc).args(args).output().map_err(|e| BuildError::NoCompiler {
+            compiler: cc.to_string(),
+            error: e.to_string(),
+        })?;
+        if out.status.success() {
+            return Ok(());
+        }
+        Err(BuildError::Compile {
+            file: source.to_path_buf(),
+            output: explain(&String::from_utf8_lossy(&out.stderr)),
+        })
+    };
+    let inc = format!("-I{}", include.display());
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let mut program: Vec<std::ffi::OsString> = FLAGS.iter().map(|f| os(f)).collect();
+    program.extend([os(&inc), os("-c"), source.as_os_str().to_owned(), os("-o")]);
+    program.push(dir.join("program.o").into_os_string());
+    run(&program.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())?;
+    let runtime: Vec<std::ffi::OsString> = vec![
+        os("-std=gnu11"),
+        os("-O2"),
+        os("-g"),
+        os("-fPIC"),
+        os(&inc),
+        os("-c"),
+        dir.join("runtime.c").into_os_string(),
+        os("-o"),
+        dir.join("runtime.o").into_os_string(),
+    ];
+    run(&runtime.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())?;
+    // No sanitizer library: the runtime defines the handlers the program
+    // calls; -z defs turns a helper or kfunc the simulator lacks into an
+    // error that names it.
+    let link: Vec<std::ffi::OsString> = vec![
+        os("-shared"),
+        os("-Wl,-z,defs"),
+        dir.join("program.o").into_os_string(),
+        dir.join("runtime.o").into_os_string(),
+        os("-o"),
+        dir.join("program.so").into_os_string(),
+    ];
+    run(&link.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())
+}
+
+/// The compiler's messages, with a line added where a program uses a helper
+/// or kfunc the simulator does not provide.
+fn explain(stderr: &str) -> String {
+    let mut out = String::new();
+    for line in stderr.lines() {
+        out.push_str(line);
+        out.push('\n');
+        let missing = line
+            .split_once("implicit declaration of function")
+            .map(|(_, r)| r)
+            .or_else(|| line.split_once("undefined reference to").map(|(_, r)| r));
+        if let Some(rest) = missing {
+            let name: String = rest
+                .trim()
+                .trim_matches(|c: char| "'`‘’\"".contains(c))
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.push_str(&format!(
+                    "  note: {name} is not provided by hscc's simulator; it provides the helpers \
+                     bpf_ktime_get_ns, bpf_jiffies64, bpf_get_prandom_u32, bpf_sk_storage_get, \
+                     bpf_sk_storage_delete, bpf_printk and the kfuncs tcp_slow_start, \
+                     tcp_cong_avoid_ai, tcp_reno_ssthresh, tcp_reno_cong_avoid, tcp_reno_undo_cwnd \
+                     (docs/programs.md)\n"
+                ));
+            }
+        }
+    }
+    out
+}

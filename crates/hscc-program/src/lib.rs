@@ -1,0 +1,69 @@
+//! # hscc-program — a user's congestion-control program in the simulator
+//!
+//! A program written for the kernel's BPF struct_ops (`SEC(".struct_ops")
+//! struct tcp_congestion_ops ...`, vmlinux.h types, `BPF_PROG`, the TCP
+//! kfuncs) is built for user space with the system C compiler against the
+//! shim's headers ([`compile`]), loaded, and run by the simulator behind
+//! hscc-cc's [`ExternalOps`](hscc_cc::ExternalOps), hook for hook, with the
+//! socket layout the shim gives ([`sock`]). A division by zero, an index out
+//! of bounds or a crash in a hook stops the run with the program's file and
+//! line ([`fault`]) instead of ending the process.
+//!
+//! - [`compile`]: building and caching by content.
+//! - [`elf`]: the struct_ops variable and the parameters, read from the object.
+//! - [`program`]: loading, one registration per run and set of values, one
+//!   connection per flow.
+//! - [`sock`]: the `#[repr(C)]` mirror of the shim's socket and samples.
+
+#![allow(
+    unsafe_code,
+    reason = "loads and calls C programs: each unsafe block says why it is sound"
+)]
+
+pub mod compile;
+pub mod elf;
+pub mod fault;
+pub mod program;
+pub mod sock;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+pub use compile::{build, cache_dir, BuildError, Built};
+pub use program::Program;
+
+/// Whether an algorithm value names a program file (it ends in `.c`).
+pub fn is_program(algorithm: &str) -> bool {
+    algorithm.ends_with(".c")
+}
+
+/// The name flows running the program `path` are labelled with: the file's
+/// name without `.c` and `.bpf` ("tests/mycc.bpf.c" → "mycc").
+pub fn program_name(path: &str) -> &str {
+    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let stem = file.strip_suffix(".c").unwrap_or(file);
+    stem.strip_suffix(".bpf").unwrap_or(stem)
+}
+
+/// The same name, kept for the life of the process (labels and errors hold
+/// `&'static str`); one copy per distinct name.
+fn interned(name: &str) -> &'static str {
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.get(name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.insert(n);
+    n
+}
+
+/// Build (or find built) and load the program at `path`.
+pub fn load(path: &Path) -> Result<Arc<Program>, String> {
+    let built = build(path).map_err(|e| e.to_string())?;
+    let name = interned(program_name(&path.to_string_lossy()));
+    Program::load(name, built)
+        .map(Arc::new)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}

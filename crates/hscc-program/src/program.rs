@@ -1,0 +1,472 @@
+//! A built program loaded for a run: [`Program`] (the object and what was
+//! read from it), one [`Registration`] per run and set of parameter values
+//! (a private copy of the object with its globals set, as the kernel loads a
+//! struct_ops map once per registration), and a [`Connection`] per flow (its
+//! socket, whose private area holds the program's per-flow state).
+
+use core::ffi::{c_void, CStr};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use hscc_cc::{
+    AckSample, CaEvent, CaState, ExternalOps, ExternalParam, ExternalProgram,
+    ExternalRegistration, RateSample, TcpCc,
+};
+
+use crate::compile::Built;
+use crate::elf::{self, Layout};
+use crate::fault::{self, FaultJump};
+use crate::sock::{rust_layout, CAckSample, CRateSample, CTcpSock, Ops, LAYOUT_LEN};
+
+/// The hooks, numbered as runtime.c's `enum hscc_rt_hook`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+enum Hook {
+    Init,
+    Ssthresh,
+    CongAvoid,
+    SetState,
+    CwndEvent,
+    InAckEvent,
+    PktsAcked,
+    UndoCwnd,
+    Release,
+    CongControl,
+}
+
+impl Hook {
+    fn name(self) -> &'static str {
+        match self {
+            Hook::Init => "init",
+            Hook::Ssthresh => "ssthresh",
+            Hook::CongAvoid => "cong_avoid",
+            Hook::SetState => "set_state",
+            Hook::CwndEvent => "cwnd_event",
+            Hook::InAckEvent => "in_ack_event",
+            Hook::PktsAcked => "pkts_acked",
+            Hook::UndoCwnd => "undo_cwnd",
+            Hook::Release => "release",
+            Hook::CongControl => "cong_control",
+        }
+    }
+}
+
+/// runtime.c's `struct hscc_rt_fault`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RtFault {
+    kind: u32,
+    line: u32,
+    column: u32,
+    signal: i32,
+    pc: u64,
+    addr: u64,
+    file: [u8; 256],
+}
+
+/// runtime.c's `struct hscc_rt_call`.
+#[repr(C)]
+struct RtCall {
+    ops: *const Ops,
+    sk: *mut CTcpSock,
+    hook: u32,
+    a: u32,
+    b: u32,
+    ret: u32,
+    p: *const c_void,
+    prandom: u64,
+    now_ns: u64,
+    fault: RtFault,
+}
+
+type CallFn = unsafe extern "C" fn(*mut RtCall) -> i32;
+type ReleaseFn = unsafe extern "C" fn(*mut c_void);
+type LayoutFn = unsafe extern "C" fn(*mut usize);
+
+/// A program built and checked, ready to register.
+#[derive(Debug)]
+pub struct Program {
+    name: &'static str,
+    built: Built,
+    image: Vec<u8>,
+    layout: Layout,
+    params: Vec<ExternalParam>,
+    has_cong_control: bool,
+}
+
+impl Program {
+    /// Load `built`: read it, register it once to check it as the kernel
+    /// checks a struct_ops (ssthresh, undo_cwnd and cong_avoid or
+    /// cong_control defined) and that its socket layout is the simulator's.
+    pub fn load(name: &'static str, built: Built) -> Result<Program, String> {
+        let image = std::fs::read(&built.object)
+            .map_err(|e| format!("cannot read {}: {e}", built.object.display()))?;
+        let layout = elf::read(&image)?;
+        let params = layout
+            .globals
+            .iter()
+            .map(|g| ExternalParam { name: g.name.clone(), size: g.size, default: g.default })
+            .collect();
+        let mut p = Program { name, built, image, layout, params, has_cong_control: false };
+        let r = p.open(&[])?;
+        // SAFETY: `ops` points into the object `r` keeps loaded.
+        let ops = unsafe { &*r.ops };
+        let mut missing = Vec::new();
+        if ops.ssthresh.is_none() {
+            missing.push("ssthresh");
+        }
+        if ops.undo_cwnd.is_none() {
+            missing.push("undo_cwnd");
+        }
+        if ops.cong_avoid.is_none() && ops.cong_control.is_none() {
+            missing.push("cong_avoid (or cong_control)");
+        }
+        if !missing.is_empty() {
+            return Err(format!(
+                "its struct tcp_congestion_ops {} leaves out {}, which the kernel requires",
+                p.layout.ops.0,
+                missing.join(" and ")
+            ));
+        }
+        p.has_cong_control = ops.cong_control.is_some();
+        let mut c = [0usize; LAYOUT_LEN];
+        // SAFETY: hscc_rt_layout writes LAYOUT_LEN size_t (hscc_layout.h).
+        unsafe { (r.layout_fn)(c.as_mut_ptr()) };
+        if c != rust_layout() {
+            return Err(format!(
+                "its socket layout {c:?} is not the simulator's {:?}: it was built against other headers",
+                rust_layout()
+            ));
+        }
+        Ok(p)
+    }
+
+    /// The kernel name in the program's ops (`.name`).
+    pub fn kernel_name(&self) -> Result<String, String> {
+        let r = self.open(&[])?;
+        // SAFETY: `ops` points into the object `r` keeps loaded; `name` is a
+        // C string within its 16 bytes (the compiler NUL-pads a shorter literal).
+        let name = unsafe { CStr::from_ptr((*r.ops).name.as_ptr()) };
+        Ok(name.to_string_lossy().into_owned())
+    }
+
+    /// A private copy of the object with `values` written over the globals'
+    /// defaults, loaded.
+    fn open(&self, values: &[(String, i64)]) -> Result<Registration, String> {
+        let mut image = self.image.clone();
+        for (name, v) in values {
+            let g = self
+                .layout
+                .globals
+                .iter()
+                .find(|g| g.name == *name)
+                .ok_or_else(|| format!("no parameter {name}"))?;
+            let at = g.offset as usize;
+            image[at..at + g.size as usize].copy_from_slice(&v.to_le_bytes()[..g.size as usize]);
+        }
+        static SERIAL: AtomicU64 = AtomicU64::new(0);
+        let copy = std::env::temp_dir().join(format!(
+            "hscc-program-{}-{}-{}.so",
+            self.built.key,
+            std::process::id(),
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::write(&copy, &image).map_err(|e| format!("cannot write {}: {e}", copy.display()))?;
+        // SAFETY: the object is one compile.rs built from the shim's headers
+        // and runtime; loading it runs no constructors of the user's (a BPF
+        // program has none).
+        let lib = unsafe { libloading::Library::new(&copy) };
+        // The mapping stays when the file goes; nothing is left behind.
+        let _ = std::fs::remove_file(&copy);
+        let lib = lib.map_err(|e| format!("cannot load {}: {e}", self.built.source.display()))?;
+        fault::install();
+        // SAFETY: the runtime's functions have these C signatures (runtime.c).
+        let (call, jump, release, layout_fn) = unsafe {
+            let call = *lib.get::<CallFn>(b"hscc_rt_call\0").map_err(|e| e.to_string())?;
+            let jump = *lib.get::<FaultJump>(b"hscc_rt_fault_signal\0").map_err(|e| e.to_string())?;
+            let release = *lib.get::<ReleaseFn>(b"hscc_rt_release_socket\0").map_err(|e| e.to_string())?;
+            let layout_fn = *lib.get::<LayoutFn>(b"hscc_rt_layout\0").map_err(|e| e.to_string())?;
+            (call, jump, release, layout_fn)
+        };
+        // The load base: where the entry point is, less its address in the file.
+        let base = (call as usize as u64).wrapping_sub(self.layout.entry);
+        let ops = base.wrapping_add(self.layout.ops.1) as usize as *const Ops;
+        Ok(Registration {
+            _lib: lib,
+            ops,
+            call,
+            jump,
+            release,
+            layout_fn,
+            base,
+            source: self.built.source.clone(),
+            object: self.built.object.clone(),
+        })
+    }
+}
+
+impl ExternalProgram for Program {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn origin(&self) -> &str {
+        self.built.source.to_str().unwrap_or("")
+    }
+    fn params(&self) -> &[ExternalParam] {
+        &self.params
+    }
+    fn has_cong_control(&self) -> bool {
+        self.has_cong_control
+    }
+    fn register(
+        &self,
+        values: &[(String, i64)],
+    ) -> Result<Arc<dyn ExternalRegistration>, String> {
+        Ok(Arc::new(self.open(values)?))
+    }
+}
+
+/// A loaded copy of a program, with its globals set.
+#[derive(Debug)]
+pub struct Registration {
+    _lib: libloading::Library,
+    ops: *const Ops,
+    call: CallFn,
+    jump: FaultJump,
+    release: ReleaseFn,
+    layout_fn: LayoutFn,
+    base: u64,
+    source: PathBuf,
+    object: PathBuf,
+}
+
+// SAFETY: the registration is immutable after loading; the program's own
+// globals are touched only by hook calls, and one run (one thread at a time)
+// owns a registration's connections.
+unsafe impl Send for Registration {}
+// SAFETY: as above: `&Registration` gives no access to mutable state.
+unsafe impl Sync for Registration {}
+
+impl ExternalRegistration for Registration {
+    fn connect(self: Arc<Self>) -> Box<dyn ExternalOps> {
+        Box::new(Connection {
+            reg: self,
+            sk: Box::default(),
+            fault: None,
+            owns_socket: true,
+        })
+    }
+}
+
+/// One flow's connection: its socket and the first failure of a hook.
+#[derive(Debug)]
+pub struct Connection {
+    reg: Arc<Registration>,
+    sk: Box<CTcpSock>,
+    fault: Option<String>,
+    owns_socket: bool,
+}
+
+// SAFETY: a connection's socket is its own (boxed), and its registration is
+// Send + Sync; the raw pointers it passes to the program point into both.
+unsafe impl Send for Connection {}
+// SAFETY: `&Connection` reads only the fault message.
+unsafe impl Sync for Connection {}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if self.owns_socket && self.fault.is_none() {
+            // SAFETY: `ops` points into the loaded object the registration keeps.
+            if unsafe { (*self.reg.ops).release.is_some() } {
+                let mut tp = TcpCc::new(1, 1);
+                self.sk.store(&mut tp);
+                self.call(&mut tp, Hook::Release, 0, 0, core::ptr::null());
+            }
+        }
+        let sk: *mut CTcpSock = &mut *self.sk;
+        // SAFETY: frees the runtime's storage keyed by this socket's address.
+        unsafe { (self.reg.release)(sk.cast()) };
+    }
+}
+
+impl Connection {
+    fn ops(&self) -> &Ops {
+        // SAFETY: `ops` points into the loaded object the registration keeps.
+        unsafe { &*self.reg.ops }
+    }
+
+    /// Call `hook` with the sender's view `tp` copied in; copy back what the
+    /// program may write. `None` when the hook failed (now or before): `tp`
+    /// is left as it was.
+    fn call(&mut self, tp: &mut TcpCc, hook: Hook, a: u32, b: u32, p: *const c_void) -> Option<u32> {
+        if self.fault.is_some() {
+            return None;
+        }
+        self.sk.load(tp);
+        let mut c = RtCall {
+            ops: self.reg.ops,
+            sk: &mut *self.sk,
+            hook: hook as u32,
+            a,
+            b,
+            ret: 0,
+            p,
+            prandom: tp.prandom_state,
+            now_ns: tp.now_us.wrapping_mul(1000),
+            fault: RtFault { kind: 0, line: 0, column: 0, signal: 0, pc: 0, addr: 0, file: [0; 256] },
+        };
+        let call = self.reg.call;
+        // SAFETY: `c` holds pointers to this connection's socket and the
+        // registration's ops, both alive for the call, and `p` points to a
+        // sample of the hook's C type (the callers below); runtime.c calls the
+        // hook the ops define (the callers check it is defined).
+        let failed = fault::guarded(self.reg.jump, || unsafe { call(&mut c) }) != 0;
+        tp.prandom_state = c.prandom;
+        if failed {
+            self.fault = Some(self.describe(hook, &c.fault));
+            return None;
+        }
+        self.sk.store(tp);
+        if let Some(what) = window_fault(hook, tp, c.ret) {
+            self.fault = Some(format!("{}: {what}", self.reg.source.display()));
+            return None;
+        }
+        Some(c.ret)
+    }
+
+    fn describe(&self, hook: Hook, f: &RtFault) -> String {
+        let at = |file: &str, line: u32, column: u32| match column {
+            0 => format!("{file}:{line}"),
+            c => format!("{file}:{line}:{c}"),
+        };
+        let file = CStr::from_bytes_until_nul(&f.file)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match f.kind {
+            1 => format!(
+                "{}: division by zero in {} (the kernel's BPF gives 0 there; the simulator stops the run)",
+                at(&file, f.line, f.column),
+                hook.name()
+            ),
+            2 => format!("{}: index out of the array's bounds in {}", at(&file, f.line, f.column), hook.name()),
+            _ => {
+                let what = match f.signal {
+                    libc::SIGSEGV | libc::SIGBUS => {
+                        format!("crashed reading or writing address {:#x}", f.addr)
+                    }
+                    libc::SIGFPE => "crashed on an arithmetic fault".to_string(),
+                    libc::SIGILL => "crashed on an illegal instruction".to_string(),
+                    s => format!("crashed with signal {s}"),
+                };
+                let place = line_of(&self.reg.object, f.pc.wrapping_sub(self.reg.base))
+                    .unwrap_or_else(|| self.reg.source.display().to_string());
+                format!("{place}: {what} in {}", hook.name())
+            }
+        }
+    }
+}
+
+/// What the kernel would refuse or the sender cannot run with, after `hook`.
+fn window_fault(hook: Hook, tp: &TcpCc, ret: u32) -> Option<String> {
+    match hook {
+        Hook::Ssthresh | Hook::UndoCwnd if ret == 0 => {
+            Some(format!("{} returned 0: a window is at least 1 segment", hook.name()))
+        }
+        _ if tp.snd_cwnd == 0 => Some(format!("{} set snd_cwnd to 0", hook.name())),
+        _ if tp.snd_cwnd > tp.snd_cwnd_clamp => Some(format!(
+            "{} set snd_cwnd to {}, beyond snd_cwnd_clamp {}",
+            hook.name(),
+            tp.snd_cwnd,
+            tp.snd_cwnd_clamp
+        )),
+        _ => None,
+    }
+}
+
+/// `file:line (function)` of an address in the object, from its line table
+/// (binutils' addr2line), where one is installed.
+fn line_of(object: &Path, offset: u64) -> Option<String> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    let _serial = LOCK.lock();
+    let out = std::process::Command::new("addr2line")
+        .arg("-f")
+        .arg("-e")
+        .arg(object)
+        .arg(format!("{offset:#x}"))
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let function = lines.next()?.trim().to_string();
+    let place = lines.next()?.trim().split(" (").next()?.to_string();
+    if place.starts_with("??") {
+        return None;
+    }
+    Some(format!("{place} ({function})"))
+}
+
+impl ExternalOps for Connection {
+    fn init(&mut self, tp: &mut TcpCc) {
+        self.sk.inet_conn.icsk_ca_priv = [0; 13];
+        if self.ops().init.is_some() {
+            self.call(tp, Hook::Init, 0, 0, core::ptr::null());
+        }
+    }
+    fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
+        self.call(tp, Hook::Ssthresh, 0, 0, core::ptr::null()).unwrap_or(tp.snd_ssthresh)
+    }
+    fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
+        if self.ops().cong_avoid.is_some() {
+            self.call(tp, Hook::CongAvoid, ack, acked, core::ptr::null());
+        }
+    }
+    fn set_state(&mut self, tp: &mut TcpCc, s: CaState) {
+        if self.ops().set_state.is_some() {
+            self.call(tp, Hook::SetState, s as u32, 0, core::ptr::null());
+        }
+    }
+    fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) {
+        if self.ops().cwnd_event.is_some() {
+            self.call(tp, Hook::CwndEvent, ev as u32, 0, core::ptr::null());
+        }
+    }
+    fn in_ack_event(&mut self, tp: &mut TcpCc, flags: u32) {
+        if self.ops().in_ack_event.is_some() {
+            self.call(tp, Hook::InAckEvent, flags, 0, core::ptr::null());
+        }
+    }
+    fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
+        if self.ops().pkts_acked.is_some() {
+            let c = CAckSample::of(s);
+            self.call(tp, Hook::PktsAcked, 0, 0, (&c as *const CAckSample).cast());
+        }
+    }
+    fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
+        self.call(tp, Hook::UndoCwnd, 0, 0, core::ptr::null()).unwrap_or(tp.snd_cwnd)
+    }
+    fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
+        if self.ops().cong_control.is_none() {
+            return false;
+        }
+        let c = CRateSample::of(rs);
+        // Linux passes the ACK's sequence and flags; hscc's hooks take neither
+        // (0, as for BBR, which reads neither).
+        self.call(tp, Hook::CongControl, 0, 0, (&c as *const CRateSample).cast())
+            .is_some()
+    }
+    fn has_cong_control(&self) -> bool {
+        self.ops().cong_control.is_some()
+    }
+    fn fault(&self) -> Option<String> {
+        self.fault.clone()
+    }
+    fn clone_box(&self) -> Box<dyn ExternalOps> {
+        Box::new(Connection {
+            reg: Arc::clone(&self.reg),
+            sk: self.sk.clone(),
+            fault: self.fault.clone(),
+            owns_socket: false,
+        })
+    }
+}
