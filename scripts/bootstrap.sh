@@ -39,9 +39,11 @@ if [ "$(cat "$venv/.hscc-deps" 2>/dev/null)" != "$deps" ]; then
 fi
 [ "${1:-}" = "--tools-only" ] && exit 0
 
-# The extension depends on the Rust sources and manifests; the Python sources
-# are installed editable (python/ is used in place) and need no rebuild.
-sources=$(fingerprint pyproject.toml Cargo.toml Cargo.lock $(find crates -type f \( -name '*.rs' -o -name Cargo.toml \) -not -path '*/target/*' | LC_ALL=C sort))
+# The extension depends on the Rust sources and manifests and on the C it
+# embeds (hscc-program's runtime and the shim's headers, bpf/shim/include and
+# bpf/include); the Python sources are installed editable (python/ is used in
+# place) and need no rebuild.
+sources=$(fingerprint pyproject.toml Cargo.toml Cargo.lock $(find crates bpf/shim/include bpf/include -type f \( -name '*.rs' -o -name Cargo.toml -o -name '*.c' -o -name '*.h' \) -not -path '*/target/*' | LC_ALL=C sort))
 if [ "$(cat "$venv/.hscc-build" 2>/dev/null)" != "$sources" ] || ! "$venv/bin/python" -c 'import hscc._core' 2>/dev/null; then
   say "building the hscc extension (maturin develop --release)"
   VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --release

@@ -3,15 +3,18 @@
 # testbed tests (tests/python/test_kernel.py, test_testbed*.py; docs/kernel.md,
 # docs/testbed.md) clang, llvm, bpftool, libbpf-dev, iproute2, ethtool, iperf3 and
 # a C compiler; tshark (the pcap files read back by Wireshark's dissectors) and
-# Chromium with its driver (the report page rendered). Installs what is missing
+# Chromium with its driver (the report page rendered); linux-source-6.12 (the
+# kernel's own BPF congestion controls, run unchanged as user programs:
+# scripts/linux-selftests.sh extracts them). Installs what is missing
 # where apt-get and root are there (scripts/test.sh calls it, so CI runs those
 # tests); elsewhere says which tests will skip. Never fails the caller.
-packages=(clang llvm bpftool libbpf-dev iproute2 ethtool iperf3 gcc tshark chromium chromium-driver)
+packages=(clang llvm bpftool libbpf-dev iproute2 ethtool iperf3 gcc tshark chromium chromium-driver linux-source-6.12)
 missing=0
 for tool in clang llc bpftool ip tc ethtool iperf3 cc tshark chromium chromedriver; do
   command -v "$tool" >/dev/null 2>&1 || missing=1
 done
 [ -e /usr/include/bpf/libbpf.h ] || missing=1
+ls /usr/src/linux-source-*.tar.xz >/dev/null 2>&1 || missing=1
 [ "$missing" = 0 ] && exit 0
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   echo "system-packages: installing ${packages[*]} (apt-get)" >&2

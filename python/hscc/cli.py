@@ -8,6 +8,7 @@ Exit codes: 0 success; 1 the run failed (engine error, results not writable);
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -603,6 +604,43 @@ def check(
             f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s; needs {need})",
             soft_wrap=True,
         )
+
+
+@app.command("new-algorithm", epilog=EXIT_CODES)
+def new_algorithm(
+    name: Annotated[
+        str,
+        typer.Argument(
+            help="The algorithm's name: a C identifier of at most 15 characters.",
+            show_default=False,
+        ),
+    ],
+    directory: Annotated[
+        Path, typer.Option("--dir", help="Where to write the two files.", show_default=False)
+    ] = Path("."),
+) -> None:
+    """Write NAME.bpf.c, a commented congestion-control program with every hook (Reno as
+    written), and NAME.toml, a scenario that runs it against Reno."""
+    from importlib import resources
+
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,14}", name):
+        raise _fail(
+            BAD_INPUT,
+            f"name {name!r}: a C identifier (letters, digits, _) of at most 15 characters "
+            "(the kernel's TCP_CA_NAME_MAX is 16 with the terminating NUL)",
+        )
+    targets = {f"{name}.bpf.c": "algorithm.bpf.c", f"{name}.toml": "algorithm.toml"}
+    for target in targets:
+        if (directory / target).exists():
+            raise _fail(BAD_INPUT, f"{directory / target} exists; choose another name or --dir")
+    directory.mkdir(parents=True, exist_ok=True)
+    for target, template in targets.items():
+        text = resources.files("hscc").joinpath("templates", template).read_text()
+        (directory / target).write_text(text.replace("__NAME__", name))
+    scenario = directory / f"{name}.toml"
+    out.print(f"wrote {directory / (name + '.bpf.c')} and {scenario}", soft_wrap=True)
+    out.print(f"run it:   hscc run {scenario} --out runs/{name}", soft_wrap=True)
+    out.print(f"kernel:   hscc kernel load {directory / (name + '.bpf.c')}", soft_wrap=True)
 
 
 def _fresh(path: Path) -> Path:

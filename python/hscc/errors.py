@@ -84,6 +84,11 @@ class RunError(RuntimeError):
     """The engine failed while running a valid scenario (a bug to report)."""
 
 
+class ProgramError(RunError):
+    """A user's congestion-control program failed in one of its hooks; the message names the
+    file, the line and the hook, and the run stopped there."""
+
+
 class _Raw(str):
     """A value already formatted by the engine."""
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hscc import _core, limits, provenance, rundir
-from hscc.errors import RunError, ScenarioError
+from hscc.errors import ProgramError, RunError, ScenarioError
 from hscc.results import Result
 from hscc.scenario import Scenario
 
@@ -90,6 +90,8 @@ class Run:
             drops = json.loads(sim.capture_drops()) if captures else []
         except RuntimeError as e:  # a bug in the engine, not the user's mistake
             raise RunError(str(e)) from None
+        except ValueError as e:  # a user's program failed in a hook
+            raise ProgramError(str(e)) from None
         manifest = {
             **rundir.marker(),
             "created": self.started.isoformat(timespec="seconds"),

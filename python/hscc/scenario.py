@@ -142,6 +142,7 @@ class Scenario(Record):
             )
         if "name" not in data and source:
             data = {**data, "name": _core.safe_file_name(Path(source).stem)}
+        data = programs_anchored(data, Path.cwd())
         try:
             resolved = _core.resolve(json.dumps(_as_json(data)))
         except ValueError as e:
@@ -159,7 +160,7 @@ class Scenario(Record):
             raise ScenarioError([], str(path), str(e)) from None
         if seed is not None:
             data["seed"] = seed
-        return cls.parse(data, str(path))
+        return cls.parse(programs_anchored(data, path.parent), str(path))
 
     @classmethod
     def coerce(
@@ -237,3 +238,22 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
         return v
 
     return {str(k): fix(x) for k, x in data.items()}  # depth is at most MAX_DEPTH (checked before)
+
+
+def programs_anchored(data: dict[str, Any], base: Path) -> dict[str, Any]:
+    """`data` with every algorithm that names a program file (a value ending in `.c`) made
+    absolute: relative to the scenario file's directory for a file, to the working directory
+    for a dict, so that the run records, and reruns, the file it ran."""
+
+    def anchor(entries: Any) -> Any:
+        if not isinstance(entries, list):
+            return entries
+        out = []
+        for e in entries:
+            a = e.get("algorithm") if isinstance(e, dict) else None
+            if isinstance(a, str) and a.endswith(".c") and not Path(a).is_absolute():
+                e = {**e, "algorithm": str((base / a).absolute())}
+            out.append(e)
+        return out
+
+    return {k: anchor(v) if k in ("flows", "web") else v for k, v in data.items()}

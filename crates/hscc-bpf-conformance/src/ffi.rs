@@ -8,138 +8,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use hscc_cc::{AckSample, CaEvent, CaState, RateSample, TcpCc};
 
-/// Linux `struct sock`: the two fields a program may write and the pacing ceiling.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Sock {
-    pub sk_pacing_rate: u64,
-    pub sk_pacing_status: u32,
-    pub sk_max_pacing_rate: u64,
-}
-
-/// Linux `struct inet_connection_sock`: the CA state and the private area.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct InetConnectionSock {
-    pub icsk_inet: Sock,
-    pub icsk_ca_state: u8,
-    /// Linux ICSK_CA_PRIV_SIZE = 13 u64.
-    pub icsk_ca_priv: [u64; 13],
-}
-
-/// Linux `struct minmax_sample`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MinmaxSample {
-    pub t: u32,
-    pub v: u32,
-}
-
-/// The shim's `struct tcp_sock`: the fields TcpCc mirrors, Linux's names.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CTcpSock {
-    pub inet_conn: InetConnectionSock,
-    pub snd_cwnd: u32,
-    pub snd_ssthresh: u32,
-    pub snd_cwnd_cnt: u32,
-    pub snd_cwnd_clamp: u32,
-    pub prior_cwnd: u32,
-    pub mss_cache: u32,
-    pub srtt_us: u32,
-    pub rtt_min: [MinmaxSample; 3],
-    pub snd_una: u32,
-    pub snd_nxt: u32,
-    pub packets_out: u32,
-    pub sacked_out: u32,
-    pub lost_out: u32,
-    pub retrans_out: u32,
-    pub delivered: u32,
-    pub lost: u32,
-    pub max_packets_out: u32,
-    pub is_cwnd_limited: u8,
-    pub app_limited: u32,
-    pub tcp_mstamp: u64,
-    pub delivered_mstamp: u64,
-    pub tcp_wstamp_ns: u64,
-    pub tcp_clock_cache: u64,
-}
-
-/// Linux `struct rate_sample` (6.18's layout; `long` is i64).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CRateSample {
-    pub prior_mstamp: u64,
-    pub prior_delivered: u32,
-    pub prior_delivered_ce: u32,
-    pub delivered: i32,
-    pub delivered_ce: i32,
-    pub interval_us: i64,
-    pub snd_interval_us: u32,
-    pub rcv_interval_us: u32,
-    pub rtt_us: i64,
-    pub losses: i32,
-    pub acked_sacked: u32,
-    pub prior_in_flight: u32,
-    pub last_end_seq: u32,
-    pub is_app_limited: bool,
-    pub is_retrans: bool,
-    pub is_ack_delayed: bool,
-}
-
-impl CRateSample {
-    /// hscc's sample as Linux's: the fields hscc does not model
-    /// (`*_ce`, `last_end_seq`) are 0; `losses` is Linux's `int`.
-    pub fn of(rs: &RateSample) -> CRateSample {
-        CRateSample {
-            prior_mstamp: rs.prior_mstamp,
-            prior_delivered: rs.prior_delivered,
-            prior_delivered_ce: 0,
-            delivered: rs.delivered,
-            delivered_ce: 0,
-            interval_us: rs.interval_us,
-            snd_interval_us: rs.snd_interval_us,
-            rcv_interval_us: rs.rcv_interval_us,
-            rtt_us: rs.rtt_us,
-            losses: rs.losses as i32,
-            acked_sacked: rs.acked_sacked,
-            prior_in_flight: rs.prior_in_flight,
-            last_end_seq: 0,
-            is_app_limited: rs.is_app_limited,
-            is_retrans: rs.is_retrans,
-            is_ack_delayed: rs.is_ack_delayed,
-        }
-    }
-}
-
-/// Linux `struct ack_sample`.
-#[repr(C)]
-struct CAckSample {
-    pkts_acked: u32,
-    rtt_us: i32,
-    in_flight: u32,
-}
-
-type Sk = *mut CTcpSock;
-
-/// The shim's `struct tcp_congestion_ops`.
-#[repr(C)]
-pub struct Ops {
-    ssthresh: Option<unsafe extern "C" fn(Sk) -> u32>,
-    cong_avoid: Option<unsafe extern "C" fn(Sk, u32, u32)>,
-    set_state: Option<unsafe extern "C" fn(Sk, u8)>,
-    cwnd_event: Option<unsafe extern "C" fn(Sk, c_int)>,
-    in_ack_event: Option<unsafe extern "C" fn(Sk, u32)>,
-    pkts_acked: Option<unsafe extern "C" fn(Sk, *const CAckSample)>,
-    undo_cwnd: Option<unsafe extern "C" fn(Sk) -> u32>,
-    init: Option<unsafe extern "C" fn(Sk)>,
-    release: Option<unsafe extern "C" fn(Sk)>,
-    cong_control: Option<unsafe extern "C" fn(Sk, u32, c_int, *const CRateSample)>,
-    min_tso_segs: Option<unsafe extern "C" fn(Sk) -> u32>,
-    sndbuf_expand: Option<unsafe extern "C" fn(Sk) -> u32>,
-    flags: u32,
-    name: [c_char; 16],
-}
+pub use hscc_program::sock::{
+    rust_layout, CAckSample, CRateSample, CTcpSock, InetConnectionSock, MinmaxSample, Ops, Sk,
+    Sock, LAYOUT_LEN,
+};
 
 /// One program of bpf/, built for user space.
 #[derive(Clone, Copy)]
@@ -298,43 +170,12 @@ impl CProgram {
     }
 }
 
-/// Offsets and sizes `hscc_user_layout_fill` reports.
-const LAYOUT_LEN: usize = 17;
-
 /// The shim's layout as C sees it, in the order of `hscc_user_layout_fill`.
 pub fn c_layout() -> [usize; LAYOUT_LEN] {
     let mut out = [0usize; LAYOUT_LEN];
     // SAFETY: hscc_user_layout_fill (bpf/shim/user.h) writes exactly LAYOUT_LEN size_t.
     unsafe { hscc_user_layout(out.as_mut_ptr()) };
     out
-}
-
-/// The same layout as the Rust mirror has it.
-pub fn rust_layout() -> [usize; LAYOUT_LEN] {
-    use core::mem::offset_of;
-    [
-        core::mem::size_of::<CTcpSock>(),
-        offset_of!(CTcpSock, inet_conn)
-            + offset_of!(InetConnectionSock, icsk_inet)
-            + offset_of!(Sock, sk_pacing_rate),
-        offset_of!(CTcpSock, inet_conn) + offset_of!(InetConnectionSock, icsk_ca_state),
-        offset_of!(CTcpSock, inet_conn) + offset_of!(InetConnectionSock, icsk_ca_priv),
-        offset_of!(CTcpSock, snd_cwnd),
-        offset_of!(CTcpSock, rtt_min),
-        offset_of!(CTcpSock, snd_una),
-        offset_of!(CTcpSock, is_cwnd_limited),
-        offset_of!(CTcpSock, app_limited),
-        offset_of!(CTcpSock, tcp_mstamp),
-        offset_of!(CTcpSock, inet_conn)
-            + offset_of!(InetConnectionSock, icsk_inet)
-            + offset_of!(Sock, sk_max_pacing_rate),
-        offset_of!(CTcpSock, delivered_mstamp),
-        offset_of!(CTcpSock, tcp_clock_cache),
-        core::mem::size_of::<CRateSample>(),
-        offset_of!(CRateSample, interval_us),
-        offset_of!(CRateSample, losses),
-        offset_of!(CRateSample, is_ack_delayed),
-    ]
 }
 
 static NEXT_CONFIG: AtomicU64 = AtomicU64::new(1);
@@ -452,44 +293,11 @@ impl CAlgo {
         );
         self.load_globals();
         let sk = &mut *self.sk;
-        sk.inet_conn.icsk_inet.sk_pacing_rate = tp.pacing_rate;
-        sk.inet_conn.icsk_inet.sk_pacing_status = tp.pacing_needed as u32;
-        sk.inet_conn.icsk_inet.sk_max_pacing_rate = tp.max_pacing_rate;
-        sk.inet_conn.icsk_ca_state = tp.ca_state as u8;
-        sk.snd_cwnd = tp.snd_cwnd;
-        sk.snd_ssthresh = tp.snd_ssthresh;
-        sk.snd_cwnd_cnt = tp.snd_cwnd_cnt;
-        sk.snd_cwnd_clamp = tp.snd_cwnd_clamp;
-        sk.prior_cwnd = tp.prior_cwnd;
-        sk.mss_cache = tp.mss_cache;
-        sk.srtt_us = tp.srtt_us;
-        sk.rtt_min[0].v = tp.min_rtt_us;
-        sk.snd_una = tp.snd_una;
-        sk.snd_nxt = tp.snd_nxt;
-        sk.packets_out = tp.packets_out;
-        sk.sacked_out = tp.sacked_out;
-        sk.lost_out = tp.lost_out;
-        sk.retrans_out = tp.retrans_out;
-        sk.delivered = tp.delivered;
-        sk.lost = tp.lost;
-        sk.max_packets_out = tp.max_packets_out;
-        sk.is_cwnd_limited = tp.is_cwnd_limited as u8;
-        sk.app_limited = tp.app_limited as u32;
-        sk.tcp_mstamp = tp.now_us;
-        sk.delivered_mstamp = tp.delivered_mstamp;
-        sk.tcp_wstamp_ns = tp.tcp_wstamp_ns;
-        // Linux's tcp_clock_cache: the ns clock tcp_mstamp was taken from.
-        sk.tcp_clock_cache = tp.now_us.wrapping_mul(1000);
+        sk.load(tp);
         // SAFETY: a plain store to the thread's generator state (csrc/layout.c).
         unsafe { hscc_user_prandom_set(tp.prandom_state) };
         let r = hook(sk as *mut CTcpSock);
-        tp.snd_cwnd = sk.snd_cwnd;
-        tp.snd_cwnd_cnt = sk.snd_cwnd_cnt;
-        tp.snd_ssthresh = sk.snd_ssthresh;
-        tp.pacing_rate = sk.inet_conn.icsk_inet.sk_pacing_rate;
-        tp.pacing_needed = sk.inet_conn.icsk_inet.sk_pacing_status != 0;
-        // Linux's app_limited is a delivered-count mark; TcpCc's a flag.
-        tp.app_limited = sk.app_limited != 0;
+        sk.store(tp);
         // SAFETY: a plain load of the thread's generator state (csrc/layout.c).
         tp.prandom_state = unsafe { hscc_user_prandom_get() };
         r

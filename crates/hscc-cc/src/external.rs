@@ -176,7 +176,11 @@ pub struct ExternalRegistrations {
     made: Arc<Mutex<Vec<Registered>>>,
 }
 
-type Registered = (String, Vec<(String, i64)>, Result<Arc<dyn ExternalRegistration>, String>);
+type Registered = (
+    String,
+    Vec<(String, i64)>,
+    Result<Arc<dyn ExternalRegistration>, String>,
+);
 
 impl ExternalRegistrations {
     /// A new connection of `params`' program, registering it first if this
@@ -185,7 +189,10 @@ impl ExternalRegistrations {
         let values = params.all_values();
         let origin = params.program.origin();
         let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
-        let i = match made.iter().position(|(o, v, _)| o == origin && *v == values) {
+        let i = match made
+            .iter()
+            .position(|(o, v, _)| o == origin && *v == values)
+        {
             Some(i) => i,
             None => {
                 let r = params.program.register(&values);

@@ -28,12 +28,14 @@ pub mod registry;
 pub mod testing;
 pub mod trace;
 
+pub use external::{
+    ExternalOps, ExternalParam, ExternalParams, ExternalProgram, ExternalRegistration,
+};
 pub use ops::{
     AckSample, CaEvent, CaState, CongestionOps, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH,
     CA_ACK_WIN_UPDATE, GSO_MAX_SIZE, HZ, TCP_INFINITE_SSTHRESH,
 };
 pub use params::{ParamError, ParamKind, ParamOrder, ParamSpec, Params};
-pub use external::{ExternalOps, ExternalParam, ExternalParams, ExternalProgram, ExternalRegistration};
 pub use registry::{
     algorithm_names, algorithms, AlgorithmInfo, Cc, CcError, CcParams, ExternalCc, Shared,
 };

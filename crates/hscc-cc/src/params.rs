@@ -57,10 +57,7 @@ pub struct ParamOrder {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamError {
     /// No parameter of that name.
-    Unknown {
-        name: String,
-        known: Vec<String>,
-    },
+    Unknown { name: String, known: Vec<String> },
     /// Value outside the allowed range or of the wrong kind.
     Invalid {
         name: String,

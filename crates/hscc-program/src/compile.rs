@@ -3,12 +3,12 @@
 //! hscc needs no checkout), with the runtime (csrc/runtime.c) linked in,
 //! cached by content in the user's cache directory.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
@@ -16,13 +16,34 @@ use sha2::{Digest, Sha256};
 /// The headers a program builds against and the runtime, by path under the
 /// build's include directory.
 const SHIM: &[(&str, &str)] = &[
-    ("vmlinux.h", include_str!("../../../bpf/shim/include/vmlinux.h")),
-    ("hscc_layout.h", include_str!("../../../bpf/shim/include/hscc_layout.h")),
-    ("hscc_prandom.h", include_str!("../../../bpf/shim/include/hscc_prandom.h")),
-    ("bpf/bpf_helpers.h", include_str!("../../../bpf/shim/include/bpf/bpf_helpers.h")),
-    ("bpf/bpf_tracing.h", include_str!("../../../bpf/shim/include/bpf/bpf_tracing.h")),
-    ("bpf/bpf_core_read.h", include_str!("../../../bpf/shim/include/bpf/bpf_core_read.h")),
-    ("bpf_tracing_net.h", include_str!("../../../bpf/include/bpf_tracing_net.h")),
+    (
+        "vmlinux.h",
+        include_str!("../../../bpf/shim/include/vmlinux.h"),
+    ),
+    (
+        "hscc_layout.h",
+        include_str!("../../../bpf/shim/include/hscc_layout.h"),
+    ),
+    (
+        "hscc_prandom.h",
+        include_str!("../../../bpf/shim/include/hscc_prandom.h"),
+    ),
+    (
+        "bpf/bpf_helpers.h",
+        include_str!("../../../bpf/shim/include/bpf/bpf_helpers.h"),
+    ),
+    (
+        "bpf/bpf_tracing.h",
+        include_str!("../../../bpf/shim/include/bpf/bpf_tracing.h"),
+    ),
+    (
+        "bpf/bpf_core_read.h",
+        include_str!("../../../bpf/shim/include/bpf/bpf_core_read.h"),
+    ),
+    (
+        "bpf_tracing_net.h",
+        include_str!("../../../bpf/include/bpf_tracing_net.h"),
+    ),
 ];
 const RUNTIME: &str = include_str!("../csrc/runtime.c");
 
@@ -111,8 +132,15 @@ fn compiler_version(cc: &str) -> Result<String, BuildError> {
     let out = Command::new(cc)
         .arg("--version")
         .output()
-        .map_err(|e| BuildError::NoCompiler { compiler: cc.to_string(), error: e.to_string() })?;
-    let line = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string();
+        .map_err(|e| BuildError::NoCompiler {
+            compiler: cc.to_string(),
+            error: e.to_string(),
+        })?;
+    let line = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
     seen.insert(cc.to_string(), line.clone());
     Ok(line)
 }
@@ -156,14 +184,26 @@ pub fn build(source: &Path) -> Result<Built, BuildError> {
     // The path is part of the key: the compiler writes it into the messages
     // and the line table a fault is reported with.
     h.update(source.as_os_str().as_encoded_bytes());
-    let key: String = h.finalize().iter().take(12).map(|b| format!("{b:02x}")).collect();
+    let key: String = h
+        .finalize()
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let root = cache_dir();
     let dir = root.join(&key);
     let object = dir.join("program.so");
     if object.is_file() {
-        return Ok(Built { source: source.to_path_buf(), object, key });
+        return Ok(Built {
+            source: source.to_path_buf(),
+            object,
+            key,
+        });
     }
-    let cache_err = |e: std::io::Error| BuildError::Cache { dir: root.clone(), error: e.to_string() };
+    let cache_err = |e: std::io::Error| BuildError::Cache {
+        dir: root.clone(),
+        error: e.to_string(),
+    };
     std::fs::create_dir_all(&root).map_err(cache_err)?;
     // Built beside the cache entry, then renamed into place: a reader never
     // sees half an entry, and two builders of one program both succeed.
@@ -180,11 +220,18 @@ pub fn build(source: &Path) -> Result<Built, BuildError> {
         Err(e) => Err(cache_err(e)),
     });
     let _ = std::fs::remove_dir_all(&tmp);
-    result.map(|()| Built { source: source.to_path_buf(), object, key })
+    result.map(|()| Built {
+        source: source.to_path_buf(),
+        object,
+        key,
+    })
 }
 
 fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<(), BuildError> {
-    let cache_err = |e: std::io::Error| BuildError::Cache { dir: dir.to_path_buf(), error: e.to_string() };
+    let cache_err = |e: std::io::Error| BuildError::Cache {
+        dir: dir.to_path_buf(),
+        error: e.to_string(),
+    };
     let include = dir.join("include");
     std::fs::create_dir_all(include.join("bpf")).map_err(cache_err)?;
     for (name, body) in SHIM {
@@ -194,10 +241,13 @@ fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<(), BuildError> {
     }
     std::fs::write(dir.join("runtime.c"), RUNTIME).map_err(cache_err)?;
     let run = |args: &[&std::ffi::OsStr]| -> Result<(), BuildError> {
-        let out = Command::new(cc).args(args).output().map_err(|e| BuildError::NoCompiler {
-            compiler: cc.to_string(),
-            error: e.to_string(),
-        })?;
+        let out = Command::new(cc)
+            .args(args)
+            .output()
+            .map_err(|e| BuildError::NoCompiler {
+                compiler: cc.to_string(),
+                error: e.to_string(),
+            })?;
         if out.status.success() {
             return Ok(());
         }

@@ -40,10 +40,18 @@ pub fn read(image: &[u8]) -> Result<Layout, String> {
         if name == "hscc_rt_call" {
             entry = Some(sym.address());
         }
-        let Some(index) = sym.section_index() else { continue };
-        let Ok(section) = file.section_by_index(index) else { continue };
+        let Some(index) = sym.section_index() else {
+            continue;
+        };
+        let Ok(section) = file.section_by_index(index) else {
+            continue;
+        };
         let section_name = section.name().unwrap_or("");
-        if sym.kind() == SymbolKind::Data && section_name.starts_with(".struct_ops") {
+        // Sized: the linker's markers (__TMC_END__) can land in the section too.
+        if sym.kind() == SymbolKind::Data
+            && sym.size() > 0
+            && section_name.starts_with(".struct_ops")
+        {
             ops.push((name.to_string(), sym.address()));
         }
         let size = sym.size();
@@ -52,7 +60,9 @@ pub fn read(image: &[u8]) -> Result<Layout, String> {
             && (section_name.starts_with(".rodata") || section_name.starts_with(".data"))
             && matches!(size, 1 | 2 | 4 | 8)
         {
-            let Some((start, _)) = section.file_range() else { continue };
+            let Some((start, _)) = section.file_range() else {
+                continue;
+            };
             let offset = start + (sym.address() - section.address());
             let bytes = image
                 .get(offset as usize..(offset + size) as usize)
@@ -70,14 +80,23 @@ pub fn read(image: &[u8]) -> Result<Layout, String> {
     globals.sort_by(|a, b| a.name.cmp(&b.name));
     let entry = entry.ok_or("the runtime's entry point is missing")?;
     match ops.len() {
-        1 => Ok(Layout { ops: ops.remove(0), entry, globals }),
-        0 => Err("it defines no struct tcp_congestion_ops in a SEC(\".struct_ops\") or \
+        1 => Ok(Layout {
+            ops: ops.remove(0),
+            entry,
+            globals,
+        }),
+        0 => Err(
+            "it defines no struct tcp_congestion_ops in a SEC(\".struct_ops\") or \
                   SEC(\".struct_ops.link\") section"
-            .to_string()),
+                .to_string(),
+        ),
         _ => Err(format!(
             "it defines {} struct_ops variables ({}); hscc runs a program that defines one",
             ops.len(),
-            ops.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+            ops.iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }

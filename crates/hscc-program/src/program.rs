@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use hscc_cc::{
-    AckSample, CaEvent, CaState, ExternalOps, ExternalParam, ExternalProgram,
-    ExternalRegistration, RateSample, TcpCc,
+    AckSample, CaEvent, CaState, ExternalOps, ExternalParam, ExternalProgram, ExternalRegistration,
+    RateSample, TcpCc,
 };
 
 use crate::compile::Built;
@@ -106,9 +106,20 @@ impl Program {
         let params = layout
             .globals
             .iter()
-            .map(|g| ExternalParam { name: g.name.clone(), size: g.size, default: g.default })
+            .map(|g| ExternalParam {
+                name: g.name.clone(),
+                size: g.size,
+                default: g.default,
+            })
             .collect();
-        let mut p = Program { name, built, image, layout, params, has_cong_control: false };
+        let mut p = Program {
+            name,
+            built,
+            image,
+            layout,
+            params,
+            has_cong_control: false,
+        };
         let r = p.open(&[])?;
         // SAFETY: `ops` points into the object `r` keeps loaded.
         let ops = unsafe { &*r.ops };
@@ -172,7 +183,8 @@ impl Program {
             std::process::id(),
             SERIAL.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::write(&copy, &image).map_err(|e| format!("cannot write {}: {e}", copy.display()))?;
+        std::fs::write(&copy, &image)
+            .map_err(|e| format!("cannot write {}: {e}", copy.display()))?;
         // SAFETY: the object is one compile.rs built from the shim's headers
         // and runtime; loading it runs no constructors of the user's (a BPF
         // program has none).
@@ -183,10 +195,18 @@ impl Program {
         fault::install();
         // SAFETY: the runtime's functions have these C signatures (runtime.c).
         let (call, jump, release, layout_fn) = unsafe {
-            let call = *lib.get::<CallFn>(b"hscc_rt_call\0").map_err(|e| e.to_string())?;
-            let jump = *lib.get::<FaultJump>(b"hscc_rt_fault_signal\0").map_err(|e| e.to_string())?;
-            let release = *lib.get::<ReleaseFn>(b"hscc_rt_release_socket\0").map_err(|e| e.to_string())?;
-            let layout_fn = *lib.get::<LayoutFn>(b"hscc_rt_layout\0").map_err(|e| e.to_string())?;
+            let call = *lib
+                .get::<CallFn>(b"hscc_rt_call\0")
+                .map_err(|e| e.to_string())?;
+            let jump = *lib
+                .get::<FaultJump>(b"hscc_rt_fault_signal\0")
+                .map_err(|e| e.to_string())?;
+            let release = *lib
+                .get::<ReleaseFn>(b"hscc_rt_release_socket\0")
+                .map_err(|e| e.to_string())?;
+            let layout_fn = *lib
+                .get::<LayoutFn>(b"hscc_rt_layout\0")
+                .map_err(|e| e.to_string())?;
             (call, jump, release, layout_fn)
         };
         // The load base: where the entry point is, less its address in the file.
@@ -219,10 +239,7 @@ impl ExternalProgram for Program {
     fn has_cong_control(&self) -> bool {
         self.has_cong_control
     }
-    fn register(
-        &self,
-        values: &[(String, i64)],
-    ) -> Result<Arc<dyn ExternalRegistration>, String> {
+    fn register(&self, values: &[(String, i64)]) -> Result<Arc<dyn ExternalRegistration>, String> {
         Ok(Arc::new(self.open(values)?))
     }
 }
@@ -299,7 +316,14 @@ impl Connection {
     /// Call `hook` with the sender's view `tp` copied in; copy back what the
     /// program may write. `None` when the hook failed (now or before): `tp`
     /// is left as it was.
-    fn call(&mut self, tp: &mut TcpCc, hook: Hook, a: u32, b: u32, p: *const c_void) -> Option<u32> {
+    fn call(
+        &mut self,
+        tp: &mut TcpCc,
+        hook: Hook,
+        a: u32,
+        b: u32,
+        p: *const c_void,
+    ) -> Option<u32> {
         if self.fault.is_some() {
             return None;
         }
@@ -314,7 +338,15 @@ impl Connection {
             p,
             prandom: tp.prandom_state,
             now_ns: tp.now_us.wrapping_mul(1000),
-            fault: RtFault { kind: 0, line: 0, column: 0, signal: 0, pc: 0, addr: 0, file: [0; 256] },
+            fault: RtFault {
+                kind: 0,
+                line: 0,
+                column: 0,
+                signal: 0,
+                pc: 0,
+                addr: 0,
+                file: [0; 256],
+            },
         };
         let call = self.reg.call;
         // SAFETY: `c` holds pointers to this connection's socket and the
@@ -327,11 +359,11 @@ impl Connection {
             self.fault = Some(self.describe(hook, &c.fault));
             return None;
         }
-        self.sk.store(tp);
-        if let Some(what) = window_fault(hook, tp, c.ret) {
+        if let Some(what) = window_fault(hook, &self.sk, c.ret) {
             self.fault = Some(format!("{}: {what}", self.reg.source.display()));
             return None;
         }
+        self.sk.store(tp);
         Some(c.ret)
     }
 
@@ -367,12 +399,13 @@ impl Connection {
     }
 }
 
-/// What the kernel would refuse or the sender cannot run with, after `hook`.
-fn window_fault(hook: Hook, tp: &TcpCc, ret: u32) -> Option<String> {
+/// What the sender cannot run with, after `hook` left the socket `tp`.
+fn window_fault(hook: Hook, tp: &CTcpSock, ret: u32) -> Option<String> {
     match hook {
-        Hook::Ssthresh | Hook::UndoCwnd if ret == 0 => {
-            Some(format!("{} returned 0: a window is at least 1 segment", hook.name()))
-        }
+        Hook::Ssthresh | Hook::UndoCwnd if ret == 0 => Some(format!(
+            "{} returned 0: a window is at least 1 segment",
+            hook.name()
+        )),
         _ if tp.snd_cwnd == 0 => Some(format!("{} set snd_cwnd to 0", hook.name())),
         _ if tp.snd_cwnd > tp.snd_cwnd_clamp => Some(format!(
             "{} set snd_cwnd to {}, beyond snd_cwnd_clamp {}",
@@ -414,7 +447,8 @@ impl ExternalOps for Connection {
         }
     }
     fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
-        self.call(tp, Hook::Ssthresh, 0, 0, core::ptr::null()).unwrap_or(tp.snd_ssthresh)
+        self.call(tp, Hook::Ssthresh, 0, 0, core::ptr::null())
+            .unwrap_or(tp.snd_ssthresh)
     }
     fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
         if self.ops().cong_avoid.is_some() {
@@ -443,7 +477,8 @@ impl ExternalOps for Connection {
         }
     }
     fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
-        self.call(tp, Hook::UndoCwnd, 0, 0, core::ptr::null()).unwrap_or(tp.snd_cwnd)
+        self.call(tp, Hook::UndoCwnd, 0, 0, core::ptr::null())
+            .unwrap_or(tp.snd_cwnd)
     }
     fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
         if self.ops().cong_control.is_none() {
@@ -452,8 +487,14 @@ impl ExternalOps for Connection {
         let c = CRateSample::of(rs);
         // Linux passes the ACK's sequence and flags; hscc's hooks take neither
         // (0, as for BBR, which reads neither).
-        self.call(tp, Hook::CongControl, 0, 0, (&c as *const CRateSample).cast())
-            .is_some()
+        self.call(
+            tp,
+            Hook::CongControl,
+            0,
+            0,
+            (&c as *const CRateSample).cast(),
+        )
+        .is_some()
     }
     fn has_cong_control(&self) -> bool {
         self.ops().cong_control.is_some()

@@ -5,14 +5,21 @@ use std::path::PathBuf;
 use hscc_cc::{CaState, ExternalProgram, TcpCc};
 
 fn template(dir: &std::path::Path) -> PathBuf {
-    let text = include_str!("../../../python/hscc/templates/algorithm.bpf.c").replace("__NAME__", "mycc");
+    let text =
+        include_str!("../../../python/hscc/templates/algorithm.bpf.c").replace("__NAME__", "mycc");
     let p = dir.join("mycc.bpf.c");
     std::fs::write(&p, text).unwrap();
     p
 }
 
-fn cache(dir: &std::path::Path) {
-    std::env::set_var("HSCC_CACHE_DIR", dir.join("cache"));
+/// One cache for the tests of this file, set before any of them builds
+/// (the environment is the process's, the tests run on threads).
+fn cache(_dir: &std::path::Path) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("program-cache");
+        std::env::set_var("HSCC_CACHE_DIR", dir);
+    });
 }
 
 #[test]
@@ -22,8 +29,11 @@ fn the_template_loads_with_its_parameters_and_grows_as_reno() {
     let p = hscc_program::load(&template(dir.path())).unwrap();
     assert_eq!(p.name(), "mycc");
     assert_eq!(p.kernel_name().unwrap(), "mycc");
-    let params: Vec<(String, u8, i64)> =
-        p.params().iter().map(|q| (q.name.clone(), q.size, q.default)).collect();
+    let params: Vec<(String, u8, i64)> = p
+        .params()
+        .iter()
+        .map(|q| (q.name.clone(), q.size, q.default))
+        .collect();
     assert_eq!(params, [("beta".into(), 4, 512), ("increase".into(), 4, 1)]);
     let reg = p.register(&[("beta".into(), 717)]).unwrap();
     let mut c = reg.connect();
@@ -48,4 +58,156 @@ fn the_template_loads_with_its_parameters_and_grows_as_reno() {
     // Undo goes back to the window before the loss.
     assert_eq!(c.undo_cwnd(&mut tp), 100);
     assert!(c.fault().is_none());
+}
+
+/// A program with one hook replaced by `body` (the template otherwise).
+fn with_cong_avoid(dir: &std::path::Path, name: &str, body: &str) -> PathBuf {
+    let text =
+        include_str!("../../../python/hscc/templates/algorithm.bpf.c").replace("__NAME__", name);
+    let start = text.find("void BPF_PROG(").unwrap();
+    let start = start + text[start..].find("cong_avoid, struct sock *sk").unwrap();
+    let open = start + text[start..].find('{').unwrap();
+    let close = open + text[open..].find("\n}\n").unwrap();
+    let text = format!("{}{{\n{body}\n{}", &text[..open], &text[close..]);
+    let p = dir.join(format!("{name}.bpf.c"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Run cong_avoid once on a cwnd-limited sender in congestion avoidance.
+fn fault_of(path: &std::path::Path) -> String {
+    let p = hscc_program::load(path).unwrap();
+    let mut c = p.register(&[]).unwrap().connect();
+    let mut tp = TcpCc::new(1448, 10);
+    c.init(&mut tp);
+    tp.snd_ssthresh = 5;
+    tp.is_cwnd_limited = true;
+    c.cong_avoid(&mut tp, 0, 1);
+    assert_eq!(tp.snd_cwnd, 10, "a failed hook leaves the window alone");
+    // Every hook after the first failure is skipped.
+    c.cong_avoid(&mut tp, 0, 1);
+    c.fault().expect("the hook failed")
+}
+
+#[test]
+fn a_division_by_zero_names_the_file_line_and_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let p = with_cong_avoid(
+        dir.path(),
+        "divzero",
+        "\tstruct tcp_sock *tp = tcp_sk(sk);\n\ttp->snd_cwnd = tp->snd_cwnd / (acked - 1);",
+    );
+    let f = fault_of(&p);
+    let at = format!("{}:", p.display());
+    assert!(
+        f.starts_with(&at) && f.contains("division by zero in cong_avoid"),
+        "{f}"
+    );
+}
+
+#[test]
+fn an_index_out_of_bounds_names_the_file_line_and_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let p = with_cong_avoid(
+        dir.path(),
+        "oob",
+        "\tstruct tcp_sock *tp = tcp_sk(sk);\n\t__u32 t[4] = {1, 2, 3, 4};\n\ttp->snd_cwnd += t[acked + 10];",
+    );
+    let f = fault_of(&p);
+    assert!(
+        f.contains("oob.bpf.c:") && f.contains("out of the array's bounds in cong_avoid"),
+        "{f}"
+    );
+}
+
+#[test]
+fn a_crash_in_a_hook_is_a_report_and_the_process_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let p = with_cong_avoid(
+        dir.path(),
+        "crash",
+        "\tvolatile __u32 *nowhere = (volatile __u32 *)(unsigned long)(acked * 8);\n\t*nowhere = 1;",
+    );
+    let f = fault_of(&p);
+    assert!(
+        f.contains("crashed reading or writing address 0x8 in cong_avoid"),
+        "{f}"
+    );
+    assert!(
+        f.contains("crash.bpf.c:"),
+        "the line from the object's line table: {f}"
+    );
+}
+
+#[test]
+fn a_window_of_zero_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let p = with_cong_avoid(dir.path(), "zero", "\ttcp_sk(sk)->snd_cwnd = 0;");
+    assert!(
+        fault_of(&p).ends_with("cong_avoid set snd_cwnd to 0"),
+        "{}",
+        fault_of(&p)
+    );
+}
+
+#[test]
+fn build_errors_name_the_line_and_a_missing_helper() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let p = with_cong_avoid(dir.path(), "syntax", "\tthis is not C;");
+    let e = hscc_program::load(&p).unwrap_err();
+    assert!(
+        e.contains(&format!("{}:", p.display())) && e.contains("error"),
+        "{e}"
+    );
+    let p = with_cong_avoid(dir.path(), "helper", "\tbpf_tcp_send_ack(sk, 1);");
+    let e = hscc_program::load(&p).unwrap_err();
+    assert!(
+        e.contains("bpf_tcp_send_ack is not provided by hscc's simulator"),
+        "{e}"
+    );
+    let p = with_cong_avoid(
+        dir.path(),
+        "kfunc",
+        "\textern void tcp_enter_cwr(struct sock *sk) __ksym;\n\ttcp_enter_cwr(sk);",
+    );
+    let e = hscc_program::load(&p).unwrap_err();
+    assert!(e.contains("tcp_enter_cwr is not provided"), "{e}");
+}
+
+#[test]
+fn a_program_without_a_required_hook_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let text = include_str!("../../../python/hscc/templates/algorithm.bpf.c")
+        .replace("__NAME__", "noundo")
+        .replace("\t.undo_cwnd = (void *)noundo_undo_cwnd,\n", "");
+    let p = dir.path().join("noundo.bpf.c");
+    std::fs::write(&p, text).unwrap();
+    let e = hscc_program::load(&p).unwrap_err();
+    assert!(
+        e.contains("leaves out undo_cwnd, which the kernel requires"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_build_is_cached_by_content() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let p = template(dir.path());
+    let a = hscc_program::build(&p).unwrap();
+    let b = hscc_program::build(&p).unwrap();
+    assert_eq!(a.object, b.object);
+    std::fs::write(
+        &p,
+        std::fs::read_to_string(&p).unwrap() + "\n/* changed */\n",
+    )
+    .unwrap();
+    let c = hscc_program::build(&p).unwrap();
+    assert_ne!(a.object, c.object);
 }

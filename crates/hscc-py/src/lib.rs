@@ -100,10 +100,17 @@ impl Simulation {
             .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
         let t = hscc_sim::time::from_secs(t.max(0.0));
         let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| sim.run_until(t))));
+        // A user's program failed in a hook: the run stopped there (ValueError:
+        // the program's mistake, not the engine's).
+        let fault = sim.program_fault().map(str::to_string);
         outcome.map_err(|panic| {
             self.sim = None; // its state is no longer trustworthy
             engine_failure(panic)
-        })
+        })?;
+        match fault {
+            Some(f) => Err(PyValueError::new_err(f)),
+            None => Ok(()),
+        }
     }
 
     /// Current simulated time, s.

@@ -325,7 +325,11 @@ impl Sim {
         };
         let mut flows = Vec::with_capacity(cfg.flows.len());
         let shared = Shared::default();
-        let runs_programs = cfg.flows.iter().map(|f| &f.cc).chain(cfg.web.iter().map(|w| &w.tcp.cc))
+        let runs_programs = cfg
+            .flows
+            .iter()
+            .map(|f| &f.cc)
+            .chain(cfg.web.iter().map(|w| &w.tcp.cc))
             .any(|c| matches!(c, hscc_cc::CcParams::External(_)));
         for (i, f) in cfg.flows.iter().enumerate() {
             let data_route = route(&mut routes, f.src, f.dst, format!("flows[{i}].dst"))?;
@@ -475,7 +479,10 @@ impl Sim {
             self.net.now = now;
             self.events += 1;
             self.dispatch(ev);
-            if self.runs_programs && self.events.is_multiple_of(PROGRAM_CHECK_EVENTS) && self.check_programs() {
+            if self.runs_programs
+                && self.events.is_multiple_of(PROGRAM_CHECK_EVENTS)
+                && self.check_programs()
+            {
                 return;
             }
         }

@@ -212,11 +212,11 @@ pub(super) fn algorithm(
         program(name, at)?
     } else {
         CcParams::from_name(name).map_err(|e| {
-        err(
-            format!("{at}.algorithm"),
-            format!("{name:?}"),
-            cc_allowed(&e),
-        )
+            err(
+                format!("{at}.algorithm"),
+                format!("{name:?}"),
+                cc_allowed(&e),
+            )
         })?
     };
     for (k, ParamValue(v)) in params {
