@@ -3,7 +3,7 @@
  * Register one congestion-control program of bpf/ with the kernel and pin
  * its struct_ops link, so the registration outlives this process:
  *
- *   hscc-bpf-loader OBJ PIN [GLOBAL=VALUE ...]
+ *   hscc-bpf-loader [--user] OBJ PIN [GLOBAL=VALUE ...]
  *
  * OBJ is a NAME.bpf.o built by bpf/Makefile, PIN a path on a bpffs
  * (hscc kernel load uses /sys/fs/bpf/hscc/NAME). Each GLOBAL=VALUE sets a
@@ -15,6 +15,10 @@
  * table of HighSpeed with non-RFC constants); a scalar says how many
  * elements the program reads.
  * Removing the pin unregisters the algorithm (the link is its last holder).
+ *
+ * --user: a program a user brings (hscc kernel load FILE.bpf.c): its
+ * parameters are its `const volatile` globals (section .rodata), as libbpf
+ * programs declare them, and one not given keeps the program's value.
  *
  * libbpf 1.1 (Debian 12) has no ".struct_ops.link" section, so the link is
  * made here: the map is created with BPF_F_LINK, filled by
@@ -44,7 +48,12 @@
 #endif
 #define BPF_STRUCT_OPS_ATTACH 44
 #define PARAMS_SEC ".rodata.params"
+#define USER_PARAMS_SEC ".rodata"
 #define MAX_GLOBALS 64
+
+/* The section of the parameter globals, and whether every one must be given. */
+static const char *params_sec = PARAMS_SEC;
+static bool all_required = true;
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -98,7 +107,7 @@ static int set_global(struct bpf_object *obj, char *data, size_t size, const cha
 		fprintf(stderr, "hscc-bpf-loader: %s=%s: the program has no load-time globals\n", key, text);
 		return -1;
 	}
-	id = btf__find_by_name_kind(btf, PARAMS_SEC, BTF_KIND_DATASEC);
+	id = btf__find_by_name_kind(btf, params_sec, BTF_KIND_DATASEC);
 	if (id < 0) {
 		fprintf(stderr, "hscc-bpf-loader: %s=%s: the program has no load-time globals\n", key, text);
 		return -1;
@@ -133,7 +142,7 @@ static int set_global(struct bpf_object *obj, char *data, size_t size, const cha
 			return -1;
 		}
 		if (offset + width > size || width == 0 || width > 8) {
-			fprintf(stderr, "hscc-bpf-loader: %s lies outside %s\n", key, PARAMS_SEC);
+			fprintf(stderr, "hscc-bpf-loader: %s lies outside %s\n", key, params_sec);
 			return -1;
 		}
 		if (width < 8) {
@@ -170,8 +179,8 @@ static int check_all_set(struct bpf_object *obj, const bool *set)
 	const struct btf_type *sec;
 	int id, i;
 
-	id = btf ? btf__find_by_name_kind(btf, PARAMS_SEC, BTF_KIND_DATASEC) : -1;
-	if (id < 0)
+	id = btf ? btf__find_by_name_kind(btf, params_sec, BTF_KIND_DATASEC) : -1;
+	if (id < 0 || !all_required)
 		return 0;
 	sec = btf__type_by_id(btf, id);
 	if (btf_vlen(sec) > MAX_GLOBALS) {
@@ -202,8 +211,14 @@ int main(int argc, char **argv)
 	size_t size = 0;
 	int i, err, link_fd;
 
+	if (argc > 1 && strcmp(argv[1], "--user") == 0) {
+		params_sec = USER_PARAMS_SEC;
+		all_required = false;
+		argv++;
+		argc--;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: hscc-bpf-loader OBJ PIN [GLOBAL=VALUE ...]\n");
+		fprintf(stderr, "usage: hscc-bpf-loader [--user] OBJ PIN [GLOBAL=VALUE ...]\n");
 		return 2;
 	}
 	libbpf_set_print(print_libbpf);
@@ -220,7 +235,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hscc-bpf-loader: %s has no struct_ops map\n", argv[1]);
 		goto fail;
 	}
-	rodata = bpf_object__find_map_by_name(obj, PARAMS_SEC);
+	rodata = bpf_object__find_map_by_name(obj, params_sec);
 	if (rodata) {
 		const void *init = bpf_map__initial_value(rodata, &size);
 
@@ -243,7 +258,7 @@ int main(int argc, char **argv)
 	if (check_all_set(obj, set))
 		goto fail;
 	if (rodata && bpf_map__set_initial_value(rodata, data, size)) {
-		fprintf(stderr, "hscc-bpf-loader: cannot set %s\n", PARAMS_SEC);
+		fprintf(stderr, "hscc-bpf-loader: cannot set %s\n", params_sec);
 		goto fail;
 	}
 	bpf_map__set_map_flags(ops, bpf_map__map_flags(ops) | BPF_F_LINK_VALUE);

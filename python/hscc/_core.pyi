@@ -139,6 +139,11 @@ def safe_file_name(value: str) -> str:
 def work_counts() -> tuple[int, int]:
     """Scenario builds and estimates this process has made, (builds, estimates)."""
 
+def program_info(path: str) -> tuple[str, str, list[tuple[str, int, int]]]:
+    """A program file built for the simulator and loaded: (the name its flows are labelled
+    with, the kernel name in its ops, [(parameter, size in bytes, default)]); ValueError with
+    the compiler's or loader's message."""
+
 def scenario_schema() -> str:
     """The JSON Schema of scenario files, every field with its doc text."""
 

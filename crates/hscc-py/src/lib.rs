@@ -338,6 +338,18 @@ fn safe_file_name(value: &str) -> String {
     hscc_sim::scenario::safe_file_name(value)
 }
 
+/// A program file built for the simulator and loaded: (the name its flows
+/// are labelled with, the kernel name in its ops, [(parameter, size in bytes,
+/// default)]); ValueError with the compiler's or loader's message.
+#[pyfunction]
+fn program_info(path: &str) -> PyResult<(String, String, Vec<(String, u8, i64)>)> {
+    use hscc_cc::ExternalProgram as _;
+    let p = hscc_program::load(std::path::Path::new(path)).map_err(PyValueError::new_err)?;
+    let kernel = p.kernel_name().map_err(PyValueError::new_err)?;
+    let params = p.params().iter().map(|q| (q.name.clone(), q.size, q.default)).collect();
+    Ok((p.name().to_string(), kernel, params))
+}
+
 /// Scenario builds and estimates this process has made, (builds, estimates).
 #[pyfunction]
 fn work_counts() -> (u64, u64) {
@@ -508,6 +520,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(safe_file_name, m)?)?;
     m.add_function(wrap_pyfunction!(work_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(program_info, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;

@@ -68,7 +68,8 @@ def load(
     name: Annotated[
         str,
         typer.Argument(
-            help="Algorithm (name or alias, as `hscc algorithms` lists them).", show_default=False
+            help="Algorithm (name or alias, as `hscc algorithms` lists them), or a program file NAME.bpf.c.",
+            show_default=False,
         ),
     ],
     params: Annotated[
@@ -80,10 +81,11 @@ def load(
         ),
     ] = None,
 ) -> None:
-    """Build if needed, pass the verifier and register NAME as hscc_NAME."""
+    """Build if needed, pass the verifier and register NAME as hscc_NAME (a program file under
+    the name in its ops)."""
     reg = _run(lambda: registry.load(name, params or []))
     out.print(
-        f"loaded {reg.algorithm} as {reg.kernel_name} (struct_ops map {reg.map_id}); select it with TCP_CONGESTION",
+        f"loaded {reg.algorithm or name} as {reg.kernel_name} (struct_ops map {reg.map_id}); select it with TCP_CONGESTION",
         soft_wrap=True,
     )
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hscc.kernel import programs, toolchain
+from hscc.kernel import programs, toolchain, user
 from hscc.kernel.programs import KernelError
 
 BPFFS = Path("/sys/fs/bpf")
@@ -43,8 +43,9 @@ def available_ccs() -> set[str]:
     return set(AVAILABLE.read_text().split())
 
 
-def struct_ops_maps() -> dict[str, int]:
-    """hscc's struct_ops maps in the kernel, kernel name -> map id."""
+def struct_ops_maps(prefix: str = "hscc_") -> dict[str, int]:
+    """The kernel's struct_ops maps whose names start with `prefix` (hscc's by default),
+    kernel name -> map id."""
     r = subprocess.run(
         ["bpftool", "-j", "struct_ops", "show"],
         capture_output=True,
@@ -55,7 +56,7 @@ def struct_ops_maps() -> dict[str, int]:
     if r.returncode != 0:
         raise KernelError(f"bpftool struct_ops show failed: {r.stderr.strip()}")
     maps = json.loads(r.stdout or "[]")
-    return {m["name"]: int(m["id"]) for m in maps if str(m.get("name", "")).startswith("hscc_")}
+    return {m["name"]: int(m["id"]) for m in maps if str(m.get("name", "")).startswith(prefix)}
 
 
 def ensure_bpffs() -> None:
@@ -79,50 +80,75 @@ def _require_kernel() -> None:
         raise KernelError(f"cannot use the kernel's struct_ops here: {reason}")
 
 
+def pin_of(name: str) -> tuple[Path, str]:
+    """Where the registration of `name` (an algorithm, an alias or a program file) is
+    pinned, and the kernel name it registers."""
+    if user.is_program(name):
+        kname = user.info(name).kernel_name
+        return PIN_DIR / kname, kname
+    algorithm = programs.resolve(name)
+    return PIN_DIR / algorithm, programs.kernel_name(algorithm)
+
+
 def load(name: str, assignments: list[str] | None = None) -> Registration:
     """Build if needed, set the parameters, pass the verifier, register and
-    pin `name` (an algorithm or alias). KernelError says what went wrong,
-    with the verifier's log when it refused the program."""
-    algorithm = programs.resolve(name)
-    values = programs.globals_for(algorithm, list(assignments or []))
-    _require_kernel()
+    pin `name` (an algorithm or alias, or a program file NAME.bpf.c). KernelError
+    says what went wrong, with the verifier's log when it refused the program."""
+    out_args: list[str]
+    if user.is_program(name):
+        prog = user.info(name)
+        values = user.globals_for(prog, list(assignments or []))
+        _require_kernel()
+        obj = user.build(prog)
+        algorithm, kname, out_args = "", prog.kernel_name, ["--user", str(obj)]
+        pin = PIN_DIR / kname
+        shown = prog.path.name
+    else:
+        algorithm = programs.resolve(name)
+        values = programs.globals_for(algorithm, list(assignments or []))
+        _require_kernel()
+        kname = programs.kernel_name(algorithm)
+        out_args = [str(programs.build() / f"{algorithm}.bpf.o")]
+        pin = PIN_DIR / algorithm
+        shown = algorithm
     out = programs.build()
     ensure_bpffs()
     PIN_DIR.mkdir(exist_ok=True)
-    pin = PIN_DIR / algorithm
-    kname = programs.kernel_name(algorithm)
     if pin.exists():
-        raise KernelError(
-            f"{algorithm} is already loaded as {kname}; `hscc kernel unload {algorithm}` first"
-        )
+        raise KernelError(f"{shown} is already loaded as {kname}; `hscc kernel unload {name}` first")
     if kname in available_ccs():
         raise KernelError(
             f"{kname} is already registered, but not by hscc kernel load (no pin at {pin})"
         )
-    cmd = [str(out / "hscc-bpf-loader"), str(out / f"{algorithm}.bpf.o"), str(pin)]
+    cmd = [str(out / "hscc-bpf-loader"), *out_args, str(pin)]
     cmd += [f"{g}={v}" for g, v in values]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     if r.returncode != 0:
         pin.unlink(missing_ok=True)
-        raise KernelError(f"loading {algorithm} failed:\n{r.stderr.strip()}")
+        raise KernelError(f"loading {shown} failed:\n{r.stderr.strip()}")
     if kname not in available_ccs():
         _unpin(pin, kname)
         raise KernelError(f"{kname} was loaded but the kernel does not offer it; unloaded again")
-    return Registration(algorithm, kname, struct_ops_maps().get(kname), True, True)
+    return Registration(algorithm, kname, struct_ops_maps(kname).get(kname), True, True)
 
 
 def registrations() -> list[Registration]:
     """Every hscc program the kernel holds: pinned by `load`, or found in
     bpftool struct_ops show under an hscc_ name (e.g. left by a crash)."""
     pins = {p.name for p in PIN_DIR.iterdir()} if PIN_DIR.is_dir() else set()
-    maps = struct_ops_maps()
     avail = available_ccs()
-    known = {programs.kernel_name(a): a for a in programs.available()}
-    names = sorted({programs.kernel_name(p) for p in pins} | set(maps))
+    ours = set(programs.available())
+    # A pin is an algorithm of bpf/ (pinned under its name) or a user's program (under
+    # its kernel name).
+    kernel_names = {programs.kernel_name(p) if p in ours else p for p in pins}
+    maps = struct_ops_maps("")
+    known = {programs.kernel_name(a): a for a in ours}
+    names = sorted(kernel_names | {k for k in maps if k.startswith("hscc_")})
     out = []
     for k in names:
         algorithm = known.get(k, "")
-        out.append(Registration(algorithm, k, maps.get(k), algorithm in pins, k in avail))
+        pinned = (algorithm or k) in pins
+        out.append(Registration(algorithm, k, maps.get(k), pinned, k in avail))
     return out
 
 
@@ -147,11 +173,12 @@ def unload(name: str) -> str:
     """Unregister `name` (an algorithm or alias) and wait until the kernel
     has dropped it; return its kernel name."""
     _require_kernel()
-    algorithm = programs.resolve(name)
-    pin = PIN_DIR / algorithm
-    kname = programs.kernel_name(algorithm)
+    if not user.is_program(name) and (PIN_DIR / name).exists() and name not in programs.available():
+        pin, kname = PIN_DIR / name, name  # a user's program, by its kernel name
+    else:
+        pin, kname = pin_of(name)
     if not pin.exists():
-        raise KernelError(f"{algorithm} is not loaded (no pin at {pin})")
+        raise KernelError(f"{name} is not loaded (no pin at {pin})")
     _unpin(pin, kname)
     return kname
 
@@ -161,8 +188,9 @@ def unload_all() -> list[str]:
     if not PIN_DIR.is_dir():
         return []
     done = []
+    ours = set(programs.available())
     for pin in sorted(PIN_DIR.iterdir()):
-        kname = programs.kernel_name(pin.name)
+        kname = programs.kernel_name(pin.name) if pin.name in ours else pin.name
         _unpin(pin, kname)
         done.append(kname)
     return done
