@@ -490,6 +490,13 @@ def plot(
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace an existing --out file.")
     ] = False,
+    aggregate: Annotated[
+        bool,
+        typer.Option(
+            "--aggregate",
+            help="A run: one line per algorithm (its flows' summed goodput, mean cwnd) instead of one per flow.",
+        ),
+    ] = False,
 ) -> None:
     """Plot a run (throughput and cwnd per flow, queuing delay over time),
     or a sweep (each metric against the first axis, into SWEEP_DIR/plots/ or --out)."""
@@ -514,7 +521,9 @@ def plot(
         else:
             target = out_file or run_dir / "plot.png"
             style.file_format(target)
-            paths = draw(run_dir, out=target, svg=svg, overwrite=overwrite, size=size)
+            paths = draw(
+                run_dir, out=target, svg=svg, overwrite=overwrite, size=size, aggregate=aggregate
+            )
     except style.FormatError as e:
         raise _fail(BAD_INPUT, f"--out: {e}") from None
     except (RunDirError, NoTracesError) as e:

@@ -191,3 +191,36 @@ def _flatten(x: Any) -> Iterator[Any]:
             yield from _flatten(y)
     elif x is not None:
         yield x
+
+
+def figure_legend(fig: Figure, handles: list[Any], labels: list[str], max_cols: int = 4) -> Any:
+    """One legend under the panels, in as many columns (up to `max_cols`) as fit the
+    figure's width, so that no entry is cut at its edges."""
+    if not handles:
+        return None
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    width = fig.get_figwidth() * fig.dpi
+    ncols = max(1, min(max_cols, len(handles)))
+    while True:
+        leg = fig.legend(handles, labels, loc="outside lower center", ncols=ncols)
+        if ncols == 1 or leg.get_window_extent(renderer).width <= 0.98 * width:
+            return leg
+        leg.remove()
+        ncols -= 1
+
+
+def single_value_axis(ax: Any, values: list[Any], log: bool = False) -> None:
+    """An x axis for one distinct value: the value in the middle, one tick, a margin that
+    says nothing about a range (not matplotlib's ±4 % of the value)."""
+    finite = {float(v) for v in values if v is not None}
+    if len(finite) != 1:
+        return
+    (x,) = finite
+    if log and x > 0:
+        ax.set_xlim(x / 3, x * 3)
+    elif x != 0:
+        ax.set_xlim(x - abs(x) * 0.5, x + abs(x) * 0.5)
+    else:
+        ax.set_xlim(-1, 1)
+    ax.set_xticks([x])
+    ax.minorticks_off()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from hscc.units import format_rate, format_seconds
 
 # kind: rate (bit/s), time (s), fraction (0..1, shown in %), index (0..1, shown as is),
-# or a count of something (shown as is, the thing in the unit).
+# or a count of something: segments, packets, bytes, count (shown as is, the thing in the unit).
 _TABLE: dict[str, tuple[str, str]] = {
     "goodput_bps": ("goodput", "rate"),
     "total_goodput_bps": ("total goodput", "rate"),
@@ -34,7 +34,9 @@ _TABLE: dict[str, tuple[str, str]] = {
     "max_qdelay_s": ("max queuing delay", "time"),
     "mean_delay_s": ("mean delay", "time"),
     "p99_delay_s": ("p99 delay", "time"),
+    "delay_s": ("one-way delay", "time"),
     "jitter_s": ("jitter", "time"),
+    "response_s": ("response time", "time"),
     "base_rtt_s": ("base RTT", "time"),
     "mean_srtt_s": ("mean sRTT", "time"),
     "mean_s": ("mean response time", "time"),
@@ -42,6 +44,8 @@ _TABLE: dict[str, tuple[str, str]] = {
     "duration_s": ("duration", "time"),
     "time_s": ("time", "time"),
     "cwnd": ("congestion window", "segments"),
+    "ssthresh": ("slow-start threshold", "segments"),
+    "size_bytes": ("transfer size", "bytes"),
     "queue_pkts": ("queue", "packets"),
     "mean_queue_pkts": ("mean queue", "packets"),
     "retrans": ("retransmissions", "count"),
@@ -109,7 +113,7 @@ def scale(kind: str, values: Iterable[float | None]) -> tuple[float, str]:
         return next(((f, u) for f, u in _TIME_UNITS if top >= f), (1.0, "s"))
     if kind == "fraction":
         return 0.01, "%"
-    if kind in ("segments", "packets"):
+    if kind in ("segments", "packets", "bytes"):
         return 1.0, kind
     return 1.0, ""
 
@@ -135,13 +139,13 @@ def format_value(name: str, value: float | None, half_width: float | None = None
     if half_width is not None:
         number += f" ± {half_width / divisor:.2g}"
     if (
-        kind in ("count", "packets", "segments")
+        kind in ("count", "packets", "segments", "bytes")
         and float(value).is_integer()
         and half_width is None
     ):
         number = f"{int(value)}"
     if unit == "%":
         return f"{number}%"
-    if kind in ("count", "packets", "segments", "index") or not unit:
+    if kind in ("count", "packets", "segments", "bytes", "index") or not unit:
         return number
     return f"{number} {unit}"

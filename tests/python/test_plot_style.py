@@ -95,14 +95,74 @@ def test_every_drawn_line_is_in_the_legend(run, request):
     assert _lines(fig) and style.legend_gaps(fig) == []
 
 
-def test_capacity_follows_changes_and_other_traffic_shows(mixed_run):
+def _panel(fig: Figure, title: str):
+    return next(ax for ax in fig.axes if ax.get_title(loc="left").startswith(title))
+
+
+@pytest.mark.timeout(30)
+def test_capacity_follows_changes(mixed_run):
+    """The forward link halves at 20 s: its capacity line steps from 100 to 50 Mbit/s there,
+    read from the run directory's record of the changes, and runs to the end of the run."""
     fig = figure(hscc.load(mixed_run))
-    thr = fig.axes[0]
-    cap = next(ln for ln in thr.get_lines() if str(ln.get_label()).startswith("capacity"))
-    assert sorted(set(cap.get_ydata())) == [50, 100]  # Mbit/s: halved at 20 s
-    labels = [str(ln.get_label()) for ln in thr.get_lines()]
-    assert any(label.startswith("all traffic on") for label in labels)
-    assert "VoIP" in fig.get_suptitle() or "voip" in fig.get_suptitle()
+    links = _panel(fig, "capacity")
+    cap = next(
+        ln
+        for ln in links.get_lines()
+        if str(ln.get_label()).startswith("capacity of bottleneck:fwd")
+    )
+    xs, ys = list(cap.get_xdata()), list(cap.get_ydata())
+    assert xs == [0.0, 20.0, 40.0] and ys == [100.0, 50.0, 50.0]  # Mbit/s
+    assert cap.get_drawstyle() == "steps-post"
+    assert "100 Mbit/s → 50 Mbit/s" in str(cap.get_label())
+    carried = next(
+        ln for ln in links.get_lines() if "carried by bottleneck:fwd" in str(ln.get_label())
+    )
+    after = [y for x, y in zip(carried.get_xdata(), carried.get_ydata(), strict=True) if x > 21]
+    assert after and max(after) <= 50.0 + 1e-6  # the link never carries more than its capacity
+
+
+@pytest.mark.timeout(30)
+def test_capacity_of_a_run_without_changes(ctcp_run):
+    from hscc.plot import capacities
+
+    assert capacities(hscc.load(ctcp_run)) == {"bottleneck:fwd": [(0.0, 700e6)]}  # not the ACK path
+
+
+@pytest.mark.timeout(30)
+def test_udp_voip_and_web_get_panels(mixed_run, ctcp_run):
+    fig = figure(hscc.load(mixed_run))
+    udp = _panel(fig, "UDP and VoIP")
+    names = [t.get_text() for t in udp.get_yticklabels()]
+    assert len(names) == 3 and names[0].startswith("on/off") and "lost" in names[0]
+    assert udp.get_xlabel() == "one-way delay (ms)"
+    web = _panel(fig, "web")
+    assert web.get_xscale() == "log" and web.get_ylabel().startswith("response time (")
+    assert style.legend_gaps(fig) == []
+    titles = [ax.get_title(loc="left") for ax in figure(hscc.load(ctcp_run)).axes]
+    assert not any(t.startswith(("UDP", "web")) for t in titles)  # only where a run has them
+
+
+@pytest.mark.timeout(30)
+def test_aggregate_draws_one_line_per_algorithm(ctcp_run, tmp_path):
+    fig = figure(hscc.load(ctcp_run), aggregate=True)
+    thr = _panel(fig, "goodput")
+    lines = thr.get_lines()
+    assert [ln.get_color() for ln in lines] == [
+        style.algorithm_colour("ctcp"),
+        style.algorithm_colour("reno"),
+    ]
+    assert str(lines[0].get_label()).startswith("ctcp: 4 flows")
+    r = hscc.load(ctcp_run)
+    ts = r.timeseries.filter(
+        pl.col("flow").is_in(r.flows.filter(pl.col("algorithm") == "ctcp")["flow"].to_list())
+    )
+    expected = ts.group_by("time_s").agg(pl.col("throughput_bps").sum()).sort("time_s")
+    assert list(lines[0].get_ydata()) == pytest.approx((expected["throughput_bps"] / 1e6).to_list())
+    assert style.legend_gaps(fig) == []
+    out = tmp_path / "agg.png"
+    res = runner.invoke(app, ["plot", str(ctcp_run), "--aggregate", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_many_flows_share_their_entrys_legend_entry(write_toml):
