@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from hscc.units import format_rate, format_seconds
 
 # kind: rate (bit/s), time (s), fraction (0..1, shown in %), index (0..1, shown as is),
-# or a count of something: segments, packets, bytes, count (shown as is, the thing in the unit).
+# a count of something: segments, packets, bytes, count (shown as is, the thing in the unit),
+# or a name (an algorithm, a buffer as written: not a number).
 _TABLE: dict[str, tuple[str, str]] = {
     "goodput_bps": ("goodput", "rate"),
     "total_goodput_bps": ("total goodput", "rate"),
@@ -64,6 +65,16 @@ _TABLE: dict[str, tuple[str, str]] = {
     "completed": ("transfers completed", "count"),
     "refused": ("transfers refused", "count"),
     "events": ("events", "count"),
+    # Scenario fields a sweep varies (its axes), by their last part.
+    "loss": ("random loss rate", "index"),
+    "rtt": ("RTT", "time"),
+    "delay": ("delay", "time"),
+    "rate": ("rate", "rate"),
+    "jitter": ("jitter", "time"),
+    "buffer": ("buffer", "name"),
+    "algorithm": ("algorithm", "name"),
+    "count": ("flows", "count"),
+    "duration": ("duration", "time"),
 }
 
 
@@ -89,6 +100,14 @@ def metric(name: str) -> Metric:
         owner, base = "", name
     label, kind = _TABLE.get(base, (base, _guess_kind(base)))
     return Metric(name, label, owner, kind)
+
+
+def field_label(path: str) -> str:
+    """A scenario field's path as a person reads it: "topology.bottleneck.loss" →
+    "bottleneck random loss rate", "flows[1].algorithm" → "flows[1] algorithm"."""
+    m = metric(path)
+    owner = m.owner.removeprefix("topology.").removeprefix("topology")
+    return f"{owner} {m.label}".strip()
 
 
 def _guess_kind(base: str) -> str:

@@ -210,3 +210,93 @@ def test_result_frames_unchanged_by_plotting(ctcp_run):
     before = r.flows.clone()
     figure(r, "column")
     assert r.flows.equals(before) and isinstance(r.flows, pl.DataFrame)
+
+
+def _cells(measures: list[str], rows: list[tuple[str, str, float]]) -> pl.DataFrame:
+    """A comparison table as `hscc.reproduce.compare.cells` makes it: (measure, series, x)."""
+    return pl.DataFrame(
+        {
+            "measure": [m for m, _, _ in rows],
+            "series": [s for _, s, _ in rows],
+            "x": [x for _, _, x in rows],
+            "mean": [10.0] * len(rows),
+            "ci_low": [9.0] * len(rows),
+            "ci_high": [11.0] * len(rows),
+            "paper": [12.0] * len(rows),
+        }
+    )
+
+
+@pytest.mark.timeout(30)
+def test_a_reproduction_figure_legends_every_panels_series():
+    """A series drawn only in a later panel is in the legend too."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find("ctcp-fig10-12")
+    assert exp is not None
+    a, b = exp.measures[0].name, exp.measures[1].name
+    rows = [(a, "ctcp", 1e-5), (a, "ctcp", 1e-3), (b, "reno", 1e-5), (b, "reno", 1e-3)]
+    fig = repro_figure(exp, _cells([a, b], rows))
+    texts = {t.get_text() for t in fig.legends[0].get_texts()}
+    assert {"ctcp (hscc)", "ctcp (paper)", "reno (hscc)", "reno (paper)"} <= texts
+    assert style.legend_gaps(fig) == []
+
+
+@pytest.mark.timeout(30)
+def test_one_x_value_gets_an_axis_around_it():
+    """A --quick reproduction with one x value: that value in the middle, one tick, not an
+    axis of ±4 % around it."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find("ctcp-fig9")
+    assert exp is not None
+    m = exp.measures[0].name
+    fig = repro_figure(exp, _cells([m], [(m, "ctcp", 100.0), (m, "reno", 100.0)]))
+    ax = fig.axes[0]
+    low, high = ax.get_xlim()
+    assert low < 100 < high and high - low >= 50 and list(ax.get_xticks()) == [100.0]
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    """Two loss rates × Reno or CUBIC, 2 replicates, 5 s runs; and one loss rate alone."""
+    from conftest import ONE_FLOW
+
+    base = tmp_path_factory.mktemp("sweep") / "base.toml"
+    base.write_text(ONE_FLOW.replace('duration = "10s"', 'duration = "5s"'))
+    algorithms = ["reno", "cubic"]
+    many = {"topology.bottleneck.loss": [1e-5, 1e-3], "flows[0].algorithm": algorithms}
+    one = {"topology.bottleneck.loss": [1e-3], "flows[0].algorithm": algorithms}
+    return hscc.sweep(base, many, replicates=2, jobs=1), hscc.sweep(base, one, replicates=2, jobs=1)
+
+
+@pytest.mark.timeout(60)
+def test_sweep_plot_returns_figures_with_human_labels(sweep):
+    many, _ = sweep
+    figs = many.plot()
+    assert figs and all(isinstance(f, Figure) for f in figs.values())
+    fig = figs["flows[0].goodput_bps"]
+    ax = fig.axes[0]
+    assert ax.get_ylabel().startswith("flows[0] goodput (") and "bit/s)" in ax.get_ylabel()
+    assert ax.get_xlabel() == "bottleneck random loss rate"
+    assert ax.get_legend().get_title().get_text() == "flows[0] algorithm"
+    assert ax.yaxis.get_offset_text().get_text() == ""  # no "1e7" offset
+    colours = {str(c.get_label()): c.lines[0].get_color() for c in ax.containers}
+    assert colours == {
+        "reno": style.algorithm_colour("reno"),
+        "cubic": style.algorithm_colour("cubic"),
+    }
+    assert style.legend_gaps(fig) == []
+    for f in figs.values():
+        low, _ = f.axes[0].get_ylim()
+        assert low == 0  # a CI of a quantity ≥ 0 never reaches below 0
+
+
+@pytest.mark.timeout(60)
+def test_a_sweep_of_one_x_value(sweep):
+    _, one = sweep
+    ax = one.plot(metrics=["flows[0].goodput_bps"])["flows[0].goodput_bps"].axes[0]
+    low, high = ax.get_xlim()
+    assert low < 1e-3 < high and high - low >= 1e-3 and list(ax.get_xticks()) == [1e-3]

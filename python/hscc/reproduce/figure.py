@@ -52,6 +52,7 @@ def figure(exp: Experiment, table: pl.DataFrame, size: str = "wide") -> Figure:
                 _lines(ax, t, series, colour)
                 ax.set_xscale(exp.x.scale)
                 ax.set_xlabel(exp.x.label)
+                style.single_value_axis(ax, t["x"].to_list(), log=exp.x.scale == "log")
             if m.log:
                 ax.set_yscale("log")
             ax.set_ylabel(m.label)
@@ -60,13 +61,7 @@ def figure(exp: Experiment, table: pl.DataFrame, size: str = "wide") -> Figure:
         for ax in fig.axes:
             for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                 seen.setdefault(label, handle)
-        if seen:
-            fig.legend(
-                list(seen.values()),
-                list(seen),
-                loc="outside lower center",
-                ncols=min(len(seen), 4),
-            )
+        style.figure_legend(fig, list(seen.values()), list(seen))
         fig.suptitle(f"{exp.name}: {exp.title}")
     return fig
 
