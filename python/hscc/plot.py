@@ -144,7 +144,7 @@ def _draw(
     fig.suptitle(title, wrap=True)
     thin = (0.7 if size == "column" else 1.0) * (1.2 if n <= _PER_FLOW_LEGEND or aggregate else 0.7)
     ax_thr, ax_cwnd, ax_q = axes["throughput"], axes["cwnd"], axes["queues"]
-    thr = metric("throughput_bps")
+    thr = metric("goodput_bps")
     divisor, unit = scale("rate", [_peak(ts["throughput_bps"])])
     if aggregate:
         thr_title = "goodput per algorithm (sum of its flows)"
@@ -172,7 +172,7 @@ def _draw(
                 label=label,
             )
             ax_cwnd.plot(f["time_s"], f["cwnd"], color=colour, ls=ls, lw=thin, label=label)
-    top = _robust_top(ax_thr)
+    top = style.robust_top(ax_thr)
     if top is not None:
         # In-order delivery after a loss is repaired comes in bursts (and slow start in a spike)
         # far above the rest; keep the scale for the rest.
@@ -228,6 +228,7 @@ def _draw(
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(label, handle)
     style.figure_legend(fig, list(seen.values()), list(seen), max_cols={"column": 1}.get(size, 3))
+    fig.align_ylabels()
 
 
 def _aggregates(ts: pl.DataFrame, flows: pl.DataFrame) -> list[tuple[str, str, Any, Any, Any]]:
@@ -254,21 +255,6 @@ def _aggregates(ts: pl.DataFrame, flows: pl.DataFrame) -> list[tuple[str, str, A
             )
         )
     return out
-
-
-def _robust_top(ax: Axes) -> float | None:
-    """An upper y limit that keeps the body of the lines in view when a few samples are far
-    above it (more than twice the 99th percentile): None when no cut is needed."""
-    import numpy as np
-
-    data = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
-    values = sorted(float(v) for v in np.concatenate(data or [np.zeros(0)]) if math.isfinite(v))
-    if len(values) < 20:
-        return None
-    p99 = values[int(0.99 * (len(values) - 1))]
-    if p99 <= 0 or values[-1] <= 2 * p99:
-        return None
-    return 1.25 * p99
 
 
 def _links(

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import io
+import math
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -224,3 +225,18 @@ def single_value_axis(ax: Any, values: list[Any], log: bool = False) -> None:
         ax.set_xlim(-1, 1)
     ax.set_xticks([x])
     ax.minorticks_off()
+
+
+def robust_top(ax: Any) -> float | None:
+    """An upper y limit that keeps the body of the lines in view when a few samples are far
+    above it (more than twice the 99th percentile): None when no cut is needed."""
+    import numpy as np
+
+    data = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
+    values = sorted(float(v) for v in np.concatenate(data or [np.zeros(0)]) if math.isfinite(v))
+    if len(values) < 20:
+        return None
+    p99 = values[int(0.99 * (len(values) - 1))]
+    if p99 <= 0 or values[-1] <= 2 * p99:
+        return None
+    return 1.25 * p99
