@@ -162,10 +162,12 @@ def line_style(n: int) -> Any:
 
 
 def legend_gaps(fig: Figure) -> list[str]:
-    """Labels of the lines drawn with data whose label no legend of `fig` shows (empty: all shown).
+    """Labels of the lines, bars and error bars drawn with data whose label no legend of `fig`
+    shows (empty: all shown).
 
     A line is 'drawn' when it is visible and has at least one point; lines labelled
-    with a leading underscore (matplotlib's "not in the legend") count as missing."""
+    with a leading underscore (matplotlib's "not in the legend") count as missing, except
+    the parts matplotlib itself makes of another series (a bar's error bars)."""
     shown: set[str] = set()
     legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
     for leg in legends:
@@ -178,12 +180,22 @@ def legend_gaps(fig: Figure) -> list[str]:
                 owner[id(artist)] = str(c.get_label())
     missing = []
     for ax in fig.axes:
+        for c in ax.containers:  # bars, error bars: their container's label
+            if c.get_label() == _AUXILIARY:
+                continue
+            drawn = [a for a in _flatten(c) if getattr(a, "get_visible", lambda: False)()]
+            if drawn and str(c.get_label()) not in shown:
+                missing.append(str(c.get_label()))
         for line in ax.get_lines():
             if line.get_visible() and len(line.get_xdata()) > 0:  # type: ignore[arg-type]
                 label = owner.get(id(line), str(line.get_label()))
-                if label not in shown:
+                if label not in shown and not (id(line) in owner and label == _AUXILIARY):
                     missing.append(label)
     return missing
+
+
+# What matplotlib labels a part of another series (a bar's error bars): not a series.
+_AUXILIARY = "_nolegend_"
 
 
 def _flatten(x: Any) -> Iterator[Any]:

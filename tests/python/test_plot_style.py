@@ -62,7 +62,24 @@ def test_svg_keeps_text_as_text(ctcp_run, tmp_path):
 def test_an_unknown_extension_is_refused(ctcp_run, tmp_path, name):
     r = runner.invoke(app, ["plot", str(ctcp_run), "--out", str(tmp_path / name)])
     assert r.exit_code == 2 and ".png, .pdf or .svg" in r.stderr
+    assert str(tmp_path / name) in r.stderr.replace("\n", "")  # the value refused, named
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("size", list(style.SIZES))
+def test_the_written_file_has_the_sizes_width(ctcp_run, tmp_path, size):
+    """The PDF's page is the size's width in points (72 per inch), and a column's text is
+    smaller than a slide's."""
+    import re
+
+    out = tmp_path / "x.pdf"
+    r = runner.invoke(app, ["plot", str(ctcp_run), "--out", str(out), "--size", size])
+    assert r.exit_code == 0, r.output
+    box = re.search(rb"/MediaBox \[\s*0 0 ([0-9.]+) ([0-9.]+)", out.read_bytes())
+    assert box is not None
+    assert float(box[1]) == pytest.approx(72 * style.SIZES[size][0])
+    assert float(box[2]) > 72 * style.SIZES[size][1]  # several rows of panels: taller
 
 
 @pytest.mark.parametrize("size", list(style.SIZES))
@@ -70,6 +87,8 @@ def test_sizes(ctcp_run, size):
     fig = figure(hscc.load(ctcp_run), size)
     width, height = fig.get_size_inches()
     assert width == style.SIZES[size][0] and height > style.SIZES[size][1]
+    fonts = {t.get_fontsize() for ax in fig.axes for t in [ax.xaxis.label, ax.yaxis.label]}
+    assert fonts == {style.FONT_SIZES[size]}
 
 
 def test_a_misspelt_size_is_refused_with_a_suggestion(ctcp_run):
@@ -244,6 +263,22 @@ def test_a_reproduction_figure_legends_every_panels_series():
 
 
 @pytest.mark.timeout(30)
+def test_a_bar_figure_legends_every_series_once():
+    """A table's figure (bars, no x axis): each series' bars and the published values."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find("ctcp-table3")
+    assert exp is not None
+    names = [m.name for m in exp.measures]
+    rows = [(m, s, 0.0) for m in names for s in ("ctcp", "reno")]
+    fig = repro_figure(exp, _cells(names, rows))
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert sorted(texts) == ["ctcp (hscc)", "paper", "reno (hscc)"]
+    assert style.legend_gaps(fig) == []
+
+
+@pytest.mark.timeout(30)
 def test_one_x_value_gets_an_axis_around_it():
     """A --quick reproduction with one x value: that value in the middle, one tick, not an
     axis of ±4 % around it."""
@@ -300,3 +335,15 @@ def test_a_sweep_of_one_x_value(sweep):
     ax = one.plot(metrics=["flows[0].goodput_bps"])["flows[0].goodput_bps"].axes[0]
     low, high = ax.get_xlim()
     assert low < 1e-3 < high and high - low >= 1e-3 and list(ax.get_xticks()) == [1e-3]
+
+
+def test_legend_gaps_finds_a_series_left_out():
+    with style.context("column"):
+        fig = style.new_figure("column")
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 1], label="shown")
+        ax.plot([0, 1], [1, 0], label="_hidden")
+        ax.bar([0], [1], label="bars")
+        ax.plot([], [], label="empty")  # no data: not drawn
+        fig.legend([ax.get_lines()[0]], ["shown"])
+    assert sorted(style.legend_gaps(fig)) == ["_hidden", "bars"]

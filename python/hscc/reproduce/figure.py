@@ -117,15 +117,21 @@ def _bars(ax: Axes, t: pl.DataFrame, series: list[str], colour: dict[str, str]) 
             ax.bar(
                 i, row["mean"], yerr=err, color=colour[s], alpha=0.7, capsize=3, label=f"{s} (hscc)"
             )
-        if row["paper"] is not None:
-            ax.plot(
-                [i],
-                [row["paper"]],
-                color="black",
-                marker="s",
-                ms=8,
-                mfc="none",
-                ls="none",
-                label=None if any(h.get_label() == "paper" for h in ax.lines) else "paper",
-            )
+    paper = [
+        (i, row["paper"])
+        for i, s in enumerate(present)
+        for row in t.filter(pl.col("series") == s).head(1).iter_rows(named=True)
+        if row["paper"] is not None
+    ]
+    if paper:  # one series: every published value, one legend entry
+        ax.plot(
+            [i for i, _ in paper],
+            [v for _, v in paper],
+            color="black",
+            marker="s",
+            ms=8,
+            mfc="none",
+            ls="none",
+            label="paper",
+        )
     ax.set_xticks(range(len(present)), present, rotation=20, fontsize=8)
