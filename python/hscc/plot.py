@@ -228,7 +228,7 @@ def _draw(
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(label, handle)
     style.figure_legend(fig, list(seen.values()), list(seen), max_cols={"column": 1}.get(size, 3))
-    fig.align_ylabels()
+    fig.align_ylabels(time_axes)
 
 
 def _aggregates(ts: pl.DataFrame, flows: pl.DataFrame) -> list[tuple[str, str, Any, Any, Any]]:
@@ -292,12 +292,14 @@ def _links(
             u * rate_at(schedule, t - dt / 2) / divisor
             for u, t in zip(q["utilization"].to_list(), times, strict=True)
         ]
+        if len(schedules) == 1:  # the load as an area (two links' areas would overlap)
+            ax.fill_between(times, carried, color=colour[name], alpha=0.12, lw=0)
         ax.plot(
             times,
             carried,
             color=colour[name],
             lw=0.8,
-            alpha=0.8,
+            alpha=0.6,
             label=f"carried by {name} (all traffic)",
         )
     ax.set_ylim(0, 1.1 * top / divisor)
