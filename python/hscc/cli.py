@@ -476,7 +476,7 @@ def plot(
         typer.Option(
             "--out",
             "-o",
-            help="Image file; .png, .pdf or .svg chooses the format. Default: RUN_DIR/plot.png (a sweep: SWEEP_DIR/plots/).",
+            help="Image file; .png, .pdf or .svg chooses the format. Default: RUN_DIR/plot.png. A sweep: a directory (PNG files), or DIR/NAME.pdf|.svg|.png for DIR/NAME-METRIC.EXT (default SWEEP_DIR/plots/).",
             show_default=False,
         ),
     ] = None,
@@ -515,9 +515,16 @@ def plot(
         if sweepdir.read_manifest(run_dir) is not None:
             sweep = sweepdir.load(run_dir)
             target = out_file or run_dir / sweepdir.PLOTS
-            paths = draw_sweep(sweep, target, overwrite=overwrite, size=size)
-            if svg:
-                paths += draw_sweep(sweep, target, overwrite=overwrite, size=size, fmt="svg")
+            fmt, prefix = "png", ""
+            if target.suffix.lower() in style.FORMATS:  # DIR/NAME.EXT: the format, a prefix
+                fmt, prefix, target = style.file_format(target), target.stem, target.parent
+            paths = draw_sweep(
+                sweep, target, overwrite=overwrite, size=size, fmt=fmt, prefix=prefix
+            )
+            if svg and fmt != "svg":
+                paths += draw_sweep(
+                    sweep, target, overwrite=overwrite, size=size, fmt="svg", prefix=prefix
+                )
         else:
             target = out_file or run_dir / "plot.png"
             style.file_format(target)

@@ -411,18 +411,18 @@ def capacities(result: Result) -> dict[str, list[tuple[float, float]]]:
     initial: dict[str, float] = {}
     by_index: dict[int, str] = {}
     for i, link in enumerate(links):
-        if isinstance(link, dict) and isinstance(link.get("cfg"), dict):
-            initial[str(link.get("name"))] = float(link["cfg"]["rate_bps"])
+        cfg = link.get("cfg") if isinstance(link, dict) else None
+        rate = _number(cfg.get("rate_bps")) if isinstance(cfg, dict) else None
+        if rate is not None:
+            initial[str(link.get("name"))] = rate
             by_index[i] = str(link.get("name"))
     out: dict[str, list[tuple[float, float]]] = {}
     for link in result.bottlenecks.iter_rows(named=True):
         name = link["name"]
         steps = sorted(
-            (float(c["at"]) / _PS_PER_S, float(c["rate_bps"]))
-            for c in changes
-            if isinstance(c, dict)
-            and by_index.get(int(c.get("link", -1))) == name
-            and c.get("rate_bps") is not None
+            (at, rate)
+            for at, link_index, rate in map(_change, changes)
+            if by_index.get(link_index) == name and rate is not None
         )
         if not initial and not steps:
             steps = _scenario_steps(result, name)
@@ -437,6 +437,21 @@ def capacities(result: Result) -> dict[str, list[tuple[float, float]]]:
                 schedule.append((at, r))
         out[name] = schedule
     return out
+
+
+def _number(x: Any) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def _change(c: Any) -> tuple[float, int, float | None]:
+    """(time in s, link index, new rate or None) of an engine change record; (0, -1, None)
+    for anything else."""
+    if not isinstance(c, dict):
+        return 0.0, -1, None
+    at, link = _number(c.get("at")), c.get("link")
+    if at is None or not isinstance(link, int):
+        return 0.0, -1, None
+    return at / _PS_PER_S, link, _number(c.get("rate_bps"))
 
 
 def _scenario_steps(result: Result, name: str) -> list[tuple[float, float]]:

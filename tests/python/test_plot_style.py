@@ -17,6 +17,7 @@ from hscc.plot import figure
 from hscc.units_table import format_value, metric
 
 runner = CliRunner()
+pytestmark = pytest.mark.timeout(60)  # each test: a few seconds; the module's runs are shared
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +146,23 @@ def test_capacity_of_a_run_without_changes(ctcp_run):
     from hscc.plot import capacities
 
     assert capacities(hscc.load(ctcp_run)) == {"bottleneck:fwd": [(0.0, 700e6)]}  # not the ACK path
+
+
+@pytest.mark.timeout(30)
+def test_capacity_from_a_damaged_record(mixed_run):
+    """Change records of the wrong shape are skipped; the links' rates stay."""
+    from hscc.plot import capacities
+
+    r = hscc.load(mixed_run)
+    r.manifest["engine_config"]["changes"] = [
+        {"at": "20s", "link": 0, "rate_bps": 1},
+        {"at": 1e12, "link": "0", "rate_bps": 1},
+        {"at": 2e12, "link": 0, "rate_bps": None, "delay": 5},
+        7,
+    ]
+    assert capacities(r)["bottleneck:fwd"] == [(0.0, 100e6)]
+    r.manifest["engine_config"] = "not a record"
+    assert capacities(r)["bottleneck:fwd"][0] == (0.0, 100e6)  # the scenario's changes, read
 
 
 @pytest.mark.timeout(30)
@@ -304,7 +322,10 @@ def sweep(tmp_path_factory):
     algorithms = ["reno", "cubic"]
     many = {"topology.bottleneck.loss": [1e-5, 1e-3], "flows[0].algorithm": algorithms}
     one = {"topology.bottleneck.loss": [1e-3], "flows[0].algorithm": algorithms}
-    return hscc.sweep(base, many, replicates=2, jobs=1), hscc.sweep(base, one, replicates=2, jobs=1)
+    return (
+        hscc.sweep(base, many, replicates=2, jobs=1, out=base.parent / "many"),
+        hscc.sweep(base, one, replicates=2, jobs=1),
+    )
 
 
 @pytest.mark.timeout(60)
@@ -347,3 +368,17 @@ def test_legend_gaps_finds_a_series_left_out():
         ax.plot([], [], label="empty")  # no data: not drawn
         fig.legend([ax.get_lines()[0]], ["shown"])
     assert sorted(style.legend_gaps(fig)) == ["_hidden", "bars"]
+
+
+@pytest.mark.timeout(60)
+def test_sweep_plots_in_the_format_of_out(sweep, tmp_path):
+    """hscc plot SWEEP_DIR --out DIR/NAME.pdf: DIR/NAME-METRIC.pdf, real PDFs at the size's width."""
+    many, _ = sweep
+    r = runner.invoke(
+        app, ["plot", str(many.directory), "--out", str(tmp_path / "loss.pdf"), "--size", "column"]
+    )
+    assert r.exit_code == 0, r.output
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert "loss-flows-0-goodput.pdf" in files and all(f.endswith(".pdf") for f in files)
+    data = (tmp_path / "loss-flows-0-goodput.pdf").read_bytes()
+    assert data[:4] == b"%PDF" and b"/MediaBox [ 0 0 252 " in data

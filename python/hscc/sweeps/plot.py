@@ -30,11 +30,12 @@ def plot(
     overwrite: bool = False,
     size: str = style.DEFAULT_SIZE,
     fmt: str = "png",
+    prefix: str = "",
 ) -> list[Path]:
     """Write OUT_DIR/NAME.FMT for each metric (default: the headline metrics; NAME from the
-    metric, `file_name`); returns the paths. `fmt`: png, pdf or svg; `size`: column, wide or
-    slide. An existing file is replaced only with `overwrite` (or when `out_dir` is the sweep
-    directory's own plots)."""
+    metric, `file_name`, after `prefix` and a dash when given); returns the paths. `fmt`:
+    png, pdf or svg; `size`: column, wide or slide. An existing file is replaced only with
+    `overwrite` (or when `out_dir` is the sweep directory's own plots)."""
     style.file_format(f"plot.{fmt}")
     style.check_size(size)
     metrics = _metrics(result, metrics)
@@ -44,7 +45,7 @@ def plot(
         and out_dir.resolve() == (Path(result.directory) / "plots").resolve()
     )
     names = file_names(metrics)
-    paths = [out_dir / f"{names[m]}.{fmt}" for m in metrics]
+    paths = [out_dir / f"{prefix + '-' if prefix else ''}{names[m]}.{fmt}" for m in metrics]
     if not (overwrite or own):
         for p in paths:
             if p.exists() or p.is_symlink():
