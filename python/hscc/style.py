@@ -128,7 +128,17 @@ def new_figure(size: str = DEFAULT_SIZE, rows: int = 1) -> Figure:
 
     fig = Figure(figsize=figsize(size, rows), layout="constrained")
     FigureCanvasAgg(fig)
+    # A notebook shows the figure as a PNG even where pyplot (and its inline backend) was
+    # never imported: IPython asks the object for _repr_png_.
+    setattr(fig, "_repr_png_", lambda: _notebook_png(fig))  # noqa: B010
     return fig
+
+
+def _notebook_png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    with mpl.rc_context(RC):
+        fig.savefig(buf, format="png", dpi=100)
+    return buf.getvalue()
 
 
 def render(fig: Figure, fmt: str) -> bytes:

@@ -382,3 +382,9 @@ def test_sweep_plots_in_the_format_of_out(sweep, tmp_path):
     assert "loss-flows-0-goodput.pdf" in files and all(f.endswith(".pdf") for f in files)
     data = (tmp_path / "loss-flows-0-goodput.pdf").read_bytes()
     assert data[:4] == b"%PDF" and b"/MediaBox [ 0 0 252 " in data
+
+
+def test_a_figure_shows_in_a_notebook(ctcp_run):
+    """IPython displays an object through its _repr_png_: the figure's PNG."""
+    fig = hscc.load(ctcp_run).plot(size="column")
+    assert fig._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
