@@ -388,3 +388,52 @@ def test_a_figure_shows_in_a_notebook(ctcp_run):
     """IPython displays an object through its _repr_png_: the figure's PNG."""
     fig = hscc.load(ctcp_run).plot(size="column")
     assert fig._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _catalogue() -> list[str]:
+    from hscc.reproduce.experiment import catalogue
+
+    return [e.name for e in catalogue()]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("name", _catalogue())
+def test_every_reproduction_figure_legends_what_it_draws(name):
+    """Each experiment's figure, from made-up runs at the paper's own points (two replicates
+    each): every series hscc drew and every published one is in the one legend."""
+    from hscc.reproduce import compare
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find(name)
+    assert exp is not None
+    paper = compare._published(exp)
+    if paper.is_empty():  # no published numbers: hscc's points at the figure's x values
+        xs = exp.x.values or ([1e-4, 1e-3, 1e-2] if exp.x.axis else [0.0])
+        paper = pl.DataFrame(
+            [
+                {"measure": m.name, "series": s, "x": float(x), "paper": None}
+                for m in exp.measures
+                for s in exp.series.names.values()
+                for x in xs
+            ],
+            schema={
+                "measure": pl.String,
+                "series": pl.String,
+                "x": pl.Float64,
+                "paper": pl.Float64,
+            },
+        )
+    runs = pl.concat(
+        paper.select(
+            "measure",
+            "series",
+            "x",
+            (pl.col("paper").fill_null(1.0) * (1 + 0.1 * k)).alias("value"),
+        )
+        for k in range(2)
+    )
+    fig = repro_figure(exp, compare.cells(exp, runs))
+    assert style.legend_gaps(fig) == []
+    texts = {t.get_text() for t in fig.legends[0].get_texts()}
+    assert {f"{s} (hscc)" for s in paper["series"].unique()} <= texts
