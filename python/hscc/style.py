@@ -158,9 +158,20 @@ def _metadata(fmt: str) -> dict[str, Any]:
     return {}
 
 
+def _key(algorithm: str) -> str:
+    """ "CTCP-LA", "ctcp_la" → "ctcpla": the table's spelling."""
+    return algorithm.lower().replace("-", "").replace("_", "")
+
+
+def known_algorithm(algorithm: str) -> bool:
+    """Whether `algorithm` has a colour of its own (not a spare one)."""
+    return _key(algorithm) in ALGORITHM_COLOURS
+
+
 def algorithm_colour(algorithm: str) -> str:
-    """The colour of `algorithm` (lower case name as in `hscc algorithms`); a stable spare one if unknown."""
-    key = algorithm.lower()
+    """The colour of `algorithm` (its name as in `hscc algorithms`, any case, with or without
+    dashes); a stable spare one if unknown."""
+    key = _key(algorithm)
     if key in ALGORITHM_COLOURS:
         return ALGORITHM_COLOURS[key]
     return _SPARE[zlib.crc32(key.encode()) % len(_SPARE)]

@@ -437,3 +437,16 @@ def test_every_reproduction_figure_legends_what_it_draws(name):
     assert style.legend_gaps(fig) == []
     texts = {t.get_text() for t in fig.legends[0].get_texts()}
     assert {f"{s} (hscc)" for s in paper["series"].unique()} <= texts
+
+
+def test_reproduction_series_take_their_algorithms_colours():
+    """A series named for the paper ("Cubic TCP") has its algorithm's colour, as in run plots."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import colours
+
+    exp = find("sync-table1")
+    assert exp is not None and exp.series is not None
+    names = {name: key for key, name in exp.series.names.items()}
+    got = colours(list(names), exp)
+    assert got == {name: style.algorithm_colour(key) for name, key in names.items()}
+    assert style.algorithm_colour("ctcp-la") == style.ALGORITHM_COLOURS["ctcpla"]

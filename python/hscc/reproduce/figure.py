@@ -42,7 +42,7 @@ def figure(exp: Experiment, table: pl.DataFrame, size: str = "wide") -> Figure:
 
         FigureCanvasAgg(fig)
         series = list(dict.fromkeys(table["series"].to_list()))
-        colour = colours(series)
+        colour = colours(series, exp)
         for i, m in enumerate(exp.measures):
             ax = fig.add_subplot(1, n, i + 1)
             t = table.filter(pl.col("measure") == m.name)
@@ -72,10 +72,15 @@ def figure(exp: Experiment, table: pl.DataFrame, size: str = "wide") -> Figure:
     return fig
 
 
-def colours(series: list[str]) -> dict[str, str]:
-    """By algorithm when every series is one (the same colour as in run plots), else in turn."""
-    if series and all(s.lower() in style.ALGORITHM_COLOURS for s in series):
-        return {s: style.algorithm_colour(s) for s in series}
+def colours(series: list[str], exp: Experiment | None = None) -> dict[str, str]:
+    """By algorithm when every series is one (the same colour as in run plots: a series
+    named "Cubic TCP" for the algorithm cubic is CUBIC's orange), else in turn."""
+    algorithm = {s.lower(): s.lower() for s in series}
+    if exp is not None and exp.series is not None and exp.series.axis.endswith(".algorithm"):
+        algorithm.update({name.lower(): key for key, name in exp.series.names.items()})
+    keys = [algorithm.get(s.lower(), s.lower()) for s in series]
+    if series and all(style.known_algorithm(k) for k in keys):
+        return {s: style.algorithm_colour(k) for s, k in zip(series, keys, strict=True)}
     return {s: COLOURS[i % len(COLOURS)] for i, s in enumerate(series)}
 
 
