@@ -100,7 +100,13 @@ def figure(result: Result, size: str = style.DEFAULT_SIZE, aggregate: bool = Fal
             'the run has no time series: set [output] sample_interval and traces = ["flows", "queues"]'
         )
     schedules = capacities(result)
-    kinds = ["throughput"] + (["links"] if schedules else []) + ["cwnd", "queues"]
+    tcp = not result.timeseries.is_empty()
+    kinds = (
+        (["throughput"] if tcp else [])
+        + (["links"] if schedules else [])
+        + (["cwnd"] if tcp else [])
+        + (["queues"] if not result.queues.is_empty() else [])
+    )
     extra = (["udp"] if result.udp.height else []) + (["web"] if result.web.height else [])
     cols = 1 if style.check_size(size) == "column" else 2
     time_rows = math.ceil(len(kinds) / cols)
@@ -128,7 +134,7 @@ def _draw(
     size: str,
     aggregate: bool,
 ) -> None:
-    ts, qs, flows = result.timeseries, result.queues, result.flows
+    qs, flows = result.queues, result.flows
     s = result.summary
     duration = float(s["duration_s"])
     how = (
@@ -142,9 +148,38 @@ def _draw(
     if jain is not None:
         title += f"; Jain's index {jain:.3f}"
     fig.suptitle(title, wrap=True)
+    if "throughput" in axes:
+        _flows(result, axes["throughput"], axes["cwnd"], size, aggregate)
+    if "links" in axes:
+        _links(result, axes["links"], schedules, duration)
+    if "queues" in axes:
+        _queues(qs, axes["queues"])
+    time_axes = [ax for k, ax in axes.items() if k not in ("udp", "web")]
+    cols = 1 if size == "column" else 2
+    for i, ax in enumerate(time_axes):
+        ax.set_ylim(bottom=0)
+        ax.set_xlim(0, duration)
+        if i + cols < len(time_axes):  # another time panel below: the time axis is shown there
+            ax.tick_params(labelbottom=False)
+        else:
+            ax.set_xlabel(axis_label(metric("time_s"), "s"))
+    if "udp" in axes:
+        _udp(result, axes["udp"])
+    if "web" in axes:
+        _web(result, axes["web"])
+    seen: dict[str, Any] = {}
+    for ax in axes.values():
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    style.figure_legend(fig, list(seen.values()), list(seen), max_cols={"column": 1}.get(size, 3))
+    fig.align_ylabels(time_axes)
+
+
+def _flows(result: Result, ax_thr: Axes, ax_cwnd: Axes, size: str, aggregate: bool) -> None:
+    """Goodput and cwnd per flow (line style by flow) or, with `aggregate`, per algorithm."""
+    ts, flows = result.timeseries, result.flows
+    n = flows.height
     thin = (0.7 if size == "column" else 1.0) * (1.2 if n <= _PER_FLOW_LEGEND or aggregate else 0.7)
-    ax_thr, ax_cwnd, ax_q = axes["throughput"], axes["cwnd"], axes["queues"]
-    thr = metric("goodput_bps")
     divisor, unit = scale("rate", [_peak(ts["throughput_bps"])])
     if aggregate:
         thr_title = "goodput per algorithm (sum of its flows)"
@@ -187,48 +222,31 @@ def _draw(
             fontsize="small",
             color="0.35",
         )
-    ax_thr.set_ylabel(axis_label(thr, unit))
+    ax_thr.set_ylabel(axis_label(metric("goodput_bps"), unit))
     ax_thr.set_title(thr_title, loc="left")
     ax_cwnd.set_ylabel(axis_label(metric("cwnd"), "segments"))
     ax_cwnd.set_title(cwnd_title, loc="left")
-    if "links" in axes:
-        _links(result, axes["links"], schedules, duration)
-    qs_shown = _queued_links(qs)
-    q_div, q_unit = scale("time", [_peak(qs["qdelay_s"])] if not qs.is_empty() else [])
-    for i, name in enumerate(qs_shown):
+
+
+def _queues(qs: pl.DataFrame, ax: Axes) -> None:
+    """Queuing delay of each monitored queue that ever held a packet (all, if none did)."""
+    shown = _queued_links(qs)
+    divisor, unit = scale("time", [_peak(qs["qdelay_s"])])
+    if divisor == 1.0 and unit == "s" and _peak(qs["qdelay_s"]) == 0:
+        divisor, unit = 1e-3, "ms"  # nothing queued: an axis in ms, not s
+    for i, name in enumerate(shown):
         q = qs.filter(pl.col("name") == name)
-        ax_q.plot(
+        ax.plot(
             q["time_s"],
-            q["qdelay_s"] / q_div,
+            q["qdelay_s"] / divisor,
             color=_QUEUE_COLOURS[i % len(_QUEUE_COLOURS)],
             lw=1.0,
             label=f"queuing delay at {name}",
         )
-    ax_q.set_ylabel(axis_label(metric("qdelay_s"), q_unit))
-    ax_q.set_title("queuing delay (mean per interval)", loc="left")
-    if not qs_shown:
-        ax_q.text(
-            0.5, 0.5, "no queue traces recorded", transform=ax_q.transAxes, ha="center", color="0.4"
-        )
-    time_axes = [ax for k, ax in axes.items() if k not in ("udp", "web")]
-    cols = 1 if size == "column" else 2
-    for i, ax in enumerate(time_axes):
-        ax.set_ylim(bottom=0)
-        ax.set_xlim(0, duration)
-        if i + cols < len(time_axes):  # another time panel below: the time axis is shown there
-            ax.tick_params(labelbottom=False)
-        else:
-            ax.set_xlabel(axis_label(metric("time_s"), "s"))
-    if "udp" in axes:
-        _udp(result, axes["udp"])
-    if "web" in axes:
-        _web(result, axes["web"])
-    seen: dict[str, Any] = {}
-    for ax in axes.values():
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            seen.setdefault(label, handle)
-    style.figure_legend(fig, list(seen.values()), list(seen), max_cols={"column": 1}.get(size, 3))
-    fig.align_ylabels(time_axes)
+    ax.set_ylabel(axis_label(metric("qdelay_s"), unit))
+    ax.set_title("queuing delay (mean per interval)", loc="left")
+    if _peak(qs["qdelay_s"]) == 0:
+        ax.text(0.5, 0.5, "no packet waited", transform=ax.transAxes, ha="center", color="0.4")
 
 
 def _aggregates(ts: pl.DataFrame, flows: pl.DataFrame) -> list[tuple[str, str, Any, Any, Any]]:
@@ -329,7 +347,7 @@ def _udp(result: Result, ax: Axes) -> None:
         label="p99 delay",
     )
     ax.set_yticks(ys, names)
-    ax.invert_yaxis()
+    ax.set_ylim(max(len(ys), 3) - 0.5, -0.5)  # top down; a lone bar as thick as one of three
     ax.set_xlabel(axis_label(metric("delay_s"), unit))
     ax.set_title("UDP and VoIP: one-way delay", loc="left")
     ax.grid(axis="y", visible=False)

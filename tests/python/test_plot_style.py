@@ -450,3 +450,27 @@ def test_reproduction_series_take_their_algorithms_colours():
     got = colours(list(names), exp)
     assert got == {name: style.algorithm_colour(key) for name, key in names.items()}
     assert style.algorithm_colour("ctcp-la") == style.ALGORITHM_COLOURS["ctcpla"]
+
+
+def test_panels_only_for_what_a_run_recorded(write_toml):
+    """No TCP flows: no goodput or cwnd panel; flows traced but not queues: no queue panel."""
+    from conftest import ONE_FLOW
+
+    udp = ONE_FLOW.split("[[flows]]")[0] + '[[udp]]\npair = 0\npattern = "cbr"\nrate = "5Mbps"\n'
+    titles = [ax.get_title(loc="left") for ax in figure(hscc.run(write_toml(udp, "u.toml"))).axes]
+    assert titles == [
+        "capacity and load per link",
+        "queuing delay (mean per interval)",
+        "UDP and VoIP: one-way delay",
+    ]
+    flows_only = ONE_FLOW.replace(
+        'sample_interval = "100ms"', 'sample_interval = "100ms"\ntraces = ["flows"]'
+    )
+    titles = [
+        ax.get_title(loc="left") for ax in figure(hscc.run(write_toml(flows_only, "f.toml"))).axes
+    ]
+    assert titles == [
+        "goodput per flow",
+        "capacity and load per link",
+        "congestion window per flow",
+    ]
