@@ -484,7 +484,7 @@ def plot(
         str,
         typer.Option(
             "--size",
-            help="column (3.5 x 2.6 in), wide (7.16 x 3 in) or slide (10 x 5.6 in); stacked panels make a figure taller.",
+            help="column (3.5 x 2.6 in), wide (7.16 x 3 in) or slide (10 x 5.625 in, 16:9); more rows of panels make a figure taller.",
         ),
     ] = "slide",
     overwrite: Annotated[

@@ -242,8 +242,9 @@ def figure(a: Result, b: Result, names: tuple[str, str], size: str | None = None
                     f["time_s"], f["throughput_bps"] / divisor, ls, color=color, lw=1.1, label=label
                 )
                 ax_cwnd.plot(f["time_s"], f["cwnd"], ls, color=color, lw=1.1, label=label)
-        ax_thr.set_ylabel(axis_label(metric("goodput_bps"), unit))
-        ax_cwnd.set_ylabel(axis_label(metric("cwnd"), "segments"))
+        # Two lines each: the panels of a 16:9 slide are short.
+        ax_thr.set_ylabel(axis_label(metric("goodput_bps"), unit).replace(" (", "\n("))
+        ax_cwnd.set_ylabel(axis_label(metric("cwnd"), "segments").replace(" (", "\n("))
         ax_cwnd.set_xlabel(axis_label(metric("time_s"), "s"))
         for ax in (ax_thr, ax_cwnd):
             ax.set_ylim(bottom=0)
@@ -255,7 +256,7 @@ def figure(a: Result, b: Result, names: tuple[str, str], size: str | None = None
         for ax in (ax_thr, ax_cwnd):
             for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                 seen.setdefault(label, handle)
-        style.figure_legend(fig, list(seen.values()), list(seen), max_cols=2)
+        style.figure_legend(fig, list(seen.values()), list(seen), max_cols=4)
         fig.suptitle(f"{names[0]} (solid) and {names[1]} (dashed)", wrap=True)
         fig.align_ylabels()
     return fig

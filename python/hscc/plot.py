@@ -172,6 +172,8 @@ def _draw(
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(label, handle)
     style.figure_legend(fig, list(seen.values()), list(seen), max_cols={"column": 1}.get(size, 3))
+    for ax in time_axes:  # "congestion window (segments)" is as tall as a short panel
+        ax.set_ylabel(ax.get_ylabel().replace(" (", "\n("))
     fig.align_ylabels(time_axes)
 
 

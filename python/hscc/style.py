@@ -1,8 +1,9 @@
 """One look for every figure hscc draws: sizes, fonts, file formats, colours.
 
 - Sizes (``--size``): ``column`` 3.5 × 2.6 in (one column of a two-column paper),
-  ``wide`` 7.16 × 3 in (both columns), ``slide`` 10 × 5.6 in (16:9). The width is
-  the size's; a figure of several stacked panels is taller than one panel.
+  ``wide`` 7.16 × 3 in (both columns), ``slide`` 10 × 5.625 in (16:9). The width is
+  the size's; a figure of several rows of panels is taller than one panel (a slide's only
+  beyond two rows).
 - Format from the file's extension: .png, .pdf or .svg; anything else is refused
   (``FormatError``). Text stays text: TrueType fonts embedded in PDF, ``<text>``
   elements in SVG, so a figure can be edited and searched.
@@ -27,7 +28,7 @@ from matplotlib.figure import Figure
 SIZES: dict[str, tuple[float, float]] = {
     "column": (3.5, 2.6),
     "wide": (7.16, 3.0),
-    "slide": (10.0, 5.6),
+    "slide": (10.0, 5.625),  # 16:9
 }
 DEFAULT_SIZE = "slide"  # what `hscc plot` and `hscc sweep` draw unless told
 FONT_SIZES = {"column": 7.0, "wide": 8.0, "slide": 11.0}
@@ -99,8 +100,12 @@ def check_size(size: str) -> str:
 
 
 def figsize(size: str, rows: int = 1) -> tuple[float, float]:
-    """The size's width; its height for one row of panels, half as much again for each further row."""
+    """The size's width; its height for one row of panels and 55 % of that more for each
+    further row. A slide stays 16:9 up to two rows (a talk has no room for a taller figure)
+    and grows 45 % for each row beyond."""
     width, height = SIZES[check_size(size)]
+    if size == "slide":
+        return width, height * (1 + 0.45 * max(0, rows - 2))
     return width, height * (1 + 0.55 * (rows - 1))
 
 

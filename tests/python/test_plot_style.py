@@ -67,6 +67,11 @@ def test_an_unknown_extension_is_refused(ctcp_run, tmp_path, name):
     assert list(tmp_path.iterdir()) == []
 
 
+# The test bed's four time panels: stacked in a column (4 rows), two by two otherwise; a slide
+# stays 16:9.
+_CTCP_HEIGHT = {"column": 2.6 * (1 + 3 * 0.55), "wide": 3.0 * 1.55, "slide": 10 * 9 / 16}
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("size", list(style.SIZES))
 def test_the_written_file_has_the_sizes_width(ctcp_run, tmp_path, size):
@@ -80,14 +85,14 @@ def test_the_written_file_has_the_sizes_width(ctcp_run, tmp_path, size):
     box = re.search(rb"/MediaBox \[\s*0 0 ([0-9.]+) ([0-9.]+)", out.read_bytes())
     assert box is not None
     assert float(box[1]) == pytest.approx(72 * style.SIZES[size][0])
-    assert float(box[2]) > 72 * style.SIZES[size][1]  # several rows of panels: taller
+    assert float(box[2]) == pytest.approx(72 * _CTCP_HEIGHT[size])
 
 
 @pytest.mark.parametrize("size", list(style.SIZES))
 def test_sizes(ctcp_run, size):
     fig = figure(hscc.load(ctcp_run), size)
     width, height = fig.get_size_inches()
-    assert width == style.SIZES[size][0] and height > style.SIZES[size][1]
+    assert (width, height) == pytest.approx((style.SIZES[size][0], _CTCP_HEIGHT[size]))
     fonts = {t.get_fontsize() for ax in fig.axes for t in [ax.xaxis.label, ax.yaxis.label]}
     assert fonts == {style.FONT_SIZES[size]}
 
