@@ -127,6 +127,7 @@ def figure(result: Result, size: str | None = None) -> Figure:
     from matplotlib.patches import Patch
 
     from hscc import style
+    from hscc.units_table import Metric, axis_label, metric
 
     size = size or style.DEFAULT_SIZE
     log = result.cc_log
@@ -151,16 +152,12 @@ def figure(result: Result, size: str | None = None) -> Figure:
             ).to_series()
             ax.step(f["time_s"], ssthresh, where="post", color="C2", lw=1, label="ssthresh")
             ax.set_title(f"{f['label'][0]}: {f.height} calls", loc="left")
-            ax.set_ylabel("segments")
+            ax.set_ylabel(axis_label(Metric("window", "window", "", "segments"), "segments"))
             ax.set_ylim(bottom=0)
             ax.margins(x=0)
         handles = axes[0].get_legend_handles_labels()[0] + [
             Patch(color=c, alpha=a, label=s) for s, (c, a) in _SHADE.items()
         ]
-        fig.legend(
-            handles=handles,
-            loc="outside right upper" if size == "slide" else "outside lower center",
-            ncols=1 if size == "slide" else 3,
-        )
-        axes[-1].set_xlabel("time (s)")
+        style.figure_legend(fig, handles, [str(h.get_label()) for h in handles], max_cols=5)
+        axes[-1].set_xlabel(axis_label(metric("time_s"), "s"))
     return fig

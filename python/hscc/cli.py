@@ -477,7 +477,7 @@ def plot(
         typer.Option(
             "--out",
             "-o",
-            help="Image file; .png, .pdf or .svg chooses the format. Default: RUN_DIR/plot.png (a sweep: SWEEP_DIR/plots/).",
+            help="Image file; .png, .pdf or .svg chooses the format. Default: RUN_DIR/plot.png. A sweep: a directory (PNG files), or DIR/NAME.pdf|.svg|.png for DIR/NAME-METRIC.EXT (default SWEEP_DIR/plots/).",
             show_default=False,
         ),
     ] = None,
@@ -485,11 +485,18 @@ def plot(
         str,
         typer.Option(
             "--size",
-            help="column (3.5 x 2.6 in), wide (7.16 x 3 in) or slide (10 x 5.6 in); stacked panels make a figure taller.",
+            help="column (3.5 x 2.6 in), wide (7.16 x 3 in) or slide (10 x 5.625 in, 16:9); more rows of panels make a figure taller.",
         ),
     ] = "slide",
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace an existing --out file.")
+    ] = False,
+    aggregate: Annotated[
+        bool,
+        typer.Option(
+            "--aggregate",
+            help="A run: one line per algorithm (its flows' summed goodput, mean cwnd) instead of one per flow.",
+        ),
     ] = False,
 ) -> None:
     """Plot a run (throughput and cwnd per flow, queuing delay over time),
@@ -509,13 +516,22 @@ def plot(
         if sweepdir.read_manifest(run_dir) is not None:
             sweep = sweepdir.load(run_dir)
             target = out_file or run_dir / sweepdir.PLOTS
-            paths = draw_sweep(sweep, target, overwrite=overwrite, size=size)
-            if svg:
-                paths += draw_sweep(sweep, target, overwrite=overwrite, size=size, fmt="svg")
+            fmt, prefix = "png", ""
+            if target.suffix.lower() in style.FORMATS:  # DIR/NAME.EXT: the format, a prefix
+                fmt, prefix, target = style.file_format(target), target.stem, target.parent
+            paths = draw_sweep(
+                sweep, target, overwrite=overwrite, size=size, fmt=fmt, prefix=prefix
+            )
+            if svg and fmt != "svg":
+                paths += draw_sweep(
+                    sweep, target, overwrite=overwrite, size=size, fmt="svg", prefix=prefix
+                )
         else:
             target = out_file or run_dir / "plot.png"
             style.file_format(target)
-            paths = draw(run_dir, out=target, svg=svg, overwrite=overwrite, size=size)
+            paths = draw(
+                run_dir, out=target, svg=svg, overwrite=overwrite, size=size, aggregate=aggregate
+            )
     except style.FormatError as e:
         raise _fail(BAD_INPUT, f"--out: {e}") from None
     except (RunDirError, NoTracesError) as e:

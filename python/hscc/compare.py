@@ -216,11 +216,14 @@ def names(a: Result, path_a: str | Path, b: Result, path_b: str | Path) -> tuple
 
 
 def figure(a: Result, b: Result, names: tuple[str, str], size: str | None = None) -> Figure:
-    """Throughput and cwnd of both runs on the same axes: A solid, B dashed; colour by algorithm
-    and shade by flow."""
+    """Goodput and cwnd of both runs on the same axes: A solid, B dashed; colour by algorithm
+    and shade by flow; one legend with every line."""
     from hscc import style
+    from hscc.units_table import axis_label, metric, scale
 
     size = size or style.DEFAULT_SIZE
+    top = max(float(r.timeseries["throughput_bps"].max() or 0) for r in (a, b))  # type: ignore[arg-type]
+    divisor, unit = scale("rate", [top])
     with style.context(size):
         fig = style.new_figure(size, rows=2)
         ax_thr, ax_cwnd = fig.subplots(2, 1, sharex=True)
@@ -229,32 +232,42 @@ def figure(a: Result, b: Result, names: tuple[str, str], size: str | None = None
             nth: dict[str, int] = {}
             for row in run.flows.iter_rows(named=True):
                 f = ts.filter(pl.col("flow") == row["flow"])
+                if f.is_empty():
+                    continue
                 k = nth[row["algorithm"]] = nth.get(row["algorithm"], -1) + 1
-                color = _shade(style.algorithm_colour(row["algorithm"]), k)
+                n = int((run.flows["algorithm"] == row["algorithm"]).sum())
+                color = _shade(style.algorithm_colour(row["algorithm"]), k, n)
                 label = f"{row['label']} ({name})"
                 ax_thr.plot(
-                    f["time_s"], f["throughput_bps"] / 1e6, ls, color=color, lw=1.1, label=label
+                    f["time_s"], f["throughput_bps"] / divisor, ls, color=color, lw=1.1, label=label
                 )
                 ax_cwnd.plot(f["time_s"], f["cwnd"], ls, color=color, lw=1.1, label=label)
-        ax_thr.set_ylabel("goodput (Mbit/s)")
-        ax_cwnd.set_ylabel("cwnd (segments)")
-        ax_cwnd.set_xlabel("time (s)")
-        handles, labels = ax_thr.get_legend_handles_labels()
-        fig.legend(
-            handles,
-            labels,
-            loc="outside right upper" if size == "slide" else "outside lower center",
-            ncols=1 if size == "slide" else 2,
-        )
-        fig.suptitle(f"{names[0]} (solid) and {names[1]} (dashed)")
+        # Two lines each: the panels of a 16:9 slide are short.
+        ax_thr.set_ylabel(axis_label(metric("goodput_bps"), unit).replace(" (", "\n("))
+        ax_cwnd.set_ylabel(axis_label(metric("cwnd"), "segments").replace(" (", "\n("))
+        ax_cwnd.set_xlabel(axis_label(metric("time_s"), "s"))
+        for ax in (ax_thr, ax_cwnd):
+            ax.set_ylim(bottom=0)
+        cut = style.robust_top(ax_thr)
+        if cut is not None:  # a slow-start spike or a burst after a repair: keep the rest in view
+            ax_thr.set_ylim(0, cut)
+            ax_thr.set_title(f"peaks above {cut:.3g} {unit} cut", loc="right", fontsize="small")
+        seen: dict[str, Any] = {}
+        for ax in (ax_thr, ax_cwnd):
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                seen.setdefault(label, handle)
+        style.figure_legend(fig, list(seen.values()), list(seen), max_cols=4)
+        fig.suptitle(f"{names[0]} (solid) and {names[1]} (dashed)", wrap=True)
+        fig.align_ylabels()
     return fig
 
 
-def _shade(colour: str, k: int) -> tuple[float, float, float]:
-    """`colour` darkened a little for each further flow of the same algorithm."""
+def _shade(colour: str, k: int, n: int) -> tuple[float, float, float]:
+    """`colour` for the k-th of n flows of one algorithm: the first as is, the last darkest
+    (at 40 %), the others evenly between."""
     from matplotlib.colors import to_rgb
 
-    f = 0.6 ** (k % 3)
+    f = 1.0 - 0.6 * k / (n - 1) if n > 1 else 1.0
     r, g, b = to_rgb(colour)
     return (r * f, g * f, b * f)
 

@@ -315,11 +315,21 @@ class Result:
 
     @overload
     def plot(
-        self, out: None = None, svg: bool = False, overwrite: bool = False, size: str | None = None
+        self,
+        out: None = None,
+        svg: bool = False,
+        overwrite: bool = False,
+        size: str | None = None,
+        aggregate: bool = False,
     ) -> Figure: ...
     @overload
     def plot(
-        self, out: str | Path, svg: bool = False, overwrite: bool = False, size: str | None = None
+        self,
+        out: str | Path,
+        svg: bool = False,
+        overwrite: bool = False,
+        size: str | None = None,
+        aggregate: bool = False,
     ) -> list[Path]: ...
     def plot(
         self,
@@ -327,17 +337,20 @@ class Result:
         svg: bool = False,
         overwrite: bool = False,
         size: str | None = None,
+        aggregate: bool = False,
     ) -> Figure | list[Path]:
-        """Throughput, cwnd and queuing delay over time: without `out`, the matplotlib
-        figure (a notebook shows it); with `out`, written there in the format its extension
-        names (an existing file replaced only with `overwrite`), and the paths returned.
-        `size`: column, wide or slide (default: `hscc.style.DEFAULT_SIZE`)."""
+        """Throughput, cwnd and queuing delay over time, each carrying link's capacity and
+        load, and the run's UDP, VoIP and web traffic (`hscc.plot.figure`): without `out`,
+        the matplotlib figure (a notebook shows it); with `out`, written there in the format
+        its extension names (an existing file replaced only with `overwrite`), and the paths
+        returned. `size`: column, wide or slide (default: `hscc.style.DEFAULT_SIZE`);
+        `aggregate`: one line per algorithm instead of one per flow."""
         from hscc import plot, style  # matplotlib only when plotting
 
         size = size or style.DEFAULT_SIZE
         if out is None:
-            return plot.figure(self, size)
-        return plot.plot(self, out, svg, overwrite, size)
+            return plot.figure(self, size, aggregate)
+        return plot.plot(self, out, svg, overwrite, size, aggregate)
 
     def write(self, run_dir: str | Path, overwrite: bool = False) -> Path:
         """Write the run directory atomically. An existing run there is replaced only

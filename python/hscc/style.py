@@ -1,8 +1,9 @@
 """One look for every figure hscc draws: sizes, fonts, file formats, colours.
 
 - Sizes (``--size``): ``column`` 3.5 × 2.6 in (one column of a two-column paper),
-  ``wide`` 7.16 × 3 in (both columns), ``slide`` 10 × 5.6 in (16:9). The width is
-  the size's; a figure of several stacked panels is taller than one panel.
+  ``wide`` 7.16 × 3 in (both columns), ``slide`` 10 × 5.625 in (16:9). The width is
+  the size's; a figure of several rows of panels is taller than one panel (a slide's only
+  beyond two rows).
 - Format from the file's extension: .png, .pdf or .svg; anything else is refused
   (``FormatError``). Text stays text: TrueType fonts embedded in PDF, ``<text>``
   elements in SVG, so a figure can be edited and searched.
@@ -14,6 +15,7 @@
 from __future__ import annotations
 
 import io
+import math
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,7 +28,7 @@ from matplotlib.figure import Figure
 SIZES: dict[str, tuple[float, float]] = {
     "column": (3.5, 2.6),
     "wide": (7.16, 3.0),
-    "slide": (10.0, 5.6),
+    "slide": (10.0, 5.625),  # 16:9
 }
 DEFAULT_SIZE = "slide"  # what `hscc plot` and `hscc sweep` draw unless told
 FONT_SIZES = {"column": 7.0, "wide": 8.0, "slide": 11.0}
@@ -98,8 +100,12 @@ def check_size(size: str) -> str:
 
 
 def figsize(size: str, rows: int = 1) -> tuple[float, float]:
-    """The size's width; its height for one row of panels, half as much again for each further row."""
+    """The size's width; its height for one row of panels and 55 % of that more for each
+    further row. A slide stays 16:9 up to two rows (a talk has no room for a taller figure)
+    and grows 45 % for each row beyond."""
     width, height = SIZES[check_size(size)]
+    if size == "slide":
+        return width, height * (1 + 0.45 * max(0, rows - 2))
     return width, height * (1 + 0.55 * (rows - 1))
 
 
@@ -127,7 +133,17 @@ def new_figure(size: str = DEFAULT_SIZE, rows: int = 1) -> Figure:
 
     fig = Figure(figsize=figsize(size, rows), layout="constrained")
     FigureCanvasAgg(fig)
+    # A notebook shows the figure as a PNG even where pyplot (and its inline backend) was
+    # never imported: IPython asks the object for _repr_png_.
+    setattr(fig, "_repr_png_", lambda: _notebook_png(fig))  # noqa: B010
     return fig
+
+
+def _notebook_png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    with mpl.rc_context(RC):
+        fig.savefig(buf, format="png", dpi=100)
+    return buf.getvalue()
 
 
 def render(fig: Figure, fmt: str) -> bytes:
@@ -147,9 +163,20 @@ def _metadata(fmt: str) -> dict[str, Any]:
     return {}
 
 
+def _key(algorithm: str) -> str:
+    """ "CTCP-LA", "ctcp_la" → "ctcpla": the table's spelling."""
+    return algorithm.lower().replace("-", "").replace("_", "")
+
+
+def known_algorithm(algorithm: str) -> bool:
+    """Whether `algorithm` has a colour of its own (not a spare one)."""
+    return _key(algorithm) in ALGORITHM_COLOURS
+
+
 def algorithm_colour(algorithm: str) -> str:
-    """The colour of `algorithm` (lower case name as in `hscc algorithms`); a stable spare one if unknown."""
-    key = algorithm.lower()
+    """The colour of `algorithm` (its name as in `hscc algorithms`, any case, with or without
+    dashes); a stable spare one if unknown."""
+    key = _key(algorithm)
     if key in ALGORITHM_COLOURS:
         return ALGORITHM_COLOURS[key]
     return _SPARE[zlib.crc32(key.encode()) % len(_SPARE)]
@@ -161,10 +188,12 @@ def line_style(n: int) -> Any:
 
 
 def legend_gaps(fig: Figure) -> list[str]:
-    """Labels of the lines drawn with data whose label no legend of `fig` shows (empty: all shown).
+    """Labels of the lines, bars and error bars drawn with data whose label no legend of `fig`
+    shows (empty: all shown).
 
     A line is 'drawn' when it is visible and has at least one point; lines labelled
-    with a leading underscore (matplotlib's "not in the legend") count as missing."""
+    with a leading underscore (matplotlib's "not in the legend") count as missing, except
+    the parts matplotlib itself makes of another series (a bar's error bars)."""
     shown: set[str] = set()
     legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
     for leg in legends:
@@ -177,12 +206,22 @@ def legend_gaps(fig: Figure) -> list[str]:
                 owner[id(artist)] = str(c.get_label())
     missing = []
     for ax in fig.axes:
+        for c in ax.containers:  # bars, error bars: their container's label
+            if c.get_label() == _AUXILIARY:
+                continue
+            drawn = [a for a in _flatten(c) if getattr(a, "get_visible", lambda: False)()]
+            if drawn and str(c.get_label()) not in shown:
+                missing.append(str(c.get_label()))
         for line in ax.get_lines():
             if line.get_visible() and len(line.get_xdata()) > 0:  # type: ignore[arg-type]
                 label = owner.get(id(line), str(line.get_label()))
-                if label not in shown:
+                if label not in shown and not (id(line) in owner and label == _AUXILIARY):
                     missing.append(label)
     return missing
+
+
+# What matplotlib labels a part of another series (a bar's error bars): not a series.
+_AUXILIARY = "_nolegend_"
 
 
 def _flatten(x: Any) -> Iterator[Any]:
@@ -191,3 +230,51 @@ def _flatten(x: Any) -> Iterator[Any]:
             yield from _flatten(y)
     elif x is not None:
         yield x
+
+
+def figure_legend(fig: Figure, handles: list[Any], labels: list[str], max_cols: int = 4) -> Any:
+    """One legend under the panels, in as many columns (up to `max_cols`) as fit the
+    figure's width, so that no entry is cut at its edges."""
+    if not handles:
+        return None
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    width = fig.get_figwidth() * fig.dpi
+    ncols = max(1, min(max_cols, len(handles)))
+    while True:
+        leg = fig.legend(handles, labels, loc="outside lower center", ncols=ncols)
+        if ncols == 1 or leg.get_window_extent(renderer).width <= 0.98 * width:
+            return leg
+        leg.remove()
+        ncols -= 1
+
+
+def single_value_axis(ax: Any, values: list[Any], log: bool = False) -> None:
+    """An x axis for one distinct value: the value in the middle, one tick, a margin that
+    says nothing about a range (not matplotlib's ±4 % of the value)."""
+    finite = {float(v) for v in values if v is not None}
+    if len(finite) != 1:
+        return
+    (x,) = finite
+    if log and x > 0:
+        ax.set_xlim(x / 3, x * 3)
+    elif x != 0:
+        ax.set_xlim(x - abs(x) * 0.5, x + abs(x) * 0.5)
+    else:
+        ax.set_xlim(-1, 1)
+    ax.set_xticks([x])
+    ax.minorticks_off()
+
+
+def robust_top(ax: Any) -> float | None:
+    """An upper y limit that keeps the body of the lines in view when a few samples are far
+    above it (more than twice the 99th percentile): None when no cut is needed."""
+    import numpy as np
+
+    data = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
+    values = sorted(float(v) for v in np.concatenate(data or [np.zeros(0)]) if math.isfinite(v))
+    if len(values) < 20:
+        return None
+    p99 = values[int(0.99 * (len(values) - 1))]
+    if p99 <= 0 or values[-1] <= 2 * p99:
+        return None
+    return 1.25 * p99

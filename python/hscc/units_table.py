@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from hscc.units import format_rate, format_seconds
 
 # kind: rate (bit/s), time (s), fraction (0..1, shown in %), index (0..1, shown as is),
-# or a count of something (shown as is, the thing in the unit).
+# a count of something: segments, packets, bytes, count (shown as is, the thing in the unit),
+# or a name (an algorithm, a buffer as written: not a number).
 _TABLE: dict[str, tuple[str, str]] = {
     "goodput_bps": ("goodput", "rate"),
     "total_goodput_bps": ("total goodput", "rate"),
@@ -34,7 +35,9 @@ _TABLE: dict[str, tuple[str, str]] = {
     "max_qdelay_s": ("max queuing delay", "time"),
     "mean_delay_s": ("mean delay", "time"),
     "p99_delay_s": ("p99 delay", "time"),
+    "delay_s": ("one-way delay", "time"),
     "jitter_s": ("jitter", "time"),
+    "response_s": ("response time", "time"),
     "base_rtt_s": ("base RTT", "time"),
     "mean_srtt_s": ("mean sRTT", "time"),
     "mean_s": ("mean response time", "time"),
@@ -42,6 +45,8 @@ _TABLE: dict[str, tuple[str, str]] = {
     "duration_s": ("duration", "time"),
     "time_s": ("time", "time"),
     "cwnd": ("congestion window", "segments"),
+    "ssthresh": ("slow-start threshold", "segments"),
+    "size_bytes": ("transfer size", "bytes"),
     "queue_pkts": ("queue", "packets"),
     "mean_queue_pkts": ("mean queue", "packets"),
     "retrans": ("retransmissions", "count"),
@@ -60,6 +65,16 @@ _TABLE: dict[str, tuple[str, str]] = {
     "completed": ("transfers completed", "count"),
     "refused": ("transfers refused", "count"),
     "events": ("events", "count"),
+    # Scenario fields a sweep varies (its axes), by their last part.
+    "loss": ("random loss rate", "index"),
+    "rtt": ("RTT", "time"),
+    "delay": ("delay", "time"),
+    "rate": ("rate", "rate"),
+    "jitter": ("jitter", "time"),
+    "buffer": ("buffer", "name"),
+    "algorithm": ("algorithm", "name"),
+    "count": ("flows", "count"),
+    "duration": ("duration", "time"),
 }
 
 
@@ -87,6 +102,14 @@ def metric(name: str) -> Metric:
     return Metric(name, label, owner, kind)
 
 
+def field_label(path: str) -> str:
+    """A scenario field's path as a person reads it: "topology.bottleneck.loss" →
+    "bottleneck random loss rate", "flows[1].algorithm" → "flows[1] algorithm"."""
+    m = metric(path)
+    owner = m.owner.removeprefix("topology.").removeprefix("topology")
+    return f"{owner} {m.label}".strip()
+
+
 def _guess_kind(base: str) -> str:
     if base.endswith("_bps"):
         return "rate"
@@ -109,7 +132,7 @@ def scale(kind: str, values: Iterable[float | None]) -> tuple[float, str]:
         return next(((f, u) for f, u in _TIME_UNITS if top >= f), (1.0, "s"))
     if kind == "fraction":
         return 0.01, "%"
-    if kind in ("segments", "packets"):
+    if kind in ("segments", "packets", "bytes"):
         return 1.0, kind
     return 1.0, ""
 
@@ -135,13 +158,13 @@ def format_value(name: str, value: float | None, half_width: float | None = None
     if half_width is not None:
         number += f" ± {half_width / divisor:.2g}"
     if (
-        kind in ("count", "packets", "segments")
+        kind in ("count", "packets", "segments", "bytes")
         and float(value).is_integer()
         and half_width is None
     ):
         number = f"{int(value)}"
     if unit == "%":
         return f"{number}%"
-    if kind in ("count", "packets", "segments", "index") or not unit:
+    if kind in ("count", "packets", "segments", "bytes", "index") or not unit:
         return number
     return f"{number} {unit}"

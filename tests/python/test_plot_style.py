@@ -17,6 +17,7 @@ from hscc.plot import figure
 from hscc.units_table import format_value, metric
 
 runner = CliRunner()
+pytestmark = pytest.mark.timeout(60)  # each test: a few seconds; the module's runs are shared
 
 
 @pytest.fixture(scope="module")
@@ -62,14 +63,38 @@ def test_svg_keeps_text_as_text(ctcp_run, tmp_path):
 def test_an_unknown_extension_is_refused(ctcp_run, tmp_path, name):
     r = runner.invoke(app, ["plot", str(ctcp_run), "--out", str(tmp_path / name)])
     assert r.exit_code == 2 and ".png, .pdf or .svg" in r.stderr
+    assert str(tmp_path / name) in r.stderr.replace("\n", "")  # the value refused, named
     assert list(tmp_path.iterdir()) == []
+
+
+# The test bed's four time panels: stacked in a column (4 rows), two by two otherwise; a slide
+# stays 16:9.
+_CTCP_HEIGHT = {"column": 2.6 * (1 + 3 * 0.55), "wide": 3.0 * 1.55, "slide": 10 * 9 / 16}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("size", list(style.SIZES))
+def test_the_written_file_has_the_sizes_width(ctcp_run, tmp_path, size):
+    """The PDF's page is the size's width in points (72 per inch), and a column's text is
+    smaller than a slide's."""
+    import re
+
+    out = tmp_path / "x.pdf"
+    r = runner.invoke(app, ["plot", str(ctcp_run), "--out", str(out), "--size", size])
+    assert r.exit_code == 0, r.output
+    box = re.search(rb"/MediaBox \[\s*0 0 ([0-9.]+) ([0-9.]+)", out.read_bytes())
+    assert box is not None
+    assert float(box[1]) == pytest.approx(72 * style.SIZES[size][0])
+    assert float(box[2]) == pytest.approx(72 * _CTCP_HEIGHT[size])
 
 
 @pytest.mark.parametrize("size", list(style.SIZES))
 def test_sizes(ctcp_run, size):
     fig = figure(hscc.load(ctcp_run), size)
     width, height = fig.get_size_inches()
-    assert width == style.SIZES[size][0] and height > style.SIZES[size][1]
+    assert (width, height) == pytest.approx((style.SIZES[size][0], _CTCP_HEIGHT[size]))
+    fonts = {t.get_fontsize() for ax in fig.axes for t in [ax.xaxis.label, ax.yaxis.label]}
+    assert fonts == {style.FONT_SIZES[size]}
 
 
 def test_a_misspelt_size_is_refused_with_a_suggestion(ctcp_run):
@@ -95,14 +120,91 @@ def test_every_drawn_line_is_in_the_legend(run, request):
     assert _lines(fig) and style.legend_gaps(fig) == []
 
 
-def test_capacity_follows_changes_and_other_traffic_shows(mixed_run):
+def _panel(fig: Figure, title: str):
+    return next(ax for ax in fig.axes if ax.get_title(loc="left").startswith(title))
+
+
+@pytest.mark.timeout(30)
+def test_capacity_follows_changes(mixed_run):
+    """The forward link halves at 20 s: its capacity line steps from 100 to 50 Mbit/s there,
+    read from the run directory's record of the changes, and runs to the end of the run."""
     fig = figure(hscc.load(mixed_run))
-    thr = fig.axes[0]
-    cap = next(ln for ln in thr.get_lines() if str(ln.get_label()).startswith("capacity"))
-    assert sorted(set(cap.get_ydata())) == [50, 100]  # Mbit/s: halved at 20 s
-    labels = [str(ln.get_label()) for ln in thr.get_lines()]
-    assert any(label.startswith("all traffic on") for label in labels)
-    assert "VoIP" in fig.get_suptitle() or "voip" in fig.get_suptitle()
+    links = _panel(fig, "capacity")
+    cap = next(
+        ln
+        for ln in links.get_lines()
+        if str(ln.get_label()).startswith("capacity of bottleneck:fwd")
+    )
+    xs, ys = list(cap.get_xdata()), list(cap.get_ydata())
+    assert xs == [0.0, 20.0, 40.0] and ys == [100.0, 50.0, 50.0]  # Mbit/s
+    assert cap.get_drawstyle() == "steps-post"
+    assert "100 Mbit/s → 50 Mbit/s" in str(cap.get_label())
+    carried = next(
+        ln for ln in links.get_lines() if "carried by bottleneck:fwd" in str(ln.get_label())
+    )
+    after = [y for x, y in zip(carried.get_xdata(), carried.get_ydata(), strict=True) if x > 21]
+    assert after and max(after) <= 50.0 + 1e-6  # the link never carries more than its capacity
+
+
+@pytest.mark.timeout(30)
+def test_capacity_of_a_run_without_changes(ctcp_run):
+    from hscc.plot import capacities
+
+    assert capacities(hscc.load(ctcp_run)) == {"bottleneck:fwd": [(0.0, 700e6)]}  # not the ACK path
+
+
+@pytest.mark.timeout(30)
+def test_capacity_from_a_damaged_record(mixed_run):
+    """Change records of the wrong shape are skipped; the links' rates stay."""
+    from hscc.plot import capacities
+
+    r = hscc.load(mixed_run)
+    r.manifest["engine_config"]["changes"] = [
+        {"at": "20s", "link": 0, "rate_bps": 1},
+        {"at": 1e12, "link": "0", "rate_bps": 1},
+        {"at": 2e12, "link": 0, "rate_bps": None, "delay": 5},
+        7,
+    ]
+    assert capacities(r)["bottleneck:fwd"] == [(0.0, 100e6)]
+    r.manifest["engine_config"] = "not a record"
+    assert capacities(r)["bottleneck:fwd"][0] == (0.0, 100e6)  # the scenario's changes, read
+
+
+@pytest.mark.timeout(30)
+def test_udp_voip_and_web_get_panels(mixed_run, ctcp_run):
+    fig = figure(hscc.load(mixed_run))
+    udp = _panel(fig, "UDP and VoIP")
+    names = [t.get_text() for t in udp.get_yticklabels()]
+    assert len(names) == 3 and names[0].startswith("on/off") and "lost" in names[0]
+    assert udp.get_xlabel() == "one-way delay (ms)"
+    web = _panel(fig, "web")
+    assert web.get_xscale() == "log" and web.get_ylabel().startswith("response time (")
+    assert style.legend_gaps(fig) == []
+    titles = [ax.get_title(loc="left") for ax in figure(hscc.load(ctcp_run)).axes]
+    assert not any(t.startswith(("UDP", "web")) for t in titles)  # only where a run has them
+
+
+@pytest.mark.timeout(30)
+def test_aggregate_draws_one_line_per_algorithm(ctcp_run, tmp_path):
+    fig = figure(hscc.load(ctcp_run), aggregate=True)
+    thr = _panel(fig, "goodput")
+    lines = thr.get_lines()
+    assert [ln.get_color() for ln in lines] == [
+        style.algorithm_colour("ctcp"),
+        style.algorithm_colour("reno"),
+    ]
+    assert str(lines[0].get_label()).startswith("ctcp: 4 flows")
+    r = hscc.load(ctcp_run)
+    ts = r.timeseries.filter(
+        pl.col("flow").is_in(r.flows.filter(pl.col("algorithm") == "ctcp")["flow"].to_list())
+    )
+    expected = ts.group_by("time_s").agg(pl.col("throughput_bps").sum()).sort("time_s")
+    assert list(lines[0].get_ydata()) == pytest.approx((expected["throughput_bps"] / 1e6).to_list())
+    assert style.legend_gaps(fig) == []
+    out = tmp_path / "agg.png"
+    res = runner.invoke(app, ["plot", str(ctcp_run), "--aggregate", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_many_flows_share_their_entrys_legend_entry(write_toml):
@@ -150,3 +252,230 @@ def test_result_frames_unchanged_by_plotting(ctcp_run):
     before = r.flows.clone()
     figure(r, "column")
     assert r.flows.equals(before) and isinstance(r.flows, pl.DataFrame)
+
+
+def _cells(measures: list[str], rows: list[tuple[str, str, float]]) -> pl.DataFrame:
+    """A comparison table as `hscc.reproduce.compare.cells` makes it: (measure, series, x)."""
+    return pl.DataFrame(
+        {
+            "measure": [m for m, _, _ in rows],
+            "series": [s for _, s, _ in rows],
+            "x": [x for _, _, x in rows],
+            "mean": [10.0] * len(rows),
+            "ci_low": [9.0] * len(rows),
+            "ci_high": [11.0] * len(rows),
+            "paper": [12.0] * len(rows),
+        }
+    )
+
+
+@pytest.mark.timeout(30)
+def test_a_reproduction_figure_legends_every_panels_series():
+    """A series drawn only in a later panel is in the legend too."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find("ctcp-fig10-12")
+    assert exp is not None
+    a, b = exp.measures[0].name, exp.measures[1].name
+    rows = [(a, "ctcp", 1e-5), (a, "ctcp", 1e-3), (b, "reno", 1e-5), (b, "reno", 1e-3)]
+    fig = repro_figure(exp, _cells([a, b], rows))
+    texts = {t.get_text() for t in fig.legends[0].get_texts()}
+    assert {"ctcp (hscc)", "ctcp (paper)", "reno (hscc)", "reno (paper)"} <= texts
+    assert style.legend_gaps(fig) == []
+
+
+@pytest.mark.timeout(30)
+def test_a_bar_figure_legends_every_series_once():
+    """A table's figure (bars, no x axis): each series' bars and the published values."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find("ctcp-table3")
+    assert exp is not None
+    names = [m.name for m in exp.measures]
+    rows = [(m, s, 0.0) for m in names for s in ("ctcp", "reno")]
+    fig = repro_figure(exp, _cells(names, rows))
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert sorted(texts) == ["ctcp (hscc)", "paper", "reno (hscc)"]
+    assert style.legend_gaps(fig) == []
+
+
+@pytest.mark.timeout(30)
+def test_one_x_value_gets_an_axis_around_it():
+    """A --quick reproduction with one x value: that value in the middle, one tick, not an
+    axis of ±4 % around it."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find("ctcp-fig9")
+    assert exp is not None
+    m = exp.measures[0].name
+    fig = repro_figure(exp, _cells([m], [(m, "ctcp", 100.0), (m, "reno", 100.0)]))
+    ax = fig.axes[0]
+    low, high = ax.get_xlim()
+    assert low < 100 < high and high - low >= 50 and list(ax.get_xticks()) == [100.0]
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    """Two loss rates × Reno or CUBIC, 2 replicates, 5 s runs; and one loss rate alone."""
+    from conftest import ONE_FLOW
+
+    base = tmp_path_factory.mktemp("sweep") / "base.toml"
+    base.write_text(ONE_FLOW.replace('duration = "10s"', 'duration = "5s"'))
+    algorithms = ["reno", "cubic"]
+    many = {"topology.bottleneck.loss": [1e-5, 1e-3], "flows[0].algorithm": algorithms}
+    one = {"topology.bottleneck.loss": [1e-3], "flows[0].algorithm": algorithms}
+    return (
+        hscc.sweep(base, many, replicates=2, jobs=1, out=base.parent / "many"),
+        hscc.sweep(base, one, replicates=2, jobs=1),
+    )
+
+
+@pytest.mark.timeout(60)
+def test_sweep_plot_returns_figures_with_human_labels(sweep):
+    many, _ = sweep
+    figs = many.plot()
+    assert figs and all(isinstance(f, Figure) for f in figs.values())
+    fig = figs["flows[0].goodput_bps"]
+    ax = fig.axes[0]
+    assert ax.get_ylabel().startswith("flows[0] goodput (") and "bit/s)" in ax.get_ylabel()
+    assert ax.get_xlabel() == "bottleneck random loss rate"
+    assert ax.get_legend().get_title().get_text() == "flows[0] algorithm"
+    assert ax.yaxis.get_offset_text().get_text() == ""  # no "1e7" offset
+    colours = {str(c.get_label()): c.lines[0].get_color() for c in ax.containers}
+    assert colours == {
+        "reno": style.algorithm_colour("reno"),
+        "cubic": style.algorithm_colour("cubic"),
+    }
+    assert style.legend_gaps(fig) == []
+    for f in figs.values():
+        low, _ = f.axes[0].get_ylim()
+        assert low == 0  # a CI of a quantity ≥ 0 never reaches below 0
+
+
+@pytest.mark.timeout(60)
+def test_a_sweep_of_one_x_value(sweep):
+    _, one = sweep
+    ax = one.plot(metrics=["flows[0].goodput_bps"])["flows[0].goodput_bps"].axes[0]
+    low, high = ax.get_xlim()
+    assert low < 1e-3 < high and high - low >= 1e-3 and list(ax.get_xticks()) == [1e-3]
+
+
+def test_legend_gaps_finds_a_series_left_out():
+    with style.context("column"):
+        fig = style.new_figure("column")
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 1], label="shown")
+        ax.plot([0, 1], [1, 0], label="_hidden")
+        ax.bar([0], [1], label="bars")
+        ax.plot([], [], label="empty")  # no data: not drawn
+        fig.legend([ax.get_lines()[0]], ["shown"])
+    assert sorted(style.legend_gaps(fig)) == ["_hidden", "bars"]
+
+
+@pytest.mark.timeout(60)
+def test_sweep_plots_in_the_format_of_out(sweep, tmp_path):
+    """hscc plot SWEEP_DIR --out DIR/NAME.pdf: DIR/NAME-METRIC.pdf, real PDFs at the size's width."""
+    many, _ = sweep
+    r = runner.invoke(
+        app, ["plot", str(many.directory), "--out", str(tmp_path / "loss.pdf"), "--size", "column"]
+    )
+    assert r.exit_code == 0, r.output
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert "loss-flows-0-goodput.pdf" in files and all(f.endswith(".pdf") for f in files)
+    data = (tmp_path / "loss-flows-0-goodput.pdf").read_bytes()
+    assert data[:4] == b"%PDF" and b"/MediaBox [ 0 0 252 " in data
+
+
+def test_a_figure_shows_in_a_notebook(ctcp_run):
+    """IPython displays an object through its _repr_png_: the figure's PNG."""
+    fig = hscc.load(ctcp_run).plot(size="column")
+    assert fig._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _catalogue() -> list[str]:
+    from hscc.reproduce.experiment import catalogue
+
+    return [e.name for e in catalogue()]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("name", _catalogue())
+def test_every_reproduction_figure_legends_what_it_draws(name):
+    """Each experiment's figure, from made-up runs at the paper's own points (two replicates
+    each): every series hscc drew and every published one is in the one legend."""
+    from hscc.reproduce import compare
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find(name)
+    assert exp is not None
+    paper = compare._published(exp)
+    if paper.is_empty():  # no published numbers: hscc's points at the figure's x values
+        xs = exp.x.values or ([1e-4, 1e-3, 1e-2] if exp.x.axis else [0.0])
+        paper = pl.DataFrame(
+            [
+                {"measure": m.name, "series": s, "x": float(x), "paper": None}
+                for m in exp.measures
+                for s in exp.series.names.values()
+                for x in xs
+            ],
+            schema={
+                "measure": pl.String,
+                "series": pl.String,
+                "x": pl.Float64,
+                "paper": pl.Float64,
+            },
+        )
+    runs = pl.concat(
+        paper.select(
+            "measure",
+            "series",
+            "x",
+            (pl.col("paper").fill_null(1.0) * (1 + 0.1 * k)).alias("value"),
+        )
+        for k in range(2)
+    )
+    fig = repro_figure(exp, compare.cells(exp, runs))
+    assert style.legend_gaps(fig) == []
+    texts = {t.get_text() for t in fig.legends[0].get_texts()}
+    assert {f"{s} (hscc)" for s in paper["series"].unique()} <= texts
+
+
+def test_reproduction_series_take_their_algorithms_colours():
+    """A series named for the paper ("Cubic TCP") has its algorithm's colour, as in run plots."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import colours
+
+    exp = find("sync-table1")
+    assert exp is not None and exp.series is not None
+    names = {name: key for key, name in exp.series.names.items()}
+    got = colours(list(names), exp)
+    assert got == {name: style.algorithm_colour(key) for name, key in names.items()}
+    assert style.algorithm_colour("ctcp-la") == style.ALGORITHM_COLOURS["ctcpla"]
+
+
+def test_panels_only_for_what_a_run_recorded(write_toml):
+    """No TCP flows: no goodput or cwnd panel; flows traced but not queues: no queue panel."""
+    from conftest import ONE_FLOW
+
+    udp = ONE_FLOW.split("[[flows]]")[0] + '[[udp]]\npair = 0\npattern = "cbr"\nrate = "5Mbps"\n'
+    titles = [ax.get_title(loc="left") for ax in figure(hscc.run(write_toml(udp, "u.toml"))).axes]
+    assert titles == [
+        "capacity and load per link",
+        "queuing delay (mean per interval)",
+        "UDP and VoIP: one-way delay",
+    ]
+    flows_only = ONE_FLOW.replace(
+        'sample_interval = "100ms"', 'sample_interval = "100ms"\ntraces = ["flows"]'
+    )
+    titles = [
+        ax.get_title(loc="left") for ax in figure(hscc.run(write_toml(flows_only, "f.toml"))).axes
+    ]
+    assert titles == [
+        "goodput per flow",
+        "capacity and load per link",
+        "congestion window per flow",
+    ]

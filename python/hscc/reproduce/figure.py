@@ -42,7 +42,7 @@ def figure(exp: Experiment, table: pl.DataFrame, size: str = "wide") -> Figure:
 
         FigureCanvasAgg(fig)
         series = list(dict.fromkeys(table["series"].to_list()))
-        colour = colours(series)
+        colour = colours(series, exp)
         for i, m in enumerate(exp.measures):
             ax = fig.add_subplot(1, n, i + 1)
             t = table.filter(pl.col("measure") == m.name)
@@ -52,6 +52,13 @@ def figure(exp: Experiment, table: pl.DataFrame, size: str = "wide") -> Figure:
                 _lines(ax, t, series, colour)
                 ax.set_xscale(exp.x.scale)
                 ax.set_xlabel(exp.x.label)
+                style.single_value_axis(
+                    ax,
+                    t.filter(pl.col("mean").is_not_null() | pl.col("paper").is_not_null())[
+                        "x"
+                    ].to_list(),
+                    log=exp.x.scale == "log",
+                )
             if m.log:
                 ax.set_yscale("log")
             ax.set_ylabel(m.label)
@@ -60,28 +67,35 @@ def figure(exp: Experiment, table: pl.DataFrame, size: str = "wide") -> Figure:
         for ax in fig.axes:
             for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                 seen.setdefault(label, handle)
-        if seen:
-            fig.legend(
-                list(seen.values()),
-                list(seen),
-                loc="outside lower center",
-                ncols=min(len(seen), 4),
-            )
+        style.figure_legend(fig, list(seen.values()), list(seen))
         fig.suptitle(f"{exp.name}: {exp.title}")
     return fig
 
 
-def colours(series: list[str]) -> dict[str, str]:
-    """By algorithm when every series is one (the same colour as in run plots), else in turn."""
-    if series and all(s.lower() in style.ALGORITHM_COLOURS for s in series):
-        return {s: style.algorithm_colour(s) for s in series}
+def colours(series: list[str], exp: Experiment | None = None) -> dict[str, str]:
+    """By algorithm when every series is one (the same colour as in run plots: a series
+    named "Cubic TCP" for the algorithm cubic is CUBIC's orange), else in turn."""
+    algorithm = {s.lower(): s.lower() for s in series}
+    if exp is not None and exp.series is not None and exp.series.axis.endswith(".algorithm"):
+        algorithm.update({name.lower(): key for key, name in exp.series.names.items()})
+    keys = [algorithm.get(s.lower(), s.lower()) for s in series]
+    if series and all(style.known_algorithm(k) for k in keys):
+        return {s: style.algorithm_colour(k) for s, k in zip(series, keys, strict=True)}
     return {s: COLOURS[i % len(COLOURS)] for i, s in enumerate(series)}
 
 
 def _lines(ax: Axes, t: pl.DataFrame, series: list[str], colour: dict[str, str]) -> None:
+    # One x value: hscc's series side by side around it (3 % apart), not drawn over each other.
+    xs = t.filter(pl.col("mean").is_not_null())["x"].unique().to_list()
+    drawn = [
+        s for s in series if t.filter((pl.col("series") == s) & pl.col("mean").is_not_null()).height
+    ]
     for s in series:
         rows = t.filter(pl.col("series") == s).sort("x")
         ours = rows.filter(pl.col("mean").is_not_null())
+        if ours.height and len(xs) == 1 and len(drawn) > 1:
+            k = drawn.index(s) - (len(drawn) - 1) / 2
+            ours = ours.with_columns(pl.col("x") * (1 + 0.03 * k))
         if ours.height:
             low = (ours["mean"] - ours["ci_low"].fill_null(ours["mean"])).to_list()
             high = (ours["ci_high"].fill_null(ours["mean"]) - ours["mean"]).to_list()
@@ -122,15 +136,21 @@ def _bars(ax: Axes, t: pl.DataFrame, series: list[str], colour: dict[str, str]) 
             ax.bar(
                 i, row["mean"], yerr=err, color=colour[s], alpha=0.7, capsize=3, label=f"{s} (hscc)"
             )
-        if row["paper"] is not None:
-            ax.plot(
-                [i],
-                [row["paper"]],
-                color="black",
-                marker="s",
-                ms=8,
-                mfc="none",
-                ls="none",
-                label=None if any(h.get_label() == "paper" for h in ax.lines) else "paper",
-            )
+    paper = [
+        (i, row["paper"])
+        for i, s in enumerate(present)
+        for row in t.filter(pl.col("series") == s).head(1).iter_rows(named=True)
+        if row["paper"] is not None
+    ]
+    if paper:  # one series: every published value, one legend entry
+        ax.plot(
+            [i for i, _ in paper],
+            [v for _, v in paper],
+            color="black",
+            marker="s",
+            ms=8,
+            mfc="none",
+            ls="none",
+            label="paper",
+        )
     ax.set_xticks(range(len(present)), present, rotation=20, fontsize=8)

@@ -15,7 +15,7 @@ from hscc import style
 from hscc.atomic import write_bytes
 from hscc.rundir import RunDirError
 from hscc.sweeps.metrics import headline
-from hscc.units_table import axis_label, metric, scale
+from hscc.units_table import Metric, axis_label, field_label, metric, scale
 
 if TYPE_CHECKING:
     from hscc.sweeps.result import SweepResult
@@ -30,13 +30,46 @@ def plot(
     overwrite: bool = False,
     size: str = style.DEFAULT_SIZE,
     fmt: str = "png",
+    prefix: str = "",
 ) -> list[Path]:
     """Write OUT_DIR/NAME.FMT for each metric (default: the headline metrics; NAME from the
-    metric, `file_name`); returns the paths. `fmt`: png, pdf or svg; `size`: column, wide or
-    slide. An existing file is replaced only with `overwrite` (or when `out_dir` is the sweep
-    directory's own plots)."""
+    metric, `file_name`, after `prefix` and a dash when given); returns the paths. `fmt`:
+    png, pdf or svg; `size`: column, wide or slide. An existing file is replaced only with
+    `overwrite` (or when `out_dir` is the sweep directory's own plots)."""
     style.file_format(f"plot.{fmt}")
     style.check_size(size)
+    metrics = _metrics(result, metrics)
+    out_dir = Path(out_dir)
+    own = (
+        result.directory is not None
+        and out_dir.resolve() == (Path(result.directory) / "plots").resolve()
+    )
+    names = file_names(metrics)
+    paths = [out_dir / f"{prefix + '-' if prefix else ''}{names[m]}.{fmt}" for m in metrics]
+    if not (overwrite or own):
+        for p in paths:
+            if p.exists() or p.is_symlink():
+                raise RunDirError(f"{p} exists; pass --overwrite (overwrite=True) to replace it")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for (_, fig), path in zip(figures(result, metrics, size).items(), paths, strict=True):
+        write_bytes(path, style.render(fig, fmt))
+    return paths
+
+
+def figures(
+    result: SweepResult, metrics: list[str] | None = None, size: str = style.DEFAULT_SIZE
+) -> dict[str, Figure]:
+    """Each metric's figure (default: the headline metrics), by metric name, in order."""
+    style.check_size(size)
+    metrics = _metrics(result, metrics)
+    summary = result.summary()
+    return {
+        name: figure(result, summary.filter(pl.col("metric") == name), name, size)
+        for name in metrics
+    }
+
+
+def _metrics(result: SweepResult, metrics: list[str] | None) -> list[str]:
     if not result.axes:
         raise ValueError("a sweep without axes has nothing to plot against")
     metrics = metrics if metrics is not None else headline(result.metrics)
@@ -45,23 +78,7 @@ def plot(
         raise ValueError(
             f"metric {unknown[0]!r} is not in the sweep (one of: {', '.join(result.metrics[:20])}, ...)"
         )
-    out_dir = Path(out_dir)
-    own = (
-        result.directory is not None
-        and out_dir.resolve() == (Path(result.directory) / "plots").resolve()
-    )
-    names = file_names(metrics)
-    paths = [out_dir / f"{names[m]}.{fmt}" for m in metrics]
-    if not (overwrite or own):
-        for p in paths:
-            if p.exists() or p.is_symlink():
-                raise RunDirError(f"{p} exists; pass --overwrite (overwrite=True) to replace it")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    summary = result.summary()
-    for name, path in zip(metrics, paths, strict=True):
-        fig = figure(result, summary.filter(pl.col("metric") == name), name, size)
-        write_bytes(path, style.render(fig, fmt))
-    return paths
+    return metrics
 
 
 def figure(
@@ -82,6 +99,11 @@ def _draw(result: SweepResult, stats: pl.DataFrame, name: str, fig: Figure) -> N
     ax = fig.add_subplot()
     xs_all = stats[x_field].unique(maintain_order=True).to_list()
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_all)
+    x = metric(x_field)
+    x_div, x_unit = scale(x.kind, xs_all) if numeric and x.kind in ("rate", "time") else (1.0, "")
+    if numeric:
+        xs_all = [v / x_div for v in xs_all]
+    nonnegative = m.kind != "name"  # every metric hscc measures is ≥ 0: a CI is cut at 0
     positions = None if numeric else {x: i for i, x in enumerate(xs_all)}
     groups = (
         stats.partition_by(others, maintain_order=True, as_dict=True) if others else {(): stats}
@@ -98,10 +120,14 @@ def _draw(result: SweepResult, stats: pl.DataFrame, name: str, fig: Figure) -> N
             break
         xs = part[x_field].to_list()
         if positions is not None:
-            xs = [positions[x] for x in xs]
+            xs = [positions[v] for v in xs]
+        else:
+            xs = [v / x_div for v in xs]
         mean: list[Any] = [None if v is None else v / divisor for v in part["mean"].to_list()]
         low = [
-            (mu - lo / divisor) if lo is not None and mu is not None else 0
+            (mu - (max(lo, 0.0) if nonnegative else lo) / divisor)
+            if lo is not None and mu is not None
+            else 0
             for mu, lo in zip(mean, part["ci_low"].to_list(), strict=True)
         ]
         high = [
@@ -122,23 +148,31 @@ def _draw(result: SweepResult, stats: pl.DataFrame, name: str, fig: Figure) -> N
         positive = [x for x in xs_all if x > 0]
         if len(positive) == len(xs_all) and len(xs_all) > 2 and max(xs_all) / min(xs_all) >= 100:
             ax.set_xscale("log")
+        style.single_value_axis(ax, xs_all, log=ax.get_xscale() == "log")
     else:
         ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
-    x = metric(x_field)
-    ax.set_xlabel(x_field if x.label == x_field.rpartition(".")[2] else x.title)
+        if len(xs_all) == 1:
+            ax.set_xlim(-1, 1)
+    ax.set_xlabel(axis_label(Metric(x_field, field_label(x_field), "", x.kind), x_unit))
     ax.set_ylabel(axis_label(m, unit))
     if ax.get_yscale() == "linear":
         ax.ticklabel_format(axis="y", style="plain", useOffset=False)  # no "1e7" offset
     most = stats["n"].max()
     n_runs = most if isinstance(most, int) else 0
     ax.set_title(
-        f"{m.title}: mean of {n_runs} run{'s' if n_runs != 1 else ''} per point"
-        + (", 95 % CI" if n_runs and n_runs > 1 else ""),
+        f"mean of {n_runs} run{'s' if n_runs != 1 else ''} per point"  # the metric: the y label
+        + (", 95 % CI" if n_runs and n_runs > 1 else "")
+        + (" (cut at 0)" if nonnegative and n_runs > 1 and _below_zero(stats["ci_low"]) else ""),
         loc="left",
     )
-    if m.kind in ("fraction", "index"):
+    if nonnegative:
         ax.set_ylim(bottom=0)
-    ax.legend(title=", ".join(others) if others else None)
+    ax.legend(title=", ".join(field_label(o) for o in others) if others else None)
+
+
+def _below_zero(column: pl.Series) -> bool:
+    low = column.min()
+    return isinstance(low, (int, float)) and low < 0
 
 
 def file_name(name: str) -> str:

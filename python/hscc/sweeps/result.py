@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import polars as pl
 
@@ -14,6 +14,9 @@ from hscc.sweeps import metrics
 from hscc.sweeps.execute import Outcome
 from hscc.sweeps.plan import Plan
 from hscc.sweeps.store import RunStore
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # The columns every row has before the swept fields and the metrics (see `SweepResult.points`).
 RUN_COLUMNS = {
@@ -156,13 +159,44 @@ class SweepResult:
             (pl.col("mean") - half).alias("ci_low"), (pl.col("mean") + half).alias("ci_high")
         ).sort(["point"], maintain_order=True)
 
+    @overload
     def plot(
-        self, out_dir: str | Path, metrics: list[str] | None = None, overwrite: bool = False
-    ) -> list[Path]:
-        """One PNG per metric against the first axis (see `hscc.sweeps.plot`)."""
-        from hscc.sweeps.plot import plot
+        self,
+        out_dir: None = None,
+        metrics: list[str] | None = None,
+        overwrite: bool = False,
+        size: str | None = None,
+        fmt: str = "png",
+    ) -> dict[str, Figure]: ...
+    @overload
+    def plot(
+        self,
+        out_dir: str | Path,
+        metrics: list[str] | None = None,
+        overwrite: bool = False,
+        size: str | None = None,
+        fmt: str = "png",
+    ) -> list[Path]: ...
+    def plot(
+        self,
+        out_dir: str | Path | None = None,
+        metrics: list[str] | None = None,
+        overwrite: bool = False,
+        size: str | None = None,
+        fmt: str = "png",
+    ) -> dict[str, Figure] | list[Path]:
+        """Each metric (default: the headline ones) against the first axis, one line per value
+        of the others (`hscc.sweeps.plot`): without `out_dir`, the matplotlib figures by metric
+        name (a notebook shows them); with `out_dir`, one file per metric written there in
+        `fmt` (png, pdf or svg; an existing file replaced only with `overwrite`), and the
+        paths returned. `size`: column, wide or slide (default: `hscc.style.DEFAULT_SIZE`)."""
+        from hscc import style
+        from hscc.sweeps import plot
 
-        return plot(self, out_dir, metrics, overwrite)
+        size = size or style.DEFAULT_SIZE
+        if out_dir is None:
+            return plot.figures(self, metrics, size)
+        return plot.plot(self, out_dir, metrics, overwrite, size, fmt)
 
     def _repr_html_(self) -> str:
         """The summary `hscc sweep` prints, for a notebook."""

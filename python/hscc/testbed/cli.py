@@ -163,6 +163,13 @@ def compare(
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace an existing --plot file.")
     ] = False,
+    size: Annotated[
+        str,
+        typer.Option(
+            "--size",
+            help="The --plot's size: column (3.5 in wide), wide (7.16 in) or slide (10 in).",
+        ),
+    ] = "slide",
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
     """Two runs side by side: per-flow goodput, retransmissions, recoveries and timeouts, Jain's index, queuing delay and loss, and each flow's window cuts (first cut, sawtooth period), with ratios B / A."""
@@ -172,15 +179,18 @@ def compare(
     try:
         if plot_file is not None:
             style.file_format(plot_file)
+        style.check_size(size)
         a, b = load(run_a), load(run_b)
         if plot_file is not None and plot_file.exists() and not overwrite:
             raise RunDirError(f"{plot_file} exists; pass --overwrite to replace it")
         c = cmp.compare(a, b)
         names = cmp.names(a, run_a, b, run_b)
         if plot_file is not None:
-            cmp.plot(a, b, names, plot_file)
+            cmp.plot(a, b, names, plot_file, size)
     except style.FormatError as e:
         raise _fail(BAD_INPUT, f"--plot: {e}") from None
+    except style.SizeError as e:
+        raise _fail(BAD_INPUT, f"--size: {e}") from None
     except RunDirError as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except OSError as e:
