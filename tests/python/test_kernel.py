@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -296,3 +297,59 @@ def test_ctrl_c_during_a_smoke_run_leaves_nothing(clean_kernel):
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
     assert not wait_for_no_leftovers(clean_kernel), leftovers()
+
+
+@kernel
+def test_a_users_program_file_loads_with_its_parameters_and_unloads(
+    clean_kernel, tmp_path, monkeypatch
+):
+    """The template `hscc new-algorithm` writes, and Linux's own selftests bpf_cubic.c as
+    published, registered from their files under the names in their ops."""
+    monkeypatch.setenv("HSCC_CACHE_DIR", str(tmp_path / "cache"))
+    r = runner.invoke(app, ["new-algorithm", "hscctmpl", "--dir", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    program = str(tmp_path / "hscctmpl.bpf.c")
+    r = runner.invoke(app, ["kernel", "load", program, "increasse=2"])
+    assert r.exit_code == 2 and "no parameter 'increasse'" in r.output, r.output
+    r = runner.invoke(app, ["kernel", "load", program, "increase=70000000000"])
+    assert r.exit_code == 2 and "4-byte global" in r.output, r.output
+    r = runner.invoke(app, ["kernel", "load", program, "increase=3"])
+    assert r.exit_code == 0 and "as hscctmpl" in r.output, r.output
+    assert "hscctmpl" in registry.available_ccs()
+    # The kernel's copy of the program's .rodata holds the value given, the other its default.
+    ops_id = registry.struct_ops_maps("hscctmpl")["hscctmpl"]
+    maps = json.loads(
+        subprocess.run(
+            ["bpftool", "-j", "map", "show"], capture_output=True, text=True, check=True
+        ).stdout
+    )
+    rodata = max(
+        m["id"] for m in maps if str(m.get("name", "")).endswith(".rodata") and m["id"] < ops_id
+    )
+    dump = subprocess.run(
+        ["bpftool", "-j", "map", "dump", "id", str(rodata)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    values = {
+        k: v for d in json.loads(dump)[0]["formatted"]["value"][".rodata"] for k, v in d.items()
+    }
+    assert (values["increase"], values["beta"]) == (3, 512), values
+    r = runner.invoke(app, ["kernel", "list"])
+    assert r.exit_code == 0 and "hscctmpl" in r.output, r.output
+    r = runner.invoke(app, ["kernel", "unload", program])
+    assert r.exit_code == 0 and "unloaded hscctmpl" in r.output, r.output
+    assert "hscctmpl" not in registry.available_ccs()
+    cubic = subprocess.run(
+        ["bash", str(Path(__file__).resolve().parents[2] / "scripts/linux-selftests.sh")],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    if cubic.returncode != 0:
+        pytest.skip(f"Linux's BPF selftests are not here: {cubic.stderr.strip()}")
+    r = runner.invoke(app, ["kernel", "load", str(Path(cubic.stdout.strip()) / "bpf_cubic.c")])
+    assert r.exit_code == 0 and "as bpf_cubic" in r.output, r.output
+    r = runner.invoke(app, ["kernel", "unload", "bpf_cubic"])
+    assert r.exit_code == 0, r.output

@@ -742,3 +742,31 @@ def test_ctrl_c_leaves_nothing(tmp_path):
             "hscc_reno" not in registry.available_ccs()
             and "hscc_reno" not in registry.struct_ops_maps()
         )
+
+
+@needs_testbed
+@pytest.mark.timeout(120)
+def test_a_users_program_runs_in_the_kernel_as_in_the_simulator(tmp_path, monkeypatch):
+    """The template `hscc new-algorithm` writes, one file: the testbed registers it for the
+    flow that names it (and removes it after), and its goodput is the simulator's within 10 %
+    (3 s beside a Reno flow)."""
+    monkeypatch.setenv("HSCC_CACHE_DIR", str(tmp_path / "cache"))
+    assert runner.invoke(app, ["new-algorithm", "tbtmpl", "--dir", str(tmp_path)]).exit_code == 0
+    program = str(tmp_path / "tbtmpl.bpf.c")
+    sc = scenario(
+        rtt2="40ms",
+        flows=[
+            {"pair": 0, "algorithm": program, "params": {"increase": 2}},
+            {"pair": 1, "algorithm": "reno"},
+        ],
+    )
+    out = tmp_path / "kernel"
+    tb.run(sc, out)
+    assert_nothing_left(os.getpid())
+    assert "tbtmpl" not in registry.available_ccs()
+    kernel = hscc.load(out)
+    sim = hscc.run(sc)
+    assert kernel.flows["label"].to_list() == sim.flows["label"].to_list() == ["tbtmpl 0", "reno 1"]
+    k, s = kernel.summary["total_goodput_bps"], sim.summary["total_goodput_bps"]
+    assert k == pytest.approx(s, rel=0.1), (k, s)
+    assert kernel.flows["goodput_bps"][0] > 1e6

@@ -115,7 +115,9 @@ def load(name: str, assignments: list[str] | None = None) -> Registration:
     ensure_bpffs()
     PIN_DIR.mkdir(exist_ok=True)
     if pin.exists():
-        raise KernelError(f"{shown} is already loaded as {kname}; `hscc kernel unload {name}` first")
+        raise KernelError(
+            f"{shown} is already loaded as {kname}; `hscc kernel unload {name}` first"
+        )
     if kname in available_ccs():
         raise KernelError(
             f"{kname} is already registered, but not by hscc kernel load (no pin at {pin})"

@@ -51,10 +51,18 @@ def globals_for(prog: Program, assignments: list[str]) -> list[tuple[str, int]]:
             raise KernelError(f"parameter {a!r} is not NAME=VALUE")
         if key not in prog.params:
             known = ", ".join(sorted(prog.params)) or "none"
-            raise KernelError(f"{prog.path.name} has no parameter {key!r} (its parameters: {known})")
+            raise KernelError(
+                f"{prog.path.name} has no parameter {key!r} (its parameters: {known})"
+            )
         size = prog.params[key][0]
         value = parse_value(text)
-        lo, hi = (-(1 << 63), (1 << 63) - 1) if size >= 8 else (-(1 << (8 * size - 1)), (1 << (8 * size)) - 1)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # a scenario's values are numbers: 2.0 is 2
+        lo, hi = (
+            (-(1 << 63), (1 << 63) - 1)
+            if size >= 8
+            else (-(1 << (8 * size - 1)), (1 << (8 * size)) - 1)
+        )
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise KernelError(
                 f"{prog.path.name}: {key} = {text!r} is not allowed: a whole number in [{lo}, {hi}] "

@@ -186,7 +186,7 @@ def make(scenario: Scenario, engine_config: dict[str, Any], use_bpf: bool = Fals
     # Start jitter, as the scenario's seed draws it (not the engine's stream).
     rng = random.Random(scenario.seed)
     flows: list[Flow] = []
-    bpf: dict[str, tuple[str, ...]] = {}  # algorithm -> parameters to load it with
+    bpf: dict[str, tuple[str, ...]] = {}  # algorithm or program file -> parameters to load it with
     specs = [spec for spec, _ in scenario.flow_labels()]
     if len(engine_config["flows"]) > MAX_FLOWS:
         raise TestbedError(
@@ -194,12 +194,34 @@ def make(scenario: Scenario, engine_config: dict[str, Any], use_bpf: bool = Fals
         )
     for i, (ef, spec) in enumerate(zip(engine_config["flows"], specs, strict=True)):
         sf = d["flows"][spec]
-        algo = catalog.find(sf["algorithm"])
-        assert algo is not None  # the engine checked it
         params = tuple(
             f"{k}={str(v).lower() if isinstance(v, bool) else v}"
             for k, v in sorted(sf["params"].items())
         )
+        pair = int(nodes[ef["src"]][1:])
+        start = ef["start"] / PS_PER_S + rng.uniform(0, ef["start_jitter"] / PS_PER_S)
+        end = duration if ef["stop"] is None else min(duration, ef["stop"] / PS_PER_S)
+        if sf["algorithm"].endswith(".c"):
+            # A user's program: registered once, from its file, under the name in its ops.
+            from hscc.kernel import user
+            from hscc.kernel.programs import KernelError
+
+            try:
+                prog = user.info(sf["algorithm"])
+            except KernelError as e:
+                raise TestbedError(f"flows[{spec}].algorithm: {e}") from None
+            if bpf.setdefault(str(prog.path), params) != params:
+                raise TestbedError(
+                    f"flows[{spec}].params: {prog.path.name} is registered once in the kernel, so every "
+                    "flow of it needs the same parameters"
+                )
+            name = prog.path.name.removesuffix(".c").removesuffix(".bpf")
+            flows.append(
+                Flow(i, spec, pair, name, prog.kernel_name, params, start, end, ef["size"])
+            )
+            continue
+        algo = catalog.find(sf["algorithm"])
+        assert algo is not None  # the engine checked it
         if algo.name in BUILT_IN and not params and not use_bpf:
             cc = algo.name
         else:
@@ -217,9 +239,6 @@ def make(scenario: Scenario, engine_config: dict[str, Any], use_bpf: bool = Fals
                     f"and {', '.join(params) or 'the defaults'} here)"
                 )
             cc = programs.kernel_name(algo.name)
-        pair = int(nodes[ef["src"]][1:])
-        start = ef["start"] / PS_PER_S + rng.uniform(0, ef["start_jitter"] / PS_PER_S)
-        end = duration if ef["stop"] is None else min(duration, ef["stop"] / PS_PER_S)
         flows.append(Flow(i, spec, pair, algo.name, cc, params, start, end, ef["size"]))
     interval = engine_config["sample_interval"] / PS_PER_S or 0.1
     return Plan(
@@ -271,7 +290,7 @@ def builtin_differences(plan: Plan) -> list[str]:
         for i, f in enumerate(flows)
         if not f.get("quick_acks")
     ]
-    for algorithm in sorted({f.algorithm for f in plan.flows if f.cc == f.algorithm}):
+    for algorithm in sorted({f.algorithm for f in plan.flows if f.cc == f.algorithm in BUILT_IN}):
         params = Path(f"/sys/module/tcp_{algorithm}/parameters")
         try:
             ours = dict(programs.globals_for(algorithm, []))

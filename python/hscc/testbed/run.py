@@ -149,7 +149,7 @@ def run(
     with _sigterm_as_interrupt(), rundir.staging(out_dir, overwrite) as tmp:
         try:
             for algorithm, params in plan.bpf.items():
-                if (registry.PIN_DIR / algorithm).exists():
+                if registry.pin_of(algorithm)[0].exists():
                     raise TestbedError(
                         f"{algorithm} is registered already (hscc kernel load, or another run); the testbed "
                         f"registers its own with the scenario's parameters: `hscc kernel unload {algorithm}` first"
