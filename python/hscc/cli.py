@@ -636,7 +636,8 @@ def new_algorithm(
     ] = Path("."),
 ) -> None:
     """Write NAME.bpf.c, a commented congestion-control program with every hook (Reno as
-    written), and NAME.toml, a scenario that runs it against Reno."""
+    written), NAME.toml, a scenario that runs it against Reno, and NAME-sweep.toml, a sweep
+    over one of its parameters (docs/programs.md)."""
     from importlib import resources
 
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,14}", name):
@@ -645,7 +646,11 @@ def new_algorithm(
             f"name {name!r}: a C identifier (letters, digits, _) of at most 15 characters "
             "(the kernel's TCP_CA_NAME_MAX is 16 with the terminating NUL)",
         )
-    targets = {f"{name}.bpf.c": "algorithm.bpf.c", f"{name}.toml": "algorithm.toml"}
+    targets = {
+        f"{name}.bpf.c": "algorithm.bpf.c",
+        f"{name}.toml": "algorithm.toml",
+        f"{name}-sweep.toml": "algorithm-sweep.toml",
+    }
     for target in targets:
         if (directory / target).exists():
             raise _fail(BAD_INPUT, f"{directory / target} exists; choose another name or --dir")
@@ -653,10 +658,16 @@ def new_algorithm(
     for target, template in targets.items():
         text = resources.files("hscc").joinpath("templates", template).read_text()
         (directory / target).write_text(text.replace("__NAME__", name))
-    scenario = directory / f"{name}.toml"
-    out.print(f"wrote {directory / (name + '.bpf.c')} and {scenario}", soft_wrap=True)
-    out.print(f"run it:   hscc run {scenario} --out runs/{name}", soft_wrap=True)
+    out.print(f"wrote {', '.join(str(directory / t) for t in targets)}", soft_wrap=True)
+    out.print(
+        f"run it:   hscc run {directory / (name + '.toml')} --out runs/{name}", soft_wrap=True
+    )
+    out.print(
+        f"sweep:    hscc sweep {directory / (name + '-sweep.toml')} --out runs/{name}-increase",
+        soft_wrap=True,
+    )
     out.print(f"kernel:   hscc kernel load {directory / (name + '.bpf.c')}", soft_wrap=True)
+    out.print("guide:    docs/programs.md", soft_wrap=True)
 
 
 def _fresh(path: Path) -> Path:

@@ -4,8 +4,10 @@ kernel's own BPF CUBIC (Linux's selftests, unchanged) against hscc's built-in cu
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,3 +173,45 @@ def test_linux_bpf_cubic_unchanged_runs_as_the_builtin_cubic(case, tmp_path):
     a, b = goodputs(bpf), goodputs(builtin)
     assert list(a) == ["bpf_cubic 0"]
     assert a["bpf_cubic 0"] == b["cubic 0"], (a, b)
+
+
+def test_a_sweep_over_a_programs_parameter_on_two_workers_and_on_dask(tmp_path):
+    """Each worker builds the program from its file (or finds it in the cache): a local pool
+    of two and a local Dask cluster give the same rows."""
+    scenario = new_algorithm(tmp_path)
+    text = scenario.read_text().replace('duration = "30s"', 'duration = "10s"')
+    scenario.write_text(text)
+    axes = {"flows[0].params.increase": [1, 6]}
+    local = hscc.sweep(scenario, axes, replicates=1, jobs=2)
+    points = local.points.drop("wall_time_s")
+    assert points.height == 2 and set(points["status"]) == {"ok"}
+    pytest.importorskip("distributed")
+    dask = hscc.sweep(scenario, axes, replicates=1, jobs=2, dask="local")
+    assert dask.points.drop("wall_time_s").equals(points)
+
+
+@pytest.mark.timeout(240)
+def test_the_guides_commands_run_in_order(tmp_path, monkeypatch):
+    """docs/programs.md's tutorial, every command as written, in an empty directory; the
+    kernel and testbed steps (sudo) where this machine can run them, else up to them."""
+    from hscc.testbed.run import missing
+
+    text = (ROOT / "docs/programs.md").read_text()
+    block = text.split("```console\n", 1)[1].split("```", 1)[0]
+    commands = [line.removeprefix("$ ") for line in block.splitlines() if line.startswith("$ ")]
+    assert commands[0] == "hscc new-algorithm mycc" and len(commands) >= 5
+    no_kernel = missing()
+    exe = str(Path(sys.executable).with_name("hscc"))
+    for cmd in commands:
+        if cmd.startswith("sudo "):
+            if no_kernel is not None:
+                break  # the rest needs the kernel (hscc compare reads the testbed's run)
+            cmd = cmd.removeprefix("sudo ")
+        argv = shlex.split(cmd)
+        assert argv[0] == "hscc", cmd
+        r = subprocess.run(
+            [exe, *argv[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=200
+        )
+        assert r.returncode == 0, (cmd, r.stdout, r.stderr)
+    assert (tmp_path / "runs/mycc/summary.json").is_file()
+    assert (tmp_path / "runs/mycc-increase/points.parquet").is_file()

@@ -338,15 +338,22 @@ fn safe_file_name(value: &str) -> String {
     hscc_sim::scenario::safe_file_name(value)
 }
 
+/// (label name, kernel name, [(parameter, size in bytes, default)]).
+type ProgramInfo = (String, String, Vec<(String, u8, i64)>);
+
 /// A program file built for the simulator and loaded: (the name its flows
 /// are labelled with, the kernel name in its ops, [(parameter, size in bytes,
 /// default)]); ValueError with the compiler's or loader's message.
 #[pyfunction]
-fn program_info(path: &str) -> PyResult<(String, String, Vec<(String, u8, i64)>)> {
+fn program_info(path: &str) -> PyResult<ProgramInfo> {
     use hscc_cc::ExternalProgram as _;
     let p = hscc_program::load(std::path::Path::new(path)).map_err(PyValueError::new_err)?;
     let kernel = p.kernel_name().map_err(PyValueError::new_err)?;
-    let params = p.params().iter().map(|q| (q.name.clone(), q.size, q.default)).collect();
+    let params = p
+        .params()
+        .iter()
+        .map(|q| (q.name.clone(), q.size, q.default))
+        .collect();
     Ok((p.name().to_string(), kernel, params))
 }
 
