@@ -142,7 +142,7 @@ class Scenario(Record):
             )
         if "name" not in data and source:
             data = {**data, "name": _core.safe_file_name(Path(source).stem)}
-        data = programs_anchored(data, Path.cwd())
+        data = programs_anchored(data, source)
         try:
             resolved = _core.resolve(json.dumps(_as_json(data)))
         except ValueError as e:
@@ -160,7 +160,7 @@ class Scenario(Record):
             raise ScenarioError([], str(path), str(e)) from None
         if seed is not None:
             data["seed"] = seed
-        return cls.parse(programs_anchored(data, path.parent), str(path))
+        return cls.parse(data, str(path))
 
     @classmethod
     def coerce(
@@ -240,10 +240,12 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     return {str(k): fix(x) for k, x in data.items()}  # depth is at most MAX_DEPTH (checked before)
 
 
-def programs_anchored(data: dict[str, Any], base: Path) -> dict[str, Any]:
+def programs_anchored(data: dict[str, Any], source: str | None) -> dict[str, Any]:
     """`data` with every algorithm that names a program file (a value ending in `.c`) made
-    absolute: relative to the scenario file's directory for a file, to the working directory
-    for a dict, so that the run records, and reruns, the file it ran."""
+    absolute: relative to the directory of the file `source` names (a scenario, sweep or
+    experiment file), else to the working directory, so that the run records, and reruns,
+    the file it ran."""
+    base = Path(source).parent if source and Path(source).is_file() else Path.cwd()
 
     def anchor(entries: Any) -> Any:
         if not isinstance(entries, list):

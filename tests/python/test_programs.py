@@ -215,3 +215,30 @@ def test_the_guides_commands_run_in_order(tmp_path, monkeypatch):
         assert r.returncode == 0, (cmd, r.stdout, r.stderr)
     assert (tmp_path / "runs/mycc/summary.json").is_file()
     assert (tmp_path / "runs/mycc-increase/points.parquet").is_file()
+
+
+def test_a_sweep_files_program_values_are_relative_to_the_sweep_file(tmp_path):
+    work = tmp_path / "work"
+    new_algorithm(work)
+    (work / "algos.toml").write_text(
+        'base = "mycc.toml"\nreplicates = 1\n[axes]\n"flows[1].algorithm" = ["reno", "mycc.bpf.c"]\n'
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("hscc")),
+            "sweep",
+            str(work / "algos.toml"),
+            "-o",
+            "out",
+            "-q",
+        ],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    assert r.returncode == 0, r.stderr
+    points = hscc.load_sweep(elsewhere / "out").points
+    assert points.height == 2 and set(points["status"]) == {"ok"}, points

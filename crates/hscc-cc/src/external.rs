@@ -206,3 +206,70 @@ impl ExternalRegistrations {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Fake(Vec<ExternalParam>);
+
+    impl ExternalProgram for Fake {
+        fn name(&self) -> &'static str {
+            "fake"
+        }
+        fn origin(&self) -> &str {
+            "/fake.bpf.c"
+        }
+        fn params(&self) -> &[ExternalParam] {
+            &self.0
+        }
+        fn has_cong_control(&self) -> bool {
+            false
+        }
+        fn register(&self, _: &[(String, i64)]) -> Result<Arc<dyn ExternalRegistration>, String> {
+            Err("not loadable".into())
+        }
+    }
+
+    fn params() -> ExternalParams {
+        let p = |name: &str, size, default| ExternalParam {
+            name: name.into(),
+            size,
+            default,
+        };
+        ExternalParams {
+            program: Arc::new(Fake(vec![p("beta", 4, 512), p("flag", 1, 1)])),
+            values: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_parameter_is_a_whole_number_that_fits_its_global() {
+        let mut p = params();
+        p.set("beta", 717.0).unwrap();
+        p.set("flag", -128.0).unwrap();
+        assert_eq!(
+            p.all_values(),
+            [("beta".to_string(), 717), ("flag".to_string(), -128)]
+        );
+        let e = p.set("flag", 256.0).unwrap_err().to_string();
+        assert!(
+            e.contains("an integer in [-128, 255] (a 1-byte global)"),
+            "{e}"
+        );
+        assert!(p.set("beta", 0.5).is_err() && p.set("beta", f64::NAN).is_err());
+        let e = p.set("gamma", 1.0).unwrap_err().to_string();
+        assert!(
+            e.contains("gamma") && e.contains("beta") && e.contains("flag"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_registration_that_fails_is_every_connections_fault() {
+        let regs = ExternalRegistrations::default();
+        let e = regs.connect(&params()).unwrap_err();
+        assert_eq!(e, "not loadable");
+    }
+}

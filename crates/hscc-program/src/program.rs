@@ -384,6 +384,10 @@ impl Connection {
             2 => format!("{}: index out of the array's bounds in {}", at(&file, f.line, f.column), hook.name()),
             _ => {
                 let what = match f.signal {
+                    fault::HANG_SIGNAL => format!(
+                        "did not return within {} s (a loop the kernel's verifier would refuse?)",
+                        fault::hook_limit().as_secs_f64()
+                    ),
                     libc::SIGSEGV | libc::SIGBUS => {
                         format!("crashed reading or writing address {:#x}", f.addr)
                     }

@@ -19,6 +19,8 @@ fn cache(_dir: &std::path::Path) {
     ONCE.call_once(|| {
         let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("program-cache");
         std::env::set_var("HSCC_CACHE_DIR", dir);
+        // A hook that hangs is cut off after 1 s here (10 s by default).
+        std::env::set_var("HSCC_HOOK_LIMIT_S", "1");
     });
 }
 
@@ -210,4 +212,23 @@ fn a_build_is_cached_by_content() {
     .unwrap();
     let c = hscc_program::build(&p).unwrap();
     assert_ne!(a.object, c.object);
+}
+
+#[test]
+fn a_hook_that_never_returns_is_cut_off_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let p = with_cong_avoid(
+        dir.path(),
+        "spin",
+        "\tvolatile __u32 n = 0;\n\twhile (acked)\n\t\tn++;",
+    );
+    let t = std::time::Instant::now();
+    let f = fault_of(&p);
+    assert!(
+        f.contains("spin.bpf.c:") && f.contains("did not return within 1 s"),
+        "{f}"
+    );
+    assert!(f.ends_with("in cong_avoid"), "{f}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(30));
 }

@@ -29,7 +29,7 @@ from typing import Any
 
 from hscc import _core
 from hscc.errors import ScenarioError, field_parts, show
-from hscc.scenario import Scenario
+from hscc.scenario import Scenario, programs_anchored
 from hscc.sweeps.paths import NOT_FOUND, PathError, lookup
 from hscc.sweeps.spec import Point, Sweep, SweepError
 
@@ -122,6 +122,7 @@ def _check(
         try:
             if "name" not in data and sweep.source:
                 data["name"] = _core.safe_file_name(Path(sweep.source).stem)
+            data = programs_anchored(data, sweep.source)
             resolved = _core.resolve(json.dumps(data, allow_nan=False))
             resolved.check(max_memory, max_events)
             checked: dict[str, Any] = json.loads(resolved.scenario)
