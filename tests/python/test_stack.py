@@ -81,7 +81,7 @@ def test_an_unknown_stack_is_refused_by_name(write_toml):
     assert r.exit_code == 2
     text = " ".join(r.output.split())
     assert 'flows[0].stack: "bsd" is not allowed' in text
-    for name in ("linux", "ns3"):
+    for name in ("linux", "ns2", "ns3"):
         assert f'"{name}"' in text
 
 

@@ -1,4 +1,4 @@
-//! Reference-stack profiles: `stack = "linux"` or `"ns3"`, at the top of a
+//! Reference-stack profiles: `stack = "linux"`, `"ns2"` or `"ns3"`, at the top of a
 //! scenario (every flow's) or in a `[[flows]]` entry (its own). A profile is
 //! one table — knob, value, the source line of the reference stack that fixes
 //! it — and fills, when a scenario is read, each knob a flow entry leaves out:
@@ -22,6 +22,8 @@ use super::spec::{FlowSpec, ScenarioSpec};
 pub enum Stack {
     /// Linux 6.x with its default sysctls.
     Linux,
+    /// ns-2.35's Sack1 agent and TCPSink with their defaults.
+    Ns2,
     /// ns-3 (3.44) as validation/ns3 runs it.
     Ns3,
 }
@@ -144,6 +146,102 @@ const LINUX: &[Setting] = &[
         "params.hystart",
         "true",
         "net/ipv4/tcp_cubic.c: static int hystart __read_mostly = 1",
+    ),
+];
+
+/// ns-2.35's Agent/TCP/Sack1 and Agent/TCPSink/Sack1: their defaults
+/// (tcl/lib/ns-default.tcl) and code (tcp/tcp.cc, tcp-sack1.cc, tcp-sink.cc).
+const NS2: &[Setting] = &[
+    all(
+        "loss_detection",
+        "\"dupack\"",
+        "tcp/tcp-sack1.cc Sack1TcpAgent::recv: fast retransmit at numdupacks_ duplicate ACKs; no RACK, undo, D-SACK (Agent/TCPSink set generateDSacks_ false) or F-RTO (Agent/TCP set frto_enabled_ 0)",
+    ),
+    all(
+        "reordering",
+        "3",
+        "tcl/lib/ns-default.tcl: Agent/TCP set numdupacks_ 3",
+    ),
+    all(
+        "recovery",
+        "\"classic\"",
+        "tcp/tcp-sack1.cc Sack1TcpAgent::recv: slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF), cwnd halved at once",
+    ),
+    all(
+        "rto_estimator",
+        "\"rfc6298\"",
+        "tcl/lib/ns-default.tcl: Agent/TCP set rfc2988_ true (tcp/tcp.cc rtt_update: srtt + 4 rttvar, in tcpTick_ = 10 ms ticks)",
+    ),
+    all(
+        "min_rto",
+        "\"200ms\"",
+        "tcl/lib/ns-default.tcl: Agent/TCP set minrto_ 0.2",
+    ),
+    all(
+        "init_cwnd",
+        "2",
+        "tcl/lib/ns-default.tcl: Agent/TCP set windowInit_ 2",
+    ),
+    all(
+        "sack",
+        "true",
+        "Agent/TCP/Sack1 with Agent/TCPSink/Sack1 (maxSackBlocks_ 3)",
+    ),
+    all(
+        "timestamps",
+        "false",
+        "tcl/lib/ns-default.tcl: Agent/TCP set timestamps_ false",
+    ),
+    all(
+        "mss",
+        "1000",
+        "tcl/lib/ns-default.tcl: Agent/TCP set packetSize_ 1000",
+    ),
+    all(
+        "ack_counting",
+        "\"acks\"",
+        "tcp/tcp.cc TcpAgent::opencwnd, once per ACK: cwnd_ += 1 in slow start, increase_num_ / cwnd_ after",
+    ),
+    all(
+        "ssthresh_from",
+        "\"cwnd\"",
+        "tcp/tcp.cc TcpAgent::slowdown: halfwin = windowd() / 2, windowd() = min(cwnd_, wnd_)",
+    ),
+    all(
+        "delayed_ack",
+        "false",
+        "tcp/tcp-sink.cc TcpSink::recv: an ACK per packet (delayed ACKs only with Agent/TCPSink/DelAck)",
+    ),
+    all(
+        "delack_segments",
+        "2",
+        "tcp/tcp-sink.cc DelAckSink::recv, when named: the second in-order packet is ACKed at once",
+    ),
+    all(
+        "delack_timeout",
+        "\"100ms\"",
+        "tcl/lib/ns-default.tcl: Agent/TCPSink/DelAck set interval_ 100ms",
+    ),
+    all(
+        "quick_acks",
+        "0",
+        "tcp/tcp-sink.cc: no quick-ACK mode",
+    ),
+    all(
+        "host_jitter",
+        "\"0s\"",
+        "tcl/lib/ns-default.tcl: Agent/TCP set overhead_ 0 (a script sets it to break ties between flows)",
+    ),
+    all(
+        "ecn",
+        "false",
+        "tcl/lib/ns-default.tcl: Agent/TCP set ecn_ 0",
+    ),
+    only(
+        "highspeed",
+        "params.response",
+        "1",
+        "tcp/tcp.cc opencwnd and slowdown, windowOption_ 8: increase_param() and decrease_param() from RFC 3649's formulas",
     ),
 ];
 
@@ -299,12 +397,13 @@ const NS3: &[Setting] = &[
 
 impl Stack {
     /// Every profile, in the order the reference lists them.
-    pub const ALL: [Stack; 2] = [Stack::Linux, Stack::Ns3];
+    pub const ALL: [Stack; 3] = [Stack::Linux, Stack::Ns2, Stack::Ns3];
 
     /// The name a scenario writes.
     pub fn name(self) -> &'static str {
         match self {
             Stack::Linux => "linux",
+            Stack::Ns2 => "ns2",
             Stack::Ns3 => "ns3",
         }
     }
@@ -318,6 +417,7 @@ impl Stack {
     pub fn settings(self) -> &'static [Setting] {
         match self {
             Stack::Linux => LINUX,
+            Stack::Ns2 => NS2,
             Stack::Ns3 => NS3,
         }
     }
@@ -334,6 +434,18 @@ impl Stack {
                 "a time), which depends on the receiver's buffer limit and autotuning, not on the scenario: ",
                 "set it to about (clamp − 64 KB) / (2 · MSS), as `hscc testbed run` reports it ",
                 "(receivers.window_opening). `host_jitter` keeps hscc's default."
+            ),
+            Stack::Ns2 => concat!(
+                "ns-2.35's Agent/TCP/Sack1 and Agent/TCPSink/Sack1 with their defaults, as TCP-Africa's ",
+                "and Sync-TCP's simulations ran: three duplicate ACKs, the window halved at once, ",
+                "RFC 6298's RTO with a 200 ms minimum, an initial window of 2, 1000-byte segments without ",
+                "timestamps, growth per ACK, an ACK per packet (`delayed_ack = true` is ns-2's DelAck sink: ",
+                "every second packet or 100 ms), no host jitter (`overhead_ = 0`), HighSpeed from RFC 3649's ",
+                "formulas (windowOption_ 8). Not modelled: ns-2's 10 ms timer ticks (`tcpTick_`), its 3 s ",
+                "initial RTO (`rtxcur_init_`) and its 40-byte headers (hscc's packets carry mss + 52 bytes). ",
+                "Not set: ns-2's receiver window, `window_ = 20` packets unless a script sets it (set `rwnd`); ",
+                "algorithms ns-2 runs as TCP-Linux (`Agent/TCP/Linux`: cubic, compound, …) take the same ",
+                "settings, which that agent shares in part."
             ),
             Stack::Ns3 => concat!(
                 "ns-3 (3.44) as validation/ns3 matches it (docs/validation/ns3.md): its TcpSocketBase ",
@@ -568,7 +680,7 @@ mod tests {
     }
 
     #[test]
-    fn linux_differs_from_the_defaults_where_its_table_says() {
+    fn each_profile_differs_from_the_defaults_where_its_table_says() {
         let s = read(&scenario(
             r#""stack": "linux","#,
             &[r#"{"pair": 0, "algorithm": "cubic"}"#],
@@ -588,6 +700,18 @@ mod tests {
         );
         assert_eq!(f.loss_detection, crate::config::LossDetection::DupAck);
         assert_eq!(f.ack_counting, crate::config::AckCounting::Acks);
+        let ns2 = read(&scenario(
+            r#""stack": "ns2","#,
+            &[r#"{"pair": 0, "algorithm": "hstcp"}"#],
+        ));
+        let f = &ns2.flows[0];
+        assert_eq!(
+            (f.init_cwnd, f.mss.0, f.timestamps, f.delayed_ack),
+            (2, 1000, false, false)
+        );
+        assert_eq!(f.recovery, crate::config::Recovery::Classic);
+        // An alias names the algorithm of a profile's row.
+        assert_eq!(f.params["response"].0, 1.0);
     }
 
     #[test]
