@@ -4,6 +4,7 @@ the field reference's tables, and a scenario read with one."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -103,3 +104,47 @@ def test_the_field_reference_has_each_profiles_table_from_the_engine():
         assert f'### `stack = "{p["name"]}"`' in doc
         for s in p["settings"]:
             assert f"| `{s['knob']}` | `{s['value']}` | {s['algorithm'] or 'every'} |" in doc
+
+
+def _ns3_configs():
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[2] / "validation" / "ns3" / "configs.py"
+    spec = importlib.util.spec_from_file_location("ns3_configs", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_ns3_harness_takes_ns3s_settings_from_the_profile():
+    """validation/ns3's hscc side says `stack = "ns3"`: read, each flow has the settings of
+    docs/validation/ns3.md's "Matched settings", each algorithm as its ns-3 class."""
+    configs = _ns3_configs()
+    by_class = {  # ack_counting, ssthresh_from, params
+        "newreno": ("acks", "pipe", {}),
+        "linuxreno": ("segments", "cwnd", {}),
+        "highspeed": ("segments", "pipe", {}),
+        "cubic": ("segments", "cwnd", {"hystart": 1.0}),
+        "scalable": ("segments", "pipe", {"a": 0.02, "low_window": 50.0, "legacy_decrease": 0.0}),
+        "vegas": (
+            "segments",
+            "cwnd",
+            {"alpha": 2.0, "beta": 4.0, "gamma": 1.0, "paper_diff": 1.0, "smoothed_rtt": 1.0},
+        ),
+    }
+    for c in configs.CONFIGS.values():
+        scenario = configs.hscc_scenario(c)
+        assert scenario["stack"] == "ns3"
+        read = Scenario.parse(scenario).to_dict()
+        for f, spec in zip(read["flows"], c.flows, strict=True):
+            assert (f["ack_counting"], f["ssthresh_from"], f["params"]) == by_class[spec.algo]
+            assert (f["min_rto"], f["delack_timeout"], f["delack_segments"]) == (
+                configs.MIN_RTO,
+                configs.DELACK_TIMEOUT,
+                c.delack,
+            )
+            assert (f["mss"], f["init_cwnd"], f["recovery"]) == (configs.SEGMENT, 10, c.recovery)
+            assert (f["loss_detection"], f["host_jitter"], f["timestamps"]) == ("dupack", 0, True)
