@@ -92,9 +92,9 @@ def test_the_normalized_scenario_keeps_the_profiles_values_and_reads_back_the_sa
     assert sc.stack == "linux" and "stack" not in flows[0] and flows[3]["stack"] == "ns3"
     assert (flows[0]["rto_estimator"], flows[0]["params"]["hystart"]) == ("linux", 1.0)
     assert (flows[2]["min_rto"], flows[3]["min_rto"], flows[3]["delack_timeout"]) == (1, 1, 0.2)
-    again = Scenario.parse(sc.to_dict())
-    assert again.to_dict() == sc.to_dict()
-    assert json.loads(again.resolved().stacks) == json.loads(sc.resolved().stacks)
+    reread = Scenario.parse(sc.to_dict())
+    assert reread.to_dict() == sc.to_dict()
+    assert json.loads(reread.resolved().stacks) == json.loads(sc.resolved().stacks)
 
 
 def test_the_field_reference_has_each_profiles_table_from_the_engine():

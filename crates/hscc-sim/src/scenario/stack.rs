@@ -799,9 +799,9 @@ mod tests {
                 r#"{"pair": 0, "stack": "linux"}"#,
             ],
         ));
-        let again = read(&s.normalized());
-        assert_eq!(again, s);
-        assert_eq!(stack_uses(&again), stack_uses(&s));
+        let reread = read(&s.normalized());
+        assert_eq!(reread, s);
+        assert_eq!(stack_uses(&reread), stack_uses(&s));
     }
 
     #[test]
