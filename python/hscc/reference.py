@@ -237,7 +237,9 @@ def stacks_markdown() -> list[str]:
         "sets wins, and a knob not in the table keeps its default. A flow entry's own `stack` wins over",
         "the scenario's. Without `stack`, flows take hscc's defaults (the default column above), which",
         "are kept as they are so that a scenario gives the results it always gave. `hscc check` prints",
-        "what a profile set.",
+        "what a profile set. A profile acts when a scenario is read: its checked form (`hscc check",
+        "--json`, a run's recorded scenario) has every knob set, so a `stack` added to that form sets",
+        "nothing (a sweep refuses `stack` as an axis for this reason).",
         "",
     ]
     for p in stack_profiles():
