@@ -18,6 +18,7 @@ __all__ = [
     "work_counts",
     "algorithms",
     "scenario_schema",
+    "stack_profiles",
     "quantity",
     "engine_version",
     "engine_digest",
@@ -64,6 +65,12 @@ class Resolved:
     @property
     def web_labels(self) -> list[str]:
         """The label of every [[web]] source."""
+
+    @property
+    def stacks(self) -> str:
+        """What each flow entry's `stack` profile set, JSON: [{"flow": index in `flows`,
+        "stack", "settings": [{"knob", "value", "algorithm", "source"}], "overridden": [[knob,
+        the scenario's value]]}], one per entry that takes a profile."""
 
 @final
 class Simulation:
@@ -146,6 +153,10 @@ def program_info(path: str) -> tuple[str, str, list[tuple[str, int, int]]]:
 
 def scenario_schema() -> str:
     """The JSON Schema of scenario files, every field with its doc text."""
+
+def stack_profiles() -> str:
+    """The reference-stack profiles (`stack`), JSON: [{"name", "about", "settings": [{"knob",
+    "value", "algorithm", "source"}]}], each value JSON as a scenario writes it."""
 
 def quantity(kind: str, value_json: str) -> str:
     """One quantity (JSON: a number or a string with a unit) of `kind` ("time", "rate",

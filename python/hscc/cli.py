@@ -15,7 +15,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer._click.core import Command
@@ -620,6 +620,40 @@ def check(
             f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s; needs {need})",
             soft_wrap=True,
         )
+        for line in _stack_lines(json.loads(resolved.stacks)):
+            out.print(line, soft_wrap=True, highlight=False)
+
+
+def _stack_lines(uses: list[dict[str, Any]]) -> list[str]:
+    """What each flow entry's `stack` profile set (`Resolved.stacks`), one line per run of
+    entries that took the same settings: `flows[0], flows[1]: stack "linux" set a = 1, ...;
+    the scenario sets b = 2 (not 3)`."""
+    from hscc import reference
+    from hscc.units import format_seconds
+
+    def shown(field: str, value: Any) -> str:
+        if reference.value_kind(field) == "time" and isinstance(value, (int, float)):
+            return format_seconds(value)
+        return json.dumps(value)
+
+    groups: list[tuple[list[int], str]] = []
+    for u in uses:
+        flow = u["flow"]
+        theirs = dict((k, v) for k, v in u["overridden"])
+        line = f'stack "{u["stack"]}" set ' + ", ".join(
+            f"{s['knob']} = {s['value']}" for s in u["settings"] if s["knob"] not in theirs
+        )
+        if theirs:
+            profile = {s["knob"]: s["value"] for s in u["settings"]}
+            line += "; the scenario sets " + ", ".join(
+                f"{k} = {shown(f'flows[{flow}].{k}', v)} (not {profile[k]})"
+                for k, v in theirs.items()
+            )
+        if groups and groups[-1][1] == line:
+            groups[-1][0].append(flow)
+        else:
+            groups.append(([flow], line))
+    return [", ".join(f"flows[{i}]" for i in flows) + ": " + line for flows, line in groups]
 
 
 @app.command("new-algorithm", epilog=EXIT_CODES)

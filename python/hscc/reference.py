@@ -212,4 +212,42 @@ def markdown() -> str:
                 f"| `{field}` | {_type(node, defs)} | {_default(node, field in required)} | {_one_line(node.get('description', ''))} |"
             )
         lines.append("")
+        if key == "FlowSpec":
+            lines += stacks_markdown()
     return "\n".join(lines)
+
+
+@functools.cache
+def stack_profiles() -> list[dict[str, Any]]:
+    """The reference-stack profiles as the engine defines them: [{"name", "about", "settings":
+    [{"knob", "value", "algorithm", "source"}]}], each value JSON as a scenario writes it."""
+    profiles: list[dict[str, Any]] = json.loads(_core.stack_profiles())
+    return profiles
+
+
+def stacks_markdown() -> list[str]:
+    """The "Reference stacks" section: one table per profile, from the engine's tables."""
+    names = ", ".join(f'`"{p["name"]}"`' for p in stack_profiles())
+    lines = [
+        "## Reference stacks (`stack`)",
+        "",
+        f"`stack` ({names}), at the top of a scenario or in a `[[flows]]` entry, gives a flow the",
+        "knobs of a reference stack: each knob in the profile's table that the entry leaves out takes",
+        "the table's value, for every flow or only for flows of the algorithm named; a knob the entry",
+        "sets wins, and a knob not in the table keeps its default. A flow entry's own `stack` wins over",
+        "the scenario's. Without `stack`, flows take hscc's defaults (the default column above), which",
+        "are kept as they are so that a scenario gives the results it always gave. `hscc check` prints",
+        "what a profile set. A profile acts when a scenario is read: its checked form (`hscc check",
+        "--json`, a run's recorded scenario) has every knob set, so a `stack` added to that form sets",
+        "nothing (a sweep refuses `stack` as an axis for this reason).",
+        "",
+    ]
+    for p in stack_profiles():
+        lines += [f'### `stack = "{p["name"]}"`', "", _one_line(p["about"]), ""]
+        lines += ["| knob | value | flows | source |", "|---|---|---|---|"]
+        for s in p["settings"]:
+            lines.append(
+                f"| `{s['knob']}` | `{s['value']}` | {s['algorithm'] or 'every'} | {_one_line(s['source'])} |"
+            )
+        lines.append("")
+    return lines

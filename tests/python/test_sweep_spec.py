@@ -258,6 +258,8 @@ def test_cache_keys_ignore_names_and_follow_every_number():
             {"topology.bottleneck.loss": [0], "x": {"zip": {"topology.bottleneck.loss": [1]}}},
             r"already swept by axis",
         ),
+        ({"stack": ["linux", "ns3"]}, r"axes.stack: stack cannot be swept \(a stack's profile"),
+        ({"flows[0].stack": ["ns2"]}, r"flows\[0\].stack cannot be swept .* a sweep per stack"),
     ],
 )
 def test_bad_axes_name_the_axis_and_what_is_allowed(axes, message):

@@ -266,6 +266,20 @@ def test_the_kernels_rto_and_window_opening_are_linuxs_and_a_scenario_asking_ano
     ]
 
 
+def test_a_linux_stack_runs_on_the_testbed_and_an_ns3_one_is_refused_by_its_first_knob():
+    from hscc.testbed.plan import builtin_differences
+
+    flows = [
+        {"pair": 0, "algorithm": "reno", "quick_acks": 1},
+        {"pair": 0, "algorithm": "cubic", "stack": "linux", "quick_acks": 1},
+    ]
+    notes = builtin_differences(plan_for(scenario(flows=flows, stack="linux")))
+    assert not [n for n in notes if "rto_estimator" in n or "quick_acks" in n]
+    with pytest.raises(tb.TestbedError) as e:
+        plan_for(scenario(stack="ns3"))
+    assert "flows[0].loss_detection = 'dupack'" in str(e.value)
+
+
 def test_a_receivers_window_opening_is_counted_in_segments_acked_one_by_one():
     from hscc.testbed.run import window_opening
 

@@ -186,3 +186,32 @@ def test_retable_reads_the_runs_again(tmp_path):
         f"| {name} | sim seed 1 | {saved['random_loss']:.2e} |"
         in (tmp_path / "table.md").read_text()
     )
+
+
+def test_the_simulator_side_is_stack_linux_where_its_knobs_are_that_profiles():
+    """Linux's RTO estimator with HyStart for every cubic flow is `stack = "linux"`: those configurations
+    say so, and read as the knobs set by hand; "-bpf" ones (hscc_cubic without HyStart) keep their knobs."""
+    stacked = []
+    for name in validate.CONFIGS:
+        d = validate.scenario(name, 30.0, "sim")
+        if "stack" not in d:
+            continue
+        stacked.append(name)
+        assert d["stack"] == "linux"
+        assert not [f for f in d["flows"] if "rto_estimator" in f or "params" in f]
+        by_hand = {k: v for k, v in d.items() if k != "stack"}
+        by_hand["flows"] = [
+            {
+                **f,
+                "rto_estimator": "linux",
+                **({"params": {"hystart": True}} if f["algorithm"] == "cubic" else {}),
+            }
+            for f in d["flows"]
+        ]
+        profiled = Scenario.parse(d).to_dict()
+        assert profiled.pop("stack") == "linux"
+        assert profiled == Scenario.parse(by_hand).to_dict(), name
+        assert "stack" not in validate.scenario(name, 30.0, "kernel")
+    assert "cubic-1-100M-40ms-sim-hystart-quick-acks" in stacked
+    assert "reno-1-10M-100ms-linux-rto" in stacked
+    assert "cubic-1-10M-100ms-bpf-linux-rto" not in stacked

@@ -13,6 +13,10 @@ docs/validation/ns3.md):
 - MinRto 1 s (ns-3's default and RFC 6298's; hscc's default is Linux's 200 ms);
 - delayed ACKs: `delack` segments per ACK (1: an ACK per segment), timer 200 ms
   (ns-3's default; hscc's default is 40 ms);
+- hscc's side says `stack = "ns3"`, whose profile (docs/scenario.md, "Reference
+  stacks") sets ns-3's TCP settings and each algorithm's as its ns-3 class; a
+  flow names only what differs from it (classic recovery, an ACK per segment,
+  TcpLinuxReno's Linux-style counting);
 - send and receive buffers that never limit (128 MB in ns-3, unlimited in hscc);
 - ns-3: no queue disc (its default FqCoDel removed), the error model on the
   bottleneck's receiving device; hscc: loss_point = "after_queue".
@@ -35,22 +39,23 @@ MIN_RTO = 1.0
 DELACK_TIMEOUT = 0.2
 
 
-# Algorithm: ns-3 TypeId and attributes, hscc name and params, how ns-3 counts
-# congestion-avoidance growth ("acks": per ACK whatever it covers, TcpNewReno;
-# "segments": per acknowledged segment) and what its GetSsThresh reduces from
-# ("pipe": the bytesInFlight argument, RFC 6675's pipe; "cwnd": m_cWnd). All of
-# ns-3's ns3::TcpNewReno subclasses (HighSpeed, Scalable, Vegas) inherit its
-# slow start, +1 segment per ACK; with an ACK per segment (delack 1) that differs
-# from counting segments only on ACKs that cover several segments (the one that
-# ends a recovery).
+# Algorithm: ns-3 TypeId and attributes, hscc name, and the flow settings hscc's
+# side needs beyond what `stack = "ns3"` gives that algorithm. The profile
+# matches each hscc algorithm to its ns-3 class: how ns-3 counts
+# congestion-avoidance growth (`ack_counting`: "acks", per ACK whatever it
+# covers, for TcpNewReno; "segments" otherwise), what its GetSsThresh reduces
+# from (`ssthresh_from`: "pipe", the bytesInFlight argument, for TcpNewReno,
+# TcpHighSpeed and TcpScalable; "cwnd" otherwise) and the parameters of
+# TcpCubic, TcpScalable and TcpVegas. All of ns-3's ns3::TcpNewReno subclasses
+# (HighSpeed, Scalable, Vegas) inherit its slow start, +1 segment per ACK; with
+# an ACK per segment (delack 1) that differs from counting segments only on ACKs
+# that cover several segments (the one that ends a recovery).
 @dataclass(frozen=True)
 class Algo:
     ns3_type: str
     hscc: str
-    hscc_params: dict = field(default_factory=dict)
+    hscc_knobs: dict = field(default_factory=dict)
     ns3_attributes: dict = field(default_factory=dict)
-    ack_counting: str = "segments"
-    ssthresh_from: str = "cwnd"
     note: str = ""
 
 
@@ -58,38 +63,32 @@ ALGOS = {
     "newreno": Algo(
         "ns3::TcpNewReno",
         "reno",
-        ack_counting="acks",
-        ssthresh_from="pipe",
         note="ns-3 TcpNewReno: +1 segment per ACK in slow start, +MSS²/cwnd per ACK in CA; ssthresh = max(2, BytesInFlight/2)",
     ),
     "linuxreno": Algo(
         "ns3::TcpLinuxReno",
         "reno",
-        note="ns-3 TcpLinuxReno: Linux's segment counting, ssthresh = cwnd/2",
+        {"ack_counting": "segments", "ssthresh_from": "cwnd"},
+        note="ns-3 TcpLinuxReno: Linux's segment counting, ssthresh = cwnd/2 (the ns3 profile's reno is TcpNewReno)",
     ),
     "highspeed": Algo(
         "ns3::TcpHighSpeed",
         "highspeed",
-        ssthresh_from="pipe",
         note="ns-3: a(w) × segments acked; ssthresh from BytesInFlight",
     ),
     "cubic": Algo(
         "ns3::TcpCubic",
         "cubic",
-        {"hystart": True},
         note="ns-3 3.44: HyStart on, fast convergence, Reno-friendly, beta 0.7, C 0.4",
     ),
     "scalable": Algo(
         "ns3::TcpScalable",
         "scalable",
-        {"a": 0.02, "low_window": 50, "legacy_decrease": False},
-        ssthresh_from="pipe",
         note="ns-3: +1 per min(cwnd, AIFactor 50) segments acked, x0.875 always; ssthresh from BytesInFlight",
     ),
     "vegas": Algo(
         "ns3::TcpVegas",
         "vegas",
-        {"alpha": 2, "beta": 4, "gamma": 1, "paper_diff": True, "smoothed_rtt": True},
         note="ns-3: diff = cwnd - cwnd*baseRTT/RTT, RTT samples = m_srtt on every ACK; on loss max(min(ssthresh, cwnd - 1), 2)",
     ),
 }
@@ -306,7 +305,8 @@ def ns3_json(c: Config) -> dict:
 def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
     """The scenario in hscc's format: ns3_dumbbell.py's network node for node
     (S_i - L = R - D_i, a graph, so every link carries its PPP framing) and
-    every TCP setting ns-3 has."""
+    every TCP setting ns-3 has: `stack = "ns3"`'s, and what a configuration
+    or an algorithm sets otherwise."""
     bottleneck = {
         "rate": c.rate_bps,
         "delay": c.delay,
@@ -324,6 +324,7 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
         "description": c.description,
         "duration": c.duration,
         "seed": c.seed,
+        "stack": "ns3",
         "output": {"sample_interval": sample_interval, "traces": ["flows"]},
         "topology": {
             "kind": "graph",
@@ -338,23 +339,13 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
                 "dst": f"D{i}",
                 "label": f"{f.algo}{i}",
                 "algorithm": ALGOS[f.algo].hscc,
-                "params": dict(ALGOS[f.algo].hscc_params),
                 "start": f.start,
-                "mss": SEGMENT,
-                "timestamps": True,
-                "sack": True,
-                "recovery": c.recovery,
-                "init_cwnd": 10,
-                "min_rto": MIN_RTO,
-                "delayed_ack": True,
-                "delack_segments": c.delack,
-                "delack_timeout": DELACK_TIMEOUT,
-                "ack_counting": ALGOS[f.algo].ack_counting,
-                "ssthresh_from": ALGOS[f.algo].ssthresh_from,
-                # ns-3's TcpSocketBase: three duplicate ACKs (ReTxThreshold), no RACK-TLP, undo or F-RTO
-                "loss_detection": "dupack",
-                # ns-3's hosts send at once: no processing jitter (hscc's default is 8 us)
-                "host_jitter": 0.0,
+                # The profile's: mss 1448 with timestamps, SACK, PRR, initial window 10, MinRto 1 s,
+                # DelAckCount 2 and DelAckTimeout 200 ms, three duplicate ACKs (no RACK-TLP, undo or
+                # F-RTO), no host jitter; a configuration's other recovery or ACK count is its own.
+                **({"recovery": c.recovery} if c.recovery != "prr" else {}),
+                **({"delack_segments": c.delack} if c.delack != 2 else {}),
+                **ALGOS[f.algo].hscc_knobs,
             }
             for i, f in enumerate(c.flows)
         ],

@@ -3,7 +3,9 @@ the default test suite): it needs validation/ns3/.venv (ns3) and HSCC_PYTHON (hs
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -80,9 +82,28 @@ def test_unknown_configuration_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "new").exists()
 
 
+def _read_by_hscc(scenarios: list[dict]) -> list[dict]:
+    """The scenarios as hscc reads them (every default and the `stack` profile filled in)."""
+    code = (
+        "import json, sys; from hscc.scenario import Scenario; "
+        "print(json.dumps([Scenario.parse(s).to_dict() for s in json.load(sys.stdin)]))"
+    )
+    out = subprocess.run(
+        [HSCC_PYTHON, "-c", code],
+        input=json.dumps(scenarios),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    read: list[dict] = json.loads(out.stdout)
+    return read
+
+
 def test_both_sides_describe_the_same_network() -> None:
-    for c in configs.CONFIGS.values():
-        n, h = configs.ns3_json(c), configs.hscc_scenario(c)
+    cs = list(configs.CONFIGS.values())
+    scenarios = [configs.hscc_scenario(c) for c in cs]
+    for c, h, read in zip(cs, scenarios, _read_by_hscc(scenarios), strict=True):
+        n = configs.ns3_json(c)
         links = {(link["a"], link["b"]): link for link in h["topology"]["links"]}
         bn = links["L", "R"]
         assert len(n["flows"]) == len(h["flows"]) == (len(links) - 1) // 2
@@ -90,7 +111,8 @@ def test_both_sides_describe_the_same_network() -> None:
         assert n["bottleneck"]["buffer_pkts"] == int(bn["fwd"]["buffer"].removesuffix("pkts"))
         assert n["bottleneck"]["loss"] == bn["fwd"].get("loss", 0.0) and "loss" not in bn["rev"]
         assert all(link["fwd"]["framing"] == configs.PPP for link in links.values())
-        for i, (nf, hf) in enumerate(zip(n["flows"], h["flows"], strict=True)):
+        # The TCP settings as hscc runs them: the ns3 profile's and the flows' own.
+        for i, (nf, hf) in enumerate(zip(n["flows"], read["flows"], strict=True)):
             assert (hf["src"], hf["dst"]) == (f"S{i}", f"D{i}")
             assert nf["start_s"] == hf["start"]
             assert (nf["send_delay_s"], nf["recv_delay_s"]) == (
@@ -102,6 +124,9 @@ def test_both_sides_describe_the_same_network() -> None:
                 and n["tcp"]["delack_count"] == hf["delack_segments"]
             )
             assert n["tcp"]["delack_timeout_s"] == hf["delack_timeout"]
+            assert (n["tcp"]["segment_size"], n["tcp"]["init_cwnd"]) == (hf["mss"], hf["init_cwnd"])
+            assert n["tcp"].get("recovery", "prr") == hf["recovery"]
+            assert (hf["loss_detection"], hf["host_jitter"]) == ("dupack", 0)
 
 
 def test_vegas_trace_rounds_recompute_tcp_vegas_diff(tmp_path: Path) -> None:

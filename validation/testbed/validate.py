@@ -226,10 +226,20 @@ def scenario(
     rto = rto_estimator or c.sim_rto
     bottleneck = {"rate": f"{c.rate}Mbps", "delay": "1ms", "buffer": c.buffer, "loss": c.loss}
     hystart = c.variant == "sim-hystart" and side == "sim"
+    # The simulator side as `stack = "linux"` where its knobs are that profile's: Linux's RTO estimator, and
+    # HyStart for every cubic flow (none with "-bpf", whose kernel side runs hscc_cubic without it).
+    linux = (
+        side == "sim"
+        and c.sim_rto == "linux"
+        and (hystart or all(a != "cubic" for a, _ in c.flows))
+    )
+    if linux:
+        hystart, rto = False, rto_estimator if rto_estimator != "linux" else None
     return {
         "name": name,
         "duration": f"{c.seconds or seconds}s",
         "seed": seed,
+        **({"stack": "linux"} if linux else {}),
         "output": {"sample_interval": c.interval, "traces": ["flows", "queues"]},
         "topology": {
             "kind": "dumbbell",

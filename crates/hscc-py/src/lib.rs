@@ -305,6 +305,14 @@ impl PyResolved {
     fn web_labels(&self) -> Vec<String> {
         self.0.labels.web.clone()
     }
+
+    /// What each flow entry's `stack` profile set, JSON: [{"flow": index in `flows`,
+    /// "stack", "settings": [{"knob", "value", "algorithm", "source"}], "overridden":
+    /// [[knob, the scenario's value]]}], one per entry that takes a profile.
+    #[getter]
+    fn stacks(&self) -> String {
+        serde_json::to_string(&self.0.stacks).expect("plain data")
+    }
 }
 
 fn resolve_json(scenario_json: &str) -> PyResult<Resolved> {
@@ -367,6 +375,13 @@ fn work_counts() -> (u64, u64) {
 #[pyfunction]
 fn scenario_schema() -> String {
     hscc_sim::scenario::schema()
+}
+
+/// The reference-stack profiles (`stack`), JSON: [{"name", "about", "settings":
+/// [{"knob", "value", "algorithm", "source"}]}], each value JSON as a scenario writes it.
+#[pyfunction]
+fn stack_profiles() -> String {
+    hscc_sim::scenario::profiles_json()
 }
 
 /// One quantity (JSON: a number or a string with a unit) of `kind` ("time",
@@ -530,6 +545,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(program_info, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(stack_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
     m.add_function(wrap_pyfunction!(engine_digest, m)?)?;

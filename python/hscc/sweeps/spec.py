@@ -240,6 +240,12 @@ def _member(path: str, spec: Any, at: str) -> Member:
             "the point and the replicate: set `replicates` for more runs per point and the "
             "sweep's `seed` (default: the base scenario's) for other seeds)"
         )
+    if path.rsplit(".", 1)[-1] == "stack":
+        raise SweepError(
+            f"{at}: {path} cannot be swept (a stack's profile sets the knobs a scenario leaves "
+            "out, and a sweep's base is read first, every knob set: write a sweep per stack, "
+            "`stack` in its base)"
+        )
     if isinstance(spec, dict):
         kinds = [k for k in ("values", *_RANGES) if k in spec]
         extra = [k for k in spec if k not in ("values", "steps", *_RANGES)]

@@ -43,6 +43,7 @@ FLOW_FIELDS = {
     "host_jitter",
     "rto_estimator",
     "quick_acks",
+    "stack",  # its profile's knobs are checked one by one, as the flow has them
 }
 LINK_FIELDS = {"rate", "delay", "buffer", "loss", "loss_point"}
 PAIR_FIELDS = {"rate", "delay", "rtt", "recv_delay", "buffer"}

@@ -16,6 +16,7 @@ pub mod quantity;
 mod queue;
 mod resolve;
 pub mod spec;
+pub mod stack;
 
 pub use dist::DistSpec;
 pub use names::{is_file_name, safe_file_name, Labels};
@@ -23,6 +24,7 @@ pub use quantity::BufferSpec;
 pub(crate) use resolve::count_estimate;
 pub use resolve::{work_counts, Resolved};
 pub use spec::*;
+pub use stack::{profiles_json, stack_uses, Setting, Stack, StackUse};
 
 impl ScenarioSpec {
     /// The scenario with every default filled in and every quantity in SI

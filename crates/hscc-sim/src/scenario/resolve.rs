@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::names::Labels;
 use super::spec::ScenarioSpec;
+use super::stack::{stack_uses, StackUse};
 use crate::config::{ConfigError, SimConfig};
 use crate::estimate::Estimate;
 use crate::limits::BuildLimits;
@@ -47,6 +48,8 @@ pub struct Resolved {
     pub labels: Labels,
     /// What the run costs, with the fields to blame named as the scenario writes them.
     pub estimate: Estimate,
+    /// What each flow entry's `stack` profile set, and what the scenario set otherwise.
+    pub stacks: Vec<StackUse>,
 }
 
 impl ScenarioSpec {
@@ -60,6 +63,7 @@ impl ScenarioSpec {
             config,
             labels: self.labels(),
             estimate,
+            stacks: stack_uses(self),
         })
     }
 }

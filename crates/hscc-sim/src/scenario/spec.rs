@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dist::DistSpec;
 use super::quantity::{BufferSpec, Bytes, ParamValue, Probability, Rate, Seconds};
+use super::stack::Stack;
 use crate::config::{AckCounting, LossDetection, LossPoint, Recovery, SsthreshFrom};
 use crate::packet::DEFAULT_MSS;
 use crate::tcp::rtt::RtoEstimator;
@@ -284,6 +285,9 @@ pub struct FlowSpec {
     /// Bytes to transfer (unlimited when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Bytes>,
+    /// Reference TCP stack of this flow, overriding the scenario's `stack`: "linux", "ns2" or "ns3". Its profile (see "Reference stacks") sets each knob below that this entry leaves out; a knob the entry sets wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<Stack>,
     /// Maximum segment size, bytes (1448: 1500-byte packets with timestamps).
     #[serde(default = "default_mss")]
     pub mss: Bytes,
@@ -680,6 +684,9 @@ pub struct ScenarioSpec {
     /// Seed of every random choice (0 to 2^64 − 1).
     #[serde(default = "one_u64")]
     pub seed: u64,
+    /// Reference TCP stack of every TCP flow (web traffic keeps its own settings): "linux", "ns2" or "ns3". Its profile (see "Reference stacks") sets each TCP knob a flow leaves out; a flow's own `stack`, and any knob it sets, win. Absent: hscc's defaults, each field's default below (RACK-TLP and PRR as Linux, RFC 6298's RTO estimator with Linux's 200 ms minimum, no quick ACKs, CUBIC without HyStart), unchanged so that a scenario without `stack` gives the results it always gave.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<Stack>,
     /// The network.
     pub topology: TopologySpec,
     /// TCP flows.

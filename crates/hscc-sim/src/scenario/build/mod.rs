@@ -47,8 +47,10 @@ pub(super) fn bits_per_second(field: &str, Rate(v): Rate) -> Result<u64, ConfigE
 }
 
 impl ScenarioSpec {
-    /// Parse from JSON.
-    pub fn from_json(s: &str) -> Result<ScenarioSpec, ConfigError> {
+    /// Parse from JSON, each flow entry's `stack` profile filling the knobs it leaves out.
+    pub fn from_json(text: &str) -> Result<ScenarioSpec, ConfigError> {
+        let filled = super::stack::fill(text);
+        let s = filled.as_deref().unwrap_or(text);
         crate::json::from_str(s).map_err(|e| {
             if e.field == "topology" || e.field.starts_with("topology.") {
                 topology_error(s).unwrap_or(e)

@@ -1,0 +1,75 @@
+"""The `linux` profile against the stored kernel runs, on the simulator's side only.
+
+validation/testbed's Reno and CUBIC configurations whose kernel side runs Linux's
+built-in reno and cubic (no variant, one RTT), simulated as written (hscc's
+defaults) and with `stack = "linux"` and nothing else set, each beside the kernel
+runs stored in validation/results/kernel.json: aggregate goodput and loss at the
+bottleneck (drops / packets offered), over seeds 1-5 with random loss and seed 1
+without, as validate.py measures them. Prints the Markdown table of
+docs/validation/kernel.md ("The linux profile"). No root and no kernel runs: about
+fifteen seconds.
+
+    .venv/bin/python validation/testbed/stack_linux.py
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import hscc
+from hscc import compare
+
+HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("testbed_validate", HERE / "validate.py")
+assert _spec is not None and _spec.loader is not None
+validate = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = validate  # its dataclass looks its module up
+_spec.loader.exec_module(validate)
+
+
+def simulate(d: dict, seeds: range) -> tuple[float, float]:
+    """Mean aggregate goodput (bit/s) and bottleneck loss of the scenario over `seeds`."""
+    runs = [
+        hscc.run({**d, "seed": s, "output": {"sample_interval": "1s", "traces": []}}) for s in seeds
+    ]
+    goodput = statistics.mean(float(r.flows["goodput_bps"].sum()) for r in runs)
+    return goodput, statistics.mean(compare.loss(r) for r in runs)
+
+
+def main() -> None:
+    stored = json.loads((HERE.parents[0] / "results" / "kernel.json").read_text())
+    kernel = {c["name"]: c for c in stored["configurations"] if c["group"] == "reno-cubic"}
+    print(
+        "| configuration | seeds / kernel runs | sim / kernel, defaults | sim / kernel, `linux` "
+        "| loss kernel | loss sim, defaults | loss sim, `linux` |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name, c in validate.CONFIGS.items():
+        if (
+            name not in kernel
+            or c.variant
+            or c.sim_rto
+            or c.rtts
+            or any(a not in ("reno", "cubic") for a, _ in c.flows)
+        ):
+            continue
+        runs = kernel[name]["reference"]["runs"]
+        k_goodput = statistics.mean(r["goodput_bps"] for r in runs)
+        k_loss = statistics.mean(r["loss"] for r in runs)
+        seeds = range(1, 6) if c.loss else range(1, 2)
+        plain = validate.scenario(name, 30.0, "sim")
+        g0, l0 = simulate(plain, seeds)
+        g1, l1 = simulate({**plain, "stack": "linux"}, seeds)
+        print(
+            f"| {name} | {len(seeds)} / {len(runs)} | {g0 / k_goodput:.3f} | {g1 / k_goodput:.3f} "
+            f"| {k_loss:.2e} | {l0:.2e} | {l1:.2e} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
