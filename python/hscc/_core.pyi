@@ -16,6 +16,7 @@ __all__ = [
     "resolve",
     "safe_file_name",
     "work_counts",
+    "program_info",
     "algorithms",
     "scenario_schema",
     "stack_profiles",
