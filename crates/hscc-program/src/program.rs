@@ -293,13 +293,10 @@ unsafe impl Sync for Connection {}
 
 impl Drop for Connection {
     fn drop(&mut self) {
-        if self.owns_socket && self.fault.is_none() {
-            // SAFETY: `ops` points into the loaded object the registration keeps.
-            if unsafe { (*self.reg.ops).release.is_some() } {
-                let mut tp = TcpCc::new(1, 1);
-                self.sk.store(&mut tp);
-                self.call(&mut tp, Hook::Release, 0, 0, core::ptr::null());
-            }
+        if self.owns_socket && self.fault.is_none() && self.ops().release.is_some() {
+            // On the socket as the last hook left it: nothing comes back from release.
+            let (mut prandom, now_ns) = (0, self.sk.tcp_clock_cache);
+            self.enter(Hook::Release, 0, 0, core::ptr::null(), &mut prandom, now_ns);
         }
         let sk: *mut CTcpSock = &mut *self.sk;
         // SAFETY: frees the runtime's storage keyed by this socket's address.
@@ -328,6 +325,27 @@ impl Connection {
             return None;
         }
         self.sk.load(tp);
+        let now_ns = tp.now_us.wrapping_mul(1000);
+        let ret = self.enter(hook, a, b, p, &mut tp.prandom_state, now_ns)?;
+        if let Some(what) = window_fault(hook, &self.sk, ret) {
+            self.fault = Some(format!("{}: {what}", self.reg.source.display()));
+            return None;
+        }
+        self.sk.store(tp);
+        Some(ret)
+    }
+
+    /// Run `hook` on the socket as it is, with the connection's generator
+    /// state and clock; `None` (and the fault recorded) when it failed.
+    fn enter(
+        &mut self,
+        hook: Hook,
+        a: u32,
+        b: u32,
+        p: *const c_void,
+        prandom: &mut u64,
+        now_ns: u64,
+    ) -> Option<u32> {
         let mut c = RtCall {
             ops: self.reg.ops,
             sk: &mut *self.sk,
@@ -336,8 +354,8 @@ impl Connection {
             b,
             ret: 0,
             p,
-            prandom: tp.prandom_state,
-            now_ns: tp.now_us.wrapping_mul(1000),
+            prandom: *prandom,
+            now_ns,
             fault: RtFault {
                 kind: 0,
                 line: 0,
@@ -354,16 +372,11 @@ impl Connection {
         // sample of the hook's C type (the callers below); runtime.c calls the
         // hook the ops define (the callers check it is defined).
         let failed = fault::guarded(self.reg.jump, || unsafe { call(&mut c) }) != 0;
-        tp.prandom_state = c.prandom;
+        *prandom = c.prandom;
         if failed {
             self.fault = Some(self.describe(hook, &c.fault));
             return None;
         }
-        if let Some(what) = window_fault(hook, &self.sk, c.ret) {
-            self.fault = Some(format!("{}: {what}", self.reg.source.display()));
-            return None;
-        }
-        self.sk.store(tp);
         Some(c.ret)
     }
 
