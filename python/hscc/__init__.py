@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hscc._core import Simulation, engine_version
-    from hscc.catalog import Algorithm, Param, algorithms
+    from hscc.algorithm import Algorithm
+    from hscc.catalog import Algorithm as AlgorithmInfo
+    from hscc.catalog import Param, algorithms
     from hscc.errors import RunError, ScenarioError
     from hscc.metrics import Stolen, bandwidth_stolen
     from hscc.results import Result, load
@@ -32,7 +34,8 @@ if TYPE_CHECKING:
 
 # Each public name: the module that defines it and its name there.
 _WHERE: dict[str, tuple[str, str]] = {
-    "Algorithm": ("hscc.catalog", "Algorithm"),
+    "Algorithm": ("hscc.algorithm", "Algorithm"),
+    "AlgorithmInfo": ("hscc.catalog", "Algorithm"),
     "Param": ("hscc.catalog", "Param"),
     "Result": ("hscc.results", "Result"),
     "RunDirError": ("hscc.rundir", "RunDirError"),
@@ -54,6 +57,7 @@ _WHERE: dict[str, tuple[str, str]] = {
 
 __all__ = [
     "Algorithm",
+    "AlgorithmInfo",
     "Param",
     "Result",
     "RunDirError",

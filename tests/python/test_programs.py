@@ -242,3 +242,49 @@ def test_a_sweep_files_program_values_are_relative_to_the_sweep_file(tmp_path):
     assert r.returncode == 0, r.stderr
     points = hscc.load_sweep(elsewhere / "out").points
     assert points.height == 2 and set(points["status"]) == {"ok"}, points
+
+
+def python_scenario(*algorithms: str, params: dict | None = None) -> dict:
+    return {
+        "name": "python",
+        "duration": "20s",
+        "seed": 1,
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "20Mbps", "delay": "5ms", "buffer": "1bdp"},
+            "pairs": [{"rate": "1Gbps", "rtt": "40ms"}],
+        },
+        "flows": [
+            {"pair": 0, "algorithm": a, **({"params": params} if params and i == 0 else {})}
+            for i, a in enumerate(algorithms)
+        ],
+    }
+
+
+def test_a_python_algorithm_with_renos_hooks_is_reno_to_the_byte():
+    import py_algorithms  # noqa: F401  (defining the classes registers them)
+
+    py = hscc.run(python_scenario("pyreno", "reno"))
+    builtin = hscc.run(python_scenario("reno", "reno"))
+    assert py.flows["label"].to_list() == ["pyreno 0", "reno 1"]
+    assert py.flows["goodput_bps"].to_list() == builtin.flows["goodput_bps"].to_list()
+
+
+def test_a_python_algorithms_parameters_and_its_exceptions():
+    import py_algorithms  # noqa: F401
+
+    gentle = goodputs(hscc.run(python_scenario("pybeta", "reno", params={"beta": 0.9})))
+    halving = goodputs(hscc.run(python_scenario("pybeta", "reno")))
+    # Keeping 90 % of the window on a loss takes more of the link than halving it.
+    assert gentle["pybeta 0"] > halving["pybeta 0"] * 1.2, (gentle, halving)
+    with pytest.raises(ProgramError, match="pyraises: cong_avoid raised ValueError: an idea"):
+        hscc.run(python_scenario("pyraises"))
+    with pytest.raises(hscc.ScenarioError, match="beta"):
+        hscc.run(python_scenario("pybeta", params={"gamma": 1}))
+
+
+def test_a_sweep_of_a_python_algorithm_imports_its_module_in_the_workers():
+    import py_algorithms  # noqa: F401
+
+    r = hscc.sweep(python_scenario("pybeta", "reno"), {"flows[0].params.beta": [0.5, 0.9]}, jobs=2)
+    assert set(r.points["status"]) == {"ok"}, r.points

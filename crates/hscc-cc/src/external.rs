@@ -14,26 +14,28 @@ use std::sync::{Arc, Mutex};
 use crate::ops::{AckSample, CaEvent, CaState, RateSample, TcpCc};
 
 /// One parameter of a program: a global the program reads, set before the
-/// registration's first connection.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// registration's first connection, or an attribute of a Python algorithm.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ExternalParam {
     /// The global's name in the program.
     pub name: String,
-    /// Its size in bytes (1, 2, 4 or 8).
+    /// Its size in bytes (1, 2, 4 or 8), or 0 for a real number (Python).
     pub size: u8,
     /// The value the program gives it.
-    pub default: i64,
+    pub default: f64,
 }
 
 impl ExternalParam {
     /// The values the global can hold: a two's-complement or an unsigned
-    /// integer of its size.
-    pub fn range(&self) -> (i64, i64) {
-        if self.size >= 8 {
-            (i64::MIN, i64::MAX)
-        } else {
-            let bits = 8 * u32::from(self.size);
-            (-(1i64 << (bits - 1)), (1i64 << bits) - 1)
+    /// integer of its size (any finite number for size 0).
+    pub fn range(&self) -> (f64, f64) {
+        match self.size {
+            0 => (f64::MIN, f64::MAX),
+            8.. => (i64::MIN as f64, i64::MAX as f64),
+            size => {
+                let bits = 8 * u32::from(size);
+                (-((1i64 << (bits - 1)) as f64), ((1i64 << bits) - 1) as f64)
+            }
         }
     }
 }
@@ -50,7 +52,7 @@ pub trait ExternalProgram: Send + Sync + fmt::Debug {
     fn has_cong_control(&self) -> bool;
     /// One registration with these parameter values (by name; the others at
     /// their defaults).
-    fn register(&self, values: &[(String, i64)]) -> Result<Arc<dyn ExternalRegistration>, String>;
+    fn register(&self, values: &[(String, f64)]) -> Result<Arc<dyn ExternalRegistration>, String>;
 }
 
 /// One registration of a program: its globals set, shared by the connections
@@ -100,13 +102,30 @@ pub struct ExternalParams {
     /// The program.
     pub program: Arc<dyn ExternalProgram>,
     /// Values set by the scenario, by name, in the order set.
-    pub values: Vec<(String, i64)>,
+    pub values: Vec<(String, f64)>,
 }
 
 impl PartialEq for ExternalParams {
     fn eq(&self, other: &Self) -> bool {
         self.program.origin() == other.program.origin() && self.values == other.values
     }
+}
+
+/// Algorithms registered by name in this process (Python algorithms): a
+/// scenario names them as it names a built-in one.
+static NAMED: std::sync::Mutex<Vec<Arc<dyn ExternalProgram>>> = std::sync::Mutex::new(Vec::new());
+
+/// Register `program` under its name, replacing one of the same name.
+pub fn register_named(program: Arc<dyn ExternalProgram>) {
+    let mut named = NAMED.lock().unwrap_or_else(|e| e.into_inner());
+    named.retain(|p| p.name() != program.name());
+    named.push(program);
+}
+
+/// The algorithm registered as `name`, if any.
+pub fn named(name: &str) -> Option<Arc<dyn ExternalProgram>> {
+    let named = NAMED.lock().unwrap_or_else(|e| e.into_inner());
+    named.iter().find(|p| p.name() == name).cloned()
 }
 
 impl serde::Serialize for ExternalParams {
@@ -136,14 +155,18 @@ impl ExternalParams {
             });
         };
         let (lo, hi) = p.range();
-        if value.fract() != 0.0 || value < lo as f64 || value > hi as f64 {
+        let whole = p.size == 0 || value.fract() == 0.0;
+        if !value.is_finite() || !whole || value < lo || value > hi {
             return Err(crate::ParamError::Invalid {
                 name: param.to_string(),
                 value,
-                allowed: format!("an integer in [{lo}, {hi}] (a {}-byte global)", p.size),
+                allowed: match p.size {
+                    0 => "a finite number".to_string(),
+                    size => format!("an integer in [{lo}, {hi}] (a {size}-byte global)"),
+                },
             });
         }
-        let v = value as i64;
+        let v = value;
         match self.values.iter_mut().find(|(k, _)| k == param) {
             Some(slot) => slot.1 = v,
             None => self.values.push((param.to_string(), v)),
@@ -152,7 +175,7 @@ impl ExternalParams {
     }
 
     /// Every parameter's value: the ones set, else the program's defaults.
-    pub fn all_values(&self) -> Vec<(String, i64)> {
+    pub fn all_values(&self) -> Vec<(String, f64)> {
         self.program
             .params()
             .iter()
@@ -178,7 +201,7 @@ pub struct ExternalRegistrations {
 
 type Registered = (
     String,
-    Vec<(String, i64)>,
+    Vec<(String, f64)>,
     Result<Arc<dyn ExternalRegistration>, String>,
 );
 
@@ -227,7 +250,7 @@ mod tests {
         fn has_cong_control(&self) -> bool {
             false
         }
-        fn register(&self, _: &[(String, i64)]) -> Result<Arc<dyn ExternalRegistration>, String> {
+        fn register(&self, _: &[(String, f64)]) -> Result<Arc<dyn ExternalRegistration>, String> {
             Err("not loadable".into())
         }
     }
@@ -239,7 +262,7 @@ mod tests {
             default,
         };
         ExternalParams {
-            program: Arc::new(Fake(vec![p("beta", 4, 512), p("flag", 1, 1)])),
+            program: Arc::new(Fake(vec![p("beta", 4, 512.0), p("flag", 1, 1.0)])),
             values: Vec::new(),
         }
     }
@@ -251,7 +274,7 @@ mod tests {
         p.set("flag", -128.0).unwrap();
         assert_eq!(
             p.all_values(),
-            [("beta".to_string(), 717), ("flag".to_string(), -128)]
+            [("beta".to_string(), 717.0), ("flag".to_string(), -128.0)]
         );
         let e = p.set("flag", 256.0).unwrap_err().to_string();
         assert!(

@@ -109,7 +109,7 @@ impl Program {
             .map(|g| ExternalParam {
                 name: g.name.clone(),
                 size: g.size,
-                default: g.default,
+                default: g.default as f64,
             })
             .collect();
         let mut p = Program {
@@ -164,7 +164,7 @@ impl Program {
 
     /// A private copy of the object with `values` written over the globals'
     /// defaults, loaded.
-    fn open(&self, values: &[(String, i64)]) -> Result<Registration, String> {
+    fn open(&self, values: &[(String, f64)]) -> Result<Registration, String> {
         let mut image = self.image.clone();
         for (name, v) in values {
             let g = self
@@ -174,7 +174,9 @@ impl Program {
                 .find(|g| g.name == *name)
                 .ok_or_else(|| format!("no parameter {name}"))?;
             let at = g.offset as usize;
-            image[at..at + g.size as usize].copy_from_slice(&v.to_le_bytes()[..g.size as usize]);
+            // A whole number in the global's range (ExternalParams::set checked it).
+            let bytes = (*v as i64).to_le_bytes();
+            image[at..at + g.size as usize].copy_from_slice(&bytes[..g.size as usize]);
         }
         static SERIAL: AtomicU64 = AtomicU64::new(0);
         let copy = std::env::temp_dir().join(format!(
@@ -239,7 +241,7 @@ impl ExternalProgram for Program {
     fn has_cong_control(&self) -> bool {
         self.has_cong_control
     }
-    fn register(&self, values: &[(String, i64)]) -> Result<Arc<dyn ExternalRegistration>, String> {
+    fn register(&self, values: &[(String, f64)]) -> Result<Arc<dyn ExternalRegistration>, String> {
         Ok(Arc::new(self.open(values)?))
     }
 }

@@ -34,10 +34,10 @@ fn the_template_loads_with_its_parameters_and_grows_as_reno() {
     let params: Vec<(String, u8, i64)> = p
         .params()
         .iter()
-        .map(|q| (q.name.clone(), q.size, q.default))
+        .map(|q| (q.name.clone(), q.size, q.default as i64))
         .collect();
     assert_eq!(params, [("beta".into(), 4, 512), ("increase".into(), 4, 1)]);
-    let reg = p.register(&[("beta".into(), 717)]).unwrap();
+    let reg = p.register(&[("beta".into(), 717.0)]).unwrap();
     let mut c = reg.connect();
     let mut tp = TcpCc::new(1448, 10);
     c.init(&mut tp);

@@ -8,6 +8,7 @@
 
 mod json;
 mod parquet;
+mod python_algorithm;
 mod run_tables;
 
 #[global_allocator]
@@ -360,7 +361,7 @@ fn program_info(path: &str) -> PyResult<ProgramInfo> {
     let params = p
         .params()
         .iter()
-        .map(|q| (q.name.clone(), q.size, q.default))
+        .map(|q| (q.name.clone(), q.size, q.default as i64))
         .collect();
     Ok((p.name().to_string(), kernel, params))
 }
@@ -543,6 +544,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(safe_file_name, m)?)?;
     m.add_function(wrap_pyfunction!(work_counts, m)?)?;
     m.add_function(wrap_pyfunction!(program_info, m)?)?;
+    m.add_function(wrap_pyfunction!(python_algorithm::register_algorithm, m)?)?;
+    m.add_class::<python_algorithm::Sock>()?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(stack_profiles, m)?)?;

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from hscc import algorithm
 from hscc.sweeps.plan import Job
 from hscc.sweeps.store import RunStore
 from hscc.sweeps.worker import die_with_sweep, run_jobs
@@ -249,12 +250,15 @@ def execute(
         ThreadPoolExecutor(1, thread_name_prefix="hscc-sweep-store") if store is not None else None
     )
 
+    # The modules that define the Python algorithms of this process: a worker imports them
+    # (which registers the algorithms there) before its runs.
+    imports = algorithm.modules()
+
     def submit(keys: list[str]) -> None:
         for k in keys:
             attempts[k] = attempts.get(k, 0) + 1
-        running[
-            pool.submit(run_jobs, [by_key[k][0].scenario for k in keys], *limits, store is not None)
-        ] = keys
+        scenarios = [by_key[k][0].scenario for k in keys]
+        running[pool.submit(run_jobs, scenarios, *limits, store is not None, imports)] = keys
 
     queue = deque(todo)
     slots = pool.workers * _IN_FLIGHT_PER_WORKER

@@ -4,6 +4,7 @@ here; the sweep's own process stores what comes back."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import select
 import signal
@@ -31,9 +32,17 @@ def run_job(
 
 
 def run_jobs(
-    scenarios: list[dict[str, Any]], max_memory: int | None, max_events: int | None, files: bool
+    scenarios: list[dict[str, Any]],
+    max_memory: int | None,
+    max_events: int | None,
+    files: bool,
+    imports: tuple[str, ...] = (),
 ) -> list[tuple[str, Any, Any]]:
-    """`run_job` for each of a task's scenarios, in order (short runs go a few to a task)."""
+    """`run_job` for each of a task's scenarios, in order (short runs go a few to a task),
+    after importing `imports`, the modules of the sweep's Python algorithms (importing one
+    registers its algorithms in this process)."""
+    for module in imports:
+        importlib.import_module(module)
     return [run_job(s, max_memory, max_events, files) for s in scenarios]
 
 

@@ -210,6 +210,12 @@ pub(super) fn algorithm(
 ) -> Result<CcParams, ConfigError> {
     let mut cc = if hscc_program::is_program(name) {
         program(name, at)?
+    } else if let Some(program) = hscc_cc::external::named(name) {
+        // A Python algorithm registered in this process.
+        CcParams::External(hscc_cc::ExternalParams {
+            program,
+            values: Vec::new(),
+        })
     } else {
         CcParams::from_name(name).map_err(|e| {
             err(
