@@ -838,6 +838,10 @@ impl Sim {
                 w.freed = true;
                 flow.receiver.delack.cancel();
                 self.free.push(f);
+                // The slot's next transfer replaces its algorithm: keep a program's failure.
+                if self.runs_programs && self.program_fault.is_none() {
+                    self.program_fault = flow.sender.cc.fault();
+                }
             }
         }
     }
