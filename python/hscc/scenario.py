@@ -32,7 +32,7 @@ import json
 import math
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from hscc import _core
 from hscc.errors import Issue, ScenarioError
@@ -240,6 +240,12 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     return {str(k): fix(x) for k, x in data.items()}  # depth is at most MAX_DEPTH (checked before)
 
 
+def names_program(algorithm: object) -> TypeGuard[str]:
+    """Whether an `algorithm` value names a program file (it ends in `.c`), as the engine's
+    hscc_program::is_program decides."""
+    return isinstance(algorithm, str) and algorithm.endswith(".c")
+
+
 def programs_anchored(data: dict[str, Any], source: str | None) -> dict[str, Any]:
     """`data` with every algorithm that names a program file (a value ending in `.c`) made
     absolute: relative to the directory of the file `source` names (a scenario, sweep or
@@ -253,7 +259,7 @@ def programs_anchored(data: dict[str, Any], source: str | None) -> dict[str, Any
         out = []
         for e in entries:
             a = e.get("algorithm") if isinstance(e, dict) else None
-            if isinstance(a, str) and a.endswith(".c") and not Path(a).is_absolute():
+            if names_program(a) and not Path(a).is_absolute():
                 e = {**e, "algorithm": str((base / a).absolute())}
             out.append(e)
         return out

@@ -111,6 +111,21 @@ impl PartialEq for ExternalParams {
     }
 }
 
+/// `name` kept for the life of the process, one copy per distinct name: an
+/// external program's name is `&'static str` like a built-in's (labels and
+/// errors hold it).
+pub fn interned(name: &str) -> &'static str {
+    static NAMES: std::sync::Mutex<std::collections::BTreeSet<&'static str>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.get(name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.insert(n);
+    n
+}
+
 /// Algorithms registered by name in this process (Python algorithms): a
 /// scenario names them as it names a built-in one.
 static NAMED: std::sync::Mutex<Vec<Arc<dyn ExternalProgram>>> = std::sync::Mutex::new(Vec::new());

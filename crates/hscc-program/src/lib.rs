@@ -26,9 +26,8 @@ pub mod fault;
 pub mod program;
 pub mod sock;
 
-use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 pub use compile::{build, cache_dir, BuildError, Built};
 pub use program::Program;
@@ -46,23 +45,10 @@ pub fn program_name(path: &str) -> &str {
     stem.strip_suffix(".bpf").unwrap_or(stem)
 }
 
-/// The same name, kept for the life of the process (labels and errors hold
-/// `&'static str`); one copy per distinct name.
-fn interned(name: &str) -> &'static str {
-    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
-    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(n) = names.get(name) {
-        return n;
-    }
-    let n: &'static str = Box::leak(name.to_string().into_boxed_str());
-    names.insert(n);
-    n
-}
-
 /// Build (or find built) and load the program at `path`.
 pub fn load(path: &Path) -> Result<Arc<Program>, String> {
     let built = build(path).map_err(|e| e.to_string())?;
-    let name = interned(program_name(&path.to_string_lossy()));
+    let name = hscc_cc::external::interned(program_name(&path.to_string_lossy()));
     Program::load(name, built)
         .map(Arc::new)
         .map_err(|e| format!("{}: {e}", path.display()))

@@ -6,8 +6,7 @@
 //! snd_ssthresh, the pacing rate). An exception stops the run with the class,
 //! the hook and the exception.
 
-use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use hscc_cc::{
     AckSample, CaEvent, CaState, ExternalOps, ExternalParam, ExternalProgram, ExternalRegistration,
@@ -157,18 +156,6 @@ pub struct PyProgram {
     origin: String,
     class: Py<PyAny>,
     params: Vec<ExternalParam>,
-}
-
-/// Names kept for the life of the process (labels hold `&'static str`).
-fn interned(name: &str) -> &'static str {
-    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
-    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(n) = names.get(name) {
-        return n;
-    }
-    let n: &'static str = Box::leak(name.to_string().into_boxed_str());
-    names.insert(n);
-    n
 }
 
 impl ExternalProgram for PyProgram {
@@ -378,7 +365,7 @@ pub fn register_algorithm(
         })
         .collect();
     hscc_cc::external::register_named(Arc::new(PyProgram {
-        name: interned(name),
+        name: hscc_cc::external::interned(name),
         origin: origin.to_string(),
         class: algorithm,
         params,

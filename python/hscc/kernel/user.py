@@ -17,7 +17,9 @@ from hscc.kernel.programs import KernelError, parse_value
 
 def is_program(name: str) -> bool:
     """Whether `name` names a program file rather than an algorithm."""
-    return name.endswith(".c")
+    from hscc.scenario import names_program
+
+    return names_program(name)
 
 
 @dataclass(frozen=True)

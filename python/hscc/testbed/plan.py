@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hscc import catalog
-from hscc.scenario import Scenario
+from hscc.scenario import Scenario, names_program
 
 BUILT_IN = (
     "reno",
@@ -202,7 +202,7 @@ def make(scenario: Scenario, engine_config: dict[str, Any], use_bpf: bool = Fals
         pair = int(nodes[ef["src"]][1:])
         start = ef["start"] / PS_PER_S + rng.uniform(0, ef["start_jitter"] / PS_PER_S)
         end = duration if ef["stop"] is None else min(duration, ef["stop"] / PS_PER_S)
-        if sf["algorithm"].endswith(".c"):
+        if names_program(sf["algorithm"]):
             # A user's program: registered once, from its file, under the name in its ops.
             from hscc.kernel import user
             from hscc.kernel.programs import KernelError
