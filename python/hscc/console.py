@@ -5,6 +5,7 @@ printed as written ("flows[0]" stays)."""
 from __future__ import annotations
 
 import difflib
+import inspect
 import types
 import typing
 from collections.abc import Callable, Iterable
@@ -110,13 +111,30 @@ class Group(TyperGroup):
         if command is not None:
             _no_flag_metavar(command, ctx)
             _plain_values(command, ctx)
+            command.help = reflow(command.help)
         elif cmd_name in self.lazy:  # listed, not run: its summary is all a listing shows
             command = TyperCommand(cmd_name, help=self.lazy[cmd_name].summary)
         return command
 
     def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
         _no_flag_metavar(self, ctx)
+        self.help = reflow(self.help)
         super().format_help(ctx, formatter)
+
+
+def reflow(help: str | None) -> str | None:
+    """A help text as paragraphs the terminal wraps: the line breaks of a docstring's
+    paragraph are joined (typer keeps them, which leaves orphan lines at any width other
+    than the source's); indented lines (examples) keep theirs."""
+    if help is None:
+        return None
+    paragraphs = inspect.cleandoc(help).split("\n\n")
+    return "\n\n".join(
+        p
+        if any(line.startswith((" ", "\b")) for line in p.splitlines())
+        else " ".join(p.split("\n"))
+        for p in paragraphs
+    )
 
 
 def _no_flag_metavar(command: Command, ctx: Context) -> None:

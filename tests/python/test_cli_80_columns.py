@@ -131,3 +131,25 @@ def test_boolean_flags_show_no_metavar():
         assert not re.search(r"--(overwrite|quiet|svg|quick|json)\s+(<bool>|BOOLEAN)", p.stdout), (
             command
         )
+
+
+@pytest.mark.parametrize(
+    "command", [("run",), ("sweep",), ("reproduce",), ("kernel", "load"), ("testbed", "run")]
+)
+def test_help_paragraphs_reflow_to_the_terminal(command):
+    """A docstring's paragraph is wrapped by the terminal, not at the source's line breaks:
+    every line of a paragraph but its last fills the 80 columns to within a word."""
+    p = hscc_cmd(*command, "--help")
+    assert p.returncode == 0, p.stderr
+    prose = p.stdout.split("Usage:")[1].split("╭")[0].splitlines()[1:]
+    paragraphs: list[list[str]] = [[]]
+    for line in prose:
+        if line.strip():
+            paragraphs[-1].append(line.rstrip())
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    assert sum(len(p) for p in paragraphs) >= 2, p.stdout
+    for paragraph in paragraphs:
+        for line, after in zip(paragraph, paragraph[1:], strict=False):
+            next_word = after.split()[0]
+            assert len(line) + 1 + len(next_word) > 79, (command, line, after)

@@ -20,6 +20,9 @@ from hscc.cli import app
 from hscc.kernel import programs, registry, smoke, toolchain
 from hscc.kernel.programs import KernelError
 
+# Real kernel measurements: scripts/test.sh runs these alone, after the rest.
+pytestmark = pytest.mark.real_kernel
+
 runner = CliRunner()
 
 

@@ -32,6 +32,9 @@ from hscc.scenario import Scenario
 from hscc.testbed import record
 from hscc.testbed.run import missing, plan_for
 
+# Real kernel measurements: scripts/test.sh runs these alone, after the rest.
+pytestmark = pytest.mark.real_kernel
+
 runner = CliRunner()
 
 
@@ -556,6 +559,7 @@ UNREAD_ACKS = """
 import json, socket, sys, threading, time
 from hscc.kernel.tcpinfo import tcp_info
 from hscc.testbed import endpoint
+
 srv = socket.socket(); srv.bind(("127.0.0.1", 5001)); srv.listen(1)
 srv.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)  # 8 MB: room for the unread megabyte, however the warm-up went
 snd = socket.create_connection(("127.0.0.1", 5001)); snd.settimeout(0.05)

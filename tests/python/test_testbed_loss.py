@@ -34,6 +34,9 @@ from test_testbed import (
     scenario,
 )
 
+# Real kernel measurements: scripts/test.sh runs these alone, after the rest.
+pytestmark = pytest.mark.real_kernel
+
 GOLDEN = 0x9E3779B97F4A7C15
 MASK = (1 << 64) - 1
 
