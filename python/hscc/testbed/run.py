@@ -237,8 +237,7 @@ def run(
             final_qdiscs = record.qdiscs(names.router)
             tun_drops = record.tun_drops(names.router)
             random_loss = loss_maps.report(scenario.seed, plan.loss) if loss_maps else None
-            ca_states = counter.counts() if counter else None
-            netstat1 = record.netstat(names.senders)
+            ca_states, netstat1 = _final_counts(counter, names.senders)
             dl.send_signal(signal.SIGTERM)
             line = _report(dl, "the delay line")
             for d in ("fwd", "rev"):
@@ -356,6 +355,26 @@ def window_opening(ack: dict[str, Any]) -> dict[str, Any] | None:
         "window_clamp": ack["window_clamp"],
         "quick_acks": opened["data_segs_in"] + max(0, -(-(end - start) // step)),
     }
+
+
+def _final_counts(
+    counter: recovery.Counter | None, ns: str
+) -> tuple[dict[int, dict[str, Any]] | None, dict[str, int]]:
+    """The recovery counter's counts and the namespace's MIB counters, read where no state
+    change falls between them: ACKs still queued toward the senders (a loaded machine
+    delivers them late) can start a recovery after the link went down. Reads again, a
+    bounded number of times, until the counter stands still across the MIB read."""
+    if counter is None:
+        return None, record.netstat(ns)
+    before = counter.counts()
+    for _ in range(20):
+        net = record.netstat(ns)
+        after = counter.counts()
+        if after == before:
+            break
+        before = after
+        time.sleep(0.05)
+    return after, net
 
 
 def _fifo_capacity(plan: Plan) -> int:
