@@ -32,7 +32,8 @@ their synchronization instead: signal_sync = {events, seen_by_all}, Result.signa
 with T_wait = 0.5 s).
 
 links: link, name, from, to, rate_bps, monitored, utilization, tx_packets,
-tx_bytes, drops_queue (buffer full), drops_queue_slow_start, drops_random,
+tx_bytes, drops_queue (buffer full), drops_queue_slow_start (of those, TCP
+segments sent in slow start), drops_queue_udp (UDP datagrams), drops_random,
 drops_aqm (the queue discipline's drops), marks (its ECN CE marks), drops
 (all of them), mean_qdelay_s, p99_qdelay_s,
 max_qdelay_s, mean_queue_pkts, mean_queue_bytes (time-averaged backlog),

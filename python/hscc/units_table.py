@@ -58,6 +58,8 @@ _TABLE: dict[str, tuple[str, str]] = {
     "signal_seen_by_all": ("events seen by every flow", "count"),
     "drops": ("drops", "packets"),
     "drops_queue": ("drops (queue full)", "packets"),
+    "drops_queue_slow_start": ("drops (queue full, TCP in slow start)", "packets"),
+    "drops_queue_udp": ("drops (queue full, UDP)", "packets"),
     "drops_random": ("drops (random loss)", "packets"),
     "drops_aqm": ("drops (AQM)", "packets"),
     "marks": ("ECN marks", "packets"),

@@ -116,6 +116,41 @@ def test_stolen_ratio_and_the_paper_x_are_computed_the_papers_way():
     assert ratio["value"].to_list() == pytest.approx([5 / 6, 5 / 4])
 
 
+def test_column_and_sum_measures_take_off_their_minus_columns():
+    # Losses counted as a paper counts them: every drop less the slow-start and UDP drops.
+    rows = [{"rtt": 0.02, "alg": "reno", "g0": 5e6, "g1": 4e6}] * 2
+    runs = frame(rows).points.with_columns(
+        pl.Series("q.drops_queue", [100.0, 80.0]),
+        pl.Series("q.drops_queue_slow_start", [30.0, 20.0]),
+        pl.Series("q.drops_queue_udp", [5.0, 0.0]),
+    )
+    minus = ["q.drops_queue_slow_start", "q.drops_queue_udp"]
+    exp = small(
+        measures=[
+            {
+                "name": "c",
+                "kind": "column",
+                "column": "q.drops_queue",
+                "minus": minus,
+                "label": "c",
+            },
+            {
+                "name": "s",
+                "kind": "sum",
+                "columns": ["q.drops_queue"] * 2,
+                "minus": minus,
+                "label": "s",
+            },
+        ],
+        claims=[],
+    )
+    values = measures.per_run(exp, SweepResult(runs, frame(rows).axes))
+    by = {
+        m: values.filter(pl.col("measure") == m).sort("replicate")["value"].to_list() for m in "cs"
+    }
+    assert by == {"c": [65.0, 60.0], "s": [165.0, 140.0]}
+
+
 def test_points_that_collide_on_series_and_x_are_refused():
     exp = small(series=None)  # two algorithms, no series axis: two points at each x
     runs = frame(

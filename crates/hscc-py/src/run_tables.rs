@@ -251,6 +251,7 @@ fn links(r: &RunResult) -> Table {
                     .collect(),
             ),
         ),
+        ("drops_queue_udp", counter(|c| c.drops_queue_udp)),
         ("drops_random", counter(|c| c.drops_random)),
         ("drops_aqm", counter(|c| c.drops_aqm)),
         ("marks", counter(|c| c.marks)),

@@ -45,7 +45,7 @@ use crate::capture::{log_drop, DropCause, DropLog, Tap};
 use crate::config::{Buffer, LinkConfig, LossPoint};
 use crate::event::{Event, EventQueue, Timed};
 use crate::limits::MAX_QUEUE_PACKETS;
-use crate::packet::{Packet, SLOW_START};
+use crate::packet::Packet;
 use crate::queue::{Discipline, Limits, QueuedDrops};
 use crate::rng::Rng;
 use crate::stats::{DelayHistogram, LinkCounters};
@@ -360,11 +360,8 @@ impl Link {
 
     #[cold]
     fn queue_drop(&mut self, p: &Packet, now: Time) -> Offer {
-        self.counters.drops_queue += 1;
+        self.counters.count_queue_drop(p);
         log_drop(&mut self.drop_log, now, p, DropCause::Queue);
-        if p.flags & SLOW_START != 0 {
-            self.counters.drops_queue_slow_start += 1;
-        }
         Offer::QueueDrop
     }
 

@@ -3,6 +3,7 @@
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::packet::{Kind, Packet, SLOW_START};
 use crate::time::{Time, NS};
 
 /// Per-link counters.
@@ -17,6 +18,8 @@ pub struct LinkCounters {
     pub drops_queue: u64,
     /// Of those, TCP segments sent while their flow was in slow start.
     pub drops_queue_slow_start: u64,
+    /// Of those, UDP datagrams.
+    pub drops_queue_udp: u64,
     /// Packets dropped by random loss (before the queue, or at the far end
     /// after crossing the link, as the link's loss point says).
     pub drops_random: u64,
@@ -25,6 +28,21 @@ pub struct LinkCounters {
     pub drops_aqm: u64,
     /// Packets the queue discipline CE-marked instead of dropping (ECN).
     pub marks: u64,
+}
+
+impl LinkCounters {
+    /// `p` is dropped because the queue is full: counted with its class (a TCP segment
+    /// sent in slow start, a UDP datagram), which loss counts that leave those out need.
+    #[inline]
+    pub fn count_queue_drop(&mut self, p: &Packet) {
+        self.drops_queue += 1;
+        if p.flags & SLOW_START != 0 {
+            self.drops_queue_slow_start += 1;
+        }
+        if p.kind == Kind::Udp {
+            self.drops_queue_udp += 1;
+        }
+    }
 }
 
 /// Per-flow counters.

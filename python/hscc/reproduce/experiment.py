@@ -126,6 +126,7 @@ class Measure(_Strict):
     columns: list[str] | None = (
         None  # sum: metric columns added up; available: the UDP rates taken off capacity
     )
+    minus: list[str] = []  # column, sum: metric columns taken off (what the paper does not count)
     capacity: float | None = None  # available: the link's rate, bit/s
     baseline: str | None = None  # stolen, change: the series value that is the baseline
     scale: float = 1.0  # column, sum: multiply by this (e.g. 1e3 for ms)

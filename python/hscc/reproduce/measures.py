@@ -16,6 +16,8 @@ series' runs at the same x:
 - ``change``: (Q − P)/P of a metric ``column`` against the ``baseline`` series
   (Sync-TCP Figs. 1–2: "VoIP delay +56 %");
 - ``column``: any metric column of the sweep × ``scale``; ``sum``: several added up;
+  both less the columns ``minus`` (e.g. the drops of slow start and of UDP traffic,
+  where a paper counts only a TCP flow's losses after slow start);
 - ``available``: goodput of entries ``a`` (all flows without ``a``) over the capacity
   the UDP sources leave, ``capacity`` (bit/s) minus the sum of the metric ``columns``
   (e.g. ``udp[0].throughput_bps``) — CTCP Table 1's utilisation "normalized by the
@@ -122,15 +124,15 @@ def _one(exp: Experiment, m: Measure, runs: pl.DataFrame) -> pl.DataFrame:
         value = _col(runs, f"{m.link}.utilization")
     elif m.kind == "column":
         assert m.column is not None  # Measure's validator: a column measure names it
-        value = _col(runs, m.column) * m.scale
+        value = (_col(runs, m.column) - _sum(runs, m.minus)) * m.scale
     elif m.kind == "available":
         assert m.columns is not None  # Measure's validator: so does an available measure
         value = _goodput(runs, m.a) / (
-            pl.lit(m.capacity) - sum((_col(runs, c) for c in m.columns), pl.lit(0.0))
+            pl.lit(m.capacity) - _sum(runs, m.columns)
         )
     else:  # sum
         assert m.columns is not None  # Measure's validator: and a sum measure
-        value = sum((_col(runs, c) for c in m.columns), pl.lit(0.0)) * m.scale
+        value = (_sum(runs, m.columns) - _sum(runs, m.minus)) * m.scale
     return runs.select(
         pl.lit(m.name).alias("measure"),
         "series",
@@ -144,6 +146,10 @@ def _goodput(runs: pl.DataFrame, groups: list[int] | None) -> pl.Expr:
     if groups is None:
         return _col(runs, "total_goodput_bps")
     return sum((_col(runs, f"flows[{g}].goodput_bps") for g in groups), pl.lit(0.0))
+
+
+def _sum(runs: pl.DataFrame, names: list[str]) -> pl.Expr:
+    return sum((_col(runs, c) for c in names), pl.lit(0.0))
 
 
 def _col(runs: pl.DataFrame, name: str) -> pl.Expr:

@@ -12,7 +12,8 @@
 - each TCP flow, as ``flow K.NAME`` (engine index K), every number of the
   run's ``flows`` table — only for runs of at most ``PER_FLOW_LIMIT`` flows, so
   that a sweep of a thousand flows stays a table, not a matrix;
-- each monitored link, as ``NAME.utilization``, ``.drops``, ``.drops_queue``,
+- each monitored link, as ``NAME.utilization``, ``.drops``, ``.drops_queue`` (and of
+  those ``.drops_queue_slow_start``, ``.drops_queue_udp``),
   ``.drops_random``, ``.drops_aqm``, ``.marks``, ``.mean_qdelay_s``, ``.p99_qdelay_s``, ``.max_qdelay_s``,
   ``.mean_queue_pkts``, ``.normalized_occupancy`` (NAME as in the ``links``
   table, e.g. ``bottleneck:fwd``);
@@ -43,6 +44,8 @@ _LINK = (
     "utilization",
     "drops",
     "drops_queue",
+    "drops_queue_slow_start",
+    "drops_queue_udp",
     "drops_random",
     "drops_aqm",
     "marks",

@@ -383,6 +383,7 @@ def _links(plan: Plan, samples: list[Any], queues: pl.DataFrame, loss_drops: int
                 "tx_bytes": last["bytes"] - first["bytes"],
                 "drops_queue": drops_queue,
                 "drops_queue_slow_start": None,
+                "drops_queue_udp": None,
                 "drops_random": drops_random,
                 "drops_aqm": 0,
                 "marks": 0,

@@ -24,7 +24,7 @@ pub mod red;
 use std::collections::VecDeque;
 
 use crate::capture::{DropCause, DropLog, Dropped};
-use crate::packet::{Kind, Packet, CE, ECT, SLOW_START};
+use crate::packet::{Kind, Packet, CE, ECT};
 use crate::rng::Rng;
 use crate::stats::LinkCounters;
 use crate::time::Time;
@@ -125,12 +125,7 @@ impl Tally<'_> {
             });
         }
         match why {
-            Why::Overflow => {
-                self.counters.drops_queue += 1;
-                if p.flags & SLOW_START != 0 {
-                    self.counters.drops_queue_slow_start += 1;
-                }
-            }
+            Why::Overflow => self.counters.count_queue_drop(p),
             Why::Aqm => self.counters.drops_aqm += 1,
         }
     }

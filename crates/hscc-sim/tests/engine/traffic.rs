@@ -362,6 +362,36 @@ fn losses_during_slow_start_are_counted_apart() {
 }
 
 #[test]
+fn udp_drops_at_a_full_queue_are_counted_apart() {
+    // A Reno flow and 5 Mbit/s of CBR share a 10 Mbit/s link with a 20-packet buffer: every
+    // datagram the UDP source loses is lost there, and the TCP flow loses packets there too.
+    let db = net(10_000_000, 20, 1);
+    let (s, d) = db.pairs[0];
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows: vec![FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())],
+        udp: vec![udp(
+            s,
+            d,
+            UdpPattern::Cbr {
+                rate_bps: 5_000_000,
+            },
+            1250,
+        )],
+        duration: 20 * SEC,
+        ..SimConfig::default()
+    };
+    let r = Sim::new(cfg).unwrap().run();
+    let c = r.links[db.bottleneck.0 as usize].counters;
+    assert!(r.udp[0].lost > 0);
+    assert_eq!(c.drops_queue_udp, r.udp[0].lost, "{c:?}");
+    assert!(
+        c.drops_queue > c.drops_queue_udp + c.drops_queue_slow_start,
+        "TCP losses after slow start: {c:?}"
+    );
+}
+
+#[test]
 fn mean_backlog_follows_littles_law() {
     // CBR at 12 Mbit/s into a 10 Mbit/s link with a 100-packet buffer: after
     // ~0.6 s the queue stays full (100 packets) for the rest of the 20 s run.
