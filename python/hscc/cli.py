@@ -391,6 +391,11 @@ def reproduce(
     if name == "list":
         print_whole(tables.catalogue_table(rep.catalogue()))
         return
+    if name != "all":
+        try:  # a misspelt name is the first thing to say, with the name meant
+            rep.resolve(name)
+        except rep.ExperimentError as e:
+            raise _fail(BAD_INPUT, str(e)) from None
     if out_dir is None:
         raise _fail(BAD_INPUT, "--out: missing (the directory to write the reproduction into)")
     if jobs is not None and not 1 <= jobs <= 4096:

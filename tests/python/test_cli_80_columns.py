@@ -116,6 +116,7 @@ def test_scorecard_keeps_experiment_names_whole():
         (["plto"], 'did you mean "plot"'),
         (["algorithms", "cubci"], 'did you mean "cubic"'),
         (["reproduce", "ctcp-fig-9a", "--out", "x"], "did you mean"),
+        (["reproduce", "ctcp-tabel3"], 'did you mean "ctcp-table3"'),  # before --out is missed
         (["run", "--overwrit", "x.toml"], "--overwrite"),
     ],
 )
