@@ -5,20 +5,16 @@ from __future__ import annotations
 import platform
 import subprocess
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from hscc import _core
 
 
-@lru_cache(maxsize=1)
 def version() -> str:
-    """hscc's version (the installed package's, else the engine's)."""
-    try:
-        return metadata.version("hscc")
-    except metadata.PackageNotFoundError:
-        return _core.engine_version()
+    """hscc's version: the package's, which maturin takes from the extension crate's
+    Cargo.toml, as the engine's is (reading the installed metadata costs a run 20 ms)."""
+    return _core.engine_version()
 
 
 @lru_cache(maxsize=1)
