@@ -268,6 +268,9 @@ def json_indented(compact: str) -> bytes:
     """``json.dumps(data, indent=2) + "\\n"`` as bytes, from
     ``json.dumps(data, separators=(",", ":"))``: the same text, byte for byte."""
 
+def table_columns() -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """What each table's columns mean: [(table, what a row is, [(column, meaning)])]."""
+
 def table_schemas() -> list[tuple[str, list[tuple[str, str]]]]:
     """The columns of a run directory's tables as hscc writes them:
     [(table, [(column, polars dtype name)])]."""

@@ -583,11 +583,21 @@ def fields(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the JSON Schema of scenario files instead.")
     ] = False,
+    run_directory: Annotated[
+        bool,
+        typer.Option(
+            "--run-directory", help="Print the columns of a run directory's tables instead."
+        ),
+    ] = False,
 ) -> None:
     """Every field a scenario file may have: its kind of value, default and meaning (Markdown)."""
     from hscc import _core
 
-    if as_json:
+    if run_directory:
+        from hscc.results import columns_markdown
+
+        out.print(columns_markdown(), soft_wrap=True)
+    elif as_json:
         out.print_json(_core.scenario_schema())
     else:
         from hscc import reference

@@ -14,57 +14,9 @@ A run directory has:
 - with ``[output] pcap``: ``flow-N-LABEL.pcap``, ``link-N-NAME.pcap`` (packet
   captures, docs/traces.md) and, with links, ``drops.parquet``.
 
-It is written atomically (see ``hscc.atomic``). Columns, all in SI units:
-
-flows: flow (engine index), spec (index of its [[flows]] entry), label,
-algorithm, src, dst, start_s, end_s (end of its active period), base_rtt_s
-(propagation + serialization), mean_srtt_s (mean sampled sRTT; null without
-flow traces), srtt_s (at the end), min_rtt_s, goodput_bps (in-order payload
-bits per second of the active period), share (of the summed goodput),
-completion_s (null unless it finished), final_cwnd (segments), segs_sent,
-retrans, retrans_ratio, delivered_segs, delivered_bytes, lost_fast (segments
-marked lost before the RTO), rack_lost (of those, by RACK), tlps (tail loss
-probes), undos (spurious reductions undone), recoveries, timeouts, acks_sent,
-ecn_reductions (window reductions for ECN echoes), ce_received (data segments
-that arrived CE-marked), slow_start_s, signals (delay-detected
-congestion signals of its algorithm), signals_s (their times; not in summary.json, which has
-their synchronization instead: signal_sync = {events, seen_by_all}, Result.signal_synchronization()
-with T_wait = 0.5 s).
-
-links: link, name, from, to, rate_bps, monitored, utilization, tx_packets,
-tx_bytes, drops_queue (buffer full), drops_queue_slow_start (of those, TCP
-segments sent in slow start), drops_queue_udp (UDP datagrams), drops_random,
-drops_aqm (the queue discipline's drops), marks (its ECN CE marks), drops
-(all of them), mean_qdelay_s, p99_qdelay_s,
-max_qdelay_s, mean_queue_pkts, mean_queue_bytes (time-averaged backlog),
-normalized_occupancy (mean backlog / buffer size); queue statistics only for
-monitored links.
-
-udp (one row per UDP flow; a [[voip]] call is two, → then ←): udp (engine
-index), source ("udp[0]", "voip[1]"), label, sent, received, lost, loss_rate,
-throughput_bps (received), mean_delay_s, p99_delay_s, max_delay_s (one-way),
-jitter_s (RFC 3550).
-
-web (one row per web source and response-size bin): web (index of its [[web]]
-entry), label, size_min, size_max (bytes), count (completed transfers),
-mean_s, median_s, p90_s (response times); summary.json has each source's
-transfers started, completed and refused (arrivals beyond the engine's cap on
-transfers in progress).
-
-timeseries (one row per sample and flow): time_s (end of the interval),
-flow, throughput_bps (goodput over the interval), cwnd (segments), srtt_s.
-
-queues (one row per sample and monitored link): time_s, link, name,
-queue_pkts, queue_bytes (at the sample), qdelay_s (mean over the packets that
-left the queue in the interval), drops, marks (in the interval), utilization
-(of the interval).
-
-drops (one row per packet a captured link dropped): link, time_s, cause
-("queue": buffer full, "aqm", "random", "random_after_queue"), kind ("data",
-"ack", "udp"), flow (engine index, null for UDP and web transfers), label,
-udp (engine index of a UDP flow), seq (the engine's segment, ACK or datagram
-number), tcp_seq (the TCP sequence or acknowledgement number in the captures),
-retrans, size (bytes on the wire).
+It is written atomically (see ``hscc.atomic``). Every table's columns, with their
+meanings and units, are in docs/run-directory.md (``hscc fields --run-directory``,
+generated from the extension's tables and the drops table below).
 """
 
 from __future__ import annotations
@@ -140,21 +92,48 @@ def _schemas() -> dict[str, Schema]:
         "List(Float64)": pl.List(pl.Float64),
     }
     schemas = {name: {c: dtypes[d] for c, d in cols} for name, cols in _core.table_schemas()}
-    f, s = pl.Float64, pl.String
-    schemas["drops"] = {
-        "link": s,
-        "time_s": f,
-        "cause": s,
-        "kind": s,
-        "flow": pl.UInt32,
-        "label": s,
-        "udp": pl.UInt32,
-        "seq": pl.UInt64,
-        "tcp_seq": pl.UInt32,
-        "retrans": pl.Boolean,
-        "size": pl.UInt32,
-    }
+    schemas["drops"] = {c: dtypes[d] for c, (d, _) in _DROPS_COLUMNS.items()}
     return schemas
+
+
+# The drops table (written here, from the captures' drop logs): what its columns mean.
+_DROPS_ROW = "one row per packet a captured link dropped (`[output] pcap` with links)"
+_DROPS_COLUMNS = {
+    "link": ("UInt32", "engine index of the link"),
+    "time_s": ("Float64", "time of the drop, s"),
+    "cause": ("String", '"queue" (buffer full), "aqm", "random" or "random_after_queue"'),
+    "kind": ("String", '"data", "ack" or "udp"'),
+    "flow": ("UInt32", "engine index of the TCP flow (null for UDP and web transfers)"),
+    "label": ("String", "the flow's label"),
+    "udp": ("UInt32", "engine index of the UDP flow"),
+    "seq": ("UInt64", "the engine's segment, ACK or datagram number"),
+    "tcp_seq": ("UInt32", "the TCP sequence or acknowledgement number in the captures"),
+    "retrans": ("Boolean", "whether the segment was a retransmission"),
+    "size": ("UInt32", "bytes on the wire"),
+}
+
+
+def columns_markdown() -> str:
+    """docs/run-directory.md: every table of a run directory, its columns, their types and meanings."""
+    types = {t: dict(cols) for t, cols in _core.table_schemas()}
+    types["drops"] = {c: d for c, (d, _) in _DROPS_COLUMNS.items()}
+    drops = [(c, meaning) for c, (_, meaning) in _DROPS_COLUMNS.items()]
+    tables = [*_core.table_columns(), ("drops", _DROPS_ROW, drops)]
+    lines = [
+        "# Run directory columns",
+        "",
+        "Generated from the tables hscc writes (`crates/hscc-py/src/run_columns.rs`, the drops table in",
+        "`python/hscc/results.py`) by `hscc fields --run-directory`; do not edit by hand. Every table is",
+        "a Parquet file of the run directory (`NAME.parquet`); summary.json has the rows of `flows` and",
+        "`links`. Times are in seconds, rates in bit/s, sizes in bytes, as each meaning says.",
+        "",
+    ]
+    for table, row, columns in tables:
+        lines += [f"## {table}", "", f"{row[0].upper()}{row[1:]}.", ""]
+        lines += ["| column | type | meaning |", "|---|---|---|"]
+        lines += [f"| `{c}` | {types[table][c]} | {m} |" for c, m in columns]
+        lines.append("")
+    return "\n".join(lines)
 
 
 def __getattr__(name: str) -> Any:

@@ -339,3 +339,10 @@ def test_a_notebook_shows_a_run_and_a_sweep_as_their_tables(one_flow):
     s = hscc.sweep(one_flow, {"flows[0].algorithm": ["reno", "cubic"]}, jobs=1)
     page = s._repr_html_()
     assert "flows[0].algorithm" in page and "cubic" in page
+
+
+def test_the_run_directory_columns_doc_is_current():
+    doc = Path(__file__).parents[2] / "docs" / "run-directory.md"
+    assert doc.read_text() == results.columns_markdown() + "\n", (
+        "docs/run-directory.md is stale: run `hscc fields --run-directory > docs/run-directory.md`"
+    )

@@ -9,6 +9,7 @@
 mod json;
 mod parquet;
 mod python_algorithm;
+mod run_columns;
 mod run_tables;
 
 #[global_allocator]
@@ -523,6 +524,19 @@ fn table_schemas() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
     run_tables::schemas()
 }
 
+/// What each table's columns mean: [(table, what a row is, [(column, meaning)])].
+#[pyfunction]
+fn table_columns() -> Vec<(
+    &'static str,
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+)> {
+    run_columns::TABLES
+        .iter()
+        .map(|(t, row, cols)| (*t, *row, cols.to_vec()))
+        .collect()
+}
+
 /// Version of the engine.
 #[pyfunction]
 fn engine_version() -> &'static str {
@@ -561,5 +575,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parquet::parquet_table, m)?)?;
     m.add_function(wrap_pyfunction!(json_indented, m)?)?;
     m.add_function(wrap_pyfunction!(table_schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(table_columns, m)?)?;
     Ok(())
 }

@@ -127,9 +127,7 @@ def _one(exp: Experiment, m: Measure, runs: pl.DataFrame) -> pl.DataFrame:
         value = (_col(runs, m.column) - _sum(runs, m.minus)) * m.scale
     elif m.kind == "available":
         assert m.columns is not None  # Measure's validator: so does an available measure
-        value = _goodput(runs, m.a) / (
-            pl.lit(m.capacity) - _sum(runs, m.columns)
-        )
+        value = _goodput(runs, m.a) / (pl.lit(m.capacity) - _sum(runs, m.columns))
     else:  # sum
         assert m.columns is not None  # Measure's validator: and a sum measure
         value = (_sum(runs, m.columns) - _sum(runs, m.minus)) * m.scale
