@@ -526,15 +526,8 @@ fn table_schemas() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
 
 /// What each table's columns mean: [(table, what a row is, [(column, meaning)])].
 #[pyfunction]
-fn table_columns() -> Vec<(
-    &'static str,
-    &'static str,
-    Vec<(&'static str, &'static str)>,
-)> {
-    run_columns::TABLES
-        .iter()
-        .map(|(t, row, cols)| (*t, *row, cols.to_vec()))
-        .collect()
+fn table_columns() -> Vec<run_columns::Table> {
+    run_columns::TABLES.to_vec()
 }
 
 /// Version of the engine.

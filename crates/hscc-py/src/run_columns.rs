@@ -3,8 +3,11 @@
 //! the extension gives Python (`_core.table_columns`). A test holds it to the
 //! tables [`crate::run_tables`] writes, column for column, in order.
 
-/// (table, what one row is, [(column, meaning)]), in the run directory's order.
-pub const TABLES: &[(&str, &str, &[(&str, &str)])] = &[
+/// A table: its name, what one row is, and its (column, meaning) pairs in order.
+pub type Table = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+/// Every table, in the run directory's order.
+pub const TABLES: &[Table] = &[
     (
         "flows",
         "one row per TCP flow",
