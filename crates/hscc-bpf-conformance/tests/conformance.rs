@@ -300,10 +300,7 @@ fn random(name: &'static str) {
     } else {
         ops::op().boxed()
     };
-    let strategy = (
-        ops::params(name),
-        proptest::collection::vec(op, 1..120),
-    );
+    let strategy = (ops::params(name), proptest::collection::vec(op, 1..120));
     runner
         .run(&strategy, |(params, seq)| {
             let mut h = clamped_harness(name, &params, true);
@@ -357,7 +354,11 @@ conformance! {
 
 #[test]
 fn dctcp_conforms_on_ecn_echoes_and_events() {
-    let flags = programs().iter().find(|p| p.name == "dctcp").unwrap().flags();
+    let flags = programs()
+        .iter()
+        .find(|p| p.name == "dctcp")
+        .unwrap()
+        .flags();
     assert_eq!(flags, 1 | TCP_CONG_NEEDS_ECN, "NON_RESTRICTED | NEEDS_ECN");
     for g in [0.0, 4.0, 10.0] {
         let p = CcParams::with("dctcp", &[("dctcp_shift_g", g)]).unwrap();

@@ -2,14 +2,14 @@
 //! RFC 8257), as Linux 6.12's `net/ipv4/tcp_dctcp.c` does it.
 //!
 //! - α, the fraction of segments delivered with a CE echo, is an EWMA
-//!   updated once per window of data (paper eq. (1), RFC 8257 §3.3):
-//!   α ← (1 − g)·α + g·F with g = 2^−`dctcp_shift_g` (paper §3.1: g = 1/16).
+//!   updated once per window of data (paper §3.1, RFC 8257 §3.3):
+//!   α ← (1 − g)·α + g·F with g = 2^−`dctcp_shift_g`, 1/16 by default.
 //!   Linux keeps α in 1/1024 units (`DCTCP_MAX_ALPHA` = 1024) and takes F
 //!   from the counters `delivered` and `delivered_ce` the stack keeps
 //!   (`dctcp_update_alpha`, the `in_ack_event` hook), the window ending when
 //!   `snd_una` reaches the `snd_nxt` of its start.
 //! - A CE echo (the sender's `tcp_enter_cwr`) cuts once per window to
-//!   ssthresh = cwnd − cwnd·α/2 (paper eq. (2); `dctcp_ssthresh`: `>> 11U` is
+//!   ssthresh = cwnd − cwnd·α/2 (paper §3.1; `dctcp_ssthresh`: `>> 11U` is
 //!   ×α/1024/2), at least 2.
 //! - A loss halves as Reno: entering Recovery (`dctcp_state`) or a timeout
 //!   (`cwnd_event(Loss)`) sets ssthresh = max(cwnd/2, 2) (`dctcp_react_to_loss`),
@@ -38,7 +38,7 @@ crate::params! {
     /// DCTCP parameters (Linux module parameters, same names).
     pub struct DctcpParams {
         /// g = 1/2^dctcp_shift_g, the gain of the α EWMA.
-        dctcp_shift_g: u32 = 4, [0, 10], "Linux tcp_dctcp.c dctcp_shift_g = 4, param_set_uint_minmax(0, 10); SIGCOMM 2010 §3.4 g = 1/16";
+        dctcp_shift_g: u32 = 4, [0, 10], "Linux tcp_dctcp.c dctcp_shift_g = 4 (g = 1/16, SIGCOMM 2010 §4; RFC 8257 §3.3), param_set_uint_minmax(0, 10)";
         /// α at connection start, 1/1024 units (Linux takes min(value, 1024)).
         dctcp_alpha_on_init: u32 = 1024, [0, u32::MAX], "Linux tcp_dctcp.c dctcp_alpha_on_init = DCTCP_MAX_ALPHA";
     }
@@ -129,7 +129,8 @@ impl CongestionOps for Dctcp {
         let cwnd = tp.snd_cwnd;
         self.loss_cwnd = cwnd;
         // u32 arithmetic as Linux's (wrapping).
-        cwnd.wrapping_sub(cwnd.wrapping_mul(self.alpha) >> 11).max(2)
+        cwnd.wrapping_sub(cwnd.wrapping_mul(self.alpha) >> 11)
+            .max(2)
     }
 
     /// Linux `dctcp_update_alpha`: once per window, α ← α − α·g + F·g.
@@ -218,8 +219,8 @@ mod tests {
     fn alpha_decays_by_one_sixteenth_per_window_without_marks() {
         let mut h = flow(10);
         h.tp.snd_cwnd_clamp = 10; // a full pipe of 10: one new segment per ACK
-        // The first ACK closes the window opened at init (snd_nxt was 0), the
-        // next ones the windows of snd_nxt at each update: ACKs 10, 19, 28.
+                                  // The first ACK closes the window opened at init (snd_nxt was 0), the
+                                  // next ones the windows of snd_nxt at each update: ACKs 10, 19, 28.
         let mut alphas = Vec::new();
         for _ in 0..28 {
             ack(&mut h, false);
@@ -321,7 +322,10 @@ mod tests {
         h.cc.cwnd_event(&mut h.tp, CaEvent::EcnNoCe);
         assert_eq!(h.cc.ce_state, 0);
         assert_eq!(Dctcp::FLAGS & TCP_CONG_NEEDS_ECN, TCP_CONG_NEEDS_ECN);
-        assert_eq!(CcParams::from_name("dctcp").unwrap().flags(), TCP_CONG_NEEDS_ECN);
+        assert_eq!(
+            CcParams::from_name("dctcp").unwrap().flags(),
+            TCP_CONG_NEEDS_ECN
+        );
         assert_eq!(CcParams::default().flags(), 0);
     }
 

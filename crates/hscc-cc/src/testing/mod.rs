@@ -430,7 +430,11 @@ impl<A: CongestionOps> Harness<A> {
             Op::Undo => self.undo(),
             Op::EceAck(n, k) => self.ece_ack_each(n, k),
             Op::EcnEvent(ce) => {
-                let ev = if ce { CaEvent::EcnIsCe } else { CaEvent::EcnNoCe };
+                let ev = if ce {
+                    CaEvent::EcnIsCe
+                } else {
+                    CaEvent::EcnNoCe
+                };
                 self.cc.cwnd_event(&mut self.tp, ev);
             }
         }

@@ -116,6 +116,10 @@ mod tests {
         let mut q = Step::new(&prm, limits(10));
         let mut b = Books::default();
         let got: Vec<bool> = (0..4).map(|_| marked(&mut q, &mut b, true)).collect();
-        assert_eq!(got, [false, false, true, true], "1500-byte packets: 2 = 3000 B");
+        assert_eq!(
+            got,
+            [false, false, true, true],
+            "1500-byte packets: 2 = 3000 B"
+        );
     }
 }

@@ -254,7 +254,13 @@ mod tests {
         };
         assert_eq!(c, QueueConfig::Step(want));
         let c = queue_config(&parse(r#"{"kind": "step", "k_bytes": "30kB"}"#), "l").unwrap();
-        assert!(matches!(c, QueueConfig::Step(StepParams { k_bytes: Some(30_000), .. })));
+        assert!(matches!(
+            c,
+            QueueConfig::Step(StepParams {
+                k_bytes: Some(30_000),
+                ..
+            })
+        ));
         let e = |json: &str| queue_config(&parse(json), "l").unwrap_err().to_string();
         assert_eq!(
             e(r#"{"kind": "step", "k_packets": 0}"#),

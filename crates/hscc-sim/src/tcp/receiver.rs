@@ -20,12 +20,12 @@
 //! receivers delay from the first segment).
 
 use crate::config::FlowConfig;
-use hscc_cc::TCP_CONG_NEEDS_ECN;
 use crate::event::Timer;
 use crate::packet::{Packet, DSACK, ECE, HEADER_BYTES};
 use crate::tcp::ecn::EcnReceiver;
 use crate::tcp::intervals::IntervalSet;
 use crate::time::Time;
+use hscc_cc::TCP_CONG_NEEDS_ECN;
 
 /// What the receiver wants after a segment arrived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -410,7 +410,16 @@ mod tests {
         // Every segment ACKed: each ACK says its own segment's state.
         assert_eq!(
             echo("dctcp", false, false, &ce),
-            [(1, no), (2, no), (3, e), (4, e), (5, no), (6, e), (7, e), (8, e)]
+            [
+                (1, no),
+                (2, no),
+                (3, e),
+                (4, e),
+                (5, no),
+                (6, e),
+                (7, e),
+                (8, e)
+            ]
         );
     }
 

@@ -3,12 +3,12 @@
 //! link busy, where Reno over DropTail fills the buffer.
 //!
 //! The bounds come from the paper's analysis of N synchronized flows
-//! (§3.3, eqs. (8)–(10)), with C·RTT the path's window in packets:
+//! (§3.3), with C·RTT the path's window in packets:
 //! W* = (C·RTT + K)/N, the queue peaks at Q_max = K + N, the sawtooth's
 //! amplitude is A ≈ ½·√(2N(C·RTT + K)), so its trough is Q_min = Q_max − A;
-//! Q_min > 0 (here K > C·RTT/7, eq. (13)) keeps the link busy. Here
+//! Q_min > 0 (here K > C·RTT/7, the paper's guideline, §3.4) keeps the link busy. Here
 //! C = 1 Gbit/s of 1500-byte packets (83 333/s) and RTT = 1 ms: C·RTT = 83.3,
-//! K = 20 (the paper's K at 1 Gbit/s, §4.1; RFC 8257 §3.3):
+//! K = 20 (the paper's K at 1 Gbit/s, §4):
 //! N = 2: Q_max = 22, A = 10.2, Q_min = 11.8;
 //! N = 10: Q_max = 30, A = 22.7, Q_min = 7.3.
 //! The analysis is fluid (every flow sees each mark, windows change
@@ -83,6 +83,9 @@ fn dctcp_holds_the_queue_near_k_where_reno_fills_the_buffer() {
         let (mean, _, util) = steady(&reno);
         println!("reno/droptail N={n}: queue mean {mean:.1} util {util:.3}");
         // Reno halves from a full buffer: its sawtooth stays above BUFFER/2 − C·RTT/2.
-        assert!(mean > (BUFFER as f64 - 83.3) / 2.0, "N={n}: reno mean queue {mean}");
+        assert!(
+            mean > (BUFFER as f64 - 83.3) / 2.0,
+            "N={n}: reno mean queue {mean}"
+        );
     }
 }

@@ -130,7 +130,10 @@ fn dctcp_has_ecn_without_the_flow_asking_and_cuts_by_alpha_over_two() {
     cfg.cc = hscc_cc::CcParams::from_name("dctcp").unwrap();
     cfg.init_cwnd = 10;
     let (mut s, mut w): (Sender, Capture) = started(&cfg);
-    assert!(w.sent.iter().all(|p| p.flags & ECT != 0), "TCP_CONG_NEEDS_ECN: ECT");
+    assert!(
+        w.sent.iter().all(|p| p.flags & ECT != 0),
+        "TCP_CONG_NEEDS_ECN: ECT"
+    );
     w.now = 50 * MS;
     // The first ACK closes the window opened at init: 1 of 1 delivered with
     // ECE, α = 1024 − 64 + (1 << 6)/1 = 1024; the echo cuts to
