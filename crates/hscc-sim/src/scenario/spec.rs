@@ -200,6 +200,10 @@ pub struct GraphLink {
 // `ScenarioSpec::from_json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "parsed once per scenario; a dumbbell holds two links' queue fields"
+)]
 pub enum TopologySpec {
     /// Host pairs on either side of one bottleneck (monitored in both directions).
     Dumbbell(DumbbellSpec),
