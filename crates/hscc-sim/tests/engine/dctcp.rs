@@ -79,6 +79,10 @@ fn dctcp_holds_the_queue_near_k_where_reno_fills_the_buffer() {
         assert!((q_min..=q_max).contains(&mean), "N={n}: mean queue {mean}");
         assert!(util > 0.99, "N={n}: utilization {util}");
         assert_eq!(b.counters.drops_queue, 0, "N={n}: marks, no drops");
+        if n == 2 {
+            let again = run("dctcp", step(), n);
+            assert_eq!(again.to_json(), r.to_json(), "same seed, same run");
+        }
         let reno = run("reno", QueueConfig::DropTail, n);
         let (mean, _, util) = steady(&reno);
         println!("reno/droptail N={n}: queue mean {mean:.1} util {util:.3}");
