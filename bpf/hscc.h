@@ -78,6 +78,7 @@ char _license[] SEC("license") = "GPL";
 
 /* Linux include/net/tcp.h */
 #define TCP_CONG_NON_RESTRICTED 0x1
+#define TCP_CONG_NEEDS_ECN 0x2
 #define TCP_INFINITE_SSTHRESH 0x7fffffff
 #endif /* !HSCC_USER */
 

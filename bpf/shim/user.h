@@ -29,6 +29,7 @@
 #define HSCC_BITFIELD(p, field) ((p)->field)
 
 #define TCP_CONG_NON_RESTRICTED 0x1
+#define TCP_CONG_NEEDS_ECN 0x2
 #define TCP_INFINITE_SSTHRESH 0x7fffffff
 
 /*

@@ -138,6 +138,7 @@ struct tcp_sock {
 	__u32 retrans_out;
 	__u32 delivered;
 	__u32 lost;
+	__u32 delivered_ce;
 	__u32 max_packets_out;
 	__u8 is_cwnd_limited;
 	__u32 app_limited;

@@ -23,6 +23,16 @@ pub fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// [`op`] with ACKs that echo ECN and the receiving side's ECN events: the
+/// mix for programs flagged `TCP_CONG_NEEDS_ECN`.
+pub fn ecn_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => op(),
+        3 => (1u32..50, 1u32..4).prop_map(|(n, k)| Op::EceAck(n, k)),
+        1 => any::<bool>().prop_map(Op::EcnEvent),
+    ]
+}
+
 /// Upper ends of random draws below a parameter's declared range, where the
 /// range's end would make the harness's per-ACK driving too slow for the
 /// default suite: (algorithm, parameter, largest draw). The end itself has a

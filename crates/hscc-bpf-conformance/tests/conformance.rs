@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use hscc_bpf_conformance::ffi::{c_layout, rust_layout};
 use hscc_bpf_conformance::{ops, programs, CProgram, Lockstep};
 use hscc_cc::testing::{proptest_cases, Harness, Op, PacedPath, Policer};
-use hscc_cc::{algorithm_names, algorithms, Cc, CcParams, ParamKind};
-use proptest::prelude::any;
+use hscc_cc::{algorithm_names, algorithms, Cc, CcParams, ParamKind, TCP_CONG_NEEDS_ECN};
+use proptest::prelude::{any, Strategy};
 use proptest::test_runner::{Config, TestRunner};
 
 /// Rust algorithms that have no program in bpf/ yet. The test below fails
@@ -294,10 +294,13 @@ fn random(name: &'static str) {
         ..Config::default()
     };
     let mut runner = TestRunner::new(config);
-    let strategy = (
-        ops::params(name),
-        proptest::collection::vec(ops::op(), 1..120),
-    );
+    let needs_ecn = CcParams::from_name(name).unwrap().flags() & TCP_CONG_NEEDS_ECN != 0;
+    let op = if needs_ecn {
+        ops::ecn_op().boxed()
+    } else {
+        ops::op().boxed()
+    };
+    let strategy = (ops::params(name), proptest::collection::vec(op, 1..120));
     runner
         .run(&strategy, |(params, seq)| {
             let mut h = clamped_harness(name, &params, true);
@@ -346,6 +349,38 @@ conformance! {
     fit => "fit",
     sync => "sync",
     bbr => "bbr",
+    dctcp => "dctcp",
+}
+
+#[test]
+fn dctcp_conforms_on_ecn_echoes_and_events() {
+    let flags = programs()
+        .iter()
+        .find(|p| p.name == "dctcp")
+        .unwrap()
+        .flags();
+    assert_eq!(flags, 1 | TCP_CONG_NEEDS_ECN, "NON_RESTRICTED | NEEDS_ECN");
+    for g in [0.0, 4.0, 10.0] {
+        let p = CcParams::with("dctcp", &[("dctcp_shift_g", g)]).unwrap();
+        let mut h = harness(&p, 10);
+        for round in 0..200u32 {
+            h.send_all();
+            // A marked fraction that moves with the round: 0 to 5 of the ACKs.
+            let acks = h.tp.packets_out;
+            let marked = (round % 6).min(acks);
+            h.ack_each(acks - marked, 1);
+            h.ece_ack_each(marked, 1);
+            h.apply(Op::EcnEvent(round % 2 == 0));
+            if round % 50 == 49 {
+                h.loss();
+            }
+            if round % 70 == 69 {
+                h.timeout();
+                h.undo();
+            }
+        }
+        assert!(h.cc.calls() > 10_000, "{}", h.cc.calls());
+    }
 }
 
 /// Random sequences with rate samples (`ops::rate_op`) for the programs that

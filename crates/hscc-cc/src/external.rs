@@ -50,6 +50,10 @@ pub trait ExternalProgram: Send + Sync + fmt::Debug {
     fn params(&self) -> &[ExternalParam];
     /// Whether it defines `cong_control` (and so takes every ACK).
     fn has_cong_control(&self) -> bool;
+    /// Its `.flags` (see [`CongestionOps::FLAGS`](crate::CongestionOps::FLAGS)).
+    fn flags(&self) -> u32 {
+        0
+    }
     /// One registration with these parameter values (by name; the others at
     /// their defaults).
     fn register(&self, values: &[(String, f64)]) -> Result<Arc<dyn ExternalRegistration>, String>;

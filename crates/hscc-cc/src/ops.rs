@@ -62,6 +62,12 @@ pub const CA_ACK_WIN_UPDATE: u32 = 1 << 1;
 /// `in_ack_event` flag: ECN echo.
 pub const CA_ACK_ECE: u32 = 1 << 2;
 
+/// Algorithm flag (Linux `TCP_CONG_NEEDS_ECN`, include/net/tcp.h): the
+/// connection negotiates ECN whatever the stack's setting, sends ECT on every
+/// data segment (retransmissions too), and the receiving side raises
+/// [`CaEvent::EcnIsCe`] / [`CaEvent::EcnNoCe`] to the algorithm.
+pub const TCP_CONG_NEEDS_ECN: u32 = 0x2;
+
 /// Linux `enum tcp_ca_state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum CaState {
@@ -178,6 +184,9 @@ pub struct TcpCc {
     pub delivered: u32,
     /// Total segments marked lost over the connection.
     pub lost: u32,
+    /// Of `delivered`, the segments an ACK with ECE delivered (Linux
+    /// `delivered_ce`, `tcp_count_delivered`).
+    pub delivered_ce: u32,
     /// When `delivered` last grew, µs on the [`TcpCc::now_us`] clock (Linux `delivered_mstamp`).
     pub delivered_mstamp: u64,
     /// Largest `packets_out` seen in the last window (Linux `max_packets_out`).
@@ -239,6 +248,7 @@ impl TcpCc {
             retrans_out: 0,
             delivered: 0,
             lost: 0,
+            delivered_ce: 0,
             delivered_mstamp: 0,
             max_packets_out: 0,
             is_cwnd_limited: false,
@@ -312,6 +322,8 @@ pub trait CongestionOps: Clone + Debug {
     const NAME: &'static str;
     /// Tunable parameters with documented defaults and ranges.
     type Params: Params;
+    /// Linux's `.flags` (only [`TCP_CONG_NEEDS_ECN`] changes what the engine does).
+    const FLAGS: u32 = 0;
 
     /// Build the algorithm from validated parameters.
     fn new(params: &Self::Params) -> Self;

@@ -115,6 +115,14 @@ macro_rules! registry {
                 }
             }
 
+            /// The selected algorithm's Linux `.flags` ([`CongestionOps::FLAGS`]).
+            pub fn flags(&self) -> u32 {
+                match self {
+                    $( CcParams::$variant(_) => <$ty as CongestionOps>::FLAGS, )*
+                    CcParams::External(p) => p.program.flags(),
+                }
+            }
+
             /// Set one parameter by name, validated.
             pub fn set(&mut self, param: &str, value: f64) -> Result<(), CcError> {
                 let algorithm = self.name();
@@ -226,6 +234,7 @@ registry! {
     Westwood => algos::westwood::Westwood, aliases ["westwoodplus", "westwood+"], "Westwood+: Reno growth; after loss ssthresh = estimated bandwidth x RTTmin", "Mascolo et al., ACM MobiCom 2001; Grieco & Mascolo, ACM CCR 34(2) 2004; Linux tcp_westwood.c";
     Veno => algos::veno::Veno, aliases [], "Veno: Reno with Vegas backlog N; beyond beta = 3 grow every other RTT and halve, else cut by 1/5", "Fu & Liew, IEEE JSAC 21(2) 2003; Linux tcp_veno.c";
     Bbr => algos::bbr::Bbr, aliases ["bbr1", "bbrv1"], "BBR v1: paces at the windowed max delivery rate (gain-cycled), cwnd 2 BDP; STARTUP, DRAIN, PROBE_BW, PROBE_RTT", "Cardwell et al., ACM Queue 14(5) 2016; Linux tcp_bbr.c";
+    Dctcp => algos::dctcp::Dctcp, aliases [], "DCTCP: Reno growth; ECN-marked fraction alpha (EWMA, g = 1/16) per RTT, cwnd x (1 - alpha/2) once per window of CE echoes; needs ECN", "Alizadeh et al., ACM SIGCOMM 2010; RFC 8257; Linux tcp_dctcp.c";
 }
 
 /// What the flows of one run share, as the globals of one kernel module would

@@ -1,5 +1,5 @@
 //! Queue disciplines as configured: DropTail or an AQM (RED, CoDel,
-//! FQ-CoDel, PIE) with its parameters, their defaults and their ranges. The
+//! FQ-CoDel, PIE, step marking) with its parameters, their defaults and their ranges. The
 //! disciplines themselves are `hscc_sim::queue`.
 
 use serde::Serialize;
@@ -22,6 +22,8 @@ pub enum QueueConfig {
     FqCodel(FqCodelParams),
     /// Proportional Integral controller Enhanced (RFC 8033).
     Pie(PieParams),
+    /// Step marking at an instantaneous threshold K (DCTCP, SIGCOMM 2010 §3.1; RFC 8257 §3.1).
+    Step(StepParams),
 }
 
 impl QueueConfig {
@@ -38,6 +40,7 @@ impl QueueConfig {
             QueueConfig::Codel(p) => p.validate(at),
             QueueConfig::FqCodel(p) => p.validate(at),
             QueueConfig::Pie(p) => p.validate(at),
+            QueueConfig::Step(p) => p.validate(at),
         }
     }
 }
@@ -323,4 +326,50 @@ impl PieParams {
 pub fn sixteenths(g: f64) -> Option<u64> {
     let x = g * 16.0;
     (x.is_finite() && (0.0..=32.0).contains(&x) && x.fract() == 0.0).then_some(x as u64)
+}
+
+// ---- step
+/// The step-marking queue's threshold: exactly one of the two is set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct StepParams {
+    /// Mark an arriving ECN-capable packet when at least this many packets wait ahead of it.
+    pub k_packets: Option<u64>,
+    /// Mark an arriving ECN-capable packet when at least this many bytes (frames) wait ahead of it.
+    pub k_bytes: Option<u64>,
+}
+
+impl StepParams {
+    /// Check that exactly one threshold is set, in range; `at` names the queue in errors.
+    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
+        match (self.k_packets, self.k_bytes) {
+            (Some(k), None) => check(
+                (1..=100_000_000).contains(&k),
+                at,
+                "k_packets",
+                k,
+                "1 to 10^8 packets",
+            ),
+            (None, Some(k)) => check(
+                (1..=1_000_000_000_000).contains(&k),
+                at,
+                "k_bytes",
+                format!("{k}B"),
+                "1 byte to 1 TB",
+            ),
+            (Some(k), Some(_)) => check(
+                false,
+                at,
+                "k_packets",
+                k,
+                "either k_packets or k_bytes, not both",
+            ),
+            (None, None) => check(
+                false,
+                at,
+                "k_packets",
+                "missing",
+                "a threshold: k_packets (packets) or k_bytes (bytes)",
+            ),
+        }
+    }
 }

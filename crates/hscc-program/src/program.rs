@@ -93,6 +93,8 @@ pub struct Program {
     layout: Layout,
     params: Vec<ExternalParam>,
     has_cong_control: bool,
+    /// The struct_ops' `.flags` (TCP_CONG_NEEDS_ECN turns ECN on in the simulator).
+    flags: u32,
 }
 
 impl Program {
@@ -119,6 +121,7 @@ impl Program {
             layout,
             params,
             has_cong_control: false,
+            flags: 0,
         };
         let r = p.open(&[])?;
         // SAFETY: `ops` points into the object `r` keeps loaded.
@@ -141,6 +144,7 @@ impl Program {
             ));
         }
         p.has_cong_control = ops.cong_control.is_some();
+        p.flags = ops.flags;
         let mut c = [0usize; LAYOUT_LEN];
         // SAFETY: hscc_rt_layout writes LAYOUT_LEN size_t (hscc_layout.h).
         unsafe { (r.layout_fn)(c.as_mut_ptr()) };
@@ -240,6 +244,9 @@ impl ExternalProgram for Program {
     }
     fn has_cong_control(&self) -> bool {
         self.has_cong_control
+    }
+    fn flags(&self) -> u32 {
+        self.flags
     }
     fn register(&self, values: &[(String, f64)]) -> Result<Arc<dyn ExternalRegistration>, String> {
         Ok(Arc::new(self.open(values)?))

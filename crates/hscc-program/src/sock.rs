@@ -57,6 +57,7 @@ pub struct CTcpSock {
     pub retrans_out: u32,
     pub delivered: u32,
     pub lost: u32,
+    pub delivered_ce: u32,
     pub max_packets_out: u32,
     pub is_cwnd_limited: u8,
     pub app_limited: u32,
@@ -181,6 +182,7 @@ impl CTcpSock {
         sk.retrans_out = tp.retrans_out;
         sk.delivered = tp.delivered;
         sk.lost = tp.lost;
+        sk.delivered_ce = tp.delivered_ce;
         sk.max_packets_out = tp.max_packets_out;
         sk.is_cwnd_limited = tp.is_cwnd_limited as u8;
         sk.app_limited = tp.app_limited as u32;
@@ -206,7 +208,7 @@ impl CTcpSock {
 }
 
 /// Offsets and sizes in the order of bpf/shim/include/hscc_layout.h.
-pub const LAYOUT_LEN: usize = 18;
+pub const LAYOUT_LEN: usize = 19;
 
 /// The layout as this mirror has it, to compare with C's.
 pub fn rust_layout() -> [usize; LAYOUT_LEN] {
@@ -234,5 +236,6 @@ pub fn rust_layout() -> [usize; LAYOUT_LEN] {
         offset_of!(CRateSample, losses),
         offset_of!(CRateSample, is_ack_delayed),
         offset_of!(CTcpSock, lsndtime),
+        offset_of!(CTcpSock, delivered_ce),
     ]
 }

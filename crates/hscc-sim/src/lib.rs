@@ -71,7 +71,9 @@ pub mod prelude {
     };
     pub use crate::estimate::{Estimate, Estimated};
     pub use crate::metrics::bandwidth_stolen;
-    pub use crate::queue::{CodelParams, FqCodelParams, PieParams, QueueConfig, RedParams};
+    pub use crate::queue::{
+        CodelParams, FqCodelParams, PieParams, QueueConfig, RedParams, StepParams,
+    };
     pub use crate::results::RunResult;
     pub use crate::sim::Sim;
     pub use crate::stats::jain_index;

@@ -214,6 +214,10 @@ impl ScriptedPath {
                 let (_, p) = self.wire.pop_first().unwrap();
                 if p.kind == Kind::Data {
                     if let RxAction::AckNow = self.r.on_data(&p, t) {
+                        if let Some(a) = self.r.take_prior_ack(0) {
+                            self.wire.insert((t + OWD, self.order), a);
+                            self.order += 1;
+                        }
                         let a = self.r.make_ack(0);
                         self.wire.insert((t + OWD, self.order), a);
                         self.order += 1;

@@ -5,6 +5,7 @@ pub mod bbr;
 pub mod bic;
 pub mod ctcp;
 pub mod cubic;
+pub mod dctcp;
 pub mod fast;
 pub mod fit;
 pub mod highspeed;

@@ -20,7 +20,10 @@
 //! waits for a condition uses [`run_until`] or [`Harness::rounds_until`], which
 //! give up after a set number of steps instead of looping forever.
 
-use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, TcpCc, CA_ACK_SLOWPATH};
+use crate::ops::{
+    AckSample, CaEvent, CaState, CongestionOps, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH,
+    TCP_INFINITE_SSTHRESH,
+};
 
 mod paced_path;
 pub use paced_path::{PacedPath, Policer};
@@ -120,7 +123,21 @@ impl<A: CongestionOps> Harness<A> {
             if n == 0 {
                 return;
             }
-            self.ack_one(n);
+            self.ack_one(n, false);
+        }
+    }
+
+    /// As [`Harness::ack_each`], every ACK echoing ECN (ECE): what it delivers
+    /// counts in `delivered_ce`, `in_ack_event` gets `CA_ACK_ECE`, and in Open
+    /// or Disorder the sender enters CWR (Linux `tcp_enter_cwr`), which ends
+    /// with cwnd = ssthresh once data sent after it is acknowledged.
+    pub fn ece_ack_each(&mut self, acks: u32, per_ack: u32) {
+        for _ in 0..acks {
+            let n = per_ack.min(self.tp.packets_out);
+            if n == 0 {
+                return;
+            }
+            self.ack_one(n, true);
         }
     }
 
@@ -130,7 +147,7 @@ impl<A: CongestionOps> Harness<A> {
         self.ack_each(n, 1);
     }
 
-    fn ack_one(&mut self, n: u32) {
+    fn ack_one(&mut self, n: u32, ece: bool) {
         let prior_in_flight = self.tp.packets_in_flight();
         self.tp.snd_una = self
             .tp
@@ -138,7 +155,11 @@ impl<A: CongestionOps> Harness<A> {
             .wrapping_add(n.wrapping_mul(self.tp.mss_cache));
         self.tp.packets_out -= n;
         self.tp.delivered = self.tp.delivered.wrapping_add(n);
-        self.cc.in_ack_event(&mut self.tp, 0);
+        if ece {
+            self.tp.delivered_ce = self.tp.delivered_ce.wrapping_add(n);
+        }
+        let flags = if ece { CA_ACK_ECE | CA_ACK_SLOWPATH } else { 0 };
+        self.cc.in_ack_event(&mut self.tp, flags);
         self.rtt_sample(self.rtt_us);
         let sample = AckSample {
             pkts_acked: n,
@@ -146,6 +167,19 @@ impl<A: CongestionOps> Harness<A> {
             in_flight: prior_in_flight,
         };
         self.cc.pkts_acked(&mut self.tp, &sample);
+        if self.tp.ca_state == CaState::Cwr && crate::ops::after(self.tp.snd_una, self.high_seq) {
+            if self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
+                self.tp.snd_cwnd = self.tp.snd_ssthresh;
+            }
+            self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
+            self.set_state(CaState::Open);
+        }
+        if ece && self.tp.ca_state <= CaState::Disorder {
+            self.tp.prior_cwnd = self.tp.snd_cwnd;
+            self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
+            self.high_seq = self.tp.snd_nxt;
+            self.set_state(CaState::Cwr);
+        }
         let in_reduction = matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr);
         if self.tp.ca_state == CaState::Loss && !crate::ops::before(self.tp.snd_una, self.high_seq)
         {
@@ -370,6 +404,10 @@ pub enum Op {
     Round,
     /// Undo the last reduction.
     Undo,
+    /// n ACKs of k segments each, echoing ECN.
+    EceAck(u32, u32),
+    /// An ECN event of the receiving side: CE (true) or not.
+    EcnEvent(bool),
 }
 
 impl<A: CongestionOps> Harness<A> {
@@ -390,6 +428,15 @@ impl<A: CongestionOps> Harness<A> {
             Op::SetRtt(r) => self.set_rtt_us(r),
             Op::Round => self.round(),
             Op::Undo => self.undo(),
+            Op::EceAck(n, k) => self.ece_ack_each(n, k),
+            Op::EcnEvent(ce) => {
+                let ev = if ce {
+                    CaEvent::EcnIsCe
+                } else {
+                    CaEvent::EcnNoCe
+                };
+                self.cc.cwnd_event(&mut self.tp, ev);
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 //! Queue disciplines besides DropTail (active queue management), one file
 //! each with its sources: RED ([`red`]), CoDel ([`codel`]), FQ-CoDel
-//! ([`fq_codel`]) and PIE ([`pie`]).
+//! ([`fq_codel`]), PIE ([`pie`]) and DCTCP's step marking ([`step`]).
 //!
 //! A DropTail link fixes every packet's departure at enqueue (see
 //! [`crate::link`]); these disciplines decide at dequeue (CoDel's sojourn
@@ -20,6 +20,7 @@ pub mod codel;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
+pub mod step;
 
 use std::collections::VecDeque;
 
@@ -34,6 +35,7 @@ pub use fq_codel::FqCodelParams;
 pub use hscc_model::queue::{check, QueueConfig};
 pub use pie::PieParams;
 pub use red::RedParams;
+pub use step::StepParams;
 
 /// The hard limit of a discipline and how it counts bytes.
 #[derive(Clone, Copy, Debug)]
@@ -203,6 +205,8 @@ pub enum Discipline {
     FqCodel(Box<fq_codel::FqCodel>),
     /// PIE.
     Pie(pie::Pie),
+    /// Step marking.
+    Step(step::Step),
 }
 
 impl Discipline {
@@ -218,6 +222,7 @@ impl Discipline {
                 Discipline::FqCodel(Box::new(fq_codel::FqCodel::new(p, lim, rng)))
             }
             QueueConfig::Pie(p) => Discipline::Pie(pie::Pie::new(p, lim, rng)),
+            QueueConfig::Step(p) => Discipline::Step(step::Step::new(p, lim)),
         })
     }
 
@@ -237,6 +242,7 @@ impl Discipline {
             Discipline::Codel(d) => d.enqueue(p, tally),
             Discipline::FqCodel(d) => d.enqueue(p, now, tally),
             Discipline::Pie(d) => d.enqueue(p, tally),
+            Discipline::Step(d) => d.enqueue(p, tally),
         }
     }
 
@@ -248,6 +254,7 @@ impl Discipline {
             Discipline::Codel(d) => d.dequeue(now, tally),
             Discipline::FqCodel(d) => d.dequeue(now, tally),
             Discipline::Pie(d) => d.dequeue(now),
+            Discipline::Step(d) => d.dequeue(),
         }
     }
 
@@ -266,6 +273,7 @@ impl Discipline {
             Discipline::Codel(d) => d.queue().len(),
             Discipline::FqCodel(d) => d.len(),
             Discipline::Pie(d) => d.queue().len(),
+            Discipline::Step(d) => d.queue().len(),
         }
     }
 
@@ -281,6 +289,7 @@ impl Discipline {
             Discipline::Codel(d) => d.queue().bytes(),
             Discipline::FqCodel(d) => d.bytes(),
             Discipline::Pie(d) => d.queue().bytes(),
+            Discipline::Step(d) => d.queue().bytes(),
         }
     }
 
@@ -291,6 +300,7 @@ impl Discipline {
             Discipline::Codel(d) => Box::new(d.queue().iter()),
             Discipline::FqCodel(d) => Box::new(d.packets()),
             Discipline::Pie(d) => Box::new(d.queue().iter()),
+            Discipline::Step(d) => Box::new(d.queue().iter()),
         }
     }
 }

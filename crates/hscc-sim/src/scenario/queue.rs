@@ -6,7 +6,7 @@ use super::build::err;
 use super::quantity::Seconds;
 use super::spec::{QueueKindSpec, QueueSpec};
 use crate::config::{num, ConfigError};
-use crate::queue::{CodelParams, FqCodelParams, PieParams, QueueConfig, RedParams};
+use crate::queue::{CodelParams, FqCodelParams, PieParams, QueueConfig, RedParams, StepParams};
 use crate::time::{from_secs, Time};
 
 /// Which kinds take each field.
@@ -29,10 +29,12 @@ const FIELDS: &[(&str, &[QueueKindSpec])] = {
         ("gentle", &[Red]),
         ("harddrop", &[Red]),
         ("mean_pktsize", &[Red]),
+        ("k_packets", &[Step]),
+        ("k_bytes", &[Step]),
     ]
 };
 
-fn given(q: &QueueSpec) -> [(&'static str, bool); 16] {
+fn given(q: &QueueSpec) -> [(&'static str, bool); 18] {
     [
         ("ecn", q.ecn.is_some()),
         ("target", q.target.is_some()),
@@ -50,6 +52,8 @@ fn given(q: &QueueSpec) -> [(&'static str, bool); 16] {
         ("gentle", q.gentle.is_some()),
         ("harddrop", q.harddrop.is_some()),
         ("mean_pktsize", q.mean_pktsize.is_some()),
+        ("k_packets", q.k_packets.is_some()),
+        ("k_bytes", q.k_bytes.is_some()),
     ]
 }
 
@@ -60,6 +64,7 @@ fn kind_name(k: QueueKindSpec) -> &'static str {
         QueueKindSpec::Codel => "codel",
         QueueKindSpec::FqCodel => "fq_codel",
         QueueKindSpec::Pie => "pie",
+        QueueKindSpec::Step => "step",
     }
 }
 
@@ -149,6 +154,10 @@ pub(super) fn queue_config(q: &QueueSpec, at: &str) -> Result<QueueConfig, Confi
                 ecn: q.ecn.unwrap_or(d.ecn),
             })
         }
+        QueueKindSpec::Step => QueueConfig::Step(StepParams {
+            k_packets: q.k_packets,
+            k_bytes: q.k_bytes.map(|b| b.0),
+        }),
     };
     cfg.validate(&at)?;
     Ok(cfg)
@@ -234,5 +243,32 @@ mod tests {
             .to_string();
         assert!(e.starts_with("l.queue.flows: 0"), "{e}");
         assert!(serde_json::from_str::<QueueSpec>(r#"{"kind": "sfq"}"#).is_err());
+    }
+
+    #[test]
+    fn step_takes_one_threshold_in_range() {
+        let c = queue_config(&parse(r#"{"kind": "step", "k_packets": 20}"#), "l").unwrap();
+        let want = StepParams {
+            k_packets: Some(20),
+            k_bytes: None,
+        };
+        assert_eq!(c, QueueConfig::Step(want));
+        let c = queue_config(&parse(r#"{"kind": "step", "k_bytes": "30kB"}"#), "l").unwrap();
+        assert!(matches!(
+            c,
+            QueueConfig::Step(StepParams {
+                k_bytes: Some(30_000),
+                ..
+            })
+        ));
+        let e = |json: &str| queue_config(&parse(json), "l").unwrap_err().to_string();
+        assert_eq!(
+            e(r#"{"kind": "step", "k_packets": 0}"#),
+            "l.queue.k_packets: 0 is not allowed (1 to 10^8 packets)"
+        );
+        assert!(e(r#"{"kind": "step"}"#).starts_with("l.queue.k_packets: missing"));
+        assert!(e(r#"{"kind": "step", "k_packets": 5, "k_bytes": 9000}"#).contains("not both"));
+        assert!(e(r#"{"kind": "red", "k_packets": 5}"#).contains("only with kind = step"));
+        assert!(e(r#"{"kind": "step", "ecn": true}"#).contains("l.queue.ecn"));
     }
 }

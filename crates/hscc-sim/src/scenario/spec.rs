@@ -59,7 +59,7 @@ pub struct LinkSpecIn {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
-    /// "droptail" (default), "red" (Floyd & Jacobson, gentle), "codel" (RFC 8289), "fq_codel" (RFC 8290) or "pie" (RFC 8033).
+    /// "droptail" (default), "red" (Floyd & Jacobson, gentle), "codel" (RFC 8289), "fq_codel" (RFC 8290), "pie" (RFC 8033) or "step" (CE-mark at an instantaneous queue of K, as DCTCP's switches).
     #[serde(default)]
     pub kind: QueueKindSpec,
     /// CE-mark ECN-capable packets instead of dropping them (default: on for fq_codel, off for the others, as in Linux).
@@ -110,6 +110,12 @@ pub struct QueueSpec {
     /// red: typical packet size for the decay of the average over idle time (500B).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_pktsize: Option<Bytes>,
+    /// step: CE-mark an arriving ECN-capable packet when at least this many packets wait (K; one of k_packets, k_bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k_packets: Option<u64>,
+    /// step: CE-mark an arriving ECN-capable packet when at least this many bytes wait (K in bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k_bytes: Option<Bytes>,
 }
 
 impl QueueSpec {
@@ -134,6 +140,8 @@ pub enum QueueKindSpec {
     FqCodel,
     /// Proportional Integral controller Enhanced.
     Pie,
+    /// Step marking at K (DCTCP's switch).
+    Step,
 }
 
 fn default_buffer() -> BufferSpec {
@@ -192,6 +200,10 @@ pub struct GraphLink {
 // `ScenarioSpec::from_json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "parsed once per scenario; a dumbbell holds two links' queue fields"
+)]
 pub enum TopologySpec {
     /// Host pairs on either side of one bottleneck (monitored in both directions).
     Dumbbell(DumbbellSpec),

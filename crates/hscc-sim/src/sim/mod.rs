@@ -848,6 +848,14 @@ impl Sim {
 
     fn send_ack(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
+        if let Some(mut prior) = flow.receiver.take_prior_ack(f) {
+            prior.gen = flow.gen;
+            flow.sender.counters.acks_sent += 1;
+            self.net.counters.injected += 1;
+            self.net
+                .forward(&prior, 0, self.routes.path(flow.ack_route), self.net.now);
+        }
+        let flow = &mut self.flows[f as usize];
         let mut ack = flow.receiver.make_ack(f);
         ack.gen = flow.gen;
         flow.sender.counters.acks_sent += 1;

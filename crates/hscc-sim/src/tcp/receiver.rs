@@ -21,10 +21,11 @@
 
 use crate::config::FlowConfig;
 use crate::event::Timer;
-use crate::packet::{Packet, DSACK, HEADER_BYTES};
+use crate::packet::{Packet, DSACK, ECE, HEADER_BYTES};
 use crate::tcp::ecn::EcnReceiver;
 use crate::tcp::intervals::IntervalSet;
 use crate::time::Time;
+use hscc_cc::TCP_CONG_NEEDS_ECN;
 
 /// What the receiver wants after a segment arrived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,6 +68,8 @@ pub struct Receiver {
     pub delivered_bytes: u64,
     /// ECN: CE echo and its quick ACKs.
     ecn: EcnReceiver,
+    /// DCTCP: the ACK due before the next one (rcv_nxt, ECE, TSecr).
+    prior_ack: Option<(u64, bool, Time)>,
 }
 
 impl Receiver {
@@ -91,7 +94,12 @@ impl Receiver {
             ack_size: HEADER_BYTES,
             delack: Timer::default(),
             delivered_bytes: 0,
-            ecn: EcnReceiver::new(cfg.ecn),
+            ecn: if cfg.cc.flags() & TCP_CONG_NEEDS_ECN != 0 {
+                EcnReceiver::needs_ecn()
+            } else {
+                EcnReceiver::new(cfg.ecn)
+            },
+            prior_ack: None,
         }
     }
 
@@ -108,7 +116,12 @@ impl Receiver {
     /// A data segment arrived at `now`.
     pub fn on_data(&mut self, p: &Packet, now: Time) -> RxAction {
         let s = p.seq;
-        let ecn_ack_now = self.ecn.on_segment(p, s >= self.rcv_nxt);
+        let ecn_ack_now = self.ecn.on_segment(p, s >= self.rcv_nxt, self.pending > 0);
+        if let Some(ece) = self.ecn.prior_ece.take() {
+            // DCTCP: the delayed ACK goes first, with the CE state it covers.
+            self.prior_ack = Some((self.rcv_nxt, ece, self.echo_ts));
+            self.pending = 0;
+        }
         if s == self.rcv_nxt {
             let opening = self.open_window();
             if self.pending == 0 {
@@ -186,6 +199,15 @@ impl Receiver {
         }
         self.recent = recent;
         self.nrecent = n;
+    }
+
+    /// The ACK to send ahead of the next one, if any (DCTCP's ACK of the
+    /// segments before a change of CE state, `dctcp_ece_ack_update`).
+    pub fn take_prior_ack(&mut self, flow: u32) -> Option<Packet> {
+        let (rcv_nxt, ece, ts) = self.prior_ack.take()?;
+        let mut p = Packet::ack(flow, rcv_nxt, self.ack_size, ts);
+        p.flags = if ece { ECE } else { 0 };
+        Some(p)
     }
 
     /// Build the ACK for `flow`; resets the delayed-ACK state.
@@ -352,6 +374,66 @@ mod tests {
             r.on_data(&seg(4), 4),
             RxAction::Delay(4 + 40 * crate::time::MS)
         );
+    }
+
+    /// The ACKs (cumulative ACK, ECE) a receiver of `algorithm` sends for
+    /// back-to-back ECT segments, CE where `ce` says; no delayed-ACK timer fires.
+    fn echo(algorithm: &str, ecn: bool, delayed: bool, ce: &[u8]) -> Vec<(u64, bool)> {
+        use crate::packet::{CE, ECE, ECT};
+        let mut c = FlowConfig::bulk(0, 1, CcParams::from_name(algorithm).unwrap());
+        (c.delayed_ack, c.ecn) = (delayed, ecn);
+        let mut r = Receiver::new(&c);
+        let mut acks = Vec::new();
+        for (s, &m) in ce.iter().enumerate() {
+            let flags = ECT | if m == 1 { CE } else { 0 };
+            let p = Packet::data(0, s as u64, 1500, 0, flags);
+            if r.on_data(&p, s as Time) == RxAction::AckNow {
+                for a in r.take_prior_ack(0).into_iter().chain([r.make_ack(0)]) {
+                    acks.push((a.seq, a.flags & ECE != 0));
+                }
+            }
+        }
+        acks
+    }
+
+    #[test]
+    fn a_dctcp_receiver_echoes_each_segments_ce_state() {
+        let ce = [0, 0, 1, 1, 0, 1, 1, 1];
+        let (no, e) = (false, true);
+        // Delayed ACKs: a change of state is ACKed at once; a delayed ACK
+        // pending at the change goes first with the old state (segment 3's
+        // CE, ACK 4), then the new state (ACK 5).
+        assert_eq!(
+            echo("dctcp", false, true, &ce),
+            [(2, no), (3, e), (4, e), (5, no), (6, e), (8, e)]
+        );
+        // Every segment ACKed: each ACK says its own segment's state.
+        assert_eq!(
+            echo("dctcp", false, false, &ce),
+            [
+                (1, no),
+                (2, no),
+                (3, e),
+                (4, e),
+                (5, no),
+                (6, e),
+                (7, e),
+                (8, e)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_rfc_3168_receiver_latches_ece_until_cwr() {
+        // The first CE: two quick ACKs, then ECE on every ACK (no CWR comes).
+        let ce = [0, 0, 1, 1, 0, 0, 0, 0];
+        let (no, e) = (false, true);
+        assert_eq!(
+            echo("reno", true, true, &ce),
+            [(2, no), (3, e), (4, e), (6, e), (8, e)]
+        );
+        // Without ECN nothing is echoed, whatever the marks.
+        assert!(echo("reno", false, true, &ce).iter().all(|&(_, ece)| !ece));
     }
 
     #[test]

@@ -119,3 +119,37 @@ fn without_ecn_echoes_are_ignored_and_nothing_is_ect() {
         (CaState::Open, 0)
     );
 }
+
+#[test]
+fn dctcp_has_ecn_without_the_flow_asking_and_cuts_by_alpha_over_two() {
+    let mut cfg = FlowConfig {
+        ecn: false,
+        ..reno()
+    }
+    .without_jitter();
+    cfg.cc = hscc_cc::CcParams::from_name("dctcp").unwrap();
+    cfg.init_cwnd = 10;
+    let (mut s, mut w): (Sender, Capture) = started(&cfg);
+    assert!(
+        w.sent.iter().all(|p| p.flags & ECT != 0),
+        "TCP_CONG_NEEDS_ECN: ECT"
+    );
+    w.now = 50 * MS;
+    // The first ACK closes the window opened at init: 1 of 1 delivered with
+    // ECE, α = 1024 − 64 + (1 << 6)/1 = 1024; the echo cuts to
+    // 10 − (10·1024 >> 11) = 5.
+    s.on_ack(&ack(1, true), &mut w);
+    assert_eq!((s.tp.ca_state, s.tp.snd_ssthresh), (CaState::Cwr, 5));
+    assert_eq!((s.tp.delivered, s.tp.delivered_ce), (1, 1));
+    // The next window (to snd_nxt = 10) has no marks: α = 1024 − 64 = 960.
+    for a in 2..=11 {
+        s.on_ack(&ack(a, false), &mut w);
+    }
+    assert_eq!((s.tp.ca_state, s.tp.snd_cwnd), (CaState::Open, 5));
+    assert_eq!(s.tp.delivered_ce, 1);
+    // An echo now: 5 − (5·960 >> 11) = 5 − 2 = 3, where Reno halves to 2.
+    let una = s.snd_una();
+    s.on_ack(&ack(una + 1, true), &mut w);
+    assert_eq!((s.tp.ca_state, s.tp.snd_ssthresh), (CaState::Cwr, 3));
+    s.check_scoreboard().unwrap();
+}

@@ -11,6 +11,7 @@ mod ack_loss;
 mod aqm;
 mod capture;
 mod cc_log;
+mod dctcp;
 mod ecn;
 mod fairness;
 mod flows;

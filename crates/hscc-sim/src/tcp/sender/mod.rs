@@ -51,7 +51,9 @@
 //! data above the point of the reduction is acknowledged; an echo during a
 //! reduction changes nothing (once per window), and a loss during CWR enters
 //! recovery without a second `ssthresh()`. `in_ack_event` gets `CA_ACK_ECE`
-//! (and `CA_ACK_SLOWPATH`: Linux's header prediction fails on ECE). The
+//! (and `CA_ACK_SLOWPATH`: Linux's header prediction fails on ECE), and the
+//! segments it delivered count in `delivered_ce`. An algorithm flagged
+//! `TCP_CONG_NEEDS_ECN` (DCTCP) has ECN on whatever the flow's setting. The
 //! segment flags are in [`super::ecn`].
 //!
 //! Writes: a finite sender can be given more data ([`Sender::append`], a
@@ -74,7 +76,9 @@
 
 use std::collections::VecDeque;
 
-use hscc_cc::{AckSample, CaState, Cc, Shared, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH};
+use hscc_cc::{
+    AckSample, CaState, Cc, Shared, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH, TCP_CONG_NEEDS_ECN,
+};
 
 use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery, SsthreshFrom};
 use crate::event::{EventQueue, Timer};
@@ -395,7 +399,11 @@ impl Sender {
             access_delay,
             ack_counting: cfg.ack_counting,
             ssthresh_from: cfg.ssthresh_from,
-            ecn: EcnSender::new(cfg.ecn),
+            ecn: if cfg.cc.flags() & TCP_CONG_NEEDS_ECN != 0 {
+                EcnSender::needs_ecn()
+            } else {
+                EcnSender::new(cfg.ecn)
+            },
             counters: FlowCounters::default(),
         }
     }
@@ -511,6 +519,10 @@ impl Sender {
         // 1. in_ack_event, before the RTT estimator takes the ACK's sample
         // (Linux's tcp_in_ack_event precedes tcp_clean_rtx_queue).
         let ece = self.ecn.echo(p);
+        if ece {
+            // Linux tcp_count_delivered: what an ECE ACK delivers counts as CE.
+            self.tp.delivered_ce = self.tp.delivered_ce.wrapping_add(ack.delivered);
+        }
         let mut flags = if p.nsack > 0 || ack.pkts == 0 || ece {
             CA_ACK_SLOWPATH
         } else {
