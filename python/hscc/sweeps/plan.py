@@ -29,7 +29,7 @@ from typing import Any
 
 from hscc import _core
 from hscc.errors import ScenarioError, field_parts, show
-from hscc.scenario import Scenario, programs_anchored
+from hscc.scenario import Scenario, names_program, programs_anchored
 from hscc.sweeps.paths import NOT_FOUND, PathError, lookup
 from hscc.sweeps.spec import Point, Sweep, SweepError
 
@@ -162,7 +162,11 @@ def _reason(e: ScenarioError) -> str:
 
 def _column(resolved: list[Any], written: list[Any]) -> list[Any]:
     """A field's values as one typed column: as the engine read them (seconds, bit/s, names)
-    when they are all plain values of one kind, else as written (text)."""
+    when they are all plain values of one kind, else as written (text). A program file stays
+    as the sweep names it (the run records its absolute path), so that the column, the seeds
+    derived from it and an experiment's series are the same wherever the sweep file lies."""
+    if any(names_program(w) for w in written):
+        return list(written)
     kinds = {_kind(v) for v in resolved}
     if len(kinds) == 1 and None not in kinds:
         if kinds == {"number"} and any(isinstance(v, float) for v in resolved):
