@@ -33,6 +33,7 @@ __all__ = [
     "cc_log_names",
     "parquet_table",
     "json_indented",
+    "table_columns",
     "table_schemas",
 ]
 

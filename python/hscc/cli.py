@@ -391,17 +391,17 @@ def reproduce(
     if name == "list":
         print_whole(tables.catalogue_table(rep.catalogue()))
         return
+    if jobs is not None and not 1 <= jobs <= 4096:
+        raise _fail(BAD_INPUT, f"--jobs: {jobs} is not allowed (1 to 4096 worker processes)")
+    if only and name != "all":
+        raise _fail(BAD_INPUT, "--only: only with 'all'")
     if name != "all":
-        try:  # a misspelt name is the first thing to say, with the name meant
+        try:  # a misspelt name is said, with the name meant, before a missing --out
             rep.resolve(name)
         except rep.ExperimentError as e:
             raise _fail(BAD_INPUT, str(e)) from None
     if out_dir is None:
         raise _fail(BAD_INPUT, "--out: missing (the directory to write the reproduction into)")
-    if jobs is not None and not 1 <= jobs <= 4096:
-        raise _fail(BAD_INPUT, f"--jobs: {jobs} is not allowed (1 to 4096 worker processes)")
-    if only and name != "all":
-        raise _fail(BAD_INPUT, "--only: only with 'all'")
     try:
         with ExitStack() as stack:
             if name == "all":

@@ -99,7 +99,7 @@ def _schemas() -> dict[str, Schema]:
 # The drops table (written here, from the captures' drop logs): what its columns mean.
 _DROPS_ROW = "one row per packet a captured link dropped (`[output] pcap` with links)"
 _DROPS_COLUMNS = {
-    "link": ("UInt32", "engine index of the link"),
+    "link": ("String", "name of the link, e.g. `bottleneck:fwd`"),
     "time_s": ("Float64", "time of the drop, s"),
     "cause": ("String", '"queue" (buffer full), "aqm", "random" or "random_after_queue"'),
     "kind": ("String", '"data", "ack" or "udp"'),
