@@ -64,6 +64,7 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "illinois": "#98df8a",
     "westwood": "#ff9896",
     "veno": "#c5b0d5",
+    "hybla": "#e7ba52",
     "africa": "#c49c94",
     "multcp": "#f7b6d2",
     "bbr": "#2b8cbe",

@@ -115,7 +115,11 @@ fn harness(p: &CcParams, init_cwnd: u32) -> Harness<Lockstep> {
 /// every RTT until queueing delay appears, and the harness's RTT holds none
 /// unless a sequence changes it, so its windows (and the ACKs of a round)
 /// would reach 2³¹. The scripted clamp still allows the 20 000-segment window.
-const WINDOW_CLAMPS: &[(&str, u32, u32)] = &[("fast", 20_000, 1_000)];
+/// Hybla adds up to 2¹⁶ − 1 segments per ACK in slow start (ρ ≥ 16 from an
+/// RTT of 400 ms at its rtt0 of 25 ms, or 16 ms at rtt0 = 1 ms), so its
+/// random windows sit at the clamp; its scripted clamp is the one its `init`
+/// sets (Linux's 65 535).
+const WINDOW_CLAMPS: &[(&str, u32, u32)] = &[("fast", 20_000, 1_000), ("hybla", 65_535, 500)];
 
 /// The window clamp of every other algorithm's random sequences. Parameters
 /// drawn at their ends grow some windows geometrically (CTCP with α = 8 and
@@ -341,6 +345,7 @@ conformance! {
     htcp => "htcp",
     vegas => "vegas",
     veno => "veno",
+    hybla => "hybla",
     illinois => "illinois",
     westwood => "westwood",
     fast => "fast",

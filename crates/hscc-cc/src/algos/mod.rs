@@ -10,6 +10,7 @@ pub mod fast;
 pub mod fit;
 pub mod highspeed;
 pub mod htcp;
+pub mod hybla;
 pub mod illinois;
 pub mod multcp;
 pub mod reno;
