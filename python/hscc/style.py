@@ -65,6 +65,7 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "westwood": "#ff9896",
     "veno": "#c5b0d5",
     "hybla": "#e7ba52",
+    "yeah": "#ad494a",
     "africa": "#c49c94",
     "multcp": "#f7b6d2",
     "bbr": "#2b8cbe",

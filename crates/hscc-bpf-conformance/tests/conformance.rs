@@ -346,6 +346,7 @@ conformance! {
     vegas => "vegas",
     veno => "veno",
     hybla => "hybla",
+    yeah => "yeah",
     illinois => "illinois",
     westwood => "westwood",
     fast => "fast",

@@ -19,3 +19,4 @@ pub mod sync;
 pub mod vegas;
 pub mod veno;
 pub mod westwood;
+pub mod yeah;
