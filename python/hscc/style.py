@@ -66,6 +66,7 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "veno": "#c5b0d5",
     "hybla": "#e7ba52",
     "yeah": "#ad494a",
+    "cdg": "#a55194",
     "africa": "#c49c94",
     "multcp": "#f7b6d2",
     "bbr": "#2b8cbe",

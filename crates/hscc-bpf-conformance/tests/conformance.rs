@@ -347,6 +347,7 @@ conformance! {
     veno => "veno",
     hybla => "hybla",
     yeah => "yeah",
+    cdg => "cdg",
     illinois => "illinois",
     westwood => "westwood",
     fast => "fast",
@@ -599,6 +600,37 @@ fn sync_switches_between_legacy_and_sync_tcp() {
         let starved = seen.iter().any(|&(a, b)| a != Legacy && b == Legacy);
         let switching = p.values().contains(&("switching".to_string(), 1.0));
         assert_eq!(starved, switching, "{p:?}: {seen:?}");
+    }
+}
+
+/// CDG's backoff in lockstep: `tcp_enter_cwr` (the shim's stand-in and
+/// `TcpCc::enter_cwr`), CWR and its end, on the queue-following RTT with every
+/// positive gradient backing off (`backoff_factor` = 10⁶, so e^−x = 0), with
+/// the defaults' switches and with loss tolerance.
+#[test]
+fn cdg_backs_off_through_cwr_in_lockstep() {
+    use hscc_cc::CaState;
+    for tolerance in [0.0, 1.0] {
+        let p = CcParams::with(
+            "cdg",
+            &[("backoff_factor", 1e6), ("use_tolerance", tolerance)],
+        )
+        .unwrap();
+        let mut h = harness(&p, 10);
+        h.tp.snd_ssthresh = 60;
+        let mut backoffs = 0;
+        for _ in 0..300 {
+            let queue = h.cwnd().saturating_sub(100);
+            if queue > 100 {
+                h.loss();
+                continue;
+            }
+            h.set_rtt_us(50_000 + queue * 500);
+            h.clocked_round();
+            backoffs += (h.tp.ca_state == CaState::Cwr) as u32;
+        }
+        assert!(backoffs >= 10, "{backoffs} backoffs");
+        assert!(h.cc.calls() > 10_000, "{} hook calls", h.cc.calls());
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod africa;
 pub mod bbr;
 pub mod bic;
+pub mod cdg;
 pub mod ctcp;
 pub mod cubic;
 pub mod dctcp;
