@@ -4,7 +4,11 @@
 //! tables [`crate::run_tables`] writes, column for column, in order.
 
 /// A table: its name, what one row is, and its (column, meaning) pairs in order.
-pub type Table = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+pub type Table = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
 
 /// Every table, in the run directory's order.
 pub const TABLES: &[Table] = &[
