@@ -33,6 +33,18 @@
 #define TCP_INFINITE_SSTHRESH 0x7fffffff
 
 /*
+ * Linux tcp_enter_cwr, as hscc-cc's helpers.rs has it: the sender enters CWR
+ * when the hook (cong_avoid) returns (CDG). Not a kfunc: the kernel does not
+ * let a program call it, so it is here, for hscc's own programs in user
+ * space, and not in the shim's vmlinux.h, which a user's program builds
+ * against (there, as in the kernel, it does not exist).
+ */
+static inline void tcp_enter_cwr(struct sock *sk)
+{
+	((struct tcp_sock *)sk)->hscc_enter_cwr = 1;
+}
+
+/*
  * Load-time parameters become thread-local variables (each test thread has
  * its own), with a setter by name and the list of names per program:
  * hscc_ALGO_set_global(name, value) and hscc_ALGO_global_names().
@@ -97,7 +109,7 @@
  * with the socket.
  */
 #define HSCC_SK_STORAGE_SLOTS 64
-#define HSCC_SK_STORAGE_BYTES 256
+#define HSCC_SK_STORAGE_BYTES 2048 /* CDG's gradient window, 256 pairs of s32 */
 #define BPF_SK_STORAGE_GET_F_CREATE (1ULL << 0)
 struct hscc_sk_storage {
 	const void *owner[HSCC_SK_STORAGE_SLOTS];

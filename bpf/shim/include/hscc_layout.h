@@ -31,6 +31,7 @@ static inline void hscc_user_layout_fill(size_t *out)
 	out[i++] = offsetof(struct rate_sample, is_ack_delayed);
 	out[i++] = offsetof(struct tcp_sock, lsndtime);
 	out[i++] = offsetof(struct tcp_sock, delivered_ce);
+	out[i++] = offsetof(struct tcp_sock, hscc_enter_cwr);
 }
 
 #endif /* HSCC_SHIM_LAYOUT_H */

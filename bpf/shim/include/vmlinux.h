@@ -146,6 +146,8 @@ struct tcp_sock {
 	__u64 delivered_mstamp;
 	__u64 tcp_wstamp_ns;
 	__u64 tcp_clock_cache;
+	/* Not Linux's: hscc-cc's TcpCc::enter_cwr, set by bpf/shim/user.h's tcp_enter_cwr. */
+	__u8 hscc_enter_cwr;
 };
 
 /* Linux struct tcp_congestion_ops, the hooks hscc-cc's CongestionOps has. */

@@ -95,12 +95,13 @@ impl Lockstep {
                 t.pacing_needed,
                 t.app_limited,
                 t.prandom_state,
+                t.enter_cwr,
             )
         };
         if same(rust) != same(c) || ret.is_some_and(|(r, c)| r != c) {
             panic!(
                 "{} diverged at hook call {} ({hook}): (snd_cwnd, snd_ssthresh, snd_cwnd_cnt, pacing_rate, \
-                 pacing_needed, app_limited, prandom_state) Rust {:?} vs C {:?}; return value (Rust, C) \
+                 pacing_needed, app_limited, prandom_state, enter_cwr) Rust {:?} vs C {:?}; return value (Rust, C) \
                  {:?}\nRust state: {:?}\nsender: {:?}",
                 self.rust.name(),
                 self.calls,

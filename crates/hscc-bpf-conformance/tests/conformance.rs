@@ -115,7 +115,11 @@ fn harness(p: &CcParams, init_cwnd: u32) -> Harness<Lockstep> {
 /// every RTT until queueing delay appears, and the harness's RTT holds none
 /// unless a sequence changes it, so its windows (and the ACKs of a round)
 /// would reach 2³¹. The scripted clamp still allows the 20 000-segment window.
-const WINDOW_CLAMPS: &[(&str, u32, u32)] = &[("fast", 20_000, 1_000)];
+/// Hybla adds up to 2¹⁶ − 1 segments per ACK in slow start (ρ ≥ 16 from an
+/// RTT of 400 ms at its rtt0 of 25 ms, or 16 ms at rtt0 = 1 ms), so its
+/// random windows sit at the clamp; its scripted clamp is the one its `init`
+/// sets (Linux's 65 535).
+const WINDOW_CLAMPS: &[(&str, u32, u32)] = &[("fast", 20_000, 1_000), ("hybla", 65_535, 500)];
 
 /// The window clamp of every other algorithm's random sequences. Parameters
 /// drawn at their ends grow some windows geometrically (CTCP with α = 8 and
@@ -341,6 +345,9 @@ conformance! {
     htcp => "htcp",
     vegas => "vegas",
     veno => "veno",
+    hybla => "hybla",
+    yeah => "yeah",
+    cdg => "cdg",
     illinois => "illinois",
     westwood => "westwood",
     fast => "fast",
@@ -593,6 +600,37 @@ fn sync_switches_between_legacy_and_sync_tcp() {
         let starved = seen.iter().any(|&(a, b)| a != Legacy && b == Legacy);
         let switching = p.values().contains(&("switching".to_string(), 1.0));
         assert_eq!(starved, switching, "{p:?}: {seen:?}");
+    }
+}
+
+/// CDG's backoff in lockstep: `tcp_enter_cwr` (the shim's stand-in and
+/// `TcpCc::enter_cwr`), CWR and its end, on the queue-following RTT with every
+/// positive gradient backing off (`backoff_factor` = 10⁶, so e^−x = 0), with
+/// the defaults' switches and with loss tolerance.
+#[test]
+fn cdg_backs_off_through_cwr_in_lockstep() {
+    use hscc_cc::CaState;
+    for tolerance in [0.0, 1.0] {
+        let p = CcParams::with(
+            "cdg",
+            &[("backoff_factor", 1e6), ("use_tolerance", tolerance)],
+        )
+        .unwrap();
+        let mut h = harness(&p, 10);
+        h.tp.snd_ssthresh = 60;
+        let mut backoffs = 0;
+        for _ in 0..300 {
+            let queue = h.cwnd().saturating_sub(100);
+            if queue > 100 {
+                h.loss();
+                continue;
+            }
+            h.set_rtt_us(50_000 + queue * 500);
+            h.clocked_round();
+            backoffs += (h.tp.ca_state == CaState::Cwr) as u32;
+        }
+        assert!(backoffs >= 10, "{backoffs} backoffs");
+        assert!(h.cc.calls() > 10_000, "{} hook calls", h.cc.calls());
     }
 }
 

@@ -90,6 +90,13 @@ pub fn tcp_reno_undo_cwnd(tp: &TcpCc) -> u32 {
     tp.snd_cwnd.max(tp.prior_cwnd)
 }
 
+/// Linux `tcp_enter_cwr`, from `cong_avoid`: the sender enters CWR when the
+/// hook returns ([`TcpCc::enter_cwr`]).
+#[inline]
+pub fn tcp_enter_cwr(tp: &mut TcpCc) {
+    tp.enter_cwr = true;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,6 +36,11 @@
 //! - Retransmission timeout (`tcp_enter_loss`): unless already in Loss,
 //!   `prior_cwnd ← cwnd`, `snd_ssthresh ← ssthresh()`, `cwnd_event(Loss)`;
 //!   then `snd_cwnd ← packets_in_flight + 1` (= 1) and `set_state(Loss)`.
+//! - An algorithm's `cong_avoid` that sets [`TcpCc::enter_cwr`] (Linux's
+//!   `tcp_enter_cwr`, which CDG calls there): when the hook returns the sender
+//!   clears it and, from Open or Disorder, reduces as for an ECN echo
+//!   (`prior_cwnd ← cwnd`, `snd_ssthresh ← ssthresh()`, `set_state(Cwr)`);
+//!   in any state the reduction in progress can no longer be undone.
 //! - First transmission after the connection went idle: `cwnd_event(TxStart)`.
 //! - ECN echo (an ACK with ECE; `in_ack_event` gets [`CA_ACK_ECE`]) in Open or
 //!   Disorder (`tcp_enter_cwr`): `prior_cwnd ← cwnd`, `snd_ssthresh ←
@@ -223,6 +228,10 @@ pub struct TcpCc {
     pub lsndtime: u32,
     /// Kernel tick rate for [`TcpCc::jiffies32`].
     pub hz: u32,
+    /// Set by an algorithm's `cong_avoid` to enter CWR as Linux's
+    /// `tcp_enter_cwr` (CDG's backoff); the sender acts on it and clears it
+    /// when the hook returns (module documentation). Always false between hooks.
+    pub enter_cwr: bool,
 }
 
 /// Linux's default `gso_max_size` (`GSO_LEGACY_MAX_SIZE`, 64 KiB), as a veth device has it.
@@ -263,6 +272,7 @@ impl TcpCc {
             now_us: 0,
             lsndtime: 0,
             hz: HZ,
+            enter_cwr: false,
         }
     }
 

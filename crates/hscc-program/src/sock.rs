@@ -65,6 +65,8 @@ pub struct CTcpSock {
     pub delivered_mstamp: u64,
     pub tcp_wstamp_ns: u64,
     pub tcp_clock_cache: u64,
+    /// Not Linux's: `TcpCc::enter_cwr`, set by the shim's `tcp_enter_cwr`.
+    pub hscc_enter_cwr: u8,
 }
 
 /// Linux `struct rate_sample` (6.18's layout; `long` is i64).
@@ -191,6 +193,7 @@ impl CTcpSock {
         sk.tcp_wstamp_ns = tp.tcp_wstamp_ns;
         // Linux's tcp_clock_cache: the ns clock tcp_mstamp was taken from.
         sk.tcp_clock_cache = tp.now_us.wrapping_mul(1000);
+        sk.hscc_enter_cwr = tp.enter_cwr as u8;
     }
 
     /// Copy back what the kernel lets a program write (snd_cwnd,
@@ -204,11 +207,13 @@ impl CTcpSock {
         tp.pacing_needed = self.inet_conn.icsk_inet.sk_pacing_status != 0;
         // Linux's app_limited is a delivered-count mark; TcpCc's a flag.
         tp.app_limited = self.app_limited != 0;
+        // The shim's tcp_enter_cwr (user space only: the kernel has no such call).
+        tp.enter_cwr = self.hscc_enter_cwr != 0;
     }
 }
 
 /// Offsets and sizes in the order of bpf/shim/include/hscc_layout.h.
-pub const LAYOUT_LEN: usize = 19;
+pub const LAYOUT_LEN: usize = 20;
 
 /// The layout as this mirror has it, to compare with C's.
 pub fn rust_layout() -> [usize; LAYOUT_LEN] {
@@ -237,5 +242,6 @@ pub fn rust_layout() -> [usize; LAYOUT_LEN] {
         offset_of!(CRateSample, is_ack_delayed),
         offset_of!(CTcpSock, lsndtime),
         offset_of!(CTcpSock, delivered_ce),
+        offset_of!(CTcpSock, hscc_enter_cwr),
     ]
 }

@@ -188,8 +188,25 @@ impl<A: CongestionOps> Harness<A> {
         if !in_reduction {
             let ack = self.tp.snd_una;
             self.cc.cong_avoid(&mut self.tp, ack, n);
+            if self.tp.enter_cwr {
+                self.enter_cwr();
+            }
         }
         self.tp.snd_cwnd = self.tp.snd_cwnd.clamp(1, self.tp.snd_cwnd_clamp);
+    }
+
+    /// Linux `tcp_enter_cwr` asked for by the algorithm ([`TcpCc::enter_cwr`]):
+    /// from Open or Disorder, prior_cwnd, ssthresh(), set_state(Cwr); cwnd
+    /// then stays until CWR ends (at ssthresh), as recovery's here.
+    fn enter_cwr(&mut self) {
+        self.tp.enter_cwr = false;
+        if self.tp.ca_state < CaState::Cwr {
+            self.tp.snd_cwnd_cnt = 0;
+            self.tp.prior_cwnd = self.tp.snd_cwnd;
+            self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
+            self.high_seq = self.tp.snd_nxt;
+            self.set_state(CaState::Cwr);
+        }
     }
 
     /// A duplicate ACK (no new data acknowledged, RTT sample given).
@@ -281,8 +298,11 @@ impl<A: CongestionOps> Harness<A> {
         if matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
             return;
         }
-        self.tp.prior_cwnd = self.tp.snd_cwnd;
-        self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
+        // A reduction under way (CWR) continues (Linux tcp_enter_recovery).
+        if self.tp.ca_state != CaState::Cwr {
+            self.tp.prior_cwnd = self.tp.snd_cwnd;
+            self.tp.snd_ssthresh = self.cc.ssthresh(&mut self.tp);
+        }
         self.high_seq = self.tp.snd_nxt;
         self.tp.lost = self.tp.lost.wrapping_add(1);
         self.set_state(CaState::Recovery);

@@ -130,6 +130,9 @@ impl Sender {
                     AckCounting::Acks => 1,
                 };
                 self.cc.cong_avoid(&mut self.tp, una, acked);
+                if self.tp.enter_cwr {
+                    self.algorithm_enters_cwr();
+                }
             }
         }
         self.tp.snd_cwnd = self.tp.snd_cwnd.max(1);
@@ -259,6 +262,22 @@ impl Sender {
         self.set_state(CaState::Cwr);
         if !self.prr && !self.cc_controls {
             self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
+        }
+    }
+
+    /// Linux `tcp_enter_cwr` called by the algorithm from `cong_avoid` (CDG's
+    /// backoff; `TcpCc::enter_cwr`): the reduction in progress can no longer
+    /// be undone, and from Open or Disorder CWR starts as for an ECN echo.
+    fn algorithm_enters_cwr(&mut self) {
+        self.tp.enter_cwr = false;
+        let reduce = self.tp.ca_state < CaState::Cwr;
+        self.forget_undo(reduce);
+        if reduce {
+            self.init_cwnd_reduction();
+            self.set_state(CaState::Cwr);
+            if !self.prr {
+                self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
+            }
         }
     }
 

@@ -67,6 +67,15 @@ impl Sender {
         }
     }
 
+    /// Linux `tcp_enter_cwr`: `prior_ssthresh = 0`, and with a new reduction
+    /// `undo_marker = 0`.
+    pub(super) fn forget_undo(&mut self, marker: bool) {
+        self.undo.prior_ssthresh = 0;
+        if marker {
+            self.undo.marker = None;
+        }
+    }
+
     /// Linux `tcp_any_retrans_done`.
     fn any_retrans_done(&self) -> bool {
         self.tp.retrans_out > 0 || self.sb.front().is_some_and(|s| s.flags & EVER_RETRANS != 0)
