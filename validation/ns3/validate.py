@@ -362,14 +362,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="OLD_DIR",
         help="reuse ns-3's output from this earlier run directory where ns-3's input is identical",
     )
-    ap.add_argument(
-        "--results",
-        type=Path,
-        default=results_file.NS3,
-        metavar="PATH",
-        help="the results file to put this run's configurations into (default validation/results/ns3.json)",
-    )
-    ap.add_argument("--no-results", action="store_true", help="do not write the results file")
+    results_file.add_arguments(ap, results_file.NS3)
     args = ap.parse_args(argv)
 
     unknown = [n for n in args.only if n not in configs.CONFIGS]

@@ -31,6 +31,7 @@ the tables of docs/validation/.
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
@@ -140,6 +141,19 @@ def load(path: Path) -> dict:
 
 def dump(doc: dict) -> str:
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def add_arguments(ap: argparse.ArgumentParser, default: Path) -> None:
+    """`--results PATH` and `--no-results`, as every validation script takes them."""
+    ap.add_argument(
+        "--results",
+        type=Path,
+        default=default,
+        metavar="PATH",
+        help="the results file to put this run's configurations into "
+        f"(default {default.relative_to(ROOT)})",
+    )
+    ap.add_argument("--no-results", action="store_true", help="do not write the results file")
 
 
 def today() -> str:

@@ -460,14 +460,7 @@ def main() -> int:
         metavar="TIME",
         help="the simulator's flows' host_jitter (e.g. 50us), to measure its effect; not the default",
     )
-    ap.add_argument(
-        "--results",
-        type=Path,
-        default=results_file.KERNEL,
-        metavar="PATH",
-        help="the results file to put this run's configurations into (default validation/results/kernel.json)",
-    )
-    ap.add_argument("--no-results", action="store_true", help="do not write the results file")
+    results_file.add_arguments(ap, results_file.KERNEL)
     ap.add_argument(
         "--retable",
         action="store_true",
