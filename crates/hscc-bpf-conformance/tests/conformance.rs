@@ -143,6 +143,25 @@ fn clamped_harness(name: &str, p: &CcParams, random: bool) -> Harness<Lockstep> 
 
 type Script = (&'static str, fn(&mut Harness<Lockstep>));
 
+/// 300 rounds on a path with a 100-segment BDP at 50 ms, one segment per
+/// 0.5 ms, and a 100-segment buffer: each round's RTT is the base plus the
+/// queue the window builds, a loss when the buffer overflows. Backlogs of
+/// every size in between, which delay-based laws (CTCP's γ, Vegas' α/β, CDG's
+/// gradients) compare. `after_round` sees the harness after each round.
+fn follow_the_queue(h: &mut Harness<Lockstep>, mut after_round: impl FnMut(&Harness<Lockstep>)) {
+    h.tp.snd_ssthresh = 60;
+    for _ in 0..300 {
+        let queue = h.cwnd().saturating_sub(100);
+        if queue > 100 {
+            h.loss();
+            continue;
+        }
+        h.set_rtt_us(50_000 + queue * 500);
+        h.clocked_round();
+        after_round(h);
+    }
+}
+
 /// Scripted sequences in the manner of hscc-cc's Harness tests: slow start,
 /// congestion avoidance, losses, timeouts, undo, idle periods, delayed ACKs,
 /// RTT changes, at short and long RTTs and small and large windows.
@@ -230,20 +249,7 @@ const SCRIPTS: &[Script] = &[
         }
     }),
     ("RTT that follows the queue", |h| {
-        // A 100-segment BDP at 50 ms, one segment per 0.5 ms, a 100-segment
-        // buffer: each round's RTT is the base plus the queue the window
-        // builds, a loss when the buffer overflows. Backlogs of every size
-        // in between, which delay-based laws (CTCP's γ, Vegas' α/β) compare.
-        h.tp.snd_ssthresh = 60;
-        for _ in 0..300 {
-            let queue = h.cwnd().saturating_sub(100);
-            if queue > 100 {
-                h.loss();
-                continue;
-            }
-            h.set_rtt_us(50_000 + queue * 500);
-            h.clocked_round();
-        }
+        follow_the_queue(h, |_| {})
     }),
     ("window cut outside the hooks", |h| {
         // Linux cuts snd_cwnd with no hook call when the sender was
@@ -617,18 +623,10 @@ fn cdg_backs_off_through_cwr_in_lockstep() {
         )
         .unwrap();
         let mut h = harness(&p, 10);
-        h.tp.snd_ssthresh = 60;
         let mut backoffs = 0;
-        for _ in 0..300 {
-            let queue = h.cwnd().saturating_sub(100);
-            if queue > 100 {
-                h.loss();
-                continue;
-            }
-            h.set_rtt_us(50_000 + queue * 500);
-            h.clocked_round();
-            backoffs += (h.tp.ca_state == CaState::Cwr) as u32;
-        }
+        follow_the_queue(&mut h, |h| {
+            backoffs += (h.tp.ca_state == CaState::Cwr) as u32
+        });
         assert!(backoffs >= 10, "{backoffs} backoffs");
         assert!(h.cc.calls() > 10_000, "{} hook calls", h.cc.calls());
     }
