@@ -180,9 +180,13 @@ def test_smoke_flow_in_a_namespace(algorithm, clean_kernel):
     skip_if_loaded(clean_kernel, algorithm)
     r = smoke.run(algorithm, seconds=2.0)
     assert r.problems() == [], r
-    # The token bucket's queue overflows: the program's ssthresh hook ran and replaced the
-    # initial infinite ssthresh (docs/kernel.md: the untraced 0x81104110 it is seen to read).
-    assert r.tcp_info["total_retrans"] > 0 and r.tcp_info["snd_ssthresh"] != 0x7FFFFFFF, r.tcp_info
+    # Slow start ended: ssthresh left its initial infinite value (docs/kernel.md: the untraced
+    # 0x81104110 it is seen to read). A loss-based program overflows the token bucket's queue
+    # and its ssthresh hook sets it; Vegas leaves slow start once one segment waits in the queue
+    # (gamma) and may finish the flow without a loss.
+    assert r.tcp_info["snd_ssthresh"] != 0x7FFFFFFF, r.tcp_info
+    if algorithm != "vegas":
+        assert r.tcp_info["total_retrans"] > 0, r.tcp_info
     assert not wait_for_no_leftovers(clean_kernel), leftovers()
 
 
