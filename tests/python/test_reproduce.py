@@ -330,12 +330,26 @@ def test_an_unfairness_claim_counts_a_long_flow_winning_as_unfair():
             },
             "3 values for 2 x values",
         ),
+        ({"notes_engine": "0123456789abcdef"}, "notes_engine dates the notes: it needs notes"),
+        ({"notes": "n", "notes_engine": "v1"}, "notes_engine"),
     ],
 )
 def test_a_bad_experiment_file_names_the_key(change, message):
     with pytest.raises(experiment.ExperimentError, match=message) as e:
         small(**change)
     assert str(e.value).startswith("small.toml")
+
+
+def test_notes_quoting_another_engines_run_are_flagged():
+    from hscc import _core
+
+    now = _core.engine_digest()
+    assert small().notes_age() is None  # no notes, nothing to date
+    assert small(notes="n", notes_engine=now).notes_age() is None
+    older = small(notes="n", notes_engine="0" * 16).notes_age()
+    assert older is not None and "0" * 16 in older and now in older
+    undated = small(notes="n").notes_age()
+    assert undated is not None and "do not say which engine" in undated
 
 
 def test_the_catalogue_loads_and_every_sweep_is_valid():

@@ -11,6 +11,7 @@ the same way)::
     setup = "as the paper states it"
     assumptions = ["what hscc had to choose where the paper is silent, and why", ...]
     notes = "where hscc and the paper differ after a full run, and the mechanism"   # optional
+    notes_engine = "0123456789abcdef"   # the engine digest (hscc --version) of the full run the notes quote
 
     [x]                                 # the paper's x axis: one swept field (none: a single column, bars)
     axis = "topology.pairs[1].rtt"      # its column in the sweep (values as the engine reads them: s, bit/s)
@@ -206,6 +207,7 @@ class Experiment(_Strict):
     setup: str
     assumptions: list[str]
     notes: str | None = None
+    notes_engine: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
     x: XAxis
     series: Series | None = None
     measures: list[Measure] = Field(min_length=1)
@@ -227,6 +229,8 @@ class Experiment(_Strict):
             raise ValueError(
                 "a claim hscc does not reproduce (known_miss) needs the notes that say why"
             )
+        if self.notes_engine and not self.notes:
+            raise ValueError("notes_engine dates the notes: it needs notes")
         names = [m.name for m in self.measures]
         for c in self.claims:
             if c.measure not in names:
@@ -252,6 +256,27 @@ class Experiment(_Strict):
                         f"measures {m.name!r}: published.{s} has {len(vals)} values for {n} x values"
                     )
         return self
+
+    def notes_age(self) -> str | None:
+        """Why the numbers the notes quote may not be this engine's; None when this engine
+        measured them (or there are no notes). Any change to the engine's or the algorithms'
+        sources changes the digest, so a note written before it is flagged until a full run
+        confirms or rewrites it."""
+        if not self.notes:
+            return None
+        from hscc import _core
+
+        now = _core.engine_digest()
+        if self.notes_engine == now:
+            return None
+        if self.notes_engine is None:
+            return (
+                f"the notes do not say which engine measured their numbers (this is engine {now})"
+            )
+        return (
+            f"the notes quote a full run on engine {self.notes_engine}; this is engine {now}: "
+            "their numbers may have moved"
+        )
 
     def _check_series(self) -> None:
         """The x's and series' axes are axes of the sweep; claims and baselines name series

@@ -84,7 +84,11 @@ def _experiment(r: Reproduction) -> str:
         for c in r.claims
     )
     assumptions = "".join(f"<li>{escape(a)}</li>" for a in e.assumptions)
-    notes = f"<h4>Where hscc differs, and why</h4><p>{escape(e.notes)}</p>" if e.notes else ""
+    age = e.notes_age()
+    stale = f"<p class='fails'>{escape(age[0].upper() + age[1:])}.</p>" if age else ""
+    notes = (
+        f"<h4>Where hscc differs, and why</h4>{stale}<p>{escape(e.notes)}</p>" if e.notes else ""
+    )
     failed = (
         f"<p class='fails'>{r.failed_runs} runs failed (see the sweep's points.parquet).</p>"
         if r.failed_runs

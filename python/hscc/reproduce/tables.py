@@ -57,7 +57,10 @@ def markdown(rep: Reproduction) -> str:
         for c in rep.claims
     ] or ["- none"]
     if rep.experiment.notes:
-        lines += ["", "## Where hscc differs, and why", "", rep.experiment.notes]
+        age = rep.experiment.notes_age()
+        lines += ["", "## Where hscc differs, and why", ""]
+        lines += [f"({age}.)", ""] if age else []
+        lines += [rep.experiment.notes]
     return "\n".join(lines) + "\n"
 
 
@@ -171,4 +174,11 @@ def scorecard_markdown(reps: list[Reproduction]) -> str:
             "",
         ]
         lines += [f"- {name}: {c.text} ({c.detail})" for name, c in missed]
+    undated = [r.experiment.name for r in reps if r.experiment.notes_age()]
+    if undated:
+        lines += [
+            "",
+            "Notes that quote numbers this engine has not confirmed (a full run on another engine, "
+            f"or none recorded): {', '.join(undated)}.",
+        ]
     return "\n".join(lines) + "\n"
