@@ -115,3 +115,16 @@ def test_this_checkout_s_revision_is_what_git_says():
     assert got["commit"] == git(here, "rev-parse", "HEAD")
     assert got["dirty"] == bool(git(here, "status", "--porcelain", "--untracked-files=no"))
     assert provenance.describe_revision(got).startswith(f"git {got['commit'][:12]}")
+
+
+def test_the_revision_takes_one_git_process(tree, monkeypatch):
+    calls: list[list[str]] = []
+    real = subprocess.run
+
+    def counted(args, *rest, **kw):
+        calls.append(list(args))
+        return real(args, *rest, **kw)
+
+    monkeypatch.setattr(provenance.subprocess, "run", counted)
+    assert revision(tree) is not None
+    assert [c[:2] for c in calls] == [["git", "status"]]

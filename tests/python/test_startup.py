@@ -4,7 +4,6 @@ that must not be in `sys.modules` afterwards. Behaviour, not timing."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import subprocess
 import sys
@@ -89,6 +88,7 @@ def test_import_hscc_cli_loads_nothing_heavy(tmp_path):
 def test_help_and_version_load_nothing_heavy(tmp_path, args):
     modules, printed = loaded(cli(*args), tmp_path)
     assert heavy(modules) == []
+    assert [m for m in modules if m.startswith("hscc.cli.")] == ["hscc.cli.options"]  # no command's
     assert "hscc" in printed
 
 
@@ -103,6 +103,12 @@ def test_a_quiet_run_loads_nothing_heavy(tmp_path):
     scenario.write_text(ONE_FLOW.replace('"10s"', '"2s"'), encoding="utf-8")
     modules, printed = loaded(cli("run", str(scenario), "-q", "--out", "run"), tmp_path)
     assert heavy(modules) == []
+    # It prints one path: no Rich, and no other command's module.
+    assert sorted(m for m in modules if m == "rich" or m.startswith("rich.")) == []
+    assert sorted(m for m in modules if m.startswith("hscc.cli.")) == [
+        "hscc.cli.options",
+        "hscc.cli.run",
+    ]
     assert printed.strip() == "run"
     files = {p.name for p in (tmp_path / "run").iterdir()}
     assert {"manifest.json", "summary.json", "flows.parquet", "timeseries.parquet"} <= files
@@ -155,11 +161,12 @@ def test_the_public_names_are_there_when_asked_for(tmp_path):
 
 def test_the_commands_imported_when_run_are_listed_as_they_describe_themselves():
     from hscc.cli import _Hscc, app
+    from hscc.console import reflow
 
     for name, lazy in _Hscc.lazy.items():
         command = lazy.make()
         assert command.name == name
-        assert inspect.cleandoc(command.help or "").split("\n\n")[0] == lazy.summary
+        assert (reflow(command.help) or "").split("\n\n")[0] == lazy.summary
     listing = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output
     for name, lazy in _Hscc.lazy.items():
         assert f"{name} " in listing and lazy.summary[:60] in listing
