@@ -1,6 +1,9 @@
 """The CLI's two consoles and its one way to fail, shared by `hscc`, `hscc
 kernel` and `hscc testbed`. No markup: scenario paths, labels and messages are
-printed as written ("flows[0]" stays)."""
+printed as written ("flows[0]" stays).
+
+Rich is imported when a console is first used (`out`, `err`: made on first access),
+not with this module: `hscc run -q` prints one path and needs none of it."""
 
 from __future__ import annotations
 
@@ -11,12 +14,9 @@ import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import typer
-from rich.console import Console, RenderableType
-from rich.measure import Measurement
-from rich.text import Text
 from typer._click.core import Command, Context
 from typer._click.exceptions import UsageError
 from typer._click.formatting import HelpFormatter
@@ -24,16 +24,47 @@ from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
 from typer._param_types import coerce_cli_path
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    out: Console  # standard output
+    err: Console  # standard error: progress, warnings, errors
+
 # The exit codes every hscc command uses.
 OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
-out = Console(markup=False)
-err = Console(stderr=True, markup=False)
+_STDERR = {"out": False, "err": True}
+
+
+def __getattr__(name: str) -> Any:
+    """`out` and `err`, each made on first use and kept (PEP 562)."""
+    if name not in _STDERR:
+        raise AttributeError(f"module 'hscc.console' has no attribute {name!r}")
+    return _console(name)
+
+
+def _console(name: str) -> Console:
+    """The console `out` or `err`, made on first use (this module's own functions do not
+    see a name `__getattr__` would make)."""
+    if name not in globals():
+        from rich.console import Console
+
+        globals()[name] = Console(stderr=_STDERR[name], markup=False)
+    console: Console = globals()[name]
+    return console
+
+
+def plain(text: str) -> None:
+    """Print `text` and a newline on standard output as it is, without Rich: for output
+    scripts read (a path), where importing Rich would cost more than the rest."""
+    print(text, flush=True)
 
 
 def fail(code: int, message: str) -> typer.Exit:
     """Print "error: MESSAGE" on stderr; return the Exit to raise with `code`."""
-    err.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+    from rich.text import Text
+
+    _console("err").print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -49,7 +80,10 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 def print_whole(renderable: RenderableType, console: Console | None = None) -> None:
     """Print a table so that no column that must not wrap (names a user types: experiments,
     parameters, links) is cut: wider than the terminal when it has to be, never truncated."""
-    console = console or out
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = console or _console("out")
     need = Measurement.get(console, console.options.update_width(1 << 16), renderable).minimum
     if need <= console.width:
         console.print(renderable)

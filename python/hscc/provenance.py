@@ -20,16 +20,39 @@ def version() -> str:
 @lru_cache(maxsize=1)
 def git_revision() -> dict[str, Any] | None:
     """{"commit", "dirty"} of the hscc source tree this package runs from, or None."""
-    here = Path(__file__).resolve().parent
+    return revision_of(Path(__file__).resolve().parent)
+
+
+def revision_of(start: Path) -> dict[str, Any] | None:
+    """{"commit", "dirty"} of the hscc source tree holding `start`, or None (not in a git
+    work tree, one that is not hscc's, no commit yet, or git missing or failing). Dirty:
+    a tracked file differs from HEAD (staged or not); untracked files do not count."""
+    top = _work_tree(start)
+    if top is None or not (top / "crates" / "hscc-sim").is_dir():
+        return None  # an installed copy, or some other repository around one
     try:
-        top = _git(here, "rev-parse", "--show-toplevel")
-        if not (Path(top) / "crates" / "hscc-sim").is_dir():
-            return None  # some other repository around an installed copy
-        commit = _git(here, "rev-parse", "HEAD")
-        dirty = bool(_git(here, "status", "--porcelain", "--untracked-files=no"))
+        # One process for both (a run's start-up pays for each): the header line
+        # "# branch.oid <commit>" ("(initial)" before the first commit), then one line
+        # per tracked file that differs from HEAD.
+        status = _git(
+            top, "status", "--porcelain=v2", "--branch", "--no-ahead-behind", "--untracked-files=no"
+        )
     except (OSError, subprocess.SubprocessError):
         return None
-    return {"commit": commit, "dirty": dirty}
+    lines = status.splitlines()
+    commit = next((line.split()[2] for line in lines if line.startswith("# branch.oid ")), None)
+    if commit is None or commit == "(initial)":
+        return None
+    return {"commit": commit, "dirty": any(not line.startswith("#") for line in lines)}
+
+
+def _work_tree(start: Path) -> Path | None:
+    """The top of the git work tree holding `start`, found as git finds it: the nearest
+    directory with a `.git` (a directory, or a file in a linked worktree or submodule)."""
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
 
 
 def describe_revision(git: dict[str, Any] | None) -> str:
@@ -54,4 +77,4 @@ def _git(cwd: Path, *args: str) -> str:
     out = subprocess.run(
         ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=True
     )
-    return out.stdout.strip()
+    return out.stdout

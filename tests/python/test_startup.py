@@ -4,7 +4,6 @@ that must not be in `sys.modules` afterwards. Behaviour, not timing."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import subprocess
 import sys
@@ -68,6 +67,11 @@ def heavy(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if m in HEAVY or m.startswith(tuple(f"{h}." for h in HEAVY)))
 
 
+def rich(modules: set[str]) -> list[str]:
+    """Rich's modules among `modules`."""
+    return sorted(m for m in modules if m == "rich" or m.startswith("rich."))
+
+
 def cli(*args: str) -> str:
     """Code that runs `hscc ARGS` in-process, as the console script does."""
     return f"import sys\nfrom hscc.cli import entry\nsys.argv = ['hscc', *{list(args)!r}]\nentry()"
@@ -82,13 +86,14 @@ def test_import_hscc_loads_nothing_heavy(tmp_path):
 def test_import_hscc_cli_loads_nothing_heavy(tmp_path):
     modules, _ = loaded("import hscc.cli", tmp_path)
     assert heavy(modules) == []
-    assert "rich.progress" not in modules
+    assert rich(modules) == []  # imported when something is printed through it
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--version"]])
 def test_help_and_version_load_nothing_heavy(tmp_path, args):
     modules, printed = loaded(cli(*args), tmp_path)
     assert heavy(modules) == []
+    assert [m for m in modules if m.startswith("hscc.cli.")] == ["hscc.cli.options"]  # no command's
     assert "hscc" in printed
 
 
@@ -103,6 +108,12 @@ def test_a_quiet_run_loads_nothing_heavy(tmp_path):
     scenario.write_text(ONE_FLOW.replace('"10s"', '"2s"'), encoding="utf-8")
     modules, printed = loaded(cli("run", str(scenario), "-q", "--out", "run"), tmp_path)
     assert heavy(modules) == []
+    # It prints one path: no Rich, and no other command's module.
+    assert rich(modules) == []
+    assert sorted(m for m in modules if m.startswith("hscc.cli.")) == [
+        "hscc.cli.options",
+        "hscc.cli.run",
+    ]
     assert printed.strip() == "run"
     files = {p.name for p in (tmp_path / "run").iterdir()}
     assert {"manifest.json", "summary.json", "flows.parquet", "timeseries.parquet"} <= files
@@ -114,6 +125,7 @@ def test_a_run_prints_its_table_without_polars(tmp_path):
     modules, printed = loaded(cli("run", str(scenario), "--out", "run"), tmp_path)
     assert heavy(modules) == []
     assert "one-flow: 2 s simulated" in printed and "bottleneck:fwd" in printed
+    assert "rich.progress" not in modules  # no terminal, no progress bar to draw
     assert "Jain's fairness index" in printed
 
 
@@ -155,11 +167,12 @@ def test_the_public_names_are_there_when_asked_for(tmp_path):
 
 def test_the_commands_imported_when_run_are_listed_as_they_describe_themselves():
     from hscc.cli import _Hscc, app
+    from hscc.console import reflow
 
     for name, lazy in _Hscc.lazy.items():
         command = lazy.make()
         assert command.name == name
-        assert inspect.cleandoc(command.help or "").split("\n\n")[0] == lazy.summary
+        assert (reflow(command.help) or "").split("\n\n")[0] == lazy.summary
     listing = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output
     for name, lazy in _Hscc.lazy.items():
         assert f"{name} " in listing and lazy.summary[:60] in listing

@@ -1,0 +1,130 @@
+"""The source revision a run records (manifest "git"): the commit and whether tracked
+files differ from it, from one `git status` process, equal to what `git rev-parse HEAD`
+and `git status --porcelain` say."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hscc import provenance
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+            *args,
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout.strip()
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A git work tree laid out as hscc's (crates/hscc-sim, python/hscc), one commit."""
+    top = tmp_path / "src"
+    (top / "crates" / "hscc-sim").mkdir(parents=True)
+    (top / "crates" / "hscc-sim" / "lib.rs").write_text("// engine\n")
+    (top / "python" / "hscc").mkdir(parents=True)
+    (top / "python" / "hscc" / "provenance.py").write_text("# here\n")
+    git(top, "init", "-q")
+    git(top, "add", ".")
+    git(top, "commit", "-q", "-m", "first")
+    return top
+
+
+def revision(top: Path) -> dict | None:
+    return provenance.revision_of(top / "python" / "hscc")
+
+
+def test_a_clean_tree_gives_its_head_commit(tree):
+    assert revision(tree) == {"commit": git(tree, "rev-parse", "HEAD"), "dirty": False}
+
+
+def test_changed_tracked_files_make_it_dirty_staged_or_not_untracked_files_do_not(tree):
+    (tree / "notes.txt").write_text("untracked\n")
+    assert revision(tree)["dirty"] is False
+    lib = tree / "crates" / "hscc-sim" / "lib.rs"
+    lib.write_text("// changed\n")
+    assert revision(tree)["dirty"] is True
+    git(tree, "add", str(lib))
+    assert revision(tree)["dirty"] is True
+    git(tree, "commit", "-q", "-m", "second")
+    assert revision(tree) == {"commit": git(tree, "rev-parse", "HEAD"), "dirty": False}
+    lib.unlink()
+    assert revision(tree)["dirty"] is True
+
+
+def test_a_linked_worktree_gives_its_own_commit_and_state(tree, tmp_path):
+    first = git(tree, "rev-parse", "HEAD")
+    (tree / "crates" / "hscc-sim" / "lib.rs").write_text("// second\n")
+    git(tree, "commit", "-q", "-am", "second")
+    git(tree, "pack-refs", "--all")  # the branch's ref only in packed-refs
+    linked = tmp_path / "linked"
+    git(tree, "worktree", "add", "-q", "--detach", str(linked), first)
+    assert (linked / ".git").is_file()
+    assert revision(linked) == {"commit": first, "dirty": False}
+    assert revision(tree) == {"commit": git(tree, "rev-parse", "HEAD"), "dirty": False}
+    (linked / "crates" / "hscc-sim" / "lib.rs").write_text("// changed\n")
+    assert revision(linked)["dirty"] is True and revision(tree)["dirty"] is False
+
+
+def test_no_revision_outside_hscc_s_tree_or_before_a_commit(tree, tmp_path):
+    plain = tmp_path / "plain" / "python" / "hscc"
+    plain.mkdir(parents=True)
+    assert provenance.revision_of(plain) is None  # not in a git work tree
+    other = tmp_path / "other"
+    (other / "python" / "hscc").mkdir(parents=True)
+    git(other, "init", "-q")
+    (other / "python" / "hscc" / "x.py").write_text("")
+    git(other, "add", ".")
+    git(other, "commit", "-q", "-m", "x")
+    assert revision(other) is None  # a repository, not hscc's
+    fresh = tmp_path / "fresh"
+    (fresh / "crates" / "hscc-sim").mkdir(parents=True)
+    (fresh / "python" / "hscc").mkdir(parents=True)
+    git(fresh, "init", "-q")
+    assert revision(fresh) is None  # hscc's layout, no commit yet
+
+
+def test_no_revision_when_git_is_missing(tree, monkeypatch):
+    monkeypatch.setenv("PATH", str(tree / "no-such-bin"))
+    assert revision(tree) is None
+
+
+def test_this_checkout_s_revision_is_what_git_says():
+    here = Path(provenance.__file__).resolve().parent
+    got = provenance.revision_of(here)
+    if got is None:
+        pytest.skip("hscc is not running from a git checkout")
+    assert got["commit"] == git(here, "rev-parse", "HEAD")
+    assert got["dirty"] == bool(git(here, "status", "--porcelain", "--untracked-files=no"))
+    assert provenance.describe_revision(got).startswith(f"git {got['commit'][:12]}")
+
+
+def test_the_revision_takes_one_git_process(tree, monkeypatch):
+    calls: list[list[str]] = []
+    real = subprocess.run
+
+    def counted(args, *rest, **kw):
+        calls.append(list(args))
+        return real(args, *rest, **kw)
+
+    monkeypatch.setattr(provenance.subprocess, "run", counted)
+    assert revision(tree) is not None
+    assert [c[:2] for c in calls] == [["git", "status"]]
