@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 import hscc
 from conftest import EXAMPLES, ONE_FLOW
+from hscc import _core
 from hscc.cli import app
 
 runner = CliRunner()
@@ -126,7 +127,8 @@ def test_version_and_help():
     r = runner.invoke(app, ["--version"])
     assert (
         r.exit_code == 0
-        and r.stdout.strip() == f"hscc {hscc.__version__} (engine {hscc.engine_version()})"
+        and r.stdout.strip()
+        == f"hscc {hscc.__version__} (engine {hscc.engine_version()}, digest {_core.engine_digest()})"
     )
     for args in (
         [],

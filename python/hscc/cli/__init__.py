@@ -121,7 +121,9 @@ def _version(value: bool) -> None:
     if value:
         from hscc import _core, console, provenance
 
-        console.out.print(f"hscc {provenance.version()} (engine {_core.engine_version()})")
+        console.out.print(
+            f"hscc {provenance.version()} (engine {_core.engine_version()}, digest {_core.engine_digest()})"
+        )
         raise typer.Exit(OK)
 
 

@@ -39,7 +39,8 @@ def report(reps: list[Reproduction]) -> str:
         "<h1>hscc: the papers' experiments, rerun</h1>",
         f"<p class='meta'>{'--quick (short runs, few replicates: directions only)' if quick else 'full length'}; "
         f"made {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by hscc {escape(str(env.get('hscc_version', '')))} "
-        f"(engine {escape(str(env.get('engine_version', '')))}, {escape(provenance.describe_revision(env.get('git')))}). "
+        f"(engine {escape(str(env.get('engine_version', '')))}, digest {escape(str(env.get('engine_digest', '')))}, "
+        f"{escape(provenance.describe_revision(env.get('git')))}). "
         "Verdicts: <b>too few runs</b> with fewer than 3 replicates or a confidence interval wider than the "
         "mean; <b>agrees</b> within ±25 % of the paper; <b>far</b> off by more than 2× either way; "
         "<b>same direction</b>: neither, but every comparison the paper's numbers make with the cell "
