@@ -56,9 +56,11 @@ def entry(row: dict, slow: set[str], source: str, date: str) -> dict:
 
 
 def read_rows(directory: Path) -> list[dict]:
-    """The row files in the order the tests wrote them (a table's rows in its test's order)."""
+    """The rows by test name, each test's in the order it wrote them: the same order
+    however the tests ran in parallel (a slow test sorts beside its default one)."""
     files = sorted(directory.glob("*.json"), key=lambda p: (p.stat().st_mtime_ns, p.name))
     rows = [json.loads(p.read_text(encoding="utf-8")) for p in files]
+    rows.sort(key=lambda r: r.get("test", ""))  # stable: keeps each test's own order
     if not rows:
         raise SystemExit(f"--rows {directory}: no row files (*.json): did the tests run?")
     return rows

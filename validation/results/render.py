@@ -403,7 +403,10 @@ def _value(e: dict, key: str, fmt: str) -> str:
     if side == "tolerance":
         return _bound(e["tolerance"][k]) if k in e["tolerance"] else "not asserted"
     x = (e[side] or {}).get(k)
-    return "—" if x is None else format(x, fmt)
+    if x is None:
+        return "—"
+    # 9.1e-05 → 9.1e-5, as the pages write exponents
+    return re.sub(r"e([+-])0(\d)", r"e\1\2", format(x, fmt))
 
 
 # group: its columns, (header, key, format) as _value reads them.
@@ -419,9 +422,10 @@ ENGINE_COLUMNS = {
     ],
     "response": [
         ("algorithm", "label", ""),
-        ("p", "reference.p", "g"),
+        ("p", "reference.p", ".0e"),
         ("p realized", "measured.p", ".3e"),
         ("W measured", "measured.w", ".1f"),
+        ("time-mean cwnd", "measured.w_cwnd", ".1f"),
         ("prediction", "reference.w", ".1f"),
         ("error", "delta.w", ""),
         ("asserted", "tolerance.w", ""),
