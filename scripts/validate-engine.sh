@@ -6,7 +6,7 @@
 # validation/results/engine.json (validation/results/engine_rows.py) and
 # renders docs/validation/ (validation/results/render.py --write).
 #
-#   bash scripts/validate-engine.sh                # every measuring test: about 10 minutes on 2 cores
+#   bash scripts/validate-engine.sh                # every measuring test: a few minutes on 2 cores, plus the build
 #   bash scripts/validate-engine.sh papers::       # some of them (cargo test filters)
 #
 # A failing test still has its rows merged (with verdict "differs" where a
