@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "validation" / "results"))
 import render  # noqa: E402
 import results  # noqa: E402
 
-FILES = [results.NS3, results.KERNEL]
+FILES = [results.NS3, results.KERNEL, results.ENGINE]
 ENTRY_KEYS = {
     "name",
     "group",
@@ -43,11 +43,22 @@ def test_every_generated_table_is_what_its_data_renders():
 
 def test_the_validation_pages_have_their_tables():
     pages = {p.name for p in render.pages()}
-    assert {"index.md", "ns3.md", "kernel.md"} <= pages
+    assert {"index.md", "ns3.md", "kernel.md", "engine.md"} <= pages
     text = (ROOT / "docs" / "validation" / "kernel.md").read_text(encoding="utf-8")
     groups = {e["group"] for e in results.load(results.KERNEL)["configurations"]}
     for g in groups:  # every group of configurations is shown somewhere
         assert f"table=summary group={g} -->" in text, g
+    engine = (ROOT / "docs" / "validation" / "engine.md").read_text(encoding="utf-8")
+    for g in {e["group"] for e in results.load(results.ENGINE)["configurations"]}:
+        assert f"engine.json table=columns group={g} -->" in engine or (
+            f"engine.json table=checks group={g} -->" in engine
+        ), g
+
+
+def test_every_engine_group_has_a_status_row():
+    groups = {e["group"] for e in results.load(results.ENGINE)["configurations"]}
+    listed = {g for gs in render.ENGINE_TARGETS for g in gs}
+    assert groups <= listed, groups - listed
 
 
 def test_a_stale_number_is_found():
@@ -76,7 +87,7 @@ def test_results_files_follow_the_schema(path):
         assert not missing, f"{e['name']}: missing {missing}"
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", e["date"]), e["name"]
         assert e["source"] and e["command"], e["name"]
-        assert e["verdict"] in ("agrees", "differs", "unfinished"), e["name"]
+        assert e["verdict"] in ("agrees", "differs", "unfinished", "reported"), e["name"]
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
@@ -157,3 +168,65 @@ def test_update_replaces_what_ran_and_keeps_the_rest(tmp_path):
         "note" not in {e["name"]: e for e in doc["configurations"]}["b"]
     )  # a new verdict drops it
     assert json.loads(path.read_text())["schema"] == results.SCHEMA
+
+
+def _engine_row(measured: dict, reference: dict | None, tolerance: dict) -> dict:
+    return {"test": "t", "measured": measured, "reference": reference, "tolerance": tolerance}
+
+
+def test_the_engine_rule_reads_each_tolerance_form():
+    v = results.engine_verdict
+    assert v(_engine_row({"w": 11.9}, {"w": 10.0}, {"w": 0.2})) == "agrees"
+    assert v(_engine_row({"w": 12.1}, {"w": 10.0}, {"w": 0.2})) == "differs"
+    assert v(_engine_row({"n": 9.0}, {"n": 8.1}, {"n": {"abs": 1.0}})) == "agrees"
+    assert v(_engine_row({"n": 9.0}, {"n": 7.9}, {"n": {"abs": 1.0}})) == "differs"
+    assert v(_engine_row({"u": 0.95}, None, {"u": {"min": 0.95}})) == "agrees"
+    assert v(_engine_row({"u": 0.94}, None, {"u": {"min": 0.95}})) == "differs"
+    assert v(_engine_row({"q": 5.0}, None, {"q": {"min": 3, "max": 9}})) == "agrees"
+    assert v(_engine_row({"q": 9.5}, None, {"q": {"min": 3, "max": 9}})) == "differs"
+    assert v(_engine_row({"w": 5.0}, {"w": 10.0}, {})) == "reported"
+    assert v(_engine_row({}, {"w": 10.0}, {"w": 0.2})) == "differs"  # a value the test lost
+
+
+def test_engine_rows_merge_with_their_suite_and_verdict(tmp_path):
+    sys.path.insert(0, str(ROOT / "validation" / "results"))
+    import engine_rows
+
+    row = {
+        "name": "r",
+        "group": "padhye",
+        "label": "1e-2",
+        "test": "validation::slow_one",
+        "conditions": "c",
+        "measured": {"send_rate": 110.0},
+        "reference": {"send_rate": 100.0},
+        "tolerance": {"send_rate": 0.15},
+    }
+    slow = engine_rows.slow_tests("validation::slow_one: test\n\n1 tests, 0 benchmarks\n")
+    e = engine_rows.entry(row, slow, "s", "2026-01-01")
+    assert (e["suite"], e["verdict"]) == ("slow", "agrees")
+    assert e["command"].endswith("validation::slow_one -- --exact --include-ignored")
+    with pytest.raises(ValueError, match="missing"):
+        engine_rows.entry({"name": "x"}, slow, "s", "2026-01-01")
+    (tmp_path / "rows").mkdir()
+    (tmp_path / "rows" / "r.json").write_text(json.dumps(row))
+    (tmp_path / "slow.txt").write_text("")
+    out = tmp_path / "engine.json"
+    argv = ["--rows", str(tmp_path / "rows"), "--slow-tests", str(tmp_path / "slow.txt")]
+    assert engine_rows.main([*argv, "--results", str(out)]) == 0
+    doc = results.load(out)
+    assert doc["rule"] == results.ENGINE_RULE
+    assert doc["configurations"][0]["suite"] == "default"
+
+
+def test_a_stale_engine_number_is_found():
+    page = ROOT / "docs" / "validation" / "engine.md"
+    text = page.read_text(encoding="utf-8")
+    e = next(e for e in results.load(results.ENGINE)["configurations"] if e["group"] == "padhye")
+    rate = f"{e['measured']['send_rate']:.1f}"
+    row = f"| {e['label']} | {render._value(e, 'measured.p', '.3e')} | {rate} |"
+    assert row in text
+    changed = text.replace(row, row.replace(rate, f"{e['measured']['send_rate'] + 1:.1f}"), 1)
+    assert render.stale_blocks(changed) == [
+        "validation/results/engine.json table=columns group=padhye"
+    ]

@@ -1,6 +1,6 @@
-"""The validation results as data: validation/results/ns3.json and kernel.json.
+"""The validation results as data: validation/results/ns3.json, kernel.json and engine.json.
 
-One schema for both files (standard library only: the ns-3 harness runs in its
+One schema for every file (standard library only: the ns-3 harness runs in its
 own Python 3.11 environment without hscc):
 
     {
@@ -17,10 +17,19 @@ own Python 3.11 environment without hscc):
           "source" (as above, for this configuration), "conditions" (machine, versions, variant),
           "measured": the simulator's values (hscc),
           "reference": the reference's values (ns-3, or the Linux kernel),
-          "tolerance", "verdict" ("agrees" | "differs" | "unfinished"), "note" (the mechanism of a difference)
+          "tolerance", "verdict" ("agrees" | "differs" | "unfinished" | "reported"),
+          "note" (the mechanism of a difference)
         }, ...
       ]
     }
+
+engine.json's entries are the rows the engine's tests write (crates/hscc-sim/tests/engine/
+record.rs) and carry three more fields: "test" (the cargo test that measures it), "label"
+(the row in words) and "suite" ("default" or "slow": the #[ignore]d tests). Their
+`reference` holds the model's or the paper's values (null for none) and their `tolerance`,
+per key of `measured`, what the test asserts: a number is a relative tolerance against
+`reference[key]`, {"abs": x} an absolute one, {"min": a, "max": b} bounds (either
+optional). An empty tolerance is a number reported, not asserted: verdict "reported".
 
 What `measured` and `reference` hold depends on the reference (docs/validation/ns3.md,
 docs/validation/kernel.md); `verdict` is always what `verdict()` computes from them,
@@ -44,6 +53,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 NS3 = HERE / "ns3.json"
 KERNEL = HERE / "kernel.json"
+ENGINE = HERE / "engine.json"
 
 # Relative tolerances. ns-3: hscc / ns-3 on the aggregate goodput and the second-half Jain index.
 # Kernel: kernel / simulator (seed 1) on the aggregate goodput of every kernel run, and on Jain's
@@ -83,6 +93,24 @@ KERNEL_TOP = {
         "retransmitted segments / sent; queuing delay in s; measured = the simulator (seed 1; over "
         "its seeds in spread and trajectory), reference = the kernel (each run; over its runs in "
         "spread and trajectory); a range is [min, max, mean]"
+    ),
+}
+
+
+ENGINE_RULE = (
+    "agrees: every measured value the test asserts is within its tolerance (relative to the "
+    "model's or the paper's value, absolute, or between bounds), as the test asserts it; "
+    "reported: a number shown, not asserted"
+)
+ENGINE_TOP = {
+    "target": "the engine, its TCP and the algorithms (hscc-sim)",
+    "reference": "analytical models (Padhye, the RFCs' response functions) and the papers' analyses",
+    "tolerance": {"per configuration": "what its test asserts (see `rule`)"},
+    "rule": ENGINE_RULE,
+    "units": (
+        "p: loss rate per packet; send_rate in segments/s; w (window) in segments; queues in "
+        "packets; delays in the unit their key names (_s, _ms); utilization and fractions as "
+        "fractions of 1"
     ),
 }
 
@@ -130,8 +158,30 @@ def kernel_verdict(entry: dict) -> str:
     return "agrees" if ok else "differs"
 
 
+def _within(measured, reference, tol) -> bool:
+    """One measured value against its tolerance (see the module doc)."""
+    if not isinstance(measured, (int, float)):
+        return False
+    if isinstance(tol, (int, float)):
+        return bool(reference) and abs(measured / reference - 1) <= tol + 1e-12
+    if "abs" in tol:
+        return reference is not None and abs(measured - reference) <= tol["abs"] + 1e-12
+    return tol.get("min", -float("inf")) <= measured <= tol.get("max", float("inf"))
+
+
+def engine_verdict(entry: dict) -> str:
+    """agrees / differs from every asserted value of an engine row; reported if none is."""
+    tol, reference = entry["tolerance"], entry["reference"] or {}
+    if not tol:
+        return "reported"
+    ok = all(_within(entry["measured"].get(k), reference.get(k), t) for k, t in tol.items())
+    return "agrees" if ok else "differs"
+
+
 def verdict(doc: dict, entry: dict) -> str:
     """The entry's verdict under its file's rule."""
+    if "test" in entry:
+        return engine_verdict(entry)
     return kernel_verdict(entry) if "runs" in (entry.get("reference") or {}) else ns3_verdict(entry)
 
 

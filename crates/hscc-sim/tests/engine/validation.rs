@@ -1,7 +1,9 @@
 //! Validation against analytical models and published expectations.
 //! These runs are long in simulated time but take seconds of wall time.
 
+use crate::record::Row;
 use hscc_sim::prelude::*;
+use serde_json::json;
 
 /// Padhye, Firoiu, Towsley, Kurose (SIGCOMM 1998), eq. (31): the send rate of
 /// a Reno flow with loss rate p, round-trip time `rtt`, timeout `t0` and `b`
@@ -16,6 +18,8 @@ struct Lossy {
     send_rate: f64,
     measured_p: f64,
     model: f64,
+    rtt: f64,
+    t0: f64,
 }
 
 /// One Reno flow, 1 Gbit/s, RTT 100 ms, a buffer that never fills: only
@@ -47,6 +51,8 @@ fn lossy_reno(p: f64, seconds: u64) -> Lossy {
         send_rate: s.counters.segs_sent as f64 / seconds as f64,
         measured_p,
         model: padhye(measured_p, rtt, t0, 1.0),
+        rtt,
+        t0,
     }
 }
 
@@ -60,6 +66,17 @@ fn reno_follows_the_padhye_model_under_random_loss() {
     for (p, seconds) in [(1e-4, 6000), (1e-3, 1500), (1e-2, 600)] {
         let r = lossy_reno(p, seconds);
         let err = r.send_rate / r.model - 1.0;
+        Row {
+            name: &format!("padhye-reno-{p:e}"),
+            group: "padhye",
+            label: &format!("{p:e} ({seconds} s)"),
+            conditions: &format!("one Reno flow (SACK, PRR, delayed ACKs), 1 Gbit/s, RTT 100 ms, Bernoulli loss {p:e}, {seconds} s, seed 7"),
+        }
+        .write(
+            json!({"p": r.measured_p, "send_rate": r.send_rate, "srtt_s": r.rtt, "rto_s": r.t0}),
+            json!({"p": p, "send_rate": r.model}),
+            json!({"p": 0.1, "send_rate": 0.15}),
+        );
         eprintln!(
             "p {p:e} (measured {:.3e}): {:.1} seg/s vs Padhye {:.1} ({:+.1}%)",
             r.measured_p,
@@ -114,6 +131,17 @@ fn one_flow_with_a_bdp_buffer_fills_the_bottleneck() {
         "utilization {:.4} (whole run {:.4}), recoveries {}",
         steady, r.links[0].utilization, r.flows[0].counters.recoveries
     );
+    Row {
+        name: "reno-fills-a-bdp-buffer",
+        group: "aimd",
+        label: "one Reno flow, 100 Mbit/s, RTT 50 ms, buffer = BDP (417 packets), 120 s",
+        conditions: "dumbbell, DropTail, seed 3",
+    }
+    .write(
+        json!({"utilization_after_10_s": steady, "utilization_whole_run": r.links[0].utilization, "recoveries": r.flows[0].counters.recoveries}),
+        json!(null),
+        json!({"utilization_after_10_s": {"min": 0.95}, "recoveries": {"min": 3}}),
+    );
     assert!(steady >= 0.95, "utilization {steady}");
     assert!(
         r.flows[0].counters.recoveries >= 3,
@@ -133,7 +161,18 @@ fn four_reno_flows_with_equal_rtt_share_fairly() {
             .collect::<Vec<_>>(),
         r.jain_index
     );
-    assert!(r.jain_index.unwrap() >= 0.95, "Jain {:?}", r.jain_index);
     let total: f64 = g.iter().sum();
+    Row {
+        name: "four-reno-share-fairly",
+        group: "aimd",
+        label: "four Reno flows, 50 Mbit/s, RTT 40 ms, buffer = BDP (167 packets), 200 s",
+        conditions: "dumbbell, DropTail, seed 3",
+    }
+    .write(
+        json!({"jain": r.jain_index, "aggregate_mbps": total / 1e6}),
+        json!(null),
+        json!({"jain": {"min": 0.95}, "aggregate_mbps": {"min": 45.0}}),
+    );
+    assert!(r.jain_index.unwrap() >= 0.95, "Jain {:?}", r.jain_index);
     assert!(total >= 0.9 * 50e6, "aggregate {total}");
 }
