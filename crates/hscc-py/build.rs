@@ -26,17 +26,22 @@ fn main() {
     }
     let estimate = crates.join("hscc-sim").join("src").join("estimate");
     files.retain(|f| !f.starts_with(&estimate) && *f != estimate.with_extension("rs"));
-    let lock = crates
-        .parent()
-        .expect("the workspace holds crates/")
-        .join("Cargo.lock");
+    let workspace = crates.parent().expect("the workspace holds crates/");
+    let lock = workspace.join("Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     files.push(lock);
     files.sort();
     let mut hash = Sha256::new();
     for f in &files {
-        let rel = f.strip_prefix(crates).unwrap_or(f);
-        hash.update(rel.to_string_lossy().as_bytes());
+        // The path within the workspace, '/'-separated: the same digest wherever
+        // the tree is checked out, on any system.
+        let rel: Vec<String> = f
+            .strip_prefix(workspace)
+            .expect("every hashed file is in the workspace")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        hash.update(rel.join("/").as_bytes());
         hash.update([0]);
         hash.update(fs::read(f).unwrap_or_default());
         hash.update([0]);
