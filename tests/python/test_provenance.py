@@ -4,12 +4,13 @@ and `git status --porcelain` say."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from hscc import provenance
+from hscc import _core, provenance
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -128,3 +129,35 @@ def test_the_revision_takes_one_git_process(tree, monkeypatch):
     monkeypatch.setattr(provenance.subprocess, "run", counted)
     assert revision(tree) is not None
     assert [c[:2] for c in calls] == [["git", "status"]]
+
+
+def tree_digest(root: Path) -> str:
+    """The engine digest computed here, independently of crates/hscc-py/build.rs: SHA-256
+    over the engine's and the algorithms' manifests and sources (the pre-run estimate
+    left out) and Cargo.lock, each as its '/'-separated path within the tree, a NUL, its
+    bytes and a NUL, in path-component order; the first 8 bytes in hex."""
+    crates = root / "crates"
+    files = [
+        f
+        for k in ("hscc-sim", "hscc-cc")
+        for f in (crates / k / "Cargo.toml", *(crates / k / "src").rglob("*"))
+        if f.is_file()
+    ]
+    estimate = crates / "hscc-sim" / "src" / "estimate"
+    files = [f for f in files if f != estimate.with_suffix(".rs") and estimate not in f.parents]
+    files = sorted([*files, root / "Cargo.lock"], key=lambda f: f.relative_to(root).parts)
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def test_the_engine_digest_is_a_function_of_the_sources_alone():
+    """The extension's digest equals one computed from the sources' bytes and their paths
+    within the tree: no absolute path enters it (one would make a clone's sweep cache and
+    every dated note differ from the tree that built them). An extension built from other
+    sources than these (a stale build) fails here too: rebuild it (scripts/bootstrap.sh)."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "crates" / "hscc-py" / "build.rs").is_file():
+        pytest.skip("not a source tree: the engine's sources are not here")
+    assert _core.engine_digest() == tree_digest(root)
