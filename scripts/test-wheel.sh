@@ -39,6 +39,8 @@ if [ -z "$wheel" ]; then
   maturin=.venv/bin/maturin
   [ -x "$maturin" ] || maturin=$(command -v maturin) \
     || fail "maturin not found: run scripts/bootstrap.sh (it installs maturin into .venv)"
+  # rustup puts cargo in ~/.cargo/bin, which a non-login shell may not have on PATH.
+  command -v cargo >/dev/null 2>&1 || PATH="$HOME/.cargo/bin:$PATH"
   say "building the wheel (maturin build --release)"
   # One Rust build at a time on a shared machine (the same lock as the other build scripts' callers).
   flock /tmp/hscc-cargo.lock "$maturin" build --release --out "$work/dist" >&2
