@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-say() { echo "test-wheel: $*" >&2; }
+say() { echo "test-wheel [$SECONDS s]: $*" >&2; }
 fail() { echo "test-wheel: FAILED: $*" >&2; exit 1; }
 
 wheel=""
@@ -52,6 +52,11 @@ case "$name" in
   *) fail "$name is not an abi3 manylinux wheel (expected hscc-VERSION-cp311-abi3-manylinux*.whl)" ;;
 esac
 say "wheel: $name, $(du -k "$wheel" | cut -f1) kB"
+# What the include list adds: the sources of bpf/, never a checkout's build outputs.
+files=$("$py" -m zipfile -l "$wheel" | awk '{print $1}')
+echo "$files" | grep -q '^hscc/_bpf/hscc\.h$' || fail "$name has no hscc/_bpf/hscc.h"
+! echo "$files" | grep -q '^hscc/_bpf/build/' || fail "$name carries bpf/build/"
+say "  $(echo "$files" | grep -c '^hscc/_bpf/') files of bpf/ in it"
 
 # PATH without any directory that holds cargo or rustc (rustup's ~/.cargo/bin, a system Rust).
 clean_path=""
