@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The opt-in slow suite (about 8 minutes on 2 cores, half of it building): the
-# #[ignore]d long simulations, in release mode, and the property tests with
-# thousands of random cases (PROPTEST_CASES, 5000 unless set). Per-test time
+# The opt-in slow suite (about 12 minutes on 2 cores, half of it building): the
+# #[ignore]d long simulations, in release mode, the property tests with
+# thousands of random cases (PROPTEST_CASES, 5000 unless set), and the wheel
+# installed on a machine without Rust (scripts/test-wheel.sh). Per-test time
 # limits: the `slow` profile of .config/nextest.toml.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,8 @@ cases=${PROPTEST_CASES:-5000}
 echo "== property tests, $cases cases each"
 PROPTEST_CASES=$cases bash scripts/nextest.sh --workspace --profile slow \
   -E 'binary(=scenario_fuzz) | (binary(=engine) & test(/^properties::/)) | test(/_properties::invariants_hold/)' || status=1
+echo "== the wheel without Rust: scripts/test-wheel.sh"
+timeout 1800 bash scripts/test-wheel.sh || status=1
 if [ "$status" -ne 0 ]; then
   echo "FAILED: see the output above" >&2
 fi

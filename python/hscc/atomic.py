@@ -19,6 +19,9 @@ locked was left by a dead process (SIGKILL, power loss): the next write into
 the same parent removes it, or, for a previous run moved aside and not
 replaced, puts it back. A directory without the marker is not hscc's, whatever
 its name, and is never touched; nor is a live process's, whatever its age.
+
+Windows has no flock: there a write is as atomic (the same renames), but what a
+dead writer left is never cleaned, since it cannot be told from a live one's.
 """
 
 from __future__ import annotations
@@ -38,6 +41,11 @@ from pathlib import Path
 
 if sys.platform != "win32":  # flock is POSIX: on Windows the module imports, without locks
     import fcntl
+
+# Where the OS lacks them (Windows) these flags are 0: the open is then as without them.
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 
 class NotWritable(OSError):
@@ -117,8 +125,13 @@ def atomic_dir(
 
 def clean_stale(parent: Path) -> list[Path]:
     """Remove (or, for a previous run moved aside and never replaced, restore) the
-    hidden directories that dead writers left in `parent`. Returns what was removed or restored."""
+    hidden directories that dead writers left in `parent`. Returns what was removed or restored.
+
+    On Windows nothing: without flock a live writer's directory cannot be told from a
+    dead one's, and removing a live one would lose its run, so leftovers stay (hidden)."""
     done: list[Path] = []
+    if sys.platform == "win32":
+        return done
     try:
         entries = list(os.scandir(parent))
     except OSError:
@@ -226,7 +239,7 @@ def _marker_text(token: str) -> str:
 def _marked(path: Path, token: str) -> bool:
     """Whether `path` holds the marker hscc wrote into it (a regular file naming its token)."""
     try:
-        fd = os.open(path / _MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path / _MARKER, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK)
     except OSError:
         return False
     try:
@@ -249,7 +262,7 @@ def _lock(directory: Path) -> int:
     On Windows (no flock) an fd to close that locks nothing."""
     if sys.platform == "win32":
         return os.open(os.devnull, os.O_RDONLY)
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    fd = os.open(directory, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BaseException:
@@ -289,14 +302,19 @@ def _umask() -> int:
 
 
 def _sync_tree(root: Path) -> None:
+    mode = "r+b" if sys.platform == "win32" else "rb"  # Windows flushes only what it may write
     for p in root.rglob("*"):
         if p.is_file():
-            with open(p, "rb") as f:
+            with open(p, mode) as f:
                 os.fsync(f.fileno())
     fsync_dir(root)
 
 
 def fsync_dir(directory: Path) -> None:
+    """Flush a directory's entries (a rename into it) to disk. Windows opens no directory
+    as a file and commits renames itself: nothing to do there."""
+    if sys.platform == "win32":
+        return
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import resource
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from hscc import _core, units
+
+if sys.platform != "win32":  # POSIX only: on Windows there is no RLIMIT_AS to read
+    import resource
 
 _MEMORY_SHARE = 0.8
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -53,7 +56,9 @@ def machine_memory() -> int | None:
 
 
 def address_space_limit() -> int | None:
-    """The soft RLIMIT_AS of this process (`ulimit -v`), bytes; None when unlimited."""
+    """The soft RLIMIT_AS of this process (`ulimit -v`), bytes; None when unlimited or on Windows."""
+    if sys.platform == "win32":
+        return None
     try:
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     except (ValueError, OSError):

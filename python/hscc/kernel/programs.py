@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
-from hscc import _core, catalog
+from hscc import _core, catalog, resources
 from hscc.kernel import toolchain
 
 
@@ -16,20 +15,20 @@ class KernelError(Exception):
 
 
 def bpf_dir() -> Path:
-    """bpf/ of the hscc checkout this package runs from, or $HSCC_BPF_DIR."""
-    env = os.environ.get("HSCC_BPF_DIR")
-    d = Path(env) if env else Path(__file__).resolve().parents[3] / "bpf"
-    if not (d / "hscc.h").exists():
-        raise KernelError(
-            f"no bpf/ directory at {d}: run from an hscc checkout or set HSCC_BPF_DIR"
-        )
-    return d
+    """The eBPF sources: the checkout's bpf/, an installed wheel's copy, or $HSCC_BPF_DIR."""
+    try:
+        return resources.bpf_dir()
+    except resources.ResourceError as e:
+        raise KernelError(str(e)) from None
 
 
 def build_dir() -> Path:
-    """Where the programs are built for this kernel ($HSCC_BPF_BUILD or bpf/build)."""
-    env = os.environ.get("HSCC_BPF_BUILD")
-    return Path(env) if env else bpf_dir() / "build"
+    """Where the programs are built for this kernel: $HSCC_BPF_BUILD, else bpf/build in a
+    checkout, else a per-version cache directory for an installed wheel."""
+    try:
+        return resources.bpf_build_dir(_core.engine_version())
+    except resources.ResourceError as e:
+        raise KernelError(str(e)) from None
 
 
 def available() -> list[str]:

@@ -15,9 +15,10 @@ import subprocess
 from pathlib import Path
 
 from hscc.kernel.toolchain import BTF
+from hscc.resources import testbed_dir
 from hscc.testbed.plan import TestbedError
 
-HERE = Path(__file__).parent
+HERE = testbed_dir()
 
 
 def cache_dir() -> Path:
