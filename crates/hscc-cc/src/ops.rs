@@ -232,6 +232,9 @@ pub struct TcpCc {
     /// `tcp_enter_cwr` (CDG's backoff); the sender acts on it and clears it
     /// when the hook returns (module documentation). Always false between hooks.
     pub enter_cwr: bool,
+    /// Whether the connection uses ECN (Linux `ecn_flags & TCP_ECN_OK`): set
+    /// by the sender before `init`, fixed for the connection.
+    pub ecn_ok: bool,
 }
 
 /// Linux's default `gso_max_size` (`GSO_LEGACY_MAX_SIZE`, 64 KiB), as a veth device has it.
@@ -273,6 +276,7 @@ impl TcpCc {
             lsndtime: 0,
             hz: HZ,
             enter_cwr: false,
+            ecn_ok: false,
         }
     }
 

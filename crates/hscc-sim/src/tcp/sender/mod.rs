@@ -322,6 +322,9 @@ impl Sender {
             // as in Linux, where route metrics are applied before the CA's init.
             tp.snd_ssthresh = s;
         }
+        // Before `init`, as Linux negotiates ECN in the handshake (a program's
+        // init reads `ecn_flags`).
+        tp.ecn_ok = cfg.ecn || cfg.cc.flags() & TCP_CONG_NEEDS_ECN != 0;
         let mut cc = LoggedCc::new(Cc::new_in(&cfg.cc, shared), cfg.cc_log.then(CcLog::default));
         cc.init(&mut tp);
         let (total_segs, last_payload) = match cfg.size {
