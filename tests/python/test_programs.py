@@ -228,7 +228,9 @@ def test_linux_bpf_dctcp_unchanged_runs_as_the_builtin_dctcp(case, tmp_path):
     builtin = hscc.run(scenario("dctcp", "dctcp"))
     assert bpf.flows["label"].to_list() == ["bpf_dctcp 0", "bpf_dctcp 1"]
     # The scenario does what it is for: marks and window cuts on ECN, and losses where asked.
-    assert (builtin.flows["ce_received"] > 100).all() and (builtin.flows["ecn_reductions"] > 10).all()
+    assert (builtin.flows["ce_received"] > 100).all() and (
+        builtin.flows["ecn_reductions"] > 10
+    ).all()
     if loss:
         assert (builtin.flows["recoveries"] > 5).all()
     names = ["label", "algorithm"]

@@ -12,7 +12,10 @@ use hscc_cc::{CaEvent, CaState, CongestionOps, ExternalOps, ExternalProgram, Tcp
 
 /// The selftests' directory (scripts/linux-selftests.sh), or why it is not here.
 fn selftests() -> Result<PathBuf, String> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/linux-selftests.sh");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scripts/linux-selftests.sh"
+    );
     let out = std::process::Command::new("bash")
         .arg(script)
         .output()
@@ -204,7 +207,11 @@ impl<H: Hooks> Sender<H> {
     /// The receiving end's CE event, which hscc raises to no sender: here it
     /// must leave the sender's state alone.
     fn receiver_event(&mut self, ce: bool) -> u32 {
-        let ev = if ce { CaEvent::EcnIsCe } else { CaEvent::EcnNoCe };
+        let ev = if ce {
+            CaEvent::EcnIsCe
+        } else {
+            CaEvent::EcnNoCe
+        };
         self.cc.cwnd_event(&mut self.tp, ev);
         0
     }
@@ -218,7 +225,7 @@ impl<H: Hooks> Sender<H> {
             85..=89 => self.end_recovery(),
             90..=92 => self.timeout(),
             93..=96 => self.undo(),
-            _ => self.receiver_event(op / 100 % 2 == 0),
+            _ => self.receiver_event((op / 100).is_multiple_of(2)),
         }
     }
 }
