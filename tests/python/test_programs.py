@@ -1,6 +1,7 @@
 """A user's congestion-control program (a `.bpf.c` file) run by the simulator: the template
 `hscc new-algorithm` writes, a program's faults as errors naming file and line, and the
-kernel's own BPF CUBIC (Linux's selftests, unchanged) against hscc's built-in cubic."""
+kernel's own BPF CUBIC and DCTCP (Linux's selftests, unchanged) against hscc's built-in
+cubic and dctcp."""
 
 from __future__ import annotations
 
@@ -175,6 +176,68 @@ def test_linux_bpf_cubic_unchanged_runs_as_the_builtin_cubic(case, tmp_path):
     a, b = goodputs(bpf), goodputs(builtin)
     assert list(a) == ["bpf_cubic 0"]
     assert a["bpf_cubic 0"] == b["cubic 0"], (a, b)
+
+
+DCTCP_CASES = {
+    # name: (buffer, random loss): examples/dctcp.toml's data-centre shape (1 Gbit/s, RTT
+    # 1 ms, CE-marking at 20 packets queued); the second with a 25-packet buffer and 0.05 %
+    # loss, so that the flows also lose packets and recover.
+    "marks": ("500pkts", 0.0),
+    "marks-and-losses": ("25pkts", 0.0005),
+}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("case", sorted(DCTCP_CASES))
+def test_linux_bpf_dctcp_unchanged_runs_as_the_builtin_dctcp(case, tmp_path):
+    """Linux's tools/testing/selftests/bpf/progs/bpf_dctcp.c, as published, against hscc's
+    dctcp (Linux 6.12's tcp_dctcp.c): the same run, hook call for hook call (cc_log), ACK for
+    ACK (the flows' table and time series, the queue). The selftest is tcp_dctcp.c's sender
+    without PLB (off by default in Linux); its receiver half (the ECN_IS_CE / ECN_NO_CE events,
+    icsk_ack.pending, bpf_tcp_send_ack) is the engine's receiver in both runs, and its
+    fallback (bpf_setsockopt when ECN is not negotiated) never runs: a flow that needs ECN
+    has it (docs/programs.md)."""
+    src = linux_selftests() / "bpf_dctcp.c"
+    buffer, loss = DCTCP_CASES[case]
+
+    def scenario(algorithm: str, label: str) -> dict:
+        return {
+            "name": f"dctcp-{case}",
+            "duration": "2s",
+            "seed": 1,
+            "output": {
+                "sample_interval": "10ms",
+                "traces": ["flows", "queues"],
+                "cc_log": {"flows": [f"{label} 0", f"{label} 1"]},
+            },
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck": {
+                    "rate": "1Gbps",
+                    "delay": "100us",
+                    "buffer": buffer,
+                    "loss": loss,
+                    "queue": {"kind": "step", "k_packets": 20},
+                },
+                "pairs": [{"rate": "10Gbps", "rtt": "1ms"}] * 2,
+            },
+            "flows": [{"pair": i, "algorithm": algorithm} for i in range(2)],
+        }
+
+    bpf = hscc.run(scenario(str(src), "bpf_dctcp"))
+    builtin = hscc.run(scenario("dctcp", "dctcp"))
+    assert bpf.flows["label"].to_list() == ["bpf_dctcp 0", "bpf_dctcp 1"]
+    # The scenario does what it is for: marks and window cuts on ECN, and losses where asked.
+    assert (builtin.flows["ce_received"] > 100).all() and (
+        builtin.flows["ecn_reductions"] > 10
+    ).all()
+    if loss:
+        assert (builtin.flows["recoveries"] > 5).all()
+    names = ["label", "algorithm"]
+    assert bpf.flows.drop(names).equals(builtin.flows.drop(names))
+    assert bpf.timeseries.equals(builtin.timeseries) and bpf.queues.equals(builtin.queues)
+    assert bpf.cc_log.height > 10_000
+    assert bpf.cc_log.drop("label").equals(builtin.cc_log.drop("label"))
 
 
 def test_a_sweep_over_a_programs_parameter_on_two_workers_and_on_dask(tmp_path):

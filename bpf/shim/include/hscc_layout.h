@@ -32,6 +32,9 @@ static inline void hscc_user_layout_fill(size_t *out)
 	out[i++] = offsetof(struct tcp_sock, lsndtime);
 	out[i++] = offsetof(struct tcp_sock, delivered_ce);
 	out[i++] = offsetof(struct tcp_sock, hscc_enter_cwr);
+	out[i++] = offsetof(struct tcp_sock, inet_conn.icsk_ack.pending);
+	out[i++] = offsetof(struct tcp_sock, rcv_nxt);
+	out[i++] = offsetof(struct tcp_sock, ecn_flags);
 }
 
 #endif /* HSCC_SHIM_LAYOUT_H */

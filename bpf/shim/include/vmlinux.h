@@ -111,10 +111,26 @@ struct sock {
 	__u64 sk_max_pacing_rate;
 };
 
-/* Linux ICSK_CA_PRIV_SIZE: 13 u64 (include/net/inet_connection_sock.h). */
+/* Linux enum inet_csk_ack_state_t (include/net/inet_connection_sock.h). */
+enum inet_csk_ack_state_t {
+	ICSK_ACK_SCHED = 1,
+	ICSK_ACK_TIMER = 2,
+	ICSK_ACK_PUSHED = 4,
+	ICSK_ACK_PUSHED2 = 8,
+	ICSK_ACK_NOW = 16,
+	ICSK_ACK_NOMEM = 32,
+};
+
+/* Linux ICSK_CA_PRIV_SIZE: 13 u64 (include/net/inet_connection_sock.h).
+ * icsk_ack.pending is the receiving end's delayed-ACK state: a hook on the
+ * simulator's sender sees 0, and what it writes there is dropped (the
+ * engine's receiver does the ACKing, docs/programs.md). */
 struct inet_connection_sock {
 	struct sock icsk_inet;
 	__u8 icsk_ca_state;
+	struct {
+		__u8 pending;
+	} icsk_ack;
 	__u64 icsk_ca_priv[13];
 };
 
@@ -146,6 +162,11 @@ struct tcp_sock {
 	__u64 delivered_mstamp;
 	__u64 tcp_wstamp_ns;
 	__u64 tcp_clock_cache;
+	/* The sender receives no data: rcv_nxt stays 0. ecn_flags has
+	 * TCP_ECN_OK when the connection uses ECN; other bits a hook sets are
+	 * dropped (they are the receiving end's, docs/programs.md). */
+	__u32 rcv_nxt;
+	__u8 ecn_flags;
 	/* Not Linux's: hscc-cc's TcpCc::enter_cwr, set by bpf/shim/user.h's tcp_enter_cwr. */
 	__u8 hscc_enter_cwr;
 };

@@ -81,6 +81,9 @@ struct hscc_rt_frame {
 
 static __thread struct hscc_rt_frame *frame;
 
+/* The ops of the hook being run: bpf_getsockopt(TCP_CONGESTION) names them. */
+static __thread const struct tcp_congestion_ops *current_ops;
+
 static void leave(void)
 {
 	struct hscc_rt_frame *f = frame;
@@ -152,6 +155,7 @@ int hscc_rt_call(struct hscc_rt_call *c)
 		return 1;
 	}
 	frame = &f;
+	current_ops = ops;
 	switch (c->hook) {
 	case HOOK_INIT:
 		ops->init(sk);
@@ -187,6 +191,58 @@ int hscc_rt_call(struct hscc_rt_call *c)
 	frame = NULL;
 	c->prandom = hscc_prandom_state;
 	return 0;
+}
+
+/*
+ * Socket options. The simulator runs one algorithm per flow for the whole
+ * run, so a hook cannot change it (or any other option): bpf_setsockopt
+ * fails with -EOPNOTSUPP. bpf_getsockopt answers SOL_TCP TCP_CONGESTION with
+ * the program's own name, as the kernel would (the first optlen bytes,
+ * NUL-padded), and fails with -EOPNOTSUPP for anything else, zeroing optval
+ * as the kernel does on failure.
+ */
+#define HSCC_EOPNOTSUPP 95
+#define HSCC_EINVAL 22
+#define HSCC_SOL_TCP 6
+#define HSCC_TCP_CONGESTION 13
+
+long bpf_setsockopt(void *sk, int level, int optname, void *optval, int optlen)
+{
+	(void)sk;
+	(void)level;
+	(void)optname;
+	(void)optval;
+	(void)optlen;
+	return -HSCC_EOPNOTSUPP;
+}
+
+long bpf_getsockopt(void *sk, int level, int optname, void *optval, int optlen)
+{
+	(void)sk;
+	if (optlen < 0)
+		return -HSCC_EINVAL;
+	if (level == HSCC_SOL_TCP && optname == HSCC_TCP_CONGESTION && current_ops) {
+		size_t n = (size_t)optlen < sizeof(current_ops->name) ? (size_t)optlen
+								       : sizeof(current_ops->name);
+		memset(optval, 0, (size_t)optlen);
+		strncpy(optval, current_ops->name, n);
+		return 0;
+	}
+	memset(optval, 0, (size_t)optlen);
+	return -HSCC_EOPNOTSUPP;
+}
+
+/*
+ * The receiving end's immediate ACK (DCTCP's CE echo). The simulator runs a
+ * program's hooks for the sending end only; the receiving end's ACKs are the
+ * engine's (for a TCP_CONG_NEEDS_ECN algorithm, DCTCP's echo: hscc-sim
+ * tcp/ecn.rs). A hook that calls it sends nothing and gets -EOPNOTSUPP.
+ */
+long bpf_tcp_send_ack(void *tp, __u32 rcv_nxt)
+{
+	(void)tp;
+	(void)rcv_nxt;
+	return -HSCC_EOPNOTSUPP;
 }
 
 void hscc_rt_layout(size_t *out)

@@ -310,7 +310,8 @@ fn explain(stderr: &str) -> String {
                 out.push_str(&format!(
                     "  note: {name} is not provided by hscc's simulator; it provides the helpers \
                      bpf_ktime_get_ns, bpf_jiffies64, bpf_get_prandom_u32, bpf_sk_storage_get, \
-                     bpf_sk_storage_delete, bpf_printk and the kfuncs tcp_slow_start, \
+                     bpf_sk_storage_delete, bpf_printk, bpf_setsockopt, bpf_getsockopt, \
+                     bpf_tcp_send_ack and the kfuncs tcp_slow_start, \
                      tcp_cong_avoid_ai, tcp_reno_ssthresh, tcp_reno_cong_avoid, tcp_reno_undo_cwnd \
                      (docs/programs.md)\n"
                 ));

@@ -1,5 +1,6 @@
 //! What the loader reads from a built program before loading it: the
-//! struct_ops variable (by its section, as libbpf finds it) and the
+//! struct_ops variables (by their section, as libbpf finds them; which one
+//! runs is program.rs's choice) and the
 //! parameters: the program's global integers with an initializer, the ones a
 //! kernel loader sets through a skeleton's `rodata` and `data` before loading
 //! (`const volatile` globals, as libbpf programs declare them; the C compiler
@@ -22,8 +23,9 @@ pub struct Global {
 /// The parts of a built program the loader needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
-    /// The struct_ops variable: name and address.
-    pub ops: (String, u64),
+    /// The struct_ops variables, name and address, in the order of their
+    /// addresses; at least one.
+    pub ops: Vec<(String, u64)>,
     /// The runtime's entry point's address (to find the load base).
     pub entry: u64,
     pub globals: Vec<Global>,
@@ -78,25 +80,18 @@ pub fn read(image: &[u8]) -> Result<Layout, String> {
         }
     }
     globals.sort_by(|a, b| a.name.cmp(&b.name));
+    ops.sort_by_key(|(_, at)| *at);
     let entry = entry.ok_or("the runtime's entry point is missing")?;
-    match ops.len() {
-        1 => Ok(Layout {
-            ops: ops.remove(0),
-            entry,
-            globals,
-        }),
-        0 => Err(
+    if ops.is_empty() {
+        return Err(
             "it defines no struct tcp_congestion_ops in a SEC(\".struct_ops\") or \
-                  SEC(\".struct_ops.link\") section"
+             SEC(\".struct_ops.link\") section"
                 .to_string(),
-        ),
-        _ => Err(format!(
-            "it defines {} struct_ops variables ({}); hscc runs a program that defines one",
-            ops.len(),
-            ops.iter()
-                .map(|(n, _)| n.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+        );
     }
+    Ok(Layout {
+        ops,
+        entry,
+        globals,
+    })
 }

@@ -91,6 +91,8 @@ pub struct Program {
     built: Built,
     image: Vec<u8>,
     layout: Layout,
+    /// The struct_ops variable that runs: name and address ([`choose_ops`]).
+    ops: (String, u64),
     params: Vec<ExternalParam>,
     has_cong_control: bool,
     /// The struct_ops' `.flags` (TCP_CONG_NEEDS_ECN turns ECN on in the simulator).
@@ -98,9 +100,8 @@ pub struct Program {
 }
 
 impl Program {
-    /// Load `built`: read it, register it once to check it as the kernel
-    /// checks a struct_ops (ssthresh, undo_cwnd and cong_avoid or
-    /// cong_control defined) and that its socket layout is the simulator's.
+    /// Load `built`: read it, register it once to choose its struct_ops
+    /// ([`choose_ops`]) and check that its socket layout is the simulator's.
     pub fn load(name: &'static str, built: Built) -> Result<Program, String> {
         let image = std::fs::read(&built.object)
             .map_err(|e| format!("cannot read {}: {e}", built.object.display()))?;
@@ -118,31 +119,30 @@ impl Program {
             name,
             built,
             image,
+            ops: layout.ops[0].clone(),
             layout,
             params,
             has_cong_control: false,
             flags: 0,
         };
         let r = p.open(&[])?;
+        let candidates: Vec<Candidate> = p
+            .layout
+            .ops
+            .iter()
+            .map(|(var, at)| {
+                // SAFETY: each struct_ops variable lies in the object `r`
+                // keeps loaded, at its address from the load base.
+                let ops = unsafe { &*(r.base.wrapping_add(*at) as usize as *const Ops) };
+                Candidate::of(var, ops)
+            })
+            .collect();
+        let chosen = choose_ops(&candidates)?;
+        p.ops = p.layout.ops[chosen].clone();
+        drop(r);
+        let r = p.open(&[])?;
         // SAFETY: `ops` points into the object `r` keeps loaded.
         let ops = unsafe { &*r.ops };
-        let mut missing = Vec::new();
-        if ops.ssthresh.is_none() {
-            missing.push("ssthresh");
-        }
-        if ops.undo_cwnd.is_none() {
-            missing.push("undo_cwnd");
-        }
-        if ops.cong_avoid.is_none() && ops.cong_control.is_none() {
-            missing.push("cong_avoid (or cong_control)");
-        }
-        if !missing.is_empty() {
-            return Err(format!(
-                "its struct tcp_congestion_ops {} leaves out {}, which the kernel requires",
-                p.layout.ops.0,
-                missing.join(" and ")
-            ));
-        }
         p.has_cong_control = ops.cong_control.is_some();
         p.flags = ops.flags;
         let mut c = [0usize; LAYOUT_LEN];
@@ -155,6 +155,11 @@ impl Program {
             ));
         }
         Ok(p)
+    }
+
+    /// The struct_ops variable the program runs (its name in the file).
+    pub fn ops_variable(&self) -> &str {
+        &self.ops.0
     }
 
     /// The kernel name in the program's ops (`.name`).
@@ -217,7 +222,7 @@ impl Program {
         };
         // The load base: where the entry point is, less its address in the file.
         let base = (call as usize as u64).wrapping_sub(self.layout.entry);
-        let ops = base.wrapping_add(self.layout.ops.1) as usize as *const Ops;
+        let ops = base.wrapping_add(self.ops.1) as usize as *const Ops;
         Ok(Registration {
             _lib: lib,
             ops,
@@ -422,6 +427,83 @@ impl Connection {
                 format!("{place}: {what} in {}", hook.name())
             }
         }
+    }
+}
+
+/// One struct_ops variable of a program: its name in the file, its `.name`
+/// and the hooks the kernel requires that it leaves out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    pub variable: String,
+    pub name: String,
+    pub missing: Vec<&'static str>,
+}
+
+impl Candidate {
+    fn of(variable: &str, ops: &Ops) -> Candidate {
+        let mut missing = Vec::new();
+        if ops.ssthresh.is_none() {
+            missing.push("ssthresh");
+        }
+        if ops.undo_cwnd.is_none() {
+            missing.push("undo_cwnd");
+        }
+        if ops.cong_avoid.is_none() && ops.cong_control.is_none() {
+            missing.push("cong_avoid (or cong_control)");
+        }
+        let name: Vec<u8> = ops
+            .name
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        Candidate {
+            variable: variable.to_string(),
+            name: String::from_utf8_lossy(&name).into_owned(),
+            missing,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self.missing.as_slice() {
+            [] => format!("{} (\"{}\", complete)", self.variable, self.name),
+            m => format!(
+                "{} (\"{}\", leaves out {})",
+                self.variable,
+                self.name,
+                m.join(" and ")
+            ),
+        }
+    }
+}
+
+/// Which of a file's struct_ops variables runs: the one the kernel could
+/// register as a congestion control (ssthresh, undo_cwnd and cong_avoid or
+/// cong_control defined). A file may hold others, incomplete (Linux's
+/// bpf_dctcp.c has `dctcp_nouse`, init and set_state only, which its test
+/// expects the kernel to refuse); exactly one must be complete.
+pub fn choose_ops(candidates: &[Candidate]) -> Result<usize, String> {
+    let complete: Vec<usize> = (0..candidates.len())
+        .filter(|&i| candidates[i].missing.is_empty())
+        .collect();
+    match (candidates, complete.as_slice()) {
+        (_, [one]) => Ok(*one),
+        ([only], []) => Err(format!(
+            "its struct tcp_congestion_ops {} leaves out {}, which the kernel requires",
+            only.variable,
+            only.missing.join(" and ")
+        )),
+        _ => Err(format!(
+            "it defines {} struct tcp_congestion_ops: {}; hscc runs the one that defines \
+             ssthresh, undo_cwnd and cong_avoid (or cong_control), as the kernel requires, \
+             and needs exactly one such in the file",
+            candidates.len(),
+            candidates
+                .iter()
+                .map(Candidate::describe)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
 }
 

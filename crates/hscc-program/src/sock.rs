@@ -17,12 +17,21 @@ pub struct Sock {
     pub sk_max_pacing_rate: u64,
 }
 
-/// Linux `struct inet_connection_sock`: the CA state and the private area.
+/// Linux `icsk_ack`: the receiving end's delayed-ACK state (`ICSK_ACK_*`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IcskAck {
+    pub pending: u8,
+}
+
+/// Linux `struct inet_connection_sock`: the CA state, the delayed-ACK state
+/// and the private area.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InetConnectionSock {
     pub icsk_inet: Sock,
     pub icsk_ca_state: u8,
+    pub icsk_ack: IcskAck,
     /// Linux ICSK_CA_PRIV_SIZE = 13 u64.
     pub icsk_ca_priv: [u64; 13],
 }
@@ -65,6 +74,10 @@ pub struct CTcpSock {
     pub delivered_mstamp: u64,
     pub tcp_wstamp_ns: u64,
     pub tcp_clock_cache: u64,
+    /// The sender receives no data: 0.
+    pub rcv_nxt: u32,
+    /// `TCP_ECN_OK` when the connection uses ECN.
+    pub ecn_flags: u8,
     /// Not Linux's: `TcpCc::enter_cwr`, set by the shim's `tcp_enter_cwr`.
     pub hscc_enter_cwr: u8,
 }
@@ -194,11 +207,19 @@ impl CTcpSock {
         // Linux's tcp_clock_cache: the ns clock tcp_mstamp was taken from.
         sk.tcp_clock_cache = tp.now_us.wrapping_mul(1000);
         sk.hscc_enter_cwr = tp.enter_cwr as u8;
+        // The sender's view of the receiving end's fields: no data received,
+        // no ACK pending (the engine's receiver keeps its own; docs/programs.md).
+        sk.rcv_nxt = 0;
+        sk.inet_conn.icsk_ack.pending = 0;
+        sk.ecn_flags = if tp.ecn_ok { TCP_ECN_OK } else { 0 };
     }
 
     /// Copy back what the kernel lets a program write (snd_cwnd,
     /// snd_cwnd_cnt, snd_ssthresh, sk_pacing_rate, sk_pacing_status,
-    /// app_limited; bpf_tcp_ca_btf_struct_access) after a hook.
+    /// app_limited; bpf_tcp_ca_btf_struct_access) after a hook. The kernel
+    /// also lets it write `ecn_flags` and `icsk_ack.pending`, the receiving
+    /// end's (DCTCP's CE echo): the simulator's sender has no use for them
+    /// and drops them.
     pub fn store(&self, tp: &mut TcpCc) {
         tp.snd_cwnd = self.snd_cwnd;
         tp.snd_cwnd_cnt = self.snd_cwnd_cnt;
@@ -212,8 +233,11 @@ impl CTcpSock {
     }
 }
 
+/// Linux `TCP_ECN_OK` (include/net/tcp.h): ECN was negotiated.
+pub const TCP_ECN_OK: u8 = 1;
+
 /// Offsets and sizes in the order of bpf/shim/include/hscc_layout.h.
-pub const LAYOUT_LEN: usize = 20;
+pub const LAYOUT_LEN: usize = 23;
 
 /// The layout as this mirror has it, to compare with C's.
 pub fn rust_layout() -> [usize; LAYOUT_LEN] {
@@ -243,5 +267,10 @@ pub fn rust_layout() -> [usize; LAYOUT_LEN] {
         offset_of!(CTcpSock, lsndtime),
         offset_of!(CTcpSock, delivered_ce),
         offset_of!(CTcpSock, hscc_enter_cwr),
+        offset_of!(CTcpSock, inet_conn)
+            + offset_of!(InetConnectionSock, icsk_ack)
+            + offset_of!(IcskAck, pending),
+        offset_of!(CTcpSock, rcv_nxt),
+        offset_of!(CTcpSock, ecn_flags),
     ]
 }

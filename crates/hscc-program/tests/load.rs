@@ -166,10 +166,10 @@ fn build_errors_name_the_line_and_a_missing_helper() {
         e.contains(&format!("{}:", p.display())) && e.contains("error"),
         "{e}"
     );
-    let p = with_cong_avoid(dir.path(), "helper", "\tbpf_tcp_send_ack(sk, 1);");
+    let p = with_cong_avoid(dir.path(), "helper", "\tbpf_get_current_pid_tgid();");
     let e = hscc_program::load(&p).unwrap_err();
     assert!(
-        e.contains("bpf_tcp_send_ack is not provided by hscc's simulator"),
+        e.contains("bpf_get_current_pid_tgid is not provided by hscc's simulator"),
         "{e}"
     );
     let p = with_cong_avoid(

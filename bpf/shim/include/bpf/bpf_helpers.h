@@ -8,7 +8,10 @@
  * Provided: bpf_ktime_get_ns, bpf_jiffies64 (the simulated clock),
  * bpf_get_prandom_u32 (the connection's seeded generator),
  * bpf_sk_storage_get/delete (socket storage, zeroed on creation, freed with
- * the socket), bpf_printk (to standard error); the kfuncs tcp_slow_start,
+ * the socket), bpf_printk (to standard error), bpf_setsockopt (always
+ * -EOPNOTSUPP), bpf_getsockopt (SOL_TCP TCP_CONGESTION: the program's name;
+ * else -EOPNOTSUPP), bpf_tcp_send_ack (-EOPNOTSUPP: the engine's receiver
+ * sends the ACKs; runtime.c); the kfuncs tcp_slow_start,
  * tcp_cong_avoid_ai, tcp_reno_ssthresh, tcp_reno_cong_avoid,
  * tcp_reno_undo_cwnd (vmlinux.h); the kconfig values CONFIG_HZ and
  * LINUX_KERNEL_VERSION.
@@ -63,6 +66,11 @@ long hscc_rt_sk_storage_delete(void *map, void *sk);
 #define bpf_sk_storage_get(map, sk, init, flags) \
 	hscc_rt_sk_storage_get((void *)(map), sizeof(*(map)->value), (void *)(sk), (void *)(init), (flags))
 #define bpf_sk_storage_delete(map, sk) hscc_rt_sk_storage_delete((void *)(map), (void *)(sk))
+
+/* runtime.c */
+long bpf_setsockopt(void *bpf_socket, int level, int optname, void *optval, int optlen);
+long bpf_getsockopt(void *bpf_socket, int level, int optname, void *optval, int optlen);
+long bpf_tcp_send_ack(void *tp, __u32 rcv_nxt);
 
 #define bpf_printk(fmt, args...) fprintf(stderr, fmt "\n", ##args)
 
