@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from conftest import ONE_FLOW
-
 from hscc import _core
 from hscc.sweeps import plan, spec, worker
 
@@ -40,3 +39,31 @@ def test_a_worker_builds_and_estimates_its_run_once(write_toml):
     work, (status, _, row) = counted(lambda: worker.run_job(job.scenario, None, None, False))
     assert status == "ok" and row["events"] > 0
     assert work == (1, 1)
+
+
+def test_hscc_reproduce_looks_its_experiment_up_once(tmp_path, monkeypatch):
+    """`hscc reproduce NAME` finds NAME in the catalogue once (for a did-you-mean before a
+    missing --out) and hands the experiment on; the sweep is stopped before it runs."""
+    from typer.testing import CliRunner
+
+    import hscc.reproduce as rep
+    from hscc.cli import app
+
+    looked_up: list[str] = []
+    find = rep.find
+
+    def counting_find(name: str) -> rep.Experiment | None:
+        looked_up.append(name)
+        return find(name)
+
+    def stop(*args, **kwargs):
+        raise RuntimeError("stopped before the runs")
+
+    monkeypatch.setattr(rep, "find", counting_find)
+    monkeypatch.setattr(rep, "run_sweep", stop)
+    name = rep.catalogue()[0].name
+    out = CliRunner().invoke(
+        app, ["reproduce", name, "--quick", "-q", "--out", str(tmp_path / "r")]
+    )
+    assert "stopped before the runs" in out.output, out.output
+    assert looked_up == [name]
