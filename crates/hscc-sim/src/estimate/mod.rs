@@ -2,7 +2,7 @@
 //! is allocated: peak memory in bytes and the number of events.
 //!
 //! # The model
-//! Traffic first ([`traffic`]). Every TCP flow gets the fair share of its
+//! Traffic first (`traffic.rs`). Every TCP flow gets the fair share of its
 //! tightest link, min over its path of (rate − UDP and web load) / (TCP flows
 //! crossing it), capped by its receiver window; that link is its bottleneck
 //! and, for a loss-based sender, its queue fills. UDP sends at its rate up to
@@ -12,36 +12,36 @@
 //! delayed-ACK factor.
 //!
 //! Memory, by structure (sizes are the real `size_of` where a type exists):
-//! - **packets** ([`links`]): a link's FIFO never shrinks, so it costs its
+//! - **packets** (`links.rs`): a link's FIFO never shrinks, so it costs its
 //!   largest occupancy: packets per second × (delay + 3σ jitter +
 //!   serialization), twice that for TCP data (slow start sends two segments
 //!   per ACK), plus the whole buffer where the link is a bottleneck, plus the
 //!   initial windows of the flows that start on it; 64 bytes a packet and 16
 //!   per queued one;
-//! - **host lines** (also [`links`]): a TCP flow's packets waiting at its host
+//! - **host lines** (also `links.rs`): a TCP flow's packets waiting at its host
 //!   (host jitter, access delay): packets per second × that wait, twice for
 //!   data, plus the initial windows of flows that start together (80 bytes a
 //!   packet);
-//! - **windows** ([`flows`]): a sender's scoreboard holds its largest window,
+//! - **windows** (`flows.rs`): a sender's scoreboard holds its largest window,
 //!   16 bytes a segment: twice (path BDP + its share of the bottleneck queue),
 //!   at least the initial window, at most the receiver window;
-//! - **flows**, **udp**, **links**, **topology** ([`flows`], [`udp`],
-//!   [`topology`]): per-object state, the delay histograms of UDP sinks and
+//! - **flows**, **udp**, **links**, **topology** (`flows.rs`, `udp.rs`,
+//!   `topology.rs`): per-object state, the delay histograms of UDP sinks and
 //!   monitored links (250 KB each), routes;
-//! - **web** ([`web`]): transfers in progress by Little's law (arrival rate ×
+//! - **web** (`web.rs`): transfers in progress by Little's law (arrival rate ×
 //!   time in the system: slow-start rounds + size / fair share); when the
 //!   offered load exceeds the bottleneck the excess accumulates for the whole
 //!   run; plus the response-time histograms of the size bins the distribution
 //!   reaches;
-//! - **traces** and **results** ([`outputs`]): samples × series, preallocated
+//! - **traces** and **results** (`outputs.rs`): samples × series, preallocated
 //!   exactly; the summaries and their JSON (traces at ≈ 14 characters a value);
-//! - **queue** ([`outputs`]): event-queue entries (links, three timers a flow,
+//! - **queue** (`outputs.rs`): event-queue entries (links, three timers a flow,
 //!   sources);
-//! - **cc_log** ([`flows`]): the per-ACK congestion-control log of the traced
+//! - **cc_log** (`flows.rs`): the per-ACK congestion-control log of the traced
 //!   flows: [`CC_LOG_ROWS_PER_ACK`] rows per ACK (the ACKs of the flow's fair
 //!   share), each a recorded call plus its table columns while the table is
 //!   handed over;
-//! - **captures** ([`captures`]): a copy of each captured packet while
+//! - **captures** (`captures.rs`): a copy of each captured packet while
 //!   running, then its file, and the captured links' drop logs.
 //!
 //! Growable buffers are counted at 1.5× their content (a `Vec` or `VecDeque`
@@ -57,7 +57,7 @@
 //! measures peak heap use with a counting allocator.
 //!
 //! Each term is also charged to the scenario field that drives it
-//! ([`origins`]), so that a refusal ([`limits`]) can say what to lower
+//! (`origins.rs`), so that a refusal (`limits.rs`) can say what to lower
 //! (`web[0].rate`, `sample_interval`, …).
 //!
 //! The steps run in a fixed order: a field's charges are summed in floating
