@@ -98,9 +98,10 @@ def reproduce(
         raise _fail(BAD_INPUT, f"--jobs: {jobs} is not allowed (1 to 4096 worker processes)")
     if only and name != "all":
         raise _fail(BAD_INPUT, "--only: only with 'all'")
+    experiment = None
     if name != "all":
         try:  # a misspelt name is said, with the name meant, before a missing --out
-            rep.resolve(name)
+            experiment = rep.resolve(name)
         except rep.ExperimentError as e:
             raise _fail(BAD_INPUT, str(e)) from None
     if out_dir is None:
@@ -118,7 +119,8 @@ def reproduce(
                 done = rep.reproduce_all(out_dir, quick, replicates, jobs, dask, only, started)
             else:
                 bar = stack.enter_context(sweep_progress(quiet))
-                done = [rep.reproduce(name, out_dir, quick, replicates, jobs, dask, bar)]
+                chosen = experiment or name
+                done = [rep.reproduce(chosen, out_dir, quick, replicates, jobs, dask, bar)]
     except (rep.ExperimentError, rep.MeasureError, RunDirError) as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except ValueError as e:  # SweepError

@@ -110,9 +110,20 @@ def reproduce(
     runs; `quick` runs the experiment's short version. ExperimentError, SweepError, MeasureError
     or RunDirError before anything runs if something is wrong."""
     exp = resolve(name)
-    if replicates is not None and not 1 <= replicates <= 1000:
-        raise SweepError(f"replicates: {replicates} is not allowed (1 to 1000)")
-    sweep = sweep_for(exp, quick, replicates)
+    _check_replicates(replicates)
+    return _reproduce(exp, sweep_for(exp, quick, replicates), out, quick, jobs, dask, progress)
+
+
+def _reproduce(
+    exp: Experiment,
+    sweep: Sweep,
+    out: str | Path | None,
+    quick: bool,
+    jobs: int | None,
+    dask: str | None,
+    progress: Progress | None,
+) -> Reproduction:
+    """`reproduce` of an experiment whose sweep (`sweep_for`) is already checked."""
     directory = Path(out) if out is not None else None
     if directory is not None:
         outdir.check(directory, outdir.ONE)
@@ -135,6 +146,11 @@ def reproduce(
     return rep
 
 
+def _check_replicates(replicates: int | None) -> None:
+    if replicates is not None and not 1 <= replicates <= 1000:
+        raise SweepError(f"replicates: {replicates} is not allowed (1 to 1000)")
+
+
 def reproduce_all(
     out: str | Path,
     quick: bool = False,
@@ -151,17 +167,16 @@ def reproduce_all(
     exps = [resolve(n) for n in only] if only else list(catalogue())
     directory = Path(out)
     outdir.check(directory, outdir.ALL, {e.name for e in catalogue()} | {e.name for e in exps})
-    for e in exps:
-        sweep_for(
-            e, quick, replicates
-        )  # every experiment's sweep file is checked before the first runs
+    # Every experiment's sweep file is checked before the first runs, and each checked once.
+    sweeps = [sweep_for(e, quick, replicates) for e in exps]
+    _check_replicates(replicates)
     directory.mkdir(parents=True, exist_ok=True)
     body = {"experiments": [e.name for e in exps], "quick": quick, "complete": False}
     outdir.write_manifest(directory, outdir.ALL, body)
     done = []
-    for e in exps:
+    for e, sw in zip(exps, sweeps, strict=True):
         progress = on_start(e) if on_start else None
-        done.append(reproduce(e, directory / e.name, quick, replicates, jobs, dask, progress))
+        done.append(_reproduce(e, sw, directory / e.name, quick, jobs, dask, progress))
     outdir.write_parquet(directory / "comparison.parquet", pl.concat([r.table for r in done]))
     write_bytes(directory / "report.html", html.report(done).encode())
     outdir.write_manifest(

@@ -10,8 +10,10 @@ and replicates get independent seeds.
 Checking: `check` first puts each axis value through the engine once, at the first point
 that has it (the value with every other axis at its first value), so a bad value is
 refused at once, naming its axis and point, with engine work bounded by the number of
-axis values, not of points. `make` then checks every point as it builds its run
-(combinations of values, and each run's memory and event estimate).
+axis values, not of points. `make` then checks every other point as it builds its run
+(combinations of values, and each run's memory and event estimate): each point is resolved
+by the engine once in the sweep's process, and each run once more in the worker that runs it
+(with its own seed, in its own process).
 
 Cache key: SHA-256 over the engine's version and source digest and the run's
 whole checked scenario, seed included, but not its name and description, which
@@ -60,23 +62,19 @@ class Plan:
 def check(sweep: Sweep, max_memory: int | None = None, max_events: int | None = None) -> int:
     """Check each axis value once, at the first point that has it (SweepError naming the axis,
     the point and what is allowed); the number of points. One engine check per axis value."""
-    sizes = [len(a) for a in sweep.axes]
-    strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
-    first = tuple((m.path, m.values[0]) for a in sweep.axes for m in a.members)
-    _check(sweep, Point(0, first), max_memory, max_events)
-    for i, a in enumerate(sweep.axes):
-        for k in range(1, len(a)):
-            mine = {m.path: m.values[k] for m in a.members}
-            assign = tuple((path, mine.get(path, v)) for path, v in first)
-            _check(sweep, Point(k * strides[i], assign), max_memory, max_events)
-    return math.prod(sizes)
+    _check_axis_values(sweep, max_memory, max_events)
+    return math.prod(len(a) for a in sweep.axes)
 
 
 def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = None) -> Plan:
-    """Check every point (SweepError naming the axis, the point and what is allowed) and list its runs."""
-    check(sweep, max_memory, max_events)
+    """Check every point (SweepError naming the axis, the point and what is allowed) and list its
+    runs. Each point is resolved by the engine once: the points `check` resolved are kept."""
+    seen = _check_axis_values(sweep, max_memory, max_events)
     points = sweep.points()
-    checked = [_check(sweep, p, max_memory, max_events, fast=True) for p in points]
+    checked = [
+        seen[p.index] if p.index in seen else _check(sweep, p, max_memory, max_events, fast=True)
+        for p in points
+    ]
     columns = {
         path: _column([lookup(c, path) for c in checked], [dict(p.assign)[path] for p in points])
         for path in sweep.paths
@@ -89,6 +87,24 @@ def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = N
             scenario = {**c, "seed": seed}
             jobs.append(Job(p.index, r, seed, cache_key(scenario), scenario))
     return Plan(sweep, points, columns, jobs)
+
+
+def _check_axis_values(
+    sweep: Sweep, max_memory: int | None, max_events: int | None
+) -> dict[int, dict[str, Any]]:
+    """`check`'s work: the scenario of each point it checked, by point index (the first point,
+    and each other axis value with every other axis at its first value)."""
+    sizes = [len(a) for a in sweep.axes]
+    strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
+    first = tuple((m.path, m.values[0]) for a in sweep.axes for m in a.members)
+    seen = {0: _check(sweep, Point(0, first), max_memory, max_events)}
+    for i, a in enumerate(sweep.axes):
+        for k in range(1, len(a)):
+            mine = {m.path: m.values[k] for m in a.members}
+            assign = tuple((path, mine.get(path, v)) for path, v in first)
+            index = k * strides[i]
+            seen[index] = _check(sweep, Point(index, assign), max_memory, max_events)
+    return seen
 
 
 def derive_seed(seed: int, values: list[tuple[str, Any]], replicate: int) -> int:
