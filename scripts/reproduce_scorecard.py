@@ -34,7 +34,7 @@ def main() -> None:
         f"Made by `bash scripts/reproduce-full.sh` on {datetime.now(UTC):%Y-%m-%d} "
         f"(hscc {env['hscc_version']}, engine {env['engine_digest']}, {provenance.describe_revision(env['git'])}, "
         f"{os.cpu_count()} cores): "
-        f"{sum(r.sweep.points.height for r in reps)} runs, {simulated / 60:.0f} CPU-minutes of simulation "
+        f"{sum(r.sweep.points.height for r in reps)} runs, {simulated / 60:.0f} minutes of run time (the runs' own wall times, summed) "
         f"(this call: {wall / 60:.1f} min of wall time; runs already in {out} are reused)."
     )
     text = DOC.read_text()
