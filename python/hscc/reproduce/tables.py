@@ -89,7 +89,7 @@ def terminal(rep: Reproduction) -> Table:
 
 def scorecard(reps: list[Reproduction]) -> list[tuple[str, ...]]:
     """Per experiment: paper, name, source, cells by verdict (compare.VERDICTS but "no result"), claims held (and
-    known misses), runs, and the CPU time of its runs (each run's own wall time, so cached runs count too)."""
+    known misses), runs, and the run time of its runs (each run's own wall time, summed, so cached runs count too; on a busy machine more than their CPU time)."""
     out: list[tuple[str, ...]] = []
     for r in reps:
         c = r.counts()
@@ -119,7 +119,7 @@ SCORECARD_COLUMNS = (
     *SCORED,
     "claims",
     "runs",
-    "CPU time",
+    "run time",
 )
 
 
@@ -131,7 +131,7 @@ def scorecard_table(reps: list[Reproduction]) -> Table:
             c,
             no_wrap=c == "experiment",
             overflow="fold",
-            justify="right" if c in ("agrees", "differs", "runs", "CPU time") else "left",
+            justify="right" if c in ("agrees", "differs", "runs", "run time") else "left",
         )
     for row in scorecard(reps):
         t.add_row(*row)
