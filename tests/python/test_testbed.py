@@ -769,11 +769,13 @@ def test_ctrl_c_leaves_nothing(tmp_path):
 def test_a_users_program_runs_in_the_kernel_as_in_the_simulator(tmp_path, monkeypatch):
     """The template `hscc new-algorithm` writes, one file: the testbed registers it for the
     flow that names it (and removes it after), and its goodput is the simulator's within 10 %
-    (3 s beside a Reno flow)."""
+    (8 s beside a Reno flow: in 3 s the kernel's slow-start exit, which varies run to run, moves
+    the total by up to 17 %)."""
     monkeypatch.setenv("HSCC_CACHE_DIR", str(tmp_path / "cache"))
     assert runner.invoke(app, ["new-algorithm", "tbtmpl", "--dir", str(tmp_path)]).exit_code == 0
     program = str(tmp_path / "tbtmpl.bpf.c")
     sc = scenario(
+        duration="8s",
         rtt2="40ms",
         flows=[
             {"pair": 0, "algorithm": program, "params": {"increase": 2}},
