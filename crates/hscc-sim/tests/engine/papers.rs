@@ -7,7 +7,8 @@
 //!   delay signals within T_wait (§IV.B, §VI.A).
 //!
 //! Where hscc and the papers' idealised analysis part, the assertion is on what
-//! is robustly true and the comment gives the measured numbers and why.
+//! is robustly true and the comment says why; the measured numbers are the
+//! rows these tests record (validation/results/engine.json).
 
 use crate::record::Row;
 use hscc_cc::algos::sync::SyncState;
@@ -125,10 +126,8 @@ fn ctcp_stable_phase(rate: u64, buffer: u64, gamma: f64) -> Stable {
 /// hscc: the backlog reaches γ and then the queue drains — with ζ = 1 one
 /// round removes the whole estimate ζ·diff ≈ γ — so the queue saw-tooths
 /// between ≈ 0 and the peak instead of staying at γ (the Vegas-style "average
-/// diff ≈ γ" behind eq. 6 assumes small steps). Measured (γ = 30 / 60):
-/// 20 Mbit/s (BDP 100): mean 24.7 / 48.9, peak 36 / 66;
-/// 100 Mbit/s (BDP 500): mean 21.7 / 37.3, peak 43 / 76.
-/// Asserted: the peak (queue when the decrease fires) is between γ and
+/// diff ≈ γ" behind eq. 6 assumes small steps). The measured means and peaks
+/// are in validation/results/engine.json (docs/validation/engine.md). Asserted: the peak (queue when the decrease fires) is between γ and
 /// γ + two rounds of binomial growth α·win^k at win = BDP + γ (the decision
 /// uses the round's average RTT, one round behind the queue); the time-average
 /// is between γ/2 (a sawtooth from 0 to ≥ γ) and γ; doubling γ doubles the
@@ -266,8 +265,8 @@ fn check_ctcp_response(cases: &[(f64, u64)]) {
 /// follows its binomial response function within 20%.
 /// It applies where the delay component runs the whole loss-free period and no
 /// queue forms: W_m(1 − β) ≥ lowwnd = 41 (p ≤ ~1e-3) and W_m ≪ BDP = 8333.
-/// Measured: p = 3e-4: −9.7%, 1e-4: −2.7%, 3e-5: −0.2% (Reno's 1.31/√p is
-/// 55–78% below). At p = 1e-3 (W_m = 94) hscc is 20% below: i.i.d. loss-free periods
+/// The measured deviations are in validation/results/engine.json (Reno's 1.31/√p
+/// is far below at every p). At p = 1e-3 (W_m = 94) hscc is about 20% below: i.i.d. loss-free periods
 /// often start below lowwnd (Reno growth), and the per-round increase
 /// ⌊α·win^0.75 − 1⌋ loses up to 40% to flooring at win ≈ 60.
 #[test]
@@ -278,7 +277,6 @@ fn ctcp_follows_its_response_function_under_random_loss() {
 #[test]
 #[ignore = "slow: 2000 s at 27k segments/s"]
 fn ctcp_follows_its_response_function_at_low_loss() {
-    // Measured −4.2% (W_m = 3558, BDP 8333).
     check_ctcp_response(&[(1e-5, 2000)]);
 }
 
@@ -293,10 +291,9 @@ fn ctcp_follows_its_response_function_at_low_loss() {
 ///
 /// Tolerance ±1: eq. 2 moves N by whole steps once per loss-free period and
 /// the decrease in force lags N by one period, so at equilibrium N cycles over
-/// the integers around the fixed point (measured: 8/9/10, 15/16/17, 3/4/5).
-/// Measured: α = 0.5, B 100: 9.00 vs 8.75; α = 0.5, B 50: 16.00 vs 16.80;
-/// α by §V.B's rule (0.094), B 100: 3.64 vs 3.28. From the link's queueing
-/// delay instead, eq. 4 gives 8.28 and 14.96: the flow's RTT samples lag the
+/// the integers around the fixed point. The measured N and eq. 4's value are in
+/// validation/results/engine.json. From the link's queueing delay instead, eq. 4
+/// gives slightly less (`n_from_link_qdelay` there): the flow's RTT samples lag the
 /// queue by an RTT and skip recovery, so they see ≈ 0.45 ms less queueing
 /// than the link — 11% of the 4 ms at N = 16.
 #[test]
@@ -403,12 +400,10 @@ fn fit_mean_n_approaches_alpha_rtt_over_queueing_delay() {
 /// Table III's set-up (§VI): 10 + 10 TCP-FIT flows on 50 Mbit/s with 0.1 %
 /// random loss, RTT 50 ms against 400 ms (ratio 1/8); the buffer, which the
 /// paper does not give, is a quarter of the long path's BDP (417 packets),
-/// with which 10 + 10 Reno flows give the paper's Reno ratio (measured 5.24 vs
-/// 5.19). The paper's argument for RTT fairness (Table II, η = 1: eq. 19
+/// with which 10 + 10 Reno flows give about the paper's Reno ratio (5.19). The paper's argument for RTT fairness (Table II, η = 1: eq. 19
 /// without D) needs one α for every flow (§V.B: the mean over the TCP-FIT
 /// connections of (rtt_max − rtt_min)/rtt_max); with a per-flow α the RTT
-/// returns and FIT is as unfair as Reno. Measured (100 s, seeds 1 and 2):
-/// shared 1.51 and 1.59 (paper 1.9), per flow 6.68 and 6.55.
+/// returns and FIT is as unfair as Reno (the paper's shared ratio is 1.9).
 #[test]
 fn fit_shares_alpha_among_flows_for_rtt_fairness() {
     let ratio = |shared: bool, seed: u64| {
@@ -451,8 +446,8 @@ const QD_MAX: f64 = 0.020;
 /// The time-average is therefore well below Th_qd — a ramp from 0 to Th_qd
 /// averages Th_qd/2. Asserted band: mean in [Th_qd/4, 3·Th_qd/4] = [3, 9] ms,
 /// every 100-ms mean below qd_max = 20 ms, no buffer overflow, utilization
-/// ≥ 95%. Measured: mean 5.25 ms, largest 100-ms mean 13.0 ms, utilization
-/// 99.1%, 25 delay signals in 160 s. (Paper Table I, testbed with web cross traffic:
+/// ≥ 95%. The measured values are in validation/results/engine.json. (Paper
+/// Table I, testbed with web cross traffic:
 /// mean queueing delay 44% of 25 ms = 11 ms.)
 #[test]
 fn sync_tcp_alone_keeps_the_queueing_delay_below_th_qd() {
@@ -526,11 +521,9 @@ fn sync_tcp_alone_keeps_the_queueing_delay_below_th_qd() {
 /// significantly"), started 2 s apart, 200 Mbit/s, buffer 833 packets (50 ms),
 /// packet error rate 1e-6 as in §VI.B–D; signals after 40 s. Signal times come
 /// exactly from `congestion_signals()` polled every 50 ms (one flow's signals
-/// are ≥ T_wait = 500 ms apart). Measured: 70 of 72 (97.2%) detected by all 8
-/// (70 of 70 before the sender cleared Reno's additive-increase credit on
-/// entering recovery as Linux does, 70 of 71 before the Sync → legacy test,
-/// `s2t_share`; a miss is a flow in Emptying after a random loss, as in
-/// the paper, or in legacy mode). Asserted: ≥ 90%.
+/// are ≥ T_wait = 500 ms apart). The measured share detected by all 8 is in
+/// validation/results/engine.json; a miss is a flow in Emptying after a random
+/// loss, as in the paper, or in legacy mode. Asserted: ≥ 90%.
 ///
 /// The Sync → legacy test (`s2t_share`, hscc's assumption, not the paper's)
 /// can fire among Sync-TCP flows alone: here flow 3 (RTT 160 ms) is starved

@@ -327,7 +327,7 @@ fn reno_reaches_1_22_over_sqrt_p_at_1e_5() {
 ///
 /// Not tested: p = 10⁻³, where the RFC curve crosses Low_Window (W = 38 exactly):
 /// the i.i.d. sawtooth straddles 38 and the table's a = 2 just above it, so
-/// neither 1.22/√p nor 0.12/p^0.835 (both 38.4) describes it (measured 58, +52 %).
+/// neither 1.22/√p nor 0.12/p^0.835 (both 38.4) describes it.
 #[test]
 fn highspeed_reaches_rfc3649_response_function() {
     let (_, f1) = point(
@@ -507,9 +507,9 @@ fn scalable_reaches_its_mimd_response_function_at_1e_5() {
 /// §5.1 assumes a loss every 1/p packets; with i.i.d. losses the epochs vary in
 /// length and the long ones reach the fast convex part, so the mean is higher:
 /// a per-round model of hscc's CUBIC with i.i.d. losses gives +14 % at 10⁻⁴ and
-/// 10⁻⁵ (measured +14 % and +12 %; seeds 1–5 at 10⁻⁴: +14 to +17 %). At 10⁻³,
+/// 10⁻⁵ (the measured windows are in validation/results/engine.json). At 10⁻³,
 /// near the crossing of the two regions (5.5·10⁻⁴), the larger of the two
-/// predictions underestimates the mix of both: +9 to +15 %.
+/// predictions underestimates the mix of both.
 #[test]
 fn cubic_reaches_rfc9438_average_window() {
     let fails = [(1e-2, 300), (1e-3, 600), (1e-4, 3000)]
