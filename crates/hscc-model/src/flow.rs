@@ -52,6 +52,20 @@ pub enum LossDetection {
 /// window hscc runs.
 pub const MAX_REORDERING: u32 = 1_000_000;
 
+/// What one draw of the host jitter delays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum JitterUnit {
+    /// Each segment draws its own delay (kept in order).
+    #[default]
+    Segment,
+    /// One draw per sending opportunity, as ns-2's `overhead_`
+    /// (`Sack1TcpAgent::send_much`: a send waits `Random::uniform(overhead_)`,
+    /// then every segment the window allows leaves at that instant; sends
+    /// asked for while it waits join it).
+    Send,
+}
+
 /// What the congestion control's `cong_avoid(ack, acked)` is told was
 /// acknowledged. `cong_avoid` runs only for an ACK that advances `snd_una`
 /// outside recovery, in either mode; `pkts_acked` always gets the number of
@@ -206,6 +220,8 @@ pub struct FlowConfig {
     /// same for every seed. 8 µs is ns-2's `overhead_` as TCP-Africa used it.
     /// 0 turns it off (the order of before: ties in creation order).
     pub host_jitter: Time,
+    /// What one draw of `host_jitter` delays: each segment, or each send (ns-2).
+    pub jitter_unit: JitterUnit,
     /// Start-up jitter, ps (default 0 = off, at most one hour): the flow
     /// starts at `start` plus a delay drawn uniformly from [0, start_jitter]
     /// (flow's own seeded stream; never at or past `stop`, nor past the end of
@@ -296,6 +312,7 @@ impl FlowConfig {
             quick_acks: 0,
             pacing: false,
             host_jitter: DEFAULT_HOST_JITTER,
+            jitter_unit: JitterUnit::Segment,
             start_jitter: 0,
             init_ssthresh: None,
             ack_counting: AckCounting::Segments,

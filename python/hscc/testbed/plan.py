@@ -41,6 +41,7 @@ FLOW_FIELDS = {
     "size",
     "start_jitter",
     "host_jitter",
+    "jitter_unit",
     "rto_estimator",
     "quick_acks",
     "stack",  # its profile's knobs are checked one by one, as the flow has them
@@ -49,6 +50,7 @@ LINK_FIELDS = {"rate", "delay", "buffer", "loss", "loss_point"}
 PAIR_FIELDS = {"rate", "delay", "rtt", "recv_delay", "buffer"}
 WHY = {
     "host_jitter": "ignored: real hosts have their own",
+    "jitter_unit": "ignored: real hosts have their own",
     "loss_point": "random loss acts before the queue (a tc BPF classifier on the router's ingress)",
 }
 

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::dist::DistSpec;
 use super::quantity::{BufferSpec, Bytes, ParamValue, Probability, Rate, Seconds};
 use super::stack::Stack;
-use crate::config::{AckCounting, LossDetection, LossPoint, Recovery, SsthreshFrom};
+use crate::config::{AckCounting, JitterUnit, LossDetection, LossPoint, Recovery, SsthreshFrom};
 use crate::packet::DEFAULT_MSS;
 use crate::tcp::rtt::RtoEstimator;
 use crate::time::secs;
@@ -369,6 +369,9 @@ pub struct FlowSpec {
     /// Host processing jitter: each segment leaves the host after a delay uniform in [0, host_jitter], in order, drawn from the seed; it breaks the ties of flows started together (ns-2's `overhead_` as TCP-Africa set it: 8us). 0 turns it off.
     #[serde(default = "default_host_jitter")]
     pub host_jitter: Seconds,
+    /// What one draw of host_jitter delays: "segment" (each segment its own, in order) or "send" (ns-2's `overhead_`: a send waits one draw, then every segment the window allows leaves together; sends asked for while it waits join it).
+    #[serde(default)]
+    pub jitter_unit: JitterUnit,
     /// Start-up jitter: the flow starts at `start` plus a delay uniform in [0, start_jitter], drawn from the seed (flows launched by separate processes).
     #[serde(default)]
     pub start_jitter: Seconds,

@@ -233,6 +233,11 @@ const NS2: &[Setting] = &[
         "tcl/lib/ns-default.tcl: Agent/TCP set overhead_ 0 (a script sets it to break ties between flows)",
     ),
     all(
+        "jitter_unit",
+        "\"send\"",
+        "tcp/tcp-sack1.cc Sack1TcpAgent::send_much: with overhead_ > 0 a send waits delsnd_timer_ (Random::uniform(overhead_)), then sends all the window allows",
+    ),
+    all(
         "ecn",
         "false",
         "tcl/lib/ns-default.tcl: Agent/TCP set ecn_ 0",
@@ -441,7 +446,8 @@ impl Stack {
                 "RFC 6298's RTO with a 200 ms minimum, an initial window of 2, 1000-byte segments without ",
                 "timestamps, growth per ACK, an ACK per packet (`delayed_ack = true` is ns-2's DelAck sink: ",
                 "every second packet or 100 ms), no host jitter (`overhead_ = 0`), HighSpeed from RFC 3649's ",
-                "formulas (windowOption_ 8). Not modelled: ns-2's 10 ms timer ticks (`tcpTick_`), its 3 s ",
+                "formulas (windowOption_ 8). Not modelled: ns-2's SYN (`syn_` and `delay_growth_` true: ",
+                "data starts one RTT after the flow's start), its 10 ms timer ticks (`tcpTick_`), its 3 s ",
                 "initial RTO (`rtxcur_init_`) and its 40-byte headers (hscc's packets carry mss + 52 bytes). ",
                 "Not set: ns-2's receiver window, `window_ = 20` packets unless a script sets it (set `rwnd`); ",
                 "algorithms ns-2 runs as TCP-Linux (`Agent/TCP/Linux`: cubic, compound, …) take the same ",

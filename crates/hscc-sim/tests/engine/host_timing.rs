@@ -7,7 +7,7 @@
 //! 64 cases per property by default; `PROPTEST_CASES` overrides it.
 
 use hscc_cc::testing::proptest_cases;
-use hscc_sim::config::{AckCounting, DelayDist};
+use hscc_sim::config::{AckCounting, DelayDist, JitterUnit};
 use hscc_sim::packet::Packet;
 use hscc_sim::prelude::*;
 use hscc_sim::tcp::Sender;
@@ -22,6 +22,7 @@ struct Knobs {
     acks: bool,
     delack: u32,
     init_ssthresh: Option<u32>,
+    per_send: bool,
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
@@ -40,15 +41,19 @@ fn knobs() -> impl Strategy<Value = Knobs> {
         any::<bool>(),
         1u32..5,
         prop_oneof![Just(None), (2u32..200).prop_map(Some)],
+        any::<bool>(),
     )
-        .prop_map(|(hj, sj, access, acks, delack, init_ssthresh)| Knobs {
-            host_jitter: hj * NS,
-            start_jitter: sj * US,
-            access,
-            acks,
-            delack,
-            init_ssthresh,
-        })
+        .prop_map(
+            |(hj, sj, access, acks, delack, init_ssthresh, per_send)| Knobs {
+                host_jitter: hj * NS,
+                start_jitter: sj * US,
+                access,
+                acks,
+                delack,
+                init_ssthresh,
+                per_send,
+            },
+        )
 }
 
 fn apply(f: &mut FlowConfig, k: &Knobs) {
@@ -62,6 +67,11 @@ fn apply(f: &mut FlowConfig, k: &Knobs) {
     };
     f.delack_segments = k.delack;
     f.init_ssthresh = k.init_ssthresh;
+    f.jitter_unit = if k.per_send {
+        JitterUnit::Send
+    } else {
+        JitterUnit::Segment
+    };
 }
 
 /// `n` flows on `pairs` host pairs (flows beyond the pairs share them), plus
@@ -177,6 +187,7 @@ fn without_jitter_a_run_is_the_same_for_every_seed_and_with_it_not() {
         acks: false,
         delack: 2,
         init_ssthresh: None,
+        per_send: false,
     };
     let run = |k: &Knobs, seed| {
         let mut r = Sim::new(scenario(k, 2, 1, false, seed, 20)).unwrap().run();
@@ -233,5 +244,48 @@ fn a_start_jitter_never_moves_a_start_past_the_stop_or_the_end() {
             r.flows[1].start_s
         );
         assert!(r.flows[0].counters.segs_sent > 0);
+    }
+}
+
+/// ns-2's `overhead_` (`JitterUnit::Send`): the segments one ACK releases leave
+/// together after a single draw, an ACK that comes while that send waits joins
+/// it, and the next send after it draws again.
+#[test]
+fn a_send_jitter_delays_each_send_once_and_segments_asked_for_meanwhile_join_it() {
+    let mut cfg = FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap());
+    cfg.host_jitter = 8 * US;
+    cfg.jitter_unit = JitterUnit::Send;
+    cfg.init_cwnd = 2;
+    for seed in 0..20 {
+        let mut s = Sender::new(0, &cfg, flow_rng(seed, 0));
+        let mut w = Capture::default();
+        s.start(&mut w);
+        // The initial window: both segments at one instant within the jitter.
+        let (t0, a0) = w.times[0];
+        assert_eq!(w.times[1].1, a0, "seed {seed}");
+        assert!(a0 >= t0 && a0 <= t0 + 8 * US, "seed {seed}");
+        // Two ACKs 1 ns apart, the second while the first's send waits (unless it
+        // drew 0): all their segments leave at the first's instant.
+        w.now = 10 * MS;
+        let first = w.times.len();
+        s.on_ack(&Packet::ack(0, 1, 52, 0), &mut w);
+        w.now += 1;
+        s.on_ack(&Packet::ack(0, 2, 52, 0), &mut w);
+        let at = w.times[first].1;
+        assert!(w.times.len() > first + 2, "seed {seed}: both ACKs sent");
+        if at > 10 * MS {
+            assert!(
+                w.times[first..].iter().all(|&(_, a)| a == at),
+                "seed {seed}: {:?}",
+                w.times
+            );
+        }
+        // Much later, a new send: a new draw.
+        w.now = 20 * MS;
+        let before = w.times.len();
+        s.on_ack(&Packet::ack(0, 3, 52, 0), &mut w);
+        assert!(w.times[before..]
+            .iter()
+            .all(|&(_, a)| (20 * MS..=20 * MS + 8 * US).contains(&a)));
     }
 }

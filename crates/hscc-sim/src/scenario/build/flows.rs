@@ -133,6 +133,7 @@ impl ScenarioSpec {
         c.pacing = f.pacing;
         c.timestamps = f.timestamps;
         c.host_jitter = seconds(&at("host_jitter"), f.host_jitter)?;
+        c.jitter_unit = f.jitter_unit;
         c.start_jitter = seconds(&at("start_jitter"), f.start_jitter)?;
         c.ecn = f.ecn;
         c.access_delay = match f.access_delay {

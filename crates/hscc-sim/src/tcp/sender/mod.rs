@@ -43,7 +43,8 @@
 //! its connection's access delay plus a host jitter drawn uniformly from
 //! [0, `host_jitter`], never before the segment sent ahead
 //! of it; both come from the flow's own seeded stream (see
-//! `docs/fairness.md`). The RTT and TSval are the TCP layer's send time.
+//! `docs/fairness.md`). With [`JitterUnit::Send`] one draw delays a send and
+//! every segment asked for until it leaves (ns-2's `overhead_`). The RTT and TSval are the TCP layer's send time.
 //!
 //! ECN (RFC 3168, when the flow has it on): an ACK with ECE in Open or
 //! Disorder enters the CWR state (Linux `tcp_enter_cwr`: `ssthresh()` once,
@@ -80,7 +81,9 @@ use hscc_cc::{
     AckSample, CaState, Cc, Shared, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH, TCP_CONG_NEEDS_ECN,
 };
 
-use crate::config::{AckCounting, DelayDist, FlowConfig, LossDetection, Recovery, SsthreshFrom};
+use crate::config::{
+    AckCounting, DelayDist, FlowConfig, JitterUnit, LossDetection, Recovery, SsthreshFrom,
+};
 use crate::event::{EventQueue, Timer};
 use crate::packet::Packet;
 use crate::rng::Rng;
@@ -173,6 +176,10 @@ pub struct Sender {
     ssthresh_from: SsthreshFrom,
     /// Bound of the per-packet host processing delay, ps (0: none).
     jitter: Time,
+    /// One draw per send (ns-2's `overhead_`) instead of per segment.
+    jitter_per_send: bool,
+    /// With `jitter_per_send`: when the pending delayed send leaves, ps.
+    send_at: Option<Time>,
     /// Delay after `FlowConfig::start` at which the flow starts (drawn once), ps.
     pub start_offset: Time,
     /// One-way access delay of this connection (drawn once), both directions, ps.
@@ -396,6 +403,8 @@ impl Sender {
             ss_on: false,
             ss_since: 0,
             jitter: cfg.host_jitter,
+            jitter_per_send: cfg.jitter_unit == JitterUnit::Send,
+            send_at: None,
             rng,
             last_out: 0,
             start_offset,

@@ -263,7 +263,7 @@ impl Sender {
         if self.jitter | self.access_delay != 0 {
             at += self.access_delay;
             if self.jitter > 0 {
-                at += self.rng.random_range(0..=self.jitter);
+                at += self.host_delay(now);
             }
             // Never before an earlier segment: the host hands segments over in order.
             at = at.max(self.last_out);
@@ -273,5 +273,20 @@ impl Sender {
             Packet::data(self.id, seq, self.wire_size(seq), ts, flags),
             at,
         );
+    }
+
+    /// The host's processing delay of a segment handed over at `now`: its own
+    /// draw, or with `jitter_per_send` the draw of the send it joins (ns-2's
+    /// delayed send: the segments asked for while it waits leave with it).
+    fn host_delay(&mut self, now: Time) -> Time {
+        if !self.jitter_per_send {
+            return self.rng.random_range(0..=self.jitter);
+        }
+        let at = match self.send_at {
+            Some(at) if now <= at => at,
+            _ => now + self.rng.random_range(0..=self.jitter),
+        };
+        self.send_at = Some(at);
+        at - now
     }
 }
