@@ -5,12 +5,13 @@
 # a C compiler; tshark (the pcap files read back by Wireshark's dissectors) and
 # Chromium with its driver (the report page rendered); linux-source-6.12 (the
 # kernel's own BPF congestion controls, run unchanged as user programs:
-# scripts/linux-selftests.sh extracts them). Installs what is missing
+# scripts/linux-selftests.sh extracts them); ns2 (the ns-2 cross-check's harness,
+# tests/python/test_ns2_harness.py). Installs what is missing
 # where apt-get and root are there (scripts/test.sh calls it, so CI runs those
 # tests); elsewhere says which tests will skip. Never fails the caller.
-packages=(clang llvm bpftool libbpf-dev iproute2 ethtool iperf3 gcc tshark chromium chromium-driver linux-source-6.12)
+packages=(clang llvm bpftool libbpf-dev iproute2 ethtool iperf3 gcc tshark chromium chromium-driver linux-source-6.12 ns2)
 missing=0
-for tool in clang llc bpftool ip tc ethtool iperf3 cc tshark chromium chromedriver; do
+for tool in clang llc bpftool ip tc ethtool iperf3 cc tshark chromium chromedriver ns; do
   command -v "$tool" >/dev/null 2>&1 || missing=1
 done
 [ -e /usr/include/bpf/libbpf.h ] || missing=1

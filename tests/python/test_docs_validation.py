@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "validation" / "results"))
 import render  # noqa: E402
 import results  # noqa: E402
 
-FILES = [results.NS3, results.KERNEL, results.ENGINE]
+FILES = [results.NS3, results.NS2, results.KERNEL, results.ENGINE]
 ENTRY_KEYS = {
     "name",
     "group",
@@ -43,7 +43,7 @@ def test_every_generated_table_is_what_its_data_renders():
 
 def test_the_validation_pages_have_their_tables():
     pages = {p.name for p in render.pages()}
-    assert {"index.md", "ns3.md", "kernel.md", "engine.md"} <= pages
+    assert {"index.md", "ns3.md", "ns2.md", "kernel.md", "engine.md"} <= pages
     text = (ROOT / "docs" / "validation" / "kernel.md").read_text(encoding="utf-8")
     groups = {e["group"] for e in results.load(results.KERNEL)["configurations"]}
     for g in groups:  # every group of configurations is shown somewhere
@@ -123,6 +123,15 @@ def test_the_ns3_configurations_are_the_harness_s():
     for e in results.load(results.NS3)["configurations"]:
         base = e["name"].removesuffix("-classic")
         assert base in configs.CONFIGS, e["name"]
+
+
+def test_the_ns2_configurations_are_the_harness_s_and_have_a_status_row():
+    sys.path.insert(0, str(ROOT / "validation" / "ns2"))
+    import ns2_configs
+
+    for e in results.load(results.NS2)["configurations"]:
+        assert e["name"] in ns2_configs.CONFIGS, e["name"]
+        assert e["group"] in render.NS2_TARGETS, e["group"]
 
 
 def _entry(

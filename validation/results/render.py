@@ -1,4 +1,4 @@
-"""The tables of docs/validation/ from the results files (ns3.json, kernel.json, engine.json).
+"""The tables of docs/validation/ from the results files (ns3.json, ns2.json, kernel.json, engine.json).
 
     python validation/results/render.py --check    # exit 1 and list every table that differs
     python validation/results/render.py --write    # rewrite the tables in the docs
@@ -309,6 +309,57 @@ def notes(doc: dict, group: str | None) -> str:
     return _table(["configuration", "verdict", "why"], rows)
 
 
+# ---------------------------------------------------------------- ns-2
+
+
+def _pair(n, h, fmt: str) -> str:
+    return f"{_f(n, fmt)} / {_f(h, fmt)}"
+
+
+def ns2_main(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        n, h, d = e["reference"], e["measured"], e["delta"]
+        a, b = e["groups"]
+        rows.append(
+            [
+                e["name"],
+                f"{e['duration_s']:g}",
+                f"{_mb(n['aggregate_bps'])} / {_mb(h['aggregate_bps'])}",
+                _pct(d["aggregate_bps"]),
+                f"{a} / {b}: {_pair(n['ratio'], h['ratio'], '.2f')}",
+                _pct(d["ratio"]),
+                _pair(n["loss_events_a"], h["loss_events_a"], ".0f"),
+                _pct(d["loss_events_a"]),
+                _pair(n["loss_events_b"], h["loss_events_b"], ".0f"),
+                _pct(d["loss_events_b"]),
+                _pair(n["timeouts"], h["timeouts"], ".1f"),
+                _pair(n["bottleneck_tcp_drops"], h["bottleneck_tcp_drops"], ".0f"),
+                _pair(n["sender_access_tcp_drops"], h["sender_access_tcp_drops"], ".0f"),
+                _verdict(e),
+                e["date"],
+            ]
+        )
+    head = [
+        "configuration",
+        "T (s)",
+        "goodput ns-2 / hscc (Mbit/s)",
+        "Δ",
+        "goodput ratio ns-2 / hscc",
+        "Δ",
+        "loss events a ns-2 / hscc",
+        "Δ",
+        "loss events b ns-2 / hscc",
+        "Δ",
+        "timeouts ns-2 / hscc",
+        "bottleneck TCP drops ns-2 / hscc",
+        "senders' access-link TCP drops ns-2 / hscc",
+        "verdict",
+        "date",
+    ]
+    return _table(head, rows)
+
+
 # ---------------------------------------------------------------- status (docs/validation/index.md)
 
 
@@ -326,6 +377,12 @@ def _dates(entries: list[dict]) -> str:
 NS3_TARGETS = {
     "prr": ("matched dumbbells, 10 Mbit/s to 1 Gbit/s, PRR recovery", "results"),
     "classic": ("the same, classic recovery in both tools", "results"),
+}
+NS2_TARGETS = {
+    "africa-safety": ("TCP-Africa's safety set-up, HSTCP against Reno", "results"),
+    "africa-fairness": ("TCP-Africa's fairness set-up, HSTCP or Reno against Reno", "results"),
+    "africa-table1-2": ("TCP-Africa's RTT-fairness set-up, HSTCP", "results"),
+    "ctcp-table2": ("CTCP Table 2's set-up, Reno and HSTCP, without the tick", "results"),
 }
 KERNEL_TARGETS = {
     "reno-cubic": ("Reno and CUBIC, 10–300 Mbit/s, 20–120 ms, loss 0–10⁻²", "reno-and-cubic"),
@@ -347,9 +404,11 @@ KERNEL_TARGETS = {
 def status(doc: dict, group: str | None) -> str:
     rows = []
     ns3 = results.load(results.NS3)
+    ns2 = results.load(results.NS2)
     kernel = results.load(results.KERNEL)
     for name, sel, targets, page in (
         ("ns-3 3.44", ns3, NS3_TARGETS, "ns3.md"),
+        ("ns-2.35", ns2, NS2_TARGETS, "ns2.md"),
         ("the Linux kernel (testbed)", kernel, KERNEL_TARGETS, "kernel.md"),
     ):
         for g, (target, anchor) in targets.items():
@@ -566,6 +625,7 @@ TABLES = {
         "notes": notes,
         "status": status,
     },
+    "ns2.json": {"main": ns2_main, "notes": notes, "status": status},
     "engine.json": {
         "columns": engine_columns,
         "checks": engine_checks,

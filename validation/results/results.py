@@ -1,4 +1,4 @@
-"""The validation results as data: validation/results/ns3.json, kernel.json and engine.json.
+"""The validation results as data: validation/results/ns3.json, ns2.json, kernel.json and engine.json.
 
 One schema for every file (standard library only: the ns-3 harness runs in its
 own Python 3.11 environment without hscc):
@@ -54,12 +54,24 @@ ROOT = HERE.parents[1]
 NS3 = HERE / "ns3.json"
 KERNEL = HERE / "kernel.json"
 ENGINE = HERE / "engine.json"
+NS2 = HERE / "ns2.json"
 
 # Relative tolerances. ns-3: hscc / ns-3 on the aggregate goodput and the second-half Jain index.
 # Kernel: kernel / simulator (seed 1) on the aggregate goodput of every kernel run, and on Jain's
 # index for more than one flow.
 NS3_TOLERANCE = {"aggregate_goodput": 0.10, "jain_second_half": 0.10}
 KERNEL_TOLERANCE = {"goodput_ratio": 0.10, "jain_ratio": 0.10}
+# ns-2: hscc / ns-2 - 1 on the aggregate goodput, the goodput ratio of the two groups a configuration
+# compares, and each group's loss events (window reductions for congestion), all means over seeds;
+# loss events also agree within NS2_EVENT_SLACK of each other (counts of a few events move by one
+# at random).
+NS2_TOLERANCE = {"aggregate_bps": 0.25, "ratio": 0.25, "loss_events_a": 0.25, "loss_events_b": 0.25}
+NS2_EVENT_SLACK = 2
+NS2_RULE = (
+    'agrees: hscc (stack = "ns2") within ±25 % of ns-2.35 on the aggregate goodput, on the '
+    "goodput ratio of the two groups of flows compared, and on each group's loss events "
+    "(window reductions for congestion; or within 2 events), each a mean over the same seeds"
+)
 NS3_RULE = (
     "agrees: hscc within ±10 % of ns-3 on the aggregate goodput and on Jain's index of the "
     "flows' goodputs over the second half of the run"
@@ -115,6 +127,19 @@ ENGINE_TOP = {
 }
 
 
+NS2_TOP = {
+    "target": 'the simulator (hscc) with stack = "ns2": the papers\' ns-2 set-ups',
+    "reference": "ns-2.35 (Debian's ns2 package): Agent/TCP/Sack1 and Agent/TCPSink/Sack1",
+    "tolerance": NS2_TOLERANCE,
+    "rule": NS2_RULE,
+    "units": (
+        "goodput in bit/s over the run; ratio = goodput of group a / group b; loss events = "
+        "window reductions for congestion (ns-2's ncwndcuts1_, hscc's recoveries + timeouts); "
+        "drops in TCP packets; CPU in s; delta = hscc / ns-2 - 1"
+    ),
+}
+
+
 def kernel_group(name: str) -> str:
     """The section of docs/validation/kernel.md a testbed configuration belongs to."""
     if name.endswith("-trajectory"):
@@ -142,6 +167,19 @@ def ns3_verdict(entry: dict) -> str:
     tol, delta = entry["tolerance"], entry["delta"]
     ok = all(delta.get(k) is not None and abs(delta[k]) <= tol[k] + 1e-12 for k in tol)
     return "agrees" if ok else "differs"
+
+
+def ns2_verdict(entry: dict) -> str:
+    """agrees / differs from the entry's deltas (hscc / ns-2 − 1) and, for loss events, counts."""
+    tol, delta = entry["tolerance"], entry["delta"]
+
+    def ok(k: str) -> bool:
+        if delta.get(k) is not None and abs(delta[k]) <= tol[k] + 1e-12:
+            return True
+        m, r = entry["measured"].get(k), entry["reference"].get(k)
+        return k.startswith("loss_events") and abs(m - r) <= NS2_EVENT_SLACK + 1e-12
+
+    return "agrees" if all(ok(k) for k in tol) else "differs"
 
 
 def kernel_verdict(entry: dict) -> str:
@@ -182,6 +220,8 @@ def verdict(doc: dict, entry: dict) -> str:
     """The entry's verdict under its file's rule."""
     if "test" in entry:
         return engine_verdict(entry)
+    if "loss_events_a" in entry.get("tolerance", {}):
+        return ns2_verdict(entry)
     return kernel_verdict(entry) if "runs" in (entry.get("reference") or {}) else ns3_verdict(entry)
 
 

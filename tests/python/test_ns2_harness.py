@@ -1,0 +1,118 @@
+"""The ns-2 cross-check's harness (validation/ns2): its translation of a scenario into an ns-2
+script, and one tiny configuration run in both tools when ns-2 is installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from hscc.scenario import Scenario
+from hscc.sweeps.paths import put
+
+HARNESS = Path(__file__).resolve().parents[2] / "validation" / "ns2"
+sys.path.insert(0, str(HARNESS))
+sys.path.insert(0, str(HARNESS.parent / "results"))
+
+import ns2_configs as configs  # noqa: E402
+import ns2_tcl as tcl  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("ns2_validate", HARNESS / "validate.py")
+assert _spec is not None and _spec.loader is not None
+validate = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(validate)
+
+
+def engine(**change) -> dict:
+    s = configs.TINY.scenario(seed=3, duration=4.0)
+    for path, value in change.items():
+        put(s, path, value)
+    return Scenario.parse(s).to_engine()
+
+
+@pytest.mark.timeout(30)
+def test_the_script_builds_the_scenarios_dumbbell_and_agents(tmp_path):
+    text = tcl.script(engine())
+    lines = set(text.splitlines())
+    # The bottleneck (20 Mbit/s, 10 ms, 50 packets each way) and the access links (1 Gbit/s, 1 ms).
+    assert "$ns duplex-link $L $R 20000000.0 0.01 DropTail" in lines
+    assert {"$ns queue-limit $L $R 50", "$ns queue-limit $R $L 50"} <= lines
+    assert "$ns duplex-link $s(1) $L 1000000000.0 0.001 DropTail" in lines
+    assert "$ns duplex-link $R $d(1) 1000000000.0 0.001 DropTail" in lines
+    # stack = "ns2": ns-2's defaults, made explicit; the paper's overhead_ of 8 µs; HSTCP's
+    # formulas for the first flow only.
+    assert text.count("$tcp set packetSize_ 1000") == 2 and text.count("windowInit_ 2") == 2
+    assert text.count("$tcp set overhead_ 8e-06") == 2 and text.count("windowOption_ 8") == 1
+    assert text.count("set sinkclass Agent/TCPSink/Sack1\n") == 2
+    assert "$defaultRNG seed 3" in text and "$ns at 4.0 finish" in text
+    assert text.count("$tcp set syn_ false") == text.count("$tcp set delay_growth_ false") == 2
+    assert "set dropfile [open ns2-out.json.drops w]" in lines
+    # Poisson UDP of 0.6 Mbit/s: 1500-byte packets 20 ms apart on average.
+    assert "$app set idle_time_ 0.02" in lines and "$app set burst_time_ 0" in lines
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "path, value, field",
+    [
+        ("flows[0].recovery", "prr", "flows[0].recovery = 'prr'"),
+        ("flows[1].algorithm", "cubic", "flows[1].algorithm = 'cubic'"),
+        ("flows[0].params", {"response": 0}, "flows[0].params.response = 0"),
+        ("topology.bottleneck.loss", 0.01, "topology.bottleneck.loss = 0.01"),
+        ("topology.bottleneck.buffer", "64KB", "topology.bottleneck.buffer"),
+        ("flows[1].delayed_ack", True, None),
+    ],
+)
+def test_what_ns2_cannot_run_the_same_way_is_refused_by_name(tmp_path, path, value, field):
+    e = engine(**{path: value})
+    if field is None:  # delayed ACKs have ns-2's DelAck sink
+        assert "Agent/TCPSink/Sack1/DelAck" in tcl.script(e)
+        return
+    with pytest.raises(tcl.Unsupported, match=field.replace("[", r"\[").replace("]", r"\]")):
+        tcl.script(e)
+
+
+@pytest.mark.timeout(30)
+def test_link_names_map_to_ns2_node_ids():
+    # ns2_tcl.py numbers L 0, R 1, s(i) 2 + 2i, d(i) 3 + 2i.
+    assert validate.ns2_link("bottleneck:fwd") == "0-1"
+    assert validate.ns2_link("access-s1:fwd") == "4-0"
+    assert validate.ns2_link("access-d1:fwd") == "1-5"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`, Debian's ns2) not installed")
+def test_a_tiny_configuration_runs_in_both_tools(tmp_path):
+    row = validate.run_one(configs.TINY, tmp_path, seeds=1, duration=4.0, timeout=60)
+    # Payload capacity of the 20 Mbit/s bottleneck: 1000 of every 1052 bytes (ns-2's header
+    # set to hscc's 52), less the UDP's 0.6 Mbit/s.
+    capacity = 20e6 * 1000 / 1052 - 0.6e6
+    for tool in ("ns2", "hscc"):
+        s = row[tool]
+        assert 0.6 * capacity < s["aggregate_bps"] <= 1.01 * capacity, (tool, s)
+        assert s["bottleneck_tcp_drops"] > 0 and s["receiver_access_tcp_drops"] == 0, (tool, s)
+        assert s["loss_events_a"] >= 1 and s["loss_events_b"] >= 1, (tool, s)
+    assert abs(row["delta"]["aggregate_bps"]) <= 0.1, row["delta"]
+    files = ("scenario.json", "ns2.tcl", "ns2-out.json", "ns2-out.json.drops", "hscc-out.json")
+    for f in files:
+        assert (tmp_path / "tiny" / "s1" / f).is_file(), f
+    # A rerun takes ns-2's output from the first where the script is the same.
+    again = validate.run_one(
+        configs.TINY, tmp_path / "again", seeds=1, duration=4.0, timeout=60, ns2_from=tmp_path
+    )
+    assert (
+        again["ns2"] == row["ns2"] and again["hscc"]["per_flow_bps"] == row["hscc"]["per_flow_bps"]
+    )
+
+
+@pytest.mark.timeout(30)
+def test_a_pair_given_by_its_rtt_gets_the_senders_delay_hscc_gives_it():
+    # 90 ms base RTT over a 10 ms bottleneck with 5 ms at the receiver: 30 ms at the sender.
+    e = engine(**{"topology.pairs[1]": {"rate": "1Gbps", "rtt": "90ms", "recv_delay": "5ms"}})
+    lines = tcl.script(e).splitlines()
+    sender = next(x for x in lines if x.startswith("$ns duplex-link $s(1) $L"))
+    assert float(sender.split()[5]) == pytest.approx(0.030)
+    assert "$ns duplex-link $R $d(1) 1000000000.0 0.005 DropTail" in lines
