@@ -7,7 +7,8 @@
 //! fq_codel or pie with its defaults and the same 1500-packet limit; add
 //! `ecn` for ECN on the flows and the discipline; `classic` for three-duplicate-ACK
 //! recovery without RACK-TLP, D-SACK, undo or F-RTO instead of Linux's;
-//! `cclog` for the per-ACK congestion-control log of every flow;
+//! `cclog` for the per-ACK congestion-control log of every flow; `cc=NAME`
+//! runs every flow with that algorithm, e.g. `cc=bbr` (paced);
 //! `pcap` to capture flow 0 at its host and the bottleneck at its input,
 //! docs/traces.md).
 
@@ -30,12 +31,19 @@ fn main() {
     let classic = args.iter().any(|a| a == "classic");
     let cc_log = args.iter().any(|a| a == "cclog");
     let pcap = args.iter().any(|a| a == "pcap");
+    // `cc=NAME`: every flow runs that algorithm instead of Reno (e.g. cc=bbr, which paces).
+    let algo = args
+        .iter()
+        .find_map(|a| a.strip_prefix("cc="))
+        .unwrap_or("reno");
+    let cc = CcParams::from_name(algo).unwrap_or_else(|e| panic!("cc={algo}: {e}"));
     let queue = match args
         .iter()
         .find(|a| {
             a.parse::<u64>().is_err()
                 && !["ecn", "classic", "cclog", "pcap"].contains(&a.as_str())
                 && !a.starts_with('-')
+                && !a.starts_with("cc=")
         })
         .map(String::as_str)
     {
@@ -68,7 +76,7 @@ fn main() {
     let flow = |s, d| FlowConfig {
         ecn,
         cc_log,
-        ..FlowConfig::bulk(s, d, CcParams::from_name("reno").unwrap())
+        ..FlowConfig::bulk(s, d, cc.clone())
     };
     let flows = db
         .pairs
@@ -118,7 +126,7 @@ fn main() {
     } else {
         "Linux's (RACK-TLP, D-SACK, undo, F-RTO)"
     };
-    println!("testbed: 8 reno flows, 700 Mbit/s, RTT 100 ms, 1500-packet buffer, {seconds} s simulated, {recovery} recovery");
+    println!("testbed: 8 {algo} flows, 700 Mbit/s, RTT 100 ms, 1500-packet buffer, {seconds} s simulated, {recovery} recovery");
     println!(
         "  queue                   {queue:?}{}",
         if ecn { ", ECN" } else { "" }
