@@ -154,3 +154,108 @@ def test_help_paragraphs_reflow_to_the_terminal(command):
         for line, after in zip(paragraph, paragraph[1:], strict=False):
             next_word = after.split()[0]
             assert len(line) + 1 + len(next_word) > 79, (command, line, after)
+
+
+def _points(fields: dict[str, list[object]], metrics: dict[str, list[float]]) -> pl.DataFrame:
+    n = len(next(iter(metrics.values())))
+    return pl.DataFrame(
+        {
+            "point": [i // 2 for i in range(n)],
+            "replicate": [i % 2 for i in range(n)],
+            "seed": list(range(n)),
+            "status": ["ok"] * n,
+            "error": [None] * n,
+            "run": [f"r{i}" for i in range(n)],
+            **fields,
+            **metrics,
+        },
+        schema_overrides={"replicate": pl.UInt32, "seed": pl.UInt64, "error": pl.String},
+    )
+
+
+@pytest.mark.timeout(20)
+def test_sweep_table_of_two_axes_fits_80_columns_and_cuts_no_name():
+    """Three metrics do not fit beside two long field names: the table shows those that fit
+    and says how many more there are, rather than cutting names or values."""
+    from hscc import report
+    from hscc.console import print_whole
+    from hscc.sweeps.result import SweepResult
+
+    fields = {
+        "topology.bottleneck.loss": [1e-6, 1e-6, 1e-4, 1e-4],
+        "flows[1].algorithm": ["reno", "reno", "cubic", "cubic"],
+    }
+    metrics = {
+        "jain_index": [0.62, 0.64, 0.99, 1.0],
+        "total_goodput_bps": [9.62e7, 9.62e7, 5e7, 6e7],
+        "flows[0].goodput_bps": [8.5e7, 8.6e7, 4e7, 3e7],
+    }
+    result = SweepResult(_points(fields, metrics), [[f] for f in fields])
+    buf = io.StringIO()
+    print_whole(report.sweep_summary(result, 80), Console(width=80, file=buf))
+    text = buf.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    assert "…" not in text
+    assert all(whole(f, text) for f in fields), text
+    assert "more metrics in summary.parquet" in text
+    wide = io.StringIO()
+    print_whole(report.sweep_summary(result, 200), Console(width=200, file=wide))
+    assert all(whole(m, wide.getvalue()) for m in metrics)
+
+
+@pytest.mark.timeout(20)
+def test_a_table_wider_than_the_terminal_breaks_no_header_mid_word():
+    """Rich shrinks columns in proportion to their widest cell; print_whole gives each its
+    longest word, so "differs" and "direction" stay whole in the scorecard's headers."""
+    from rich.table import Table
+
+    from hscc.console import print_whole
+
+    t = Table()
+    for c in tables.SCORECARD_COLUMNS:
+        t.add_column(c, overflow="fold", no_wrap=c == "experiment")
+    t.add_row("ctcp", "ctcp-fig10-12", "Figs. 10-12", "1", "2", "3", "4", "5", "3/3", "45", "21 s")
+    buf = io.StringIO()
+    print_whole(t, Console(width=80, file=buf))
+    words = buf.getvalue().split()
+    for word in ("direction", "differs", "experiment", "ctcp-fig10-12", "time"):
+        assert word in words, buf.getvalue()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("old", "new", "hint", "where"),
+    [
+        ('algorithm = "cubic"', 'algorithm = "cubci"', 'did you mean "cubic"?', ""),
+        ("buffer = ", "bufer = ", 'did you mean "buffer"?', "(line 15, column 50)"),
+        (
+            'algorithm = "cubic"',
+            'algorithm = "ctcp"\nparams = { gama = 3 }',
+            'did you mean "gamma"?',
+            "(line 26, column 12)",
+        ),
+        ('pattern = "onoff"', 'pattern = "onof"', 'did you mean "onoff"?', "(line 36, column 1)"),
+    ],
+)
+def test_scenario_errors_suggest_the_name_meant_and_where_it_is(old, new, hint, where, tmp_path):
+    """A misspelt value, field or parameter gets the closest name; a key written once in the
+    file gets its line and column (a value on a line of its own: the key's)."""
+    text = (EXAMPLES / "mixed-traffic.toml").read_text()
+    assert text.count(old) == 1
+    path = tmp_path / "bad.toml"
+    path.write_text(text.replace(old, new))
+    p = hscc_cmd("check", str(path))
+    assert p.returncode == 2, p.stderr
+    message = " ".join(p.stderr.split())
+    assert hint in message and where in message, message
+
+
+@pytest.mark.timeout(10)
+def test_no_location_for_a_key_written_more_than_once(tmp_path):
+    from hscc.errors import _where
+
+    path = tmp_path / "s.toml"
+    path.write_text("[[flow]]\npair = 0\n\n[[flow]]\npair = 1\n# [[flow]] in a comment\n")
+    assert _where(str(path), "flow") == ""
+    path.write_text("[[flow]]\npair = 0\n# [[flow]] in a comment\n")
+    assert _where(str(path), "flow") == " (line 1, column 3)"

@@ -10,8 +10,9 @@ from typing import Annotated
 import typer
 
 from hscc import console
-from hscc.console import BAD_INPUT, did_you_mean, print_whole
+from hscc.console import BAD_INPUT, print_whole
 from hscc.console import fail as _fail
+from hscc.suggest import did_you_mean
 
 
 def algorithms(

@@ -19,8 +19,9 @@ Verdict of a cell with a published number (``VERDICTS``, in this order of preced
   with no comparison left the verdict is ``differs``;
 - ``differs``: otherwise.
 
-The confidence interval is Student-t's over replicates, clipped to [0, ∞) when
-every replicate is non-negative (a throughput, a share, a count cannot be below 0).
+The confidence interval is Student-t's over replicates, cut to the values the measure
+can take (`measure_range`: a share or a utilisation in [0, 1], bandwidth stolen at
+most 1, ...) and to [0, ∞) when every replicate is non-negative, never past a replicate.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from itertools import pairwise
 
 import polars as pl
 
-from hscc.reproduce.experiment import Claim, Experiment
+from hscc.reproduce.experiment import Claim, Experiment, Measure
 from hscc.sweeps.result import t_quantile
+from hscc.units_table import clip_interval, physical_range
 
 TOLERANCE = 0.25
 FAR = 2.0
@@ -83,19 +85,33 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
             pl.col("value").mean().alias("mean"),
             pl.col("value").std(ddof=1).alias("std"),
             pl.col("value").min().alias("_min"),
+            pl.col("value").max().alias("_max"),
         )
     )
     half = [
         (t_quantile(CONFIDENCE, n - 1) * s / math.sqrt(n)) if n > 1 and s is not None else None
         for n, s in zip(stats["n"], stats["std"], strict=True)
     ]
-    low = pl.col("mean") - pl.col("half")
-    stats = stats.with_columns(pl.Series("half", half, pl.Float64)).with_columns(
-        pl.when(pl.col("half").is_not_null() & (pl.col("_min") >= 0))
-        .then(pl.max_horizontal(low, 0.0))
-        .otherwise(low)
-        .alias("ci_low"),
-        (pl.col("mean") + pl.col("half")).alias("ci_high"),
+    bounds = {m.name: measure_range(m) for m in exp.measures}
+    low: list[float | None] = []
+    high: list[float | None] = []
+    for name, mean, h, lo, hi in zip(
+        stats["measure"], stats["mean"], half, stats["_min"], stats["_max"], strict=True
+    ):
+        if h is None:
+            low.append(None)
+            high.append(None)
+            continue
+        # What the measure can take; [0, ∞) also where every replicate is ≥ 0 (a throughput,
+        # a share, a count cannot be below 0).
+        floor, ceiling = bounds.get(name, (-math.inf, math.inf))
+        a, b = clip_interval(mean - h, mean + h, (0.0 if lo >= 0 else floor, ceiling), (lo, hi))
+        low.append(a)
+        high.append(b)
+    stats = stats.with_columns(
+        pl.Series("half", half, pl.Float64),  # uncut: "too few runs" judges the spread itself
+        pl.Series("ci_low", low, pl.Float64),
+        pl.Series("ci_high", high, pl.Float64),
     )
     paper = _published(exp)
     joined = stats.join(paper, on=["measure", "series", "x"], how="full", coalesce=True)
@@ -109,6 +125,24 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
         pl.col("measure").replace_strict(order, return_dtype=pl.Int64).alias("_m")
     )
     return rows.sort(["_m", "series", "x"]).select(list(SCHEMA)).cast(SCHEMA)
+
+
+def measure_range(m: Measure) -> tuple[float, float]:
+    """The values a measure can take: a share or a utilisation in [0, 1], bandwidth stolen
+    (P − Q)/P at most 1, a change (Q − P)/P at least −1, a throughput or a ratio at least 0;
+    a column's from its metric (`hscc.units_table`) when it is not scaled or offset."""
+    if m.kind in ("share", "utilization"):
+        return 0.0, 1.0
+    if m.kind == "stolen":
+        return -math.inf, 1.0
+    if m.kind == "change":
+        return -1.0, math.inf
+    if m.kind in ("goodput", "ratio", "available"):
+        return 0.0, math.inf
+    if m.kind == "column" and m.column is not None and not m.minus and m.scale > 0:
+        lo, hi = physical_range(m.column)
+        return lo * m.scale, hi * m.scale
+    return -math.inf, math.inf
 
 
 def _published(exp: Experiment) -> pl.DataFrame:
