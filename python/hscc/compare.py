@@ -42,6 +42,7 @@ class Row:
     what: str
     a: float | None
     b: float | None
+    metric: str = ""  # its name in hscc.units_table: how its values are shown
 
     @property
     def ratio(self) -> float | None:
@@ -159,19 +160,21 @@ def compare(a: Result, b: Result) -> Comparison:
     )
     gb = dict(zip(b.flows["flow"].to_list(), b.flows["goodput_bps"].to_list(), strict=True))
     common = [i for i in ga if i in gb]
-    flows = [Row(ga[i][0], ga[i][1], gb[i]) for i in common]
+    flows = [Row(ga[i][0], ga[i][1], gb[i], "goodput_bps") for i in common]
     xa, xb = [ga[i][1] for i in common], [gb[i] for i in common]
     ca, cb = ({row["flow"]: row for row in r.flows.iter_rows(named=True)} for r in (a, b))
     counters = [
-        Row(f"{ga[i][0]}: {name}", ca[i][name], cb[i][name]) for i in common for name in COUNTERS
+        Row(f"{ga[i][0]}: {name}", ca[i][name], cb[i][name], name)
+        for i in common
+        for name in COUNTERS
     ]
 
     totals = [
-        Row("goodput, all flows (bit/s)", sum(xa), sum(xb)),
-        Row("Jain's index", jain(xa), jain(xb)),
-        Row("queuing delay, mean (s)", queuing_delay(a), queuing_delay(b)),
-        Row("loss at the bottleneck", loss(a), loss(b)),
-        Row("retransmitted segments / sent", retrans(a), retrans(b)),
+        Row("goodput, all flows (bit/s)", sum(xa), sum(xb), "total_goodput_bps"),
+        Row("Jain's index", jain(xa), jain(xb), "jain_index"),
+        Row("queuing delay, mean (s)", queuing_delay(a), queuing_delay(b), "mean_qdelay_s"),
+        Row("loss at the bottleneck", loss(a), loss(b), "loss_rate"),
+        Row("retransmitted segments / sent", retrans(a), retrans(b), "retrans_ratio"),
     ]
     ta, tb = trajectories(a), trajectories(b)
     empty = Trajectory([], [])
@@ -179,10 +182,10 @@ def compare(a: Result, b: Result) -> Comparison:
     for i in common:
         x, y, label = ta.get(i, empty), tb.get(i, empty), ga[i][0]
         windows += [
-            Row(f"{label}: first window cut (s)", _first(x.cuts_s), _first(y.cuts_s)),
-            Row(f"{label}: cwnd before the first cut", _first(x.peaks), _first(y.peaks)),
-            Row(f"{label}: window cuts", len(x.cuts_s), len(y.cuts_s)),
-            Row(f"{label}: median time between cuts (s)", x.period_s, y.period_s),
+            Row(f"{label}: first window cut (s)", _first(x.cuts_s), _first(y.cuts_s), "time_s"),
+            Row(f"{label}: cwnd before the first cut", _first(x.peaks), _first(y.peaks), "cwnd"),
+            Row(f"{label}: window cuts", len(x.cuts_s), len(y.cuts_s), "window_cuts"),
+            Row(f"{label}: median time between cuts (s)", x.period_s, y.period_s, "time_s"),
         ]
     return Comparison(flows, counters, totals, windows, len(ga) + len(gb) - 2 * len(common))
 

@@ -54,6 +54,7 @@ _TABLE: dict[str, tuple[str, str]] = {
     "recoveries": ("recoveries", "count"),
     "lost_fast": ("losses repaired fast", "count"),
     "signals": ("delay signals", "count"),
+    "window_cuts": ("window cuts", "count"),
     "signal_events": ("congestion events", "count"),
     "signal_seen_by_all": ("events seen by every flow", "count"),
     "drops": ("drops", "packets"),
