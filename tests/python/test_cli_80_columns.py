@@ -259,3 +259,26 @@ def test_no_location_for_a_key_written_more_than_once(tmp_path):
     assert _where(str(path), "flow") == ""
     path.write_text("[[flow]]\npair = 0\n# [[flow]] in a comment\n")
     assert _where(str(path), "flow") == " (line 1, column 3)"
+
+
+@pytest.mark.timeout(30)
+def test_fields_on_a_terminal_are_tables_with_every_name_whole():
+    """`hscc fields` on a terminal: the Markdown's tables as tables, no pipes or backticks,
+    every field name on one line; piped, the Markdown itself (docs/scenario.md)."""
+    from hscc import reference, terminal_markdown
+
+    text = reference.markdown()
+    names = [
+        line.split("|")[1].strip().strip("`")
+        for line in text.splitlines()
+        if line.startswith("| `")
+    ]
+    assert len(names) > 50
+    buf = io.StringIO()
+    terminal_markdown.show(text, Console(width=80, file=buf))
+    shown = buf.getvalue()
+    assert not any(re.match(r"^\s*\|.*\|\s*$", line) for line in shown.splitlines())
+    assert "`" not in shown and "---|" not in shown
+    assert [n for n in names if not whole(n, shown)] == []
+    p = hscc_cmd("fields")
+    assert p.returncode == 0 and p.stdout == text + "\n"
