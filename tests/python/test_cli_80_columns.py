@@ -132,6 +132,7 @@ def test_boolean_flags_show_no_metavar():
         assert not re.search(r"--(overwrite|quiet|svg|quick|json)\s+(<bool>|BOOLEAN)", p.stdout), (
             command
         )
+        assert "<list[" not in p.stdout, command  # a repeated option names one value
 
 
 @pytest.mark.parametrize(

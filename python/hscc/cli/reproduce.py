@@ -71,6 +71,7 @@ def reproduce(
         list[str] | None,
         typer.Option(
             "--only",
+            metavar="<name>",
             help="With 'all': just these experiments (repeat the option).",
             show_default=False,
         ),
