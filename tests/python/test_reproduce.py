@@ -254,6 +254,18 @@ def test_the_comparison_names_each_measures_unit_and_the_x_axis():
     assert tables.measure_unit(small().measures[0]) == "relative"
 
 
+@pytest.mark.timeout(10)
+def test_a_claim_on_fewer_than_three_runs_per_cell_says_it_is_no_evidence():
+    one = compare.cells(small(), stolen_runs({1.0: [0.2], 2.0: [0.4]}))
+    (claim,) = compare.claims(small(), one)
+    assert claim.holds and claim.runs == 1 and claim.few_runs
+    assert claim.detail.endswith("; 1 run per cell: a direction, not evidence")
+    three = compare.cells(small(), stolen_runs({1.0: [0.2, 0.21, 0.22], 2.0: [0.4, 0.41, 0.42]}))
+    (claim,) = compare.claims(small(), three)
+    assert claim.holds and claim.runs == 3 and not claim.few_runs
+    assert "evidence" not in claim.detail
+
+
 def test_a_cell_whose_trend_opposes_the_papers_differs():
     # paper 0.1 → 0.3 rises; hscc 0.25 → 0.2 falls (−33 % at x=2, within 2×)
     t = compare.cells(small(), stolen_runs({1.0: [0.24, 0.25, 0.26], 2.0: [0.19, 0.2, 0.21]}))

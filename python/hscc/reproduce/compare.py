@@ -27,7 +27,7 @@ most 1, ...) and to [0, ∞) when every replicate is non-negative, never past a 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import polars as pl
@@ -68,6 +68,12 @@ class ClaimResult:
     known_miss: bool = (
         False  # the experiment says hscc does not reproduce it (and why, in its notes)
     )
+    runs: int | None = None  # the fewest runs behind a cell it compares
+
+    @property
+    def few_runs(self) -> bool:
+        """Judged on fewer than MIN_REPLICATES runs per cell: a direction, not evidence."""
+        return self.runs is not None and self.runs < MIN_REPLICATES
 
     @property
     def as_expected(self) -> bool:
@@ -239,11 +245,22 @@ def claims(exp: Experiment, table: pl.DataFrame, quick: bool = False) -> list[Cl
     out = []
     for c in exp.claims:
         if c.quick or not quick:
-            r = _claim(
-                c, table.filter(pl.col("measure") == c.measure, pl.col("mean").is_not_null()), exp
-            )
-            out.append(ClaimResult(r.text, r.holds, r.detail, c.known_miss))
+            cells = table.filter(pl.col("measure") == c.measure, pl.col("mean").is_not_null())
+            r = _claim(c, cells, exp)
+            names = [exp.series_name(c.a)] + ([exp.series_name(c.b)] if c.b is not None else [])
+            fewest = cells.filter(pl.col("series").is_in(names))["n"].min()
+            runs = fewest if isinstance(fewest, int) else None
+            done = ClaimResult(r.text, r.holds, r.detail, c.known_miss, runs)
+            if (
+                done.few_runs
+            ):  # a cell's verdict is "too few runs" there; a claim keeps its direction
+                s = "s" if runs != 1 else ""
+                done = replace(done, detail=f"{r.detail}; {runs} run{s} per cell: {FEW_RUNS}")
+            out.append(done)
     return out
+
+
+FEW_RUNS = "a direction, not evidence"
 
 
 def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:

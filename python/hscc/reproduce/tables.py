@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from hscc.reproduce import Reproduction
     from hscc.reproduce.experiment import Experiment, Measure
 
-from hscc.reproduce.compare import VERDICTS
+from hscc.reproduce.compare import FEW_RUNS, VERDICTS
 from hscc.units_table import metric
 
 # The verdicts a scorecard counts (a cell without hscc's number is not scored).
@@ -131,7 +131,15 @@ def terminal(rep: Reproduction) -> Table:
             "too few runs": "dim",
         }.get(r[6])
         t.add_row(*r[:-1], style=style)
-    claims = "\n".join(f"{'✓' if c.holds else '✗'} {c.text}" for c in rep.claims)
+    claims = "\n".join(
+        f"{'✓' if c.holds else '✗'} {c.text}"
+        + (
+            f" ({c.runs} run{'s' if c.runs != 1 else ''} per cell: {FEW_RUNS})"
+            if c.few_runs
+            else ""
+        )
+        for c in rep.claims
+    )
     t.caption = claims or None
     t.caption_justify = "left"
     return t
