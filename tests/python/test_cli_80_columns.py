@@ -283,3 +283,34 @@ def test_fields_on_a_terminal_are_tables_with_every_name_whole():
     assert [n for n in names if not whole(n, shown)] == []
     p = hscc_cmd("fields")
     assert p.returncode == 0 and p.stdout == text + "\n"
+
+
+# A cut cell ends in "…" after a word (Rich's ellipsis); "0…8" (a range) is not one.
+_CUT = re.compile(r"\w…(?=\s|$)", re.MULTILINE)
+
+
+@pytest.mark.timeout(120)
+def test_every_commands_output_at_80_columns_cuts_nothing(tmp_path):
+    """Each command a user reads, at COLUMNS=80: no cell ends in Rich's "…"."""
+    mixed = tmp_path / "mixed.toml"
+    mixed.write_text(
+        (EXAMPLES / "mixed-traffic.toml").read_text().replace('duration = "40s"', 'duration = "22s"')
+    )
+    other = tmp_path / "other.toml"
+    other.write_text(mixed.read_text().replace("seed = 3", "seed = 4"))
+    runs = []
+    for scenario in (mixed, other):
+        p = hscc_cmd("run", str(scenario), "--out", str(tmp_path / scenario.stem))
+        assert p.returncode == 0, p.stderr
+        runs.append(p.stdout)
+    outputs = {
+        "run": runs[0],
+        "check": hscc_cmd("check", str(mixed)).stdout,
+        "compare": hscc_cmd("compare", str(tmp_path / "mixed"), str(tmp_path / "other")).stdout,
+        "algorithms": hscc_cmd("algorithms").stdout,
+        "reproduce list": hscc_cmd("reproduce", "list").stdout,
+        "fields": hscc_cmd("fields").stdout,
+    }
+    for command, text in outputs.items():
+        assert text.strip(), command
+        assert _CUT.findall(text) == [], (command, text)
