@@ -7,7 +7,7 @@
 - Format from the file's extension: .png, .pdf or .svg; anything else is refused
   (``FormatError``). Text stays text: TrueType fonts embedded in PDF, ``<text>``
   elements in SVG, so a figure can be edited and searched.
-- Colour by algorithm (CTCP is always the same blue, Reno the same grey, in every
+- Colour by algorithm (CTCP is always the same blue, Reno the same red, in every
   figure), line style by flow within an algorithm.
 - Every drawn series is in the legend (``legend_gaps`` checks a figure).
 """
