@@ -155,8 +155,7 @@ def _figure(exp: Experiment, table: pl.DataFrame, directory: Path | None) -> tup
     matplotlib is then not even imported)."""
     digest = ""
     if directory is not None:
-        described = exp.model_dump_json() + (Path(exp.file).read_text() if exp.file else "")
-        digest = figure_cache.key(table.write_csv(), described)
+        digest = figure_cache.key(table.write_csv(), exp.model_dump_json())
         stored = directory / "figure.png"
         if figure_cache.fresh(directory, digest, [stored]):
             return stored.read_bytes(), ""

@@ -248,7 +248,8 @@ def claims(exp: Experiment, table: pl.DataFrame, quick: bool = False) -> list[Cl
             cells = table.filter(pl.col("measure") == c.measure, pl.col("mean").is_not_null())
             r = _claim(c, cells, exp)
             names = [exp.series_name(c.a)] + ([exp.series_name(c.b)] if c.b is not None else [])
-            fewest = cells.filter(pl.col("series").is_in(names))["n"].min()
+            compared = cells.filter(pl.col("series").is_in(names))
+            fewest = compared["n"].min() if "n" in compared.columns else None
             runs = fewest if isinstance(fewest, int) else None
             done = ClaimResult(r.text, r.holds, r.detail, c.known_miss, runs)
             if (
