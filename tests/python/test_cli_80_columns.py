@@ -108,6 +108,8 @@ def test_scorecard_keeps_experiment_names_whole():
     print_whole(tables.scorecard_table(reps), Console(width=80, file=buf))  # type: ignore[arg-type]
     text = buf.getvalue()
     assert [e.name for e in exps if not whole(e.name, text)] == []
+    assert max(len(line) for line in text.splitlines()) <= 80, text  # fits: no wrapped lines
+    assert all(w in text.split() for w in ("direction", "differs", "agrees")), text
 
 
 @pytest.mark.parametrize(
@@ -294,7 +296,9 @@ def test_every_commands_output_at_80_columns_cuts_nothing(tmp_path):
     """Each command a user reads, at COLUMNS=80: no cell ends in Rich's "…"."""
     mixed = tmp_path / "mixed.toml"
     mixed.write_text(
-        (EXAMPLES / "mixed-traffic.toml").read_text().replace('duration = "40s"', 'duration = "22s"')
+        (EXAMPLES / "mixed-traffic.toml")
+        .read_text()
+        .replace('duration = "40s"', 'duration = "22s"')
     )
     other = tmp_path / "other.toml"
     other.write_text(mixed.read_text().replace("seed = 3", "seed = 4"))

@@ -118,10 +118,15 @@ def markdown(rep: Reproduction) -> str:
 
 def terminal(rep: Reproduction) -> Table:
     e = rep.experiment
-    t = Table(title=f"{e.name}: {e.title} ({e.source})", box=box.SIMPLE_HEAVY, title_justify="left")
+    t = Table(
+        title=f"{e.name}: {e.title} ({e.source})",
+        box=box.SIMPLE_HEAVY,
+        title_justify="left",
+        padding=0,  # the box's one space between columns: the table fits 80 columns
+    )
     for c in columns(e)[:-1]:
-        # A measure is named in claims; a verdict and a value read as one phrase each.
-        t.add_column(c, no_wrap=c in ("measure", "verdict", "hscc (95 % CI)"))
+        # A measure is named in claims: whole; the other cells wrap between words.
+        t.add_column(c, no_wrap=c == "measure")
     for r in rows(rep):
         style = {
             "agrees": "green",
@@ -182,17 +187,17 @@ SCORECARD_COLUMNS = (
 
 
 def scorecard_table(reps: list[Reproduction]) -> Table:
-    """The scorecard for the terminal; the experiment's name (what `--only` takes) is never cut."""
-    t = Table(title="scorecard", box=box.SIMPLE_HEAVY, title_justify="left")
-    for c in SCORECARD_COLUMNS:
+    """The scorecard for the terminal; the experiment's name (what `--only` takes) is never
+    cut. Without the paper's column (the name starts with it), so that it fits 80 columns."""
+    t = Table(title="scorecard", box=box.SIMPLE_HEAVY, title_justify="left", padding=0)
+    for c in SCORECARD_COLUMNS[1:]:
         t.add_column(
             c,
             no_wrap=c == "experiment",
-            overflow="fold",
-            justify="right" if c in ("agrees", "differs", "runs", "run time") else "left",
+            justify="right" if c in (*SCORED, "runs", "run time") else "left",
         )
     for row in scorecard(reps):
-        t.add_row(*row)
+        t.add_row(*row[1:])
     return t
 
 
