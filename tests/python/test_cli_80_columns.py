@@ -43,6 +43,7 @@ def test_reproduce_list_prints_every_experiment_name_whole():
     assert p.returncode == 0, p.stderr
     names = [e.name for e in reproduce.catalogue()]
     assert names and [n for n in names if not whole(n, p.stdout)] == []
+    assert max(len(line) for line in p.stdout.splitlines()) <= 80, p.stdout
 
 
 def test_algorithms_prints_every_parameter_name_whole():

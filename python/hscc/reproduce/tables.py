@@ -203,7 +203,7 @@ def scorecard_table(reps: list[Reproduction]) -> Table:
 
 def catalogue_table(exps: Sequence[Experiment]) -> Table:
     """`hscc reproduce list`: every experiment with its source, what it measures and its sweep's size."""
-    t = Table(box=box.SIMPLE_HEAVY)
+    t = Table(box=box.SIMPLE_HEAVY, padding=0)  # the box's space between columns: 80 fit
     t.add_column("experiment", no_wrap=True, style="bold")  # the name `hscc reproduce` takes
     for c in ("paper", "source", "title", "measures"):
         t.add_column(c, overflow="fold", ratio=2 if c == "title" else 1)
