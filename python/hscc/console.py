@@ -72,9 +72,13 @@ def fail(code: int, message: str) -> typer.Exit:
 def print_whole(renderable: RenderableType, console: Console | None = None) -> None:
     """Print a table so that no column that must not wrap (names a user types: experiments,
     parameters, links) is cut: wider than the terminal when it has to be, never truncated."""
-    from rich.console import Console
+    from rich.console import Console, Group
 
     console = console or _console("out")
+    if isinstance(renderable, Group):  # each part as wide as it needs, not as the widest
+        for part in renderable.renderables:
+            print_whole(part, console)
+        return
     need = _width_needed(console, renderable)
     _lay_out(console, renderable, max(need, console.width))
     if need <= console.width:
@@ -110,13 +114,27 @@ def _lay_out(console: Console, renderable: RenderableType, width: int) -> None:
     sizes = [table._measure_column(console, options, c) for c in table.columns]  # noqa: SLF001
     if sum(m.maximum for m in sizes) + table._extra_width <= width:  # noqa: SLF001
         return  # fits as it is
-    low = [m.maximum if c.no_wrap else m.minimum for m, c in zip(sizes, table.columns, strict=True)]
+    low = [_narrowest(m, c) for m, c in zip(sizes, table.columns, strict=True)]
     room = max(0, width - sum(low) - table._extra_width)  # noqa: SLF001
     slack = [m.maximum - lo for m, lo in zip(sizes, low, strict=True)]
     total = sum(slack) or 1
     for c, lo, extra in zip(table.columns, low, slack, strict=True):
         padding = table._get_padding_width(c._index)  # noqa: SLF001
         c.width = lo + min(extra, room * extra // total) - padding
+
+
+# A column that may fold its words (a citation, a path) breaks one longer than this.
+_FOLD_AT = 16
+
+
+def _narrowest(size: Any, column: Any) -> int:
+    """The narrowest a column may be (its measure, padding included): a no-wrap column's
+    widest cell, a folding column's longest word up to _FOLD_AT, another's longest word."""
+    if column.no_wrap:
+        return int(size.maximum)
+    if column.overflow == "fold":
+        return int(min(size.minimum, _FOLD_AT + 2))
+    return int(size.minimum)
 
 
 def table_width(renderable: RenderableType) -> int:
@@ -140,10 +158,7 @@ def _width_needed(console: Console, renderable: RenderableType) -> int:
             renderable._measure_column(console, options, c)  # noqa: SLF001 (no public measure)
             for c in renderable.columns
         ]
-        widths = [
-            m.maximum if c.no_wrap else m.minimum
-            for m, c in zip(columns, renderable.columns, strict=True)
-        ]
+        widths = [_narrowest(m, c) for m, c in zip(columns, renderable.columns, strict=True)]
         return sum(widths) + renderable._extra_width  # noqa: SLF001
     return Measurement.get(console, options, renderable).minimum
 

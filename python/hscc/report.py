@@ -236,7 +236,7 @@ def algorithms(algos: tuple[Algorithm, ...]) -> Group:
         )
         parts.append(head)
         if a.params:
-            t = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2, 0, 2))
+            t = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 1, 0, 1))
             for col in ("parameter", "default", "range", "meaning", "source of the default"):
                 # The parameter's name is typed into scenario files: never split or cut.
                 t.add_column(

@@ -49,6 +49,8 @@ def test_reproduce_list_prints_every_experiment_name_whole():
 def test_algorithms_prints_every_parameter_name_whole():
     p = hscc_cmd("algorithms")
     assert p.returncode == 0, p.stderr
+    # fits: a citation's long word folds rather than widening every algorithm's table
+    assert max(len(line) for line in p.stdout.splitlines()) <= 80
     for a in hscc.algorithms():
         assert whole(a.name, p.stdout), a.name
         for param in a.params:
