@@ -124,7 +124,10 @@ def sweep_summary(result: SweepResult, width: int | None = None) -> Table:
         table = _sweep_table(result, metrics)
     left = len(headline(result.metrics)) - len(metrics)
     if left > 0:
-        table.caption = f"{left} more metric{'s' if left > 1 else ''} in summary.parquet"
+        table.caption = (
+            f"{left} more default metric{'s' if left > 1 else ''} (and every other) "
+            "in summary.parquet"
+        )
     return table
 
 

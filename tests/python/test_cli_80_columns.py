@@ -203,7 +203,7 @@ def test_sweep_table_of_two_axes_fits_80_columns_and_cuts_no_name():
     assert max(len(line) for line in text.splitlines()) <= 80, text
     assert "…" not in text
     assert all(whole(f, text) for f in fields), text
-    assert "more metrics in summary.parquet" in text
+    assert "more default metrics (and every other) in summary.parquet" in text
     wide = io.StringIO()
     print_whole(report.sweep_summary(result, 200), Console(width=200, file=wide))
     assert all(whole(m, wide.getvalue()) for m in metrics)
