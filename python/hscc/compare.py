@@ -218,10 +218,14 @@ def names(a: Result, path_a: str | Path, b: Result, path_b: str | Path) -> tuple
     return f"{na} {da}", f"{nb} {db}"
 
 
-def figure(a: Result, b: Result, names: tuple[str, str], size: str | None = None) -> Figure:
+def figure(
+    a: Result, b: Result, names: tuple[str, str], size: str | None = None, aggregate: bool = False
+) -> Figure:
     """Goodput and cwnd of both runs on the same axes: A solid, B dashed; colour by algorithm
-    and shade by flow; one legend with every line."""
+    and shade by flow (with `aggregate`, one line per algorithm: its flows' summed goodput
+    and mean cwnd, as `hscc plot --aggregate`); one legend with every line."""
     from hscc import style
+    from hscc.plot import per_algorithm
     from hscc.units_table import axis_label, metric, scale
 
     size = size or style.DEFAULT_SIZE
@@ -232,6 +236,12 @@ def figure(a: Result, b: Result, names: tuple[str, str], size: str | None = None
         ax_thr, ax_cwnd = fig.subplots(2, 1, sharex=True)
         for run, ls, name in ((a, "-", names[0]), (b, "--", names[1])):
             ts = run.timeseries
+            if aggregate:
+                for colour, label, thr, cwnd, times in per_algorithm(ts, run.flows):
+                    label = f"{label} ({name})"
+                    ax_thr.plot(times, thr / divisor, ls, color=colour, lw=1.2, label=label)
+                    ax_cwnd.plot(times, cwnd, ls, color=colour, lw=1.2, label=label)
+                continue
             nth: dict[str, int] = {}
             for row in run.flows.iter_rows(named=True):
                 f = ts.filter(pl.col("flow") == row["flow"])
@@ -275,9 +285,17 @@ def _shade(colour: str, k: int, n: int) -> tuple[float, float, float]:
     return (r * f, g * f, b * f)
 
 
-def plot(a: Result, b: Result, names: tuple[str, str], out: Path, size: str | None = None) -> None:
+def plot(
+    a: Result,
+    b: Result,
+    names: tuple[str, str],
+    out: Path,
+    size: str | None = None,
+    aggregate: bool = False,
+) -> None:
     """Write the figure to `out` (PNG, PDF or SVG by its suffix), atomically."""
     from hscc import style
     from hscc.atomic import write_bytes
 
-    write_bytes(out, style.render(figure(a, b, names, size), style.file_format(out)))
+    fig = figure(a, b, names, size, aggregate)
+    write_bytes(out, style.render(fig, style.file_format(out)))

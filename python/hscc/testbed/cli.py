@@ -174,6 +174,14 @@ def compare(
             help="The --plot's size: column (3.5 in wide), wide (7.16 in) or slide (10 in).",
         ),
     ] = "slide",
+    aggregate: Annotated[
+        bool,
+        typer.Option(
+            "--aggregate",
+            help="The --plot draws one line per algorithm and run (its flows' summed goodput, "
+            "mean cwnd) instead of one per flow.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
     """Two runs side by side: per-flow goodput, retransmissions, recoveries and timeouts, Jain's index, queuing delay and loss, and each flow's window cuts (first cut, sawtooth period), with ratios B / A."""
@@ -190,7 +198,7 @@ def compare(
         c = cmp.compare(a, b)
         names = cmp.names(a, run_a, b, run_b)
         if plot_file is not None:
-            cmp.plot(a, b, names, plot_file, size)
+            cmp.plot(a, b, names, plot_file, size, aggregate)
     except style.FormatError as e:
         raise _fail(BAD_INPUT, f"--plot: {e}") from None
     except style.SizeError as e:
