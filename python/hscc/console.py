@@ -116,11 +116,28 @@ def _lay_out(console: Console, renderable: RenderableType, width: int) -> None:
         return  # fits as it is
     low = [_narrowest(m, c) for m, c in zip(sizes, table.columns, strict=True)]
     room = max(0, width - sum(low) - table._extra_width)  # noqa: SLF001
-    slack = [m.maximum - lo for m, lo in zip(sizes, low, strict=True)]
-    total = sum(slack) or 1
-    for c, lo, extra in zip(table.columns, low, slack, strict=True):
-        padding = table._get_padding_width(c._index)  # noqa: SLF001
-        c.width = lo + min(extra, room * extra // total) - padding
+    # What is left goes first to the cells (a value read on one line), then to the headers.
+    body = [_body_width(console, table, c) for c in table.columns]
+    widths = list(low)
+    for want in (body, [m.maximum for m in sizes]):
+        slack = [max(0, w - have) for w, have in zip(want, widths, strict=True)]
+        total = sum(slack)
+        if total == 0 or room == 0:
+            continue
+        share = [min(extra, room * extra // total) for extra in slack]
+        widths = [w + s for w, s in zip(widths, share, strict=True)]
+        room -= sum(share)
+    for c, w in zip(table.columns, widths, strict=True):
+        c.width = w - table._get_padding_width(c._index)  # noqa: SLF001
+
+
+def _body_width(console: Console, table: Any, column: Any) -> int:
+    """The widest body cell of `column` (its header left out), padding included."""
+    from rich.measure import Measurement
+
+    options = console.options.update_width(1 << 16)
+    cells = [Measurement.get(console, options, cell).maximum for cell in column._cells]  # noqa: SLF001
+    return int(max(cells, default=0) + table._get_padding_width(column._index))  # noqa: SLF001
 
 
 # A column that may fold its words (a citation, a path) breaks one longer than this.
