@@ -193,7 +193,7 @@ def scorecard_table(reps: list[Reproduction]) -> Table:
     for c in SCORECARD_COLUMNS[1:]:
         t.add_column(
             c,
-            no_wrap=c == "experiment",
+            no_wrap=c in ("experiment", "run time"),  # a name typed in --only; "148 s" one value
             justify="right" if c in (*SCORED, "runs", "run time") else "left",
         )
     for row in scorecard(reps):
