@@ -42,6 +42,7 @@ class Row:
     what: str
     a: float | None
     b: float | None
+    metric: str = ""  # its name in hscc.units_table: how its values are shown
 
     @property
     def ratio(self) -> float | None:
@@ -159,19 +160,21 @@ def compare(a: Result, b: Result) -> Comparison:
     )
     gb = dict(zip(b.flows["flow"].to_list(), b.flows["goodput_bps"].to_list(), strict=True))
     common = [i for i in ga if i in gb]
-    flows = [Row(ga[i][0], ga[i][1], gb[i]) for i in common]
+    flows = [Row(ga[i][0], ga[i][1], gb[i], "goodput_bps") for i in common]
     xa, xb = [ga[i][1] for i in common], [gb[i] for i in common]
     ca, cb = ({row["flow"]: row for row in r.flows.iter_rows(named=True)} for r in (a, b))
     counters = [
-        Row(f"{ga[i][0]}: {name}", ca[i][name], cb[i][name]) for i in common for name in COUNTERS
+        Row(f"{ga[i][0]}: {name}", ca[i][name], cb[i][name], name)
+        for i in common
+        for name in COUNTERS
     ]
 
     totals = [
-        Row("goodput, all flows (bit/s)", sum(xa), sum(xb)),
-        Row("Jain's index", jain(xa), jain(xb)),
-        Row("queuing delay, mean (s)", queuing_delay(a), queuing_delay(b)),
-        Row("loss at the bottleneck", loss(a), loss(b)),
-        Row("retransmitted segments / sent", retrans(a), retrans(b)),
+        Row("goodput, all flows (bit/s)", sum(xa), sum(xb), "total_goodput_bps"),
+        Row("Jain's index", jain(xa), jain(xb), "jain_index"),
+        Row("queuing delay, mean (s)", queuing_delay(a), queuing_delay(b), "mean_qdelay_s"),
+        Row("loss at the bottleneck", loss(a), loss(b), "loss_rate"),
+        Row("retransmitted segments / sent", retrans(a), retrans(b), "retrans_ratio"),
     ]
     ta, tb = trajectories(a), trajectories(b)
     empty = Trajectory([], [])
@@ -179,10 +182,10 @@ def compare(a: Result, b: Result) -> Comparison:
     for i in common:
         x, y, label = ta.get(i, empty), tb.get(i, empty), ga[i][0]
         windows += [
-            Row(f"{label}: first window cut (s)", _first(x.cuts_s), _first(y.cuts_s)),
-            Row(f"{label}: cwnd before the first cut", _first(x.peaks), _first(y.peaks)),
-            Row(f"{label}: window cuts", len(x.cuts_s), len(y.cuts_s)),
-            Row(f"{label}: median time between cuts (s)", x.period_s, y.period_s),
+            Row(f"{label}: first window cut (s)", _first(x.cuts_s), _first(y.cuts_s), "time_s"),
+            Row(f"{label}: cwnd before the first cut", _first(x.peaks), _first(y.peaks), "cwnd"),
+            Row(f"{label}: window cuts", len(x.cuts_s), len(y.cuts_s), "window_cuts"),
+            Row(f"{label}: median time between cuts (s)", x.period_s, y.period_s, "time_s"),
         ]
     return Comparison(flows, counters, totals, windows, len(ga) + len(gb) - 2 * len(common))
 
@@ -215,10 +218,14 @@ def names(a: Result, path_a: str | Path, b: Result, path_b: str | Path) -> tuple
     return f"{na} {da}", f"{nb} {db}"
 
 
-def figure(a: Result, b: Result, names: tuple[str, str], size: str | None = None) -> Figure:
+def figure(
+    a: Result, b: Result, names: tuple[str, str], size: str | None = None, aggregate: bool = False
+) -> Figure:
     """Goodput and cwnd of both runs on the same axes: A solid, B dashed; colour by algorithm
-    and shade by flow; one legend with every line."""
+    and shade by flow (with `aggregate`, one line per algorithm: its flows' summed goodput
+    and mean cwnd, as `hscc plot --aggregate`); one legend with every line."""
     from hscc import style
+    from hscc.plot import per_algorithm
     from hscc.units_table import axis_label, metric, scale
 
     size = size or style.DEFAULT_SIZE
@@ -229,6 +236,12 @@ def figure(a: Result, b: Result, names: tuple[str, str], size: str | None = None
         ax_thr, ax_cwnd = fig.subplots(2, 1, sharex=True)
         for run, ls, name in ((a, "-", names[0]), (b, "--", names[1])):
             ts = run.timeseries
+            if aggregate:
+                for colour, label, thr, cwnd, times in per_algorithm(ts, run.flows):
+                    label = f"{label} ({name})"
+                    ax_thr.plot(times, thr / divisor, ls, color=colour, lw=1.2, label=label)
+                    ax_cwnd.plot(times, cwnd, ls, color=colour, lw=1.2, label=label)
+                continue
             nth: dict[str, int] = {}
             for row in run.flows.iter_rows(named=True):
                 f = ts.filter(pl.col("flow") == row["flow"])
@@ -272,9 +285,17 @@ def _shade(colour: str, k: int, n: int) -> tuple[float, float, float]:
     return (r * f, g * f, b * f)
 
 
-def plot(a: Result, b: Result, names: tuple[str, str], out: Path, size: str | None = None) -> None:
+def plot(
+    a: Result,
+    b: Result,
+    names: tuple[str, str],
+    out: Path,
+    size: str | None = None,
+    aggregate: bool = False,
+) -> None:
     """Write the figure to `out` (PNG, PDF or SVG by its suffix), atomically."""
     from hscc import style
     from hscc.atomic import write_bytes
 
-    write_bytes(out, style.render(figure(a, b, names, size), style.file_format(out)))
+    fig = figure(a, b, names, size, aggregate)
+    write_bytes(out, style.render(fig, style.file_format(out)))

@@ -7,11 +7,10 @@ not with this module: `hscc run -q` prints one path and needs none of it."""
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -23,6 +22,8 @@ from typer._click.formatting import HelpFormatter
 from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
 from typer._param_types import coerce_cli_path
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+
+from hscc.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -68,23 +69,18 @@ def fail(code: int, message: str) -> typer.Exit:
     return typer.Exit(code)
 
 
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """'; did you mean "X"?' for the choice closest to a misspelt `word` (empty if none is close)."""
-    options = list(choices)
-    close = difflib.get_close_matches(word.lower(), [c.lower() for c in options], n=1, cutoff=0.6)
-    if not close:
-        return ""
-    return f'; did you mean "{next(c for c in options if c.lower() == close[0])}"?'
-
-
 def print_whole(renderable: RenderableType, console: Console | None = None) -> None:
     """Print a table so that no column that must not wrap (names a user types: experiments,
     parameters, links) is cut: wider than the terminal when it has to be, never truncated."""
-    from rich.console import Console
-    from rich.measure import Measurement
+    from rich.console import Console, Group
 
     console = console or _console("out")
-    need = Measurement.get(console, console.options.update_width(1 << 16), renderable).minimum
+    if isinstance(renderable, Group):  # each part as wide as it needs, not as the widest
+        for part in renderable.renderables:
+            print_whole(part, console)
+        return
+    need = _width_needed(console, renderable)
+    _lay_out(console, renderable, max(need, console.width))
     if need <= console.width:
         console.print(renderable)
         return
@@ -97,6 +93,91 @@ def print_whole(renderable: RenderableType, console: Console | None = None) -> N
         color_system=console.color_system,  # type: ignore[arg-type]
     )
     wide.print(renderable)
+
+
+def _lay_out(console: Console, renderable: RenderableType, width: int) -> None:
+    """Fix each column's width of a table too wide for `width` at its natural size: no-wrap
+    columns at their widest cell, the others at their longest word plus a share of what is
+    left. Rich shrinks columns in proportion to their widest cell instead, which breaks a
+    header such as "differs" mid-word where the table had room for it."""
+    from rich.console import Group
+    from rich.table import Table
+
+    if isinstance(renderable, Group):
+        for r in renderable.renderables:
+            _lay_out(console, r, width)
+        return
+    if not isinstance(renderable, Table) or any(c.width is not None for c in renderable.columns):
+        return
+    options = console.options.update_width(1 << 16)
+    table = renderable
+    sizes = [table._measure_column(console, options, c) for c in table.columns]  # noqa: SLF001
+    if sum(m.maximum for m in sizes) + table._extra_width <= width:  # noqa: SLF001
+        return  # fits as it is
+    low = [_narrowest(m, c) for m, c in zip(sizes, table.columns, strict=True)]
+    room = max(0, width - sum(low) - table._extra_width)  # noqa: SLF001
+    # What is left goes first to the cells (a value read on one line), then to the headers.
+    body = [_body_width(console, table, c) for c in table.columns]
+    widths = list(low)
+    for want in (body, [m.maximum for m in sizes]):
+        slack = [max(0, w - have) for w, have in zip(want, widths, strict=True)]
+        total = sum(slack)
+        if total == 0 or room == 0:
+            continue
+        share = [min(extra, room * extra // total) for extra in slack]
+        widths = [w + s for w, s in zip(widths, share, strict=True)]
+        room -= sum(share)
+    for c, w in zip(table.columns, widths, strict=True):
+        c.width = w - table._get_padding_width(c._index)  # noqa: SLF001
+
+
+def _body_width(console: Console, table: Any, column: Any) -> int:
+    """The widest body cell of `column` (its header left out), padding included."""
+    from rich.measure import Measurement
+
+    options = console.options.update_width(1 << 16)
+    cells = [Measurement.get(console, options, cell).maximum for cell in column._cells]  # noqa: SLF001
+    return int(max(cells, default=0) + table._get_padding_width(column._index))  # noqa: SLF001
+
+
+# A column that may fold its words (a citation, a path) breaks one longer than this.
+_FOLD_AT = 16
+
+
+def _narrowest(size: Any, column: Any) -> int:
+    """The narrowest a column may be (its measure, padding included): a no-wrap column's
+    widest cell, a folding column's longest word up to _FOLD_AT, another's longest word."""
+    if column.no_wrap:
+        return int(size.maximum)
+    if column.overflow == "fold":
+        return int(min(size.minimum, _FOLD_AT + 2))
+    return int(size.minimum)
+
+
+def table_width(renderable: RenderableType) -> int:
+    """The narrowest width at which `renderable` (a table, a group of them) cuts nothing."""
+    return _width_needed(_console("out"), renderable)
+
+
+def _width_needed(console: Console, renderable: RenderableType) -> int:
+    """The narrowest width at which `renderable` cuts nothing: a table's no-wrap columns at
+    their widest cell, its other columns at their longest word. (Rich's own measure takes
+    every column at its longest word, and then cuts the no-wrap ones with "…".)"""
+    from rich.console import Group
+    from rich.measure import Measurement
+    from rich.table import Table
+
+    options = console.options.update_width(1 << 16)
+    if isinstance(renderable, Group):
+        return max((_width_needed(console, r) for r in renderable.renderables), default=0)
+    if isinstance(renderable, Table):
+        columns = [
+            renderable._measure_column(console, options, c)  # noqa: SLF001 (no public measure)
+            for c in renderable.columns
+        ]
+        widths = [_narrowest(m, c) for m, c in zip(columns, renderable.columns, strict=True)]
+        return sum(widths) + renderable._extra_width  # noqa: SLF001
+    return Measurement.get(console, options, renderable).minimum
 
 
 @dataclass(frozen=True)

@@ -8,23 +8,28 @@ MISSING = object()  # the value of a field that was not given
 
 
 class Issue(ValueError):
-    """One rejected value. Raised inside validators with a path relative to the model."""
+    """One rejected value. Raised inside validators with a path relative to the model.
+    `hint`: '; did you mean "X"?' or empty; `where`: " (line L, column C)" or empty."""
 
-    def __init__(self, field: str, value: object, allowed: str):
+    def __init__(self, field: str, value: object, allowed: str, hint: str = "", where: str = ""):
         super().__init__(f"{field}: {allowed}")
         self.field, self.value, self.allowed = field, value, allowed
+        self.hint, self.where = hint, where
 
     def at(self, prefix: str) -> Issue:
         """The same issue with its field under `prefix`."""
         if not prefix:
             return self
         sep = "" if self.field.startswith("[") or not self.field else "."
-        return Issue(f"{prefix}{sep}{self.field}", self.value, self.allowed)
+        return Issue(f"{prefix}{sep}{self.field}", self.value, self.allowed, self.hint, self.where)
 
     def __str__(self) -> str:
         if self.value is MISSING:
-            return f"{self.field}: missing ({self.allowed})"
-        return f"{self.field}: {show(self.value)} is not allowed ({self.allowed})"
+            return f"{self.field}: missing ({self.allowed}){self.where}"
+        return (
+            f"{self.field}: {show(self.value)} is not allowed ({self.allowed}){self.hint}"
+            f"{self.where}"
+        )
 
 
 class ScenarioError(ValueError):
@@ -55,8 +60,58 @@ class ScenarioError(ValueError):
                 )
             given = _lookup(data, field)
             shown = _Raw(value) if given is _NOT_FOUND or isinstance(given, (dict, list)) else given
-            return cls([Issue(field, shown, allowed)], source)
+            hint = suggestion(field, shown, allowed)
+            return cls([Issue(field, shown, allowed, hint, _where(source, field))], source)
         return cls([Issue("scenario", _Raw("?"), str(error))], source)
+
+
+# What the engine lists as allowed, where the rejected value or key is a misspelt name:
+# "one of: reno, cubic" (a value), "one of the fields rate, delay" and "a parameter of
+# ctcp: alpha, beta" (the field's own last key).
+_NAMES = re.compile(r"^(?:(one of the fields |a parameter of [^:]+: )|one of:? )(.+)$")
+
+
+def suggestion(field: str, value: object, allowed: str) -> str:
+    """'; did you mean "X"?' for a value or key misspelt from the names `allowed` lists."""
+    from hscc.suggest import did_you_mean
+
+    m = _NAMES.match(allowed)
+    if m is None:
+        return ""
+    names = [n.strip().strip('"') for n in re.split(r",\s*|\s+or\s+", m.group(2)) if n.strip()]
+    if m.group(1):  # a key the format does not have: the field's last part is the misspelt one
+        parts = [p for p in field_parts(field) if not p.isdigit()]
+        word = parts[-1] if parts else field
+    elif isinstance(value, str):
+        word = value.strip('"')
+    else:
+        return ""
+    return did_you_mean(word, names) if word not in names else ""
+
+
+def _where(source: str | None, field: str) -> str:
+    """ " (line L, column C)" of the key that `field` ends with in the file `source`, where
+    that key is written once there; empty otherwise (the TOML reader keeps no positions)."""
+    parts = [p for p in field_parts(field) if not p.isdigit()]
+    if not source or not parts or not source.endswith(".toml"):
+        return ""
+    try:
+        with open(source, encoding="utf-8") as f:
+            text = f.read(1 << 20)
+    except (OSError, UnicodeDecodeError):
+        return ""
+    key = re.escape(parts[-1])
+    found = [
+        (n, m.start(1) + 1)
+        for n, line in enumerate(text.splitlines(), 1)
+        for m in re.finditer(
+            rf"(?:^\s*\[{{1,2}}\s*|^\s*|[{{,]\s*)({key})\s*(?:=|\]{{1,2}})", line.split("#")[0]
+        )
+    ]
+    if len(found) != 1:
+        return ""
+    line, column = found[0]
+    return f" (line {line}, column {column})"
 
 
 _NOT_FOUND = object()

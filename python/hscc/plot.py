@@ -185,7 +185,7 @@ def _flows(result: Result, ax_thr: Axes, ax_cwnd: Axes, size: str, aggregate: bo
     divisor, unit = scale("rate", [_peak(ts["throughput_bps"])])
     if aggregate:
         thr_title = "goodput per algorithm (sum of its flows)"
-        lines = _aggregates(ts, flows)
+        lines = per_algorithm(ts, flows)
         cwnd_title = "congestion window per algorithm (mean of its flows)"
         divisor, unit = scale("rate", [_peak(x) for _, _, x, _, _ in lines])
         for colour, label, thr_values, cwnd_values, times in lines:
@@ -251,7 +251,7 @@ def _queues(qs: pl.DataFrame, ax: Axes) -> None:
         ax.text(0.5, 0.5, "no packet waited", transform=ax.transAxes, ha="center", color="0.4")
 
 
-def _aggregates(ts: pl.DataFrame, flows: pl.DataFrame) -> list[tuple[str, str, Any, Any, Any]]:
+def per_algorithm(ts: pl.DataFrame, flows: pl.DataFrame) -> list[tuple[str, str, Any, Any, Any]]:
     """(colour, label, summed goodput, mean cwnd, times) per algorithm, in the flows' order."""
     out = []
     for algorithm in flows["algorithm"].unique(maintain_order=True).to_list():

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hscc.units import format_rate, format_seconds
-from hscc.units_table import format_value
+from hscc.units_table import format_interval
 
 if TYPE_CHECKING:
     from hscc.catalog import Algorithm
@@ -110,18 +110,38 @@ def summary(result: Result) -> Group:
     return Group(*parts, footer)
 
 
-def sweep_summary(result: SweepResult) -> Table:
-    """Per point: the swept values and the mean ± 95 % CI half-width of the first plotted metrics."""
+def sweep_summary(result: SweepResult, width: int | None = None) -> Table:
+    """Per point: the swept values and the mean ± 95 % CI half-width of the first plotted
+    metrics (up to 3; with `width`, those that fit in it, one at least: a name is never cut,
+    and a table as wide as the terminal is read without its lines wrapping)."""
+    from hscc.console import table_width
     from hscc.sweeps.metrics import headline
 
     metrics = headline(result.metrics)[:3]
+    table = _sweep_table(result, metrics)
+    while width is not None and len(metrics) > 1 and table_width(table) > width:
+        metrics = metrics[:-1]
+        table = _sweep_table(result, metrics)
+    left = len(headline(result.metrics)) - len(metrics)
+    if left > 0:
+        table.caption = (
+            f"{left} more default metric{'s' if left > 1 else ''} (and every other) "
+            "in summary.parquet"
+        )
+    return table
+
+
+def _sweep_table(result: SweepResult, metrics: list[str]) -> Table:
     stats = result.summary()
     points = stats.partition_by("point", maintain_order=True) if stats.height else []
     t = Table(
-        title=f"{result.points.height} runs, {len(points)} points: mean ± 95 % CI half-width",
+        title=f"{result.points.height} runs, {len(points)} points: mean ± 95 % CI "
+        "(Student-t; [low, high]: cut to the metric's range)",
         title_justify="left",
         title_style="bold",
         box=box.SIMPLE_HEAD,
+        caption_justify="left",
+        caption_style="dim",
     )
     for c in ("point", *result.fields, *metrics):
         # Field and metric names are typed into sweep files and plot calls: never cut.
@@ -140,11 +160,11 @@ def sweep_summary(result: SweepResult) -> Table:
 
 
 def _mean_ci(metric: str, r: dict[str, Any] | None) -> str:
-    """ "96.2 ± 0.4 Mbit/s": the units of `hscc run`'s table (`hscc.units_table`)."""
-    if r is None or r["mean"] is None:
+    """ "96.2 ± 0.4 Mbit/s", or "0.93 [0.77, 1]" for an interval cut to the metric's range:
+    the units of `hscc run`'s table (`hscc.units_table`)."""
+    if r is None:
         return "–"
-    half = r["ci_high"] - r["mean"] if r["ci_high"] is not None else None
-    return format_value(metric, r["mean"], half)
+    return format_interval(metric, r["mean"], r["ci_low"], r["ci_high"])
 
 
 def _udp(result: Result) -> Table | None:
@@ -219,7 +239,7 @@ def algorithms(algos: tuple[Algorithm, ...]) -> Group:
         )
         parts.append(head)
         if a.params:
-            t = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2, 0, 2))
+            t = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 1, 0, 1))
             for col in ("parameter", "default", "range", "meaning", "source of the default"):
                 # The parameter's name is typed into scenario files: never split or cut.
                 t.add_column(

@@ -39,6 +39,11 @@ def run(
     this process may use, `limits.default_max_memory`) or `max_events` (default 10^11, a few hours). Raises ScenarioError for
     a scenario the engine cannot run, RunError if the engine fails while running.
     """
+    if progress is None:
+        from hscc import notebook_progress
+
+        if notebook_progress.in_notebook():  # no terminal: a line that updates in place
+            progress = notebook_progress.run_line()
     return start(scenario, seed, max_memory, max_events).finish(progress)
 
 

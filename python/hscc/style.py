@@ -7,7 +7,7 @@
 - Format from the file's extension: .png, .pdf or .svg; anything else is refused
   (``FormatError``). Text stays text: TrueType fonts embedded in PDF, ``<text>``
   elements in SVG, so a figure can be edited and searched.
-- Colour by algorithm (CTCP is always the same blue, Reno the same grey, in every
+- Colour by algorithm (CTCP is always the same blue, Reno the same red, in every
   figure), line style by flow within an algorithm.
 - Every drawn series is in the legend (``legend_gaps`` checks a figure).
 """
@@ -20,10 +20,10 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib as mpl
-from matplotlib.figure import Figure
+if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn, not to name a size
+    from matplotlib.figure import Figure
 
 SIZES: dict[str, tuple[float, float]] = {
     "column": (3.5, 2.6),
@@ -127,6 +127,8 @@ def context(size: str = DEFAULT_SIZE) -> Iterator[None]:
         "legend.fontsize": base - 1,
         "figure.titlesize": base + 1,
     }
+    import matplotlib as mpl
+
     with mpl.rc_context(settings):
         yield
 
@@ -134,6 +136,7 @@ def context(size: str = DEFAULT_SIZE) -> Iterator[None]:
 def new_figure(size: str = DEFAULT_SIZE, rows: int = 1) -> Figure:
     """A figure at `size` (Agg canvas, no display), laid out by constrained layout."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     fig = Figure(figsize=figsize(size, rows), layout="constrained")
     FigureCanvasAgg(fig)
@@ -144,6 +147,8 @@ def new_figure(size: str = DEFAULT_SIZE, rows: int = 1) -> Figure:
 
 
 def _notebook_png(fig: Figure) -> bytes:
+    import matplotlib as mpl
+
     buf = io.BytesIO()
     with mpl.rc_context(RC):
         fig.savefig(buf, format="png", dpi=100)
@@ -152,6 +157,8 @@ def _notebook_png(fig: Figure) -> bytes:
 
 def render(fig: Figure, fmt: str) -> bytes:
     """The figure as a file of format `fmt` ("png", "pdf" or "svg"), text kept as text."""
+    import matplotlib as mpl
+
     buf = io.BytesIO()
     with mpl.rc_context(RC):
         fig.savefig(buf, format=fmt, dpi=DPI, metadata=_metadata(fmt))

@@ -54,6 +54,7 @@ _TABLE: dict[str, tuple[str, str]] = {
     "recoveries": ("recoveries", "count"),
     "lost_fast": ("losses repaired fast", "count"),
     "signals": ("delay signals", "count"),
+    "window_cuts": ("window cuts", "count"),
     "signal_events": ("congestion events", "count"),
     "signal_seen_by_all": ("events seen by every flow", "count"),
     "drops": ("drops", "packets"),
@@ -139,9 +140,58 @@ def scale(kind: str, values: Iterable[float | None]) -> tuple[float, str]:
     return 1.0, ""
 
 
+# The values a metric of each kind can take. A confidence interval is cut to them, never
+# past a value a run measured (a run outside the range means the range is wrong for it).
+_RANGES: dict[str, tuple[float, float]] = {
+    "rate": (0.0, math.inf),
+    "time": (0.0, math.inf),
+    "fraction": (0.0, 1.0),
+    "index": (0.0, 1.0),
+    "segments": (0.0, math.inf),
+    "packets": (0.0, math.inf),
+    "bytes": (0.0, math.inf),
+    "count": (0.0, math.inf),
+}
+
+
+def physical_range(name: str) -> tuple[float, float]:
+    """(lowest, highest) value metric `name` can take: [0, 1] for fractions and indices,
+    [0, ∞) for rates, times and counts, unbounded for anything else."""
+    return _RANGES.get(metric(name).kind, (-math.inf, math.inf))
+
+
+def clip_interval(
+    low: float, high: float, bounds: tuple[float, float], observed: tuple[float, float]
+) -> tuple[float, float]:
+    """A confidence interval [low, high] cut to `bounds`, widened to the `observed`
+    (smallest, largest) replicate where one lies outside them."""
+    lo_bound = min(bounds[0], observed[0])
+    hi_bound = max(bounds[1], observed[1])
+    return max(low, lo_bound), min(high, hi_bound)
+
+
 def axis_label(m: Metric, unit: str) -> str:
     """An axis label: "flows[1] goodput (Mbit/s)"."""
     return f"{m.title} ({unit})" if unit else m.title
+
+
+def format_interval(name: str, mean: float | None, low: float | None, high: float | None) -> str:
+    """A mean and its confidence interval in the units of `format_value`: "96.2 ± 0.4 Mbit/s"
+    for a symmetric interval, "0.93 [0.77, 1]" for one cut to the metric's range, the mean
+    alone without an interval."""
+    if mean is None or low is None or high is None:
+        return format_value(name, mean)
+    below, above = mean - low, high - mean
+    if math.isclose(below, above, rel_tol=1e-9, abs_tol=1e-12 * max(1.0, abs(mean))):
+        return format_value(name, mean, above)
+    kind = metric(name).kind
+    divisor, unit = scale(kind, [mean, low, high])
+    text = f"{mean / divisor:.3g} [{low / divisor:.3g}, {high / divisor:.3g}]"
+    if unit == "%":
+        return f"{text}%"
+    if kind in ("count", "packets", "segments", "bytes", "index") or not unit:
+        return text
+    return f"{text} {unit}"
 
 
 def format_value(name: str, value: float | None, half_width: float | None = None) -> str:

@@ -479,3 +479,25 @@ def test_panels_only_for_what_a_run_recorded(write_toml):
         "capacity and load per link",
         "congestion window per flow",
     ]
+
+
+@pytest.mark.timeout(30)
+def test_compare_aggregate_draws_one_line_per_algorithm_and_run(ctcp_run):
+    """4 CTCP + 4 Reno flows in each of two runs: 4 lines per panel instead of 16, each in
+    the legend, the algorithm's colour, run A solid and run B dashed."""
+    from hscc import compare
+
+    r = hscc.load(ctcp_run)
+    fig = compare.figure(r, r, ("A", "B"), "wide", aggregate=True)
+    thr = fig.axes[0]
+    lines = {ln.get_label(): ln for ln in thr.get_lines()}
+    assert len(lines) == 4 and style.legend_gaps(fig) == []
+    ctcp_a = next(ln for label, ln in lines.items() if label.startswith("ctcp") and "(A)" in label)
+    ctcp_b = next(ln for label, ln in lines.items() if label.startswith("ctcp") and "(B)" in label)
+    assert ctcp_a.get_color() == ctcp_b.get_color() == style.algorithm_colour("ctcp")
+    assert ctcp_a.get_linestyle() == "-" and ctcp_b.get_linestyle() == "--"
+    total = r.flows.filter(pl.col("algorithm") == "ctcp")["flow"].to_list()
+    ts = r.timeseries.filter(pl.col("flow").is_in(total), pl.col("time_s") == 5.0)
+    at5 = list(ctcp_a.get_xdata()).index(5.0)  # type: ignore[arg-type]
+    divisor = 1e6  # Mbit/s at these rates
+    assert ctcp_a.get_ydata()[at5] == pytest.approx(ts["throughput_bps"].sum() / divisor)  # type: ignore[index]

@@ -228,6 +228,44 @@ def test_intervals_of_non_negative_measures_are_clipped_at_zero():
     assert cell(t, 2.0)["ci_low"] < 0  # a negative replicate: the measure can be negative
 
 
+@pytest.mark.timeout(10)
+def test_intervals_are_cut_to_the_values_a_measure_can_take():
+    # Bandwidth stolen (P − Q)/P is at most 1: 0.9, 0.99, 1.0 give 0.963 ± 0.13 uncut.
+    t = compare.cells(small(), stolen_runs({1.0: [0.9, 0.99, 1.0], 2.0: [0.2, 0.3, 0.4]}))
+    near_one = cell(t, 1.0)
+    assert near_one["ci_high"] == 1.0 and near_one["ci_low"] == pytest.approx(
+        0.9633 - 4.3027 * 0.05508 / 3**0.5, rel=1e-3
+    )
+    assert cell(t, 2.0)["ci_high"] == pytest.approx(0.3 + 4.3027 * 0.1 / 3**0.5, rel=1e-4)
+    m = {x.name: x for x in small().measures}
+    assert compare.measure_range(m["stolen"]) == (-math.inf, 1.0)
+    assert compare.measure_range(m["ratio"]) == (0.0, math.inf)
+
+
+@pytest.mark.timeout(10)
+def test_the_comparison_names_each_measures_unit_and_the_x_axis():
+    from hscc.reproduce import tables
+
+    exp = experiment.find("ctcp-table1")
+    assert exp is not None
+    assert tables.columns(exp)[2] == "UDP peak rate (Mbit/s)"
+    units = {m.name: tables.measure_unit(m) for m in exp.measures}
+    assert units == {"throughput": "Mbit/s", "utilisation": "0–1"}
+    assert tables.measure_unit(small().measures[0]) == "relative"
+
+
+@pytest.mark.timeout(10)
+def test_a_claim_on_fewer_than_three_runs_per_cell_says_it_is_no_evidence():
+    one = compare.cells(small(), stolen_runs({1.0: [0.2], 2.0: [0.4]}))
+    (claim,) = compare.claims(small(), one)
+    assert claim.holds and claim.runs == 1 and claim.few_runs
+    assert claim.detail.endswith("; 1 run per cell: a direction, not evidence")
+    three = compare.cells(small(), stolen_runs({1.0: [0.2, 0.21, 0.22], 2.0: [0.4, 0.41, 0.42]}))
+    (claim,) = compare.claims(small(), three)
+    assert claim.holds and claim.runs == 3 and not claim.few_runs
+    assert "evidence" not in claim.detail
+
+
 def test_a_cell_whose_trend_opposes_the_papers_differs():
     # paper 0.1 → 0.3 rises; hscc 0.25 → 0.2 falls (−33 % at x=2, within 2×)
     t = compare.cells(small(), stolen_runs({1.0: [0.24, 0.25, 0.26], 2.0: [0.19, 0.2, 0.21]}))

@@ -425,6 +425,10 @@ def test_compare_puts_hand_checked_numbers_side_by_side(tmp_path):
     plot = tmp_path / "both.png"
     r = runner.invoke(app, ["compare", str(a), str(b), "--plot", str(plot)])
     assert r.exit_code == 0 and plot.stat().st_size > 10_000 and "0.75" in r.output, r.output
+    # The table in `hscc run`'s units, each value with its own: 60 Mbit/s, 2.4 ms, 1% loss.
+    text = " ".join(r.output.split())
+    for shown in ("60 Mbit/s", "45 Mbit/s", "80 Mbit/s", "2.4 ms", "1% │ 0.1%", "0.8 │ 0.985"):
+        assert shown in text, (shown, r.output)
     r = runner.invoke(app, ["compare", str(a), str(b), "--plot", str(plot)])
     assert r.exit_code == 2 and "exists; pass --overwrite" in r.output
     r = runner.invoke(app, ["compare", str(a), str(tmp_path)])

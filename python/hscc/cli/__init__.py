@@ -70,7 +70,7 @@ SUMMARIES = {
     "algorithms": "Every congestion-control algorithm with its parameters, defaults, ranges "
     "and sources.",
     "fields": "Every field a scenario file may have: its kind of value, default and meaning "
-    "(Markdown).",
+    "(as tables on a terminal, as Markdown when piped).",
     "check": "Validate a scenario without running it; print what the run would need.",
     "new-algorithm": "Write NAME.bpf.c, a commented congestion-control program with every hook "
     "(Reno as written), NAME.toml, a scenario that runs it against Reno, and NAME-sweep.toml, "

@@ -10,8 +10,9 @@ from typing import Annotated
 import typer
 
 from hscc import console
-from hscc.console import BAD_INPUT, did_you_mean, print_whole
+from hscc.console import BAD_INPUT, print_whole
 from hscc.console import fail as _fail
+from hscc.suggest import did_you_mean
 
 
 def algorithms(
@@ -53,16 +54,24 @@ def fields(
         ),
     ] = False,
 ) -> None:
-    """Every field a scenario file may have: its kind of value, default and meaning (Markdown)."""
+    """Every field a scenario file may have: its kind of value, default and meaning (as
+    tables on a terminal, as Markdown when piped)."""
     from hscc import _core
 
+    if as_json and not run_directory:
+        console.out.print_json(_core.scenario_schema())
+        return
     if run_directory:
         from hscc.results import columns_markdown
 
-        console.out.print(columns_markdown(), soft_wrap=True)
-    elif as_json:
-        console.out.print_json(_core.scenario_schema())
+        text = columns_markdown()
     else:
         from hscc import reference
 
-        console.out.print(reference.markdown(), soft_wrap=True)
+        text = reference.markdown()
+    if console.out.is_terminal:  # read by a person: tables, not Markdown's pipes
+        from hscc import terminal_markdown
+
+        terminal_markdown.show(text, console.out)
+    else:  # piped or redirected: the Markdown itself (docs/scenario.md is made so)
+        console.plain(text)

@@ -71,6 +71,7 @@ def reproduce(
         list[str] | None,
         typer.Option(
             "--only",
+            metavar="<name>",
             help="With 'all': just these experiments (repeat the option).",
             show_default=False,
         ),
@@ -110,10 +111,13 @@ def reproduce(
         with ExitStack() as stack:
             if name == "all":
 
-                def started(e: Experiment) -> SweepProgress:
+                def started(e: Experiment, k: int, n: int) -> SweepProgress:
                     stack.close()  # the previous experiment's bar
                     if not quiet:
-                        console.err.print(f"{e.name}: {e.title} ({e.source})", soft_wrap=True)
+                        console.err.print(
+                            f"experiment {k} of {n}: {e.name}: {e.title} ({e.source})",
+                            soft_wrap=True,
+                        )
                     return stack.enter_context(sweep_progress(quiet))
 
                 done = rep.reproduce_all(out_dir, quick, replicates, jobs, dask, only, started)

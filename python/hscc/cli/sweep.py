@@ -89,7 +89,7 @@ def sweep(
     if quiet:
         console.out.print(str(out_dir), soft_wrap=True)
     else:
-        print_whole(report.sweep_summary(result))
+        print_whole(report.sweep_summary(result, console.out.width))
         console.out.print(
             f"results: {out_dir}/  (points.parquet, summary.parquet, plots/)", soft_wrap=True
         )

@@ -22,8 +22,9 @@ from typing import Any
 
 import polars as pl
 
+from hscc import figure_cache
 from hscc.atomic import write_bytes
-from hscc.reproduce import compare, figure, measures, outdir, tables
+from hscc.reproduce import compare, measures, outdir, tables
 from hscc.reproduce.compare import VERDICTS, ClaimResult
 from hscc.reproduce.experiment import PAPERS, Experiment, ExperimentError, catalogue, find, load
 from hscc.reproduce.measures import MeasureError
@@ -87,7 +88,7 @@ def resolve(name: str | Path | Experiment) -> Experiment:
         return found
     if str(name).endswith(".toml") or Path(name).is_file():
         return load(name)
-    from hscc.console import did_you_mean
+    from hscc.suggest import did_you_mean
 
     raise ExperimentError(
         f"experiment {str(name)!r} is not in the catalogue (hscc reproduce list) nor an experiment file"
@@ -134,16 +135,33 @@ def _reproduce(
     values = measures.per_run(exp, result.distinct_runs())  # identical replicates are one run
     table = compare.cells(exp, values)
     checked = compare.claims(exp, table, quick)
-    rep = Reproduction(
-        exp, quick, table, checked, values, result, time.monotonic() - start, figure.png(exp, table)
-    )
+    png, digest = _figure(exp, table, directory)
+    rep = Reproduction(exp, quick, table, checked, values, result, time.monotonic() - start, png)
     if directory is not None:
         outdir.write_parquet(directory / "values.parquet", values)
         outdir.write_parquet(directory / "comparison.parquet", table)
         write_bytes(directory / "comparison.md", tables.markdown(rep).encode())
-        write_bytes(directory / "figure.png", rep.figure)
+        if digest:
+            figure_cache.remember(directory, "")  # stale while the new figure is written
+            write_bytes(directory / "figure.png", rep.figure)
+            figure_cache.remember(directory, digest)
         outdir.write_manifest(directory, outdir.ONE, _manifest(exp, quick, sweep.replicates, rep))
     return rep
+
+
+def _figure(exp: Experiment, table: pl.DataFrame, directory: Path | None) -> tuple[bytes, str]:
+    """The figure as PNG, and the digest to record when it was drawn anew (empty when the
+    directory's figure.png was drawn from the same table, experiment and style: read back;
+    matplotlib is then not even imported)."""
+    digest = ""
+    if directory is not None:
+        digest = figure_cache.key(table.write_csv(), exp.model_dump_json())
+        stored = directory / "figure.png"
+        if figure_cache.fresh(directory, digest, [stored]):
+            return stored.read_bytes(), ""
+    from hscc.reproduce import figure
+
+    return figure.png(exp, table), digest
 
 
 def _check_replicates(replicates: int | None) -> None:
@@ -158,10 +176,11 @@ def reproduce_all(
     jobs: int | None = None,
     dask: str | None = None,
     only: list[str] | None = None,
-    on_start: Callable[[Experiment], Progress | None] | None = None,
+    on_start: Callable[[Experiment, int, int], Progress | None] | None = None,
 ) -> list[Reproduction]:
     """Every experiment of the catalogue (or those named in `only`) into OUT/NAME, then
-    OUT/comparison.parquet and OUT/report.html."""
+    OUT/comparison.parquet and OUT/report.html. `on_start(experiment, k, n)` as the k-th
+    of n experiments (from 1) starts: the progress bar its sweep reports to, or None."""
     from hscc.reproduce import html
 
     exps = [resolve(n) for n in only] if only else list(catalogue())
@@ -174,8 +193,8 @@ def reproduce_all(
     body = {"experiments": [e.name for e in exps], "quick": quick, "complete": False}
     outdir.write_manifest(directory, outdir.ALL, body)
     done = []
-    for e, sw in zip(exps, sweeps, strict=True):
-        progress = on_start(e) if on_start else None
+    for k, (e, sw) in enumerate(zip(exps, sweeps, strict=True), 1):
+        progress = on_start(e, k, len(exps)) if on_start else None
         done.append(_reproduce(e, sw, directory / e.name, quick, jobs, dask, progress))
     outdir.write_parquet(directory / "comparison.parquet", pl.concat([r.table for r in done]))
     write_bytes(directory / "report.html", html.report(done).encode())

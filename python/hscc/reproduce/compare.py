@@ -19,20 +19,22 @@ Verdict of a cell with a published number (``VERDICTS``, in this order of preced
   with no comparison left the verdict is ``differs``;
 - ``differs``: otherwise.
 
-The confidence interval is Student-t's over replicates, clipped to [0, ∞) when
-every replicate is non-negative (a throughput, a share, a count cannot be below 0).
+The confidence interval is Student-t's over replicates, cut to the values the measure
+can take (`measure_range`: a share or a utilisation in [0, 1], bandwidth stolen at
+most 1, ...) and to [0, ∞) when every replicate is non-negative, never past a replicate.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import polars as pl
 
-from hscc.reproduce.experiment import Claim, Experiment
+from hscc.reproduce.experiment import Claim, Experiment, Measure
 from hscc.sweeps.result import t_quantile
+from hscc.units_table import clip_interval, physical_range
 
 TOLERANCE = 0.25
 FAR = 2.0
@@ -66,6 +68,12 @@ class ClaimResult:
     known_miss: bool = (
         False  # the experiment says hscc does not reproduce it (and why, in its notes)
     )
+    runs: int | None = None  # the fewest runs behind a cell it compares
+
+    @property
+    def few_runs(self) -> bool:
+        """Judged on fewer than MIN_REPLICATES runs per cell: a direction, not evidence."""
+        return self.runs is not None and self.runs < MIN_REPLICATES
 
     @property
     def as_expected(self) -> bool:
@@ -83,19 +91,33 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
             pl.col("value").mean().alias("mean"),
             pl.col("value").std(ddof=1).alias("std"),
             pl.col("value").min().alias("_min"),
+            pl.col("value").max().alias("_max"),
         )
     )
     half = [
         (t_quantile(CONFIDENCE, n - 1) * s / math.sqrt(n)) if n > 1 and s is not None else None
         for n, s in zip(stats["n"], stats["std"], strict=True)
     ]
-    low = pl.col("mean") - pl.col("half")
-    stats = stats.with_columns(pl.Series("half", half, pl.Float64)).with_columns(
-        pl.when(pl.col("half").is_not_null() & (pl.col("_min") >= 0))
-        .then(pl.max_horizontal(low, 0.0))
-        .otherwise(low)
-        .alias("ci_low"),
-        (pl.col("mean") + pl.col("half")).alias("ci_high"),
+    bounds = {m.name: measure_range(m) for m in exp.measures}
+    low: list[float | None] = []
+    high: list[float | None] = []
+    for name, mean, h, lo, hi in zip(
+        stats["measure"], stats["mean"], half, stats["_min"], stats["_max"], strict=True
+    ):
+        if h is None:
+            low.append(None)
+            high.append(None)
+            continue
+        # What the measure can take; [0, ∞) also where every replicate is ≥ 0 (a throughput,
+        # a share, a count cannot be below 0).
+        floor, ceiling = bounds.get(name, (-math.inf, math.inf))
+        a, b = clip_interval(mean - h, mean + h, (0.0 if lo >= 0 else floor, ceiling), (lo, hi))
+        low.append(a)
+        high.append(b)
+    stats = stats.with_columns(
+        pl.Series("half", half, pl.Float64),  # uncut: "too few runs" judges the spread itself
+        pl.Series("ci_low", low, pl.Float64),
+        pl.Series("ci_high", high, pl.Float64),
     )
     paper = _published(exp)
     joined = stats.join(paper, on=["measure", "series", "x"], how="full", coalesce=True)
@@ -109,6 +131,24 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
         pl.col("measure").replace_strict(order, return_dtype=pl.Int64).alias("_m")
     )
     return rows.sort(["_m", "series", "x"]).select(list(SCHEMA)).cast(SCHEMA)
+
+
+def measure_range(m: Measure) -> tuple[float, float]:
+    """The values a measure can take: a share or a utilisation in [0, 1], bandwidth stolen
+    (P − Q)/P at most 1, a change (Q − P)/P at least −1, a throughput or a ratio at least 0;
+    a column's from its metric (`hscc.units_table`) when it is not scaled or offset."""
+    if m.kind in ("share", "utilization"):
+        return 0.0, 1.0
+    if m.kind == "stolen":
+        return -math.inf, 1.0
+    if m.kind == "change":
+        return -1.0, math.inf
+    if m.kind in ("goodput", "ratio", "available"):
+        return 0.0, math.inf
+    if m.kind == "column" and m.column is not None and not m.minus and m.scale > 0:
+        lo, hi = physical_range(m.column)
+        return lo * m.scale, hi * m.scale
+    return -math.inf, math.inf
 
 
 def _published(exp: Experiment) -> pl.DataFrame:
@@ -205,11 +245,23 @@ def claims(exp: Experiment, table: pl.DataFrame, quick: bool = False) -> list[Cl
     out = []
     for c in exp.claims:
         if c.quick or not quick:
-            r = _claim(
-                c, table.filter(pl.col("measure") == c.measure, pl.col("mean").is_not_null()), exp
-            )
-            out.append(ClaimResult(r.text, r.holds, r.detail, c.known_miss))
+            cells = table.filter(pl.col("measure") == c.measure, pl.col("mean").is_not_null())
+            r = _claim(c, cells, exp)
+            names = [exp.series_name(c.a)] + ([exp.series_name(c.b)] if c.b is not None else [])
+            compared = cells.filter(pl.col("series").is_in(names))
+            fewest = compared["n"].min() if "n" in compared.columns else None
+            runs = fewest if isinstance(fewest, int) else None
+            done = ClaimResult(r.text, r.holds, r.detail, c.known_miss, runs)
+            if (
+                done.few_runs
+            ):  # a cell's verdict is "too few runs" there; a claim keeps its direction
+                s = "s" if runs != 1 else ""
+                done = replace(done, detail=f"{r.detail}; {runs} run{s} per cell: {FEW_RUNS}")
+            out.append(done)
     return out
+
+
+FEW_RUNS = "a direction, not evidence"
 
 
 def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from hscc import provenance
 from hscc.reproduce.experiment import PAPERS
-from hscc.reproduce.tables import COLUMNS, SCORECARD_COLUMNS, rows, scorecard
+from hscc.reproduce.tables import SCORECARD_COLUMNS, columns, rows, scorecard
 
 if TYPE_CHECKING:
     from hscc.reproduce import Reproduction
@@ -45,7 +45,8 @@ def report(reps: list[Reproduction]) -> str:
         "mean; <b>agrees</b> within ±25 % of the paper; <b>far</b> off by more than 2× either way; "
         "<b>same direction</b>: neither, but every comparison the paper's numbers make with the cell "
         "(trend along x, ranking at the same x) comes out the same; <b>differs</b> otherwise. Means over "
-        "replicates with Student-t 95 % confidence intervals, clipped at 0 for non-negative measures.</p>",
+        "replicates with Student-t 95 % confidence intervals, cut to the values a measure can take "
+        "(a share or a utilisation in [0, 1], a throughput at least 0), never past a replicate.</p>",
     ]
     for paper, citation in PAPERS.items():
         mine = [r for r in reps if r.experiment.paper == paper]
@@ -104,6 +105,6 @@ def _experiment(r: Reproduction) -> str:
         f"<h4>Set-up (as the paper states it)</h4><p>{escape(e.setup)}</p>"
         f"<h4>Assumptions hscc made</h4><ul>{assumptions}</ul>"
         f"<h4>The paper's claims</h4><ul>{claims or '<li>none</li>'}</ul>{failed}"
-        f"{_table(COLUMNS, rows(r))}"
+        f"{_table(columns(e), rows(r))}"
         f"<img alt='{escape(e.name)} figure' src='data:image/png;base64,{png}'>{notes}</section>"
     )

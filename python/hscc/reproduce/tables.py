@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -10,19 +11,61 @@ from rich.table import Table
 
 if TYPE_CHECKING:
     from hscc.reproduce import Reproduction
-    from hscc.reproduce.experiment import Experiment
+    from hscc.reproduce.experiment import Experiment, Measure
 
-from hscc.reproduce.compare import VERDICTS
+from hscc.reproduce.compare import FEW_RUNS, VERDICTS
+from hscc.units_table import metric
 
 # The verdicts a scorecard counts (a cell without hscc's number is not scored).
 SCORED = tuple(v for v in VERDICTS if v != "no result")
 COLUMNS = ("measure", "series", "x", "paper", "hscc (95 % CI)", "deviation", "verdict", "source")
+# Units a measure's label may end with, in parentheses: "throughput of the 4 flows (Mbit/s)".
+_LABEL_UNIT = re.compile(r"\((Mbit/s|ms|s|packets|segments|%)\)\s*$")
+# A measure's unit where its label names none, by its kind.
+_KIND_UNIT = {
+    "goodput": "Mbit/s",
+    "share": "0–1",
+    "utilization": "0–1",
+    "available": "0–1",
+    "ratio": "ratio",
+    "stolen": "relative",  # (P − Q)/P
+    "change": "relative",  # (Q − P)/P
+}
+
+
+def columns(exp: Experiment) -> tuple[str, ...]:
+    """The comparison's headers: COLUMNS with the x column named as the experiment's x axis
+    ("round-trip time (ms)")."""
+    x = exp.x.label if exp.x.axis is not None and exp.x.label else "x"
+    return tuple(x if c == "x" else c for c in COLUMNS)
+
+
+def measure_unit(m: Measure) -> str:
+    """The unit a measure's numbers are in: the one its label ends with, else its kind's
+    (a column's: that of the metric it reads, `hscc.units_table`); empty if none."""
+    found = _LABEL_UNIT.search(m.label)
+    if found:
+        return found.group(1)
+    if m.kind in _KIND_UNIT:
+        return _KIND_UNIT[m.kind]
+    column = m.column or (m.columns[0] if m.columns else None)
+    if column is None or m.scale != 1.0:
+        return ""
+    kind = metric(column).kind
+    return (
+        "0–1"
+        if kind in ("fraction", "index")
+        else {"packets": "packets", "count": "count"}.get(kind, "")
+    )
 
 
 def rows(rep: Reproduction) -> list[tuple[str, ...]]:
-    """The comparison, one tuple of text per cell, COLUMNS' order."""
+    """The comparison, one tuple of text per cell, COLUMNS' order; a measure named with its
+    unit ("throughput (Mbit/s)")."""
+    units = {m.name: measure_unit(m) for m in rep.experiment.measures}
     out: list[tuple[str, ...]] = []
     for r in rep.table.iter_rows(named=True):
+        unit = units.get(r["measure"], "")
         x = "" if rep.experiment.x.axis is None else f"{r['x']:g}"
         paper = "–" if r["paper"] is None else f"{r['paper']:.4g}"
         if r["mean"] is None:
@@ -33,7 +76,16 @@ def rows(rep: Reproduction) -> list[tuple[str, ...]]:
             ours = f"{r['mean']:.4g} [{r['ci_low']:.4g}, {r['ci_high']:.4g}]"
         dev = "" if r["deviation"] is None else f"{100 * r['deviation']:+.0f} %"
         out.append(
-            (r["measure"], r["series"], x, paper, ours, dev, r["verdict"] or "", r["source"] or "")
+            (
+                f"{r['measure']} ({unit})" if unit else r["measure"],
+                r["series"],
+                x,
+                paper,
+                ours,
+                dev,
+                r["verdict"] or "",
+                r["source"] or "",
+            )
         )
     return out
 
@@ -47,7 +99,7 @@ def markdown(rep: Reproduction) -> str:
         f"{rep.sweep.points['replicate'].n_unique() if rep.sweep.points.height else 0} replicates, "
         f"{rep.sweep.points.height} runs, {rep.wall_time_s:.1f} s.",
         "",
-        "| " + " | ".join(COLUMNS) + " |",
+        "| " + " | ".join(columns(e)) + " |",
         "|" + "---|" * len(COLUMNS),
     ]
     lines += ["| " + " | ".join(r) + " |" for r in rows(rep)]
@@ -67,11 +119,14 @@ def markdown(rep: Reproduction) -> str:
 def terminal(rep: Reproduction) -> Table:
     e = rep.experiment
     t = Table(
-        *COLUMNS[:-1],
         title=f"{e.name}: {e.title} ({e.source})",
         box=box.SIMPLE_HEAVY,
         title_justify="left",
+        padding=0,  # the box's one space between columns: the table fits 80 columns
     )
+    for c in columns(e)[:-1]:
+        # A measure is named in claims: whole; the other cells wrap between words.
+        t.add_column(c, no_wrap=c == "measure")
     for r in rows(rep):
         style = {
             "agrees": "green",
@@ -81,7 +136,15 @@ def terminal(rep: Reproduction) -> Table:
             "too few runs": "dim",
         }.get(r[6])
         t.add_row(*r[:-1], style=style)
-    claims = "\n".join(f"{'✓' if c.holds else '✗'} {c.text}" for c in rep.claims)
+    claims = "\n".join(
+        f"{'✓' if c.holds else '✗'} {c.text}"
+        + (
+            f" ({c.runs} run{'s' if c.runs != 1 else ''} per cell: {FEW_RUNS})"
+            if c.few_runs
+            else ""
+        )
+        for c in rep.claims
+    )
     t.caption = claims or None
     t.caption_justify = "left"
     return t
@@ -124,23 +187,23 @@ SCORECARD_COLUMNS = (
 
 
 def scorecard_table(reps: list[Reproduction]) -> Table:
-    """The scorecard for the terminal; the experiment's name (what `--only` takes) is never cut."""
-    t = Table(title="scorecard", box=box.SIMPLE_HEAVY, title_justify="left")
-    for c in SCORECARD_COLUMNS:
+    """The scorecard for the terminal; the experiment's name (what `--only` takes) is never
+    cut. Without the paper's column (the name starts with it), so that it fits 80 columns."""
+    t = Table(title="scorecard", box=box.SIMPLE_HEAVY, title_justify="left", padding=0)
+    for c in SCORECARD_COLUMNS[1:]:
         t.add_column(
             c,
-            no_wrap=c == "experiment",
-            overflow="fold",
-            justify="right" if c in ("agrees", "differs", "runs", "run time") else "left",
+            no_wrap=c in ("experiment", "run time"),  # a name typed in --only; "148 s" one value
+            justify="right" if c in (*SCORED, "runs", "run time") else "left",
         )
     for row in scorecard(reps):
-        t.add_row(*row)
+        t.add_row(*row[1:])
     return t
 
 
 def catalogue_table(exps: Sequence[Experiment]) -> Table:
     """`hscc reproduce list`: every experiment with its source, what it measures and its sweep's size."""
-    t = Table(box=box.SIMPLE_HEAVY)
+    t = Table(box=box.SIMPLE_HEAVY, padding=0)  # the box's space between columns: 80 fit
     t.add_column("experiment", no_wrap=True, style="bold")  # the name `hscc reproduce` takes
     for c in ("paper", "source", "title", "measures"):
         t.add_column(c, overflow="fold", ratio=2 if c == "title" else 1)

@@ -79,6 +79,11 @@ def run(
     memory = max_memory or _limits.default_max_memory()
     if dask is None:
         memory //= workers  # the runs in flight share this machine's memory
+    if progress is None:
+        from hscc import notebook_progress
+
+        if notebook_progress.in_notebook():  # no terminal: a line that updates in place
+            progress = notebook_progress.sweep_line()
     made = plan.make(sw, memory, max_events)
     axes = [[m.path for m in a.members] for a in sw.axes]
     directory = Path(out) if out is not None else None

@@ -4,20 +4,22 @@ and units from `hscc.units_table`, the look from `hscc.style`."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
-from matplotlib.figure import Figure
 
-from hscc import style
+from hscc import figure_cache, style
 from hscc.atomic import write_bytes
 from hscc.rundir import RunDirError
 from hscc.sweeps.metrics import headline
-from hscc.units_table import Metric, axis_label, field_label, metric, scale
+from hscc.units_table import Metric, axis_label, field_label, metric, physical_range, scale
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from hscc.sweeps.result import SweepResult
 
 _MAX_LINES = 12
@@ -51,8 +53,17 @@ def plot(
             if p.exists() or p.is_symlink():
                 raise RunDirError(f"{p} exists; pass --overwrite (overwrite=True) to replace it")
     out_dir.mkdir(parents=True, exist_ok=True)
+    digest = ""
+    if own:  # the sweep's own plots: drawn again only when the summary or the style changed
+        summary = result.summary().filter(pl.col("metric").is_in(metrics))
+        digest = figure_cache.key(summary.write_csv(), "\n".join(metrics), size, fmt)
+        if figure_cache.fresh(out_dir, digest, paths):
+            return paths
+        figure_cache.remember(out_dir, "")  # stale while the new files are written
     for (_, fig), path in zip(figures(result, metrics, size).items(), paths, strict=True):
         write_bytes(path, style.render(fig, fmt))
+    if digest:
+        figure_cache.remember(out_dir, digest)
     return paths
 
 
@@ -103,7 +114,7 @@ def _draw(result: SweepResult, stats: pl.DataFrame, name: str, fig: Figure) -> N
     x_div, x_unit = scale(x.kind, xs_all) if numeric and x.kind in ("rate", "time") else (1.0, "")
     if numeric:
         xs_all = [v / x_div for v in xs_all]
-    nonnegative = m.kind != "name"  # every metric hscc measures is ≥ 0: a CI is cut at 0
+    nonnegative = physical_range(name)[0] >= 0
     positions = None if numeric else {x: i for i, x in enumerate(xs_all)}
     groups = (
         stats.partition_by(others, maintain_order=True, as_dict=True) if others else {(): stats}
@@ -125,9 +136,7 @@ def _draw(result: SweepResult, stats: pl.DataFrame, name: str, fig: Figure) -> N
             xs = [v / x_div for v in xs]
         mean: list[Any] = [None if v is None else v / divisor for v in part["mean"].to_list()]
         low = [
-            (mu - (max(lo, 0.0) if nonnegative else lo) / divisor)
-            if lo is not None and mu is not None
-            else 0
+            (mu - lo / divisor) if lo is not None and mu is not None else 0
             for mu, lo in zip(mean, part["ci_low"].to_list(), strict=True)
         ]
         high = [
@@ -162,7 +171,7 @@ def _draw(result: SweepResult, stats: pl.DataFrame, name: str, fig: Figure) -> N
     ax.set_title(
         f"mean of {n_runs} run{'s' if n_runs != 1 else ''} per point"  # the metric: the y label
         + (", 95 % CI" if n_runs and n_runs > 1 else "")
-        + (" (cut at 0)" if nonnegative and n_runs > 1 and _below_zero(stats["ci_low"]) else ""),
+        + (" (cut to the metric's range)" if n_runs > 1 and _cut(stats) else ""),
         loc="left",
     )
     if nonnegative:
@@ -170,9 +179,15 @@ def _draw(result: SweepResult, stats: pl.DataFrame, name: str, fig: Figure) -> N
     ax.legend(title=", ".join(field_label(o) for o in others) if others else None)
 
 
-def _below_zero(column: pl.Series) -> bool:
-    low = column.min()
-    return isinstance(low, (int, float)) and low < 0
+def _cut(stats: pl.DataFrame) -> bool:
+    """Whether an interval was cut to the metric's range (`SweepResult.summary`): its two
+    halves differ."""
+    for mean, low, high in zip(stats["mean"], stats["ci_low"], stats["ci_high"], strict=True):
+        if None not in (mean, low, high) and not math.isclose(
+            mean - low, high - mean, rel_tol=1e-9, abs_tol=1e-12 * max(1.0, abs(mean))
+        ):
+            return True
+    return False
 
 
 def file_name(name: str) -> str:

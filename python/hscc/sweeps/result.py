@@ -14,6 +14,7 @@ from hscc.sweeps import metrics
 from hscc.sweeps.execute import Outcome
 from hscc.sweeps.plan import Plan
 from hscc.sweeps.store import RunStore
+from hscc.units_table import clip_interval, physical_range
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -68,11 +69,8 @@ class SweepResult:
     def identical_points(self) -> list[int]:
         """Points whose replicates (two or more that ran) gave the same value for every metric:
         nothing those runs drew from the seed, so they are one run repeated, not a sample."""
-        numeric = [
-            c
-            for c in self.metrics
-            if self.points.schema[c].is_numeric() and c not in metrics.MACHINE
-        ]
+        schema = self.points.schema  # made anew on every access: once, not per column
+        numeric = [c for c in self.metrics if schema[c].is_numeric() and c not in metrics.MACHINE]
         ok = self.points.filter(pl.col("status") != "failed")
         if not numeric or ok.is_empty():
             return []
@@ -120,18 +118,21 @@ class SweepResult:
     def summary(self, confidence: float = 0.95) -> pl.DataFrame:
         """One row per point and metric: the swept fields, ``metric``, ``n`` (runs with a value),
         ``mean``, ``std`` (sample standard deviation), ``ci_low`` and ``ci_high`` (Student-t
-        interval of the mean at `confidence`; null below 2 runs)."""
+        interval of the mean at `confidence`, cut to the values the metric can take,
+        `hscc.units_table.physical_range`, e.g. [0, 1] for Jain's index, never past a
+        replicate; null below 2 runs)."""
         if not 0 < confidence < 1:
             raise ValueError(
                 f"confidence: {confidence} is not allowed (between 0 and 1, e.g. 0.95)"
             )
-        numeric = [c for c in self.metrics if self.points.schema[c].is_numeric()]
+        schema = self.points.schema  # made anew on every access: once, not per column
+        numeric = [c for c in self.metrics if schema[c].is_numeric()]
         keys = ["point", *self.fields]
         ok = self.points.filter(pl.col("status") != "failed")
         if not numeric or ok.is_empty():
             return pl.DataFrame(
                 schema={
-                    **{k: self.points.schema[k] for k in keys},
+                    **{k: schema[k] for k in keys},
                     "metric": pl.String,
                     "n": pl.UInt32,
                     "mean": pl.Float64,
@@ -149,15 +150,33 @@ class SweepResult:
             pl.col("value").drop_nulls().len().cast(pl.UInt32).alias("n"),
             pl.col("value").mean().alias("mean"),
             pl.col("value").std(ddof=1).alias("std"),
+            pl.col("value").min().alias("_min"),
+            pl.col("value").max().alias("_max"),
         )
         half = (
             pl.Series([t_quantile(confidence, n - 1) for n in stats["n"]], dtype=pl.Float64)
             * stats["std"]
             / stats["n"].cast(pl.Float64).sqrt()
         )
-        return stats.with_columns(
-            (pl.col("mean") - half).alias("ci_low"), (pl.col("mean") + half).alias("ci_high")
-        ).sort(["point"], maintain_order=True)
+        low: list[float | None] = []
+        high: list[float | None] = []
+        for m, mean, h, lo, hi in zip(
+            stats["metric"], stats["mean"], half, stats["_min"], stats["_max"], strict=True
+        ):
+            if mean is None or h is None or math.isnan(h):
+                low.append(None)
+                high.append(None)
+                continue
+            a, b = clip_interval(mean - h, mean + h, physical_range(m), (lo, hi))
+            low.append(a)
+            high.append(b)
+        return (
+            stats.drop("_min", "_max")
+            .with_columns(
+                pl.Series("ci_low", low, pl.Float64), pl.Series("ci_high", high, pl.Float64)
+            )
+            .sort(["point"], maintain_order=True)
+        )
 
     @overload
     def plot(

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -16,6 +17,9 @@ from hscc.console import fail as _fail
 from hscc.errors import ScenarioError
 from hscc.kernel.programs import KernelError
 from hscc.rundir import RunDirError
+
+if TYPE_CHECKING:
+    from hscc.compare import Row
 
 EXIT_CODES = "Exit codes: 0 ok, 1 failed (the kernel refused a step), 2 bad input or refused scenario, 130 interrupted."
 
@@ -170,6 +174,14 @@ def compare(
             help="The --plot's size: column (3.5 in wide), wide (7.16 in) or slide (10 in).",
         ),
     ] = "slide",
+    aggregate: Annotated[
+        bool,
+        typer.Option(
+            "--aggregate",
+            help="The --plot draws one line per algorithm and run (its flows' summed goodput, "
+            "mean cwnd) instead of one per flow.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
     """Two runs side by side: per-flow goodput, retransmissions, recoveries and timeouts, Jain's index, queuing delay and loss, and each flow's window cuts (first cut, sawtooth period), with ratios B / A."""
@@ -186,7 +198,7 @@ def compare(
         c = cmp.compare(a, b)
         names = cmp.names(a, run_a, b, run_b)
         if plot_file is not None:
-            cmp.plot(a, b, names, plot_file, size)
+            cmp.plot(a, b, names, plot_file, size, aggregate)
     except style.FormatError as e:
         raise _fail(BAD_INPUT, f"--plot: {e}") from None
     except style.SizeError as e:
@@ -205,16 +217,12 @@ def compare(
         "B / A",
         title=f"{run_a} vs {run_b}",
     )
+    # Values in the units of `hscc run`'s table (one formatter, hscc.units_table): the unit
+    # is in each value, so a row's name carries none.
     for r in c.flows:
-        table.add_row(f"goodput {r.what} (Mbit/s)", _num(r.a, 1e6), _num(r.b, 1e6), _num(r.ratio))
-    for r in c.counters:
-        table.add_row(r.what, _num(r.a), _num(r.b), _num(r.ratio))
-    for r in c.totals:
-        scale = 1e6 if "bit/s" in r.what else 1e-3 if "(s)" in r.what else 1.0
-        what = r.what.replace("(bit/s)", "(Mbit/s)").replace("(s)", "(ms)")
-        table.add_row(what, _num(r.a, scale), _num(r.b, scale), _num(r.ratio))
-    for r in c.windows:
-        table.add_row(r.what, _num(r.a), _num(r.b), _num(r.ratio))
+        table.add_row(f"goodput {r.what}", *_cells(r))
+    for r in [*c.counters, *c.totals, *c.windows]:
+        table.add_row(re.sub(r" \((bit/)?s\)$", "", r.what), *_cells(r))
     out.print(table)
     if c.unmatched:
         err.print(
@@ -224,5 +232,9 @@ def compare(
         out.print(f"wrote {plot_file}", soft_wrap=True)
 
 
-def _num(x: float | None, scale: float = 1.0) -> str:
-    return "-" if x is None else f"{x / scale:.4g}"
+def _cells(r: Row) -> tuple[str, str, str]:
+    """A, B and B / A of a compared row: A and B as `hscc run` shows the metric."""
+    from hscc.units_table import format_value
+
+    ratio = "–" if r.ratio is None else f"{r.ratio:.3g}"
+    return format_value(r.metric, r.a), format_value(r.metric, r.b), ratio
