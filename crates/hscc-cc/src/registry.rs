@@ -178,6 +178,15 @@ macro_rules! registry {
                     Cc::External(e) => e.name,
                 }
             }
+
+            /// Whether the algorithm reads `pkts_acked`'s `in_flight`
+            /// ([`CongestionOps::NEEDS_DELIVERY_STAMPS`]).
+            pub fn needs_delivery_stamps(&self) -> bool {
+                match self {
+                    $( Cc::$variant(_) => <$ty as CongestionOps>::NEEDS_DELIVERY_STAMPS, )*
+                    Cc::External(e) => e.ops.needs_delivery_stamps(),
+                }
+            }
         }
 
         registry!(@dispatch [$($variant),*]);
