@@ -458,5 +458,9 @@ mod tests {
         // Internal pacing asks for them.
         s.tp.pacing_needed = true;
         assert!(s.wants_rate_samples());
+        // NV reads pkts_acked's in_flight, which Linux makes from the stamps.
+        let cfg = FlowConfig::bulk(0, 1, CcParams::from_name("nv").unwrap());
+        let s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
+        assert!(s.wants_rate_samples());
     }
 }
