@@ -10,7 +10,9 @@ change of the window outside any hook);
 the hook's inputs, null where the hook has none: ack (cong_avoid's sequence
 number, bytes), flags (in_ack_event), acked (segments: pkts_acked's
 cumulatively acknowledged, cong_avoid's acked, cong_control's acked_sacked),
-rtt_us (-1: no sample), in_flight (segments before the ACK), losses,
+rtt_us (-1: no sample), in_flight (pkts_acked: Linux's bytes delivered since
+the newest segment the ACK delivers was sent, 0 unless the algorithm reads it;
+cong_control: segments in flight before the ACK), losses,
 rs_delivered, rs_interval_us, rs_app_limited (cong_control's rate sample),
 new_state (set_state), event (cwnd_event);
 

@@ -67,6 +67,7 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "hybla": "#e7ba52",
     "yeah": "#ad494a",
     "cdg": "#a55194",
+    "nv": "#6b6ecf",
     "africa": "#c49c94",
     "multcp": "#f7b6d2",
     "bbr": "#2b8cbe",

@@ -354,6 +354,7 @@ conformance! {
     hybla => "hybla",
     yeah => "yeah",
     cdg => "cdg",
+    nv => "nv",
     illinois => "illinois",
     westwood => "westwood",
     fast => "fast",
@@ -363,6 +364,26 @@ conformance! {
     sync => "sync",
     bbr => "bbr",
     dctcp => "dctcp",
+}
+
+/// NV decides once per round from the delivery rate (Linux's
+/// `ack_sample.in_flight`, which the harness computes as Linux does): on a
+/// path whose RTT follows the queue its cuts without loss, the growth after
+/// them and the min-RTT resets (every 3.75–6.25 s, drawn from the generator)
+/// all run, and the program follows the Rust through each.
+#[test]
+fn nv_conforms_through_its_congestion_decisions() {
+    let p = CcParams::from_name("nv").unwrap();
+    let mut h = harness(&p, 10);
+    let (mut cuts, mut cwnd, mut lost) = (0, 0, 0);
+    follow_the_queue(&mut h, |h| {
+        if h.cwnd() < cwnd && h.tp.lost == lost {
+            cuts += 1;
+        }
+        (cwnd, lost) = (h.cwnd(), h.tp.lost);
+    });
+    assert!(cuts >= 3, "{cuts} cuts without a loss");
+    assert!(h.tp.now_us > 12_000_000, "{} µs: few resets", h.tp.now_us);
 }
 
 #[test]

@@ -91,6 +91,11 @@ pub trait ExternalOps: Send + Sync + fmt::Debug {
     fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool;
     /// Whether the program defines `cong_control`.
     fn has_cong_control(&self) -> bool;
+    /// Whether the program may read `pkts_acked`'s `in_flight`
+    /// ([`CongestionOps::NEEDS_DELIVERY_STAMPS`](crate::CongestionOps::NEEDS_DELIVERY_STAMPS)).
+    fn needs_delivery_stamps(&self) -> bool {
+        false
+    }
     /// The first failure of a hook, as a message naming the program's
     /// file, line and hook where known.
     fn fault(&self) -> Option<String>;

@@ -10,8 +10,11 @@
 //! 1. `in_ack_event(flags)` — after `snd_una` has advanced (`tcp_in_ack_event`).
 //! 2. The RTT estimator is updated (`srtt_us`, `min_rtt_us`), then
 //!    `pkts_acked(sample)` — always called, with `sample.pkts_acked` the
-//!    number of segments newly acknowledged cumulatively (may be 0) and
+//!    number of segments newly acknowledged cumulatively (may be 0),
 //!    `sample.rtt_us` the RTT sample of this ACK or `-1` when it has none
+//!    and `sample.in_flight` Linux's bytes delivered since the newest
+//!    delivered segment was sent (see [`AckSample::in_flight`]; 0 unless the
+//!    algorithm declares [`CongestionOps::NEEDS_DELIVERY_STAMPS`])
 //!    (`tcp_clean_rtx_queue`).
 //! 3. Loss detection and the recovery state machine (`tcp_fastretrans_alert`):
 //!    - entering fast recovery: `prior_cwnd ← cwnd`, then
@@ -114,7 +117,15 @@ pub struct AckSample {
     pub pkts_acked: u32,
     /// RTT sample of this ACK in µs, or `-1` when it gives none.
     pub rtt_us: i32,
-    /// Segments in flight before this ACK was processed.
+    /// Linux's `in_flight`, which is not what its name says: bytes delivered
+    /// since the newest segment this ACK delivers was sent,
+    /// `mss_cache · (delivered − prior_delivered)` (u32, wrapping) with
+    /// `prior_delivered` that segment's `delivered` stamp
+    /// (`tcp_rate_skb_delivered`), 0 when the ACK delivers none
+    /// (`tcp_clean_rtx_queue`). The stamps cost the sender work on every
+    /// segment, so it keeps them only for an algorithm that declares
+    /// [`CongestionOps::NEEDS_DELIVERY_STAMPS`] (or takes rate samples);
+    /// for any other, this is 0.
     pub in_flight: u32,
 }
 
@@ -338,6 +349,11 @@ pub trait CongestionOps: Clone + Debug {
     type Params: Params;
     /// Linux's `.flags` (only [`TCP_CONG_NEEDS_ECN`] changes what the engine does).
     const FLAGS: u32 = 0;
+    /// Whether `pkts_acked` reads [`AckSample::in_flight`] (hscc extension,
+    /// not a Linux field): the sender then stamps every segment with its
+    /// delivered count at the send, as Linux always does
+    /// (`tcp_rate_skb_sent`), to compute it. TCP-NV is Linux's only reader.
+    const NEEDS_DELIVERY_STAMPS: bool = false;
 
     /// Build the algorithm from validated parameters.
     fn new(params: &Self::Params) -> Self;

@@ -178,6 +178,15 @@ macro_rules! registry {
                     Cc::External(e) => e.name,
                 }
             }
+
+            /// Whether the algorithm reads `pkts_acked`'s `in_flight`
+            /// ([`CongestionOps::NEEDS_DELIVERY_STAMPS`]).
+            pub fn needs_delivery_stamps(&self) -> bool {
+                match self {
+                    $( Cc::$variant(_) => <$ty as CongestionOps>::NEEDS_DELIVERY_STAMPS, )*
+                    Cc::External(e) => e.ops.needs_delivery_stamps(),
+                }
+            }
         }
 
         registry!(@dispatch [$($variant),*]);
@@ -236,6 +245,7 @@ registry! {
     Hybla => algos::hybla::Hybla, aliases [], "Hybla: a long-RTT flow grows as one at rtt0 = 25 ms would: slow start +2^rho - 1 per ACK, rho^2/cwnd per ACK after (rho = RTT/rtt0); Reno decrease", "Caini & Firrincieli, Int. J. Satellite Commun. Netw. 22(5) 2004; Linux 6.12 tcp_hybla.c";
     Yeah => algos::yeah::Yeah, aliases [], "YeAH: Scalable increase while the Vegas queue estimate is at most 80 segments and the queueing delay at most baseRTT/8, else Reno, draining a queue beyond 80; a loss removes the queue estimate", "Baiocchi, Castellani & Vacirca, PFLDnet 2007; Linux 6.12 tcp_yeah.c, tcp_vegas.c";
     Cdg => algos::cdg::Cdg, aliases [], "CDG: Reno growth; backs off (CWR, x0.7) with a probability rising with the RTT gradient over a window of rounds; shadow window and HyStart", "Hayes & Armitage, IFIP Networking 2011; Linux 6.12 tcp_cdg.c";
+    Nv => algos::nv::Nv, aliases ["tcp-nv"], "TCP-NV: per RTT, the window the best delivery rate needs at the min RTT plus nv_pad = 10 segments; above it cut 30 % of the excess, below it Reno growth; loss: x0.8", "Brakmo, TCP-NV: An Update to TCP-Vegas (2010); Linux 6.12 tcp_nv.c";
     Bbr => algos::bbr::Bbr, aliases ["bbr1", "bbrv1"], "BBR v1: paces at the windowed max delivery rate (gain-cycled), cwnd 2 BDP; STARTUP, DRAIN, PROBE_BW, PROBE_RTT", "Cardwell et al., ACM Queue 14(5) 2016; Linux tcp_bbr.c";
     Dctcp => algos::dctcp::Dctcp, aliases [], "DCTCP: Reno growth; ECN-marked fraction alpha (EWMA, g = 1/16) per RTT, cwnd x (1 - alpha/2) once per window of CE echoes; needs ECN", "Alizadeh et al., ACM SIGCOMM 2010; RFC 8257; Linux tcp_dctcp.c";
 }

@@ -318,7 +318,7 @@ mod tests {
             let sample = AckSample {
                 pkts_acked: 10,
                 rtt_us: 10_000,
-                in_flight: tp.snd_cwnd,
+                in_flight: 0,
             };
             record(&mut cc, &mut tp, Hook::PktsAcked(sample), &mut log);
             record(

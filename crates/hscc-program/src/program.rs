@@ -607,6 +607,11 @@ impl ExternalOps for Connection {
     fn has_cong_control(&self) -> bool {
         self.ops().cong_control.is_some()
     }
+    fn needs_delivery_stamps(&self) -> bool {
+        // A program cannot say which fields it reads: one with pkts_acked
+        // gets Linux's in_flight.
+        self.ops().pkts_acked.is_some()
+    }
     fn fault(&self) -> Option<String> {
         self.fault.clone()
     }

@@ -14,6 +14,7 @@ pub mod htcp;
 pub mod hybla;
 pub mod illinois;
 pub mod multcp;
+pub mod nv;
 pub mod reno;
 pub mod scalable;
 pub mod sync;

@@ -14,11 +14,15 @@
 //! assert_eq!(h.cwnd(), 10);
 //! ```
 //!
-//! The harness keeps only counts (no per-segment state), so it can run ten
-//! simulated days at any window. [`cc_property_suite!`](crate::cc_property_suite)
+//! The harness keeps counts, and the segments in flight only as runs of
+//! equal delivered stamps (for `pkts_acked`'s `in_flight`, Linux's
+//! `mss_cache · (delivered − prior_delivered)`), so it can run ten simulated
+//! days at any window. [`cc_property_suite!`](crate::cc_property_suite)
 //! instantiates the generic invariant checks for an algorithm. A test that
 //! waits for a condition uses [`run_until`] or [`Harness::rounds_until`], which
 //! give up after a set number of steps instead of looping forever.
+
+use std::collections::VecDeque;
 
 use crate::ops::{
     AckSample, CaEvent, CaState, CongestionOps, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH,
@@ -42,6 +46,10 @@ pub struct Harness<A: CongestionOps> {
     pub rtt_us: u32,
     /// End of the current recovery / loss episode (byte sequence).
     high_seq: u32,
+    /// The segments in flight, oldest first, as runs (segments,
+    /// `tp.delivered` when they were sent): Linux's `tcp_rate_skb_sent`
+    /// stamps, kept as runs so that a round costs one entry per send.
+    stamps: VecDeque<(u32, u32)>,
 }
 
 impl<A: CongestionOps> Harness<A> {
@@ -54,6 +62,7 @@ impl<A: CongestionOps> Harness<A> {
             tp,
             rtt_us: 100_000,
             high_seq: 0,
+            stamps: VecDeque::new(),
         }
     }
 
@@ -101,6 +110,11 @@ impl<A: CongestionOps> Harness<A> {
             self.cc.cwnd_event(&mut self.tp, CaEvent::TxStart);
         }
         self.tp.packets_out += n;
+        let delivered = self.tp.delivered;
+        match self.stamps.back_mut() {
+            Some((k, d)) if *d == delivered => *k += n,
+            _ => self.stamps.push_back((n, delivered)),
+        }
         self.tp.snd_nxt = self
             .tp
             .snd_nxt
@@ -147,8 +161,36 @@ impl<A: CongestionOps> Harness<A> {
         self.ack_each(n, 1);
     }
 
+    /// Take the oldest `n` segments' stamps; the last one's is the ACK's
+    /// `prior_delivered` (in-order ACKs: the newest segment delivered wins,
+    /// `tcp_rate_skb_delivered`). None when no stamp is left (a test that
+    /// set `packets_out` itself).
+    fn take_stamps(&mut self, mut n: u32) -> Option<u32> {
+        let mut last = None;
+        while n > 0 {
+            let Some((k, d)) = self.stamps.front_mut() else {
+                break;
+            };
+            last = Some(*d);
+            let take = n.min(*k);
+            *k -= take;
+            n -= take;
+            if *k == 0 {
+                self.stamps.pop_front();
+            }
+        }
+        last
+    }
+
+    /// Linux's `ack_sample.in_flight` (`tcp_clean_rtx_queue`).
+    fn ack_in_flight(&self, prior_delivered: u32) -> u32 {
+        self.tp
+            .mss_cache
+            .wrapping_mul(self.tp.delivered.wrapping_sub(prior_delivered))
+    }
+
     fn ack_one(&mut self, n: u32, ece: bool) {
-        let prior_in_flight = self.tp.packets_in_flight();
+        let prior_delivered = self.take_stamps(n).unwrap_or(0);
         self.tp.snd_una = self
             .tp
             .snd_una
@@ -164,7 +206,7 @@ impl<A: CongestionOps> Harness<A> {
         let sample = AckSample {
             pkts_acked: n,
             rtt_us: self.rtt_us as i32,
-            in_flight: prior_in_flight,
+            in_flight: self.ack_in_flight(prior_delivered),
         };
         self.cc.pkts_acked(&mut self.tp, &sample);
         if self.tp.ca_state == CaState::Cwr && crate::ops::after(self.tp.snd_una, self.high_seq) {
@@ -211,12 +253,12 @@ impl<A: CongestionOps> Harness<A> {
 
     /// A duplicate ACK (no new data acknowledged, RTT sample given).
     pub fn dupack(&mut self) {
-        let prior_in_flight = self.tp.packets_in_flight();
         self.cc.in_ack_event(&mut self.tp, CA_ACK_SLOWPATH);
+        // Nothing delivered: Linux's prior_delivered stays 0.
         let sample = AckSample {
             pkts_acked: 0,
             rtt_us: self.rtt_us as i32,
-            in_flight: prior_in_flight,
+            in_flight: self.ack_in_flight(0),
         };
         self.cc.pkts_acked(&mut self.tp, &sample);
     }
@@ -339,6 +381,7 @@ impl<A: CongestionOps> Harness<A> {
         self.tp.snd_una = self.tp.snd_nxt;
         self.tp.lost = self.tp.lost.wrapping_add(self.tp.packets_out);
         self.tp.packets_out = 0;
+        self.stamps.clear();
         self.high_seq = self.tp.snd_nxt.wrapping_add(self.tp.mss_cache);
         self.tp.snd_cwnd = 1;
         self.tp.snd_cwnd_cnt = 0;
@@ -579,6 +622,48 @@ crate::cc_property_suite!(reno_properties, crate::algos::reno::Reno);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reno that keeps every `AckSample` it is given.
+    #[derive(Clone, Debug, Default)]
+    struct Samples(Vec<AckSample>);
+
+    impl CongestionOps for Samples {
+        const NAME: &'static str = "samples";
+        type Params = crate::params::NoParams;
+        fn new(_: &Self::Params) -> Self {
+            Samples::default()
+        }
+        fn ssthresh(&mut self, tp: &mut TcpCc) -> u32 {
+            crate::helpers::tcp_reno_ssthresh(tp)
+        }
+        fn cong_avoid(&mut self, tp: &mut TcpCc, ack: u32, acked: u32) {
+            crate::helpers::tcp_reno_cong_avoid(tp, ack, acked);
+        }
+        fn pkts_acked(&mut self, _tp: &mut TcpCc, s: &AckSample) {
+            self.0.push(*s);
+        }
+    }
+
+    #[test]
+    fn in_flight_is_linuxs_bytes_delivered_since_the_newest_segment_was_sent() {
+        let mut h = Harness::new(Samples::default(), 4);
+        let in_flight = |h: &Harness<Samples>| h.cc.0.last().unwrap().in_flight / MSS;
+        // Four segments sent with delivered = 0.
+        h.send_all();
+        h.ack_each(1, 1);
+        assert_eq!(in_flight(&h), 1);
+        // Two more sent with delivered = 1 (slow start made cwnd 5).
+        h.send(2);
+        h.ack_each(1, 2);
+        assert_eq!(in_flight(&h), 3, "delivered 3, the newest acked sent at 0");
+        h.ack_each(1, 2);
+        assert_eq!(in_flight(&h), 4, "delivered 5, the newest acked sent at 1");
+        // A duplicate ACK delivers nothing: Linux's prior_delivered stays 0.
+        h.dupack();
+        assert_eq!(in_flight(&h), 5);
+        h.ack_each(1, 1);
+        assert_eq!(in_flight(&h), 5, "delivered 6, sent at 1");
+    }
 
     #[test]
     fn run_until_returns_the_steps_taken() {

@@ -160,13 +160,45 @@ fn a_tiny_run_logs_what_linux_would_call() {
                 .all(|c| c.before.ca_state == CaState::Open
                     && c.before.now_us == ack[0].before.now_us)
         );
-        // Slow start sends two segments per ACK until all 20 are out.
-        let k = k as u32;
-        assert_eq!(s.in_flight, (10 + 2 * k).min(20) - k);
+        // Reno reads no in_flight: the sender keeps no delivery stamps.
+        assert_eq!(s.in_flight, 0);
     }
     // The clock: the first ACK arrives one RTT after the start (the start, µs 0).
     assert_eq!(log[1].before.now_us, 0);
     assert_eq!(log[2].before.now_us, 20_014);
+}
+
+#[test]
+fn nv_gets_linuxs_in_flight_the_bytes_delivered_since_the_newest_segment_was_sent() {
+    // The tiny run above with NV, which declares that it reads in_flight.
+    // Segments 0–9 leave with delivered = 0; slow start then sends two per
+    // ACK, so segment j ≥ 10 leaves with delivered = (j − 10)/2 + 1. ACK k
+    // delivers segment k (delivered k + 1): Linux's in_flight is
+    // 1448·(k + 1 − that stamp).
+    let json = r#"{"duration": 1, "topology": {"kind": "dumbbell",
+        "bottleneck": {"rate": 1e9, "delay": 0.01, "buffer": {"packets": 1000}},
+        "pairs": [{"rate": 1e10, "delay": 0}]},
+        "flows": [{"pair": 0, "size": 28960, "algorithm": "nv", "delayed_ack": false, "host_jitter": 0, "timestamps": false}],
+        "output": {"cc_log": {"flows": ["nv 0"]}}}"#;
+    let r = run(json);
+    let samples: Vec<_> = r.cc_log[0]
+        .calls
+        .iter()
+        .filter_map(|c| match c.hook {
+            Hook::PktsAcked(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(samples.len(), 20);
+    for (k, s) in samples.iter().enumerate() {
+        let k = k as u32;
+        let stamp = if k < 10 { 0 } else { (k - 10) / 2 + 1 };
+        assert_eq!(
+            (s.pkts_acked, s.in_flight),
+            (1, 1448 * (k + 1 - stamp)),
+            "ACK {k}"
+        );
+    }
 }
 
 #[test]

@@ -548,12 +548,13 @@ impl Sender {
         // 2. The RTT estimator, then pkts_acked.
         let rtt = self.ack_rtt(p, &ack, now);
         let rtt_us = rtt.map_or(-1, |r| (r / US).clamp(1, i32::MAX as u64) as i32);
+        let in_flight = self.ack_in_flight();
         self.cc.pkts_acked(
             &mut self.tp,
             &AckSample {
                 pkts_acked: ack.pkts,
                 rtt_us,
-                in_flight: prior.in_flight,
+                in_flight,
             },
         );
 

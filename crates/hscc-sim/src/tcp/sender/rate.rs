@@ -15,10 +15,12 @@
 //! Linux's `tcp_mstamp`.
 //!
 //! Sampling runs for the algorithms that can use it: those that take ACKs
-//! through `cong_control` or ask for internal pacing. The others are handed
-//! an ACK without a sample (`delivered` and `interval_us` −1), which they do
-//! not read; stamping every segment would cost a loss-based run about 3 %
-//! more instructions for nothing.
+//! through `cong_control`, ask for internal pacing, or read `pkts_acked`'s
+//! `in_flight`, which Linux computes from the same stamps
+//! ([`hscc_cc::CongestionOps::NEEDS_DELIVERY_STAMPS`]). The others are handed
+//! an ACK without a sample (`delivered` and `interval_us` −1) and an
+//! `in_flight` of 0, which they do not read; stamping every segment would
+//! cost a loss-based run about 3 % more instructions for nothing.
 
 use std::collections::VecDeque;
 
@@ -90,15 +92,37 @@ fn replaces(cur: &Option<Candidate>, seq: u64, e: &TxRate) -> bool {
     }
 }
 
+/// The ACK's sample start from its SACKed and its cumulatively acknowledged
+/// winner. Linux tags the SACK blocks before it cleans the cumulatively
+/// acknowledged segments, so a cumulative winner replaces a SACKed one only
+/// if sent later.
+#[inline(always)]
+fn winner(sacked: Option<Candidate>, acked: Option<Candidate>) -> Option<Candidate> {
+    match (sacked, acked) {
+        (Some(s), Some(a)) => {
+            if s.tx.delivered == 0 || after(a.tx.delivered, s.tx.delivered) {
+                Some(a)
+            } else {
+                Some(s)
+            }
+        }
+        (c @ Some(_), None) | (None, c) => c,
+    }
+}
+
 fn us_u32(d: u64) -> u32 {
     d.min(u32::MAX as u64) as u32
 }
 
 impl Sender {
-    /// Whether the algorithm can use rate samples: its `cong_control` takes
-    /// an ACK (asked once, of a copy, with an ACK that carries no sample), or
-    /// it asked for internal pacing.
+    /// Whether the algorithm can use rate samples: it declares that it reads
+    /// `pkts_acked`'s `in_flight`, its `cong_control` takes an ACK (asked
+    /// once, of a copy, with an ACK that carries no sample), or it asked for
+    /// internal pacing.
     pub(super) fn wants_rate_samples(&self) -> bool {
+        if self.cc.needs_delivery_stamps() {
+            return true;
+        }
         #[cfg(feature = "testing")]
         if self.cong_control_hook.is_some() {
             return true;
@@ -170,6 +194,22 @@ impl Sender {
         }
     }
 
+    /// Linux's `ack_sample.in_flight` for this ACK (`tcp_clean_rtx_queue`):
+    /// `mss_cache · (delivered − prior_delivered)`, `prior_delivered` the
+    /// stamp of the segment [`Sender::rate_sample`] will start from, 0 when
+    /// the ACK delivered none; 0 while sampling is off.
+    #[inline(always)]
+    pub(super) fn ack_in_flight(&self) -> u32 {
+        if !self.rate_on {
+            return 0;
+        }
+        let prior_delivered =
+            winner(self.rate.sacked, self.rate.acked).map_or(0, |c| c.tx.delivered);
+        self.tp
+            .mss_cache
+            .wrapping_mul(self.tp.delivered.wrapping_sub(prior_delivered))
+    }
+
     /// Linux `tcp_rate_gen` after loss detection, with the rest of the
     /// `rate_sample` `tcp_ack` fills: the ACK's sample for `cong_control`.
     /// `ece`: the ACK echoed congestion (no delayed-ACK guess then).
@@ -218,19 +258,9 @@ impl Sender {
             prior_in_flight: prior.in_flight,
             ..RateSample::default()
         };
-        // Linux tags the SACK blocks before it cleans the cumulatively
-        // acknowledged segments, so a cumulative winner replaces a SACKed one
-        // only if sent later.
-        let c = match (r.sacked.take(), r.acked.take()) {
-            (Some(s), Some(a)) => {
-                if s.tx.delivered == 0 || after(a.tx.delivered, s.tx.delivered) {
-                    a
-                } else {
-                    s
-                }
-            }
-            (Some(c), None) | (None, Some(c)) => c,
-            (None, None) => return rs, // no timing: no sample
+        let c = match winner(r.sacked.take(), r.acked.take()) {
+            Some(c) => c,
+            None => return rs, // no timing: no sample
         };
         let tx_us = c.tx_time / US;
         r.first_tx_us = tx_us;
@@ -427,6 +457,10 @@ mod tests {
         assert!(!s.wants_rate_samples());
         // Internal pacing asks for them.
         s.tp.pacing_needed = true;
+        assert!(s.wants_rate_samples());
+        // NV reads pkts_acked's in_flight, which Linux makes from the stamps.
+        let cfg = FlowConfig::bulk(0, 1, CcParams::from_name("nv").unwrap());
+        let s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
         assert!(s.wants_rate_samples());
     }
 }
