@@ -59,35 +59,35 @@ crate::params! {
     /// TCP-NV's tunables (tcp_nv.c's file-static ints, same names and defaults).
     pub struct NvParams {
         /// Most segments NV lets queue in the network.
-        nv_pad: u32 = 10, [0, 10_000], "Linux 6.12 tcp_nv.c nv_pad = 10 (module parameter)";
+        nv_pad: u32 = 10, [0, 10_000], "Linux 6.12 tcp_nv.c (same name): 10 (module parameter)";
         /// cwnd does not grow within this many segments of max_win.
-        nv_pad_buffer: u32 = 2, [0, 10_000], "Linux 6.12 tcp_nv.c nv_pad_buffer = 2";
+        nv_pad_buffer: u32 = 2, [0, 10_000], "Linux 6.12 tcp_nv.c (same name): 2";
         /// Period of the min-RTT reset, s (drawn in [3/4, 5/4) of it).
-        nv_reset_period: u32 = 5, [0, 3000], "Linux 6.12 tcp_nv.c nv_reset_period = 5 (module parameter); at most 3000 so that Linux's int period·639·HZ does not overflow";
+        nv_reset_period: u32 = 5, [0, 3000], "Linux 6.12 tcp_nv.c (same name): 5 (module parameter); at most 3000 so that Linux's int period·639·HZ does not overflow";
         /// NV does not decrease cwnd below this without losses, segments.
-        nv_min_cwnd: u32 = 2, [1, 10_000], "Linux 6.12 tcp_nv.c nv_min_cwnd = 2 (module parameter); at least 1, or a decrease could leave cwnd 0";
+        nv_min_cwnd: u32 = 2, [1, 10_000], "Linux 6.12 tcp_nv.c (same name): 2 (module parameter); at least 1, or a decrease could leave cwnd 0";
         /// Share of the excess over max_win removed on congestion, 1/128.
-        nv_cong_dec_mult: u32 = 38, [0, 128], "Linux 6.12 tcp_nv.c nv_cong_dec_mult = 30 * 128 / 100 (30 %); at most 128 (all of it)";
-        /// ssthresh on congestion = nv_ssthresh_factor·max_win/8.
-        nv_ssthresh_factor: u32 = 8, [0, 64], "Linux 6.12 tcp_nv.c nv_ssthresh_factor = 8 (= 1)";
+        nv_cong_dec_mult: u32 = 38, [0, 128], "Linux 6.12 tcp_nv.c (same name): 30 * 128 / 100 (30 %); at most 128 (all of it)";
+        /// ssthresh on congestion = this × max_win / 8.
+        nv_ssthresh_factor: u32 = 8, [0, 64], "Linux 6.12 tcp_nv.c (same name): 8 (= 1)";
         /// Weight of the new sample in the RTT average, 1/256 (0: no average).
-        nv_rtt_factor: u32 = 128, [0, 256], "Linux 6.12 tcp_nv.c nv_rtt_factor = 128 (1/2 old + 1/2 new)";
-        /// ssthresh on loss = cwnd·nv_loss_dec_factor/1024.
-        nv_loss_dec_factor: u32 = 819, [0, 1024], "Linux 6.12 tcp_nv.c nv_loss_dec_factor = 819 (80 %)";
+        nv_rtt_factor: u32 = 128, [0, 256], "Linux 6.12 tcp_nv.c (same name): 128 (1/2 old + 1/2 new)";
+        /// ssthresh on loss = cwnd × this / 1024.
+        nv_loss_dec_factor: u32 = 819, [0, 1024], "Linux 6.12 tcp_nv.c (same name): 819 (80 %)";
         /// Rounds without congestion that double a slowed growth rate (0: never slowed).
-        nv_cwnd_growth_rate_neg: u32 = 8, [0, 1000], "Linux 6.12 tcp_nv.c nv_cwnd_growth_rate_neg = 8";
+        nv_cwnd_growth_rate_neg: u32 = 8, [0, 1000], "Linux 6.12 tcp_nv.c (same name): 8";
         /// Rounds without congestion that double the growth rate (0: Reno's, fixed).
-        nv_cwnd_growth_rate_pos: u32 = 0, [0, 1000], "Linux 6.12 tcp_nv.c nv_cwnd_growth_rate_pos = 0";
+        nv_cwnd_growth_rate_pos: u32 = 0, [0, 1000], "Linux 6.12 tcp_nv.c (same name): 0";
         /// RTT samples before NV decreases cwnd.
-        nv_dec_eval_min_calls: u32 = 60, [0, 1000], "Linux 6.12 tcp_nv.c nv_dec_eval_min_calls = 60";
+        nv_dec_eval_min_calls: u32 = 60, [0, 1000], "Linux 6.12 tcp_nv.c (same name): 60";
         /// RTT samples before NV lets cwnd grow.
-        nv_inc_eval_min_calls: u32 = 20, [0, 1000], "Linux 6.12 tcp_nv.c nv_inc_eval_min_calls = 20";
+        nv_inc_eval_min_calls: u32 = 20, [0, 1000], "Linux 6.12 tcp_nv.c (same name): 20";
         /// RTT samples before NV ends slow start on congestion.
-        nv_ssthresh_eval_min_calls: u32 = 30, [0, 1000], "Linux 6.12 tcp_nv.c nv_ssthresh_eval_min_calls = 30";
+        nv_ssthresh_eval_min_calls: u32 = 30, [0, 1000], "Linux 6.12 tcp_nv.c (same name): 30";
         /// Rounds of growth without a decision after which growth stops.
-        nv_stop_rtt_cnt: u32 = 10, [0, 1000], "Linux 6.12 tcp_nv.c nv_stop_rtt_cnt = 10";
+        nv_stop_rtt_cnt: u32 = 10, [0, 1000], "Linux 6.12 tcp_nv.c (same name): 10";
         /// Rounds before NV decides congestion.
-        nv_rtt_min_cnt: u32 = 2, [0, 1000], "Linux 6.12 tcp_nv.c nv_rtt_min_cnt = 2";
+        nv_rtt_min_cnt: u32 = 2, [0, 1000], "Linux 6.12 tcp_nv.c (same name): 2";
     }
 }
 
