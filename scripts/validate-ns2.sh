@@ -8,8 +8,8 @@
 # validation/ns2/ns2_configs.py in ns-2 and in hscc, one simulation at a time, and
 # writes table.md and results.json under --out (a new or empty directory) and
 # validation/results/ns2.json (then: python validation/results/render.py --write).
-# The full suite (8 configurations, 3 seeds, the experiments' 300-480 s) takes
-# about an hour, almost all of it ns-2.
+# The full suite (8 configurations, 2 seeds, 150-240 s each) takes about 40
+# minutes, almost all of it ns-2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v ns >/dev/null 2>&1; then

@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         "--duration",
         type=float,
         metavar="SECONDS",
-        help="shorter runs than the experiment's (a smoke test: no results file)",
+        help="another length than the configuration's (a smoke test: no results file)",
     )
     ap.add_argument(
         "--ns2-timeout", type=float, default=NS2_TIMEOUT_S, metavar="SECONDS", help="per ns-2 run"
