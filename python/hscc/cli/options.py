@@ -1,16 +1,40 @@
-"""What several commands share: the exit codes' line of their help, and the limits a
-run is refused beyond (`--max-memory`, `--max-events`: run, check, sweep)."""
+"""What several commands share: the exit codes' line of their help and the errors they map
+to them, and the limits a run is refused beyond (`--max-memory`, `--max-events`: run, check,
+sweep)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from hscc.console import BAD_INPUT
+from hscc.console import BAD_INPUT, FAILED, INTERRUPTED
 from hscc.console import fail as _fail
 
 EXIT_CODES = "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrupted."
+
+
+@contextmanager
+def exit_codes(what: str, out_dir: Path, bad_input: tuple[type[Exception], ...]) -> Iterator[None]:
+    """The exit codes of a command that fills `out_dir` with runs: 2 for `bad_input`, 130 on
+    Ctrl-C (the finished runs kept: the same command resumes), 1 when `what` itself failed."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except bad_input as e:
+        raise _fail(BAD_INPUT, str(e)) from None
+    except KeyboardInterrupt:
+        raise _fail(
+            INTERRUPTED,
+            f"interrupted; finished runs are kept in {out_dir} (run the same command to resume)",
+        ) from None
+    except (OSError, RuntimeError) as e:
+        raise _fail(FAILED, f"{what} failed: {e}") from None
+
 
 MaxMemory = Annotated[
     str | None,

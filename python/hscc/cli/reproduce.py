@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from hscc import console
+from hscc.cli.options import exit_codes
 from hscc.cli.sweep import sweep_progress
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, print_whole
+from hscc.console import BAD_INPUT, FAILED, print_whole
 from hscc.console import fail as _fail
 from hscc.rundir import RunDirError
 
@@ -107,35 +108,25 @@ def reproduce(
             raise _fail(BAD_INPUT, str(e)) from None
     if out_dir is None:
         raise _fail(BAD_INPUT, "--out: missing (the directory to write the reproduction into)")
-    try:
-        with ExitStack() as stack:
-            if name == "all":
+    # A SweepError is a ValueError.
+    bad = (rep.ExperimentError, rep.MeasureError, RunDirError, ValueError)
+    with exit_codes("reproduction", out_dir, bad), ExitStack() as stack:
+        if name == "all":
 
-                def started(e: Experiment, k: int, n: int) -> SweepProgress:
-                    stack.close()  # the previous experiment's bar
-                    if not quiet:
-                        console.err.print(
-                            f"experiment {k} of {n}: {e.name}: {e.title} ({e.source})",
-                            soft_wrap=True,
-                        )
-                    return stack.enter_context(sweep_progress(quiet))
+            def started(e: Experiment, k: int, n: int) -> SweepProgress:
+                stack.close()  # the previous experiment's bar
+                if not quiet:
+                    console.err.print(
+                        f"experiment {k} of {n}: {e.name}: {e.title} ({e.source})",
+                        soft_wrap=True,
+                    )
+                return stack.enter_context(sweep_progress(quiet))
 
-                done = rep.reproduce_all(out_dir, quick, replicates, jobs, dask, only, started)
-            else:
-                bar = stack.enter_context(sweep_progress(quiet))
-                chosen = experiment or name
-                done = [rep.reproduce(chosen, out_dir, quick, replicates, jobs, dask, bar)]
-    except (rep.ExperimentError, rep.MeasureError, RunDirError) as e:
-        raise _fail(BAD_INPUT, str(e)) from None
-    except ValueError as e:  # SweepError
-        raise _fail(BAD_INPUT, str(e)) from None
-    except KeyboardInterrupt:
-        raise _fail(
-            INTERRUPTED,
-            f"interrupted; finished runs are kept in {out_dir} (run the same command to resume)",
-        ) from None
-    except (OSError, RuntimeError) as e:
-        raise _fail(FAILED, f"reproduction failed: {e}") from None
+            done = rep.reproduce_all(out_dir, quick, replicates, jobs, dask, only, started)
+        else:
+            bar = stack.enter_context(sweep_progress(quiet))
+            chosen = experiment or name
+            done = [rep.reproduce(chosen, out_dir, quick, replicates, jobs, dask, bar)]
     if quiet:
         console.out.print(str(out_dir), soft_wrap=True)
     else:

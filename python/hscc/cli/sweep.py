@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from hscc import console
-from hscc.cli.options import MaxEvents, MaxMemory, parse_limits
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, print_whole
+from hscc.cli.options import MaxEvents, MaxMemory, exit_codes, parse_limits
+from hscc.console import BAD_INPUT, FAILED, print_whole
 from hscc.console import fail as _fail
 from hscc.rundir import RunDirError
 
@@ -72,19 +72,10 @@ def sweep(
     if jobs is not None and not 1 <= jobs <= 4096:
         raise _fail(BAD_INPUT, f"--jobs: {jobs} is not allowed (1 to 4096 worker processes)")
     memory, events = parse_limits(max_memory, max_events)
-    try:
+    with exit_codes("sweep", out_dir, (sweeps.SweepError, RunDirError)):
         sw = sweeps.load_file(sweep_file)
         with sweep_progress(quiet) as bar:
             result = sweeps.run(sw, out_dir, jobs, dask, bar, memory, events)
-    except (sweeps.SweepError, RunDirError) as e:
-        raise _fail(BAD_INPUT, str(e)) from None
-    except KeyboardInterrupt:
-        raise _fail(
-            INTERRUPTED,
-            f"interrupted; finished runs are kept in {out_dir} (run the same command to resume)",
-        ) from None
-    except (OSError, RuntimeError) as e:
-        raise _fail(FAILED, f"sweep failed: {e}") from None
     failed = result.failed
     if quiet:
         console.out.print(str(out_dir), soft_wrap=True)
