@@ -186,12 +186,9 @@ def format_interval(name: str, mean: float | None, low: float | None, high: floa
         return format_value(name, mean, above)
     kind = metric(name).kind
     divisor, unit = scale(kind, [mean, low, high])
-    text = f"{mean / divisor:.3g} [{low / divisor:.3g}, {high / divisor:.3g}]"
-    if unit == "%":
-        return f"{text}%"
-    if kind in ("count", "packets", "segments", "bytes", "index") or not unit:
-        return text
-    return f"{text} {unit}"
+    return _with_unit(
+        f"{mean / divisor:.3g} [{low / divisor:.3g}, {high / divisor:.3g}]", kind, unit
+    )
 
 
 def format_value(name: str, value: float | None, half_width: float | None = None) -> str:
@@ -215,6 +212,11 @@ def format_value(name: str, value: float | None, half_width: float | None = None
         and half_width is None
     ):
         number = f"{int(value)}"
+    return _with_unit(number, kind, unit)
+
+
+def _with_unit(number: str, kind: str, unit: str) -> str:
+    """`number` with its unit: "99.3%", "96.2 Mbit/s"; counts and indices bare."""
     if unit == "%":
         return f"{number}%"
     if kind in ("count", "packets", "segments", "bytes", "index") or not unit:
