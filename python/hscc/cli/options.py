@@ -36,6 +36,20 @@ def exit_codes(what: str, out_dir: Path, bad_input: tuple[type[Exception], ...])
         raise _fail(FAILED, f"{what} failed: {e}") from None
 
 
+# A command that writes one run directory (hscc run, hscc testbed run).
+OverwriteRun = Annotated[
+    bool,
+    typer.Option(
+        "--overwrite",
+        help="Replace the previous run in --out (never anything hscc did not write).",
+    ),
+]
+QuietRun = Annotated[
+    bool,
+    typer.Option(
+        "--quiet", "-q", help="No progress bar and no table; print only the run directory."
+    ),
+]
 MaxMemory = Annotated[
     str | None,
     typer.Option(

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from hscc import console
-from hscc.cli.options import MaxEvents, MaxMemory, parse_limits
+from hscc.cli.options import MaxEvents, MaxMemory, OverwriteRun, QuietRun, parse_limits
 from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, plain, print_whole
 from hscc.console import fail as _fail
 from hscc.errors import RunError, ScenarioError
@@ -34,23 +34,12 @@ def run(
             help="Run directory to write; must not exist or be empty. Default: runs/NAME-TIMESTAMP.",
         ),
     ] = None,
-    overwrite: Annotated[
-        bool,
-        typer.Option(
-            "--overwrite",
-            help="Replace the previous run in --out (never anything hscc did not write).",
-        ),
-    ] = False,
+    overwrite: OverwriteRun = False,
     seed: Annotated[
         int | None,
         typer.Option("--seed", "-s", help="Seed (0 to 2^64 - 1), overriding the scenario's."),
     ] = None,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet", "-q", help="No progress bar and no table; print only the run directory."
-        ),
-    ] = False,
+    quiet: QuietRun = False,
     max_memory: MaxMemory = None,
     max_events: MaxEvents = None,
 ) -> None:

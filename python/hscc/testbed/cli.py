@@ -12,6 +12,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from hscc.cli.options import OverwriteRun, QuietRun
 from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, Group, err, out
 from hscc.console import fail as _fail
 from hscc.errors import ScenarioError
@@ -47,13 +48,7 @@ def run_(
             show_default=False,
         ),
     ],
-    overwrite: Annotated[
-        bool,
-        typer.Option(
-            "--overwrite",
-            help="Replace the previous run in --out (never anything hscc did not write).",
-        ),
-    ] = False,
+    overwrite: OverwriteRun = False,
     bpf: Annotated[
         bool,
         typer.Option(
@@ -61,12 +56,7 @@ def run_(
             help="Run reno and cubic as hscc's eBPF programs (hscc_reno, hscc_cubic) instead of the kernel's own.",
         ),
     ] = False,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet", "-q", help="No progress bar and no table; print only the run directory."
-        ),
-    ] = False,
+    quiet: QuietRun = False,
 ) -> None:
     """Run SCENARIO on the kernel in real time (its duration in wall-clock seconds) and write its run directory."""
     from hscc import load, report
