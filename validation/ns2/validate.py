@@ -35,6 +35,7 @@ sys.path.insert(0, str(HERE.parent / "results"))
 
 import ns2_configs as configs  # noqa: E402
 import ns2_tcl as tcl  # noqa: E402
+import render  # noqa: E402
 import results as results_file  # noqa: E402
 
 NS2_TIMEOUT_S = 1800
@@ -155,9 +156,6 @@ def summarize(
     }
 
 
-COMPARED = ("aggregate_bps", "ratio", "loss_events_a", "loss_events_b")
-
-
 def mean(rows: list[dict]) -> dict:
     """The seeds' mean of every number (per-flow lists element by element)."""
     m: dict[str, Any] = {}
@@ -194,7 +192,10 @@ def run_one(
         per_seed["ns2"].append(summarize(run_ns2(engine, d, timeout, reuse), c, engine, False))
         per_seed["hscc"].append(summarize(run_hscc(scenario, d), c, engine, True))
     ns2, hs = mean(per_seed["ns2"]), mean(per_seed["hscc"])
-    delta = {k: (hs[k] / ns2[k] - 1) if ns2[k] and hs[k] is not None else None for k in COMPARED}
+    delta = {
+        k: (hs[k] / ns2[k] - 1) if ns2[k] and hs[k] is not None else None
+        for k in results_file.NS2_TOLERANCE  # what the verdict compares
+    }
     return {
         "name": c.name,
         "description": c.description,
@@ -207,35 +208,6 @@ def run_one(
         "per_seed": per_seed,
         "delta": delta,
     }
-
-
-def _mb(x: float) -> str:
-    return f"{x / 1e6:.1f}"
-
-
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:+.0f} %"
-
-
-def table(rows: list[dict]) -> str:
-    lines = [
-        "| configuration | T (s) | seeds | aggregate ns-2 / hscc (Mbit/s) | Δ | ratio a/b ns-2 / hscc "
-        "| Δ | loss events a ns-2 / hscc | loss events b ns-2 / hscc | timeouts | bottleneck TCP "
-        "drops | verdict |",
-        "|" + "---|" * 12,
-    ]
-    for r in rows:
-        n, h, d = r["ns2"], r["hscc"], r["delta"]
-        ratio = "—" if n["ratio"] is None else f"{n['ratio']:.2f} / {h['ratio']:.2f}"
-        lines.append(
-            f"| {r['name']} | {r['duration_s']:g} | {r['seeds']} | {_mb(n['aggregate_bps'])} / "
-            f"{_mb(h['aggregate_bps'])} | {_pct(d['aggregate_bps'])} | {ratio} | {_pct(d['ratio'])} "
-            f"| {n['loss_events_a']:.0f} / {h['loss_events_a']:.0f} | {n['loss_events_b']:.0f} / "
-            f"{h['loss_events_b']:.0f} | {n['timeouts']:.0f} / {h['timeouts']:.0f} "
-            f"| {n['bottleneck_tcp_drops']:.0f} / {h['bottleneck_tcp_drops']:.0f} "
-            f"| {results_file.ns2_verdict(entry(r))} |"
-        )
-    return "\n".join(lines) + "\n"
 
 
 MEASURES = (
@@ -271,7 +243,7 @@ def entry(r: dict) -> dict:
         "measured": {k: r["hscc"][k] for k in MEASURES},
         "reference": {k: r["ns2"][k] for k in MEASURES},
         "tolerance": dict(results_file.NS2_TOLERANCE),
-        "delta": {k: r["delta"][k] for k in results_file.NS2_TOLERANCE},
+        "delta": r["delta"],
     }
     e["verdict"] = results_file.ns2_verdict(e)
     return e
@@ -316,24 +288,25 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
 
     chosen = [configs.CONFIGS[n] for n in (args.only or configs.CONFIGS)]
-    rows = []
+    rows, entries = [], []
     for i, c in enumerate(chosen, 1):
         t0 = time.perf_counter()
         print(f"[{i}/{len(chosen)}] {c.name}", file=sys.stderr, flush=True)
         rows.append(
             run_one(c, args.out, args.seeds, args.duration, args.ns2_timeout, args.ns2_from)
         )
+        entries.append(entry(rows[-1]))
         print(f"    {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
         (args.out / "results.json").write_text(json.dumps(rows, indent=1, ensure_ascii=False))
         # Each configuration's entry as soon as it is measured: a stopped run keeps what it did.
         if args.duration is None and not args.no_results:
             results_file.update(
                 args.results,
-                [entry(rows[-1])],
+                entries[-1:],
                 "bash scripts/validate-ns2.sh --out DIR",
                 **results_file.NS2_TOP,
             )
-    md = table(rows)
+    md = render.ns2_main({"configurations": entries}, None)
     (args.out / "table.md").write_text(md)
     print(md)
     if args.duration is None and not args.no_results:
