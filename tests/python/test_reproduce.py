@@ -471,6 +471,8 @@ def test_cli_list_names_every_experiment():
         (["no-such-experiment", "--out", "x"], "not in the catalogue"),
         (["all"], "--out: missing"),
         (["list-me", "--only", "a", "--out", "x"], "--only: only with 'all'"),
+        (["all", "--variant", "tick", "--out", "x"], "--variant: only with one experiment"),
+        (["ctcp-table2", "--variant", "tik", "--out", "x"], 'did you mean "tick"'),
     ],
 )
 def test_cli_bad_use_exits_2_with_the_reason(tmp_path, args, message):
@@ -484,6 +486,51 @@ def test_cli_bad_use_exits_2_with_the_reason(tmp_path, args, message):
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert not (tmp_path / "x").exists()
+
+
+TICK = {"name": "tick", "text": "served in 1 ms ticks", "set": {"topology.bottleneck.tick": "1ms"}}
+
+
+def test_a_variant_runs_the_sweep_with_its_fields_set_in_the_base(tmp_path):
+    exp = small(variants=[TICK])
+    data = exp.sweep_data(False, variant=exp.variant("tick"))
+    assert data["name"] == "small-tick"
+    assert data["base"]["topology"]["bottleneck"]["tick"] == "1ms"
+    assert "tick" not in exp.sweep["base"]["topology"]["bottleneck"]  # the main set-up is kept
+    main = rep.reproduce(exp, tmp_path / "main", quick=True)
+    ticked = rep.reproduce(exp, tmp_path / "tick", quick=True, variant="tick")
+    assert ticked.variant == exp.variant("tick") and main.variant is None
+    assert not ticked.values.equals(main.values)  # another set-up: other runs
+    manifest = json.loads((tmp_path / "tick" / "manifest.json").read_text())
+    assert manifest["variant"]["set"] == {"topology.bottleneck.tick": "1ms"}
+    assert (
+        "Set-up variant 'tick' (topology.bottleneck.tick = \"1ms\")"
+        in (tmp_path / "tick" / "comparison.md").read_text()
+    )
+    listed = (tmp_path / "main" / "comparison.md").read_text()
+    assert "hscc reproduce small --variant tick" in listed
+
+
+@pytest.mark.parametrize(
+    "variants, message",
+    [
+        ([TICK, TICK], "variants: a name used twice"),
+        ([{**TICK, "set": {"flows[0].algorithm": "cubic"}}], "is an axis of the sweep"),
+        ([{**TICK, "name": "Tick!"}], "variants.0.name"),
+        ([{**TICK, "set": {}}], "variants.0.set"),
+    ],
+)
+def test_a_bad_variant_names_the_key(variants, message):
+    with pytest.raises(experiment.ExperimentError, match=message):
+        small(variants=variants)
+
+
+def test_a_variant_path_the_base_cannot_take_is_refused_before_running():
+    exp = small(variants=[{**TICK, "set": {"flows[5].algorithm": "cubic"}}])
+    with pytest.raises(experiment.ExperimentError, match=r"set.flows\[5\].algorithm: .*2 entries"):
+        rep.reproduce(exp, quick=True, variant="tick")
+    with pytest.raises(experiment.ExperimentError, match="not one of its variants"):
+        rep.reproduce(exp, quick=True, variant="none")
 
 
 def test_nan_in_published_numbers_is_no_cell():

@@ -77,6 +77,15 @@ def reproduce(
             show_default=False,
         ),
     ] = None,
+    variant: Annotated[
+        str | None,
+        typer.Option(
+            "--variant",
+            metavar="<name>",
+            help="Run one of the experiment's set-up variants (a choice made the other way) instead of its main set-up.",
+            show_default=False,
+        ),
+    ] = None,
     quiet: Annotated[
         bool,
         typer.Option(
@@ -100,10 +109,14 @@ def reproduce(
         raise _fail(BAD_INPUT, f"--jobs: {jobs} is not allowed (1 to 4096 worker processes)")
     if only and name != "all":
         raise _fail(BAD_INPUT, "--only: only with 'all'")
+    if variant is not None and name == "all":
+        raise _fail(BAD_INPUT, "--variant: only with one experiment")
     experiment = None
     if name != "all":
         try:  # a misspelt name is said, with the name meant, before a missing --out
             experiment = rep.resolve(name)
+            if variant is not None:
+                experiment.variant(variant)
         except rep.ExperimentError as e:
             raise _fail(BAD_INPUT, str(e)) from None
     if out_dir is None:
@@ -126,7 +139,7 @@ def reproduce(
         else:
             bar = stack.enter_context(sweep_progress(quiet))
             chosen = experiment or name
-            done = [rep.reproduce(chosen, out_dir, quick, replicates, jobs, dask, bar)]
+            done = [rep.reproduce(chosen, out_dir, quick, replicates, jobs, dask, bar, variant)]
     if quiet:
         console.out.print(str(out_dir), soft_wrap=True)
     else:

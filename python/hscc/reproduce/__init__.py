@@ -26,7 +26,15 @@ from hscc import figure_cache
 from hscc.atomic import write_bytes
 from hscc.reproduce import compare, measures, outdir, tables
 from hscc.reproduce.compare import VERDICTS, ClaimResult
-from hscc.reproduce.experiment import PAPERS, Experiment, ExperimentError, catalogue, find, load
+from hscc.reproduce.experiment import (
+    PAPERS,
+    Experiment,
+    ExperimentError,
+    Variant,
+    catalogue,
+    find,
+    load,
+)
 from hscc.reproduce.measures import MeasureError
 from hscc.rundir import RunDirError
 from hscc.sweeps import SweepResult
@@ -43,6 +51,7 @@ __all__ = [
     "MeasureError",
     "Reproduction",
     "RunDirError",
+    "Variant",
     "catalogue",
     "find",
     "load",
@@ -65,6 +74,7 @@ class Reproduction:
     sweep: SweepResult
     wall_time_s: float
     figure: bytes = field(repr=False, default=b"")
+    variant: Variant | None = None
 
     @property
     def failed_runs(self) -> int:
@@ -104,15 +114,19 @@ def reproduce(
     jobs: int | None = None,
     dask: str | None = None,
     progress: Progress | None = None,
+    variant: str | None = None,
 ) -> Reproduction:
     """Rerun one experiment through the sweep machinery and compare it with the paper.
 
     With `out`, everything is written there (see outdir) and a second call reuses the stored
-    runs; `quick` runs the experiment's short version. ExperimentError, SweepError, MeasureError
-    or RunDirError before anything runs if something is wrong."""
+    runs; `quick` runs the experiment's short version; `variant` names one of the experiment's
+    set-up variants to run instead of its main set-up. ExperimentError, SweepError,
+    MeasureError or RunDirError before anything runs if something is wrong."""
     exp = resolve(name)
     _check_replicates(replicates)
-    return _reproduce(exp, sweep_for(exp, quick, replicates), out, quick, jobs, dask, progress)
+    chosen = exp.variant(variant) if variant is not None else None
+    sweep = sweep_for(exp, quick, replicates, chosen)
+    return _reproduce(exp, sweep, out, quick, jobs, dask, progress, chosen)
 
 
 def _reproduce(
@@ -123,20 +137,25 @@ def _reproduce(
     jobs: int | None,
     dask: str | None,
     progress: Progress | None,
+    variant: Variant | None = None,
 ) -> Reproduction:
     """`reproduce` of an experiment whose sweep (`sweep_for`) is already checked."""
     directory = Path(out) if out is not None else None
     if directory is not None:
         outdir.check(directory, outdir.ONE)
         directory.mkdir(parents=True, exist_ok=True)
-        outdir.write_manifest(directory, outdir.ONE, _manifest(exp, quick, sweep.replicates, None))
+        outdir.write_manifest(
+            directory, outdir.ONE, _manifest(exp, quick, sweep.replicates, None, variant)
+        )
     start = time.monotonic()
     result = run_sweep(sweep, directory / outdir.SWEEP if directory else None, jobs, dask, progress)
     values = measures.per_run(exp, result.distinct_runs())  # identical replicates are one run
     table = compare.cells(exp, values)
     checked = compare.claims(exp, table, quick)
     png, digest = _figure(exp, table, directory)
-    rep = Reproduction(exp, quick, table, checked, values, result, time.monotonic() - start, png)
+    rep = Reproduction(
+        exp, quick, table, checked, values, result, time.monotonic() - start, png, variant
+    )
     if directory is not None:
         outdir.write_parquet(directory / "values.parquet", values)
         outdir.write_parquet(directory / "comparison.parquet", table)
@@ -145,7 +164,9 @@ def _reproduce(
             figure_cache.remember(directory, "")  # stale while the new figure is written
             write_bytes(directory / "figure.png", rep.figure)
             figure_cache.remember(directory, digest)
-        outdir.write_manifest(directory, outdir.ONE, _manifest(exp, quick, sweep.replicates, rep))
+        outdir.write_manifest(
+            directory, outdir.ONE, _manifest(exp, quick, sweep.replicates, rep, variant)
+        )
     return rep
 
 
@@ -211,26 +232,34 @@ def reproduce_all(
     return done
 
 
-def sweep_for(exp: Experiment, quick: bool, replicates: int | None = None) -> Sweep:
-    """The experiment's checked sweep, full length or --quick (SweepError naming the experiment).
-    With `quick`, the full-length sweep is read and checked too (its replicates, axes and base),
-    so a file that only works with --quick is refused at once."""
+def sweep_for(
+    exp: Experiment, quick: bool, replicates: int | None = None, variant: Variant | None = None
+) -> Sweep:
+    """The experiment's checked sweep, full length or --quick, of its main set-up or a variant
+    (SweepError naming the experiment). With `quick`, the full-length sweep is read and
+    checked too (its replicates, axes and base), so a file that only works with --quick is
+    refused at once."""
     try:
         if quick:
-            parse_sweep(exp.sweep_data(False), source=exp.file)
-        return parse_sweep(exp.sweep_data(quick, replicates), source=exp.file)
+            parse_sweep(exp.sweep_data(False, variant=variant), source=exp.file)
+        return parse_sweep(exp.sweep_data(quick, replicates, variant), source=exp.file)
     except SweepError as e:
         raise SweepError(f"experiment {exp.name}: {e}") from None
 
 
 def _manifest(
-    exp: Experiment, quick: bool, replicates: int, rep: Reproduction | None
+    exp: Experiment,
+    quick: bool,
+    replicates: int,
+    rep: Reproduction | None,
+    variant: Variant | None = None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "experiment": exp.name,
         "paper": exp.paper,
         "source": exp.source,
         "file": exp.file,
+        "variant": variant.model_dump() if variant else None,
         "quick": quick,
         "replicates": replicates,
         "complete": rep is not None,

@@ -52,6 +52,11 @@ the same way)::
     [sweep.base] ...
     [sweep.axes] ...
 
+    [[variants]]                        # a set-up choice shown the other way: hscc reproduce NAME --variant tick
+    name = "tick"
+    text = "what it changes, and why it is shown"
+    set = { "topology.bottleneck.tick" = "1ms" }   # fields of the base scenario (sweep paths) and their values
+
     [quick]                             # --quick: fewer replicates, shorter runs, fewer points
     replicates = 2
     duration = "60s"
@@ -199,6 +204,15 @@ class Quick(_Strict):
     axes: dict[str, Any] = {}
 
 
+class Variant(_Strict):
+    """The experiment with one set-up choice made the other way (a field the paper leaves open,
+    or a model of its tool): the same sweep with these fields of its base scenario set."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")
+    text: str = Field(min_length=1)
+    set: dict[str, Any] = Field(min_length=1)
+
+
 class Experiment(_Strict):
     name: str
     paper: str
@@ -214,6 +228,7 @@ class Experiment(_Strict):
     claims: list[Claim] = []
     sweep: dict[str, Any]
     quick: Quick = Quick()
+    variants: list[Variant] = []
     file: str | None = Field(default=None, exclude=True)
 
     @field_validator("paper")
@@ -236,6 +251,7 @@ class Experiment(_Strict):
             if c.measure not in names:
                 raise ValueError(f"claim {c.text!r}: measure {c.measure!r} is not one of {names}")
         self._check_series()
+        self._check_variants()
         if self.x.values is not None:
             for c in self.claims:
                 missing = [x for x in c.at or () if x not in self.x.values]
@@ -309,16 +325,66 @@ class Experiment(_Strict):
                 check(c.a, f"claim {c.text!r}: a", variant)
                 check(c.b, f"claim {c.text!r}: b", variant)
 
+    def _check_variants(self) -> None:
+        """Variant names are unique, and a variant sets fields of the base, not swept ones
+        (the axis would win, and the variant would change nothing)."""
+        names = [v.name for v in self.variants]
+        if len(set(names)) != len(names):
+            raise ValueError(f"variants: a name used twice ({', '.join(names)})")
+        swept = set(_axis_values(self.sweep.get("axes"))) | set(_axis_values(self.quick.axes))
+        for v in self.variants:
+            for path in v.set:
+                if _path(path) in swept:
+                    raise ValueError(
+                        f"variants {v.name!r}: set.{path} is an axis of the sweep (the axis "
+                        "would win); a variant sets fields of the base scenario"
+                    )
+
+    def variant(self, name: str) -> Variant:
+        """The variant of that name (ExperimentError naming the ones there are)."""
+        for v in self.variants:
+            if v.name == name:
+                return v
+        from hscc.suggest import did_you_mean
+
+        have = ", ".join(v.name for v in self.variants) or "none"
+        raise ExperimentError(
+            f"experiment {self.name}: variant {name!r} is not one of its variants ({have})"
+            + did_you_mean(name, [v.name for v in self.variants])
+        )
+
     def series_name(self, value: Any) -> str:
         """How the paper names the series of a swept value."""
         if self.series is None:
             return "hscc"
         return self.series.names.get(str(value), str(value))
 
-    def sweep_data(self, quick: bool, replicates: int | None = None) -> dict[str, Any]:
-        """The sweep's data (hscc.sweeps.spec.parse) at full length or --quick."""
+    def sweep_data(
+        self, quick: bool, replicates: int | None = None, variant: Variant | None = None
+    ) -> dict[str, Any]:
+        """The sweep's data (hscc.sweeps.spec.parse) at full length or --quick, with a
+        variant's fields set in its base (ExperimentError for a path the base cannot take)."""
+        from hscc.sweeps.paths import PathError, put
+
         data = {k: v for k, v in self.sweep.items()}
-        data["name"] = self.name + ("-quick" if quick else "")
+        data["name"] = (
+            self.name + (f"-{variant.name}" if variant else "") + ("-quick" if quick else "")
+        )
+        if variant is not None:
+            base = data.get("base")
+            if not isinstance(base, dict):
+                raise ExperimentError(
+                    f"experiment {self.name}: variant {variant.name!r} needs an inline base scenario ([sweep.base])"
+                )
+            base = dict(base)
+            for path, value in variant.set.items():
+                try:
+                    put(base, path, value, copy=True)
+                except PathError as e:
+                    raise ExperimentError(
+                        f"experiment {self.name}: variants {variant.name!r}: set.{path}: {e}"
+                    ) from None
+            data["base"] = base
         if quick:
             # The quick duration is an axis of one value, not a change of the base: the base is
             # checked as written (full length), and each point with the quick axes' values too,

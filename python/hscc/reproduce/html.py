@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from hscc import provenance
 from hscc.reproduce.experiment import PAPERS
-from hscc.reproduce.tables import SCORECARD_COLUMNS, columns, rows, scorecard
+from hscc.reproduce.tables import SCORECARD_COLUMNS, columns, rows, scorecard, variant_lines
 
 if TYPE_CHECKING:
     from hscc.reproduce import Reproduction
@@ -86,6 +86,9 @@ def _experiment(r: Reproduction) -> str:
         for c in r.claims
     )
     assumptions = "".join(f"<li>{escape(a)}</li>" for a in e.assumptions)
+    variants = "".join(f"<li>{escape(v)}</li>" for v in variant_lines(e))
+    if variants:
+        variants = f"<h4>Set-up variants (the notes give their numbers)</h4><ul>{variants}</ul>"
     age = e.notes_age()
     stale = f"<p class='fails'>{escape(age[0].upper() + age[1:])}.</p>" if age else ""
     notes = (
@@ -103,7 +106,7 @@ def _experiment(r: Reproduction) -> str:
         f"<section class='experiment' id='{escape(e.name)}'><h3>{escape(e.name)}: {escape(e.title)}</h3>"
         f"<p class='meta'>{escape(e.source)} · {r.sweep.points.height} runs · {r.wall_time_s:.1f} s</p>"
         f"<h4>Set-up (as the paper states it)</h4><p>{escape(e.setup)}</p>"
-        f"<h4>Assumptions hscc made</h4><ul>{assumptions}</ul>"
+        f"<h4>Assumptions hscc made</h4><ul>{assumptions}</ul>{variants}"
         f"<h4>The paper's claims</h4><ul>{claims or '<li>none</li>'}</ul>{failed}"
         f"{_table(columns(e), rows(r))}"
         f"<img alt='{escape(e.name)} figure' src='data:image/png;base64,{png}'>{notes}</section>"

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from hscc.reproduce import Reproduction
     from hscc.reproduce.experiment import Experiment, Measure
 
+from hscc.errors import show
 from hscc.reproduce.compare import FEW_RUNS, VERDICTS
 from hscc.units_table import metric
 
@@ -99,6 +100,7 @@ def markdown(rep: Reproduction) -> str:
         f"{rep.sweep.points['replicate'].n_unique() if rep.sweep.points.height else 0} replicates, "
         f"{rep.sweep.points.height} runs, {rep.wall_time_s:.1f} s.",
         "",
+        *([variant_line(rep), ""] if rep.variant else []),
         "| " + " | ".join(columns(e)) + " |",
         "|" + "---|" * len(COLUMNS),
     ]
@@ -108,6 +110,8 @@ def markdown(rep: Reproduction) -> str:
         f"- {'holds' if c.holds else 'does NOT hold' + (' (known: see the notes)' if c.known_miss else '')}: {c.text} ({c.detail})"
         for c in rep.claims
     ] or ["- none"]
+    if e.variants and rep.variant is None:
+        lines += ["", "## Set-up variants", ""] + [f"- {v}" for v in variant_lines(e)]
     if rep.experiment.notes:
         age = rep.experiment.notes_age()
         lines += ["", "## Where hscc differs, and why", ""]
@@ -116,10 +120,29 @@ def markdown(rep: Reproduction) -> str:
     return "\n".join(lines) + "\n"
 
 
+def variant_lines(e: Experiment) -> list[str]:
+    """The experiment's set-up variants, each with the command that runs it."""
+    return [
+        f"{v.name} ({', '.join(f'{k} = {show(val)}' for k, val in v.set.items())}; "
+        f"hscc reproduce {e.name} --variant {v.name}): {v.text}"
+        for v in e.variants
+    ]
+
+
+def variant_line(rep: Reproduction) -> str:
+    """Which set-up variant ran, and what it set (empty for the main set-up)."""
+    v = rep.variant
+    if v is None:
+        return ""
+    fields = ", ".join(f"{k} = {show(val)}" for k, val in v.set.items())
+    return f"Set-up variant {v.name!r} ({fields}): {v.text}"
+
+
 def terminal(rep: Reproduction) -> Table:
     e = rep.experiment
     t = Table(
-        title=f"{e.name}: {e.title} ({e.source})",
+        title=f"{e.name}: {e.title} ({e.source})"
+        + (f" [variant {rep.variant.name}]" if rep.variant else ""),
         box=box.SIMPLE_HEAVY,
         title_justify="left",
         padding=0,  # the box's one space between columns: the table fits 80 columns
