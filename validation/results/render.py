@@ -1,4 +1,4 @@
-"""The tables of docs/validation/ from the results files (ns3.json, ns2.json, kernel.json, engine.json).
+"""The tables of the docs from the results files (ns3.json, ns2.json, kernel.json, engine.json, dummynet.json).
 
     python validation/results/render.py --check    # exit 1 and list every table that differs
     python validation/results/render.py --write    # rewrite the tables in the docs
@@ -617,7 +617,43 @@ def engine_status(doc: dict, group: str | None) -> str:
     return _table(["target", "reference", "verdict", "command", "date"], rows)
 
 
+def dummynet_tick(doc: dict, group: str | None) -> str:
+    """validation/dummynet/tick.py's set-ups: means over its seeds, with the ratio's range."""
+    rows = []
+    for e in doc["configurations"]:
+        m = e["mean"]
+        ratios = [r["ratio"] for r in e["runs"]]
+        rows.append(
+            [
+                e["name"],
+                e["description"],
+                f"{m['ratio']:.1f} ({min(ratios):.1f}–{max(ratios):.1f})",
+                f"{m['loss_events_short']:.1f}",
+                f"{m['loss_events_long']:.1f}",
+                f"{m['goodput_bps'] / 1e6:.0f}",
+                f"{m['pipe_drops']:.0f}",
+                f"{m['switch_drops']:.0f}",
+            ]
+        )
+    head = [
+        "set-up",
+        "what it is",
+        "short/long ratio (range)",
+        "loss events per short flow",
+        "per long flow",
+        "goodput (Mbit/s)",
+        "pipe drops",
+        "switch drops",
+    ]
+    return (
+        f"{doc['point']}; {doc['duration_s']:g} s, seeds {', '.join(map(str, doc['seeds']))} "
+        f"(means); `{doc['command']}` on {doc['date']} at {doc['revision']}, engine {doc['engine']}.\n\n"
+        + _table(head, rows)
+    )
+
+
 TABLES = {
+    "dummynet.json": {"tick": dummynet_tick},
     "ns3.json": {
         "main": ns3_main,
         "flows": ns3_flows,
