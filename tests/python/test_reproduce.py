@@ -533,5 +533,42 @@ def test_a_variant_path_the_base_cannot_take_is_refused_before_running():
         rep.reproduce(exp, quick=True, variant="none")
 
 
+def test_design_checks_are_counted_apart_from_the_papers_claims():
+    from hscc.reproduce import tables
+
+    threshold = {
+        "text": "below hscc's threshold",
+        "measure": "ratio",
+        "kind": "less",
+        "a": "reno",
+        "than": 100.0,
+        "design": True,
+    }
+    exp = small(claims=[*SMALL["claims"], threshold])
+    table = pl.DataFrame(
+        {
+            "measure": ["stolen", "ratio"],
+            "series": ["CUBIC", "Reno"],
+            "x": [1.0, 1.0],
+            "mean": [0.2, 2.0],
+            "verdict": [None, "agrees"],
+        }
+    )
+    checked = compare.claims(exp, table)
+    assert [c.design for c in checked] == [False, True] and all(c.holds for c in checked)
+    one = rep.Reproduction(exp, False, table, checked, pl.DataFrame(), frame([]), 0.0)
+    counts = one.counts()
+    assert (counts["claims_held"], counts["claims"]) == (1, 1)
+    assert (counts["design_checks_held"], counts["design_checks"]) == (1, 1)
+    assert tables.scorecard([one])[0][-3] == "1/1"  # the paper's claims only
+    assert "small: below hscc's threshold (holds" in tables.scorecard_markdown([one])
+    whole = small(design=True)  # an experiment that checks hscc's design: no scorecard row
+    checked = compare.claims(whole, table)
+    assert all(c.design for c in checked)
+    design = rep.Reproduction(whole, False, table, checked, pl.DataFrame(), frame([]), 0.0)
+    assert tables.scorecard([design]) == []
+    assert "cubic steals (holds" in tables.scorecard_markdown([design])
+
+
 def test_nan_in_published_numbers_is_no_cell():
     assert math.isnan(small().measures[1].published["reno"][1])

@@ -81,11 +81,16 @@ class Reproduction:
         return self.sweep.failed.height
 
     def counts(self) -> dict[str, int]:
-        """Cells by verdict, and claims held / checked."""
+        """Cells by verdict, the paper's claims held / checked, and hscc's design checks
+        held / checked."""
         verdicts = self.table["verdict"].drop_nulls().to_list()
         out = {v: verdicts.count(v) for v in VERDICTS}
-        out["claims_held"] = sum(c.holds for c in self.claims)
-        out["claims"] = len(self.claims)
+        paper = [c for c in self.claims if not c.design]
+        design = [c for c in self.claims if c.design]
+        out["claims_held"] = sum(c.holds for c in paper)
+        out["claims"] = len(paper)
+        out["design_checks_held"] = sum(c.holds for c in design)
+        out["design_checks"] = len(design)
         return out
 
 

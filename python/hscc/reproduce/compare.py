@@ -69,6 +69,7 @@ class ClaimResult:
         False  # the experiment says hscc does not reproduce it (and why, in its notes)
     )
     runs: int | None = None  # the fewest runs behind a cell it compares
+    design: bool = False  # a check of hscc's own design, not a claim of the paper: counted apart
 
     @property
     def few_runs(self) -> bool:
@@ -251,7 +252,9 @@ def claims(exp: Experiment, table: pl.DataFrame, quick: bool = False) -> list[Cl
             compared = cells.filter(pl.col("series").is_in(names))
             fewest = compared["n"].min() if "n" in compared.columns else None
             runs = fewest if isinstance(fewest, int) else None
-            done = ClaimResult(r.text, r.holds, r.detail, c.known_miss, runs)
+            done = ClaimResult(
+                r.text, r.holds, r.detail, c.known_miss, runs, c.design or exp.design
+            )
             if (
                 done.few_runs
             ):  # a cell's verdict is "too few runs" there; a claim keeps its direction

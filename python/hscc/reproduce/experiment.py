@@ -12,6 +12,8 @@ the same way)::
     assumptions = ["what hscc had to choose where the paper is silent, and why", ...]
     notes = "where hscc and the paper differ after a full run, and the mechanism"   # optional
     notes_engine = "0123456789abcdef"   # the engine digest (hscc --version) of the full run the notes quote
+    design = false                      # true: the experiment checks hscc's design where the paper gives neither
+                                        # a set-up nor numbers; the scorecard lists it apart from the reproductions
 
     [x]                                 # the paper's x axis: one swept field (none: a single column, bars)
     axis = "topology.pairs[1].rtt"      # its column in the sweep (values as the engine reads them: s, bit/s)
@@ -45,6 +47,8 @@ the same way)::
     unfairness = true                   # compare ratios r as max(r, 1/r), so that a long flow winning is no "fairer"
     known_miss = false                  # true: hscc does not reproduce it at full length (the notes say why);
                                         # --quick does not assert it, the full-length suite checks it still misses
+    design = false                      # true: it checks hscc's own design (a threshold the paper does not
+                                        # publish), not a result of the paper; the scorecard counts it apart
 
     [sweep]                             # a sweep (docs/sweeps.md) with an inline base scenario
     replicates = 5
@@ -188,6 +192,9 @@ class Claim(_Strict):
     at: list[float] | None = None
     quick: bool = True  # false: --quick does not check it (it needs the full length)
     known_miss: bool = False  # hscc does not reproduce it at full length; the notes say why
+    design: bool = (
+        False  # checks hscc's own design (a rule or threshold the paper does not publish)
+    )
 
     @model_validator(mode="after")
     def _other(self) -> Claim:
@@ -222,6 +229,7 @@ class Experiment(_Strict):
     assumptions: list[str]
     notes: str | None = None
     notes_engine: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
+    design: bool = False  # checks hscc's design where the paper gives neither set-up nor numbers
     x: XAxis
     series: Series | None = None
     measures: list[Measure] = Field(min_length=1)

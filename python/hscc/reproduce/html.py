@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING
 
 from hscc import provenance
 from hscc.reproduce.experiment import PAPERS
-from hscc.reproduce.tables import SCORECARD_COLUMNS, columns, rows, scorecard, variant_lines
+from hscc.reproduce.tables import (
+    DESIGN,
+    SCORECARD_COLUMNS,
+    columns,
+    design_checks,
+    rows,
+    scorecard,
+    variant_lines,
+)
 
 if TYPE_CHECKING:
     from hscc.reproduce import Reproduction
@@ -54,6 +62,17 @@ def report(reps: list[Reproduction]) -> str:
             continue
         parts.append(f"<h2 id='{paper}'>{escape(citation)}</h2>")
         parts.append(_table(SCORECARD_COLUMNS, scorecard(mine), scorecard=True))
+        design = design_checks(mine)
+        if design:
+            items = "".join(
+                f"<li class='{'holds' if v == 'holds' else 'fails'}'><a href='#{escape(n)}'>{escape(n)}</a>: "
+                f"{escape(t)} ({escape(v)}; <span class='meta'>{escape(d)}</span>)</li>"
+                for n, t, v, d in design
+            )
+            parts.append(
+                "<p>hscc's design checks (rules and thresholds the paper does not publish, on "
+                f"hscc's own set-ups; not counted above):</p><ul>{items}</ul>"
+            )
     for r in reps:
         parts.append(_experiment(r))
     parts.append("</body></html>")
@@ -82,7 +101,7 @@ def _experiment(r: Reproduction) -> str:
     png = base64.b64encode(r.figure).decode()
     claims = "".join(
         f"<li class='{'holds' if c.holds else 'fails'}'>{'✓ holds' if c.holds else '✗ does not hold' + (' (known: see the notes)' if c.known_miss else '')}: "
-        f"{escape(c.text)} <span class='meta'>({escape(c.detail)})</span></li>"
+        f"{escape(DESIGN if c.design else '')}{escape(c.text)} <span class='meta'>({escape(c.detail)})</span></li>"
         for c in r.claims
     )
     assumptions = "".join(f"<li>{escape(a)}</li>" for a in e.assumptions)
