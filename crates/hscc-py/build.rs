@@ -1,5 +1,6 @@
-//! Digest of the sources that decide a run's numbers (the engine and the
-//! algorithms, their manifests and the lock file), as `HSCC_ENGINE_DIGEST`.
+//! Digest of the sources that decide a run's numbers (the engine, its
+//! configuration with every default, the algorithms, the runtime of a user's
+//! program, their manifests and the lock file), as `HSCC_ENGINE_DIGEST`.
 //! A sweep's cache keys carry it, so a run stored by another build of the
 //! engine is never taken for this one's (the crate version alone does not
 //! change when the code does). The pre-run estimate (`hscc-sim/src/estimate`)
@@ -14,7 +15,7 @@ fn main() {
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let crates = here.parent().expect("crates/hscc-py has a parent");
     let mut files = Vec::new();
-    for krate in ["hscc-sim", "hscc-cc"] {
+    for krate in ["hscc-model", "hscc-sim", "hscc-cc", "hscc-program"] {
         let dir = crates.join(krate);
         println!("cargo:rerun-if-changed={}", dir.join("src").display());
         println!(

@@ -131,15 +131,18 @@ def test_the_revision_takes_one_git_process(tree, monkeypatch):
     assert [c[:2] for c in calls] == [["git", "status"]]
 
 
+DIGESTED = ("hscc-model", "hscc-sim", "hscc-cc", "hscc-program")
+
+
 def tree_digest(root: Path) -> str:
     """The engine digest computed here, independently of crates/hscc-py/build.rs: SHA-256
-    over the engine's and the algorithms' manifests and sources (the pre-run estimate
-    left out) and Cargo.lock, each as its '/'-separated path within the tree, a NUL, its
-    bytes and a NUL, in path-component order; the first 8 bytes in hex."""
+    over the manifests and sources of the crates the extension runs (DIGESTED: the pre-run
+    estimate left out) and Cargo.lock, each as its '/'-separated path within the tree, a
+    NUL, its bytes and a NUL, in path-component order; the first 8 bytes in hex."""
     crates = root / "crates"
     files = [
         f
-        for k in ("hscc-sim", "hscc-cc")
+        for k in DIGESTED
         for f in (crates / k / "Cargo.toml", *(crates / k / "src").rglob("*"))
         if f.is_file()
     ]
@@ -161,3 +164,24 @@ def test_the_engine_digest_is_a_function_of_the_sources_alone():
     if not (root / "crates" / "hscc-py" / "build.rs").is_file():
         pytest.skip("not a source tree: the engine's sources are not here")
     assert _core.engine_digest() == tree_digest(root)
+
+
+def test_every_crate_the_extension_runs_is_in_the_digest():
+    """The crates hscc-py depends on, directly or through each other (path dependencies),
+    are the digest's: a crate that decides a run's numbers (a default in the configuration,
+    a user program's runtime) and is left out would let a sweep reuse runs of other code."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "crates" / "hscc-py" / "Cargo.toml").is_file():
+        pytest.skip("not a source tree")
+    seen: set[str] = set()
+    todo = ["hscc-py"]
+    while todo:  # bounded: each crate is visited once
+        name = todo.pop()
+        manifest = tomllib.loads((root / "crates" / name / "Cargo.toml").read_text())
+        for dep, spec in manifest.get("dependencies", {}).items():
+            if isinstance(spec, dict) and "path" in spec and dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    assert seen == set(DIGESTED)
