@@ -90,28 +90,60 @@ def suggestion(field: str, value: object, allowed: str) -> str:
 
 
 def _where(source: str | None, field: str) -> str:
-    """ " (line L, column C)" of the key that `field` ends with in the file `source`, where
-    that key is written once there; empty otherwise (the TOML reader keeps no positions)."""
-    parts = [p for p in field_parts(field) if not p.isdigit()]
-    if not source or not parts or not source.endswith(".toml"):
+    """ " (line L, column C)" of the key that `field` ends with in the file `source`: where
+    that key is written once there, or once in the entry of an array of tables the field
+    names ("flows[2].algorithm": the third [[flows]]); empty otherwise (the TOML reader
+    keeps no positions)."""
+    parts = field_parts(field)
+    names = [p for p in parts if not p.isdigit()]
+    if not source or not names or not source.endswith(".toml"):
         return ""
     try:
         with open(source, encoding="utf-8") as f:
-            text = f.read(1 << 20)
+            lines = f.read(1 << 20).splitlines()
     except (OSError, UnicodeDecodeError):
         return ""
-    key = re.escape(parts[-1])
-    found = [
-        (n, m.start(1) + 1)
-        for n, line in enumerate(text.splitlines(), 1)
-        for m in re.finditer(
-            rf"(?:^\s*\[{{1,2}}\s*|^\s*|[{{,]\s*)({key})\s*(?:=|\]{{1,2}})", line.split("#")[0]
-        )
-    ]
+    key = re.compile(
+        rf"(?:^\s*\[{{1,2}}\s*|^\s*|[{{,]\s*)({re.escape(names[-1])})\s*(?:=|\]{{1,2}})"
+    )
+    found = _keys(key, lines, range(len(lines)))
+    if len(found) > 1:
+        found = _keys(key, lines, _entry(lines, parts))
     if len(found) != 1:
         return ""
     line, column = found[0]
     return f" (line {line}, column {column})"
+
+
+def _keys(key: re.Pattern[str], lines: list[str], numbers: range) -> list[tuple[int, int]]:
+    """(line, column) of each match of `key` on the lines `numbers` (from 0), comments left out."""
+    return [(n + 1, m.start(1) + 1) for n in numbers for m in key.finditer(lines[n].split("#")[0])]
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]")
+
+
+def _entry(lines: list[str], parts: list[str]) -> range:
+    """The lines of the entry of an array of tables that `parts` index last
+    (["flows", "2", "algorithm"]: from the third [[flows]] up to the next header that
+    is not one of its sub-tables); empty when the file has no such entry."""
+    at = max((i for i, p in enumerate(parts) if p.isdigit()), default=None)
+    if at is None:
+        return range(0)
+    table, index = ".".join(parts[:at]), int(parts[at])
+    seen, start = -1, None
+    for n, line in enumerate(lines):
+        m = _HEADER.match(line)
+        if m is None:
+            continue
+        name = m.group(2).replace(" ", "")
+        if start is not None and not name.startswith(table + "."):
+            return range(start, n)
+        if m.group(1) == "[[" and name == table:
+            seen += 1
+            if seen == index:
+                start = n
+    return range(start, len(lines)) if start is not None else range(0)
 
 
 _NOT_FOUND = object()

@@ -232,7 +232,13 @@ def test_a_table_wider_than_the_terminal_breaks_no_header_mid_word():
 @pytest.mark.parametrize(
     ("old", "new", "hint", "where"),
     [
-        ('algorithm = "cubic"', 'algorithm = "cubci"', 'did you mean "cubic"?', ""),
+        # algorithm is written in each [[flows]]: found in the entry the error names
+        (
+            'algorithm = "cubic"',
+            'algorithm = "cubci"',
+            'did you mean "cubic"?',
+            "(line 25, column 1)",
+        ),
         ("buffer = ", "bufer = ", 'did you mean "buffer"?', "(line 15, column 50)"),
         (
             'algorithm = "cubic"',
@@ -245,7 +251,8 @@ def test_a_table_wider_than_the_terminal_breaks_no_header_mid_word():
 )
 def test_scenario_errors_suggest_the_name_meant_and_where_it_is(old, new, hint, where, tmp_path):
     """A misspelt value, field or parameter gets the closest name; a key written once in the
-    file gets its line and column (a value on a line of its own: the key's)."""
+    file, or once in the entry of an array of tables, gets its line and column (a value on a
+    line of its own: the key's)."""
     text = (EXAMPLES / "mixed-traffic.toml").read_text()
     assert text.count(old) == 1
     path = tmp_path / "bad.toml"
@@ -265,6 +272,24 @@ def test_no_location_for_a_key_written_more_than_once(tmp_path):
     assert _where(str(path), "flow") == ""
     path.write_text("[[flow]]\npair = 0\n# [[flow]] in a comment\n")
     assert _where(str(path), "flow") == " (line 1, column 3)"
+
+
+@pytest.mark.timeout(10)
+def test_a_key_repeated_across_entries_is_found_in_the_entry_named(tmp_path):
+    from hscc.errors import _where
+
+    path = tmp_path / "s.toml"
+    path.write_text(
+        '[[flows]]\nalgorithm = "reno"\n\n[[flows]]\n# algorithm = x\nalgorithm = "cubci"\n'
+        '[flows.params]\ngama = 1\n\n[[flows]]\nalgorithm = "reno"\nparams = { gama = 2 }\n'
+        '[topology]\nkind = "dumbbell"\n'
+    )
+    assert _where(str(path), "flows[1].algorithm") == " (line 6, column 1)"
+    assert _where(str(path), "flows[2].algorithm") == " (line 11, column 1)"
+    assert _where(str(path), "flows[1].params.gama") == " (line 8, column 1)"  # its sub-table
+    assert _where(str(path), "flows[2].params.gama") == " (line 12, column 12)"
+    assert _where(str(path), "flows[3].algorithm") == ""  # no fourth entry
+    assert _where(str(path), "pairs[0].algorithm") == ""  # no such array
 
 
 @pytest.mark.timeout(30)
