@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import settings
+from fuzz_results import coverage, last_status
 
 RESTARTS = (
     5  # per job: more early exits than this and the job gives up (each one is a finding anyway)
@@ -38,6 +39,7 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for old in args.out.glob("stats-*.json"):
         old.unlink()  # totals are of this campaign; corpus and findings carry over
+    started = time.time()
     deadline = time.monotonic() + args.seconds
     share = [
         args.inputs // args.jobs + (1 if k < args.inputs % args.jobs else 0)
@@ -54,7 +56,7 @@ def main() -> int:
         if time.monotonic() >= deadline + 120:
             for j in jobs:
                 j.kill()  # the jobs honour --seconds themselves; this is the backstop
-    summary = _summary(args.out, jobs)
+    summary = _summary(args.out, jobs, started)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
     print(json.dumps(summary, indent=1))
     return 1 if summary["distinct_findings"] or summary["libfuzzer_artifacts"] else 0
@@ -66,6 +68,7 @@ class _Job:
         self.proc: subprocess.Popen | None = None
         self.done, self.starts, self.finished = 0, 0, False
         self.stats: list[dict] = []
+        self.logs: list[Path] = []
 
     def running(self) -> bool:
         if self.proc is None:
@@ -85,6 +88,7 @@ class _Job:
     def start(self, seconds: float) -> None:
         self.starts += 1
         self.log = self.out / f"job{self.k}-run{self.starts}.log"
+        self.logs.append(self.log)
         cmd = [
             sys.executable,
             str(HERE / "fuzz_scenario.py"),
@@ -114,7 +118,7 @@ class _Job:
             self.done += s["inputs"]
 
 
-def _summary(out: Path, jobs: list[_Job]) -> dict:
+def _summary(out: Path, jobs: list[_Job], started: float) -> dict:
     stats = [s for j in jobs for s in j.stats]
     inputs = sum(s["inputs"] for s in stats)
     outcomes: dict[str, int] = {}
@@ -125,7 +129,9 @@ def _summary(out: Path, jobs: list[_Job]) -> dict:
         for k, v in s["findings"].items():
             findings[k] = findings.get(k, 0) + v
     wall = max((sum(s["seconds"] for s in j.stats) for j in jobs), default=0.0)
-    artifacts = sorted(p.name for p in out.glob("libfuzzer-*"))
+    artifacts = sorted(p.name for p in out.glob("libfuzzer-*") if p.stat().st_mtime >= started)
+    # libFuzzer's last status line of each run of each job: the largest coverage any reached
+    logs = [log.read_text(errors="replace") for j in jobs for log in j.logs if log.is_file()]
     return {
         "inputs": inputs,
         "jobs": len(jobs),
@@ -134,7 +140,8 @@ def _summary(out: Path, jobs: list[_Job]) -> dict:
         "outcomes": outcomes,
         "distinct_findings": len(findings),
         "findings": findings,
-        "libfuzzer_artifacts": artifacts,  # inputs libFuzzer itself stopped on (its -timeout, -rss_limit_mb)
+        "libfuzzer_artifacts": artifacts,  # this campaign's inputs libFuzzer itself stopped on (its -timeout, -rss_limit_mb)
+        "coverage": coverage([last_status(text) for text in logs]),
         "starts": [j.starts for j in jobs],
     }
 

@@ -16,10 +16,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from fuzz_results import last_status
+
 REPLAY_SECONDS = 60  # per artifact; a timeout artifact takes libFuzzer's -timeout plus start-up
-_STATUS = re.compile(
-    r"^#(\d+):?\s+(?:\w+\s+)?cov: (\d+) ft: (\d+) corp: (\d+)\S*.*?exec/s: (\d+)(?:.*oom/timeout/crash: (\d+)/(\d+)/(\d+))?"
-)
 _PANIC = re.compile(r"panicked at ([^\s:]+:\d+):\d+:\s*\n?(.*)")
 
 
@@ -44,15 +43,7 @@ def main() -> int:
 
 def _last_status(text: str) -> dict:
     """Executions, coverage and corpus size from libFuzzer's last status line."""
-    last = None
-    for line in text.splitlines():
-        m = _STATUS.match(line)
-        if m:
-            last = m
-    if last is None:
-        return {"executions": None}
-    keys = ("executions", "cov", "ft", "corpus", "exec_per_second", "ooms", "timeouts", "crashes")
-    return {k: int(v) for k, v in zip(keys, last.groups(), strict=True) if v is not None}
+    return last_status(text) or {"executions": None}
 
 
 def _replay(binary: str, limits: list[str], artifact: Path) -> str:

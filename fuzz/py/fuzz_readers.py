@@ -9,19 +9,23 @@ plan.check: each axis value through the engine's checks) and as an experiment
 refuses it with its own error (SweepError, ExperimentError), within --py-timeout
 seconds each. Anything else (another exception, a panic, a slower answer) is a
 finding, kept as OUT/findings/READER-SHA.toml with what happened. The seeds are
-the example sweeps and the experiments of the catalogue. Exits 1 if there were
-findings, 0 if none.
+the example sweeps and the experiments of the catalogue. At the end it writes
+OUT/summary.json: inputs, seconds, inputs per second and the findings, as
+{"KIND:READER:WHERE": inputs} (KIND: traceback, panic, memory or hang). Exits 1
+if there were findings, 0 if none.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import sys
 import tempfile
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,6 +59,8 @@ class Oracle:
         self.work = Path(tempfile.mkdtemp(prefix="hscc-fuzz-readers-"))
         self.inputs = 0
         self.found = 0
+        self.hits: Counter[str] = Counter()  # signature (kind:reader:where) -> inputs
+        self.t0 = time.monotonic()
 
     def check(self, data: bytes) -> None:
         self.inputs += 1
@@ -62,27 +68,53 @@ class Oracle:
         path.write_bytes(data)
         for name, (read, refusal) in self.readers.items():
             start = time.monotonic()
-            what = None
+            what, signature = None, ""
             try:
                 read(path)
             except refusal:
                 pass
             except (KeyboardInterrupt, SystemExit):
                 raise
-            except BaseException:  # noqa: BLE001 - a panic from the engine is a BaseException
-                what = traceback.format_exc()
+            except BaseException as e:  # noqa: BLE001 - a panic from the engine is a BaseException
+                what, signature = traceback.format_exc(), _signature(name, e)
             took = time.monotonic() - start
             if what is None and took > self.timeout_s:
                 what = f"took {took:.2f} s (more than {self.timeout_s} s)"
+                signature = f"hang:{name}:over {self.timeout_s:g} s"
             if what is not None:
-                self.record(name, data, what)
+                self.record(name, data, what, signature)
 
-    def record(self, reader: str, data: bytes, what: str) -> None:
+    def record(self, reader: str, data: bytes, what: str, signature: str = "") -> None:
         self.found += 1
+        self.hits[signature or f"traceback:{reader}:?"] += 1
         digest = hashlib.sha256(data).hexdigest()[:16]
         (self.findings / f"{reader}-{digest}.toml").write_bytes(data)
         (self.findings / f"{reader}-{digest}.txt").write_text(what)
         print(f"fuzz_readers: FINDING ({reader}): {what.strip().splitlines()[-1]}", file=sys.stderr)
+
+    def summary(self) -> dict:
+        seconds = time.monotonic() - self.t0
+        return {
+            "inputs": self.inputs,
+            "seconds": round(seconds, 1),
+            "inputs_per_second": round(self.inputs / seconds, 1) if seconds > 0 else None,
+            "distinct_findings": len(self.hits),
+            "findings": dict(self.hits),
+        }
+
+
+def _signature(reader: str, e: BaseException) -> str:
+    """ "KIND:READER:WHERE": the exception's type and its innermost frame in hscc."""
+    if type(e).__name__ == "PanicException":  # pyo3's: a Rust panic
+        kind = "panic"
+    elif isinstance(e, MemoryError):
+        kind = "memory"
+    else:
+        kind = "traceback"
+    frames = traceback.extract_tb(e.__traceback__)
+    f = ([x for x in frames if "/hscc/" in x.filename] or frames or [None])[-1]
+    where = f"{Path(f.filename).name}:{f.lineno}" if f is not None else "?"
+    return f"{kind}:{reader}:{type(e).__name__} at {where}"
 
 
 def seed_files() -> list[Path]:
@@ -116,8 +148,10 @@ def main() -> None:
     for f in seed_files():
         (corpus / f"seed-{f.parent.name}-{f.name}").write_bytes(f.read_bytes())
     deadline = time.monotonic() + ours.seconds
+    (ours.out / "summary.json").unlink(missing_ok=True)
 
     def stop() -> None:
+        (ours.out / "summary.json").write_text(json.dumps(oracle.summary(), indent=1))
         print(
             f"fuzz_readers: {oracle.inputs} inputs, {oracle.found} findings",
             file=sys.stderr,
