@@ -1,10 +1,10 @@
 //! Transmission (Linux `tcp_output.c`): lost segments first (RFC 6675
 //! `NextSeg` rule 1; in ns-2's Sack1 recovery every hole below the highest
 //! SACK, `sack1.rs`), then new data (rule 2), within cwnd (or Sack1's pipe),
-//! the receiver window and the pacing rate (Linux's internal pacing by earliest departure
-//! time when the algorithm asks for it); the restart after idle; Linux's
-//! `tcp_cwnd_validate`; and the host's hand-over of each segment to the first
-//! link after the access delay and host jitter.
+//! the receiver window and the pacing rate (Linux's internal pacing by
+//! earliest departure time when the algorithm asks for it); the restart after
+//! idle; Linux's `tcp_cwnd_validate`; and the host's hand-over of each segment
+//! to the first link after the access delay and host jitter.
 
 use std::num::NonZeroU64;
 

@@ -3,9 +3,9 @@
 //! while it reduces: PRR exactly as Linux's `tcp_cwnd_reduction` (RFC 6937
 //! with RecoverFS = prior_cwnd) or, classic and ns-2's Sack1 (`sack1.rs`),
 //! cwnd = ssthresh at once; outside a reduction `cong_avoid`
-//! (`tcp_cong_control`). An algorithm with its own
-//! `cong_control` gets every ACK in every state instead, and none of the
-//! sender's window changes of a reduction (PRR, cwnd = ssthresh at its end).
+//! (`tcp_cong_control`). An algorithm with its own `cong_control` gets every
+//! ACK in every state instead, and none of the sender's window changes of a
+//! reduction (PRR, cwnd = ssthresh at its end).
 
 use hscc_cc::{CaEvent, CaState, RateSample, TCP_INFINITE_SSTHRESH};
 
