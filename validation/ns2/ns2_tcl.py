@@ -25,7 +25,7 @@ HEADER = 52
 # anything else has no ns-2 counterpart in this translation.
 NS2_TCP = {
     "sack": True,
-    "recovery": "classic",
+    "recovery": "sack1",
     "loss_detection": "dupack",
     "rto_estimator": "rfc6298",
     "ack_counting": "acks",

@@ -25,6 +25,10 @@ pub enum Recovery {
     Prr,
     /// Window during recovery: cwnd = ssthresh from the start (RFC 6675 §5 / RFC 6582).
     Classic,
+    /// ns-2.35's Agent/TCP/Sack1 (tcp/tcp-sack1.cc): cwnd = ssthresh from the
+    /// start, and a pipe counted down by one per ACK decides what is sent, so
+    /// recovery is ACK-clocked however many segments were lost. SACK only.
+    Sack1,
 }
 
 /// How a SACK sender decides that a segment is lost before the RTO (Linux
@@ -440,6 +444,12 @@ impl FlowConfig {
         if let Some(s) = f.size {
             check(s > 0, || at("size"), s, "at least 1 byte")?;
         }
+        check(
+            f.sack || f.recovery != Recovery::Sack1,
+            || at("recovery"),
+            "\"sack1\"",
+            "\"prr\" or \"classic\" without SACK (\"sack1\" needs sack = true)",
+        )?;
         if let Some(w) = f.rwnd {
             check(w >= f.mss as u64, || at("rwnd"), w, "at least one MSS")?;
         }

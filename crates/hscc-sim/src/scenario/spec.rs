@@ -309,7 +309,7 @@ pub struct FlowSpec {
     /// SACK loss recovery (RFC 6675); NewReno (RFC 6582) when false.
     #[serde(default = "yes")]
     pub sack: bool,
-    /// Window reduction in recovery: "prr" (RFC 6937, Linux) or "classic" (cwnd = ssthresh at once).
+    /// Window reduction in recovery: "prr" (RFC 6937, Linux), "classic" (cwnd = ssthresh at once; RFC 6675's pipe, which falls by every segment marked lost) or "sack1" (ns-2.35's Agent/TCP/Sack1, tcp/tcp-sack1.cc: cwnd = ssthresh at once and a pipe that starts at the segments outstanding less the duplicate-ACK threshold and falls by one per ACK, two per partial ACK, so recovery is ACK-clocked however many segments were lost; SACK only).
     #[serde(default)]
     pub recovery: Recovery,
     /// Loss detection and recovery: "rack" (Linux's since 4.18: RACK-TLP, RFC 8985, with D-SACK, undo, F-RTO and reordering adaptation) or "dupack" (the papers' era, ns-2's agents: three duplicate ACKs, RFC 6675 / 6582, a lost retransmission waits for the RTO; by default without D-SACK, undo, F-RTO or adaptation). The four knobs below override either. Without SACK, NewReno's duplicate ACKs either way.

@@ -164,8 +164,8 @@ const NS2: &[Setting] = &[
     ),
     all(
         "recovery",
-        "\"classic\"",
-        "tcp/tcp-sack1.cc Sack1TcpAgent::recv: slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF), cwnd halved at once",
+        "\"sack1\"",
+        "tcp/tcp-sack1.cc Sack1TcpAgent::dupack_action: pipe_ = maxseq_ - highest_ack_ - numdupacks(cwnd_), slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF); recv: --pipe_ per ACK; send_much: while pipe_ < cwnd_",
     ),
     all(
         "rto_estimator",
@@ -715,7 +715,7 @@ mod tests {
             (f.init_cwnd, f.mss.0, f.timestamps, f.delayed_ack),
             (2, 1000, false, false)
         );
-        assert_eq!(f.recovery, crate::config::Recovery::Classic);
+        assert_eq!(f.recovery, crate::config::Recovery::Sack1);
         // An alias names the algorithm of a profile's row.
         assert_eq!(f.params["response"].0, 1.0);
     }

@@ -26,6 +26,7 @@ mod rate;
 mod record;
 mod recovery;
 mod response;
+mod sack1;
 mod scenario_errors;
 mod sender;
 mod sync_switching;

@@ -29,7 +29,9 @@
 //! `undo_cwnd`; the reordering degree adapts as Linux's `tcp_reordering`.
 //!
 //! Window during recovery: PRR exactly as Linux's `tcp_cwnd_reduction`
-//! (RecoverFS = prior_cwnd, PRR-SSRB), or classic: cwnd = ssthresh at entry.
+//! (RecoverFS = prior_cwnd, PRR-SSRB), or classic: cwnd = ssthresh at entry,
+//! or ns-2's Sack1: cwnd = ssthresh at entry and a pipe counted down by one
+//! per ACK in place of RFC 6675's (`sack1.rs`).
 //! The retransmission timer follows RFC 6298 (see [`super::rtt`]); on expiry
 //! (Linux `tcp_enter_loss`) all un-SACKed outstanding segments are marked
 //! lost and cwnd restarts at 1.
@@ -72,7 +74,8 @@
 //! the window: PRR, `tcp_cong_control`), `output.rs` (transmission and
 //! pacing, `tcp_output.c`), `timers.rs` (the retransmission timer and the RTT
 //! sample, `tcp_timer.c`), `rate.rs` (delivery-rate samples, `tcp_rate.c`),
-//! `rack.rs` (`tcp_recovery.c`), `tlp.rs`, `undo.rs`.
+//! `rack.rs` (`tcp_recovery.c`), `tlp.rs`, `undo.rs`, `sack1.rs` (ns-2's
+//! Sack1 recovery).
 //! This file holds the state and [`Sender::on_ack`], the contract's steps in order.
 
 use std::collections::VecDeque;
@@ -99,6 +102,7 @@ mod output;
 mod rack;
 mod rate;
 mod recovery;
+mod sack1;
 mod scoreboard;
 mod timers;
 mod tlp;
@@ -106,6 +110,7 @@ mod undo;
 
 use rack::Rack;
 use rate::RateState;
+use sack1::Sack1Pipe;
 use scoreboard::Seg;
 use timers::XmitTimer;
 use undo::Undo;
@@ -238,6 +243,8 @@ pub struct Sender {
     prr_out: u32,
     /// Send the next lost segment whatever cwnd says (fast retransmit, NewReno partial ACK).
     force_retx: bool,
+    /// ns-2's Sack1 recovery (`sack1.rs`): its pipe, when the flow's recovery is "sack1".
+    sack1: Sack1Pipe,
     /// Undo bookkeeping of the current episode.
     undo: Undo,
     /// F-RTO is running (Linux `tp->frto`).
@@ -396,6 +403,7 @@ impl Sender {
             prr_delivered: 0,
             prr_out: 0,
             force_retx: false,
+            sack1: Sack1Pipe::new(cfg.recovery == Recovery::Sack1),
             cwnd_usage_seq: 0,
             started: false,
             stopped: false,

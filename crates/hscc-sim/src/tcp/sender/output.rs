@@ -1,9 +1,10 @@
 //! Transmission (Linux `tcp_output.c`): lost segments first (RFC 6675
-//! `NextSeg` rule 1), then new data (rule 2), within cwnd, the receiver
-//! window and the pacing rate (Linux's internal pacing by earliest departure
-//! time when the algorithm asks for it); the restart after idle; Linux's
-//! `tcp_cwnd_validate`; and the host's hand-over of each segment to the first
-//! link after the access delay and host jitter.
+//! `NextSeg` rule 1; in ns-2's Sack1 recovery every hole below the highest
+//! SACK, `sack1.rs`), then new data (rule 2), within cwnd (or Sack1's pipe),
+//! the receiver window and the pacing rate (Linux's internal pacing by
+//! earliest departure time when the algorithm asks for it); the restart after
+//! idle; Linux's `tcp_cwnd_validate`; and the host's hand-over of each segment
+//! to the first link after the access delay and host jitter.
 
 use std::num::NonZeroU64;
 
@@ -142,10 +143,18 @@ impl Sender {
             }
             let forced = retransmit && self.force_retx && self.to_retx > 0;
             self.force_retx &= !retransmit;
-            if self.tp.packets_in_flight() >= self.tp.snd_cwnd && !forced {
+            let sack1 = self.sack1_recovering();
+            let window_full = if sack1 {
+                !self.sack1_may_send()
+            } else {
+                self.tp.packets_in_flight() >= self.tp.snd_cwnd
+            };
+            if window_full && !forced {
                 break;
             }
-            let retx = if retransmit && self.to_retx > 0 {
+            let retx = if sack1 && retransmit {
+                self.sack1_next_retx()
+            } else if retransmit && self.to_retx > 0 {
                 self.next_retx()
             } else {
                 None
@@ -162,6 +171,9 @@ impl Sender {
                 self.restart_after_idle(now);
             }
             self.transmit(seq, retx.is_some(), now, w);
+            if sack1 {
+                self.sack1_sent(seq, retx.is_some(), forced, now, w);
+            }
             sent += 1;
             // Unpaced (rate 0): no next send time. Internal pacing keeps its own in `transmit`.
             if let Some(rate) = NonZeroU64::new(rate).filter(|_| !self.tp.pacing_needed) {

@@ -1,10 +1,11 @@
 //! The congestion state machine (Linux `tcp_fastretrans_alert`,
 //! `tcp_enter_recovery`, `tcp_enter_cwr`, `tcp_enter_loss`) and the window
 //! while it reduces: PRR exactly as Linux's `tcp_cwnd_reduction` (RFC 6937
-//! with RecoverFS = prior_cwnd) or, classic, cwnd = ssthresh at once; outside
-//! a reduction `cong_avoid` (`tcp_cong_control`). An algorithm with its own
-//! `cong_control` gets every ACK in every state instead, and none of the
-//! sender's window changes of a reduction (PRR, cwnd = ssthresh at its end).
+//! with RecoverFS = prior_cwnd) or, classic and ns-2's Sack1 (`sack1.rs`),
+//! cwnd = ssthresh at once; outside a reduction `cong_avoid`
+//! (`tcp_cong_control`). An algorithm with its own `cong_control` gets every
+//! ACK in every state instead, and none of the sender's window changes of a
+//! reduction (PRR, cwnd = ssthresh at its end).
 
 use hscc_cc::{CaEvent, CaState, RateSample, TCP_INFINITE_SSTHRESH};
 
@@ -50,6 +51,9 @@ impl Sender {
         let prior_retrans = self.tp.retrans_out;
         match self.tp.ca_state {
             CaState::Recovery => {
+                if self.sack1.on {
+                    self.sack1_on_ack(fl.una_advanced);
+                }
                 if fl.una_advanced && self.undo_on && self.try_undo_partial(p, prior_una) {
                     return false; // the hole was filled by a delayed original; retransmissions still out
                 }
@@ -201,6 +205,9 @@ impl Sender {
                 self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
             }
             self.force_retx = true; // RFC 6675 §5 step 4.3 / RFC 6582 §3.2 step 2
+            if self.sack1.on {
+                self.sack1_enter();
+            }
         }
     }
 
