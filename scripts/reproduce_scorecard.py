@@ -23,7 +23,10 @@ def main() -> None:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "repro/full")
     start = time.monotonic()
     reps = rep.reproduce_all(
-        out, on_start=lambda e: print(f"{e.name} ({e.source})", flush=True) or None
+        out,
+        on_start=lambda e, k, n: (
+            print(f"experiment {k} of {n}: {e.name} ({e.source})", flush=True) or None
+        ),
     )
     wall = time.monotonic() - start
     env = provenance.environment()
