@@ -218,7 +218,7 @@ def experiment_file(tmp_path: Path, old: str, new: str) -> Path:
         ("factor = 25.0", "factor = inf", "x.factor: inf"),
         ("factor = 25.0", "factor = 0", "x.factor: 0"),
         ('a = "ctcp"', 'a = "no-such-series"', "series 'no-such-series' is not one the sweep has"),
-        ("at = [6]", "at = [7]", "at 7 is not one of the x values"),
+        ("at = [2, 3, 6]", "at = [2, 3, 7]", "at 7 is not one of the x values"),
         ("factor = 3.0", "factor = -inf", "claims.1.factor: -inf"),
         ("a = [0]", "a = [" + "9" * 30 + "]", "measures.0.a.0"),
     ],
