@@ -52,15 +52,17 @@
 //!   N, so it is the mean of the other connections' values at that moment. An LFP without samples is skipped
 //!   and leaves N unchanged.
 //! - Slow start: standard (§III does not modify it).
-//! - Linux 2.6.31 (the authors' kernel) counted ACKs, not segments, in
-//!   congestion avoidance; hscc counts segments (RFC 3465, current Linux).
+//! - What `acked` counts is the flow's `ack_counting`: acknowledged segments
+//!   (RFC 3465, current Linux) by default, or ACKs, as Linux 2.6.31 (the
+//!   authors' kernel) counted them in congestion avoidance and as the
+//!   reproductions run it.
 //!
-//! # Known difference from the paper
-//! Fig. 7(a)'s bandwidth stolen comes out well above CTCP's (the `fit-fig7a`
-//! reproduction, `hscc reproduce fit-fig7a`). Measured causes: the
-//! practical rule takes the *maximum* RTT, so α exceeds the theoretical value
-//! (the mean backlog fraction of a Reno window); and at a fair point N ≈ 1,
-//! eq. 2 cannot go below 1 and moves in whole flows, so N averages above 1.
+//! # Where the rule gives more than a fair share
+//! The practical rule takes the *maximum* RTT, so α exceeds the theoretical
+//! value (the mean backlog fraction of a Reno window); and at a fair point
+//! N ≈ 1, eq. 2 cannot go below 1 and moves in whole flows, so N averages
+//! above 1 (the `fit-fig6a` and `fit-fig7a` reproductions' notes give the
+//! numbers).
 //!
 //! # Not implemented
 //! The continuous N update of the later TCP-FIT white paper (third-party
