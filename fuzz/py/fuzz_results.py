@@ -53,7 +53,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -202,11 +201,6 @@ def entry(
     return out
 
 
-def load(path: Path) -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
-    return doc
-
-
 def merge(doc: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
     """`doc` with `entries` in it: each replaces the entry of its campaign and fuzzer in place,
     or is appended in the order given; the others are kept."""
@@ -218,13 +212,9 @@ def merge(doc: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
 def update(path: Path, entries: list[dict[str, Any]]) -> dict[str, Any]:
     """Put `entries` into the results file at `path` (a new file gets TOP), atomically."""
     path = Path(path)
-    doc = load(path) if path.is_file() else {"schema": SCHEMA, **TOP, "entries": []}
+    doc = results.load(path) if path.is_file() else {"schema": SCHEMA, **TOP, "entries": []}
     doc = merge(doc, entries)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(results.dump(doc))
-    os.replace(tmp, path)
+    results.write(path, doc)
     return doc
 
 
@@ -243,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     e = entry(
         args.fuzzer,
-        load(args.summary),
+        results.load(args.summary),
         campaign=args.campaign,
         command=args.command,
         log_text=args.log.read_text(errors="replace") if args.log and args.log.is_file() else "",

@@ -161,7 +161,7 @@ def main() -> None:
         "configurations": rows,
     }
     if not args.no_results:
-        args.results.write_text(results.dump(doc), encoding="utf-8")
+        results.write(args.results, doc)
         print(f"wrote {args.results}")
 
 

@@ -622,12 +622,11 @@ def dummynet_tick(doc: dict, group: str | None) -> str:
     rows = []
     for e in doc["configurations"]:
         m = e["mean"]
-        ratios = [r["ratio"] for r in e["runs"]]
         rows.append(
             [
                 e["name"],
                 e["description"],
-                f"{m['ratio']:.1f} ({min(ratios):.1f}–{max(ratios):.1f})",
+                f"{m['ratio']:.1f} ({_span([r['ratio'] for r in e['runs']], '.1f')})",
                 f"{m['loss_events_short']:.1f}",
                 f"{m['loss_events_long']:.1f}",
                 f"{m['goodput_bps'] / 1e6:.0f}",
@@ -734,11 +733,11 @@ def fuzz_campaign(doc: dict, group: str | None) -> str:
 def fuzz_outcomes(doc: dict, group: str | None) -> str:
     """What became of the Python fuzzer's inputs (the entries that count them)."""
     rows = []
+    fine = {k for _, k in FUZZ_OUTCOMES}
     for e in doc["entries"]:
         o = e.get("outcomes")
         if not o:
             continue
-        fine = {k for _, k in FUZZ_OUTCOMES}
         found = sum(v for k, v in o.items() if k not in fine)
         rows.append(
             [e["campaign"], e["date"], _int(e["inputs"])]

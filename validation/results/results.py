@@ -291,11 +291,18 @@ def update(path: Path, entries: list[dict], command: str, **top) -> dict:
         if all(e.get("source") == last for e in merged)
         else f"per configuration (each entry's `source`); the last run: {last}"
     )
+    write(path, doc)
+    return doc
+
+
+def write(path: Path, doc: dict) -> None:
+    """Write a results file atomically: a reader sees the old file or the new one whole."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(dump(doc))
     os.replace(tmp, path)
-    return doc
 
 
 def run_source(command: str) -> str:
