@@ -13,6 +13,7 @@ from hscc import provenance
 from hscc.reproduce.experiment import PAPERS
 from hscc.reproduce.tables import (
     DESIGN,
+    DESIGN_CHECKS,
     SCORECARD_COLUMNS,
     columns,
     design_checks,
@@ -69,10 +70,7 @@ def report(reps: list[Reproduction]) -> str:
                 f"{escape(t)} ({escape(v)}; <span class='meta'>{escape(d)}</span>)</li>"
                 for n, t, v, d in design
             )
-            parts.append(
-                "<p>hscc's design checks (rules and thresholds the paper does not publish, on "
-                f"hscc's own set-ups; not counted above):</p><ul>{items}</ul>"
-            )
+            parts.append(f"<p>{escape(DESIGN_CHECKS)}</p><ul>{items}</ul>")
     for r in reps:
         parts.append(_experiment(r))
     parts.append("</body></html>")

@@ -11,7 +11,7 @@ from rich.table import Table
 
 if TYPE_CHECKING:
     from hscc.reproduce import Reproduction
-    from hscc.reproduce.experiment import Experiment, Measure
+    from hscc.reproduce.experiment import Experiment, Measure, Variant
 
 from hscc.errors import show
 from hscc.reproduce.compare import FEW_RUNS, VERDICTS
@@ -100,7 +100,14 @@ def markdown(rep: Reproduction) -> str:
         f"{rep.sweep.points['replicate'].n_unique() if rep.sweep.points.height else 0} replicates, "
         f"{rep.sweep.points.height} runs, {rep.wall_time_s:.1f} s.",
         "",
-        *([variant_line(rep), ""] if rep.variant else []),
+        *(
+            [
+                f"Set-up variant {rep.variant.name!r} ({_fields(rep.variant)}): {rep.variant.text}",
+                "",
+            ]
+            if rep.variant
+            else []
+        ),
         "| " + " | ".join(columns(e)) + " |",
         "|" + "---|" * len(COLUMNS),
     ]
@@ -122,24 +129,23 @@ def markdown(rep: Reproduction) -> str:
 
 
 DESIGN = "(hscc design check, not a claim of the paper) "
+DESIGN_CHECKS = (
+    "hscc's design checks (rules and thresholds the papers do not publish, checked on "
+    "hscc's own set-ups; not counted above):"
+)
+
+
+def _fields(v: Variant) -> str:
+    """What a variant sets: "topology.bottleneck.tick = \"1ms\", ..."."""
+    return ", ".join(f"{k} = {show(val)}" for k, val in v.set.items())
 
 
 def variant_lines(e: Experiment) -> list[str]:
     """The experiment's set-up variants, each with the command that runs it."""
     return [
-        f"{v.name} ({', '.join(f'{k} = {show(val)}' for k, val in v.set.items())}; "
-        f"hscc reproduce {e.name} --variant {v.name}): {v.text}"
+        f"{v.name} ({_fields(v)}; hscc reproduce {e.name} --variant {v.name}): {v.text}"
         for v in e.variants
     ]
-
-
-def variant_line(rep: Reproduction) -> str:
-    """Which set-up variant ran, and what it set (empty for the main set-up)."""
-    v = rep.variant
-    if v is None:
-        return ""
-    fields = ", ".join(f"{k} = {show(val)}" for k, val in v.set.items())
-    return f"Set-up variant {v.name!r} ({fields}): {v.text}"
 
 
 def terminal(rep: Reproduction) -> Table:
@@ -280,12 +286,7 @@ def scorecard_markdown(reps: list[Reproduction]) -> str:
         lines += [f"- {name}: {c.text} ({c.detail})" for name, c in missed]
     design = design_checks(reps)
     if design:
-        lines += [
-            "",
-            "hscc's design checks (rules and thresholds the papers do not publish, checked on "
-            "hscc's own set-ups; not counted above):",
-            "",
-        ]
+        lines += ["", DESIGN_CHECKS, ""]
         lines += [
             f"- {name}: {text} ({verdict}; {detail})" for name, text, verdict, detail in design
         ]
