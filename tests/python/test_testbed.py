@@ -283,6 +283,18 @@ def test_a_linux_stack_runs_on_the_testbed_and_an_ns3_one_is_refused_by_its_firs
     assert "flows[0].loss_detection = 'dupack'" in str(e.value)
 
 
+def test_timestamp_offsets_are_the_hosts_sysctl_and_one_value_per_run():
+    from hscc.testbed.network import host_sysctls
+
+    plan = plan_for(scenario())
+    assert plan.random_ts_offset and host_sysctls(plan)["net.ipv4.tcp_timestamps"] == "1"
+    flows = [{"pair": 0, "algorithm": "reno", "random_ts_offset": False}]
+    plan = plan_for(scenario(flows=flows))
+    assert not plan.random_ts_offset and host_sysctls(plan)["net.ipv4.tcp_timestamps"] == "2"
+    with pytest.raises(tb.TestbedError, match=r"flows\[\]\.random_ts_offset: .* the same value"):
+        plan_for(scenario(flows=[*flows, {"pair": 0, "algorithm": "reno"}]))
+
+
 def test_a_receivers_window_opening_is_counted_in_segments_acked_one_by_one():
     from hscc.testbed.run import window_opening
 

@@ -67,6 +67,9 @@ class Config:
     sim_rto: str = ""  # the simulator's flows' rto_estimator ("linux": Linux's, as the kernel side runs); "": the default
     sim_quick_acks: int = 0  # the simulator's flows' quick_acks: segments its receiver ACKs one by one, as the kernel's did
     lift_limits: bool = False  # beyond the testbed's default limits: run with them lifted to this configuration (flagged here)
+    random_ts_offset: bool = (
+        True  # False: timestamps without per-connection offsets on both sides (tcp_timestamps = 2)
+    )
 
 
 CONFIGS = {
@@ -136,6 +139,7 @@ OTHERS = (
     "westwood",
     "fast",
     "ctcp-la",
+    "lp",
 )
 for _a in SEEDS + OTHERS:
     CONFIGS[f"{_a}-1-100M-40ms"] = Config(((_a, 1),), 100, 40, "1bdp", variant="bpf")
@@ -205,6 +209,10 @@ for _name, _cfg in {
     "bbr-1-100M-40ms-bpf": Config((("bbr", 1),), 100, 40, "1bdp", variant="bpf"),
 }.items():
     CONFIGS[_name] = _cfg
+# TCP-LP reads the receiver's timestamp clock: Linux's random per-connection offset leaves its delay
+# arithmetic no indication after the first, none leaves it yielding at every delayed ACK (docs/algorithms.md).
+for _name in ("lp-1-100M-40ms", "lp1-reno1-100M-40ms"):
+    CONFIGS[f"{_name}-no-ts-offset"] = dataclasses.replace(CONFIGS[_name], random_ts_offset=False)
 # The two pairs whose 30-s shares differed most (docs/validation/kernel.md: a 30-s pair is decided in its first second).
 for _a in ("multcp", "veno"):
     CONFIGS[f"{_a}1-reno1-100M-40ms-120s"] = Config(
@@ -256,6 +264,7 @@ def scenario(
                 **({"rto_estimator": rto} if rto and side == "sim" else {}),
                 **({"quick_acks": c.sim_quick_acks} if c.sim_quick_acks and side == "sim" else {}),
                 **({"host_jitter": host_jitter} if host_jitter and side == "sim" else {}),
+                **({} if c.random_ts_offset else {"random_ts_offset": False}),
             }
             for i, (a, n) in enumerate(c.flows)
         ],

@@ -35,6 +35,8 @@ static inline void hscc_user_layout_fill(size_t *out)
 	out[i++] = offsetof(struct tcp_sock, inet_conn.icsk_ack.pending);
 	out[i++] = offsetof(struct tcp_sock, rcv_nxt);
 	out[i++] = offsetof(struct tcp_sock, ecn_flags);
+	out[i++] = offsetof(struct tcp_sock, rx_opt.rcv_tsval);
+	out[i++] = offsetof(struct tcp_sock, rx_opt.rcv_tsecr);
 }
 
 #endif /* HSCC_SHIM_LAYOUT_H */

@@ -134,6 +134,13 @@ struct inet_connection_sock {
 	__u64 icsk_ca_priv[13];
 };
 
+/* Linux struct tcp_options_received: the timestamps of the last ACK, in
+ * ms; rcv_tsecr less the connection's tsoffset, as Linux stores it. */
+struct tcp_options_received {
+	__u32 rcv_tsval;
+	__u32 rcv_tsecr;
+};
+
 /* The fields of Linux struct tcp_sock that TcpCc mirrors, same names. */
 struct tcp_sock {
 	struct inet_connection_sock inet_conn;
@@ -167,6 +174,7 @@ struct tcp_sock {
 	 * dropped (they are the receiving end's, docs/programs.md). */
 	__u32 rcv_nxt;
 	__u8 ecn_flags;
+	struct tcp_options_received rx_opt;
 	/* Not Linux's: hscc-cc's TcpCc::enter_cwr, set by bpf/shim/user.h's tcp_enter_cwr. */
 	__u8 hscc_enter_cwr;
 };

@@ -364,6 +364,7 @@ conformance! {
     sync => "sync",
     bbr => "bbr",
     dctcp => "dctcp",
+    lp => "lp",
 }
 
 /// NV decides once per round from the delivery rate (Linux's

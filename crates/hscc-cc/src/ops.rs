@@ -62,6 +62,8 @@ use crate::params::Params;
 pub const TCP_INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 /// Default kernel tick rate for [`TcpCc::jiffies32`] (Linux `CONFIG_HZ=1000`).
 pub const HZ: u32 = 1000;
+/// Linux `TCP_TS_HZ`: ticks per second of the TCP timestamp clock.
+pub const TCP_TS_HZ: u32 = 1000;
 
 /// `in_ack_event` flag: ACK processed on the slow path (carried SACK blocks or did not advance).
 pub const CA_ACK_SLOWPATH: u32 = 1 << 0;
@@ -246,6 +248,14 @@ pub struct TcpCc {
     /// Whether the connection uses ECN (Linux `ecn_flags & TCP_ECN_OK`): set
     /// by the sender before `init`, fixed for the connection.
     pub ecn_ok: bool,
+    /// TSval of the last ACK (Linux `rx_opt.rcv_tsval`): the receiver's
+    /// timestamp clock when it sent the ACK, ms ([`TCP_TS_HZ`]); 0 on a
+    /// connection without timestamps.
+    pub rcv_tsval: u32,
+    /// TSecr of the last ACK (Linux `rx_opt.rcv_tsecr`, less the connection's
+    /// `tsoffset`): this sender's [`TcpCc::tcp_time_stamp_ms`] when it sent the
+    /// segment echoed; 0 on a connection without timestamps.
+    pub rcv_tsecr: u32,
 }
 
 /// Linux's default `gso_max_size` (`GSO_LEGACY_MAX_SIZE`, 64 KiB), as a veth device has it.
@@ -288,6 +298,8 @@ impl TcpCc {
             hz: HZ,
             enter_cwr: false,
             ecn_ok: false,
+            rcv_tsval: 0,
+            rcv_tsecr: 0,
         }
     }
 
@@ -319,6 +331,13 @@ impl TcpCc {
     #[inline]
     pub fn jiffies32(&self) -> u32 {
         (self.now_us / (1_000_000 / self.hz as u64)) as u32
+    }
+
+    /// Linux `tcp_time_stamp_ms` (`tcp_time_stamp_ts` without microsecond
+    /// timestamps): the timestamp clock, ms, wrapping.
+    #[inline]
+    pub fn tcp_time_stamp_ms(&self) -> u32 {
+        (self.now_us / 1000) as u32
     }
 
     /// Smoothed RTT in µs (unshifted); 0 before the first sample.

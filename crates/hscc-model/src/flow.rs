@@ -202,6 +202,9 @@ pub struct FlowConfig {
     pub rto_estimator: RtoEstimator,
     /// TCP timestamps (RFC 7323): RTT samples from TSecr when segments were retransmitted.
     pub timestamps: bool,
+    /// The receiver's TSval carries a random offset of its own, per connection
+    /// (Linux `tcp_timestamps = 1`); else both ends' timestamp clocks are the run's.
+    pub random_ts_offset: bool,
     /// Delayed ACKs at the receiver.
     pub delayed_ack: bool,
     /// Segments per delayed ACK.
@@ -310,6 +313,7 @@ impl FlowConfig {
             initial_rto: SEC,
             rto_estimator: RtoEstimator::Rfc6298,
             timestamps: true,
+            random_ts_offset: true,
             delayed_ack: true,
             delack_segments: DEFAULT_DELACK_SEGMENTS,
             delack_timeout: DEFAULT_DELACK_TIMEOUT,

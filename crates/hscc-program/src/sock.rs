@@ -78,8 +78,17 @@ pub struct CTcpSock {
     pub rcv_nxt: u32,
     /// `TCP_ECN_OK` when the connection uses ECN.
     pub ecn_flags: u8,
+    pub rx_opt: TcpOptionsReceived,
     /// Not Linux's: `TcpCc::enter_cwr`, set by the shim's `tcp_enter_cwr`.
     pub hscc_enter_cwr: u8,
+}
+
+/// Linux `struct tcp_options_received`: the last ACK's timestamps, ms.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpOptionsReceived {
+    pub rcv_tsval: u32,
+    pub rcv_tsecr: u32,
 }
 
 /// Linux `struct rate_sample` (6.18's layout; `long` is i64).
@@ -212,6 +221,8 @@ impl CTcpSock {
         sk.rcv_nxt = 0;
         sk.inet_conn.icsk_ack.pending = 0;
         sk.ecn_flags = if tp.ecn_ok { TCP_ECN_OK } else { 0 };
+        sk.rx_opt.rcv_tsval = tp.rcv_tsval;
+        sk.rx_opt.rcv_tsecr = tp.rcv_tsecr;
     }
 
     /// Copy back what the kernel lets a program write (snd_cwnd,
@@ -237,7 +248,7 @@ impl CTcpSock {
 pub const TCP_ECN_OK: u8 = 1;
 
 /// Offsets and sizes in the order of bpf/shim/include/hscc_layout.h.
-pub const LAYOUT_LEN: usize = 23;
+pub const LAYOUT_LEN: usize = 25;
 
 /// The layout as this mirror has it, to compare with C's.
 pub fn rust_layout() -> [usize; LAYOUT_LEN] {
@@ -272,5 +283,7 @@ pub fn rust_layout() -> [usize; LAYOUT_LEN] {
             + offset_of!(IcskAck, pending),
         offset_of!(CTcpSock, rcv_nxt),
         offset_of!(CTcpSock, ecn_flags),
+        offset_of!(CTcpSock, rx_opt) + offset_of!(TcpOptionsReceived, rcv_tsval),
+        offset_of!(CTcpSock, rx_opt) + offset_of!(TcpOptionsReceived, rcv_tsecr),
     ]
 }

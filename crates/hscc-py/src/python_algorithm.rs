@@ -99,6 +99,16 @@ impl Sock {
     fn lsndtime(&self) -> u64 {
         self.tp.lsndtime as u64
     }
+    /// The last ACK's TSval: the receiver's clock when it sent it, ms.
+    #[getter]
+    fn rcv_tsval(&self) -> u64 {
+        self.tp.rcv_tsval as u64
+    }
+    /// The last ACK's TSecr: this sender's clock when it sent the segment echoed, ms.
+    #[getter]
+    fn rcv_tsecr(&self) -> u64 {
+        self.tp.rcv_tsecr as u64
+    }
     #[getter]
     fn pacing_rate(&self) -> u64 {
         self.tp.pacing_rate

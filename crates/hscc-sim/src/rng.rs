@@ -30,6 +30,9 @@ pub enum Component {
     /// gain-cycle phase): apart from the sender's stream, so that an algorithm
     /// that draws leaves host timing as it was.
     Algorithm = 6,
+    /// The random offset of a flow's receiver's timestamp clock (Linux's
+    /// `tsoffset`): drawn apart, so that it changes no other draw.
+    Timestamps = 7,
 }
 
 /// SplitMix64 finaliser: a good 64-bit mix for deriving seeds.

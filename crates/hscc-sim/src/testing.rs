@@ -79,7 +79,7 @@ pub fn started<W: Wire + Default>(cfg: &FlowConfig) -> (Sender, W) {
 /// An ACK of flow 0 for everything below segment `seq`, with SACK blocks
 /// `sack` given as [start, end) segment numbers.
 pub fn ack(seq: u64, sack: &[(u64, u64)]) -> Packet {
-    let mut p = Packet::ack(0, seq, 52, 0);
+    let mut p = Packet::ack(0, seq, 52, 0, 0);
     for (i, &(a, b)) in sack.iter().enumerate() {
         p.sack[i] = ((a - seq) as u32, (b - seq) as u32);
     }
@@ -214,11 +214,11 @@ impl ScriptedPath {
                 let (_, p) = self.wire.pop_first().unwrap();
                 if p.kind == Kind::Data {
                     if let RxAction::AckNow = self.r.on_data(&p, t) {
-                        if let Some(a) = self.r.take_prior_ack(0) {
+                        if let Some(a) = self.r.take_prior_ack(0, t) {
                             self.wire.insert((t + OWD, self.order), a);
                             self.order += 1;
                         }
-                        let a = self.r.make_ack(0);
+                        let a = self.r.make_ack(0, t);
                         self.wire.insert((t + OWD, self.order), a);
                         self.order += 1;
                     }

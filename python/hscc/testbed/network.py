@@ -69,10 +69,12 @@ def _most_bytes(plan: Plan) -> int:
 
 
 def host_sysctls(plan: Plan) -> dict[str, str]:
-    """Endpoint settings: no cached metrics between flows, buffers for four times the path's BDP plus its queue."""
+    """Endpoint settings: no cached metrics between flows, buffers for four times the path's BDP
+    plus its queue, and timestamps with or without random per-connection offsets."""
     most = _most_bytes(plan)
     return {
         "net.ipv4.tcp_no_metrics_save": "1",
+        "net.ipv4.tcp_timestamps": "1" if plan.random_ts_offset else "2",
         "net.ipv4.tcp_rmem": f"4096 131072 {most}",
         "net.ipv4.tcp_wmem": f"4096 16384 {most}",
     }

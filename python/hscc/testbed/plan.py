@@ -44,6 +44,7 @@ FLOW_FIELDS = {
     "jitter_unit",
     "rto_estimator",
     "quick_acks",
+    "random_ts_offset",  # the hosts' net.ipv4.tcp_timestamps: 1 (random offsets) or 2 (none)
     "stack",  # its profile's knobs are checked one by one, as the flow has them
 }
 LINK_FIELDS = {"rate", "delay", "buffer", "loss", "loss_point"}
@@ -88,6 +89,7 @@ class Plan:
     bpf: dict[str, tuple[str, ...]] = field(
         default_factory=dict
     )  # algorithm -> parameters to load it with
+    random_ts_offset: bool = True  # net.ipv4.tcp_timestamps = 1, else 2
 
     @property
     def max_rtt(self) -> float:
@@ -169,6 +171,12 @@ def make(scenario: Scenario, engine_config: dict[str, Any], use_bpf: bool = Fals
             )
     for i, f in enumerate(d["flows"]):
         _refuse_changed(f"flows[{i}]", f, flow_default, FLOW_FIELDS)
+    offsets = {f["random_ts_offset"] for f in d["flows"]}
+    if len(offsets) > 1:
+        raise TestbedError(
+            "flows[].random_ts_offset: the testbed sets it for every host (net.ipv4.tcp_timestamps), "
+            "so all flows need the same value"
+        )
 
     links = {link["name"]: link["cfg"] for link in engine_config["topology"]["links"]}
     nodes = engine_config["topology"]["nodes"]
@@ -255,6 +263,7 @@ def make(scenario: Scenario, engine_config: dict[str, Any], use_bpf: bool = Fals
         tuple(one_way(p, "rev") for p in range(npairs)),
         tuple(flows),
         bpf,
+        offsets != {False},
     )
 
 

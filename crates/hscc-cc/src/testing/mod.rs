@@ -44,6 +44,11 @@ pub struct Harness<A: CongestionOps> {
     pub tp: TcpCc,
     /// RTT reported with every ACK, µs.
     pub rtt_us: u32,
+    /// Forward one-way delay, µs: an ACK's TSval is its segment's send time
+    /// plus this (half the RTT when `None`).
+    pub owd_us: Option<u32>,
+    /// Whether ACKs carry timestamps (else `rcv_tsval` and `rcv_tsecr` stay 0).
+    pub timestamps: bool,
     /// End of the current recovery / loss episode (byte sequence).
     high_seq: u32,
     /// The segments in flight, oldest first, as runs (segments,
@@ -61,6 +66,8 @@ impl<A: CongestionOps> Harness<A> {
             cc,
             tp,
             rtt_us: 100_000,
+            owd_us: None,
+            timestamps: true,
             high_seq: 0,
             stamps: VecDeque::new(),
         }
@@ -200,6 +207,7 @@ impl<A: CongestionOps> Harness<A> {
         if ece {
             self.tp.delivered_ce = self.tp.delivered_ce.wrapping_add(n);
         }
+        self.ack_timestamps();
         let flags = if ece { CA_ACK_ECE | CA_ACK_SLOWPATH } else { 0 };
         self.cc.in_ack_event(&mut self.tp, flags);
         self.rtt_sample(self.rtt_us);
@@ -251,8 +259,21 @@ impl<A: CongestionOps> Harness<A> {
         }
     }
 
+    /// The ACK's timestamps: it echoes a segment sent one RTT ago, and the
+    /// receiver sent it [`Harness::owd_us`] after that (clocks in ms).
+    fn ack_timestamps(&mut self) {
+        if !self.timestamps {
+            return;
+        }
+        let sent = self.tp.now_us.saturating_sub(self.rtt_us as u64);
+        let owd = self.owd_us.unwrap_or(self.rtt_us / 2);
+        self.tp.rcv_tsecr = (sent / 1000) as u32;
+        self.tp.rcv_tsval = ((sent + owd as u64) / 1000) as u32;
+    }
+
     /// A duplicate ACK (no new data acknowledged, RTT sample given).
     pub fn dupack(&mut self) {
+        self.ack_timestamps();
         self.cc.in_ack_event(&mut self.tp, CA_ACK_SLOWPATH);
         // Nothing delivered: Linux's prior_delivered stays 0.
         let sample = AckSample {

@@ -242,7 +242,7 @@ impl Capture {
             for d in log {
                 let conn = self.conn(cfg, &d.p);
                 let tcp_seq = conn.filter(|c| !c.udp).map(|c| {
-                    let s = c.segment(&d.p, d.t, 0);
+                    let s = c.segment(&d.p, 0);
                     if d.p.kind == Kind::Data {
                         s.seq
                     } else {
@@ -325,9 +325,9 @@ impl Capture {
                     v.insert((conn, (clock / crate::time::US) as u32))
                 }
             };
-            record(&mut w, s.t, conn.frame(&s.p, s.t, *echo));
+            record(&mut w, s.t, conn.frame(&s.p, *echo));
             if s.p.kind == Kind::Ack {
-                *echo = (s.t / crate::time::US) as u32;
+                *echo = (s.p.ack_sent / crate::time::US) as u32;
             }
         }
         w.into_writer()

@@ -300,9 +300,9 @@ impl Conn {
         }
     }
 
-    /// The segment a TCP packet of this connection is, seen at `t`; `echo` is
-    /// the data sender's TSecr (the last TSval it saw from the receiver).
-    pub fn segment(&self, p: &Packet, t: Time, echo: u32) -> Segment {
+    /// The segment a TCP packet of this connection is; `echo` is the data
+    /// sender's TSecr (the last TSval it saw from the receiver).
+    pub fn segment(&self, p: &Packet, echo: u32) -> Segment {
         let ecn = match p.flags & (ECT | CE) {
             0 => 0,
             f if f & CE != 0 => 3,
@@ -335,8 +335,9 @@ impl Conn {
             if p.flags & ECE != 0 {
                 s.flags |= TCP_ECE;
             }
-            // The receiver's TSval is not modelled: its clock is the capture time.
-            s.ts = self.timestamps.then(|| (ts_clock(t), ts_clock(p.ts)));
+            s.ts = self
+                .timestamps
+                .then(|| (ts_clock(p.ack_sent), ts_clock(p.ts)));
             s.nsack = p.nsack as usize;
             for (k, &(a, b)) in p.sack[..s.nsack].iter().enumerate() {
                 // A D-SACK block's offsets are signed: it may lie below the ACK.
@@ -352,12 +353,12 @@ impl Conn {
         s
     }
 
-    /// Header bytes and total length of `p` seen at `t` (see [`Conn::segment`]).
-    pub fn frame(&self, p: &Packet, t: Time, echo: u32) -> ([u8; MAX_HEADER], usize, u32) {
+    /// Header bytes and total length of `p` (see [`Conn::segment`]).
+    pub fn frame(&self, p: &Packet, echo: u32) -> ([u8; MAX_HEADER], usize, u32) {
         if self.udp {
             return udp(self, p.size.max(UDP_HEADER_BYTES));
         }
-        let s = self.segment(p, t, echo);
+        let s = self.segment(p, echo);
         let (src, dst, sport, dport) = if p.kind == Kind::Data {
             (self.src, self.dst, self.sport, self.dport)
         } else {
@@ -423,7 +424,7 @@ mod tests {
     fn data_segment_bytes_by_hand() {
         let c = conn();
         let p = Packet::data(0, 2, 1448 + HEADER_BYTES, 3 * US, ECT | CWR);
-        let (b, n, total) = c.frame(&p, 3 * US, 77);
+        let (b, n, total) = c.frame(&p, 77);
         assert_eq!((n, total), (52, 1500));
         assert_eq!(&b[..2], &[0x45, 2]); // ECT(0)
         assert_eq!(u16::from_be_bytes([b[2], b[3]]), 1500);
@@ -448,11 +449,11 @@ mod tests {
     #[test]
     fn ack_with_sack_and_dsack_blocks() {
         let c = conn();
-        let mut p = Packet::ack(0, 3, HEADER_BYTES, 9 * US);
+        let mut p = Packet::ack(0, 3, HEADER_BYTES, 9 * US, 10 * US);
         p.sack = [((-2i32) as u32, (-1i32) as u32), (2, 4), (0, 0)];
         p.nsack = 2;
         p.flags = DSACK | ECE;
-        let s = c.segment(&p, 10 * US, 0);
+        let s = c.segment(&p, 0);
         assert_eq!(s.ack, 1001 + 3 * 1448);
         assert_eq!(
             s.sack[0],
@@ -462,7 +463,7 @@ mod tests {
         // Segment 6 ends past the 10 000-byte flow: the edge is its last byte.
         assert_eq!(s.sack[1], (1001 + 5 * 1448, 1001 + 10_000));
         assert_eq!(s.flags, 0x10 | 0x40);
-        let (b, n, total) = c.frame(&p, 10 * US, 0);
+        let (b, n, total) = c.frame(&p, 0);
         assert_eq!((n, total), (20 + 20 + 12 + 4 + 16, 72));
         assert_eq!(
             (b[12], b[13], b[14], b[15]),
@@ -499,7 +500,7 @@ mod tests {
             dport: 5004,
             ..conn()
         };
-        let (b, n, total) = c.frame(&Packet::udp(0, 0, 200, 0), 0, 0);
+        let (b, n, total) = c.frame(&Packet::udp(0, 0, 200, 0), 0);
         assert_eq!((n, total), (28, 200));
         assert_eq!(b[9], 17);
         assert_eq!(u16::from_be_bytes([b[24], b[25]]), 180);

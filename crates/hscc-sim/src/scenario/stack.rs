@@ -107,6 +107,11 @@ const LINUX: &[Setting] = &[
         "net/ipv4/tcp_ipv4.c tcp_sk_init: sysctl_tcp_timestamps = 1",
     ),
     all(
+        "random_ts_offset",
+        "true",
+        "net/ipv4/tcp_ipv4.c tcp_v4_init_ts_off: secure_tcp_ts_off() when sysctl_tcp_timestamps = 1",
+    ),
+    all(
         "mss",
         "1448",
         "1500-byte Ethernet MTU − 40 header bytes − TCPOLEN_TSTAMP_ALIGNED (12; net/ipv4/tcp_output.c tcp_current_mss)",
@@ -288,6 +293,11 @@ const NS3: &[Setting] = &[
         "timestamps",
         "true",
         "tcp-socket-base.cc: Timestamp BooleanValue(true)",
+    ),
+    all(
+        "random_ts_offset",
+        "false",
+        "tcp-option-ts.cc TcpOptionTS::NowToTsValue: Simulator::Now() in ms, no offset",
     ),
     all(
         "mss",

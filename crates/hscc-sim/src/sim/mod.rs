@@ -337,6 +337,9 @@ impl Sim {
             let rng = component_rng(cfg.seed, Component::Sender, i as u64);
             let mut sender = Sender::new_in(i as u32, f, rng, &shared);
             sender.tp.prandom_state = component_seed(cfg.seed, Component::Algorithm, i as u64);
+            if f.random_ts_offset {
+                sender.ts_offset = component_seed(cfg.seed, Component::Timestamps, i as u64) as u32;
+            }
             sender.cc.attach(&shared);
             // The start-up offset never moves the start past the stop or the end of the run.
             let start = f
@@ -848,7 +851,7 @@ impl Sim {
 
     fn send_ack(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
-        if let Some(mut prior) = flow.receiver.take_prior_ack(f) {
+        if let Some(mut prior) = flow.receiver.take_prior_ack(f, self.net.now) {
             prior.gen = flow.gen;
             flow.sender.counters.acks_sent += 1;
             self.net.counters.injected += 1;
@@ -856,7 +859,7 @@ impl Sim {
                 .forward(&prior, 0, self.routes.path(flow.ack_route), self.net.now);
         }
         let flow = &mut self.flows[f as usize];
-        let mut ack = flow.receiver.make_ack(f);
+        let mut ack = flow.receiver.make_ack(f, self.net.now);
         ack.gen = flow.gen;
         flow.sender.counters.acks_sent += 1;
         self.net.counters.injected += 1;

@@ -113,6 +113,9 @@ impl Sim {
         // no start-up offset. Its access delay is drawn from its own stream.
         let mut sender = Sender::new_in(slot, &cfg, rng, &self.shared);
         sender.tp.prandom_state = component_seed(self.cfg.seed, Component::Algorithm, id);
+        if cfg.random_ts_offset {
+            sender.ts_offset = component_seed(self.cfg.seed, Component::Timestamps, id) as u32;
+        }
         sender.cc.attach(&self.shared);
         t.end = sender.total_segs();
         let mut flow = Flow::new(sender, Receiver::new(&cfg), data_route, ack_route, gen, now);

@@ -365,7 +365,7 @@ mod tests {
             COLUMN_BYTES
         );
         // A row while the run goes (docs/traces.md states it).
-        assert_eq!(std::mem::size_of::<HookCall>(), 224);
+        assert_eq!(std::mem::size_of::<HookCall>(), 232);
     }
 
     #[test]

@@ -225,7 +225,7 @@ mod tests {
         assert_eq!(s.data_flags(true), 0, "CWR waits for new data");
         assert_eq!(s.data_flags(false), ECT | CWR);
         assert_eq!(s.data_flags(false), ECT);
-        let mut ack = Packet::ack(0, 1, 52, 0);
+        let mut ack = Packet::ack(0, 1, 52, 0, 0);
         ack.flags = ECE;
         assert!(s.echo(&ack));
         // An algorithm that needs ECN: on, and retransmissions stay ECT (without CWR).

@@ -201,20 +201,20 @@ impl Receiver {
         self.nrecent = n;
     }
 
-    /// The ACK to send ahead of the next one, if any (DCTCP's ACK of the
+    /// The ACK to send at `now` ahead of the next one, if any (DCTCP's ACK of the
     /// segments before a change of CE state, `dctcp_ece_ack_update`).
-    pub fn take_prior_ack(&mut self, flow: u32) -> Option<Packet> {
+    pub fn take_prior_ack(&mut self, flow: u32, now: Time) -> Option<Packet> {
         let (rcv_nxt, ece, ts) = self.prior_ack.take()?;
-        let mut p = Packet::ack(flow, rcv_nxt, self.ack_size, ts);
+        let mut p = Packet::ack(flow, rcv_nxt, self.ack_size, ts, now);
         p.flags = if ece { ECE } else { 0 };
         Some(p)
     }
 
-    /// Build the ACK for `flow`; resets the delayed-ACK state.
-    pub fn make_ack(&mut self, flow: u32) -> Packet {
+    /// Build the ACK for `flow`, sent at `now`; resets the delayed-ACK state.
+    pub fn make_ack(&mut self, flow: u32, now: Time) -> Packet {
         self.pending = 0;
         self.delack.cancel();
-        let mut p = Packet::ack(flow, self.rcv_nxt, self.ack_size, self.echo_ts);
+        let mut p = Packet::ack(flow, self.rcv_nxt, self.ack_size, self.echo_ts, now);
         p.flags = self.ecn.ack_flags();
         let mut n = 0;
         if let Some(d) = self.dup.take() {
@@ -260,7 +260,7 @@ mod tests {
         let mut r = rx(true);
         assert_eq!(r.on_data(&seg(0), 0), RxAction::Delay(40 * crate::time::MS));
         assert_eq!(r.on_data(&seg(1), 5), RxAction::AckNow);
-        let a = r.make_ack(0);
+        let a = r.make_ack(0, 0);
         assert_eq!((a.seq, a.nsack, a.ts), (2, 0, 0)); // echoes the first covered segment
         assert_eq!(r.delivered_bytes, 2 * 1448);
     }
@@ -269,16 +269,16 @@ mod tests {
     fn out_of_order_acks_at_once_with_sack_blocks_newest_first() {
         let mut r = rx(true);
         r.on_data(&seg(0), 0);
-        r.make_ack(0);
+        r.make_ack(0, 0);
         assert_eq!(r.on_data(&seg(2), 1), RxAction::AckNow);
         assert_eq!(r.on_data(&seg(3), 2), RxAction::AckNow);
         assert_eq!(r.on_data(&seg(6), 3), RxAction::AckNow);
-        let a = r.make_ack(0);
+        let a = r.make_ack(0, 0);
         assert_eq!(a.seq, 1);
         assert_eq!(&a.sack[..a.nsack as usize], &[(5, 6), (1, 3)]);
         // Filling the hole delivers through 3 and ACKs at once.
         assert_eq!(r.on_data(&seg(1), 4), RxAction::AckNow);
-        let a = r.make_ack(0);
+        let a = r.make_ack(0, 0);
         assert_eq!((a.seq, a.nsack), (4, 1));
         assert_eq!(a.sack[0], (2, 3));
         assert_eq!(r.out_of_order(), 1);
@@ -290,7 +290,7 @@ mod tests {
         for s in [2, 4, 6, 8] {
             r.on_data(&seg(s), 0);
         }
-        let a = r.make_ack(0);
+        let a = r.make_ack(0, 0);
         assert_eq!(&a.sack[..a.nsack as usize], &[(8, 9), (6, 7), (4, 5)]);
     }
 
@@ -302,10 +302,10 @@ mod tests {
         for s in [0, 1, 3, 5] {
             r.on_data(&seg(s), 0);
         }
-        r.make_ack(0);
+        r.make_ack(0, 0);
         // A duplicate below the cumulative ACK: offset -1 from rcv_nxt = 2.
         assert_eq!(r.on_data(&seg(1), 1), RxAction::AckNow);
-        let a = r.make_ack(0);
+        let a = r.make_ack(0, 0);
         assert_eq!(a.flags & DSACK, DSACK);
         assert_eq!(
             &a.sack[..a.nsack as usize],
@@ -313,11 +313,11 @@ mod tests {
         );
         // Not repeated on the next ACK.
         r.on_data(&seg(7), 2);
-        let a = r.make_ack(0);
+        let a = r.make_ack(0, 0);
         assert_eq!((a.flags & DSACK, a.nsack), (0, 3));
         // A duplicate of out-of-order data: the block above rcv_nxt.
         r.on_data(&seg(5), 3);
-        let a = r.make_ack(0);
+        let a = r.make_ack(0, 0);
         assert_eq!((a.flags & DSACK, a.sack[0]), (DSACK, (3, 4)));
     }
 
@@ -328,7 +328,7 @@ mod tests {
         let mut r = Receiver::new(&c);
         r.on_data(&seg(0), 0);
         r.on_data(&seg(0), 0);
-        let a = r.make_ack(0);
+        let a = r.make_ack(0, 0);
         assert_eq!((a.flags & DSACK, a.nsack), (0, 0));
     }
 
@@ -340,21 +340,21 @@ mod tests {
         let delay = |t: Time| RxAction::Delay(t + 40 * crate::time::MS);
         // Segments 0 and 2 (out of order, SACK on) take two of the four.
         assert_eq!(r.on_data(&seg(0), 0), RxAction::AckNow);
-        r.make_ack(0);
+        r.make_ack(0, 0);
         assert_eq!(r.on_data(&seg(2), 1), RxAction::AckNow);
-        r.make_ack(0);
+        r.make_ack(0, 0);
         // A duplicate takes none.
         assert_eq!(r.on_data(&seg(2), 2), RxAction::AckNow);
-        r.make_ack(0);
+        r.make_ack(0, 0);
         // Segment 1 fills the hole (at once anyway) and takes the third, 3 the fourth.
         assert_eq!(r.on_data(&seg(1), 3), RxAction::AckNow);
-        r.make_ack(0);
+        r.make_ack(0, 0);
         assert_eq!(r.on_data(&seg(3), 4), RxAction::AckNow);
-        r.make_ack(0);
+        r.make_ack(0, 0);
         // Open: every second segment, as without.
         assert_eq!(r.on_data(&seg(4), 5), delay(5));
         assert_eq!(r.on_data(&seg(5), 6), RxAction::AckNow);
-        assert_eq!(r.make_ack(0).seq, 6);
+        assert_eq!(r.make_ack(0, 0).seq, 6);
     }
 
     #[test]
@@ -363,13 +363,13 @@ mod tests {
         (c.quick_acks, c.sack) = (1, false);
         let mut r = Receiver::new(&c);
         assert_eq!(r.on_data(&seg(1), 0), RxAction::AckNow); // out of order: at once, takes none
-        r.make_ack(0);
+        r.make_ack(0, 0);
         assert_eq!(r.on_data(&seg(3), 1), RxAction::AckNow);
-        r.make_ack(0);
+        r.make_ack(0, 0);
         assert_eq!(r.on_data(&seg(0), 2), RxAction::AckNow); // fills a hole, takes the one
-        r.make_ack(0);
+        r.make_ack(0, 0);
         r.on_data(&seg(2), 3); // fills the other
-        r.make_ack(0);
+        r.make_ack(0, 0);
         assert_eq!(
             r.on_data(&seg(4), 4),
             RxAction::Delay(4 + 40 * crate::time::MS)
@@ -388,7 +388,7 @@ mod tests {
             let flags = ECT | if m == 1 { CE } else { 0 };
             let p = Packet::data(0, s as u64, 1500, 0, flags);
             if r.on_data(&p, s as Time) == RxAction::AckNow {
-                for a in r.take_prior_ack(0).into_iter().chain([r.make_ack(0)]) {
+                for a in r.take_prior_ack(0, 0).into_iter().chain([r.make_ack(0, 0)]) {
                     acks.push((a.seq, a.flags & ECE != 0));
                 }
             }
@@ -441,7 +441,7 @@ mod tests {
         let mut r = rx(true);
         r.on_data(&seg(0), 0);
         r.on_data(&seg(1), 0);
-        r.make_ack(0);
+        r.make_ack(0, 0);
         assert_eq!(r.on_data(&seg(0), 1), RxAction::AckNow);
     }
 }

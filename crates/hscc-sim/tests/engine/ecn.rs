@@ -21,7 +21,7 @@ fn sender(ecn: bool, recovery: Recovery) -> (Sender, Capture) {
 }
 
 fn ack(seq: u64, ece: bool) -> Packet {
-    let mut a = Packet::ack(0, seq, 52, 0);
+    let mut a = Packet::ack(0, seq, 52, 0, 0);
     a.flags = if ece { ECE } else { 0 };
     a
 }

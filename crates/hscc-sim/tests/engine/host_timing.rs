@@ -139,7 +139,7 @@ proptest! {
         for &(n, gap) in &script {
             w.now += gap * US + 1;
             let ack = (s.snd_una() + n).min(s.snd_nxt());
-            s.on_ack(&Packet::ack(0, ack, 52, 0), &mut w);
+            s.on_ack(&Packet::ack(0, ack, 52, 0, 0), &mut w);
         }
         let mut last = 0;
         for (&(now, at), seq) in w.times.iter().zip(w.sent.iter().map(|p| p.seq)) {
@@ -268,9 +268,9 @@ fn a_send_jitter_delays_each_send_once_and_segments_asked_for_meanwhile_join_it(
         // drew 0): all their segments leave at the first's instant.
         w.now = 10 * MS;
         let first = w.times.len();
-        s.on_ack(&Packet::ack(0, 1, 52, 0), &mut w);
+        s.on_ack(&Packet::ack(0, 1, 52, 0, 0), &mut w);
         w.now += 1;
-        s.on_ack(&Packet::ack(0, 2, 52, 0), &mut w);
+        s.on_ack(&Packet::ack(0, 2, 52, 0, 0), &mut w);
         let at = w.times[first].1;
         assert!(w.times.len() > first + 2, "seed {seed}: both ACKs sent");
         if at > 10 * MS {
@@ -283,7 +283,7 @@ fn a_send_jitter_delays_each_send_once_and_segments_asked_for_meanwhile_join_it(
         // Much later, a new send: a new draw.
         w.now = 20 * MS;
         let before = w.times.len();
-        s.on_ack(&Packet::ack(0, 3, 52, 0), &mut w);
+        s.on_ack(&Packet::ack(0, 3, 52, 0, 0), &mut w);
         assert!(w.times[before..]
             .iter()
             .all(|&(_, a)| (20 * MS..=20 * MS + 8 * US).contains(&a)));

@@ -24,7 +24,7 @@ fn cwnd_per_round(edit: impl FnOnce(&mut FlowConfig), rounds: usize) -> Vec<u32>
         let mut una = s.snd_una();
         while una < end {
             una = (una + 2).min(end);
-            s.on_ack(&Packet::ack(0, una, 52, 0), &mut w);
+            s.on_ack(&Packet::ack(0, una, 52, 0, 0), &mut w);
         }
         out.push(s.tp.snd_cwnd);
     }
@@ -167,21 +167,21 @@ fn delayed_ack_every_n_segments_and_at_once_for_holes() {
     assert_eq!(r.on_data(&seg(0), 0), timer(0));
     assert_eq!(r.on_data(&seg(1), 1), timer(1)); // the timer armed at segment 0 stays (the simulator arms it once)
     assert_eq!(r.on_data(&seg(2), 2), RxAction::AckNow);
-    let a = r.make_ack(0);
+    let a = r.make_ack(0, 0);
     assert_eq!((a.seq, a.ts), (3, 1)); // TSecr: the first segment it covers (RFC 7323 §4.3)
     assert_eq!(r.on_data(&seg(3), 3), timer(3));
     // Out of order: at once, with the SACK block, whatever the count.
     assert_eq!(r.on_data(&seg(5), 4), RxAction::AckNow);
-    let a = r.make_ack(0);
+    let a = r.make_ack(0, 0);
     assert_eq!((a.seq, a.nsack, a.sack[0]), (4, 1, (1, 2)));
     // Filling the hole: at once; the count starts again after it.
     assert_eq!(r.on_data(&seg(4), 5), RxAction::AckNow);
-    assert_eq!(r.make_ack(0).seq, 6);
+    assert_eq!(r.make_ack(0, 0).seq, 6);
     assert_eq!(r.on_data(&seg(6), 6), timer(6));
     assert_eq!(r.on_data(&seg(7), 7), timer(7));
     assert_eq!(r.on_data(&seg(8), 8), RxAction::AckNow);
     // A duplicate: at once.
-    r.make_ack(0);
+    r.make_ack(0, 0);
     assert_eq!(r.on_data(&seg(2), 9), RxAction::AckNow);
 }
 

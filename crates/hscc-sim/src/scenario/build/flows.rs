@@ -132,6 +132,7 @@ impl ScenarioSpec {
         c.quick_acks = f.quick_acks;
         c.pacing = f.pacing;
         c.timestamps = f.timestamps;
+        c.random_ts_offset = f.random_ts_offset;
         c.host_jitter = seconds(&at("host_jitter"), f.host_jitter)?;
         c.jitter_unit = f.jitter_unit;
         c.start_jitter = seconds(&at("start_jitter"), f.start_jitter)?;

@@ -94,7 +94,7 @@ use crate::stats::FlowCounters;
 use crate::tcp::cc_log::{CcLog, LoggedCc};
 use crate::tcp::ecn::EcnSender;
 use crate::tcp::rtt::RttEstimator;
-use crate::time::{Time, US};
+use crate::time::{Time, MS, US};
 use rand::Rng as _;
 
 mod loss;
@@ -169,6 +169,8 @@ pub struct Sender {
     frto_on: bool,
     /// Timestamps on (RFC 7323): TSval sent, TSecr used for RTT samples and undo.
     timestamps: bool,
+    /// The receiver's timestamp offset, ms (Linux's `tsoffset`; 0 without a random offset).
+    pub ts_offset: u32,
     /// Linux's default pacing when the algorithm sets no rate (`tcp_update_pacing_rate`).
     pacing: bool,
     /// Initial window, segments; also the floor of the restart after idle.
@@ -363,6 +365,7 @@ impl Sender {
             max_reordering: cfg.max_reordering.max(cfg.reordering),
             reord_seen: 0,
             timestamps: cfg.timestamps,
+            ts_offset: 0,
             pacing: cfg.pacing,
             init_cwnd: cfg.init_cwnd,
             rwnd_segs: cfg.rwnd.map_or(u64::MAX, |w| (w / cfg.mss as u64).max(1)),
@@ -521,6 +524,12 @@ impl Sender {
     pub fn on_ack(&mut self, p: &Packet, w: &mut impl Wire) {
         w.ack_taken(p);
         let now = w.now();
+        if self.timestamps {
+            // Linux parses the timestamp option before tcp_ack; TSecr comes
+            // back less this end's own offset.
+            self.tp.rcv_tsval = ((p.ack_sent / MS) as u32).wrapping_add(self.ts_offset);
+            self.tp.rcv_tsecr = (p.ts / MS) as u32;
+        }
         if !self.active() || p.seq > self.snd_nxt || p.seq < self.snd_una {
             return; // stale or impossible
         }
