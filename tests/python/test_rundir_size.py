@@ -1,7 +1,7 @@
 """A run directory stays proportionate to what happened: summary.json leaves out the links
 no packet reached (counting them), manifest.json holds the scenario but not the engine's
 configuration, every reader finds an idle link in links.parquet, and run directories written
-before still load."""
+before still load, and the memory estimate counts the files."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 import hscc
-from hscc import report
+from hscc import limits, report
 from hscc.plot import capacities
 from hscc.rundir import check_target
+from hscc.scenario import Scenario
 from hscc.sweeps.metrics import row
 from hscc.sweeps.store import RunStore
 
@@ -107,3 +108,34 @@ def test_a_run_directory_written_before_still_loads(idle, tmp_path):
     assert capacities(old) == capacities(idle)
     check_target(run_dir, overwrite=True)  # still hscc's: replaced when asked
     assert idle.write(run_dir, overwrite=True) == run_dir
+
+
+def _dumbbell(pairs: int) -> dict:
+    return {
+        "name": "wide",
+        "duration": "0.5s",
+        "seed": 1,
+        "output": {"traces": []},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "10Mbps", "delay": "5ms"},
+            "pairs": [{"rtt": "20ms"}] * pairs,
+        },
+        "flows": [{"pair": 0, "algorithm": "reno"}],
+    }
+
+
+def test_the_estimate_counts_the_files_of_a_wide_topology():
+    # 3000 host pairs (12 002 link directions with the bottleneck), one flow: summary.json has the 6 links
+    # the flow crosses, links.parquet all of them, manifest.json every pair.
+    sc = Scenario.parse(_dumbbell(3000))
+    parts = json.loads(sc.resolved().estimate())["memory"]
+    files = hscc.run(sc).files()
+    assert json.loads(files["summary.json"])["idle_links"] == 12_002 - 6
+    assert len(files["summary.json"]) < 20_000
+    written = sum(len(b) for b in files.values())
+    assert written <= parts["results"] <= 20 * written, (written, parts["results"])
+    # The files grow with the topology, and so does their part of the estimate.
+    wider = json.loads(Scenario.parse(_dumbbell(6000)).resolved().estimate())["memory"]
+    assert 1.8 < wider["results"] / parts["results"] < 2.2
+    assert limits.estimate(sc.resolved()).memory_bytes > parts["results"]
