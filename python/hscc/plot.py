@@ -6,6 +6,7 @@ transfers. Drawn with matplotlib's Agg renderer (no display)."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from hscc.units_table import axis_label, metric, scale
 
 _PER_FLOW_LEGEND = 10  # above this many flows, one legend entry per [[flows]] entry
 _CARRYING = 0.1  # a monitored link this busy (or with changes) gets its capacity drawn
-_PS_PER_S = 1e12  # the engine's times (engine_config) are integer picoseconds
+_PS_PER_S = 1e12  # the engine's times (its configuration's) are integer picoseconds
 _CAPACITY_STYLES: tuple[Any, ...] = ("--", (0, (1, 1.5)), (0, (6, 1, 1, 1)))
 _WEB_COLOURS = ("#6a3d9a", "#33a02c", "#b15928", "#8c564b")
 _QUEUE_COLOURS = ("black", "#7f7f7f", "#8c564b", "#6a3d9a", "#b15928")
@@ -419,10 +420,10 @@ def _styles(flows: pl.DataFrame) -> list[tuple[str, Any, str]]:
 
 def capacities(result: Result) -> dict[str, list[tuple[float, float]]]:
     """Each monitored link that carried data: its rate from t = 0 and after each change, as
-    (time in s, bit/s) steps. Read from the run directory's record of what the engine ran
-    (manifest.json's `engine_config`: the links' rates and the changes, in picoseconds), or,
-    for a run without one, the links table's rate throughout."""
-    config = result.manifest.get("engine_config")
+    (time in s, bit/s) steps. Read from the engine's configuration of the run (the links'
+    rates and the changes, in picoseconds: `_engine_config`), or, for a run without one,
+    the links table's rate throughout."""
+    config = _engine_config(result)
     links: list[Any] = []
     changes: list[Any] = []
     if isinstance(config, dict):
@@ -457,6 +458,23 @@ def capacities(result: Result) -> dict[str, list[tuple[float, float]]]:
                 schedule.append((at, r))
         out[name] = schedule
     return out
+
+
+def _engine_config(result: Result) -> Any:
+    """What the engine ran: manifest.json's `engine_config` where it has one (formats 1
+    and 2), else the resolve of its scenario when that has [[changes]] (without changes the
+    links table's rates are the whole story, and a large topology takes seconds to resolve);
+    None when there is nothing to read or the scenario no longer resolves (a program file
+    moved away)."""
+    if "engine_config" in result.manifest:
+        return result.manifest["engine_config"]
+    scenario = result.manifest.get("scenario")
+    if not isinstance(scenario, dict) or not scenario.get("changes"):
+        return None
+    try:
+        return json.loads(result.scenario.resolved().config())
+    except ValueError:  # ScenarioError among them
+        return None
 
 
 def _number(x: Any) -> float | None:

@@ -37,7 +37,9 @@ def summary(result: Result) -> Group:
     """Per flow: algorithm, RTT, goodput, share, retransmissions; per bottleneck:
     utilization, drops, mean and p99 queuing delay; Jain's index. From summary.json's rows
     (the tables' rows, without polars: a run's table costs no DataFrame); the web sources'
-    response-time bins are only in web.parquet."""
+    response-time bins, and the links no packet reached, are only in the Parquet tables."""
+    from hscc.results import monitored_links
+
     s = result.summary
     kernel = result.manifest.get("kernel_run")
     how = f"on Linux {kernel['kernel']}" if kernel else "simulated"
@@ -87,7 +89,7 @@ def summary(result: Result) -> Group:
         "mean qdelay",
         "p99 qdelay",
     )
-    for link in (row for row in s["links"] if row["monitored"]):  # Result.bottlenecks
+    for link in monitored_links(s, lambda: result.links):  # Result.bottlenecks
         links.add_row(
             link["name"],
             format_rate(link["rate_bps"]),

@@ -2,10 +2,11 @@
 
 A run directory has:
 
-- ``manifest.json``: the scenario as run, the engine configuration it resolved
-  to (buffers in packets, times in picoseconds), hscc and engine versions, the
-  git revision if any, seed, start time and wall time;
-- ``summary.json``: run totals, every flow and every link (the rows below);
+- ``manifest.json``: the scenario as run (every default filled in; it resolves
+  to the engine's configuration), hscc and engine versions, the git revision if
+  any, seed, start time and wall time;
+- ``summary.json``: run totals, every flow and every link a packet reached (the
+  rows below), and ``idle_links``, the number of links it leaves out;
 - ``flows.parquet``, ``links.parquet``: one row per TCP flow / per link;
 - ``udp.parquet``: one row per UDP flow; ``web.parquet``: response times;
 - ``timeseries.parquet``, ``queues.parquet``: the sampled traces;
@@ -25,6 +26,7 @@ import functools
 import io
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
@@ -125,7 +127,8 @@ def columns_markdown() -> str:
         "Generated from the tables hscc writes (`crates/hscc-py/src/run_columns.rs`, the drops table in",
         "`python/hscc/results.py`) by `hscc fields --run-directory`; do not edit by hand. Every table is",
         "a Parquet file of the run directory (`NAME.parquet`); summary.json has the rows of `flows` and",
-        "`links`. Times are in seconds, rates in bit/s, sizes in bytes, as each meaning says.",
+        "those of `links` that a packet reached (`idle_links` counts the others, which only",
+        "links.parquet has). Times are in seconds, rates in bit/s, sizes in bytes, as each meaning says.",
         "",
     ]
     for table, row, columns in tables:
@@ -410,6 +413,19 @@ class Result:
         result._summary_json = summary
         result._drop_rows = (drops, labels) if drops else None  # a frame when first read
         return result
+
+
+def monitored_links(
+    summary: dict[str, Any], links: Callable[[], pl.DataFrame]
+) -> list[dict[str, Any]]:
+    """The monitored links' rows, in engine order: summary.json's, or the links table's
+    (``links()``) when summary.json left idle links out, since an idle monitored link is
+    only there (both hold the same numbers for a link they both have)."""
+    if not summary.get("idle_links"):
+        return [row for row in summary["links"] if row["monitored"]]
+    import polars as pl
+
+    return links().filter(pl.col("monitored")).to_dicts()
 
 
 def load(run_dir: str | Path) -> Result:

@@ -2,7 +2,11 @@
 
 A run directory is recognised by its ``manifest.json``: a JSON object with
 ``"kind": "hscc.run"`` and a known ``format`` (format 1, written before the
-marker existed, by its own set of keys). hscc replaces a run directory only
+marker existed, by its own set of keys). Formats 1 and 2 also hold the
+engine's configuration (``engine_config``); format 3 leaves it out, as the
+scenario resolves to it, and its summary.json leaves out the links no packet
+reached (``idle_links`` counts them; links.parquet has every row). hscc reads
+all three and writes format 3. hscc replaces a run directory only
 when asked to (``overwrite``) and only if everything in it is a file hscc
 writes there; it never deletes or replaces anything else.
 """
@@ -19,7 +23,8 @@ from typing import Any
 from hscc.atomic import NotWritable, atomic_dir
 
 KIND = "hscc.run"
-FORMAT = 2
+FORMAT = 3
+_READ_FORMATS = (2, FORMAT)  # with the marker
 FRAMES = ("flows", "links", "udp", "web", "timeseries", "queues")
 FILES = ("manifest.json", "summary.json", *(f"{n}.parquet" for n in FRAMES))
 PLOTS = (
@@ -72,7 +77,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any] | None:
     manifest = json_manifest(run_dir)
     if manifest is None:
         return None
-    if manifest.get("kind") == KIND and manifest.get("format") == FORMAT:
+    if manifest.get("kind") == KIND and manifest.get("format") in _READ_FORMATS:
         return manifest
     if manifest.get("format") == 1 and _FORMAT_1_KEYS <= manifest.keys():
         return manifest

@@ -78,7 +78,6 @@ class Run:
     def finish(self, progress: Progress | None = None) -> Result:
         """Simulate to the end and return the Result (RunError if the engine fails)."""
         sc, sim = self.scenario, self.sim
-        config = json.loads(sc.resolved().config())
         traces = sc.output.traces
         try:
             _advance(sim, progress)
@@ -106,8 +105,7 @@ class Run:
             **provenance.environment(),
             "scenario_file": sc.source,
             "scenario": json.loads(sc.resolved().scenario),  # a copy, cheaper than deepcopy
-            "engine_config": config,
-        }
+        }  # not the engine's configuration: the scenario resolves to it (`plot.capacities`)
         labels = (
             sim.flow_labels() if cc_log or drops else []
         )  # the flows' labels, for the per-ACK log and the drops table

@@ -90,7 +90,7 @@ def test_a_previous_run_is_replaced_only_with_overwrite(one_flow, tmp_path):
 def test_the_manifest_marks_the_directory_as_hscc_s(one_flow, tmp_path):
     hscc.run(one_flow).write(tmp_path / "run")
     m = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert (m["kind"], m["format"]) == ("hscc.run", 2)
+    assert (m["kind"], m["format"]) == ("hscc.run", 3)
     # A manifest.json of another shape, or not JSON, or a list, is not a marker.
     for text in ('{"format": 2}', '{"kind": "hscc.run", "format": 99}', "[1, 2]", "not json"):
         (tmp_path / "run" / "manifest.json").write_text(text)

@@ -79,7 +79,7 @@ def test_sync_tcp_flows_detect_congestion_signals_together():
     assert r.summary["signal_sync"] == {"events": events, "seen_by_all": seen}
     from hscc.sweeps.metrics import row
 
-    assert row(r.summary, r.web)["signal_sync"] == seen / events
+    assert row(r.summary, lambda: r.web, lambda: r.links)["signal_sync"] == seen / events
     # Chosen by hand, the same flows give the same; a flow the run does not have is refused by name.
     assert r.signal_synchronization(flows=[0, 1, 2]) == (events, seen)
     with pytest.raises(ValueError, match="flows: 7 is not a flow of this run"):

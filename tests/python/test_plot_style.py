@@ -4,6 +4,8 @@ drawn series in the legend, metric labels and units from one table."""
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pytest
 from matplotlib.figure import Figure
@@ -159,6 +161,8 @@ def test_capacity_from_a_damaged_record(mixed_run):
     from hscc.plot import capacities
 
     r = hscc.load(mixed_run)
+    # The record a format-2 run directory holds (manifest.json's `engine_config`).
+    r.manifest["engine_config"] = json.loads(r.scenario.resolved().config())
     r.manifest["engine_config"]["changes"] = [
         {"at": "20s", "link": 0, "rate_bps": 1},
         {"at": 1e12, "link": "0", "rate_bps": 1},

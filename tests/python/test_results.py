@@ -45,7 +45,10 @@ def test_manifest_and_summary_say_what_was_run(result, tmp_path):
     assert m["seed"] == 7 and m["wall_time_s"] > 0 and m["events"] > 0
     assert m["scenario"]["name"] == "one-flow" and m["scenario"]["duration"] == 10.0
     assert m["scenario_file"].endswith("one-flow.toml")
-    assert m["engine_config"]["topology"]["links"][0]["cfg"]["buffer"] == {
+    # The engine's configuration is not copied: the scenario resolves to it.
+    assert "engine_config" not in m
+    config = json.loads(hscc.load(run_dir).scenario.resolved().config())
+    assert config["topology"]["links"][0]["cfg"]["buffer"] == {
         "packets": 17
     }  # 10 Mbit/s × 21.3 ms / 1500 B
     assert m["git"] is None or len(m["git"]["commit"]) == 40
@@ -53,6 +56,7 @@ def test_manifest_and_summary_say_what_was_run(result, tmp_path):
     assert s["flows"][0]["goodput_bps"] == result.flows["goodput_bps"][0]
     assert s["jain_index"] == pytest.approx(1.0)
     assert [link["name"] for link in s["links"]][:2] == ["bottleneck:fwd", "bottleneck:rev"]
+    assert s["idle_links"] == 0  # every link of one pair carries its flow
 
 
 def test_an_interrupted_write_leaves_nothing_half_written(result, tmp_path, monkeypatch):
@@ -285,7 +289,9 @@ def test_the_engines_files_are_the_tables_and_summary_python_would_write(example
     assert summary["flows"] == [
         {k: v for k, v in row.items() if k != "signals_s"} for row in r.flows.iter_rows(named=True)
     ]
-    assert summary["links"] == list(r.links.iter_rows(named=True))
+    links = list(r.links.iter_rows(named=True))
+    reached = [row for row in links if row["tx_packets"] + row["drops"] > 0]
+    assert summary["links"] == reached and summary["idle_links"] == len(links) - len(reached)
     assert summary["udp"] == list(r.udp.iter_rows(named=True))
     assert summary["web"] == [
         {

@@ -3,6 +3,7 @@
 //! that name the field, the value and what is allowed.
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 
 use serde::Serialize;
 
@@ -98,8 +99,10 @@ impl SimConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.check_caps()?;
         let n = self.topology.nodes.len() as u32;
+        let mut at = String::new(); // "links[i]", rewritten in place for each link
         for (i, l) in self.topology.links.iter().enumerate() {
-            let at = format!("links[{i}]");
+            at.clear();
+            write!(at, "links[{i}]").expect("a String takes any text");
             l.cfg.validate(&at)?;
             check(
                 l.from < n && l.to < n && l.from != l.to,

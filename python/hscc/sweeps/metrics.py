@@ -32,7 +32,7 @@ from typing import Any
 import polars as pl
 
 from hscc import _core
-from hscc.results import FLOWS
+from hscc.results import FLOWS, monitored_links
 
 # Metrics measured on the machine, not computed by the simulation: they differ between two
 # runs of the same scenario and seed.
@@ -68,9 +68,13 @@ def headline(names: list[str]) -> list[str]:
     return [m for m in names if _HEADLINE.match(m)]
 
 
-def row(s: dict[str, Any], web: Callable[[], pl.DataFrame]) -> dict[str, Any]:
-    """The metrics of a run, flat, from its summary (``Result.summary``, summary.json)
-    and its web response times (``web()`` gives ``Result.web``; read only when it has web sources)."""
+def row(
+    s: dict[str, Any], web: Callable[[], pl.DataFrame], links: Callable[[], pl.DataFrame]
+) -> dict[str, Any]:
+    """The metrics of a run, flat, from its summary (``Result.summary``, summary.json),
+    its web response times (``web()`` gives ``Result.web``; read only when it has web
+    sources) and its links table (``links()`` gives ``Result.links``; read only when
+    summary.json left idle links out, which may be monitored ones)."""
     out: dict[str, Any] = {
         "jain_index": s["jain_index"],
         "total_goodput_bps": s["total_goodput_bps"],
@@ -95,9 +99,8 @@ def row(s: dict[str, Any], web: Callable[[], pl.DataFrame]) -> dict[str, Any]:
     if len(flows) <= PER_FLOW_LIMIT:
         for f in flows:
             out.update({f"flow {f['flow']}.{k}": f[k] for k in _FLOW_NUMBERS if k in f})
-    for link in s["links"]:
-        if link["monitored"]:
-            out.update({f"{link['name']}.{k}": link[k] for k in _LINK})
+    for link in monitored_links(s, links):
+        out.update({f"{link['name']}.{k}": link[k] for k in _LINK})
     directions: dict[str, int] = {}  # a VoIP call's UDP flows seen so far, less one (0: fwd)
     for u in s["udp"]:
         source = u["source"]

@@ -58,14 +58,15 @@ class RunStore:
 
     def metrics(self, key: str) -> dict[str, Any]:
         """A stored run's metrics row, from its summary.json (and web.parquet when it has
-        web sources) rather than all its files: a cached run costs well under a millisecond."""
+        web sources, links.parquet when summary.json left idle links out) rather than all
+        its files: a cached run costs well under a millisecond."""
         d = self.path(key)
         try:
             summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
             web = pl.read_parquet(d / "web.parquet") if summary["web"] else pl.DataFrame(schema=WEB)
+            return row(summary, lambda: web, lambda: pl.read_parquet(d / "links.parquet"))
         except (OSError, ValueError, KeyError, pl.exceptions.PolarsError) as e:
             raise RunDirError(f"{d}: unreadable stored run: {e}") from None
-        return row(summary, lambda: web)
 
 
 def _any(target: Path) -> None:

@@ -28,7 +28,11 @@ def run_job(
         result = run(Scenario(scenario), max_memory=max_memory, max_events=max_events)
     except (ScenarioError, RunError) as e:
         return "failed", str(e), None
-    return "ok", result.files() if files else None, metrics.row(result.summary, lambda: result.web)
+    return (
+        "ok",
+        result.files() if files else None,
+        metrics.row(result.summary, lambda: result.web, lambda: result.links),
+    )
 
 
 def run_jobs(

@@ -33,8 +33,13 @@
 //!   offered load exceeds the bottleneck the excess accumulates for the whole
 //!   run; plus the response-time histograms of the size bins the distribution
 //!   reaches;
-//! - **traces** and **results** (`outputs.rs`): samples × series, preallocated
-//!   exactly; the summaries and their JSON (traces at ≈ 14 characters a value);
+//! - **traces** (`outputs.rs`): samples × series, preallocated exactly, and
+//!   their values in the files (≈ 14 bytes a value, charged to **results**);
+//! - **results** (`files.rs`): the run directory's files as they are written
+//!   and read back, several copies of each: summary.json's rows of the flows and
+//!   of the links that carry traffic, the links table's row of every link, and
+//!   the scenario (manifest.json's copy, its Python form, the resolved
+//!   configuration the simulation was built from);
 //! - **queue** (`outputs.rs`): event-queue entries (links, three timers a flow,
 //!   sources);
 //! - **cc_log** (`flows.rs`): the per-ACK congestion-control log of the traced
@@ -64,6 +69,7 @@
 //! point, so the order is part of the result.
 
 mod captures;
+mod files;
 mod flows;
 mod limits;
 mod links;
@@ -132,7 +138,7 @@ pub struct MemoryParts {
     pub traces: u64,
     /// The event queue, bytes.
     pub queue: u64,
-    /// Run summaries and their JSON, bytes.
+    /// The run directory's files while written and read back, and the scenario besides the engine, bytes.
     pub results: u64,
     /// The per-ACK congestion-control log, bytes.
     pub cc_log: u64,
@@ -196,7 +202,7 @@ pub(crate) fn estimate(cfg: &SimConfig, o: &Origins) -> Estimate {
     let transfers = web::charge_transfers(cfg, &traffic, &mut tally);
     let monitored = topology::charge(cfg, o, &traffic.routes, &mut tally);
     outputs::charge_traces(cfg, monitored, &mut tally);
-    outputs::charge_results(cfg, o, &mut tally);
+    files::charge(cfg, o, &load, &mut tally);
     outputs::charge_event_queue(cfg, o, transfers, &mut tally);
     let captured = captures::charge(cfg, o, &traffic, &load, &mut tally);
     total(tally, cc_log_rows, o, captured)

@@ -1,11 +1,11 @@
 //! What the run keeps besides the network's state: the sampled traces and
-//! their samples, the summaries and their JSON, and the event queue.
+//! their samples, and the event queue (the summaries' files are `files.rs`).
 
 use crate::config::SimConfig;
 use crate::time::secs;
 
 use super::origins::{f, Origins};
-use super::sizes::{GROW, JSON_PER_FLOW, JSON_PER_VALUE, QUEUE_ENTRY};
+use super::sizes::{GROW, JSON_PER_VALUE, QUEUE_ENTRY};
 use super::Tally;
 
 /// Charge the traces (preallocated: samples × series) with their JSON, the
@@ -27,14 +27,6 @@ pub(super) fn charge_traces(cfg: &SimConfig, monitored: f64, tally: &mut Tally) 
         tally.blame.ev(&who, samples);
     }
     tally.evs.samples += cfg.changes.len() as u64;
-}
-
-/// Charge the flows' summaries in JSON.
-pub(super) fn charge_results(cfg: &SimConfig, o: &Origins, tally: &mut Tally) {
-    tally.mem.results += (cfg.flows.len() as f64 * JSON_PER_FLOW) as u64;
-    if let Some(who) = o.flow_count.first() {
-        tally.blame.mem(who, cfg.flows.len() as f64 * JSON_PER_FLOW);
-    }
 }
 
 /// Charge the event queue: links, three timers a flow or web transfer in

@@ -23,10 +23,18 @@ pub(super) const WEB_HISTOGRAM: f64 = 35.0 * 1024.0 * 8.0;
 pub(super) const QUEUE_ENTRY: f64 = 32.0;
 /// JSON characters (bytes) per trace value.
 pub(super) const JSON_PER_VALUE: f64 = 14.0;
-/// JSON characters (bytes) per flow summary.
-pub(super) const JSON_PER_FLOW: f64 = 700.0;
-/// JSON characters (bytes) per link summary.
-pub(super) const JSON_PER_LINK: f64 = 600.0;
+/// summary.json's row of a flow, indented, bytes.
+pub(super) const SUMMARY_PER_FLOW: f64 = 800.0;
+/// summary.json's row of a link, indented, bytes.
+pub(super) const SUMMARY_PER_LINK: f64 = 650.0;
+/// A JSON file's text in memory at the end of a run, over its size (a ratio): the
+/// rows as columns, the compact and the indented text, Python's copy, and the
+/// objects Python reads back (measured: 110 MB for 16 MB of summary.json).
+pub(super) const JSON_IN_MEMORY: f64 = 7.0;
+/// A row of the links table while it is written (its columns, names and Parquet bytes), bytes.
+pub(super) const TABLE_PER_LINK: f64 = 150.0;
+/// The scenario's JSON per link direction (a dumbbell's host pair is four), bytes.
+pub(super) const SCENARIO_PER_LINK: f64 = 40.0;
 /// JSON characters (bytes) of a drop-log row.
 pub(super) const JSON_PER_DROP: f64 = 200.0;
 /// Allocations every run makes whatever its size (names, small vectors), bytes.

@@ -1,5 +1,6 @@
 //! The network itself: nodes, links with their configuration, state and
-//! summaries, the delay histograms of monitored links, and the routes.
+//! summaries, the delay histograms of monitored links, and the routes (the
+//! summaries' files are `files.rs`).
 
 use std::collections::HashMap;
 use std::mem::size_of;
@@ -9,7 +10,7 @@ use crate::link::Link;
 use crate::results::LinkResult;
 
 use super::origins::Origins;
-use super::sizes::{DELAY_HISTOGRAM, GROW, JSON_PER_LINK};
+use super::sizes::{DELAY_HISTOGRAM, GROW};
 use super::Tally;
 
 /// Charge the topology and the `routes` the traffic asked for; the monitored links, a count.
@@ -28,7 +29,6 @@ pub(super) fn charge(
             .map(|l| {
                 (size_of::<LinkSpec>() + size_of::<Link>() + size_of::<LinkResult>()) as f64
                     + 2.0 * l.name.len() as f64
-                    + JSON_PER_LINK
             })
             .sum::<f64>()
         + monitored * DELAY_HISTOGRAM
