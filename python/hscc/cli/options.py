@@ -4,6 +4,7 @@ sweep)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,9 +19,14 @@ EXIT_CODES = "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrup
 
 
 @contextmanager
-def exit_codes(what: str, out_dir: Path, bad_input: tuple[type[Exception], ...]) -> Iterator[None]:
-    """The exit codes of a command that fills `out_dir` with runs: 2 for `bad_input`, 130 on
-    Ctrl-C (the finished runs kept: the same command resumes), 1 when `what` itself failed."""
+def command_exit_codes(
+    what: str,
+    bad_input: tuple[type[Exception], ...],
+    failed: tuple[type[Exception], ...],
+    interrupted: str,
+) -> Iterator[None]:
+    """Every command's exit codes: 2 for `bad_input`, 130 on Ctrl-C (saying `interrupted`:
+    what was kept), 1 when `what` itself failed (`failed`). `bad_input` is tried first."""
     try:
         yield
     except typer.Exit:
@@ -28,12 +34,22 @@ def exit_codes(what: str, out_dir: Path, bad_input: tuple[type[Exception], ...])
     except bad_input as e:
         raise _fail(BAD_INPUT, str(e)) from None
     except KeyboardInterrupt:
-        raise _fail(
-            INTERRUPTED,
-            f"interrupted; finished runs are kept in {out_dir} (run the same command to resume)",
-        ) from None
-    except (OSError, RuntimeError) as e:
+        raise _fail(INTERRUPTED, interrupted) from None
+    except failed as e:
         raise _fail(FAILED, f"{what} failed: {e}") from None
+
+
+def exit_codes(
+    what: str, out_dir: Path, bad_input: tuple[type[Exception], ...]
+) -> contextlib.AbstractContextManager[None]:
+    """The exit codes of a command that fills `out_dir` with runs: on Ctrl-C the finished
+    runs are kept, and the same command resumes."""
+    return command_exit_codes(
+        what,
+        bad_input,
+        (OSError, RuntimeError),
+        f"interrupted; finished runs are kept in {out_dir} (run the same command to resume)",
+    )
 
 
 # A command that writes one run directory (hscc run, hscc testbed run).

@@ -15,8 +15,15 @@ from typing import Annotated, Any
 import typer
 
 from hscc import console
-from hscc.cli.options import MaxEvents, MaxMemory, OverwriteRun, QuietRun, parse_limits
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, plain, print_whole
+from hscc.cli.options import (
+    MaxEvents,
+    MaxMemory,
+    OverwriteRun,
+    QuietRun,
+    command_exit_codes,
+    parse_limits,
+)
+from hscc.console import BAD_INPUT, plain, print_whole
 from hscc.console import fail as _fail
 from hscc.errors import RunError, ScenarioError
 from hscc.rundir import RunDirError, staging
@@ -50,7 +57,9 @@ def run(
     if seed is not None and not 0 <= seed < 2**64:
         raise _fail(BAD_INPUT, f"--seed: {seed} is not allowed (0 to 2^64 - 1)")
     memory, events = parse_limits(max_memory, max_events)
-    try:
+    with command_exit_codes(
+        "run", (ScenarioError, RunDirError), (RunError, OSError), "interrupted; no results written"
+    ):
         sc = Scenario.from_toml(scenario, seed)
         target = out_dir or _fresh(Path("runs") / f"{sc.name}-{datetime.now():%Y%m%d-%H%M%S}")
         with staging(
@@ -65,14 +74,6 @@ def run(
             with _progress(quiet, sc.duration) as progress:
                 result = ready.finish(progress)
             result.write_files(tmp)
-    except ScenarioError as e:
-        raise _fail(BAD_INPUT, str(e)) from None
-    except RunDirError as e:
-        raise _fail(BAD_INPUT, str(e)) from None
-    except KeyboardInterrupt:
-        raise _fail(INTERRUPTED, "interrupted; no results written") from None
-    except (RunError, OSError) as e:
-        raise _fail(FAILED, f"run failed: {e}") from None
     if quiet:
         plain(str(target))
         return

@@ -12,8 +12,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from hscc.cli.options import OverwriteRun, QuietRun
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, Group, err, out
+from hscc.cli.options import OverwriteRun, QuietRun, command_exit_codes
+from hscc.console import BAD_INPUT, FAILED, Group, err, out
 from hscc.console import fail as _fail
 from hscc.errors import ScenarioError
 from hscc.kernel.programs import KernelError
@@ -63,7 +63,12 @@ def run_(
     from hscc.scenario import Scenario
     from hscc.testbed import TestbedError, run
 
-    try:
+    with command_exit_codes(
+        "kernel run",
+        (ScenarioError, TestbedError, RunDirError),
+        (KernelError, OSError),
+        "interrupted; the namespaces, processes and registrations of this run are removed, nothing written",
+    ):
         sc = Scenario.from_toml(scenario)
         with Progress(
             TextColumn("[progress.description]{task.description}"),
@@ -76,15 +81,6 @@ def run_(
             task = progress.add_task("kernel run", total=sc.duration)
             run(sc, out_dir, overwrite, bpf, lambda t: progress.update(task, completed=t))
         result = load(out_dir)
-    except (ScenarioError, TestbedError, RunDirError) as e:
-        raise _fail(BAD_INPUT, str(e)) from None
-    except KeyboardInterrupt:
-        raise _fail(
-            INTERRUPTED,
-            "interrupted; the namespaces, processes and registrations of this run are removed, nothing written",
-        ) from None
-    except (KernelError, OSError) as e:
-        raise _fail(FAILED, f"kernel run failed: {e}") from None
     if quiet:
         out.print(str(out_dir), soft_wrap=True)
         return
