@@ -38,7 +38,8 @@
 //! - `init()` once, when the connection starts.
 //! - Retransmission timeout (`tcp_enter_loss`): unless already in Loss,
 //!   `prior_cwnd ← cwnd`, `snd_ssthresh ← ssthresh()`, `cwnd_event(Loss)`;
-//!   then `snd_cwnd ← packets_in_flight + 1` (= 1) and `set_state(Loss)`.
+//!   then `snd_cwnd ← packets_in_flight + 1` (= 1) and `set_state(Loss)`, at
+//!   every timeout, in Loss already or not (`tcp_set_ca_state` unguarded).
 //! - An algorithm's `cong_avoid` that sets [`TcpCc::enter_cwr`] (Linux's
 //!   `tcp_enter_cwr`, which CDG calls there): when the hook returns the sender
 //!   clears it and, from Open or Disorder, reduces as for an ECN echo

@@ -289,3 +289,25 @@ fn unknown_or_missing_flows_are_refused_by_label() {
     .unwrap();
     assert_eq!(spec.flow_labels(), ["ctcp 0", "x #0", "x #1"]);
 }
+
+#[test]
+fn every_timeout_calls_set_state_loss_as_linuxs_tcp_enter_loss() {
+    // Every packet lost: timeouts back to back, the later ones in Loss already.
+    // Linux's tcp_enter_loss sets the state unguarded, so the algorithm's
+    // set_state(Loss) runs at each (BBR restarts its round there).
+    let r = run(
+        r#"{"duration": 8, "seed": 1, "topology": {"kind": "dumbbell",
+            "bottleneck": {"rate": 1e7, "delay": 0.001, "loss": 1.0, "buffer": {"packets": 100}},
+            "pairs": [{"rate": 1e9, "delay": 0.009}]},
+            "flows": [{"pair": 0, "algorithm": "reno"}],
+            "output": {"cc_log": {"flows": ["reno 0"]}}}"#,
+    );
+    let to_loss = r.cc_log[0]
+        .calls
+        .iter()
+        .filter(|c| c.hook == Hook::SetState(CaState::Loss))
+        .count() as u64;
+    let timeouts = r.flows[0].counters.timeouts;
+    assert!(timeouts >= 3, "{timeouts} timeouts");
+    assert_eq!(to_loss, timeouts);
+}

@@ -228,7 +228,10 @@ impl Sender {
         self.high_seq = self.snd_nxt;
         self.tlp_high_seq = None;
         self.ecn.queue_cwr(); // Linux tcp_enter_loss: tcp_ecn_queue_cwr
-        self.set_state(CaState::Loss);
+                              // Unguarded, as tcp_enter_loss's tcp_set_ca_state: the algorithm's
+                              // set_state(Loss) runs at every timeout, in Loss already or not.
+        self.cc.set_state(&mut self.tp, CaState::Loss);
+        self.tp.ca_state = CaState::Loss;
         // F-RTO (RFC 5682 §3.1 step 1) unless a recovery was under way, but for
         // repeated timeouts of the same segment (§3.2).
         self.frto = self.frto_on && (prior_state < CaState::Recovery || self.rto_retransmits > 0);
