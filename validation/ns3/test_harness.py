@@ -229,3 +229,26 @@ def test_ns3_builds_red_at_k_and_dctcp_receivers(tmp_path: Path) -> None:
         "device_limit": "1p",
         "receiver": "ns3::TcpDctcp",
     }, got
+
+
+def test_bbr_trace_reports_the_cwnd_at_each_exit_from_recovery() -> None:
+    import trace_bbr
+
+    s = 1_000_000_000
+    events = [  # (ns, kind 0 cwnd / 1 ssthresh / 2 state, value)
+        (1 * s, 1, 336.0),
+        (1 * s, 0, 660.0),
+        (2 * s, 2, 3.0),  # CA_RECOVERY
+        (2 * s, 0, 500.0),
+        (3 * s, 0, 520.0),
+        (4 * s, 0, 660.0),  # RestoreCwnd (CA_EVENT_COMPLETE_CWR)
+        (4 * s, 2, 0.0),  # CA_OPEN
+        (4 * s, 0, 336.0),  # cwnd = ssthresh
+        (4 * s, 0, 337.0),  # CongControl
+        (5 * s, 0, 400.0),
+    ]
+    lines = trace_bbr.exits(events)
+    assert len(lines) == 1
+    assert "end of recovery" in lines[0] and "cwnd at its start   660" in lines[0]
+    assert "before the exit   660" in lines[0] and "336 -> 337" in lines[0]
+    assert lines[0].endswith("ssthresh 336")
