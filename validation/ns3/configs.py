@@ -111,7 +111,7 @@ ALGOS = {
                 "lt_loss_thresh": 256,
             }
         },
-        note="ns-3 3.44 TcpBbr: v1; no long-term bandwidth sampling; ACK-aggregation allowance at most 2 segments; quantization budget 3 segments (Linux: 3 TSO goals); min RTT from the smoothed RTT",
+        note="ns-3 3.44 TcpBbr: v1; no long-term bandwidth sampling; ACK-aggregation allowance at most 2 segments; quantization budget 3 segments (Linux: 3 TSO goals); RTT samples in whole milliseconds (timestamps)",
     ),
     # TcpDctcp: g 1/16 (DctcpShiftG 0.0625), alpha 1 at the start (DctcpAlphaOnInit), Linux Reno
     # growth; hscc's dctcp defaults are these. ECN on both ends, as TcpDctcp::Init sets it.
@@ -348,7 +348,10 @@ CONFIGS: dict[str, Config] = {c.name: c for c in _configs()}
 # 10 Mbit/s, 0.3-0.6 s at 100 Mbit/s and, at 1 Gbit/s with RTT 10 ms, 3-8 s for NewReno and
 # CUBIC but 70-150 s for HighSpeed, Scalable and Vegas (8 s of each took 579, 1221 and
 # 1091 CPU-seconds on 2026-11-25), plus 20 s to 3 minutes to import its bindings per run; hscc under
-# 0.3 s for any of these runs. The suite takes 3 hours or more on the shared 2-core machine.
+# 0.3 s for any of these runs. BBR at 100 Mbit/s costs ns-3 about 1 s per simulated second alone
+# but about 9 s with 4 flows, whose losses keep its SACK scoreboard busy; DCTCP at 1 Gbit/s and
+# RTT 1 ms 5-7 s (the CPU column of docs/validation/ns3.md). The suite takes 3 hours or more on
+# the shared 2-core machine.
 
 # A tiny configuration for the harness's own test: one flow, no loss, fills the link.
 TINY = Config(
