@@ -134,6 +134,18 @@ def test_the_ns3_harness_takes_ns3s_settings_from_the_profile():
             "cwnd",
             {"alpha": 2.0, "beta": 4.0, "gamma": 1.0, "paper_diff": 1.0, "smoothed_rtt": 1.0},
         ),
+        # TcpBbr's: no long-term sampling, no ACK-aggregation allowance to speak of, HighGain 2.89.
+        "bbr": (
+            "segments",
+            "cwnd",
+            {
+                "high_gain": 740.0,
+                "drain_gain": 89.0,
+                "extra_acked_gain": 0.0,
+                "lt_loss_thresh": 256.0,
+            },
+        ),
+        "dctcp": ("segments", "cwnd", {}),
     }
     for c in configs.CONFIGS.values():
         scenario = configs.hscc_scenario(c)
@@ -148,3 +160,6 @@ def test_the_ns3_harness_takes_ns3s_settings_from_the_profile():
             )
             assert (f["mss"], f["init_cwnd"], f["recovery"]) == (configs.SEGMENT, 10, c.recovery)
             assert (f["loss_detection"], f["host_jitter"], f["timestamps"]) == ("dupack", 0, True)
+            assert f["ecn"] is (
+                spec.algo == "dctcp"
+            )  # TcpDctcp::Init turns ECN on; no other class does

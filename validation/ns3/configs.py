@@ -57,6 +57,9 @@ class Algo:
     hscc_knobs: dict = field(default_factory=dict)
     ns3_attributes: dict = field(default_factory=dict)
     note: str = ""
+    # The receiver's socket runs the class too: TcpDctcp's Init turns ECN on and its
+    # CwndEvent gives the receiver DCTCP's CE echo; a TcpNewReno receiver would refuse ECN.
+    ns3_receiver: bool = False
 
 
 ALGOS = {
@@ -91,6 +94,34 @@ ALGOS = {
         "vegas",
         note="ns-3: diff = cwnd - cwnd*baseRTT/RTT, RTT samples = m_srtt on every ACK; on loss max(min(ssthresh, cwnd - 1), 2)",
     ),
+    # ns-3's TcpBbr is BBR v1 without Linux's long-term (policer) sampling: lt_loss_thresh 256
+    # makes an interval lossy only when it lost as much as it delivered, which never happens here.
+    # Its ACK-aggregation estimate restarts its epoch after 4096 bytes (m_ackEpochAckedResetThresh,
+    # Linux: 2^20 packets) and truncates the epoch's length to whole seconds, so it allows at most
+    # 2 segments: hscc's allowance is off (extra_acked_gain 0). HighGain 2.89 and its inverse for
+    # DRAIN, to the nearest 1/256 (Linux: 739 and 88).
+    "bbr": Algo(
+        "ns3::TcpBbr",
+        "bbr",
+        {
+            "params": {
+                "high_gain": 740,
+                "drain_gain": 89,
+                "extra_acked_gain": 0,
+                "lt_loss_thresh": 256,
+            }
+        },
+        note="ns-3 3.44 TcpBbr: v1; no long-term bandwidth sampling; ACK-aggregation allowance at most 2 segments; quantization budget 3 segments (Linux: 3 TSO goals); RTT samples in whole milliseconds (timestamps)",
+    ),
+    # TcpDctcp: g 1/16 (DctcpShiftG 0.0625), alpha 1 at the start (DctcpAlphaOnInit), Linux Reno
+    # growth; hscc's dctcp defaults are these. ECN on both ends, as TcpDctcp::Init sets it.
+    "dctcp": Algo(
+        "ns3::TcpDctcp",
+        "dctcp",
+        {"ecn": True},
+        note="ns-3 TcpDctcp: alpha as a double, g = 1/16, ssthresh = (1 - alpha/2) cwnd also on loss (Linux 6.12: cwnd/2 on loss)",
+        ns3_receiver=True,
+    ),
 }
 
 
@@ -116,6 +147,13 @@ class Config:
     quick_duration: float
     seed: int = 1
     recovery: str = "prr"  # or "classic": cwnd = ssthresh at once (ns-3 TcpClassicRecovery; with SACK, RFC 6675)
+    # CE-mark at K packets waiting: ns-3 RED with MinTh = MaxTh = step_k (see ns3_json); None: DropTail.
+    step_k: int | None = None
+    # Sample the bottleneck's backlog every this many seconds in both tools (mean over the second
+    # half); None: not sampled (the configurations that predate the measure keep their inputs).
+    queue_sample: float | None = None
+    # The table of docs/validation/ns3.md the configuration's results go to.
+    group: str = "prr"
 
     def __post_init__(self) -> None:
         last = max(f.start for f in self.flows)
@@ -126,6 +164,8 @@ class Config:
                 )
         if self.recovery not in ("prr", "classic"):
             raise ValueError(f"{self.name}: recovery {self.recovery!r}, want 'prr' or 'classic'")
+        if self.step_k is not None and not 1 < self.step_k < self.buffer_pkts - 1:
+            raise ValueError(f"{self.name}: step_k {self.step_k} not in (1, buffer - 1)")
 
     def base_rtt(self) -> float:
         f = self.flows[0]
@@ -239,6 +279,66 @@ def _configs() -> list[Config]:
             **g,
         )
     )
+    # BBR: 100 Mbit/s, RTT 40 ms (a BDP of 333 packets), delayed ACKs every 2 segments (ns-3's
+    # and Linux's default, and tcp-bbr-example's), buffers of 1 BDP and 0.25 BDP. Long enough
+    # for PROBE_RTT (every 10 s) to recur in the second half.
+    b = dict(rate_bps=100e6, delay=0.01, loss=0.0, delack=2, queue_sample=0.01, group="bbr")
+    bdp100 = _bdp(100e6, 0.04)
+    out.append(
+        Config(
+            name="bbr-1x100M",
+            description="1 bbr, 100 Mbit/s, RTT 40 ms, buffer 1 BDP",
+            buffer_pkts=bdp100,
+            flows=_same(["bbr"], [0.0], 0.009, 0.001),
+            duration=20.0,
+            quick_duration=8.0,
+            **b,
+        )
+    )
+    for suffix, buf, what in (("", bdp100, "1 BDP"), ("-b0.25", round(bdp100 / 4), "0.25 BDP")):
+        out.append(
+            Config(
+                name=f"bbr-4x100M{suffix}",
+                description=f"4 bbr, 100 Mbit/s, RTT 40 ms, buffer {what}",
+                buffer_pkts=buf,
+                flows=_same(["bbr"] * 4, [0.0, 1.0, 2.0, 3.0], 0.009, 0.001),
+                duration=40.0,
+                quick_duration=8.0,
+                **b,
+            )
+        )
+    out.append(
+        Config(
+            name="mix-bbr-cubic-100M",
+            description="1 cubic + 1 bbr, 100 Mbit/s, RTT 40 ms, buffer 1 BDP",
+            buffer_pkts=bdp100,
+            flows=_same(["cubic", "bbr"], [0.0, 1.0], 0.009, 0.001),
+            duration=40.0,
+            quick_duration=8.0,
+            **b,
+        )
+    )
+    # DCTCP: 1 Gbit/s, RTT 1 ms (a BDP of 83 packets), CE marks at K = 20 (the DCTCP paper's K
+    # at 1 Gbit/s, above its C·RTT/7 = 12), a 500-packet buffer, delayed ACKs every 2 segments
+    # (ns-3's dctcp-example). Flows start 50 ms apart.
+    for n in (2, 10):
+        out.append(
+            Config(
+                name=f"dctcp-{n}x1G",
+                description=f"{n} dctcp, 1 Gbit/s, RTT 1 ms, step marking at K = 20, buffer 500",
+                rate_bps=1e9,
+                delay=0.00025,
+                buffer_pkts=500,
+                loss=0.0,
+                delack=2,
+                flows=_same(["dctcp"] * n, [round(0.05 * i, 2) for i in range(n)], 0.0002, 0.00005),
+                duration=4.0,
+                quick_duration=1.0,
+                step_k=20,
+                queue_sample=0.002,
+                group="dctcp",
+            )
+        )
     return out
 
 
@@ -248,7 +348,10 @@ CONFIGS: dict[str, Config] = {c.name: c for c in _configs()}
 # 10 Mbit/s, 0.3-0.6 s at 100 Mbit/s and, at 1 Gbit/s with RTT 10 ms, 3-8 s for NewReno and
 # CUBIC but 70-150 s for HighSpeed, Scalable and Vegas (8 s of each took 579, 1221 and
 # 1091 CPU-seconds on 2026-11-25), plus 20 s to 3 minutes to import its bindings per run; hscc under
-# 0.3 s for any of these runs. The suite takes 3 hours or more on the shared 2-core machine.
+# 0.3 s for any of these runs. BBR at 100 Mbit/s costs ns-3 about 1 s per simulated second alone
+# but about 9 s with 4 flows, whose losses keep its SACK scoreboard busy; DCTCP at 1 Gbit/s and
+# RTT 1 ms 5-7 s (the CPU column of docs/validation/ns3.md). The suite takes 3 hours or more on
+# the shared 2-core machine.
 
 # A tiny configuration for the harness's own test: one flow, no loss, fills the link.
 TINY = Config(
@@ -266,7 +369,8 @@ TINY = Config(
 
 
 def ns3_json(c: Config) -> dict:
-    """The configuration for ns3_dumbbell.py."""
+    """The configuration for ns3_dumbbell.py. Keys a configuration does not use are left out, so
+    that the inputs of the configurations without them stay as they were (--ns3-from)."""
     return {
         "name": c.name,
         "duration": c.duration,
@@ -276,7 +380,9 @@ def ns3_json(c: Config) -> dict:
             "delay_s": c.delay,
             "buffer_pkts": c.buffer_pkts,
             "loss": c.loss,
+            **({} if c.step_k is None else {"step_k": c.step_k}),
         },
+        **({} if c.queue_sample is None else {"queue_sample_s": c.queue_sample}),
         "access": {"rate_bps": ACCESS_RATE, "buffer_pkts": ACCESS_BUFFER},
         "tcp": {
             "segment_size": SEGMENT,
@@ -296,10 +402,19 @@ def ns3_json(c: Config) -> dict:
                 "start_s": f.start,
                 "send_delay_s": f.send_delay,
                 "recv_delay_s": f.recv_delay,
+                **({"receiver_type": ALGOS[f.algo].ns3_type} if ALGOS[f.algo].ns3_receiver else {}),
             }
             for f in c.flows
         ],
     }
+
+
+def step_k_hscc(c: Config) -> int | None:
+    """hscc's k_packets for ns-3's RED at MinTh = MaxTh = step_k. ns3_dumbbell.py gives the
+    bottleneck device a 1-packet queue under the RED queue disc: while RED holds packets the device
+    queue holds one more, so RED's count ≥ K is K + 1 packets waiting behind the one on the wire,
+    which is what hscc's step queue counts."""
+    return None if c.step_k is None else c.step_k + 1
 
 
 def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
@@ -314,6 +429,10 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
         "framing": PPP,
     }
     forward = dict(bottleneck, loss=c.loss, loss_point="after_queue") if c.loss > 0 else bottleneck
+    if c.step_k is not None:  # the data's direction only, as ns-3's RED is on L's device
+        forward = dict(forward, queue={"kind": "step", "k_packets": step_k_hscc(c)})
+    if c.queue_sample is not None:
+        sample_interval = c.queue_sample
     links = [{"a": "L", "b": "R", "fwd": forward, "rev": bottleneck, "monitor": True}]
     for i, f in enumerate(c.flows):
         access = {"rate": ACCESS_RATE, "buffer": f"{ACCESS_BUFFER}pkts", "framing": PPP}
@@ -325,7 +444,10 @@ def hscc_scenario(c: Config, sample_interval: float = 0.1) -> dict:
         "duration": c.duration,
         "seed": c.seed,
         "stack": "ns3",
-        "output": {"sample_interval": sample_interval, "traces": ["flows"]},
+        "output": {
+            "sample_interval": sample_interval,
+            "traces": ["flows"] if c.queue_sample is None else ["flows", "queues"],
+        },
         "topology": {
             "kind": "graph",
             "nodes": ["L", "R"]

@@ -40,21 +40,35 @@ def metrics(result: hscc.Result) -> dict:
                 "rx_bytes_half": int(row["delivered_bytes"] - round(second)),
                 "recoveries": int(row["recoveries"]),
                 "timeouts": int(row["timeouts"]),
+                "ecn_reductions": int(row["ecn_reductions"]),
             }
         )
     links = {r["name"]: r for r in result.links.iter_rows(named=True)}
     bottleneck = links["L-R:fwd"]
     random = sum(r["drops_random"] for r in links.values())
-    return {
+    out = {
         "tool": "hscc",
         "version": hscc.__version__,
         "duration_s": duration,
         "flows": flows,
-        "bottleneck_queue_drops": int(bottleneck["drops_queue"]),
+        # A step queue drops only when its buffer is full: every drop there is a queue drop.
+        "bottleneck_queue_drops": int(bottleneck["drops_queue"] + bottleneck["drops_aqm"]),
         "bottleneck_random_drops": int(random),
         "bottleneck_tx_packets": int(bottleneck["tx_packets"]),
+        "bottleneck_marks": int(bottleneck["marks"]),
         "wall_s": {"run": result.manifest["wall_time_s"]},
     }
+    if "queues" in result.scenario.output.traces:
+        # The backlog at each sample of the second half, as ns3_dumbbell.py samples it.
+        q = result.queues.filter(result.queues["name"] == "L-R:fwd")
+        samples = [
+            n
+            for t, n in zip(q["time_s"].to_list(), q["queue_pkts"].to_list(), strict=True)
+            if t > half + dt / 2
+        ]
+        out["queue_mean_second_half"] = sum(samples) / len(samples)
+        out["queue_samples"] = len(samples)
+    return out
 
 
 def main(argv: list[str]) -> int:

@@ -13,6 +13,10 @@ CONFIG.json is the "ns3" part of a configuration made by configs.py:
      "flows": [{"type": "ns3::TcpNewReno", "attributes": {}, "start_s": 0.0,
                 "send_delay_s": 0.009, "recv_delay_s": 0.001}]}
 
+Optional: "bottleneck": {"step_k": K} marks at K (below); "queue_sample_s": DT samples the
+bottleneck's backlog every DT over the second half; a flow's "receiver_type" is the
+congestion control of its receiver's sockets (TcpDctcp: ECN and DCTCP's CE echo there).
+
 The network, one sender node S_i and one receiver node D_i per flow:
 
     S_i --access(send_delay)-- L ==bottleneck== R --access(recv_delay)-- D_i
@@ -28,14 +32,20 @@ devices (hscc's reverse bottleneck has the forward one's buffer),
 packet it serializes out of that queue, so N packets wait while one is on the
 wire, as in hscc (its limit counts the waiting packets too).
 
+With "step_k", L's bottleneck device (the data's direction) gets a RedQueueDisc as the DCTCP
+example's, with MinTh = MaxTh = K, QW 1 (the instantaneous queue), Gentle off, UseEcn on and
+UseHardDrop off: an ECT packet arriving when K or more packets are in the queue disc is CE-marked
+(RED's forced mark), a packet arriving at a full one is dropped. The device's own queue is then
+1 packet, so that the queue is RED's: RED holds buffer_pkts - 1 and the device 1.
+
 Random loss: a RateErrorModel (ERROR_UNIT_PACKET) on R's bottleneck device,
 i.e. on packets that have crossed the bottleneck queue and link (data only:
 ACKs enter the bottleneck at R and are received at L).
 
 Per flow the output has the bytes the PacketSink received at half time and at
-the end (GetTotalRx), the fast recoveries and timeouts (CongState trace:
-transitions into CA_RECOVERY and into CA_LOSS), and the run has the
-bottleneck's queue drops and error-model drops and the wall time.
+the end (GetTotalRx), the fast recoveries, timeouts and ECN reductions (CongState trace:
+transitions into CA_RECOVERY, CA_LOSS and CA_CWR), and the run has the
+bottleneck's queue drops, CE marks and error-model drops and the wall time.
 """
 
 from __future__ import annotations
@@ -57,11 +67,23 @@ def _cpp_helpers(ns) -> None:
     #include <iostream>
     namespace hsccv {
     using namespace ns3;
-    std::vector<uint64_t> recoveries, timeouts;
+    std::vector<uint64_t> recoveries, timeouts, cwrs;
     uint64_t rx_drops = 0, tc_drops = 0;
     void OnCongState(uint32_t flow, TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to) {
         if (to == TcpSocketState::CA_RECOVERY && from != TcpSocketState::CA_RECOVERY) recoveries[flow]++;
         if (to == TcpSocketState::CA_LOSS && from != TcpSocketState::CA_LOSS) timeouts[flow]++;
+        if (to == TcpSocketState::CA_CWR && from != TcpSocketState::CA_CWR) cwrs[flow]++;
+    }
+    // The bottleneck's backlog (its queue disc's, if any, and its device queue's: not the
+    // packet on the wire) every `every` seconds.
+    uint64_t queue_sum = 0, queue_n = 0;
+    void SampleQueue(Ptr<Queue<Packet>> dev, Ptr<QueueDisc> qd, double every) {
+        queue_sum += dev->GetNPackets() + (qd ? qd->GetNPackets() : 0);
+        queue_n++;
+        Simulator::Schedule(Seconds(every), &SampleQueue, dev, qd, every);
+    }
+    void StartQueueSamples(Ptr<Queue<Packet>> dev, Ptr<QueueDisc> qd, double at, double every) {
+        Simulator::Schedule(Seconds(at), &SampleQueue, dev, qd, every);
     }
     void OnRxDrop(Ptr<const Packet>) { rx_drops++; }
     void OnTcDrop(Ptr<const Packet>) { tc_drops++; }
@@ -71,7 +93,10 @@ def _cpp_helpers(ns) -> None:
         bool ok = s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, flow));
         NS_ABORT_MSG_IF(!ok, "cannot connect CongState of flow " << flow);
     }
-    void Init(uint32_t flows) { recoveries.assign(flows, 0); timeouts.assign(flows, 0); rx_drops = 0; tc_drops = 0; }
+    void Init(uint32_t flows) {
+        recoveries.assign(flows, 0); timeouts.assign(flows, 0); cwrs.assign(flows, 0);
+        rx_drops = 0; tc_drops = 0; queue_sum = 0; queue_n = 0;
+    }
     void ScheduleConnect(Ptr<Application> app, uint32_t flow, double at) {
         Simulator::Schedule(Seconds(at), &ConnectSocket, app, flow);
     }
@@ -173,6 +198,33 @@ def build(cfg: dict) -> SimpleNamespace:
 
     bdevs = link(L, R, bn["rate_bps"], bn["delay_s"], bn["buffer_pkts"])
     assign(bdevs, "10.0.0.0")
+    red = None
+    if "step_k" in bn:
+        k = float(bn["step_k"])
+        bdevs.Get(0).GetObject[ns.PointToPointNetDevice]().GetQueue().SetMaxSize(ns.QueueSize("1p"))
+        red_helper = ns.TrafficControlHelper()
+        red_helper.SetRootQueueDisc(
+            "ns3::RedQueueDisc",
+            "MinTh",
+            ns.DoubleValue(k),
+            "MaxTh",
+            ns.DoubleValue(k),
+            "QW",
+            ns.DoubleValue(1.0),
+            "Gentle",
+            ns.BooleanValue(False),
+            "UseEcn",
+            ns.BooleanValue(True),
+            "UseHardDrop",
+            ns.BooleanValue(False),
+            "MaxSize",
+            ns.QueueSizeValue(ns.QueueSize(f"{int(bn['buffer_pkts']) - 1}p")),
+            "LinkBandwidth",
+            ns.DataRateValue(ns.DataRate(int(round(bn["rate_bps"])))),
+            "LinkDelay",
+            ns.TimeValue(ns.NanoSeconds(int(round(bn["delay_s"] * 1e9)))),
+        )
+        red = red_helper.Install(bdevs.Get(0)).Get(0)
     rdev = bdevs.Get(1)  # R's bottleneck device receives the data
     hv.Init(n)
     if bn["loss"] > 0:
@@ -196,6 +248,11 @@ def build(cfg: dict) -> SimpleNamespace:
     for i, f in enumerate(flows):
         tid = ns.TypeId.LookupByName(f["type"])
         senders.Get(i).GetObject[ns.TcpL4Protocol]().SetAttribute("SocketType", ns.TypeIdValue(tid))
+        if "receiver_type" in f:
+            rtid = ns.TypeId.LookupByName(f["receiver_type"])
+            receivers.Get(i).GetObject[ns.TcpL4Protocol]().SetAttribute(
+                "SocketType", ns.TypeIdValue(rtid)
+            )
         for k, v in f.get("attributes", {}).items():
             ns.Config.SetDefault(f"{f['type']}::{k}", _value(ns, v))
 
@@ -218,7 +275,17 @@ def build(cfg: dict) -> SimpleNamespace:
         apps.append(app.Get(0))
         hv.ScheduleConnect(app.Get(0), i, f["start_s"] + 1e-9)
     hv.StartProgress(max(duration / 40, 0.05))
-    return SimpleNamespace(ns=ns, hv=hv, bdevs=bdevs, sinks=sinks, apps=apps)
+    if "queue_sample_s" in cfg:
+        every = float(cfg["queue_sample_s"])
+        dev_queue = bdevs.Get(0).GetObject[ns.PointToPointNetDevice]().GetQueue()
+        # The first sample at half time + every, as hscc's sample at the end of its first interval.
+        hv.StartQueueSamples(
+            dev_queue,
+            red if red is not None else ns.Ptr[ns.QueueDisc](),
+            duration / 2 + every,
+            every,
+        )
+    return SimpleNamespace(ns=ns, hv=hv, bdevs=bdevs, sinks=sinks, apps=apps, red=red)
 
 
 def run(cfg: dict) -> dict:
@@ -229,7 +296,7 @@ def run(cfg: dict) -> dict:
     import_s = time.perf_counter() - t_import
     t_setup = time.perf_counter()
     net = build(cfg)
-    hv, bdevs, sinks, flows = net.hv, net.bdevs, net.sinks, cfg["flows"]
+    hv, bdevs, sinks, flows, red = net.hv, net.bdevs, net.sinks, cfg["flows"], net.red
     duration = float(cfg["duration"])
     setup_s = time.perf_counter() - t_setup
 
@@ -258,17 +325,25 @@ def run(cfg: dict) -> dict:
                 "rx_bytes": rx_end[i],
                 "recoveries": int(hv.recoveries[i]),
                 "timeouts": int(hv.timeouts[i]),
+                "ecn_reductions": int(hv.cwrs[i]),
             }
             for i, f in enumerate(flows)
         ],
         # Without a queue disc a full device queue stops its NetDeviceQueue and the traffic-control
-        # layer drops the next packet (TcDrop): DropTail at the device queue's size.
-        "bottleneck_queue_drops": int(q.GetTotalDroppedPackets()) + int(hv.tc_drops),
+        # layer drops the next packet (TcDrop): DropTail at the device queue's size. With RED the
+        # queue disc drops (its statistics), its device queue never overflows.
+        "bottleneck_queue_drops": int(q.GetTotalDroppedPackets())
+        + int(hv.tc_drops)
+        + (int(red.GetStats().nTotalDroppedPackets) if red is not None else 0),
         "bottleneck_random_drops": int(hv.rx_drops),
         "bottleneck_tx_packets": int(q.GetTotalReceivedPackets()) - int(q.GetTotalDroppedPackets()),
+        "bottleneck_marks": int(red.GetStats().nTotalMarkedPackets) if red is not None else 0,
         "wall_s": {"import": import_s, "setup": setup_s, "run": run_s},
         "cpu_s": run_cpu_s,  # Simulator::Run only (the machine is shared: wall time depends on its load)
     }
+    if "queue_sample_s" in cfg:
+        out["queue_mean_second_half"] = int(hv.queue_sum) / int(hv.queue_n)
+        out["queue_samples"] = int(hv.queue_n)
     ns.Simulator.Destroy()
     return out
 

@@ -144,3 +144,111 @@ def test_vegas_trace_rounds_recompute_tcp_vegas_diff(tmp_path: Path) -> None:
     assert len(lines) == 2
     assert "cwnd    10 ->    11.0" in lines[0] and "diff -" in lines[0]
     assert "cwnd   160 ->   159.0" in lines[1] and "diff 2 " in lines[1] and "queue 9" in lines[1]
+
+
+def test_step_marking_and_ecn_are_on_both_sides_for_dctcp() -> None:
+    """The DCTCP configurations: hscc marks at one packet more than ns-3's RED K (ns-3's device
+    queue holds that packet), on the data's direction only, with ECN on for both ends."""
+    cs = [c for c in configs.CONFIGS.values() if any(f.algo == "dctcp" for f in c.flows)]
+    assert cs and all(c.step_k is not None for c in cs)
+    scenarios = [configs.hscc_scenario(c) for c in cs]
+    for c, read in zip(cs, _read_by_hscc(scenarios), strict=True):
+        n = configs.ns3_json(c)
+        assert n["bottleneck"]["step_k"] == c.step_k
+        bn = next(
+            link for link in read["topology"]["links"] if (link["a"], link["b"]) == ("L", "R")
+        )
+        assert bn["fwd"]["queue"]["kind"] == "step"
+        assert bn["fwd"]["queue"]["k_packets"] == c.step_k + 1
+        assert bn["rev"].get("queue") in (None, {"kind": "droptail"}), bn["rev"]
+        for nf, hf in zip(n["flows"], read["flows"], strict=True):
+            assert nf["type"] == nf["receiver_type"] == "ns3::TcpDctcp"
+            assert hf["algorithm"] == "dctcp" and hf["ecn"] is True
+    # The configurations without step marking keep their DropTail and their ns-3 input.
+    for c in configs.CONFIGS.values():
+        if c.step_k is None:
+            assert "step_k" not in configs.ns3_json(c)["bottleneck"]
+            assert all("receiver_type" not in f for f in configs.ns3_json(c)["flows"])
+
+
+def test_bbr_runs_as_ns3s_tcpbbr_with_the_matched_parameters() -> None:
+    cs = [c for c in configs.CONFIGS.values() if any(f.algo == "bbr" for f in c.flows)]
+    assert cs
+    scenarios = [configs.hscc_scenario(c) for c in cs]
+    for c, read in zip(cs, _read_by_hscc(scenarios), strict=True):
+        n = configs.ns3_json(c)
+        for spec, nf, hf in zip(c.flows, n["flows"], read["flows"], strict=True):
+            if spec.algo != "bbr":
+                continue
+            assert nf["type"] == "ns3::TcpBbr" and "receiver_type" not in nf
+            assert hf["algorithm"] == "bbr" and hf["ecn"] is False
+            # HighGain 2.89 and 1/2.89 to the nearest 1/256; ns-3 has no long-term sampling
+            # and an ACK-aggregation allowance of at most 2 segments.
+            assert hf["params"] == {
+                "high_gain": 740.0,
+                "drain_gain": 89.0,
+                "extra_acked_gain": 0.0,
+                "lt_loss_thresh": 256.0,
+            }
+
+
+def test_ns3_builds_red_at_k_and_dctcp_receivers(tmp_path: Path) -> None:
+    """ns3_dumbbell.py's network for a DCTCP configuration, built but not run: RED at
+    MinTh = MaxTh = K on L's bottleneck device over a 1-packet device queue, DCTCP receivers."""
+    c = configs.CONFIGS["dctcp-2x1G"]
+    (tmp_path / "ns3.json").write_text(json.dumps(configs.ns3_json(c)))
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[2]); import ns3_dumbbell as d; "
+        "cfg = json.load(open(sys.argv[1])); net = d.build(cfg); ns = net.ns; red = net.red; "
+        "dev = net.bdevs.Get(0).GetObject[ns.PointToPointNetDevice](); "
+        "rx = ns.NodeList.GetNode(2 + len(cfg['flows'])).GetObject[ns.TcpL4Protocol](); "
+        "tid = ns.TypeIdValue(); rx.GetAttribute('SocketType', tid); "
+        "a = {k: ns.DoubleValue() for k in ('MinTh', 'MaxTh', 'QW')}; "
+        "[red.GetAttribute(k, v) for k, v in a.items()]; "
+        "b = {k: ns.BooleanValue() for k in ('Gentle', 'UseEcn', 'UseHardDrop')}; "
+        "[red.GetAttribute(k, v) for k, v in b.items()]; "
+        "out = {k: v.Get() for k, v in a.items()}; out.update({k: bool(v.Get()) for k, v in b.items()}); "
+        "out['red_limit'] = str(red.GetMaxSize()); out['device_limit'] = str(dev.GetQueue().GetMaxSize()); "
+        "out['receiver'] = str(tid.Get().GetName()); print(json.dumps(out))"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "ns3.json"), str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    assert got == {
+        "MinTh": float(c.step_k),
+        "MaxTh": float(c.step_k),
+        "QW": 1.0,
+        "Gentle": False,
+        "UseEcn": True,
+        "UseHardDrop": False,
+        "red_limit": f"{c.buffer_pkts - 1}p",
+        "device_limit": "1p",
+        "receiver": "ns3::TcpDctcp",
+    }, got
+
+
+def test_bbr_trace_reports_the_cwnd_at_each_exit_from_recovery() -> None:
+    import trace_bbr
+
+    s = 1_000_000_000
+    events = [  # (ns, kind 0 cwnd / 1 ssthresh / 2 state, value)
+        (1 * s, 1, 336.0),
+        (1 * s, 0, 660.0),
+        (2 * s, 2, 3.0),  # CA_RECOVERY
+        (2 * s, 0, 500.0),
+        (3 * s, 0, 520.0),
+        (4 * s, 0, 660.0),  # RestoreCwnd (CA_EVENT_COMPLETE_CWR)
+        (4 * s, 2, 0.0),  # CA_OPEN
+        (4 * s, 0, 336.0),  # cwnd = ssthresh
+        (4 * s, 0, 337.0),  # CongControl
+        (5 * s, 0, 400.0),
+    ]
+    lines = trace_bbr.exits(events)
+    assert len(lines) == 1
+    assert "end of recovery" in lines[0] and "cwnd at its start   660" in lines[0]
+    assert "before the exit   660" in lines[0] and "336 -> 337" in lines[0]
+    assert lines[0].endswith("ssthresh 336")

@@ -65,7 +65,11 @@ def summarize(out: dict) -> dict:
         "jain_second_half": jain(second),
         "recoveries": sum(f["recoveries"] for f in flows),
         "timeouts": sum(f["timeouts"] for f in flows),
+        "ecn_reductions": sum(f.get("ecn_reductions", 0) for f in flows),
         "queue_drops": out["bottleneck_queue_drops"],
+        "marks": out.get("bottleneck_marks", 0),
+        # Mean backlog over the second half, packets (configurations with queue_sample).
+        "mean_queue_pkts": out.get("queue_mean_second_half"),
         "random_drops": out["bottleneck_random_drops"],
         "realized_loss": out["bottleneck_random_drops"] / sent if sent else 0.0,
         "wall_s": sum(out["wall_s"].get(k, 0.0) for k in ("setup", "run")),
@@ -203,6 +207,10 @@ def _j(x: float | None) -> str:
     return "—" if x is None else f"{x:.3f}"
 
 
+def _q(x: float | None) -> str:
+    return "—" if x is None else f"{x:.1f}"
+
+
 def table(rows: list[dict]) -> str:
     head = (
         "| configuration | T (s) | aggregate goodput ns-3 / hscc (Mbit/s) | Δ | Jain 2nd half ns-3 / hscc | Δ "
@@ -229,8 +237,9 @@ def table(rows: list[dict]) -> str:
     lines += [
         "",
         "| configuration | queue drops ns-3 / hscc | random drops ns-3 / hscc | realized loss ns-3 / hscc "
+        "| CE marks ns-3 / hscc | ECN reductions ns-3 / hscc | mean queue 2nd half ns-3 / hscc (packets) "
         "| wall ns-3 / hscc (s) |",
-        "|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         n, h = r["ns3"], r["hscc"]
@@ -238,7 +247,10 @@ def table(rows: list[dict]) -> str:
             continue
         lines.append(
             f"| {r['name']} | {n['queue_drops']} / {h['queue_drops']} | {n['random_drops']} / {h['random_drops']} "
-            f"| {n['realized_loss']:.2e} / {h['realized_loss']:.2e} | {n['wall_s']:.1f} / {h['wall_s']:.2f} |"
+            f"| {n['realized_loss']:.2e} / {h['realized_loss']:.2e} | {n['marks']} / {h['marks']} "
+            f"| {n['ecn_reductions']} / {h['ecn_reductions']} "
+            f"| {_q(n['mean_queue_pkts'])} / {_q(h['mean_queue_pkts'])} "
+            f"| {n['wall_s']:.1f} / {h['wall_s']:.2f} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -247,9 +259,13 @@ MEASURES = (
     "aggregate_bps",
     "jain_second_half",
     "per_flow_bps",
+    "second_half_bps",
     "recoveries",
     "timeouts",
+    "ecn_reductions",
     "queue_drops",
+    "marks",
+    "mean_queue_pkts",
     "random_drops",
     "realized_loss",
     "cpu_s",
@@ -268,7 +284,7 @@ def result_entries(rows: list[dict], recovery: str) -> list[dict]:
         rev = results_file.revision()
         e = {
             "name": r["name"],
-            "group": recovery,
+            "group": recovery if recovery != "prr" else configs.CONFIGS[base].group,
             "date": results_file.today(),
             "conditions": f"hscc at {rev or 'an unknown revision'}; ns-3 3.44; seed {r['seed']}"
             + (

@@ -167,6 +167,34 @@ def ns3_flows(doc: dict, group: str | None) -> str:
     return _table(head, rows)
 
 
+def ns3_queue(doc: dict, group: str | None) -> str:
+    """Per flow, the queue and the ECN signals: the measures of the BBR and DCTCP configurations."""
+    rows = []
+    for e in _select(doc, group):
+        n, h = e["reference"] or _NONE, e["measured"]
+        rows.append(
+            [
+                e["name"],
+                " / ".join(_mb(x) for x in n["per_flow_bps"]) or "—",
+                " / ".join(_mb(x) for x in h["per_flow_bps"]),
+                f"{_f(n.get('mean_queue_pkts'), '.1f')} / {_f(h.get('mean_queue_pkts'), '.1f')}",
+                f"{n.get('marks', '—')} / {h.get('marks', '—')}",
+                f"{n.get('ecn_reductions', '—')} / {h.get('ecn_reductions', '—')}",
+                f"{_f(n['cpu_s'], '.1f')} / {_f(h['cpu_s'], '.2f')}",
+            ]
+        )
+    head = [
+        "configuration",
+        "per-flow goodput ns-3 (Mbit/s)",
+        "per-flow goodput hscc",
+        "mean queue 2nd half ns-3 / hscc (packets)",
+        "CE marks ns-3 / hscc",
+        "ECN reductions ns-3 / hscc",
+        "CPU ns-3 / hscc (s)",
+    ]
+    return _table(head, rows)
+
+
 def ns3_replications(doc: dict, group: str | None) -> str:
     reps = doc["replications"]
     rows = [
@@ -377,6 +405,8 @@ def _dates(entries: list[dict]) -> str:
 NS3_TARGETS = {
     "prr": ("matched dumbbells, 10 Mbit/s to 1 Gbit/s, PRR recovery", "results"),
     "classic": ("the same, classic recovery in both tools", "results"),
+    "bbr": ("BBR (TcpBbr), alone, 4 flows and with CUBIC, 100 Mbit/s", "bbr-and-dctcp"),
+    "dctcp": ("DCTCP (TcpDctcp) over step marking, 1 Gbit/s", "bbr-and-dctcp"),
 }
 NS2_TARGETS = {
     "africa-safety": ("TCP-Africa's safety set-up, HSTCP against Reno", "results"),
@@ -753,6 +783,7 @@ TABLES = {
     "ns3.json": {
         "main": ns3_main,
         "flows": ns3_flows,
+        "queue": ns3_queue,
         "replications": ns3_replications,
         "notes": notes,
         "status": status,
