@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -144,7 +145,8 @@ def ns3_main(doc: dict, group: str | None) -> str:
     return _table(head, rows)
 
 
-def ns3_flows(doc: dict, group: str | None) -> str:
+def _ns3_per_flow(doc: dict, group: str | None, columns: dict[str, Callable]) -> str:
+    """Per configuration: each side's per-flow goodput, `columns` (heading: f(ns-3, hscc)) and CPU."""
     rows = []
     for e in _select(doc, group):
         n, h = e["reference"] or _NONE, e["measured"]
@@ -153,7 +155,7 @@ def ns3_flows(doc: dict, group: str | None) -> str:
                 e["name"],
                 " / ".join(_mb(x) for x in n["per_flow_bps"]) or "—",
                 " / ".join(_mb(x) for x in h["per_flow_bps"]),
-                f"{_f(n['realized_loss'], '.2e')} / {_f(h['realized_loss'], '.2e')}",
+                *(f(n, h) for f in columns.values()),
                 f"{_f(n['cpu_s'], '.1f')} / {_f(h['cpu_s'], '.2f')}",
             ]
         )
@@ -161,38 +163,39 @@ def ns3_flows(doc: dict, group: str | None) -> str:
         "configuration",
         "per-flow goodput ns-3 (Mbit/s)",
         "per-flow goodput hscc",
-        "random loss realized ns-3 / hscc",
+        *columns,
         "CPU ns-3 / hscc (s)",
     ]
     return _table(head, rows)
+
+
+def ns3_flows(doc: dict, group: str | None) -> str:
+    return _ns3_per_flow(
+        doc,
+        group,
+        {
+            "random loss realized ns-3 / hscc": lambda n, h: (
+                f"{_f(n['realized_loss'], '.2e')} / {_f(h['realized_loss'], '.2e')}"
+            ),
+        },
+    )
 
 
 def ns3_queue(doc: dict, group: str | None) -> str:
     """Per flow, the queue and the ECN signals: the measures of the BBR and DCTCP configurations."""
-    rows = []
-    for e in _select(doc, group):
-        n, h = e["reference"] or _NONE, e["measured"]
-        rows.append(
-            [
-                e["name"],
-                " / ".join(_mb(x) for x in n["per_flow_bps"]) or "—",
-                " / ".join(_mb(x) for x in h["per_flow_bps"]),
-                f"{_f(n.get('mean_queue_pkts'), '.1f')} / {_f(h.get('mean_queue_pkts'), '.1f')}",
-                f"{n.get('marks', '—')} / {h.get('marks', '—')}",
-                f"{n.get('ecn_reductions', '—')} / {h.get('ecn_reductions', '—')}",
-                f"{_f(n['cpu_s'], '.1f')} / {_f(h['cpu_s'], '.2f')}",
-            ]
-        )
-    head = [
-        "configuration",
-        "per-flow goodput ns-3 (Mbit/s)",
-        "per-flow goodput hscc",
-        "mean queue 2nd half ns-3 / hscc (packets)",
-        "CE marks ns-3 / hscc",
-        "ECN reductions ns-3 / hscc",
-        "CPU ns-3 / hscc (s)",
-    ]
-    return _table(head, rows)
+    return _ns3_per_flow(
+        doc,
+        group,
+        {
+            "mean queue 2nd half ns-3 / hscc (packets)": lambda n, h: (
+                f"{_f(n.get('mean_queue_pkts'), '.1f')} / {_f(h.get('mean_queue_pkts'), '.1f')}"
+            ),
+            "CE marks ns-3 / hscc": lambda n, h: f"{n.get('marks', '—')} / {h.get('marks', '—')}",
+            "ECN reductions ns-3 / hscc": lambda n, h: (
+                f"{n.get('ecn_reductions', '—')} / {h.get('ecn_reductions', '—')}"
+            ),
+        },
+    )
 
 
 def ns3_replications(doc: dict, group: str | None) -> str:
