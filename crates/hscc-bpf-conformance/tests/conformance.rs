@@ -365,6 +365,7 @@ conformance! {
     bbr => "bbr",
     dctcp => "dctcp",
     lp => "lp",
+    ledbat => "ledbat",
 }
 
 /// NV decides once per round from the delivery rate (Linux's
