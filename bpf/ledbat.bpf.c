@@ -17,6 +17,13 @@
 #define BASE_HISTORY_MAX 10          /* ledbat.rs BASE_HISTORY_MAX */
 #define ROLLOVER_US 60000000ULL      /* ns-3 UpdateBaseDelay: Seconds(60) */
 
+/* Unrolled for the verifier (clang builds the kernel's object). */
+#ifdef __clang__
+#define LEDBAT_UNROLL _Pragma("unroll")
+#else
+#define LEDBAT_UNROLL
+#endif
+
 /* Ledbat::bpf_globals. */
 #define LEDBAT_GLOBALS(X)                  \
 	X(__u32, target_ms)                \
@@ -50,50 +57,65 @@ static __always_inline __u32 ledbat_bytes(__u32 segments, __u32 mss)
 }
 
 /*
- * OwdBuf::add (ns-3 AddDelay) on buf[cap]: append; once maxlen are held drop
- * the oldest and find the smallest again. Indices are masked to the array.
+ * The state lives in the socket, which a program may write only at constant
+ * offsets: the arrays are read and written through loops unrolled over
+ * every index (cap is a constant).
+ */
+#define LEDBAT_GET(buf, cap, k)                                                  \
+	({                                                                       \
+		__u32 __v = 0;                                                   \
+		LEDBAT_UNROLL for (__u32 __j = 0; __j < (cap); __j++)        \
+			if (__j == (k))                                          \
+				__v = (buf)[__j];                                \
+		__v;                                                             \
+	})
+#define LEDBAT_SET(buf, cap, k, v)                                               \
+	do {                                                                     \
+		LEDBAT_UNROLL for (__u32 __j = 0; __j < (cap); __j++)        \
+			if (__j == (k))                                          \
+				(buf)[__j] = (v);                                \
+	} while (0)
+
+/*
+ * OwdBuf::add (ns-3 AddDelay): append; once maxlen are held drop the oldest
+ * and find the smallest again (the first of equals).
  */
 #define LEDBAT_ADD_DELAY(buf, cap, lenp, minp, owd, maxlen)                      \
 	do {                                                                     \
-		__u32 __len = *(lenp);                                           \
+		__u32 __len = *(lenp), __minv;                                   \
 		if (__len == 0) {                                                \
 			(buf)[0] = (owd);                                        \
 			*(lenp) = 1;                                             \
 			*(minp) = 0;                                             \
 			break;                                                   \
 		}                                                                \
-		if (__len > (cap))                                               \
-			break;                                                   \
 		if (__len + 1 < (maxlen)) {                                      \
-			if (__len >= (cap))                                      \
-				break;                                           \
-			(buf)[__len] = (owd);                                    \
-			if (*(minp) < (cap) && (buf)[*(minp)] > (owd))           \
+			LEDBAT_SET(buf, cap, __len, owd);                        \
+			if (LEDBAT_GET(buf, cap, *(minp)) > (owd))               \
 				*(minp) = __len;                                 \
 			*(lenp) = __len + 1;                                     \
 			break;                                                   \
 		}                                                                \
-		for (__u32 __i = 1; __i < (cap); __i++) {                        \
-			if (__i >= __len)                                        \
-				break;                                           \
-			(buf)[__i - 1] = (buf)[__i];                             \
+		LEDBAT_UNROLL for (__u32 __i = 1; __i < (cap); __i++) {      \
+			if (__i < __len) {                                       \
+				__u32 __c = (buf)[__i];                          \
+				/* A copy clang would make memmove, which BPF lacks. */ \
+				hscc_barrier_var(__c);                           \
+				(buf)[__i - 1] = __c;                            \
+			}                                                        \
 		}                                                                \
-		(buf)[(__len - 1) % (cap)] = (owd);                              \
+		LEDBAT_SET(buf, cap, __len - 1, owd);                            \
 		*(minp) = 0;                                                     \
-		for (__u32 __i = 1; __i < (cap); __i++) {                        \
-			if (__i >= __len)                                        \
-				break;                                           \
-			if ((buf)[__i] < (buf)[*(minp) % (cap)])                 \
+		__minv = (buf)[0];                                               \
+		LEDBAT_UNROLL for (__u32 __i = 1; __i < (cap); __i++) {      \
+			if (__i < __len && (buf)[__i] < __minv) {                \
 				*(minp) = __i;                                   \
+				__minv = (buf)[__i];                             \
+			}                                                        \
 		}                                                                \
 	} while (0)
 
-static __always_inline __u32 ledbat_min_delay(const __u32 *buf, __u32 cap, __u8 len, __u8 min)
-{
-	if (len == 0)
-		return 0xffffffffU;
-	return buf[min % cap];
-}
+#define LEDBAT_MIN_DELAY(buf, cap, len, min) ((len) == 0 ? 0xffffffffU : LEDBAT_GET(buf, cap, min))
 
 /* Ledbat::update_base_delay (ns-3 UpdateBaseDelay). */
 static __always_inline void ledbat_update_base_delay(struct ledbat *ca, __u32 owd, __u64 now_us)
@@ -111,10 +133,10 @@ static __always_inline void ledbat_update_base_delay(struct ledbat *ca, __u32 ow
 				 base_history_len);
 		return;
 	}
-	last = (__u32)(ca->base_len - 1) % BASE_HISTORY_MAX;
-	if (owd < ca->base[last]) {
-		ca->base[last] = owd;
-		if (owd < ca->base[ca->base_min % BASE_HISTORY_MAX])
+	last = (__u32)ca->base_len - 1;
+	if (owd < LEDBAT_GET(ca->base, BASE_HISTORY_MAX, last)) {
+		LEDBAT_SET(ca->base, BASE_HISTORY_MAX, last, owd);
+		if (owd < LEDBAT_GET(ca->base, BASE_HISTORY_MAX, ca->base_min))
 			ca->base_min = last;
 	}
 }
@@ -130,9 +152,16 @@ static __always_inline void mul_64x64(__u64 a, __u64 b, __u64 *hi, __u64 *lo)
 	*hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
 }
 
+/* The borrow out of a − b (Hacker's Delight 2-13): no branch. */
+static __always_inline __u64 borrow64(__u64 a, __u64 b, __u64 diff)
+{
+	return ((~a & b) | ((~a | b) & diff)) >> 63;
+}
+
 /*
  * ⌊(hi, lo)/d⌋ up to 2^32 (2^32 for anything at least that), and whether it
- * left a remainder: restoring division, one quotient bit a step.
+ * left a remainder: restoring division, one quotient bit a step, without
+ * branches (a branch a bit would have the verifier walk 2^32 paths).
  */
 static __always_inline __u64 div_128_sat32(__u64 hi, __u64 lo, __u64 d, bool *rem)
 {
@@ -143,16 +172,18 @@ static __always_inline __u64 div_128_sat32(__u64 hi, __u64 lo, __u64 d, bool *re
 		*rem = false;
 		return 1ULL << 32;
 	}
-	for (int i = 31; i >= 0; i--) {
+	LEDBAT_UNROLL for (int i = 31; i >= 0; i--) {
 		__u64 dh = i ? d >> (64 - i) : 0, dl = d << i;
+		__u64 lo_d = lo - dl, b1 = borrow64(lo, dl, lo_d);
+		__u64 t = hi - dh, b2 = borrow64(hi, dh, t);
+		__u64 hi_d = t - b1, b3 = borrow64(t, b1, hi_d);
+		__u64 ge = (b2 | b3) ^ 1, m = -ge;
 
-		if (hi > dh || (hi == dh && lo >= dl)) {
-			hi = hi - dh - (lo < dl);
-			lo -= dl;
-			q |= 1ULL << i;
-		}
+		hi = (hi_d & m) | (hi & ~m);
+		lo = (lo_d & m) | (lo & ~m);
+		q |= ge << i;
 	}
-	*rem = hi != 0 || lo != 0;
+	*rem = (hi | lo) != 0;
 	return q;
 }
 
@@ -190,8 +221,8 @@ static __always_inline void ledbat_congestion_avoidance(struct ledbat *ca, const
 		ca->cwnd = sat_add32(ca->cwnd, hscc_max(adder, 1U));
 		return;
 	}
-	current = ledbat_min_delay(ca->noise, NOISE_FILTER_MAX, ca->noise_len, ca->noise_min);
-	base = ledbat_min_delay(ca->base, BASE_HISTORY_MAX, ca->base_len, ca->base_min);
+	current = LEDBAT_MIN_DELAY(ca->noise, NOISE_FILTER_MAX, ca->noise_len, ca->noise_min);
+	base = LEDBAT_MIN_DELAY(ca->base, BASE_HISTORY_MAX, ca->base_len, ca->base_min);
 	if (current > base)
 		offset = (__s64)target_ms - (__s64)(current - base);
 	else
