@@ -574,7 +574,10 @@ mod tests {
         sample(&mut l, &mut tp, 60_000_000, 70);
         assert_eq!(l.base.len, 1);
         sample(&mut l, &mut tp, 60_000_001, 70);
-        assert_eq!((&l.base.buf[..2], l.last_rollover_us), (&[40, 70][..], 60_000_001));
+        assert_eq!(
+            (&l.base.buf[..2], l.last_rollover_us),
+            (&[40, 70][..], 60_000_001)
+        );
         assert_eq!(l.base.min_delay(), 40);
         // The next slot 60 s after that; length 3 keeps two, so 40 goes.
         sample(&mut l, &mut tp, 120_000_001, 90);
@@ -593,7 +596,10 @@ mod tests {
         l.init(&mut tp);
         // No RTT yet: valid, but no sample.
         sample(&mut l, &mut tp, 1_000_000, 50);
-        assert_eq!((l.flag & LEDBAT_VALID_OWD, l.noise.len), (LEDBAT_VALID_OWD, 0));
+        assert_eq!(
+            (l.flag & LEDBAT_VALID_OWD, l.noise.len),
+            (LEDBAT_VALID_OWD, 0)
+        );
         tp.srtt_us = 8;
         // TSval below TSecr: no sample (ns-3's u32 difference would wrap).
         tp.rcv_tsval = 999;
@@ -628,7 +634,14 @@ mod tests {
 
     /// ns-3's `CongestionAvoidance` arithmetic in doubles, None where its
     /// conversion to u32 is undefined.
-    fn ns3_window(cwnd: u32, offset: i64, gain: f64, acked: u32, mss: u32, target: i64) -> Option<u32> {
+    fn ns3_window(
+        cwnd: u32,
+        offset: i64,
+        gain: f64,
+        acked: u32,
+        mss: u32,
+        target: i64,
+    ) -> Option<u32> {
         let mut off = offset as f64;
         off *= gain;
         let cnt = off * acked as f64 * mss as f64;
@@ -658,7 +671,10 @@ mod tests {
             match ns3_window(cwnd, offset, gain_q16 as f64 / 65_536.0, acked, mss, target) {
                 Some(w) => {
                     n += 1;
-                    assert!(w.abs_diff(exact) <= 1, "{cwnd} {offset} {gain_q16} {acked} {mss} {target}: {w} vs {exact}");
+                    assert!(
+                        w.abs_diff(exact) <= 1,
+                        "{cwnd} {offset} {gain_q16} {acked} {mss} {target}: {w} vs {exact}"
+                    );
                     off_by_one += (w != exact) as u32;
                 }
                 // Out of range: saturated.
@@ -676,7 +692,10 @@ mod tests {
         // = −6516 bytes from 2896: 0 (then min_cwnd).
         assert_eq!(ledbat_window(2_896, -900 << 16, 1, MSS, 100), 0);
         // 2^32 of base (a delay that wrapped): u32::MAX (then the cap).
-        assert_eq!(ledbat_window(2_896, (u32::MAX as i64 + 100) << 16, 64, MSS, 100), u32::MAX);
+        assert_eq!(
+            ledbat_window(2_896, (u32::MAX as i64 + 100) << 16, 64, MSS, 100),
+            u32::MAX
+        );
     }
 }
 
