@@ -73,6 +73,7 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "bbr": "#2b8cbe",
     "dctcp": "#31a354",
     "lp": "#fdae6b",
+    "ledbat": "#9e9ac8",
 }
 _SPARE = ["#555555", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d"]
 LINE_STYLES: tuple[Any, ...] = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))

@@ -248,6 +248,7 @@ registry! {
     Nv => algos::nv::Nv, aliases ["tcp-nv"], "TCP-NV: per RTT, the window the best delivery rate needs at the min RTT plus nv_pad = 10 segments; above it cut 30 % of the excess, below it Reno growth; loss: x0.8", "Brakmo, TCP-NV: An Update to TCP-Vegas (2010); Linux 6.12 tcp_nv.c";
     Bbr => algos::bbr::Bbr, aliases ["bbr1", "bbrv1"], "BBR v1: paces at the windowed max delivery rate (gain-cycled), cwnd 2 BDP; STARTUP, DRAIN, PROBE_BW, PROBE_RTT", "Cardwell et al., ACM Queue 14(5) 2016; Linux tcp_bbr.c";
     Lp => algos::lp::Lp, aliases ["tcp-lp"], "TCP-LP: Reno that yields: halves (or drops to 1 within 3 RTTs of the last) when the smoothed one-way delay from timestamps passes 15 % of its min-max range, no growth for 3 RTTs after", "Kuzmanovic & Knightly, IEEE/ACM ToN 14(4) 2006; Linux tcp_lp.c";
+    Ledbat => algos::ledbat::Ledbat, aliases ["tcp-ledbat"], "LEDBAT: keeps its queueing delay (one-way delay from timestamps, less the base over 10 minutes) near a 100-ms target: cwnd += (target - queue)/target segments per RTT, at most the flight + 1 segment; NewReno slow start, loss and fallback", "RFC 6817; ns-3.47 tcp-ledbat.cc TcpLedbat";
     Dctcp => algos::dctcp::Dctcp, aliases [], "DCTCP: Reno growth; ECN-marked fraction alpha (EWMA, g = 1/16) per RTT, cwnd x (1 - alpha/2) once per window of CE echoes; needs ECN", "Alizadeh et al., ACM SIGCOMM 2010; RFC 8257; Linux tcp_dctcp.c";
 }
 

@@ -13,6 +13,7 @@ pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod illinois;
+pub mod ledbat;
 pub mod lp;
 pub mod multcp;
 pub mod nv;

@@ -355,6 +355,12 @@ const NS3: &[Setting] = &[
         "tcp-scalable.cc TcpScalable::GetSsThresh: from bytesInFlight",
     ),
     only(
+        "ledbat",
+        "ssthresh_from",
+        "\"pipe\"",
+        "tcp-ledbat.cc TcpLedbat inherits TcpNewReno::GetSsThresh: max(2 segments, bytesInFlight / 2)",
+    ),
+    only(
         "scalable",
         "params.a",
         "0.02",
