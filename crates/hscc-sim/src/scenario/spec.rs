@@ -366,7 +366,7 @@ pub struct FlowSpec {
     /// TCP timestamps (RFC 7323).
     #[serde(default = "yes")]
     pub timestamps: bool,
-    /// The receiver's TSval carries a random offset, per connection, as Linux's does (`tcp_timestamps = 1`: `secure_tcp_ts_off`); false: both ends' timestamp clocks read the run's time in ms, as ns-3's. Only algorithms that read the timestamps see it (lp).
+    /// The receiver's TSval carries a random offset, per connection, as Linux's does (`tcp_timestamps = 1`: `secure_tcp_ts_off`); false: both ends' timestamp clocks read the run's time in ms, as ns-3's. Only algorithms that read the timestamps see it (lp, ledbat; ledbat, as ns-3 has it, needs false).
     #[serde(default = "yes")]
     pub random_ts_offset: bool,
     /// Host processing jitter: each segment leaves the host after a delay uniform in [0, host_jitter], in order, drawn from the seed; it breaks the ties of flows started together (ns-2's `overhead_` as TCP-Africa set it: 8us). 0 turns it off.
