@@ -28,7 +28,7 @@ use std::collections::BinaryHeap;
 use hscc_cc::Shared;
 
 use crate::capture::{Capture, CapturePoint, Tap};
-use crate::config::{ConfigError, SimConfig};
+use crate::config::{ConfigError, FlowConfig, SimConfig};
 use crate::event::{Event, EventQueue, Fire, Timed, Timer};
 use crate::limits::MAX_UDP_IN_NETWORK;
 use crate::link::{Link, Offer};
@@ -262,6 +262,22 @@ impl Wire for SenderWire<'_> {
     }
 }
 
+/// The sender of flow slot `slot` with configuration `cfg`, its draws made from
+/// the run's `seed` for `id` (a configured flow's index or a web transfer's
+/// number): its own stream, the algorithm's generator and the receiver's
+/// timestamp offset, each apart so that none moves another; attached to the
+/// run's `shared` state.
+fn seeded_sender(slot: u32, cfg: &FlowConfig, seed: u64, id: u64, shared: &Shared) -> Sender {
+    let rng = component_rng(seed, Component::Sender, id);
+    let mut sender = Sender::new_in(slot, cfg, rng, shared);
+    sender.tp.prandom_state = component_seed(seed, Component::Algorithm, id);
+    if cfg.random_ts_offset {
+        sender.ts_offset = component_seed(seed, Component::Timestamps, id) as u32;
+    }
+    sender.cc.attach(shared);
+    sender
+}
+
 /// A simulation ready to run.
 pub struct Sim {
     /// The configuration it was built from.
@@ -334,13 +350,7 @@ impl Sim {
         for (i, f) in cfg.flows.iter().enumerate() {
             let data_route = route(&mut routes, f.src, f.dst, format!("flows[{i}].dst"))?;
             let ack_route = route(&mut routes, f.dst, f.src, format!("flows[{i}].src"))?;
-            let rng = component_rng(cfg.seed, Component::Sender, i as u64);
-            let mut sender = Sender::new_in(i as u32, f, rng, &shared);
-            sender.tp.prandom_state = component_seed(cfg.seed, Component::Algorithm, i as u64);
-            if f.random_ts_offset {
-                sender.ts_offset = component_seed(cfg.seed, Component::Timestamps, i as u64) as u32;
-            }
-            sender.cc.attach(&shared);
+            let sender = seeded_sender(i as u32, f, cfg.seed, i as u64, &shared);
             // The start-up offset never moves the start past the stop or the end of the run.
             let start = f
                 .start

@@ -3,12 +3,11 @@
 use crate::config::FlowConfig;
 use crate::event::Event;
 use crate::limits::MAX_WEB_SLOTS;
-use crate::rng::{component_rng, component_seed, Component};
-use crate::tcp::{Receiver, Sender};
+use crate::tcp::Receiver;
 use crate::time::Time;
 use crate::web::{AfterResponse, Connection, Due, Object, Step};
 
-use super::{Flow, Sim, NO_SESSION};
+use super::{seeded_sender, Flow, Sim, NO_SESSION};
 
 /// A web transfer occupying a flow slot.
 #[derive(Clone, Copy, Debug)]
@@ -103,7 +102,6 @@ impl Sim {
         let data_route = self.routes.get(topo, src, dst).expect("checked when built");
         let ack_route = self.routes.get(topo, dst, src).expect("checked when built");
         let id = (1u64 << 40) + ((w as u64) << 32) + number;
-        let rng = component_rng(self.cfg.seed, Component::Sender, id);
         let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
         let gen = self
             .flows
@@ -111,12 +109,7 @@ impl Sim {
             .map_or(0, |f| f.gen.wrapping_add(1));
         // A web transfer starts when it arrives (its arrivals are already random):
         // no start-up offset. Its access delay is drawn from its own stream.
-        let mut sender = Sender::new_in(slot, &cfg, rng, &self.shared);
-        sender.tp.prandom_state = component_seed(self.cfg.seed, Component::Algorithm, id);
-        if cfg.random_ts_offset {
-            sender.ts_offset = component_seed(self.cfg.seed, Component::Timestamps, id) as u32;
-        }
-        sender.cc.attach(&self.shared);
+        let sender = seeded_sender(slot, &cfg, self.cfg.seed, id, &self.shared);
         t.end = sender.total_segs();
         let mut flow = Flow::new(sender, Receiver::new(&cfg), data_route, ack_route, gen, now);
         flow.web = Some(t);
