@@ -263,4 +263,13 @@ static __always_inline __u32 tcp_jiffies32(const struct tcp_sock *tp)
 	return (__u32)(tp->tcp_mstamp / (USEC_PER_SEC / HSCC_HZ));
 }
 
+/* Linux include/net/tcp.h: ticks per second of the TCP timestamp clock. */
+#define TCP_TS_HZ 1000U
+
+/* TcpCc::tcp_time_stamp_ms (Linux tcp_time_stamp_ms): the timestamp clock, ms. */
+static __always_inline __u32 tcp_time_stamp_ms(const struct tcp_sock *tp)
+{
+	return (__u32)(tp->tcp_mstamp / (USEC_PER_SEC / TCP_TS_HZ));
+}
+
 #endif /* HSCC_BPF_H */

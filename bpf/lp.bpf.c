@@ -11,7 +11,6 @@
  */
 #include "hscc.h"
 
-#define TCP_TS_HZ 1000U /* Linux include/net/tcp.h */
 #define LP_RESOL TCP_TS_HZ
 
 #define LP_VALID_RHZ (1U << 0)
@@ -37,12 +36,6 @@ struct lp {
 	__u32 inference;
 };
 HSCC_CA_PRIV_FITS(struct lp);
-
-/* Linux tcp_time_stamp_ms: the timestamp clock of tcp_mstamp (us). */
-static __always_inline __u32 lp_time_stamp_ms(const struct tcp_sock *tp)
-{
-	return (__u32)(tp->tcp_mstamp / 1000);
-}
 
 SEC("struct_ops")
 void BPF_PROG(lp_init, struct sock *sk)
@@ -153,7 +146,7 @@ void BPF_PROG(lp_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct lp *lp = inet_csk_ca(sk);
-	__u32 now = lp_time_stamp_ms(tp);
+	__u32 now = tcp_time_stamp_ms(tp);
 	__u32 delta;
 
 	if (sample->rtt_us > 0)
