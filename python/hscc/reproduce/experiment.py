@@ -87,6 +87,8 @@ PAPERS = {
     "africa": "R. King, R. Baraniuk, R. Riedi: TCP-Africa: An Adaptive and Fair Rapid Increase Rule for Scalable TCP (INFOCOM 2005)",
     "fit": "J. Wang, J. Wen, J. Zhang, Y. Han: TCP-FIT: An Improved TCP Congestion Control Algorithm and its Performance (INFOCOM 2011)",
     "sync": "X. Wu, M. C. Chan, A. L. Ananda, C. Ganjihal: Sync-TCP: A New Approach to High Speed Congestion Control (ICNP 2009)",
+    "dctcp": "M. Alizadeh, A. Greenberg, D. A. Maltz, J. Padhye, P. Patel, B. Prabhakar, S. Sengupta, M. Sridharan: Data Center TCP (DCTCP) (SIGCOMM 2010)",
+    "bbr": "R. Ware, M. K. Mukerjee, S. Seshan, J. Sherry: Modeling BBR's Interactions with Loss-Based Congestion Control (IMC 2019)",
 }
 
 
