@@ -91,6 +91,11 @@ PAPERS = {
     "bbr": "R. Ware, M. K. Mukerjee, S. Seshan, J. Sherry: Modeling BBR's Interactions with Loss-Based Congestion Control (IMC 2019)",
 }
 
+# Papers of algorithms hscc carries beside the four papers' (modern baselines): their
+# experiments check hscc's implementations against published behaviour, and the scorecard
+# lists them in a section of their own, after the four papers' reproductions.
+BASELINE_PAPERS = ("dctcp", "bbr")
+
 
 class ExperimentError(ValueError):
     """An experiment file that cannot be used: names the file, the key and what is allowed."""
