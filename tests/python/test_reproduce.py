@@ -570,5 +570,38 @@ def test_design_checks_are_counted_apart_from_the_papers_claims():
     assert "cubic steals (holds" in tables.scorecard_markdown([design])
 
 
+def test_the_baselines_published_behaviour_has_a_scorecard_section_of_its_own():
+    from hscc.reproduce import tables
+
+    assert set(experiment.BASELINE_PAPERS) <= set(experiment.PAPERS)
+    table = pl.DataFrame(
+        {
+            "measure": ["stolen"],
+            "series": ["CUBIC"],
+            "x": [1.0],
+            "mean": [0.2],
+            "verdict": [None],
+        }
+    )
+
+    def one(name: str, paper: str) -> rep.Reproduction:
+        exp = small(name=name, paper=paper)
+        return rep.Reproduction(
+            exp, False, table, compare.claims(exp, table), pl.DataFrame(), frame([]), 0.0
+        )
+
+    both = tables.scorecard_markdown([one("ctcp-x", "ctcp"), one("bbr-x", "bbr")])
+    first, heading, second = (
+        both.index("| ctcp | ctcp-x"),
+        both.index(tables.BASELINES_HEADING),
+        both.index("| bbr | bbr-x"),
+    )
+    assert first < heading < second
+    assert both.count("| paper | experiment |") == 2  # each section its own table
+    alone = tables.scorecard_markdown([one("bbr-x", "bbr")])
+    assert tables.BASELINES_HEADING not in alone and alone.startswith("| paper | experiment |")
+    assert tables.BASELINES_HEADING not in tables.scorecard_markdown([one("ctcp-x", "ctcp")])
+
+
 def test_nan_in_published_numbers_is_no_cell():
     assert math.isnan(small().measures[1].published["reno"][1])

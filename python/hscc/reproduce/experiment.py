@@ -87,7 +87,14 @@ PAPERS = {
     "africa": "R. King, R. Baraniuk, R. Riedi: TCP-Africa: An Adaptive and Fair Rapid Increase Rule for Scalable TCP (INFOCOM 2005)",
     "fit": "J. Wang, J. Wen, J. Zhang, Y. Han: TCP-FIT: An Improved TCP Congestion Control Algorithm and its Performance (INFOCOM 2011)",
     "sync": "X. Wu, M. C. Chan, A. L. Ananda, C. Ganjihal: Sync-TCP: A New Approach to High Speed Congestion Control (ICNP 2009)",
+    "dctcp": "M. Alizadeh, A. Greenberg, D. A. Maltz, J. Padhye, P. Patel, B. Prabhakar, S. Sengupta, M. Sridharan: Data Center TCP (DCTCP) (SIGCOMM 2010)",
+    "bbr": "R. Ware, M. K. Mukerjee, S. Seshan, J. Sherry: Modeling BBR's Interactions with Loss-Based Congestion Control (IMC 2019)",
 }
+
+# Papers of algorithms hscc carries beside the four papers' (modern baselines): their
+# experiments check hscc's implementations against published behaviour, and the scorecard
+# lists them in a section of their own, after the four papers' reproductions.
+BASELINE_PAPERS = ("dctcp", "bbr")
 
 
 class ExperimentError(ValueError):

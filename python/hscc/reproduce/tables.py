@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 from hscc.errors import show
 from hscc.reproduce.compare import FEW_RUNS, VERDICTS
+from hscc.reproduce.experiment import BASELINE_PAPERS
 from hscc.units_table import metric
 
 # The verdicts a scorecard counts (a cell without hscc's number is not scored).
@@ -270,10 +271,26 @@ def _runs(e: Experiment) -> str:
     return f"{n(False)} / {n(True)}"
 
 
+BASELINES_HEADING = (
+    "Published behaviour of the modern algorithms hscc carries beside the four papers' "
+    "(BBR, DCTCP: their papers' results, checked against hscc's implementations):"
+)
+
+
 def scorecard_markdown(reps: list[Reproduction]) -> str:
-    """The scorecard as a Markdown table, with every claim that does not hold listed under it."""
-    lines = ["| " + " | ".join(SCORECARD_COLUMNS) + " |", "|" + "---|" * len(SCORECARD_COLUMNS)]
-    lines += ["| " + " | ".join(row) + " |" for row in scorecard(reps)]
+    """The scorecard as a Markdown table (the four papers' reproductions, then, under a heading
+    of their own, the published-behaviour checks of BASELINE_PAPERS), with every claim that
+    does not hold listed under it."""
+    head = ["| " + " | ".join(SCORECARD_COLUMNS) + " |", "|" + "---|" * len(SCORECARD_COLUMNS)]
+    rows = scorecard(reps)
+    papers = [r for r in rows if r[0] not in BASELINE_PAPERS]
+    baselines = [r for r in rows if r[0] in BASELINE_PAPERS]
+    lines = head + ["| " + " | ".join(row) + " |" for row in papers] if papers else []
+    if baselines:
+        lines += ["", BASELINES_HEADING, ""] if lines else []
+        lines += head + ["| " + " | ".join(row) + " |" for row in baselines]
+    if not lines:
+        lines = head
     missed = [
         (r.experiment.name, c) for r in reps for c in r.claims if not c.holds and not c.design
     ]
