@@ -157,13 +157,13 @@ def test_the_headers_shipped_are_those_the_compiler_reads_from_beside_the_progra
 
 
 @pytest.mark.timeout(90)
-def test_an_edited_program_is_run_again_by_a_sweep_into_the_same_directory(tmp_path):
+def test_a_sweep_into_the_same_directory_runs_an_edited_program_anew(tmp_path):
     scenario = template(tmp_path)
     out = tmp_path / "sweep"
     first = hscc.sweep(scenario, AXES, jobs=1, out=out)
     assert list(first.points["status"]) == ["ok", "ok"]
-    again = hscc.sweep(scenario, AXES, jobs=1, out=out)
-    assert list(again.points["status"]) == ["cached", "cached"]
+    unchanged = hscc.sweep(scenario, AXES, jobs=1, out=out)
+    assert list(unchanged.points["status"]) == ["cached", "cached"]
     (tmp_path / "work" / "knobs" / "mycc.h").write_text(
         '#include "../common.h"\n#define MYCC_BETA 700\n'
     )

@@ -19,7 +19,7 @@ Cache key: SHA-256 over the engine's version and source digest and the run's
 whole checked scenario, seed included, but not its name and description, which
 change no number; and for each program file the run names, the digest of its
 text and its headers' as the sweep read them (hscc.sweeps.programs), so that an
-edited program is run again. Two runs with the same key compute the same results.
+edited program is run anew. Two runs with the same key compute the same results.
 
 Program files are read once, here: each job carries the text its runs build from
 (hscc.sweeps.programs), so a worker that cannot read the file runs the same code.
