@@ -5,6 +5,7 @@ cubic and dctcp."""
 
 from __future__ import annotations
 
+import io
 import json
 import shlex
 import shutil
@@ -105,6 +106,34 @@ def test_a_division_by_zero_stops_the_run_with_the_line(tmp_path):
         hscc.run(scenario)
     r = runner.invoke(app, ["run", str(scenario), "--out", str(tmp_path / "run")])
     assert r.exit_code == 1 and f"mycc.bpf.c:{line}" in r.output, r.output
+
+
+@pytest.mark.timeout(60)
+def test_a_program_flows_hook_log_and_capture(tmp_path):
+    """`[output] cc_log` and `pcap` name a program's flow by its label as any flow's: its hook
+    calls are logged, and its packets captured as many as it sent."""
+    import dpkt
+
+    scenario = new_algorithm(tmp_path)
+    text = scenario.read_text().replace('duration = "10s"', 'duration = "2s"')
+    text = text.replace(
+        'traces = ["flows", "queues"]',
+        'traces = ["flows", "queues"]\npcap = { flows = ["mycc 0"] }\ncc_log = { flows = ["mycc 0"] }',
+    )
+    assert text.count("mycc 0") == 2
+    scenario.write_text(text)
+    res = hscc.run(scenario)
+    assert res.cc_log.height > 1000 and set(res.cc_log["label"]) == {"mycc 0"}
+    assert "cong_avoid" in set(res.cc_log["hook"])
+    [(name, data)] = res.captures.items()
+    assert name == "flow-0-mycc_0.pcap"
+    sent = res.flows.filter(pl.col("label") == "mycc 0")["segs_sent"][0]
+    data_packets = sum(
+        1
+        for _, buf in dpkt.pcap.Reader(io.BytesIO(data))
+        if len(dpkt.ip.IP(buf).data.data) > 0  # data segments, not the ACKs coming back
+    )
+    assert data_packets == sent, (data_packets, sent)
 
 
 def test_a_program_that_does_not_build_is_a_scenario_error(tmp_path):
