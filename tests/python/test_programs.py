@@ -137,6 +137,78 @@ def test_a_program_flows_hook_log_and_capture(tmp_path):
     assert data_packets == sent, (data_packets, sent)
 
 
+@pytest.mark.timeout(60)
+def test_a_program_with_cong_control_gets_the_rate_sample_and_no_cong_avoid(tmp_path):
+    """A cong_control that holds the window at 20 segments: as Linux's tcp_cong_control, it
+    runs on every ACK in place of cong_avoid, and its rate sample (`rs`) is the engine's: with
+    the window fixed, each sample spans one round trip and delivers one window, so the flow
+    gets 20 segments per RTT."""
+    scenario = new_algorithm(tmp_path, "fixed")
+    program = tmp_path / "fixed.bpf.c"
+    text = program.read_text()
+    ops = 'SEC(".struct_ops")\nstruct tcp_congestion_ops fixed = {'
+    assert text.count(ops) == 1
+    program.write_text(
+        text.replace(
+            ops,
+            'SEC("struct_ops")\nvoid BPF_PROG(fixed_cong_control, struct sock *sk, __u32 ack, '
+            "int flag,\n\t      const struct rate_sample *rs)\n{\n\ttcp_sk(sk)->snd_cwnd = 20;\n}\n\n"
+            + ops
+            + "\n\t.cong_control = (void *)fixed_cong_control,",
+        )
+    )
+    text = scenario.read_text().replace(
+        'traces = ["flows", "queues"]',
+        'traces = ["flows", "queues"]\ncc_log = { flows = ["fixed 0"] }',
+    )
+    scenario.write_text(text[: text.index("[[flows]]", text.index('"fixed.bpf.c"'))])  # alone
+    res = hscc.run(scenario)
+    hooks = dict(res.cc_log.group_by("hook").len().iter_rows())
+    assert "cong_avoid" not in hooks and hooks["cong_control"] == hooks["in_ack_event"] > 2000
+    rs = res.cc_log.filter(pl.col("hook") == "cong_control")
+    flow = res.flows.row(0, named=True)
+    assert rs["rs_delivered"].median() == 20
+    assert abs(rs["rs_interval_us"].median() / 1e6 - flow["min_rtt_s"]) < 0.01 * flow["min_rtt_s"]
+    assert flow["final_cwnd"] == 20
+    expected = 20 * 1448 * 8 / flow["min_rtt_s"]  # bit/s: one window per round trip
+    assert abs(flow["goodput_bps"] - expected) < 0.01 * expected, (flow["goodput_bps"], expected)
+
+
+BAD_WINDOWS = {
+    # hook: (the template's line, what the hook does instead, the error)
+    "ssthresh": (
+        "return kept > 2 ? kept : 2;",
+        "return 0;",
+        "ssthresh returned 0: a window is at least 1 segment",
+    ),
+    "cong_avoid": (
+        "\ttcp_cong_avoid_ai(tp, w ? w : 1, acked);",
+        "\ttcp_cong_avoid_ai(tp, w ? w : 1, acked);\n"
+        "\tif (tp->snd_cwnd > 20)\n\t\ttp->snd_cwnd = tp->snd_cwnd_clamp + 1;",
+        # The clamp is the receiver's window in segments: 16 000 000 // 1448 = 11049.
+        "cong_avoid set snd_cwnd to 11050, beyond snd_cwnd_clamp 11049",
+    ),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("hook", sorted(BAD_WINDOWS))
+def test_a_hook_that_leaves_no_window_or_one_past_the_clamp_is_named(hook, tmp_path):
+    scenario = new_algorithm(tmp_path)
+    line, instead, error = BAD_WINDOWS[hook]
+    program = tmp_path / "mycc.bpf.c"
+    text = program.read_text()
+    assert text.count(line) == 1
+    program.write_text(text.replace(line, instead))
+    # A receiver's window of 16 MB: a window past the clamp stays one a run can hold.
+    scenario.write_text(
+        scenario.read_text().replace('"mycc.bpf.c"', '"mycc.bpf.c"\nrwnd = "16MB"', 1)
+    )
+    with pytest.raises(ProgramError) as e:
+        hscc.run(scenario)
+    assert str(e.value) == f"{program}: {error}"
+
+
 def test_a_program_that_does_not_build_is_a_scenario_error(tmp_path):
     scenario = new_algorithm(tmp_path)
     program = tmp_path / "mycc.bpf.c"
