@@ -258,7 +258,12 @@ def execute(
         for k in keys:
             attempts[k] = attempts.get(k, 0) + 1
         scenarios = [by_key[k][0].scenario for k in keys]
-        running[pool.submit(run_jobs, scenarios, *limits, store is not None, imports)] = keys
+        # The program files they name, as the plan read them: a worker that cannot read one
+        # builds it from this text.
+        sources = {s.path: s for k in keys for s in by_key[k][0].sources}
+        running[
+            pool.submit(run_jobs, scenarios, *limits, store is not None, imports, sources or None)
+        ] = keys
 
     queue = deque(todo)
     slots = pool.workers * _IN_FLIGHT_PER_WORKER

@@ -17,7 +17,12 @@ by the engine once in the sweep's process, and each run once more in the worker 
 
 Cache key: SHA-256 over the engine's version and source digest and the run's
 whole checked scenario, seed included, but not its name and description, which
-change no number. Two runs with the same key compute the same results.
+change no number; and for each program file the run names, the digest of its
+text and its headers' as the sweep read them (hscc.sweeps.programs), so that an
+edited program is run anew. Two runs with the same key compute the same results.
+
+Program files are read once, here: each job carries the text its runs build from
+(hscc.sweeps.programs), so a worker that cannot read the file runs the same code.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import Any
 from hscc import _core
 from hscc.errors import ScenarioError, field_parts, show
 from hscc.scenario import Scenario, names_program, programs_anchored
+from hscc.sweeps import programs
 from hscc.sweeps.paths import NOT_FOUND, PathError, lookup
 from hscc.sweeps.spec import Point, Sweep, SweepError
 
@@ -40,13 +46,15 @@ _LABEL_ONLY = ("name", "description")
 
 @dataclass(frozen=True)
 class Job:
-    """One run: a point's scenario (checked, JSON-ready, with its seed) and the replicate."""
+    """One run: a point's scenario (checked, JSON-ready, with its seed) and the replicate;
+    `sources`, the program files it names, as the sweep read them."""
 
     point: int
     replicate: int
     seed: int
     key: str
     scenario: dict[str, Any]
+    sources: tuple[programs.Source, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,13 +87,18 @@ def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = N
         path: _column([lookup(c, path) for c in checked], [dict(p.assign)[path] for p in points])
         for path in sweep.paths
     }
+    try:
+        sources = programs.collect(checked)
+    except programs.ProgramSourceError as e:
+        raise SweepError(str(e)) from None
     jobs = []
     for p, c in zip(points, checked, strict=True):
         values = sorted((path, columns[path][p.index]) for path in sweep.paths)
+        mine = tuple(sources[f] for f in programs.named(c))
         for r in range(sweep.replicates):
             seed = derive_seed(sweep.seed, values, r)
             scenario = {**c, "seed": seed}
-            jobs.append(Job(p.index, r, seed, cache_key(scenario), scenario))
+            jobs.append(Job(p.index, r, seed, cache_key(scenario, mine), scenario, mine))
     return Plan(sweep, points, columns, jobs)
 
 
@@ -113,14 +126,17 @@ def derive_seed(seed: int, values: list[tuple[str, Any]], replicate: int) -> int
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
 
 
-def cache_key(scenario: dict[str, Any]) -> str:
-    """The run's content key (see the module's doc)."""
+def cache_key(scenario: dict[str, Any], sources: tuple[programs.Source, ...] = ()) -> str:
+    """The run's content key (see the module's doc); `sources`, the program files it names."""
     numbers = {k: v for k, v in scenario.items() if k not in _LABEL_ONLY}
-    text = json.dumps(
-        {"engine": _core.engine_version(), "digest": _core.engine_digest(), "scenario": numbers},
-        separators=(",", ":"),
-        sort_keys=True,
-    )
+    keyed: dict[str, Any] = {
+        "engine": _core.engine_version(),
+        "digest": _core.engine_digest(),
+        "scenario": numbers,
+    }
+    if sources:  # absent otherwise: the keys of runs without programs stay as they were
+        keyed["programs"] = {s.path: s.digest for s in sources}
+    text = json.dumps(keyed, separators=(",", ":"), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

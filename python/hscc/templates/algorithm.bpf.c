@@ -97,6 +97,33 @@ void BPF_PROG(__NAME___cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 }
 
+/* Every ACK, before the window hooks: `flags` has CA_ACK_SLOWPATH,
+ * CA_ACK_WIN_UPDATE and CA_ACK_ECE (the receiver echoed a congestion mark). */
+SEC("struct_ops")
+void BPF_PROG(__NAME___in_ack_event, struct sock *sk, __u32 flags)
+{
+}
+
+/* The connection ends: give back what init took (socket storage goes with
+ * the socket by itself). */
+SEC("struct_ops")
+void BPF_PROG(__NAME___release, struct sock *sk)
+{
+}
+
+/*
+ * In place of cong_avoid a program may define cong_control, which runs on
+ * every ACK with Linux's rate sample (delivery rate, interval, losses) and
+ * sets the window, and the pacing rate, itself, as BBR does:
+ *
+ *	SEC("struct_ops")
+ *	void BPF_PROG(__NAME___cong_control, struct sock *sk, __u32 ack, int flag,
+ *		      const struct rate_sample *rs)
+ *
+ * with `.cong_control = (void *)__NAME___cong_control` below; then the
+ * kernel and the simulator call it instead of cong_avoid.
+ */
+
 SEC(".struct_ops")
 struct tcp_congestion_ops __NAME__ = {
 	.init = (void *)__NAME___init,
@@ -106,5 +133,7 @@ struct tcp_congestion_ops __NAME__ = {
 	.pkts_acked = (void *)__NAME___pkts_acked,
 	.set_state = (void *)__NAME___set_state,
 	.cwnd_event = (void *)__NAME___cwnd_event,
+	.in_ack_event = (void *)__NAME___in_ack_event,
+	.release = (void *)__NAME___release,
 	.name = "__NAME__",
 };
