@@ -43,6 +43,10 @@ def test_reproduce_list_prints_every_experiment_name_whole():
     assert p.returncode == 0, p.stderr
     names = [e.name for e in reproduce.catalogue()]
     assert names and [n for n in names if not whole(n, p.stdout)] == []
+    # a measure's name is a column of comparison.parquet: whole too ("losses_after_slow_start")
+    measures = {m.name for e in reproduce.catalogue() for m in e.measures}
+    assert "losses_after_slow_start" in measures
+    assert sorted(m for m in measures if not whole(m, p.stdout)) == []
     assert max(len(line) for line in p.stdout.splitlines()) <= 80, p.stdout
 
 

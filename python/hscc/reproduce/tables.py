@@ -250,8 +250,11 @@ def catalogue_table(exps: Sequence[Experiment]) -> Table:
     """`hscc reproduce list`: every experiment with its source, what it measures and its sweep's size."""
     t = Table(box=box.SIMPLE_HEAVY, padding=0)  # the box's space between columns: 80 fit
     t.add_column("experiment", no_wrap=True, style="bold")  # the name `hscc reproduce` takes
-    for c in ("paper", "source", "title", "measures"):
+    for c in ("paper", "source", "title"):
         t.add_column(c, overflow="fold", ratio=2 if c == "title" else 1)
+    # A measure's name is a column of comparison.parquet: the cell breaks between names,
+    # never inside one (a folding column would cut the longest).
+    t.add_column("measures", ratio=1)
     t.add_column("runs (full / --quick)", justify="right", overflow="fold")
     for e in exps:
         t.add_row(
