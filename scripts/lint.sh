@@ -7,7 +7,8 @@
 #
 #   Rust:   rustfmt, clippy (warnings are errors, all targets), rustdoc (warnings
 #           are errors), cargo-deny (licences, bans, sources; advisories where the
-#           RustSec database can be fetched)
+#           RustSec database can be fetched), the MSRV in Cargo.toml against the
+#           locked dependencies' own (scripts/check_msrv.py)
 #   Python: ruff format, ruff check, mypy (python/hscc, config in pyproject.toml)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,7 @@ if timeout 60 git ls-remote https://github.com/RustSec/advisory-db HEAD >/dev/nu
 else
   echo "== advisories: not checked (the RustSec database on github.com cannot be reached)"
 fi
+check msrv python scripts/check_msrv.py
 check ruff-format ruff format --check --quiet .
 check ruff ruff check --quiet .
 check mypy mypy
