@@ -79,9 +79,12 @@ def format_rate(bps: float) -> str:
 
 
 def format_seconds(s: float) -> str:
-    """0.0401 → "40.1 ms"."""
+    """0.0401 → "40.1 ms"; a time under a nanosecond (the mean queuing delay of a link where
+    a packet rarely waits: 6e-13 s) → "< 1 ns", not "0.0006 ns"."""
     if s == 0:
         return "0 s"
+    if 0 < s < 1e-9:
+        return "< 1 ns"
     if abs(s) < 1e-6:
         return f"{s * 1e9:.3g} ns"
     if abs(s) < 1e-3:

@@ -113,5 +113,8 @@ def test_formatting():
     assert units.format_rate(1.5e9) == "1.5 Gbit/s"
     assert units.format_seconds(0.040149) == "40.1 ms"
     assert units.format_seconds(2.5) == "2.5 s"
-    assert units.format_seconds(1.33e-10) == "0.133 ns"
+    assert units.format_seconds(2.5e-9) == "2.5 ns"
+    # a reverse bottleneck's mean queuing delay, where an ACK rarely waits
+    assert units.format_seconds(5.97e-13) == "< 1 ns"
+    assert units.format_seconds(1e-9) == "1 ns"
     assert units.format_seconds(9.39e-6) == "9.39 µs"
