@@ -344,6 +344,24 @@ def test_log_bars_start_a_decade_below_the_least_value_and_labels_wrap():
 
 
 @pytest.mark.timeout(30)
+def test_a_one_panel_figures_title_stays_within_the_figure():
+    """sync-switching has one measure: its 130-character title wraps onto lines that fit the
+    7.16-in figure, instead of running past both of its edges."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find("sync-switching")
+    assert exp is not None and len(exp.measures) == 1
+    m = exp.measures[0].name
+    series = ["Sync-TCP with switching", "Sync-TCP without switching"]
+    fig = repro_figure(exp, _cells([m], [(m, s, 0.0) for s in series]))
+    fig.canvas.draw()
+    box = fig._suptitle.get_window_extent()  # noqa: SLF001
+    assert len(fig._suptitle.get_text()) > 100  # noqa: SLF001
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width, (box, fig.bbox)
+
+
+@pytest.mark.timeout(30)
 def test_one_x_value_gets_an_axis_around_it():
     """A --quick reproduction with one x value: that value in the middle, one tick, not an
     axis of ±4 % around it."""

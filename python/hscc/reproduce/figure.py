@@ -19,6 +19,7 @@ from hscc.reproduce.experiment import Experiment
 # onto more lines rather than run into the next panel.
 LABEL_CHARS = 40
 TITLE_CHARS = 48
+TITLE_PER_INCH = 12
 
 COLOURS = [
     "tab:blue",
@@ -77,7 +78,11 @@ def figure(exp: Experiment, table: pl.DataFrame, size: str = "wide") -> Figure:
             for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                 seen.setdefault(label, handle)
         style.figure_legend(fig, list(seen.values()), list(seen))
-        fig.suptitle(f"{exp.name}: {exp.title}")
+        # about 12 characters of the title's font per inch: a long title wraps, not cut at
+        # both edges of a one-panel figure
+        fig.suptitle(
+            textwrap.fill(f"{exp.name}: {exp.title}", int(fig.get_figwidth() * TITLE_PER_INCH))
+        )
     return fig
 
 
