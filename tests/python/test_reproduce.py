@@ -568,6 +568,12 @@ def test_design_checks_are_counted_apart_from_the_papers_claims():
     design = rep.Reproduction(whole, False, table, checked, pl.DataFrame(), frame([]), 0.0)
     assert tables.scorecard([design]) == []
     assert "cubic steals (holds" in tables.scorecard_markdown([design])
+    # report.html: no empty scorecard for a paper whose experiments are all design checks
+    from hscc.reproduce import html
+
+    page = "".join(html.scorecards([design]))
+    assert "<table>" not in page and "cubic steals" in page
+    assert "<table>" in "".join(html.scorecards([one]))
 
 
 def test_nan_in_published_numbers_is_no_cell():
