@@ -21,7 +21,9 @@ Verdict of a cell with a published number (``VERDICTS``, in this order of preced
 
 The confidence interval is Student-t's over replicates, cut to the values the measure
 can take (`measure_range`: a share or a utilisation in [0, 1], bandwidth stolen at
-most 1, ...) and to [0, ∞) when every replicate is non-negative, never past a replicate.
+most 1, ...) and, for a measure with no floor of its own (a column less others), to
+[0, ∞) when every replicate is non-negative; never past a replicate. Bandwidth stolen and a
+change can be negative, so a cell of theirs is never cut at 0.
 """
 
 from __future__ import annotations
@@ -100,6 +102,10 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
         for n, s in zip(stats["n"], stats["std"], strict=True)
     ]
     bounds = {m.name: measure_range(m) for m in exp.measures}
+    # Measures whose range has no floor although they cannot go below 0 (a column less
+    # others: a count of losses after slow start), as against those that can (bandwidth
+    # stolen is negative where the regular flows gain).
+    signed = {m.name for m in exp.measures if m.kind in ("stolen", "change")}
     low: list[float | None] = []
     high: list[float | None] = []
     for name, mean, h, lo, hi in zip(
@@ -109,10 +115,12 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
             low.append(None)
             high.append(None)
             continue
-        # What the measure can take; [0, ∞) also where every replicate is ≥ 0 (a throughput,
-        # a share, a count cannot be below 0).
+        # What the measure can take; a measure of unknown floor whose every replicate is ≥ 0
+        # is taken as one that cannot be below 0, never one that can (`signed`).
         floor, ceiling = bounds.get(name, (-math.inf, math.inf))
-        a, b = clip_interval(mean - h, mean + h, (0.0 if lo >= 0 else floor, ceiling), (lo, hi))
+        if lo >= 0 and floor == -math.inf and name not in signed:
+            floor = 0.0
+        a, b = clip_interval(mean - h, mean + h, (floor, ceiling), (lo, hi))
         low.append(a)
         high.append(b)
     stats = stats.with_columns(
