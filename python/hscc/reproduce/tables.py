@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 from hscc.errors import show
 from hscc.reproduce.compare import FEW_RUNS, VERDICTS
+from hscc.units import significant
 from hscc.units_table import metric
 
 # The verdicts a scorecard counts (a cell without hscc's number is not scored).
@@ -68,13 +69,16 @@ def rows(rep: Reproduction) -> list[tuple[str, ...]]:
     for r in rep.table.iter_rows(named=True):
         unit = units.get(r["measure"], "")
         x = "" if rep.experiment.x.axis is None else f"{r['x']:g}"
-        paper = "–" if r["paper"] is None else f"{r['paper']:.4g}"
+        paper = "–" if r["paper"] is None else significant(r["paper"], 4)
         if r["mean"] is None:
             ours = "–"
         elif r["ci_low"] is None:
-            ours = f"{r['mean']:.4g} (n={r['n']})"
+            ours = f"{significant(r['mean'], 4)} (n={r['n']})"
         else:
-            ours = f"{r['mean']:.4g} [{r['ci_low']:.4g}, {r['ci_high']:.4g}]"
+            ours = (
+                f"{significant(r['mean'], 4)} "
+                f"[{significant(r['ci_low'], 4)}, {significant(r['ci_high'], 4)}]"
+            )
         dev = "" if r["deviation"] is None else f"{100 * r['deviation']:+.0f} %"
         out.append(
             (
