@@ -36,6 +36,7 @@ import polars as pl
 
 from hscc.reproduce.experiment import Claim, Experiment, Measure
 from hscc.sweeps.result import t_quantile
+from hscc.units import significant
 from hscc.units_table import clip_interval, physical_range
 
 TOLERANCE = 0.25
@@ -290,7 +291,7 @@ def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
         holds = (
             all(q > p for p, q in steps) if c.kind == "increasing" else all(q < p for p, q in steps)
         )
-        return ClaimResult(c.text, holds, f"{c.a}: " + ", ".join(f"{v:.3g}" for v in values))
+        return ClaimResult(c.text, holds, f"{c.a}: " + ", ".join(significant(v) for v in values))
     if c.b is not None:
         b = series(c.b)
     else:
@@ -305,5 +306,7 @@ def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
     else:
         holds = all(a[x] > b[x] * c.factor for x in xs)
     other = c.b if c.b is not None else f"{c.than:g}"
-    detail = "; ".join(f"x={x:g}: {c.a} {a[x]:.3g} vs {other} {b[x]:.3g}" for x in xs)
+    detail = "; ".join(
+        f"x={x:g}: {c.a} {significant(a[x])} vs {other} {significant(b[x])}" for x in xs
+    )
     return ClaimResult(c.text, holds, detail + (" (as max(r, 1/r))" if c.unfairness else ""))
