@@ -6,8 +6,9 @@
 # toolchain in rust-toolchain.toml.
 #
 #   Rust:   rustfmt, clippy (warnings are errors, all targets), rustdoc (warnings
-#           are errors), cargo-deny (licences, bans, sources; advisories where the
-#           RustSec database can be fetched)
+#           are errors; private items too in hscc-py and hscc-bpf-conformance), cargo-deny (licences, bans, sources; advisories where the
+#           RustSec database can be fetched), the MSRV in Cargo.toml against the
+#           locked dependencies' own (scripts/check_msrv.py)
 #   Python: ruff format, ruff check, mypy (python/hscc, config in pyproject.toml)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,10 @@ check rustfmt cargo fmt --all --check
 check rustfmt-fuzz cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 check clippy cargo clippy --workspace --all-targets --locked --quiet -- -D warnings
 check rustdoc env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+# Private items' docs too, where they are clean: hscc-sim's and hscc-cc's still read TOML's
+# [[udp]] and ctcp's [LA13] as links, which only a change of their sources mends.
+check rustdoc-private env RUSTDOCFLAGS="-D warnings" cargo doc -p hscc-py -p hscc-bpf-conformance \
+  --no-deps --locked --quiet --document-private-items
 check cargo-deny cargo deny --locked check --hide-inclusion-graph licenses bans sources
 # The advisory database is a git repository on github.com; where it cannot be
 # fetched (a machine that reaches only package registries) say so, do not fail.
@@ -41,6 +46,7 @@ if timeout 60 git ls-remote https://github.com/RustSec/advisory-db HEAD >/dev/nu
 else
   echo "== advisories: not checked (the RustSec database on github.com cannot be reached)"
 fi
+check msrv python scripts/check_msrv.py
 check ruff-format ruff format --check --quiet .
 check ruff ruff check --quiet .
 check mypy mypy

@@ -24,8 +24,14 @@ _NOTEBOOK_WIDTH = 120  # characters: a notebook cell is wider than a terminal
 
 def html(table: RenderableType) -> str:
     """`table` as a notebook shows it (`_repr_html_`): the terminal's table in HTML, colours inline."""
+    # Not a Jupyter console: inside a kernel Rich would also display the table as it prints,
+    # and the notebook would show it twice (that display and this method's HTML).
     console = Console(
-        record=True, width=_NOTEBOOK_WIDTH, file=io.StringIO(), color_system="truecolor"
+        record=True,
+        width=_NOTEBOOK_WIDTH,
+        file=io.StringIO(),
+        color_system="truecolor",
+        force_jupyter=False,
     )
     console.print(table)
     return console.export_html(

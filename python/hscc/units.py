@@ -70,22 +70,36 @@ def buffer(value: object) -> dict[str, Number]:
     return limit
 
 
+def significant(value: float, digits: int = 3) -> str:
+    """`value` to `digits` significant digits, as a person writes it: 96.2, 0.0127, 2190 and
+    123000, never 2.19e+03 (Python's `g` turns to an exponent from 10^digits on). Below
+    10^-4 and from 10^15 on the exponent stays (1.2e-05)."""
+    text = f"{value:.{digits}g}"
+    if "e+" not in text:
+        return text
+    rounded = float(text)
+    return text if abs(rounded) >= 1e15 else f"{rounded:.0f}"
+
+
 def format_rate(bps: float) -> str:
     """700000000 → "700 Mbit/s"."""
     for factor, unit in ((1e12, "Tbit/s"), (1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
         if abs(bps) >= factor:
-            return f"{bps / factor:.3g} {unit}"
-    return f"{bps:.3g} bit/s"
+            return f"{significant(bps / factor)} {unit}"
+    return f"{significant(bps)} bit/s"
 
 
 def format_seconds(s: float) -> str:
-    """0.0401 → "40.1 ms"."""
+    """0.0401 → "40.1 ms"; a time under a nanosecond (the mean queuing delay of a link where
+    a packet rarely waits: 6e-13 s) → "< 1 ns", not "0.0006 ns"."""
     if s == 0:
         return "0 s"
+    if 0 < s < 1e-9:
+        return "< 1 ns"
     if abs(s) < 1e-6:
         return f"{s * 1e9:.3g} ns"
     if abs(s) < 1e-3:
         return f"{s * 1e6:.3g} µs"
     if abs(s) < 1:
         return f"{s * 1e3:.3g} ms"
-    return f"{s:.4g} s"
+    return f"{significant(s, 4)} s"

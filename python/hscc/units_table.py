@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hscc.units import format_rate, format_seconds
+from hscc.units import format_rate, format_seconds, significant
 
 # kind: rate (bit/s), time (s), fraction (0..1, shown in %), index (0..1, shown as is),
 # a count of something: segments, packets, bytes, count (shown as is, the thing in the unit),
@@ -187,7 +187,10 @@ def format_interval(name: str, mean: float | None, low: float | None, high: floa
     kind = metric(name).kind
     divisor, unit = scale(kind, [mean, low, high])
     return _with_unit(
-        f"{mean / divisor:.3g} [{low / divisor:.3g}, {high / divisor:.3g}]", kind, unit
+        f"{significant(mean / divisor)} [{significant(low / divisor)}, "
+        f"{significant(high / divisor)}]",
+        kind,
+        unit,
     )
 
 
@@ -203,9 +206,9 @@ def format_value(name: str, value: float | None, half_width: float | None = None
         if kind == "time":
             return format_seconds(value)
     divisor, unit = scale(kind, [value])
-    number = f"{value / divisor:.3g}"
+    number = significant(value / divisor)
     if half_width is not None:
-        number += f" ± {half_width / divisor:.2g}"
+        number += f" ± {significant(half_width / divisor, 2)}"
     if (
         kind in ("count", "packets", "segments", "bytes")
         and float(value).is_integer()

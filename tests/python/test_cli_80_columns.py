@@ -22,6 +22,7 @@ from conftest import EXAMPLES, ONE_FLOW
 from hscc import reproduce
 from hscc.reproduce import tables
 from hscc.reproduce.compare import VERDICTS
+from hscc.reproduce.experiment import find
 
 ENV = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1"}
 
@@ -43,6 +44,10 @@ def test_reproduce_list_prints_every_experiment_name_whole():
     assert p.returncode == 0, p.stderr
     names = [e.name for e in reproduce.catalogue()]
     assert names and [n for n in names if not whole(n, p.stdout)] == []
+    # a measure's name is a column of comparison.parquet: whole too ("losses_after_slow_start")
+    measures = {m.name for e in reproduce.catalogue() for m in e.measures}
+    assert "losses_after_slow_start" in measures
+    assert sorted(m for m in measures if not whole(m, p.stdout)) == []
     assert max(len(line) for line in p.stdout.splitlines()) <= 80, p.stdout
 
 
@@ -319,9 +324,10 @@ def test_fields_on_a_terminal_are_tables_with_every_name_whole():
 _CUT = re.compile(r"\w…(?=\s|$)", re.MULTILINE)
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(180)
 def test_every_commands_output_at_80_columns_cuts_nothing(tmp_path):
-    """Each command a user reads, at COLUMNS=80: no cell ends in Rich's "…"."""
+    """Each command a user reads, at COLUMNS=80: no cell ends in Rich's "…"; a reproduction's
+    table keeps its measures' names whole."""
     mixed = tmp_path / "mixed.toml"
     mixed.write_text(
         (EXAMPLES / "mixed-traffic.toml")
@@ -342,7 +348,17 @@ def test_every_commands_output_at_80_columns_cuts_nothing(tmp_path):
         "algorithms": hscc_cmd("algorithms").stdout,
         "reproduce list": hscc_cmd("reproduce", "list").stdout,
         "fields": hscc_cmd("fields").stdout,
+        "kernel list": hscc_cmd("kernel", "list").stdout,
+        "new-algorithm": hscc_cmd("new-algorithm", "mine", cwd=tmp_path).stdout,
     }
+    p = hscc_cmd(
+        "reproduce", "africa-fairness", "--quick", "-j", "1", "--out", str(tmp_path / "rep")
+    )
+    assert p.returncode == 0, p.stderr
+    outputs["reproduce NAME"] = p.stdout
+    exp = find("africa-fairness")
+    assert exp is not None
+    assert [m.name for m in exp.measures if not whole(m.name, p.stdout)] == []
     for command, text in outputs.items():
         assert text.strip(), command
         assert _CUT.findall(text) == [], (command, text)

@@ -11,13 +11,30 @@ check more of the tree (python/hscc, crates/ ...): a directory is searched for
 from __future__ import annotations
 
 import re
+import subprocess
 import unicodedata
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
-# What the language check reads: directories (searched recursively) and files, relative to the root.
-CHECKED = ["docs", "README.md"]
+# What the language check reads: directories (searched recursively) and files, relative to the
+# root: every Markdown file of the tree (validation/results/README.md, fuzz/reproducers/README.md
+# too), not third-party packages in a .venv or build outputs.
+CHECKED = [
+    "docs",
+    "README.md",
+    "python",
+    "crates",
+    "bpf",
+    "scripts",
+    "validation",
+    "fuzz",
+    "examples",
+    "tests",
+]
+SKIPPED_PARTS = {".venv", "target", "node_modules"}
 EXEMPT = {"CHANGELOG.md"}
 # In a checked directory, files with these suffixes are read too (all of their text).
 CODE_SUFFIXES: tuple[str, ...] = ()
@@ -72,7 +89,19 @@ def checked_files() -> list[Path]:
                 files += sorted(path.rglob(f"*{suffix}"))
         elif path.is_file():
             files.append(path)
-    return [f for f in files if f.name not in EXEMPT]
+    return [f for f in files if f.name not in EXEMPT and not SKIPPED_PARTS & set(f.parts)]
+
+
+def test_every_markdown_file_of_the_tree_is_checked():
+    """Every Markdown file git tracks (not a run's comparison.md in an ignored repro/)."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    listed = subprocess.run(
+        ["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    checked = {str(p.relative_to(ROOT)) for p in checked_files()}
+    left_out = [f for f in listed if f not in checked and Path(f).name not in EXEMPT]
+    assert left_out == [], f"Markdown the language check does not read: {left_out}"
 
 
 def findings(text: str) -> list[tuple[int, str, str]]:

@@ -127,6 +127,30 @@ def test_unknown_or_missing_algorithms_are_refused_before_the_kernel():
     assert r.exit_code == 2 and "give an algorithm or --all" in r.output
 
 
+def test_list_without_bpftool_shows_the_pins_and_says_what_it_cannot(monkeypatch, tmp_path):
+    """No bpftool (a wheel installed where the kernel toolchain is not): `hscc kernel list`
+    lists the pinned programs without map ids and the programs of bpf/, and says why."""
+    real_which = registry.shutil.which
+    monkeypatch.setattr(
+        registry.shutil, "which", lambda tool: None if tool == "bpftool" else real_which(tool)
+    )
+    (tmp_path / "pins").mkdir()
+    (tmp_path / "pins" / "cubic").touch()
+    available = tmp_path / "available"
+    available.write_text("reno cubic hscc_cubic\n")
+    monkeypatch.setattr(registry, "PIN_DIR", tmp_path / "pins")
+    monkeypatch.setattr(registry, "AVAILABLE", available)
+    with pytest.raises(KernelError, match="bpftool is not installed"):
+        registry.struct_ops_maps()
+    assert registry.registrations() == [
+        registry.Registration("cubic", "hscc_cubic", None, True, True)
+    ]
+    r = runner.invoke(app, ["kernel", "list"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    assert "hscc_cubic" in r.output and "bpftool is not installed" in r.output
+    assert f"programs in bpf/: {', '.join(programs.available())}" in r.output
+
+
 # --- in the kernel ------------------------------------------------------------
 
 NO_KERNEL = toolchain.missing_for_smoke()

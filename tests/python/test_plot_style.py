@@ -306,6 +306,62 @@ def test_a_bar_figure_legends_every_series_once():
 
 
 @pytest.mark.timeout(30)
+def test_log_bars_start_a_decade_below_the_least_value_and_labels_wrap():
+    """africa-fairness draws its drops as bars on a log axis: with 108 and 275 the axis starts
+    at 10 (108 is 2.5 times shorter than 275 on the page), not just under 108 (which made it
+    look 20 times shorter); its 69-character axis label wraps within the panel's height."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import LABEL_CHARS, TITLE_CHARS
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find("africa-fairness")
+    assert exp is not None
+    names = [m.name for m in exp.measures]
+    log = next(m for m in exp.measures if m.log and m.name == "all_drops")
+    table = _cells(names, [(m, s, 0.0) for m in names for s in ("HSTCP", "TCP-Africa")])
+    table = table.with_columns(
+        pl.when(pl.col("measure") == log.name)
+        .then(pl.when(pl.col("series") == "HSTCP").then(275.0).otherwise(108.0))
+        .otherwise(pl.col("mean"))
+        .alias("mean"),
+        pl.when(pl.col("measure") == log.name).then(None).otherwise(pl.col("paper")).alias("paper"),
+        pl.when(pl.col("measure") == log.name)
+        .then(None)
+        .otherwise(pl.col("ci_low"))
+        .alias("ci_low"),
+        pl.when(pl.col("measure") == log.name)
+        .then(None)
+        .otherwise(pl.col("ci_high"))
+        .alias("ci_high"),
+    )
+    fig = repro_figure(exp, table)
+    ax = fig.axes[names.index(log.name)]
+    assert ax.get_yscale() == "log" and ax.get_ylim()[0] == pytest.approx(10.0)
+    assert len(log.label) > LABEL_CHARS
+    for a in fig.axes:
+        assert max(map(len, a.get_ylabel().splitlines())) <= LABEL_CHARS, a.get_ylabel()
+        assert max(map(len, a.get_title().splitlines())) <= TITLE_CHARS, a.get_title()
+
+
+@pytest.mark.timeout(30)
+def test_a_one_panel_figures_title_stays_within_the_figure():
+    """sync-switching has one measure: its 130-character title wraps onto lines that fit the
+    7.16-in figure, instead of running past both of its edges."""
+    from hscc.reproduce.experiment import find
+    from hscc.reproduce.figure import figure as repro_figure
+
+    exp = find("sync-switching")
+    assert exp is not None and len(exp.measures) == 1
+    m = exp.measures[0].name
+    series = ["Sync-TCP with switching", "Sync-TCP without switching"]
+    fig = repro_figure(exp, _cells([m], [(m, s, 0.0) for s in series]))
+    fig.canvas.draw()
+    box = fig._suptitle.get_window_extent()  # noqa: SLF001
+    assert len(fig._suptitle.get_text()) > 100  # noqa: SLF001
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width, (box, fig.bbox)
+
+
+@pytest.mark.timeout(30)
 def test_one_x_value_gets_an_axis_around_it():
     """A --quick reproduction with one x value: that value in the middle, one tick, not an
     axis of ±4 % around it."""

@@ -223,9 +223,24 @@ def test_too_few_runs_instead_of_a_verdict():
 
 
 def test_intervals_of_non_negative_measures_are_clipped_at_zero():
+    # A column less others (losses after slow start) has no floor in its definition: with
+    # every replicate ≥ 0 it is a count, cut at 0 (mean 0.103 − 0.42 would be below 0).
+    losses = {
+        "name": "losses",
+        "kind": "column",
+        "column": "flows[0].goodput_bps",
+        "minus": ["flows[1].goodput_bps"],
+        "label": "losses",
+    }
+    exp = small(measures=[*SMALL["measures"], losses])
+    runs = stolen_runs({1.0: [0.0, 0.3, 0.01]}).with_columns(measure=pl.lit("losses"))
+    counts = compare.cells(exp, runs).filter(pl.col("measure") == "losses")
+    assert counts.row(0, named=True)["ci_low"] == 0.0
+    # Bandwidth stolen can be negative (the regular flows gain): never cut at 0, even where
+    # every replicate of a cell is ≥ 0. 0.0, 0.3, 0.01: mean 0.1033, sd 0.1704.
     t = compare.cells(small(), stolen_runs({1.0: [0.0, 0.3, 0.01], 2.0: [-0.1, 0.3, 0.31]}))
-    assert cell(t, 1.0)["ci_low"] == 0.0  # mean 0.103 − 0.42 would be below 0
-    assert cell(t, 2.0)["ci_low"] < 0  # a negative replicate: the measure can be negative
+    assert cell(t, 1.0)["ci_low"] == pytest.approx(0.10333 - 4.3027 * 0.17039 / 3**0.5, rel=1e-3)
+    assert cell(t, 2.0)["ci_low"] < 0
 
 
 @pytest.mark.timeout(10)
@@ -568,6 +583,12 @@ def test_design_checks_are_counted_apart_from_the_papers_claims():
     design = rep.Reproduction(whole, False, table, checked, pl.DataFrame(), frame([]), 0.0)
     assert tables.scorecard([design]) == []
     assert "cubic steals (holds" in tables.scorecard_markdown([design])
+    # report.html: no empty scorecard for a paper whose experiments are all design checks
+    from hscc.reproduce import html
+
+    page = "".join(html.scorecards([design]))
+    assert "<table>" not in page and "cubic steals" in page
+    assert "<table>" in "".join(html.scorecards([one]))
 
 
 def test_the_baselines_published_behaviour_has_a_scorecard_section_of_its_own():

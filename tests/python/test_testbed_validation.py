@@ -215,3 +215,18 @@ def test_the_simulator_side_is_stack_linux_where_its_knobs_are_that_profiles():
     assert "cubic-1-100M-40ms-sim-hystart-quick-acks" in stacked
     assert "reno-1-10M-100ms-linux-rto" in stacked
     assert "cubic-1-10M-100ms-bpf-linux-rto" not in stacked
+
+
+@pytest.mark.timeout(60)
+def test_the_linux_profile_table_is_what_its_simulations_give():
+    """docs/validation/kernel.md's table of the `linux` profile: the stored kernel runs and
+    the simulator's deterministic runs, printed by validation/testbed/stack_linux.py."""
+    spec = importlib.util.spec_from_file_location("stack_linux", SCRIPT.with_name("stack_linux.py"))
+    assert spec is not None and spec.loader is not None
+    stack_linux = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stack_linux)
+    page = stack_linux.PAGE.read_text(encoding="utf-8")
+    assert stack_linux.printed(page) == stack_linux.table(), (
+        "docs/validation/kernel.md's linux-profile table is stale: run "
+        "`.venv/bin/python validation/testbed/stack_linux.py --write`"
+    )

@@ -113,5 +113,24 @@ def test_formatting():
     assert units.format_rate(1.5e9) == "1.5 Gbit/s"
     assert units.format_seconds(0.040149) == "40.1 ms"
     assert units.format_seconds(2.5) == "2.5 s"
-    assert units.format_seconds(1.33e-10) == "0.133 ns"
+    assert units.format_seconds(2.5e-9) == "2.5 ns"
+    # a reverse bottleneck's mean queuing delay, where an ACK rarely waits
+    assert units.format_seconds(5.97e-13) == "< 1 ns"
+    assert units.format_seconds(1e-9) == "1 ns"
     assert units.format_seconds(9.39e-6) == "9.39 µs"
+
+
+def test_numbers_never_turn_to_an_exponent_a_person_would_not_write():
+    """The one number formatter of every table: 3 significant digits, positional from 10^3
+    on (a sweep's mean drop count is "2190 ± 40", not "2.19e+03 ± 40")."""
+    assert units.significant(2189.5) == "2190"
+    assert units.significant(123456.0) == "123000" and units.significant(123456.0, 4) == "123500"
+    assert units.significant(999.96) == "1000"  # rounds up across a power of ten
+    assert units.significant(96.2) == "96.2" and units.significant(0.0127) == "0.0127"
+    assert units.significant(1.2e-5) == "1.2e-05"  # small values keep theirs
+    assert units.significant(1e15) == "1e+15"
+    assert units.format_seconds(12345.0) == "12340 s"
+    from hscc.units_table import format_interval, format_value
+
+    assert format_value("flows[0].retrans", 2189.5, 40.2) == "2190 ± 40"
+    assert format_interval("flows[0].retrans", 2189.5, 2000.0, 2400.0) == "2190 [2000, 2400]"

@@ -6,10 +6,12 @@ defaults) and with `stack = "linux"` and nothing else set, each beside the kerne
 runs stored in validation/results/kernel.json: aggregate goodput and loss at the
 bottleneck (drops / packets offered), over seeds 1-5 with random loss and seed 1
 without, as validate.py measures them. Prints the Markdown table of
-docs/validation/kernel.md ("The linux profile"). No root and no kernel runs: about
-fifteen seconds.
+docs/validation/kernel.md ("The linux profile"); `--write` puts it between the page's
+`<!-- printed: validation/testbed/stack_linux.py -->` markers, and
+tests/python/test_testbed_validation.py fails when the page holds another table (the
+simulations are deterministic). No root and no kernel runs: a few seconds.
 
-    .venv/bin/python validation/testbed/stack_linux.py
+    .venv/bin/python validation/testbed/stack_linux.py [--write]
 """
 
 from __future__ import annotations
@@ -40,14 +42,19 @@ def simulate(d: dict, seeds: range) -> tuple[float, float]:
     return goodput, statistics.mean(compare.loss(r) for r in runs)
 
 
-def main() -> None:
+PAGE = HERE.parents[1] / "docs" / "validation" / "kernel.md"
+OPEN, CLOSE = "<!-- printed: validation/testbed/stack_linux.py -->\n", "<!-- end printed -->"
+
+
+def table() -> str:
+    """The Markdown table, one row per configuration, ending with a newline."""
     stored = json.loads((HERE.parents[0] / "results" / "kernel.json").read_text())
     kernel = {c["name"]: c for c in stored["configurations"] if c["group"] == "reno-cubic"}
-    print(
+    lines = [
         "| configuration | seeds / kernel runs | sim / kernel, defaults | sim / kernel, `linux` "
-        "| loss kernel | loss sim, defaults | loss sim, `linux` |"
-    )
-    print("|---|---|---|---|---|---|---|")
+        "| loss kernel | loss sim, defaults | loss sim, `linux` |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, c in validate.CONFIGS.items():
         if (
             name not in kernel
@@ -64,11 +71,29 @@ def main() -> None:
         plain = validate.scenario(name, 30.0, "sim")
         g0, l0 = simulate(plain, seeds)
         g1, l1 = simulate({**plain, "stack": "linux"}, seeds)
-        print(
+        lines.append(
             f"| {name} | {len(seeds)} / {len(runs)} | {g0 / k_goodput:.3f} | {g1 / k_goodput:.3f} "
-            f"| {k_loss:.2e} | {l0:.2e} | {l1:.2e} |",
-            flush=True,
+            f"| {k_loss:.2e} | {l0:.2e} | {l1:.2e} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def printed(page: str) -> str:
+    """The table between the page's markers."""
+    start = page.index(OPEN) + len(OPEN)
+    return page[start : page.index(CLOSE, start)]
+
+
+def main() -> None:
+    text = table()
+    if sys.argv[1:] == ["--write"]:
+        page = PAGE.read_text(encoding="utf-8")
+        PAGE.write_text(page.replace(printed(page), text, 1), encoding="utf-8")
+        print(f"wrote {PAGE}")
+    elif sys.argv[1:]:
+        sys.exit(f"unknown arguments {sys.argv[1:]} (allowed: --write)")
+    else:
+        print(text, end="")
 
 
 if __name__ == "__main__":

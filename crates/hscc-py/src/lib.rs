@@ -296,13 +296,13 @@ impl PyResolved {
         self.0.labels.tcp.clone()
     }
 
-    /// (source, label) of every UDP flow: [[udp]] entries, then two per [[voip]] call.
+    /// (source, label) of every UDP flow: `[[udp]]` entries, then two per `[[voip]]` call.
     #[getter]
     fn udp_labels(&self) -> Vec<(String, String)> {
         self.0.labels.udp.clone()
     }
 
-    /// The label of every [[web]] source.
+    /// The label of every `[[web]]` source.
     #[getter]
     fn web_labels(&self) -> Vec<String> {
         self.0.labels.web.clone()

@@ -18,7 +18,7 @@ pub struct Context<'a> {
     pub wall_time_s: f64,
     /// Each TCP flow's [[flows]] entry and label, in engine order.
     pub flows: &'a [(u32, String)],
-    /// Each UDP flow's source ("udp[0]", "voip[1]") and label, in engine order.
+    /// Each UDP flow's source (`"udp[0]"`, `"voip[1]"`) and label, in engine order.
     pub udp: Vec<(String, String)>,
     /// Each web source's label.
     pub web: Vec<String>,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from functools import partial
 from typing import Annotated, TypeVar
@@ -11,7 +12,7 @@ from rich.table import Table
 
 from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, Group, err, out
 from hscc.console import fail as _fail
-from hscc.kernel import programs, registry, smoke
+from hscc.kernel import programs, registry, smoke, toolchain
 from hscc.kernel.programs import KernelError
 
 kernel_app = typer.Typer(
@@ -107,6 +108,12 @@ def list_() -> None:
         out.print(table)
     else:
         out.print("no hscc program is loaded")
+    if shutil.which("bpftool") is None:
+        out.print(
+            "bpftool is not installed: only programs pinned by hscc kernel load are listed, "
+            f"without their struct_ops maps (apt-get install {toolchain.APT_PACKAGES})",
+            soft_wrap=True,
+        )
     out.print(f"programs in bpf/: {', '.join(_run(programs.available))}", soft_wrap=True)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -46,6 +47,11 @@ def available_ccs() -> set[str]:
 def struct_ops_maps(prefix: str = "hscc_") -> dict[str, int]:
     """The kernel's struct_ops maps whose names start with `prefix` (hscc's by default),
     kernel name -> map id."""
+    if shutil.which("bpftool") is None:
+        raise KernelError(
+            f"bpftool is not installed (apt-get install {toolchain.APT_PACKAGES}): "
+            "it lists the kernel's struct_ops maps"
+        )
     r = subprocess.run(
         ["bpftool", "-j", "struct_ops", "show"],
         capture_output=True,
@@ -136,14 +142,15 @@ def load(name: str, assignments: list[str] | None = None) -> Registration:
 
 def registrations() -> list[Registration]:
     """Every hscc program the kernel holds: pinned by `load`, or found in
-    bpftool struct_ops show under an hscc_ name (e.g. left by a crash)."""
+    bpftool struct_ops show under an hscc_ name (e.g. left by a crash). Without
+    bpftool only the pinned ones, with no map ids."""
     pins = {p.name for p in PIN_DIR.iterdir()} if PIN_DIR.is_dir() else set()
     avail = available_ccs()
     ours = set(programs.available())
     # A pin is an algorithm of bpf/ (pinned under its name) or a user's program (under
     # its kernel name).
     kernel_names = {programs.kernel_name(p) if p in ours else p for p in pins}
-    maps = struct_ops_maps("")
+    maps = struct_ops_maps("") if shutil.which("bpftool") else {}
     known = {programs.kernel_name(a): a for a in ours}
     names = sorted(kernel_names | {k for k in maps if k.startswith("hscc_")})
     out = []

@@ -21,7 +21,9 @@ Verdict of a cell with a published number (``VERDICTS``, in this order of preced
 
 The confidence interval is Student-t's over replicates, cut to the values the measure
 can take (`measure_range`: a share or a utilisation in [0, 1], bandwidth stolen at
-most 1, ...) and to [0, ∞) when every replicate is non-negative, never past a replicate.
+most 1, ...) and, for a measure with no floor of its own (a column less others), to
+[0, ∞) when every replicate is non-negative; never past a replicate. Bandwidth stolen and a
+change can be negative, so a cell of theirs is never cut at 0.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import polars as pl
 
 from hscc.reproduce.experiment import Claim, Experiment, Measure
 from hscc.sweeps.result import t_quantile
+from hscc.units import significant
 from hscc.units_table import clip_interval, physical_range
 
 TOLERANCE = 0.25
@@ -100,6 +103,10 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
         for n, s in zip(stats["n"], stats["std"], strict=True)
     ]
     bounds = {m.name: measure_range(m) for m in exp.measures}
+    # Measures whose range has no floor although they cannot go below 0 (a column less
+    # others: a count of losses after slow start), as against those that can (bandwidth
+    # stolen is negative where the regular flows gain).
+    signed = {m.name for m in exp.measures if m.kind in ("stolen", "change")}
     low: list[float | None] = []
     high: list[float | None] = []
     for name, mean, h, lo, hi in zip(
@@ -109,10 +116,12 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
             low.append(None)
             high.append(None)
             continue
-        # What the measure can take; [0, ∞) also where every replicate is ≥ 0 (a throughput,
-        # a share, a count cannot be below 0).
+        # What the measure can take; a measure of unknown floor whose every replicate is ≥ 0
+        # is taken as one that cannot be below 0, never one that can (`signed`).
         floor, ceiling = bounds.get(name, (-math.inf, math.inf))
-        a, b = clip_interval(mean - h, mean + h, (0.0 if lo >= 0 else floor, ceiling), (lo, hi))
+        if lo >= 0 and floor == -math.inf and name not in signed:
+            floor = 0.0
+        a, b = clip_interval(mean - h, mean + h, (floor, ceiling), (lo, hi))
         low.append(a)
         high.append(b)
     stats = stats.with_columns(
@@ -282,7 +291,7 @@ def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
         holds = (
             all(q > p for p, q in steps) if c.kind == "increasing" else all(q < p for p, q in steps)
         )
-        return ClaimResult(c.text, holds, f"{c.a}: " + ", ".join(f"{v:.3g}" for v in values))
+        return ClaimResult(c.text, holds, f"{c.a}: " + ", ".join(significant(v) for v in values))
     if c.b is not None:
         b = series(c.b)
     else:
@@ -297,5 +306,7 @@ def _claim(c: Claim, t: pl.DataFrame, exp: Experiment) -> ClaimResult:
     else:
         holds = all(a[x] > b[x] * c.factor for x in xs)
     other = c.b if c.b is not None else f"{c.than:g}"
-    detail = "; ".join(f"x={x:g}: {c.a} {a[x]:.3g} vs {other} {b[x]:.3g}" for x in xs)
+    detail = "; ".join(
+        f"x={x:g}: {c.a} {significant(a[x])} vs {other} {significant(b[x])}" for x in xs
+    )
     return ClaimResult(c.text, holds, detail + (" (as max(r, 1/r))" if c.unfairness else ""))

@@ -4,6 +4,8 @@ numbers as open markers of the same colour."""
 
 from __future__ import annotations
 
+import math
+import textwrap
 from typing import Any
 
 import polars as pl
@@ -12,6 +14,12 @@ from matplotlib.figure import Figure
 
 from hscc import style
 from hscc.reproduce.experiment import Experiment
+
+# A panel is about 3.6 in wide and 2.8 in high: longer titles and axis labels are wrapped
+# onto more lines rather than run into the next panel.
+LABEL_CHARS = 40
+TITLE_CHARS = 48
+TITLE_PER_INCH = 12
 
 COLOURS = [
     "tab:blue",
@@ -61,14 +69,20 @@ def figure(exp: Experiment, table: pl.DataFrame, size: str = "wide") -> Figure:
                 )
             if m.log:
                 ax.set_yscale("log")
-            ax.set_ylabel(m.label)
-            ax.set_title(m.source or exp.source)
+                if exp.x.axis is None:
+                    _log_bar_floor(ax, t)
+            ax.set_ylabel(textwrap.fill(m.label, LABEL_CHARS))
+            ax.set_title(textwrap.fill(m.source or exp.source, TITLE_CHARS))
         seen: dict[str, Any] = {}  # every panel's series, once: a series may be in one panel only
         for ax in fig.axes:
             for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                 seen.setdefault(label, handle)
         style.figure_legend(fig, list(seen.values()), list(seen))
-        fig.suptitle(f"{exp.name}: {exp.title}")
+        # about 12 characters of the title's font per inch: a long title wraps, not cut at
+        # both edges of a one-panel figure
+        fig.suptitle(
+            textwrap.fill(f"{exp.name}: {exp.title}", int(fig.get_figwidth() * TITLE_PER_INCH))
+        )
     return fig
 
 
@@ -154,3 +168,17 @@ def _bars(ax: Axes, t: pl.DataFrame, series: list[str], colour: dict[str, str]) 
             label="paper",
         )
     ax.set_xticks(range(len(present)), present, rotation=20, fontsize=8)
+
+
+def _log_bar_floor(ax: Axes, t: pl.DataFrame) -> None:
+    """Bars on a log axis start at its bottom, which matplotlib would put just under the
+    shortest bar (a bar of 108 beside one of 275 then looks 20 times shorter): the bottom is
+    a power of ten at least ten times below every value drawn, so bars compare as numbers."""
+    drawn = [
+        v
+        for c in ("mean", "ci_low", "paper")
+        for v in t[c].drop_nulls().to_list()
+        if v is not None and v > 0
+    ]
+    if drawn:
+        ax.set_ylim(bottom=10.0 ** (math.floor(math.log10(min(drawn))) - 1))

@@ -57,12 +57,25 @@ def report(reps: list[Reproduction]) -> str:
         "replicates with Student-t 95 % confidence intervals, cut to the values a measure can take "
         "(a share or a utilisation in [0, 1], a throughput at least 0), never past a replicate.</p>",
     ]
+    parts += scorecards(reps)
+    for r in reps:
+        parts.append(_experiment(r))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def scorecards(reps: list[Reproduction]) -> list[str]:
+    """Per paper: its citation, its scorecard (none when every experiment of it here is a
+    design check) and its design checks."""
+    parts = []
     for paper, citation in PAPERS.items():
         mine = [r for r in reps if r.experiment.paper == paper]
         if not mine:
             continue
         parts.append(f"<h2 id='{paper}'>{escape(citation)}</h2>")
-        parts.append(_table(SCORECARD_COLUMNS, scorecard(mine), scorecard=True))
+        rows = scorecard(mine)
+        if rows:
+            parts.append(_table(SCORECARD_COLUMNS, rows, scorecard=True))
         design = design_checks(mine)
         if design:
             items = "".join(
@@ -71,10 +84,7 @@ def report(reps: list[Reproduction]) -> str:
                 for n, t, v, d in design
             )
             parts.append(f"<p>{escape(DESIGN_CHECKS)}</p><ul>{items}</ul>")
-    for r in reps:
-        parts.append(_experiment(r))
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return parts
 
 
 def _table(columns: tuple[str, ...], body: list[tuple[str, ...]], scorecard: bool = False) -> str:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 from hscc.errors import show
 from hscc.reproduce.compare import FEW_RUNS, VERDICTS
 from hscc.reproduce.experiment import BASELINE_PAPERS
+from hscc.units import significant
 from hscc.units_table import metric
 
 # The verdicts a scorecard counts (a cell without hscc's number is not scored).
@@ -69,13 +70,16 @@ def rows(rep: Reproduction) -> list[tuple[str, ...]]:
     for r in rep.table.iter_rows(named=True):
         unit = units.get(r["measure"], "")
         x = "" if rep.experiment.x.axis is None else f"{r['x']:g}"
-        paper = "–" if r["paper"] is None else f"{r['paper']:.4g}"
+        paper = "–" if r["paper"] is None else significant(r["paper"], 4)
         if r["mean"] is None:
             ours = "–"
         elif r["ci_low"] is None:
-            ours = f"{r['mean']:.4g} (n={r['n']})"
+            ours = f"{significant(r['mean'], 4)} (n={r['n']})"
         else:
-            ours = f"{r['mean']:.4g} [{r['ci_low']:.4g}, {r['ci_high']:.4g}]"
+            ours = (
+                f"{significant(r['mean'], 4)} "
+                f"[{significant(r['ci_low'], 4)}, {significant(r['ci_high'], 4)}]"
+            )
         dev = "" if r["deviation"] is None else f"{100 * r['deviation']:+.0f} %"
         out.append(
             (
@@ -251,8 +255,11 @@ def catalogue_table(exps: Sequence[Experiment]) -> Table:
     """`hscc reproduce list`: every experiment with its source, what it measures and its sweep's size."""
     t = Table(box=box.SIMPLE_HEAVY, padding=0)  # the box's space between columns: 80 fit
     t.add_column("experiment", no_wrap=True, style="bold")  # the name `hscc reproduce` takes
-    for c in ("paper", "source", "title", "measures"):
+    for c in ("paper", "source", "title"):
         t.add_column(c, overflow="fold", ratio=2 if c == "title" else 1)
+    # A measure's name is a column of comparison.parquet: the cell breaks between names,
+    # never inside one (a folding column would cut the longest).
+    t.add_column("measures", ratio=1)
     t.add_column("runs (full / --quick)", justify="right", overflow="fold")
     for e in exps:
         t.add_row(
