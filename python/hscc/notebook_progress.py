@@ -17,8 +17,11 @@ _EVERY_S = 0.25  # a line at most this often: a notebook's output is not a termi
 
 
 def in_notebook() -> bool:
-    """Whether this process is a notebook's kernel (IPython's kernel is loaded)."""
-    return "ipykernel" in sys.modules
+    """Whether this process is a notebook's kernel: IPython's kernel application is running
+    (importing ipykernel, as a test or a tool may, is not enough)."""
+    kernelapp = sys.modules.get("ipykernel.kernelapp")
+    app = getattr(kernelapp, "IPKernelApp", None)
+    return app is not None and bool(app.initialized())
 
 
 class _Line:

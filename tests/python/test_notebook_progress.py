@@ -57,7 +57,16 @@ def test_hscc_run_in_a_notebook_kernel_shows_its_line(monkeypatch, capsys, write
     scenario = write_toml(ONE_FLOW.replace('duration = "10s"', 'duration = "2s"'))
     hscc.run(scenario)
     assert "hscc.run:" not in capsys.readouterr().err  # not in a notebook: silent
-    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    kernelapp = types.ModuleType("ipykernel.kernelapp")
+    kernelapp.IPKernelApp = types.SimpleNamespace(initialized=lambda: True)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ipykernel.kernelapp", kernelapp)
     hscc.run(scenario)
     err = capsys.readouterr().err
     assert err.endswith("\n") and "hscc.run: 2.0 / 2 s simulated" in err, err
+
+
+def test_importing_ipykernel_without_a_running_kernel_is_not_a_notebook():
+    # A test or a tool may import ipykernel (nbclient's tests do); only a kernel that runs
+    # makes the process a notebook, or every later hscc.run in it would print a line.
+    pytest.importorskip("ipykernel.kernelapp")
+    assert not notebook_progress.in_notebook()
