@@ -253,12 +253,18 @@ def test_recoveries_and_timeouts_per_flow_agree_with_the_kernels_own_counts(tmp_
     k = r.manifest["kernel_run"]
     assert k["recovery_counter"]["unavailable"] is None
     senders = {s["flow"]: s for s in k["senders"]}
+    # The kernel skips the counter where it fires on a CPU that is already running it (a timer's
+    # softirq interrupting it) and says how often: those state changes are the only ones it may miss.
+    missed = k["recovery_counter"]["recursion_misses"]
+    assert missed is not None  # Linux 5.12 on
     for row in r.flows.iter_rows(named=True):
         s = senders[row["flow"]]
         states, info = s["ca_states"], s["tcp_info"]
         # Two sources: the tracepoint's count of TCP_CA_Loss settings and TCP_INFO's timeouts (tcp_update_rto_stats).
-        assert row["timeouts"] == info["total_rto"] == states["losses"] >= 1, s
-        assert states["loss_episodes"] == info["total_rto_recoveries"] >= 1, s
+        assert row["timeouts"] == info["total_rto"] >= 1, s
+        assert 0 <= info["total_rto"] - states["losses"] <= missed, (s, missed)
+        assert 0 <= info["total_rto_recoveries"] - states["loss_episodes"] <= missed, (s, missed)
+        assert states["loss_episodes"] >= 1, s
         assert (
             row["recoveries"] == states["recoveries"] + states["cwr"] and states["recoveries"] > 0
         ), s
@@ -266,10 +272,9 @@ def test_recoveries_and_timeouts_per_flow_agree_with_the_kernels_own_counts(tmp_
     # The namespace's MIB counters, summed over the flows: every entry into recovery, every loss-probe recovery.
     net = k["netstat"]
     ca = [senders[f]["ca_states"] for f in senders]
-    assert sum(c["recoveries"] for c in ca) == net.get("TcpExt.TCPSackRecovery", 0) + net.get(
-        "TcpExt.TCPRenoRecovery", 0
-    )
-    assert sum(c["cwr"] for c in ca) == net.get("TcpExt.TCPLossProbeRecovery", 0)
+    entered = net.get("TcpExt.TCPSackRecovery", 0) + net.get("TcpExt.TCPRenoRecovery", 0)
+    assert 0 <= entered - sum(c["recoveries"] for c in ca) <= missed, (ca, net, missed)
+    assert 0 <= net.get("TcpExt.TCPLossProbeRecovery", 0) - sum(c["cwr"] for c in ca) <= missed
     assert r.flows["retrans"].sum() == net["Tcp.RetransSegs"]
     compared = cmp.compare(r, r)
     assert {c.what.split(": ")[1] for c in compared.counters} == {

@@ -46,5 +46,17 @@ class Counter:
             for k, v in rows
         }
 
+    def recursion_misses(self) -> int | None:
+        """How many state changes the program missed: the kernel skips a tracing program
+        that fires again on a CPU where it is already running (a timer's softirq that
+        interrupts it), and counts each skip (`recursion_misses` in the program's fdinfo,
+        Linux 5.12 on). None where the kernel does not say."""
+        fd = self._obj.program_fd("on_ca_state")
+        for line in Path(f"/proc/self/fdinfo/{fd}").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key == "recursion_misses":
+                return int(value)
+        return None
+
     def close(self) -> None:
         self._obj.close()

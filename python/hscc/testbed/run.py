@@ -238,6 +238,7 @@ def run(
             tun_drops = record.tun_drops(names.router)
             random_loss = loss_maps.report(scenario.seed, plan.loss) if loss_maps else None
             ca_states, netstat1 = _final_counts(counter, names.senders)
+            counter_misses = counter.recursion_misses() if counter else None
             dl.send_signal(signal.SIGTERM)
             line = _report(dl, "the delay line")
             for d in ("fwd", "rev"):
@@ -270,6 +271,7 @@ def run(
                 "recovery_counter": {
                     "program": "recovery.bpf.c on the tcp_cong_state_set tracepoint (tp_btf), per socket",
                     "unavailable": counter_missing,
+                    "recursion_misses": counter_misses,
                 },
                 "random_loss": random_loss,
                 "qdiscs": final_qdiscs,
