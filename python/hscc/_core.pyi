@@ -17,6 +17,7 @@ __all__ = [
     "safe_file_name",
     "work_counts",
     "program_info",
+    "program_cache_dir",
     "register_algorithm",
     "Sock",
     "algorithms",
@@ -206,6 +207,10 @@ class Sock:
     def is_cwnd_limited(self) -> bool: ...
     def slow_start(self, acked: int) -> int: ...
     def cong_avoid_ai(self, w: int, acked: int) -> None: ...
+
+def program_cache_dir() -> str:
+    """Where built programs are kept: `$HSCC_CACHE_DIR`, else `$XDG_CACHE_HOME/hscc`, else
+    `~/.cache/hscc`; then `programs`."""
 
 def program_info(path: str) -> tuple[str, str, list[tuple[str, int, int]]]:
     """A program file built for the simulator and loaded: (the name its flows are labelled

@@ -348,6 +348,13 @@ fn safe_file_name(value: &str) -> String {
     hscc_sim::scenario::safe_file_name(value)
 }
 
+/// Where built programs are kept (`hscc_program::cache_dir`): `$HSCC_CACHE_DIR`,
+/// else `$XDG_CACHE_HOME/hscc`, else `~/.cache/hscc`; then `programs`.
+#[pyfunction]
+fn program_cache_dir() -> String {
+    hscc_program::cache_dir().to_string_lossy().into_owned()
+}
+
 /// (label name, kernel name, [(parameter, size in bytes, default)]).
 type ProgramInfo = (String, String, Vec<(String, u8, i64)>);
 
@@ -551,6 +558,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(safe_file_name, m)?)?;
     m.add_function(wrap_pyfunction!(work_counts, m)?)?;
     m.add_function(wrap_pyfunction!(program_info, m)?)?;
+    m.add_function(wrap_pyfunction!(program_cache_dir, m)?)?;
     m.add_function(wrap_pyfunction!(python_algorithm::register_algorithm, m)?)?;
     m.add_class::<python_algorithm::Sock>()?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hscc import _core
 from hscc.scenario import names_program
 
 MAX_BYTES = 4 << 20  # a program and its headers together; each task carries them
@@ -119,17 +120,8 @@ def collect(scenarios: Iterable[dict[str, Any]]) -> dict[str, Source]:
 
 
 def cache_root() -> Path:
-    """Where built programs are kept, as the engine finds it (hscc_program::cache_dir):
-    `$HSCC_CACHE_DIR`, else `$XDG_CACHE_HOME/hscc`, else `~/.cache/hscc`; then `programs`."""
-    base = os.environ.get("HSCC_CACHE_DIR")
-    if base:
-        return Path(base) / "programs"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return Path(xdg) / "hscc" / "programs"
-    home = os.environ.get("HOME")
-    root = Path(home) / ".cache" / "hscc" if home else Path(tempfile.gettempdir()) / "hscc-cache"
-    return root / "programs"
+    """Where built programs are kept, as the engine finds it (hscc_program::cache_dir)."""
+    return Path(_core.program_cache_dir())
 
 
 def copy_of(source: Source) -> str:
