@@ -6,7 +6,7 @@
 # toolchain in rust-toolchain.toml.
 #
 #   Rust:   rustfmt, clippy (warnings are errors, all targets), rustdoc (warnings
-#           are errors; private items too in hscc-py and hscc-bpf-conformance), cargo-deny (licences, bans, sources; advisories where the
+#           are errors, private items too), cargo-deny (licences, bans, sources; advisories where the
 #           RustSec database can be fetched), the MSRV in Cargo.toml against the
 #           locked dependencies' own (scripts/check_msrv.py)
 #   Python: ruff format, ruff check, mypy (python/hscc, config in pyproject.toml)
@@ -33,11 +33,8 @@ check() {
 check rustfmt cargo fmt --all --check
 check rustfmt-fuzz cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 check clippy cargo clippy --workspace --all-targets --locked --quiet -- -D warnings
-check rustdoc env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
-# Private items' docs too, where they are clean: hscc-sim's and hscc-cc's still read TOML's
-# [[udp]] and ctcp's [LA13] as links, which only a change of their sources mends.
-check rustdoc-private env RUSTDOCFLAGS="-D warnings" cargo doc -p hscc-py -p hscc-bpf-conformance \
-  --no-deps --locked --quiet --document-private-items
+check rustdoc env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet \
+  --document-private-items
 check cargo-deny cargo deny --locked check --hide-inclusion-graph licenses bans sources
 # The advisory database is a git repository on github.com; where it cannot be
 # fetched (a machine that reaches only package registries) say so, do not fail.

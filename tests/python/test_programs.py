@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import resource
 import shlex
 import shutil
 import subprocess
@@ -207,6 +208,32 @@ def test_a_hook_that_leaves_no_window_or_one_past_the_clamp_is_named(hook, tmp_p
     with pytest.raises(ProgramError) as e:
         hscc.run(scenario)
     assert str(e.value) == f"{program}: {error}"
+
+
+@pytest.mark.timeout(120)
+def test_a_window_held_at_the_clamp_without_rwnd_stays_within_tcps_largest_window(tmp_path):
+    # No rwnd: the clamp is TCP's largest window, 65535 x 2^14 bytes = 741523 segments of 1448
+    # bytes, so the sender's memory is bounded (it once grew without bound toward 2^31 segments).
+    scenario = new_algorithm(tmp_path)
+    program = tmp_path / "mycc.bpf.c"
+    line = "\ttcp_cong_avoid_ai(tp, w ? w : 1, acked);"
+    program.write_text(
+        program.read_text().replace(line, line + "\n\ttp->snd_cwnd = tp->snd_cwnd_clamp;")
+    )
+    out = tmp_path / "run"
+    limit = 3 << 30  # bytes of address space: a sender without the bound aborts under it
+    r = subprocess.run(
+        [sys.executable, "-m", "hscc", "run", str(scenario), "--out", str(out), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=100,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)),
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    flows = hscc.load(out).flows
+    sent = flows.filter(pl.col("label") == "mycc 0")["segs_sent"].item()
+    # It did send bursts far beyond the path's 700-segment pipe, yet no more than one clamp per RTO.
+    assert 741_523 < sent < 20 * 741_523, sent
 
 
 def test_a_program_that_does_not_build_is_a_scenario_error(tmp_path):

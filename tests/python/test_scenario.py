@@ -231,7 +231,8 @@ BAD = [
         '"sack1" needs sack = true',
     ),
     ("pair = 0", 'pair = 0\nstart = "2s"\nstop = "1s"', "flows[0].stop", '"1s"', "after start"),
-    ("pair = 0", 'pair = 0\nrwnd = "1KB"', "flows[0].rwnd", '"1KB"', "at least one MSS"),
+    ("pair = 0", 'pair = 0\nrwnd = "1KB"', "flows[0].rwnd", '"1KB"', "one MSS to 65535 x 2^14"),
+    ("pair = 0", 'pair = 0\nrwnd = "2GB"', "flows[0].rwnd", '"2GB"', "TCP's largest window"),
     ('duration = "10s"', 'duration = "0s"', "duration", '"0s"', "a positive duration"),
     (
         'duration = "10s"',

@@ -164,7 +164,7 @@ pub struct FlowConfig {
     pub size: Option<u64>,
     /// Maximum segment size, payload bytes.
     pub mss: u32,
-    /// Receiver window, bytes (None: unlimited).
+    /// Receiver window, bytes (None: TCP's largest, [`MAX_WINDOW_BYTES`]).
     pub rwnd: Option<u64>,
     /// SACK-based loss recovery (RFC 6675); NewReno (RFC 6582) when off.
     pub sack: bool,
@@ -277,6 +277,11 @@ pub const MSS_RANGE: RangeInclusive<u32> = 64..=65_495;
 pub const MSS_ALLOWED: &str = "64 to 65495 bytes";
 /// Default [`FlowConfig::init_cwnd`], segments (RFC 6928; Linux `TCP_INIT_CWND`).
 pub const DEFAULT_INIT_CWND: u32 = 10;
+/// TCP's largest receive window, bytes: 65 535 scaled by the largest shift,
+/// 14 (RFC 7323 §2.3). A flow without `rwnd` has this one, as a Linux receiver
+/// with unlimited buffers would, so what a sender may have in flight (and
+/// hold in memory) is bounded whatever its algorithm sets cwnd to.
+pub const MAX_WINDOW_BYTES: u64 = 65_535 << 14;
 /// Default [`FlowConfig::min_rto`] (Linux `TCP_RTO_MIN`).
 pub const DEFAULT_MIN_RTO: Time = 200 * MS;
 /// Default [`FlowConfig::delack_segments`] (RFC 1122; Linux; ns-3's DelAckCount).
@@ -289,6 +294,11 @@ pub const DEFAULT_REORDERING: u32 = 3;
 pub const LINUX_MAX_REORDERING: u32 = 300;
 
 impl FlowConfig {
+    /// The receiver's window, bytes: `rwnd`, else TCP's largest.
+    pub fn window_bytes(&self) -> u64 {
+        self.rwnd.unwrap_or(MAX_WINDOW_BYTES)
+    }
+
     /// A bulk flow with Linux-like defaults.
     pub fn bulk(src: u32, dst: u32, cc: CcParams) -> FlowConfig {
         FlowConfig {
@@ -455,7 +465,12 @@ impl FlowConfig {
             "\"prr\" or \"classic\" without SACK (\"sack1\" needs sack = true)",
         )?;
         if let Some(w) = f.rwnd {
-            check(w >= f.mss as u64, || at("rwnd"), w, "at least one MSS")?;
+            check(
+                (f.mss as u64..=MAX_WINDOW_BYTES).contains(&w),
+                || at("rwnd"),
+                w,
+                "one MSS to 65535 x 2^14 = 1073725440 bytes, TCP's largest window",
+            )?;
         }
         if let Some(stop) = f.stop {
             check(

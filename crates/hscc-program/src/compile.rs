@@ -184,50 +184,104 @@ pub fn build(source: &Path) -> Result<Built, BuildError> {
     // The path is part of the key: the compiler writes it into the messages
     // and the line table a fault is reported with.
     h.update(source.as_os_str().as_encoded_bytes());
-    let key: String = h
-        .finalize()
-        .iter()
-        .take(12)
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let source_key = hex(h.finalize());
     let root = cache_dir();
-    let dir = root.join(&key);
-    let object = dir.join("program.so");
-    if object.is_file() {
-        return Ok(Built {
-            source: source.to_path_buf(),
-            object,
-            key,
-        });
-    }
     let cache_err = |e: std::io::Error| BuildError::Cache {
         dir: root.clone(),
         error: e.to_string(),
     };
-    std::fs::create_dir_all(&root).map_err(cache_err)?;
+    // The headers the program includes from outside the shim (the compiler's
+    // list, kept beside the objects) are part of the key, by their contents now:
+    // editing one rebuilds the program.
+    let entry = root.join(&source_key);
+    if let Some(headers) = headers_digest(&entry) {
+        let key = format!("{source_key}-{headers}");
+        let object = entry.join(&headers).join("program.so");
+        if object.is_file() {
+            return Ok(Built {
+                source: source.to_path_buf(),
+                object,
+                key,
+            });
+        }
+    }
+    std::fs::create_dir_all(&entry).map_err(cache_err)?;
     // Built beside the cache entry, then renamed into place: a reader never
     // sees half an entry, and two builders of one program both succeed.
     static SERIAL: AtomicU64 = AtomicU64::new(0);
-    let tmp = root.join(format!(
-        ".build-{key}-{}-{}",
+    let tmp = entry.join(format!(
+        ".build-{}-{}",
         std::process::id(),
         SERIAL.fetch_add(1, Ordering::Relaxed)
     ));
-    let result = build_in(&tmp, source, &cc);
-    let result = result.and_then(|()| match std::fs::rename(&tmp, &dir) {
-        Ok(()) => Ok(()),
-        Err(_) if object.is_file() => Ok(()),
-        Err(e) => Err(cache_err(e)),
+    let result = build_in(&tmp, source, &cc).and_then(|headers| {
+        let listed = headers
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned() + "\n")
+            .collect::<String>();
+        // A header gone since the compiler read it: an entry no lookup matches.
+        let digest = digest_of(&headers).unwrap_or_else(|| "unread".into());
+        let dir = entry.join(&digest);
+        let object = dir.join("program.so");
+        write_atomically(&entry.join(HEADERS), listed.as_bytes(), &tmp).map_err(cache_err)?;
+        match std::fs::rename(&tmp, &dir) {
+            Ok(()) => {}
+            Err(_) if object.is_file() => {}
+            Err(e) => return Err(cache_err(e)),
+        }
+        Ok(Built {
+            source: source.to_path_buf(),
+            object,
+            key: format!("{source_key}-{digest}"),
+        })
     });
     let _ = std::fs::remove_dir_all(&tmp);
-    result.map(|()| Built {
-        source: source.to_path_buf(),
-        object,
-        key,
-    })
+    result
 }
 
-fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<(), BuildError> {
+/// The file in a program's cache entry that lists the headers it includes.
+const HEADERS: &str = "headers";
+
+/// The first 12 bytes of a digest, in hex.
+fn hex(digest: impl AsRef<[u8]>) -> String {
+    digest
+        .as_ref()
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The digest of the headers an entry's last build read, as they are now;
+/// None when the entry has no list or a listed header cannot be read.
+fn headers_digest(entry: &Path) -> Option<String> {
+    let listed = std::fs::read_to_string(entry.join(HEADERS)).ok()?;
+    let headers: Vec<PathBuf> = listed.lines().map(PathBuf::from).collect();
+    digest_of(&headers)
+}
+
+/// The digest of `headers`' paths and contents (an empty list has one too).
+fn digest_of(headers: &[PathBuf]) -> Option<String> {
+    let mut h = Sha256::new();
+    for p in headers {
+        let body = std::fs::read(p).ok()?;
+        for part in [p.as_os_str().as_encoded_bytes(), &body] {
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part);
+        }
+    }
+    Some(hex(h.finalize()))
+}
+
+/// Write `path` whole or not at all: a temporary file in `scratch`, renamed.
+fn write_atomically(path: &Path, bytes: &[u8], scratch: &Path) -> std::io::Result<()> {
+    let tmp = scratch.join(".write");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Build `source` in `dir`; the headers it read from outside the shim.
+fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<Vec<PathBuf>, BuildError> {
     let cache_err = |e: std::io::Error| BuildError::Cache {
         dir: dir.to_path_buf(),
         error: e.to_string(),
@@ -259,9 +313,19 @@ fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<(), BuildError> {
     let inc = format!("-I{}", include.display());
     let os = |s: &str| std::ffi::OsString::from(s);
     let mut program: Vec<std::ffi::OsString> = FLAGS.iter().map(|f| os(f)).collect();
-    program.extend([os(&inc), os("-c"), source.as_os_str().to_owned(), os("-o")]);
+    let deps = dir.join("program.d");
+    program.extend([
+        os(&inc),
+        os("-MMD"),
+        os("-MF"),
+        deps.clone().into_os_string(),
+    ]);
+    program.extend([os("-c"), source.as_os_str().to_owned(), os("-o")]);
     program.push(dir.join("program.o").into_os_string());
     run(&program.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())?;
+    let headers = std::fs::read_to_string(&deps)
+        .map(|d| included(&d, source, dir))
+        .map_err(cache_err)?;
     let runtime: Vec<std::ffi::OsString> = vec![
         os("-std=gnu11"),
         os("-O2"),
@@ -285,7 +349,35 @@ fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<(), BuildError> {
         os("-o"),
         dir.join("program.so").into_os_string(),
     ];
-    run(&link.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())
+    run(&link.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())?;
+    Ok(headers)
+}
+
+/// The files a make rule from the compiler's `-MMD` names, but the program
+/// itself and the shim's headers in `dir` (already part of the key): the
+/// program's own headers, absolute, in the order the compiler read them.
+fn included(rule: &str, source: &Path, dir: &Path) -> Vec<PathBuf> {
+    let joined = rule.replace("\\\n", " ");
+    let deps = joined.split_once(": ").map_or("", |(_, d)| d);
+    let mut files = Vec::new();
+    let mut word = String::new();
+    let mut chars = deps.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            // An escaped space is part of a name.
+            '\\' if chars.peek() == Some(&' ') => word.push(chars.next().unwrap_or(' ')),
+            c if c.is_whitespace() => files.push(std::mem::take(&mut word)),
+            c => word.push(c),
+        }
+    }
+    files.push(word);
+    files
+        .into_iter()
+        .filter(|w| !w.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p != source && !p.starts_with(dir))
+        .map(|p| std::path::absolute(&p).unwrap_or(p))
+        .collect()
 }
 
 /// The compiler's messages, with a line added where a program uses a helper

@@ -215,6 +215,31 @@ fn a_build_is_cached_by_content() {
 }
 
 #[test]
+fn a_build_is_cached_by_the_contents_of_the_headers_it_includes() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let p = template(dir.path());
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, format!("#include \"mycc_step.h\"\n{text}")).unwrap();
+    let header = dir.path().join("mycc_step.h");
+    std::fs::write(&header, "#define MYCC_STEP 1\n").unwrap();
+    let a = hscc_program::build(&p).unwrap();
+    assert_eq!(hscc_program::build(&p).unwrap().object, a.object);
+    std::fs::write(&header, "#define MYCC_STEP 2\n").unwrap();
+    let b = hscc_program::build(&p).unwrap();
+    assert_ne!(
+        a.object, b.object,
+        "an edited header must rebuild the program"
+    );
+    // Back to the first contents: the first build, from the cache.
+    std::fs::write(&header, "#define MYCC_STEP 1\n").unwrap();
+    assert_eq!(hscc_program::build(&p).unwrap().object, a.object);
+    std::fs::remove_file(&header).unwrap();
+    let err = hscc_program::build(&p).unwrap_err().to_string();
+    assert!(err.contains("mycc_step.h"), "{err}");
+}
+
+#[test]
 fn a_hook_that_never_returns_is_cut_off_and_named() {
     let dir = tempfile::tempdir().unwrap();
     cache(dir.path());

@@ -14,11 +14,6 @@ there first, then in the shim's headers and the system's), followed through the 
 finds. `#include <NAME>` never reads from beside the program, and a header named by a macro
 cannot be found by reading the text: such a header is not shipped.
 
-A program with headers of its own always runs from its copy, even where it reads as
-planned: the engine's build cache is keyed by the program's text and path, not by its
-headers', and the copy's path names the digest of them all, so a sweep after a header
-changed builds anew.
-
 What the worker ran is reported as the original: the run's manifest names the original
 path, and an error naming the copy's path names the original's.
 """
@@ -154,13 +149,13 @@ def copy_of(source: Source) -> str:
 def localize(
     scenario: dict[str, Any], sources: dict[str, Source]
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """`scenario` with each program file that has headers of its own, or does not read here
-    as the sweep read it, replaced by its copy in the cache; and the replacements, copy →
+    """`scenario` with each program file that does not read here (it or a header of its own)
+    as the sweep read it replaced by its copy in the cache; and the replacements, copy →
     original."""
     moved: dict[str, str] = {}
     for p in named(scenario):
         s = sources.get(p)
-        if s is not None and (len(s.files) > 1 or not s.on_disk()):
+        if s is not None and not s.on_disk():
             moved[copy_of(s)] = p
     if not moved:
         return scenario, moved

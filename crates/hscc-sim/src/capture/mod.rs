@@ -349,7 +349,7 @@ pub fn flow_conn(cfg: &SimConfig, i: u32) -> Conn {
 /// its initial sequence numbers drawn from the run seed and `id`.
 fn tcp_conn(seed: u64, fc: &FlowConfig, id: u64, sport: u16, dport: u16) -> Conn {
     let mut rng = component_rng(seed, Component::Capture, id);
-    let (window, wscale) = scaled_window(fc.rwnd);
+    let (window, wscale) = scaled_window(fc.window_bytes());
     Conn {
         src: node_address(fc.src),
         dst: node_address(fc.dst),

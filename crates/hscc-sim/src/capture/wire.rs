@@ -44,10 +44,9 @@ pub fn node_address(n: u32) -> u32 {
     0x0A00_0000 | ((n + 1) & 0x00FF_FFFF)
 }
 
-/// A receive window of `rwnd` bytes (None: unlimited) as (window field, shift):
+/// A receive window of `w` bytes as (window field, shift):
 /// the smallest shift that fits it in 16 bits, at most 14 (RFC 7323 §2.3).
-pub fn scaled_window(rwnd: Option<u64>) -> (u16, u8) {
-    let w = rwnd.unwrap_or(u64::MAX);
+pub fn scaled_window(w: u64) -> (u16, u8) {
     let shift = (0..14u8).find(|&s| w >> s <= 0xFFFF).unwrap_or(14);
     ((w >> shift).min(0xFFFF) as u16, shift)
 }
@@ -381,10 +380,11 @@ impl Conn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::MAX_WINDOW_BYTES;
     use crate::packet::Packet;
 
     fn conn() -> Conn {
-        let (window, wscale) = scaled_window(Some(1 << 20));
+        let (window, wscale) = scaled_window(1 << 20);
         Conn {
             src: node_address(0),
             dst: node_address(1),
@@ -410,14 +410,14 @@ mod tests {
 
     #[test]
     fn window_scale_is_the_smallest_that_fits() {
-        assert_eq!(scaled_window(Some(65_535)), (65_535, 0));
-        assert_eq!(scaled_window(Some(65_536)), (32_768, 1));
+        assert_eq!(scaled_window(65_535), (65_535, 0));
+        assert_eq!(scaled_window(65_536), (32_768, 1));
         assert_eq!(
-            scaled_window(Some(1 << 20)),
+            scaled_window(1 << 20),
             (32_768, 5),
             "2^20 >> 4 is one too many"
         );
-        assert_eq!(scaled_window(None), (65_535, 14));
+        assert_eq!(scaled_window(MAX_WINDOW_BYTES), (65_535, 14));
     }
 
     #[test]

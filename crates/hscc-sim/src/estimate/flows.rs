@@ -46,9 +46,7 @@ pub(super) fn charge(
         let mut w = 2.0 * (share.bps * share.rtt / (8.0 * wire) + queue_share);
         let by_iw = fc.init_cwnd as f64 >= w;
         w = w.max(fc.init_cwnd as f64);
-        if let Some(r) = fc.rwnd {
-            w = w.min((r / fc.mss as u64).max(1) as f64);
-        }
+        w = w.min((fc.window_bytes() / fc.mss as u64).max(1) as f64);
         let sb = w * SEGMENT * GROW;
         tally.mem.windows += sb as u64;
         tally.mem.flows += per_flow as u64;

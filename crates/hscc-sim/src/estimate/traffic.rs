@@ -243,11 +243,9 @@ fn fair_share(
     if !share.is_finite() {
         share = 0.0;
     }
-    if let Some(w) = fc.rwnd {
-        let limit = w as f64 * 8.0 / rtt;
-        if limit < share {
-            (share, bottleneck) = (limit, None);
-        }
+    let limit = fc.window_bytes() as f64 * 8.0 / rtt;
+    if limit < share {
+        (share, bottleneck) = (limit, None);
     }
     Share {
         bps: share,

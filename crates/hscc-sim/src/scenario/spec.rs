@@ -303,7 +303,7 @@ pub struct FlowSpec {
     /// Maximum segment size, bytes (1448: 1500-byte packets with timestamps).
     #[serde(default = "default_mss")]
     pub mss: Bytes,
-    /// Receiver window, bytes (unlimited when absent).
+    /// Receiver window, bytes, up to TCP's largest, 65535 x 2^14 (about 1.07 GB), which a flow without it has.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rwnd: Option<Bytes>,
     /// SACK loss recovery (RFC 6675); NewReno (RFC 6582) when false.
@@ -330,7 +330,7 @@ pub struct FlowSpec {
     /// Largest reordering degree the sender adapts to on seeing reordering (Linux tcp_max_reordering = 300). Default: 300 with "rack", `reordering` (a fixed threshold) with "dupack".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_reordering: Option<u32>,
-    /// Initial window, segments (RFC 6928 / Linux: 10).
+    /// Initial window, segments (RFC 6928 / Linux: 10), at most the receiver window (Linux tcp_init_cwnd).
     #[serde(default = "default_iw")]
     pub init_cwnd: u32,
     /// Minimum retransmission timeout (Linux: 200ms; RFC 6298 and ns-3: 1s).

@@ -92,7 +92,7 @@ fn long_traces_and_huge_windows_name_their_field() {
         "{e}"
     );
     let iw =
-        dumbbell(r#", "flows": [{"pair": 0, "init_cwnd": 1000000, "mss": 65495, "count": 100}]"#);
+        dumbbell(r#", "flows": [{"pair": 0, "init_cwnd": 1000000, "mss": 1000, "count": 100}]"#);
     let spec = ScenarioSpec::from_json(&iw).unwrap();
     let est = spec.estimate().unwrap();
     assert_eq!(est.memory_field.0, "flows[0].init_cwnd", "{est:?}");

@@ -16,11 +16,11 @@
 //!     (eq. 5, third line), so win ← win·(1 − β) (eq. 4).
 //!
 //! The sender sees one window, `snd_cwnd`. As in the Linux ports (Lachlan
-//! Andrew's `tcp_compound.c` 1.3, "[LA13]"), `dwnd` is kept here and the Reno
+//! Andrew's `tcp_compound.c` 1.3, "LA13"), `dwnd` is kept here and the Reno
 //! part is derived: Reno growth runs on the total `snd_cwnd` (eq. 2 grows by
 //! one segment per win acknowledged) and then `cwnd = snd_cwnd − dwnd`; any
 //! external reduction of `snd_cwnd` (idle restart, timeout) is shared between
-//! the two components in proportion, as [LA13] does.
+//! the two components in proportion, as LA13 does.
 //!
 //! Constants (all parameters): α = 1/8, β = 1/2, k = 0.75 (§IV.A; slides
 //! "Parameters setting"); ζ = 1 (slides "z = 1"); γ = 30 packets (§III.B,
@@ -34,46 +34,46 @@
 //! diff ≥ γ, dwnd is held. γ auto-tuning (`gamma_auto`).
 //!
 //! Lachlan Andrew's Linux CTCP, the variant TCP-FIT compared against, is
-//! `ctcp-la` ([`la`]): this algorithm with [LA13]'s choices as parameters.
+//! `ctcp-la` ([`la`]): this algorithm with LA13's choices as parameters.
 //!
 //! # Choices where the sources are ambiguous
 //! - Round RTT: the average of the round's samples (§V); `rtt_min_filter`
-//!   selects the minimum, as [LA13] and Linux Vegas do.
+//!   selects the minimum, as LA13 and Linux Vegas do.
 //! - Sample count: §V updates dwnd "if more than N (currently set to 5) RTT
 //!   samples are taken" — implemented literally, `count > min_samples`, so 5
-//!   samples are not enough and 6 are ([LA13]: `> 2`).
+//!   samples are not enough and 6 are (LA13: `> 2`).
 //! - Sampling: up to M ≈ RTT/δ samples per window "uniformly distributed
 //!   among the whole window" (§V, δ = `sample_interval_us` = 1 ms), i.e. one
 //!   sample per win·δ/srtt segments acknowledged — by packet count, not by
 //!   time, so a window whose ACKs arrive bunched (unpaced, below the BDP)
 //!   still gets min(win, M) samples; 0 takes every ACK's sample (Linux ports).
 //!   baseRTT is the minimum of the samples taken, kept for the whole
-//!   connection (§V; [LA13] keeps it too).
+//!   connection (§V; LA13 keeps it too).
 //! - `win` in diff and in α·win^k: the nominal window cwnd + dwnd at the end of
-//!   the round (paper); [LA13] uses the data actually sent in the round.
+//!   the round (paper); LA13 uses the data actually sent in the round.
 //! - lowwnd gate: tested on win (the 41 comes from α·win^0.75 − 1 ≥ 1 and
-//!   [LA13] tests the total window), although §V writes "cwnd". Below lowwnd
-//!   and in slow start dwnd is set to 0 at the round boundary ([LA13]).
+//!   LA13 tests the total window), although §V writes "cwnd". Below lowwnd
+//!   and in slow start dwnd is set to 0 at the round boundary (LA13).
 //! - Freeze: sampling and the dwnd update are frozen in Recovery and Loss
 //!   (§V "loss recovery phase"); the round spanning the recovery is discarded
-//!   ([LA13] restarts the round on return to Open). No dwnd update while the
-//!   sender is not cwnd-limited (nothing to grow; [LA13] alike).
+//!   (LA13 restarts the round on return to Open). No dwnd update while the
+//!   sender is not cwnd-limited (nothing to grow; LA13 alike).
 //! - Loss split: with β ≠ 1/2, eq. 5 is applied literally (cwnd halves, dwnd
-//!   fills up to win·(1 − β)); [LA13] scales both in proportion (same at β = 1/2).
+//!   fills up to win·(1 − β)); LA13 scales both in proportion (same at β = 1/2).
 //!   ssthresh = the new total, so the sender ends recovery at win·(1 − β).
 //! - Timeout: dwnd ← 0; the delay component stays off while in slow start,
 //!   i.e. until snd_cwnd reaches ssthresh = win·(1 − β) (§III.B last paragraph).
 //! - γ auto-tuning: W_low = lowwnd, RTTmin = baseRTT, RTTmax = the largest
 //!   round RTT since the previous loss; γ is recomputed at each loss; γ_min = 5
-//!   is an assumption ([LA13] GAMMA_LOW) — the slides give none.
+//!   is an assumption (LA13 GAMMA_LOW) — the slides give none.
 //! - Rounding: w^k by fixed-point log2/exp2 (relative error < 1e-6, rounded to
 //!   1/256 segment); the increase and ζ·diff are floored to whole segments.
 //!
-//! - [LA13]'s choices are parameters of `ctcp` too (`win_sent`, `gamma_tube`,
+//! - LA13's choices are parameters of `ctcp` too (`win_sent`, `gamma_tube`,
 //!   `pace_dwnd`), off by default: the paper's win is cwnd + dwnd (§III.B), γ is
 //!   fixed at 30 (§III.B, §VI.B.4) and eq. 5 applies at the round end (§V).
 //!
-//! [LA13]: CtcpLa
+//! LA13: CtcpLa
 
 use crate::helpers::{tcp_cong_avoid_ai, tcp_slow_start};
 use crate::ops::{after, AckSample, CaEvent, CaState, CongestionOps, TcpCc};
@@ -91,7 +91,7 @@ crate::params! {
         /// k: exponent of the binomial increase (0.8 would match HSTCP).
         k: f64 = 0.75, [0.0, 1.0], "INFOCOM 2006 §IV.A";
         /// ζ: how fast dwnd shrinks per packet of estimated backlog.
-        zeta: f64 = 1.0, [0.0, 16.0], "slides 'z = 1'; [LA13] ETA = 1";
+        zeta: f64 = 1.0, [0.0, 16.0], "slides 'z = 1'; LA13 ETA = 1";
         /// γ: backlog threshold (packets) for early congestion detection.
         gamma: f64 = 30.0, [0.0, 1000000.0], "INFOCOM 2006 §III.B, §VI.B.4";
         /// lowwnd: delay component active only when win ≥ lowwnd (segments).
@@ -99,7 +99,7 @@ crate::params! {
         /// N: dwnd is updated only if more than N samples were taken in the round.
         min_samples: u32 = 5, [0, 1000000], "INFOCOM 2006 §V";
         /// Use the minimum instead of the average RTT of the round.
-        rtt_min_filter: bool = false, [0, 1], "INFOCOM 2006 §V (average); [LA13] minimum";
+        rtt_min_filter: bool = false, [0, 1], "INFOCOM 2006 §V (average); LA13 minimum";
         /// δ: up to RTT/δ RTT samples per window, µs (0 = every ACK).
         sample_interval_us: u32 = 1000, [0, 1000000], "INFOCOM 2006 §V (δ = 1 ms)";
         /// CTCP-NWR: hold dwnd instead of reducing it when diff ≥ γ.
@@ -107,19 +107,19 @@ crate::params! {
         /// Recompute γ at each loss by the slides' auto-tuning rule.
         gamma_auto: bool = false, [0, 1], "slides 'Auto-tuning Gamma algorithm'";
         /// γ_min of the auto-tuning rule (packets).
-        gamma_min: f64 = 5.0, [0.0, 1000000.0], "assumption = [LA13] GAMMA_LOW (slides give none)";
+        gamma_min: f64 = 5.0, [0.0, 1000000.0], "assumption = LA13 GAMMA_LOW (slides give none)";
         /// W_low of the auto-tuning rule (segments).
         gamma_wlow: u32 = 41, [0, 1000000], "slides (W_low, taken = lowwnd)";
         /// LA13's γ tuning: at each loss γ ← γ + λ·(¾·diff_reno − γ), clipped to [γ_min, γ_max].
-        gamma_tube: bool = false, [0, 1], "[LA13] tcp_compound_ssthresh (off: not in the paper or slides)";
+        gamma_tube: bool = false, [0, 1], "LA13 tcp_compound_ssthresh (off: not in the paper or slides)";
         /// γ_max, the upper clip of `gamma_tube` (packets).
-        gamma_max: f64 = 30.0, [0.0, 1000000.0], "[LA13] GAMMA_HIGH = 30";
+        gamma_max: f64 = 30.0, [0.0, 1000000.0], "LA13 GAMMA_HIGH = 30";
         /// log2(1/λ), the forgetting factor of `gamma_tube` (λ = 1/4).
-        gamma_lambda_shift: u32 = 2, [0, 16], "[LA13] LAMBDA_SHIFT = 2 (release 1.1: 'LAMBDA = 1/4 (was 1/2)')";
+        gamma_lambda_shift: u32 = 2, [0, 16], "LA13 LAMBDA_SHIFT = 2 (release 1.1: 'LAMBDA = 1/4 (was 1/2)')";
         /// LA13's pacing: spread a round's dwnd increase over the next round's ACKs.
-        pace_dwnd: bool = false, [0, 1], "[LA13] PACE_DWND (off: the paper applies eq. 5 at the round end, §V)";
+        pace_dwnd: bool = false, [0, 1], "LA13 PACE_DWND (off: the paper applies eq. 5 at the round end, §V)";
         /// win in diff and in α·win^k = segments sent in the round just measured (LA13's old_wnd).
-        win_sent: bool = false, [0, 1], "[LA13] old_wnd (off: the paper's win = cwnd + dwnd, §III.B)";
+        win_sent: bool = false, [0, 1], "LA13 old_wnd (off: the paper's win = cwnd + dwnd, §III.B)";
     }
     order { gamma_min <= gamma_max; }
 }
@@ -151,15 +151,15 @@ pub struct Ctcp {
     gamma_min_q8: u32,
     /// W_low, segments.
     gamma_wlow: u32,
-    /// [LA13] γ tuning on.
+    /// LA13 γ tuning on.
     gamma_tube: bool,
     /// γ_max, packets Q8.
     gamma_max_q8: u32,
-    /// log2(1/λ) of the [LA13] γ tuning.
+    /// log2(1/λ) of the LA13 γ tuning.
     gamma_lambda_shift: u32,
-    /// [LA13] paced dwnd increase.
+    /// LA13 paced dwnd increase.
     pace_dwnd: bool,
-    /// win = segments sent in the measured round ([LA13] old_wnd).
+    /// win = segments sent in the measured round (LA13 old_wnd).
     win_sent: bool,
     /// γ at the start, packets Q8.
     gamma_init_q8: u32,
@@ -177,9 +177,9 @@ pub struct Ctcp {
     /// Left edge of the data acknowledged in the current round (bytes,
     /// wrapping): the previous round's `beg_snd_nxt`, or snd_una at a restart.
     beg_snd_una: u32,
-    /// Reno component when the current round began, segments ([LA13] beg_cwnd).
+    /// Reno component when the current round began, segments (LA13 beg_cwnd).
     beg_cwnd: u32,
-    /// [LA13] diff_reno = beg_cwnd·(RTT − baseRTT)/RTT of the last measured
+    /// LA13 diff_reno = beg_cwnd·(RTT − baseRTT)/RTT of the last measured
     /// round, packets Q8 (none since the last loss or restart).
     diff_reno_q8: Option<u64>,
     /// Paced dwnd increments still to apply this round, segments.
@@ -265,7 +265,7 @@ impl Ctcp {
     }
 
     /// Adopt changes the sender made to snd_cwnd: a reduction is shared in
-    /// proportion ([LA13]), an increase goes to the Reno part.
+    /// proportion (LA13), an increase goes to the Reno part.
     fn sync(&mut self, tp: &TcpCc) {
         let total = self.cwnd as u64 + self.dwnd as u64;
         if (tp.snd_cwnd as u64) < total {
@@ -284,7 +284,7 @@ impl Ctcp {
     }
 
     /// Start over after a loss recovery, a timeout or an idle restart
-    /// ([LA13] `ctcp_enable`): a fresh round, no γ-tuning sample, no pending
+    /// (LA13 `ctcp_enable`): a fresh round, no γ-tuning sample, no pending
     /// paced increase.
     fn restart(&mut self, tp: &TcpCc) {
         self.restart_round(tp);
@@ -299,7 +299,7 @@ impl Ctcp {
         tp.snd_cwnd = self.cwnd + self.dwnd;
     }
 
-    /// [LA13] pacing: one pending increment per `incr_interval` + 1 ACKs.
+    /// LA13 pacing: one pending increment per `incr_interval` + 1 ACKs.
     fn pace(&mut self, tp: &mut TcpCc) {
         self.acks_since_inc += 1;
         if self.acks_since_inc > self.incr_interval {
@@ -313,12 +313,12 @@ impl Ctcp {
     /// End of a round: eq. 5, first two lines.
     fn end_round(&mut self, tp: &mut TcpCc) {
         let win = self.cwnd + self.dwnd;
-        // [LA13]: what pacing has not applied yet is added at the round end.
+        // LA13: what pacing has not applied yet is added at the round end.
         self.dwnd = self
             .dwnd
             .saturating_add(core::mem::take(&mut self.dwnd_left));
         // The window that the round measured: the nominal one (paper) or the
-        // segments whose ACKs made up the round ([LA13] old_wnd).
+        // segments whose ACKs made up the round (LA13 old_wnd).
         let w = match (self.win_sent, tp.mss_cache) {
             (true, mss) if mss > 0 => self.beg_snd_nxt.wrapping_sub(self.beg_snd_una) / mss,
             _ => win,
@@ -339,13 +339,13 @@ impl Ctcp {
         } else if let (Some(rtt), true) = (rtt, tp.is_cwnd_limited()) {
             let queued = (rtt - self.base_rtt_us.min(rtt)) as u64;
             let diff_q8 = (w as u64 * queued).saturating_mul(256) / rtt as u64;
-            // [LA13]: the Reno part's own backlog, for γ tuning at the next loss.
+            // LA13: the Reno part's own backlog, for γ tuning at the next loss.
             self.diff_reno_q8 =
                 Some((self.beg_cwnd as u64 * queued).saturating_mul(256) / rtt as u64);
             if diff_q8 < self.gamma_q8 as u64 {
                 let inc = self.dwnd_increase(w);
                 if self.pace_dwnd && inc > 0 {
-                    // [LA13]: over the next round, one +1 per win/(2·inc) ACKs
+                    // LA13: over the next round, one +1 per win/(2·inc) ACKs
                     // ("factor of 2 for delayed ACKs").
                     self.dwnd_left = inc;
                     self.incr_interval = (win / (2 * inc)).max(1);
@@ -371,7 +371,7 @@ impl Ctcp {
         self.max_round_rtt_us = 0;
     }
 
-    /// [LA13] γ tuning at a loss, if a round was measured since the last one:
+    /// LA13 γ tuning at a loss, if a round was measured since the last one:
     /// g = ⌊¾·diff_reno⌋, γ ← γ + ⌊(g − γ)·λ⌋ in whole packets, clipped to
     /// [γ_min, γ_max].
     fn tune_gamma_tube(&mut self) {

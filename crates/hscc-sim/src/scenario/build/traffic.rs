@@ -13,7 +13,7 @@ use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{Sessions, SizeDist, WebConfig, WebModel};
 
 impl ScenarioSpec {
-    /// Every UDP flow: the [[udp]] entries, then two per [[voip]] call.
+    /// Every UDP flow: the `[[udp]]` entries, then two per `[[voip]]` call.
     pub(super) fn udp_flows(
         &self,
         endpoints: &Endpoints,
@@ -129,7 +129,7 @@ impl ScenarioSpec {
         Ok(udp)
     }
 
-    /// Every [[web]] source.
+    /// Every `[[web]]` source.
     pub(super) fn web_sources(
         &self,
         endpoints: &Endpoints,
@@ -202,7 +202,7 @@ impl ScenarioSpec {
         Ok(web)
     }
 
-    /// The scheduled [[changes]], each naming a link of `topology`.
+    /// The scheduled `[[changes]]`, each naming a link of `topology`.
     pub(super) fn link_changes(
         &self,
         topology: &Topology,

@@ -329,10 +329,11 @@ impl Sender {
             }
             DelayDist::Uniform { min, max } => draw_uniform(&mut rng, min, max),
         };
-        let mut tp = TcpCc::new(cfg.mss, cfg.init_cwnd);
-        if let Some(w) = cfg.rwnd {
-            tp.snd_cwnd_clamp = (w / cfg.mss as u64).clamp(1, u32::MAX as u64 / 2) as u32;
-        }
+        let rwnd_segs = (cfg.window_bytes() / cfg.mss as u64).max(1);
+        // Linux tcp_init_cwnd: the initial window, at most the clamp.
+        let init_cwnd = cfg.init_cwnd.min(rwnd_segs as u32);
+        let mut tp = TcpCc::new(cfg.mss, init_cwnd);
+        tp.snd_cwnd_clamp = rwnd_segs as u32;
         if let Some(s) = cfg.init_ssthresh {
             // Before `init`: an algorithm's own initial ssthresh (CUBIC, BIC) wins,
             // as in Linux, where route metrics are applied before the CA's init.
@@ -367,8 +368,8 @@ impl Sender {
             timestamps: cfg.timestamps,
             ts_offset: 0,
             pacing: cfg.pacing,
-            init_cwnd: cfg.init_cwnd,
-            rwnd_segs: cfg.rwnd.map_or(u64::MAX, |w| (w / cfg.mss as u64).max(1)),
+            init_cwnd,
+            rwnd_segs,
             total_segs,
             last_payload,
             short_segs: Vec::new(),
