@@ -156,7 +156,14 @@ impl Sender {
 
     /// The last listed segment sent before (t, end): from the tail (rare: the
     /// RACK segment was not listed, e.g. a late original of a lost segment).
+    /// None at once when the head was sent after it: after a timeout every
+    /// listed segment is a retransmission, newer than any late original, and
+    /// a walk per late original would cost the window each.
     fn last_listed_before(&self, order: u32) -> Option<u64> {
+        let head = self.rack.head?;
+        if sent_after(self.seg(head).order, Some(order)) {
+            return None;
+        }
         let mut cur = self.rack.tail;
         while let Some(seq) = cur {
             work::step(1);
@@ -362,6 +369,35 @@ mod tests {
         // The timer waits for the last segment sent before the newest SACKed
         // one (sent at 0 like 1): 0 + RACK.rtt + 25 ms + 2 ms.
         assert_eq!(s.rto_timer.deadline, (102 * MS) + 25 * MS + 2 * MS);
+        s.check_scoreboard().unwrap();
+    }
+
+    #[test]
+    fn late_originals_after_a_timeout_do_not_walk_the_retransmissions() {
+        const W: u64 = 20_000;
+        let cfg = FlowConfig {
+            init_cwnd: W as u32,
+            ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_linux_recovery()
+        };
+        let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
+        let mut w = NullWire::default();
+        s.start(&mut w);
+        w.now = 300 * MS;
+        s.on_rto(&mut w);
+        // Half the window retransmitted (listed, newer than every original);
+        // the rest lost, waiting, off the list.
+        s.tp.snd_cwnd = (W / 2) as u32;
+        s.try_send(&mut w);
+        assert_eq!(s.tp.retrans_out as u64, W / 2);
+        work::take();
+        // The originals of the upper half arrive late, SACKed one per ACK.
+        for k in 1..=2_000u64 {
+            w.now = 300 * MS + k * crate::time::US;
+            s.on_ack(&ack(0, &[(W / 2, W / 2 + k)]), &mut w);
+        }
+        // About 12 per ACK (the SACK's own bookkeeping); a walk of the list would be W/2.
+        let steps = work::take();
+        assert!(steps <= 16 * 2_000, "{steps} entries visited for 2000 ACKs");
         s.check_scoreboard().unwrap();
     }
 }
