@@ -10,9 +10,11 @@ use serde::Serialize;
 use crate::capture::CaptureConfig;
 use crate::error::check;
 use crate::limits::{
-    MAX_FLOWS, MAX_LINKS, MAX_NODES, MAX_ROUTE_WORK, MAX_TRACE_VALUES, MAX_UDP_FLOWS, MAX_WEB_PAIRS,
+    MAX_FLOWS, MAX_LINKS, MAX_NODES, MAX_ROUTE_LINKS, MAX_ROUTE_WORK, MAX_TRACE_VALUES,
+    MAX_UDP_FLOWS, MAX_WEB_PAIRS,
 };
 use crate::link::check_whole_ticks;
+use crate::routing::{one_way_out, root};
 use crate::time::{secs, Time, SEC};
 pub use crate::topology::Topology;
 use crate::udp::{UdpConfig, UdpPattern};
@@ -285,7 +287,7 @@ impl SimConfig {
             )?;
         }
         let work = route_work(self);
-        check(work <= MAX_ROUTE_WORK, || "topology".into(), format!("{} nodes and {} links", t.nodes.len(), t.links.len()), &format!("routing the traffic takes {work} steps, above {MAX_ROUTE_WORK}: fewer distinct endpoints or a smaller topology"))?;
+        check(work <= MAX_ROUTE_WORK, || "topology".into(), format!("{} nodes and {} links", t.nodes.len(), t.links.len()), &format!("routing the traffic takes {work} steps, above {MAX_ROUTE_WORK}: fewer nodes that send (a host on one link counts as the node it reaches) or a smaller topology"))?;
         if let Some(dt) = self.sample_interval.filter(|&dt| dt > 0) {
             let samples = self.duration / dt;
             check(
@@ -380,8 +382,16 @@ pub fn route_pairs(cfg: &SimConfig) -> HashSet<(u32, u32)> {
     pairs
 }
 
-/// Steps of breadth-first search to route them all.
+/// Steps to route them all: a breadth-first tree (nodes + links) per distinct
+/// root of a source (see [`crate::routing`]), then a walk of at most
+/// [`MAX_ROUTE_LINKS`] links per route.
 pub fn route_work(cfg: &SimConfig) -> u64 {
-    let per = (cfg.topology.nodes.len() + cfg.topology.links.len()) as u64;
-    (route_pairs(cfg).len() as u64).saturating_mul(per)
+    let t = &cfg.topology;
+    let pairs = route_pairs(cfg);
+    let one_way = one_way_out(t);
+    let roots: HashSet<u32> = pairs.iter().map(|&(s, _)| root(&one_way, s).0).collect();
+    let per_tree = (t.nodes.len() + t.links.len()) as u64;
+    (roots.len() as u64)
+        .saturating_mul(per_tree)
+        .saturating_add((pairs.len() as u64).saturating_mul(MAX_ROUTE_LINKS as u64))
 }

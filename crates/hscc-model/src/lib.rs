@@ -20,11 +20,13 @@ pub mod limits;
 pub mod link;
 pub mod packet;
 pub mod queue;
+pub mod routing;
 pub mod tcp;
 pub mod time;
 pub mod topology;
 pub mod udp;
 pub mod web;
+mod work;
 
 pub use config::{
     Buffer, ConfigError, FlowConfig, LinkChange, LinkConfig, LossPoint, Recovery, SimConfig,

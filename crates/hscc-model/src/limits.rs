@@ -56,7 +56,7 @@ pub const MAX_ROUTE_LINKS: usize = 256;
 pub const MAX_HOPS: usize = MAX_ROUTE_LINKS - 2;
 /// Server × client pairs of one web source (each needs a route both ways).
 pub const MAX_WEB_PAIRS: usize = 100_000;
-/// Routing work: distinct routes × (nodes + links) steps of breadth-first search.
+/// Routing work: a breadth-first tree (nodes + links steps) per distinct root of a source, plus [`MAX_ROUTE_LINKS`] steps per route (`config::route_work`).
 pub const MAX_ROUTE_WORK: u64 = 2_000_000_000;
 /// Packets one queue may hold (also for byte limits): 6.4 GB of packets.
 pub const MAX_QUEUE_PACKETS: u64 = 100_000_000;

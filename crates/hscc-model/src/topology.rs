@@ -1,12 +1,8 @@
-//! Topology builders (dumbbell, parking lot, general graph) and static
-//! shortest-path routing.
-
-use std::collections::VecDeque;
+//! Topology builders (dumbbell, parking lot, general graph); their routes are
+//! in `routing.rs`.
 
 use serde::Serialize;
 
-use crate::error::ConfigError;
-use crate::limits::MAX_ROUTE_LINKS;
 use crate::link::{Buffer, LinkConfig};
 use crate::time::Time;
 
@@ -67,69 +63,6 @@ impl Topology {
             monitor,
         });
         (i, i + 1)
-    }
-
-    /// Shortest path by hop count from `src` to `dst` as link indices; ties go
-    /// to the lower link index, so routes are deterministic.
-    pub fn route(&self, src: u32, dst: u32) -> Result<Vec<u32>, ConfigError> {
-        let n = self.nodes.len();
-        // Outgoing links per node, in link order: O(N + L) per route.
-        let mut first = vec![0usize; n + 1];
-        for l in &self.links {
-            first[l.from as usize + 1] += 1;
-        }
-        for i in 0..n {
-            first[i + 1] += first[i];
-        }
-        let mut out = vec![0u32; self.links.len()];
-        let mut fill = first.clone();
-        for (i, l) in self.links.iter().enumerate() {
-            out[fill[l.from as usize]] = i as u32;
-            fill[l.from as usize] += 1;
-        }
-        let mut via: Vec<Option<u32>> = vec![None; n];
-        let mut seen = vec![false; n];
-        let mut frontier = VecDeque::from([src]);
-        seen[src as usize] = true;
-        while let Some(u) = frontier.pop_front() {
-            if u == dst {
-                break;
-            }
-            for &i in &out[first[u as usize]..first[u as usize + 1]] {
-                let to = self.links[i as usize].to;
-                if !seen[to as usize] {
-                    seen[to as usize] = true;
-                    via[to as usize] = Some(i);
-                    frontier.push_back(to);
-                }
-            }
-        }
-        if !seen[dst as usize] {
-            return Err(ConfigError {
-                field: "flows.dst".into(),
-                value: format!(
-                    "{} -> {}",
-                    self.nodes[src as usize], self.nodes[dst as usize]
-                ),
-                allowed: "a node reachable from src".into(),
-            });
-        }
-        let mut path = Vec::new();
-        let mut at = dst;
-        while at != src {
-            let l = via[at as usize].expect("reached");
-            path.push(l);
-            at = self.links[l as usize].from;
-        }
-        path.reverse();
-        if path.len() > MAX_ROUTE_LINKS {
-            return Err(ConfigError {
-                field: "flows.dst".into(),
-                value: format!("{} -> {} ({} links)", self.nodes[src as usize], self.nodes[dst as usize], path.len()),
-                allowed: format!("a route of at most {MAX_ROUTE_LINKS} links (a packet counts its hops in a byte)"),
-            });
-        }
-        Ok(path)
     }
 }
 

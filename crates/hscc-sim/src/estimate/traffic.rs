@@ -81,6 +81,29 @@ impl Traffic {
     }
 }
 
+/// The routes the model asks for, all at once (an unroutable pair: no links).
+fn routes_asked(cfg: &SimConfig) -> HashMap<(u32, u32), Vec<u32>> {
+    let mut pairs: Vec<(u32, u32)> = cfg.udp.iter().map(|u| (u.src, u.dst)).collect();
+    for w in &cfg.web {
+        for &s in &w.servers {
+            pairs.extend(w.clients.iter().flat_map(|&c| [(s, c), (c, s)]));
+        }
+    }
+    pairs.extend(
+        cfg.flows
+            .iter()
+            .flat_map(|f| [(f.src, f.dst), (f.dst, f.src)]),
+    );
+    pairs.sort_unstable();
+    pairs.dedup();
+    let paths = cfg.topology.routes(&pairs);
+    pairs
+        .into_iter()
+        .zip(paths)
+        .map(|(p, r)| (p, r.unwrap_or_default()))
+        .collect()
+}
+
 /// The traffic of `cfg`: sources, paths, fair shares and bottlenecks.
 pub(super) fn model(cfg: &SimConfig, o: &Origins) -> Traffic {
     let t = &cfg.topology;
@@ -92,13 +115,8 @@ pub(super) fn model(cfg: &SimConfig, o: &Origins) -> Traffic {
         .enumerate()
         .map(|(i, w)| f(format!("web[{i}].rate"), crate::config::num(w.rate)))
         .collect();
-    let mut routes: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
-    let mut route = |s: u32, d: u32| -> Vec<u32> {
-        routes
-            .entry((s, d))
-            .or_insert_with(|| t.route(s, d).unwrap_or_default())
-            .clone()
-    };
+    let routes = routes_asked(cfg);
+    let route = |s: u32, d: u32| -> Vec<u32> { routes[&(s, d)].clone() };
     let path_min_rate = |p: &[u32]| p.iter().map(|&l| rate(t, l)).fold(f64::INFINITY, f64::min);
 
     // Inelastic load (UDP, web) and TCP flow counts per link.

@@ -332,13 +332,8 @@ impl Sim {
                 )
             })
             .collect();
-        let mut routes = Routes::default();
+        let routes = Routes::of(&cfg)?;
         let mut q = EventQueue::default();
-        let route = |routes: &mut Routes, src, dst, field: String| {
-            routes
-                .get(t, src, dst)
-                .map_err(|e| ConfigError { field, ..e })
-        };
         let mut flows = Vec::with_capacity(cfg.flows.len());
         let shared = Shared::default();
         let runs_programs = cfg
@@ -348,8 +343,7 @@ impl Sim {
             .chain(cfg.web.iter().map(|w| &w.tcp.cc))
             .any(|c| matches!(c, hscc_cc::CcParams::External(_)));
         for (i, f) in cfg.flows.iter().enumerate() {
-            let data_route = route(&mut routes, f.src, f.dst, format!("flows[{i}].dst"))?;
-            let ack_route = route(&mut routes, f.dst, f.src, format!("flows[{i}].src"))?;
+            let (data_route, ack_route) = (routes.id(f.src, f.dst), routes.id(f.dst, f.src));
             let sender = seeded_sender(i as u32, f, cfg.seed, i as u64, &shared);
             // The start-up offset never moves the start past the stop or the end of the run.
             let start = f
@@ -371,7 +365,7 @@ impl Sim {
         }
         let mut udp = Vec::with_capacity(cfg.udp.len());
         for (i, u) in cfg.udp.iter().enumerate() {
-            let r = route(&mut routes, u.src, u.dst, format!("udp[{i}].dst"))?;
+            let r = routes.id(u.src, u.dst);
             let source = UdpSource::new(
                 u.clone(),
                 component_rng(cfg.seed, Component::Traffic, i as u64),
@@ -387,12 +381,6 @@ impl Sim {
         }
         let mut web = Vec::with_capacity(cfg.web.len());
         for (i, w) in cfg.web.iter().enumerate() {
-            for &s in &w.servers {
-                for &c in &w.clients {
-                    route(&mut routes, s, c, format!("web[{i}].clients"))?;
-                    route(&mut routes, c, s, format!("web[{i}].servers"))?;
-                }
-            }
             let id = (1u64 << 32) + i as u64;
             let mut source =
                 WebSource::new(w.clone(), component_rng(cfg.seed, Component::Traffic, id));
@@ -422,8 +410,7 @@ impl Sim {
             for &s in &w.servers {
                 for &c in &w.clients {
                     for (a, b) in [(s, c), (c, s)] {
-                        let id = routes.get(t, a, b).expect("routed above");
-                        count(routes.path(id), 2);
+                        count(routes.path(routes.id(a, b)), 2);
                     }
                 }
             }

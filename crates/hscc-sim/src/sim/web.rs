@@ -98,9 +98,7 @@ impl Sim {
         let w = t.source;
         let mut cfg: FlowConfig = self.web[w as usize].cfg.tcp.clone();
         (cfg.src, cfg.dst, cfg.size, cfg.start, cfg.stop) = (src, dst, Some(t.size), now, None);
-        let topo = &self.cfg.topology;
-        let data_route = self.routes.get(topo, src, dst).expect("checked when built");
-        let ack_route = self.routes.get(topo, dst, src).expect("checked when built");
+        let (data_route, ack_route) = (self.routes.id(src, dst), self.routes.id(dst, src));
         let id = (1u64 << 40) + ((w as u64) << 32) + number;
         let slot = self.free.pop().unwrap_or(self.flows.len() as u32);
         let gen = self

@@ -335,15 +335,23 @@ pub(super) fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<()
     // Identical flows (a `count`) share a route: route each (src, dst, size) once.
     let mut seen = std::collections::HashSet::new();
     ends.retain(|e| seen.insert((e.0, e.1, e.2)));
-    for (src, dst, size, at) in ends {
-        let fwd = t.route(src, dst).map_err(|e| ConfigError {
-            field: format!("{at}.dst"),
-            ..e
-        })?;
-        let rev = t.route(dst, src).map_err(|e| ConfigError {
-            field: format!("{at}.src"),
-            ..e
-        })?;
+    let pairs: Vec<(u32, u32)> = ends.iter().flat_map(|e| [(e.0, e.1), (e.1, e.0)]).collect();
+    let mut routes = t.routes(&pairs).into_iter();
+    for (_, _, size, at) in ends {
+        let fwd = routes
+            .next()
+            .expect("a route each way")
+            .map_err(|e| ConfigError {
+                field: format!("{at}.dst"),
+                ..e
+            })?;
+        let rev = routes
+            .next()
+            .expect("a route each way")
+            .map_err(|e| ConfigError {
+                field: format!("{at}.src"),
+                ..e
+            })?;
         let rtt: Time = fwd
             .iter()
             .chain(&rev)
