@@ -22,6 +22,7 @@ _QUANTITIES = {
     "Buffer": "buffer",
     "ParamValue": "number or bool",
     "Dist_Size": "size or distribution",
+    "Dist_Time": "time or distribution",
 }
 # Sections: the tables a file has, in the order a file is written, with their TOML names.
 _SECTIONS = [
@@ -171,7 +172,7 @@ def _default(node: dict[str, Any], required: bool) -> str:
         return "none"
     value: Any = node["default"]
     name = _ref(node)
-    if name == "Time" and isinstance(value, (int, float)):
+    if name in ("Time", "Dist_Time") and isinstance(value, (int, float)):
         return format_seconds(value)
     if name == "Rate" and isinstance(value, (int, float)):
         return format_rate(value)

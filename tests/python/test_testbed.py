@@ -207,6 +207,14 @@ def test_the_plan_has_each_pairs_delays_and_the_buffer_in_packets():
     assert plan.duration == 60.0 and plan.interval == 0.1
 
 
+def test_a_drawn_start_is_the_one_the_simulation_draws():
+    drawn = {"dist": "uniform", "min": "0s", "max": "1s"}
+    sc = scenario(flows=[{"pair": 0, "algorithm": "reno", "count": 2, "start": drawn}], seed=3)
+    engine = [f["start"] / 1e12 for f in json.loads(sc.resolved().config())["flows"]]
+    plan = plan_for(sc)
+    assert [f.start for f in plan.flows] == engine and engine[0] != engine[1]
+
+
 def test_with_bpf_reno_and_cubic_are_hsccs_programs():
     plan = plan_for(scenario(), use_bpf=True)
     assert [f.cc for f in plan.flows] == ["hscc_reno", "hscc_cubic"] and plan.bpf == {

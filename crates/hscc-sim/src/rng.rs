@@ -33,6 +33,11 @@ pub enum Component {
     /// The random offset of a flow's receiver's timestamp clock (Linux's
     /// `tsoffset`): drawn apart, so that it changes no other draw.
     Timestamps = 7,
+    /// A TCP flow's start time drawn from a distribution: apart, so that a
+    /// fixed start draws nothing and a drawn one changes no other draw.
+    Start = 8,
+    /// A UDP flow's or VoIP call's start time drawn from a distribution.
+    UdpStart = 9,
 }
 
 /// SplitMix64 finaliser: a good 64-bit mix for deriving seeds.

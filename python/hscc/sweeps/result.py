@@ -93,7 +93,7 @@ class SweepResult:
             f"the replicates of {len(points)} point{'s' if len(points) > 1 else ''} ({shown}) "
             "are identical: nothing in those runs draws from the seed, so they count as one run "
             "and their confidence intervals mean nothing (host_jitter, start_jitter, random "
-            "loss or an access_delay distribution make replicates differ)"
+            "loss, or a start or access_delay distribution make replicates differ)"
         )
 
     def distinct_runs(self) -> SweepResult:

@@ -210,6 +210,7 @@ def make(scenario: Scenario, engine_config: dict[str, Any], use_bpf: bool = Fals
             for k, v in sorted(sf["params"].items())
         )
         pair = int(nodes[ef["src"]][1:])
+        # A start drawn from a distribution is the engine's draw: the simulation's own.
         start = ef["start"] / PS_PER_S + rng.uniform(0, ef["start_jitter"] / PS_PER_S)
         end = duration if ef["stop"] is None else min(duration, ef["stop"] / PS_PER_S)
         if names_program(sf["algorithm"]):

@@ -288,9 +288,9 @@ pub struct FlowSpec {
     /// Identical flows to create.
     #[serde(default = "one")]
     pub count: usize,
-    /// Start time.
-    #[serde(default)]
-    pub start: Seconds,
+    /// Start time: a time, or a distribution drawn from the seed once per flow (each of `count` its own draw): { dist = "uniform", min, max }, or { dist = "exponential", mean } cut off at the flow's stop or the run's end. The drawn start is the flows table's `start_s` (with any start_jitter).
+    #[serde(default = "zero_time")]
+    pub start: DistSpec<Seconds>,
     /// Stop sending new data at this time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Seconds>,
@@ -379,7 +379,7 @@ pub struct FlowSpec {
     #[serde(default)]
     pub start_jitter: Seconds,
     /// Extra one-way delay of this connection in both directions, without a queue, drawn once per connection: a time, or { dist = "uniform", min, max } (Sync-TCP's access delays U[5, 25] ms).
-    #[serde(default = "zero_delay")]
+    #[serde(default = "zero_time")]
     pub access_delay: DistSpec<Seconds>,
     /// ECN (RFC 3168) on both ends: data is sent ECN-capable, CE marks are echoed, and the sender reduces once per window on an echo (Linux's tcp_enter_cwr). Off by default, as Linux's tcp_ecn = 2 does not ask for it.
     #[serde(default)]
@@ -396,7 +396,7 @@ fn default_reordering() -> u32 {
 fn default_host_jitter() -> Seconds {
     Seconds(secs(flow::DEFAULT_HOST_JITTER))
 }
-fn zero_delay() -> DistSpec<Seconds> {
+fn zero_time() -> DistSpec<Seconds> {
     DistSpec::Fixed(Seconds(0.0))
 }
 
@@ -469,9 +469,9 @@ pub struct UdpSpec {
     /// Bytes on the wire per packet.
     #[serde(default = "default_udp_size")]
     pub packet_size: u32,
-    /// Start time.
-    #[serde(default)]
-    pub start: Seconds,
+    /// Start time: a time, or a distribution drawn from the seed once per flow (as the flows' `start`).
+    #[serde(default = "zero_time")]
+    pub start: DistSpec<Seconds>,
     /// Stop time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Seconds>,
@@ -512,9 +512,9 @@ pub struct VoipSpec {
     /// IP + UDP + RTP header bytes per packet.
     #[serde(default = "default_voice_header")]
     pub header: u32,
-    /// Start time.
-    #[serde(default)]
-    pub start: Seconds,
+    /// Start time: a time, or a distribution drawn from the seed once per call, both directions starting together (as the flows' `start`).
+    #[serde(default = "zero_time")]
+    pub start: DistSpec<Seconds>,
     /// Stop time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Seconds>,

@@ -4,12 +4,14 @@ use std::collections::BTreeMap;
 
 use hscc_cc::{CcError, CcParams, ParamError};
 
+use super::start::{Draws, Start};
 use super::{err, seconds};
 use crate::config::{
-    check_period, param_error, ConfigError, DelayDist, FlowConfig, LossDetection, MAX_REORDERING,
+    param_error, ConfigError, DelayDist, FlowConfig, LossDetection, MAX_REORDERING,
 };
 use crate::estimate::Origins;
 use crate::limits::MAX_FLOWS;
+use crate::rng::Component;
 use crate::scenario::dist::DistSpec;
 use crate::scenario::endpoints::Endpoints;
 use crate::scenario::quantity::ParamValue;
@@ -18,12 +20,14 @@ use crate::time::Time;
 use hscc_model::flow::{MSS_ALLOWED, MSS_RANGE};
 
 impl ScenarioSpec {
-    /// Every TCP flow, `count` expanded, with the fields their cost is charged to.
+    /// Every TCP flow, `count` expanded, with the fields their cost is charged
+    /// to; a drawn start is left at its earliest and its draw added to `draws`.
     pub(super) fn tcp_flows(
         &self,
         endpoints: &Endpoints,
         duration: Time,
         o: &mut Origins,
+        draws: &mut Draws,
     ) -> Result<Vec<FlowConfig>, ConfigError> {
         let total: usize = self
             .flows
@@ -59,12 +63,16 @@ impl ScenarioSpec {
                 algorithm(&f.algorithm, &f.params, &format!("flows[{i}]"))?,
             );
             Self::tcp_options(f, &mut c, &at)?;
-            c.start = seconds(&at("start"), f.start)?;
             c.stop = f.stop.map(|s| seconds(&at("stop"), s)).transpose()?;
             c.size = f.size.map(|b| b.0);
+            let start = Start::new(&f.start, &at, c.stop, duration)?;
+            c.start = start.earliest();
             c.validate(&at)?;
-            check_period(&at, c.start, c.stop, duration)?;
             for _ in 0..f.count {
+                // Each copy its own draw, from the stream of its engine index.
+                if let Some(t) = start.draw(self.seed, Component::Start, flows.len() as u64) {
+                    draws.tcp.push((flows.len(), t));
+                }
                 o.flow_count.push((at("count"), f.count.to_string()));
                 o.flow_init_cwnd
                     .push((at("init_cwnd"), f.init_cwnd.to_string()));

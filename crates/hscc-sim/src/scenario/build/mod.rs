@@ -6,11 +6,13 @@
 
 mod capture;
 mod flows;
+mod start;
 mod topology;
 mod traffic;
 
 use capture::{capture, capture_origin};
 use flows::mark_cc_log;
+use start::Draws;
 use topology::{resolve_bdp, topology_error, LinkMeta};
 
 use super::quantity::{Rate, Seconds};
@@ -68,8 +70,9 @@ impl ScenarioSpec {
     /// Build the engine configuration; refuse a run whose estimate passes
     /// `limits`, naming the scenario field that drives its cost.
     pub fn build_with(&self, limits: &BuildLimits) -> Result<SimConfig, ConfigError> {
-        let (cfg, origins) = self.build_unchecked()?;
+        let (mut cfg, origins, draws) = self.build_unchecked()?;
         estimate(&cfg, &origins).check(limits)?;
+        draws.apply(&mut cfg);
         Ok(cfg)
     }
 
@@ -81,12 +84,15 @@ impl ScenarioSpec {
 
     /// The engine configuration and its estimate, from one build.
     pub(super) fn build_estimated(&self) -> Result<(SimConfig, Estimate), ConfigError> {
-        let (cfg, origins) = self.build_unchecked()?;
+        let (mut cfg, origins, draws) = self.build_unchecked()?;
         let e = estimate(&cfg, &origins);
+        draws.apply(&mut cfg);
         Ok((cfg, e))
     }
 
-    fn build_unchecked(&self) -> Result<(SimConfig, Origins), ConfigError> {
+    /// The configuration with every drawn start at its earliest, for the
+    /// estimate (see `Start::earliest`), and the draws to put in after it.
+    fn build_unchecked(&self) -> Result<(SimConfig, Origins, Draws), ConfigError> {
         super::resolve::count_build();
         self.check_names()?;
         let duration = seconds("duration", self.duration)?;
@@ -126,7 +132,8 @@ impl ScenarioSpec {
             },
             ..Origins::default()
         };
-        let mut flows = self.tcp_flows(&endpoints, duration, &mut o)?;
+        let mut draws = Draws::default();
+        let mut flows = self.tcp_flows(&endpoints, duration, &mut o, &mut draws)?;
         let labels = self.flow_labels();
         if let Some(log) = &self.output.cc_log {
             mark_cc_log(log, &labels, &mut flows)?;
@@ -135,7 +142,7 @@ impl ScenarioSpec {
                 format!("{} flows", flows.iter().filter(|f| f.cc_log).count()),
             );
         }
-        let udp = self.udp_flows(&endpoints, duration, &mut o)?;
+        let udp = self.udp_flows(&endpoints, duration, &mut o, &mut draws)?;
         let web = self.web_sources(&endpoints, duration)?;
         let changes = self.link_changes(&topology, duration)?;
         if self.flows.is_empty()
@@ -186,7 +193,7 @@ impl ScenarioSpec {
         let bdp: Vec<Option<f64>> = meta.iter().map(|m| m.bdp).collect();
         resolve_bdp(&mut cfg, &bdp)?;
         cfg.validate().map_err(output)?;
-        Ok((cfg, o))
+        Ok((cfg, o, draws))
     }
 }
 

@@ -1,9 +1,11 @@
 //! UDP flows, VoIP calls, web sources and scheduled link changes.
 
 use super::flows::{algorithm, recovery_preset};
+use super::start::{Draws, Start};
 use super::{bits_per_second, err, seconds};
 use crate::config::{check_period, num, ConfigError, FlowConfig, LinkChange, Topology};
 use crate::estimate::Origins;
+use crate::rng::Component;
 use crate::scenario::dist::DistSpec;
 use crate::scenario::endpoints::Endpoints;
 use crate::scenario::quantity::{Bytes, Seconds};
@@ -13,12 +15,14 @@ use crate::udp::{UdpConfig, UdpPattern};
 use crate::web::{Sessions, SizeDist, WebConfig, WebModel};
 
 impl ScenarioSpec {
-    /// Every UDP flow: the `[[udp]]` entries, then two per `[[voip]]` call.
+    /// Every UDP flow: the `[[udp]]` entries, then two per `[[voip]]` call; a
+    /// drawn start is left at its earliest and its draw added to `draws`.
     pub(super) fn udp_flows(
         &self,
         endpoints: &Endpoints,
         duration: Time,
         o: &mut Origins,
+        draws: &mut Draws,
     ) -> Result<Vec<UdpConfig>, ConfigError> {
         let mut udp = Vec::new();
         for (i, u) in self.udp.iter().enumerate() {
@@ -66,18 +70,20 @@ impl ScenarioSpec {
                     "28 to 65535 bytes",
                 ));
             }
-            let start = seconds(&format!("{at}.start"), u.start)?;
             let stop = u
                 .stop
                 .map(|s| seconds(&format!("{at}.stop"), s))
                 .transpose()?;
-            check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
+            let start = Start::new(&u.start, &|k| format!("{at}.{k}"), stop, duration)?;
+            if let Some(t) = start.draw(self.seed, Component::UdpStart, udp.len() as u64) {
+                draws.udp.push((udp.len(), t));
+            }
             udp.push(UdpConfig {
                 src,
                 dst,
                 pattern,
                 packet_size: u.packet_size,
-                start,
+                start: start.earliest(),
                 stop,
             });
             o.udp_rate.push((format!("{at}.rate"), num(u.rate.0)));
@@ -103,13 +109,17 @@ impl ScenarioSpec {
             }
             let size = size as u32;
             let wire_rate = (size as f64 * 8.0 / interval).round() as u64;
-            let start = seconds(&format!("{at}.start"), v.start)?;
             let stop = v
                 .stop
                 .map(|s| seconds(&format!("{at}.stop"), s))
                 .transpose()?;
-            check_period(&|k: &str| format!("{at}.{k}"), start, stop, duration)?;
+            let start = Start::new(&v.start, &|k| format!("{at}.{k}"), stop, duration)?;
+            // One draw per call, from the stream of its first direction: a call starts once.
+            let drawn = start.draw(self.seed, Component::UdpStart, udp.len() as u64);
             for (src, dst) in [(a, b), (b, a)] {
+                if let Some(t) = drawn {
+                    draws.udp.push((udp.len(), t));
+                }
                 udp.push(UdpConfig {
                     src,
                     dst,
@@ -117,7 +127,7 @@ impl ScenarioSpec {
                         rate_bps: wire_rate,
                     },
                     packet_size: size,
-                    start,
+                    start: start.earliest(),
                     stop,
                 });
                 o.udp_rate
