@@ -130,8 +130,25 @@ def test_the_ns2_configurations_are_the_harness_s_and_have_a_status_row():
     import ns2_configs
 
     for e in results.load(results.NS2)["configurations"]:
-        assert e["name"] in ns2_configs.CONFIGS, e["name"]
+        assert e.get("variant_of", e["name"]) in ns2_configs.CONFIGS, e["name"]
         assert e["group"] in render.NS2_TARGETS, e["group"]
+
+
+def test_an_ns2_recovery_variant_is_compared_with_its_configurations_ns2_numbers():
+    doc = results.load(results.NS2)
+    by_name = {e["name"]: e for e in doc["configurations"]}
+    variants = [e for e in doc["configurations"] if e["group"] in render.NS2_VARIANTS]
+    for v in variants:
+        base = by_name[v["variant_of"]]
+        assert v["name"] == f"{base['name']}-{v['recovery']}" and v["group"] == v["recovery"]
+        assert v["reference"] == base["reference"], v["name"]  # the ns-2 runs the table shows
+        assert v["duration_s"] == base["duration_s"], v["name"]
+    page = (ROOT / "docs" / "validation" / "ns2.md").read_text(encoding="utf-8")
+    for g in {v["group"] for v in variants}:
+        assert f"ns2.json table=recovery group={g} -->" in page, g
+    # The matched configurations' tables leave the variants to theirs.
+    matched = render.ns2_main(doc, None) + render.ns2_notes(doc, None)
+    assert not any(f"| {v['name']} |" in matched for v in variants)
 
 
 def _entry(
