@@ -287,7 +287,10 @@ MEASURES = (
 
 def entry(r: dict) -> dict:
     """validation/results/ns2.json's entry for one configuration (results.py has the schema)."""
-    rev = results_file.revision() or "an unknown revision"
+    from hscc import _core
+
+    # The engine's own digest too: an extension built elsewhere need not be the tree's.
+    rev = f"{results_file.revision() or 'an unknown revision'} (engine {_core.engine_digest()})"
     e = {
         "name": r["name"],
         "group": r["experiment"],
