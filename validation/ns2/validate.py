@@ -404,7 +404,9 @@ def main(argv: list[str] | None = None) -> int:
                 **results_file.NS2_TOP,
             )
     md = (
-        render.ns2_recovery({"configurations": [*stored.values(), *entries]}, args.recovery)
+        render.ns2_recovery(  # this run's entries beside the sack1 entries they vary
+            {"configurations": [*stored.values(), *entries]}, args.recovery, entries
+        )
         if variant
         else render.ns2_main({"configurations": entries}, None)
     )

@@ -407,12 +407,13 @@ def ns2_main(doc: dict, group: str | None) -> str:
     return _table(head, rows)
 
 
-def ns2_recovery(doc: dict, group: str | None) -> str:
-    """hscc with another recovery (the group's entries) beside the profile's sack1 (the entry
-    each is a variant of) and ns-2, whose numbers both are compared with; then how many agree."""
+def ns2_recovery(doc: dict, group: str | None, only: list[dict] | None = None) -> str:
+    """hscc with another recovery (the group's entries, or `only`) beside the profile's sack1
+    (the entry each is a variant of) and ns-2, whose numbers both are compared with; then how
+    many agree."""
     group = group or NS2_VARIANTS[0]
     by_name = {e["name"]: e for e in doc["configurations"]}
-    variants = _select(doc, group)
+    variants = _select(doc, group) if only is None else only
     rows = []
     for v in variants:
         s, h, n = by_name[v["variant_of"]]["measured"], v["measured"], v["reference"]
@@ -440,7 +441,7 @@ def ns2_recovery(doc: dict, group: str | None) -> str:
         )
     head = [
         "configuration",
-        f'goodput ns-2 / hscc "sack1" / "{group}" (Mbit/s)',
+        f"goodput ns-2 / sack1 / {group} (Mbit/s)",
         "goodput ratio ns-2 / sack1 / " + group,
         "Δ ratio sack1 / " + group,
         "loss events a ns-2 / sack1 / " + group,
@@ -453,7 +454,7 @@ def ns2_recovery(doc: dict, group: str | None) -> str:
     bases = [by_name[v["variant_of"]] for v in variants]
     return (
         _table(head, rows)
-        + f'\nWith `recovery = "{group}"` {_count(variants)} with ns-2; with `"sack1"`, '
+        + f'\nWith `recovery = "{group}"`, {_count(variants)} with ns-2; with `"sack1"`, '
         f"{_count(bases)}.\n"
     )
 
