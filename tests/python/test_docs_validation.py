@@ -130,8 +130,65 @@ def test_the_ns2_configurations_are_the_harness_s_and_have_a_status_row():
     import ns2_configs
 
     for e in results.load(results.NS2)["configurations"]:
-        assert e["name"] in ns2_configs.CONFIGS, e["name"]
+        assert e.get("variant_of", e["name"]) in ns2_configs.CONFIGS, e["name"]
         assert e["group"] in render.NS2_TARGETS, e["group"]
+
+
+def test_an_ns2_recovery_variant_is_compared_with_its_configurations_ns2_numbers():
+    doc = results.load(results.NS2)
+    by_name = {e["name"]: e for e in doc["configurations"]}
+    variants = [e for e in doc["configurations"] if e["group"] in render.NS2_VARIANTS]
+    for v in variants:
+        base = by_name[v["variant_of"]]
+        assert v["name"] == f"{base['name']}-{v['recovery']}" and v["group"] == v["recovery"]
+        assert v["reference"] == base["reference"], v["name"]  # the ns-2 runs the table shows
+        assert v["duration_s"] == base["duration_s"], v["name"]
+    page = (ROOT / "docs" / "validation" / "ns2.md").read_text(encoding="utf-8")
+    for g in {v["group"] for v in variants}:
+        assert f"ns2.json table=recovery group={g} -->" in page, g
+    # The matched configurations' tables leave the variants to theirs.
+    matched = render.ns2_main(doc, None) + render.ns2_notes(doc, None)
+    assert not any(f"| {v['name']} |" in matched for v in variants)
+
+
+def test_the_ns2_recovery_paragraph_states_what_was_measured():
+    # docs/validation/ns2.md's "Recovery" and "What remains" sentences in words: each claim
+    # checked against ns2.json here (change the two together).
+    page = " ".join((ROOT / "docs" / "validation" / "ns2.md").read_text(encoding="utf-8").split())
+    doc = results.load(results.NS2)
+    by = {e["name"]: e for e in doc["configurations"]}
+
+    def three(name: str, k: str) -> tuple[float, float, float]:
+        base, v = by[name], by[f"{name}-classic"]
+        return base["reference"][k], base["measured"][k], v["measured"][k]
+
+    assert "drops more than twice the TCP packets it drops in ns-2 or with" in page
+    n, s, c = three("ctcp-rtt3-hstcp", "bottleneck_tcp_drops")
+    assert c > 2 * n and c > 2 * s
+    assert "africa-rtt6-hstcp's runs time out many times more often" in page
+    n, s, c = three("africa-rtt6-hstcp", "timeouts")
+    assert c > 5 * max(n, s)
+    tol = results.NS2_TOLERANCE["ratio"]
+    assert abs(by["africa-rtt6-hstcp-classic"]["delta"]["ratio"]) > tol
+    assert abs(by["africa-rtt6-hstcp"]["delta"]["ratio"]) <= tol
+    assert "africa-safety-hstcp's Reno flow takes more loss events" in page
+    n, s, c = three("africa-safety-hstcp", "loss_events_b")
+    assert c > max(n, s)
+    assert "ctcp-rtt6-reno's 240-ms flows get less still" in page
+    n, s, c = three("ctcp-rtt6-reno", "goodput_b_bps")
+    assert c < s < n
+    for name in ("ctcp-rtt3-reno", "ctcp-rtt3-hstcp"):  # "goodput ratios come closer"
+        assert abs(by[f"{name}-classic"]["delta"]["ratio"]) < abs(by[name]["delta"]["ratio"])
+    assert "Fewer configurations agree than with" in page
+    variants = [e for e in doc["configurations"] if e["group"] == "classic"]
+    agree = sum(e["verdict"] == "agrees" for e in variants)
+    assert agree < sum(by[e["variant_of"]]["verdict"] == "agrees" for e in variants)
+    drops = [
+        e["measured"]["bottleneck_tcp_drops"] / e["reference"]["bottleneck_tcp_drops"]
+        for e in doc["configurations"]
+        if e["name"].startswith("africa-") and e["group"] != "classic"
+    ]
+    assert f"drops {min(drops):.1f}–{max(drops):.1f}× ns-2's TCP packets" in page
 
 
 def _entry(

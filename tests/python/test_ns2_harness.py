@@ -4,6 +4,7 @@ script, and one tiny configuration run in both tools when ns-2 is installed."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -106,6 +107,29 @@ def test_a_tiny_configuration_runs_in_both_tools(tmp_path):
     assert (
         again["ns2"] == row["ns2"] and again["hscc"]["per_flow_bps"] == row["hscc"]["per_flow_bps"]
     )
+
+
+@pytest.mark.timeout(60)
+def test_a_recovery_variant_runs_hscc_alone_against_the_stored_ns2_numbers(tmp_path):
+    # An entry of ns2.json as validate.py writes it, with made-up ns-2 numbers.
+    stored = {k: 1.0 for k in validate.MEASURES} | {"aggregate_bps": 15e6, "per_flow_bps": []}
+    base = {
+        "name": "tiny",
+        "groups": ["A→B", "C→D"],
+        "conditions": "hscc at x; ns-2.35 (Debian ns2); 1 seeds, their means",
+        "source": "validation/ns2/validate.py on 2026-01-01 at x",
+        "duration_s": 4.0,
+        "reference": stored,
+    }
+    row = validate.run_variant(configs.TINY, tmp_path, base, "classic")
+    assert row["name"] == "tiny-classic" and row["seeds"] == 1 and row["ns2"] is stored
+    assert row["delta"]["aggregate_bps"] == pytest.approx(row["hscc"]["aggregate_bps"] / 15e6 - 1)
+    ran = json.loads((tmp_path / "tiny-classic" / "s1" / "scenario.json").read_text())
+    assert ran["stack"] == "ns2" and {f["recovery"] for f in ran["flows"]} == {"classic"}
+    assert ran["duration"] == 4.0 and not (tmp_path / "tiny-classic" / "s1" / "ns2.tcl").exists()
+    e = validate.entry(row)
+    assert e["group"] == "classic" and e["variant_of"] == "tiny" and e["reference"] == stored
+    assert "--recovery classic --only tiny" in e["command"] and "the entry tiny" in e["conditions"]
 
 
 @pytest.mark.timeout(30)

@@ -13,6 +13,14 @@ with today's date, into validation/results/ns2.json, replacing that configuratio
 entry and keeping the others; `python validation/results/render.py --write` then
 updates docs/validation/ns2.md. --ns2-from OLD_DIR reruns hscc alone wherever ns-2's
 script is the one OLD_DIR ran (ns-2 is deterministic for a script and seed).
+
+    python validation/ns2/validate.py --out DIR --recovery classic [--only NAME ...]
+
+runs hscc alone with every flow's `recovery = "classic"` (RFC 6675's pipe) instead of the
+profile's "sack1", for the seeds and length of each configuration's entry in the results
+file, and compares it with the ns-2 numbers stored there: ns-2 runs its Sack1 agent
+whatever hscc's recovery, so it need not run (nor be installed). Its entries are named
+NAME-classic, in the group "classic".
 """
 
 from __future__ import annotations
@@ -111,6 +119,57 @@ def run_hscc(scenario: dict[str, Any], d: Path) -> dict[str, Any]:
     out = {"flows": flows, "drops": drops, "cpu_s": time.process_time() - t0}
     (d / "hscc-out.json").write_text(json.dumps(out, indent=1))
     return out
+
+
+def run_variant(
+    c: configs.Config, out_dir: Path, base: dict, recovery: str, duration: float | None = None
+) -> dict:
+    """hscc alone with every flow's `recovery` set, against the ns-2 numbers of `base`, the
+    configuration's entry of ns2.json: the same seeds and length (or `duration`, a smoke test
+    whose ns-2 side is then not comparable). A row in run_one's form, named NAME-RECOVERY."""
+    from hscc.scenario import Scenario
+
+    seeds = base_seeds(base)
+    per_seed: list[dict] = []
+    for seed in range(1, seeds + 1):
+        print(f"    seed {seed} of {seeds}", file=sys.stderr, flush=True)
+        d = out_dir / f"{c.name}-{recovery}" / f"s{seed}"
+        d.mkdir(parents=True)
+        scenario = c.scenario(seed, base["duration_s"] if duration is None else duration)
+        for flow in scenario["flows"]:
+            flow["recovery"] = recovery
+        engine = Scenario.parse(scenario).to_engine()
+        (d / "scenario.json").write_text(json.dumps(scenario, indent=1, ensure_ascii=False))
+        per_seed.append(summarize(run_hscc(scenario, d), c, engine, True))
+    ns2, hs = base["reference"], mean(per_seed)
+    return {
+        "name": f"{c.name}-{recovery}",
+        "variant_of": c.name,
+        "recovery": recovery,
+        "description": f'{c.description}; hscc with recovery = "{recovery}"',
+        "experiment": recovery,
+        "groups": base["groups"],
+        "duration_s": float(engine["duration"]),
+        "seeds": seeds,
+        "ns2": ns2,
+        "ns2_source": f"the entry {c.name} of ns2.json ({base['source']})",
+        "hscc": hs,
+        "per_seed": {"hscc": per_seed},
+        "delta": {
+            k: (hs[k] / ns2[k] - 1) if ns2[k] and hs[k] is not None else None
+            for k in results_file.NS2_TOLERANCE
+        },
+    }
+
+
+def base_seeds(base: dict) -> int:
+    """How many seeds an ns2.json entry's means are over (its `seeds`, else its conditions')."""
+    if "seeds" in base:
+        return int(base["seeds"])
+    m = re.search(r"(\d+) seeds", base["conditions"])
+    if m is None:
+        raise ValueError(f"{base['name']}: no seed count in its conditions {base['conditions']!r}")
+    return int(m.group(1))
 
 
 def ns2_link(name: str) -> str:
@@ -228,23 +287,39 @@ MEASURES = (
 
 def entry(r: dict) -> dict:
     """validation/results/ns2.json's entry for one configuration (results.py has the schema)."""
-    rev = results_file.revision()
+    from hscc import _core
+
+    # The engine's own digest too: an extension built elsewhere need not be the tree's.
+    rev = f"{results_file.revision() or 'an unknown revision'} (engine {_core.engine_digest()})"
     e = {
         "name": r["name"],
         "group": r["experiment"],
         "description": r["description"],
         "groups": r["groups"],
         "date": results_file.today(),
-        "conditions": f"hscc at {rev or 'an unknown revision'}; ns-2.35 (Debian ns2); "
-        f"{r['seeds']} seeds, their means",
+        "conditions": f"hscc at {rev}; ns-2.35 (Debian ns2); {r['seeds']} seeds, their means",
         "command": f"bash scripts/validate-ns2.sh --out DIR --only {r['name']}",
         "source": results_file.run_source("validation/ns2/validate.py"),
+        "seeds": r["seeds"],
         "duration_s": r["duration_s"],
         "measured": {k: r["hscc"][k] for k in MEASURES},
         "reference": {k: r["ns2"][k] for k in MEASURES},
         "tolerance": dict(results_file.NS2_TOLERANCE),
         "delta": r["delta"],
     }
+    if "variant_of" in r:  # hscc alone, against ns-2's numbers of the configuration's entry
+        e["variant_of"], e["recovery"] = r["variant_of"], r["recovery"]
+        e["conditions"] = (
+            f'hscc at {rev}, every flow with recovery = "{r["recovery"]}"; ns-2.35\'s numbers '
+            f"from {r['ns2_source']}; {r['seeds']} seeds, their means"
+        )
+        e["command"] = (
+            f"bash scripts/validate-ns2.sh --out DIR --recovery {r['recovery']} "
+            f"--only {r['variant_of']}"
+        )
+        e["source"] = results_file.run_source(
+            f"validation/ns2/validate.py --recovery {r['recovery']}"
+        )
     e["verdict"] = results_file.ns2_verdict(e)
     return e
 
@@ -257,7 +332,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--only", action="append", default=[], metavar="NAME", help="this configuration only"
     )
-    ap.add_argument("--seeds", type=int, default=2, help="seeds per tool (default 2)")
+    ap.add_argument(
+        "--seeds", type=int, help="seeds per tool (default 2; with --recovery, the entry's)"
+    )
+    ap.add_argument(
+        "--recovery",
+        choices=("sack1", "classic"),
+        default="sack1",
+        help="hscc's recovery (default the profile's sack1); classic runs hscc alone against "
+        "the ns-2 numbers of each configuration's entry in the results file",
+    )
     ap.add_argument(
         "--duration",
         type=float,
@@ -276,24 +360,37 @@ def main(argv: list[str] | None = None) -> int:
     results_file.add_arguments(ap, results_file.NS2)
     args = ap.parse_args(argv)
 
-    if shutil.which("ns") is None:
+    variant = args.recovery != "sack1"
+    if not variant and shutil.which("ns") is None:
         ap.error("ns-2 (`ns`) is not on PATH: apt-get install ns2")
     unknown = [n for n in args.only if n not in configs.CONFIGS]
     if unknown:
         ap.error(f"unknown configuration {', '.join(unknown)}; known: {', '.join(configs.CONFIGS)}")
-    if not 1 <= args.seeds <= 20:
-        ap.error(f"--seeds {args.seeds}: from 1 to 20")
+    if variant and args.seeds is not None:
+        ap.error("--seeds with --recovery: the seeds are those of the stored ns-2 numbers")
+    seeds = 2 if args.seeds is None else args.seeds
+    if not 1 <= seeds <= 20:
+        ap.error(f"--seeds {seeds}: from 1 to 20")
+    chosen = [configs.CONFIGS[n] for n in (args.only or configs.CONFIGS)]
+    stored: dict[str, dict] = {}
+    if variant:
+        doc = results_file.load(args.results) if args.results.is_file() else None
+        stored = {e["name"]: e for e in (doc or {}).get("configurations", [])}
+        missing = [c.name for c in chosen if c.name not in stored]
+        if missing:
+            ap.error(f"no ns-2 numbers in {args.results} for {', '.join(missing)}: run them first")
     if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
         ap.error(f"{args.out} exists and is not an empty directory; give a new one")
     args.out.mkdir(parents=True, exist_ok=True)
 
-    chosen = [configs.CONFIGS[n] for n in (args.only or configs.CONFIGS)]
     rows, entries = [], []
     for i, c in enumerate(chosen, 1):
         t0 = time.perf_counter()
         print(f"[{i}/{len(chosen)}] {c.name}", file=sys.stderr, flush=True)
         rows.append(
-            run_one(c, args.out, args.seeds, args.duration, args.ns2_timeout, args.ns2_from)
+            run_variant(c, args.out, stored[c.name], args.recovery, args.duration)
+            if variant
+            else run_one(c, args.out, seeds, args.duration, args.ns2_timeout, args.ns2_from)
         )
         entries.append(entry(rows[-1]))
         print(f"    {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
@@ -306,7 +403,13 @@ def main(argv: list[str] | None = None) -> int:
                 "bash scripts/validate-ns2.sh --out DIR",
                 **results_file.NS2_TOP,
             )
-    md = render.ns2_main({"configurations": entries}, None)
+    md = (
+        render.ns2_recovery(  # this run's entries beside the sack1 entries they vary
+            {"configurations": [*stored.values(), *entries]}, args.recovery, entries
+        )
+        if variant
+        else render.ns2_main({"configurations": entries}, None)
+    )
     (args.out / "table.md").write_text(md)
     print(md)
     if args.duration is None and not args.no_results:
