@@ -250,9 +250,24 @@ def _engine_digest() -> str | None:
     return _core.engine_digest()
 
 
+def _modified() -> bool | None:
+    """Whether tracked files differ from the revision (then it does not name what ran)."""
+    try:
+        p = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(p.stdout.strip()) if p.returncode == 0 else None
+
+
 def conditions(load_start: list[float], **extra: object) -> dict:
     return {
         "revision": results.revision(),
+        "modified": _modified(),
         "engine": _engine_digest(),
         "machine": {"cpu": _cpu_model(), "cores": os.cpu_count(), "kernel": platform.release()},
         "load_average": {"start": load_start, "end": _load()},

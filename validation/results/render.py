@@ -884,7 +884,9 @@ def _measured(part: dict) -> str:
         else ""
     )
     return (
-        f"Measured by `{part['run']}` on {part['date']} at {c['revision']} (engine "
+        f"Measured by `{part['run']}` on {part['date']} at {c['revision']}"
+        + (" with local changes" if c.get("modified") else "")
+        + " (engine "
         f"{c['engine']}), {m['cpu']}, {m['cores']} cores; load average (1 minute) "
         f"{load['start'][0]:.2f} at the start, {load['end'][0]:.2f} at the end.{quick}\n\n"
     )
