@@ -1,0 +1,113 @@
+"""scripts/bench.py's parsers against captured outputs of each bench (tests/data/bench/): a
+bench whose printed lines change fails here, not in a measurement on an idle machine.
+Parsing only: nothing here is timed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "bench"
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import bench  # noqa: E402
+
+
+def sample(name: str) -> str:
+    return (DATA / name).read_text(encoding="utf-8")
+
+
+def test_testbed():
+    out = bench.parse_testbed(sample("testbed.txt"))
+    assert out == {
+        "flows": 8,
+        "algorithm": "reno",
+        "seconds": 2,
+        "recovery": "Linux's (RACK-TLP, D-SACK, undo, F-RTO)",
+        "queue": "DropTail",
+        "utilization": 0.5199,
+        "drops_queue": 2563,
+        "drops_aqm": 0,
+        "marks": 0,
+        "mean_qdelay_ms": 3.47,
+        "data_segments": 60652,
+        "packets": 95787,
+        "events": 289598,
+        "recoveries": 8,
+        "timeouts": 0,
+        "retransmissions": 2563,
+        "rack_marked": 2563,
+        "probes": 0,
+        "undos": 0,
+        "wall_s": 0.175,
+        "events_per_s": 1655637.0,
+        "peak_memory_mb": 4.9,
+    }
+
+
+def test_testbed_with_its_optional_lines():
+    out = bench.parse_testbed(sample("testbed-bbr-cclog-pcap.txt"))
+    assert out["algorithm"] == "bbr"
+    assert (out["packets"], out["events"]) == (29537, 150330)
+    assert out["cc_log_rows"] == 35821
+    assert out["captures"] == {
+        "flow.pcap": {"packets": 5677, "mb": 0.7},
+        "bottleneck.pcap": {"packets": 30832, "mb": 4.4},
+    }
+
+
+def test_many_flows():
+    assert bench.parse_many_flows(sample("many_flows.txt")) == {
+        "flows": 256,
+        "utilization": 0.9989,
+        "jain": 0.9691679298142621,
+        "web_completed": 11804,
+        "web_started": 11831,
+        "wall_s": 1.924,
+        "data_segments_per_s": 2555887.0,
+        "events_per_s": 12252985.0,
+    }
+
+
+def test_loss_burst():
+    out = bench.parse_loss_burst(sample("loss_burst-newreno.txt"))
+    assert out["recovery"] == "NewReno"
+    assert out["runs"] == 5637
+    assert out["windows"] == [
+        {
+            "window": 1000,
+            "events": 5102,
+            "wall_s": 0.0002,
+            "ns_per_event": 33.0,
+            "retransmissions": 9,
+        },
+        {
+            "window": 10000,
+            "events": 36602,
+            "wall_s": 0.0015,
+            "ns_per_event": 40.0,
+            "retransmissions": 9,
+        },
+    ]
+
+
+def test_callgrind():
+    assert bench.parse_callgrind(sample("callgrind-stderr.txt")) == 85490010
+
+
+@pytest.mark.parametrize(
+    "parser",
+    [bench.parse_testbed, bench.parse_many_flows, bench.parse_loss_burst, bench.parse_callgrind],
+)
+def test_a_changed_output_is_an_error_not_a_figure(parser):
+    with pytest.raises(ValueError, match="output"):
+        parser("something else\n")
+
+
+def test_a_missing_line_is_named():
+    text = sample("testbed.txt").replace("  events                  289598\n", "")
+    with pytest.raises(ValueError, match="'events'"):
+        bench.parse_testbed(text)

@@ -1,0 +1,99 @@
+"""docs/performance.md's figures are rendered from validation/results/performance.json, which
+scripts/bench.py writes: the page's tables, the file's schema, and the merge of a run of some
+parts. Standard library only, nothing timed."""
+
+from __future__ import annotations
+
+import copy
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "validation" / "results"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import bench  # noqa: E402
+import render  # noqa: E402
+import results  # noqa: E402
+
+PAGE = ROOT / "docs" / "performance.md"
+# The sections of the page whose figures come from performance.json.
+MEASURED = ("## Current figures", "### Sweeps: cost per run beyond the engine")
+
+
+def measured_sections() -> str:
+    text = PAGE.read_text(encoding="utf-8")
+    start, end = (text.index(h) for h in MEASURED)
+    return text[start:end]
+
+
+def test_the_page_has_every_table_of_the_file():
+    assert PAGE in render.pages()
+    text = PAGE.read_text(encoding="utf-8")
+    for table in render.TABLES["performance.json"]:
+        assert f"performance.json table={table}" in text, table
+    for group in {g for _, g, _ in bench.CALLGRIND}:
+        assert f"performance.json table=callgrind group={group} -->" in text, group
+    assert render.stale_blocks(text) == []
+
+
+def test_the_measured_sections_hold_no_typed_figures():
+    """Outside the generated blocks: no table and no date; the numbers are the data's."""
+    prose = render.MARKER.sub("", measured_sections())
+    assert not re.search(r"^\|", prose, re.M), "a table typed by hand"
+    assert not re.search(r"\b20\d\d-\d\d-\d\d\b", prose), "a date typed by hand"
+
+
+def test_the_file_follows_its_schema():
+    doc = results.load(bench.PERFORMANCE)
+    assert doc["schema"] == bench.SCHEMA
+    assert doc["command"] == bench.COMMAND
+    assert set(doc["parts"]) == set(bench.PARTS)
+    for name, part in doc["parts"].items():
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d", part["date"]), name
+        assert part["run"].startswith(f"{bench.COMMAND} --only {name}"), name
+        assert part["source"].startswith(part["run"]), name
+        c = part["conditions"]
+        assert c["revision"] and c["engine"], name
+        assert c["machine"]["cpu"] and c["machine"]["cores"], name
+        for when in ("start", "end"):
+            assert len(c["load_average"][when]) == 3, name
+
+
+def test_a_stale_figure_is_found():
+    text = PAGE.read_text(encoding="utf-8")
+    part = results.load(bench.PERFORMANCE)["parts"]["testbed"]
+    events = render._int(part["lengths"][0]["runs"][0]["events"])
+    row = re.search(rf"^\| {part['lengths'][0]['seconds']} s \|.*$", text, re.M)
+    assert row and f"| {events} |" in row.group(0)
+    changed = text.replace(row.group(0), row.group(0).replace(events, events + "1", 1), 1)
+    assert render.stale_blocks(changed) == ["validation/results/performance.json table=testbed"]
+
+
+def test_a_quick_trial_says_so():
+    doc = results.load(bench.PERFORMANCE)
+    for quick in (True, False):
+        d = copy.deepcopy(doc)
+        part = d["parts"]["startup"]
+        part["conditions"].pop("quick", None)
+        if quick:
+            part["conditions"]["quick"] = True
+        first = render.perf_startup(d, None).splitlines()[0]
+        assert ("quick trial" in first) == quick
+        assert "load average (1 minute)" in first
+
+
+def test_a_run_of_some_parts_keeps_the_others(tmp_path):
+    path = tmp_path / "performance.json"
+    old = {"date": "2026-01-01", "conditions": {}}
+    results.write(path, bench.merge(path, {"testbed": old, "startup": old}))
+    new = {"date": "2026-01-02", "conditions": {}}
+    doc = bench.merge(path, {"startup": new})
+    assert doc["schema"] == bench.SCHEMA
+    assert doc["parts"] == {"testbed": old, "startup": new}
+    assert list(bench.merge(path, {"callgrind": new})["parts"]) == [
+        "testbed",
+        "callgrind",
+        "startup",
+    ]
