@@ -399,6 +399,9 @@ def startup_commands(tmp: Path) -> list[tuple[str, list[str], dict[str, str]]]:
     hscc = [str(script)] if script.is_file() else [py, "-m", "hscc"]
     scenario = tmp / "one-flow.toml"
     scenario.write_text(ONE_FLOW, encoding="utf-8")
+    # With bytecode, as an install leaves it: compiled first, since an environment with
+    # PYTHONDONTWRITEBYTECODE set never writes it (that variable does not stop reading it).
+    subprocess.run([py, "-m", "compileall", "-q", str(ROOT / "python" / "hscc")], check=True)
     # Without bytecode: a copy of the package without __pycache__, and none written, so
     # Python compiles every hscc module it imports (the standard library keeps its own).
     bare = tmp / "bare"
