@@ -489,7 +489,7 @@ NS2_TARGETS = {
     ),
     "sync-fig8": ("Sync-TCP Fig. 8's RTT-fairness set-up, TCP-Linux's CUBIC", "results"),
     "classic": (
-        "the same set-ups, hscc with classic recovery against ns-2's Sack1",
+        "the Sack1 agent's set-ups, hscc with classic recovery against ns-2's Sack1",
         "differences-and-their-mechanism",
     ),
 }
