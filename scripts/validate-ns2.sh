@@ -9,10 +9,11 @@
 # validation/ns2/ns2_configs.py in ns-2 and in hscc, one simulation at a time, and
 # writes table.md and results.json under --out (a new or empty directory) and
 # validation/results/ns2.json (then: python validation/results/render.py --write).
-# The full suite (8 configurations, 2 seeds, 150-240 s each) takes about 40
+# The full suite (13 configurations, 2 seeds, 150-300 s each) takes about 50
 # minutes, almost all of it ns-2. --recovery classic runs hscc alone, every flow
 # with classic recovery, against the ns-2 numbers already in ns2.json (ns-2 runs
-# Sack1 either way): about 2 minutes, no ns-2 needed.
+# Sack1 either way), for the Sack1 agent's configurations: about 2 minutes, no
+# ns-2 needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hscc_only=false

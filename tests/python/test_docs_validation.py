@@ -191,6 +191,37 @@ def test_the_ns2_recovery_paragraph_states_what_was_measured():
     assert f"drops {min(drops):.1f}–{max(drops):.1f}× ns-2's TCP packets" in page
 
 
+def test_the_ns2_tcp_linux_paragraph_states_what_was_measured():
+    # docs/validation/ns2.md's "TCP-Linux" paragraph in words, each claim checked against
+    # ns2.json here (change the two together).
+    page = " ".join((ROOT / "docs" / "validation" / "ns2.md").read_text(encoding="utf-8").split())
+    by = {e["name"]: e for e in results.load(results.NS2)["configurations"]}
+    sys.path.insert(0, str(ROOT / "validation" / "ns2"))
+    import ns2_configs
+    import ns2_tcl
+
+    linux = [
+        n
+        for n, c in ns2_configs.CONFIGS.items()
+        if any(f["algorithm"] in ns2_tcl.LINUX_ALGOS for f in c.scenario(1)["flows"])
+    ]
+    differ = [n for n in linux if by[n]["verdict"] == "differs"]
+    assert "Four of its five configurations differ; sync-rtt8-cubic agrees." in page
+    assert len(linux) == 5 and len(differ) == 4 and "sync-rtt8-cubic" not in differ
+    assert all(by[n]["seeds"] == 2 for n in linux)  # "each tool's two seeds are one run"
+    # ctcp-rtt3-compound: hscc's 120-ms flows time out, ns-2's never.
+    e = by["ctcp-rtt3-compound"]
+    assert e["reference"]["timeouts"] == 0 and e["measured"]["timeouts"] == 2
+    assert "times out in hscc, 200 ms after its last ACK of new data" in page
+    # sync-rtt4-cubic: ns-2's 240-ms flow gets about half of hscc's over the run's first half
+    # (the note's numbers) and the goodput ratio is off by more than the tolerance.
+    e = by["sync-rtt4-cubic"]
+    assert e["reference"]["goodput_b_bps"] < e["measured"]["goodput_b_bps"]
+    assert abs(e["delta"]["ratio"]) > results.NS2_TOLERANCE["ratio"]
+    assert "against 203 in ns-2, then 582 against 547" in e["note"]
+    assert "gets half of hscc's goodput in ns-2 over the first 150 s" in page
+
+
 def _entry(
     name: str, ratio: float, jain: float = 1.0, flows: int = 1, note: str | None = None
 ) -> dict:

@@ -3,6 +3,7 @@ script, and one tiny configuration run in both tools when ns-2 is installed."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import shutil
@@ -60,7 +61,9 @@ def test_the_script_builds_the_scenarios_dumbbell_and_agents(tmp_path):
     "path, value, field",
     [
         ("flows[0].recovery", "prr", "flows[0].recovery = 'prr'"),
-        ("flows[1].algorithm", "cubic", "flows[1].algorithm = 'cubic'"),
+        ("flows[1].algorithm", "vegas", "flows[1].algorithm = 'vegas'"),
+        # CUBIC runs as TCP-Linux, whose recovery is not the Sack1 agent's.
+        ("flows[1].algorithm", "cubic", "flows[1].recovery = 'sack1'"),
         ("flows[0].params", {"response": 0}, "flows[0].params.response = 0"),
         ("topology.bottleneck.loss", 0.01, "topology.bottleneck.loss = 0.01"),
         ("topology.bottleneck.buffer", "64KB", "topology.bottleneck.buffer"),
@@ -74,6 +77,55 @@ def test_what_ns2_cannot_run_the_same_way_is_refused_by_name(tmp_path, path, val
         return
     with pytest.raises(tcl.Unsupported, match=field.replace("[", r"\[").replace("]", r"\]")):
         tcl.script(e)
+
+
+def linux_engine(algo: str, **change) -> dict:
+    """TINY with its second flow run as TCP-Linux (ns2_configs' settings for it)."""
+    return engine(**(configs.tcp_linux(algo, 1) | change))
+
+
+@pytest.mark.timeout(30)
+def test_cubic_and_compound_run_as_tcp_linux():
+    for algo, module in (("cubic", "cubic"), ("ctcp", "compound")):
+        text = tcl.script(linux_engine(algo))
+        lines = text.splitlines()
+        assert text.count("set tcp [new Agent/TCP/Linux]") == 1, algo  # flow 0 keeps Sack1
+        assert text.count(f'$ns at 0.0 "$tcp select_ca {module}"') == 1, algo
+        # Timestamps on both ends; 42 + the 10-byte option = hscc's 52 header bytes.
+        assert text.count("$tcp set timestamps_ true") == 1
+        assert text.count("$sink set ts_echo_rfc1323_ true") == 1
+        assert text.count("$tcp set tcpip_base_hdr_size_ 42") == 1
+        # TCP-Linux counts its window reductions in ncwndcuts_, the Sack1 agent in ncwndcuts1_.
+        assert lines.count("set cutsvar ncwndcuts_") == lines.count("set cutsvar ncwndcuts1_") == 1
+        assert "[$t set $cuts($k)]" in text
+        # select_ca reads packetSize_ and window_: they come first.
+        linux = text[text.index("[new Agent/TCP/Linux]") :]
+        assert (
+            linux.index("set packetSize_") < linux.index("set window_") < linux.index("select_ca")
+        )
+    # Parameters ns-2.35's modules do not have, and Sack1's recovery, are refused by name.
+    with pytest.raises(tcl.Unsupported, match=r"flows\[1\]\.params"):
+        tcl.script(linux_engine("cubic", **{"flows[1].params": {"beta": 0.7}}))
+    with pytest.raises(tcl.Unsupported, match=r"flows\[1\]\.params"):
+        tcl.script(linux_engine("ctcp", **{"flows[1].params": {}}))
+    with pytest.raises(tcl.Unsupported, match=r"flows\[1\]\.loss_detection = 'dupack'"):
+        tcl.script(linux_engine("cubic", **{"flows[1].loss_detection": "dupack"}))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`, Debian's ns2) not installed")
+def test_a_tiny_tcp_linux_configuration_runs_in_both_tools(tmp_path):
+    # Flow 0 stays HSTCP on the Sack1 agent, flow 1 runs CUBIC on TCP-Linux.
+    overrides = {**configs.TINY.overrides, **configs.tcp_linux("cubic", 1)}
+    tiny = dataclasses.replace(configs.TINY, name="tiny-linux", overrides=overrides)
+    row = validate.run_one(tiny, tmp_path, seeds=1, duration=4.0, timeout=60)
+    script = (tmp_path / "tiny-linux" / "s1" / "ns2.tcl").read_text()
+    assert "Agent/TCP/Linux" in script and "Agent/TCP/Sack1" in script
+    for tool in ("ns2", "hscc"):
+        s = row[tool]
+        assert s["goodput_a_bps"] > 0 and s["goodput_b_bps"] > 0, (tool, s)
+        assert s["loss_events_a"] >= 1 and s["loss_events_b"] >= 1, (tool, s)  # both counters
+    assert abs(row["delta"]["aggregate_bps"]) <= 0.1, row["delta"]
 
 
 @pytest.mark.timeout(30)

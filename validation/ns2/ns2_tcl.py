@@ -2,8 +2,9 @@
 
 The script builds the same dumbbell (sender_i —access— L ==bottleneck== R —access—
 receiver_i, every link a DropTail duplex link with the hscc link's rate, delay and
-queue limit in both directions), one Agent/TCP/Sack1 and Agent/TCPSink/Sack1 per
-TCP flow, and Poisson UDP as Application/Traffic/Exponential with no bursts. At the
+queue limit in both directions), one agent and Agent/TCPSink/Sack1 per TCP flow —
+Agent/TCP/Sack1 for Reno and HSTCP, TCP-Linux (Agent/TCP/Linux with `select_ca`) for
+CUBIC and Compound — and Poisson UDP as Application/Traffic/Exponential with no bursts. At the
 end it writes one JSON object (see `parse`) to `ns2-out.json` in its working
 directory, and every queue drop to the drop trace `ns2-out.json.drops` beside it.
 
@@ -39,6 +40,40 @@ NS2_TCP = {
     "reverse": False,
     "jitter_unit": "send",  # overhead_ delays a send, not each segment
 }
+# TCP-Linux (Agent/TCP/Linux, tcp/tcp-linux.cc, scoreboard1.cc) where it differs from the
+# Sack1 agent: what an hscc flow must set for the translation to give it that agent.
+LINUX_TCP = {
+    **NS2_TCP,
+    # Timestamps on both ends: the agent's per-ACK RTT and CUBIC's delay_min need them.
+    "timestamps": True,
+    # ScoreBoard1 marks a segment lost once the highest SACKed one is 4 above it (fack_ -
+    # (dupack_threshold + 1), the threshold fixed at 3, numdupacks_ unused): the 4th dupACK,
+    # which RACK's reo_wnd of 0 once `reordering` segments are SACKed gives too. It marks a
+    # retransmission lost once a segment sent after it is SACKed, as RACK does, where the
+    # duplicate threshold would wait for the RTO.
+    "loss_detection": "rack",
+    "reordering": 4,
+    # The window drops to ssthresh at once and next_pkts_in_flight_ halves the sending rate,
+    # one segment per two ACKs, from the old window down: rate halving, which hscc has as
+    # PRR's proportional reduction; its flight is RFC 6675's (packets_in_flight()).
+    "recovery": "prr",
+    # No undo, F-RTO or D-SACK processing (tcp-linux.cc: "We don't have undo yet").
+    "dsack": False,
+    "undo": False,
+    "frto": False,
+}
+# hscc algorithm: (ns-2.35's module for select_ca, the params the translation requires, as
+# the engine form carries them). CUBIC is ns-2.35's tcp_cubic.c v2.1 (Linux 2.6.22): β =
+# 819/1024, C = 0.4, no HyStart. "compound" is the May 2006 tcp_compound.c (Castellani and
+# Hemminger, before Lachlan Andrew's releases): every ACK's RTT sample, the round's minimum
+# over more than 2 samples, win = the segments sent in the round measured, γ = 30 fixed.
+LINUX_ALGOS: dict[str, tuple[str, dict[str, Any]]] = {
+    "cubic": ("cubic", {"beta": 819 / 1024}),
+    "ctcp": (
+        "compound",
+        {"rtt_min_filter": True, "min_samples": 2, "sample_interval_us": 0, "win_sent": True},
+    ),
+}
 LINK_DEFAULTS = {"loss": 0.0, "jitter": 0.0, "framing": 0, "tick": 0.0}
 
 
@@ -64,13 +99,49 @@ def _link(spec: dict, field: str) -> tuple[float, float, int]:
     return float(spec["rate"]), float(spec["delay"]), _packets(spec["buffer"], f"{field}.buffer")
 
 
+def _linux_agent(flow: dict, field: str) -> list[str]:
+    """TCP-Linux's lines for a CUBIC or Compound flow (see LINUX_TCP, LINUX_ALGOS)."""
+    for k, v in LINUX_TCP.items():
+        if flow.get(k, v) != v:
+            raise Unsupported(f"{field}.{k}", flow[k], f"{v!r} (ns-2's TCP-Linux agent)")
+    if flow["delayed_ack"]:
+        raise Unsupported(f"{field}.delayed_ack", True, "false (TCP-Linux with the Sack1 sink)")
+    module, want = LINUX_ALGOS[flow["algorithm"]]
+    got = {k: float(v) for k, v in (flow.get("params") or {}).items()}
+    if got != {k: float(v) for k, v in want.items()}:
+        raise Unsupported(f"{field}.params", flow.get("params"), f"{want} (ns-2.35's {module})")
+    rwnd = flow.get("rwnd")
+    return [
+        "set tcp [new Agent/TCP/Linux]",
+        # Before select_ca, which reads packetSize_ and window_ into the Linux state.
+        f"$tcp set packetSize_ {int(flow['mss'])}",
+        # ns-2 adds ts_option_size_ (10) to each packet with timestamps: 52 in all.
+        "$tcp set ts_option_size_ 10",
+        f"$tcp set tcpip_base_hdr_size_ {HEADER - 10}",
+        "$tcp set timestamps_ true",
+        f"$tcp set windowInit_ {int(flow['init_cwnd'])}",
+        f"$tcp set window_ {int(rwnd) if rwnd else 10_000_000}",
+        f"$tcp set minrto_ {float(flow['min_rto'])!r}",
+        f"$tcp set overhead_ {float(flow['host_jitter'])!r}",
+        "$tcp set syn_ false",
+        "$tcp set delay_growth_ false",
+        # Its window reductions count in ncwndcuts_ (the Sack1 agent's in ncwndcuts1_).
+        "set cutsvar ncwndcuts_",
+        f'$ns at 0.0 "$tcp select_ca {module}"',
+        "set sinkclass Agent/TCPSink/Sack1",
+    ]
+
+
 def _agent(flow: dict, field: str) -> list[str]:
-    """The Tcl lines that configure agent `$tcp` and pick the sink class `$sinkclass`."""
+    """The Tcl lines that configure agent `$tcp`, pick the sink class `$sinkclass` and name the
+    counter of its window reductions (`$cutsvar`)."""
+    if flow["algorithm"] in LINUX_ALGOS:
+        return _linux_agent(flow, field)
     for k, v in NS2_TCP.items():
         if flow.get(k, v) != v:
             raise Unsupported(f"{field}.{k}", flow[k], f"{v!r} (ns-2's Sack1 agent and sink)")
     algo, params = flow["algorithm"], flow.get("params") or {}
-    lines = ["set tcp [new Agent/TCP/Sack1]"]
+    lines = ["set tcp [new Agent/TCP/Sack1]", "set cutsvar ncwndcuts1_"]
     if algo == "highspeed":
         if params.get("response", 0) != 1:
             raise Unsupported(
@@ -80,7 +151,11 @@ def _agent(flow: dict, field: str) -> list[str]:
             )
         lines.append("$tcp set windowOption_ 8")
     elif algo != "reno" or params:
-        raise Unsupported(f"{field}.algorithm", algo, "reno, or highspeed with params.response = 1")
+        raise Unsupported(
+            f"{field}.algorithm",
+            algo,
+            "reno, highspeed with params.response = 1, or TCP-Linux's cubic and ctcp",
+        )
     rwnd = flow.get("rwnd")
     lines += [
         f"$tcp set packetSize_ {int(flow['mss'])}",
@@ -177,9 +252,11 @@ def script(engine: dict[str, Any]) -> str:
                 f"$tcp set fid_ {n}",
                 f"$ns attach-agent $s({int(f['pair'])}) $tcp",
                 "set sink [new $sinkclass]",
+                *(["$sink set ts_echo_rfc1323_ true"] if f["algorithm"] in LINUX_ALGOS else []),
                 f"$ns attach-agent $d({int(f['pair'])}) $sink",
                 "$ns connect $tcp $sink",
                 f"set tcps({n}) $tcp",
+                f"set cuts({n}) $cutsvar",
                 f'$ns at {float(f["start"])!r} "[$tcp attach-app FTP] start"',
             ]
             n += 1
@@ -206,12 +283,12 @@ def script(engine: dict[str, Any]) -> str:
     tcl += [
         f"set nflows {n}",
         "proc counters {} {",
-        "  global tcps nflows",
+        "  global tcps cuts nflows",
         "  set rows {}",
         "  for {set k 0} {$k < $nflows} {incr k} {",
         "    set t $tcps($k)",
         '    lappend rows "\\[[$t set ack_],[$t set ndatapack_],[$t set nrexmitpack_],'
-        '[$t set nrexmit_],[$t set ncwndcuts1_]\\]"',
+        '[$t set nrexmit_],[$t set $cuts($k)]\\]"',
         "  }",
         '  return "\\[[join $rows ,]\\]"',
         "}",
@@ -237,8 +314,8 @@ COUNTERS = ("ack", "data_packets", "retrans_packets", "timeouts", "reductions")
 def parse(d: Path, engine: dict[str, Any]) -> dict[str, Any]:
     """ns-2's counters and drops, per flow: `flows` (ack_ = the last segment acknowledged,
     at the end and at half time; ndatapack_, nrexmitpack_, nrexmit_ = timeouts, ncwndcuts1_
-    = window reductions for congestion), and `drops` keyed by "from-to" node ids, each
-    {"tcp": n, "udp": n, "by_flow": {fid: n}}."""
+    = window reductions for congestion, TCP-Linux's ncwndcuts_), and `drops` keyed by
+    "from-to" node ids, each {"tcp": n, "udp": n, "by_flow": {fid: n}}."""
     raw = json.loads((Path(d) / OUT).read_text())
     mss = [int(f["mss"]) for f in engine["flows"] for _ in range(int(f["count"]))]
     flows = []

@@ -18,7 +18,7 @@ script is the one OLD_DIR ran (ns-2 is deterministic for a script and seed).
 
 runs hscc alone with every flow's `recovery = "classic"` (RFC 6675's pipe) instead of the
 profile's "sack1", for the seeds and length of each configuration's entry in the results
-file, and compares it with the ns-2 numbers stored there: ns-2 runs its Sack1 agent
+file (the configurations of the Sack1 agent: TCP-Linux's are left out), and compares it with the ns-2 numbers stored there: ns-2 runs its Sack1 agent
 whatever hscc's recovery, so it need not run (nor be installed). Its entries are named
 NAME-classic, in the group "classic".
 """
@@ -87,6 +87,8 @@ def run_ns2(
         raise RuntimeError(f"ns {d / 'ns2.tcl'} took more than {timeout:.0f} s") from None
     if p.returncode != 0 or not (d / tcl.OUT).is_file():
         raise RuntimeError(f"ns {d / 'ns2.tcl'} exited with {p.returncode}:\n{p.stderr[-2000:]}")
+    if "Error: do not find" in p.stdout:  # TCP-Linux's select_ca prints this and carries on
+        raise RuntimeError(f"ns {d / 'ns2.tcl'}: {p.stdout[-2000:]}")
     out = tcl.parse(d, engine)
     out["cpu_s"] = _children_cpu() - cpu0
     (d / "ns2-cost.json").write_text(json.dumps({"cpu_s": out["cpu_s"]}))
@@ -160,6 +162,11 @@ def run_variant(
             for k in results_file.NS2_TOLERANCE
         },
     }
+
+
+def sack1_only(c: configs.Config) -> bool:
+    """Whether every flow of `c` runs ns-2's Sack1 agent (none TCP-Linux)."""
+    return all(f["algorithm"] not in tcl.LINUX_ALGOS for f in c.scenario(1)["flows"])
 
 
 def base_seeds(base: dict) -> int:
@@ -374,6 +381,11 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [configs.CONFIGS[n] for n in (args.only or configs.CONFIGS)]
     stored: dict[str, dict] = {}
     if variant:
+        # The variant replaces the Sack1 agent's recovery: TCP-Linux's configurations have none.
+        linux = [c.name for c in chosen if not sack1_only(c)]
+        if args.only and linux:
+            ap.error(f"--recovery: {', '.join(linux)} run TCP-Linux, not the Sack1 agent")
+        chosen = [c for c in chosen if sack1_only(c)]
         doc = results_file.load(args.results) if args.results.is_file() else None
         stored = {e["name"]: e for e in (doc or {}).get("configurations", [])}
         missing = [c.name for c in chosen if c.name not in stored]

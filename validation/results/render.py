@@ -484,9 +484,13 @@ NS2_TARGETS = {
     "africa-safety": ("TCP-Africa's safety set-up, HSTCP against Reno", "results"),
     "africa-fairness": ("TCP-Africa's fairness set-up, HSTCP or Reno against Reno", "results"),
     "africa-table1-2": ("TCP-Africa's RTT-fairness set-up, HSTCP", "results"),
-    "ctcp-table2": ("CTCP Table 2's set-up, Reno and HSTCP, without the tick", "results"),
+    "ctcp-table2": (
+        "CTCP Table 2's set-up, Reno, HSTCP and TCP-Linux's Compound, without the tick",
+        "results",
+    ),
+    "sync-fig8": ("Sync-TCP Fig. 8's RTT-fairness set-up, TCP-Linux's CUBIC", "results"),
     "classic": (
-        "the same set-ups, hscc with classic recovery against ns-2's Sack1",
+        "the Sack1 agent's set-ups, hscc with classic recovery against ns-2's Sack1",
         "differences-and-their-mechanism",
     ),
 }

@@ -129,12 +129,16 @@ ENGINE_TOP = {
 
 NS2_TOP = {
     "target": 'the simulator (hscc) with stack = "ns2": the papers\' ns-2 set-ups',
-    "reference": "ns-2.35 (Debian's ns2 package): Agent/TCP/Sack1 and Agent/TCPSink/Sack1",
+    "reference": (
+        "ns-2.35 (Debian's ns2 package): Agent/TCP/Sack1 and Agent/TCPSink/Sack1; CUBIC and "
+        "Compound on TCP-Linux (Agent/TCP/Linux) with Agent/TCPSink/Sack1"
+    ),
     "tolerance": NS2_TOLERANCE,
     "rule": NS2_RULE,
     "units": (
         "goodput in bit/s over the run; ratio = goodput of group a / group b; loss events = "
-        "window reductions for congestion (ns-2's ncwndcuts1_, hscc's recoveries + timeouts); "
+        "window reductions for congestion (ns-2's ncwndcuts1_, TCP-Linux's ncwndcuts_, hscc's "
+        "recoveries + timeouts); "
         "drops in TCP packets; CPU in s; delta = hscc / ns-2 - 1"
     ),
 }
