@@ -13,7 +13,8 @@ replicates = 200 runs. Measured, each `--reps` times, interleaved:
   its Σ wall_time_s (the engine's time: build, simulate, results) is the
   "engine time" E of every row below;
 - hscc.sweep with jobs=1 and jobs=2, with out=DIR (runs stored) and out=None;
-- the same sweeps with a single run (start-up and finishing: pool, tables, plots);
+- the same sweeps with two runs, one per point (start-up and finishing: pool, tables,
+  plots), and a sweep of one run stored (no pool, no plots);
 - the jobs=2 sweep again into a directory that holds all its runs (all cached);
 - dask="local" with jobs=2 (if dask.distributed is installed);
 - `hscc sweep FILE --out DIR -j 2 -q` as a new process (imports and forkserver included);
@@ -123,7 +124,8 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
     (root / "sweep.toml").write_text(SWEEP_FILE)
     base = str(root / "tiny.toml")
     axes = {AXIS: {"linspace": ["40ms", "200ms"], "steps": STEPS}}
-    one = {AXIS: ["40ms"]}  # a single run, with an axis: tables and plots as in the full sweep
+    one = {AXIS: ["40ms"]}  # one run: computed in this process, no plots (one point)
+    two = {AXIS: ["40ms", "200ms"]}  # two points: pool, tables and plots as in the full sweep
     counter = iter(range(10**6))
 
     def new_dir() -> Path:
@@ -159,8 +161,8 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
         flush=True,
     )
     # Warm up: forkserver, imports (polars, matplotlib, scipy), the engine.
-    sweep(one, 2, 2, new_dir())
-    sweep(one, 2, 2, None)
+    sweep(two, 1, 2, new_dir())
+    sweep(two, 1, 2, None)
     for s in scenarios[:20]:
         hscc.run(s)
 
@@ -170,10 +172,11 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
         ("sweep jobs=2 out=DIR", axes, REPLICATES, 2, True),
         ("sweep jobs=1 out=None", axes, REPLICATES, 1, False),
         ("sweep jobs=2 out=None", axes, REPLICATES, 2, False),
-        ("1 run, jobs=1 out=DIR", one, 1, 1, True),
-        ("1 run, jobs=2 out=DIR", one, 1, 2, True),
-        ("1 run, jobs=1 out=None", one, 1, 1, False),
-        ("1 run, jobs=2 out=None", one, 1, 2, False),
+        ("2 runs, jobs=1 out=DIR", two, 1, 1, True),
+        ("2 runs, jobs=2 out=DIR", two, 1, 2, True),
+        ("2 runs, jobs=1 out=None", two, 1, 1, False),
+        ("2 runs, jobs=2 out=None", two, 1, 2, False),
+        ("1 run, out=DIR", one, 1, 2, True),
     ]
     full: Path | None = None
     for rep in range(reps):
@@ -206,8 +209,8 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
             rows.setdefault("dask local jobs=2 out=None", []).append(
                 sweep(axes, REPLICATES, 2, None, dask="local")
             )
-            rows.setdefault("1 run, dask local jobs=2 out=None", []).append(
-                sweep(one, 1, 2, None, dask="local")
+            rows.setdefault("2 runs, dask local jobs=2 out=None", []).append(
+                sweep(two, 1, 2, None, dask="local")
             )
 
     cli = [
@@ -378,9 +381,9 @@ def report(rows: dict[str, list[tuple[float, float]]]) -> None:
     wall_of = {name: med(w for w, _ in v) for name, v in rows.items()}
     for name, v in rows.items():
         walls = [w for w, _ in v]
-        single = name.startswith("1 run")
-        workers = 1 if "jobs=1" in name or name.startswith("loop") else 2
-        runs = 1 if single else RUNS
+        single = name.startswith(("1 run", "2 runs"))
+        workers = 1 if "jobs=1" in name or name.startswith(("loop", "1 run")) else 2
+        runs = 1 if name.startswith("1 run") else 2 if single else RUNS
         cached = "cached" in name
         e = 0.0 if cached else engine * runs / RUNS
         overhead = (med(walls) - e / workers) / runs * 1e3
@@ -391,7 +394,7 @@ def report(rows: dict[str, list[tuple[float, float]]]) -> None:
                 speedup = f"{wall_of[partner] / med(walls):.2f}×"
         beyond = ""
         fixed = (
-            name.replace("sweep ", "1 run, ").replace("dask", "1 run, dask", 1)
+            name.replace("sweep ", "2 runs, ").replace("dask", "2 runs, dask", 1)
             if name.startswith(("sweep", "dask"))
             else None
         )
@@ -405,8 +408,9 @@ def report(rows: dict[str, list[tuple[float, float]]]) -> None:
             f"| {name} | {workers} | {min(walls):.2f} / {med(walls):.2f} | {rate} | {over} | {beyond} | {speedup} | {shown} |"
         )
     print(
-        "\noverhead per run = (wall − E / workers) / runs (E = 0 for cached runs); a 1-run row is the sweep's fixed cost "
-        "(pool, tables, plots), and 'beyond the fixed cost' subtracts it: (wall − wall of 1 run − E / workers) / runs."
+        "\noverhead per run = (wall − E / workers) / runs (E = 0 for cached runs); a 2-run row (two points) is the sweep's "
+        "fixed cost (pool, tables, plots), and 'beyond the fixed cost' subtracts it: (wall − wall of 2 runs − E / workers) / runs; "
+        "the 1-run row, a sweep of one run: no pool, no plots."
     )
 
 

@@ -35,6 +35,12 @@ def modules() -> tuple[str, ...]:
     return tuple(sorted({c.__module__ for c in _REGISTERED.values()} - {"__main__"}))
 
 
+def any_in_main() -> bool:
+    """Whether a Python algorithm of this process is defined in __main__ (a sweep's workers
+    do not have it)."""
+    return any(c.__module__ == "__main__" for c in _REGISTERED.values())
+
+
 class Algorithm:
     """Base class of a Python congestion control: Reno, until a subclass overrides hooks."""
 

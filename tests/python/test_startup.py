@@ -129,6 +129,24 @@ def test_a_run_prints_its_table_without_polars(tmp_path):
     assert "Jain's fairness index" in printed
 
 
+def test_a_quiet_sweep_of_one_run_starts_no_worker_and_draws_nothing(tmp_path):
+    (tmp_path / "one-flow.toml").write_text(ONE_FLOW.replace('"10s"', '"2s"'), encoding="utf-8")
+    (tmp_path / "one.toml").write_text(
+        'base = "one-flow.toml"\n[axes]\n"flows[0].algorithm" = ["cubic"]\n', encoding="utf-8"
+    )
+    modules, printed = loaded(cli("sweep", "one.toml", "-q", "--out", "sweep"), tmp_path)
+    assert printed.strip() == "sweep"
+    drawing = ("matplotlib", "hscc.style", "hscc.sweeps.plot", "scipy")
+    assert [m for m in modules if m.split(".")[0] in drawing or m in drawing] == []
+    assert "multiprocessing.popen_forkserver" not in modules
+    assert sorted(p.name for p in (tmp_path / "sweep").iterdir()) == [
+        "manifest.json",
+        "points.parquet",
+        "runs",
+        "summary.parquet",
+    ]
+
+
 def test_the_table_from_summary_json_is_the_table_from_the_tables(one_flow, monkeypatch):
     """report.summary reads summary.json's rows; the same table comes from the Parquet tables."""
     import hscc

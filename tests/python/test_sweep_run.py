@@ -1,9 +1,11 @@
 """Running sweeps: stored runs are never computed twice, failures are recorded and the
 others go on, a dead worker costs only its runs, a Dask LocalCluster gives the local
-pool's rows, and `hscc sweep` / `hscc plot` on the command line."""
+pool's rows, a sweep of one run is computed in its own process as a worker would, and
+`hscc sweep` / `hscc plot` on the command line."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -95,6 +97,57 @@ def test_same_sweep_same_numbers(base):
     a = hscc.sweep(base, AXES, replicates=2, jobs=2)
     b = hscc.sweep(base, AXES, replicates=2, jobs=1)
     assert numbers(a).equals(numbers(b))
+
+
+class _NoPool:
+    def __init__(self, *_):
+        raise AssertionError("a sweep of one run starts no worker")
+
+
+def _without_wall_time(path: Path) -> bytes:
+    """A run's file as two computations of the run write it alike: JSON without its
+    wall-clock fields."""
+    if path.suffix != ".json":
+        return path.read_bytes()
+    data = json.loads(path.read_text())
+    for key in ("wall_time_s", "created"):
+        data.pop(key, None)
+    return json.dumps(data, sort_keys=True).encode()
+
+
+def test_a_sweep_of_one_run_runs_in_its_own_process_as_a_worker_would(base, tmp_path, monkeypatch):
+    axes = {"flows[0].algorithm": ["cubic"]}
+    with monkeypatch.context() as m:
+        m.setattr(hscc.algorithm, "any_in_main", lambda: True)  # as if: the pool, as before
+        pooled = hscc.sweep(base, axes, out=tmp_path / "pool", jobs=2)
+    monkeypatch.setattr(execute, "LocalPool", _NoPool)
+    here = hscc.sweep(base, axes, out=tmp_path / "here", jobs=2)
+    assert here.points["status"].to_list() == ["ok"]
+    assert numbers(here).equals(numbers(pooled))
+    timing = pl.col("metric").str.contains("wall_time")
+    assert here.summary().filter(~timing).equals(pooled.summary().filter(~timing))
+    [run] = (tmp_path / "here" / "runs").iterdir()
+    pooled_run = tmp_path / "pool" / "runs" / run.name
+    assert sorted(p.name for p in run.iterdir()) == sorted(p.name for p in pooled_run.iterdir())
+    for f in run.iterdir():
+        assert _without_wall_time(f) == _without_wall_time(pooled_run / f.name), f.name
+    # Two runs go to the pool, even on one core: a run that kills its worker is retried there.
+    with pytest.raises(AssertionError, match="starts no worker"):
+        hscc.sweep(base, {"flows[0].algorithm": ["reno", "cubic"]}, jobs=1)
+
+
+def test_a_sweep_of_one_point_has_no_plots_until_asked(base, tmp_path):
+    out = tmp_path / "s"
+    hscc.sweep(base, {"topology.bottleneck.loss": [0, "1%"]}, out=out, jobs=2)
+    assert (out / "plots" / "jain-index.png").is_file()
+    sweep_file = write_sweep(tmp_path, base, '[axes]\n"topology.bottleneck.loss" = ["1%"]\n')
+    r = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "(points.parquet, summary.parquet)" in r.output
+    assert not (out / "plots").exists(), "no plots of the sweep the directory held before"
+    r = CliRunner().invoke(app, ["plot", str(out)])
+    assert r.exit_code == 0, r.output
+    assert (out / "plots" / "jain-index.png").is_file()
 
 
 def test_a_failed_run_is_recorded_and_the_others_go_on(base, tmp_path):

@@ -1,5 +1,6 @@
 """`hscc sweep`: a scenario over the values of some of its fields, and the sweep's
-progress bar (`hscc reproduce` shows it too)."""
+progress bar (`hscc reproduce` shows it too). A quiet sweep imports no Rich: it prints
+its sweep directory as plain text and draws no bar."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import typer
 
 from hscc import console
 from hscc.cli.options import MaxEvents, MaxMemory, exit_codes, parse_limits
-from hscc.console import BAD_INPUT, FAILED, print_whole
+from hscc.console import BAD_INPUT, FAILED, plain, print_whole
 from hscc.console import fail as _fail
 from hscc.rundir import RunDirError
 
@@ -67,7 +68,8 @@ def sweep(
     Runs already in the sweep directory are not run again, so a killed or extended sweep
     is resumed by running the same command. Exit code 1 if some runs failed (their errors
     are in points.parquet)."""
-    from hscc import report, sweeps
+    from hscc import sweeps
+    from hscc.sweeps import sweepdir
 
     if jobs is not None and not 1 <= jobs <= 4096:
         raise _fail(BAD_INPUT, f"--jobs: {jobs} is not allowed (1 to 4096 worker processes)")
@@ -78,11 +80,14 @@ def sweep(
             result = sweeps.run(sw, out_dir, jobs, dask, bar, memory, events)
     failed = result.failed
     if quiet:
-        console.out.print(str(out_dir), soft_wrap=True)
+        plain(str(out_dir))
     else:
+        from hscc import report
+
         print_whole(report.sweep_summary(result, console.out.width))
+        plots = ", plots/" if sweepdir.has_plots(result) else ""
         console.out.print(
-            f"results: {out_dir}/  (points.parquet, summary.parquet, plots/)", soft_wrap=True
+            f"results: {out_dir}/  (points.parquet, summary.parquet{plots})", soft_wrap=True
         )
     identical = result.identical_warning()
     if identical is not None:
@@ -99,7 +104,11 @@ def sweep(
 
 @contextmanager
 def sweep_progress(quiet: bool) -> Iterator[SweepProgress]:
-    """The sweep's progress callback: one bar over the runs to compute, with every count beside it."""
+    """The sweep's progress callback: one bar over the runs to compute, with every count beside
+    it; none when quiet (Rich's progress bars are then not imported at all)."""
+    if quiet:
+        yield lambda _counts: None
+        return
     from rich.progress import (
         BarColumn,
         Progress,
@@ -118,7 +127,7 @@ def sweep_progress(quiet: bool) -> Iterator[SweepProgress]:
         TextColumn("left"),
         console=console.err,
         transient=True,
-        disable=quiet or not console.err.is_terminal,
+        disable=not console.err.is_terminal,
     ) as progress:
         task: list[TaskID] = []
 

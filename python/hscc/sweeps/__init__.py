@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hscc import algorithm as _algorithm
 from hscc import limits as _limits
 from hscc.scenario import Scenario
 from hscc.sweeps import execute, plan, spec, sweepdir
@@ -89,7 +90,11 @@ def run(
     directory = Path(out) if out is not None else None
     if directory is not None:
         sweepdir.check(directory)  # refused before a cluster is reached or anything is written
-    with execute.open_pool(workers if dask is None else jobs, dask) as pool:
+    # One run is computed here: on one core either way, a pool would add only its start-up
+    # (a fork server importing hscc, then a worker: tenths of a second). Not with an algorithm
+    # of __main__, which a pool's workers lack: a sweep then fails alike at every size.
+    inline = dask is None and len({j.key for j in made.jobs}) == 1 and not _algorithm.any_in_main()
+    with execute.open_pool(workers if dask is None else jobs, dask, inline) as pool:
         store = (
             sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None
         )
@@ -97,8 +102,7 @@ def run(
     result = SweepResult.from_outcomes(made, outcomes, store, directory)
     if directory is not None:
         sweepdir.write_tables(directory, result)
-        if sw.axes:
-            result.plot(directory / sweepdir.PLOTS)
+        sweepdir.write_plots(directory, result)
         sweepdir.write_manifest(directory, sw, axes, len(made.jobs), result.failed.height)
     return result
 

@@ -1,5 +1,5 @@
-"""Running a plan's jobs: on a local pool of worker processes or on a Dask
-cluster, through one loop.
+"""Running a plan's jobs: on a local pool of worker processes, on a Dask
+cluster, or, for a sweep of one run, in the sweep's own process, through one loop.
 
 Runs already in the store are not submitted. A few tasks per worker are in
 flight at once, so a sweep of a million runs does not hold a million scenarios
@@ -18,7 +18,6 @@ its worker dying) is recorded with the message and the others go on.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import sys
 from collections import deque
@@ -27,18 +26,20 @@ from concurrent.futures import (
     FIRST_COMPLETED,
     BrokenExecutor,
     Future,
-    ProcessPoolExecutor,
     ThreadPoolExecutor,
     wait,
 )
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from hscc import algorithm
 from hscc.sweeps.plan import Job
 from hscc.sweeps.store import RunStore
 from hscc.sweeps.worker import die_with_sweep, run_jobs
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 _IN_FLIGHT_PER_WORKER = 2  # tasks
 _TASK_S = 0.1  # engine time per task once runs are timed: beside it a task's own cost (ms on Dask) is small
@@ -90,12 +91,16 @@ class LocalPool:
     `restart` replaces the pool so that the sweep can go on."""
 
     def __init__(self, workers: int):
+        import multiprocessing  # here: a sweep of one run, or on Dask, has no local pool
+
         self.workers = workers
         self._ctx = multiprocessing.get_context("forkserver")
         self._ctx.set_forkserver_preload(["hscc.sweeps.worker"])
         self._executor = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
+        from concurrent.futures import ProcessPoolExecutor
+
         return ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=self._ctx,
@@ -192,13 +197,44 @@ class DaskPool:
             self._cluster.close()
 
 
-Pool: TypeAlias = LocalPool | DaskPool
+class InlinePool:
+    """This process, for a sweep of one run: it gains nothing from other cores, and a pool's
+    start-up (a fork server importing hscc, then a worker) costs more than a short run.
+    A task runs when submitted, through the `run_jobs` a worker calls, so its files and
+    metrics are a worker's; what it gives up is a worker's isolation (a run that kills its
+    process ends the sweep, resumable, rather than being retried)."""
+
+    workers = 1
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        done: Future[Any] = Future()
+        try:
+            done.set_result(fn(*args))
+        except Exception as e:  # as a worker's exception reaches the sweep: through its future
+            done.set_exception(e)
+        return done
+
+    def restart(self) -> None:
+        pass  # no worker to replace: a run that kills this process ends the sweep
+
+    def close(self, interrupted: bool) -> None:
+        pass
+
+
+Pool: TypeAlias = LocalPool | DaskPool | InlinePool
 
 
 @contextmanager
-def open_pool(jobs: int | None, dask: str | None) -> Iterator[Pool]:
-    """The local pool (`jobs` workers, default one per core) or the Dask cluster `dask`, closed on exit."""
-    pool: Pool = DaskPool(dask, jobs) if dask is not None else LocalPool(jobs or workers_default())
+def open_pool(jobs: int | None, dask: str | None, inline: bool = False) -> Iterator[Pool]:
+    """The local pool (`jobs` workers, default one per core), the Dask cluster `dask`, or with
+    `inline` (no `dask`) this process, closed on exit."""
+    pool: Pool
+    if dask is not None:
+        pool = DaskPool(dask, jobs)
+    elif inline:
+        pool = InlinePool()
+    else:
+        pool = LocalPool(jobs or workers_default())
     interrupted = True
     try:
         yield pool

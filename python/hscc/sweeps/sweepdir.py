@@ -5,7 +5,7 @@
     DIR/points.parquet    one row per run (SweepResult.points)
     DIR/summary.parquet   mean, std and confidence interval per point and metric
     DIR/runs/KEY/         each run's own run directory, by cache key (the store)
-    DIR/plots/*.png       each metric against the first axis
+    DIR/plots/*.png       each metric against the first axis; none for a sweep of one point
 
 The manifest is written first, so a directory holding runs is always marked as
 hscc's and a killed sweep can be resumed in it. Running a sweep again into its
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,24 @@ def write_tables(directory: Path, result: SweepResult) -> None:
         buf = io.BytesIO()
         frame.write_parquet(buf)
         write_bytes(Path(directory) / f"{name}.parquet", buf.getvalue())
+
+
+def has_plots(result: SweepResult) -> bool:
+    """Whether a sweep's directory holds plots: not for one point (no axes, or one value on
+    each), whose figures would each be a single dot with the numbers summary.parquet holds,
+    for over a second of importing matplotlib and drawing."""
+    return result.points["point"].n_unique() > 1
+
+
+def write_plots(directory: Path, result: SweepResult) -> None:
+    """DIR/plots/, redrawn only if what they show changed; removed for a sweep of one point
+    (`has_plots`), so that no plots of the sweep the directory held before lie beside its
+    tables."""
+    plots = Path(directory) / PLOTS
+    if has_plots(result):
+        result.plot(plots)
+    elif plots.is_dir() and not plots.is_symlink():
+        shutil.rmtree(plots)
 
 
 def load(directory: str | Path) -> SweepResult:
