@@ -254,19 +254,11 @@ def _engine_digest() -> str | None:
 def _modified() -> bool | None:
     """Whether tracked files differ from the revision (then it does not name what ran); the
     results this script writes, and the page made from them, are not code that ran."""
-    try:
-        p = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if p.returncode != 0:
+    status = results.git("status", "--porcelain", "--untracked-files=no")
+    if status is None:
         return None
     ours = {"validation/results/performance.json", "docs/performance.md"}
-    return any(line[3:] not in ours for line in p.stdout.splitlines() if line.strip())
+    return any(line[3:] not in ours for line in status.splitlines() if line.strip())
 
 
 def conditions(load_start: list[float], **extra: object) -> dict:

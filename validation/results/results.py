@@ -254,18 +254,20 @@ def today() -> str:
     return datetime.date.today().isoformat()
 
 
-def revision() -> str | None:
-    """The tree's git revision (short), None outside a checkout."""
+def git(*args: str) -> str | None:
+    """What `git ARGS` prints in the tree, None outside a checkout or where git fails."""
     try:
         out = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
+            ["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=30
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() or None
+    return out.stdout if out.returncode == 0 else None
+
+
+def revision() -> str | None:
+    """The tree's git revision (short), None outside a checkout."""
+    return (git("rev-parse", "--short", "HEAD") or "").strip() or None
 
 
 def update(path: Path, entries: list[dict], command: str, **top) -> dict:
