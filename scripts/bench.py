@@ -57,7 +57,7 @@ import results  # noqa: E402
 PERFORMANCE = results.HERE / "performance.json"
 SCHEMA = "hscc.performance/1"
 COMMAND = "python scripts/bench.py"
-PARTS = ("testbed", "callgrind", "many_flows", "loss_burst", "startup")
+PARTS = ("testbed", "callgrind", "many_flows", "flows", "loss_burst", "startup")
 
 # (simulated seconds, runs) of the testbed part; the quick trial's.
 TESTBED = [(300, 2), (60, 3)]
@@ -82,6 +82,11 @@ MANY_FLOWS_RUNS = 3
 LOSS_BURST_QUICK_WINDOWS = ["1000", "10000"]
 LOSS_BURST_WINDOWS = ["1000", "10000", "40000", "80000"]
 STARTUP_RUNS, STARTUP_RUNS_QUICK = 15, 3
+# The flows part: N Reno flows, each on its own host pair of a 10 Gbit/s dumbbell (RTT
+# 20 ms, 0.5 BDP of buffer), for FLOWS_SECONDS; the engine's time per data segment.
+FLOWS = [10, 100, 1000, 10000]
+FLOWS_QUICK = [10, 100]
+FLOWS_SECONDS, FLOWS_SECONDS_QUICK = 4.0, 0.5
 
 # One Reno flow alone on a 10 Mbit/s link, 2 s simulated: a run whose cost is start-up.
 ONE_FLOW = """\
@@ -473,6 +478,64 @@ def part_startup(quick: bool, tmp: Path) -> dict:
     }
 
 
+def flows_scenario(n: int, seconds: float) -> dict:
+    """N Reno flows, one per host pair, on a 10 Gbit/s dumbbell with half a BDP of buffer."""
+    return {
+        "name": f"flows-{n}",
+        "duration": f"{seconds}s",
+        "seed": 1,
+        "output": {"traces": []},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "10Gbps", "delay": "1ms", "buffer": "0.5bdp"},
+            "pairs": [{"rate": "100Gbps", "rtt": "20ms"}] * n,
+        },
+        "flows": [{"pair": i, "algorithm": "reno"} for i in range(n)],
+    }
+
+
+def part_flows(quick: bool) -> dict:
+    """The engine's own time (the simulation loop, not the build or the files) per data
+    segment, against the number of flows."""
+    from hscc import _core
+    from hscc.scenario import Scenario
+
+    seconds = FLOWS_SECONDS_QUICK if quick else FLOWS_SECONDS
+    counts = []
+    for n in FLOWS_QUICK if quick else FLOWS:
+        scenario = Scenario.parse(flows_scenario(n, seconds))
+        t0 = time.perf_counter()
+        sim = _core.Simulation(scenario.resolved(), 16 << 30, None)
+        built = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        sim.run_until(sim.duration)
+        engine = time.perf_counter() - t0
+        sim.finish()
+        summary = json.loads(sim.files(engine, False, False, [])[0])
+        segments = sum(f["segs_sent"] for f in summary["flows"])
+        counts.append(
+            {
+                "flows": n,
+                "build_s": round(built, 4),
+                "engine_s": round(engine, 4),
+                "events": sim.events,
+                "data_segments": segments,
+                "utilization": next(
+                    (x["utilization"] for x in summary["links"] if x["name"] == "bottleneck:fwd"),
+                    None,
+                ),
+            }
+        )
+        print(
+            f"  flows {n}: {engine:.3f} s, {engine / segments * 1e9:.0f} ns per segment", flush=True
+        )
+    return {
+        "command": "scripts/bench.py: hscc's Python API, the engine's simulation loop timed",
+        "seconds": seconds,
+        "counts": counts,
+    }
+
+
 BENCH_PARTS = {
     "testbed": part_testbed,
     "callgrind": part_callgrind,
@@ -487,6 +550,8 @@ def measure(part: str, exes: dict[str, Path], quick: bool) -> dict:
         tmp = Path(d)
         if part == "startup":
             data = part_startup(quick, tmp)
+        elif part == "flows":
+            data = part_flows(quick)
         else:
             data = BENCH_PARTS[part](exes, quick, tmp)
     extra = {"quick": True} if quick else {}

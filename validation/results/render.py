@@ -1023,6 +1023,42 @@ def perf_callgrind(doc: dict, group: str | None) -> str:
     return intro + _table(head, rows)
 
 
+def perf_flows(doc: dict, group: str | None) -> str:
+    part = _part(doc, "flows")
+    counts = part["counts"]
+    base = counts[0]["engine_s"] / counts[0]["data_segments"]
+    rows = []
+    for c in counts:
+        per = c["engine_s"] / c["data_segments"]
+        rows.append(
+            [
+                _int(c["flows"]),
+                f"{c['build_s']:.3f} s",
+                f"{c['engine_s']:.2f} s",
+                _int(c["data_segments"]),
+                f"{c['events'] / c['data_segments']:.2f}",
+                f"{per * 1e9:.0f} ns",
+                f"{per / base:.2f}×",
+                "–" if c["utilization"] is None else f"{c['utilization']:.4f}",
+            ]
+        )
+    head = [
+        "flows",
+        "build",
+        "engine",
+        "data segments",
+        "events per segment",
+        "engine per data segment",
+        f"against {_int(counts[0]['flows'])} flows",
+        "bottleneck utilization",
+    ]
+    return (
+        _measured(part)
+        + f"{part['seconds']:g} s simulated; the engine's own time (its simulation loop).\n\n"
+        + _table(head, rows)
+    )
+
+
 def perf_many_flows(doc: dict, group: str | None) -> str:
     part = _part(doc, "many_flows")
     rows = []
@@ -1122,6 +1158,7 @@ TABLES = {
         "testbed": perf_testbed,
         "callgrind": perf_callgrind,
         "many_flows": perf_many_flows,
+        "flows": perf_flows,
         "loss_burst": perf_loss_burst,
         "startup": perf_startup,
     },
