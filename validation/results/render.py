@@ -1054,8 +1054,8 @@ def perf_flows(doc: dict, group: str | None) -> str:
     ]
     return (
         _measured(part)
-        + f"{part['seconds']:g} s simulated; the engine's own time (its simulation loop).\n\n"
-        + _table(head, rows)
+        + f"{part['seconds']:g} s simulated. Build: the scenario checked, resolved (routes, "
+        "estimate) and assembled; engine: the simulation loop alone.\n\n" + _table(head, rows)
     )
 
 
