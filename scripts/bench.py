@@ -15,6 +15,8 @@ The parts (`--only`, comma-separated; a run replaces the parts it measured and k
   (`cc=bbr`) and each optional feature the bench takes (queue disciplines, ECN, classic
   recovery, the per-ACK log, captures): instructions, which do not vary from run to run;
 - many_flows: the many_flows bench with 256 and 1024 flows, three runs each;
+- flows: 10 to 10 000 Reno flows, a host pair each, on a 10 Gbit/s dumbbell, 4 s simulated
+  through the Python API: the build's time and the engine's per data segment;
 - loss_burst: the loss_burst bench with Linux's recovery and with NewReno (the bench reports
   the fastest of its own repeated runs per window);
 - startup: the CPU time (user + system, the process and those it waits for, from
