@@ -2,7 +2,8 @@
 validation/results/performance.json, which validation/results/render.py turns into the page's
 tables.
 
-    .venv/bin/python scripts/bench.py                       # every part, about 3 minutes on an idle 2-core machine
+    .venv/bin/python scripts/bench.py                       # every part, about 4 minutes on an idle 2-core machine
+    .venv/bin/python scripts/bench.py --only sweeps         # the sweeps part alone, about 1 minute
     .venv/bin/python scripts/bench.py --only testbed,startup
     .venv/bin/python scripts/bench.py --quick --no-results  # a short trial of every part, printed
     .venv/bin/python validation/results/render.py --write   # then the page
