@@ -1,7 +1,7 @@
 """Per-run overhead of sweeps: what a sweep of 200 tiny runs costs
 beyond the engine's own time.
 
-    .venv/bin/python scripts/bench-sweep.py              # about 3 minutes on 2 cores
+    .venv/bin/python scripts/bench-sweep.py              # about 1 minute on 2 cores
     .venv/bin/python scripts/bench-sweep.py --reps 1     # one of each measurement
     .venv/bin/python scripts/bench-sweep.py --only stored # the stored-runs case only
 

@@ -2,7 +2,8 @@
 validation/results/performance.json, which validation/results/render.py turns into the page's
 tables.
 
-    .venv/bin/python scripts/bench.py                       # every part, about 3 minutes on an idle 2-core machine
+    .venv/bin/python scripts/bench.py                       # every part, about 4 minutes on an idle 2-core machine
+    .venv/bin/python scripts/bench.py --only sweeps         # the sweeps part alone, about 1 minute
     .venv/bin/python scripts/bench.py --only testbed,startup
     .venv/bin/python scripts/bench.py --quick --no-results  # a short trial of every part, printed
     .venv/bin/python validation/results/render.py --write   # then the page
@@ -21,7 +22,11 @@ The parts (`--only`, comma-separated; a run replaces the parts it measured and k
   the fastest of its own repeated runs per window);
 - startup: the CPU time (user + system, the process and those it waits for, from
   getrusage(RUSAGE_CHILDREN)) of short commands, the median of 15 runs each, the commands
-  taken in turn run for run so that a change in the machine's load falls on all of them.
+  taken in turn run for run so that a change in the machine's load falls on all of them;
+- sweeps: scripts/bench-sweep.py's measurement (a sweep's cost per run beyond the engine:
+  200 tiny runs, and 200 stored runs of the CTCP test bed and the two-Reno demo on 1 and 2
+  workers), three repetitions, its figures read from its `--json` file; the quick trial
+  takes one repetition and no Dask.
 
 The benches print their figures as text; the parsers below read those lines by their labels
 and stop with an error naming the missing line when a bench's output changes
@@ -59,7 +64,7 @@ import results  # noqa: E402
 PERFORMANCE = results.HERE / "performance.json"
 SCHEMA = "hscc.performance/1"
 COMMAND = "python scripts/bench.py"
-PARTS = ("testbed", "callgrind", "many_flows", "flows", "loss_burst", "startup")
+PARTS = ("testbed", "callgrind", "many_flows", "flows", "loss_burst", "startup", "sweeps")
 
 # (simulated seconds, runs) of the testbed part; the quick trial's.
 TESTBED = [(300, 2), (60, 3)]
@@ -89,6 +94,7 @@ STARTUP_RUNS, STARTUP_RUNS_QUICK = 15, 3
 FLOWS = [10, 100, 1000, 10000]
 FLOWS_QUICK = [10, 100]
 FLOWS_SECONDS, FLOWS_SECONDS_QUICK = 4.0, 0.5
+SWEEP_REPS, SWEEP_REPS_QUICK = 3, 1
 
 # One Reno flow alone on a 10 Mbit/s link, 2 s simulated: a run whose cost is start-up.
 ONE_FLOW = """\
@@ -538,6 +544,80 @@ def part_flows(quick: bool) -> dict:
     }
 
 
+def _store_kind(path: str) -> str | None:
+    """The file system under the sweeps' store (tmpfs, ext4...), from /proc/mounts: it sets
+    the cost of a run directory."""
+    try:
+        mounts = [line.split()[1:3] for line in Path("/proc/mounts").read_text().splitlines()]
+    except OSError:
+        return None
+    real = os.path.realpath(path)
+    inside = [(m, kind) for m, kind in mounts if real == m or real.startswith(m.rstrip("/") + "/")]
+    return max(inside, key=lambda mk: len(mk[0]))[1] if inside else None
+
+
+def _rounded(values: list[float | None]) -> list[float | None]:
+    # NaN (the new process's engine time, not measured) is not JSON: None.
+    return [None if v is None or v != v else round(v, 4) for v in values]
+
+
+def sweep_case(name: str) -> tuple[int, int]:
+    """(workers, runs) of a case of bench-sweep.py's tiny runs, by its name (as its report)."""
+    single = name.startswith(("1 run", "2 runs"))
+    workers = 1 if "jobs=1" in name or name.startswith(("loop", "1 run")) else 2
+    runs = 1 if name.startswith("1 run") else 2 if single else 200
+    return workers, runs
+
+
+def part_sweeps(quick: bool, tmp: Path) -> dict[str, object]:
+    """bench-sweep.py run as it is, its figures read from the JSON it writes."""
+    reps = SWEEP_REPS_QUICK if quick else SWEEP_REPS
+    args = ["--reps", str(reps), *(["--no-dask"] if quick else [])]
+    out = tmp / "sweeps.json"
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench-sweep.py"), *args, "--json", str(out)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        check=True,
+    )
+    raw = json.loads(out.read_text(encoding="utf-8"))
+    tiny = []
+    for name, pairs in raw["tiny"].items():
+        workers, runs = sweep_case(name)
+        tiny.append(
+            {"name": name, "workers": workers, "runs": runs}
+            | {
+                "wall_s": _rounded([w for w, _ in pairs]),
+                "engine_s": _rounded([e for _, e in pairs]),
+            }
+        )
+    stored = [
+        {
+            "name": name,
+            "engine_s": _rounded(r["E"]),
+            "engine_cpu_s": _rounded(r["E cpu"]),
+            "workers": [
+                {
+                    "jobs": jobs,
+                    "wall_s": _rounded(r[f"jobs={jobs}"]),
+                    "cpu_s": _rounded(r[f"cpu jobs={jobs}"]),
+                    "own_cpu_s": _rounded(r[f"own cpu jobs={jobs}"]),
+                }
+                for jobs in (1, 2)
+            ],
+        }
+        for name, r in raw["stored"].items()
+    ]
+    return {
+        "command": "scripts/bench-sweep.py " + " ".join(args),
+        "reps": reps,
+        "store": _store_kind(tempfile.gettempdir()),
+        "tiny": tiny,
+        "stored_runs": 200,
+        "stored": stored,
+    }
+
+
 BENCH_PARTS = {
     "testbed": part_testbed,
     "callgrind": part_callgrind,
@@ -554,6 +634,8 @@ def measure(part: str, exes: dict[str, Path], quick: bool) -> dict:
             data = part_startup(quick, tmp)
         elif part == "flows":
             data = part_flows(quick)
+        elif part == "sweeps":
+            data = part_sweeps(quick, tmp)
         else:
             data = BENCH_PARTS[part](exes, quick, tmp)
     extra = {"quick": True} if quick else {}
@@ -607,7 +689,7 @@ def main(argv: list[str] | None = None) -> int:
     if "callgrind" in parts and shutil.which("valgrind") is None:
         ap.error("callgrind needs valgrind on PATH")
     exes: dict[str, Path] = {}
-    if set(parts) - {"startup"}:
+    if set(parts) - {"startup", "flows", "sweeps"}:
         exes = newest_benches() if args.no_build else build_benches()
     start = time.monotonic()
     measured = {}

@@ -19,7 +19,7 @@ import results  # noqa: E402
 
 PAGE = ROOT / "docs" / "performance.md"
 # The sections of the page whose figures come from performance.json.
-MEASURED = ("## Current figures", "### Sweeps: cost per run beyond the engine")
+MEASURED = ("## Current figures", "### The papers' experiments")
 
 
 def measured_sections() -> str:
@@ -35,6 +35,8 @@ def test_the_page_has_every_table_of_the_file():
         assert f"performance.json table={table}" in text, table
     for group in {g for _, g, _ in bench.CALLGRIND}:
         assert f"performance.json table=callgrind group={group} -->" in text, group
+    for group in ("stored", "tiny"):
+        assert f"performance.json table=sweeps group={group} -->" in text, group
     assert render.stale_blocks(text) == []
 
 
@@ -82,6 +84,28 @@ def test_a_quick_trial_says_so():
         first = render.perf_startup(d, None).splitlines()[0]
         assert ("quick trial" in first) == quick
         assert "load average (1 minute)" in first
+
+
+def test_the_sweeps_part_holds_every_case():
+    part = results.load(bench.PERFORMANCE)["parts"]["sweeps"]
+    names = {c["name"] for c in part["tiny"]}
+    assert {"loop of hscc.run", "sweep jobs=1 out=DIR", "sweep jobs=2 out=None"} <= names
+    for c in part["tiny"]:
+        assert (c["workers"], c["runs"]) == bench.sweep_case(c["name"]), c["name"]
+        assert len(c["wall_s"]) == len(c["engine_s"]) == part["reps"], c["name"]
+    assert [c["name"] for c in part["stored"]] == ["CTCP test bed", "two-Reno demo"]
+    for c in part["stored"]:
+        assert [w["jobs"] for w in c["workers"]] == [1, 2]
+        assert all(len(w["wall_s"]) == part["reps"] for w in c["workers"])
+    assert part["store"]
+
+
+def test_sweep_cases_by_name():
+    assert bench.sweep_case("loop of hscc.run") == (1, 200)
+    assert bench.sweep_case("sweep jobs=2 out=DIR") == (2, 200)
+    assert bench.sweep_case("2 runs, jobs=1 out=None") == (1, 2)
+    assert bench.sweep_case("1 run, out=DIR") == (1, 1)
+    assert bench.sweep_case("hscc sweep -j 2 --out DIR (new process)") == (2, 200)
 
 
 def test_a_run_of_some_parts_keeps_the_others(tmp_path):
