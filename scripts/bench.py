@@ -54,6 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -327,14 +328,20 @@ def run_bench(exe: Path, args: list[str], cwd: Path) -> str:
     return p.stdout
 
 
+def repeated(exe: Path, parse: Callable[[str], dict], arg: str, runs: int, tmp: Path) -> list:
+    """`runs` runs of a bench with one argument, each parsed, each wall time printed."""
+    outs = []
+    for _ in range(runs):
+        outs.append(parse(run_bench(exe, [arg], tmp)))
+        print(f"  {exe.name.split('-')[0]} {arg}: {outs[-1]['wall_s']:.3f} s", flush=True)
+    return outs
+
+
 def part_testbed(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
-    lengths = []
-    for seconds, runs in TESTBED_QUICK if quick else TESTBED:
-        outs = []
-        for _ in range(runs):
-            outs.append(parse_testbed(run_bench(exes["testbed"], [str(seconds)], tmp)))
-            print(f"  testbed {seconds} s: {outs[-1]['wall_s']:.3f} s", flush=True)
-        lengths.append({"seconds": seconds, "runs": outs})
+    lengths = [
+        {"seconds": seconds, "runs": repeated(exes["testbed"], parse_testbed, str(seconds), n, tmp)}
+        for seconds, n in (TESTBED_QUICK if quick else TESTBED)
+    ]
     return {"command": "cargo bench -p hscc-sim --bench testbed -- SECONDS", "lengths": lengths}
 
 
@@ -375,13 +382,11 @@ def part_callgrind(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
 
 
 def part_many_flows(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
-    counts = []
-    for n in MANY_FLOWS[:1] if quick else MANY_FLOWS:
-        outs = []
-        for _ in range(1 if quick else MANY_FLOWS_RUNS):
-            outs.append(parse_many_flows(run_bench(exes["many_flows"], [str(n)], tmp)))
-            print(f"  many_flows {n}: {outs[-1]['wall_s']:.3f} s", flush=True)
-        counts.append({"flows": n, "runs": outs})
+    runs = 1 if quick else MANY_FLOWS_RUNS
+    counts = [
+        {"flows": n, "runs": repeated(exes["many_flows"], parse_many_flows, str(n), runs, tmp)}
+        for n in (MANY_FLOWS[:1] if quick else MANY_FLOWS)
+    ]
     return {"command": "cargo bench -p hscc-sim --bench many_flows -- FLOWS", "counts": counts}
 
 
