@@ -153,7 +153,9 @@ pairs = [{{ rate = "10Gbps", rtt = "100ms" }}]
 pair = 0
 algorithm = "reno"
 count = 8
-"""
+{flow_extra}"""
+# hscc's variants of the test bed in the probe part: (name, what the flows set beyond it).
+PROBE_VARIANTS = [("defaults", ""), ("host_jitter = 0", 'host_jitter = "0s"\n')]
 
 # The scenarios of hscc against ns-2 and ns-3, in one place: (name, flows, bottleneck rate
 # bit/s, buffer packets, access rate bit/s, RTT s, seconds simulated). Every one a dumbbell with
@@ -759,6 +761,13 @@ def _hscc_run(scenario: Path, out: Path, env: dict[str, str]) -> dict:
         "cpu_s": round(cpu, 4),
         "events": summary["events"],
         "data_segments": sum(f["delivered_segs"] for f in summary["flows"]),
+        "data_segments_sent": sum(f["segs_sent"] for f in summary["flows"]),
+        "acks": sum(f["acks_sent"] for f in summary["flows"]),
+        # A packet sent on a link is one event (its arrival at the link's far end).
+        "link_packets": {x["name"]: x["tx_packets"] for x in summary["links"]},
+        "utilization": next(
+            (x["utilization"] for x in summary["links"] if x["name"] == "bottleneck:fwd"), None
+        ),
         "engine_wall_s": round(summary["wall_time_s"], 4),
     }
 
@@ -787,30 +796,43 @@ def part_probe(quick: bool, tmp: Path) -> dict:
     seconds = PROBE_SECONDS_QUICK if quick else PROBE_SECONDS
     pairs = PROBE_PAIRS_QUICK if quick else PROBE_PAIRS
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
-    scenario = tmp / "testbed.toml"
-    scenario.write_text(TESTBED_TOML.format(seconds=seconds), encoding="utf-8")
+    scenarios = []
+    for _, extra in PROBE_VARIANTS:
+        scenario = tmp / f"testbed-{len(scenarios)}.toml"
+        scenario.write_text(TESTBED_TOML.format(seconds=seconds, flow_extra=extra), "utf-8")
+        scenarios.append(scenario)
     warm = tmp / "warm.toml"  # the bytecode written and the files cached: not counted
-    warm.write_text(TESTBED_TOML.format(seconds=1), encoding="utf-8")
+    warm.write_text(TESTBED_TOML.format(seconds=1, flow_extra=""), encoding="utf-8")
     _hscc_run(warm, tmp / "warm", env)
-    probe, hscc = [], []
+    probe: list[dict] = []
+    hscc: list[list[dict]] = [[] for _ in PROBE_VARIANTS]
     for i in range(pairs):
         cpu, out = _timed([str(exe), str(seconds)], tmp)
         probe.append({"cpu_s": round(cpu, 4)} | parse_probe(out))
-        hscc.append(_hscc_run(scenario, tmp / f"run{i}", env))
-        print(f"  probe {probe[-1]['cpu_s']:.3f} s, hscc {hscc[-1]['cpu_s']:.3f} s", flush=True)
-    ratio = _ratios([h["cpu_s"] for h in hscc], [p["cpu_s"] for p in probe])
+        for runs, scenario in zip(hscc, scenarios, strict=True):
+            runs.append(_hscc_run(scenario, tmp / f"run{i}", env))
+        print(
+            f"  probe {probe[-1]['cpu_s']:.3f} s, hscc "
+            + ", ".join(f"{runs[-1]['cpu_s']:.3f} s" for runs in hscc),
+            flush=True,
+        )
+    probe_cpu = [p["cpu_s"] for p in probe]
+    ratio = _ratios([h["cpu_s"] for h in hscc[0]], probe_cpu)
     return {
-        "command": "validation/probe/probe.rs SECONDS against hscc run testbed.toml -q",
+        "command": "validation/probe/probe.rs SECONDS against hscc run testbed.toml -q, in turn",
         "compiler": " ".join([*rustc, "probe.rs"]),
         "rustc": subprocess.run(
             ["rustc", "--version"], capture_output=True, text=True, check=True
         ).stdout.strip(),
         "seconds": seconds,
-        "scenario": TESTBED_TOML.format(seconds=seconds),
+        "pairs": pairs,
+        "scenario": TESTBED_TOML.format(seconds=seconds, flow_extra=""),
         "target": PROBE_TARGET,
         "probe": probe,
-        "hscc": hscc,
-        "ratio": ratio,
+        "hscc": [
+            {"name": name, "runs": runs, "ratio": _ratios([r["cpu_s"] for r in runs], probe_cpu)}
+            for (name, _), runs in zip(PROBE_VARIANTS, hscc, strict=True)
+        ],
         "median_ratio": statistics.median(ratio),
     }
 
