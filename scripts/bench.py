@@ -2,8 +2,9 @@
 validation/results/performance.json, which validation/results/render.py turns into the page's
 tables.
 
-    .venv/bin/python scripts/bench.py                       # every part, about 4 minutes on an idle 2-core machine
+    .venv/bin/python scripts/bench.py                       # every part, about 8 minutes on an idle 2-core machine
     .venv/bin/python scripts/bench.py --only sweeps         # the sweeps part alone, about 1 minute
+    .venv/bin/python scripts/bench.py --only probe,simulators  # about 4 minutes, ns-3 most of it
     .venv/bin/python scripts/bench.py --only testbed,startup
     .venv/bin/python scripts/bench.py --quick --no-results  # a short trial of every part, printed
     .venv/bin/python validation/results/render.py --write   # then the page
@@ -23,12 +24,13 @@ The parts (`--only`, comma-separated; a run replaces the parts it measured and k
 - startup: the CPU time (user + system, the process and those it waits for, from
   getrusage(RUSAGE_CHILDREN)) of short commands, the median of 15 runs each, the commands
   taken in turn run for run so that a change in the machine's load falls on all of them;
-- probe: the CTCP test-bed shape with hscc's defaults (`hscc run -q`, 300 s simulated) against
-  the lean probe (validation/probe/probe.rs, compiled here with rustc -C opt-level=3 -C
-  target-cpu=native): CPU time of each whole process, alternating, events per data segment;
-- simulators: hscc against ns-2.35 (Debian's ns2) and ns-3.37 (Debian's libns3-dev,
-  validation/ns3/bench_dumbbell.cc compiled here with g++ -O2) on the scenarios of
-  SIMULATORS, alternating: whole process (CPU time) and engine alone;
+- probe: the CTCP test-bed shape (`hscc run -q`, 300 s simulated) with hscc's defaults and with
+  host_jitter = 0, against the lean probe (validation/probe/probe.rs, compiled here with
+  rustc -C opt-level=3 -C target-cpu=native): CPU time of each whole process, in turn, and
+  events per data segment (hscc's from each run's summary.json: events, packets per link);
+- simulators: hscc against ns-2.35 and ns-3.37 on the scenarios of SIMULATORS, each tool in
+  turn: whole process (CPU time) and engine alone. Needs Debian's ns2 (`ns`), libns3-dev and
+  g++ (validation/ns3/bench_dumbbell.cc is compiled here with g++ -O2);
 - sweeps: scripts/bench-sweep.py's measurement (a sweep's cost per run beyond the engine:
   200 tiny runs, and 200 stored runs of the CTCP test bed and the two-Reno demo on 1 and 2
   workers), three repetitions, its figures read from its `--json` file; the quick trial

@@ -2,8 +2,8 @@
 // scripts/bench.py (the `refs` part): the set-up of validation/ns3/ns3_dumbbell.py without
 // its traces, every flow NewReno with SACK and classic recovery, sized by its arguments.
 //
-//   g++ -O2 -std=c++17 bench_dumbbell.cc $(pkg-config --cflags --libs ns3-point-to-point \
-//       ns3-internet ns3-applications) -o bench_dumbbell
+//   g++ -O2 -std=c++17 bench_dumbbell.cc -lns3-applications -lns3-internet \
+//       -lns3-point-to-point -lns3-traffic-control -lns3-network -lns3-core -o bench_dumbbell
 //   bench_dumbbell FLOWS BOTTLENECK_BPS BOTTLENECK_DELAY_S BUFFER_PKTS ACCESS_BPS \
 //       SEND_DELAY_S RECV_DELAY_S DURATION_S MSS INIT_CWND MIN_RTO_S
 //
