@@ -892,9 +892,11 @@ def _ns2_delivered(d: Path) -> int:
 
 def part_simulators(quick: bool, tmp: Path) -> dict:
     """hscc against ns-2 and ns-3 on the scenarios of SIMULATORS, each tool in turn."""
-    for tool in ("ns", "g++"):
+    for tool, package in (("ns", "ns2"), ("g++", "g++")):
         if shutil.which(tool) is None:
-            raise RuntimeError(f"the simulators part needs {tool} (scripts/bench.py's docstring)")
+            raise RuntimeError(f"the simulators part needs {tool} (apt-get install {package})")
+    if not Path("/usr/include/ns3/core-module.h").is_file():
+        raise RuntimeError("the simulators part needs ns-3's headers (apt-get install libns3-dev)")
     ns3 = tmp / "bench_dumbbell"
     gxx = ["g++", "-O2", "-std=c++17"]
     subprocess.run(
