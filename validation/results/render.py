@@ -860,6 +860,27 @@ def fuzz_outcomes(doc: dict, group: str | None) -> str:
     return _table(head, rows)
 
 
+def fuzz_status(doc: dict, group: str | None) -> str:
+    """The validation index's row: every campaign's inputs, the findings, the runs since the last."""
+    entries = doc["entries"]
+    found = [i for i, e in enumerate(entries) if e["distinct_findings"]]
+    total = _int(sum(e["inputs"] for e in entries))
+    if not found:
+        verdict = f"{total} inputs, no finding"
+    else:
+        n = sum(entries[i]["distinct_findings"] for i in found)
+        since = len(entries) - 1 - found[-1]
+        verdict = f"{total} inputs; {n} distinct findings, none in the {since} runs after them"
+    row = [
+        "[hostile scenario input](engine.md#fuzzing-the-scenario-path-scriptsfuzzsh-fuzz)",
+        "no panic, traceback, hang or memory blow-up",
+        verdict,
+        f"`{doc['command']}`",
+        _dates(entries),
+    ]
+    return _table(["target", "reference", "verdict", "command", "date"], [row])
+
+
 # ---------------------------------------------------------------- performance (performance.json)
 
 # performance.json (scripts/bench.py writes it; its docstring describes the parts): each part
@@ -1222,7 +1243,7 @@ TABLES = {
         "notes": notes,
         "status": status,
     },
-    "fuzz.json": {"campaign": fuzz_campaign, "outcomes": fuzz_outcomes},
+    "fuzz.json": {"campaign": fuzz_campaign, "outcomes": fuzz_outcomes, "status": fuzz_status},
     "performance.json": {
         "testbed": perf_testbed,
         "callgrind": perf_callgrind,
