@@ -3,7 +3,8 @@ where it comes from, so a stale one fails here, not a reader.
 
 - the test bed's wall time in the README's first paragraph: what `scripts/bench.py`
   measured (validation/results/performance.json, rendered in docs/performance.md);
-- how long each opt-in cross-check takes: what its script's own header says.
+- how long each opt-in cross-check takes: what its script's own header says;
+- the paragraph under docs/validation/kernel.md's `linux`-profile table: that printed table.
 
 Standard library only, nothing timed.
 """
@@ -74,3 +75,31 @@ def test_the_cross_checks_take_what_their_scripts_say():
 def test_the_duration_pattern():
     assert re.findall(DURATION, "(opt-in, about 40 minutes)") == ["about 40 minutes"]
     assert re.findall(DURATION, "(3 hours or more; --quick)") == ["3 hours or more"]
+
+
+def test_the_linux_profile_paragraph_quotes_its_table():
+    """docs/validation/kernel.md: the paragraph under the `linux` profile's printed table
+    (validation/testbed/stack_linux.py, itself held to its simulations) quotes that table."""
+    page = (ROOT / "docs" / "validation" / "kernel.md").read_text(encoding="utf-8")
+    start = page.index("<!-- printed: validation/testbed/stack_linux.py -->")
+    end = page.index("<!-- end printed -->", start)
+    table = page[start:end]
+    paragraph = page[end:].split("\n\n")[1]
+    rows = {}
+    for line in table.splitlines()[3:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = cells
+    missing = []
+    for x in re.findall(r"\b\d\.\d\de-\d\b", paragraph):
+        mantissa, exp = x.split("e-")
+        if f"{mantissa}e-{int(exp):02d}" not in table:
+            missing.append(x)
+    missing += [x for x in re.findall(r"\b[01]\.\d{3}\b", paragraph) if f"| {x} |" not in table]
+    assert not missing, (
+        f"kernel.md's linux-profile paragraph quotes numbers its table lacks: {missing}"
+    )
+    moves = {name: abs(float(c[3]) / float(c[2]) - 1) for name, c in rows.items()}
+    top = max(moves, key=moves.__getitem__)
+    m = re.search(r"moves no aggregate by more than ([\d.]+) % \(([\w.-]+)\)", paragraph)
+    assert m, "the paragraph no longer states the largest change: update this test"
+    assert (m.group(1), m.group(2)) == (f"{100 * moves[top]:.1f}", top), (m.groups(), top)
