@@ -1,4 +1,4 @@
-"""Figures in the README and the validation index that are not tables: each is held to
+"""Figures in the README and the validation pages that are not generated tables: each is held to
 where it comes from, so a stale one fails here, not a reader.
 
 - the test bed's wall time in the README's first paragraph: what `scripts/bench.py`
