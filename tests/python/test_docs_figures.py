@@ -5,6 +5,7 @@ where it comes from, so a stale one fails here, not a reader.
   measured (validation/results/performance.json, rendered in docs/performance.md);
 - how long each opt-in cross-check takes: what its script's own header says;
 - the paragraph under docs/validation/kernel.md's `linux`-profile table: that printed table.
+- the number of experiments in docs/validation/papers.md: the catalogue's files.
 
 Standard library only, nothing timed.
 """
@@ -103,3 +104,12 @@ def test_the_linux_profile_paragraph_quotes_its_table():
     m = re.search(r"moves no aggregate by more than ([\d.]+) % \(([\w.-]+)\)", paragraph)
     assert m, "the paragraph no longer states the largest change: update this test"
     assert (m.group(1), m.group(2)) == (f"{100 * moves[top]:.1f}", top), (m.groups(), top)
+
+
+def test_the_experiment_count_is_the_catalogue_s():
+    """docs/validation/papers.md's `hscc reproduce list` line: one experiment per data file."""
+    page = (ROOT / "docs" / "validation" / "papers.md").read_text(encoding="utf-8")
+    m = re.search(r"hscc reproduce list +# the (\d+) experiments", page)
+    assert m, "papers.md no longer counts the experiments: update this test"
+    files = list((ROOT / "python/hscc/reproduce/experiments").glob("*/*.toml"))
+    assert int(m.group(1)) == len(files), f"papers.md: {m.group(1)}; the catalogue has {len(files)}"
