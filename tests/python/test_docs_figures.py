@@ -4,7 +4,7 @@ where it comes from, so a stale one fails here, not a reader.
 - the test bed's wall time in the README's first paragraph: what `scripts/bench.py`
   measured (validation/results/performance.json, rendered in docs/performance.md);
 - how long each opt-in cross-check takes: what its script's own header says;
-- the paragraph under docs/validation/kernel.md's `linux`-profile table: that printed table.
+- the paragraph under docs/validation/kernel.md's `linux`-profile table: that printed table;
 - the number of experiments in docs/validation/papers.md: the catalogue's files.
 
 Standard library only, nothing timed.
