@@ -2,8 +2,9 @@
 validation/results/performance.json, which validation/results/render.py turns into the page's
 tables.
 
-    .venv/bin/python scripts/bench.py                       # every part, about 4 minutes on an idle 2-core machine
+    .venv/bin/python scripts/bench.py                       # every part, about 8 minutes on an idle 2-core machine
     .venv/bin/python scripts/bench.py --only sweeps         # the sweeps part alone, about 1 minute
+    .venv/bin/python scripts/bench.py --only probe,simulators  # about 4 minutes, ns-3 most of it
     .venv/bin/python scripts/bench.py --only testbed,startup
     .venv/bin/python scripts/bench.py --quick --no-results  # a short trial of every part, printed
     .venv/bin/python validation/results/render.py --write   # then the page
@@ -23,6 +24,13 @@ The parts (`--only`, comma-separated; a run replaces the parts it measured and k
 - startup: the CPU time (user + system, the process and those it waits for, from
   getrusage(RUSAGE_CHILDREN)) of short commands, the median of 15 runs each, the commands
   taken in turn run for run so that a change in the machine's load falls on all of them;
+- probe: the CTCP test-bed shape (`hscc run -q`, 300 s simulated) with hscc's defaults and with
+  host_jitter = 0, against the lean probe (validation/probe/probe.rs, compiled here with
+  rustc -C opt-level=3 -C target-cpu=native): CPU time of each whole process, in turn, and
+  events per data segment (hscc's from each run's summary.json: events, packets per link);
+- simulators: hscc against ns-2.35 and ns-3.37 on the scenarios of SIMULATORS, each tool in
+  turn: whole process (CPU time) and engine alone. Needs Debian's ns2 (`ns`), libns3-dev and
+  g++ (validation/ns3/bench_dumbbell.cc is compiled here with g++ -O2);
 - sweeps: scripts/bench-sweep.py's measurement (a sweep's cost per run beyond the engine:
   200 tiny runs, and 200 stored runs of the CTCP test bed and the two-Reno demo on 1 and 2
   workers), three repetitions, its figures read from its `--json` file; the quick trial
@@ -54,6 +62,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,7 +74,17 @@ import results  # noqa: E402
 PERFORMANCE = results.HERE / "performance.json"
 SCHEMA = "hscc.performance/1"
 COMMAND = "python scripts/bench.py"
-PARTS = ("testbed", "callgrind", "many_flows", "flows", "loss_burst", "startup", "sweeps")
+PARTS = (
+    "testbed",
+    "callgrind",
+    "many_flows",
+    "flows",
+    "loss_burst",
+    "startup",
+    "sweeps",
+    "probe",
+    "simulators",
+)
 
 # (simulated seconds, runs) of the testbed part; the quick trial's.
 TESTBED = [(300, 2), (60, 3)]
@@ -96,6 +115,13 @@ FLOWS = [10, 100, 1000, 10000]
 FLOWS_QUICK = [10, 100]
 FLOWS_SECONDS, FLOWS_SECONDS_QUICK = 4.0, 0.5
 SWEEP_REPS, SWEEP_REPS_QUICK = 3, 1
+# The probe part: pairs of runs (probe, then hscc), simulated seconds; the target ratio.
+PROBE_PAIRS, PROBE_PAIRS_QUICK = 3, 1
+PROBE_SECONDS, PROBE_SECONDS_QUICK = 300, 10
+PROBE_TARGET = 1.2
+# The simulators part: pairs of runs (each tool in turn), and the quick trial's length.
+SIMULATOR_PAIRS, SIMULATOR_PAIRS_QUICK = 3, 1
+SIMULATOR_SECONDS_QUICK = 1.0
 
 # One Reno flow alone on a 10 Mbit/s link, 2 s simulated: a run whose cost is start-up.
 ONE_FLOW = """\
@@ -112,6 +138,62 @@ pairs = [{ rate = "1Gbps", rtt = "20ms" }]
 pair = 0
 algorithm = "reno"
 """
+
+# The CTCP test-bed shape with hscc's defaults (Linux's recovery, host jitter, traces every
+# 100 ms): what the lean probe is held against. SECONDS is filled in.
+TESTBED_TOML = """\
+name = "ctcp-testbed-reno"
+duration = "{seconds}s"
+seed = 1
+
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "700Mbps", delay = "1ms", buffer = "1500pkts" }}
+pairs = [{{ rate = "10Gbps", rtt = "100ms" }}]
+
+[[flows]]
+pair = 0
+algorithm = "reno"
+count = 8
+{flow_extra}"""
+# hscc's variants of the test bed in the probe part: (name, what the flows set beyond it).
+PROBE_VARIANTS = [("defaults", ""), ("host_jitter = 0", 'host_jitter = "0s"\n')]
+
+# The scenarios of hscc against ns-2 and ns-3, in one place: (name, flows, bottleneck rate
+# bit/s, buffer packets, access rate bit/s, RTT s, seconds simulated). Every one a dumbbell with
+# a 1-ms bottleneck, the flows on one host pair whose sender access link has the rest of the
+# RTT (the receiver's has no delay), Reno with SACK, 1448-byte segments (1500-byte packets in
+# hscc and ns-2; ns-3 puts 1490 bytes on its PPP wire), an initial window of 2, an ACK per
+# segment, no timestamps, a 200-ms minimum RTO, from 0 s. hscc runs them with stack = "ns2"
+# (ns-2.35's Sack1 agent and sink), ns-2 as validation/ns2/ns2_tcl.py translates that
+# scenario, ns-3 with TcpNewReno, SACK and TcpClassicRecovery.
+SIMULATORS = [
+    ("100 Mbit/s", 2, 100e6, 333, 1e9, 0.04, 40.0),
+    ("1 Gbit/s", 4, 1e9, 3333, 10e9, 0.04, 10.0),
+    ("700 Mbit/s (the CTCP test bed)", 8, 700e6, 1500, 10e9, 0.1, 10.0),
+]
+SIMULATOR_MSS, SIMULATOR_INIT_CWND, SIMULATOR_MIN_RTO = 1448, 2, 0.2
+BOTTLENECK_DELAY = 0.001
+SIMULATOR_TOML = """\
+name = "{name}"
+duration = "{seconds}s"
+seed = 1
+stack = "ns2"
+
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "{rate:.0f}bps", delay = "{delay}s", buffer = "{buffer}pkts" }}
+pairs = [{{ rate = "{access:.0f}bps", rtt = "{rtt}s" }}]
+
+[[flows]]
+pair = 0
+algorithm = "reno"
+count = {flows}
+mss = {mss}
+init_cwnd = {init_cwnd}
+min_rto = "{min_rto}s"
+"""
+NS3_LIBS = ["applications", "internet", "point-to-point", "traffic-control", "network", "core"]
 
 
 # ---------------------------------------------------------------- parsers of the benches' output
@@ -229,6 +311,35 @@ def parse_loss_burst(text: str) -> dict:
     if not rows:
         raise ValueError("loss_burst output: no rows under 'window events wall s …'")
     return {"recovery": head.group(1), "runs": int(head.group(2)), "windows": rows}
+
+
+def parse_probe(text: str) -> dict:
+    """The lean probe's figures (validation/probe/probe.rs)."""
+    head = re.search(r"^probe: (\d+) Reno flows, .* (\d+) s simulated$", text, re.M)
+    if head is None:
+        raise ValueError("probe output: no first line 'probe: N Reno flows, …'")
+    return {
+        "flows": int(head.group(1)),
+        "seconds": int(head.group(2)),
+        "events": _int(text, "probe", "events"),
+        "data_segments_sent": _int(text, "probe", "data segments sent"),
+        "data_segments": _int(text, "probe", "data segments delivered"),
+        "drops": _int(text, "probe", "bottleneck drops"),
+        "utilization": _float(text, "probe", "bottleneck utilization"),
+        "wall_s": _float(text, "probe", "wall time"),
+    }
+
+
+def parse_ns3(text: str) -> dict:
+    """validation/ns3/bench_dumbbell.cc's line: Simulator::Run's CPU time, events, bytes."""
+    m = re.search(r"^\{.*\}$", text, re.M)
+    if m is None:
+        raise ValueError("bench_dumbbell output: no JSON line")
+    out = json.loads(m.group(0))
+    missing = {"run_cpu_s", "events", "rx_bytes"} - set(out)
+    if missing:
+        raise ValueError(f"bench_dumbbell output: no {', '.join(sorted(missing))}")
+    return out
 
 
 def parse_callgrind(stderr: str) -> int:
@@ -623,6 +734,265 @@ def part_sweeps(quick: bool, tmp: Path) -> dict[str, object]:
     }
 
 
+# ---------------------------------------------------------------- the probe and other simulators
+
+
+def _hscc_cli() -> list[str]:
+    py = sys.executable
+    script = Path(py).parent / "hscc"
+    return [str(script)] if script.is_file() else [py, "-m", "hscc"]
+
+
+def _timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, str]:
+    """(CPU time, user + system, of the whole process and those it waits for; its stdout)."""
+    before = _child_cpu()
+    p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    cpu = _child_cpu() - before
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed:\n{p.stderr[-2000:]}")
+    return cpu, p.stdout
+
+
+def _hscc_run(scenario: Path, out: Path, env: dict[str, str]) -> dict:
+    """`hscc run SCENARIO -q`: its CPU time, and from its summary.json the events, the data
+    segments delivered and the engine's own (wall) time; the run directory then removed."""
+    cpu, _ = _timed([*_hscc_cli(), "run", str(scenario), "-q", "--out", str(out)], ROOT, env)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    shutil.rmtree(out)
+    return {
+        "cpu_s": round(cpu, 4),
+        "events": summary["events"],
+        "data_segments": sum(f["delivered_segs"] for f in summary["flows"]),
+        "data_segments_sent": sum(f["segs_sent"] for f in summary["flows"]),
+        "acks": sum(f["acks_sent"] for f in summary["flows"]),
+        # A packet sent on a link is one event (its arrival at the link's far end).
+        "link_packets": {x["name"]: x["tx_packets"] for x in summary["links"]},
+        "utilization": next(
+            (x["utilization"] for x in summary["links"] if x["name"] == "bottleneck:fwd"), None
+        ),
+        "engine_wall_s": round(summary["wall_time_s"], 4),
+    }
+
+
+def _tool_version(package: str) -> str | None:
+    p = subprocess.run(
+        ["dpkg-query", "-W", "-f", "${Version}", package],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
+def _ratios(a: list[float], b: list[float]) -> list[float]:
+    return [round(x / y, 3) for x, y in zip(a, b, strict=True)]
+
+
+def part_probe(quick: bool, tmp: Path) -> dict:
+    """hscc's CLI on the CTCP test-bed shape against the lean probe, whole processes in turn."""
+    exe = tmp / "probe"
+    rustc = ["rustc", "-C", "opt-level=3", "-C", "target-cpu=native"]
+    subprocess.run(
+        [*rustc, str(ROOT / "validation" / "probe" / "probe.rs"), "-o", str(exe)], check=True
+    )
+    seconds = PROBE_SECONDS_QUICK if quick else PROBE_SECONDS
+    pairs = PROBE_PAIRS_QUICK if quick else PROBE_PAIRS
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    scenarios = []
+    for _, extra in PROBE_VARIANTS:
+        scenario = tmp / f"testbed-{len(scenarios)}.toml"
+        scenario.write_text(TESTBED_TOML.format(seconds=seconds, flow_extra=extra), "utf-8")
+        scenarios.append(scenario)
+    warm = tmp / "warm.toml"  # the bytecode written and the files cached: not counted
+    warm.write_text(TESTBED_TOML.format(seconds=1, flow_extra=""), encoding="utf-8")
+    _hscc_run(warm, tmp / "warm", env)
+    probe: list[dict] = []
+    hscc: list[list[dict]] = [[] for _ in PROBE_VARIANTS]
+    for i in range(pairs):
+        cpu, out = _timed([str(exe), str(seconds)], tmp)
+        probe.append({"cpu_s": round(cpu, 4)} | parse_probe(out))
+        for runs, scenario in zip(hscc, scenarios, strict=True):
+            runs.append(_hscc_run(scenario, tmp / f"run{i}", env))
+        print(
+            f"  probe {probe[-1]['cpu_s']:.3f} s, hscc "
+            + ", ".join(f"{runs[-1]['cpu_s']:.3f} s" for runs in hscc),
+            flush=True,
+        )
+    probe_cpu = [p["cpu_s"] for p in probe]
+    ratio = _ratios([h["cpu_s"] for h in hscc[0]], probe_cpu)
+    return {
+        "command": "validation/probe/probe.rs SECONDS against hscc run testbed.toml -q, in turn",
+        "compiler": " ".join([*rustc, "probe.rs"]),
+        "rustc": subprocess.run(
+            ["rustc", "--version"], capture_output=True, text=True, check=True
+        ).stdout.strip(),
+        "seconds": seconds,
+        "pairs": pairs,
+        "scenario": TESTBED_TOML.format(seconds=seconds, flow_extra=""),
+        "target": PROBE_TARGET,
+        "probe": probe,
+        "hscc": [
+            {"name": name, "runs": runs, "ratio": _ratios([r["cpu_s"] for r in runs], probe_cpu)}
+            for (name, _), runs in zip(PROBE_VARIANTS, hscc, strict=True)
+        ],
+        "median_ratio": statistics.median(ratio),
+    }
+
+
+def simulator_scenario(
+    name: str, flows: int, rate: float, buffer: int, access: float, rtt: float, seconds: float
+) -> str:
+    """The hscc scenario (TOML) of a row of SIMULATORS."""
+    return SIMULATOR_TOML.format(
+        name=re.sub(r"\W+", "-", name).strip("-"),
+        seconds=seconds,
+        rate=rate,
+        delay=BOTTLENECK_DELAY,
+        buffer=buffer,
+        access=access,
+        rtt=rtt,
+        flows=flows,
+        mss=SIMULATOR_MSS,
+        init_cwnd=SIMULATOR_INIT_CWND,
+        min_rto=SIMULATOR_MIN_RTO,
+    )
+
+
+def _hscc_engine(data: dict) -> dict:
+    """The engine alone through the Python API: the CPU time of the simulation loop."""
+    from hscc import _core
+    from hscc.scenario import Scenario
+
+    sim = _core.Simulation(Scenario.parse(data).resolved(), 16 << 30, None)
+    c0 = time.process_time()
+    sim.run_until(sim.duration)
+    cpu = time.process_time() - c0
+    sim.finish()
+    return {"cpu_s": round(cpu, 4), "events": sim.events}
+
+
+def _ns2_scripts(data: dict, d: Path) -> tuple[Path, Path]:
+    """ns-2's script of the scenario, and the same ending at 0 s (its start-up and set-up)."""
+    sys.path.insert(0, str(ROOT / "validation" / "ns2"))
+    import ns2_tcl
+
+    from hscc.scenario import Scenario
+
+    engine = Scenario.parse(data).to_engine()
+    full, zero = d / "full.tcl", d / "zero.tcl"
+    full.write_text(ns2_tcl.script(engine), encoding="utf-8")
+    zero.write_text(ns2_tcl.script({**engine, "duration": 0.0}), encoding="utf-8")
+    return full, zero
+
+
+def _ns2_delivered(d: Path) -> int:
+    raw = json.loads((d / "ns2-out.json").read_text(encoding="utf-8"))
+    return sum(row[0] + 1 for row in raw["end"])  # ack_: the last segment acknowledged
+
+
+def part_simulators(quick: bool, tmp: Path) -> dict:
+    """hscc against ns-2 and ns-3 on the scenarios of SIMULATORS, each tool in turn."""
+    for tool, package in (("ns", "ns2"), ("g++", "g++")):
+        if shutil.which(tool) is None:
+            raise RuntimeError(f"the simulators part needs {tool} (apt-get install {package})")
+    if not Path("/usr/include/ns3/core-module.h").is_file():
+        raise RuntimeError("the simulators part needs ns-3's headers (apt-get install libns3-dev)")
+    ns3 = tmp / "bench_dumbbell"
+    gxx = ["g++", "-O2", "-std=c++17"]
+    subprocess.run(
+        [
+            *gxx,
+            str(ROOT / "validation" / "ns3" / "bench_dumbbell.cc"),
+            *(f"-lns3-{lib}" for lib in NS3_LIBS),
+            "-o",
+            str(ns3),
+        ],
+        check=True,
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    pairs = SIMULATOR_PAIRS_QUICK if quick else SIMULATOR_PAIRS
+    scenarios = []
+    for name, flows, rate, buffer, access, rtt, seconds in SIMULATORS:
+        seconds = SIMULATOR_SECONDS_QUICK if quick else seconds
+        text = simulator_scenario(name, flows, rate, buffer, access, rtt, seconds)
+        data = tomllib.loads(text)
+        d = tmp / data["name"]
+        d.mkdir()
+        toml = d / "scenario.toml"
+        toml.write_text(text, encoding="utf-8")
+        full, zero = _ns2_scripts(data, d)
+        ns3_args = [flows, rate, BOTTLENECK_DELAY, buffer, access, rtt / 2 - BOTTLENECK_DELAY]
+        ns3_args += [0, seconds, SIMULATOR_MSS, SIMULATOR_INIT_CWND, SIMULATOR_MIN_RTO]
+        _hscc_run(toml, d / "warm", env)
+        runs: dict[str, list] = {"hscc": [], "hscc_engine": [], "ns2": [], "ns3": []}
+        for i in range(pairs):
+            runs["hscc"].append(_hscc_run(toml, d / f"run{i}", env))
+            runs["hscc_engine"].append(_hscc_engine(data))
+            cpu, _ = _timed(["ns", full.name], d)
+            delivered = _ns2_delivered(d)
+            cpu0, _ = _timed(["ns", zero.name], d)
+            runs["ns2"].append(
+                {
+                    "cpu_s": round(cpu, 4),
+                    "zero_cpu_s": round(cpu0, 4),
+                    "engine_cpu_s": round(cpu - cpu0, 4),
+                    "data_segments": delivered,
+                }
+            )
+            cpu, out = _timed([str(ns3), *map(str, ns3_args)], d)
+            r = parse_ns3(out)
+            runs["ns3"].append(
+                {
+                    "cpu_s": round(cpu, 4),
+                    "engine_cpu_s": round(r["run_cpu_s"], 4),
+                    "events": r["events"],
+                    "data_segments": r["rx_bytes"] // SIMULATOR_MSS,
+                }
+            )
+            print(
+                f"  {name}: hscc {runs['hscc'][-1]['cpu_s']:.2f} s "
+                f"(engine {runs['hscc_engine'][-1]['cpu_s']:.2f}), "
+                f"ns-2 {runs['ns2'][-1]['cpu_s']:.2f} s (0 s: {cpu0:.2f}), "
+                f"ns-3 {cpu:.2f} s (run {r['run_cpu_s']:.2f})",
+                flush=True,
+            )
+        h, he = [r["cpu_s"] for r in runs["hscc"]], [r["cpu_s"] for r in runs["hscc_engine"]]
+        ratios = {
+            tool: {
+                "whole": _ratios([r["cpu_s"] for r in runs[tool]], h),
+                "engine": _ratios([r["engine_cpu_s"] for r in runs[tool]], he),
+            }
+            for tool in ("ns2", "ns3")
+        }
+        scenarios.append(
+            {
+                "name": name,
+                "flows": flows,
+                "rate_bps": rate,
+                "buffer_packets": buffer,
+                "access_bps": access,
+                "rtt_s": rtt,
+                "seconds": seconds,
+                "scenario": text,
+                "ns3_args": ns3_args,
+                "runs": runs,
+                "ratios": ratios,
+            }
+        )
+    return {
+        "command": "hscc run SCENARIO -q, ns SCRIPT.tcl, bench_dumbbell ARGS, in turn",
+        "ns2": _tool_version("ns2"),
+        "ns3": _tool_version("libns3-dev"),
+        "ns3_compiler": " ".join([*gxx, "bench_dumbbell.cc", *(f"-lns3-{x}" for x in NS3_LIBS)]),
+        "pairs": pairs,
+        "mss": SIMULATOR_MSS,
+        "init_cwnd": SIMULATOR_INIT_CWND,
+        "min_rto_s": SIMULATOR_MIN_RTO,
+        "bottleneck_delay_s": BOTTLENECK_DELAY,
+        "scenarios": scenarios,
+    }
+
+
 BENCH_PARTS = {
     "testbed": part_testbed,
     "callgrind": part_callgrind,
@@ -641,6 +1011,10 @@ def measure(part: str, exes: dict[str, Path], quick: bool) -> dict:
             data = part_flows(quick)
         elif part == "sweeps":
             data = part_sweeps(quick, tmp)
+        elif part == "probe":
+            data = part_probe(quick, tmp)
+        elif part == "simulators":
+            data = part_simulators(quick, tmp)
         else:
             data = BENCH_PARTS[part](exes, quick, tmp)
     extra = {"quick": True} if quick else {}
@@ -694,7 +1068,7 @@ def main(argv: list[str] | None = None) -> int:
     if "callgrind" in parts and shutil.which("valgrind") is None:
         ap.error("callgrind needs valgrind on PATH")
     exes: dict[str, Path] = {}
-    if set(parts) - {"startup", "flows", "sweeps"}:
+    if set(parts) - {"startup", "flows", "sweeps", "probe", "simulators"}:
         exes = newest_benches() if args.no_build else build_benches()
     start = time.monotonic()
     measured = {}

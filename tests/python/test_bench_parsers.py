@@ -98,9 +98,39 @@ def test_callgrind():
     assert bench.parse_callgrind(sample("callgrind-stderr.txt")) == 85490010
 
 
+def test_probe():
+    assert bench.parse_probe(sample("probe.txt")) == {
+        "flows": 8,
+        "seconds": 10,
+        "events": 1650974,
+        "data_segments_sent": 560332,
+        "data_segments": 548170,
+        "drops": 8300,
+        "utilization": 0.9397,
+        "wall_s": 0.290,
+    }
+
+
+def test_ns3_bench_dumbbell():
+    assert bench.parse_ns3(sample("ns3-bench_dumbbell.txt")) == {
+        "run_cpu_s": 0.222835,
+        "events": 86771,
+        "rx_bytes": 8729992,
+    }
+    with pytest.raises(ValueError, match="no events"):
+        bench.parse_ns3('{"run_cpu_s": 1.0, "rx_bytes": 2}\n')
+
+
 @pytest.mark.parametrize(
     "parser",
-    [bench.parse_testbed, bench.parse_many_flows, bench.parse_loss_burst, bench.parse_callgrind],
+    [
+        bench.parse_testbed,
+        bench.parse_many_flows,
+        bench.parse_loss_burst,
+        bench.parse_callgrind,
+        bench.parse_probe,
+        bench.parse_ns3,
+    ],
 )
 def test_a_changed_output_is_an_error_not_a_figure(parser):
     with pytest.raises(ValueError, match="output"):

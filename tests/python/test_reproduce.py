@@ -532,12 +532,27 @@ def test_a_variant_runs_the_sweep_with_its_fields_set_in_the_base(tmp_path):
         ([TICK, TICK], "variants: a name used twice"),
         ([{**TICK, "set": {"flows[0].algorithm": "cubic"}}], "is an axis of the sweep"),
         ([{**TICK, "name": "Tick!"}], "variants.0.name"),
-        ([{**TICK, "set": {}}], "variants.0.set"),
+        ([{**TICK, "set": {}}], "needs `set`, `unset` or both"),
+        ([{**TICK, "unset": ["stak"]}], "unset 'stak' is not a top-level field"),
     ],
 )
 def test_a_bad_variant_names_the_key(variants, message):
     with pytest.raises(experiment.ExperimentError, match=message):
         small(variants=variants)
+
+
+def test_a_variant_unsets_a_top_level_field_of_the_base():
+    base = {**SMALL["sweep"]["base"], "stack": "linux2.6"}
+    exp = small(
+        sweep={**SMALL["sweep"], "base": base},
+        variants=[{"name": "defaults", "text": "hscc's defaults", "unset": ["stack"]}],
+    )
+    data = exp.sweep_data(False, variant=exp.variant("defaults"))
+    assert "stack" not in data["base"]
+    assert exp.sweep["base"]["stack"] == "linux2.6"  # the main set-up is kept
+    from hscc.reproduce import tables
+
+    assert tables.variant_lines(exp)[0].startswith("defaults (stack unset; hscc reproduce small")
 
 
 def test_a_variant_path_the_base_cannot_take_is_refused_before_running():

@@ -1292,6 +1292,233 @@ def perf_sweeps(doc: dict[str, Any], group: str | None) -> str:
     return _measured(part) + f"`{part['command']}`, {of}. " + body
 
 
+def _times(x: float) -> str:
+    """A ratio as the page writes them: 2.43×, 14.9×, 147×."""
+    return f"{x:.0f}×" if x >= 100 else f"{x:.1f}×" if x >= 10 else f"{x:.2f}×"
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+# Links of the probe part's test bed that are fed by one slower link alone, so never queue: the
+# receiver's 10 Gbit/s access link behind the 700 Mbit/s bottleneck (data), the sender's behind
+# the reverse bottleneck (ACKs).
+NEVER_QUEUE = ("access-d0:fwd", "access-s0:rev")
+
+
+def _probe_cpu(part: dict) -> str:
+    probe_cpu = [r["cpu_s"] for r in part["probe"]]
+    rows = [
+        [
+            "lean probe (`validation/probe/probe.rs`)",
+            f"{_median(probe_cpu):.3f} s",
+            _span(probe_cpu, ".3f") + " s",
+            "1.00×",
+            "",
+        ]
+    ]
+    for i, v in enumerate(part["hscc"]):
+        cpu = [r["cpu_s"] for r in v["runs"]]
+        ratio = _median(v["ratio"])
+        verdict = ""
+        if i == 0:
+            met = "met" if ratio <= part["target"] else "**not met**"
+            verdict = f"≤ {part['target']}×: {met}"
+        rows.append(
+            [
+                f"`hscc run -q`, {v['name']}",
+                f"{_median(cpu):.3f} s",
+                _span(cpu, ".3f") + " s",
+                _times(ratio) + f" ({', '.join(_times(r) for r in v['ratio'])})",
+                verdict,
+            ]
+        )
+    head = [
+        "whole process",
+        f"CPU, median of {part['pairs']}",
+        "range",
+        "against the probe: median (each set)",
+        "target",
+    ]
+    return _table(head, rows)
+
+
+def _probe_events(part: dict) -> str:
+    p = part["probe"][0]
+    probe_cpu = _median([r["cpu_s"] for r in part["probe"]])
+    rows = [
+        [
+            "lean probe",
+            _int(p["events"]),
+            _int(p["data_segments"]),
+            f"{p['events'] / p['data_segments']:.2f}",
+            "–",
+            "–",
+            "–",
+            "1.00",
+            f"{probe_cpu / p['events'] * 1e9:.0f} ns",
+            f"{p['utilization']:.4f}",
+        ]
+    ]
+    for v in part["hscc"]:
+        r = v["runs"][0]
+        seg = r["data_segments"]
+        on_links = sum(r["link_packets"].values())
+        never = sum(r["link_packets"].get(name, 0) for name in NEVER_QUEUE)
+        cpu = _median([x["cpu_s"] for x in v["runs"]])
+        rows.append(
+            [
+                f"hscc, {v['name']}",
+                _int(r["events"]),
+                _int(seg),
+                f"{r['events'] / seg:.2f}",
+                f"{on_links / seg:.2f}",
+                f"{never / seg:.2f}",
+                f"{(r['events'] - on_links) / seg:.2f}",
+                f"{r['acks'] / seg:.2f}",
+                f"{cpu / r['events'] * 1e9:.0f} ns",
+                _f(r["utilization"], ".4f"),
+            ]
+        )
+    head = [
+        "run",
+        "events",
+        "data segments delivered",
+        "events per data segment",
+        "of them packets on links",
+        "on links that never queue",
+        "other events",
+        "ACKs per data segment",
+        "whole-process CPU per event",
+        "bottleneck utilization",
+    ]
+    return _table(head, rows)
+
+
+def perf_probe(doc: dict, group: str | None) -> str:
+    part = _part(doc, "probe")
+    if group == "events":
+        return _measured(part) + _probe_events(part)
+    return (
+        _measured(part)
+        + f"{part['seconds']} s simulated; {_sets(part['pairs'])} of runs in turn (the probe, then "
+        "each hscc run); CPU time (user + system) of each whole process. The probe built by "
+        f"`{part['compiler']}` ({part['rustc']}), its compilation not counted.\n\n"
+        + _probe_cpu(part)
+    )
+
+
+SIMULATOR_TOOLS = {
+    "hscc": ("hscc", "`hscc run -q`", "the Python API's simulation loop"),
+    "ns2": ("ns-2", "`ns SCRIPT.tcl`", "minus a 0-s run of the same script"),
+    "ns3": ("ns-3", "the C++ program", "`Simulator::Run()`, timed inside the program"),
+}
+
+
+def _rate(bps: float) -> str:
+    return f"{bps / 1e9:g} Gbit/s" if bps >= 1e9 else f"{bps / 1e6:g} Mbit/s"
+
+
+def _sets(n: int) -> str:
+    return "1 set" if n == 1 else f"{n} sets"
+
+
+def _simulators_setups(part: dict) -> str:
+    rows = [
+        [
+            s["name"],
+            str(s["flows"]),
+            _rate(s["rate_bps"]),
+            f"{_int(s['buffer_packets'])} packets",
+            _rate(s["access_bps"]),
+            f"{s['rtt_s'] * 1000:g} ms",
+            f"{s['seconds']:g} s",
+        ]
+        for s in part["scenarios"]
+    ]
+    head = ["scenario", "Reno flows", "bottleneck", "buffer", "access links", "RTT", "simulated"]
+    return (
+        f"Every flow: Reno with SACK, {part['mss']}-byte segments, an initial window of "
+        f"{part['init_cwnd']}, an ACK per segment, no timestamps, a minimum RTO of "
+        f"{part['min_rto_s'] * 1000:g} ms; a {part['bottleneck_delay_s'] * 1000:g}-ms bottleneck. "
+        f"ns-2 {part['ns2']} (Debian's ns2), ns-3 {part['ns3']} (Debian's libns3-dev, the "
+        f"program built by `{part['ns3_compiler']}`).\n\n" + _table(head, rows)
+    )
+
+
+def _simulators_ratios(part: dict) -> str:
+    rows = []
+    for s in part["scenarios"]:
+        runs = s["runs"]
+        for tool, (name, _, _) in SIMULATOR_TOOLS.items():
+            whole = [r["cpu_s"] for r in runs[tool]]
+            engine = [
+                r["cpu_s"] if tool == "hscc" else r["engine_cpu_s"]
+                for r in runs["hscc_engine" if tool == "hscc" else tool]
+            ]
+            events = runs["hscc_engine" if tool == "hscc" else tool][0].get("events")
+            seg = runs[tool][0]["data_segments"]
+            against = (
+                ("–", "–")
+                if tool == "hscc"
+                else tuple(_times(_median(s["ratios"][tool][k])) for k in ("whole", "engine"))
+            )
+            rows.append(
+                [
+                    s["name"] if tool == "hscc" else "",
+                    name,
+                    f"{_median(whole):.3f} s",
+                    f"{_median(engine):.3f} s",
+                    *against,
+                    _int(seg),
+                    "–" if events is None else f"{events / seg:.2f}",
+                ]
+            )
+    head = [
+        "scenario",
+        "simulator",
+        f"whole process, CPU (median of {part['pairs']})",
+        "engine alone, CPU",
+        "whole process against hscc's",
+        "engine against hscc's",
+        "data segments delivered",
+        "events per data segment",
+    ]
+    return _table(head, rows)
+
+
+def _simulators_target(part: dict) -> str:
+    rows = []
+    for s in part["scenarios"]:
+        hscc = _median([r["cpu_s"] for r in s["runs"]["hscc"]])
+        ns2 = _median([r["cpu_s"] for r in s["runs"]["ns2"]])
+        rows.append(
+            [
+                s["name"],
+                f"{hscc:.3f} s",
+                f"{ns2:.3f} s",
+                "yes" if hscc < ns2 else "**not met**",
+            ]
+        )
+    head = ["scenario", "`hscc run -q`", "ns-2's whole process", "hscc's CLI faster than ns-2's"]
+    return _table(head, rows)
+
+
+def perf_simulators(doc: dict, group: str | None) -> str:
+    part = _part(doc, "simulators")
+    if group == "setups":
+        return _measured(part) + _simulators_setups(part)
+    if group == "target":
+        return _measured(part) + _simulators_target(part)
+    how = "; ".join(f"{n}: {w}, engine alone {e}" for n, w, e in SIMULATOR_TOOLS.values())
+    return (
+        _measured(part)
+        + f"{_sets(part['pairs'])} of runs, each tool in turn; CPU time (user + system). Whole "
+        f"process and engine alone: {how}.\n\n" + _simulators_ratios(part)
+    )
+
+
 TABLES = {
     "dummynet.json": {"tick": dummynet_tick},
     "ns3.json": {
@@ -1327,6 +1554,8 @@ TABLES = {
         "loss_burst": perf_loss_burst,
         "startup": perf_startup,
         "sweeps": perf_sweeps,
+        "probe": perf_probe,
+        "simulators": perf_simulators,
     },
 }
 

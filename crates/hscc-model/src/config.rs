@@ -22,8 +22,8 @@ use crate::web::{SizeDist, WebConfig, WebModel};
 
 pub use crate::error::{check_period, num, param_error, ConfigError};
 pub use crate::flow::{
-    AckCounting, DelayDist, FlowConfig, JitterUnit, LossDetection, Recovery, SsthreshFrom,
-    DEFAULT_HOST_JITTER, MAX_INIT_SSTHRESH, MAX_REORDERING, MAX_WINDOW_BYTES,
+    AckCounting, DelayDist, FlowConfig, JitterUnit, LossDetection, Recovery, ReductionFloor,
+    SsthreshFrom, DEFAULT_HOST_JITTER, MAX_INIT_SSTHRESH, MAX_REORDERING, MAX_WINDOW_BYTES,
 };
 pub use crate::link::{Buffer, LinkConfig, LossPoint, MAX_FRAMING, MAX_TICK, MIN_TICK};
 pub use crate::topology::LinkSpec;

@@ -29,6 +29,25 @@ pub enum Recovery {
     /// start, and a pipe counted down by one per ACK decides what is sent, so
     /// recovery is ACK-clocked however many segments were lost. SACK only.
     Sack1,
+    /// Linux ≤ 3.1's rate halving (net/ipv4/tcp_input.c `tcp_cwnd_down`):
+    /// cwnd falls by one every second ACK until it reaches the
+    /// [`ReductionFloor`], and never stays above the segments in flight + 1;
+    /// at the end cwnd = min(cwnd, ssthresh) (`tcp_complete_cwr`).
+    #[serde(rename = "rate_halving")]
+    RateHalving,
+}
+
+/// The lowest window rate halving steps down to (Linux ≤ 3.1 `tcp_cwnd_min`:
+/// the module's `min_cwnd` hook, else `snd_ssthresh`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReductionFloor {
+    /// `snd_ssthresh`: a module without `min_cwnd` (CUBIC 2.3, Veno).
+    #[default]
+    Ssthresh,
+    /// `snd_ssthresh / 2` (`tcp_reno_min_cwnd`: Reno, HighSpeed, Illinois,
+    /// Vegas, Hybla), so a gentle ssthresh does not stop the halving.
+    HalfSsthresh,
 }
 
 /// How a SACK sender decides that a segment is lost before the RTO (Linux
@@ -170,6 +189,8 @@ pub struct FlowConfig {
     pub sack: bool,
     /// Window reduction during recovery.
     pub recovery: Recovery,
+    /// The floor of a rate-halving reduction (only with [`Recovery::RateHalving`]).
+    pub reduction_floor: ReductionFloor,
     /// Loss detection with SACK (see [`LossDetection`]).
     pub loss_detection: LossDetection,
     /// The receiver reports duplicate segments in a D-SACK block (RFC 2883;
@@ -312,6 +333,7 @@ impl FlowConfig {
             rwnd: None,
             sack: true,
             recovery: Recovery::Prr,
+            reduction_floor: ReductionFloor::Ssthresh,
             loss_detection: LossDetection::Rack,
             dsack: true,
             undo: true,

@@ -60,6 +60,7 @@ the same way)::
     name = "tick"
     text = "what it changes, and why it is shown"
     set = { "topology.bottleneck.tick" = "1ms" }   # fields of the base scenario (sweep paths) and their values
+    unset = ["stack"]                   # top-level fields of the base removed (they take their defaults)
 
     [quick]                             # --quick: fewer replicates, shorter runs, fewer points
     replicates = 2
@@ -220,11 +221,19 @@ class Quick(_Strict):
 
 class Variant(_Strict):
     """The experiment with one set-up choice made the other way (a field the paper leaves open,
-    or a model of its tool): the same sweep with these fields of its base scenario set."""
+    or a model of its tool): the same sweep with these fields of its base scenario set, and
+    these top-level fields removed (`unset`, so they take their defaults: `stack`)."""
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")
     text: str = Field(min_length=1)
-    set: dict[str, Any] = Field(min_length=1)
+    set: dict[str, Any] = {}
+    unset: list[str] = []
+
+    @model_validator(mode="after")
+    def _changes_something(self) -> Variant:
+        if not self.set and not self.unset:
+            raise ValueError(f"variants {self.name!r}: needs `set`, `unset` or both")
+        return self
 
 
 class Experiment(_Strict):
@@ -347,7 +356,14 @@ class Experiment(_Strict):
         if len(set(names)) != len(names):
             raise ValueError(f"variants: a name used twice ({', '.join(names)})")
         swept = set(_axis_values(self.sweep.get("axes"))) | set(_axis_values(self.quick.axes))
+        base = self.sweep.get("base")
         for v in self.variants:
+            for key in v.unset:
+                if not isinstance(base, dict) or key not in base:
+                    raise ValueError(
+                        f"variants {v.name!r}: unset {key!r} is not a top-level field of the "
+                        "inline base scenario ([sweep.base])"
+                    )
             for path in v.set:
                 if _path(path) in swept:
                     raise ValueError(
@@ -391,7 +407,7 @@ class Experiment(_Strict):
                 raise ExperimentError(
                     f"experiment {self.name}: variant {variant.name!r} needs an inline base scenario ([sweep.base])"
                 )
-            base = dict(base)
+            base = {k: v for k, v in base.items() if k not in variant.unset}
             for path, value in variant.set.items():
                 try:
                     put(base, path, value, copy=True)

@@ -141,8 +141,10 @@ DESIGN_CHECKS = (
 
 
 def _fields(v: Variant) -> str:
-    """What a variant sets: "topology.bottleneck.tick = \"1ms\", ..."."""
-    return ", ".join(f"{k} = {show(val)}" for k, val in v.set.items())
+    """What a variant changes: "stack unset, topology.bottleneck.tick = \"1ms\", ..."."""
+    return ", ".join(
+        [f"{k} unset" for k in v.unset] + [f"{k} = {show(val)}" for k, val in v.set.items()]
+    )
 
 
 def variant_lines(e: Experiment) -> list[str]:

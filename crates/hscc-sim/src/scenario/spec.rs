@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use super::dist::DistSpec;
 use super::quantity::{BufferSpec, Bytes, ParamValue, Probability, Rate, Seconds};
 use super::stack::Stack;
-use crate::config::{AckCounting, JitterUnit, LossDetection, LossPoint, Recovery, SsthreshFrom};
+use crate::config::{
+    AckCounting, JitterUnit, LossDetection, LossPoint, Recovery, ReductionFloor, SsthreshFrom,
+};
 use crate::packet::DEFAULT_MSS;
 use crate::tcp::rtt::RtoEstimator;
 use crate::time::secs;
@@ -297,7 +299,7 @@ pub struct FlowSpec {
     /// Bytes to transfer (unlimited when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Bytes>,
-    /// Reference TCP stack of this flow, overriding the scenario's `stack`: "linux", "ns2" or "ns3". Its profile (see "Reference stacks") sets each knob below that this entry leaves out; a knob the entry sets wins.
+    /// Reference TCP stack of this flow, overriding the scenario's `stack`: "linux", "linux2.6", "ns2" or "ns3". Its profile (see "Reference stacks") sets each knob below that this entry leaves out; a knob the entry sets wins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<Stack>,
     /// Maximum segment size, bytes (1448: 1500-byte packets with timestamps).
@@ -309,9 +311,12 @@ pub struct FlowSpec {
     /// SACK loss recovery (RFC 6675); NewReno (RFC 6582) when false.
     #[serde(default = "yes")]
     pub sack: bool,
-    /// Window reduction in recovery: "prr" (RFC 6937, Linux), "classic" (cwnd = ssthresh at once; RFC 6675's pipe, which falls by every segment marked lost) or "sack1" (ns-2.35's Agent/TCP/Sack1, tcp/tcp-sack1.cc: cwnd = ssthresh at once and a pipe that starts at the segments outstanding less the duplicate-ACK threshold and falls by one per ACK, two per partial ACK, so recovery is ACK-clocked however many segments were lost; SACK only).
+    /// Window reduction in recovery: "prr" (RFC 6937, Linux), "classic" (cwnd = ssthresh at once; RFC 6675's pipe, which falls by every segment marked lost), "sack1" (ns-2.35's Agent/TCP/Sack1, tcp/tcp-sack1.cc: cwnd = ssthresh at once and a pipe that starts at the segments outstanding less the duplicate-ACK threshold and falls by one per ACK, two per partial ACK, so recovery is ACK-clocked however many segments were lost; SACK only) or "rate_halving" (Linux up to 3.1, tcp_input.c tcp_cwnd_down: cwnd falls by one every second ACK down to `reduction_floor` and never above the segments in flight + 1; at the end cwnd = min(cwnd, ssthresh)).
     #[serde(default)]
     pub recovery: Recovery,
+    /// The lowest window "rate_halving" steps down to (Linux up to 3.1, tcp_cwnd_min: the algorithm's min_cwnd): "ssthresh" (a module without min_cwnd, such as CUBIC 2.3) or "half_ssthresh" (tcp_reno_min_cwnd: Reno, HighSpeed, Illinois, Vegas, Hybla). Only with recovery = "rate_halving".
+    #[serde(default)]
+    pub reduction_floor: ReductionFloor,
     /// Loss detection and recovery: "rack" (Linux's since 4.18: RACK-TLP, RFC 8985, with D-SACK, undo, F-RTO and reordering adaptation) or "dupack" (the papers' era, ns-2's agents: three duplicate ACKs, RFC 6675 / 6582, a lost retransmission waits for the RTO; by default without D-SACK, undo, F-RTO or adaptation). The four knobs below override either. Without SACK, NewReno's duplicate ACKs either way.
     #[serde(default)]
     pub loss_detection: LossDetection,
@@ -702,7 +707,7 @@ pub struct ScenarioSpec {
     /// Seed of every random choice (0 to 2^64 − 1).
     #[serde(default = "one_u64")]
     pub seed: u64,
-    /// Reference TCP stack of every TCP flow (web traffic keeps its own settings): "linux", "ns2" or "ns3". Its profile (see "Reference stacks") sets each TCP knob a flow leaves out; a flow's own `stack`, and any knob it sets, win. Absent: hscc's defaults, each field's default below (RACK-TLP and PRR as Linux, RFC 6298's RTO estimator with Linux's 200 ms minimum, no quick ACKs, CUBIC without HyStart), unchanged so that a scenario without `stack` gives the results it always gave.
+    /// Reference TCP stack of every TCP flow (web traffic keeps its own settings): "linux", "linux2.6", "ns2" or "ns3". Its profile (see "Reference stacks") sets each TCP knob a flow leaves out; a flow's own `stack`, and any knob it sets, win. Absent: hscc's defaults, each field's default below (RACK-TLP and PRR as Linux, RFC 6298's RTO estimator with Linux's 200 ms minimum, no quick ACKs, CUBIC without HyStart), unchanged so that a scenario without `stack` gives the results it always gave.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<Stack>,
     /// The network.

@@ -1,4 +1,4 @@
-//! Reference-stack profiles: `stack = "linux"`, `"ns2"` or `"ns3"`, at the top of a
+//! Reference-stack profiles: `stack = "linux"`, `"linux2.6"`, `"ns2"` or `"ns3"`, at the top of a
 //! scenario (every flow's) or in a `[[flows]]` entry (its own). A profile is
 //! one table — knob, value, the source line of the reference stack that fixes
 //! it — and fills, when a scenario is read, each knob a flow entry leaves out:
@@ -22,6 +22,9 @@ use super::spec::{FlowSpec, ScenarioSpec};
 pub enum Stack {
     /// Linux 6.x with its default sysctls.
     Linux,
+    /// Linux 2.6.31 (2009) with its default sysctls.
+    #[serde(rename = "linux2.6")]
+    Linux26,
     /// ns-2.35's Sack1 agent and TCPSink with their defaults.
     Ns2,
     /// ns-3 (3.44) as validation/ns3 runs it.
@@ -151,6 +154,147 @@ const LINUX: &[Setting] = &[
         "params.hystart",
         "true",
         "net/ipv4/tcp_cubic.c: static int hystart __read_mostly = 1",
+    ),
+];
+
+/// Linux 2.6.31 (September 2009): its sysctl defaults and constants, cited
+/// from that release's net/ipv4 sources.
+const LINUX_2_6: &[Setting] = &[
+    all(
+        "loss_detection",
+        "\"dupack\"",
+        "net/ipv4/tcp_input.c tcp_time_to_recover: recovery after tp->reordering duplicate ACKs (RACK came in 4.4, tail loss probes in 3.10)",
+    ),
+    all(
+        "reordering",
+        "3",
+        "net/ipv4/tcp.c: sysctl_tcp_reordering = TCP_FASTRETRANS_THRESH",
+    ),
+    all(
+        "max_reordering",
+        "127",
+        "net/ipv4/tcp_input.c tcp_update_reordering: min(TCP_MAX_REORDERING, metric), include/net/tcp.h: #define TCP_MAX_REORDERING 127",
+    ),
+    all(
+        "dsack",
+        "true",
+        "net/ipv4/tcp_input.c: int sysctl_tcp_dsack __read_mostly = 1",
+    ),
+    all(
+        "undo",
+        "true",
+        "net/ipv4/tcp_input.c tcp_try_undo_recovery, tcp_try_undo_dsack, tcp_try_undo_partial, tcp_try_undo_loss",
+    ),
+    all(
+        "frto",
+        "true",
+        "net/ipv4/tcp_input.c: int sysctl_tcp_frto __read_mostly = 2 (SACK-enhanced F-RTO)",
+    ),
+    all(
+        "recovery",
+        "\"rate_halving\"",
+        "net/ipv4/tcp_input.c tcp_fastretrans_alert: tcp_cwnd_down(sk, flag) on every ACK of a recovery (PRR replaced it in 3.2)",
+    ),
+    only(
+        "reno",
+        "reduction_floor",
+        "\"half_ssthresh\"",
+        "net/ipv4/tcp_cong.c tcp_reno: .min_cwnd = tcp_reno_min_cwnd (snd_ssthresh / 2)",
+    ),
+    only(
+        "highspeed",
+        "reduction_floor",
+        "\"half_ssthresh\"",
+        "net/ipv4/tcp_highspeed.c tcp_highspeed: .min_cwnd = tcp_reno_min_cwnd",
+    ),
+    only(
+        "illinois",
+        "reduction_floor",
+        "\"half_ssthresh\"",
+        "net/ipv4/tcp_illinois.c tcp_illinois: .min_cwnd = tcp_reno_min_cwnd",
+    ),
+    only(
+        "vegas",
+        "reduction_floor",
+        "\"half_ssthresh\"",
+        "net/ipv4/tcp_vegas.c tcp_vegas: .min_cwnd = tcp_reno_min_cwnd",
+    ),
+    only(
+        "hybla",
+        "reduction_floor",
+        "\"half_ssthresh\"",
+        "net/ipv4/tcp_hybla.c tcp_hybla: .min_cwnd = tcp_reno_min_cwnd",
+    ),
+    all(
+        "rto_estimator",
+        "\"linux\"",
+        "net/ipv4/tcp_input.c tcp_rtt_estimator and tcp_set_rto",
+    ),
+    all(
+        "min_rto",
+        "\"200ms\"",
+        "include/net/tcp.h: #define TCP_RTO_MIN ((unsigned)(HZ/5))",
+    ),
+    all(
+        "init_cwnd",
+        "3",
+        "net/ipv4/tcp_input.c tcp_init_cwnd: 3 segments for an MSS of 1096 to 1460 bytes (RFC 3390; 10 from 2.6.39)",
+    ),
+    all(
+        "sack",
+        "true",
+        "net/ipv4/tcp_input.c: int sysctl_tcp_sack __read_mostly = 1",
+    ),
+    all(
+        "timestamps",
+        "true",
+        "net/ipv4/tcp_input.c: int sysctl_tcp_timestamps __read_mostly = 1",
+    ),
+    all(
+        "random_ts_offset",
+        "false",
+        "net/ipv4/tcp_output.c tcp_syn_build_options: TSval = tcp_time_stamp, jiffies with no per-connection offset (4.10 added it)",
+    ),
+    all(
+        "mss",
+        "1448",
+        "1500-byte Ethernet MTU − 40 header bytes − TCPOLEN_TSTAMP_ALIGNED (12)",
+    ),
+    all(
+        "ack_counting",
+        "\"acks\"",
+        "net/ipv4/tcp_cong.c: sysctl_tcp_abc = 0, so tcp_slow_start and tcp_reno_cong_avoid count one per ACK (per acknowledged segment from 3.18)",
+    ),
+    all(
+        "ssthresh_from",
+        "\"cwnd\"",
+        "net/ipv4/tcp_cong.c tcp_reno_ssthresh: max(tp->snd_cwnd >> 1U, 2U)",
+    ),
+    all(
+        "delayed_ack",
+        "true",
+        "net/ipv4/tcp_input.c __tcp_ack_snd_check: ACK at once only after more than one full frame",
+    ),
+    all(
+        "delack_segments",
+        "2",
+        "net/ipv4/tcp_input.c __tcp_ack_snd_check: rcv_nxt − rcv_wup > rcv_mss",
+    ),
+    all(
+        "delack_timeout",
+        "\"40ms\"",
+        "include/net/tcp.h: #define TCP_DELACK_MIN ((unsigned)(HZ/25))",
+    ),
+    all(
+        "ecn",
+        "false",
+        "net/ipv4/tcp_input.c: sysctl_tcp_ecn, the sender does not ask for ECN",
+    ),
+    only(
+        "cubic",
+        "params.hystart",
+        "true",
+        "net/ipv4/tcp_cubic.c (CUBIC 2.3, from 2.6.29): static int hystart __read_mostly = 1",
     ),
 ];
 
@@ -418,12 +562,13 @@ const NS3: &[Setting] = &[
 
 impl Stack {
     /// Every profile, in the order the reference lists them.
-    pub const ALL: [Stack; 3] = [Stack::Linux, Stack::Ns2, Stack::Ns3];
+    pub const ALL: [Stack; 4] = [Stack::Linux, Stack::Linux26, Stack::Ns2, Stack::Ns3];
 
     /// The name a scenario writes.
     pub fn name(self) -> &'static str {
         match self {
             Stack::Linux => "linux",
+            Stack::Linux26 => "linux2.6",
             Stack::Ns2 => "ns2",
             Stack::Ns3 => "ns3",
         }
@@ -438,6 +583,7 @@ impl Stack {
     pub fn settings(self) -> &'static [Setting] {
         match self {
             Stack::Linux => LINUX,
+            Stack::Linux26 => LINUX_2_6,
             Stack::Ns2 => NS2,
             Stack::Ns3 => NS3,
         }
@@ -455,6 +601,20 @@ impl Stack {
                 "a time), which depends on the receiver's buffer limit and autotuning, not on the scenario: ",
                 "set it to about (clamp − 64 KB) / (2 · MSS), as `hscc testbed run` reports it ",
                 "(receivers.window_opening). `host_jitter` keeps hscc's default."
+            ),
+            Stack::Linux26 => concat!(
+                "Linux 2.6.31 (2009) with its default sysctls, as far as hscc's knobs express it: ",
+                "three duplicate ACKs, rate halving (cwnd one segment lower every second ACK, never above ",
+                "the segments in flight + 1, min(cwnd, ssthresh) at the end), D-SACK and timestamp undo, ",
+                "F-RTO, an initial window of 3, Linux's RTO estimator with its 200 ms minimum, delayed ACKs ",
+                "every two segments, growth per ACK (tcp_abc = 0), CUBIC 2.3 with HyStart. Rate halving stops ",
+                "at the algorithm's min_cwnd: ssthresh / 2 for the modules that name tcp_reno_min_cwnd (rows ",
+                "below), ssthresh for those that name none (CUBIC, Veno, and algorithms from outside that ",
+                "kernel). Not modelled: FACK (tcp_fack = 1: a segment is lost once the highest SACKed one is ",
+                "`reordering` segments above it; hscc counts SACKed segments above it, RFC 6675), ",
+                "tcp_moderate_cwnd (cwnd at most in flight + 3 on a dubious ACK outside recovery), the ",
+                "F-RTO and undo details of that release (hscc follows Linux 6.x's), jiffy timestamps and ",
+                "Westwood's own min_cwnd. Not set: `quick_acks` and `host_jitter`, as for \"linux\"."
             ),
             Stack::Ns2 => concat!(
                 "ns-2.35's Agent/TCP/Sack1 and Agent/TCPSink/Sack1 with their defaults, as TCP-Africa's ",
@@ -734,6 +894,22 @@ mod tests {
         assert_eq!(f.recovery, crate::config::Recovery::Sack1);
         // An alias names the algorithm of a profile's row.
         assert_eq!(f.params["response"].0, 1.0);
+        let old = read(&scenario(
+            r#""stack": "linux2.6","#,
+            &[r#"{"pair": 0}"#, r#"{"pair": 0, "algorithm": "cubic"}"#],
+        ));
+        let (reno, cubic) = (&old.flows[0], &old.flows[1]);
+        assert_eq!(reno.recovery, crate::config::Recovery::RateHalving);
+        assert_eq!(
+            (reno.init_cwnd, reno.undo, reno.frto, reno.random_ts_offset),
+            (3, Some(true), Some(true), false)
+        );
+        assert_eq!(reno.ack_counting, crate::config::AckCounting::Acks);
+        // tcp_reno_min_cwnd for Reno; CUBIC 2.3 names no min_cwnd, so ssthresh.
+        use crate::config::ReductionFloor;
+        assert_eq!(reno.reduction_floor, ReductionFloor::HalfSsthresh);
+        assert_eq!(cubic.reduction_floor, ReductionFloor::Ssthresh);
+        assert_eq!(cubic.params["hystart"].0, 1.0);
     }
 
     #[test]

@@ -23,6 +23,7 @@ mod network;
 mod papers;
 mod properties;
 mod rate;
+mod rate_halving;
 mod record;
 mod recovery;
 mod response;

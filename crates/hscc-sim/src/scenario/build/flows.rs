@@ -95,6 +95,7 @@ impl ScenarioSpec {
         c.rwnd = f.rwnd.map(|b| b.0);
         c.sack = f.sack;
         c.recovery = f.recovery;
+        c.reduction_floor = f.reduction_floor;
         *c = recovery_preset(c.clone(), f.loss_detection);
         (c.dsack, c.undo, c.frto) = (
             f.dsack.unwrap_or(c.dsack),

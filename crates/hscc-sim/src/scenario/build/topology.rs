@@ -338,20 +338,18 @@ pub(super) fn resolve_bdp(cfg: &mut SimConfig, bdp: &[Option<f64>]) -> Result<()
     let pairs: Vec<(u32, u32)> = ends.iter().flat_map(|e| [(e.0, e.1), (e.1, e.0)]).collect();
     let mut routes = t.routes(&pairs).into_iter();
     for (_, _, size, at) in ends {
-        let fwd = routes
-            .next()
-            .expect("a route each way")
-            .map_err(|e| ConfigError {
-                field: format!("{at}.dst"),
-                ..e
-            })?;
-        let rev = routes
-            .next()
-            .expect("a route each way")
-            .map_err(|e| ConfigError {
-                field: format!("{at}.src"),
-                ..e
-            })?;
+        // A missing route names the end it could not reach.
+        let mut next_route = |end: &str| {
+            routes
+                .next()
+                .expect("a route each way")
+                .map_err(|e| ConfigError {
+                    field: format!("{at}.{end}"),
+                    ..e
+                })
+        };
+        let fwd = next_route("dst")?;
+        let rev = next_route("src")?;
         let rtt: Time = fwd
             .iter()
             .chain(&rev)

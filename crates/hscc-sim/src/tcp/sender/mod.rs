@@ -85,7 +85,8 @@ use hscc_cc::{
 };
 
 use crate::config::{
-    AckCounting, DelayDist, FlowConfig, JitterUnit, LossDetection, Recovery, SsthreshFrom,
+    AckCounting, DelayDist, FlowConfig, JitterUnit, LossDetection, Recovery, ReductionFloor,
+    SsthreshFrom,
 };
 use crate::event::{EventQueue, Timer};
 use crate::packet::Packet;
@@ -159,8 +160,11 @@ pub struct Sender {
     mss: u32,
     /// SACK on (RFC 2018); off, NewReno with Linux's Reno emulation.
     sack: bool,
-    /// Window reduction by PRR (RFC 6937); off, classic: cwnd = ssthresh at once.
+    /// Window reduction by PRR (RFC 6937); off, classic: cwnd = ssthresh at
+    /// once, or rate halving.
     prr: bool,
+    /// Rate halving (Linux ≤ 3.1 `tcp_cwnd_down`) down to this floor; None for other reductions.
+    halving: Option<ReductionFloor>,
     /// RACK-TLP loss detection (with SACK only).
     rack_on: bool,
     /// Undo of spurious reductions (D-SACK, Eifel timestamps).
@@ -358,6 +362,7 @@ impl Sender {
             mss: cfg.mss,
             sack: cfg.sack,
             prr: cfg.recovery == Recovery::Prr,
+            halving: (cfg.recovery == Recovery::RateHalving).then_some(cfg.reduction_floor),
             rack_on: cfg.sack && cfg.loss_detection == LossDetection::Rack,
             undo_on: cfg.undo,
             frto_on: cfg.frto,

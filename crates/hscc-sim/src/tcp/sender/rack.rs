@@ -273,6 +273,8 @@ impl Sender {
                 if self.prr {
                     let newly_lost = self.tp.lost != prior_lost;
                     self.prr_reduction(1, false, newly_lost);
+                } else if self.halving.is_some() {
+                    self.clamp_to_flight();
                 }
             }
             self.try_send(w);
@@ -343,16 +345,21 @@ mod tests {
     use crate::testing::{ack, NullWire};
     use crate::time::MS;
 
-    #[test]
-    fn rack_work_per_ack_does_not_grow_with_the_window() {
-        const W: u64 = 80_000;
+    /// A Reno sender with Linux's recovery that has sent a window of `w` segments at once.
+    fn started_with_window(w: u64) -> (Sender, NullWire) {
         let cfg = FlowConfig {
-            init_cwnd: W as u32,
+            init_cwnd: w as u32,
             ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_linux_recovery()
         };
         let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
-        let mut w = NullWire::default();
-        s.start(&mut w);
+        let mut wire = NullWire::default();
+        s.start(&mut wire);
+        (s, wire)
+    }
+
+    #[test]
+    fn rack_work_per_ack_does_not_grow_with_the_window() {
+        let (mut s, mut w) = started_with_window(80_000);
         w.now = 100 * MS;
         s.on_ack(&ack(1, &[]), &mut w); // RTT 100 ms: min_RTT/4 = 25 ms
         s.reord_seen = 1; // reordering seen: reo_wnd stays 25 ms with many SACKs
@@ -375,13 +382,7 @@ mod tests {
     #[test]
     fn late_originals_after_a_timeout_do_not_walk_the_retransmissions() {
         const W: u64 = 20_000;
-        let cfg = FlowConfig {
-            init_cwnd: W as u32,
-            ..FlowConfig::bulk(0, 1, CcParams::from_name("reno").unwrap()).with_linux_recovery()
-        };
-        let mut s = Sender::new(0, &cfg, component_rng(1, Component::Sender, 0));
-        let mut w = NullWire::default();
-        s.start(&mut w);
+        let (mut s, mut w) = started_with_window(W);
         w.now = 300 * MS;
         s.on_rto(&mut w);
         // Half the window retransmitted (listed, newer than every original);

@@ -1,8 +1,9 @@
 //! The congestion state machine (Linux `tcp_fastretrans_alert`,
 //! `tcp_enter_recovery`, `tcp_enter_cwr`, `tcp_enter_loss`) and the window
 //! while it reduces: PRR exactly as Linux's `tcp_cwnd_reduction` (RFC 6937
-//! with RecoverFS = prior_cwnd) or, classic and ns-2's Sack1 (`sack1.rs`),
-//! cwnd = ssthresh at once; outside a reduction `cong_avoid`
+//! with RecoverFS = prior_cwnd), Linux ≤ 3.1's rate halving (`tcp_cwnd_down`)
+//! or, classic and ns-2's Sack1 (`sack1.rs`), cwnd = ssthresh at once;
+//! outside a reduction `cong_avoid`
 //! (`tcp_cong_control`). An algorithm with its own `cong_control` gets every
 //! ACK in every state instead, and none of the sender's window changes of a
 //! reduction (PRR, cwnd = ssthresh at its end).
@@ -11,7 +12,7 @@ use hscc_cc::{CaEvent, CaState, RateSample, TCP_INFINITE_SSTHRESH};
 
 use super::scoreboard::{AckFlags, Acked, EVER_RETRANS};
 use super::{Sender, Wire};
-use crate::config::{AckCounting, SsthreshFrom};
+use crate::config::{AckCounting, ReductionFloor, SsthreshFrom};
 use crate::packet::Packet;
 use crate::time::Time;
 
@@ -36,7 +37,9 @@ impl Sender {
             let undone = self.undo_on && self.try_undo_recovery(p);
             // Linux tcp_end_cwnd_reduction, which leaves cong_control's window alone.
             if !self.cc_controls {
-                if !undone && self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
+                if self.halving.is_some() {
+                    self.complete_halving();
+                } else if !undone && self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
                     self.tp.snd_cwnd = self.tp.snd_ssthresh;
                 }
                 self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
@@ -121,6 +124,14 @@ impl Sender {
         } else if matches!(self.tp.ca_state, CaState::Recovery | CaState::Cwr) {
             if self.prr {
                 self.prr_reduction(ack.delivered, ack.pkts > 0, rs.losses > 0);
+            } else if let Some(floor) = self.halving {
+                // Linux tcp_cwnd_down's FLAG_ANY_PROGRESS | FLAG_DSACKING_ACK,
+                // and for a sender without SACK a duplicate ACK.
+                let fl = ack.fl;
+                let progress = ack.delivered > 0 || fl.una_advanced || fl.dsack;
+                if progress || (!self.sack && fl.dupack) {
+                    self.cwnd_down(floor);
+                }
             }
         } else {
             // Linux tcp_may_raise_cwnd: with a reordering degree above the
@@ -200,7 +211,7 @@ impl Sender {
         }
         self.tlp_high_seq = None;
         self.set_state(CaState::Recovery);
-        if !self.prr {
+        if !self.prr && self.halving.is_none() {
             if !self.cc_controls {
                 self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
             }
@@ -270,7 +281,7 @@ impl Sender {
         self.counters.ecn_reductions += 1;
         self.init_cwnd_reduction();
         self.set_state(CaState::Cwr);
-        if !self.prr && !self.cc_controls {
+        if !self.prr && self.halving.is_none() && !self.cc_controls {
             self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
         }
     }
@@ -285,7 +296,7 @@ impl Sender {
         if reduce {
             self.init_cwnd_reduction();
             self.set_state(CaState::Cwr);
-            if !self.prr {
+            if !self.prr && self.halving.is_none() {
                 self.tp.snd_cwnd = self.tp.snd_ssthresh.max(1);
             }
         }
@@ -295,7 +306,9 @@ impl Sender {
     /// with `cong_control`), then `tcp_set_ca_state(Open)`.
     fn end_cwr(&mut self) {
         if !self.cc_controls {
-            if self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
+            if self.halving.is_some() {
+                self.complete_halving();
+            } else if self.tp.snd_ssthresh < TCP_INFINITE_SSTHRESH {
                 self.tp.snd_cwnd = self.tp.snd_ssthresh;
             }
             self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
@@ -332,5 +345,33 @@ impl Sender {
         // Force a fast retransmit upon entering fast recovery.
         sndcnt = sndcnt.max(if self.prr_out > 0 { 0 } else { 1 });
         self.tp.snd_cwnd = (in_flight + sndcnt).clamp(1, u32::MAX as i64) as u32;
+    }
+
+    /// Linux ≤ 3.1 `tcp_cwnd_down`, on an ACK that shows progress: one
+    /// segment off cwnd every second such ACK (`snd_cwnd_cnt` keeps the
+    /// parity; `tcp_init_cwnd_reduction` cleared it) while cwnd is above the
+    /// floor (`tcp_cwnd_min`), and never more than the segments in flight + 1.
+    fn cwnd_down(&mut self, floor: ReductionFloor) {
+        let decr = self.tp.snd_cwnd_cnt + 1;
+        self.tp.snd_cwnd_cnt = decr & 1;
+        let floor = match floor {
+            ReductionFloor::Ssthresh => self.tp.snd_ssthresh,
+            ReductionFloor::HalfSsthresh => self.tp.snd_ssthresh / 2,
+        };
+        if decr >> 1 > 0 && self.tp.snd_cwnd > floor {
+            self.tp.snd_cwnd -= decr >> 1;
+        }
+        self.clamp_to_flight();
+    }
+
+    /// Rate halving's bound: cwnd at most the segments in flight + 1.
+    pub(super) fn clamp_to_flight(&mut self) {
+        self.tp.snd_cwnd = self.tp.snd_cwnd.min(self.tp.packets_in_flight() + 1);
+    }
+
+    /// Linux ≤ 3.1 `tcp_complete_cwr`: a rate-halving reduction ends at
+    /// min(cwnd, ssthresh), so a window halved below ssthresh slow-starts back.
+    fn complete_halving(&mut self) {
+        self.tp.snd_cwnd = self.tp.snd_cwnd.min(self.tp.snd_ssthresh);
     }
 }
