@@ -1,13 +1,14 @@
 """Every algorithm the engine offers is named where the docs list them: in the README's
 first paragraph and with its own entry in docs/algorithms.md (a new algorithm fails here
-until both mention it)."""
+until both mention it); likewise every reference stack (`stack = ...`) in the README."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
-from hscc import catalog
+from hscc import _core, catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,3 +59,13 @@ def test_algorithms_md_has_an_entry_for_every_algorithm():
     page = (ROOT / "docs" / "algorithms.md").read_text(encoding="utf-8")
     missing = [a.name for a in catalog.algorithms() if f"`{a.name}`" not in page]
     assert not missing, f"docs/algorithms.md has no entry for: {missing}"
+
+
+def test_the_readme_names_every_reference_stack():
+    schema = json.loads(_core.scenario_schema())
+    stacks = {v["const"] for v in schema["$defs"]["Stack"]["oneOf"]}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"`stack = \"linux\"` \(or ([^)]*)\)", readme)
+    assert m, "the README no longer lists the stacks: update this test"
+    listed = {"linux", *re.findall(r'`"([^"`]+)"`', m.group(1))}
+    assert listed == stacks, f"README: {sorted(listed)}; the scenario format: {sorted(stacks)}"
