@@ -43,7 +43,7 @@ and stop with an error naming the missing line when a bench's output changes
 Every part records its conditions: the tree's revision, the engine's digest, the machine,
 and the load average (1, 5, 15 minutes) when it started and when it ended. Wall and CPU
 times need an idle machine; instruction counts do not. The benches are built first
-(`cargo build --release -p hscc-sim --benches`; `--no-build` takes the newest ones in
+(`cargo build --release --locked -p hscc-sim --benches`; `--no-build` takes the newest ones in
 target/release/deps).
 """
 
@@ -403,7 +403,16 @@ def conditions(load_start: list[float], **extra: object) -> dict:
 def build_benches() -> dict[str, Path]:
     """Build the benches (release) and return their executables by name."""
     p = subprocess.run(
-        ["cargo", "build", "--release", "-p", "hscc-sim", "--benches", "--message-format=json"],
+        [
+            "cargo",
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "hscc-sim",
+            "--benches",
+            "--message-format=json",
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

@@ -46,7 +46,7 @@ fi
 sources=$(fingerprint pyproject.toml Cargo.toml Cargo.lock $(find crates bpf/shim/include bpf/include -type f \( -name '*.rs' -o -name Cargo.toml -o -name '*.c' -o -name '*.h' \) -not -path '*/target/*' | LC_ALL=C sort))
 if [ "$(cat "$venv/.hscc-build" 2>/dev/null)" != "$sources" ] || ! "$venv/bin/python" -c 'import hscc._core' 2>/dev/null; then
   say "building the hscc extension (maturin develop --release)"
-  VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --release
+  VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --release --locked
   echo "$sources" > "$venv/.hscc-build"
 fi
 say "ready: $("$venv/bin/hscc" --version)"

@@ -48,7 +48,7 @@ if [ -z "$wheel" ]; then
   # time on a machine that several checkouts share (a shared CARGO_TARGET_DIR).
   lock=()
   command -v flock >/dev/null 2>&1 && lock=(flock /tmp/hscc-cargo.lock)
-  "${lock[@]}" "$maturin" build --release --out "$work/dist" >&2
+  "${lock[@]}" "$maturin" build --release --locked --out "$work/dist" >&2
   wheel=$(ls "$work"/dist/hscc-*.whl)
 fi
 name=$(basename "$wheel")

@@ -17,8 +17,8 @@ if ! command -v cargo >/dev/null 2>&1; then export PATH="$HOME/.cargo/bin:$PATH"
 status=0
 echo "== cargo nextest run --workspace"
 bash scripts/nextest.sh --workspace || status=1
-echo "== cargo test --workspace --doc"  # nextest does not run doctests
-cargo test --workspace --doc || status=1
+echo "== cargo test --workspace --doc --locked"  # nextest does not run doctests
+cargo test --workspace --doc --locked || status=1
 # The real-kernel tests measure the kernel, so they run alone on an idle machine
 # after the rest, which runs on every core (pytest-xdist).
 echo "== pytest tests/python -m 'not real_kernel' (on every core)"

@@ -55,6 +55,18 @@ def test_the_validation_pages_have_their_tables():
         ), g
 
 
+def test_the_fuzzing_status_row_is_the_data_s():
+    """The index's fuzzing row counts every entry of fuzz.json, the latest campaigns too."""
+    index = (ROOT / "docs" / "validation" / "index.md").read_text(encoding="utf-8")
+    assert "<!-- generated: validation/results/fuzz.json table=status -->" in index
+    entries = results.load(results.ROOT / "validation" / "results" / "fuzz.json")["entries"]
+    row = render.fuzz_status({"entries": entries, "command": "c"}, None).splitlines()[-1]
+    assert render._int(sum(e["inputs"] for e in entries)) in row
+    assert max(e["date"] for e in entries) in row
+    one = [dict(entries[0], distinct_findings=0)]
+    assert "no finding" in render.fuzz_status({"entries": one, "command": "c"}, None)
+
+
 def test_every_engine_group_has_a_status_row():
     groups = {e["group"] for e in results.load(results.ENGINE)["configurations"]}
     listed = {g for gs in render.ENGINE_TARGETS for g in gs}

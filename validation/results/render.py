@@ -1,5 +1,5 @@
 """The tables of the docs from the results files (ns3.json, ns2.json, kernel.json, engine.json, fuzz.json, dummynet.json,
-performance.json).
+fairness.json, performance.json).
 
     python validation/results/render.py --check    # exit 1 and list every table that differs
     python validation/results/render.py --write    # rewrite the tables in the docs
@@ -860,6 +860,101 @@ def fuzz_outcomes(doc: dict, group: str | None) -> str:
     return _table(head, rows)
 
 
+def fuzz_status(doc: dict, group: str | None) -> str:
+    """The validation index's row: every campaign's inputs, the findings, the runs since the last."""
+    entries = doc["entries"]
+    found = [i for i, e in enumerate(entries) if e["distinct_findings"]]
+    total = _int(sum(e["inputs"] for e in entries))
+    if not found:
+        verdict = f"{total} inputs, no finding"
+    else:
+        n = sum(entries[i]["distinct_findings"] for i in found)
+        since = len(entries) - 1 - found[-1]
+        verdict = f"{total} inputs; {n} distinct findings, none in the {since} runs after them"
+    row = [
+        "[hostile scenario input](engine.md#fuzzing-the-scenario-path-scriptsfuzzsh-fuzz)",
+        "no panic, traceback, hang or memory blow-up",
+        verdict,
+        f"`{doc['command']}`",
+        _dates(entries),
+    ]
+    return _table(["target", "reference", "verdict", "command", "date"], [row])
+
+
+# ---------------------------------------------------------------- fairness (fairness.json)
+
+
+def _index_means(means: list[float]) -> str:
+    """Mean share per flow index: each of four, or the range of eight."""
+    if len(means) <= 4:
+        return " / ".join(f"{m:.3f}" for m in means)
+    return f"{min(means):.3f}–{max(means):.3f} (index means)"
+
+
+def fairness_shares(doc: dict, group: str | None) -> str:
+    """validation/fairness/shares.py's set-ups, without and with the host jitter."""
+    rows = []
+    for e in doc["configurations"]:
+        for label, key in (("0", "no_jitter"), ("8 µs", "jitter")):
+            r = e[key]
+            seeds = "every seed (1 and 2 run)" if key == "no_jitter" else str(r["seeds"])
+            sd = "0" if key == "no_jitter" else _span(r["sd_share"], ".3f")
+            ratio = r["max_min_ratio"]
+            half = r.get("first_half_share")
+            rows.append(
+                [
+                    e["description"],
+                    label,
+                    seeds,
+                    _index_means(r["mean_share"]),
+                    sd,
+                    f"{r['jain_mean']:.3f}",
+                    f"{ratio['median']:.2f} ({ratio['max']:.2f})",
+                    "–" if half is None else f"{half['mean']:.3f} (sd {half['sd']:.3f})",
+                ]
+            )
+    head = [
+        "set-up",
+        "host jitter",
+        "seeds",
+        "mean share per flow index",
+        "sd per index",
+        "Jain (mean)",
+        "largest / smallest share per run: median (largest)",
+        "flows 0–3 together",
+    ]
+    scale = "" if doc.get("scale", 1) == 1 else f" (a trial: seed counts × {doc['scale']:g})"
+    return (
+        f"`{doc['command']}` on {doc['date']} at {doc['revision']}, engine {doc['engine']}{scale}.\n\n"
+        + _table(head, rows)
+    )
+
+
+def fairness_threshold(doc: dict, group: str | None) -> str:
+    """The statistics the four-flow test's threshold rests on (its 30-s set-up)."""
+    (e,) = [e for e in doc["configurations"] if "threshold" in e]
+    t = e["threshold"]
+    head = [
+        "seeds",
+        "sd of a share",
+        "skewness",
+        "kurtosis",
+        "disjoint batches of 20 seeds",
+        "largest |t|",
+        "median |t|",
+    ]
+    row = [
+        str(e["jitter"]["seeds"]),
+        f"{t['sd']:.3f}",
+        f"{t['skewness']:.1f}",
+        f"{t['kurtosis']:.1f}",
+        str(t["batches"]),
+        f"{t['largest_t']:.1f}",
+        f"{t['median_t']:.1f}",
+    ]
+    return _table(head, [row])
+
+
 # ---------------------------------------------------------------- performance (performance.json)
 
 # performance.json (scripts/bench.py writes it; its docstring describes the parts): each part
@@ -1449,7 +1544,8 @@ TABLES = {
         "notes": notes,
         "status": status,
     },
-    "fuzz.json": {"campaign": fuzz_campaign, "outcomes": fuzz_outcomes},
+    "fuzz.json": {"campaign": fuzz_campaign, "outcomes": fuzz_outcomes, "status": fuzz_status},
+    "fairness.json": {"shares": fairness_shares, "threshold": fairness_threshold},
     "performance.json": {
         "testbed": perf_testbed,
         "callgrind": perf_callgrind,

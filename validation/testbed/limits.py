@@ -19,6 +19,10 @@ from hscc import load
 from hscc import testbed as tb
 from hscc.scenario import Scenario
 
+if not sys.argv[1:] or {"-h", "--help"} & set(sys.argv[1:]):
+    print(__doc__)
+    sys.exit(0 if sys.argv[1:] else 2)
+
 os.environ["HSCC_TESTBED_MAX_RATE"] = "1e10"
 os.environ["HSCC_TESTBED_MAX_BDP"] = "1e10"
 
