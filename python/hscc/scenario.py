@@ -103,19 +103,22 @@ class Scenario(Record):
     """A whole experiment, checked by the engine: network, traffic, duration,
     seed and outputs, every default filled in, quantities in SI numbers."""
 
-    __slots__ = ("_resolved", "_source")
+    __slots__ = ("_resolved", "_source", "_written")
     _source: str | None
     _resolved: _core.Resolved | None
+    _written: dict[str, Any] | None
 
     def __init__(
         self,
         checked: dict[str, Any],
         source: str | None = None,
         resolved: _core.Resolved | None = None,
+        written: dict[str, Any] | None = None,
     ):
         super().__init__(checked)
         object.__setattr__(self, "_source", source)
         object.__setattr__(self, "_resolved", resolved)
+        object.__setattr__(self, "_written", written)
 
     def __reduce__(self) -> tuple[type[Scenario], tuple[dict[str, Any], str | None]]:
         # The engine's resolution stays behind (it is not picklable); a copy resolves anew.
@@ -125,6 +128,14 @@ class Scenario(Record):
     def source(self) -> str | None:
         """The file the scenario was read from, if any."""
         return self._source
+
+    @property
+    def written(self) -> dict[str, Any] | None:
+        """The fields as written (program paths made absolute), before defaults and the
+        `stack` profile filled the rest; None for a scenario made from checked data.
+        A sweep sets its axes here: a profile's rows for one algorithm then follow the
+        algorithm each point runs."""
+        return copy.deepcopy(self._written) if self._written is not None else None
 
     # --- construction -------------------------------------------------------------------
 
@@ -153,7 +164,7 @@ class Scenario(Record):
             resolved = _core.resolve(json.dumps(_as_json(data)))
         except ValueError as e:
             raise ScenarioError.from_engine(e, source, data) from None
-        return cls(json.loads(resolved.scenario), source, resolved)
+        return cls(json.loads(resolved.scenario), source, resolved, data)
 
     @classmethod
     def from_toml(cls, path: str | Path, seed: int | None = None) -> Scenario:

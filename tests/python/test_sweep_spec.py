@@ -343,3 +343,32 @@ def test_an_unreadable_sweep_file_is_refused(tmp_path):
         spec.load(tmp_path / "bad.toml")
     with pytest.raises(SweepError, match="cannot read sweep file"):
         spec.load(tmp_path / "missing.toml")
+
+
+def test_a_stack_profiles_rows_follow_each_points_algorithm(write_toml):
+    # The base runs Reno; the axis swaps in CUBIC, whose linux2.6 rows differ from Reno's
+    # (no min_cwnd: rate halving stops at ssthresh; HyStart on), also when the axis replaces
+    # the params table.
+    from hscc.sweeps import plan
+
+    base = write_toml(
+        ONE_FLOW.replace('name = "one-flow"', 'name = "one-flow"\nstack = "linux2.6"')
+    )
+    for axes in (
+        {"flows[0].algorithm": ["reno", "cubic"]},
+        {
+            "algorithm": {
+                "zip": {"flows[0].algorithm": ["reno", "cubic"], "flows[0].params": [{}, {}]}
+            }
+        },
+    ):
+        jobs = plan.make(spec.parse({"axes": axes}, base=base)).jobs
+        reno, cubic = (j.scenario["flows"][0] for j in jobs)
+        assert (reno["algorithm"], cubic["algorithm"]) == ("reno", "cubic")
+        assert reno["reduction_floor"] == "half_ssthresh"
+        assert cubic["reduction_floor"] == "ssthresh"
+        assert "hystart" not in reno["params"]
+        assert cubic["params"]["hystart"] in (1, 1.0, True)
+        # Knobs the base writes stay: both run rate halving with an initial window of 3.
+        assert reno["recovery"] == cubic["recovery"] == "rate_halving"
+        assert reno["init_cwnd"] == cubic["init_cwnd"] == 3

@@ -93,6 +93,10 @@ class Sweep:
     text: str | None = field(
         default=None, compare=False
     )  # the sweep file as read, for the manifest
+    # The base as written, where known: each point sets its values there and is then
+    # checked whole, so that the defaults and a `stack` profile's rows for one algorithm
+    # follow the point's own values (its algorithm), not the base's.
+    written: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def paths(self) -> list[str]:
@@ -114,7 +118,7 @@ class Sweep:
     def scenario_data(self, point: Point) -> dict[str, Any]:
         """The base scenario's data with the point's values set (not checked yet); the base is
         shared, not copied, except the tables and lists on the way to the fields set."""
-        data = dict(self.base)
+        data = dict(self.written if self.written is not None else self.base)
         for path, value in point.assign:
             put(data, path, value, copy=True)
         return data
@@ -176,7 +180,15 @@ def parse(
         raise SweepError(f"{where}description: {show(description)} is not allowed (text)")
     base_data = scenario.to_dict()
     return Sweep(
-        name, base_data, tuple(a for a, _ in axes), replicates, seed, description, source, text
+        name,
+        base_data,
+        tuple(a for a, _ in axes),
+        replicates,
+        seed,
+        description,
+        source,
+        text,
+        scenario.written,
     )
 
 
