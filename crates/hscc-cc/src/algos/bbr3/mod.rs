@@ -310,7 +310,7 @@ impl Bbr3 {
         if self.min_rtt_us == INF {
             return INITIAL_CWND;
         }
-        let w = bw as u64 * self.min_rtt_us as u64 * gain as u64;
+        let w = (bw as u64 * self.min_rtt_us as u64).saturating_mul(gain as u64);
         // Rounded up as Linux's bbr_bdp, so a nonzero model never asks for 0.
         w.div_ceil(BW_UNIT * PERCENT as u64).min(INF as u64 - 1) as u32
     }
@@ -348,7 +348,11 @@ impl Bbr3 {
 
     /// The pacing rate for `bw` and a gain, bytes/s, with the 1 % margin (§5.6.2).
     fn pacing_rate_for(&self, tp: &TcpCc, bw: u32, gain: u32) -> u64 {
-        let rate = bw as u64 * tp.mss_cache as u64 * gain as u64 / PERCENT as u64;
+        // Wrapping as Linux's bbr_rate_bytes_per_sec, far beyond real rates.
+        let rate = (bw as u64)
+            .wrapping_mul(tp.mss_cache as u64)
+            .wrapping_mul(gain as u64)
+            / PERCENT as u64;
         let margin = 1_000_000 / PERCENT as u64 * (PERCENT - self.cfg.pacing_margin_percent) as u64;
         ((rate.wrapping_mul(margin)) >> BW_SCALE).min(tp.max_pacing_rate)
     }
@@ -362,9 +366,11 @@ impl Bbr3 {
         };
         let bw = (INITIAL_CWND as u64 * BW_UNIT / rtt_us).min(u32::MAX as u64) as u32;
         // The initial rate is not discounted by the margin.
-        let rate =
-            bw as u64 * tp.mss_cache as u64 * self.cfg.startup_pacing_gain as u64 / PERCENT as u64;
-        tp.pacing_rate = ((rate * 1_000_000) >> BW_SCALE).min(tp.max_pacing_rate);
+        let rate = (bw as u64)
+            .wrapping_mul(tp.mss_cache as u64)
+            .wrapping_mul(self.cfg.startup_pacing_gain as u64)
+            / PERCENT as u64;
+        tp.pacing_rate = (rate.wrapping_mul(1_000_000) >> BW_SCALE).min(tp.max_pacing_rate);
     }
 
     /// SetPacingRateWithGain (§5.6.2): never slower before the pipe is full.
@@ -408,7 +414,8 @@ impl Bbr3 {
     /// UpdateACKAggregation (§5.5.8).
     fn update_ack_aggregation(&mut self, tp: &TcpCc, rs: &RateSample) {
         let interval = tp.now_us.saturating_sub(self.extra_acked_interval_start);
-        let mut expected = ((self.bw as u64 * interval) >> BW_SCALE).min(INF as u64) as u32;
+        let mut expected =
+            ((self.bw as u64).saturating_mul(interval) >> BW_SCALE).min(INF as u64) as u32;
         if self.extra_acked_delivered <= expected {
             self.extra_acked_delivered = 0;
             self.extra_acked_interval_start = tp.now_us;
