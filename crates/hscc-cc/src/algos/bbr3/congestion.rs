@@ -1,4 +1,4 @@
-//! Responding to loss (draft-ietf-ccwg-bbr-06 §5.3.1.2, §5.5.10, §5.5.11):
+//! Responding to loss (draft-ietf-ccwg-bbr-06 §5.3.1.3, §5.5.10, §5.5.11):
 //! the loss-rate test against BBR.LossThresh, the long-term bound a probe
 //! that went too high leaves, the short-term bounds cut once per lossy round
 //! outside probing, STARTUP's exit on high loss, and the undo of a spurious
@@ -68,7 +68,7 @@ impl Bbr3 {
         (inflight_prev + lost_prefix).clamp(0, INF as i64 - 1) as u32
     }
 
-    /// TargetInflight (§5.3.3.6): the BDP, unless congestion cut cwnd.
+    /// TargetInflight (§5.3.3.8.3): the BDP, unless congestion cut cwnd.
     pub fn target_inflight(&self, tp: &TcpCc) -> u32 {
         self.bdp_multiple(self.bw, PERCENT).min(tp.snd_cwnd)
     }
@@ -148,7 +148,7 @@ impl Bbr3 {
         self.undo_state = None;
     }
 
-    /// CheckStartupHighLoss (§5.3.1.2), which the draft gives in prose only:
+    /// CheckStartupHighLoss (§5.3.1.3), which the draft gives in prose only:
     /// at the end of a loss round spent in fast recovery, with at least
     /// BBRStartupFullLossCnt ACKs that marked losses in it and the loss rate
     /// above LossThresh, the pipe is full.

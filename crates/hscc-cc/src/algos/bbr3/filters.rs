@@ -1,4 +1,4 @@
-//! BBR.max_bw_filter (draft-ietf-ccwg-bbr-06 §5.5.3–5.5.5): a windowed max
+//! BBR.max_bw_filter (draft-ietf-ccwg-bbr-06 §5.5.3–5.5.6, BBR.MaxBwFilterLen §2.11): a windowed max
 //! of delivery-rate samples whose clock is BBR.cycle_count, one tick per
 //! ProbeBW cycle, with BBR.MaxBwFilterLen = 2 cycles.
 //!

@@ -27,19 +27,19 @@
 //! # Where hscc's hooks differ from the draft's events
 //! - **RS.tx_in_flight and RS.lost** (§2.3): neither hscc's [`RateSample`] nor
 //!   Linux's mainline `struct rate_sample` carries them (Google's v3 kernel
-//!   adds them to `tcp_rate.c`). They are estimated ([`loss_rate`]): P.lost by
+//!   adds them to `tcp_rate.c`). They are estimated (`congestion.rs`): P.lost by
 //!   interpolating C.lost between the last two round starts at P.delivered,
 //!   and P.tx_in_flight as RS.delivered + RS.lost, what of the flight at the
 //!   send has since been delivered or marked lost.
 //! - **HandleLostPacket(P)** (§5.5.10.2) runs once per ACK that marks
 //!   losses, taking the ACK's newly lost packets as one burst P of
 //!   `rs.losses` packets (the draft's own treatment of an offload burst).
-//! - **CheckStartupHighLoss** (§5.3.1.2) has no pseudocode: "fast recovery for
+//! - **CheckStartupHighLoss** (§5.3.1.3) has no pseudocode: "fast recovery for
 //!   a full round" is read as Recovery at the end of a loss round, and "6
 //!   discontiguous lost ranges" as 6 ACKs that marked losses in that round.
 //! - SetSendQuantum: hscc's sender sends single packets; the quantum is
 //!   computed as §5.6.3 says, for the offload budget (3 quanta) only.
-//! - ECN: the draft specifies no response (§4.6); none is implemented and
+//! - ECN: the draft specifies no response (§3.7); none is implemented and
 //!   `TCP_CONG_NEEDS_ECN` is not set.
 //! - Random draws (PickProbeWait) come from the connection's seeded generator
 //!   ([`prandom_u32`]), so a run is reproducible.
@@ -82,11 +82,11 @@ crate::params! {
         /// PROBE_BW_DOWN's pacing gain, %.
         probe_down_pacing_gain: u32 = 90, [1, 100], "draft-ietf-ccwg-bbr-06 §5.3.3.1 ProbeBW_DOWN pacing_gain 0.90";
         /// PROBE_BW_UP's pacing gain, %.
-        probe_up_pacing_gain: u32 = 125, [100, 1000], "draft-ietf-ccwg-bbr-06 §5.3.3.4 ProbeBW_UP pacing_gain 1.25";
+        probe_up_pacing_gain: u32 = 125, [100, 1000], "draft-ietf-ccwg-bbr-06 §5.3.3.5 ProbeBW_UP pacing_gain 1.25";
         /// PROBE_BW_UP's cwnd gain, %.
-        probe_up_cwnd_gain: u32 = 225, [100, 1000], "draft-ietf-ccwg-bbr-06 §5.3.3.4 ProbeBW_UP cwnd_gain 2.25";
+        probe_up_cwnd_gain: u32 = 225, [100, 1000], "draft-ietf-ccwg-bbr-06 §5.3.3.5 ProbeBW_UP cwnd_gain 2.25";
         /// PROBE_RTT's cwnd gain, % of the BDP.
-        probe_rtt_cwnd_gain: u32 = 50, [1, 100], "draft-ietf-ccwg-bbr-06 §2.13.2 BBR.ProbeRTTCwndGain = 0.5";
+        probe_rtt_cwnd_gain: u32 = 50, [1, 100], "draft-ietf-ccwg-bbr-06 §2.16.2 BBR.ProbeRTTCwndGain = 0.5";
         /// Pacing margin, %: pace this much below BBR.bw.
         pacing_margin_percent: u32 = 1, [0, 99], "draft-ietf-ccwg-bbr-06 §2.5 BBR.PacingMarginPercent = 1";
         /// Largest tolerated loss rate of a probe, %.
@@ -98,27 +98,27 @@ crate::params! {
         /// Least cwnd, packets.
         min_pipe_cwnd: u32 = 4, [1, 1000], "draft-ietf-ccwg-bbr-06 §2.8 BBR.MinPipeCwnd = 4 SMSS";
         /// Growth under which the rate has plateaued, % (a sample ≥ full_bw · 1.25 is growth).
-        full_bw_thresh: u32 = 125, [101, 1000], "draft-ietf-ccwg-bbr-06 §5.3.1.1 CheckFullBWReached (1.25)";
+        full_bw_thresh: u32 = 125, [101, 1000], "draft-ietf-ccwg-bbr-06 §5.3.1.2 CheckFullBWReached (1.25)";
         /// Rounds without that growth that fill the pipe.
-        full_bw_cnt: u32 = 3, [1, 100], "draft-ietf-ccwg-bbr-06 §5.3.1.1 CheckFullBWReached (3)";
+        full_bw_cnt: u32 = 3, [1, 100], "draft-ietf-ccwg-bbr-06 §5.3.1.2 CheckFullBWReached (3)";
         /// Loss events in a round that end STARTUP (with a loss rate above loss_thresh).
-        startup_full_loss_cnt: u32 = 6, [1, 100], "draft-ietf-ccwg-bbr-06 §5.3.1.2 BBRStartupFullLossCnt = 6";
+        startup_full_loss_cnt: u32 = 6, [1, 100], "draft-ietf-ccwg-bbr-06 §5.3.1.3 BBRStartupFullLossCnt = 6";
         /// Rounds after which DRAIN ends whatever the flight.
         drain_max_rounds: u32 = 3, [1, 100], "draft-ietf-ccwg-bbr-06 §5.3.2 CheckDrainDone (3)";
         /// Window of the extra_acked max filter after STARTUP, rounds.
-        extra_acked_filter_len: u32 = 10, [1, 100], "draft-ietf-ccwg-bbr-06 §2.11 BBR.ExtraAckedFilterLen = 10";
+        extra_acked_filter_len: u32 = 10, [1, 100], "draft-ietf-ccwg-bbr-06 §2.12 BBR.ExtraAckedFilterLen = 10";
         /// Window of the min_rtt filter, s.
-        min_rtt_filter_len_sec: u32 = 10, [1, 3600], "draft-ietf-ccwg-bbr-06 §2.13.1 BBR.MinRTTFilterLen = 10 s";
+        min_rtt_filter_len_sec: u32 = 10, [1, 3600], "draft-ietf-ccwg-bbr-06 §2.16.1 BBR.MinRTTFilterLen = 10 s";
         /// Least time between PROBE_RTTs, s.
-        probe_rtt_interval_sec: u32 = 5, [1, 3600], "draft-ietf-ccwg-bbr-06 §2.13.2 BBR.ProbeRTTInterval = 5 s";
+        probe_rtt_interval_sec: u32 = 5, [1, 3600], "draft-ietf-ccwg-bbr-06 §2.16.2 BBR.ProbeRTTInterval = 5 s";
         /// Least time PROBE_RTT holds the flight down, ms.
-        probe_rtt_duration_ms: u32 = 200, [1, 10000], "draft-ietf-ccwg-bbr-06 §2.13.2 BBR.ProbeRTTDuration = 200 ms";
+        probe_rtt_duration_ms: u32 = 200, [1, 10000], "draft-ietf-ccwg-bbr-06 §2.16.2 BBR.ProbeRTTDuration = 200 ms";
         /// Least wall-clock wait between bandwidth probes, ms (a random 0–1 s is added).
-        bw_probe_wait_base_ms: u32 = 2000, [0, 60000], "draft-ietf-ccwg-bbr-06 §5.3.3.6 PickProbeWait (2 s)";
+        bw_probe_wait_base_ms: u32 = 2000, [0, 60000], "draft-ietf-ccwg-bbr-06 §5.3.3.8.3 PickProbeWait (2 s)";
         /// Range of the random part of that wait, ms.
-        bw_probe_wait_rand_ms: u32 = 1000, [0, 60000], "draft-ietf-ccwg-bbr-06 §5.3.3.6 PickProbeWait (0..1 s)";
+        bw_probe_wait_rand_ms: u32 = 1000, [0, 60000], "draft-ietf-ccwg-bbr-06 §5.3.3.8.3 PickProbeWait (0..1 s)";
         /// Cap on the Reno-coexistence wait between probes, rounds.
-        reno_rounds_max: u32 = 63, [1, 1000], "draft-ietf-ccwg-bbr-06 §5.3.3.6 IsRenoCoexistenceProbeTime (63)";
+        reno_rounds_max: u32 = 63, [1, 1000], "draft-ietf-ccwg-bbr-06 §5.3.3.8.3 IsRenoCoexistenceProbeTime (63)";
     }
 }
 
@@ -143,7 +143,7 @@ pub enum State {
 }
 
 impl State {
-    /// IsInAProbeBWState (§5.3.3.6).
+    /// IsInAProbeBWState (§5.3.3.9).
     pub fn is_probe_bw(self) -> bool {
         matches!(
             self,
@@ -152,7 +152,7 @@ impl State {
     }
 }
 
-/// BBR.ack_phase (§2.12): what the ACKs now arriving say about the probe.
+/// BBR.ack_phase (§2.14): what the ACKs now arriving say about the probe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum AckPhase {
     /// Not probing; no probe feedback.
@@ -338,7 +338,7 @@ impl Bbr3 {
             .max(2 * tp.mss_cache as u64)
     }
 
-    /// BBR.offload_budget (§5.5.7, TCP): 3 send quanta, in whole packets.
+    /// BBR.offload_budget (§5.5.8.1, TCP): 3 send quanta, in whole packets.
     pub fn offload_budget(&self, tp: &TcpCc) -> u32 {
         // A zero MSS gives 0, as the BPF program's division does.
         (3 * self.send_quantum_bytes(tp))
@@ -398,7 +398,7 @@ impl Bbr3 {
         }
     }
 
-    /// UpdateMaxBw (§5.5.4).
+    /// UpdateMaxBw (§5.5.5).
     fn update_max_bw(&mut self, tp: &TcpCc, rs: &RateSample, s: &Sample) {
         self.update_round(tp, rs);
         if s.delivery_rate > 0 && (s.delivery_rate >= self.max_bw.get() || !rs.is_app_limited) {
@@ -406,12 +406,12 @@ impl Bbr3 {
         }
     }
 
-    /// BBR.cycle_count (§5.5.5).
+    /// BBR.cycle_count (§5.5.6).
     fn cycle_count(&self) -> u32 {
         self.max_bw.cycle_count
     }
 
-    /// UpdateACKAggregation (§5.5.8).
+    /// UpdateACKAggregation (§5.5.9).
     fn update_ack_aggregation(&mut self, tp: &TcpCc, rs: &RateSample) {
         let interval = tp.now_us.saturating_sub(self.extra_acked_interval_start);
         let mut expected =
@@ -432,14 +432,14 @@ impl Bbr3 {
             .running_max(filter_len, self.round_count, extra);
     }
 
-    /// ResetFullBW (§5.3.1.1).
+    /// ResetFullBW (§5.3.1.2).
     fn reset_full_bw(&mut self) {
         self.full_bw = 0;
         self.full_bw_count = 0;
         self.full_bw_now = false;
     }
 
-    /// CheckFullBWReached (§5.3.1.1): 3 rounds without 25 % growth.
+    /// CheckFullBWReached (§5.3.1.2): 3 rounds without 25 % growth.
     fn check_full_bw_reached(&mut self, rs: &RateSample, s: &Sample) {
         if self.full_bw_now || !self.round_start || rs.is_app_limited {
             return;
@@ -458,14 +458,14 @@ impl Bbr3 {
         }
     }
 
-    /// EnterStartup (§5.3.1).
+    /// EnterStartup (§5.3.1.1).
     fn enter_startup(&mut self) {
         self.state = State::Startup;
         self.pacing_gain = self.cfg.startup_pacing_gain;
         self.cwnd_gain = self.cfg.default_cwnd_gain;
     }
 
-    /// CheckStartupDone (§5.3.1).
+    /// CheckStartupDone (§5.3.1.1).
     fn check_startup_done(&mut self, tp: &TcpCc, s: &Sample) {
         self.check_startup_high_loss(tp, s);
         if self.state == State::Startup && self.full_bw_reached {

@@ -1,5 +1,5 @@
 //! The PROBE_BW cycle (draft-ietf-ccwg-bbr-06 §5.3.3): DOWN → CRUISE →
-//! REFILL → UP → DOWN, and the long-term model it adapts (§5.3.3.6
+//! REFILL → UP → DOWN, and the long-term model it adapts (§5.3.3.9
 //! AdaptLongTermModel): BBR.inflight_longterm raised by the flight a
 //! loss-free sample shows, and grown by 1, 2, 4, … packets per round while UP
 //! is limited by it. Pacing and cwnd gains per phase are the table of §5.6.1.
@@ -8,13 +8,13 @@ use super::{draw_below, AckPhase, Bbr3, Sample, State, INF, PERCENT};
 use crate::ops::{RateSample, TcpCc};
 
 impl Bbr3 {
-    /// EnterProbeBW (§5.3.3.6).
+    /// EnterProbeBW (§5.3.3.9).
     pub(super) fn enter_probe_bw(&mut self, tp: &mut TcpCc) {
         self.cwnd_gain = self.params().default_cwnd_gain;
         self.start_probe_bw_down(tp);
     }
 
-    /// StartProbeBW_DOWN (§5.3.3.6).
+    /// StartProbeBW_DOWN (§5.3.3.9).
     pub(super) fn start_probe_bw_down(&mut self, tp: &mut TcpCc) {
         self.reset_congestion_signals();
         self.probe_up_acked_per_inc = INF; // not growing inflight_longterm
@@ -27,14 +27,14 @@ impl Bbr3 {
         self.cwnd_gain = self.params().default_cwnd_gain;
     }
 
-    /// StartProbeBW_CRUISE (§5.3.3.6).
+    /// StartProbeBW_CRUISE (§5.3.3.9).
     pub(super) fn start_probe_bw_cruise(&mut self) {
         self.state = State::ProbeBwCruise;
         self.pacing_gain = PERCENT;
         self.cwnd_gain = self.params().default_cwnd_gain;
     }
 
-    /// StartProbeBW_REFILL (§5.3.3.6): forget the short-term model.
+    /// StartProbeBW_REFILL (§5.3.3.9): forget the short-term model.
     pub(super) fn start_probe_bw_refill(&mut self, tp: &TcpCc) {
         self.reset_short_term_model();
         self.bw_probe_up_rounds = 0;
@@ -47,7 +47,7 @@ impl Bbr3 {
         self.cwnd_gain = self.params().default_cwnd_gain;
     }
 
-    /// StartProbeBW_UP (§5.3.3.6).
+    /// StartProbeBW_UP (§5.3.3.9).
     pub(super) fn start_probe_bw_up(&mut self, tp: &TcpCc, s: &Sample) {
         self.ack_phase = AckPhase::ProbeStarting;
         self.start_round(tp);
@@ -59,7 +59,7 @@ impl Bbr3 {
         self.raise_inflight_longterm_slope(tp);
     }
 
-    /// UpdateProbeBWCyclePhase (§5.3.3.6), on an ACK of new data.
+    /// UpdateProbeBWCyclePhase (§5.3.3.9), on an ACK of new data.
     pub(super) fn update_probe_bw_cycle_phase(
         &mut self,
         tp: &mut TcpCc,
@@ -98,7 +98,7 @@ impl Bbr3 {
         }
     }
 
-    /// IsTimeToProbeBW (§5.3.3.6): the wall-clock wait or the Reno-coexistence
+    /// IsTimeToProbeBW (§5.3.3.8.3): the wall-clock wait or the Reno-coexistence
     /// number of rounds has passed; REFILL starts.
     fn is_time_to_probe_bw(&mut self, tp: &TcpCc) -> bool {
         if self.has_elapsed_in_phase(tp, self.bw_probe_wait_us)
@@ -110,7 +110,7 @@ impl Bbr3 {
         false
     }
 
-    /// PickProbeWait (§5.3.3.6): 0 or 1 rounds already counted, and 2 s
+    /// PickProbeWait (§5.3.3.8.3): 0 or 1 rounds already counted, and 2 s
     /// plus a uniform 0–1 s.
     fn pick_probe_wait(&mut self, tp: &mut TcpCc) {
         self.rounds_since_probe_up = draw_below(tp, 2);
@@ -122,7 +122,7 @@ impl Bbr3 {
         self.bw_probe_wait_us = base_us + draw_below(tp, rand_us) as u64;
     }
 
-    /// IsRenoCoexistenceProbeTime (§5.3.3.6): as many rounds as a Reno flow
+    /// IsRenoCoexistenceProbeTime (§5.3.3.8.3): as many rounds as a Reno flow
     /// needs to grow by the target flight, at most 63. TargetInflight is
     /// read in packets (the draft's text is in bytes, where the count of
     /// rounds would scale with the MSS), as Linux's v3 reads it.
@@ -131,12 +131,12 @@ impl Bbr3 {
         self.rounds_since_probe_up >= rounds
     }
 
-    /// HasElapsedInPhase (§5.3.3.6).
+    /// HasElapsedInPhase (§5.3.3.9).
     fn has_elapsed_in_phase(&self, tp: &TcpCc, interval_us: u64) -> bool {
         tp.now_us > self.cycle_stamp + interval_us
     }
 
-    /// IsTimeToCruise (§5.3.3.6): headroom left and the queue drained. The
+    /// IsTimeToCruise (§5.3.3.9): headroom left and the queue drained. The
     /// BDP here is at BBR.max_bw, as the pseudocode writes it.
     fn is_time_to_cruise(&self, tp: &TcpCc) -> bool {
         let inflight = tp.packets_in_flight();
@@ -144,7 +144,7 @@ impl Bbr3 {
             && inflight <= self.inflight(tp, self.max_bw.get(), PERCENT)
     }
 
-    /// IsTimeToGoDown (§5.3.3.6).
+    /// IsTimeToGoDown (§5.3.3.9).
     fn is_time_to_go_down(&mut self, tp: &TcpCc, s: &Sample) -> bool {
         // Precautionary probing: stop at the bound the last probe found too high.
         if self.prev_probe_too_high && tp.packets_in_flight() >= self.inflight_longterm {
@@ -161,7 +161,7 @@ impl Bbr3 {
         false
     }
 
-    /// IsProbingBW (§5.3.3.6).
+    /// IsProbingBW (§5.3.3.9).
     pub(super) fn is_probing_bw(&self) -> bool {
         matches!(
             self.state,
@@ -169,7 +169,7 @@ impl Bbr3 {
         )
     }
 
-    /// InflightWithHeadroom (§5.3.3.6): inflight_longterm less 15 % (at least
+    /// InflightWithHeadroom (§5.3.3.9): inflight_longterm less 15 % (at least
     /// one packet), at least MinPipeCwnd.
     pub fn inflight_with_headroom(&self) -> u32 {
         if self.inflight_longterm == INF {
@@ -181,14 +181,14 @@ impl Bbr3 {
             .max(self.params().min_pipe_cwnd)
     }
 
-    /// RaiseInflightLongtermSlope (§5.3.3.6): each round of UP doubles the growth.
+    /// RaiseInflightLongtermSlope (§5.3.3.9): each round of UP doubles the growth.
     fn raise_inflight_longterm_slope(&mut self, tp: &TcpCc) {
         let growth_this_round = 1u32 << self.bw_probe_up_rounds;
         self.bw_probe_up_rounds = (self.bw_probe_up_rounds + 1).min(30);
         self.probe_up_acked_per_inc = (tp.snd_cwnd / growth_this_round).max(1);
     }
 
-    /// ProbeInflightLongtermUpward (§5.3.3.6): +1 packet per
+    /// ProbeInflightLongtermUpward (§5.3.3.9): +1 packet per
     /// probe_up_acked_per_inc packets ACKed while cwnd-limited at the bound.
     fn probe_inflight_longterm_upward(&mut self, tp: &TcpCc, rs: &RateSample) {
         if !tp.is_cwnd_limited || tp.snd_cwnd < self.inflight_longterm {
@@ -205,7 +205,7 @@ impl Bbr3 {
         }
     }
 
-    /// AdaptLongTermModel (§5.3.3.6): true if it decided a transition.
+    /// AdaptLongTermModel (§5.3.3.9): true if it decided a transition.
     fn adapt_long_term_model(&mut self, tp: &mut TcpCc, rs: &RateSample, s: &Sample) -> bool {
         if self.ack_phase == AckPhase::ProbeStarting && self.round_start {
             // Samples from the probe start arriving.
