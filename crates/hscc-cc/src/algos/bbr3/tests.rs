@@ -697,3 +697,118 @@ fn on_a_policed_path_the_short_term_bounds_settle_at_the_policed_rate() {
     let bw = path.h.cc.bw;
     assert!((75_497..=92_274).contains(&bw), "bw {bw}");
 }
+
+/// The generic property suite's operations mixed with ACKs of random rate
+/// samples (losses, app-limited, rounds, no sample at all).
+mod with_rate_samples {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::testing::{proptest_cases, Op};
+
+    #[derive(Clone, Copy, Debug)]
+    enum Step {
+        Op(Op),
+        /// Advance the clock by the µs given, then the ACK.
+        Sample(u64, Ack),
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        let op = prop_oneof![
+            (1u32..200).prop_map(Op::Send),
+            (1u32..50, 1u32..4).prop_map(|(n, k)| Op::Ack(n, k)),
+            Just(Op::DupAck),
+            Just(Op::Loss),
+            Just(Op::EnterRecovery),
+            Just(Op::EndRecovery),
+            Just(Op::Timeout),
+            (0u64..2_000_000).prop_map(Op::Advance),
+            (1u32..2_000_000).prop_map(Op::SetRtt),
+            Just(Op::Round),
+            Just(Op::Undo),
+        ];
+        let sample = (
+            (0u32..20, 0u32..8, -1i32..400),
+            (
+                prop_oneof![Just(-1i64), Just(0i64), 1i64..400_000],
+                prop_oneof![Just(-1i64), 1_000i64..300_000],
+            ),
+            (any::<bool>(), any::<bool>(), 0u64..200_000),
+        )
+            .prop_map(
+                |((acked, losses, delivered), (interval_us, rtt_us), (new_round, app, dt))| {
+                    Step::Sample(
+                        dt,
+                        Ack {
+                            acked,
+                            delivered,
+                            interval_us,
+                            rtt_us,
+                            losses,
+                            new_round,
+                            app_limited: app,
+                            prior: None,
+                        },
+                    )
+                },
+            );
+        prop_oneof![1 => op.prop_map(Step::Op), 2 => sample]
+    }
+
+    fn apply(h: &mut Harness<Bbr3>, s: Step) {
+        match s {
+            Step::Op(o) => h.apply(o),
+            Step::Sample(dt, a) => {
+                h.advance_us(dt);
+                // Send what cwnd allows first, so that ACKs find data out.
+                h.send_all();
+                ack(h, a);
+                h.tp.snd_cwnd = h.tp.snd_cwnd.max(1);
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(proptest_cases(256)))]
+        #[test]
+        fn invariants_hold_with_rate_samples(
+            steps in proptest::collection::vec(step(), 1..300),
+            split in 0usize..300,
+            seed in any::<u64>(),
+            max_pacing_rate in prop_oneof![Just(u64::MAX), 1u64..100_000_000],
+        ) {
+            let mut h = bbr3();
+            h.tp.prandom_state = seed;
+            h.tp.max_pacing_rate = max_pacing_rate;
+            h.cc.init(&mut h.tp);
+            let mut twin = None;
+            for (i, s) in steps.iter().enumerate() {
+                if i == split {
+                    twin = Some(h.clone());
+                }
+                apply(&mut h, *s);
+                if let Err(e) = h.check_invariants() {
+                    return Err(TestCaseError::fail(format!("after step {i} {s:?}: {e}")));
+                }
+                let c = &h.cc;
+                prop_assert!(h.tp.pacing_rate <= max_pacing_rate, "after step {i} {s:?}");
+                // After an ACK, BBR.bw is the max filter bounded by the
+                // short-term model (an undo changes the bound until the next).
+                if matches!(s, Step::Sample(..)) {
+                    prop_assert_eq!(c.bw, c.max_bw.get().min(c.bw_shortterm));
+                }
+                // The wait between probes is 2 to 3 s once drawn.
+                prop_assert!(c.bw_probe_wait_us == 0 || (2_000_000..3_000_000).contains(&c.bw_probe_wait_us));
+                prop_assert!(c.bw_probe_up_rounds <= 30);
+                prop_assert!(c.full_bw_reached || c.state == State::Startup || c.state == State::ProbeRtt);
+            }
+            if let Some(mut t) = twin {
+                for s in &steps[split..] {
+                    apply(&mut t, *s);
+                }
+                prop_assert_eq!(&t.tp, &h.tp, "a clone diverged from its original");
+                prop_assert_eq!(&t.cc, &h.cc);
+            }
+        }
+    }
+}
