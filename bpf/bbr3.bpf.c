@@ -20,7 +20,6 @@
 #define BW_UNIT (1ULL << BW_SCALE)
 #define PERCENT 100
 #define INF 0xffffffffU
-#define INITIAL_CWND 10
 #define SEND_QUANTUM_MAX_BYTES (64ULL * 1024)
 #define NOMINAL_RTT_US 1000ULL
 
@@ -119,6 +118,7 @@ struct bbr3 {
 	__u32 lost_mark_delivered[2];
 	__u32 lost_mark_lost[2];
 	__u32 lost_mark_next;
+	__u32 initial_cwnd;
 	__u32 pacing_gain;
 	__u32 cwnd_gain;
 	__u8 state;
@@ -195,7 +195,7 @@ static __always_inline __u32 bdp_multiple(const struct bbr3 *b, __u32 bw, __u32 
 	__u64 w, d = BW_UNIT * PERCENT;
 
 	if (b->min_rtt_us == INF)
-		return INITIAL_CWND;
+		return b->initial_cwnd;
 	w = sat_mul64((__u64)bw * b->min_rtt_us, gain);
 	w = w / d + (w % d != 0);
 	return (__u32)hscc_min(w, (__u64)INF - 1);
@@ -238,11 +238,11 @@ static __always_inline __u64 pacing_rate_for(struct sock *sk, __u32 bw, __u32 ga
 	return hscc_min((rate * margin) >> BW_SCALE, (__u64)sk->sk_max_pacing_rate);
 }
 
-static __always_inline void init_pacing_rate(struct sock *sk)
+static __always_inline void init_pacing_rate(struct sock *sk, const struct bbr3 *b)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	__u64 rtt_us = tp->srtt_us ? hscc_max(tp->srtt_us >> 3, 1U) : NOMINAL_RTT_US;
-	__u32 bw = (__u32)hscc_min(INITIAL_CWND * BW_UNIT / rtt_us, 0xffffffffULL);
+	__u32 bw = (__u32)hscc_min((__u64)b->initial_cwnd * BW_UNIT / rtt_us, 0xffffffffULL);
 	__u64 rate = (__u64)bw * tp->mss_cache * startup_pacing_gain / PERCENT;
 
 	sk->sk_pacing_rate = hscc_min((rate * 1000000ULL) >> BW_SCALE, (__u64)sk->sk_max_pacing_rate);
@@ -867,7 +867,7 @@ static __always_inline void set_cwnd(struct sock *sk, struct bbr3 *b,
 	b->max_inflight = quantization_budget(sk, b, cap);
 	if (b->full_bw_reached)
 		cwnd = hscc_min(sat_add32(cwnd, rs->acked_sacked), b->max_inflight);
-	else if (cwnd < b->max_inflight || tp->delivered < INITIAL_CWND)
+	else if (cwnd < b->max_inflight || tp->delivered < b->initial_cwnd)
 		cwnd = sat_add32(cwnd, rs->acked_sacked);
 	cwnd = hscc_max(cwnd, min_pipe_cwnd);
 	if (b->state == BBR3_PROBE_RTT)
@@ -942,13 +942,15 @@ void BPF_PROG(bbr3_init, struct sock *sk)
 	b->probe_up_acked_per_inc = INF;
 	b->undo_state = BBR3_UNDO_NONE;
 	b->prev_ca_state = TCP_CA_Open;
+	b->initial_cwnd = tp->snd_cwnd;
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	if (tp->srtt_us)
 		b->min_rtt_us = tp->srtt_us >> 3;
 	b->min_rtt_stamp = tp->tcp_mstamp;
+	/* bbr3/mod.rs: the 5-s filter starts as the 10-s one does. */
 	b->probe_rtt_min_stamp = tp->tcp_mstamp;
 	b->extra_acked_interval_start = tp->tcp_mstamp;
-	init_pacing_rate(sk);
+	init_pacing_rate(sk, b);
 	enter_startup(b);
 	b->lost_mark_delivered[0] = b->lost_mark_delivered[1] = tp->delivered;
 	b->lost_mark_lost[0] = b->lost_mark_lost[1] = tp->lost;

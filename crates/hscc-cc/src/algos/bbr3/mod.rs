@@ -63,7 +63,7 @@ pub const BW_SCALE: u32 = 24;
 pub const BW_UNIT: u64 = 1 << BW_SCALE;
 /// Gains and fractions are in percent.
 pub const PERCENT: u32 = 100;
-/// C.InitialCwnd as hscc's senders start (RFC 6928), packets.
+/// C.InitialCwnd before `init` reads the sender's (RFC 6928's 10), packets.
 const INITIAL_CWND: u32 = 10;
 /// §5.6.3: the send quantum is at least 2 packets and at most 64 KB.
 const SEND_QUANTUM_MAX_BYTES: u64 = 64 * 1024;
@@ -171,6 +171,8 @@ pub enum AckPhase {
 /// BBRv3 state (the draft's BBR.* variables) and parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bbr3 {
+    /// C.InitialCwnd: the sender's cwnd at `init`, packets.
+    pub initial_cwnd: u32,
     /// BBR.state.
     pub state: State,
     /// BBR.pacing_gain, %.
@@ -308,7 +310,7 @@ impl Bbr3 {
     /// C.InitialCwnd before an RTT sample.
     pub fn bdp_multiple(&self, bw: u32, gain: u32) -> u32 {
         if self.min_rtt_us == INF {
-            return INITIAL_CWND;
+            return self.initial_cwnd;
         }
         let w = (bw as u64 * self.min_rtt_us as u64).saturating_mul(gain as u64);
         // Rounded up as Linux's bbr_bdp, so a nonzero model never asks for 0.
@@ -357,14 +359,14 @@ impl Bbr3 {
         ((rate.wrapping_mul(margin)) >> BW_SCALE).min(tp.max_pacing_rate)
     }
 
-    /// InitPacingRate (§5.6.2): StartupPacingGain · InitialCwnd / (srtt or 1 ms).
+    /// InitPacingRate (§5.6.2): StartupPacingGain · C.InitialCwnd / (srtt or 1 ms).
     fn init_pacing_rate(&self, tp: &mut TcpCc) {
         let rtt_us = if tp.srtt_us != 0 {
             tp.srtt().max(1) as u64
         } else {
             NOMINAL_RTT_US
         };
-        let bw = (INITIAL_CWND as u64 * BW_UNIT / rtt_us).min(u32::MAX as u64) as u32;
+        let bw = (self.initial_cwnd as u64 * BW_UNIT / rtt_us).min(u32::MAX as u64) as u32;
         // The initial rate is not discounted by the margin.
         let rate = (bw as u64)
             .wrapping_mul(tp.mss_cache as u64)
@@ -630,7 +632,7 @@ impl Bbr3 {
         let mut cwnd = tp.snd_cwnd;
         if self.full_bw_reached {
             cwnd = cwnd.saturating_add(rs.acked_sacked).min(self.max_inflight);
-        } else if cwnd < self.max_inflight || tp.delivered < INITIAL_CWND {
+        } else if cwnd < self.max_inflight || tp.delivered < self.initial_cwnd {
             cwnd = cwnd.saturating_add(rs.acked_sacked);
         }
         cwnd = cwnd.max(self.cfg.min_pipe_cwnd);
@@ -703,6 +705,7 @@ impl CongestionOps for Bbr3 {
 
     fn new(p: &Bbr3Params) -> Self {
         Bbr3 {
+            initial_cwnd: INITIAL_CWND,
             state: State::Startup,
             pacing_gain: p.startup_pacing_gain,
             cwnd_gain: p.default_cwnd_gain,
@@ -763,11 +766,14 @@ impl CongestionOps for Bbr3 {
     fn init(&mut self, tp: &mut TcpCc) {
         let cfg = self.cfg.clone();
         *self = Bbr3::new(&cfg);
+        self.initial_cwnd = tp.snd_cwnd;
         tp.snd_ssthresh = TCP_INFINITE_SSTHRESH;
         if tp.srtt_us != 0 {
             self.min_rtt_us = tp.srtt();
         }
         self.min_rtt_stamp = tp.now_us;
+        // OnInit leaves the 5-s filter unset; it starts as the 10-s one does
+        // (else a connection opened after 5 s would enter PROBE_RTT at once).
         self.probe_rtt_min_stamp = tp.now_us;
         self.extra_acked_interval_start = tp.now_us;
         self.reset_congestion_signals();

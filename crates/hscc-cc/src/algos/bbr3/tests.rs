@@ -131,6 +131,13 @@ fn init_paces_at_the_startup_gain_times_the_initial_window_per_ms() {
         (h.cc.inflight_longterm, h.cc.bw_shortterm, h.cc.min_rtt_us),
         (INF, INF, INF)
     );
+    // C.InitialCwnd is the sender's: 4 packets per ms is 67 108, and
+    // 67 108 · 1448 · 2.77 · 10^6 >> 24 = 16 043 633 B/s. Before an RTT
+    // sample the BDP is that window too.
+    let h = Harness::new(Bbr3::new(&Bbr3Params::default()), 4);
+    assert_eq!(h.cc.initial_cwnd, 4);
+    assert_eq!(h.tp.pacing_rate, 16_043_633);
+    assert_eq!(h.cc.bdp_multiple(BW_10_PER_MS, 100), 4);
 }
 
 #[test]
