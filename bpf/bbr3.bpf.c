@@ -6,7 +6,7 @@
  * module's documentation gives the model, the draft sections of every
  * constant, and where hscc's hooks differ from the draft's events (the
  * estimate of RS.tx_in_flight and RS.lost, which the kernel's rate_sample
- * does not carry either; the per-loss step once per ACK).
+ * does not carry either; the per-loss step at the next ACK).
  *
  * It owns cwnd and pacing through cong_control, as bbr.bpf.c. Its state
  * (about 230 bytes) is larger than icsk_ca_priv, so it lives in a
@@ -119,6 +119,7 @@ struct bbr3 {
 	__u32 lost_mark_lost[2];
 	__u32 lost_mark_next;
 	__u32 initial_cwnd;
+	__u32 lost_seen;
 	__u32 pacing_gain;
 	__u32 cwnd_gain;
 	__u8 state;
@@ -481,14 +482,14 @@ static __always_inline void handle_inflight_too_high(struct sock *sk, struct bbr
 
 static __always_inline void handle_lost_packets(struct sock *sk, struct bbr3 *b,
 						const struct rate_sample *rs,
-						const struct bbr3_sample *s)
+						const struct bbr3_sample *s, __u32 lost)
 {
 	note_loss(sk, b);
 	b->loss_events_in_round = sat_add32(b->loss_events_in_round, 1);
 	if (!b->is_bw_probe_sample)
 		return;
 	if (is_inflight_too_high(s))
-		handle_inflight_too_high(sk, b, rs, inflight_at_loss(s, (__u32)rs->losses));
+		handle_inflight_too_high(sk, b, rs, inflight_at_loss(s, lost));
 }
 
 static __always_inline void handle_spurious_loss_detection(struct sock *sk, struct bbr3 *b)
@@ -893,12 +894,16 @@ void BPF_PROG(bbr3_main, struct sock *sk, __u32 ack, int flag, const struct rate
 	struct bbr3 *b = bbr3_of(sk);
 	struct bbr3_sample s;
 	__u8 ca_state = hscc_ca_state(sk);
+	__u32 newly_lost;
 
 	if (!b)
 		return;
 	sample_of(sk, b, rs, &s);
-	if (rs->losses > 0)
-		handle_lost_packets(sk, b, rs, &s);
+	/* Marked lost since the last ACK: by this ACK or by a timer. */
+	newly_lost = tcp_sk(sk)->lost - b->lost_seen;
+	b->lost_seen = tcp_sk(sk)->lost;
+	if (newly_lost > 0)
+		handle_lost_packets(sk, b, rs, &s, newly_lost);
 	if (in_loss_recovery(b->prev_ca_state) && !in_loss_recovery(ca_state))
 		restore_cwnd(sk, b);
 	b->prev_ca_state = ca_state;
@@ -943,6 +948,7 @@ void BPF_PROG(bbr3_init, struct sock *sk)
 	b->undo_state = BBR3_UNDO_NONE;
 	b->prev_ca_state = TCP_CA_Open;
 	b->initial_cwnd = tp->snd_cwnd;
+	b->lost_seen = tp->lost;
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	if (tp->srtt_us)
 		b->min_rtt_us = tp->srtt_us >> 3;

@@ -73,15 +73,22 @@ impl Bbr3 {
         self.bdp_multiple(self.bw, PERCENT).min(tp.snd_cwnd)
     }
 
-    /// HandleLostPacket (§5.5.10.2) for this ACK's newly lost packets, taken as one burst.
-    pub(super) fn handle_lost_packets(&mut self, tp: &mut TcpCc, rs: &RateSample, s: &Sample) {
+    /// HandleLostPacket (§5.5.10.2) for the `lost` packets marked since the
+    /// last ACK, taken as one burst.
+    pub(super) fn handle_lost_packets(
+        &mut self,
+        tp: &mut TcpCc,
+        rs: &RateSample,
+        s: &Sample,
+        lost: u32,
+    ) {
         self.note_loss(tp);
         self.loss_events_in_round = self.loss_events_in_round.saturating_add(1);
         if !self.is_bw_probe_sample {
             return; // not a packet sent while probing bandwidth
         }
         if self.is_inflight_too_high(s) {
-            let tx_in_flight = self.inflight_at_loss(s, rs.losses);
+            let tx_in_flight = self.inflight_at_loss(s, lost);
             self.handle_inflight_too_high(tp, rs, tx_in_flight);
         }
     }

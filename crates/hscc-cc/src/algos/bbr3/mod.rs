@@ -31,12 +31,14 @@
 //!   interpolating C.lost between the last two round starts at P.delivered,
 //!   and P.tx_in_flight as RS.delivered + RS.lost, what of the flight at the
 //!   send has since been delivered or marked lost.
-//! - **HandleLostPacket(P)** (§5.5.10.2) runs once per ACK that marks
-//!   losses, taking the ACK's newly lost packets as one burst P of
-//!   `rs.losses` packets (the draft's own treatment of an offload burst).
+//! - **HandleLostPacket(P)** (§5.5.10.2) runs at the first ACK after
+//!   packets were marked lost, taking them as one burst P (the draft's own
+//!   treatment of an offload burst): those this ACK marked (`rs.losses`) and
+//!   any a timer marked since the last ACK (RACK's reordering timer, a tail
+//!   loss probe's), which no hook reports, seen as C.lost's growth.
 //! - **CheckStartupHighLoss** (§5.3.1.3) has no pseudocode: "fast recovery for
 //!   a full round" is read as Recovery at the end of a loss round, and "6
-//!   discontiguous lost ranges" as 6 ACKs that marked losses in that round.
+//!   discontiguous lost ranges" as 6 loss events (ACKs, timers) in that round.
 //! - SetSendQuantum: hscc's sender sends single packets; the quantum is
 //!   computed as §5.6.3 says, for the offload budget (3 quanta) only.
 //! - ECN: the draft specifies no response (§3.7); none is implemented and
@@ -173,6 +175,8 @@ pub enum AckPhase {
 pub struct Bbr3 {
     /// C.InitialCwnd: the sender's cwnd at `init`, packets.
     pub initial_cwnd: u32,
+    /// C.lost at the last ACK: packets marked lost since are a loss event.
+    pub lost_seen: u32,
     /// BBR.state.
     pub state: State,
     /// BBR.pacing_gain, %.
@@ -706,6 +710,7 @@ impl CongestionOps for Bbr3 {
     fn new(p: &Bbr3Params) -> Self {
         Bbr3 {
             initial_cwnd: INITIAL_CWND,
+            lost_seen: 0,
             state: State::Startup,
             pacing_gain: p.startup_pacing_gain,
             cwnd_gain: p.default_cwnd_gain,
@@ -767,6 +772,7 @@ impl CongestionOps for Bbr3 {
         let cfg = self.cfg.clone();
         *self = Bbr3::new(&cfg);
         self.initial_cwnd = tp.snd_cwnd;
+        self.lost_seen = tp.lost;
         tp.snd_ssthresh = TCP_INFINITE_SSTHRESH;
         if tp.srtt_us != 0 {
             self.min_rtt_us = tp.srtt();
@@ -822,8 +828,10 @@ impl CongestionOps for Bbr3 {
     /// congestion control in an ACK; then the model, the state and the controls.
     fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
         let s = self.sample(tp, rs);
-        if rs.losses > 0 {
-            self.handle_lost_packets(tp, rs, &s);
+        let newly_lost = tp.lost.wrapping_sub(self.lost_seen);
+        self.lost_seen = tp.lost;
+        if newly_lost > 0 {
+            self.handle_lost_packets(tp, rs, &s, newly_lost);
         }
         // Leaving loss recovery restores the last known good cwnd (§5.6.4.4).
         if in_loss_recovery_state(self.prev_ca_state) && !in_loss_recovery(tp) {

@@ -323,6 +323,7 @@ fn probing_up() -> Harness<Bbr3> {
     assert_eq!(h.cc.state, State::ProbeBwUp);
     h.tp.delivered = 1200;
     h.tp.lost = 20;
+    h.cc.lost_seen = 20;
     h.tp.packets_out = 150;
     h.cc.next_round_delivered = 1200;
     h.cc.loss_round_delivered = 1200;
@@ -401,6 +402,31 @@ fn a_probe_losing_over_2_percent_sets_inflight_longterm_and_goes_down() {
     assert_eq!(h.cc.inflight_longterm, INF);
     assert_eq!(h.cc.state, State::ProbeBwRefill);
     assert_eq!(h.cc.undo_state, None);
+}
+
+#[test]
+fn losses_a_timer_marked_count_at_the_next_ack() {
+    let mut h = probing_up();
+    // RACK's reordering timer marks 5 lost between ACKs: C.lost 20 → 25.
+    h.tp.lost += 5;
+    // The next ACK marks none itself; its sample is the one of the test
+    // above (RS.lost 10, tx_in_flight 161): the probe went too high.
+    ack(
+        &mut h,
+        Ack {
+            delivered: 151,
+            prior: Some(1050),
+            ..Ack::default()
+        },
+    );
+    assert_eq!(h.cc.undo_state, Some(State::ProbeBwUp));
+    assert_eq!(h.cc.inflight_longterm, 155);
+    assert_eq!(h.cc.state, State::ProbeBwDown);
+    assert_eq!(h.cc.lost_seen, 25);
+    // Seen once: the following ACK finds no new loss.
+    let events = h.cc.loss_events_in_round;
+    ack(&mut h, Ack::default());
+    assert_eq!(h.cc.loss_events_in_round, events);
 }
 
 #[test]
