@@ -472,15 +472,18 @@ impl Bbr3 {
     }
 
     /// CheckStartupDone (§5.3.1.1).
-    fn check_startup_done(&mut self, tp: &TcpCc, s: &Sample) {
+    fn check_startup_done(&mut self, tp: &mut TcpCc, s: &Sample) {
         self.check_startup_high_loss(tp, s);
         if self.state == State::Startup && self.full_bw_reached {
-            self.enter_drain();
+            self.enter_drain(tp);
         }
     }
 
     /// EnterDrain (§5.3.2).
-    fn enter_drain(&mut self) {
+    fn enter_drain(&mut self, tp: &mut TcpCc) {
+        // Not the draft's (it has no ssthresh): Linux's v3 sets ssthresh to
+        // one BDP here only to show STARTUP is over (tcp_info, ss).
+        tp.snd_ssthresh = self.inflight(tp, self.max_bw.get(), PERCENT);
         self.state = State::Drain;
         self.pacing_gain = self.cfg.drain_pacing_gain;
         self.cwnd_gain = self.cfg.default_cwnd_gain;

@@ -165,6 +165,9 @@ fn startup_never_slows_down_and_ends_after_three_rounds_without_25_percent_growt
     assert_eq!(h.cc.bw, 208_037);
     assert_eq!(h.tp.pacing_rate, rate(208_037, 50));
     assert_eq!(h.cc.drain_start_round, 5);
+    // ssthresh shows STARTUP is over (as Linux's v3): one BDP at max_bw,
+    // ⌈208 037 · 10 000 / 2^24⌉ = 124, above the offload budget (83).
+    assert_eq!(h.tp.snd_ssthresh, 124);
 }
 
 #[test]
@@ -594,7 +597,8 @@ fn leaving_recovery_restores_the_cwnd_saved_on_entering_it() {
     let mut h = cruising();
     h.tp.snd_cwnd = 150;
     h.tp.packets_out = 150;
-    assert_eq!(h.cc.ssthresh(&mut h.tp), TCP_INFINITE_SSTHRESH);
+    // ssthresh is left as STARTUP's end set it (one BDP, 100): BBR does not use it.
+    assert_eq!(h.cc.ssthresh(&mut h.tp), 100);
     assert_eq!(h.cc.prior_cwnd, 150);
     h.tp.ca_state = CaState::Recovery;
     ack(&mut h, Ack::default());
