@@ -519,6 +519,7 @@ static __always_inline void check_startup_high_loss(struct sock *sk, struct bbr3
 	if (b->state == BBR3_STARTUP && !b->full_bw_reached && hscc_ca_state(sk) == TCP_CA_Recovery &&
 	    b->loss_events_in_round >= startup_full_loss_cnt && is_inflight_too_high(s)) {
 		b->undo_state = BBR3_STARTUP;
+		b->full_bw_now = 1;
 		b->full_bw_reached = 1;
 		b->inflight_longterm = hscc_max(bdp_multiple(b, b->bw, PERCENT), b->inflight_latest);
 	}

@@ -170,6 +170,9 @@ impl Bbr3 {
             && self.is_inflight_too_high(s)
         {
             self.undo_state = Some(State::Startup);
+            // §5.3.1.3 names full_bw_reached; the test appendix (A.2) expects
+            // full_bw_now too, which only UP reads (and UP's start resets).
+            self.full_bw_now = true;
             self.full_bw_reached = true;
             self.inflight_longterm = self
                 .bdp_multiple(self.bw, PERCENT)

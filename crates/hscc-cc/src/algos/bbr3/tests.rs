@@ -381,6 +381,7 @@ fn a_probe_losing_over_2_percent_sets_inflight_longterm_and_goes_down() {
         &mut h,
         Ack {
             delivered: 151,
+            interval_us: 15_100, // 10 packets/ms
             losses: 5,
             prior: Some(1050),
             ..Ack::default()
@@ -418,6 +419,7 @@ fn losses_a_timer_marked_count_at_the_next_ack() {
         &mut h,
         Ack {
             delivered: 151,
+            interval_us: 15_100, // 10 packets/ms
             prior: Some(1050),
             ..Ack::default()
         },
@@ -847,5 +849,228 @@ mod with_rate_samples {
                 prop_assert_eq!(&t.cc, &h.cc);
             }
         }
+    }
+}
+
+/// The draft's example test cases (Appendix A) not covered above.
+mod draft_examples {
+    use super::*;
+
+    /// A.2: loss ends STARTUP even when the samples are application-limited.
+    #[test]
+    fn startup_ends_on_loss_when_application_limited() {
+        let mut h = bbr3();
+        h.tp.packets_out = 1000;
+        round_of(&mut h, 100);
+        h.tp.ca_state = CaState::Recovery;
+        let app_limited_loss = Ack {
+            losses: 1,
+            app_limited: true,
+            ..Ack::default()
+        };
+        for _ in 0..6 {
+            ack(&mut h, app_limited_loss);
+        }
+        ack(
+            &mut h,
+            Ack {
+                delivered: 120,
+                interval_us: 12_000,
+                new_round: true,
+                app_limited: true,
+                ..Ack::default()
+            },
+        );
+        assert!(h.cc.full_bw_now && h.cc.full_bw_reached);
+        assert_eq!(h.cc.state, State::Drain);
+    }
+
+    /// A.7: application-limited rounds without loss never end STARTUP or UP.
+    #[test]
+    fn application_limited_rounds_without_loss_never_end_startup_or_up() {
+        let app_limited = |h: &mut Harness<Bbr3>| {
+            h.advance_ms(10);
+            ack(
+                h,
+                Ack {
+                    delivered: 100,
+                    interval_us: 10_000,
+                    new_round: true,
+                    app_limited: true,
+                    ..Ack::default()
+                },
+            );
+        };
+        let mut h = bbr3();
+        h.tp.packets_out = 1000;
+        for _ in 0..20 {
+            app_limited(&mut h);
+        }
+        assert_eq!((h.cc.state, h.cc.full_bw_count), (State::Startup, 0));
+
+        let mut h = cruising();
+        h.cc.start_probe_bw_refill(&h.tp);
+        round_of(&mut h, 100);
+        assert_eq!(h.cc.state, State::ProbeBwUp);
+        h.tp.packets_out = 50; // within cwnd: not cwnd-limited
+        for _ in 0..20 {
+            app_limited(&mut h);
+        }
+        assert_eq!(h.cc.state, State::ProbeBwUp);
+    }
+
+    /// A.6: a probe that loses over 2 % of application-limited samples ends
+    /// UP; the pseudocode (§5.5.10.2) leaves inflight_longterm as it was.
+    #[test]
+    fn up_ends_on_loss_when_application_limited() {
+        let mut h = probing_up();
+        h.cc.inflight_longterm = 300;
+        ack(
+            &mut h,
+            Ack {
+                delivered: 151,
+                interval_us: 15_100, // 10 packets/ms
+                losses: 5,
+                prior: Some(1050),
+                app_limited: true,
+                ..Ack::default()
+            },
+        );
+        assert_eq!(h.cc.state, State::ProbeBwDown);
+        assert!(h.cc.prev_probe_too_high);
+        assert_eq!(h.cc.inflight_longterm, 300);
+    }
+
+    /// A.9: a flight that stays above the headroom goes from DOWN straight
+    /// to REFILL once bw_probe_wait has passed.
+    #[test]
+    fn down_goes_to_refill_after_the_probe_wait_without_cruising() {
+        let mut h = cruising();
+        h.cc.start_probe_bw_down(&mut h.tp);
+        h.tp.packets_out = 10_000;
+        let end = h.cc.cycle_stamp + h.cc.bw_probe_wait_us;
+        h.tp.now_us = end;
+        ack(&mut h, Ack::default());
+        assert_eq!(h.cc.state, State::ProbeBwDown);
+        h.tp.now_us = end + 1;
+        ack(&mut h, Ack::default());
+        assert_eq!(h.cc.state, State::ProbeBwRefill);
+    }
+
+    /// A.11: a connection idle across the 5-s interval restarts without PROBE_RTT.
+    #[test]
+    fn an_idle_restart_skips_probe_rtt() {
+        let mut h = cruising();
+        h.tp.packets_out = 0;
+        h.tp.app_limited = true;
+        h.tp.now_us = h.cc.probe_rtt_min_stamp + 6_000_000;
+        h.cc.cwnd_event(&mut h.tp, CaEvent::TxStart);
+        assert!(h.cc.idle_restart);
+        h.tp.packets_out = 10;
+        ack(
+            &mut h,
+            Ack {
+                rtt_us: 12_000,
+                ..Ack::default()
+            },
+        );
+        // The expired filter took this sample instead; the restart ended.
+        // (6 s also passed the probe wait: REFILL.)
+        assert_eq!(h.cc.state, State::ProbeBwRefill);
+        assert_eq!(h.cc.probe_rtt_min_delay, 12_000);
+        assert_eq!(h.cc.probe_rtt_min_stamp, h.tp.now_us);
+        assert!(!h.cc.idle_restart);
+        ack(&mut h, Ack::default());
+        assert_eq!(h.cc.state, State::ProbeBwRefill);
+    }
+
+    /// A.19: PROBE_RTT before the pipe is full returns to STARTUP.
+    #[test]
+    fn probe_rtt_during_startup_returns_to_startup() {
+        let mut h = bbr3();
+        h.tp.packets_out = 500;
+        round_of(&mut h, 100);
+        h.tp.now_us = h.cc.probe_rtt_min_stamp + 5_000_001;
+        let slow = Ack {
+            rtt_us: 12_000,
+            ..Ack::default()
+        };
+        ack(&mut h, slow);
+        assert_eq!(h.cc.state, State::ProbeRtt);
+        h.tp.packets_out = 4; // at most ½ BDP (50): the 200 ms start
+        ack(&mut h, slow);
+        let done = h.cc.probe_rtt_done_stamp;
+        h.tp.now_us = done + 1;
+        ack(
+            &mut h,
+            Ack {
+                new_round: true,
+                ..slow
+            },
+        );
+        assert_eq!(h.cc.state, State::Startup);
+        assert_eq!((h.cc.pacing_gain, h.cc.cwnd_gain), (277, 200));
+    }
+
+    /// A.21: low application-limited samples in REFILL leave max_bw; UP
+    /// follows after the round.
+    #[test]
+    fn application_limited_refill_keeps_max_bw() {
+        let mut h = cruising();
+        h.cc.start_probe_bw_refill(&h.tp);
+        ack(
+            &mut h,
+            Ack {
+                delivered: 20,
+                interval_us: 10_000,
+                app_limited: true,
+                ..Ack::default()
+            },
+        );
+        assert_eq!(h.cc.max_bw.get(), BW_10_PER_MS);
+        h.advance_ms(10);
+        ack(
+            &mut h,
+            Ack {
+                delivered: 20,
+                interval_us: 10_000,
+                new_round: true,
+                app_limited: true,
+                ..Ack::default()
+            },
+        );
+        assert_eq!(h.cc.state, State::ProbeBwUp);
+        assert_eq!(h.cc.max_bw.get(), BW_10_PER_MS);
+    }
+
+    /// A.14: below one packet of BDP, MinPipeCwnd (4) is cwnd's floor and
+    /// the pacing rate follows the bandwidth.
+    #[test]
+    fn a_sub_packet_bdp_keeps_at_least_four_packets_of_cwnd() {
+        let mut h = bbr3();
+        // 1 packet per 100 ms at a 10-ms RTT: a tenth of a packet per RTT.
+        let slow_round = |h: &mut Harness<Bbr3>| {
+            h.advance_ms(10);
+            ack(
+                h,
+                Ack {
+                    delivered: 1,
+                    interval_us: 100_000,
+                    new_round: true,
+                    ..Ack::default()
+                },
+            );
+        };
+        for _ in 0..4 {
+            slow_round(&mut h);
+        }
+        assert!(h.cc.full_bw_reached);
+        // 2^24 / 10^5 = 167: ⌈167 · 10^4 / 2^24⌉ = 1 packet of BDP.
+        assert_eq!(h.cc.bw, 167);
+        assert_eq!(h.cc.bdp_multiple(h.cc.bw, 100), 1);
+        h.tp.snd_cwnd = 1;
+        slow_round(&mut h);
+        assert_eq!(h.tp.snd_cwnd, 4);
+        assert_eq!(h.tp.pacing_rate, rate(167, h.cc.pacing_gain as u64));
     }
 }
