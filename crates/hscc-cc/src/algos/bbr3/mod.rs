@@ -17,6 +17,8 @@
 //! (1.0) → REFILL (1.0, one round) → UP (1.25, cwnd gain 2.25) → DOWN, the
 //! next probe 2–3 s or a Reno-like number of rounds after the last;
 //! PROBE_RTT (cwnd ½ BDP for 200 ms and a round) when the 5-s min RTT expires.
+//! Linux's v3 calls the bounds `inflight_hi` (long-term), `inflight_lo` and
+//! `bw_lo` (short-term), as draft -01 did.
 //!
 //! # Units
 //! Volumes in packets (the draft allows it, §2), bandwidth in packets/µs << 24
