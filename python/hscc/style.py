@@ -71,6 +71,7 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "africa": "#c49c94",
     "multcp": "#f7b6d2",
     "bbr": "#2b8cbe",
+    "bbr3": "#08519c",
     "dctcp": "#31a354",
     "lp": "#fdae6b",
     "ledbat": "#9e9ac8",

@@ -36,6 +36,7 @@ README_NAMES = {
     "cdg": "CDG",
     "nv": "NV",
     "bbr": "BBR",
+    "bbr3": "BBRv3",
     "lp": "LP",
     "ledbat": "LEDBAT",
     "dctcp": "DCTCP",

@@ -370,6 +370,7 @@ conformance! {
     fit => "fit",
     sync => "sync",
     bbr => "bbr",
+    bbr3 => "bbr3",
     dctcp => "dctcp",
     lp => "lp",
     ledbat => "ledbat",
@@ -505,6 +506,61 @@ fn bbr_on_a_path_through_every_mode() {
         .map(String::from)
         .collect();
     assert_eq!(modes, want);
+}
+
+/// BBRv3 on a bottleneck through all its states, in lockstep with its
+/// program on every hook call: STARTUP, DRAIN and the PROBE_BW cycle at 10
+/// packets/ms and 10 ms; PROBE_RTT within 5 s; a policer at half the rate
+/// (losses: the long-term bound from a probe that lost too much, the
+/// short-term bounds from lossy rounds outside probing, recovery); then the
+/// policer gone. For several seeds (random probe waits) and the variants of
+/// its parameters.
+#[test]
+fn bbr3_on_a_path_through_every_state() {
+    let mut seen = BTreeSet::new();
+    for p in variants("bbr3") {
+        for seed in 0..3 {
+            let mut h = harness(&p, 10);
+            h.tp.prandom_state = seed;
+            let mut path = PacedPath::new(h);
+            let mut watch = |path: &mut PacedPath<Lockstep>, us: u64| {
+                let end = path.h.tp.now_us + us;
+                while path.h.tp.now_us < end {
+                    path.run_for(1000);
+                    if let hscc_cc::Cc::Bbr3(b) = path.h.cc.rust() {
+                        seen.insert(format!("{:?}", b.state));
+                        if b.inflight_longterm != u32::MAX {
+                            seen.insert("inflight_longterm".into());
+                        }
+                        if b.bw_shortterm != u32::MAX {
+                            seen.insert("bw_shortterm".into());
+                        }
+                    }
+                }
+            };
+            watch(&mut path, 6_000_000);
+            path.policer = Some(Policer::new(0.005, 20.0, path.h.tp.now_us));
+            watch(&mut path, 3_000_000);
+            path.policer = None;
+            watch(&mut path, 1_000_000);
+            assert!(path.h.cc.calls() > 10_000, "{}", path.h.cc.calls());
+        }
+    }
+    let want: BTreeSet<String> = [
+        "Startup",
+        "Drain",
+        "ProbeBwDown",
+        "ProbeBwCruise",
+        "ProbeBwRefill",
+        "ProbeBwUp",
+        "ProbeRtt",
+        "inflight_longterm",
+        "bw_shortterm",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(seen, want);
 }
 
 /// TCP-FIT's shared α (`alpha_shared`): the connections of one thread share

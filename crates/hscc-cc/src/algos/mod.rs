@@ -2,6 +2,7 @@
 
 pub mod africa;
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod cdg;
 pub mod ctcp;
