@@ -6,7 +6,6 @@ globals, as in the simulator (hscc-program); a parameter not given keeps the pro
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,13 +74,20 @@ def globals_for(prog: Program, assignments: list[str]) -> list[tuple[str, int]]:
 
 
 def build(prog: Program) -> Path:
-    """The program built for this kernel (cached beside hscc's own build by content)."""
+    """The program built for this kernel (cached beside hscc's own build, by the contents of
+    the file and of the headers it includes from beside it)."""
     reason = toolchain.missing_for_build()
     if reason:
         raise KernelError(f"cannot build {prog.path.name} for the kernel: {reason}")
+    from hscc.sweeps.programs import ProgramSourceError, read
+
     out = programs.build()  # vmlinux.h and the loader
-    text = prog.path.read_bytes()
-    key = hashlib.sha256(text + str(prog.path).encode()).hexdigest()[:16]
+    # Keyed by the program's path and text and those of the headers it includes from beside
+    # it, as the simulator's build is: an edited header builds the program anew.
+    try:
+        key = read(str(prog.path), "to build it for the kernel", limit=None).digest[:16]
+    except ProgramSourceError as e:
+        raise KernelError(str(e)) from None
     obj = out / "user" / f"{prog.path.name.removesuffix('.c')}-{key}.o"
     if obj.exists():
         return obj
