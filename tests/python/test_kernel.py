@@ -384,6 +384,11 @@ def test_a_users_program_file_loads_with_its_parameters_and_unloads(
         pytest.skip(f"Linux's BPF selftests are not here: {cubic.stderr.strip()}")
     r = runner.invoke(app, ["kernel", "load", str(Path(cubic.stdout.strip()) / "bpf_cubic.c")])
     assert r.exit_code == 0 and "as bpf_cubic" in r.output, r.output
+    # Its struct_ops map is named after its variable (`cubic`), not its ops' name: found still.
+    ops_id = registry.ops_maps()["bpf_cubic"]
+    assert f"(struct_ops map {ops_id})" in r.output, r.output
+    [reg] = [x for x in registry.registrations() if x.kernel_name == "bpf_cubic"]
+    assert reg.map_id == ops_id and reg.pinned, reg
     r = runner.invoke(app, ["kernel", "unload", "bpf_cubic"])
     assert r.exit_code == 0, r.output
 
