@@ -6,6 +6,7 @@ cubic and dctcp."""
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import resource
 import shlex
@@ -445,31 +446,56 @@ def test_a_sweep_over_a_programs_parameter_on_two_workers_and_on_dask(tmp_path):
     assert dask.points.drop("wall_time_s").equals(points)
 
 
-@pytest.mark.timeout(240)
-def test_the_guides_commands_run_in_order(tmp_path, monkeypatch):
-    """docs/programs.md's tutorial, every command as written, in an empty directory; the
-    kernel and testbed steps (sudo) where this machine can run them, else up to them."""
-    from hscc.testbed.run import missing
-
+def guide_commands() -> list[str]:
+    """docs/programs.md's tutorial, its commands as written, in order."""
     text = (ROOT / "docs/programs.md").read_text()
     block = text.split("```console\n", 1)[1].split("```", 1)[0]
     commands = [line.removeprefix("$ ") for line in block.splitlines() if line.startswith("$ ")]
     assert commands[0] == "hscc new-algorithm mycc" and len(commands) >= 5
-    no_kernel = missing()
+    return commands
+
+
+def run_in_order(commands: list[str], cwd: Path) -> None:
+    """Each command in `cwd` with this environment's hscc (root's, for those under sudo)."""
     exe = str(Path(sys.executable).with_name("hscc"))
     for cmd in commands:
-        if cmd.startswith("sudo "):
-            if no_kernel is not None:
-                break  # the rest needs the kernel (hscc compare reads the testbed's run)
-            cmd = cmd.removeprefix("sudo ")
-        argv = shlex.split(cmd)
+        argv = shlex.split(cmd.removeprefix("sudo "))
         assert argv[0] == "hscc", cmd
-        r = subprocess.run(
-            [exe, *argv[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=200
-        )
+        r = subprocess.run([exe, *argv[1:]], cwd=cwd, capture_output=True, text=True, timeout=200)
         assert r.returncode == 0, (cmd, r.stdout, r.stderr)
+
+
+@pytest.mark.timeout(120)
+def test_the_guides_commands_run_in_order(tmp_path):
+    """docs/programs.md's tutorial, every command as written, in an empty directory, up to
+    the first that needs the kernel (sudo): the kernel suite runs them all, below."""
+    commands = guide_commands()
+    simulator = list(itertools.takewhile(lambda c: not c.startswith("sudo "), commands))
+    assert len(simulator) >= 3, commands
+    run_in_order(simulator, tmp_path)
     assert (tmp_path / "runs/mycc/summary.json").is_file()
     assert (tmp_path / "runs/mycc-increase/points.parquet").is_file()
+
+
+@pytest.mark.real_kernel
+@pytest.mark.timeout(240)
+def test_the_guides_commands_run_in_order_with_the_kernel(tmp_path):
+    """The tutorial whole, kernel load, testbed run and compare included: the program is
+    registered for the testbed's run and removed after."""
+    from hscc.kernel import registry, toolchain
+    from hscc.testbed.run import missing
+
+    reason = missing() or toolchain.missing_for_kernel()
+    if reason is not None:
+        pytest.skip(f"the tutorial's kernel steps need the kernel: {reason}")
+    if "mycc" in registry.available_ccs():
+        pytest.skip("a congestion control named mycc is registered already")
+    run_in_order(guide_commands(), tmp_path)
+    assert hscc.load(tmp_path / "runs/mycc-kernel").flows["label"].to_list() == [
+        "mycc 0",
+        "reno 1",
+    ]
+    assert "mycc" not in registry.available_ccs()
 
 
 def test_a_sweep_files_program_values_are_relative_to_the_sweep_file(tmp_path):
