@@ -92,6 +92,31 @@ def test_a_parameter_is_a_global_of_the_program(tmp_path):
     assert r.exit_code == 2 and "incrase" in r.output and "increase" in r.output, r.output
 
 
+@pytest.mark.timeout(60)
+def test_a_value_for_a_global_is_taken_alike_by_the_simulator_and_the_kernels_loader(tmp_path):
+    """What the simulator takes for a program's global (`params`), `hscc kernel load` and the
+    testbed take as the same whole number (true as 1), and what it refuses they refuse (no
+    kernel needed: the loader's parameters are checked before it)."""
+    from hscc.kernel import user
+    from hscc.kernel.programs import KernelError
+
+    scenario = tomllib.loads(new_algorithm(tmp_path).read_text())
+    scenario["duration"] = "100ms"
+    scenario["flows"][0]["algorithm"] = str(tmp_path / "mycc.bpf.c")
+    prog = user.info(tmp_path / "mycc.bpf.c")
+    for value in (2, 2.0, True, False, -1, 4294967295, 2.5, 4294967296, -2147483649):
+        scenario["flows"][0]["params"] = {"increase": value}
+        # As the testbed writes a flow's params for the loader (testbed/plan.py).
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        try:
+            hscc.run(scenario)
+        except hscc.ScenarioError:
+            with pytest.raises(KernelError, match="a whole number in"):
+                user.globals_for(prog, [f"increase={text}"])
+        else:
+            assert user.globals_for(prog, [f"increase={text}"]) == [("increase", int(value))]
+
+
 def test_a_division_by_zero_stops_the_run_with_the_line(tmp_path):
     scenario = new_algorithm(tmp_path)
     program = tmp_path / "mycc.bpf.c"

@@ -57,14 +57,16 @@ def globals_for(prog: Program, assignments: list[str]) -> list[tuple[str, int]]:
             )
         size = prog.params[key][0]
         value = parse_value(text)
-        if isinstance(value, float) and value.is_integer():
+        if isinstance(value, bool):
+            value = int(value)  # true is 1, as the simulator takes it (a C bool)
+        elif isinstance(value, float) and value.is_integer():
             value = int(value)  # a scenario's values are numbers: 2.0 is 2
         lo, hi = (
             (-(1 << 63), (1 << 63) - 1)
             if size >= 8
             else (-(1 << (8 * size - 1)), (1 << (8 * size)) - 1)
         )
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        if not isinstance(value, int) or not lo <= value <= hi:
             raise KernelError(
                 f"{prog.path.name}: {key} = {text!r} is not allowed: a whole number in [{lo}, {hi}] "
                 f"(a {size}-byte global)"
