@@ -596,6 +596,50 @@ def test_a_sweep_of_a_python_algorithm_imports_its_module_in_the_workers():
     assert set(r.points["status"]) == {"ok"}, r.points
 
 
+MAIN_SWEEP = """
+import hscc
+
+
+class Mine(hscc.Algorithm):
+    name = "pymainonly"
+
+
+if __name__ == "__main__":
+    sc = SCENARIO
+    print(hscc.run(sc).flows["label"].to_list())
+    plain = {**sc, "flows": [{**f, "algorithm": "reno"} for f in sc["flows"]]}
+    axes = {"flows[0].algorithm": ["reno", "cubic"]}
+    print(hscc.sweep(plain, axes, jobs=2).points["status"].to_list())
+    for axes in ({"flows[0].algorithm": ["reno"]}, {"flows[0].algorithm": ["reno", "cubic"]}):
+        try:
+            hscc.sweep(sc, axes, jobs=2)
+        except hscc.SweepError as e:
+            print(e)
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_sweep_of_a_python_algorithm_defined_in_main_is_refused_with_the_reason(tmp_path):
+    """A class of a script run directly (or a notebook) is in __main__, which a sweep's
+    workers cannot import: hscc.run runs it, a sweep that names it, of any size, is refused
+    before it starts, naming the class, rather than failing every run with an unknown
+    algorithm; a sweep that does not name it runs."""
+    script = tmp_path / "mine.py"
+    sc = python_scenario("reno", "pymainonly") | {"duration": "1s"}
+    script.write_text(MAIN_SWEEP.replace("SCENARIO", repr(sc)))
+    r = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=50
+    )
+    assert r.returncode == 0, r.stderr
+    ran, swept, *refused = r.stdout.strip().splitlines()
+    assert (ran, swept) == ("['reno 0', 'pymainonly 1']", "['ok', 'ok']"), r.stdout
+    assert len(refused) == 2, r.stdout
+    for line in refused:
+        assert line.startswith(
+            "flows[1].algorithm = 'pymainonly': its class Mine is defined in __main__"
+        ), line
+
+
 def test_an_experiment_file_may_swap_a_series_algorithm_for_a_program_file(tmp_path):
     from hscc import reproduce as rep
     from hscc.reproduce import experiment
