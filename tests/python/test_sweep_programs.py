@@ -188,3 +188,24 @@ def test_a_run_without_program_files_keeps_its_key():
         separators=(",", ":"),
     )
     assert plan.cache_key(sc) == hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+@pytest.mark.timeout(90)
+def test_a_program_that_kills_its_worker_fails_its_runs_naming_the_file(tmp_path):
+    """A write far outside the memory a program may use (which the kernel's verifier refuses)
+    corrupts the process, and its end comes outside any hook, where no fault report catches
+    it: the sweep goes on, and its failed runs name the program and where to find the line."""
+    scenario = template(tmp_path)
+    program = tmp_path / "work" / "mycc.bpf.c"
+    text = program.read_text()
+    old = "\tca->loss_cwnd = tp->snd_cwnd;\n"
+    assert text.count(old) == 1, "the template changed"
+    program.write_text(
+        text.replace(
+            old, old + "\tfor (int i = 1; i < 4096; i++)\n\t\t((volatile __u64 *)ca)[i] = 0;\n"
+        )
+    )
+    r = hscc.sweep(scenario, {}, replicates=2, jobs=2)  # 2 runs: on a pool, not in this process
+    assert set(r.points["status"]) == {"failed"}, r.points
+    for error in r.points["error"]:
+        assert "mycc.bpf.c" in error and "hscc kernel load" in error, error
