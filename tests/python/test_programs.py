@@ -117,6 +117,49 @@ def test_a_value_for_a_global_is_taken_alike_by_the_simulator_and_the_kernels_lo
             assert user.globals_for(prog, [f"increase={text}"]) == [("increase", int(value))]
 
 
+@pytest.mark.timeout(60)
+def test_a_run_records_the_digest_of_its_programs_code_and_compare_checks_it(tmp_path):
+    """The manifest names each program file with the SHA-256 of its code (the file and the
+    headers it includes from beside it): the same in a copy of both elsewhere, another after
+    an edit to the header; `hscc compare` says whether its two runs ran the same code."""
+    scenario = new_algorithm(tmp_path / "a")
+    program = tmp_path / "a" / "mycc.bpf.c"
+    text = program.read_text().replace(
+        '#include "bpf_tracing_net.h"', '#include "bpf_tracing_net.h"\n#include "knob.h"'
+    )
+    program.write_text(text.replace("increase = 1;", "increase = KNOB;"))
+    (tmp_path / "a" / "knob.h").write_text("#define KNOB 1\n")
+    scenario.write_text(scenario.read_text().replace('duration = "10s"', 'duration = "1s"'))
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+
+    def ran(directory: str, out: str) -> str:
+        r = runner.invoke(app, ["run", str(tmp_path / directory / "mycc.toml"), "-o", out, "-q"])
+        assert r.exit_code == 0, r.output
+        [(path, digest)] = hscc.load(out).manifest["programs"].items()
+        assert path == str(tmp_path / directory / "mycc.bpf.c")
+        return digest
+
+    first = ran("a", str(tmp_path / "run-a"))
+    assert ran("b", str(tmp_path / "run-b")) == first  # the same code, elsewhere
+    (tmp_path / "a" / "knob.h").write_text("#define KNOB 4\n")
+    assert ran("a", str(tmp_path / "run-a4")) != first
+    assert "programs" not in hscc.run(python_scenario("reno")).manifest
+
+    r = runner.invoke(app, ["compare", str(tmp_path / "run-a"), str(tmp_path / "run-b")])
+    assert r.exit_code == 0 and f"mycc.bpf.c: the same code in both runs (sha256 {first[:16]})" in (
+        r.output
+    ), r.output
+    r = runner.invoke(app, ["compare", str(tmp_path / "run-a"), str(tmp_path / "run-a4"), "--json"])
+    assert json.loads(r.output)["programs"] == [
+        {
+            "program": str(program),
+            "a": first,
+            "b": hscc.load(tmp_path / "run-a4").manifest["programs"][str(program)],
+            "same": False,
+        }
+    ]
+
+
 def test_a_division_by_zero_stops_the_run_with_the_line(tmp_path):
     scenario = new_algorithm(tmp_path)
     program = tmp_path / "mycc.bpf.c"

@@ -108,6 +108,10 @@ def test_a_worker_that_reads_other_text_runs_the_sweeps_and_names_the_original_f
     manifest = json.loads(shipped[1]["manifest.json"])
     assert manifest["scenario"]["flows"][0]["algorithm"] == str(tmp_path / "work" / "mycc.bpf.c")
     assert manifest["scenario"] == json.loads(planned[1]["manifest.json"])["scenario"]
+    # And the digest of the code it ran: the planned text's, not the edited file's.
+    first = json.loads(planned[1]["manifest.json"])["programs"]
+    assert manifest["programs"] == first and list(first) == [str(program)]
+    assert json.loads(edited[1]["manifest.json"])["programs"][str(program)] != first[str(program)]
 
 
 @pytest.mark.timeout(60)
