@@ -45,24 +45,31 @@ def available_ccs() -> set[str]:
     return set(AVAILABLE.read_text().split())
 
 
-def struct_ops_maps(prefix: str = "hscc_") -> dict[str, int]:
-    """The kernel's struct_ops maps whose names start with `prefix` (hscc's by default),
-    kernel name -> map id."""
+def _struct_ops(verb: str) -> list[dict[str, Any]]:
+    """`bpftool -j struct_ops VERB` (show or dump), parsed; KernelError without bpftool or
+    when it fails."""
     if shutil.which("bpftool") is None:
         raise KernelError(
             f"bpftool is not installed (apt-get install {toolchain.APT_PACKAGES}): "
             "it lists the kernel's struct_ops maps"
         )
     r = subprocess.run(
-        ["bpftool", "-j", "struct_ops", "show"],
+        ["bpftool", "-j", "struct_ops", verb],
         capture_output=True,
         text=True,
         timeout=30,
         check=False,
     )
     if r.returncode != 0:
-        raise KernelError(f"bpftool struct_ops show failed: {r.stderr.strip()}")
-    maps = json.loads(r.stdout or "[]")
+        raise KernelError(f"bpftool struct_ops {verb} failed: {r.stderr.strip()}")
+    out: list[dict[str, Any]] = json.loads(r.stdout or "[]")
+    return out
+
+
+def struct_ops_maps(prefix: str = "hscc_") -> dict[str, int]:
+    """The kernel's struct_ops maps whose names start with `prefix` (hscc's by default),
+    kernel name -> map id."""
+    maps = _struct_ops("show")
     return {m["name"]: int(m["id"]) for m in maps if str(m.get("name", "")).startswith(prefix)}
 
 
@@ -71,24 +78,10 @@ def ops_maps() -> dict[str, int]:
     TCP_CONGESTION selects) -> map id. A map is named after the program's variable, which
     need not be that name (Linux's bpf_cubic.c registers bpf_cubic from its variable
     `cubic`), so the ops are read (bpftool struct_ops dump)."""
-    if shutil.which("bpftool") is None:
-        raise KernelError(
-            f"bpftool is not installed (apt-get install {toolchain.APT_PACKAGES}): "
-            "it lists the kernel's struct_ops maps"
-        )
-    r = subprocess.run(
-        ["bpftool", "-j", "struct_ops", "dump"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
-    if r.returncode != 0:
-        raise KernelError(f"bpftool struct_ops dump failed: {r.stderr.strip()}")
     out: dict[str, int] = {}
     info: dict[str, Any] | None = None
     # A flat list: each map's {"bpf_map_info": ...}, then its {"bpf_struct_ops_TYPE": ...}.
-    for item in json.loads(r.stdout or "[]"):
+    for item in _struct_ops("dump"):
         if "bpf_map_info" in item:
             info = item["bpf_map_info"]
             continue
