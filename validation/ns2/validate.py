@@ -337,7 +337,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--out", required=True, type=Path, help="run directory (new or empty)")
     ap.add_argument(
-        "--only", action="append", default=[], metavar="NAME", help="this configuration only"
+        "--only",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="these configurations only (one or more names; repeatable)",
     )
     ap.add_argument(
         "--seeds", type=int, help="seeds per tool (default 2; with --recovery, the entry's)"

@@ -354,10 +354,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--only",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="NAME",
-        help="run only this configuration (repeatable)",
+        help="run only these configurations (one or more names; repeatable)",
     )
     ap.add_argument(
         "--recovery",
