@@ -1,7 +1,5 @@
-//! The running simulation and its event loop's driver: the pieces are the
-//! network (`net.rs`), flow slots (`flow.rs`), host lines (`host.rs`), the
-//! sender's wire (`wire.rs`), building (`assemble.rs`), the event handlers
-//! (`events.rs`), web traffic (`web.rs`), routes, traces and the invariants.
+//! The running simulation: [`Sim`], which holds the network, the flow slots and
+//! the host lines, and the loop that takes its events in time order.
 
 macro_rules! wire {
     ($self:ident, $flow:expr) => {
