@@ -283,11 +283,18 @@ static __always_inline void reset_short_term_model(struct bbr3 *b)
 	b->inflight_shortterm = INF;
 }
 
+/* A state of the machine and the two gains it runs with, set together. */
+static __always_inline void enter_state(struct bbr3 *b, __u8 state, __u32 pacing_gain,
+				       __u32 cwnd_gain)
+{
+	b->state = state;
+	b->pacing_gain = pacing_gain;
+	b->cwnd_gain = cwnd_gain;
+}
+
 static __always_inline void enter_startup(struct bbr3 *b)
 {
-	b->state = BBR3_STARTUP;
-	b->pacing_gain = startup_pacing_gain;
-	b->cwnd_gain = default_cwnd_gain;
+	enter_state(b, BBR3_STARTUP, startup_pacing_gain, default_cwnd_gain);
 }
 
 static __always_inline void save_cwnd(struct sock *sk, struct bbr3 *b)
@@ -412,16 +419,12 @@ static __always_inline void start_probe_bw_down(struct sock *sk, struct bbr3 *b)
 	b->cycle_stamp = tcp_sk(sk)->tcp_mstamp;
 	b->ack_phase = BBR3_ACKS_PROBE_STOPPING;
 	start_round(sk, b);
-	b->state = BBR3_PROBE_BW_DOWN;
-	b->pacing_gain = probe_down_pacing_gain;
-	b->cwnd_gain = default_cwnd_gain;
+	enter_state(b, BBR3_PROBE_BW_DOWN, probe_down_pacing_gain, default_cwnd_gain);
 }
 
 static __always_inline void start_probe_bw_cruise(struct bbr3 *b)
 {
-	b->state = BBR3_PROBE_BW_CRUISE;
-	b->pacing_gain = PERCENT;
-	b->cwnd_gain = default_cwnd_gain;
+	enter_state(b, BBR3_PROBE_BW_CRUISE, PERCENT, default_cwnd_gain);
 }
 
 static __always_inline void start_probe_bw_refill(struct sock *sk, struct bbr3 *b)
@@ -432,9 +435,7 @@ static __always_inline void start_probe_bw_refill(struct sock *sk, struct bbr3 *
 	b->prev_probe_precautionary = 0;
 	b->ack_phase = BBR3_ACKS_REFILLING;
 	start_round(sk, b);
-	b->state = BBR3_PROBE_BW_REFILL;
-	b->pacing_gain = PERCENT;
-	b->cwnd_gain = default_cwnd_gain;
+	enter_state(b, BBR3_PROBE_BW_REFILL, PERCENT, default_cwnd_gain);
 }
 
 static __always_inline void raise_inflight_longterm_slope(struct sock *sk, struct bbr3 *b)
@@ -452,9 +453,7 @@ static __always_inline void start_probe_bw_up(struct sock *sk, struct bbr3 *b,
 	start_round(sk, b);
 	reset_full_bw(b);
 	b->full_bw = s->delivery_rate;
-	b->state = BBR3_PROBE_BW_UP;
-	b->pacing_gain = probe_up_pacing_gain;
-	b->cwnd_gain = probe_up_cwnd_gain;
+	enter_state(b, BBR3_PROBE_BW_UP, probe_up_pacing_gain, probe_up_cwnd_gain);
 	raise_inflight_longterm_slope(sk, b);
 }
 
@@ -831,9 +830,7 @@ static __always_inline void check_probe_rtt(struct sock *sk, struct bbr3 *b,
 					    const struct rate_sample *rs)
 {
 	if (b->state != BBR3_PROBE_RTT && b->probe_rtt_expired && !b->idle_restart) {
-		b->state = BBR3_PROBE_RTT;
-		b->pacing_gain = PERCENT;
-		b->cwnd_gain = probe_rtt_cwnd_gain;
+		enter_state(b, BBR3_PROBE_RTT, PERCENT, probe_rtt_cwnd_gain);
 		save_cwnd(sk, b);
 		b->probe_rtt_done_stamp = 0;
 		b->ack_phase = BBR3_ACKS_PROBE_STOPPING;
@@ -917,9 +914,7 @@ void BPF_PROG(bbr3_main, struct sock *sk, __u32 ack, int flag, const struct rate
 	if (b->state == BBR3_STARTUP && b->full_bw_reached) {
 		/* bbr3/mod.rs enter_drain: ssthresh shows STARTUP is over, as Linux's v3. */
 		tcp_sk(sk)->snd_ssthresh = inflight_for(sk, b, max_bw(b), PERCENT);
-		b->state = BBR3_DRAIN;
-		b->pacing_gain = drain_pacing_gain;
-		b->cwnd_gain = default_cwnd_gain;
+		enter_state(b, BBR3_DRAIN, drain_pacing_gain, default_cwnd_gain);
 		b->drain_start_round = b->round_count;
 	}
 	check_drain_done(sk, b);

@@ -30,7 +30,12 @@ use crate::ops::{
 };
 
 mod paced_path;
+// For this crate's BBR tests only: proptest is a dev-dependency.
+#[cfg(test)]
+mod rate_sample;
 pub use paced_path::{PacedPath, Policer};
+#[cfg(test)]
+pub use rate_sample::{rate_steps, RateAck, RateStep};
 
 /// Default MSS of the harness, bytes.
 pub const MSS: u32 = 1448;

@@ -157,8 +157,38 @@ const LINUX: &[Setting] = &[
     ),
 ];
 
+/// [`LINUX`]'s row for `knob` (every algorithm's), for a profile that shares it:
+/// resolved when compiling, so a knob missing from [`LINUX`] fails the build.
+const fn from_linux(knob: &str) -> Setting {
+    let mut i = 0;
+    while i < LINUX.len() {
+        if LINUX[i].algorithm.is_none() && same(LINUX[i].knob, knob) {
+            return LINUX[i];
+        }
+        i += 1;
+    }
+    panic!("Linux 6.x's profile has no row for this knob");
+}
+
+/// `a == b` where a `const fn` may compare (`str`'s `==` is not const).
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Linux 2.6.31 (September 2009): its sysctl defaults and constants, cited
-/// from that release's net/ipv4 sources.
+/// from that release's net/ipv4 sources; the rows it shares with 6.x, value and
+/// source alike, are [`LINUX`]'s ([`from_linux`]).
 const LINUX_2_6: &[Setting] = &[
     all(
         "loss_detection",
@@ -225,16 +255,8 @@ const LINUX_2_6: &[Setting] = &[
         "\"half_ssthresh\"",
         "net/ipv4/tcp_hybla.c tcp_hybla: .min_cwnd = tcp_reno_min_cwnd",
     ),
-    all(
-        "rto_estimator",
-        "\"linux\"",
-        "net/ipv4/tcp_input.c tcp_rtt_estimator and tcp_set_rto",
-    ),
-    all(
-        "min_rto",
-        "\"200ms\"",
-        "include/net/tcp.h: #define TCP_RTO_MIN ((unsigned)(HZ/5))",
-    ),
+    from_linux("rto_estimator"),
+    from_linux("min_rto"),
     all(
         "init_cwnd",
         "3",
@@ -255,11 +277,7 @@ const LINUX_2_6: &[Setting] = &[
         "false",
         "net/ipv4/tcp_output.c tcp_syn_build_options: TSval = tcp_time_stamp, jiffies with no per-connection offset (4.10 added it)",
     ),
-    all(
-        "mss",
-        "1448",
-        "1500-byte Ethernet MTU − 40 header bytes − TCPOLEN_TSTAMP_ALIGNED (12)",
-    ),
+    from_linux("mss"),
     all(
         "ack_counting",
         "\"acks\"",
@@ -270,21 +288,9 @@ const LINUX_2_6: &[Setting] = &[
         "\"cwnd\"",
         "net/ipv4/tcp_cong.c tcp_reno_ssthresh: max(tp->snd_cwnd >> 1U, 2U)",
     ),
-    all(
-        "delayed_ack",
-        "true",
-        "net/ipv4/tcp_input.c __tcp_ack_snd_check: ACK at once only after more than one full frame",
-    ),
-    all(
-        "delack_segments",
-        "2",
-        "net/ipv4/tcp_input.c __tcp_ack_snd_check: rcv_nxt − rcv_wup > rcv_mss",
-    ),
-    all(
-        "delack_timeout",
-        "\"40ms\"",
-        "include/net/tcp.h: #define TCP_DELACK_MIN ((unsigned)(HZ/25))",
-    ),
+    from_linux("delayed_ack"),
+    from_linux("delack_segments"),
+    from_linux("delack_timeout"),
     all(
         "ecn",
         "false",

@@ -6,7 +6,7 @@
 //! and one BDP is 100 packets.
 
 use super::*;
-use crate::testing::{Harness, PacedPath, MSS};
+use crate::testing::{Harness, PacedPath, RateAck as Ack, MSS};
 
 /// 2^24/100: 10 packets per ms in BBR's unit.
 const BW_10_PER_MS: u32 = 167_772;
@@ -19,79 +19,22 @@ fn bbr() -> Harness<Bbr> {
     bbr_with(BbrParams::default())
 }
 
-/// One ACK's rate sample.
-#[derive(Clone, Copy, Debug)]
-struct Ack {
-    /// Packets this ACK delivers.
-    acked: u32,
-    /// The sample: packets delivered over interval_us.
-    delivered: i32,
-    interval_us: i64,
-    rtt_us: i64,
-    losses: u32,
-    /// Whether the sampled packet was sent after the round's end mark.
-    new_round: bool,
-    app_limited: bool,
-}
-
-impl Default for Ack {
-    fn default() -> Self {
-        Ack {
-            acked: 1,
-            delivered: 10,
-            interval_us: 1000,
-            rtt_us: 10_000,
-            losses: 0,
-            new_round: false,
-            app_limited: false,
-        }
-    }
-}
-
-/// Deliver `a.acked` packets now and call cong_control with the sample.
+/// Deliver `a`, its packet sent after the round's end mark if `a.new_round`
+/// and just before it otherwise.
 fn ack(h: &mut Harness<Bbr>, a: Ack) {
-    let prior_in_flight = h.tp.packets_in_flight();
-    let prior_delivered = if a.new_round {
-        h.cc.next_rtt_delivered
+    let mark = h.cc.next_rtt_delivered;
+    let prior = if a.new_round {
+        mark
     } else {
-        h.cc.next_rtt_delivered.wrapping_sub(1)
+        mark.wrapping_sub(1)
     };
-    h.tp.packets_out = h.tp.packets_out.saturating_sub(a.acked + a.losses);
-    h.tp.delivered += a.acked;
-    h.tp.lost += a.losses;
-    h.tp.delivered_mstamp = h.tp.now_us;
-    if h.tp.srtt_us == 0 && a.rtt_us > 0 {
-        h.tp.srtt_us = (a.rtt_us as u32) << 3;
-    }
-    if a.rtt_us > 0 {
-        h.tp.min_rtt_us = h.tp.min_rtt_us.min(a.rtt_us as u32);
-    }
-    let rs = RateSample {
-        prior_delivered,
-        delivered: a.delivered,
-        interval_us: a.interval_us,
-        rtt_us: a.rtt_us,
-        losses: a.losses,
-        acked_sacked: a.acked,
-        prior_in_flight,
-        is_app_limited: a.app_limited,
-        ..RateSample::default()
-    };
-    assert!(h.cc.cong_control(&mut h.tp, &rs));
+    h.rate_ack(a, a.prior.unwrap_or(prior));
 }
 
 /// A round of one ACK whose sample is `bw` exactly: `bw` packets over 2^24 µs.
 fn round_at(h: &mut Harness<Bbr>, bw: u32) {
     h.advance_ms(10);
-    ack(
-        h,
-        Ack {
-            delivered: bw as i32,
-            interval_us: 1 << 24,
-            new_round: true,
-            ..Ack::default()
-        },
-    );
+    ack(h, Ack::of(bw as i32, 1 << 24).ending_round());
 }
 
 /// Hand computation of Linux's pacing rate: bw · mss · gain / 256 · 990 000 / 2^24.
@@ -165,16 +108,7 @@ fn a_round_with_25_percent_growth_restarts_the_count() {
     assert_eq!((h.cc.full_bw, h.cc.full_bw_cnt), (1250, 0));
     // App-limited rounds do not count.
     h.advance_ms(10);
-    ack(
-        &mut h,
-        Ack {
-            delivered: 1250,
-            interval_us: 1 << 24,
-            new_round: true,
-            app_limited: true,
-            ..Ack::default()
-        },
-    );
+    ack(&mut h, Ack::of(1250, 1 << 24).ending_round().app_limited());
     assert_eq!(h.cc.full_bw_cnt, 0);
 }
 
@@ -284,13 +218,7 @@ fn the_probing_phase_lasts_until_the_flight_reaches_5_4_bdp_or_a_loss() {
     // A loss ends it too.
     let mut h = probe_bw_in_phase(0, 50);
     h.advance_ms(20);
-    ack(
-        &mut h,
-        Ack {
-            losses: 1,
-            ..Ack::default()
-        },
-    );
+    ack(&mut h, Ack::default().losing(1));
     assert_eq!(h.cc.cycle_idx, 1);
 }
 
@@ -377,13 +305,7 @@ fn probe_rtt_after_10_s_without_a_new_minimum_for_200_ms_and_a_round() {
     // A round ends, but 200 ms have not passed.
     h.advance_ms(100);
     h.tp.packets_out = 4;
-    ack(
-        &mut h,
-        Ack {
-            new_round: true,
-            ..Ack::default()
-        },
-    );
+    ack(&mut h, Ack::default().ending_round());
     assert!(h.cc.probe_rtt_round_done);
     assert_eq!(h.cc.mode, Mode::ProbeRtt);
     h.advance_ms(100);
@@ -405,13 +327,7 @@ fn probe_rtt_after_10_s_without_a_new_minimum_for_200_ms_and_a_round() {
 fn long_term_sampling_detects_a_policer_and_paces_at_its_rate() {
     let mut h = probe_bw_in_phase(2, 100);
     // A loss starts sampling.
-    ack(
-        &mut h,
-        Ack {
-            losses: 1,
-            ..Ack::default()
-        },
-    );
+    ack(&mut h, Ack::default().losing(1));
     assert!(h.cc.lt_is_sampling);
     // Two intervals of 4 rounds, 10 ms each, 100 delivered and 30 lost per
     // round: lost/delivered = 120/400 ≥ 50/256, rate 400·2^24/40 000 µs = 167 772.
@@ -442,13 +358,7 @@ fn long_term_sampling_detects_a_policer_and_paces_at_its_rate() {
     // 48 rounds later BBR stops using it and restarts gain cycling.
     for i in 1..=48 {
         h.advance_ms(10);
-        ack(
-            &mut h,
-            Ack {
-                new_round: true,
-                ..Ack::default()
-            },
-        );
+        ack(&mut h, Ack::default().ending_round());
         assert_eq!(h.cc.lt_use_bw, i < 48, "round {i}");
     }
     assert_eq!(h.cc.lt_bw, 0);
@@ -457,13 +367,7 @@ fn long_term_sampling_detects_a_policer_and_paces_at_its_rate() {
 #[test]
 fn long_term_sampling_ignores_light_loss_and_app_limited_intervals() {
     let mut h = probe_bw_in_phase(2, 100);
-    ack(
-        &mut h,
-        Ack {
-            losses: 1,
-            ..Ack::default()
-        },
-    );
+    ack(&mut h, Ack::default().losing(1));
     // 4 rounds of 100 delivered, 10 lost: 40·256 < 50·400, not lossy enough.
     for _ in 0..4 {
         h.advance_ms(10);
@@ -479,13 +383,7 @@ fn long_term_sampling_ignores_light_loss_and_app_limited_intervals() {
     }
     assert_eq!(h.cc.lt_bw, 0);
     assert!(h.cc.lt_is_sampling);
-    ack(
-        &mut h,
-        Ack {
-            app_limited: true,
-            ..Ack::default()
-        },
-    );
+    ack(&mut h, Ack::default().app_limited());
     assert!(!h.cc.lt_is_sampling);
 }
 
@@ -594,13 +492,7 @@ fn ack_aggregation_adds_the_excess_acked_for_5_to_10_rounds() {
     h.cc.extra_acked_win_rtts = 0;
     for round in 1..=10 {
         h.advance_ms(10);
-        ack(
-            &mut h,
-            Ack {
-                new_round: true,
-                ..Ack::default()
-            },
-        );
+        ack(&mut h, Ack::default().ending_round());
         let want = if round < 10 { 31 } else { 1 };
         assert_eq!(h.cc.extra_acked(), want, "round {round}");
     }
@@ -690,101 +582,22 @@ mod properties {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::testing::{proptest_cases, Op};
-
-    #[derive(Clone, Copy, Debug)]
-    enum Step {
-        Op(Op),
-        /// Advance the clock by the µs given, then the ACK.
-        Sample(u64, Ack),
-    }
-
-    fn step() -> impl Strategy<Value = Step> {
-        let op = prop_oneof![
-            (1u32..200).prop_map(Op::Send),
-            (1u32..50, 1u32..4).prop_map(|(n, k)| Op::Ack(n, k)),
-            Just(Op::DupAck),
-            Just(Op::Loss),
-            Just(Op::EnterRecovery),
-            Just(Op::EndRecovery),
-            Just(Op::Timeout),
-            (0u64..2_000_000).prop_map(Op::Advance),
-            (1u32..2_000_000).prop_map(Op::SetRtt),
-            Just(Op::Round),
-            Just(Op::Undo),
-        ];
-        let sample = (
-            (0u32..20, 0u32..4, -1i32..400),
-            (
-                prop_oneof![Just(-1i64), Just(0i64), 1i64..400_000],
-                prop_oneof![Just(-1i64), 1_000i64..300_000],
-            ),
-            (any::<bool>(), any::<bool>(), 0u64..200_000),
-        )
-            .prop_map(
-                |((acked, losses, delivered), (interval_us, rtt_us), (new_round, app, dt))| {
-                    Step::Sample(
-                        dt,
-                        Ack {
-                            acked,
-                            delivered,
-                            interval_us,
-                            rtt_us,
-                            losses,
-                            new_round,
-                            app_limited: app,
-                        },
-                    )
-                },
-            );
-        prop_oneof![1 => op.prop_map(Step::Op), 2 => sample]
-    }
-
-    fn apply(h: &mut Harness<Bbr>, s: Step) {
-        match s {
-            Step::Op(o) => h.apply(o),
-            Step::Sample(dt, a) => {
-                h.advance_us(dt);
-                // Send what cwnd allows first, so that ACKs find data out.
-                h.send_all();
-                ack(h, a);
-                h.tp.snd_cwnd = h.tp.snd_cwnd.max(1);
-            }
-        }
-    }
+    use crate::testing::{proptest_cases, rate_steps};
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(proptest_cases(256)))]
         #[test]
         fn invariants_hold_with_rate_samples(
-            steps in proptest::collection::vec(step(), 1..300),
+            steps in proptest::collection::vec(rate_steps(4), 1..300),
             split in 0usize..300,
             seed in any::<u64>(),
             max_pacing_rate in prop_oneof![Just(u64::MAX), 1u64..100_000_000],
         ) {
             let mut h = bbr();
-            h.tp.prandom_state = seed;
-            h.tp.max_pacing_rate = max_pacing_rate;
-            h.cc.init(&mut h.tp);
-            let mut twin = None;
-            for (i, s) in steps.iter().enumerate() {
-                if i == split {
-                    twin = Some(h.clone());
-                }
-                apply(&mut h, *s);
-                if let Err(e) = h.check_invariants() {
-                    return Err(TestCaseError::fail(format!("after step {i} {s:?}: {e}")));
-                }
-                prop_assert!(h.tp.pacing_rate <= max_pacing_rate, "after step {i} {s:?}");
+            h.run_rate_steps(seed, max_pacing_rate, &steps, split, ack, |h, _| {
                 prop_assert!(h.cc.cycle_idx < CYCLE_LEN && h.cc.lt_rtt_cnt < 128);
-            }
-            if let Some(mut t) = twin {
-                for s in &steps[split..] {
-                    apply(&mut t, *s);
-                }
-                prop_assert_eq!(&t.tp, &h.tp, "a clone diverged from its original");
-                prop_assert_eq!(&t.cc, &h.cc);
-            }
+                Ok(())
+            })?;
         }
     }
 }

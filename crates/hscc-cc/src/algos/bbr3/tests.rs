@@ -5,7 +5,7 @@
 //! that bottleneck with rate samples made as `tcp_rate.c` makes them.
 
 use super::*;
-use crate::testing::{Harness, PacedPath, Policer, MSS};
+use crate::testing::{Harness, PacedPath, Policer, RateAck as Ack, MSS};
 
 /// 10 packets per ms in packets/µs << 24.
 const BW_10_PER_MS: u32 = 167_772;
@@ -14,90 +14,27 @@ fn bbr3() -> Harness<Bbr3> {
     Harness::new(Bbr3::new(&Bbr3Params::default()), 10)
 }
 
-/// One ACK's rate sample.
-#[derive(Clone, Copy, Debug)]
-struct Ack {
-    /// Packets this ACK delivers.
-    acked: u32,
-    /// RS.delivered: packets delivered over interval_us.
-    delivered: i32,
-    interval_us: i64,
-    rtt_us: i64,
-    /// Packets this ACK marks lost.
-    losses: u32,
-    /// The sampled packet was sent after every round mark (it ends the
-    /// rounds); otherwise before all of them.
-    new_round: bool,
-    app_limited: bool,
-    /// P.delivered, overriding `new_round`.
-    prior: Option<u32>,
-}
-
-impl Default for Ack {
-    fn default() -> Self {
-        Ack {
-            acked: 1,
-            delivered: 10,
-            interval_us: 1000,
-            rtt_us: 10_000,
-            losses: 0,
-            new_round: false,
-            app_limited: false,
-            prior: None,
-        }
-    }
-}
-
-/// Deliver `a.acked` packets now, mark `a.losses` lost, call cong_control.
+/// Deliver `a`, its packet sent after every round mark if `a.new_round` and
+/// just before the earliest otherwise (unless `a.prior` says when).
 fn ack(h: &mut Harness<Bbr3>, a: Ack) {
-    let prior_in_flight = h.tp.packets_in_flight();
     let c = &h.cc;
     let earliest_mark = c
         .next_round_delivered
         .min(c.loss_round_delivered)
         .min(c.lost_mark_next);
-    let prior_delivered = a.prior.unwrap_or(if a.new_round {
+    let prior = if a.new_round {
         h.tp.delivered
     } else {
         earliest_mark.wrapping_sub(1)
-    });
-    h.tp.packets_out = h.tp.packets_out.saturating_sub(a.acked + a.losses);
-    h.tp.delivered += a.acked;
-    h.tp.lost += a.losses;
-    h.tp.delivered_mstamp = h.tp.now_us;
-    if a.rtt_us > 0 {
-        if h.tp.srtt_us == 0 {
-            h.tp.srtt_us = (a.rtt_us as u32) << 3;
-        }
-        h.tp.min_rtt_us = h.tp.min_rtt_us.min(a.rtt_us as u32);
-    }
-    let rs = RateSample {
-        prior_delivered,
-        delivered: a.delivered,
-        interval_us: a.interval_us,
-        rtt_us: a.rtt_us,
-        losses: a.losses,
-        acked_sacked: a.acked,
-        prior_in_flight,
-        is_app_limited: a.app_limited,
-        ..RateSample::default()
     };
-    assert!(h.cc.cong_control(&mut h.tp, &rs));
+    h.rate_ack(a, a.prior.unwrap_or(prior));
 }
 
 /// A round of 10 ms ending with one ACK whose sample is `delivered` packets
 /// over 10 ms (100 packets: 10 per ms).
 fn round_of(h: &mut Harness<Bbr3>, delivered: i32) {
     h.advance_ms(10);
-    ack(
-        h,
-        Ack {
-            delivered,
-            interval_us: 10_000,
-            new_round: true,
-            ..Ack::default()
-        },
-    );
+    ack(h, Ack::of(delivered, 10_000).ending_round());
 }
 
 /// The pacing rate of `bw` at a gain in percent, with the 1 % margin, bytes/s:
@@ -110,11 +47,18 @@ fn rate(bw: u64, gain: u64) -> u64 {
 /// rounds at that rate (one baseline, three without growth) with nothing in
 /// flight take it through DRAIN and DOWN into CRUISE on the fourth ACK.
 fn cruising() -> Harness<Bbr3> {
+    let h = after_rounds(0, 4);
+    assert_eq!(h.cc.state, State::ProbeBwCruise);
+    h
+}
+
+/// A fresh flow with `packets_out` in flight after `rounds` rounds at 10 packets/ms.
+fn after_rounds(packets_out: u32, rounds: usize) -> Harness<Bbr3> {
     let mut h = bbr3();
-    for _ in 0..4 {
+    h.tp.packets_out = packets_out;
+    for _ in 0..rounds {
         round_of(&mut h, 100);
     }
-    assert_eq!(h.cc.state, State::ProbeBwCruise);
     h
 }
 
@@ -172,9 +116,7 @@ fn startup_never_slows_down_and_ends_after_three_rounds_without_25_percent_growt
 
 #[test]
 fn a_sample_of_exactly_125_percent_is_growth() {
-    let mut h = bbr3();
-    h.tp.packets_out = 500;
-    round_of(&mut h, 100);
+    let mut h = after_rounds(500, 1);
     // 125 packets in 10 ms: 125 · 2^24 / 10^4 = 209 715 = ⌊1.25 · 167 772⌋, growth.
     round_of(&mut h, 125);
     assert_eq!((h.cc.full_bw, h.cc.full_bw_count), (209_715, 0));
@@ -182,11 +124,7 @@ fn a_sample_of_exactly_125_percent_is_growth() {
 
 #[test]
 fn drain_ends_at_one_bdp_in_flight_or_after_three_rounds() {
-    let mut h = bbr3();
-    h.tp.packets_out = 1000;
-    for _ in 0..4 {
-        round_of(&mut h, 100);
-    }
+    let mut h = after_rounds(1000, 4);
     assert_eq!(h.cc.state, State::Drain);
     // One BDP is 100 packets; the offload budget (3 quanta of 1 ms at
     // 40 109 561 B/s: 3 · 40 109 / 1448 = 83) is below it.
@@ -202,11 +140,7 @@ fn drain_ends_at_one_bdp_in_flight_or_after_three_rounds() {
     );
 
     // Whatever the flight, DRAIN ends when round_count > drain_start_round + 3.
-    let mut h = bbr3();
-    h.tp.packets_out = 1000;
-    for _ in 0..4 {
-        round_of(&mut h, 100);
-    }
+    let mut h = after_rounds(1000, 4);
     let start = h.cc.drain_start_round;
     for _ in 0..3 {
         round_of(&mut h, 100);
@@ -377,19 +311,10 @@ fn a_probe_losing_over_2_percent_sets_inflight_longterm_and_goes_down() {
     let cwnd_before = h.tp.snd_cwnd;
     // 5 lost by this ACK: C.lost 25, P.lost 15 (delivered 1050), RS.lost 10;
     // RS.delivered = 1201 − 1050 = 151, tx_in_flight 161. 10 > 2 % · 161.
-    ack(
-        &mut h,
-        Ack {
-            delivered: 151,
-            interval_us: 15_100, // 10 packets/ms
-            losses: 5,
-            prior: Some(1050),
-            ..Ack::default()
-        },
-    );
-    // InflightAtLoss with the 5 as one burst: inflight_prev 156, lost_prev 5,
-    // lost_prefix = (2 · 156 − 100 · 5) / 98 = −188/98 → −1; at loss 155.
-    // Beta floor: 0.7 · TargetInflight (min(BDP 100, cwnd)) = 70.
+    ack(&mut h, Ack::of(151, 15_100).losing(5).sent_at(1050)); // 10 packets/ms
+                                                               // InflightAtLoss with the 5 as one burst: inflight_prev 156, lost_prev 5,
+                                                               // lost_prefix = (2 · 156 − 100 · 5) / 98 = −188/98 → −1; at loss 155.
+                                                               // Beta floor: 0.7 · TargetInflight (min(BDP 100, cwnd)) = 70.
     assert_eq!(h.cc.inflight_longterm, 155);
     assert!(h.cc.prev_probe_too_high && !h.cc.is_bw_probe_sample);
     assert_eq!(h.cc.state, State::ProbeBwDown);
@@ -415,15 +340,7 @@ fn losses_a_timer_marked_count_at_the_next_ack() {
     h.tp.lost += 5;
     // The next ACK marks none itself; its sample is the one of the test
     // above (RS.lost 10, tx_in_flight 161): the probe went too high.
-    ack(
-        &mut h,
-        Ack {
-            delivered: 151,
-            interval_us: 15_100, // 10 packets/ms
-            prior: Some(1050),
-            ..Ack::default()
-        },
-    );
+    ack(&mut h, Ack::of(151, 15_100).sent_at(1050)); // 10 packets/ms
     assert_eq!(h.cc.undo_state, Some(State::ProbeBwUp));
     assert_eq!(h.cc.inflight_longterm, 155);
     assert_eq!(h.cc.state, State::ProbeBwDown);
@@ -504,12 +421,7 @@ fn a_lossy_round_outside_probing_cuts_the_short_term_bounds_by_beta() {
     round_of(&mut h, 60);
     assert_eq!((h.cc.bw_latest, h.cc.inflight_latest), (100_663, 60));
     // A loss starts the loss round; ACKs of 60 packets per 10 ms follow.
-    let lossy = Ack {
-        delivered: 60,
-        interval_us: 10_000,
-        losses: 1,
-        ..Ack::default()
-    };
+    let lossy = Ack::of(60, 10_000).losing(1);
     ack(&mut h, lossy);
     assert!(h.cc.is_loss_in_round);
     assert_eq!(h.cc.bw_shortterm, INF);
@@ -551,31 +463,15 @@ fn a_lossy_round_outside_probing_cuts_the_short_term_bounds_by_beta() {
 #[test]
 fn startup_ends_on_six_loss_events_in_a_recovery_round_above_2_percent() {
     for (events, exits) in [(5, false), (6, true)] {
-        let mut h = bbr3();
-        h.tp.packets_out = 1000;
-        round_of(&mut h, 100);
+        let mut h = after_rounds(1000, 1);
         h.tp.ca_state = CaState::Recovery;
         for _ in 0..events {
-            ack(
-                &mut h,
-                Ack {
-                    losses: 1,
-                    ..Ack::default()
-                },
-            );
+            ack(&mut h, Ack::default().losing(1));
         }
         assert_eq!(h.cc.loss_events_in_round, events);
         // The loss round ends: RS.lost = all `events` (C.lost at the last
         // mark was 0), tx_in_flight = 120 + events; above 2 %.
-        ack(
-            &mut h,
-            Ack {
-                delivered: 120,
-                interval_us: 12_000,
-                new_round: true,
-                ..Ack::default()
-            },
-        );
+        ack(&mut h, Ack::of(120, 12_000).ending_round());
         assert_eq!(h.cc.loss_events_in_round, 0);
         assert_eq!(h.cc.full_bw_reached, exits, "{events} events");
         if exits {
@@ -743,111 +639,31 @@ mod with_rate_samples {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::testing::{proptest_cases, Op};
-
-    #[derive(Clone, Copy, Debug)]
-    enum Step {
-        Op(Op),
-        /// Advance the clock by the µs given, then the ACK.
-        Sample(u64, Ack),
-    }
-
-    fn step() -> impl Strategy<Value = Step> {
-        let op = prop_oneof![
-            (1u32..200).prop_map(Op::Send),
-            (1u32..50, 1u32..4).prop_map(|(n, k)| Op::Ack(n, k)),
-            Just(Op::DupAck),
-            Just(Op::Loss),
-            Just(Op::EnterRecovery),
-            Just(Op::EndRecovery),
-            Just(Op::Timeout),
-            (0u64..2_000_000).prop_map(Op::Advance),
-            (1u32..2_000_000).prop_map(Op::SetRtt),
-            Just(Op::Round),
-            Just(Op::Undo),
-        ];
-        let sample = (
-            (0u32..20, 0u32..8, -1i32..400),
-            (
-                prop_oneof![Just(-1i64), Just(0i64), 1i64..400_000],
-                prop_oneof![Just(-1i64), 1_000i64..300_000],
-            ),
-            (any::<bool>(), any::<bool>(), 0u64..200_000),
-        )
-            .prop_map(
-                |((acked, losses, delivered), (interval_us, rtt_us), (new_round, app, dt))| {
-                    Step::Sample(
-                        dt,
-                        Ack {
-                            acked,
-                            delivered,
-                            interval_us,
-                            rtt_us,
-                            losses,
-                            new_round,
-                            app_limited: app,
-                            prior: None,
-                        },
-                    )
-                },
-            );
-        prop_oneof![1 => op.prop_map(Step::Op), 2 => sample]
-    }
-
-    fn apply(h: &mut Harness<Bbr3>, s: Step) {
-        match s {
-            Step::Op(o) => h.apply(o),
-            Step::Sample(dt, a) => {
-                h.advance_us(dt);
-                // Send what cwnd allows first, so that ACKs find data out.
-                h.send_all();
-                ack(h, a);
-                h.tp.snd_cwnd = h.tp.snd_cwnd.max(1);
-            }
-        }
-    }
+    use crate::testing::{proptest_cases, rate_steps, RateStep};
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(proptest_cases(256)))]
         #[test]
         fn invariants_hold_with_rate_samples(
-            steps in proptest::collection::vec(step(), 1..300),
+            steps in proptest::collection::vec(rate_steps(8), 1..300),
             split in 0usize..300,
             seed in any::<u64>(),
             max_pacing_rate in prop_oneof![Just(u64::MAX), 1u64..100_000_000],
         ) {
             let mut h = bbr3();
-            h.tp.prandom_state = seed;
-            h.tp.max_pacing_rate = max_pacing_rate;
-            h.cc.init(&mut h.tp);
-            let mut twin = None;
-            for (i, s) in steps.iter().enumerate() {
-                if i == split {
-                    twin = Some(h.clone());
-                }
-                apply(&mut h, *s);
-                if let Err(e) = h.check_invariants() {
-                    return Err(TestCaseError::fail(format!("after step {i} {s:?}: {e}")));
-                }
+            h.run_rate_steps(seed, max_pacing_rate, &steps, split, ack, |h, s| {
                 let c = &h.cc;
-                prop_assert!(h.tp.pacing_rate <= max_pacing_rate, "after step {i} {s:?}");
                 // After an ACK, BBR.bw is the max filter bounded by the
                 // short-term model (an undo changes the bound until the next).
-                if matches!(s, Step::Sample(..)) {
+                if matches!(s, RateStep::Sample(..)) {
                     prop_assert_eq!(c.bw, c.max_bw.get().min(c.bw_shortterm));
                 }
                 // The wait between probes is 2 to 3 s once drawn.
                 prop_assert!(c.bw_probe_wait_us == 0 || (2_000_000..3_000_000).contains(&c.bw_probe_wait_us));
                 prop_assert!(c.bw_probe_up_rounds <= 30);
                 prop_assert!(c.full_bw_reached || c.state == State::Startup || c.state == State::ProbeRtt);
-            }
-            if let Some(mut t) = twin {
-                for s in &steps[split..] {
-                    apply(&mut t, *s);
-                }
-                prop_assert_eq!(&t.tp, &h.tp, "a clone diverged from its original");
-                prop_assert_eq!(&t.cc, &h.cc);
-            }
+                Ok(())
+            })?;
         }
     }
 }
@@ -859,28 +675,13 @@ mod draft_examples {
     /// A.2: loss ends STARTUP even when the samples are application-limited.
     #[test]
     fn startup_ends_on_loss_when_application_limited() {
-        let mut h = bbr3();
-        h.tp.packets_out = 1000;
-        round_of(&mut h, 100);
+        let mut h = after_rounds(1000, 1);
         h.tp.ca_state = CaState::Recovery;
-        let app_limited_loss = Ack {
-            losses: 1,
-            app_limited: true,
-            ..Ack::default()
-        };
+        let app_limited_loss = Ack::default().app_limited().losing(1);
         for _ in 0..6 {
             ack(&mut h, app_limited_loss);
         }
-        ack(
-            &mut h,
-            Ack {
-                delivered: 120,
-                interval_us: 12_000,
-                new_round: true,
-                app_limited: true,
-                ..Ack::default()
-            },
-        );
+        ack(&mut h, Ack::of(120, 12_000).ending_round().app_limited());
         assert!(h.cc.full_bw_now && h.cc.full_bw_reached);
         assert_eq!(h.cc.state, State::Drain);
     }
@@ -890,16 +691,7 @@ mod draft_examples {
     fn application_limited_rounds_without_loss_never_end_startup_or_up() {
         let app_limited = |h: &mut Harness<Bbr3>| {
             h.advance_ms(10);
-            ack(
-                h,
-                Ack {
-                    delivered: 100,
-                    interval_us: 10_000,
-                    new_round: true,
-                    app_limited: true,
-                    ..Ack::default()
-                },
-            );
+            ack(h, Ack::of(100, 10_000).ending_round().app_limited());
         };
         let mut h = bbr3();
         h.tp.packets_out = 1000;
@@ -927,15 +719,8 @@ mod draft_examples {
         h.cc.inflight_longterm = 300;
         ack(
             &mut h,
-            Ack {
-                delivered: 151,
-                interval_us: 15_100, // 10 packets/ms
-                losses: 5,
-                prior: Some(1050),
-                app_limited: true,
-                ..Ack::default()
-            },
-        );
+            Ack::of(151, 15_100).app_limited().losing(5).sent_at(1050),
+        ); // 10 packets/ms
         assert_eq!(h.cc.state, State::ProbeBwDown);
         assert!(h.cc.prev_probe_too_high);
         assert_eq!(h.cc.inflight_longterm, 300);
@@ -987,9 +772,7 @@ mod draft_examples {
     /// A.19: PROBE_RTT before the pipe is full returns to STARTUP.
     #[test]
     fn probe_rtt_during_startup_returns_to_startup() {
-        let mut h = bbr3();
-        h.tp.packets_out = 500;
-        round_of(&mut h, 100);
+        let mut h = after_rounds(500, 1);
         h.tp.now_us = h.cc.probe_rtt_min_stamp + 5_000_001;
         let slow = Ack {
             rtt_us: 12_000,
@@ -1018,27 +801,10 @@ mod draft_examples {
     fn application_limited_refill_keeps_max_bw() {
         let mut h = cruising();
         h.cc.start_probe_bw_refill(&h.tp);
-        ack(
-            &mut h,
-            Ack {
-                delivered: 20,
-                interval_us: 10_000,
-                app_limited: true,
-                ..Ack::default()
-            },
-        );
+        ack(&mut h, Ack::of(20, 10_000).app_limited());
         assert_eq!(h.cc.max_bw.get(), BW_10_PER_MS);
         h.advance_ms(10);
-        ack(
-            &mut h,
-            Ack {
-                delivered: 20,
-                interval_us: 10_000,
-                new_round: true,
-                app_limited: true,
-                ..Ack::default()
-            },
-        );
+        ack(&mut h, Ack::of(20, 10_000).ending_round().app_limited());
         assert_eq!(h.cc.state, State::ProbeBwUp);
         assert_eq!(h.cc.max_bw.get(), BW_10_PER_MS);
     }
@@ -1051,15 +817,7 @@ mod draft_examples {
         // 1 packet per 100 ms at a 10-ms RTT: a tenth of a packet per RTT.
         let slow_round = |h: &mut Harness<Bbr3>| {
             h.advance_ms(10);
-            ack(
-                h,
-                Ack {
-                    delivered: 1,
-                    interval_us: 100_000,
-                    new_round: true,
-                    ..Ack::default()
-                },
-            );
+            ack(h, Ack::of(1, 100_000).ending_round());
         };
         for _ in 0..4 {
             slow_round(&mut h);
