@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * Sync-TCP (Wu, Chan, Ananda, Ganjihal, IEEE ICNP 2009 §IV, §V): hscc-cc
- * crates/hscc-cc/src/algos/sync.rs, function for function, state field for
+ * crates/hscc-cc/src/algos/sync/, function for function, state field for
  * field, in the same fixed point (times in µs, srtt µs Q8, λ Q8, β Q16,
  * α Q10, rates in bytes/s). Its window law (α of eq. 6 every T_win in
  * Probing, β of eq. 5 after Waiting or a loss) and its state machine

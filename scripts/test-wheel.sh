@@ -11,8 +11,14 @@
 # installing the dependencies (under a minute), building the 22 programs (25 s).
 # Part of scripts/test-slow.sh.
 #
-#   bash scripts/test-wheel.sh               # build, then test
-#   bash scripts/test-wheel.sh --wheel FILE  # test a wheel built before
+#   bash scripts/test-wheel.sh                   # build, then test
+#   bash scripts/test-wheel.sh --manylinux2014   # build with Zig against glibc 2.17, then test
+#   bash scripts/test-wheel.sh --wheel FILE      # test a wheel built before
+#
+# The plain build's manylinux tag follows the building machine's glibc (Debian 12:
+# manylinux_2_34); --manylinux2014 links with Zig (the pinned `ziglang` wheel,
+# installed with its hash into a temporary venv) so the wheel installs on glibc 2.17
+# and newer, and checks that its tag says so.
 #
 # Needs: Python >= 3.11 ($PYTHON or python3) with venv, network or a pip cache for the
 # wheel's dependencies; for the build, Rust (cargo) and maturin (.venv, scripts/bootstrap.sh).
@@ -23,11 +29,14 @@ say() { echo "test-wheel [$SECONDS s]: $*" >&2; }
 fail() { echo "test-wheel: FAILED: $*" >&2; exit 1; }
 
 wheel=""
+zig=0
 if [ "${1:-}" = "--wheel" ]; then
   [ -f "${2:-}" ] || fail "--wheel needs an existing wheel file (got '${2:-}')"
   wheel=$(realpath "$2")
+elif [ "${1:-}" = "--manylinux2014" ]; then
+  zig=1
 elif [ $# -gt 0 ]; then
-  fail "unknown argument '$1' (allowed: --wheel FILE)"
+  fail "unknown argument '$1' (allowed: --wheel FILE, --manylinux2014)"
 fi
 
 py="${PYTHON:-python3}"
@@ -43,12 +52,22 @@ if [ -z "$wheel" ]; then
     || fail "maturin not found: run scripts/bootstrap.sh (it installs maturin into .venv)"
   # rustup puts cargo in ~/.cargo/bin, which a non-login shell may not have on PATH.
   command -v cargo >/dev/null 2>&1 || PATH="$HOME/.cargo/bin:$PATH"
-  say "building the wheel (maturin build --release)"
+  build=(build --release --locked --out "$work/dist")
+  if [ "$zig" = 1 ]; then
+    say "installing Zig (ziglang 0.17.1, hash-checked) into a temporary venv"
+    "$py" -m venv "$work/zig"
+    printf '%s\n' "ziglang==0.17.1 --hash=sha256:ea6cc5d87b033cf0aedfbc8f9549a908cae6c50ac31f1698188fa48a74524b54" > "$work/zig.lock"
+    "$work/zig/bin/pip" install --disable-pip-version-check -q --require-hashes -r "$work/zig.lock" >&2
+    build+=(--zig --compatibility manylinux2014)
+    # A target directory of its own: objects linked by Zig are not the host linker's.
+    export PATH="$work/zig/bin:$PATH" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/zig"
+  fi
+  say "building the wheel (maturin ${build[*]})"
   # Where flock exists, /tmp/hscc-cargo.lock is held while building: one Rust build at a
   # time on a machine that several checkouts share (a shared CARGO_TARGET_DIR).
   lock=()
   command -v flock >/dev/null 2>&1 && lock=(flock /tmp/hscc-cargo.lock)
-  "${lock[@]}" "$maturin" build --release --locked --out "$work/dist" >&2
+  "${lock[@]}" "$maturin" "${build[@]}" >&2
   wheel=$(ls "$work"/dist/hscc-*.whl)
 fi
 name=$(basename "$wheel")
@@ -56,6 +75,12 @@ case "$name" in
   hscc-*-cp311-abi3-manylinux*.whl) ;;
   *) fail "$name is not an abi3 manylinux wheel (expected hscc-VERSION-cp311-abi3-manylinux*.whl)" ;;
 esac
+if [ "$zig" = 1 ]; then
+  case "$name" in
+    *manylinux_2_17*) ;;
+    *) fail "$name is not tagged manylinux_2_17 (glibc 2.17): the Zig link did not hold" ;;
+  esac
+fi
 say "wheel: $name, $(du -k "$wheel" | cut -f1) kB"
 # What the include list adds: the sources of bpf/, never a checkout's build outputs.
 files=$("$py" -m zipfile -l "$wheel" | awk '{print $1}')

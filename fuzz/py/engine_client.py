@@ -108,7 +108,7 @@ class EngineClient:
 
 
 def panic_location(stderr: str) -> str | None:
-    """ "crates/hscc-sim/src/sim.rs:123: message" from a Rust panic report."""
+    """ "crates/hscc-sim/src/sim/net.rs:123: message" from a Rust panic report."""
     m = None
     for m in _PANIC_AT.finditer(stderr):  # noqa: B007 (keeps the last panic in this stretch)
         pass
