@@ -3,9 +3,9 @@
  * Linked into every program the simulator builds (crates/hscc-program,
  * compile.rs): what the shim's headers declare (the clock, the generator
  * state, socket storage, kconfig values), the one entry point through which
- * the simulator calls a hook, and the undefined-behaviour handlers that turn a
- * division by zero or an index out of bounds into a report with the
- * program's file:line instead of a crash.
+ * the simulator calls a hook, and the undefined-behaviour handlers that turn
+ * an index out of bounds into a report with the program's file:line instead
+ * of a crash.
  *
  * A hook runs inside hscc_rt_call under a jump buffer: a sanitizer handler,
  * or the simulator's signal handler (a segmentation fault in the hook, fault.rs),
@@ -42,11 +42,10 @@ enum hscc_rt_hook {
 
 /* What went wrong in a hook (hscc-program's FaultKind). */
 enum hscc_rt_fault_kind {
-	FAULT_NONE,
-	FAULT_DIV_BY_ZERO,
-	FAULT_OUT_OF_BOUNDS,
-	FAULT_SIGNAL,
-	FAULT_SHIFT,
+	FAULT_NONE = 0,
+	FAULT_OUT_OF_BOUNDS = 2,
+	FAULT_SIGNAL = 3,
+	FAULT_SHIFT = 4,
 };
 
 struct hscc_rt_fault {
@@ -136,7 +135,6 @@ static void ubsan_fault(const struct hscc_ubsan_location *loc, __u32 kind)
 	{                                                             \
 		ubsan_fault(loc, kind);                                   \
 	}
-HSCC_UBSAN(divrem_overflow, FAULT_DIV_BY_ZERO)
 HSCC_UBSAN(out_of_bounds, FAULT_OUT_OF_BOUNDS)
 HSCC_UBSAN(shift_out_of_bounds, FAULT_SHIFT)
 

@@ -403,11 +403,6 @@ impl Connection {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         match f.kind {
-            1 => format!(
-                "{}: division by zero in {} (the kernel's BPF gives 0 there; the simulator stops the run)",
-                at(&file, f.line, f.column),
-                hook.name()
-            ),
             2 => format!("{}: index out of the array's bounds in {}", at(&file, f.line, f.column), hook.name()),
             _ => {
                 let what = match f.signal {
