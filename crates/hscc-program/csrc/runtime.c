@@ -13,6 +13,8 @@
  * the process goes on.
  */
 #include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,6 +243,18 @@ long bpf_tcp_send_ack(void *tp, __u32 rcv_nxt)
 	(void)tp;
 	(void)rcv_nxt;
 	return -HSCC_EOPNOTSUPP;
+}
+
+/* bpf_printk: the kernel writes to its trace pipe; the simulator to standard error. */
+int hscc_rt_printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	return n;
 }
 
 void hscc_rt_layout(size_t *out)

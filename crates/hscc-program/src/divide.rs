@@ -139,7 +139,11 @@ pub fn decode(code: &[u8], rip: u64, reg: impl Fn(usize) -> u64) -> Option<Div> 
 /// quotient too large for an unsigned division, which BPF code cannot ask for).
 pub fn bpf_result(div: &Div, rax: u64, rdx: u64, divisor: u64) -> Option<(u64, u64)> {
     let bits = u32::from(div.size) * 8;
-    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     let d = divisor & mask;
     // The dividend's low half: AL for the 8-bit form (AX holds it widened),
     // else the low `size` bytes of rax (rdx holds the widening).
@@ -214,7 +218,9 @@ mod x86_64 {
             // SAFETY: the instruction that trapped is at rip, in an
             // executable (readable) mapping: its first `in_page` bytes are
             // on its page, and when it is longer it is mapped on the next.
-            unsafe { core::ptr::copy_nonoverlapping(rip as usize as *const u8, bytes.as_mut_ptr(), n) };
+            unsafe {
+                core::ptr::copy_nonoverlapping(rip as usize as *const u8, bytes.as_mut_ptr(), n)
+            };
             bytes
         };
         let div = match decode(&read(in_page)[..in_page], rip, reg) {

@@ -16,6 +16,7 @@
 //! - [`program`]: loading, one registration per run and set of values, one
 //!   connection per flow.
 //! - [`sock`]: the `#[repr(C)]` mirror of the shim's socket and samples.
+//! - [`symbols`]: what a program may use from outside its file.
 
 #![allow(
     unsafe_code,
@@ -28,6 +29,7 @@ pub mod elf;
 pub mod fault;
 pub mod program;
 pub mod sock;
+pub mod symbols;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -403,7 +403,11 @@ impl Connection {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         match f.kind {
-            2 => format!("{}: index out of the array's bounds in {}", at(&file, f.line, f.column), hook.name()),
+            2 => format!(
+                "{}: index out of the array's bounds in {}",
+                at(&file, f.line, f.column),
+                hook.name()
+            ),
             _ => {
                 let what = match f.signal {
                     fault::HANG_SIGNAL => format!(

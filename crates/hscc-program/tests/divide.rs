@@ -49,7 +49,9 @@ fn unsigned_32_bit_by_a_zero_register_and_memory() {
     let (rax, rdx) = in_hook(|| {
         let (mut a, mut d) = (99u64, 0u64);
         // SAFETY: the divisor is the static ZERO32.
-        unsafe { asm!("div dword ptr [rip + {z}]", z = sym ZERO32, inout("rax") a, inout("rdx") d) };
+        unsafe {
+            asm!("div dword ptr [rip + {z}]", z = sym ZERO32, inout("rax") a, inout("rdx") d)
+        };
         (a, d)
     });
     assert_eq!((rax, rdx), (0, 99));
@@ -133,7 +135,7 @@ fn the_8_and_16_bit_forms_keep_the_bits_they_do_not_write() {
     // div r/m8: AX / r8 → AL quotient, AH remainder; the rest of rax stays.
     let rax = in_hook(|| {
         let mut a = 0x1234_0000_0000_00C8u64; // AX = 200
-        // SAFETY: a division by CH = 0 (no REX: the high-byte register).
+                                              // SAFETY: a division by CH = 0 (no REX: the high-byte register).
         unsafe { asm!("div ch", in("rcx") 0x00FFu64, inout("rax") a, out("rdx") _) };
         a
     });
@@ -162,5 +164,8 @@ fn only_the_divisions_bpf_defines_are_emulated() {
     // Not a division: mul ecx (F7 /4).
     assert_eq!(decode(&[0xF7, 0xE1], 0, |_| 0), None);
     // An fs-relative operand is left to the report.
-    assert_eq!(decode(&[0x64, 0xF7, 0x34, 0x25, 0, 0, 0, 0], 0, |_| 0), None);
+    assert_eq!(
+        decode(&[0x64, 0xF7, 0x34, 0x25, 0, 0, 0, 0], 0, |_| 0),
+        None
+    );
 }

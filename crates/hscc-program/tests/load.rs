@@ -191,6 +191,58 @@ fn build_errors_name_the_line_and_a_missing_helper() {
 }
 
 #[test]
+fn the_c_library_is_refused_by_symbol_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let body = "\tstruct tcp_sock *tp = tcp_sk(sk);\n\
+                \tif (acked > 2)\n\
+                \t\tprintf(\"cwnd %u\\n\", tp->snd_cwnd);\n\
+                \ttp->snd_cwnd += rand() % 2;";
+    let text = std::fs::read_to_string(with_cong_avoid(dir.path(), "libc", body)).unwrap();
+    let p = dir.path().join("libc.bpf.c");
+    std::fs::write(
+        &p,
+        format!("#include <stdio.h>\n#include <stdlib.h>\n{text}"),
+    )
+    .unwrap();
+    let line = |needle: &str| {
+        1 + std::fs::read_to_string(&p)
+            .unwrap()
+            .lines()
+            .position(|l| l.contains(needle))
+            .unwrap()
+    };
+    let e = hscc_program::load(&p).unwrap_err();
+    for (symbol, at) in [("printf", line("printf(")), ("rand", line("rand()"))] {
+        let want = format!(
+            "{}:{at}: {symbol} is not provided by hscc's simulator",
+            p.display()
+        );
+        assert!(e.contains(&want), "{want} in {e}");
+    }
+    assert!(e.contains("(docs/programs.md)"), "{e}");
+    // bpf_printk, a struct copy (memcpy) and a 128-bit division (libgcc) build.
+    let p = with_cong_avoid(
+        dir.path(),
+        "builtins",
+        "\tstruct tcp_sock *tp = tcp_sk(sk);\n\
+         \tstruct { __u64 a[40]; } x = {{0}}, y;\n\
+         \tx.a[acked % 40] = tp->snd_cwnd;\n\
+         \ty = x;\n\
+         \tunsigned __int128 w = (unsigned __int128)y.a[acked % 40] << 64;\n\
+         \tbpf_printk(\"cwnd %u\", tp->snd_cwnd);\n\
+         \ttp->snd_cwnd = (__u32)(w / ((unsigned __int128)acked << 64)) + 1;",
+    );
+    let prog = hscc_program::load(&p).unwrap();
+    let mut c = prog.register(&[]).unwrap().connect();
+    let mut tp = TcpCc::new(1448, 10);
+    c.init(&mut tp);
+    c.cong_avoid(&mut tp, 0, 1);
+    assert!(c.fault().is_none(), "{:?}", c.fault());
+    assert_eq!(tp.snd_cwnd, 11, "10 << 64 / 1 << 64 + 1");
+}
+
+#[test]
 fn a_program_without_a_required_hook_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     cache(dir.path());
