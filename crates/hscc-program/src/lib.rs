@@ -13,6 +13,7 @@
 //! - [`compile`]: building and caching by content.
 //! - [`divide`]: BPF's result for a division that traps.
 //! - [`elf`]: the struct_ops variable and the parameters, read from the object.
+//! - [`guard`]: the socket at the end of its memory, guard pages around it.
 //! - [`program`]: loading, one registration per run and set of values, one
 //!   connection per flow.
 //! - [`sock`]: the `#[repr(C)]` mirror of the shim's socket and samples.
@@ -27,6 +28,7 @@ pub mod compile;
 pub mod divide;
 pub mod elf;
 pub mod fault;
+pub mod guard;
 pub mod program;
 pub mod sock;
 pub mod symbols;

@@ -17,6 +17,7 @@ use hscc_cc::{
 use crate::compile::Built;
 use crate::elf::{self, Layout};
 use crate::fault::{self, FaultJump};
+use crate::guard::Guarded;
 use crate::sock::{rust_layout, CAckSample, CRateSample, CTcpSock, Ops, LAYOUT_LEN};
 
 /// The hooks, numbered as runtime.c's `enum hscc_rt_hook`.
@@ -283,7 +284,7 @@ impl ExternalRegistration for Registration {
     fn connect(self: Arc<Self>) -> Box<dyn ExternalOps> {
         Box::new(Connection {
             reg: self,
-            sk: Box::default(),
+            sk: Guarded::new(CTcpSock::default()),
             fault: None,
             owns_socket: true,
         })
@@ -294,12 +295,14 @@ impl ExternalRegistration for Registration {
 #[derive(Debug)]
 pub struct Connection {
     reg: Arc<Registration>,
-    sk: Box<CTcpSock>,
+    /// The socket, at the end of its own memory: the private area is its
+    /// last bytes, and a write past them faults in the hook.
+    sk: Guarded<CTcpSock>,
     fault: Option<String>,
     owns_socket: bool,
 }
 
-// SAFETY: a connection's socket is its own (boxed), and its registration is
+// SAFETY: a connection's socket is its own (its mapping), and its registration is
 // Send + Sync; the raw pointers it passes to the program point into both.
 unsafe impl Send for Connection {}
 // SAFETY: `&Connection` reads only the fault message.
@@ -548,7 +551,7 @@ fn line_of(object: &Path, offset: u64) -> Option<String> {
 
 impl ExternalOps for Connection {
     fn init(&mut self, tp: &mut TcpCc) {
-        self.sk.inet_conn.icsk_ca_priv = [0; 13];
+        self.sk.icsk_ca_priv = [0; 13];
         if self.ops().init.is_some() {
             self.call(tp, Hook::Init, 0, 0, core::ptr::null());
         }

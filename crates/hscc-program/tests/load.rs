@@ -153,6 +153,76 @@ fn a_crash_in_a_hook_is_a_report_and_the_process_goes_on() {
     );
 }
 
+/// The 1-based line of the first line of `path` that holds `needle`.
+fn line_of(path: &std::path::Path, needle: &str) -> usize {
+    1 + std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap()
+}
+
+#[test]
+fn a_write_one_byte_past_the_private_area_faults_in_the_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    // acked = 1: byte 103 is the area's last (ICSK_CA_PRIV_SIZE = 104), 104 is past it.
+    let p = with_cong_avoid(
+        dir.path(),
+        "pastca",
+        "\tvolatile __u8 *ca = (volatile __u8 *)inet_csk_ca(sk);\n\
+         \tca[102 + acked] = 1;\n\
+         \tca[103 + acked] = 1;",
+    );
+    let f = fault_of(&p);
+    let at = format!("{}:{} ", p.display(), line_of(&p, "ca[103 + acked]"));
+    assert!(
+        f.starts_with(&at)
+            && f.contains("crashed reading or writing address")
+            && f.ends_with("in cong_avoid"),
+        "{at} in {f}"
+    );
+    // The process goes on: a program runs after it.
+    let ok = hscc_program::load(&template(dir.path())).unwrap();
+    let mut c = ok.register(&[]).unwrap().connect();
+    let mut tp = TcpCc::new(1448, 10);
+    c.init(&mut tp);
+    tp.max_packets_out = 10;
+    tp.is_cwnd_limited = true;
+    c.cong_avoid(&mut tp, 0, 1);
+    assert!(
+        c.fault().is_none() && tp.snd_cwnd == 11,
+        "slow start: 10 + 1"
+    );
+}
+
+#[test]
+fn a_write_past_a_socket_storage_value_faults_in_the_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let p = with_cong_avoid(
+        dir.path(),
+        "paststorage",
+        "\tstatic struct {\n\
+         \t\t__uint(type, BPF_MAP_TYPE_SK_STORAGE);\n\
+         \t\t__uint(map_flags, BPF_F_NO_PREALLOC);\n\
+         \t\t__type(key, int);\n\
+         \t\t__type(value, __u64);\n\
+         \t} st;\n\
+         \tvolatile __u8 *v = bpf_sk_storage_get(&st, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);\n\
+         \tif (!v)\n\
+         \t\treturn;\n\
+         \tv[6 + acked] = 1;\n\
+         \tv[7 + acked] = 1;",
+    );
+    let f = fault_of(&p);
+    let at = format!("{}:{} ", p.display(), line_of(&p, "v[7 + acked]"));
+    assert!(
+        f.starts_with(&at) && f.ends_with("in cong_avoid"),
+        "{at} in {f}"
+    );
+}
+
 #[test]
 fn a_window_of_zero_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
