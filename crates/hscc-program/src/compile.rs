@@ -373,8 +373,7 @@ fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<Vec<PathBuf>, BuildEr
     run(&runtime.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())?;
     refuse_foreign(dir, source)?;
     // No sanitizer library: the runtime defines the handlers the program
-    // calls; -z defs turns a helper or kfunc the simulator lacks into an
-    // error that names it.
+    // calls. -z defs: nothing is left for the loader to find elsewhere.
     let link: Vec<std::ffi::OsString> = vec![
         os("-shared"),
         os("-Wl,-z,defs"),
