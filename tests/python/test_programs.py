@@ -161,15 +161,16 @@ def test_a_run_records_the_digest_of_its_programs_code_and_compare_checks_it(tmp
 
 
 def test_a_division_by_zero_gives_the_kernels_result(tmp_path):
-    """BPF defines x / 0 = 0: a program that divides by a zero it computes at run time runs on,
-    as in the kernel, exactly as the program with that 0 written out."""
+    """BPF defines x / 0 = 0: a program that divides by a zero it reads at run time (rcv_nxt,
+    0 on the simulator's sender) runs on, as in the kernel, exactly as the program with that
+    0 written out."""
     template = new_algorithm(tmp_path / "template")
     text = (tmp_path / "template" / "mycc.bpf.c").read_text()
     line = "\tw = tp->snd_cwnd / (increase ? increase : 1);"
     assert line in text
     divides = new_algorithm(tmp_path / "divides")
     (tmp_path / "divides" / "mycc.bpf.c").write_text(
-        text.replace(line, "\tw = tp->snd_cwnd / (tp->snd_cwnd > 30 ? 0 : 1);")
+        text.replace(line, "\tw = tp->snd_cwnd / (tp->snd_cwnd > 30 ? tp->rcv_nxt : 1);")
     )
     written = new_algorithm(tmp_path / "written")
     (tmp_path / "written" / "mycc.bpf.c").write_text(

@@ -120,17 +120,18 @@ def test_a_fault_in_the_shipped_text_names_the_original_file_and_line(tmp_path):
     program = tmp_path / "work" / "mycc.bpf.c"
     broken = program.read_text().replace(
         "\tw = tp->snd_cwnd / (increase ? increase : 1);",
-        "\tw = tp->snd_cwnd / (tp->snd_cwnd > 30 ? 0 : 1);",
+        "\tw = tp->snd_cwnd / (increase ? increase : 1);\n"
+        "\t((volatile __u8 *)inet_csk_ca(sk))[103 + (tp->snd_cwnd > 30)] = 1;",
     )
     program.write_text(broken)
-    line = next(i for i, s in enumerate(broken.splitlines(), 1) if "> 30 ? 0 : 1" in s)
+    line = next(i for i, s in enumerate(broken.splitlines(), 1) if "[103 + " in s)
     made = plan.make(spec.parse({"axes": {}, "replicates": 1}, base=str(scenario)))
     program.unlink()
     status, message, _ = worker.run_job(
         made.jobs[0].scenario, None, None, False, sources(made.jobs[0])
     )
     assert status == "failed"
-    assert f"{program}:{line}:" in message and "division by zero in cong_avoid" in message, message
+    assert f"{program}:{line} " in message and message.endswith("in cong_avoid"), message
     assert "sources" not in message, message
 
 

@@ -487,7 +487,7 @@ fn explain(stderr: &str) -> String {
                 .collect();
             if !name.is_empty() {
                 out.push_str(&format!(
-                    "  note: {name} is not provided by hscc's simulator; {}\n",
+                    "  note: {name} is not provided by hscc's simulator; it {}\n",
                     PROVIDED.trim_start_matches("hscc's simulator ")
                 ));
             }
