@@ -94,6 +94,13 @@ impl<T: Copy> Guarded<T> {
     pub fn as_mut_ptr(&mut self) -> *mut T {
         self.value.as_ptr()
     }
+
+    /// Whether `addr` is in the inaccessible page right after the value:
+    /// where a run past its end faults.
+    pub fn just_past(&self, addr: u64) -> bool {
+        let end = self.value.as_ptr() as u64 + core::mem::size_of::<T>() as u64;
+        (end..end + page_size() as u64).contains(&addr)
+    }
 }
 
 impl<T: Copy> core::ops::Deref for Guarded<T> {
@@ -142,6 +149,7 @@ mod tests {
         g[12] = 9;
         let end = g.as_mut_ptr() as usize + core::mem::size_of::<[u64; 13]>();
         assert_eq!(end % page_size(), 0);
+        assert!(g.just_past(end as u64) && !g.just_past(end as u64 - 1));
         let c = g.clone();
         assert_eq!(c[12], 9);
         assert_ne!(c.value, g.value);

@@ -285,10 +285,20 @@ impl ExternalRegistration for Registration {
         Box::new(Connection {
             reg: self,
             sk: Guarded::new(CTcpSock::default()),
+            samples: Guarded::new(Samples::default()),
             fault: None,
             owns_socket: true,
         })
     }
+}
+
+/// The samples a connection's hooks are given (`pkts_acked`'s, `cong_control`'s),
+/// the larger last: a run past either stays in them or faults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct Samples {
+    ack: CAckSample,
+    rs: CRateSample,
 }
 
 /// One flow's connection: its socket and the first failure of a hook.
@@ -298,6 +308,8 @@ pub struct Connection {
     /// The socket, at the end of its own memory: the private area is its
     /// last bytes, and a write past them faults in the hook.
     sk: Guarded<CTcpSock>,
+    /// The samples a hook is given, in memory of their own for the same reason.
+    samples: Guarded<Samples>,
     fault: Option<String>,
     owns_socket: bool,
 }
@@ -416,6 +428,11 @@ impl Connection {
                     fault::HANG_SIGNAL => format!(
                         "did not return within {} s (a loop the kernel's verifier would refuse?)",
                         fault::hook_limit().as_secs_f64()
+                    ),
+                    libc::SIGSEGV | libc::SIGBUS if self.sk.just_past(f.addr) => format!(
+                        "read or wrote past the {} bytes of inet_csk_ca(sk) (address {:#x})",
+                        core::mem::size_of_val(&self.sk.icsk_ca_priv),
+                        f.addr
                     ),
                     libc::SIGSEGV | libc::SIGBUS => {
                         format!("crashed reading or writing address {:#x}", f.addr)
@@ -582,8 +599,9 @@ impl ExternalOps for Connection {
     }
     fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
         if self.ops().pkts_acked.is_some() {
-            let c = CAckSample::of(s);
-            self.call(tp, Hook::PktsAcked, 0, 0, (&c as *const CAckSample).cast());
+            self.samples.ack = CAckSample::of(s);
+            let c: *const CAckSample = &self.samples.ack;
+            self.call(tp, Hook::PktsAcked, 0, 0, c.cast());
         }
     }
     fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
@@ -594,17 +612,11 @@ impl ExternalOps for Connection {
         if self.ops().cong_control.is_none() {
             return false;
         }
-        let c = CRateSample::of(rs);
+        self.samples.rs = CRateSample::of(rs);
+        let c: *const CRateSample = &self.samples.rs;
         // Linux passes the ACK's sequence and flags; hscc's hooks take neither
         // (0, as for BBR, which reads neither).
-        self.call(
-            tp,
-            Hook::CongControl,
-            0,
-            0,
-            (&c as *const CRateSample).cast(),
-        )
-        .is_some()
+        self.call(tp, Hook::CongControl, 0, 0, c.cast()).is_some()
     }
     fn has_cong_control(&self) -> bool {
         self.ops().cong_control.is_some()
@@ -621,6 +633,7 @@ impl ExternalOps for Connection {
         Box::new(Connection {
             reg: Arc::clone(&self.reg),
             sk: self.sk.clone(),
+            samples: self.samples.clone(),
             fault: self.fault.clone(),
             owns_socket: false,
         })

@@ -138,7 +138,7 @@ impl CRateSample {
 
 /// Linux `struct ack_sample`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct CAckSample {
     pub pkts_acked: u32,
     pub rtt_us: i32,

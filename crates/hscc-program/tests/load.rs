@@ -178,7 +178,7 @@ fn a_write_one_byte_past_the_private_area_faults_in_the_hook() {
     let at = format!("{}:{} ", p.display(), line_of(&p, "ca[103 + acked]"));
     assert!(
         f.starts_with(&at)
-            && f.contains("crashed reading or writing address")
+            && f.contains("read or wrote past the 104 bytes of inet_csk_ca(sk)")
             && f.ends_with("in cong_avoid"),
         "{at} in {f}"
     );
@@ -219,6 +219,48 @@ fn a_write_past_a_socket_storage_value_faults_in_the_hook() {
     let at = format!("{}:{} ", p.display(), line_of(&p, "v[7 + acked]"));
     assert!(
         f.starts_with(&at) && f.ends_with("in cong_avoid"),
+        "{at} in {f}"
+    );
+}
+
+#[test]
+fn a_run_past_the_sample_a_hook_is_given_faults_in_the_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let empty = "const struct ack_sample *sample)\n{\n}";
+    let text = include_str!("../../../python/hscc/templates/algorithm.bpf.c")
+        .replace("__NAME__", "pastsample");
+    assert!(text.contains(empty), "the template changed");
+    let text = text.replace(
+        empty,
+        "const struct ack_sample *sample)\n{\n\
+         \tfor (int i = 0; i < 16384; i++)\n\
+         \t\t((volatile __u8 *)sample)[i] = 0;\n}",
+    );
+    let p = dir.path().join("pastsample.bpf.c");
+    std::fs::write(&p, text).unwrap();
+    let prog = hscc_program::load(&p).unwrap();
+    let mut c = prog.register(&[]).unwrap().connect();
+    let mut tp = TcpCc::new(1448, 10);
+    c.init(&mut tp);
+    c.pkts_acked(
+        &mut tp,
+        &hscc_cc::AckSample {
+            pkts_acked: 1,
+            rtt_us: 1000,
+            in_flight: 10,
+        },
+    );
+    let f = c.fault().expect("the write ran into the guard page");
+    let at = format!(
+        "{}:{} ",
+        p.display(),
+        line_of(&p, "(volatile __u8 *)sample)[i]")
+    );
+    assert!(
+        f.starts_with(&at)
+            && f.contains("crashed reading or writing address")
+            && f.ends_with("in pkts_acked"),
         "{at} in {f}"
     );
 }
