@@ -41,7 +41,7 @@ impl<T: Copy> Guarded<T> {
         let size = core::mem::size_of::<T>();
         // The value ends at a page boundary: its size must keep it aligned.
         assert!(
-            size % core::mem::align_of::<T>() == 0 && size > 0,
+            size.is_multiple_of(core::mem::align_of::<T>()) && size > 0,
             "a guarded type ends at a page boundary"
         );
         let data = size.div_ceil(page) * page;
