@@ -35,8 +35,10 @@ fn page_size() -> usize {
 }
 
 impl<T: Copy> Guarded<T> {
-    /// `value` in a new mapping, its last byte the last before the guard page.
-    pub fn new(value: T) -> Guarded<T> {
+    /// `value` in a new mapping, its last byte the last before the guard
+    /// page; why not when the system maps no more (out of memory, or of
+    /// mappings: vm.max_map_count).
+    pub fn new(value: T) -> Result<Guarded<T>, String> {
         let page = page_size();
         let size = core::mem::size_of::<T>();
         // The value ends at a page boundary: its size must keep it aligned.
@@ -47,9 +49,10 @@ impl<T: Copy> Guarded<T> {
         let data = size.div_ceil(page) * page;
         let len = data + 2 * page;
         let fail = || {
-            std::alloc::handle_alloc_error(
-                std::alloc::Layout::from_size_align(len, page)
-                    .unwrap_or(std::alloc::Layout::new::<T>()),
+            format!(
+                "cannot map {len} bytes for a program's connection: {} (each connection \
+                 holds a few mappings, and vm.max_map_count limits them)",
+                std::io::Error::last_os_error()
             )
         };
         // SAFETY: a new private anonymous mapping, inaccessible; then its
@@ -64,12 +67,13 @@ impl<T: Copy> Guarded<T> {
                 0,
             );
             if m == libc::MAP_FAILED {
-                fail();
+                return Err(fail());
             }
             let m = m.cast::<u8>();
             if libc::mprotect(m.add(page).cast(), data, libc::PROT_READ | libc::PROT_WRITE) != 0 {
+                let e = fail();
                 libc::munmap(m.cast(), len);
-                fail();
+                return Err(e);
             }
             m
         };
@@ -82,12 +86,12 @@ impl<T: Copy> Guarded<T> {
             at.write(value);
             NonNull::new_unchecked(at)
         };
-        Guarded {
+        Ok(Guarded {
             // SAFETY: mmap returned a mapping, not null.
             base: unsafe { NonNull::new_unchecked(base) },
             len,
             value,
-        }
+        })
     }
 
     /// The value's address, for the program.
@@ -118,12 +122,6 @@ impl<T: Copy> core::ops::DerefMut for Guarded<T> {
     }
 }
 
-impl<T: Copy> Clone for Guarded<T> {
-    fn clone(&self) -> Guarded<T> {
-        Guarded::new(**self)
-    }
-}
-
 impl<T: Copy + core::fmt::Debug> core::fmt::Debug for Guarded<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         (**self).fmt(f)
@@ -144,13 +142,13 @@ mod tests {
 
     #[test]
     fn the_value_ends_where_the_guard_page_begins() {
-        let mut g = Guarded::new([7u64; 13]);
+        let mut g = Guarded::new([7u64; 13]).unwrap();
         assert_eq!(*g, [7; 13]);
         g[12] = 9;
         let end = g.as_mut_ptr() as usize + core::mem::size_of::<[u64; 13]>();
         assert_eq!(end % page_size(), 0);
         assert!(g.just_past(end as u64) && !g.just_past(end as u64 - 1));
-        let c = g.clone();
+        let c = Guarded::new(*g).unwrap();
         assert_eq!(c[12], 9);
         assert_ne!(c.value, g.value);
     }

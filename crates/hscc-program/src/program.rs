@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use hscc_cc::registry::Unregistered;
 use hscc_cc::{
     AckSample, CaEvent, CaState, ExternalOps, ExternalParam, ExternalProgram, ExternalRegistration,
     RateSample, TcpCc,
@@ -282,13 +283,11 @@ unsafe impl Sync for Registration {}
 
 impl ExternalRegistration for Registration {
     fn connect(self: Arc<Self>) -> Box<dyn ExternalOps> {
-        Box::new(Connection {
-            reg: self,
-            sk: Guarded::new(CTcpSock::default()),
-            samples: Guarded::new(Samples::default()),
-            fault: None,
-            owns_socket: true,
-        })
+        let source = self.source.clone();
+        match Connection::on_socket(self, CTcpSock::default(), true) {
+            Ok(c) => Box::new(c),
+            Err(e) => Box::new(Unregistered(format!("{}: {e}", source.display()))),
+        }
     }
 }
 
@@ -334,6 +333,22 @@ impl Drop for Connection {
 }
 
 impl Connection {
+    /// A connection on the socket `sk`, in memory of its own; why not when
+    /// that cannot be mapped.
+    fn on_socket(
+        reg: Arc<Registration>,
+        sk: CTcpSock,
+        owns_socket: bool,
+    ) -> Result<Connection, String> {
+        Ok(Connection {
+            reg,
+            sk: Guarded::new(sk)?,
+            samples: Guarded::new(Samples::default())?,
+            fault: None,
+            owns_socket,
+        })
+    }
+
     fn ops(&self) -> &Ops {
         // SAFETY: `ops` points into the loaded object the registration keeps.
         unsafe { &*self.reg.ops }
@@ -630,12 +645,12 @@ impl ExternalOps for Connection {
         self.fault.clone()
     }
     fn clone_box(&self) -> Box<dyn ExternalOps> {
-        Box::new(Connection {
-            reg: Arc::clone(&self.reg),
-            sk: self.sk.clone(),
-            samples: self.samples.clone(),
-            fault: self.fault.clone(),
-            owns_socket: false,
-        })
+        match Connection::on_socket(Arc::clone(&self.reg), *self.sk, false) {
+            Ok(mut c) => {
+                c.fault = self.fault.clone();
+                Box::new(c)
+            }
+            Err(e) => Box::new(Unregistered(format!("{}: {e}", self.reg.source.display()))),
+        }
     }
 }
