@@ -121,19 +121,6 @@ enum inet_csk_ack_state_t {
 	ICSK_ACK_NOMEM = 32,
 };
 
-/* Linux ICSK_CA_PRIV_SIZE: 13 u64 (include/net/inet_connection_sock.h).
- * icsk_ack.pending is the receiving end's delayed-ACK state: a hook on the
- * simulator's sender sees 0, and what it writes there is dropped (the
- * engine's receiver does the ACKing, docs/programs.md). */
-struct inet_connection_sock {
-	struct sock icsk_inet;
-	__u8 icsk_ca_state;
-	struct {
-		__u8 pending;
-	} icsk_ack;
-	__u64 icsk_ca_priv[13];
-};
-
 /* Linux struct tcp_options_received: the timestamps of the last ACK, in
  * ms; rcv_tsecr less the connection's tsoffset, as Linux stores it. */
 struct tcp_options_received {
@@ -141,43 +128,83 @@ struct tcp_options_received {
 	__u32 rcv_tsecr;
 };
 
-/* The fields of Linux struct tcp_sock that TcpCc mirrors, same names. */
-struct tcp_sock {
-	struct inet_connection_sock inet_conn;
-	__u32 snd_cwnd;
-	__u32 snd_ssthresh;
-	__u32 snd_cwnd_cnt;
-	__u32 snd_cwnd_clamp;
-	__u32 prior_cwnd;
-	__u32 mss_cache;
-	__u32 srtt_us;
-	struct minmax rtt_min;
-	__u32 snd_una;
-	__u32 snd_nxt;
-	__u32 lsndtime;
-	__u32 packets_out;
-	__u32 sacked_out;
-	__u32 lost_out;
-	__u32 retrans_out;
-	__u32 delivered;
-	__u32 lost;
-	__u32 delivered_ce;
-	__u32 max_packets_out;
-	__u8 is_cwnd_limited;
-	__u32 app_limited;
-	__u64 tcp_mstamp;
-	__u64 delivered_mstamp;
-	__u64 tcp_wstamp_ns;
-	__u64 tcp_clock_cache;
-	/* The sender receives no data: rcv_nxt stays 0. ecn_flags has
-	 * TCP_ECN_OK when the connection uses ECN; other bits a hook sets are
-	 * dropped (they are the receiving end's, docs/programs.md). */
-	__u32 rcv_nxt;
-	__u8 ecn_flags;
-	struct tcp_options_received rx_opt;
-	/* Not Linux's: hscc-cc's TcpCc::enter_cwr, set by bpf/shim/user.h's tcp_enter_cwr. */
+/* The fields of Linux struct tcp_sock that TcpCc mirrors, same names.
+ * rcv_nxt: the sender receives no data, it stays 0. ecn_flags has
+ * TCP_ECN_OK when the connection uses ECN; other bits a hook sets are
+ * dropped (they are the receiving end's, docs/programs.md). hscc_enter_cwr
+ * is not Linux's: hscc-cc's TcpCc::enter_cwr, set by bpf/shim/user.h's
+ * tcp_enter_cwr. */
+#define HSCC_TCP_SOCK_FIELDS         \
+	__u32 snd_cwnd;              \
+	__u32 snd_ssthresh;          \
+	__u32 snd_cwnd_cnt;          \
+	__u32 snd_cwnd_clamp;        \
+	__u32 prior_cwnd;            \
+	__u32 mss_cache;             \
+	__u32 srtt_us;               \
+	struct minmax rtt_min;       \
+	__u32 snd_una;               \
+	__u32 snd_nxt;               \
+	__u32 lsndtime;              \
+	__u32 packets_out;           \
+	__u32 sacked_out;            \
+	__u32 lost_out;              \
+	__u32 retrans_out;           \
+	__u32 delivered;             \
+	__u32 lost;                  \
+	__u32 delivered_ce;          \
+	__u32 max_packets_out;       \
+	__u8 is_cwnd_limited;        \
+	__u32 app_limited;           \
+	__u64 tcp_mstamp;            \
+	__u64 delivered_mstamp;      \
+	__u64 tcp_wstamp_ns;         \
+	__u64 tcp_clock_cache;       \
+	__u32 rcv_nxt;               \
+	__u8 ecn_flags;              \
+	struct tcp_options_received rx_opt; \
 	__u8 hscc_enter_cwr;
+
+struct hscc_tcp_sock_fields {
+	HSCC_TCP_SOCK_FIELDS
 };
+
+/* Linux ICSK_CA_PRIV_SIZE: 13 u64 (include/net/inet_connection_sock.h).
+ * icsk_ack.pending is the receiving end's delayed-ACK state: a hook on the
+ * simulator's sender sees 0, and what it writes there is dropped (the
+ * engine's receiver does the ACKing, docs/programs.md).
+ *
+ * The private area is the socket's last 104 bytes, so that the simulator can
+ * put the socket at the end of its memory and a write past the area faults in
+ * the hook (crates/hscc-program, guard.rs) as the kernel's verifier refuses
+ * it: tcp_sock's own fields lie before it, inside inet_connection_sock
+ * (hscc_tcp), and struct tcp_sock names them over the same bytes. */
+struct inet_connection_sock {
+	struct sock icsk_inet;
+	__u8 icsk_ca_state;
+	struct {
+		__u8 pending;
+	} icsk_ack;
+	struct hscc_tcp_sock_fields hscc_tcp;
+	__u64 icsk_ca_priv[13];
+};
+
+struct tcp_sock {
+	union {
+		struct inet_connection_sock inet_conn;
+		struct {
+			char hscc_head[offsetof(struct inet_connection_sock, hscc_tcp)];
+			HSCC_TCP_SOCK_FIELDS
+		};
+	};
+};
+
+_Static_assert(offsetof(struct tcp_sock, snd_cwnd) ==
+		       offsetof(struct inet_connection_sock, hscc_tcp.snd_cwnd) &&
+		       offsetof(struct tcp_sock, hscc_enter_cwr) ==
+			       offsetof(struct inet_connection_sock, hscc_tcp.hscc_enter_cwr) &&
+		       sizeof(struct tcp_sock) == sizeof(struct inet_connection_sock),
+	       "tcp_sock's fields are inet_connection_sock's hscc_tcp");
 
 /* Linux struct tcp_congestion_ops, the hooks hscc-cc's CongestionOps has. */
 struct tcp_congestion_ops {

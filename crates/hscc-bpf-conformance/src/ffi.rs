@@ -9,8 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use hscc_cc::{AckSample, CaEvent, CaState, RateSample, TcpCc};
 
 pub use hscc_program::sock::{
-    rust_layout, CAckSample, CRateSample, CTcpSock, InetConnectionSock, MinmaxSample, Ops, Sk,
-    Sock, LAYOUT_LEN,
+    rust_layout, CAckSample, CRateSample, CTcpSock, MinmaxSample, Ops, Sk, Sock, LAYOUT_LEN,
 };
 
 /// One program of bpf/, built for user space.
@@ -305,7 +304,7 @@ impl CAlgo {
 
     /// `init`, as the kernel calls it: on a zeroed private area.
     pub fn init(&mut self, tp: &mut TcpCc) {
-        self.sk.inet_conn.icsk_ca_priv = [0; 13];
+        self.sk.icsk_ca_priv = [0; 13];
         if let Some(f) = self.prog.ops.init {
             // SAFETY: see `CAlgo::call`.
             self.call(tp, |sk| unsafe { f(sk) });

@@ -67,7 +67,7 @@ pub trait ExternalRegistration: Send + Sync + fmt::Debug {
 }
 
 /// One connection of a program: the hooks of Linux's `tcp_congestion_ops`.
-/// A hook that fails (a program's division by zero, a crash) records the
+/// A hook that fails (a program's crash, a write past its memory) records the
 /// failure, which [`fault`](ExternalOps::fault) reports, and leaves the
 /// window as it was.
 pub trait ExternalOps: Send + Sync + fmt::Debug {

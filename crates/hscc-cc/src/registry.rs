@@ -294,10 +294,11 @@ impl ExternalCc {
     }
 }
 
-/// A connection whose program could not be registered: every hook leaves the
-/// window alone and the failure is its fault.
+/// A connection that cannot run its program (it could not be registered, or
+/// its memory could not be mapped): every hook leaves the window alone and the
+/// failure is its fault.
 #[derive(Clone, Debug)]
-struct Unregistered(String);
+pub struct Unregistered(pub String);
 
 impl ExternalOps for Unregistered {
     fn init(&mut self, _tp: &mut TcpCc) {}

@@ -3,9 +3,9 @@
  * Linked into every program the simulator builds (crates/hscc-program,
  * compile.rs): what the shim's headers declare (the clock, the generator
  * state, socket storage, kconfig values), the one entry point through which
- * the simulator calls a hook, and the undefined-behaviour handlers that turn a
- * division by zero or an index out of bounds into a report with the
- * program's file:line instead of a crash.
+ * the simulator calls a hook, and the undefined-behaviour handlers that turn
+ * an index out of bounds into a report with the program's file:line instead
+ * of a crash.
  *
  * A hook runs inside hscc_rt_call under a jump buffer: a sanitizer handler,
  * or the simulator's signal handler (a segmentation fault in the hook, fault.rs),
@@ -13,8 +13,12 @@
  * the process goes on.
  */
 #include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "vmlinux.h"
 #include "hscc_layout.h"
@@ -42,11 +46,10 @@ enum hscc_rt_hook {
 
 /* What went wrong in a hook (hscc-program's FaultKind). */
 enum hscc_rt_fault_kind {
-	FAULT_NONE,
-	FAULT_DIV_BY_ZERO,
-	FAULT_OUT_OF_BOUNDS,
-	FAULT_SIGNAL,
-	FAULT_SHIFT,
+	FAULT_NONE = 0,
+	FAULT_OUT_OF_BOUNDS = 2,
+	FAULT_SIGNAL = 3,
+	FAULT_SHIFT = 4,
 };
 
 struct hscc_rt_fault {
@@ -136,7 +139,6 @@ static void ubsan_fault(const struct hscc_ubsan_location *loc, __u32 kind)
 	{                                                             \
 		ubsan_fault(loc, kind);                                   \
 	}
-HSCC_UBSAN(divrem_overflow, FAULT_DIV_BY_ZERO)
 HSCC_UBSAN(out_of_bounds, FAULT_OUT_OF_BOUNDS)
 HSCC_UBSAN(shift_out_of_bounds, FAULT_SHIFT)
 
@@ -245,6 +247,18 @@ long bpf_tcp_send_ack(void *tp, __u32 rcv_nxt)
 	return -HSCC_EOPNOTSUPP;
 }
 
+/* bpf_printk: the kernel writes to its trace pipe; the simulator to standard error. */
+int hscc_rt_printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
 void hscc_rt_layout(size_t *out)
 {
 	hscc_user_layout_fill(out);
@@ -253,7 +267,10 @@ void hscc_rt_layout(size_t *out)
 /*
  * Socket storage: one value per (map, socket), zeroed when created, in a
  * chained hash table; a registration's sockets are released (and their values
- * freed) when their connections close.
+ * freed) when their connections close. Each value is the last bytes of its
+ * own mapping, between inaccessible pages (as the simulator's socket, guard.rs),
+ * so a write past it faults in the hook instead of landing in the simulator's
+ * memory.
  */
 #define STORAGE_BUCKETS 1024
 
@@ -261,7 +278,9 @@ struct storage_entry {
 	struct storage_entry *next;
 	void *map;
 	void *sk;
-	_Alignas(16) unsigned char value[];
+	void *value;
+	void *mapping;
+	size_t mapping_len;
 };
 
 static struct storage_entry *storage[STORAGE_BUCKETS];
@@ -269,6 +288,33 @@ static struct storage_entry *storage[STORAGE_BUCKETS];
 static size_t storage_bucket(void *sk)
 {
 	return ((uintptr_t)sk >> 4) % STORAGE_BUCKETS;
+}
+
+/* A zeroed value of `size` bytes that ends where an inaccessible page begins;
+ * NULL when there is no memory. Aligned as its type: the size is a multiple
+ * of the type's alignment and the page boundary of every one. */
+static void *guarded_value(struct storage_entry *e, size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t data = size ? (size + page - 1) / page * page : page;
+	size_t len = data + 2 * page;
+	char *m = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	if (mprotect(m + page, data, PROT_READ | PROT_WRITE)) {
+		munmap(m, len);
+		return NULL;
+	}
+	e->mapping = m;
+	e->mapping_len = len;
+	return m + page + data - size;
+}
+
+static void storage_free(struct storage_entry *e)
+{
+	munmap(e->mapping, e->mapping_len);
+	free(e);
 }
 
 void *hscc_rt_sk_storage_get(void *map, size_t size, void *sk, void *init, __u64 flags)
@@ -281,9 +327,14 @@ void *hscc_rt_sk_storage_get(void *map, size_t size, void *sk, void *init, __u64
 			return e->value;
 	if (!(flags & 1))
 		return NULL;
-	e = calloc(1, sizeof(*e) + size);
+	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
+	e->value = guarded_value(e, size);
+	if (!e->value) {
+		free(e);
+		return NULL;
+	}
 	e->map = map;
 	e->sk = sk;
 	if (init)
@@ -302,7 +353,7 @@ long hscc_rt_sk_storage_delete(void *map, void *sk)
 			struct storage_entry *e = *p;
 
 			*p = e->next;
-			free(e);
+			storage_free(e);
 			return 0;
 		}
 	return -2; /* -ENOENT */
@@ -318,7 +369,7 @@ void hscc_rt_release_socket(void *sk)
 			struct storage_entry *e = *p;
 
 			*p = e->next;
-			free(e);
+			storage_free(e);
 		} else {
 			p = &(*p)->next;
 		}

@@ -13,6 +13,8 @@ use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
+use crate::symbols;
+
 /// The headers a program builds against and the runtime, by path under the
 /// build's include directory.
 const SHIM: &[(&str, &str)] = &[
@@ -49,8 +51,9 @@ const RUNTIME: &str = include_str!("../csrc/runtime.c");
 
 /// The program's flags. Kernel BPF semantics where C can have them: signed
 /// arithmetic wraps (-fwrapv) and pointers alias freely, as the kernel's own
-/// code assumes; a division by zero or an index out of an array's bounds is
-/// caught (the sanitizer calls the runtime, which reports it with file:line).
+/// code assumes; a division the processor traps on gets BPF's result
+/// (divide.rs); an index out of an array's bounds is caught (the sanitizer
+/// calls the runtime, which reports it with file:line).
 const FLAGS: &[&str] = &[
     "-std=gnu11",
     "-O2",
@@ -58,7 +61,10 @@ const FLAGS: &[&str] = &[
     "-fPIC",
     "-fwrapv",
     "-fno-strict-aliasing",
-    "-fsanitize=integer-divide-by-zero,bounds",
+    "-fsanitize=bounds",
+    // The C library's checked variants (__memcpy_chk) are not what a BPF
+    // program can call; a distribution's default would bring them in.
+    "-U_FORTIFY_SOURCE",
     "-fno-sanitize-recover=all",
     "-D__TARGET_ARCH_x86",
     "-Wall",
@@ -90,6 +96,13 @@ pub enum BuildError {
     Compile { file: PathBuf, output: String },
     /// The cache directory cannot be written.
     Cache { dir: PathBuf, error: String },
+    /// It uses what neither it nor the simulator defines (the C library, a
+    /// kfunc the simulator lacks):
+    /// each symbol with where it is used (`file:line`), when the line table says.
+    Refused {
+        file: PathBuf,
+        uses: Vec<(String, Option<String>)>,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -108,9 +121,29 @@ impl fmt::Display for BuildError {
                 "cannot write the program cache {}: {error}; set HSCC_CACHE_DIR to a writable directory",
                 dir.display()
             ),
+            BuildError::Refused { file, uses } => {
+                writeln!(f, "{} uses functions a BPF program cannot call:", file.display())?;
+                for (symbol, place) in uses {
+                    let place = place.clone().unwrap_or_else(|| file.display().to_string());
+                    writeln!(
+                        f,
+                        "  {place}: {symbol} is not provided by hscc's simulator (a BPF program \
+                         calls helpers and kfuncs only: the kernel refuses the C library's \
+                         functions, and so does hscc)"
+                    )?;
+                }
+                write!(f, "  note: {PROVIDED}")
+            }
         }
     }
 }
+
+/// What a program may call, for the messages that refuse something else.
+const PROVIDED: &str = "hscc's simulator provides the helpers bpf_ktime_get_ns, bpf_jiffies64, \
+     bpf_get_prandom_u32, bpf_sk_storage_get, bpf_sk_storage_delete, bpf_printk, \
+     bpf_setsockopt, bpf_getsockopt, bpf_tcp_send_ack and the kfuncs tcp_slow_start, \
+     tcp_cong_avoid_ai, tcp_reno_ssthresh, tcp_reno_cong_avoid, tcp_reno_undo_cwnd \
+     (docs/programs.md)";
 
 impl std::error::Error for BuildError {}
 
@@ -338,9 +371,9 @@ fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<Vec<PathBuf>, BuildEr
         dir.join("runtime.o").into_os_string(),
     ];
     run(&runtime.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())?;
+    refuse_foreign(dir, source)?;
     // No sanitizer library: the runtime defines the handlers the program
-    // calls; -z defs turns a helper or kfunc the simulator lacks into an
-    // error that names it.
+    // calls. -z defs: nothing is left for the loader to find elsewhere.
     let link: Vec<std::ffi::OsString> = vec![
         os("-shared"),
         os("-Wl,-z,defs"),
@@ -351,6 +384,60 @@ fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<Vec<PathBuf>, BuildEr
     ];
     run(&link.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())?;
     Ok(headers)
+}
+
+/// Refuse a program whose object uses a symbol neither it nor the runtime
+/// defines and the compiler does not emit (symbols.rs), before linking: the
+/// linker would take it from the host's C library.
+fn refuse_foreign(dir: &Path, source: &Path) -> Result<(), BuildError> {
+    let cache_err = |e: std::io::Error| BuildError::Cache {
+        dir: dir.to_path_buf(),
+        error: e.to_string(),
+    };
+    let object = dir.join("program.o");
+    let program = std::fs::read(&object).map_err(cache_err)?;
+    let runtime = std::fs::read(dir.join("runtime.o")).map_err(cache_err)?;
+    let uses = symbols::foreign(&program, &runtime).map_err(|e| BuildError::Compile {
+        file: source.to_path_buf(),
+        output: e,
+    })?;
+    if uses.is_empty() {
+        return Ok(());
+    }
+    Err(BuildError::Refused {
+        file: source.to_path_buf(),
+        uses: uses
+            .into_iter()
+            .map(|u| {
+                let place = line_in_object(&object, &u.section, u.offset);
+                (u.symbol, place)
+            })
+            .collect(),
+    })
+}
+
+/// `file:line` of `offset` in `section` of an object file, from its line
+/// table (binutils' addr2line), where one is installed.
+fn line_in_object(object: &Path, section: &str, offset: u64) -> Option<String> {
+    if section.is_empty() {
+        return None;
+    }
+    let out = Command::new("addr2line")
+        .arg("-e")
+        .arg(object)
+        .arg("-j")
+        .arg(section)
+        .arg(format!("{offset:#x}"))
+        .output()
+        .ok()?;
+    let place = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()?
+        .trim()
+        .split(" (")
+        .next()?
+        .to_string();
+    (!place.starts_with("??") && !place.ends_with(":0")).then_some(place)
 }
 
 /// The files a make rule from the compiler's `-MMD` names, but the program
@@ -400,12 +487,8 @@ fn explain(stderr: &str) -> String {
                 .collect();
             if !name.is_empty() {
                 out.push_str(&format!(
-                    "  note: {name} is not provided by hscc's simulator; it provides the helpers \
-                     bpf_ktime_get_ns, bpf_jiffies64, bpf_get_prandom_u32, bpf_sk_storage_get, \
-                     bpf_sk_storage_delete, bpf_printk, bpf_setsockopt, bpf_getsockopt, \
-                     bpf_tcp_send_ack and the kfuncs tcp_slow_start, \
-                     tcp_cong_avoid_ai, tcp_reno_ssthresh, tcp_reno_cong_avoid, tcp_reno_undo_cwnd \
-                     (docs/programs.md)\n"
+                    "  note: {name} is not provided by hscc's simulator; it {}\n",
+                    PROVIDED.trim_start_matches("hscc's simulator ")
                 ));
             }
         }

@@ -3,6 +3,8 @@
 //! the runtime's entry point (runtime.c), which returns an error; the
 //! simulator then stops the run and names the program, the hook and the line.
 //!
+//! - Divisions: a `div` that traps on operands BPF defines (by zero, MIN by
+//!   -1) gets BPF's result and the hook goes on ([`crate::divide`]).
 //! - Crashes: one handler for SIGSEGV, SIGBUS, SIGFPE and SIGILL, installed
 //!   once per process when the first program loads. A signal while no hook
 //!   runs on the thread goes to whatever handled it before (Python's
@@ -168,6 +170,11 @@ pub fn guarded<R>(jump: FaultJump, f: impl FnOnce() -> R) -> R {
 
 extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
     if let Some(jump) = ACTIVE.get() {
+        // SAFETY: the kernel's siginfo and ucontext for this SIGFPE, on the
+        // thread that faulted.
+        if sig == libc::SIGFPE && unsafe { crate::divide::emulate(info, ctx) } {
+            return; // the hook goes on with the kernel's result
+        }
         ACTIVE.set(None);
         // SAFETY: the kernel passes a valid siginfo and ucontext to an
         // SA_SIGINFO handler; the program counter is read where the

@@ -5,15 +5,19 @@
 //! kfuncs) is built for user space with the system C compiler against the
 //! shim's headers ([`compile`]), loaded, and run by the simulator behind
 //! hscc-cc's [`ExternalOps`](hscc_cc::ExternalOps), hook for hook, with the
-//! socket layout the shim gives ([`sock`]). A division by zero, an index out
-//! of bounds or a crash in a hook stops the run with the program's file and
-//! line ([`fault`]) instead of ending the process.
+//! socket layout the shim gives ([`sock`]). A division by zero gives the
+//! kernel's BPF result ([`divide`]); an index out of bounds, a write past the
+//! memory the program was given or a crash in a hook stops the run with the
+//! program's file and line ([`fault`]) instead of ending the process.
 //!
 //! - [`compile`]: building and caching by content.
+//! - [`divide`]: BPF's result for a division that traps.
 //! - [`elf`]: the struct_ops variable and the parameters, read from the object.
+//! - [`guard`]: the socket at the end of its memory, guard pages around it.
 //! - [`program`]: loading, one registration per run and set of values, one
 //!   connection per flow.
 //! - [`sock`]: the `#[repr(C)]` mirror of the shim's socket and samples.
+//! - [`symbols`]: what a program may use from outside its file.
 
 #![allow(
     unsafe_code,
@@ -21,10 +25,13 @@
 )]
 
 pub mod compile;
+pub mod divide;
 pub mod elf;
 pub mod fault;
+pub mod guard;
 pub mod program;
 pub mod sock;
+pub mod symbols;
 
 use std::path::Path;
 use std::sync::Arc;

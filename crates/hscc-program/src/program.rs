@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use hscc_cc::registry::Unregistered;
 use hscc_cc::{
     AckSample, CaEvent, CaState, ExternalOps, ExternalParam, ExternalProgram, ExternalRegistration,
     RateSample, TcpCc,
@@ -17,6 +18,7 @@ use hscc_cc::{
 use crate::compile::Built;
 use crate::elf::{self, Layout};
 use crate::fault::{self, FaultJump};
+use crate::guard::Guarded;
 use crate::sock::{rust_layout, CAckSample, CRateSample, CTcpSock, Ops, LAYOUT_LEN};
 
 /// The hooks, numbered as runtime.c's `enum hscc_rt_hook`.
@@ -281,25 +283,37 @@ unsafe impl Sync for Registration {}
 
 impl ExternalRegistration for Registration {
     fn connect(self: Arc<Self>) -> Box<dyn ExternalOps> {
-        Box::new(Connection {
-            reg: self,
-            sk: Box::default(),
-            fault: None,
-            owns_socket: true,
-        })
+        let source = self.source.clone();
+        match Connection::on_socket(self, CTcpSock::default(), true) {
+            Ok(c) => Box::new(c),
+            Err(e) => Box::new(Unregistered(format!("{}: {e}", source.display()))),
+        }
     }
+}
+
+/// The samples a connection's hooks are given (`pkts_acked`'s, `cong_control`'s),
+/// the larger last: a run past either stays in them or faults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct Samples {
+    ack: CAckSample,
+    rs: CRateSample,
 }
 
 /// One flow's connection: its socket and the first failure of a hook.
 #[derive(Debug)]
 pub struct Connection {
     reg: Arc<Registration>,
-    sk: Box<CTcpSock>,
+    /// The socket, at the end of its own memory: the private area is its
+    /// last bytes, and a write past them faults in the hook.
+    sk: Guarded<CTcpSock>,
+    /// The samples a hook is given, in memory of their own for the same reason.
+    samples: Guarded<Samples>,
     fault: Option<String>,
     owns_socket: bool,
 }
 
-// SAFETY: a connection's socket is its own (boxed), and its registration is
+// SAFETY: a connection's socket is its own (its mapping), and its registration is
 // Send + Sync; the raw pointers it passes to the program point into both.
 unsafe impl Send for Connection {}
 // SAFETY: `&Connection` reads only the fault message.
@@ -319,6 +333,22 @@ impl Drop for Connection {
 }
 
 impl Connection {
+    /// A connection on the socket `sk`, in memory of its own; why not when
+    /// that cannot be mapped.
+    fn on_socket(
+        reg: Arc<Registration>,
+        sk: CTcpSock,
+        owns_socket: bool,
+    ) -> Result<Connection, String> {
+        Ok(Connection {
+            reg,
+            sk: Guarded::new(sk)?,
+            samples: Guarded::new(Samples::default())?,
+            fault: None,
+            owns_socket,
+        })
+    }
+
     fn ops(&self) -> &Ops {
         // SAFETY: `ops` points into the loaded object the registration keeps.
         unsafe { &*self.reg.ops }
@@ -403,17 +433,21 @@ impl Connection {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         match f.kind {
-            1 => format!(
-                "{}: division by zero in {} (the kernel's BPF gives 0 there; the simulator stops the run)",
+            2 => format!(
+                "{}: index out of the array's bounds in {}",
                 at(&file, f.line, f.column),
                 hook.name()
             ),
-            2 => format!("{}: index out of the array's bounds in {}", at(&file, f.line, f.column), hook.name()),
             _ => {
                 let what = match f.signal {
                     fault::HANG_SIGNAL => format!(
                         "did not return within {} s (a loop the kernel's verifier would refuse?)",
                         fault::hook_limit().as_secs_f64()
+                    ),
+                    libc::SIGSEGV | libc::SIGBUS if self.sk.just_past(f.addr) => format!(
+                        "read or wrote past the {} bytes of inet_csk_ca(sk) (address {:#x})",
+                        core::mem::size_of_val(&self.sk.icsk_ca_priv),
+                        f.addr
                     ),
                     libc::SIGSEGV | libc::SIGBUS => {
                         format!("crashed reading or writing address {:#x}", f.addr)
@@ -549,7 +583,7 @@ fn line_of(object: &Path, offset: u64) -> Option<String> {
 
 impl ExternalOps for Connection {
     fn init(&mut self, tp: &mut TcpCc) {
-        self.sk.inet_conn.icsk_ca_priv = [0; 13];
+        self.sk.icsk_ca_priv = [0; 13];
         if self.ops().init.is_some() {
             self.call(tp, Hook::Init, 0, 0, core::ptr::null());
         }
@@ -580,8 +614,9 @@ impl ExternalOps for Connection {
     }
     fn pkts_acked(&mut self, tp: &mut TcpCc, s: &AckSample) {
         if self.ops().pkts_acked.is_some() {
-            let c = CAckSample::of(s);
-            self.call(tp, Hook::PktsAcked, 0, 0, (&c as *const CAckSample).cast());
+            self.samples.ack = CAckSample::of(s);
+            let c: *const CAckSample = &self.samples.ack;
+            self.call(tp, Hook::PktsAcked, 0, 0, c.cast());
         }
     }
     fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
@@ -592,17 +627,11 @@ impl ExternalOps for Connection {
         if self.ops().cong_control.is_none() {
             return false;
         }
-        let c = CRateSample::of(rs);
+        self.samples.rs = CRateSample::of(rs);
+        let c: *const CRateSample = &self.samples.rs;
         // Linux passes the ACK's sequence and flags; hscc's hooks take neither
         // (0, as for BBR, which reads neither).
-        self.call(
-            tp,
-            Hook::CongControl,
-            0,
-            0,
-            (&c as *const CRateSample).cast(),
-        )
-        .is_some()
+        self.call(tp, Hook::CongControl, 0, 0, c.cast()).is_some()
     }
     fn has_cong_control(&self) -> bool {
         self.ops().cong_control.is_some()
@@ -616,11 +645,12 @@ impl ExternalOps for Connection {
         self.fault.clone()
     }
     fn clone_box(&self) -> Box<dyn ExternalOps> {
-        Box::new(Connection {
-            reg: Arc::clone(&self.reg),
-            sk: self.sk.clone(),
-            fault: self.fault.clone(),
-            owns_socket: false,
-        })
+        match Connection::on_socket(Arc::clone(&self.reg), *self.sk, false) {
+            Ok(mut c) => {
+                c.fault = self.fault.clone();
+                Box::new(c)
+            }
+            Err(e) => Box::new(Unregistered(format!("{}: {e}", self.reg.source.display()))),
+        }
     }
 }

@@ -24,18 +24,6 @@ pub struct IcskAck {
     pub pending: u8,
 }
 
-/// Linux `struct inet_connection_sock`: the CA state, the delayed-ACK state
-/// and the private area.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct InetConnectionSock {
-    pub icsk_inet: Sock,
-    pub icsk_ca_state: u8,
-    pub icsk_ack: IcskAck,
-    /// Linux ICSK_CA_PRIV_SIZE = 13 u64.
-    pub icsk_ca_priv: [u64; 13],
-}
-
 /// Linux `struct minmax_sample`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -44,11 +32,19 @@ pub struct MinmaxSample {
     pub v: u32,
 }
 
-/// The shim's `struct tcp_sock`: the fields TcpCc mirrors, Linux's names.
+/// The shim's `struct tcp_sock` (and the `struct inet_connection_sock` and
+/// `struct sock` at its start): the fields TcpCc mirrors, Linux's names. The
+/// private area comes last, so that the socket can end where its memory does
+/// ([`crate::guard`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CTcpSock {
-    pub inet_conn: InetConnectionSock,
+    pub icsk_inet: Sock,
+    pub icsk_ca_state: u8,
+    pub icsk_ack: IcskAck,
+    /// C's tcp_sock fields are a struct inside inet_connection_sock: they
+    /// start 8-aligned.
+    pub tcp_align: [u64; 0],
     pub snd_cwnd: u32,
     pub snd_ssthresh: u32,
     pub snd_cwnd_cnt: u32,
@@ -81,6 +77,8 @@ pub struct CTcpSock {
     pub rx_opt: TcpOptionsReceived,
     /// Not Linux's: `TcpCc::enter_cwr`, set by the shim's `tcp_enter_cwr`.
     pub hscc_enter_cwr: u8,
+    /// Linux ICSK_CA_PRIV_SIZE = 13 u64: the program's per-connection state.
+    pub icsk_ca_priv: [u64; 13],
 }
 
 /// Linux `struct tcp_options_received`: the last ACK's timestamps, ms.
@@ -140,7 +138,7 @@ impl CRateSample {
 
 /// Linux `struct ack_sample`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct CAckSample {
     pub pkts_acked: u32,
     pub rtt_us: i32,
@@ -185,10 +183,10 @@ impl CTcpSock {
     /// Copy the sender's view in before a hook.
     pub fn load(&mut self, tp: &TcpCc) {
         let sk = self;
-        sk.inet_conn.icsk_inet.sk_pacing_rate = tp.pacing_rate;
-        sk.inet_conn.icsk_inet.sk_pacing_status = tp.pacing_needed as u32;
-        sk.inet_conn.icsk_inet.sk_max_pacing_rate = tp.max_pacing_rate;
-        sk.inet_conn.icsk_ca_state = tp.ca_state as u8;
+        sk.icsk_inet.sk_pacing_rate = tp.pacing_rate;
+        sk.icsk_inet.sk_pacing_status = tp.pacing_needed as u32;
+        sk.icsk_inet.sk_max_pacing_rate = tp.max_pacing_rate;
+        sk.icsk_ca_state = tp.ca_state as u8;
         sk.snd_cwnd = tp.snd_cwnd;
         sk.snd_ssthresh = tp.snd_ssthresh;
         sk.snd_cwnd_cnt = tp.snd_cwnd_cnt;
@@ -219,7 +217,7 @@ impl CTcpSock {
         // The sender's view of the receiving end's fields: no data received,
         // no ACK pending (the engine's receiver keeps its own; docs/programs.md).
         sk.rcv_nxt = 0;
-        sk.inet_conn.icsk_ack.pending = 0;
+        sk.icsk_ack.pending = 0;
         sk.ecn_flags = if tp.ecn_ok { TCP_ECN_OK } else { 0 };
         sk.rx_opt.rcv_tsval = tp.rcv_tsval;
         sk.rx_opt.rcv_tsecr = tp.rcv_tsecr;
@@ -235,8 +233,8 @@ impl CTcpSock {
         tp.snd_cwnd = self.snd_cwnd;
         tp.snd_cwnd_cnt = self.snd_cwnd_cnt;
         tp.snd_ssthresh = self.snd_ssthresh;
-        tp.pacing_rate = self.inet_conn.icsk_inet.sk_pacing_rate;
-        tp.pacing_needed = self.inet_conn.icsk_inet.sk_pacing_status != 0;
+        tp.pacing_rate = self.icsk_inet.sk_pacing_rate;
+        tp.pacing_needed = self.icsk_inet.sk_pacing_status != 0;
         // Linux's app_limited is a delivered-count mark; TcpCc's a flag.
         tp.app_limited = self.app_limited != 0;
         // The shim's tcp_enter_cwr (user space only: the kernel has no such call).
@@ -255,20 +253,16 @@ pub fn rust_layout() -> [usize; LAYOUT_LEN] {
     use core::mem::offset_of;
     [
         core::mem::size_of::<CTcpSock>(),
-        offset_of!(CTcpSock, inet_conn)
-            + offset_of!(InetConnectionSock, icsk_inet)
-            + offset_of!(Sock, sk_pacing_rate),
-        offset_of!(CTcpSock, inet_conn) + offset_of!(InetConnectionSock, icsk_ca_state),
-        offset_of!(CTcpSock, inet_conn) + offset_of!(InetConnectionSock, icsk_ca_priv),
+        offset_of!(CTcpSock, icsk_inet) + offset_of!(Sock, sk_pacing_rate),
+        offset_of!(CTcpSock, icsk_ca_state),
+        offset_of!(CTcpSock, icsk_ca_priv),
         offset_of!(CTcpSock, snd_cwnd),
         offset_of!(CTcpSock, rtt_min),
         offset_of!(CTcpSock, snd_una),
         offset_of!(CTcpSock, is_cwnd_limited),
         offset_of!(CTcpSock, app_limited),
         offset_of!(CTcpSock, tcp_mstamp),
-        offset_of!(CTcpSock, inet_conn)
-            + offset_of!(InetConnectionSock, icsk_inet)
-            + offset_of!(Sock, sk_max_pacing_rate),
+        offset_of!(CTcpSock, icsk_inet) + offset_of!(Sock, sk_max_pacing_rate),
         offset_of!(CTcpSock, delivered_mstamp),
         offset_of!(CTcpSock, tcp_clock_cache),
         core::mem::size_of::<CRateSample>(),
@@ -278,9 +272,7 @@ pub fn rust_layout() -> [usize; LAYOUT_LEN] {
         offset_of!(CTcpSock, lsndtime),
         offset_of!(CTcpSock, delivered_ce),
         offset_of!(CTcpSock, hscc_enter_cwr),
-        offset_of!(CTcpSock, inet_conn)
-            + offset_of!(InetConnectionSock, icsk_ack)
-            + offset_of!(IcskAck, pending),
+        offset_of!(CTcpSock, icsk_ack) + offset_of!(IcskAck, pending),
         offset_of!(CTcpSock, rcv_nxt),
         offset_of!(CTcpSock, ecn_flags),
         offset_of!(CTcpSock, rx_opt) + offset_of!(TcpOptionsReceived, rcv_tsval),

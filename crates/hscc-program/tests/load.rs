@@ -92,20 +92,29 @@ fn fault_of(path: &std::path::Path) -> String {
 }
 
 #[test]
-fn a_division_by_zero_names_the_file_line_and_hook() {
+fn a_division_by_zero_gives_the_kernels_result_and_the_hook_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     cache(dir.path());
+    // With acked = 1 and snd_cwnd = 10: BPF's 10 / 0 = 0, 10 % 0 = 10,
+    // s32 MIN / -1 = MIN, MIN % -1 = 0, s64 -7 / 0 = 0, -7 % 0 = -7:
+    // 0 + 10 + 1 + 1 + 1 + 1 = 14.
     let p = with_cong_avoid(
         dir.path(),
         "divzero",
-        "\tstruct tcp_sock *tp = tcp_sk(sk);\n\ttp->snd_cwnd = tp->snd_cwnd / (acked - 1);",
+        "\tstruct tcp_sock *tp = tcp_sk(sk);\n\
+         \t__u32 z = acked - 1;\n\
+         \t__s32 m1 = (__s32)z - 1, min = (__s32)0x80000000 + (__s32)z;\n\
+         \t__s64 neg = (__s64)z - 7;\n\
+         \ttp->snd_cwnd = tp->snd_cwnd / z + tp->snd_cwnd % z + (min / m1 == min)\n\
+         \t\t+ (min % m1 == 0) + (neg / (__s64)z == 0) + (neg % (__s64)z == -7);",
     );
-    let f = fault_of(&p);
-    let at = format!("{}:", p.display());
-    assert!(
-        f.starts_with(&at) && f.contains("division by zero in cong_avoid"),
-        "{f}"
-    );
+    let prog = hscc_program::load(&p).unwrap();
+    let mut c = prog.register(&[]).unwrap().connect();
+    let mut tp = TcpCc::new(1448, 10);
+    c.init(&mut tp);
+    c.cong_avoid(&mut tp, 0, 1);
+    assert!(c.fault().is_none(), "{:?}", c.fault());
+    assert_eq!(tp.snd_cwnd, 14);
 }
 
 #[test]
@@ -144,6 +153,118 @@ fn a_crash_in_a_hook_is_a_report_and_the_process_goes_on() {
     );
 }
 
+/// The 1-based line of the first line of `path` that holds `needle`.
+fn line_of(path: &std::path::Path, needle: &str) -> usize {
+    1 + std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap()
+}
+
+#[test]
+fn a_write_one_byte_past_the_private_area_faults_in_the_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    // acked = 1: byte 103 is the area's last (ICSK_CA_PRIV_SIZE = 104), 104 is past it.
+    let p = with_cong_avoid(
+        dir.path(),
+        "pastca",
+        "\tvolatile __u8 *ca = (volatile __u8 *)inet_csk_ca(sk);\n\
+         \tca[102 + acked] = 1;\n\
+         \tca[103 + acked] = 1;",
+    );
+    let f = fault_of(&p);
+    let at = format!("{}:{} ", p.display(), line_of(&p, "ca[103 + acked]"));
+    assert!(
+        f.starts_with(&at)
+            && f.contains("read or wrote past the 104 bytes of inet_csk_ca(sk)")
+            && f.ends_with("in cong_avoid"),
+        "{at} in {f}"
+    );
+    // The process goes on: a program runs after it.
+    let ok = hscc_program::load(&template(dir.path())).unwrap();
+    let mut c = ok.register(&[]).unwrap().connect();
+    let mut tp = TcpCc::new(1448, 10);
+    c.init(&mut tp);
+    tp.max_packets_out = 10;
+    tp.is_cwnd_limited = true;
+    c.cong_avoid(&mut tp, 0, 1);
+    assert!(
+        c.fault().is_none() && tp.snd_cwnd == 11,
+        "slow start: 10 + 1"
+    );
+}
+
+#[test]
+fn a_write_past_a_socket_storage_value_faults_in_the_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let p = with_cong_avoid(
+        dir.path(),
+        "paststorage",
+        "\tstatic struct {\n\
+         \t\t__uint(type, BPF_MAP_TYPE_SK_STORAGE);\n\
+         \t\t__uint(map_flags, BPF_F_NO_PREALLOC);\n\
+         \t\t__type(key, int);\n\
+         \t\t__type(value, __u64);\n\
+         \t} st;\n\
+         \tvolatile __u8 *v = bpf_sk_storage_get(&st, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);\n\
+         \tif (!v)\n\
+         \t\treturn;\n\
+         \tv[6 + acked] = 1;\n\
+         \tv[7 + acked] = 1;",
+    );
+    let f = fault_of(&p);
+    let at = format!("{}:{} ", p.display(), line_of(&p, "v[7 + acked]"));
+    assert!(
+        f.starts_with(&at) && f.ends_with("in cong_avoid"),
+        "{at} in {f}"
+    );
+}
+
+#[test]
+fn a_run_past_the_sample_a_hook_is_given_faults_in_the_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let empty = "const struct ack_sample *sample)\n{\n}";
+    let text = include_str!("../../../python/hscc/templates/algorithm.bpf.c")
+        .replace("__NAME__", "pastsample");
+    assert!(text.contains(empty), "the template changed");
+    let text = text.replace(
+        empty,
+        "const struct ack_sample *sample)\n{\n\
+         \tfor (int i = 0; i < 16384; i++)\n\
+         \t\t((volatile __u8 *)sample)[i] = 0;\n}",
+    );
+    let p = dir.path().join("pastsample.bpf.c");
+    std::fs::write(&p, text).unwrap();
+    let prog = hscc_program::load(&p).unwrap();
+    let mut c = prog.register(&[]).unwrap().connect();
+    let mut tp = TcpCc::new(1448, 10);
+    c.init(&mut tp);
+    c.pkts_acked(
+        &mut tp,
+        &hscc_cc::AckSample {
+            pkts_acked: 1,
+            rtt_us: 1000,
+            in_flight: 10,
+        },
+    );
+    let f = c.fault().expect("the write ran into the guard page");
+    let at = format!(
+        "{}:{} ",
+        p.display(),
+        line_of(&p, "(volatile __u8 *)sample)[i]")
+    );
+    assert!(
+        f.starts_with(&at)
+            && f.contains("crashed reading or writing address")
+            && f.ends_with("in pkts_acked"),
+        "{at} in {f}"
+    );
+}
+
 #[test]
 fn a_window_of_zero_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
@@ -179,6 +300,58 @@ fn build_errors_name_the_line_and_a_missing_helper() {
     );
     let e = hscc_program::load(&p).unwrap_err();
     assert!(e.contains("tcp_enter_cwr is not provided"), "{e}");
+}
+
+#[test]
+fn the_c_library_is_refused_by_symbol_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    cache(dir.path());
+    let body = "\tstruct tcp_sock *tp = tcp_sk(sk);\n\
+                \tif (acked > 2)\n\
+                \t\tprintf(\"cwnd %u\\n\", tp->snd_cwnd);\n\
+                \ttp->snd_cwnd += rand() % 2;";
+    let text = std::fs::read_to_string(with_cong_avoid(dir.path(), "libc", body)).unwrap();
+    let p = dir.path().join("libc.bpf.c");
+    std::fs::write(
+        &p,
+        format!("#include <stdio.h>\n#include <stdlib.h>\n{text}"),
+    )
+    .unwrap();
+    let line = |needle: &str| {
+        1 + std::fs::read_to_string(&p)
+            .unwrap()
+            .lines()
+            .position(|l| l.contains(needle))
+            .unwrap()
+    };
+    let e = hscc_program::load(&p).unwrap_err();
+    for (symbol, at) in [("printf", line("printf(")), ("rand", line("rand()"))] {
+        let want = format!(
+            "{}:{at}: {symbol} is not provided by hscc's simulator",
+            p.display()
+        );
+        assert!(e.contains(&want), "{want} in {e}");
+    }
+    assert!(e.contains("(docs/programs.md)"), "{e}");
+    // bpf_printk, a struct copy (memcpy) and a 128-bit division (libgcc) build.
+    let p = with_cong_avoid(
+        dir.path(),
+        "builtins",
+        "\tstruct tcp_sock *tp = tcp_sk(sk);\n\
+         \tstruct { __u64 a[40]; } x = {{0}}, y;\n\
+         \tx.a[acked % 40] = tp->snd_cwnd;\n\
+         \ty = x;\n\
+         \tunsigned __int128 w = (unsigned __int128)y.a[acked % 40] << 64;\n\
+         \tbpf_printk(\"cwnd %u\", tp->snd_cwnd);\n\
+         \ttp->snd_cwnd = (__u32)(w / ((unsigned __int128)acked << 64)) + 1;",
+    );
+    let prog = hscc_program::load(&p).unwrap();
+    let mut c = prog.register(&[]).unwrap().connect();
+    let mut tp = TcpCc::new(1448, 10);
+    c.init(&mut tp);
+    c.cong_avoid(&mut tp, 0, 1);
+    assert!(c.fault().is_none(), "{:?}", c.fault());
+    assert_eq!(tp.snd_cwnd, 11, "10 << 64 / 1 << 64 + 1");
 }
 
 #[test]

@@ -19,7 +19,6 @@
 #ifndef HSCC_SHIM_BPF_HELPERS_H
 #define HSCC_SHIM_BPF_HELPERS_H
 
-#include <stdio.h>
 #include "vmlinux.h"
 #include "hscc_prandom.h"
 
@@ -72,6 +71,8 @@ long bpf_setsockopt(void *bpf_socket, int level, int optname, void *optval, int 
 long bpf_getsockopt(void *bpf_socket, int level, int optname, void *optval, int optlen);
 long bpf_tcp_send_ack(void *tp, __u32 rcv_nxt);
 
-#define bpf_printk(fmt, args...) fprintf(stderr, fmt "\n", ##args)
+/* To standard error (runtime.c): the program itself has no C library. */
+int hscc_rt_printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define bpf_printk(fmt, args...) hscc_rt_printk(fmt "\n", ##args)
 
 #endif /* HSCC_SHIM_BPF_HELPERS_H */
