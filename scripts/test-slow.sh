@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The opt-in slow suite (about 20 minutes on 2 cores, half of it building): the
+# The opt-in slow suite (about 16 minutes on 2 cores, half of it building): the
 # #[ignore]d long simulations, in release mode, the property tests with
 # thousands of random cases (PROPTEST_CASES, 5000 unless set), and the wheel
 # installed on a machine without Rust, as built here and as built with Zig for glibc
