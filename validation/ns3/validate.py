@@ -30,6 +30,7 @@ import subprocess
 import sys
 import time
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -144,7 +145,8 @@ def run_one(
     old = ns3_from / c.name if ns3_from else None
     if old and (old / "ns3-out.json").is_file() and (old / "ns3.json").read_text() == ns3_in:
         (d / "ns3-out.json").write_text((old / "ns3-out.json").read_text())
-        reused = str(old)
+        ran = datetime.fromtimestamp((old / "ns3-out.json").stat().st_mtime, UTC)
+        reused = f"its run of {ran:%Y-%m-%d} (--ns3-from)"
     else:
         reused, cpu0 = None, _children_cpu()
         try:
@@ -287,11 +289,7 @@ def result_entries(rows: list[dict], recovery: str) -> list[dict]:
             "group": recovery if recovery != "prr" else configs.CONFIGS[base].group,
             "date": results_file.today(),
             "conditions": f"hscc at {rev or 'an unknown revision'}; ns-3 3.44; seed {r['seed']}"
-            + (
-                f"; ns-3's output reused from {r['ns3_reused_from']}"
-                if r.get("ns3_reused_from")
-                else ""
-            ),
+            + (f"; ns-3's output from {r['ns3_reused_from']}" if r.get("ns3_reused_from") else ""),
             "command": command,
             "source": results_file.run_source("validation/ns3/validate.py"),
             "hscc_commit": rev,
