@@ -1,6 +1,7 @@
 """How much a configuration's second-half Jain index moves when the flows start a little later.
 
     python shifts.py --out DIR --hscc-python PATH --only NAME --shifts 0,1,2 [--hscc-only]
+                     [--recovery classic]
 
 Flow i starts i·d ms later than in configs.py, for each d in --shifts. Without
 random loss a drop-tail bottleneck decides which flows lose at an overflow by
@@ -60,6 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", required=True, choices=sorted(configs.CONFIGS))
     ap.add_argument("--shifts", required=True, help="comma-separated d in ms, e.g. 0,2,4")
     ap.add_argument(
+        "--recovery",
+        choices=("prr", "classic"),
+        default="prr",
+        help="window reduction in recovery in both tools, as validate.py's --recovery",
+    )
+    ap.add_argument(
         "--hscc-only",
         action="store_true",
         help="run hscc only (ns-3 takes minutes per run at 1 Gbit/s)",
@@ -75,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"{args.out} exists and is not an empty directory; give a new one")
     args.out.mkdir(parents=True, exist_ok=True)
 
-    base = configs.CONFIGS[args.only]
+    base = replace(configs.CONFIGS[args.only], recovery=args.recovery)
     rows = []
     for d in shifts:
         c = shifted(base, d)  # Config checks that every flow still starts in the first half
