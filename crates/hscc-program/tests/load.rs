@@ -12,9 +12,10 @@ fn template(dir: &std::path::Path) -> PathBuf {
     p
 }
 
-/// One cache for the tests of this file, set before any of them builds
-/// (the environment is the process's, the tests run on threads).
-fn cache(_dir: &std::path::Path) {
+/// A scratch directory for one test's program files. The first call also sets the
+/// one program cache of this file's tests, before any of them builds (the
+/// environment is the process's, the tests run on threads).
+fn scratch() -> tempfile::TempDir {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("program-cache");
@@ -22,12 +23,12 @@ fn cache(_dir: &std::path::Path) {
         // A hook that hangs is cut off after 1 s here (10 s by default).
         std::env::set_var("HSCC_HOOK_LIMIT_S", "1");
     });
+    tempfile::tempdir().unwrap()
 }
 
 #[test]
 fn the_template_loads_with_its_parameters_and_grows_as_reno() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let p = hscc_program::load(&template(dir.path())).unwrap();
     assert_eq!(p.name(), "mycc");
     assert_eq!(p.kernel_name().unwrap(), "mycc");
@@ -93,8 +94,7 @@ fn fault_of(path: &std::path::Path) -> String {
 
 #[test]
 fn a_division_by_zero_gives_the_kernels_result_and_the_hook_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     // With acked = 1 and snd_cwnd = 10: BPF's 10 / 0 = 0, 10 % 0 = 10,
     // s32 MIN / -1 = MIN, MIN % -1 = 0, s64 -7 / 0 = 0, -7 % 0 = -7:
     // 0 + 10 + 1 + 1 + 1 + 1 = 14.
@@ -119,8 +119,7 @@ fn a_division_by_zero_gives_the_kernels_result_and_the_hook_goes_on() {
 
 #[test]
 fn an_index_out_of_bounds_names_the_file_line_and_hook() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let p = with_cong_avoid(
         dir.path(),
         "oob",
@@ -135,8 +134,7 @@ fn an_index_out_of_bounds_names_the_file_line_and_hook() {
 
 #[test]
 fn a_crash_in_a_hook_is_a_report_and_the_process_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let p = with_cong_avoid(
         dir.path(),
         "crash",
@@ -164,8 +162,7 @@ fn line_of(path: &std::path::Path, needle: &str) -> usize {
 
 #[test]
 fn a_write_one_byte_past_the_private_area_faults_in_the_hook() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     // acked = 1: byte 103 is the area's last (ICSK_CA_PRIV_SIZE = 104), 104 is past it.
     let p = with_cong_avoid(
         dir.path(),
@@ -198,8 +195,7 @@ fn a_write_one_byte_past_the_private_area_faults_in_the_hook() {
 
 #[test]
 fn a_write_past_a_socket_storage_value_faults_in_the_hook() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let p = with_cong_avoid(
         dir.path(),
         "paststorage",
@@ -225,8 +221,7 @@ fn a_write_past_a_socket_storage_value_faults_in_the_hook() {
 
 #[test]
 fn a_run_past_the_sample_a_hook_is_given_faults_in_the_hook() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let empty = "const struct ack_sample *sample)\n{\n}";
     let text = include_str!("../../../python/hscc/templates/algorithm.bpf.c")
         .replace("__NAME__", "pastsample");
@@ -267,8 +262,7 @@ fn a_run_past_the_sample_a_hook_is_given_faults_in_the_hook() {
 
 #[test]
 fn a_window_of_zero_is_refused_by_name() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let p = with_cong_avoid(dir.path(), "zero", "\ttcp_sk(sk)->snd_cwnd = 0;");
     assert!(
         fault_of(&p).ends_with("cong_avoid set snd_cwnd to 0"),
@@ -279,8 +273,7 @@ fn a_window_of_zero_is_refused_by_name() {
 
 #[test]
 fn build_errors_name_the_line_and_a_missing_helper() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let p = with_cong_avoid(dir.path(), "syntax", "\tthis is not C;");
     let e = hscc_program::load(&p).unwrap_err();
     assert!(
@@ -304,8 +297,7 @@ fn build_errors_name_the_line_and_a_missing_helper() {
 
 #[test]
 fn the_c_library_is_refused_by_symbol_and_line() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let body = "\tstruct tcp_sock *tp = tcp_sk(sk);\n\
                 \tif (acked > 2)\n\
                 \t\tprintf(\"cwnd %u\\n\", tp->snd_cwnd);\n\
@@ -356,8 +348,7 @@ fn the_c_library_is_refused_by_symbol_and_line() {
 
 #[test]
 fn a_program_without_a_required_hook_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let text = include_str!("../../../python/hscc/templates/algorithm.bpf.c")
         .replace("__NAME__", "noundo")
         .replace("\t.undo_cwnd = (void *)noundo_undo_cwnd,\n", "");
@@ -372,8 +363,7 @@ fn a_program_without_a_required_hook_is_refused() {
 
 #[test]
 fn a_build_is_cached_by_content() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let p = template(dir.path());
     let a = hscc_program::build(&p).unwrap();
     let b = hscc_program::build(&p).unwrap();
@@ -389,8 +379,7 @@ fn a_build_is_cached_by_content() {
 
 #[test]
 fn a_build_is_cached_by_the_contents_of_the_headers_it_includes() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let p = template(dir.path());
     let text = std::fs::read_to_string(&p).unwrap();
     std::fs::write(&p, format!("#include \"mycc_step.h\"\n{text}")).unwrap();
@@ -414,8 +403,7 @@ fn a_build_is_cached_by_the_contents_of_the_headers_it_includes() {
 
 #[test]
 fn a_hook_that_never_returns_is_cut_off_and_named() {
-    let dir = tempfile::tempdir().unwrap();
-    cache(dir.path());
+    let dir = scratch();
     let p = with_cong_avoid(
         dir.path(),
         "spin",
