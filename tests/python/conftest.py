@@ -72,3 +72,13 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def in_ssthresh(program: Path, code: str) -> str:
+    """Put `code` (C lines) into the `hscc new-algorithm` template's ssthresh hook, after it
+    saves the window; returns the program's text before."""
+    text = program.read_text()
+    saved = "\tca->loss_cwnd = tp->snd_cwnd;\n"
+    assert text.count(saved) == 1, "the template changed"
+    program.write_text(text.replace(saved, saved + code))
+    return text
