@@ -176,6 +176,20 @@ class ProgramError(RunError):
     file, the line and the hook, and the run stopped there."""
 
 
+def died_because(programs: list[str]) -> str:
+    """Why a process that ran a scenario may have died where no error could be raised, as a
+    parenthesis: killed, out of memory, or one of `programs` (file names) doing what a
+    hook's fault report cannot catch."""
+    if not programs:
+        return "(killed, or out of memory)"
+    return (
+        f"(killed, or out of memory; or {', '.join(programs)} wrote outside the memory a "
+        "program may use or ended the process, which a hook's fault report cannot catch: the "
+        "kernel's verifier refuses such a program and names the line, `hscc kernel load` "
+        "shows it)"
+    )
+
+
 class _Raw(str):
     """A value already formatted by the engine."""
 

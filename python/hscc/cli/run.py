@@ -27,7 +27,7 @@ from hscc.cli.options import (
 )
 from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, OK, plain, print_whole
 from hscc.console import fail as _fail
-from hscc.errors import RunError, ScenarioError
+from hscc.errors import RunError, ScenarioError, died_because
 from hscc.rundir import RunDirError, staging
 
 
@@ -136,13 +136,9 @@ def _isolated(args: list[str], programs: list[str]) -> int:
             how = f"ended by signal {-done.returncode}"
     else:
         how = f"exited with status {done.returncode} before writing its results"
-    names = ", ".join(Path(p).name for p in programs)
+    names = [Path(p).name for p in programs]
     raise _fail(
-        FAILED,
-        f"run failed: the run's process {how} (killed, or out of memory; or {names} wrote "
-        "outside the memory a program may use or ended the process, which a hook's fault "
-        "report cannot catch: the kernel's verifier refuses such a program and names the line, "
-        "`sudo hscc kernel load` shows it); no results written",
+        FAILED, f"run failed: the run's process {how} {died_because(names)}; no results written"
     )
 
 

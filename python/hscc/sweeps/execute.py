@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from hscc import algorithm
+from hscc.errors import died_because
 from hscc.sweeps.plan import Job
 from hscc.sweeps.store import RunStore
 from hscc.sweeps.worker import die_with_sweep, run_jobs
@@ -79,15 +80,8 @@ Progress = Callable[[Counts], None]
 
 def _died(job: Job) -> str:
     """Why a run whose worker died each time failed, as far as can be told."""
-    why = f"its worker died {_ATTEMPTS} times (killed, or out of memory"
-    if not job.sources:
-        return why + ")"
-    names = ", ".join(Path(s.path).name for s in job.sources)
-    return (
-        f"{why}; or {names} wrote outside the memory a program may use, which a hook's fault "
-        "report cannot catch: the kernel's verifier refuses such a program and names the line, "
-        "`hscc kernel load` shows it)"
-    )
+    names = [Path(s.path).name for s in job.sources]
+    return f"its worker died {_ATTEMPTS} times {died_because(names)}"
 
 
 def workers_default() -> int:
