@@ -29,10 +29,12 @@ from hscc import _core
 _REGISTERED: dict[str, type[Algorithm]] = {}
 
 
-def modules() -> tuple[str, ...]:
-    """The modules that define this process's Python algorithms, importable elsewhere (a
-    sweep's workers import them): __main__ is not."""
-    return tuple(sorted({c.__module__ for c in _REGISTERED.values()} - {"__main__"}))
+def modules(names: set[str] | None = None) -> tuple[str, ...]:
+    """The modules that define this process's Python algorithms (those of `names`, if
+    given), importable elsewhere (a sweep's workers, an isolated run import them): __main__
+    is not."""
+    chosen = [c for n, c in _REGISTERED.items() if names is None or n in names]
+    return tuple(sorted({c.__module__ for c in chosen} - {"__main__"}))
 
 
 def any_in_main() -> bool:

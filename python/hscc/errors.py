@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import re
 
-MISSING = object()  # the value of a field that was not given
+
+class _Missing:
+    def __reduce__(self) -> str:
+        return "MISSING"  # pickled as the name: one MISSING in every process
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING = _Missing()  # the value of a field that was not given
 
 
 class Issue(ValueError):
@@ -15,6 +24,9 @@ class Issue(ValueError):
         super().__init__(f"{field}: {allowed}")
         self.field, self.value, self.allowed = field, value, allowed
         self.hint, self.where = hint, where
+
+    def __reduce__(self) -> tuple[type[Issue], tuple[str, object, str, str, str]]:
+        return (Issue, (self.field, self.value, self.allowed, self.hint, self.where))
 
     def at(self, prefix: str) -> Issue:
         """The same issue with its field under `prefix`."""
@@ -36,10 +48,16 @@ class ScenarioError(ValueError):
     """A scenario that cannot run as written; `issues` lists every rejected value."""
 
     def __init__(self, issues: list[Issue], source: str | None = None, message: str | None = None):
-        self.issues, self.source = issues, source
+        self.issues, self.source, self._message = issues, source, message
         where = f"{source}: " if source else ""
         lines = [message or f"{where}invalid scenario"] + [f"  {i}" for i in issues]
         super().__init__("\n".join(lines))
+
+    def __reduce__(
+        self,
+    ) -> tuple[type[ScenarioError], tuple[list[Issue], str | None, str | None]]:
+        # Whole, as an isolated run's process sends it to its caller (hscc.isolated).
+        return (ScenarioError, (self.issues, self.source, self._message))
 
     @classmethod
     def from_engine(

@@ -15,8 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hscc import _core, limits, provenance, rundir
+from hscc import _core, algorithm, isolated, limits, provenance, rundir
 from hscc.errors import ProgramError, RunError, ScenarioError
+from hscc.isolated import IsolatedRun
 from hscc.results import Result
 from hscc.scenario import Scenario
 
@@ -31,6 +32,7 @@ def run(
     progress: Progress | None = None,
     max_memory: int | None = None,
     max_events: int | None = None,
+    isolate: bool = True,
 ) -> Result:
     """Run a scenario (a Scenario, a TOML file path or a dict) and return its Result.
 
@@ -38,13 +40,18 @@ def run(
     if the engine's estimate passes `max_memory` bytes (default: 80 % of the memory
     this process may use, `limits.default_max_memory`) or `max_events` (default 10^11, a few hours). Raises ScenarioError for
     a scenario the engine cannot run, RunError if the engine fails while running.
+
+    A scenario that names a program file runs in a process of its own (`hscc.isolated`),
+    so that a program that kills its process raises RunError naming it instead of ending
+    this one; the Result is the same. `isolate=False` runs it here (for a debugger, or to
+    save the child's start, about 0.3 s). Built-in and Python algorithms always run here.
     """
     if progress is None:
         from hscc import notebook_progress
 
         if notebook_progress.in_notebook():  # no terminal: a line that updates in place
             progress = notebook_progress.run_line()
-    return start(scenario, seed, max_memory, max_events).finish(progress)
+    return start(scenario, seed, max_memory, max_events, isolate).finish(progress)
 
 
 def start(
@@ -52,9 +59,19 @@ def start(
     seed: int | None = None,
     max_memory: int | None = None,
     max_events: int | None = None,
-) -> Run:
-    """A run built and ready (every check done, nothing simulated yet); `run` is start + finish."""
+    isolate: bool = True,
+) -> Run | IsolatedRun:
+    """A run built and ready (every check done, nothing simulated yet); `run` is start + finish.
+    With `isolate`, one of a scenario that names a program file is built in a process of its
+    own, which `finish` runs."""
     sc = Scenario.coerce(scenario, seed)
+    as_run = sc.resolved().scenario
+    if '.c"' in as_run and isolate:
+        from hscc.sweeps.programs import named  # here: the sweeps package imports this module
+
+        data = json.loads(as_run)
+        if names := named(data):
+            return isolated.start(sc, max_memory, max_events, names, _python_modules(data, sc))
     started = datetime.now(UTC)
     t0 = time.perf_counter()
     try:
@@ -63,10 +80,33 @@ def start(
         )  # max_events None: the engine's default
     except ValueError as e:
         raise ScenarioError.from_engine(e, sc.source) from None
-    as_run = sc.resolved().scenario
     # The program files just built, by the digest of their code (provenance.programs).
     code = provenance.programs(json.loads(as_run)) if '.c"' in as_run else {}
     return Run(sc, sim, started, t0, code)
+
+
+def _python_modules(data: dict[str, Any], sc: Scenario) -> tuple[str, ...]:
+    """The modules that define the Python algorithms `data` (`sc` checked) names, for the
+    process that runs it to import; ScenarioError for one defined in __main__, which that
+    process cannot import."""
+    names = {
+        e["algorithm"]
+        for key in ("flows", "web")
+        for e in data.get(key) or []
+        if isinstance(e.get("algorithm"), str)
+    }
+    main = algorithm.in_main(names)
+    if main:
+        name, cls = next(iter(main.items()))
+        raise ScenarioError(
+            [],
+            sc.source,
+            f"{sc.source + ': ' if sc.source else ''}algorithm {name!r}: its class {cls} is defined in __main__ (a notebook, or a "
+            "script run directly), which the process that runs a scenario with a program "
+            "file cannot import; define it in a module and import that, or pass "
+            "isolate=False to run in this process (docs/programs.md)",
+        )
+    return algorithm.modules(names)
 
 
 @dataclass

@@ -82,3 +82,15 @@ def in_ssthresh(program: Path, code: str) -> str:
     assert text.count(saved) == 1, "the template changed"
     program.write_text(text.replace(saved, saved + code))
     return text
+
+
+def new_algorithm(directory: Path, name: str = "mycc") -> Path:
+    """`hscc new-algorithm NAME --dir DIRECTORY`: the template program and its scenario file,
+    whose path is returned."""
+    from typer.testing import CliRunner
+
+    from hscc.cli import app
+
+    r = CliRunner().invoke(app, ["new-algorithm", name, "--dir", str(directory)])
+    assert r.exit_code == 0, r.output
+    return directory / f"{name}.toml"

@@ -6,8 +6,6 @@ progress bar is made only when there is a terminal to draw it on."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -25,9 +23,9 @@ from hscc.cli.options import (
     command_exit_codes,
     parse_limits,
 )
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, OK, plain, print_whole
+from hscc.console import BAD_INPUT, plain, print_whole
 from hscc.console import fail as _fail
-from hscc.errors import RunError, ScenarioError, died_because
+from hscc.errors import RunError, ScenarioError
 from hscc.rundir import RunDirError, staging
 
 
@@ -54,7 +52,7 @@ def run(
 ) -> None:
     """Run a scenario: progress in simulated time, a summary table, results written atomically."""
     from hscc.runner import start
-    from hscc.scenario import Scenario, names_program
+    from hscc.scenario import Scenario
 
     if seed is not None and not 0 <= seed < 2**64:
         raise _fail(BAD_INPUT, f"--seed: {seed} is not allowed (0 to 2^64 - 1)")
@@ -64,19 +62,6 @@ def run(
     ):
         sc = Scenario.from_toml(scenario, seed)
         target = out_dir or _fresh(Path("runs") / f"{sc.name}-{datetime.now():%Y%m%d-%H%M%S}")
-        programs = sorted({f.algorithm for f in sc.flows if names_program(f.algorithm)})
-        if programs and not os.environ.get(_ISOLATED):
-            given = {
-                "--out": target,
-                "--seed": seed,
-                "--max-memory": max_memory,
-                "--max-events": max_events,
-            }
-            args = [str(scenario)] + [
-                x for k, v in given.items() if v is not None for x in (k, str(v))
-            ]
-            args += ["--overwrite"] * overwrite + ["-q"] * quiet
-            raise typer.Exit(_isolated(args, programs))
         with staging(
             target, overwrite
         ) as tmp:  # checks and reserves the target before a long run, not after
@@ -96,50 +81,6 @@ def run(
 
     print_whole(report.summary(result))
     console.out.print(f"results: {target}/  (plot: hscc plot {target})", soft_wrap=True)
-
-
-# Set in the process that runs a scenario with a program file, on behalf of `hscc run`.
-_ISOLATED = "HSCC_RUN_ISOLATED"
-
-
-def _isolated(args: list[str], programs: list[str]) -> int:
-    """Run `hscc run ARGS` in a process of its own and return its exit code: a program that
-    writes outside the memory it may use (its globals, its stack) can corrupt the simulator
-    after its hook has returned, where no fault report can name it; that process then dies,
-    and this one says which program it ran. Its output goes straight to the terminal."""
-    import signal
-    import subprocess
-
-    # Ctrl-C reaches both processes: the run's says what it kept, this one waits for it.
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # The terminal's own streams are handed over (the progress bar draws on them); streams
-    # this process was given in their place (a test's, a notebook's) get the output after.
-    inherit = sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "hscc", "run", *args],
-            env={**os.environ, _ISOLATED: "1"},
-            capture_output=not inherit,
-            text=True,
-        )
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if not inherit:
-        sys.stdout.write(done.stdout)
-        sys.stderr.write(done.stderr)
-    if done.returncode in (OK, FAILED, BAD_INPUT, INTERRUPTED):  # the run's own verdict
-        return done.returncode
-    if done.returncode < 0:
-        try:
-            how = f"ended by {signal.Signals(-done.returncode).name}"
-        except ValueError:
-            how = f"ended by signal {-done.returncode}"
-    else:
-        how = f"exited with status {done.returncode} before writing its results"
-    names = [Path(p).name for p in programs]
-    raise _fail(
-        FAILED, f"run failed: the run's process {how} {died_because(names)}; no results written"
-    )
 
 
 def check(

@@ -36,9 +36,10 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from hscc import algorithm
 from hscc.errors import died_because
+from hscc.isolated import die_with
 from hscc.sweeps.plan import Job
 from hscc.sweeps.store import RunStore
-from hscc.sweeps.worker import die_with_sweep, run_jobs
+from hscc.sweeps.worker import run_jobs
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -112,7 +113,7 @@ class LocalPool:
         return ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=self._ctx,
-            initializer=die_with_sweep,
+            initializer=die_with,  # no orphan computes on once the sweep is gone
             initargs=(os.getpid(),),
         )
 
@@ -209,8 +210,8 @@ class InlinePool:
     """This process, for a sweep of one run: it gains nothing from other cores, and a pool's
     start-up (a fork server importing hscc, then a worker) costs more than a short run.
     A task runs when submitted, through the `run_jobs` a worker calls, so its files and
-    metrics are a worker's; what it gives up is a worker's isolation (a run that kills its
-    process ends the sweep, resumable, rather than being retried)."""
+    metrics are a worker's. A run of a program file takes a process of its own
+    (`hscc.isolated`): one that kills it fails naming the program, and is not retried."""
 
     workers = 1
 
@@ -223,7 +224,7 @@ class InlinePool:
         return done
 
     def restart(self) -> None:
-        pass  # no worker to replace: a run that kills this process ends the sweep
+        pass  # no worker to replace
 
     def close(self, interrupted: bool) -> None:
         pass
@@ -305,8 +306,12 @@ def execute(
         # The program files they name, as the plan read them: a worker that cannot read one
         # builds it from this text.
         sources = {s.path: s for k in keys for s in by_key[k][0].sources}
+        # In the sweep's own process, a run of a program file takes a process of its own.
+        isolate = isinstance(pool, InlinePool)
         running[
-            pool.submit(run_jobs, scenarios, *limits, store is not None, imports, sources or None)
+            pool.submit(
+                run_jobs, scenarios, *limits, store is not None, imports, sources or None, isolate
+            )
         ] = keys
 
     queue = deque(todo)
