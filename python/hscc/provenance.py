@@ -81,7 +81,7 @@ def programs(scenario: dict[str, Any]) -> dict[str, str]:
     by its path relative to the file's directory (so a copy elsewhere, a sweep worker's,
     gives the same). Two runs that record the same digest ran the same code; a file that
     cannot be read any more is left out."""
-    from hscc.sweeps.programs import ProgramSourceError, named, read
+    from hscc.program_files import ProgramSourceError, named, read
 
     out = {}
     for path in named(scenario):

@@ -18,6 +18,7 @@ from typing import Any
 from hscc import _core, algorithm, isolated, limits, provenance, rundir
 from hscc.errors import ProgramError, RunError, ScenarioError
 from hscc.isolated import IsolatedRun
+from hscc.program_files import named
 from hscc.results import Result
 from hscc.scenario import Scenario
 
@@ -67,8 +68,6 @@ def start(
     sc = Scenario.coerce(scenario, seed)
     as_run = sc.resolved().scenario
     if '.c"' in as_run and isolate:
-        from hscc.sweeps.programs import named  # here: the sweeps package imports this module
-
         data = json.loads(as_run)
         if names := named(data):
             return isolated.start(sc, max_memory, max_events, names, _python_modules(data, sc))

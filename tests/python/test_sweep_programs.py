@@ -1,4 +1,4 @@
-"""A sweep's program files travel with its tasks (hscc.sweeps.programs): a worker that cannot
+"""A sweep's program files travel with its tasks (hscc.program_files): a worker that cannot
 read a program as the sweep read it (a Dask worker on another machine, or the file moved or
 edited since the sweep was planned) builds the text the sweep read, with the headers it
 includes from beside it, and its runs are the ones the file gave where it was."""
@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 import hscc
 from conftest import in_ssthresh
-from hscc import _core
+from hscc import _core, program_files
 from hscc.cli import app
-from hscc.sweeps import execute, plan, programs, spec, worker
+from hscc.sweeps import execute, plan, spec, worker
 
 pytestmark = pytest.mark.skipif(
     shutil.which("cc") is None, reason="no C compiler (cc) to build programs with"
@@ -57,7 +57,7 @@ def template(tmp_path: Path) -> Path:
     return scenario
 
 
-def sources(job: plan.Job) -> dict[str, programs.Source]:
+def sources(job: plan.Job) -> dict[str, program_files.Source]:
     return {s.path: s for s in job.sources}
 
 
@@ -150,16 +150,16 @@ def test_the_headers_shipped_are_those_the_compiler_reads_from_beside_the_progra
     (tmp_path / "b.h").write_text("")
     (tmp_path / "c.h").write_text("")
     (tmp_path / "common.h").write_text('#include "knobs/a.h"\n')  # a cycle, read once
-    s = programs.read(str(prog))
+    s = program_files.read(str(prog))
     assert [p for p, _ in s.files] == [
         str(prog),
         str(tmp_path / "knobs" / "a.h"),
         str(tmp_path / "b.h"),
         str(tmp_path / "common.h"),
     ]
-    assert s.on_disk() and programs.read(str(prog)).digest == s.digest
+    assert s.on_disk() and program_files.read(str(prog)).digest == s.digest
     (tmp_path / "common.h").write_text("#define X 1\n")
-    assert not s.on_disk() and programs.read(str(prog)).digest != s.digest
+    assert not s.on_disk() and program_files.read(str(prog)).digest != s.digest
 
 
 @pytest.mark.timeout(90)

@@ -81,7 +81,7 @@ def build(prog: Program) -> Path:
     reason = toolchain.missing_for_build()
     if reason:
         raise KernelError(f"cannot build {prog.path.name} for the kernel: {reason}")
-    from hscc.sweeps.programs import ProgramSourceError, read
+    from hscc.program_files import ProgramSourceError, read
 
     out = programs.build()  # vmlinux.h and the loader
     # Keyed by the program's path and text and those of the headers it includes from beside

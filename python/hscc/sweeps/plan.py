@@ -18,11 +18,11 @@ by the engine once in the sweep's process, and each run once more in the worker 
 Cache key: SHA-256 over the engine's version and source digest and the run's
 whole checked scenario, seed included, but not its name and description, which
 change no number; and for each program file the run names, the digest of its
-text and its headers' as the sweep read them (hscc.sweeps.programs), so that an
+text and its headers' as the sweep read them (hscc.program_files), so that an
 edited program is run anew. Two runs with the same key compute the same results.
 
 Program files are read once, here: each job carries the text its runs build from
-(hscc.sweeps.programs), so a worker that cannot read the file runs the same code.
+(hscc.program_files), so a worker that cannot read the file runs the same code.
 """
 
 from __future__ import annotations
@@ -34,10 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hscc import _core
+from hscc import _core, program_files
 from hscc.errors import ScenarioError, field_parts, show
 from hscc.scenario import Scenario, names_program, programs_anchored
-from hscc.sweeps import programs
 from hscc.sweeps.paths import NOT_FOUND, PathError, lookup
 from hscc.sweeps.spec import Point, Sweep, SweepError
 
@@ -54,7 +53,7 @@ class Job:
     seed: int
     key: str
     scenario: dict[str, Any]
-    sources: tuple[programs.Source, ...] = ()
+    sources: tuple[program_files.Source, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,13 +87,13 @@ def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = N
         for path in sweep.paths
     }
     try:
-        sources = programs.collect(checked)
-    except programs.ProgramSourceError as e:
+        sources = program_files.collect(checked)
+    except program_files.ProgramSourceError as e:
         raise SweepError(str(e)) from None
     jobs = []
     for p, c in zip(points, checked, strict=True):
         values = sorted((path, columns[path][p.index]) for path in sweep.paths)
-        mine = tuple(sources[f] for f in programs.named(c))
+        mine = tuple(sources[f] for f in program_files.named(c))
         for r in range(sweep.replicates):
             seed = derive_seed(sweep.seed, values, r)
             scenario = {**c, "seed": seed}
@@ -126,7 +125,7 @@ def derive_seed(seed: int, values: list[tuple[str, Any]], replicate: int) -> int
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
 
 
-def cache_key(scenario: dict[str, Any], sources: tuple[programs.Source, ...] = ()) -> str:
+def cache_key(scenario: dict[str, Any], sources: tuple[program_files.Source, ...] = ()) -> str:
     """The run's content key (see the module's doc); `sources`, the program files it names."""
     numbers = {k: v for k, v in scenario.items() if k not in _LABEL_ONLY}
     keyed: dict[str, Any] = {

@@ -7,10 +7,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from hscc import program_files
 from hscc.errors import RunError, ScenarioError
 from hscc.runner import run
 from hscc.scenario import Scenario
-from hscc.sweeps import metrics, programs
+from hscc.sweeps import metrics
 
 
 def run_job(
@@ -18,7 +19,7 @@ def run_job(
     max_memory: int | None,
     max_events: int | None,
     files: bool,
-    sources: dict[str, programs.Source] | None = None,
+    sources: dict[str, program_files.Source] | None = None,
     isolate: bool = False,
 ) -> tuple[str, Any, Any]:
     """("ok", the run directory's files if `files` else None, metrics row) or ("failed", message, None).
@@ -26,23 +27,23 @@ def run_job(
     `scenario` is in the checked form the sweep's plan made (`Scenario.to_dict()`), so it
     is not checked again here; building the simulation still refuses anything invalid.
     `sources`: the program files it names, as the sweep read them; one that does not read
-    so here is built from that text (hscc.sweeps.programs), and the run and its errors
+    so here is built from that text (hscc.program_files), and the run and its errors
     name the original file. `isolate`: a run of a program file in a process of its own
     (`hscc.isolated`), for a run in the sweep's own process (a worker is one already)."""
     moved: dict[str, str] = {}
     try:
         if sources:
-            scenario, moved = programs.localize(scenario, sources)
+            scenario, moved = program_files.localize(scenario, sources)
         result = run(
             Scenario(scenario), max_memory=max_memory, max_events=max_events, isolate=isolate
         )
     except (ScenarioError, RunError) as e:
-        return "failed", programs.told_as_original(str(e), moved), None
+        return "failed", program_files.told_as_original(str(e), moved), None
     except OSError as e:  # the copy could not be written
         return "failed", f"cannot write a program's copy into the cache: {e}", None
     if moved:
         manifest = result.manifest
-        manifest["scenario"] = programs.renamed(manifest["scenario"], moved)
+        manifest["scenario"] = program_files.renamed(manifest["scenario"], moved)
         if "programs" in manifest:
             manifest["programs"] = {moved.get(p, p): d for p, d in manifest["programs"].items()}
     return (
@@ -58,7 +59,7 @@ def run_jobs(
     max_events: int | None,
     files: bool,
     imports: tuple[str, ...] = (),
-    sources: dict[str, programs.Source] | None = None,
+    sources: dict[str, program_files.Source] | None = None,
     isolate: bool = False,
 ) -> list[tuple[str, Any, Any]]:
     """`run_job` for each of a task's scenarios, in order (short runs go a few to a task),

@@ -1,4 +1,6 @@
-"""A sweep's program files travel with its runs.
+"""Program files as read: those a scenario names (`named`), each with the headers it
+includes from beside it and their digest (`read`), which a run's manifest records; and a
+sweep's, which travel with its runs.
 
 When a sweep is planned, each program file its scenarios name (`algorithm = "mycc.bpf.c"`)
 is read once, with the headers of its own it includes, and every task that runs it carries
