@@ -114,7 +114,7 @@ def start(
     try:
         job = {
             "scenario": sc.written if sc.written is not None else sc.to_dict(),
-            "parse": sc.written is not None,  # as given, the run resolves it as this process did
+            "parse": sc.written is not None,  # as written: resolved there as it was here
             "source": sc.source,
             "max_memory": max_memory,
             "max_events": max_events,

@@ -97,11 +97,12 @@ def _python_modules(data: dict[str, Any], sc: Scenario) -> tuple[str, ...]:
     main = algorithm.in_main(names)
     if main:
         name, cls = next(iter(main.items()))
+        where = f"{sc.source}: " if sc.source else ""
         raise ScenarioError(
             [],
             sc.source,
-            f"{sc.source + ': ' if sc.source else ''}algorithm {name!r}: its class {cls} is defined in __main__ (a notebook, or a "
-            "script run directly), which the process that runs a scenario with a program "
+            f"{where}algorithm {name!r}: its class {cls} is defined in __main__ (a notebook, "
+            "or a script run directly), which the process that runs a scenario with a program "
             "file cannot import; define it in a module and import that, or pass "
             "isolate=False to run in this process (docs/programs.md)",
         )

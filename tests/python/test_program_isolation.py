@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import hscc
-from conftest import descendants, in_ssthresh, new_algorithm
+from conftest import alive, descendants, in_ssthresh, new_algorithm
 from hscc.cli import app
 
 pytestmark = pytest.mark.skipif(
@@ -131,6 +133,43 @@ def test_a_good_program_gives_the_same_result_isolated_or_not(tmp_path):
     files_a, files_b = alone.files(), here.files()
     assert sorted(files_a) == sorted(files_b)
     assert all(files_a[f] == files_b[f] for f in files_a if f.endswith(".parquet"))
+
+
+@pytest.mark.timeout(90)
+def test_ctrl_c_stops_an_isolated_run_and_leaves_nothing_behind(tmp_path):
+    """Ctrl-C from the terminal (to the whole process group) stops `hscc run` promptly with
+    exit 130; its run's process is gone, and so are the run directory and the scratch
+    directory the two processes shared."""
+    scenario = new_algorithm(tmp_path)
+    text = scenario.read_text()
+    assert text.count('duration = "10s"') == 1, "the template changed"
+    scenario.write_text(text.replace('duration = "10s"', 'duration = "3600s"'))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hscc", "run", str(scenario), "--out", str(tmp_path / "run")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        start_new_session=True,  # its own process group, as a terminal gives a command
+    )
+    try:
+        assert proc.stderr.readline().startswith(f"running {scenario}: 3600 s simulated")
+        time.sleep(0.5)  # well into the run
+        children = descendants(proc.pid)
+        assert len(children) == 1 and proc.poll() is None
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert time.monotonic() - t0 < 5
+        assert "interrupted; no results written" in err and "Traceback" not in err, err
+    finally:
+        proc.kill()  # a failed test must not leave an hour-long run behind
+        proc.wait(timeout=30)
+    assert not any(alive(c) for c in children)
+    assert list(scratch.iterdir()) == [] and not (tmp_path / "run").exists()
 
 
 @pytest.mark.timeout(90)
