@@ -218,7 +218,8 @@ def test_a_write_past_the_private_area_fails_its_runs_in_the_hook_and_the_worker
 def test_a_program_that_kills_its_worker_fails_its_runs_naming_the_file(tmp_path):
     """A program that ends its process (here by a system call in inline assembly, which the
     kernel's build refuses) leaves no hook to report from: the run's error names the program
-    and where to find the line, and the sweep goes on."""
+    and where to find the line, and the sweep goes on, also when its one run is computed in
+    the sweep's own process."""
     scenario = template(tmp_path)
     program = tmp_path / "work" / "mycc.bpf.c"
     in_ssthresh(program, '\tasm volatile("syscall" : : "a"(231), "D"(3));\n')
@@ -227,3 +228,9 @@ def test_a_program_that_kills_its_worker_fails_its_runs_naming_the_file(tmp_path
     for error in r.points["error"]:
         assert "mycc.bpf.c" in error and "its worker died" in error, error
         assert "hscc kernel load" in error, error
+    # A sweep of one run computes it in this process, and the run in a process of its own.
+    r = hscc.sweep(scenario, {}, replicates=1)
+    assert r.points["status"].to_list() == ["failed"], r.points
+    error = r.points["error"][0]
+    assert error.startswith("the run's process exited with status 3 before writing"), error
+    assert "mycc.bpf.c" in error and "hscc kernel load" in error, error
