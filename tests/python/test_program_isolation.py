@@ -87,6 +87,7 @@ def test_hscc_run_in_python_survives_a_program_that_kills_the_run_and_names_it(t
     scenario = new_algorithm(tmp_path)
     program = tmp_path / "mycc.bpf.c"
     text = program.read_text()
+    before = descendants(os.getpid())  # others' (a sweep's fork server) may live on
     for end, how in ENDINGS:
         program.write_text(text)
         in_ssthresh(program, end)
@@ -98,7 +99,7 @@ def test_hscc_run_in_python_survives_a_program_that_kills_the_run_and_names_it(t
         )
         assert "mycc.bpf.c wrote outside the memory" in message, message
         assert "hscc kernel load" in message, message
-        assert descendants(os.getpid()) == set()
+        assert descendants(os.getpid()) <= before
 
 
 @pytest.mark.timeout(120)
