@@ -45,7 +45,8 @@ def run(
     A scenario that names a program file runs in a process of its own (`hscc.isolated`),
     so that a program that kills its process raises RunError naming it instead of ending
     this one; the Result is the same. `isolate=False` runs it here (for a debugger, or to
-    save the child's start, about 0.3 s). Built-in and Python algorithms always run here.
+    save the child's start, about 0.15 s a run). Built-in and Python algorithms always run
+    here.
     """
     if progress is None:
         from hscc import notebook_progress
