@@ -113,7 +113,7 @@ class LocalPool:
         return ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=self._ctx,
-            initializer=die_with,  # no orphan computes on once the sweep is gone
+            initializer=die_with,  # a worker's parent is the fork server: it watches the sweep
             initargs=(os.getpid(),),
         )
 
