@@ -3,8 +3,8 @@
 A program's hook faults are reported naming the file and the line, but a program that
 writes outside the memory it may use or ends the process (docs/programs.md, "When a
 program goes wrong") kills the process that simulates it, where no error can be raised.
-`hscc.run` and `hscc run` therefore run such a scenario in a child process
-(`python -m hscc.isolated DIR`): if it dies, the caller (a notebook's kernel, a script,
+`hscc.run` and `hscc run` therefore run such a scenario in a child process (`_child`,
+given a scratch directory DIR): if it dies, the caller (a notebook's kernel, a script,
 the CLI) lives on and raises RunError naming the program (`errors.died_because`).
 
 The child reads its job from DIR, builds the simulation and says so on its standard
@@ -139,24 +139,33 @@ def start(
     return ready
 
 
+# The child's first lines: this very hscc, from where the child's own path finds it if that
+# is the same package, else from where this process found it (a path set at run time).
+_BOOT = """import importlib.util, os, sys
+root, init, directory = sys.argv[1:4]
+found = importlib.util.find_spec("hscc")
+if found is None or found.origin is None or os.path.realpath(found.origin) != init:
+    sys.path.insert(0, root)
+from hscc.isolated import _child
+_child(directory)
+"""
+
+
 def _spawn(directory: Path) -> subprocess.Popen[str]:
-    """`python -m hscc.isolated DIRECTORY`, finding this very hscc, with Ctrl-C ignored
-    from its first instruction (a terminal sends it to the whole process group; this
-    process handles it and kills the child)."""
-    package_root = str(Path(__file__).resolve().parents[1])
-    path = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
+    """The child process, running this very hscc, with Ctrl-C ignored from its first
+    instruction (a terminal sends it to the whole process group; this process handles it
+    and kills the child)."""
+    init = Path(__file__).resolve().with_name("__init__.py")
     # Standard error is handed over when it is the terminal, else kept for after the run.
     stderr = None if sys.stderr is sys.__stderr__ else open(directory / _STDERR, "wb")  # noqa: SIM115
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
     try:  # an ignored signal stays ignored in the child (Python keeps SIG_IGN at start)
         return subprocess.Popen(
-            [sys.executable, "-m", "hscc.isolated", str(directory)],
+            [sys.executable, "-c", _BOOT, str(init.parents[1]), str(init), str(directory)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=stderr,
-            env=env,
             text=True,
         )
     finally:
@@ -187,12 +196,13 @@ def _exit_when_readable(fd: int, scratch: Path | None) -> None:
     os._exit(1)
 
 
-def _child(directory: Path) -> None:
+def _child(directory: str) -> None:
     """The child's side: run the job in `directory`, leave its outcome there."""
     report = os.fdopen(os.dup(1), "w", buffering=1)  # the caller reads this pipe
     os.dup2(2, 1)  # what the program prints goes where its errors go
-    job = pickle.loads((directory / _JOB).read_bytes())
-    die_with(job["parent"], directory)
+    scratch = Path(directory)
+    job = pickle.loads((scratch / _JOB).read_bytes())
+    die_with(job["parent"], scratch)
     sys.path += [p for p in job["path"] if p not in sys.path]
 
     from hscc.runner import start as start_here
@@ -216,7 +226,7 @@ def _child(directory: Path) -> None:
         outcome = ("ok", result)
     except Exception as e:  # raised in the caller as it would be raised in-process
         outcome = ("error", e)
-    partial = directory / (_OUTCOME + ".part")
+    partial = scratch / (_OUTCOME + ".part")
     with partial.open("wb") as f:
         try:
             _Pickler(f).dump(outcome)
@@ -225,7 +235,7 @@ def _child(directory: Path) -> None:
             f.seek(0)
             f.truncate()
             _Pickler(f).dump((kind, RunError(f"{type(value).__name__}: {value}")))
-    partial.rename(directory / _OUTCOME)  # whole, or not there
+    partial.rename(scratch / _OUTCOME)  # whole, or not there
 
 
 class _Pickler(pickle.Pickler):
@@ -245,9 +255,3 @@ def _frame(ipc: bytes) -> Any:
     import polars as pl
 
     return pl.read_ipc(io.BytesIO(ipc))
-
-
-if __name__ == "__main__":  # run as hscc.isolated, so that what it pickles names that module
-    from hscc.isolated import _child as child
-
-    child(Path(sys.argv[1]))
