@@ -232,3 +232,21 @@ def test_a_python_algorithm_of_main_beside_a_program_is_refused_naming_the_way_o
         tmp_path,
     )
     assert r.returncode == 0 and r.stdout == "['mycc 0', 'myreno 1']\n", (r.stdout, r.stderr)
+
+
+@pytest.mark.timeout(60)
+def test_a_build_error_is_raised_as_in_the_callers_process(tmp_path):
+    """A program that does not compile: the isolated run raises the ScenarioError the
+    in-process run raises, with the same text and issues (the compiler's file:line)."""
+    new_algorithm(tmp_path)
+    program = tmp_path / "mycc.bpf.c"
+    in_ssthresh(program, "\tthis is not C;\n")
+    errors = []
+    for isolate in (True, False):
+        with pytest.raises(hscc.ScenarioError) as e:
+            hscc.run(tmp_path / "mycc.toml", isolate=isolate)
+        errors.append(e.value)
+    alone, here = errors
+    assert f"{program}:" in str(here), str(here)
+    assert str(alone) == str(here) and alone.source == here.source
+    assert [str(i) for i in alone.issues] == [str(i) for i in here.issues]
