@@ -63,21 +63,30 @@ impl Sender {
     /// timestamp; a sample ends the backoff.
     #[inline(always)] // a step of on_ack: out of line it costs 1.4 % of a run
     pub(super) fn ack_rtt(&mut self, p: &Packet, ack: &Acked, now: Time) -> Option<Time> {
+        let rtt = self.ack_sample(p, ack, now);
         if self.per_rtt {
-            return self.per_rtt_sample(p, ack, now);
+            self.per_rtt_sample(p, ack, now);
+            if let Some(r) = rtt {
+                self.note_min_rtt(r);
+            }
+        } else if let Some(r) = rtt {
+            self.feed_estimator(r, now, false);
+            self.backoff = 0;
         }
-        let rtt = match ack.newest_tx {
+        rtt
+    }
+
+    /// The ACK's own RTT sample: from the newest newly (S)ACKed segment never
+    /// retransmitted (Karn), else from the echoed timestamp.
+    #[inline(always)]
+    fn ack_sample(&self, p: &Packet, ack: &Acked, now: Time) -> Option<Time> {
+        match ack.newest_tx {
             Some(t) => Some(now - t),
             None if self.timestamps && (ack.pkts > 0 || ack.delivered > 0) && p.ts > 0 => {
                 Some(now - p.ts)
             }
             None => None,
-        };
-        if let Some(r) = rtt {
-            self.feed_estimator(r, now, false);
-            self.backoff = 0;
         }
-        rtt
     }
 
     /// The estimator takes sample `r` (exact, or in ns-2's ticks), and the
@@ -90,33 +99,37 @@ impl Sender {
             self.rtt.sample(r, self.snd_una, self.snd_nxt);
         }
         self.tp.srtt_us = ((self.rtt.srtt() * 8) / US).min(u32::MAX as u64) as u32;
+        self.note_min_rtt(r);
+    }
+
+    /// The smallest RTT seen, from every ACK's sample whichever the estimator takes.
+    #[inline]
+    fn note_min_rtt(&mut self, r: Time) {
+        self.rtt.min_rtt = self.rtt.min_rtt.min(r.max(1));
         self.tp.min_rtt_us = (self.rtt.min_rtt / US).min(u32::MAX as u64 - 1) as u32;
     }
 
-    /// ns-2 `TcpAgent::newack` (tcp/tcp.cc): with timestamps, an ACK that
+    /// ns-2 `TcpAgent::newack` (tcp/tcp.cc), for the estimator alone (the
+    /// algorithm keeps every ACK's sample): with timestamps, an ACK that
     /// advances the cumulative ACK gives a sample from its echo; the ACK that
     /// covers the timed segment (`tcph->seqno() >= rtt_seq_`, hscc's `snd_una`
     /// above it) ends the timing and the backoff (`t_backoff_ = 1`) and, without
     /// timestamps, gives the sample. A partial ACK of a "sack1" recovery also
-    /// ends the backoff (tcp-sack1.cc `recv`). The algorithm sees these samples only.
-    fn per_rtt_sample(&mut self, p: &Packet, ack: &Acked, now: Time) -> Option<Time> {
-        let mut rtt = None;
+    /// ends the backoff (tcp-sack1.cc `recv`).
+    fn per_rtt_sample(&mut self, p: &Packet, ack: &Acked, now: Time) {
         if self.timestamps && ack.pkts > 0 && p.ts > 0 {
-            rtt = Some(now - p.ts);
             self.feed_estimator(now - p.ts, now, true);
         }
         if let Some((_, sent)) = self.timed.filter(|&(seq, _)| self.snd_una > seq) {
             self.timed = None;
             self.backoff = 0;
             if !self.timestamps {
-                rtt = Some(now - sent);
                 self.feed_estimator(now - sent, now, false);
             }
         }
         if self.sack1_recovering() && ack.pkts > 0 && self.snd_una < self.high_seq {
             self.backoff = 0;
         }
-        rtt
     }
 
     /// ns-2 `TcpAgent::output`: a new segment sent while none is timed is
