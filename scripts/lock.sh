@@ -18,9 +18,11 @@ PY
 # uv keeps the versions already in the lock where they still fit (pass
 # --upgrade to this script to move everything to the newest).
 cp requirements-dev.lock "$tmp/lock" 2>/dev/null || true
-"$tmp/venv/bin/uv" pip compile --quiet --no-header --generate-hashes "$@" \
-  --python-version "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" \
-  "$tmp/requirements.in" -o "$tmp/lock"
+# Run in $tmp with relative names: the lock's "via -r requirements.in" lines stay the
+# same from one run to the next.
+python_version=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+(cd "$tmp" && venv/bin/uv pip compile --quiet --no-header --generate-hashes "$@" \
+  --python-version "$python_version" requirements.in -o lock)
 {
   echo "# Exact versions and hashes of hscc's Python dependencies and dev tools, from pyproject.toml."
   echo "# Installed by scripts/bootstrap.sh; regenerate with: bash scripts/lock.sh"

@@ -47,6 +47,14 @@ class Resolved:
     def scenario(self) -> str:
         """The scenario with every default filled in and every quantity in SI numbers, JSON."""
 
+    @property
+    def topology(self) -> str:
+        """The topology's kind: "dumbbell", "parking_lot" or "graph"."""
+
+    @property
+    def duration(self) -> float:
+        """The run's length, s."""
+
     def config(self) -> str:
         """The engine configuration (topology with resolved buffers and routes, flows), JSON."""
 

@@ -41,6 +41,16 @@ def any_in_main() -> bool:
     return any(c.__module__ == "__main__" for c in _REGISTERED.values())
 
 
+def in_main(names: set[str]) -> dict[str, str]:
+    """Of the algorithms `names`, those whose Python class is defined in __main__: name ->
+    the class's name."""
+    return {
+        n: c.__qualname__
+        for n, c in _REGISTERED.items()
+        if n in names and c.__module__ == "__main__"
+    }
+
+
 class Algorithm:
     """Base class of a Python congestion control: Reno, until a subclass overrides hooks."""
 

@@ -21,7 +21,7 @@ sawtooth's period.
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,9 +63,15 @@ class Comparison:
         Row
     ]  # per flow: first window cut (time, cwnd before it), cuts, median time between cuts
     unmatched: int  # flows only one run has
+    # The program files both runs ran (by path, else by file name): (A's path, A's digest of
+    # its code, B's), from the manifests (provenance.programs).
+    programs: list[tuple[str, str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "programs": [
+                {"program": p, "a": da, "b": db, "same": da == db} for p, da, db in self.programs
+            ],
             "flows": [{"flow": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.flows],
             "counters": [
                 {"what": r.what, "a": r.a, "b": r.b, "ratio": r.ratio} for r in self.counters
@@ -187,7 +193,26 @@ def compare(a: Result, b: Result) -> Comparison:
             Row(f"{label}: window cuts", len(x.cuts_s), len(y.cuts_s), "window_cuts"),
             Row(f"{label}: median time between cuts (s)", x.period_s, y.period_s, "time_s"),
         ]
-    return Comparison(flows, counters, totals, windows, len(ga) + len(gb) - 2 * len(common))
+    return Comparison(
+        flows, counters, totals, windows, len(ga) + len(gb) - 2 * len(common), programs(a, b)
+    )
+
+
+def programs(a: Result, b: Result) -> list[tuple[str, str, str]]:
+    """The program files both runs recorded (manifest `programs`), paired by path, else by
+    file name where that is one file on each side: (A's path, A's digest, B's digest)."""
+    pa: dict[str, str] = a.manifest.get("programs") or {}
+    pb: dict[str, str] = b.manifest.get("programs") or {}
+    out = [(p, d, pb[p]) for p, d in pa.items() if p in pb]
+    rest_a = {p: d for p, d in pa.items() if p not in pb}
+    rest_b = {p: d for p, d in pb.items() if p not in pa}
+    for p, d in rest_a.items():
+        name = Path(p).name
+        same_a = [q for q in rest_a if Path(q).name == name]
+        same_b = [q for q in rest_b if Path(q).name == name]
+        if len(same_a) == 1 and len(same_b) == 1:
+            out.append((p, d, rest_b[same_b[0]]))
+    return out
 
 
 def _first(xs: list[Any]) -> float | None:

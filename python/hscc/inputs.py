@@ -9,7 +9,7 @@ block, exhaust memory or take minutes:
 - a file larger than the reader's bound (read up to the bound, never further:
   a file under /proc reports size 0);
 - text that is not UTF-8 (the offset of the first bad byte is named);
-- a dotted key of more than MAX_DEPTH parts (tomllib's time grows with the
+- a dotted key of more than MAX_DEPTH parts (the TOML parser's time grows with the
   square of their number), tables or lists nested more than MAX_DEPTH deep,
   and integers of more digits than Python reads.
 
@@ -25,9 +25,10 @@ import math
 import os
 import re
 import stat
-import tomllib
 from pathlib import Path
 from typing import Any
+
+import tomli
 
 __all__ = [
     "MAX_DEPTH",
@@ -111,8 +112,8 @@ def parse_toml(text: str, where: str) -> dict[str, Any]:
     if _LONG_DOTTED_KEY.search(text):
         raise InputError(f"{where}: a dotted key is nested more than {MAX_DEPTH} tables deep")
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+        data = tomli.loads(text)
+    except tomli.TOMLDecodeError as e:
         raise InputError(f"{where} is not valid TOML: {e}") from None
     except ValueError:  # Python's own bound on int(): 4300 digits
         raise InputError(

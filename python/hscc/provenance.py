@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import platform
 import subprocess
 from functools import lru_cache
@@ -71,6 +73,29 @@ def environment() -> dict[str, Any]:
         "python": platform.python_version(),
         "platform": platform.platform(),
     }
+
+
+def programs(scenario: dict[str, Any]) -> dict[str, str]:
+    """The program files `scenario` (checked: paths absolute) names -> the SHA-256 of their
+    code as read now: the file's text and that of each header it includes from beside it,
+    by its path relative to the file's directory (so a copy elsewhere, a sweep worker's,
+    gives the same). Two runs that record the same digest ran the same code; a file that
+    cannot be read any more is left out."""
+    from hscc.sweeps.programs import ProgramSourceError, named, read
+
+    out = {}
+    for path in named(scenario):
+        try:
+            source = read(path, "to record its digest", limit=None)
+        except ProgramSourceError:
+            continue
+        h = hashlib.sha256()
+        for p, data in source.files:
+            for part in (os.path.relpath(p, Path(path).parent).encode(), data):
+                h.update(len(part).to_bytes(8, "little"))
+                h.update(part)
+        out[path] = h.hexdigest()
+    return out
 
 
 def _git(cwd: Path, *args: str) -> str:

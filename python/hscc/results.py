@@ -4,7 +4,8 @@ A run directory has:
 
 - ``manifest.json``: the scenario as run (every default filled in; it resolves
   to the engine's configuration), hscc and engine versions, the git revision if
-  any, seed, start time and wall time;
+  any, seed, start time and wall time, and, for a scenario that names program files,
+  ``programs``: each file's path and the SHA-256 of its code (``provenance.programs``);
 - ``summary.json``: run totals, every flow and every link a packet reached (the
   rows below), and ``idle_links``, the number of links it leaves out;
 - ``flows.parquet``, ``links.parquet``: one row per TCP flow / per link;

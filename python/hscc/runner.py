@@ -63,7 +63,10 @@ def start(
         )  # max_events None: the engine's default
     except ValueError as e:
         raise ScenarioError.from_engine(e, sc.source) from None
-    return Run(sc, sim, started, t0)
+    as_run = sc.resolved().scenario
+    # The program files just built, by the digest of their code (provenance.programs).
+    code = provenance.programs(json.loads(as_run)) if '.c"' in as_run else {}
+    return Run(sc, sim, started, t0, code)
 
 
 @dataclass
@@ -74,6 +77,7 @@ class Run:
     sim: _core.Simulation
     started: datetime
     t0: float
+    programs: dict[str, str]  # program file -> the digest of its code (provenance.programs)
 
     def finish(self, progress: Progress | None = None) -> Result:
         """Simulate to the end and return the Result (RunError if the engine fails)."""
@@ -106,6 +110,8 @@ class Run:
             "scenario_file": sc.source,
             "scenario": json.loads(sc.resolved().scenario),  # a copy, cheaper than deepcopy
         }  # not the engine's configuration: the scenario resolves to it (`plot.capacities`)
+        if self.programs:
+            manifest["programs"] = dict(self.programs)
         labels = (
             sim.flow_labels() if cc_log or drops else []
         )  # the flows' labels, for the per-ACK log and the drops table

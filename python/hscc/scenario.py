@@ -103,19 +103,22 @@ class Scenario(Record):
     """A whole experiment, checked by the engine: network, traffic, duration,
     seed and outputs, every default filled in, quantities in SI numbers."""
 
-    __slots__ = ("_resolved", "_source", "_written")
+    __slots__ = ("_checked", "_resolved", "_source", "_written")
+    _checked: dict[str, Any] | None
     _source: str | None
     _resolved: _core.Resolved | None
     _written: dict[str, Any] | None
 
     def __init__(
         self,
-        checked: dict[str, Any],
+        checked: dict[str, Any] | None,
         source: str | None = None,
         resolved: _core.Resolved | None = None,
         written: dict[str, Any] | None = None,
     ):
-        super().__init__(checked)
+        """`checked` None: the fields are read from `resolved` on first use (a check of
+        10^5 flows never needs them)."""
+        object.__setattr__(self, "_checked", checked)
         object.__setattr__(self, "_source", source)
         object.__setattr__(self, "_resolved", resolved)
         object.__setattr__(self, "_written", written)
@@ -123,6 +126,12 @@ class Scenario(Record):
     def __reduce__(self) -> tuple[type[Scenario], tuple[dict[str, Any], str | None]]:
         # The engine's resolution stays behind (it is not picklable); a copy resolves anew.
         return (Scenario, (self._data, self._source))
+
+    @property
+    def _data(self) -> dict[str, Any]:  # type: ignore[override]
+        if self._checked is None:
+            object.__setattr__(self, "_checked", json.loads(self.resolved().scenario))
+        return self._checked  # type: ignore[return-value]
 
     @property
     def source(self) -> str | None:
@@ -164,7 +173,7 @@ class Scenario(Record):
             resolved = _core.resolve(json.dumps(_as_json(data)))
         except ValueError as e:
             raise ScenarioError.from_engine(e, source, data) from None
-        return cls(json.loads(resolved.scenario), source, resolved, data)
+        return cls(None, source, resolved, data)
 
     @classmethod
     def from_toml(cls, path: str | Path, seed: int | None = None) -> Scenario:
@@ -219,11 +228,13 @@ class Scenario(Record):
 
     def traffic(self) -> str:
         """E.g. "2 TCP flows, 1 UDP flow, 1 VoIP call, 1 web source"."""
+        resolved = self.resolved()
+        udp_sources = [source for source, _ in resolved.udp_labels]
         counts = [
-            (sum(f.count for f in self.flows), "TCP flow"),
-            (len(self.udp), "UDP flow"),
-            (len(self.voip), "VoIP call"),
-            (len(self.web), "web source"),
+            (len(resolved.tcp_labels), "TCP flow"),
+            (sum(s.startswith("udp") for s in udp_sources), "UDP flow"),
+            (sum(s.startswith("voip") for s in udp_sources) // 2, "VoIP call"),
+            (len(resolved.web_labels), "web source"),
         ]
         return ", ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in counts if n)
 

@@ -384,8 +384,42 @@ def test_a_users_program_file_loads_with_its_parameters_and_unloads(
         pytest.skip(f"Linux's BPF selftests are not here: {cubic.stderr.strip()}")
     r = runner.invoke(app, ["kernel", "load", str(Path(cubic.stdout.strip()) / "bpf_cubic.c")])
     assert r.exit_code == 0 and "as bpf_cubic" in r.output, r.output
+    # Its struct_ops map is named after its variable (`cubic`), not its ops' name: found still.
+    ops_id = registry.ops_maps()["bpf_cubic"]
+    assert f"(struct_ops map {ops_id})" in r.output, r.output
+    [reg] = [x for x in registry.registrations() if x.kernel_name == "bpf_cubic"]
+    assert reg.map_id == ops_id and reg.pinned, reg
     r = runner.invoke(app, ["kernel", "unload", "bpf_cubic"])
     assert r.exit_code == 0, r.output
+
+
+@kernel
+@pytest.mark.timeout(120)
+def test_an_edited_header_beside_a_program_builds_it_anew_for_the_kernel(
+    clean_kernel, tmp_path, monkeypatch
+):
+    """The kernel's build of a program file is keyed, as the simulator's is, by the headers
+    it includes from beside it: after an edit to one, the kernel runs the edited code."""
+    monkeypatch.setenv("HSCC_CACHE_DIR", str(tmp_path / "cache"))
+    r = runner.invoke(app, ["new-algorithm", "hscchdr", "--dir", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    program = tmp_path / "hscchdr.bpf.c"
+    text = program.read_text()
+    old = "const volatile __u32 increase = 1;"
+    assert old in text, "the template changed"
+    program.write_text(
+        '#include "hscchdr_knob.h"\n' + text.replace(old, "const volatile __u32 increase = KNOB;")
+    )
+    if "hscchdr" in registry.available_ccs():
+        pytest.skip("hscchdr is registered already")
+    header = tmp_path / "hscchdr_knob.h"
+    for knob in (1, 7):
+        header.write_text(f"#define KNOB {knob}\n")
+        r = runner.invoke(app, ["kernel", "load", str(program)])
+        assert r.exit_code == 0 and "as hscchdr" in r.output, r.output
+        assert kernel_globals("hscchdr", ".rodata")["increase"] == knob
+        r = runner.invoke(app, ["kernel", "unload", str(program)])
+        assert r.exit_code == 0, r.output
 
 
 def with_data_globals(text: str, name: str) -> str:

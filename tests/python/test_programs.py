@@ -6,6 +6,7 @@ cubic and dctcp."""
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import resource
 import shlex
@@ -89,6 +90,74 @@ def test_a_parameter_is_a_global_of_the_program(tmp_path):
     )
     r = runner.invoke(app, ["check", str(bad)])
     assert r.exit_code == 2 and "incrase" in r.output and "increase" in r.output, r.output
+
+
+@pytest.mark.timeout(60)
+def test_a_value_for_a_global_is_taken_alike_by_the_simulator_and_the_kernels_loader(tmp_path):
+    """What the simulator takes for a program's global (`params`), `hscc kernel load` and the
+    testbed take as the same whole number (true as 1), and what it refuses they refuse (no
+    kernel needed: the loader's parameters are checked before it)."""
+    from hscc.kernel import user
+    from hscc.kernel.programs import KernelError
+
+    scenario = tomllib.loads(new_algorithm(tmp_path).read_text())
+    scenario["duration"] = "100ms"
+    scenario["flows"][0]["algorithm"] = str(tmp_path / "mycc.bpf.c")
+    prog = user.info(tmp_path / "mycc.bpf.c")
+    for value in (2, 2.0, True, False, -1, 4294967295, 2.5, 4294967296, -2147483649):
+        scenario["flows"][0]["params"] = {"increase": value}
+        # As the testbed writes a flow's params for the loader (testbed/plan.py).
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        try:
+            hscc.run(scenario)
+        except hscc.ScenarioError:
+            with pytest.raises(KernelError, match="a whole number in"):
+                user.globals_for(prog, [f"increase={text}"])
+        else:
+            assert user.globals_for(prog, [f"increase={text}"]) == [("increase", int(value))]
+
+
+@pytest.mark.timeout(60)
+def test_a_run_records_the_digest_of_its_programs_code_and_compare_checks_it(tmp_path):
+    """The manifest names each program file with the SHA-256 of its code (the file and the
+    headers it includes from beside it): the same in a copy of both elsewhere, another after
+    an edit to the header; `hscc compare` says whether its two runs ran the same code."""
+    scenario = new_algorithm(tmp_path / "a")
+    program = tmp_path / "a" / "mycc.bpf.c"
+    text = program.read_text().replace(
+        '#include "bpf_tracing_net.h"', '#include "bpf_tracing_net.h"\n#include "knob.h"'
+    )
+    program.write_text(text.replace("increase = 1;", "increase = KNOB;"))
+    (tmp_path / "a" / "knob.h").write_text("#define KNOB 1\n")
+    scenario.write_text(scenario.read_text().replace('duration = "10s"', 'duration = "1s"'))
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+
+    def ran(directory: str, out: str) -> str:
+        r = runner.invoke(app, ["run", str(tmp_path / directory / "mycc.toml"), "-o", out, "-q"])
+        assert r.exit_code == 0, r.output
+        [(path, digest)] = hscc.load(out).manifest["programs"].items()
+        assert path == str(tmp_path / directory / "mycc.bpf.c")
+        return digest
+
+    first = ran("a", str(tmp_path / "run-a"))
+    assert ran("b", str(tmp_path / "run-b")) == first  # the same code, elsewhere
+    (tmp_path / "a" / "knob.h").write_text("#define KNOB 4\n")
+    assert ran("a", str(tmp_path / "run-a4")) != first
+    assert "programs" not in hscc.run(python_scenario("reno")).manifest
+
+    r = runner.invoke(app, ["compare", str(tmp_path / "run-a"), str(tmp_path / "run-b")])
+    assert r.exit_code == 0 and f"mycc.bpf.c: the same code in both runs (sha256 {first[:16]})" in (
+        r.output
+    ), r.output
+    r = runner.invoke(app, ["compare", str(tmp_path / "run-a"), str(tmp_path / "run-a4"), "--json"])
+    assert json.loads(r.output)["programs"] == [
+        {
+            "program": str(program),
+            "a": first,
+            "b": hscc.load(tmp_path / "run-a4").manifest["programs"][str(program)],
+            "same": False,
+        }
+    ]
 
 
 def test_a_division_by_zero_stops_the_run_with_the_line(tmp_path):
@@ -445,31 +514,56 @@ def test_a_sweep_over_a_programs_parameter_on_two_workers_and_on_dask(tmp_path):
     assert dask.points.drop("wall_time_s").equals(points)
 
 
-@pytest.mark.timeout(240)
-def test_the_guides_commands_run_in_order(tmp_path, monkeypatch):
-    """docs/programs.md's tutorial, every command as written, in an empty directory; the
-    kernel and testbed steps (sudo) where this machine can run them, else up to them."""
-    from hscc.testbed.run import missing
-
+def guide_commands() -> list[str]:
+    """docs/programs.md's tutorial, its commands as written, in order."""
     text = (ROOT / "docs/programs.md").read_text()
     block = text.split("```console\n", 1)[1].split("```", 1)[0]
     commands = [line.removeprefix("$ ") for line in block.splitlines() if line.startswith("$ ")]
     assert commands[0] == "hscc new-algorithm mycc" and len(commands) >= 5
-    no_kernel = missing()
+    return commands
+
+
+def run_in_order(commands: list[str], cwd: Path) -> None:
+    """Each command in `cwd` with this environment's hscc (root's, for those under sudo)."""
     exe = str(Path(sys.executable).with_name("hscc"))
     for cmd in commands:
-        if cmd.startswith("sudo "):
-            if no_kernel is not None:
-                break  # the rest needs the kernel (hscc compare reads the testbed's run)
-            cmd = cmd.removeprefix("sudo ")
-        argv = shlex.split(cmd)
+        argv = shlex.split(cmd.removeprefix("sudo "))
         assert argv[0] == "hscc", cmd
-        r = subprocess.run(
-            [exe, *argv[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=200
-        )
+        r = subprocess.run([exe, *argv[1:]], cwd=cwd, capture_output=True, text=True, timeout=200)
         assert r.returncode == 0, (cmd, r.stdout, r.stderr)
+
+
+@pytest.mark.timeout(120)
+def test_the_guides_commands_run_in_order(tmp_path):
+    """docs/programs.md's tutorial, every command as written, in an empty directory, up to
+    the first that needs the kernel (sudo): the kernel suite runs them all, below."""
+    commands = guide_commands()
+    simulator = list(itertools.takewhile(lambda c: not c.startswith("sudo "), commands))
+    assert len(simulator) >= 3, commands
+    run_in_order(simulator, tmp_path)
     assert (tmp_path / "runs/mycc/summary.json").is_file()
     assert (tmp_path / "runs/mycc-increase/points.parquet").is_file()
+
+
+@pytest.mark.real_kernel
+@pytest.mark.timeout(240)
+def test_the_guides_commands_run_in_order_with_the_kernel(tmp_path):
+    """The tutorial whole, kernel load, testbed run and compare included: the program is
+    registered for the testbed's run and removed after."""
+    from hscc.kernel import registry, toolchain
+    from hscc.testbed.run import missing
+
+    reason = missing() or toolchain.missing_for_kernel()
+    if reason is not None:
+        pytest.skip(f"the tutorial's kernel steps need the kernel: {reason}")
+    if "mycc" in registry.available_ccs():
+        pytest.skip("a congestion control named mycc is registered already")
+    run_in_order(guide_commands(), tmp_path)
+    assert hscc.load(tmp_path / "runs/mycc-kernel").flows["label"].to_list() == [
+        "mycc 0",
+        "reno 1",
+    ]
+    assert "mycc" not in registry.available_ccs()
 
 
 def test_a_sweep_files_program_values_are_relative_to_the_sweep_file(tmp_path):
@@ -543,6 +637,50 @@ def test_a_sweep_of_a_python_algorithm_imports_its_module_in_the_workers():
 
     r = hscc.sweep(python_scenario("pybeta", "reno"), {"flows[0].params.beta": [0.5, 0.9]}, jobs=2)
     assert set(r.points["status"]) == {"ok"}, r.points
+
+
+MAIN_SWEEP = """
+import hscc
+
+
+class Mine(hscc.Algorithm):
+    name = "pymainonly"
+
+
+if __name__ == "__main__":
+    sc = SCENARIO
+    print(hscc.run(sc).flows["label"].to_list())
+    plain = {**sc, "flows": [{**f, "algorithm": "reno"} for f in sc["flows"]]}
+    axes = {"flows[0].algorithm": ["reno", "cubic"]}
+    print(hscc.sweep(plain, axes, jobs=2).points["status"].to_list())
+    for axes in ({"flows[0].algorithm": ["reno"]}, {"flows[0].algorithm": ["reno", "cubic"]}):
+        try:
+            hscc.sweep(sc, axes, jobs=2)
+        except hscc.SweepError as e:
+            print(e)
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_sweep_of_a_python_algorithm_defined_in_main_is_refused_with_the_reason(tmp_path):
+    """A class of a script run directly (or a notebook) is in __main__, which a sweep's
+    workers cannot import: hscc.run runs it, a sweep that names it, of any size, is refused
+    before it starts, naming the class, rather than failing every run with an unknown
+    algorithm; a sweep that does not name it runs."""
+    script = tmp_path / "mine.py"
+    sc = python_scenario("reno", "pymainonly") | {"duration": "1s"}
+    script.write_text(MAIN_SWEEP.replace("SCENARIO", repr(sc)))
+    r = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=50
+    )
+    assert r.returncode == 0, r.stderr
+    ran, swept, *refused = r.stdout.strip().splitlines()
+    assert (ran, swept) == ("['reno 0', 'pymainonly 1']", "['ok', 'ok']"), r.stdout
+    assert len(refused) == 2, r.stdout
+    for line in refused:
+        assert line.startswith(
+            "flows[1].algorithm = 'pymainonly': its class Mine is defined in __main__"
+        ), line
 
 
 def test_an_experiment_file_may_swap_a_series_algorithm_for_a_program_file(tmp_path):

@@ -337,3 +337,23 @@ def test_the_field_reference_is_generated_from_the_engine_and_current():
         if field != "kind" and not node.get("description")
     ]
     assert undocumented == []
+
+
+def test_a_check_counts_traffic_without_reading_the_normalized_form(tmp_path):
+    # Two counted TCP entries (3 + 1 flows), two UDP flows, one VoIP call (two UDP
+    # sources in the engine), one web source; a check of 10^5 flows must not parse
+    # the filled-in form of every flow, so the summary comes from the engine's labels.
+    text = (EXAMPLES / "mixed-traffic.toml").read_text()
+    sc = Scenario.from_toml(EXAMPLES / "mixed-traffic.toml")
+    assert sc.traffic() == "2 TCP flows, 1 UDP flow, 1 VoIP call, 1 web source"
+    assert object.__getattribute__(sc, "_checked") is None
+    assert (sc.resolved().topology, sc.resolved().duration) == ("dumbbell", 40.0)
+    path = tmp_path / "more.toml"
+    path.write_text(
+        text.replace("[[flows]]", "[[flows]]\ncount = 3", 1)
+        + '\n[[udp]]\npair = 1\npattern = "cbr"\nrate = "1Mbps"\nlabel = "cbr"\n'
+    )
+    more = Scenario.from_toml(path)
+    assert more.traffic() == "4 TCP flows, 2 UDP flows, 1 VoIP call, 1 web source"
+    assert more.flows[0].count == 3  # the fields are read on first use
+    assert object.__getattribute__(more, "_checked") is not None

@@ -108,6 +108,10 @@ def test_a_worker_that_reads_other_text_runs_the_sweeps_and_names_the_original_f
     manifest = json.loads(shipped[1]["manifest.json"])
     assert manifest["scenario"]["flows"][0]["algorithm"] == str(tmp_path / "work" / "mycc.bpf.c")
     assert manifest["scenario"] == json.loads(planned[1]["manifest.json"])["scenario"]
+    # And the digest of the code it ran: the planned text's, not the edited file's.
+    first = json.loads(planned[1]["manifest.json"])["programs"]
+    assert manifest["programs"] == first and list(first) == [str(program)]
+    assert json.loads(edited[1]["manifest.json"])["programs"][str(program)] != first[str(program)]
 
 
 @pytest.mark.timeout(60)
@@ -188,3 +192,28 @@ def test_a_run_without_program_files_keeps_its_key():
         separators=(",", ":"),
     )
     assert plan.cache_key(sc) == hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+@pytest.mark.timeout(90)
+def test_a_program_that_kills_its_worker_fails_its_runs_naming_the_file(tmp_path):
+    """A write far outside the memory a program may use (which the kernel's verifier refuses)
+    corrupts the process: what follows depends on what it overwrote. Most often the process
+    dies outside any hook, where no fault report catches it, and the run's error names the
+    program and where to find the line; else a check names it (a window of 0, a crash in a
+    hook). Either way the sweep goes on and says which program it was."""
+    scenario = template(tmp_path)
+    program = tmp_path / "work" / "mycc.bpf.c"
+    text = program.read_text()
+    old = "\tca->loss_cwnd = tp->snd_cwnd;\n"
+    assert text.count(old) == 1, "the template changed"
+    program.write_text(
+        text.replace(
+            old, old + "\tfor (int i = 1; i < 4096; i++)\n\t\t((volatile __u64 *)ca)[i] = 0;\n"
+        )
+    )
+    r = hscc.sweep(scenario, {}, replicates=2, jobs=2)  # 2 runs: on a pool, not in this process
+    assert set(r.points["status"]) == {"failed"}, r.points
+    for error in r.points["error"]:
+        assert "mycc.bpf.c" in error, error
+        if "its worker died" in error:
+            assert "hscc kernel load" in error, error

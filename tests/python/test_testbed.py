@@ -813,6 +813,9 @@ def test_a_users_program_runs_in_the_kernel_as_in_the_simulator(tmp_path, monkey
     kernel = hscc.load(out)
     sim = hscc.run(sc)
     assert kernel.flows["label"].to_list() == sim.flows["label"].to_list() == ["tbtmpl 0", "reno 1"]
+    # Both record the digest of the code they ran: the same file, so the same digest.
+    assert kernel.manifest["programs"] == sim.manifest["programs"]
+    assert list(kernel.manifest["programs"]) == [program]
     k, s = kernel.summary["total_goodput_bps"], sim.summary["total_goodput_bps"]
     assert k == pytest.approx(s, rel=0.1), (k, s)
     assert kernel.flows["goodput_bps"][0] > 1e6

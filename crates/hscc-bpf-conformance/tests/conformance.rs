@@ -480,16 +480,14 @@ fn bbr_on_a_path_through_every_mode() {
             h.tp.prandom_state = seed;
             let mut path = PacedPath::new(h);
             let mut watch = |path: &mut PacedPath<Lockstep>, us: u64| {
-                let end = path.h.tp.now_us + us;
-                while path.h.tp.now_us < end {
-                    path.run_for(1000);
-                    if let hscc_cc::Cc::Bbr(b) = path.h.cc.rust() {
+                run_watching(path, us, |cc| {
+                    if let hscc_cc::Cc::Bbr(b) = cc {
                         modes.insert(format!("{:?}", b.mode));
                         if b.lt_use_bw {
                             modes.insert("policed".into());
                         }
                     }
-                }
+                })
             };
             watch(&mut path, 2_000_000);
             path.rtprop_us = 15_000;
@@ -508,6 +506,16 @@ fn bbr_on_a_path_through_every_mode() {
     assert_eq!(modes, want);
 }
 
+/// Run `path` for `us` µs in 1-ms steps, showing the Rust algorithm's state
+/// to `see` after each.
+fn run_watching(path: &mut PacedPath<Lockstep>, us: u64, mut see: impl FnMut(&hscc_cc::Cc)) {
+    let end = path.h.tp.now_us + us;
+    while path.h.tp.now_us < end {
+        path.run_for(1000);
+        see(path.h.cc.rust());
+    }
+}
+
 /// BBRv3 on a bottleneck through all its states, in lockstep with its
 /// program on every hook call: STARTUP, DRAIN and the PROBE_BW cycle at 10
 /// packets/ms and 10 ms; PROBE_RTT within 5 s; a policer at half the rate
@@ -524,10 +532,8 @@ fn bbr3_on_a_path_through_every_state() {
             h.tp.prandom_state = seed;
             let mut path = PacedPath::new(h);
             let mut watch = |path: &mut PacedPath<Lockstep>, us: u64| {
-                let end = path.h.tp.now_us + us;
-                while path.h.tp.now_us < end {
-                    path.run_for(1000);
-                    if let hscc_cc::Cc::Bbr3(b) = path.h.cc.rust() {
+                run_watching(path, us, |cc| {
+                    if let hscc_cc::Cc::Bbr3(b) = cc {
                         seen.insert(format!("{:?}", b.state));
                         if b.inflight_longterm != u32::MAX {
                             seen.insert("inflight_longterm".into());
@@ -536,7 +542,7 @@ fn bbr3_on_a_path_through_every_state() {
                             seen.insert("bw_shortterm".into());
                         }
                     }
-                }
+                })
             };
             watch(&mut path, 6_000_000);
             path.policer = Some(Policer::new(0.005, 20.0, path.h.tp.now_us));

@@ -16,6 +16,7 @@ mod run_tables;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
 
 use hscc_sim::metrics::{FlowSeries, SignalTrack};
 use hscc_sim::scenario::Resolved;
@@ -259,14 +260,31 @@ impl Simulation {
 /// A scenario checked in full, with what the engine derived from it: made
 /// once per run (`resolve`) and handed to `Simulation`.
 #[pyclass(module = "hscc._core", name = "Resolved", frozen)]
-struct PyResolved(Resolved);
+struct PyResolved(Resolved, OnceLock<String>);
 
 #[pymethods]
 impl PyResolved {
     /// The scenario with every default filled in and every quantity in SI numbers, JSON.
     #[getter]
     fn scenario(&self) -> &str {
-        &self.0.normalized
+        self.1.get_or_init(|| self.0.normalized())
+    }
+
+    /// The topology's kind: "dumbbell", "parking_lot" or "graph".
+    #[getter]
+    fn topology(&self) -> &'static str {
+        use hscc_sim::scenario::spec::TopologySpec;
+        match self.0.spec().topology {
+            TopologySpec::Dumbbell(_) => "dumbbell",
+            TopologySpec::ParkingLot(_) => "parking_lot",
+            TopologySpec::Graph(_) => "graph",
+        }
+    }
+
+    /// The run's length, s.
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.0.spec().duration.0
     }
 
     /// The engine configuration (topology with resolved buffers and routes, flows), JSON.
@@ -338,7 +356,7 @@ fn build_limits(max_memory_bytes: Option<u64>, max_events: Option<u64>) -> Build
 /// field, value, allowed).
 #[pyfunction]
 fn resolve(scenario_json: &str) -> PyResult<PyResolved> {
-    resolve_json(scenario_json).map(PyResolved)
+    resolve_json(scenario_json).map(|r| PyResolved(r, OnceLock::new()))
 }
 
 /// `value` made a run name, as the engine's `name` rule allows: characters a file

@@ -109,7 +109,7 @@ def check(
         console.out.print_json(resolved.scenario)
     else:
         console.out.print(
-            f"{scenario}: valid ({sc.topology.kind}; {sc.traffic()}; {sc.duration:g} s; needs {need})",
+            f"{scenario}: valid ({resolved.topology}; {sc.traffic()}; {resolved.duration:g} s; needs {need})",
             soft_wrap=True,
         )
         for line in _stack_lines(json.loads(resolved.stacks)):

@@ -99,7 +99,7 @@ def list_() -> None:
     for r in regs:
         table.add_row(
             r.kernel_name,
-            r.algorithm or "?",
+            r.algorithm or ("?" if r.kernel_name.startswith("hscc_") else "a program file"),
             str(r.map_id) if r.map_id is not None else "-",
             "yes" if r.available else "no",
             "pin (hscc kernel load)" if r.pinned else "no pin: in use by sockets, or not hscc's",

@@ -16,6 +16,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hscc.kernel import programs, toolchain, user
 from hscc.kernel.programs import KernelError
@@ -44,25 +45,52 @@ def available_ccs() -> set[str]:
     return set(AVAILABLE.read_text().split())
 
 
-def struct_ops_maps(prefix: str = "hscc_") -> dict[str, int]:
-    """The kernel's struct_ops maps whose names start with `prefix` (hscc's by default),
-    kernel name -> map id."""
+def _struct_ops(verb: str) -> list[dict[str, Any]]:
+    """`bpftool -j struct_ops VERB` (show or dump), parsed; KernelError without bpftool or
+    when it fails."""
     if shutil.which("bpftool") is None:
         raise KernelError(
             f"bpftool is not installed (apt-get install {toolchain.APT_PACKAGES}): "
             "it lists the kernel's struct_ops maps"
         )
     r = subprocess.run(
-        ["bpftool", "-j", "struct_ops", "show"],
+        ["bpftool", "-j", "struct_ops", verb],
         capture_output=True,
         text=True,
         timeout=30,
         check=False,
     )
     if r.returncode != 0:
-        raise KernelError(f"bpftool struct_ops show failed: {r.stderr.strip()}")
-    maps = json.loads(r.stdout or "[]")
+        raise KernelError(f"bpftool struct_ops {verb} failed: {r.stderr.strip()}")
+    out: list[dict[str, Any]] = json.loads(r.stdout or "[]")
+    return out
+
+
+def struct_ops_maps(prefix: str = "hscc_") -> dict[str, int]:
+    """The kernel's struct_ops maps whose names start with `prefix` (hscc's by default),
+    kernel name -> map id."""
+    maps = _struct_ops("show")
     return {m["name"]: int(m["id"]) for m in maps if str(m.get("name", "")).startswith(prefix)}
+
+
+def ops_maps() -> dict[str, int]:
+    """The kernel's congestion-control struct_ops maps by the name in their ops (what
+    TCP_CONGESTION selects) -> map id. A map is named after the program's variable, which
+    need not be that name (Linux's bpf_cubic.c registers bpf_cubic from its variable
+    `cubic`), so the ops are read (bpftool struct_ops dump)."""
+    out: dict[str, int] = {}
+    info: dict[str, Any] | None = None
+    # A flat list: each map's {"bpf_map_info": ...}, then its {"bpf_struct_ops_TYPE": ...}.
+    for item in _struct_ops("dump"):
+        if "bpf_map_info" in item:
+            info = item["bpf_map_info"]
+            continue
+        ops = item.get("bpf_struct_ops_tcp_congestion_ops")
+        name = ops.get("data", {}).get("name") if isinstance(ops, dict) else None
+        if info is not None and name:
+            out[str(name)] = int(info["id"])
+        info = None
+    return out
 
 
 def ensure_bpffs() -> None:
@@ -137,7 +165,8 @@ def load(name: str, assignments: list[str] | None = None) -> Registration:
     if kname not in available_ccs():
         _unpin(pin, kname)
         raise KernelError(f"{kname} was loaded but the kernel does not offer it; unloaded again")
-    return Registration(algorithm, kname, struct_ops_maps(kname).get(kname), True, True)
+    map_id = ops_maps().get(kname) if algorithm == "" else struct_ops_maps(kname).get(kname)
+    return Registration(algorithm, kname, map_id, True, True)
 
 
 def registrations() -> list[Registration]:
@@ -150,7 +179,9 @@ def registrations() -> list[Registration]:
     # A pin is an algorithm of bpf/ (pinned under its name) or a user's program (under
     # its kernel name).
     kernel_names = {programs.kernel_name(p) if p in ours else p for p in pins}
-    maps = struct_ops_maps("") if shutil.which("bpftool") else {}
+    # By map name (hscc's programs name theirs after the kernel name) and by the name in
+    # the ops (a user's program may not).
+    maps = {**struct_ops_maps(""), **ops_maps()} if shutil.which("bpftool") else {}
     known = {programs.kernel_name(a): a for a in ours}
     names = sorted(kernel_names | {k for k in maps if k.startswith("hscc_")})
     out = []
@@ -165,7 +196,8 @@ def _unpin(pin: Path, kname: str) -> None:
     pin.unlink(missing_ok=True)
     deadline = time.monotonic() + UNREGISTER_WAIT_S
     while time.monotonic() < deadline:
-        if kname not in available_ccs() and kname not in struct_ops_maps():
+        maps = struct_ops_maps() if kname.startswith("hscc_") else ops_maps()
+        if kname not in available_ccs() and kname not in maps:
             return
         time.sleep(0.1)
     if kname in available_ccs():

@@ -6,7 +6,6 @@ globals, as in the simulator (hscc-program); a parameter not given keeps the pro
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,14 +57,16 @@ def globals_for(prog: Program, assignments: list[str]) -> list[tuple[str, int]]:
             )
         size = prog.params[key][0]
         value = parse_value(text)
-        if isinstance(value, float) and value.is_integer():
+        if isinstance(value, bool):
+            value = int(value)  # true is 1, as the simulator takes it (a C bool)
+        elif isinstance(value, float) and value.is_integer():
             value = int(value)  # a scenario's values are numbers: 2.0 is 2
         lo, hi = (
             (-(1 << 63), (1 << 63) - 1)
             if size >= 8
             else (-(1 << (8 * size - 1)), (1 << (8 * size)) - 1)
         )
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        if not isinstance(value, int) or not lo <= value <= hi:
             raise KernelError(
                 f"{prog.path.name}: {key} = {text!r} is not allowed: a whole number in [{lo}, {hi}] "
                 f"(a {size}-byte global)"
@@ -75,13 +76,20 @@ def globals_for(prog: Program, assignments: list[str]) -> list[tuple[str, int]]:
 
 
 def build(prog: Program) -> Path:
-    """The program built for this kernel (cached beside hscc's own build by content)."""
+    """The program built for this kernel (cached beside hscc's own build, by the contents of
+    the file and of the headers it includes from beside it)."""
     reason = toolchain.missing_for_build()
     if reason:
         raise KernelError(f"cannot build {prog.path.name} for the kernel: {reason}")
+    from hscc.sweeps.programs import ProgramSourceError, read
+
     out = programs.build()  # vmlinux.h and the loader
-    text = prog.path.read_bytes()
-    key = hashlib.sha256(text + str(prog.path).encode()).hexdigest()[:16]
+    # Keyed by the program's path and text and those of the headers it includes from beside
+    # it, as the simulator's build is: an edited header builds the program anew.
+    try:
+        key = read(str(prog.path), "to build it for the kernel", limit=None).digest[:16]
+    except ProgramSourceError as e:
+        raise KernelError(str(e)) from None
     obj = out / "user" / f"{prog.path.name.removesuffix('.c')}-{key}.o"
     if obj.exists():
         return obj

@@ -59,6 +59,22 @@ def sweep(
     return run(spec.parse(data, base=base), out, jobs, dask, progress, max_memory, max_events)
 
 
+def _refuse_algorithms_of_main(made: plan.Plan) -> None:
+    """SweepError if a run names a Python algorithm defined in __main__: a worker process
+    imports the modules that define the algorithms, and cannot import __main__."""
+    for job in made.jobs:
+        for key in ("flows", "web"):
+            for i, entry in enumerate(job.scenario.get(key) or []):
+                name = entry.get("algorithm") if isinstance(entry, dict) else None
+                if isinstance(name, str) and (main := _algorithm.in_main({name})):
+                    raise SweepError(
+                        f"{key}[{i}].algorithm = {name!r}: its class {main[name]} is defined in "
+                        "__main__ (a script run directly, or a notebook), which the sweep's worker "
+                        "processes cannot import; define it in a module and import that "
+                        "(docs/programs.md)"
+                    )
+
+
 def load_file(path: str | Path) -> Sweep:
     """Read and check a sweep file (SweepError naming what is wrong)."""
     return spec.load(path)
@@ -94,6 +110,8 @@ def run(
     # (a fork server importing hscc, then a worker: tenths of a second). Not with an algorithm
     # of __main__, which a pool's workers lack: a sweep then fails alike at every size.
     inline = dask is None and len({j.key for j in made.jobs}) == 1 and not _algorithm.any_in_main()
+    if _algorithm.any_in_main():  # so never inline: refused at every size, before it starts
+        _refuse_algorithms_of_main(made)
     with execute.open_pool(workers if dask is None else jobs, dask, inline) as pool:
         store = (
             sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None

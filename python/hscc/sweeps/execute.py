@@ -31,6 +31,7 @@ from concurrent.futures import (
 )
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from hscc import algorithm
@@ -74,6 +75,19 @@ class Counts:
 
 
 Progress = Callable[[Counts], None]
+
+
+def _died(job: Job) -> str:
+    """Why a run whose worker died each time failed, as far as can be told."""
+    why = f"its worker died {_ATTEMPTS} times (killed, or out of memory"
+    if not job.sources:
+        return why + ")"
+    names = ", ".join(Path(s.path).name for s in job.sources)
+    return (
+        f"{why}; or {names} wrote outside the memory a program may use, which a hook's fault "
+        "report cannot catch: the kernel's verifier refuses such a program and names the line, "
+        "`hscc kernel load` shows it)"
+    )
 
 
 def workers_default() -> int:
@@ -344,13 +358,7 @@ def execute(
                                 [k]
                             )  # alone: a run that kills its worker takes no other run with it
                         else:
-                            finish(
-                                k,
-                                Outcome(
-                                    "failed",
-                                    error=f"its worker died {_ATTEMPTS} times (killed, or out of memory)",
-                                ),
-                            )
+                            finish(k, Outcome("failed", error=_died(by_key[k][0])))
                     continue
                 except Exception as e:  # the cluster gave up on it, or could not send it
                     for k in keys:

@@ -70,8 +70,12 @@ def named(scenario: dict[str, Any]) -> list[str]:
     return out
 
 
-def read(path: str) -> Source:
-    """The program at `path` (absolute) and the headers it includes from beside it."""
+def read(
+    path: str, purpose: str = "to send to the sweep's workers", limit: int | None = MAX_BYTES
+) -> Source:
+    """The program at `path` (absolute) and the headers it includes from beside it, at most
+    `limit` bytes together; the error for a file that cannot be read says what it was read
+    for (`purpose`)."""
     files: dict[str, bytes] = {}
     todo = [Path(path)]
     total = 0
@@ -81,11 +85,9 @@ def read(path: str) -> Source:
             data = f.read_bytes()
         except OSError as e:
             via = "" if str(f) == path else f" (included by {path} or one of its headers)"
-            raise ProgramSourceError(
-                f"cannot read {f}{via} to send to the sweep's workers: {e.strerror or e}"
-            ) from None
+            raise ProgramSourceError(f"cannot read {f}{via} {purpose}: {e.strerror or e}") from None
         total += len(data)
-        if total > MAX_BYTES:
+        if limit is not None and total > limit:
             raise ProgramSourceError(
                 f"{path} and the headers it includes are more than {MAX_BYTES >> 20} MiB "
                 "(every task of the sweep carries them): the program's own headers, at most that"

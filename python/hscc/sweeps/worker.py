@@ -43,6 +43,8 @@ def run_job(
     if moved:
         manifest = result.manifest
         manifest["scenario"] = programs.renamed(manifest["scenario"], moved)
+        if "programs" in manifest:
+            manifest["programs"] = {moved.get(p, p): d for p, d in manifest["programs"].items()}
     return (
         "ok",
         result.files() if files else None,

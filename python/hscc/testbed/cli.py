@@ -210,6 +210,15 @@ def compare(
     for r in [*c.counters, *c.totals, *c.windows]:
         table.add_row(re.sub(r" \((bit/)?s\)$", "", r.what), *_cells(r))
     out.print(table)
+    for program, da, db in c.programs:
+        if da == db:
+            out.print(f"{program}: the same code in both runs (sha256 {da[:16]})", soft_wrap=True)
+        else:
+            err.print(
+                f"{program}: A and B ran different code (sha256 {da[:16]} against {db[:16]}): "
+                "the file, or a header it includes, changed between the runs",
+                soft_wrap=True,
+            )
     if c.unmatched:
         err.print(
             f"{c.unmatched} flows are in only one of the runs and not compared", soft_wrap=True

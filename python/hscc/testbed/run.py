@@ -33,7 +33,7 @@ from hscc.errors import ScenarioError
 from hscc.kernel import netns, registry, toolchain
 from hscc.kernel.programs import KernelError
 from hscc.limits import default_max_memory
-from hscc.scenario import Scenario
+from hscc.scenario import Scenario, names_program
 from hscc.testbed import build, limits, loss, network, record, recovery
 from hscc.testbed.network import Names
 from hscc.testbed.plan import Plan, TestbedError, builtin_differences, check_interval, make
@@ -144,6 +144,7 @@ def run(
     names = Names.for_this_process()
     procs = _Processes()
     loaded: list[str] = []
+    code: dict[str, str] = {}  # the program files registered, by the digest of their code
     loss_maps: loss.Maps | None = None
     counter: recovery.Counter | None = None
     with _sigterm_as_interrupt(), rundir.staging(out_dir, overwrite) as tmp:
@@ -156,6 +157,8 @@ def run(
                     )
                 registry.load(algorithm, list(params))
                 loaded.append(algorithm)
+                if names_program(algorithm):
+                    code |= provenance.programs({"flows": [{"algorithm": algorithm}]})
             network.build_hosts(plan, names)
             if counter_program:
                 try:
@@ -300,6 +303,8 @@ def run(
                 "scenario": scenario.to_dict(),
                 "kernel_run": kernel,
             }
+            if code:
+                manifest["programs"] = code
             result = record.result(
                 plan,
                 manifest,

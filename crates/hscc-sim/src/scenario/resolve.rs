@@ -40,8 +40,9 @@ pub(crate) fn count_estimate() {
 pub struct Resolved {
     /// The run's name, if the scenario gives one.
     pub name: Option<String>,
-    /// The scenario with every default filled in (see [`ScenarioSpec::normalized`]), JSON.
-    pub normalized: String,
+    /// The scenario as checked; its normalized form is written on demand
+    /// ([`Resolved::normalized`]): a check of 10^5 flows does not need it.
+    spec: ScenarioSpec,
     /// The engine configuration, validated.
     pub config: SimConfig,
     /// Every source's label.
@@ -55,20 +56,30 @@ pub struct Resolved {
 impl ScenarioSpec {
     /// Check the scenario in full and derive what a run needs, with only the
     /// hard caps applied (see [`Resolved::check`] for a run's limits).
-    pub fn resolve(&self) -> Result<Resolved, ConfigError> {
+    pub fn resolve(self) -> Result<Resolved, ConfigError> {
         let (config, estimate) = self.build_estimated()?; // validated by the build
         Ok(Resolved {
             name: self.name.clone(),
-            normalized: self.normalized(),
             config,
             labels: self.labels(),
             estimate,
-            stacks: stack_uses(self),
+            stacks: stack_uses(&self),
+            spec: self,
         })
     }
 }
 
 impl Resolved {
+    /// The scenario with every default filled in (see [`ScenarioSpec::normalized`]), JSON.
+    pub fn normalized(&self) -> String {
+        self.spec.normalized()
+    }
+
+    /// The scenario as checked.
+    pub fn spec(&self) -> &ScenarioSpec {
+        &self.spec
+    }
+
     /// Refuse a run whose estimate passes `limits`, naming the field that drives its cost.
     pub fn check(&self, limits: &BuildLimits) -> Result<(), ConfigError> {
         self.estimate.check(limits)
