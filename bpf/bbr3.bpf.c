@@ -912,7 +912,7 @@ void BPF_PROG(bbr3_main, struct sock *sk, __u32 ack, int flag, const struct rate
 	check_full_bw_reached(b, rs, &s);
 	check_startup_high_loss(sk, b, &s);
 	if (b->state == BBR3_STARTUP && b->full_bw_reached) {
-		/* bbr3/mod.rs enter_drain: ssthresh shows STARTUP is over, as Linux's v3. */
+		/* bbr3/startup.rs enter_drain: ssthresh shows STARTUP is over, as Linux's v3. */
 		tcp_sk(sk)->snd_ssthresh = inflight_for(sk, b, max_bw(b), PERCENT);
 		enter_state(b, BBR3_DRAIN, drain_pacing_gain, default_cwnd_gain);
 		b->drain_start_round = b->round_count;
