@@ -564,7 +564,7 @@ static __always_inline void adapt_lower_bounds_from_congestion(struct sock *sk, 
 	b->inflight_shortterm = hscc_max(b->inflight_latest, pct(b->inflight_shortterm, beta));
 }
 
-/* mod.rs, the model. */
+/* bandwidth.rs, congestion.rs, ack_aggregation.rs and startup.rs: the model. */
 
 static __always_inline void update_round(struct sock *sk, struct bbr3 *b,
 					 const struct rate_sample *rs)
@@ -759,7 +759,7 @@ static __always_inline void update_probe_bw_cycle_phase(struct sock *sk, struct 
 	}
 }
 
-/* mod.rs, BBR3_PROBE_RTT. */
+/* probe_rtt.rs, BBR3_PROBE_RTT. */
 
 static __always_inline void update_min_rtt(struct sock *sk, struct bbr3 *b,
 					   const struct rate_sample *rs)
@@ -842,7 +842,7 @@ static __always_inline void check_probe_rtt(struct sock *sk, struct bbr3 *b,
 		b->idle_restart = 0;
 }
 
-/* mod.rs, the controls. */
+/* cwnd.rs and mod.rs, the controls. */
 
 static __always_inline __u32 cwnd_cap(const struct bbr3 *b)
 {
