@@ -1,0 +1,108 @@
+//! The stack a thread's hook calls run on: [`SIZE`] bytes of their own, with
+//! an inaccessible page above the top and one below the bottom, mapped once
+//! per thread and unmapped when the thread ends. A write past a local array
+//! that the stack protector's canary does not stop first (one that runs on
+//! far past its frame) runs over the program's own frames into the page above
+//! and faults in the hook; the simulator's frames and the jump buffer a fault
+//! returns through are on the thread's own stack, out of its reach. A hook
+//! that recurses without end faults in the page below.
+
+use std::cell::OnceCell;
+
+use crate::guard::page_size;
+
+/// The hook stack's size: far more than the 512 bytes the kernel's verifier
+/// allows a program, for the C build's spills and the runtime's helpers
+/// (bpf_printk formats with the C library). Only the pages touched are used.
+pub const SIZE: usize = 256 * 1024;
+
+/// One thread's hook stack: guard page, [`SIZE`] bytes, guard page.
+struct Stack {
+    base: *mut u8,
+    len: usize,
+}
+
+impl Stack {
+    fn map() -> Option<Stack> {
+        let page = page_size();
+        let len = SIZE.div_ceil(page) * page + 2 * page;
+        // SAFETY: a new private anonymous mapping, inaccessible, then all but
+        // its first and last pages made readable and writable; nothing else
+        // refers to it.
+        unsafe {
+            let m = libc::mmap(
+                core::ptr::null_mut(),
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            );
+            if m == libc::MAP_FAILED {
+                return None;
+            }
+            let m = m.cast::<u8>();
+            let rw = libc::PROT_READ | libc::PROT_WRITE;
+            if libc::mprotect(m.add(page).cast(), len - 2 * page, rw) != 0 {
+                libc::munmap(m.cast(), len);
+                return None;
+            }
+            Some(Stack { base: m, len })
+        }
+    }
+
+    /// The first byte above the stack (its top, page-aligned): where the
+    /// inaccessible page begins.
+    fn top(&self) -> u64 {
+        self.base as u64 + (self.len - page_size()) as u64
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        // SAFETY: unmaps the mapping `map` made; the thread is ending, so no
+        // hook call runs on it.
+        unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
+thread_local! {
+    static STACK: OnceCell<Option<Stack>> = const { OnceCell::new() };
+}
+
+/// The top of this thread's hook stack, for the runtime; null (the hook runs
+/// on the caller's stack, unguarded) when it cannot be mapped or the thread
+/// is ending.
+pub fn top() -> *mut libc::c_void {
+    STACK
+        .try_with(|s| s.get_or_init(Stack::map).as_ref().map_or(0, Stack::top))
+        .unwrap_or(0) as usize as *mut libc::c_void
+}
+
+/// Where `addr` lies against this thread's hook stack: just above its top, or
+/// just below its bottom.
+pub fn guard_hit(addr: u64) -> Option<Guard> {
+    let page = page_size() as u64;
+    STACK
+        .try_with(|s| {
+            let st = s.get()?.as_ref()?;
+            let top = st.top();
+            let bottom = st.base as u64 + page;
+            if (top..top + page).contains(&addr) {
+                Some(Guard::AboveTop)
+            } else if (bottom - page..bottom).contains(&addr) {
+                Some(Guard::BelowBottom)
+            } else {
+                None
+            }
+        })
+        .ok()
+        .flatten()
+}
+
+/// Which of the hook stack's guard pages a fault hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guard {
+    AboveTop,
+    BelowBottom,
+}
