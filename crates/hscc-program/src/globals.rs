@@ -71,7 +71,9 @@ pub fn pad_growth(image: &[u8]) -> Result<u64, String> {
     let file = object::File::parse(image).map_err(|e| format!("not a shared object: {e}"))?;
     let align = file
         .sections()
-        .filter(|s| s.size() > 0 && s.address() > pad && s.address() <= guard)
+        // Every section that holds something after the pad: .data, which
+        // begins below it, takes the largest alignment of its parts.
+        .filter(|s| s.size() > 0 && s.address() + s.size() > pad && s.address() <= guard)
         .map(|s| s.align().max(1))
         .chain([1])
         .max()
