@@ -5,7 +5,9 @@
 //! far past its frame) runs over the program's own frames into the page above
 //! and faults in the hook; the simulator's frames and the jump buffer a fault
 //! returns through are on the thread's own stack, out of its reach. A hook
-//! that recurses without end faults in the page below.
+//! that recurses without end faults in the page below: the signal handler
+//! needs a stack of its own then, so a thread without one (Python's threads,
+//! the main thread of an interpreter without faulthandler) is given one.
 
 use std::cell::OnceCell;
 
@@ -16,10 +18,80 @@ use crate::guard::page_size;
 /// (bpf_printk formats with the C library). Only the pages touched are used.
 pub const SIZE: usize = 256 * 1024;
 
-/// One thread's hook stack: guard page, [`SIZE`] bytes, guard page.
+/// One thread's hook stack: guard page, [`SIZE`] bytes, guard page; and the
+/// signal stack given to the thread, if it had none (kept for its Drop).
 struct Stack {
     base: *mut u8,
     len: usize,
+    _signal: Option<SignalStack>,
+}
+
+/// The size of a signal stack this module gives a thread.
+const SIGNAL_SIZE: usize = 64 * 1024;
+
+/// A signal stack given to a thread that had none.
+struct SignalStack {
+    base: *mut libc::c_void,
+}
+
+impl SignalStack {
+    /// A signal stack for this thread when it has none (None when it has one,
+    /// or none can be mapped: the handler then runs on the hook's stack).
+    fn give() -> Option<SignalStack> {
+        // SAFETY: sigaltstack reads `new` and writes `old`, both valid; the
+        // mapping is new and becomes the thread's signal stack, unmapped only
+        // after it stops being that (Drop).
+        unsafe {
+            let mut old: libc::stack_t = core::mem::zeroed();
+            if libc::sigaltstack(core::ptr::null(), &mut old) != 0
+                || old.ss_flags & libc::SS_DISABLE == 0
+            {
+                return None;
+            }
+            let m = libc::mmap(
+                core::ptr::null_mut(),
+                SIGNAL_SIZE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            );
+            if m == libc::MAP_FAILED {
+                return None;
+            }
+            let new = libc::stack_t {
+                ss_sp: m,
+                ss_flags: 0,
+                ss_size: SIGNAL_SIZE,
+            };
+            if libc::sigaltstack(&new, core::ptr::null_mut()) != 0 {
+                libc::munmap(m, SIGNAL_SIZE);
+                return None;
+            }
+            Some(SignalStack { base: m })
+        }
+    }
+}
+
+impl Drop for SignalStack {
+    fn drop(&mut self) {
+        // SAFETY: as in `give`; the thread's signal stack is switched off
+        // first if it is still this one (another may have replaced it).
+        unsafe {
+            let mut now: libc::stack_t = core::mem::zeroed();
+            if libc::sigaltstack(core::ptr::null(), &mut now) == 0 && now.ss_sp == self.base {
+                let off = libc::stack_t {
+                    ss_sp: core::ptr::null_mut(),
+                    ss_flags: libc::SS_DISABLE,
+                    ss_size: 0,
+                };
+                if libc::sigaltstack(&off, core::ptr::null_mut()) != 0 {
+                    return; // still in use: leave it mapped
+                }
+            }
+            libc::munmap(self.base, SIGNAL_SIZE);
+        }
+    }
 }
 
 impl Stack {
@@ -47,7 +119,11 @@ impl Stack {
                 libc::munmap(m.cast(), len);
                 return None;
             }
-            Some(Stack { base: m, len })
+            Some(Stack {
+                base: m,
+                len,
+                _signal: SignalStack::give(),
+            })
         }
     }
 

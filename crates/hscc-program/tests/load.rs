@@ -381,6 +381,33 @@ fn a_local_array_written_far_past_its_end_faults_at_the_top_of_the_hooks_stack()
 }
 
 #[test]
+fn a_recursion_without_end_runs_out_of_the_hooks_stack_and_is_named() {
+    let dir = scratch();
+    // Not a tail call (the sum after it), and a frame the compiler keeps (the
+    // volatile array): each call takes stack until the page below its bottom.
+    let p = with_cong_avoid(
+        dir.path(),
+        "recurse",
+        "\ttcp_sk(sk)->snd_cwnd += deeper(acked);",
+    );
+    let text = std::fs::read_to_string(&p).unwrap();
+    let hook = text
+        .find("SEC(\"struct_ops\")\nvoid BPF_PROG(recurse_cong_avoid")
+        .unwrap();
+    let helper = "static __attribute__((noinline)) __u32 deeper(__u32 n)\n{\n\
+                  \tvolatile __u32 keep[8];\n\tkeep[n & 7] = n;\n\
+                  \treturn deeper(n + 1) + keep[n & 7];\n}\n\n";
+    std::fs::write(&p, format!("{}{helper}{}", &text[..hook], &text[hook..])).unwrap();
+    let f = fault_of(&p);
+    assert!(
+        f.starts_with(&format!("{}:", p.display()))
+            && f.contains("(deeper): ran out of the hook's 256 KiB stack")
+            && f.ends_with("in cong_avoid"),
+        "{f}"
+    );
+}
+
+#[test]
 fn a_window_of_zero_is_refused_by_name() {
     let dir = scratch();
     let p = with_cong_avoid(dir.path(), "zero", "\ttcp_sk(sk)->snd_cwnd = 0;");
