@@ -389,6 +389,11 @@ fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<Vec<PathBuf>, BuildEr
         dir.join("runtime.o").into_os_string(),
     ]);
     run(&runtime.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())?;
+    let compiled = std::fs::read(dir.join("runtime.o")).map_err(cache_err)?;
+    globals::runtime_below(&compiled).map_err(|e| BuildError::Compile {
+        file: source.to_path_buf(),
+        output: e,
+    })?;
     refuse_foreign(dir, source)?;
     let assemble = |name: &str, text: String| -> Result<(), BuildError> {
         let s = dir.join(format!("{name}.s"));

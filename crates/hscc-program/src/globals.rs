@@ -83,6 +83,26 @@ pub fn pad_growth(image: &[u8]) -> Result<u64, String> {
     Ok(short / align * align)
 }
 
+/// Refuse a runtime object with zero-initialised data (`.bss`): the linker
+/// would put it after the program's data, within reach of a write past the
+/// program's globals; the runtime keeps its data in `.data`, below the pad.
+pub fn runtime_below(runtime: &[u8]) -> Result<(), String> {
+    let file = object::File::parse(runtime).map_err(|e| format!("not an object file: {e}"))?;
+    match file.sections().find(|s| {
+        s.size() > 0
+            && s.name()
+                .is_ok_and(|n| n == ".bss" || n.starts_with(".bss."))
+    }) {
+        Some(s) => Err(format!(
+            "the runtime has {} bytes in {} (it must keep its data in .data, below the \
+             program's globals)",
+            s.size(),
+            s.name().unwrap_or(".bss")
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The loaded program's two inaccessible pages: in the pad, below its data,
 /// and in the guard, above it.
 #[derive(Clone, Copy, Debug)]
