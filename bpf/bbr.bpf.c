@@ -24,7 +24,7 @@
 #define ACK_EPOCH_ACKED_RESET_THRESH (1U << 20)
 #define TCP_INIT_CWND 10
 #define GSO_LEGACY_MAX_SIZE 65536
-/* bbr/mod.rs MAX_TCP_HEADER: an x86-64 distribution kernel's. */
+/* bbr/pacing.rs MAX_TCP_HEADER: an x86-64 distribution kernel's. */
 #define HSCC_MAX_TCP_HEADER 320
 #define HSCC_SK_PACING_SHIFT 10
 #define USEC_PER_MSEC 1000ULL

@@ -564,7 +564,7 @@ static __always_inline void adapt_lower_bounds_from_congestion(struct sock *sk, 
 	b->inflight_shortterm = hscc_max(b->inflight_latest, pct(b->inflight_shortterm, beta));
 }
 
-/* mod.rs, the model. */
+/* bandwidth.rs, congestion.rs, ack_aggregation.rs and startup.rs: the model. */
 
 static __always_inline void update_round(struct sock *sk, struct bbr3 *b,
 					 const struct rate_sample *rs)
@@ -759,7 +759,7 @@ static __always_inline void update_probe_bw_cycle_phase(struct sock *sk, struct 
 	}
 }
 
-/* mod.rs, BBR3_PROBE_RTT. */
+/* probe_rtt.rs, BBR3_PROBE_RTT. */
 
 static __always_inline void update_min_rtt(struct sock *sk, struct bbr3 *b,
 					   const struct rate_sample *rs)
@@ -842,7 +842,7 @@ static __always_inline void check_probe_rtt(struct sock *sk, struct bbr3 *b,
 		b->idle_restart = 0;
 }
 
-/* mod.rs, the controls. */
+/* cwnd.rs and mod.rs, the controls. */
 
 static __always_inline __u32 cwnd_cap(const struct bbr3 *b)
 {
@@ -912,7 +912,7 @@ void BPF_PROG(bbr3_main, struct sock *sk, __u32 ack, int flag, const struct rate
 	check_full_bw_reached(b, rs, &s);
 	check_startup_high_loss(sk, b, &s);
 	if (b->state == BBR3_STARTUP && b->full_bw_reached) {
-		/* bbr3/mod.rs enter_drain: ssthresh shows STARTUP is over, as Linux's v3. */
+		/* bbr3/startup.rs enter_drain: ssthresh shows STARTUP is over, as Linux's v3. */
 		tcp_sk(sk)->snd_ssthresh = inflight_for(sk, b, max_bw(b), PERCENT);
 		enter_state(b, BBR3_DRAIN, drain_pacing_gain, default_cwnd_gain);
 		b->drain_start_round = b->round_count;

@@ -68,6 +68,9 @@ def test_the_script_builds_the_scenarios_dumbbell_and_agents(tmp_path):
         ("topology.bottleneck.loss", 0.01, "topology.bottleneck.loss = 0.01"),
         ("topology.bottleneck.buffer", "64KB", "topology.bottleneck.buffer"),
         ("flows[1].delayed_ack", True, None),
+        # The RTO as ns-2's Agent/TCP times it: one segment per round trip, 10-ms ticks.
+        ("flows[0].rtt_sampling", "ack", "flows[0].rtt_sampling = 'ack'"),
+        ("flows[1].rto_tick", "0s", "flows[1].rto_tick = 0.0"),
     ],
 )
 def test_what_ns2_cannot_run_the_same_way_is_refused_by_name(tmp_path, path, value, field):
@@ -110,6 +113,9 @@ def test_cubic_and_compound_run_as_tcp_linux():
         tcl.script(linux_engine("ctcp", **{"flows[1].params": {}}))
     with pytest.raises(tcl.Unsupported, match=r"flows\[1\]\.loss_detection = 'dupack'"):
         tcl.script(linux_engine("cubic", **{"flows[1].loss_detection": "dupack"}))
+    # TCP-Linux's 1-ms tick, not the Sack1 agent's 10 ms.
+    with pytest.raises(tcl.Unsupported, match=r"flows\[1\]\.rto_tick = 0\.01"):
+        tcl.script(linux_engine("ctcp", **{"flows[1].rto_tick": "10ms"}))
 
 
 @pytest.mark.timeout(120)

@@ -258,6 +258,51 @@ BAD_WINDOWS = {
 }
 
 
+# What a program writes past, and how the error begins and goes on: one byte past its only
+# zero-initialised global (the last of its writable data, 32 bytes and 32-aligned, so it ends
+# at the guard page), and 12 bytes past a local array of 16 (over gcc's 8 bytes of padding
+# into the stack protector's canary), each through a pointer the bounds sanitizer cannot check.
+OVERRUNS = {
+    "global": (
+        "__u64 hist[4];\n",
+        "\tvolatile __u8 *h = (volatile __u8 *)hist;\n\th[31 + (tp->snd_cwnd != 0)] = 1;\n",
+        "read or wrote past the end of the program's globals",
+    ),
+    "stack": (
+        "",
+        "\t__u8 buf[16];\n\tvolatile __u8 *b = buf;\n"
+        "\tfor (__u32 i = 0; i < 16 + 12 * (tp->snd_cwnd != 0); i++)\n\t\tb[i] = (__u8)i;\n",
+        "(mycc_ssthresh): wrote past the end of a local array",
+    ),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("past", sorted(OVERRUNS))
+def test_a_write_past_the_globals_or_a_local_array_stops_hscc_run_in_process(past, tmp_path):
+    """The kernel's verifier refuses both; in the simulator each faults inside the hook and
+    `hscc.run` in this process (`isolate=False`) raises an error naming the file, the line (for the stack
+    protector, the function) and the hook; the process goes on to run the template."""
+    scenario = new_algorithm(tmp_path)
+    program = tmp_path / "mycc.bpf.c"
+    declare, code, error = OVERRUNS[past]
+    params = "const volatile __u32 beta = 512;"
+    text = in_ssthresh(program, code)
+    program.write_text(program.read_text().replace(params, declare + params, 1))
+    with pytest.raises(ProgramError) as e:
+        hscc.run(scenario, isolate=False)
+    message = str(e.value)
+    lines = program.read_text().splitlines()
+    if past == "global":
+        place = f"{program}:{1 + lines.index(code.splitlines()[1])} "
+    else:
+        place = f"{program}:"
+    assert message.startswith(place) and error in message, message
+    assert message.endswith("in ssthresh"), message
+    program.write_text(text)
+    assert set(goodputs(hscc.run(scenario, isolate=False))) == {"mycc 0", "reno 1"}
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("hook", sorted(BAD_WINDOWS))
 def test_a_hook_that_leaves_no_window_or_one_past_the_clamp_is_named(hook, tmp_path):

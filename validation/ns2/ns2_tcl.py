@@ -29,6 +29,9 @@ NS2_TCP = {
     "recovery": "sack1",
     "loss_detection": "dupack",
     "rto_estimator": "rfc6298",
+    # tcp.cc: one segment timed per round trip (rtt_active_), in tcpTick_'s 10-ms ticks.
+    "rtt_sampling": "per_rtt",
+    "rto_tick": 0.01,
     "ack_counting": "acks",
     "ssthresh_from": "cwnd",
     "quick_acks": 0,
@@ -46,6 +49,8 @@ LINUX_TCP = {
     **NS2_TCP,
     # Timestamps on both ends: the agent's per-ACK RTT and CUBIC's delay_min need them.
     "timestamps": True,
+    # select_ca sets tcp_tick_ to 1 ms (tcp-linux.cc install_congestion_control).
+    "rto_tick": 0.001,
     # ScoreBoard1 marks a segment lost once the highest SACKed one is 4 above it (fack_ -
     # (dupack_threshold + 1), the threshold fixed at 3, numdupacks_ unused): the 4th dupACK,
     # which RACK's reo_wnd of 0 once `reordering` segments are SACKed gives too. It marks a

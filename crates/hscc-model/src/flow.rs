@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{check, param_error, ConfigError};
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
-use crate::tcp::{RtoEstimator, MAX_RTO};
+use crate::tcp::{RtoEstimator, RttSampling, MAX_RTO};
 use crate::time::{secs, Time, MS, SEC, US};
 
 /// Largest [`FlowConfig::init_ssthresh`], segments.
@@ -221,6 +221,13 @@ pub struct FlowConfig {
     pub initial_rto: Time,
     /// How the RTO follows the RTT samples (RFC 6298's or Linux's estimator).
     pub rto_estimator: RtoEstimator,
+    /// Which ACKs give the estimator a sample: every one (Linux) or one timed
+    /// segment per round trip (ns-2).
+    pub rtt_sampling: RttSampling,
+    /// Clock tick of the RTO estimator, ps: 0 (none) or ns-2's `tcpTick_`
+    /// (10 ms), with SRTT and RTTVAR kept in whole ticks as ns-2's
+    /// `rtt_update` keeps them. Only with the RFC 6298 estimator.
+    pub rto_tick: Time,
     /// TCP timestamps (RFC 7323): RTT samples from TSecr when segments were retransmitted.
     pub timestamps: bool,
     /// The receiver's TSval carries a random offset of its own, per connection
@@ -344,6 +351,8 @@ impl FlowConfig {
             min_rto: DEFAULT_MIN_RTO,
             initial_rto: SEC,
             rto_estimator: RtoEstimator::Rfc6298,
+            rtt_sampling: RttSampling::Ack,
+            rto_tick: 0,
             timestamps: true,
             random_ts_offset: true,
             delayed_ack: true,
@@ -436,6 +445,18 @@ impl FlowConfig {
             || at("initial_rto"),
             format!("{} s", secs(f.initial_rto)),
             "at most 120 s (Linux's TCP_RTO_MAX)",
+        )?;
+        check(
+            f.rto_tick <= SEC,
+            || at("rto_tick"),
+            format!("{} s", secs(f.rto_tick)),
+            "0 (no tick) to 1 s",
+        )?;
+        check(
+            f.rto_tick == 0 || f.rto_estimator == RtoEstimator::Rfc6298,
+            || at("rto_tick"),
+            format!("{} s with rto_estimator = \"linux\"", secs(f.rto_tick)),
+            "0 with the \"linux\" estimator (ticks are ns-2's, for \"rfc6298\")",
         )?;
         check(
             f.delack_timeout <= 3600 * SEC,

@@ -1,4 +1,5 @@
-//! TCP settings that are configuration, not state: the RTO estimator and its cap.
+//! TCP settings that are configuration, not state: the RTO estimator, which
+//! segments it samples, and its cap.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,22 @@ pub enum RtoEstimator {
     Rfc6298,
     /// Linux's `tcp_rtt_estimator`.
     Linux,
+}
+
+/// Which ACKs give the RTO estimator an RTT sample.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// Every ACK that acknowledges or SACKs data never retransmitted, else
+    /// its echoed timestamp (Linux `tcp_ack_update_rtt`, ns-3).
+    #[default]
+    Ack,
+    /// ns-2.35's Agent/TCP (tcp/tcp.cc): one segment timed per round trip,
+    /// the first new one sent while none is timed; the cumulative ACK that
+    /// covers it gives the sample and ends the backoff; a timeout or a fast
+    /// retransmission stops the timing (Karn). With timestamps, each ACK that
+    /// advances the cumulative ACK gives one from its echo instead.
+    PerRtt,
 }
 
 /// Linux `TCP_RTO_MAX`.

@@ -50,6 +50,7 @@ enum hscc_rt_fault_kind {
 	FAULT_OUT_OF_BOUNDS = 2,
 	FAULT_SIGNAL = 3,
 	FAULT_SHIFT = 4,
+	FAULT_STACK = 5,
 };
 
 struct hscc_rt_fault {
@@ -74,6 +75,9 @@ struct hscc_rt_call {
 	const void *p;
 	__u64 prandom;
 	__u64 now_ns;
+	/* The top of this thread's hook stack (16-byte aligned, an inaccessible
+	 * page right above it), or NULL to run on the caller's stack. */
+	void *stack;
 	struct hscc_rt_fault fault;
 };
 
@@ -142,22 +146,56 @@ static void ubsan_fault(const struct hscc_ubsan_location *loc, __u32 kind)
 HSCC_UBSAN(out_of_bounds, FAULT_OUT_OF_BOUNDS)
 HSCC_UBSAN(shift_out_of_bounds, FAULT_SHIFT)
 
-int hscc_rt_call(struct hscc_rt_call *c)
+/* The stack protector's: a function of the program wrote past a local array
+ * over its frame's canary, found as it returns (before it uses the return
+ * address). Hidden, so the program's calls bind here and not to the C
+ * library's, which would end the process. The address is in the function. */
+HIDDEN void __stack_chk_fail(void)
 {
-	struct hscc_rt_frame f;
+	if (!frame)
+		abort();
+	frame->fault->kind = FAULT_STACK;
+	frame->fault->pc = (__u64)__builtin_return_address(0);
+	leave();
+}
+
+/*
+ * hscc_rt_on_stack(c, fn, top): fn(c) with the stack pointer at `top`, back
+ * on the caller's stack after. A hook runs on a stack of its own (fault.rs
+ * maps one per thread, an inaccessible page above its top): a write past a
+ * local array runs over the program's own frames and into that page, never
+ * into the simulator's frames or the jump buffer, which stay on the caller's
+ * stack. rbp keeps the caller's stack pointer (callee-saved, so fn keeps it);
+ * the CFI lets a debugger's backtrace cross over.
+ */
+HIDDEN void hscc_rt_on_stack(struct hscc_rt_call *c, void (*fn)(struct hscc_rt_call *),
+			     void *top);
+__asm__(".text\n"
+	".globl hscc_rt_on_stack\n"
+	".hidden hscc_rt_on_stack\n"
+	".type hscc_rt_on_stack, @function\n"
+	"hscc_rt_on_stack:\n"
+	".cfi_startproc\n"
+	"push %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"mov %rsp, %rbp\n"
+	".cfi_def_cfa_register %rbp\n"
+	"mov %rdx, %rsp\n"
+	"call *%rsi\n"
+	"mov %rbp, %rsp\n"
+	"pop %rbp\n"
+	".cfi_def_cfa %rsp, 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size hscc_rt_on_stack, .-hscc_rt_on_stack\n");
+
+/* The hook `c` names, with its arguments. */
+static void dispatch(struct hscc_rt_call *c)
+{
 	const struct tcp_congestion_ops *ops = c->ops;
 	struct sock *sk = c->sk;
 
-	f.fault = &c->fault;
-	c->fault.kind = FAULT_NONE;
-	hscc_prandom_state = c->prandom;
-	hscc_rt_now_ns = c->now_ns;
-	if (_setjmp(f.env)) {
-		c->prandom = hscc_prandom_state;
-		return 1;
-	}
-	frame = &f;
-	current_ops = ops;
 	switch (c->hook) {
 	case HOOK_INIT:
 		ops->init(sk);
@@ -190,6 +228,26 @@ int hscc_rt_call(struct hscc_rt_call *c)
 		ops->cong_control(sk, c->a, (int)c->b, (const struct rate_sample *)c->p);
 		break;
 	}
+}
+
+int hscc_rt_call(struct hscc_rt_call *c)
+{
+	struct hscc_rt_frame f;
+
+	f.fault = &c->fault;
+	c->fault.kind = FAULT_NONE;
+	hscc_prandom_state = c->prandom;
+	hscc_rt_now_ns = c->now_ns;
+	if (_setjmp(f.env)) {
+		c->prandom = hscc_prandom_state;
+		return 1;
+	}
+	frame = &f;
+	current_ops = c->ops;
+	if (c->stack)
+		hscc_rt_on_stack(c, dispatch, c->stack);
+	else
+		dispatch(c);
 	frame = NULL;
 	c->prandom = hscc_prandom_state;
 	return 0;
@@ -283,7 +341,10 @@ struct storage_entry {
 	size_t mapping_len;
 };
 
-static struct storage_entry *storage[STORAGE_BUCKETS];
+/* In .data, before the program's globals (compile.rs links the runtime first
+ * and keeps it out of .bss): a write past the program's globals runs into the
+ * guard page after them, never into this table. */
+static struct storage_entry *storage[STORAGE_BUCKETS] __attribute__((section(".data.hscc_rt")));
 
 static size_t storage_bucket(void *sk)
 {

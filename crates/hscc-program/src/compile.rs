@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
-use crate::symbols;
+use crate::{globals, symbols};
 
 /// The headers a program builds against and the runtime, by path under the
 /// build's include directory.
@@ -49,11 +49,30 @@ const SHIM: &[(&str, &str)] = &[
 ];
 const RUNTIME: &str = include_str!("../csrc/runtime.c");
 
+/// The runtime's flags: no stack protector of its own (its calls of the
+/// program's hooks would pay for it), and no checked longjmp (it jumps from the
+/// hook's stack back to the caller's, which the checked one refuses).
+const RUNTIME_FLAGS: &[&str] = &[
+    "-std=gnu11",
+    "-O2",
+    "-g",
+    "-fPIC",
+    "-fno-stack-protector",
+    "-U_FORTIFY_SOURCE",
+];
+
+/// How the objects are linked, part of the key: the runtime first, the pad,
+/// the program, the guard last (globals.rs), twice.
+const LINK: &str = "runtime pad program guard; the pad grown to put the guard on a page";
+
 /// The program's flags. Kernel BPF semantics where C can have them: signed
 /// arithmetic wraps (-fwrapv) and pointers alias freely, as the kernel's own
 /// code assumes; a division the processor traps on gets BPF's result
 /// (divide.rs); an index out of an array's bounds is caught (the sanitizer
-/// calls the runtime, which reports it with file:line).
+/// calls the runtime, which reports it with file:line); a write past a local
+/// array is caught by the stack protector as the function returns (the
+/// runtime's __stack_chk_fail reports the function and line). No common
+/// symbols: every global lies in the program's .data or .bss (globals.rs).
 const FLAGS: &[&str] = &[
     "-std=gnu11",
     "-O2",
@@ -66,6 +85,8 @@ const FLAGS: &[&str] = &[
     // program can call; a distribution's default would bring them in.
     "-U_FORTIFY_SOURCE",
     "-fno-sanitize-recover=all",
+    "-fstack-protector-strong",
+    "-fno-common",
     "-D__TARGET_ARCH_x86",
     "-Wall",
     "-Wno-unused-function",
@@ -211,7 +232,7 @@ pub fn build(source: &Path) -> Result<Built, BuildError> {
         h.update(name.as_bytes());
         h.update(body.as_bytes());
     }
-    for f in FLAGS {
+    for f in FLAGS.iter().chain(RUNTIME_FLAGS).chain([&LINK]) {
         h.update(f.as_bytes());
     }
     // The path is part of the key: the compiler writes it into the messages
@@ -359,30 +380,59 @@ fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<Vec<PathBuf>, BuildEr
     let headers = std::fs::read_to_string(&deps)
         .map(|d| included(&d, source, dir))
         .map_err(cache_err)?;
-    let runtime: Vec<std::ffi::OsString> = vec![
-        os("-std=gnu11"),
-        os("-O2"),
-        os("-g"),
-        os("-fPIC"),
+    let mut runtime: Vec<std::ffi::OsString> = RUNTIME_FLAGS.iter().map(|f| os(f)).collect();
+    runtime.extend([
         os(&inc),
         os("-c"),
         dir.join("runtime.c").into_os_string(),
         os("-o"),
         dir.join("runtime.o").into_os_string(),
-    ];
+    ]);
     run(&runtime.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())?;
+    let compiled = std::fs::read(dir.join("runtime.o")).map_err(cache_err)?;
+    globals::runtime_below(&compiled).map_err(|e| BuildError::Compile {
+        file: source.to_path_buf(),
+        output: e,
+    })?;
     refuse_foreign(dir, source)?;
+    let assemble = |name: &str, text: String| -> Result<(), BuildError> {
+        let s = dir.join(format!("{name}.s"));
+        std::fs::write(&s, text).map_err(cache_err)?;
+        let o = dir.join(format!("{name}.o"));
+        run(&[
+            os("-c").as_os_str(),
+            s.as_os_str(),
+            os("-o").as_os_str(),
+            o.as_os_str(),
+        ])
+    };
+    assemble("guard", globals::guard_source())?;
+    assemble("pad", globals::pad_source(0))?;
     // No sanitizer library: the runtime defines the handlers the program
-    // calls. -z defs: nothing is left for the loader to find elsewhere.
+    // calls. -z defs: nothing is left for the loader to find elsewhere. The
+    // order puts the program's writable data between the pad and the guard.
+    let so = dir.join("program.so");
     let link: Vec<std::ffi::OsString> = vec![
         os("-shared"),
         os("-Wl,-z,defs"),
-        dir.join("program.o").into_os_string(),
         dir.join("runtime.o").into_os_string(),
+        dir.join("pad.o").into_os_string(),
+        dir.join("program.o").into_os_string(),
+        dir.join("guard.o").into_os_string(),
         os("-o"),
-        dir.join("program.so").into_os_string(),
+        so.clone().into_os_string(),
     ];
-    run(&link.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())?;
+    let link_args: Vec<&std::ffi::OsStr> = link.iter().map(|s| s.as_os_str()).collect();
+    run(&link_args)?;
+    let image = std::fs::read(&so).map_err(cache_err)?;
+    let growth = globals::pad_growth(&image).map_err(|e| BuildError::Compile {
+        file: source.to_path_buf(),
+        output: e,
+    })?;
+    if growth > 0 {
+        assemble("pad", globals::pad_source(growth))?;
+        run(&link_args)?;
+    }
     Ok(headers)
 }
 

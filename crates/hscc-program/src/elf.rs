@@ -29,6 +29,9 @@ pub struct Layout {
     /// The runtime's entry point's address (to find the load base).
     pub entry: u64,
     pub globals: Vec<Global>,
+    /// Where the pad below the program's globals and the guard above them
+    /// begin ([`crate::globals`]).
+    pub fences: (u64, u64),
 }
 
 /// Read `image` (a shared object built by compile.rs).
@@ -93,5 +96,6 @@ pub fn read(image: &[u8]) -> Result<Layout, String> {
         ops,
         entry,
         globals,
+        fences: crate::globals::fences(image)?,
     })
 }

@@ -25,7 +25,7 @@ unsafe impl<T: Copy + Send> Send for Guarded<T> {}
 // SAFETY: `&Guarded<T>` gives only `&T`.
 unsafe impl<T: Copy + Sync> Sync for Guarded<T> {}
 
-fn page_size() -> usize {
+pub(crate) fn page_size() -> usize {
     static PAGE: OnceLock<usize> = OnceLock::new();
     // SAFETY: sysconf has no preconditions.
     *PAGE.get_or_init(|| match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {

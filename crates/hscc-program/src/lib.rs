@@ -7,16 +7,19 @@
 //! hscc-cc's [`ExternalOps`](hscc_cc::ExternalOps), hook for hook, with the
 //! socket layout the shim gives ([`sock`]). A division by zero gives the
 //! kernel's BPF result ([`divide`]); an index out of bounds, a write past the
-//! memory the program was given or a crash in a hook stops the run with the
+//! memory the program was given (its socket, samples and storage, its
+//! globals, a local array) or a crash in a hook stops the run with the
 //! program's file and line ([`fault`]) instead of ending the process.
 //!
 //! - [`compile`]: building and caching by content.
 //! - [`divide`]: BPF's result for a division that traps.
 //! - [`elf`]: the struct_ops variable and the parameters, read from the object.
+//! - [`globals`]: the program's globals between inaccessible pages.
 //! - [`guard`]: the socket at the end of its memory, guard pages around it.
 //! - [`program`]: loading, one registration per run and set of values, one
 //!   connection per flow.
 //! - [`sock`]: the `#[repr(C)]` mirror of the shim's socket and samples.
+//! - [`stack`]: the stack hooks run on, guard pages around it.
 //! - [`symbols`]: what a program may use from outside its file.
 
 #![allow(
@@ -28,9 +31,11 @@ pub mod compile;
 pub mod divide;
 pub mod elf;
 pub mod fault;
+pub mod globals;
 pub mod guard;
 pub mod program;
 pub mod sock;
+pub mod stack;
 pub mod symbols;
 
 use std::path::Path;

@@ -18,8 +18,10 @@ use hscc_cc::{
 use crate::compile::Built;
 use crate::elf::{self, Layout};
 use crate::fault::{self, FaultJump};
+use crate::globals::{self, Fences};
 use crate::guard::Guarded;
 use crate::sock::{rust_layout, CAckSample, CRateSample, CTcpSock, Ops, LAYOUT_LEN};
+use crate::stack;
 
 /// The hooks, numbered as runtime.c's `enum hscc_rt_hook`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +81,7 @@ struct RtCall {
     p: *const c_void,
     prandom: u64,
     now_ns: u64,
+    stack: *mut c_void,
     fault: RtFault,
 }
 
@@ -225,6 +228,9 @@ impl Program {
         // The load base: where the entry point is, less its address in the file.
         let base = (call as usize as u64).wrapping_sub(self.layout.entry);
         let ops = base.wrapping_add(self.ops.1) as usize as *const Ops;
+        let (pad, guard) = self.layout.fences;
+        let fences = globals::protect(base, pad, guard)
+            .map_err(|e| format!("{}: {e}", self.built.source.display()))?;
         Ok(Registration {
             _lib: lib,
             ops,
@@ -233,6 +239,7 @@ impl Program {
             release,
             layout_fn,
             base,
+            fences,
             source: self.built.source.clone(),
             object: self.built.object.clone(),
         })
@@ -270,6 +277,7 @@ pub struct Registration {
     release: ReleaseFn,
     layout_fn: LayoutFn,
     base: u64,
+    fences: Fences,
     source: PathBuf,
     object: PathBuf,
 }
@@ -400,6 +408,7 @@ impl Connection {
             p,
             prandom: *prandom,
             now_ns,
+            stack: stack::top(),
             fault: RtFault {
                 kind: 0,
                 line: 0,
@@ -432,10 +441,22 @@ impl Connection {
         let file = CStr::from_bytes_until_nul(&f.file)
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let place = |pc: u64| {
+            line_of(&self.reg.object, pc.wrapping_sub(self.reg.base))
+                .unwrap_or_else(|| self.reg.source.display().to_string())
+        };
         match f.kind {
             2 => format!(
                 "{}: index out of the array's bounds in {}",
                 at(&file, f.line, f.column),
+                hook.name()
+            ),
+            // The address the function returns to from __stack_chk_fail: the
+            // call before it is the function's check.
+            5 => format!(
+                "{}: wrote past the end of a local array (over its frame's stack-protector \
+                 canary, found as the function returned) in {}",
+                place(f.pc.wrapping_sub(1)),
                 hook.name()
             ),
             _ => {
@@ -449,16 +470,35 @@ impl Connection {
                         core::mem::size_of_val(&self.sk.icsk_ca_priv),
                         f.addr
                     ),
-                    libc::SIGSEGV | libc::SIGBUS => {
-                        format!("crashed reading or writing address {:#x}", f.addr)
+                    libc::SIGSEGV | libc::SIGBUS if self.reg.fences.just_past(f.addr) => format!(
+                        "read or wrote past the end of the program's globals (address {:#x})",
+                        f.addr
+                    ),
+                    libc::SIGSEGV | libc::SIGBUS if self.reg.fences.just_before(f.addr) => {
+                        format!(
+                            "read or wrote before the start of the program's globals (address {:#x})",
+                            f.addr
+                        )
                     }
+                    libc::SIGSEGV | libc::SIGBUS => match stack::guard_hit(f.addr) {
+                        Some(stack::Guard::AboveTop) => format!(
+                            "wrote past the top of the hook's stack, over every frame on it \
+                             (address {:#x}; a local array written far past its end?)",
+                            f.addr
+                        ),
+                        Some(stack::Guard::BelowBottom) => format!(
+                            "ran out of the hook's {} KiB stack (address {:#x}; \
+                             recursion without end?)",
+                            stack::SIZE / 1024,
+                            f.addr
+                        ),
+                        None => format!("crashed reading or writing address {:#x}", f.addr),
+                    },
                     libc::SIGFPE => "crashed on an arithmetic fault".to_string(),
                     libc::SIGILL => "crashed on an illegal instruction".to_string(),
                     s => format!("crashed with signal {s}"),
                 };
-                let place = line_of(&self.reg.object, f.pc.wrapping_sub(self.reg.base))
-                    .unwrap_or_else(|| self.reg.source.display().to_string());
-                format!("{place}: {what} in {}", hook.name())
+                format!("{}: {what} in {}", place(f.pc), hook.name())
             }
         }
     }

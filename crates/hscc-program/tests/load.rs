@@ -260,6 +260,153 @@ fn a_run_past_the_sample_a_hook_is_given_faults_in_the_hook() {
     );
 }
 
+/// The template with `global` declared after its parameters and cong_avoid's
+/// body replaced by `body`.
+fn with_global(dir: &std::path::Path, name: &str, global: &str, body: &str) -> PathBuf {
+    let p = with_cong_avoid(dir, name, body);
+    let text = std::fs::read_to_string(&p).unwrap();
+    let params = "const volatile __u32 beta = 512;";
+    let at = text.find(params).expect("the template changed");
+    let at = at + text[at..].find('\n').unwrap() + 1;
+    std::fs::write(&p, format!("{}{global}\n{}", &text[..at], &text[at..])).unwrap();
+    p
+}
+
+#[test]
+fn a_write_one_byte_past_the_last_global_faults_in_the_hook() {
+    let dir = scratch();
+    // The program's only zero-initialised global, so the last of its
+    // writable data: 32 bytes, 32-aligned, ending where the guard page begins.
+    // acked = 1: byte 31 is its last, 32 is past it. Through a pointer, which
+    // the bounds sanitizer cannot check.
+    let p = with_global(
+        dir.path(),
+        "pastglobal",
+        "__u64 hist[4];",
+        "\tvolatile __u8 *h = (volatile __u8 *)hist;\n\
+         \th[30 + acked] = 1;\n\
+         \th[31 + acked] = 1;",
+    );
+    let f = fault_of(&p);
+    let at = format!("{}:{} ", p.display(), line_of(&p, "h[31 + acked]"));
+    assert!(
+        f.starts_with(&at)
+            && f.contains("read or wrote past the end of the program's globals")
+            && f.ends_with("in cong_avoid"),
+        "{at} in {f}"
+    );
+}
+
+#[test]
+fn a_write_before_the_first_global_faults_in_the_hook() {
+    let dir = scratch();
+    // Downwards through every global of the program and the pad below them.
+    let p = with_global(
+        dir.path(),
+        "beforeglobal",
+        "__u64 hist[4];",
+        "\tvolatile __u8 *h = (volatile __u8 *)hist;\n\
+         \tfor (long i = 1; i < (1L << 20); i++)\n\
+         \t\th[-i * acked] = 0;",
+    );
+    let f = fault_of(&p);
+    let at = format!("{}:{} ", p.display(), line_of(&p, "h[-i * acked]"));
+    assert!(
+        f.starts_with(&at)
+            && f.contains("read or wrote before the start of the program's globals")
+            && f.ends_with("in cong_avoid"),
+        "{at} in {f}"
+    );
+}
+
+#[test]
+fn a_local_array_overflowed_by_a_few_bytes_is_named_by_its_function_and_hook() {
+    let dir = scratch();
+    // acked = 1: 12 bytes past the array, through a pointer the bounds
+    // sanitizer cannot check: over the padding above it (8 bytes, with gcc)
+    // into the canary, which stops the function's return.
+    let p = with_cong_avoid(
+        dir.path(),
+        "stackover",
+        "\tstruct tcp_sock *tp = tcp_sk(sk);\n\
+         \t__u8 buf[16];\n\
+         \tvolatile __u8 *b = buf;\n\
+         \tfor (__u32 i = 0; i < 16 + 12 * acked; i++)\n\
+         \t\tb[i] = (__u8)i;\n\
+         \ttp->snd_cwnd += b[acked];",
+    );
+    let f = fault_of(&p);
+    assert!(
+        f.starts_with(&format!("{}:", p.display()))
+            && f.contains("(stackover_cong_avoid): wrote past the end of a local array")
+            && f.ends_with("in cong_avoid"),
+        "{f}"
+    );
+    // The process goes on, and so do hooks on the same thread's stack.
+    let ok = hscc_program::load(&template(dir.path())).unwrap();
+    let mut c = ok.register(&[]).unwrap().connect();
+    let mut tp = TcpCc::new(1448, 10);
+    c.init(&mut tp);
+    tp.max_packets_out = 10;
+    tp.is_cwnd_limited = true;
+    c.cong_avoid(&mut tp, 0, 1);
+    assert!(
+        c.fault().is_none() && tp.snd_cwnd == 11,
+        "slow start: 10 + 1"
+    );
+}
+
+#[test]
+fn a_local_array_written_far_past_its_end_faults_at_the_top_of_the_hooks_stack() {
+    let dir = scratch();
+    // Past the canary, the function's return address and every frame above
+    // it: the hook's stack ends in an inaccessible page, before any of the
+    // simulator's frames.
+    let p = with_cong_avoid(
+        dir.path(),
+        "stackfar",
+        "\t__u8 buf[16];\n\
+         \tvolatile __u8 *b = buf;\n\
+         \tfor (__u32 i = 0; i < (1U << 20); i++)\n\
+         \t\tb[i * acked] = 0;",
+    );
+    let f = fault_of(&p);
+    let at = format!("{}:{} ", p.display(), line_of(&p, "b[i * acked]"));
+    assert!(
+        f.starts_with(&at)
+            && f.contains("wrote past the top of the hook's stack")
+            && f.ends_with("in cong_avoid"),
+        "{at} in {f}"
+    );
+}
+
+#[test]
+fn a_recursion_without_end_runs_out_of_the_hooks_stack_and_is_named() {
+    let dir = scratch();
+    // Not a tail call (the sum after it), and a frame the compiler keeps (the
+    // volatile array): each call takes stack until the page below its bottom.
+    let p = with_cong_avoid(
+        dir.path(),
+        "recurse",
+        "\ttcp_sk(sk)->snd_cwnd += deeper(acked);",
+    );
+    let text = std::fs::read_to_string(&p).unwrap();
+    let hook = text
+        .find("SEC(\"struct_ops\")\nvoid BPF_PROG(recurse_cong_avoid")
+        .unwrap();
+    let helper = "static __attribute__((noinline)) __u32 deeper(__u32 n)\n{\n\
+                  \tvolatile __u32 keep[8];\n\tkeep[n & 7] = n;\n\
+                  \treturn deeper(n + 1) + keep[n & 7];\n}\n\n";
+    std::fs::write(&p, format!("{}{helper}{}", &text[..hook], &text[hook..])).unwrap();
+    let f = fault_of(&p);
+    assert!(
+        f.starts_with(&format!("{}:", p.display()))
+            && f.contains("(deeper): ran out of the hook's 256 KiB stack")
+            && f.ends_with("in cong_avoid"),
+        "{f}"
+    );
+}
+
 #[test]
 fn a_window_of_zero_is_refused_by_name() {
     let dir = scratch();

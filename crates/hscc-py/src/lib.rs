@@ -87,7 +87,7 @@ impl Simulation {
         let sim = resolved.simulation(&limits).map_err(invalid)?;
         Ok(Simulation {
             sim: Some(sim),
-            name: resolved.name,
+            name: resolved.name().map(str::to_owned),
             labels: resolved.labels,
             result: None,
             cc_log: Vec::new(),

@@ -38,8 +38,6 @@ pub(crate) fn count_estimate() {
 /// A checked scenario with what the engine derived from it.
 #[derive(Clone, Debug)]
 pub struct Resolved {
-    /// The run's name, if the scenario gives one.
-    pub name: Option<String>,
     /// The scenario as checked; its normalized form is written on demand
     /// ([`Resolved::normalized`]): a check of 10^5 flows does not need it.
     spec: ScenarioSpec,
@@ -59,7 +57,6 @@ impl ScenarioSpec {
     pub fn resolve(self) -> Result<Resolved, ConfigError> {
         let (config, estimate) = self.build_estimated()?; // validated by the build
         Ok(Resolved {
-            name: self.name.clone(),
             config,
             labels: self.labels(),
             estimate,
@@ -78,6 +75,11 @@ impl Resolved {
     /// The scenario as checked.
     pub fn spec(&self) -> &ScenarioSpec {
         &self.spec
+    }
+
+    /// The run's name, if the scenario gives one.
+    pub fn name(&self) -> Option<&str> {
+        self.spec.name.as_deref()
     }
 
     /// Refuse a run whose estimate passes `limits`, naming the field that drives its cost.

@@ -18,7 +18,7 @@ use crate::config::{
     AckCounting, JitterUnit, LossDetection, LossPoint, Recovery, ReductionFloor, SsthreshFrom,
 };
 use crate::packet::DEFAULT_MSS;
-use crate::tcp::rtt::RtoEstimator;
+use crate::tcp::rtt::{RtoEstimator, RttSampling};
 use crate::time::secs;
 use hscc_model::flow;
 
@@ -344,6 +344,12 @@ pub struct FlowSpec {
     /// Retransmission-timeout estimator: "rfc6298" (RTO = max(min_rto, SRTT + 4·RTTVAR); ns-2, ns-3) or "linux" (Linux's tcp_rtt_estimator: RTO = SRTT + the largest deviation of the last round trip, never less than SRTT + min_rto; a retransmission waiting behind a steady queue does not time out).
     #[serde(default)]
     pub rto_estimator: RtoEstimator,
+    /// Which ACKs give the RTO estimator an RTT sample: "ack" (every ACK that acknowledges or SACKs data never retransmitted, else its echoed timestamp; Linux, ns-3) or "per_rtt" (ns-2.35's Agent/TCP: one segment timed per round trip, the first new one sent while none is timed, sampled when the cumulative ACK covers it; a timeout or a fast retransmission stops the timing, Karn's rule; the backoff ends only with a sample; with timestamps, every ACK that advances the cumulative ACK gives one from its echo). The algorithm keeps every ACK's sample either way.
+    #[serde(default)]
+    pub rtt_sampling: RttSampling,
+    /// Clock tick of the RTO estimator: 0 (none: exact times) or ns-2's `tcpTick_` (10ms): each sample counted in whole ticks, at least one (the ticks the clock crossed since the segment left; rounded from an echoed timestamp), SRTT and RTTVAR kept in eighths and quarters of a tick as ns-2's rtt_update keeps them, RTO = whole ticks of SRTT + 4·RTTVAR, at least min_rto, backed off, at least two ticks. With rto_estimator = "rfc6298" only; at most 1s.
+    #[serde(default)]
+    pub rto_tick: Seconds,
     /// Initial slow-start threshold, segments, for every algorithm (unlimited when absent, as in Linux; ns-3's InitialSlowStartThreshold). BIC's and CUBIC's own `initial_ssthresh` parameters win when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init_ssthresh: Option<u32>,

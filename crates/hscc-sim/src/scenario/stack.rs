@@ -333,6 +333,28 @@ const NS2: &[Setting] = &[
         "tcl/lib/ns-default.tcl: Agent/TCP set minrto_ 0.2",
     ),
     all(
+        "rtt_sampling",
+        "\"per_rtt\"",
+        "tcp/tcp.cc TcpAgent::output (l. 778-785): a new segment (seqno > maxseq_) sent while !rtt_active_ is timed (rtt_seq_, rtt_ts_); newack (l. 1390-1402): the ACK with seqno >= rtt_seq_ ends it, t_backoff_ = 1, rtt_update(now - rtt_ts_); reset_rtx_timer (l. 965-973, at a timeout and a fast retransmission): rtt_active_ = 0",
+    ),
+    only(
+        "cubic",
+        "rto_tick",
+        "\"1ms\"",
+        "tcp/tcp-linux.cc LinuxTcpAgent::install_congestion_control (l. 747): tcp_tick_ = 1.0/(double)JIFFY_RATIO, 1000 (tcp/linux/ns-linux-util.h l. 29)",
+    ),
+    only(
+        "ctcp",
+        "rto_tick",
+        "\"1ms\"",
+        "tcp/tcp-linux.cc LinuxTcpAgent::install_congestion_control (l. 747): tcp_tick_ = 1.0/(double)JIFFY_RATIO, 1000 (tcp/linux/ns-linux-util.h l. 29)",
+    ),
+    all(
+        "rto_tick",
+        "\"10ms\"",
+        "tcl/lib/ns-default.tcl: Agent/TCP set tcpTick_ 0.01; tcp/tcp.cc rtt_update (l. 565-608): t_rtt_ in whole ticks, t_srtt_ and t_rttvar_ with T_SRTT_BITS 3 and T_RTTVAR_BITS 2, t_rtxcur_ in ticks; rtt_timeout (l. 529-563): minrto_ before the backoff, at least 2 ticks",
+    ),
+    all(
         "init_cwnd",
         "2",
         "tcl/lib/ns-default.tcl: Agent/TCP set windowInit_ 2",
@@ -628,12 +650,15 @@ impl Stack {
                 "RFC 6298's RTO with a 200 ms minimum, an initial window of 2, 1000-byte segments without ",
                 "timestamps, growth per ACK, an ACK per packet (`delayed_ack = true` is ns-2's DelAck sink: ",
                 "every second packet or 100 ms), no host jitter (`overhead_ = 0`), HighSpeed from RFC 3649's ",
-                "formulas (windowOption_ 8). Not modelled: ns-2's SYN (`syn_` and `delay_growth_` true: ",
-                "data starts one RTT after the flow's start), its 10 ms timer ticks (`tcpTick_`), its 3 s ",
+                "formulas (windowOption_ 8), one segment timed per round trip for the RTO, in 10 ms ticks ",
+                "(`tcpTick_`). Not modelled: ns-2's SYN (`syn_` and `delay_growth_` true: ",
+                "data starts one RTT after the flow's start), the random phase of its tick clock ",
+                "(`boot_time_`), its 3 s ",
                 "initial RTO (`rtxcur_init_`) and its 40-byte headers (hscc's packets carry mss + 52 bytes). ",
                 "Not set: ns-2's receiver window, `window_ = 20` packets unless a script sets it (set `rwnd`); ",
                 "algorithms ns-2 runs as TCP-Linux (`Agent/TCP/Linux`: cubic, compound, …) take the same ",
-                "settings, which that agent shares in part."
+                "settings, which that agent shares in part, but for its 1 ms ticks (its estimator also damps ",
+                "RTTVAR as Linux does, which hscc does not model)."
             ),
             Stack::Ns3 => concat!(
                 "ns-3 (3.44) as validation/ns3 matches it (docs/validation/ns3.md): its TcpSocketBase ",
@@ -898,6 +923,10 @@ mod tests {
             (2, 1000, false, false)
         );
         assert_eq!(f.recovery, crate::config::Recovery::Sack1);
+        assert_eq!(
+            (f.rtt_sampling, f.rto_tick.0),
+            (crate::tcp::rtt::RttSampling::PerRtt, 0.01)
+        );
         // An alias names the algorithm of a profile's row.
         assert_eq!(f.params["response"].0, 1.0);
         let old = read(&scenario(

@@ -14,13 +14,21 @@
 //! a queue that makes the RTT steady and large, a retransmission that waits in it
 //! times out under RFC 6298 and not in Linux (docs/validation/kernel.md, 10 Mbit/s).
 //!
+//! ns-2.35's RFC 6298 estimator in clock ticks (`rto_tick` > 0; tcp/tcp.cc
+//! `rtt_update`, `rtt_timeout`, with `tcpTick_`): the sample is counted in
+//! whole ticks, at least one; SRTT is kept as 8× and RTTVAR as 4× their
+//! value in ticks, integers (`T_SRTT_BITS` 3, `T_RTTVAR_BITS` 2); RTO =
+//! ⌊SRTT + 4·RTTVAR⌋ ticks, then at least min_rto, backed off, at least two
+//! ticks. So a 240-ms path's RTTVAR keeps a tick or more where the exact
+//! estimator's falls to microseconds.
+//!
 //! Both: exponential backoff (RFC 6298 §5.5) up to Linux's `TCP_RTO_MAX` of
-//! 120 s. Samples are taken on every ACK that gives one, as Linux does with
-//! timestamps (RFC 7323 §4.2); the caller applies Karn's rule (§3) by not
-//! sampling retransmitted segments.
+//! 120 s. Which ACKs give a sample is the caller's (`rtt_sampling`): every
+//! one that can, as Linux does with timestamps (RFC 7323 §4.2), or one timed
+//! segment per round trip as ns-2; the caller applies Karn's rule (§3).
 
 use crate::time::{Time, US};
-pub use hscc_model::tcp::{RtoEstimator, MAX_RTO};
+pub use hscc_model::tcp::{RtoEstimator, RttSampling, MAX_RTO};
 
 const GRANULARITY: Time = US;
 
@@ -42,12 +50,35 @@ pub struct RttEstimator {
     pub min_rtt: Time,
     /// Most recent sample.
     pub latest: Time,
+    /// ns-2's clock tick and its state in ticks (0: exact times).
+    tick: Time,
+    ticks: TickState,
 }
+
+/// ns-2's `t_srtt_` (8× SRTT) and `t_rttvar_` (4× RTTVAR), in ticks.
+#[derive(Clone, Copy, Debug, Default)]
+struct TickState {
+    srtt8: i64,
+    rttvar4: i64,
+}
+
+/// ns-2's `T_SRTT_BITS` and `T_RTTVAR_BITS` (tcl/lib/ns-default.tcl).
+const SRTT_BITS: u32 = 3;
+const RTTVAR_BITS: u32 = 2;
+/// ns-2's `rttvar_exp_`: RTO = SRTT + 2^2·RTTVAR.
+const RTTVAR_EXP: u32 = 2;
 
 impl RttEstimator {
     /// Before any sample: RTO = `initial_rto` (RFC 6298 §2.1).
     pub fn new(kind: RtoEstimator, min_rto: Time, initial_rto: Time) -> Self {
+        Self::with_tick(kind, min_rto, initial_rto, 0)
+    }
+
+    /// As [`RttEstimator::new`], with ns-2's clock tick `tick` (0: none).
+    pub fn with_tick(kind: RtoEstimator, min_rto: Time, initial_rto: Time, tick: Time) -> Self {
         RttEstimator {
+            tick,
+            ticks: TickState::default(),
             kind,
             srtt: 0,
             rttvar: 0,
@@ -58,6 +89,62 @@ impl RttEstimator {
             rto: initial_rto,
             min_rtt: Time::MAX,
             latest: 0,
+        }
+    }
+
+    /// Whether the estimator counts in ns-2's ticks.
+    pub fn ticked(&self) -> bool {
+        self.tick > 0
+    }
+
+    /// Feed one RTT measurement `r` taken at `now` to the ticked estimator
+    /// (ns-2 `rtt_update`): `r` in ticks is, from an echoed timestamp
+    /// (`from_echo`), rounded (`int(tao / tcp_tick_ + 0.5)`), else the ticks
+    /// the clock crossed since the segment left (`int((tao + tickoff) /
+    /// tcp_tick_)`, `tickoff` the send time's offset in its tick: ns-2's random
+    /// `boot_time_` taken as 0).
+    pub fn tick_sample(&mut self, r: Time, now: Time, from_echo: bool) {
+        let r = r.max(1);
+        self.min_rtt = self.min_rtt.min(r);
+        self.latest = r;
+        let t = self.tick;
+        let ticks = if from_echo {
+            (r + t / 2) / t
+        } else {
+            now / t - (now - r) / t
+        };
+        self.update_ticks(ticks.max(1) as i64);
+    }
+
+    /// ns-2 `rtt_update` from a sample of `m` ticks: the first sets SRTT = m and
+    /// RTTVAR = m/2; later ones move them by 1/8 and 1/4 of the error, in the
+    /// scaled integers, neither below 1; `t_rtxcur_` = ⌊SRTT + 4·RTTVAR⌋ ticks.
+    fn update_ticks(&mut self, m: i64) {
+        let k = &mut self.ticks;
+        if k.srtt8 != 0 {
+            let mut delta = m - (k.srtt8 >> SRTT_BITS);
+            k.srtt8 = (k.srtt8 + delta).max(1);
+            delta = delta.abs() - (k.rttvar4 >> RTTVAR_BITS);
+            k.rttvar4 = (k.rttvar4 + delta).max(1);
+        } else {
+            k.srtt8 = m << SRTT_BITS;
+            k.rttvar4 = m << (RTTVAR_BITS - 1);
+        }
+        let rtxcur = ((k.rttvar4 << (RTTVAR_EXP + SRTT_BITS - RTTVAR_BITS)) + k.srtt8) >> SRTT_BITS;
+        self.srtt = k.srtt8 as Time * self.tick / 8;
+        self.rttvar = k.rttvar4 as Time * self.tick / 4;
+        // rtt_timeout (rfc2988_ true): min_rto before the backoff.
+        self.rto = (rtxcur as Time * self.tick).max(self.min_rto).min(MAX_RTO);
+    }
+
+    /// The timer backed off to 2^`backoff` (ns-2 `rtt_backoff`): past 8×, the
+    /// ticked estimator folds SRTT into RTTVAR and restarts from its next
+    /// sample; the RTO in force stays until then.
+    pub fn backed_off(&mut self, backoff: u32) {
+        if self.ticked() && backoff > 3 {
+            let k = &mut self.ticks;
+            k.rttvar4 += k.srtt8 >> SRTT_BITS;
+            k.srtt8 = 0;
         }
     }
 
@@ -130,9 +217,12 @@ impl RttEstimator {
         self.srtt
     }
 
-    /// RTO after `backoff` doublings.
+    /// RTO after `backoff` doublings (with ticks, at least two: ns-2 `rtt_timeout`).
     pub fn rto(&self, backoff: u32) -> Time {
-        self.rto.saturating_mul(1 << backoff.min(16)).min(MAX_RTO)
+        self.rto
+            .saturating_mul(1 << backoff.min(16))
+            .min(MAX_RTO)
+            .max(2 * self.tick)
     }
 }
 
@@ -164,6 +254,60 @@ mod tests {
         }
         assert_eq!(e.rto(0), 200 * MS);
         assert_eq!(e.rto(12), MAX_RTO);
+    }
+
+    #[test]
+    fn ns2_ticks_round_an_echo_and_count_the_ticks_crossed_without_one() {
+        // 10-ms ticks, min_rto 200 ms. From an echo, 14.9 ms rounds to 1 tick;
+        // timed without one, the same 14.9 ms from 5 ms to 19.9 ms crosses 1 tick, and
+        // from 9 ms to 23.9 ms crosses 2.
+        let tick = 10 * MS;
+        let mut e = RttEstimator::with_tick(RtoEstimator::Rfc6298, 200 * MS, SEC, tick);
+        e.tick_sample(14_900 * US, 15 * MS, true);
+        assert_eq!(e.srtt(), tick);
+        let mut e = RttEstimator::with_tick(RtoEstimator::Rfc6298, 200 * MS, SEC, tick);
+        e.tick_sample(14_900 * US, 19_900 * US, false);
+        assert_eq!(e.srtt(), tick);
+        let mut e = RttEstimator::with_tick(RtoEstimator::Rfc6298, 200 * MS, SEC, tick);
+        e.tick_sample(14_900 * US, 23_900 * US, false);
+        assert_eq!(e.srtt(), 2 * tick);
+        // t_srtt_ 16, t_rttvar_ 4: t_rtxcur_ = (32 + 16) >> 3 = 6 ticks, below minrto_.
+        assert_eq!(e.rto(0), 200 * MS);
+        assert_eq!(e.rto(1), 400 * MS);
+    }
+
+    #[test]
+    fn ns2_ticks_keep_rttvar_at_three_quarters_of_a_tick_where_exact_time_lets_it_vanish() {
+        // A steady 240-ms RTT (24 ticks): each sample takes t_rttvar_ >> 2 off t_rttvar_,
+        // 48, 36, 27, ... 4, 3, then nothing (3 >> 2 = 0): t_rtxcur_ = ((3 << 3) + 192) >> 3
+        // = 27 ticks; RFC 6298 in exact time comes down to the RTT.
+        let mut ns2 = RttEstimator::with_tick(RtoEstimator::Rfc6298, 200 * MS, SEC, 10 * MS);
+        let mut exact = RttEstimator::new(RtoEstimator::Rfc6298, 200 * MS, SEC);
+        for k in 1..=200u64 {
+            ns2.tick_sample(240 * MS, k * 240 * MS, false);
+            exact.sample(240 * MS, k, k);
+        }
+        assert_eq!(ns2.srtt(), 240 * MS);
+        assert_eq!(ns2.rto(0), 270 * MS);
+        assert!(exact.rto(0) < 241 * MS, "{}", exact.rto(0));
+    }
+
+    #[test]
+    fn ns2_backoff_past_eight_restarts_the_estimate_at_the_next_sample() {
+        // rtt_backoff: t_backoff_ 16 (4 doublings) folds SRTT into RTTVAR and zeroes it;
+        // the RTO in force stays; the next sample starts over (SRTT = m, RTTVAR = m/2).
+        let mut e = RttEstimator::with_tick(RtoEstimator::Rfc6298, 200 * MS, SEC, 10 * MS);
+        e.tick_sample(300 * MS, 300 * MS, false);
+        assert_eq!(e.rto(0), 900 * MS);
+        e.backed_off(3);
+        e.tick_sample(100 * MS, 500 * MS, false);
+        // Not restarted: delta = 10 - 30 = -20, t_srtt_ = 220, t_rttvar_ = 60 + 20 - 15 = 65.
+        assert_eq!(e.rto(0), (((65 << 3) + 220) >> 3) * 10 * MS);
+        e.backed_off(4);
+        assert_eq!(e.rto(0), (((65 << 3) + 220) >> 3) * 10 * MS);
+        e.tick_sample(100 * MS, 700 * MS, false);
+        assert_eq!(e.srtt(), 100 * MS);
+        assert_eq!(e.rto(0), 300 * MS);
     }
 
     #[test]

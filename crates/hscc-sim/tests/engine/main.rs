@@ -27,6 +27,7 @@ mod rate_halving;
 mod record;
 mod recovery;
 mod response;
+mod rtt_sampling;
 mod sack1;
 mod scenario_errors;
 mod sender;

@@ -190,3 +190,31 @@ fn huge_numbers_are_refused_not_wrapped() {
         assert!(e.starts_with("duration: "), "{e}");
     }
 }
+
+#[test]
+fn an_rto_tick_needs_the_rfc6298_estimator_and_at_most_a_second() {
+    let e = refused(&dumbbell(
+        r#", "flows": [{"pair": 0, "rto_tick": "10ms", "rto_estimator": "linux"}]"#,
+    ));
+    assert!(
+        e.starts_with("flows[0].rto_tick: 0.01 s with rto_estimator = \"linux\"")
+            && e.contains("\"rfc6298\""),
+        "{e}"
+    );
+    let e = refused(&dumbbell(r#", "flows": [{"pair": 0, "rto_tick": 2}]"#));
+    assert!(
+        e.starts_with("flows[0].rto_tick: 2 s") && e.contains("1 s"),
+        "{e}"
+    );
+    let e = refused(&dumbbell(
+        r#", "flows": [{"pair": 0, "rtt_sampling": "per_segment"}]"#,
+    ));
+    assert!(
+        e.contains("flows[0].rtt_sampling") || e.contains("per_rtt"),
+        "{e}"
+    );
+    assert!(build(&dumbbell(
+        r#", "flows": [{"pair": 0, "rtt_sampling": "per_rtt", "rto_tick": "10ms"}]"#
+    ))
+    .is_ok());
+}

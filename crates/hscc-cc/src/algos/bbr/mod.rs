@@ -38,7 +38,20 @@
 //!
 //! # Constants and sources
 //! Every constant of `tcp_bbr.c` a researcher would tune is a parameter
-//! ([`BbrParams`]), with Linux's value as default; the others are fixed below.
+//! ([`BbrParams`]), with Linux's value as default; the others are fixed, next
+//! to the code that uses them.
+//!
+//! # Where each part lives
+//! This file holds the state ([`Bbr`]), the parameters and the hooks; per
+//! ACK, `update_model` runs the model's steps in Linux's order. The steps:
+//! - `bandwidth.rs`: packet-timed rounds and the max-bandwidth filter;
+//! - `lt_bw.rs`: long-term sampling, the policer detector;
+//! - `ack_aggregation.rs`: the extra-ACKed estimate and its cwnd allowance;
+//! - `state.rs`: STARTUP, DRAIN, PROBE_BW's gain cycle, the gains per mode;
+//! - `probe_rtt.rs`: the min-RTT filter and PROBE_RTT;
+//! - `pacing.rs`: the pacing rate and the TSO burst goal;
+//! - `cwnd.rs`: BDP, in-flight targets and the cwnd;
+//! - `minmax.rs`: Linux's windowed min/max filter.
 //!
 //! # What differs from Linux
 //! - The random start phase of the gain cycle (Linux `get_random_u32_below(7)`)
@@ -60,16 +73,20 @@
 //!   size, so they are not hooks.
 //! - `get_info` (the `ss -i` report) has no counterpart.
 
+mod ack_aggregation;
+mod bandwidth;
+mod cwnd;
 mod lt_bw;
 mod minmax;
+mod pacing;
+mod probe_rtt;
+mod state;
 #[cfg(test)]
 mod tests;
 
 pub use minmax::{Minmax, MinmaxSample};
 
-use crate::ops::{
-    after, before, CaEvent, CaState, CongestionOps, RateSample, TcpCc, TCP_INFINITE_SSTHRESH,
-};
+use crate::ops::{CaEvent, CaState, CongestionOps, RateSample, TcpCc, TCP_INFINITE_SSTHRESH};
 
 /// Linux `BW_SCALE`: bandwidth in packets/µs << 24.
 pub const BW_SCALE: u32 = 24;
@@ -92,26 +109,8 @@ pub const PACING_GAIN: [u32; CYCLE_LEN as usize] = [
     BBR_UNIT,
     BBR_UNIT,
 ];
-/// Linux `bbr_cycle_rand`: the start phase is drawn among this many.
-const CYCLE_RAND: u32 = 7;
-/// Linux `bbr_min_tso_rate`, bit/s: below it the TSO goal is one segment.
-const MIN_TSO_RATE: u64 = 1_200_000;
-/// Linux `bbr_ack_epoch_acked_reset_thresh`: a sampling epoch this long restarts.
-const ACK_EPOCH_ACKED_RESET_THRESH: u32 = 1 << 20;
-/// Linux `TCP_INIT_CWND`.
-const TCP_INIT_CWND: u32 = 10;
-/// Linux `GSO_LEGACY_MAX_SIZE` (`GSO_MAX_SIZE` before 5.19).
-const GSO_LEGACY_MAX_SIZE: u32 = 65_536;
-/// Linux `MAX_TCP_HEADER` = L1_CACHE_ALIGN(128 + MAX_HEADER), with
-/// MAX_HEADER = 128 + 48 (Hyper-V networking and IP tunnels built, as x86-64
-/// distribution kernels have them) and 64-byte cache lines.
-const MAX_TCP_HEADER: u32 = 320;
-/// Linux `sk_pacing_shift`'s default for TCP (`tcp_init_sock`): ~1 ms of data per burst.
-const SK_PACING_SHIFT: u32 = 10;
 /// Linux `USEC_PER_MSEC`.
 const USEC_PER_MSEC: u64 = 1000;
-/// Linux `USEC_PER_SEC`.
-const USEC_PER_SEC: u64 = 1_000_000;
 
 crate::params! {
     /// BBR parameters: Linux's constants of `tcp_bbr.c`. Gains are in 1/256 (`BBR_UNIT`).
@@ -259,453 +258,7 @@ pub fn prandom_u32(tp: &mut TcpCc) -> u32 {
     ((z ^ (z >> 31)) >> 32) as u32
 }
 
-/// Linux `msecs_to_jiffies` at `hz`.
-#[inline]
-fn msecs_to_jiffies(ms: u32, hz: u32) -> u32 {
-    ((ms as u64 * hz as u64).div_ceil(1000)) as u32
-}
-
 impl Bbr {
-    /// Linux `bbr_max_bw`: the windowed max recent bandwidth.
-    #[inline]
-    pub fn max_bw(&self) -> u32 {
-        self.bw.get()
-    }
-
-    /// Linux `bbr_bw`: the estimated bandwidth (long-term when policed).
-    #[inline]
-    pub fn bw(&self) -> u32 {
-        if self.lt_use_bw {
-            self.lt_bw
-        } else {
-            self.max_bw()
-        }
-    }
-
-    /// Linux `bbr_extra_acked`: the max extra ACKed in the last 5–10 rounds.
-    #[inline]
-    fn extra_acked(&self) -> u32 {
-        self.extra_acked[0].max(self.extra_acked[1]) as u32
-    }
-
-    /// Linux `bbr_rate_bytes_per_sec`: bytes/s, with a gain and the pacing
-    /// margin; the order of the products keeps u64 from overflowing below 2.9 Tbit/s.
-    fn rate_bytes_per_sec(&self, tp: &TcpCc, rate: u64, gain: u32) -> u64 {
-        let mut rate = rate.wrapping_mul(tp.mss_cache as u64);
-        rate = rate.wrapping_mul(gain as u64);
-        rate >>= BBR_SCALE;
-        rate =
-            rate.wrapping_mul(USEC_PER_SEC / 100 * (100 - self.cfg.pacing_margin_percent as u64));
-        rate >> BW_SCALE
-    }
-
-    /// Linux `bbr_bw_to_pacing_rate`.
-    fn bw_to_pacing_rate(&self, tp: &TcpCc, bw: u32, gain: u32) -> u64 {
-        self.rate_bytes_per_sec(tp, bw as u64, gain)
-            .min(tp.max_pacing_rate)
-    }
-
-    /// Linux `bbr_init_pacing_rate_from_rtt`: high_gain · cwnd / RTT (1 ms before a sample).
-    fn init_pacing_rate_from_rtt(&mut self, tp: &mut TcpCc) {
-        let rtt_us = if tp.srtt_us != 0 {
-            self.has_seen_rtt = true;
-            (tp.srtt_us >> 3).max(1)
-        } else {
-            USEC_PER_MSEC as u32
-        };
-        let bw = (tp.snd_cwnd as u64 * BW_UNIT) / rtt_us as u64;
-        // bbr_bw_to_pacing_rate takes a u32.
-        tp.pacing_rate = self.bw_to_pacing_rate(tp, bw as u32, self.cfg.high_gain);
-    }
-
-    /// Linux `bbr_set_pacing_rate`: never slow down before the pipe is full.
-    fn set_pacing_rate(&mut self, tp: &mut TcpCc, bw: u32, gain: u32) {
-        let rate = self.bw_to_pacing_rate(tp, bw, gain);
-        if !self.has_seen_rtt && tp.srtt_us != 0 {
-            self.init_pacing_rate_from_rtt(tp);
-        }
-        if self.full_bw_reached || rate > tp.pacing_rate {
-            tp.pacing_rate = rate;
-        }
-    }
-
-    /// Linux `bbr_min_tso_segs`: 1 below 1.2 Mbit/s, else 2.
-    pub fn min_tso_segs(&self, tp: &TcpCc) -> u32 {
-        if tp.pacing_rate < MIN_TSO_RATE >> 3 {
-            1
-        } else {
-            2
-        }
-    }
-
-    /// Linux `bbr_sndbuf_expand`: 3 cwnds of send buffer, since BBR may
-    /// slow-start even during recovery.
-    pub fn sndbuf_expand(&self) -> u32 {
-        3
-    }
-
-    /// Linux `bbr_tso_segs_goal`: segments per burst at the pacing rate, ≤ 127.
-    pub fn tso_segs_goal(&self, tp: &TcpCc) -> u32 {
-        let bytes = (tp.pacing_rate >> SK_PACING_SHIFT)
-            .min((GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER) as u64) as u32;
-        // A zero MSS divides to 0, as BPF's division does.
-        let segs = bytes
-            .checked_div(tp.mss_cache)
-            .unwrap_or(0)
-            .max(self.min_tso_segs(tp));
-        segs.min(0x7f)
-    }
-
-    /// Linux `bbr_save_cwnd`: the last known good cwnd, to restore after
-    /// Recovery or PROBE_RTT.
-    fn save_cwnd(&mut self, tp: &TcpCc) {
-        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = tp.snd_cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(tp.snd_cwnd);
-        }
-    }
-
-    /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉, segments.
-    pub fn bdp(&self, bw: u32, gain: u32) -> u32 {
-        if self.min_rtt_us == u32::MAX {
-            // No RTT sample yet: be safe at the initial window.
-            return TCP_INIT_CWND;
-        }
-        let w = bw as u64 * self.min_rtt_us as u64;
-        // Apply the gain, remove the BW_SCALE shift, round up (Linux's
-        // `+ BW_UNIT − 1` cannot wrap: the shifted product is below 2^56).
-        (w.wrapping_mul(gain as u64) >> BBR_SCALE).div_ceil(BW_UNIT) as u32
-    }
-
-    /// Linux `bbr_quantization_budget`: room for TSO bursts at both ends,
-    /// rounded up to even, +2 in PROBE_BW's probing phase.
-    fn quantization_budget(&self, tp: &TcpCc, cwnd: u32) -> u32 {
-        let mut cwnd = cwnd.wrapping_add(3 * self.tso_segs_goal(tp));
-        cwnd = cwnd.wrapping_add(1) & !1;
-        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
-            cwnd = cwnd.wrapping_add(2);
-        }
-        cwnd
-    }
-
-    /// Linux `bbr_inflight`: the flight for a gain, segments.
-    pub fn inflight(&self, tp: &TcpCc, bw: u32, gain: u32) -> u32 {
-        let bdp = self.bdp(bw, gain);
-        self.quantization_budget(tp, bdp)
-    }
-
-    /// Linux `bbr_packets_in_net_at_edt`: the flight expected in the network
-    /// when the next packet leaves at its earliest departure time.
-    fn packets_in_net_at_edt(&self, tp: &TcpCc, inflight_now: u32) -> u32 {
-        let now_ns = tp.now_us.wrapping_mul(1000);
-        let edt_ns = tp.tcp_wstamp_ns.max(now_ns);
-        let interval_us = (edt_ns - now_ns) / 1000;
-        let interval_delivered = ((self.bw() as u64).wrapping_mul(interval_us) >> BW_SCALE) as u32;
-        let mut inflight_at_edt = inflight_now;
-        if self.pacing_gain > BBR_UNIT {
-            // Increasing the flight: count the packet departing at the EDT.
-            inflight_at_edt = inflight_at_edt.wrapping_add(self.tso_segs_goal(tp));
-        }
-        inflight_at_edt.saturating_sub(interval_delivered)
-    }
-
-    /// Linux `bbr_ack_aggregation_cwnd`: the cwnd allowance for ACK aggregation.
-    fn ack_aggregation_cwnd(&self) -> u32 {
-        if self.cfg.extra_acked_gain == 0 || !self.full_bw_reached {
-            return 0;
-        }
-        let max_aggr_cwnd =
-            ((self.bw() as u64 * self.cfg.extra_acked_max_us as u64) / BW_UNIT) as u32;
-        let aggr_cwnd = (self.cfg.extra_acked_gain * self.extra_acked()) >> BBR_SCALE;
-        aggr_cwnd.min(max_aggr_cwnd)
-    }
-
-    /// Linux `bbr_set_cwnd_to_recover_or_restore`: packet conservation in
-    /// Recovery's first round, the saved cwnd on leaving it. Returns the new
-    /// cwnd and whether packet conservation decides it.
-    fn set_cwnd_to_recover_or_restore(
-        &mut self,
-        tp: &TcpCc,
-        rs: &RateSample,
-        acked: u32,
-    ) -> (u32, bool) {
-        let prev_state = self.prev_ca_state;
-        let state = tp.ca_state;
-        let mut cwnd = tp.snd_cwnd;
-        // Deduct the lost packets; bbr_set_cwnd then slow-starts back up.
-        if rs.losses > 0 {
-            cwnd = (cwnd.wrapping_sub(rs.losses) as i32).max(1) as u32;
-        }
-        if state == CaState::Recovery && prev_state != CaState::Recovery {
-            // First round of Recovery: packet conservation, the round starts now.
-            self.packet_conservation = true;
-            self.next_rtt_delivered = tp.delivered;
-            // Cut cwnd unused by the application, TSQ or TSO deferral.
-            cwnd = tp.packets_in_flight().wrapping_add(acked);
-        } else if prev_state >= CaState::Recovery && state < CaState::Recovery {
-            // Leaving loss recovery: restore the cwnd saved before it.
-            cwnd = cwnd.max(self.prior_cwnd);
-            self.packet_conservation = false;
-        }
-        self.prev_ca_state = state;
-        if self.packet_conservation {
-            return (cwnd.max(tp.packets_in_flight().wrapping_add(acked)), true);
-        }
-        (cwnd, false)
-    }
-
-    /// Linux `bbr_set_cwnd`: slow-start towards the target cwnd, or snap down
-    /// to it once the pipe is full.
-    fn set_cwnd(&mut self, tp: &mut TcpCc, rs: &RateSample, acked: u32, bw: u32, gain: u32) {
-        let mut cwnd = tp.snd_cwnd;
-        if acked != 0 {
-            let (c, conserving) = self.set_cwnd_to_recover_or_restore(tp, rs, acked);
-            cwnd = c;
-            if !conserving {
-                let mut target = self.bdp(bw, gain);
-                // Room for data ACKed in aggregates beyond the expected rate.
-                target = target.wrapping_add(self.ack_aggregation_cwnd());
-                target = self.quantization_budget(tp, target);
-                if self.full_bw_reached {
-                    cwnd = cwnd.wrapping_add(acked).min(target);
-                } else if cwnd < target || tp.delivered < TCP_INIT_CWND {
-                    cwnd = cwnd.wrapping_add(acked);
-                }
-                cwnd = cwnd.max(self.cfg.cwnd_min_target);
-            }
-        }
-        tp.snd_cwnd = cwnd.min(tp.snd_cwnd_clamp);
-        if self.mode == Mode::ProbeRtt {
-            tp.snd_cwnd = tp.snd_cwnd.min(self.cfg.cwnd_min_target);
-        }
-    }
-
-    /// Linux `bbr_is_next_cycle_phase`: the phase has lasted min_rtt and/or
-    /// reached its in-flight target.
-    fn is_next_cycle_phase(&self, tp: &TcpCc, rs: &RateSample) -> bool {
-        let is_full_length =
-            stamp_us_delta(tp.delivered_mstamp, self.cycle_mstamp) > self.min_rtt_us as u64;
-        if self.pacing_gain == BBR_UNIT {
-            return is_full_length;
-        }
-        let inflight = self.packets_in_net_at_edt(tp, rs.prior_in_flight);
-        let bw = self.max_bw();
-        if self.pacing_gain > BBR_UNIT {
-            // Probing: until the flight reaches gain · BDP, unless packets are lost.
-            return is_full_length
-                && (rs.losses != 0 || inflight >= self.inflight(tp, bw, self.pacing_gain));
-        }
-        // Draining: until the flight is down to one BDP.
-        is_full_length || inflight <= self.inflight(tp, bw, BBR_UNIT)
-    }
-
-    /// Linux `bbr_advance_cycle_phase`.
-    fn advance_cycle_phase(&mut self, tp: &TcpCc) {
-        self.cycle_idx = (self.cycle_idx + 1) & (CYCLE_LEN - 1);
-        self.cycle_mstamp = tp.delivered_mstamp;
-    }
-
-    /// Linux `bbr_update_cycle_phase`.
-    fn update_cycle_phase(&mut self, tp: &TcpCc, rs: &RateSample) {
-        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(tp, rs) {
-            self.advance_cycle_phase(tp);
-        }
-    }
-
-    /// Linux `bbr_reset_startup_mode`.
-    fn reset_startup_mode(&mut self) {
-        self.mode = Mode::Startup;
-    }
-
-    /// Linux `bbr_reset_probe_bw_mode`: PROBE_BW at a random phase other than 3/4.
-    fn reset_probe_bw_mode(&mut self, tp: &mut TcpCc) {
-        self.mode = Mode::ProbeBw;
-        let r = ((prandom_u32(tp) as u64 * CYCLE_RAND as u64) >> 32) as u32;
-        self.cycle_idx = (CYCLE_LEN - 1 - r) & (CYCLE_LEN - 1);
-        self.advance_cycle_phase(tp);
-    }
-
-    /// Linux `bbr_reset_mode`.
-    fn reset_mode(&mut self, tp: &mut TcpCc) {
-        if !self.full_bw_reached {
-            self.reset_startup_mode();
-        } else {
-            self.reset_probe_bw_mode(tp);
-        }
-    }
-
-    /// Linux `bbr_update_bw`: rounds, long-term sampling, and the max filter.
-    fn update_bw(&mut self, tp: &mut TcpCc, rs: &RateSample) {
-        self.round_start = false;
-        if rs.delivered < 0 || rs.interval_us <= 0 {
-            return; // not a valid sample
-        }
-        if !before(rs.prior_delivered, self.next_rtt_delivered) {
-            self.next_rtt_delivered = tp.delivered;
-            self.rtt_cnt = self.rtt_cnt.wrapping_add(1);
-            self.round_start = true;
-            self.packet_conservation = false;
-        }
-        self.lt_bw_sampling(tp, rs);
-        let bw = (rs.delivered as u64 * BW_UNIT) / rs.interval_us as u64;
-        // App-limited samples only count when they are no lower than the model.
-        if !rs.is_app_limited || bw >= self.max_bw() as u64 {
-            self.bw
-                .running_max(self.cfg.bw_rtts, self.rtt_cnt, bw as u32);
-        }
-    }
-
-    /// Linux `bbr_update_ack_aggregation`: the windowed max of data ACKed
-    /// beyond what the estimated rate explains.
-    fn update_ack_aggregation(&mut self, tp: &TcpCc, rs: &RateSample) {
-        if self.cfg.extra_acked_gain == 0
-            || rs.acked_sacked == 0
-            || rs.delivered < 0
-            || rs.interval_us <= 0
-        {
-            return;
-        }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= self.cfg.extra_acked_win_rtts {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
-        }
-        // Packets the estimated rate delivers over the epoch.
-        let epoch_us = stamp_us_delta(tp.delivered_mstamp, self.ack_epoch_mstamp) as u32;
-        let mut expected_acked = ((self.bw() as u64 * epoch_us as u64) / BW_UNIT) as u32;
-        // A new epoch when ACKs come slower than expected, or the epoch is very old.
-        if self.ack_epoch_acked <= expected_acked
-            || self.ack_epoch_acked.wrapping_add(rs.acked_sacked) >= ACK_EPOCH_ACKED_RESET_THRESH
-        {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_mstamp = tp.delivered_mstamp;
-            expected_acked = 0;
-        }
-        self.ack_epoch_acked = self
-            .ack_epoch_acked
-            .wrapping_add(rs.acked_sacked)
-            .min(0xfffff);
-        let extra_acked = self
-            .ack_epoch_acked
-            .wrapping_sub(expected_acked)
-            .min(tp.snd_cwnd);
-        if extra_acked > self.extra_acked[self.extra_acked_win_idx] as u32 {
-            // Linux stores it in a u16.
-            self.extra_acked[self.extra_acked_win_idx] = extra_acked as u16;
-        }
-    }
-
-    /// Linux `bbr_check_full_bw_reached`: 3 rounds without 25 % growth fill the pipe.
-    fn check_full_bw_reached(&mut self, rs: &RateSample) {
-        if self.full_bw_reached || !self.round_start || rs.is_app_limited {
-            return;
-        }
-        let bw_thresh =
-            ((self.full_bw as u64 * self.cfg.full_bw_thresh as u64) >> BBR_SCALE) as u32;
-        if self.max_bw() >= bw_thresh {
-            self.full_bw = self.max_bw();
-            self.full_bw_cnt = 0;
-            return;
-        }
-        self.full_bw_cnt = (self.full_bw_cnt + 1) & 3;
-        self.full_bw_reached = self.full_bw_cnt >= self.cfg.full_bw_cnt;
-    }
-
-    /// Linux `bbr_check_drain`: DRAIN once the pipe is full, PROBE_BW once
-    /// the flight is down to one BDP.
-    fn check_drain(&mut self, tp: &mut TcpCc) {
-        if self.mode == Mode::Startup && self.full_bw_reached {
-            self.mode = Mode::Drain;
-            tp.snd_ssthresh = self.inflight(tp, self.max_bw(), BBR_UNIT);
-        }
-        if self.mode == Mode::Drain
-            && self.packets_in_net_at_edt(tp, tp.packets_in_flight())
-                <= self.inflight(tp, self.max_bw(), BBR_UNIT)
-        {
-            self.reset_probe_bw_mode(tp);
-        }
-    }
-
-    /// Linux `bbr_check_probe_rtt_done`.
-    fn check_probe_rtt_done(&mut self, tp: &mut TcpCc) {
-        if !(self.probe_rtt_done_stamp != 0 && after(tp.jiffies32(), self.probe_rtt_done_stamp)) {
-            return;
-        }
-        // Wait a while until the next PROBE_RTT.
-        self.min_rtt_stamp = tp.jiffies32();
-        tp.snd_cwnd = tp.snd_cwnd.max(self.prior_cwnd);
-        self.reset_mode(tp);
-    }
-
-    /// Linux `bbr_update_min_rtt`: the 10-s min-RTT filter and PROBE_RTT.
-    fn update_min_rtt(&mut self, tp: &mut TcpCc, rs: &RateSample) {
-        let now = tp.jiffies32();
-        let win = self.cfg.min_rtt_win_sec.wrapping_mul(tp.hz);
-        let filter_expired = after(now, self.min_rtt_stamp.wrapping_add(win));
-        if rs.rtt_us >= 0
-            && (rs.rtt_us <= self.min_rtt_us as i64 || (filter_expired && !rs.is_ack_delayed))
-        {
-            self.min_rtt_us = rs.rtt_us as u32;
-            self.min_rtt_stamp = now;
-        }
-        if self.cfg.probe_rtt_mode_ms > 0
-            && filter_expired
-            && !self.idle_restart
-            && self.mode != Mode::ProbeRtt
-        {
-            self.mode = Mode::ProbeRtt;
-            self.save_cwnd(tp);
-            self.probe_rtt_done_stamp = 0;
-        }
-        if self.mode == Mode::ProbeRtt {
-            // Low-rate samples of this mode do not count against the model.
-            tp.app_limited = true;
-            // At the minimum flight for max(probe_rtt_mode_ms, one round).
-            if self.probe_rtt_done_stamp == 0 && tp.packets_in_flight() <= self.cfg.cwnd_min_target
-            {
-                self.probe_rtt_done_stamp = tp
-                    .jiffies32()
-                    .wrapping_add(msecs_to_jiffies(self.cfg.probe_rtt_mode_ms, tp.hz));
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = tp.delivered;
-            } else if self.probe_rtt_done_stamp != 0 {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(tp);
-                }
-            }
-        }
-        // The idle restart ends with the first ACK of new data.
-        if rs.delivered > 0 {
-            self.idle_restart = false;
-        }
-    }
-
-    /// Linux `bbr_update_gains`.
-    fn update_gains(&mut self) {
-        let (pacing, cwnd) = match self.mode {
-            Mode::Startup => (self.cfg.high_gain, self.cfg.high_gain),
-            Mode::Drain => (self.cfg.drain_gain, self.cfg.high_gain),
-            Mode::ProbeBw => (
-                if self.lt_use_bw {
-                    BBR_UNIT
-                } else {
-                    PACING_GAIN[self.cycle_idx as usize]
-                },
-                self.cfg.cwnd_gain,
-            ),
-            Mode::ProbeRtt => (BBR_UNIT, BBR_UNIT),
-        };
-        self.pacing_gain = pacing & 0x3ff;
-        self.cwnd_gain = cwnd & 0x3ff;
-    }
-
     /// Linux `bbr_update_model`.
     fn update_model(&mut self, tp: &mut TcpCc, rs: &RateSample) {
         self.update_bw(tp, rs);

@@ -47,10 +47,28 @@
 //!   `TCP_CONG_NEEDS_ECN` is not set.
 //! - Random draws (PickProbeWait) come from the connection's seeded generator
 //!   ([`prandom_u32`]), so a run is reproducible.
+//!
+//! # Where each part lives
+//! This file holds the state ([`Bbr3`]), the parameters and the hooks; per
+//! ACK, `update_model_and_state` runs the draft's steps in its order. The steps:
+//! - `bandwidth.rs`: rounds, BBR.max_bw (filter in `filters.rs`) and BBR.bw;
+//! - `ack_aggregation.rs`: BBR.extra_acked;
+//! - `congestion.rs`: loss, the in-flight bounds and the estimate of RS.lost;
+//! - `startup.rs`: STARTUP and DRAIN;
+//! - `probe_bw.rs`: the PROBE_BW cycle and the long-term model;
+//! - `probe_rtt.rs`: the min-RTT filters and PROBE_RTT;
+//! - `pacing.rs`: the pacing rate, the send quantum and the offload budget;
+//! - `cwnd.rs`: BDP multiples, the quantization budget and the cwnd.
 
+mod ack_aggregation;
+mod bandwidth;
 mod congestion;
+mod cwnd;
 mod filters;
+mod pacing;
 mod probe_bw;
+mod probe_rtt;
+mod startup;
 #[cfg(test)]
 mod tests;
 
@@ -69,10 +87,6 @@ pub const BW_UNIT: u64 = 1 << BW_SCALE;
 pub const PERCENT: u32 = 100;
 /// C.InitialCwnd before `init` reads the sender's (RFC 6928's 10), packets.
 const INITIAL_CWND: u32 = 10;
-/// §5.6.3: the send quantum is at least 2 packets and at most 64 KB.
-const SEND_QUANTUM_MAX_BYTES: u64 = 64 * 1024;
-/// §5.6.2: before an RTT sample, the nominal RTT is 1 ms.
-const NOMINAL_RTT_US: u64 = 1000;
 
 crate::params! {
     /// BBRv3 parameters: the constants of draft-ietf-ccwg-bbr-06 (percent where a fraction).
@@ -312,306 +326,6 @@ impl Bbr3 {
         &self.cfg
     }
 
-    /// BDPMultiple(gain) (§5.6.4.2) at `bw`: ⌈bw · min_rtt · gain⌉, packets;
-    /// C.InitialCwnd before an RTT sample.
-    pub fn bdp_multiple(&self, bw: u32, gain: u32) -> u32 {
-        if self.min_rtt_us == INF {
-            return self.initial_cwnd;
-        }
-        let w = (bw as u64 * self.min_rtt_us as u64).saturating_mul(gain as u64);
-        // Rounded up as Linux's bbr_bdp, so a nonzero model never asks for 0.
-        w.div_ceil(BW_UNIT * PERCENT as u64).min(INF as u64 - 1) as u32
-    }
-
-    /// QuantizationBudget(inflight_cap) (§5.6.4.2).
-    fn quantization_budget(&self, inflight_cap: u32, tp: &TcpCc) -> u32 {
-        let mut cap = inflight_cap
-            .max(self.offload_budget(tp))
-            .max(self.cfg.min_pipe_cwnd);
-        if self.state == State::ProbeBwUp {
-            cap = cap.saturating_add(2);
-        }
-        cap
-    }
-
-    /// Inflight(bw, gain) (§5.6.4.2): the flight for a gain, with the budget.
-    pub fn inflight(&self, tp: &TcpCc, bw: u32, gain: u32) -> u32 {
-        self.quantization_budget(self.bdp_multiple(bw, gain), tp)
-    }
-
-    /// C.send_quantum (§5.6.3): 1 ms at the pacing rate, within [2 SMSS, 64 KB], bytes.
-    pub fn send_quantum_bytes(&self, tp: &TcpCc) -> u64 {
-        (tp.pacing_rate / 1000)
-            .min(SEND_QUANTUM_MAX_BYTES)
-            .max(2 * tp.mss_cache as u64)
-    }
-
-    /// BBR.offload_budget (§5.5.8.1, TCP): 3 send quanta, in whole packets.
-    pub fn offload_budget(&self, tp: &TcpCc) -> u32 {
-        // A zero MSS gives 0, as the BPF program's division does.
-        (3 * self.send_quantum_bytes(tp))
-            .checked_div(tp.mss_cache as u64)
-            .unwrap_or(0) as u32
-    }
-
-    /// The pacing rate for `bw` and a gain, bytes/s, with the 1 % margin (§5.6.2).
-    fn pacing_rate_for(&self, tp: &TcpCc, bw: u32, gain: u32) -> u64 {
-        // Wrapping as Linux's bbr_rate_bytes_per_sec, far beyond real rates.
-        let rate = (bw as u64)
-            .wrapping_mul(tp.mss_cache as u64)
-            .wrapping_mul(gain as u64)
-            / PERCENT as u64;
-        let margin = 1_000_000 / PERCENT as u64 * (PERCENT - self.cfg.pacing_margin_percent) as u64;
-        ((rate.wrapping_mul(margin)) >> BW_SCALE).min(tp.max_pacing_rate)
-    }
-
-    /// InitPacingRate (§5.6.2): StartupPacingGain · C.InitialCwnd / (srtt or 1 ms).
-    fn init_pacing_rate(&self, tp: &mut TcpCc) {
-        let rtt_us = if tp.srtt_us != 0 {
-            tp.srtt().max(1) as u64
-        } else {
-            NOMINAL_RTT_US
-        };
-        let bw = (self.initial_cwnd as u64 * BW_UNIT / rtt_us).min(u32::MAX as u64) as u32;
-        // The initial rate is not discounted by the margin.
-        let rate = (bw as u64)
-            .wrapping_mul(tp.mss_cache as u64)
-            .wrapping_mul(self.cfg.startup_pacing_gain as u64)
-            / PERCENT as u64;
-        tp.pacing_rate = (rate.wrapping_mul(1_000_000) >> BW_SCALE).min(tp.max_pacing_rate);
-    }
-
-    /// SetPacingRateWithGain (§5.6.2): never slower before the pipe is full.
-    fn set_pacing_rate_with_gain(&self, tp: &mut TcpCc, gain: u32) {
-        let rate = self.pacing_rate_for(tp, self.bw, gain);
-        if self.full_bw_reached || rate > tp.pacing_rate {
-            tp.pacing_rate = rate;
-        }
-    }
-
-    /// StartRound (§5.5.1).
-    fn start_round(&mut self, tp: &TcpCc) {
-        self.next_round_delivered = tp.delivered;
-    }
-
-    /// UpdateRound (§5.5.1), for an ACK that delivered a packet.
-    fn update_round(&mut self, tp: &TcpCc, rs: &RateSample) {
-        if rs.delivered > 0 && !crate::ops::before(rs.prior_delivered, self.next_round_delivered) {
-            self.start_round(tp);
-            self.round_count = self.round_count.wrapping_add(1);
-            self.rounds_since_probe_up = self.rounds_since_probe_up.saturating_add(1);
-            self.round_start = true;
-        } else {
-            self.round_start = false;
-        }
-    }
-
-    /// UpdateMaxBw (§5.5.5).
-    fn update_max_bw(&mut self, tp: &TcpCc, rs: &RateSample, s: &Sample) {
-        self.update_round(tp, rs);
-        if s.delivery_rate > 0 && (s.delivery_rate >= self.max_bw.get() || !rs.is_app_limited) {
-            self.max_bw.update(self.cycle_count(), s.delivery_rate);
-        }
-    }
-
-    /// BBR.cycle_count (§5.5.6).
-    fn cycle_count(&self) -> u32 {
-        self.max_bw.cycle_count
-    }
-
-    /// UpdateACKAggregation (§5.5.9).
-    fn update_ack_aggregation(&mut self, tp: &TcpCc, rs: &RateSample) {
-        let interval = tp.now_us.saturating_sub(self.extra_acked_interval_start);
-        let mut expected =
-            ((self.bw as u64).saturating_mul(interval) >> BW_SCALE).min(INF as u64) as u32;
-        if self.extra_acked_delivered <= expected {
-            self.extra_acked_delivered = 0;
-            self.extra_acked_interval_start = tp.now_us;
-            expected = 0;
-        }
-        self.extra_acked_delivered = self.extra_acked_delivered.saturating_add(rs.acked_sacked);
-        let extra = (self.extra_acked_delivered - expected).min(tp.snd_cwnd);
-        let filter_len = if self.full_bw_reached {
-            self.cfg.extra_acked_filter_len
-        } else {
-            1 // in STARTUP, remember one round
-        };
-        self.extra_acked
-            .running_max(filter_len, self.round_count, extra);
-    }
-
-    /// ResetFullBW (§5.3.1.2).
-    fn reset_full_bw(&mut self) {
-        self.full_bw = 0;
-        self.full_bw_count = 0;
-        self.full_bw_now = false;
-    }
-
-    /// CheckFullBWReached (§5.3.1.2): 3 rounds without 25 % growth.
-    fn check_full_bw_reached(&mut self, rs: &RateSample, s: &Sample) {
-        if self.full_bw_now || !self.round_start || rs.is_app_limited {
-            return;
-        }
-        if s.delivery_rate as u64 * PERCENT as u64
-            >= self.full_bw as u64 * self.cfg.full_bw_thresh as u64
-        {
-            self.reset_full_bw();
-            self.full_bw = s.delivery_rate;
-            return;
-        }
-        self.full_bw_count = self.full_bw_count.saturating_add(1);
-        self.full_bw_now = self.full_bw_count >= self.cfg.full_bw_cnt;
-        if self.full_bw_now {
-            self.full_bw_reached = true;
-        }
-    }
-
-    /// EnterStartup (§5.3.1.1).
-    fn enter_startup(&mut self) {
-        self.state = State::Startup;
-        self.pacing_gain = self.cfg.startup_pacing_gain;
-        self.cwnd_gain = self.cfg.default_cwnd_gain;
-    }
-
-    /// CheckStartupDone (§5.3.1.1).
-    fn check_startup_done(&mut self, tp: &mut TcpCc, s: &Sample) {
-        self.check_startup_high_loss(tp, s);
-        if self.state == State::Startup && self.full_bw_reached {
-            self.enter_drain(tp);
-        }
-    }
-
-    /// EnterDrain (§5.3.2).
-    fn enter_drain(&mut self, tp: &mut TcpCc) {
-        // Not the draft's (it has no ssthresh): Linux's v3 sets ssthresh to
-        // one BDP here only to show STARTUP is over (tcp_info, ss).
-        tp.snd_ssthresh = self.inflight(tp, self.max_bw.get(), PERCENT);
-        self.state = State::Drain;
-        self.pacing_gain = self.cfg.drain_pacing_gain;
-        self.cwnd_gain = self.cfg.default_cwnd_gain;
-        self.drain_start_round = self.round_count;
-    }
-
-    /// CheckDrainDone (§5.3.2): the flight is one BDP, or 3 rounds passed.
-    fn check_drain_done(&mut self, tp: &mut TcpCc) {
-        if self.state == State::Drain
-            && (tp.packets_in_flight() <= self.inflight(tp, self.bw, PERCENT)
-                || self.round_count
-                    > self
-                        .drain_start_round
-                        .wrapping_add(self.cfg.drain_max_rounds))
-        {
-            self.enter_probe_bw(tp);
-        }
-    }
-
-    /// UpdateMinRTT (§5.3.4.3): the 5-s PROBE_RTT filter feeds the 10-s min_rtt.
-    fn update_min_rtt(&mut self, tp: &TcpCc, rs: &RateSample) {
-        let now = tp.now_us;
-        let interval = self.cfg.probe_rtt_interval_sec as u64 * 1_000_000;
-        self.probe_rtt_expired = now > self.probe_rtt_min_stamp + interval;
-        if rs.rtt_us >= 0
-            && ((rs.rtt_us as u64) < self.probe_rtt_min_delay as u64 || self.probe_rtt_expired)
-        {
-            self.probe_rtt_min_delay = rs.rtt_us.min(INF as i64 - 1) as u32;
-            self.probe_rtt_min_stamp = now;
-        }
-        let filter_len = self.cfg.min_rtt_filter_len_sec as u64 * 1_000_000;
-        let min_rtt_expired = now > self.min_rtt_stamp + filter_len;
-        if self.probe_rtt_min_delay < self.min_rtt_us || min_rtt_expired {
-            self.min_rtt_us = self.probe_rtt_min_delay;
-            self.min_rtt_stamp = self.probe_rtt_min_stamp;
-        }
-    }
-
-    /// CheckProbeRTT (§5.3.4.3).
-    fn check_probe_rtt(&mut self, tp: &mut TcpCc, rs: &RateSample) {
-        if self.state != State::ProbeRtt && self.probe_rtt_expired && !self.idle_restart {
-            self.enter_probe_rtt();
-            self.save_cwnd(tp);
-            self.probe_rtt_done_stamp = 0;
-            self.ack_phase = AckPhase::ProbeStopping;
-            self.start_round(tp);
-        }
-        if self.state == State::ProbeRtt {
-            self.handle_probe_rtt(tp);
-        }
-        if rs.delivered > 0 {
-            self.idle_restart = false;
-        }
-    }
-
-    /// EnterProbeRTT (§5.3.4.3).
-    fn enter_probe_rtt(&mut self) {
-        self.state = State::ProbeRtt;
-        self.pacing_gain = PERCENT;
-        self.cwnd_gain = self.cfg.probe_rtt_cwnd_gain;
-    }
-
-    /// ProbeRTTCwnd (§5.6.4.5): ½ BDP, at least MinPipeCwnd.
-    pub fn probe_rtt_cwnd(&self) -> u32 {
-        self.bdp_multiple(self.bw, self.cfg.probe_rtt_cwnd_gain)
-            .max(self.cfg.min_pipe_cwnd)
-    }
-
-    /// HandleProbeRTT (§5.3.4.3).
-    fn handle_probe_rtt(&mut self, tp: &mut TcpCc) {
-        // Low-rate samples of this state do not count against the model.
-        tp.app_limited = true;
-        if self.probe_rtt_done_stamp == 0 && tp.packets_in_flight() <= self.probe_rtt_cwnd() {
-            self.probe_rtt_done_stamp = tp.now_us + self.cfg.probe_rtt_duration_ms as u64 * 1000;
-            self.probe_rtt_round_done = false;
-            self.start_round(tp);
-        } else if self.probe_rtt_done_stamp != 0 {
-            if self.round_start {
-                self.probe_rtt_round_done = true;
-            }
-            if self.probe_rtt_round_done {
-                self.check_probe_rtt_done(tp);
-            }
-        }
-    }
-
-    /// CheckProbeRTTDone (§5.3.4.3).
-    fn check_probe_rtt_done(&mut self, tp: &mut TcpCc) {
-        if self.probe_rtt_done_stamp != 0 && tp.now_us > self.probe_rtt_done_stamp {
-            // Schedule the next PROBE_RTT.
-            self.probe_rtt_min_stamp = tp.now_us;
-            self.restore_cwnd(tp);
-            self.exit_probe_rtt(tp);
-        }
-    }
-
-    /// ExitProbeRTT (§5.3.4.4): the flight is below the BDP already, so CRUISE.
-    fn exit_probe_rtt(&mut self, tp: &mut TcpCc) {
-        self.reset_short_term_model();
-        if self.full_bw_reached {
-            self.start_probe_bw_down(tp);
-            self.start_probe_bw_cruise();
-        } else {
-            self.enter_startup();
-        }
-    }
-
-    /// SaveCwnd (§5.6.4.4).
-    fn save_cwnd(&mut self, tp: &TcpCc) {
-        if !in_loss_recovery(tp) && self.state != State::ProbeRtt {
-            self.prior_cwnd = tp.snd_cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(tp.snd_cwnd);
-        }
-    }
-
-    /// RestoreCwnd (§5.6.4.4).
-    fn restore_cwnd(&self, tp: &mut TcpCc) {
-        tp.snd_cwnd = tp.snd_cwnd.max(self.prior_cwnd);
-    }
-
-    /// BoundBWForModel (§5.5.10.3).
-    fn bound_bw_for_model(&mut self) {
-        self.bw = self.max_bw.get().min(self.bw_shortterm);
-    }
-
     /// UpdateModelAndState (§5.2.3).
     fn update_model_and_state(&mut self, tp: &mut TcpCc, rs: &RateSample, s: &Sample) {
         self.update_latest_delivery_signals(tp, rs, s);
@@ -625,43 +339,6 @@ impl Bbr3 {
         self.check_probe_rtt(tp, rs);
         self.advance_latest_delivery_signals(s);
         self.bound_bw_for_model();
-    }
-
-    /// UpdateMaxInflight (§5.6.4.2).
-    fn update_max_inflight(&mut self, tp: &TcpCc) {
-        let cap = self
-            .bdp_multiple(self.bw, self.cwnd_gain)
-            .saturating_add(self.extra_acked.get());
-        self.max_inflight = self.quantization_budget(cap, tp);
-    }
-
-    /// SetCwnd (§5.6.4.6) with BoundCwndForProbeRTT and BoundCwndForModel.
-    fn set_cwnd(&mut self, tp: &mut TcpCc, rs: &RateSample) {
-        self.update_max_inflight(tp);
-        let mut cwnd = tp.snd_cwnd;
-        if self.full_bw_reached {
-            cwnd = cwnd.saturating_add(rs.acked_sacked).min(self.max_inflight);
-        } else if cwnd < self.max_inflight || tp.delivered < self.initial_cwnd {
-            cwnd = cwnd.saturating_add(rs.acked_sacked);
-        }
-        cwnd = cwnd.max(self.cfg.min_pipe_cwnd);
-        if self.state == State::ProbeRtt {
-            cwnd = cwnd.min(self.probe_rtt_cwnd());
-        }
-        cwnd = cwnd.min(self.cwnd_cap());
-        tp.snd_cwnd = cwnd.min(tp.snd_cwnd_clamp);
-    }
-
-    /// The cap of BoundCwndForModel (§5.6.4.7).
-    pub fn cwnd_cap(&self) -> u32 {
-        let cap = if self.state.is_probe_bw() && self.state != State::ProbeBwCruise {
-            self.inflight_longterm
-        } else if self.state == State::ProbeRtt || self.state == State::ProbeBwCruise {
-            self.inflight_with_headroom()
-        } else {
-            INF
-        };
-        cap.min(self.inflight_shortterm).max(self.cfg.min_pipe_cwnd)
     }
 
     /// HandleRestartFromIdle (§5.4.1).

@@ -131,6 +131,8 @@ impl ScenarioSpec {
         c.init_cwnd = f.init_cwnd;
         c.min_rto = seconds(&at("min_rto"), f.min_rto)?;
         c.rto_estimator = f.rto_estimator;
+        c.rtt_sampling = f.rtt_sampling;
+        c.rto_tick = seconds(&at("rto_tick"), f.rto_tick)?;
         c.initial_rto = c.initial_rto.max(c.min_rto);
         c.init_ssthresh = f.init_ssthresh;
         c.ack_counting = f.ack_counting;

@@ -94,7 +94,7 @@ use crate::rng::Rng;
 use crate::stats::FlowCounters;
 use crate::tcp::cc_log::{CcLog, LoggedCc};
 use crate::tcp::ecn::EcnSender;
-use crate::tcp::rtt::RttEstimator;
+use crate::tcp::rtt::{RttEstimator, RttSampling};
 use crate::time::{Time, MS, US};
 use rand::Rng as _;
 
@@ -275,6 +275,11 @@ pub struct Sender {
     pub rtt: RttEstimator,
     /// RTO backoff exponent: timeouts since the last RTT sample.
     backoff: u32,
+    /// The estimator samples one timed segment per round trip (ns-2), not every ACK.
+    per_rtt: bool,
+    /// The segment being timed and when it was sent (ns-2's `rtt_seq_`, `rtt_ts_`;
+    /// `rtt_active_` is its presence).
+    timed: Option<(u64, Time)>,
     /// Timeouts since `snd_una` last advanced (Linux `icsk_retransmits`).
     rto_retransmits: u32,
     /// Retransmission timer, also RACK's and the probe's, one at a time (`icsk_retransmit_timer`).
@@ -403,8 +408,15 @@ impl Sender {
             rto_retransmits: 0,
             frto: false,
             frto_new: false,
-            rtt: RttEstimator::new(cfg.rto_estimator, cfg.min_rto, cfg.initial_rto),
+            rtt: RttEstimator::with_tick(
+                cfg.rto_estimator,
+                cfg.min_rto,
+                cfg.initial_rto,
+                cfg.rto_tick,
+            ),
             backoff: 0,
+            per_rtt: cfg.rtt_sampling == RttSampling::PerRtt,
+            timed: None,
             rto_timer: Timer::default(),
             pace_timer: Timer::default(),
             next_send: 0,

@@ -239,6 +239,7 @@ impl Sender {
                 self.undo.on_retransmit(now);
             }
         } else {
+            self.time_if_idle(seq, now);
             self.sb.push_back(Seg::new(now, self.tx_order));
             self.snd_nxt += 1;
             self.tp.packets_out += 1;

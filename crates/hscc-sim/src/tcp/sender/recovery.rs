@@ -210,6 +210,7 @@ impl Sender {
             self.init_cwnd_reduction();
         }
         self.tlp_high_seq = None;
+        self.stop_rtt_timing();
         self.set_state(CaState::Recovery);
         if !self.prr && self.halving.is_none() {
             if !self.cc_controls {

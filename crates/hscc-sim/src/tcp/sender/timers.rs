@@ -3,7 +3,9 @@
 //! `icsk_retransmit_timer`, armed for the RTO (RFC 6298, restarted by each ACK
 //! of new data, backed off per timeout), RACK's reordering window or the tail
 //! loss probe, whichever is due; the RTT sample of each ACK (Karn's rule, else
-//! the echoed timestamp) goes to the estimator ([`crate::tcp::rtt`]).
+//! the echoed timestamp), or with `rtt_sampling = "per_rtt"` that of one timed
+//! segment per round trip (ns-2.35 tcp/tcp.cc), goes to the estimator
+//! ([`crate::tcp::rtt`]).
 
 use super::scoreboard::Acked;
 use super::{Sender, Wire};
@@ -48,6 +50,8 @@ impl Sender {
         self.enter_loss(self.tp.ca_state, now);
         self.rto_retransmits += 1;
         self.backoff += 1;
+        self.rtt.backed_off(self.backoff);
+        self.stop_rtt_timing();
         self.rto_expire = now + self.rtt.rto(self.backoff);
         self.arm_timer(XmitTimer::Rto, self.rto_expire, w);
         self.try_send(w);
@@ -59,20 +63,88 @@ impl Sender {
     /// timestamp; a sample ends the backoff.
     #[inline(always)] // a step of on_ack: out of line it costs 1.4 % of a run
     pub(super) fn ack_rtt(&mut self, p: &Packet, ack: &Acked, now: Time) -> Option<Time> {
-        let rtt = match ack.newest_tx {
+        let rtt = self.ack_sample(p, ack, now);
+        if self.per_rtt {
+            self.per_rtt_sample(p, ack, now);
+            if let Some(r) = rtt {
+                self.note_min_rtt(r);
+            }
+        } else if let Some(r) = rtt {
+            self.feed_estimator(r, now, false);
+            self.backoff = 0;
+        }
+        rtt
+    }
+
+    /// The ACK's own RTT sample: from the newest newly (S)ACKed segment never
+    /// retransmitted (Karn), else from the echoed timestamp.
+    #[inline(always)]
+    fn ack_sample(&self, p: &Packet, ack: &Acked, now: Time) -> Option<Time> {
+        match ack.newest_tx {
             Some(t) => Some(now - t),
             None if self.timestamps && (ack.pkts > 0 || ack.delivered > 0) && p.ts > 0 => {
                 Some(now - p.ts)
             }
             None => None,
-        };
-        if let Some(r) = rtt {
-            self.rtt.sample(r, self.snd_una, self.snd_nxt);
-            self.backoff = 0;
-            self.tp.srtt_us = ((self.rtt.srtt() * 8) / US).min(u32::MAX as u64) as u32;
-            self.tp.min_rtt_us = (self.rtt.min_rtt / US).min(u32::MAX as u64 - 1) as u32;
         }
-        rtt
+    }
+
+    /// The estimator takes sample `r` (exact, or in ns-2's ticks), and the
+    /// algorithm's view of SRTT and the minimum RTT follows.
+    #[inline]
+    fn feed_estimator(&mut self, r: Time, now: Time, from_echo: bool) {
+        if self.rtt.ticked() {
+            self.rtt.tick_sample(r, now, from_echo);
+        } else {
+            self.rtt.sample(r, self.snd_una, self.snd_nxt);
+        }
+        self.tp.srtt_us = ((self.rtt.srtt() * 8) / US).min(u32::MAX as u64) as u32;
+        self.note_min_rtt(r);
+    }
+
+    /// The smallest RTT seen, from every ACK's sample whichever the estimator takes.
+    #[inline]
+    fn note_min_rtt(&mut self, r: Time) {
+        self.rtt.min_rtt = self.rtt.min_rtt.min(r.max(1));
+        self.tp.min_rtt_us = (self.rtt.min_rtt / US).min(u32::MAX as u64 - 1) as u32;
+    }
+
+    /// ns-2 `TcpAgent::newack` (tcp/tcp.cc), for the estimator alone (the
+    /// algorithm keeps every ACK's sample): with timestamps, an ACK that
+    /// advances the cumulative ACK gives a sample from its echo; the ACK that
+    /// covers the timed segment (`tcph->seqno() >= rtt_seq_`, hscc's `snd_una`
+    /// above it) ends the timing and the backoff (`t_backoff_ = 1`) and, without
+    /// timestamps, gives the sample. A partial ACK of a "sack1" recovery also
+    /// ends the backoff (tcp-sack1.cc `recv`).
+    fn per_rtt_sample(&mut self, p: &Packet, ack: &Acked, now: Time) {
+        if self.timestamps && ack.pkts > 0 && p.ts > 0 {
+            self.feed_estimator(now - p.ts, now, true);
+        }
+        if let Some((_, sent)) = self.timed.filter(|&(seq, _)| self.snd_una > seq) {
+            self.timed = None;
+            self.backoff = 0;
+            if !self.timestamps {
+                self.feed_estimator(now - sent, now, false);
+            }
+        }
+        if self.sack1_recovering() && ack.pkts > 0 && self.snd_una < self.high_seq {
+            self.backoff = 0;
+        }
+    }
+
+    /// ns-2 `TcpAgent::output`: a new segment sent while none is timed is
+    /// timed (`rtt_active_`, `rtt_seq_`, `rtt_ts_`).
+    #[inline]
+    pub(super) fn time_if_idle(&mut self, seq: u64, now: Time) {
+        if self.per_rtt && self.timed.is_none() {
+            self.timed = Some((seq, now));
+        }
+    }
+
+    /// Karn's rule as ns-2 applies it (`reset_rtx_timer`, at a timeout and at
+    /// a fast retransmission): the timed segment's sample would be ambiguous.
+    pub(super) fn stop_rtt_timing(&mut self) {
+        self.timed = None;
     }
 
     /// Linux `tcp_set_xmit_timer` after an ACK of new data: unless RACK armed
