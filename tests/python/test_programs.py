@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 import hscc
-from conftest import new_algorithm
+from conftest import in_ssthresh, new_algorithm
 from hscc.cli import app
 from hscc.errors import ProgramError
 
