@@ -153,7 +153,9 @@ def test_an_ns2_recovery_variant_is_compared_with_its_configurations_ns2_numbers
     for v in variants:
         base = by_name[v["variant_of"]]
         assert v["name"] == f"{base['name']}-{v['recovery']}" and v["group"] == v["recovery"]
-        assert v["reference"] == base["reference"], v["name"]  # the ns-2 runs the table shows
+        # The ns-2 runs the table shows; cpu_s is how long a run of them took, not their result.
+        same = {k: x for k, x in v["reference"].items() if k != "cpu_s"}
+        assert same == {k: x for k, x in base["reference"].items() if k != "cpu_s"}, v["name"]
         assert v["duration_s"] == base["duration_s"], v["name"]
     page = (ROOT / "docs" / "validation" / "ns2.md").read_text(encoding="utf-8")
     for g in {v["group"] for v in variants}:
@@ -191,10 +193,13 @@ def test_the_ns2_recovery_paragraph_states_what_was_measured():
     assert c < s < n
     for name in ("ctcp-rtt3-reno", "ctcp-rtt3-hstcp"):  # "goodput ratios come closer"
         assert abs(by[f"{name}-classic"]["delta"]["ratio"]) < abs(by[name]["delta"]["ratio"])
-    assert "Fewer configurations agree than with" in page
+    assert "As many configurations agree as with" in page and "four of eight" in page
     variants = [e for e in doc["configurations"] if e["group"] == "classic"]
-    agree = sum(e["verdict"] == "agrees" for e in variants)
-    assert agree < sum(by[e["variant_of"]]["verdict"] == "agrees" for e in variants)
+    agree = {e["variant_of"] for e in variants if e["verdict"] == "agrees"}
+    agree_sack1 = {e["variant_of"] for e in variants if by[e["variant_of"]]["verdict"] == "agrees"}
+    assert len(variants) == 8 and len(agree) == len(agree_sack1) == 4
+    assert "ctcp-rtt3-reno with `\"classic\"` only, africa-rtt6-hstcp with `\"sack1\"` only" in page
+    assert agree - agree_sack1 == {"ctcp-rtt3-reno"} and agree_sack1 - agree == {"africa-rtt6-hstcp"}
     drops = [
         e["measured"]["bottleneck_tcp_drops"] / e["reference"]["bottleneck_tcp_drops"]
         for e in doc["configurations"]
@@ -228,8 +233,12 @@ def test_the_ns2_tcp_linux_paragraph_states_what_was_measured():
     # sync-rtt4-cubic: ns-2's 240-ms flow gets about half of hscc's over the run's first half
     # (the note's numbers) and the goodput ratio is off by more than the tolerance.
     e = by["sync-rtt4-cubic"]
+    # With ns-2's RTO timing the goodput ratio comes within the tolerance (-19 %) and the
+    # 240-ms flow's loss events leave it (12 against 9).
     assert e["reference"]["goodput_b_bps"] < e["measured"]["goodput_b_bps"]
-    assert abs(e["delta"]["ratio"]) > results.NS2_TOLERANCE["ratio"]
+    assert abs(e["delta"]["ratio"]) <= results.NS2_TOLERANCE["ratio"]
+    assert e["delta"]["loss_events_b"] > results.NS2_TOLERANCE["loss_events_b"]
+    assert "12 loss events of the 240-ms flow against 9" in e["note"]
     assert "against 203 in ns-2, then 582 against 547" in e["note"]
     assert "gets half of hscc's goodput in ns-2 over the first 150 s" in page
 
