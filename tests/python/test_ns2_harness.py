@@ -21,6 +21,7 @@ sys.path.insert(0, str(HARNESS.parent / "results"))
 
 import ns2_configs as configs  # noqa: E402
 import ns2_tcl as tcl  # noqa: E402
+import queue_trace  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("ns2_validate", HARNESS / "validate.py")
 assert _spec is not None and _spec.loader is not None
@@ -198,3 +199,74 @@ def test_a_pair_given_by_its_rtt_gets_the_senders_delay_hscc_gives_it():
     sender = next(x for x in lines if x.startswith("$ns duplex-link $s(1) $L"))
     assert float(sender.split()[5]) == pytest.approx(0.030)
     assert "$ns duplex-link $R $d(1) 1000000000.0 0.005 DropTail" in lines
+
+
+@pytest.mark.timeout(30)
+def test_a_queue_trace_covers_the_bottleneck_and_the_senders_access_links():
+    plain, traced = tcl.script(engine()), tcl.script(engine(), trace_queues=True)
+    assert "queuefile" not in plain and "drophead_" not in plain
+    lines = set(traced.splitlines())
+    for a, b in (("$L", "$R"), ("$R", "$L"), ("$s(0)", "$L"), ("$s(1)", "$L")):
+        assert f"$ns trace-queue {a} {b} $queuefile" in lines
+    assert traced.count("trace-queue") == 4
+    # Each drop still reaches the drop trace, then the link's own chain (the queue trace).
+    assert "  $t target [[$ns link $from $to] set drophead_]" in lines
+
+
+def _line(event: str, t: float, link: str, kind: str, flow: int, seq: int) -> str:
+    a, b = link.split("-")
+    return f"{event} {t} {a} {b} {kind} 1052 ------- {flow} 2.0 3.0 {seq} {seq}"
+
+
+@pytest.mark.timeout(30)
+def test_the_queue_trace_reader_counts_the_packets_waiting_at_each_arrival():
+    lines = [
+        _line("+", 0.0, "0-1", "tcp", 0, 0),  # idle link: 0 waiting, straight onto the wire
+        _line("-", 0.0, "0-1", "tcp", 0, 0),
+        _line("+", 0.1, "0-1", "tcp", 0, 1),  # 0 waiting
+        _line("+", 0.2, "0-1", "tcp", 0, 2),  # 1 waiting
+        _line("+", 0.3, "0-1", "tcp", 1, 7),  # 2 waiting, refused
+        _line("d", 0.3, "0-1", "tcp", 1, 7),
+        _line("r", 0.4, "0-1", "tcp", 0, 0),  # receptions leave the queue alone
+        _line("+", 0.5, "2-0", "tcp", 0, 3),  # another link
+        _line("d", 0.5, "2-0", "tcp", 0, 3),
+        _line("-", 0.5, "0-1", "tcp", 0, 1),
+        _line("+", 0.6, "0-1", "exp", 1000, 9),  # 1 waiting (#2)
+    ]
+    got = [(a.seq, a.waiting, a.dropped) for a in queue_trace.arrivals(lines, "0-1")]
+    assert got == [(0, 0, False), (1, 0, False), (2, 1, False), (7, 2, True), (9, 1, False)]
+    s = queue_trace.summarize(lines, "0-1", drops_until=1.0)
+    assert (s.arrivals, s.drops, s.most_waiting_accepted, s.fewest_waiting_dropped) == (
+        5,
+        1,
+        1,
+        2,
+    )
+    assert [(a.time, a.flow, a.seq) for a in s.drop_list] == [(0.3, 1, 7)]
+    assert queue_trace.summarize(lines, "2-0").drops == 1
+    with pytest.raises(ValueError, match="0-1: a drop at 0.7 s right after no arrival"):
+        list(queue_trace.arrivals([*lines[:2], _line("d", 0.7, "0-1", "tcp", 0, 5)], "0-1"))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`, Debian's ns2) not installed")
+def test_ns2s_droptail_holds_one_packet_fewer_than_its_queue_limit(tmp_path):
+    validate.run_one(configs.TINY, tmp_path, seeds=1, duration=4.0, timeout=60, trace_queues=True)
+    d = tmp_path / "tiny" / "s1"
+    trace = (d / tcl.QUEUE_TRACE).read_text().splitlines()
+    # The drop trace the counts come from is whole: the queue trace's drops are its drops.
+    drops = [
+        x for x in (d / f"{tcl.OUT}.drops").read_text().splitlines() if x.split()[2:4] == ["0", "1"]
+    ]
+    s = queue_trace.summarize(trace, "0-1")
+    assert s.drops == len(drops) > 0
+    # queue-limit 50: ns-2 refuses a packet that finds 49 waiting (drop-tail.cc enque:
+    # q_->length() + 1 >= qlim_), where hscc's 50-packet buffer takes it.
+    assert (s.most_waiting_accepted, s.fewest_waiting_dropped) == (48, 49)
+    assert (d / "drops.parquet").is_file()
+    assert {p.name for p in d.glob("link-*.pcap")} == {
+        "link-0-bottleneck_fwd.pcap",
+        "link-1-bottleneck_rev.pcap",
+        "link-2-access-s0_fwd.pcap",
+        "link-6-access-s1_fwd.pcap",
+    }
