@@ -7,9 +7,11 @@ import dataclasses
 import importlib.util
 import json
 import shutil
+import struct
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from hscc.scenario import Scenario
@@ -19,8 +21,10 @@ HARNESS = Path(__file__).resolve().parents[2] / "validation" / "ns2"
 sys.path.insert(0, str(HARNESS))
 sys.path.insert(0, str(HARNESS.parent / "results"))
 
+import capture_queue  # noqa: E402
 import ns2_configs as configs  # noqa: E402
 import ns2_tcl as tcl  # noqa: E402
+import queue_trace  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("ns2_validate", HARNESS / "validate.py")
 assert _spec is not None and _spec.loader is not None
@@ -198,3 +202,120 @@ def test_a_pair_given_by_its_rtt_gets_the_senders_delay_hscc_gives_it():
     sender = next(x for x in lines if x.startswith("$ns duplex-link $s(1) $L"))
     assert float(sender.split()[5]) == pytest.approx(0.030)
     assert "$ns duplex-link $R $d(1) 1000000000.0 0.005 DropTail" in lines
+
+
+@pytest.mark.timeout(30)
+def test_a_queue_trace_covers_the_bottleneck_and_the_senders_access_links():
+    plain, traced = tcl.script(engine()), tcl.script(engine(), trace_queues=True)
+    assert "queuefile" not in plain and "drophead_" not in plain
+    lines = set(traced.splitlines())
+    for a, b in (("$L", "$R"), ("$R", "$L"), ("$s(0)", "$L"), ("$s(1)", "$L")):
+        assert f"$ns trace-queue {a} {b} $queuefile" in lines
+    assert traced.count("trace-queue") == 4
+    # Each drop still reaches the drop trace, then the link's own chain (the queue trace).
+    assert "  $t target [[$ns link $from $to] set drophead_]" in lines
+
+
+def _line(event: str, t: float, link: str, kind: str, flow: int, seq: int) -> str:
+    a, b = link.split("-")
+    return f"{event} {t} {a} {b} {kind} 1052 ------- {flow} 2.0 3.0 {seq} {seq}"
+
+
+@pytest.mark.timeout(30)
+def test_the_queue_trace_reader_counts_the_packets_waiting_at_each_arrival():
+    lines = [
+        _line("+", 0.0, "0-1", "tcp", 0, 0),  # idle link: 0 waiting, straight onto the wire
+        _line("-", 0.0, "0-1", "tcp", 0, 0),
+        _line("+", 0.1, "0-1", "tcp", 0, 1),  # 0 waiting
+        _line("+", 0.2, "0-1", "tcp", 0, 2),  # 1 waiting
+        _line("+", 0.3, "0-1", "tcp", 1, 7),  # 2 waiting, refused
+        _line("d", 0.3, "0-1", "tcp", 1, 7),
+        _line("r", 0.4, "0-1", "tcp", 0, 0),  # receptions leave the queue alone
+        _line("+", 0.5, "2-0", "tcp", 0, 3),  # another link
+        _line("d", 0.5, "2-0", "tcp", 0, 3),
+        _line("-", 0.5, "0-1", "tcp", 0, 1),
+        _line("+", 0.6, "0-1", "exp", 1000, 9),  # 1 waiting (#2)
+    ]
+    got = [(a.seq, a.waiting, a.dropped) for a in queue_trace.arrivals(lines, "0-1")]
+    assert got == [(0, 0, False), (1, 0, False), (2, 1, False), (7, 2, True), (9, 1, False)]
+    s = queue_trace.summarize(queue_trace.arrivals(lines, "0-1"), drops_until=1.0)
+    assert (s.arrivals, s.drops, s.most_waiting_accepted, s.fewest_waiting_dropped) == (5, 1, 1, 2)
+    assert [(a.time, a.flow, a.seq) for a in s.drop_list] == [(0.3, 1, 7)]
+    assert queue_trace.summarize(queue_trace.arrivals(lines, "2-0")).drops == 1
+    late = queue_trace.summarize(queue_trace.arrivals(lines, "0-1"), between=(0.25, 1.0))
+    assert (late.arrivals, late.drops) == (2, 1)
+    with pytest.raises(ValueError, match="0-1: a drop at 0.7 s right after no arrival"):
+        list(queue_trace.arrivals([*lines[:2], _line("d", 0.7, "0-1", "tcp", 0, 5)], "0-1"))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`, Debian's ns2) not installed")
+def test_ns2s_droptail_holds_one_packet_fewer_than_its_queue_limit(tmp_path):
+    validate.run_one(configs.TINY, tmp_path, seeds=1, duration=4.0, timeout=60, trace_queues=True)
+    d = tmp_path / "tiny" / "s1"
+    trace = (d / tcl.QUEUE_TRACE).read_text().splitlines()
+    # The drop trace the counts come from is whole: the queue trace's drops are its drops.
+    drops = [
+        x for x in (d / f"{tcl.OUT}.drops").read_text().splitlines() if x.split()[2:4] == ["0", "1"]
+    ]
+    s = queue_trace.summarize(queue_trace.arrivals(trace, "0-1"))
+    assert s.drops == len(drops) > 0
+    # queue-limit 50: ns-2 refuses a packet that finds 49 waiting (drop-tail.cc enque:
+    # q_->length() + 1 >= qlim_), where hscc's 50-packet buffer takes it.
+    assert (s.most_waiting_accepted, s.fewest_waiting_dropped) == (48, 49)
+    # hscc's queue rebuilt from its capture at 20 Mbit/s refuses what its drop log holds.
+    pcap = (d / "link-0-bottleneck_fwd.pcap").read_bytes()
+    h = queue_trace.summarize(capture_queue.arrivals(pcap, 20e6, 50))
+    logged = pl.read_parquet(d / "drops.parquet").filter(pl.col("link") == "bottleneck:fwd")
+    assert h.drops == logged.height > 0
+    assert (h.most_waiting_accepted, h.fewest_waiting_dropped) == (49, 50)
+    assert {p.name for p in d.glob("link-*.pcap")} == {
+        "link-0-bottleneck_fwd.pcap",
+        "link-1-bottleneck_rev.pcap",
+        "link-2-access-s0_fwd.pcap",
+        "link-6-access-s1_fwd.pcap",
+    }
+
+
+def _pcap(packets: list[tuple[float, bytes, int]]) -> bytes:
+    """A nanosecond pcap of raw IPv4 (hscc's form): (time, headers kept, length on the wire)."""
+    out = struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 128, capture_queue.LINKTYPE_RAW)
+    for t, head, orig in packets:
+        ns = round(t * 1e9)
+        out += struct.pack("<IIII", ns // 10**9, ns % 10**9, len(head), orig) + head
+    return out
+
+
+def _tcp(seq: int, payload: int, flags: int = 0x10) -> tuple[bytes, int]:
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + payload, 0, 0, 64, 6, 0, bytes(4), bytes(4))
+    tcp = struct.pack(">HHIIBBHHH", 32768, 5001, seq, 0, 5 << 4, flags, 0, 0, 0)
+    return ip + tcp, 40 + payload
+
+
+@pytest.mark.timeout(30)
+def test_hscc_s_queue_is_rebuilt_from_a_capture_with_its_rate_and_limit():
+    isn = 4_000_000_000  # the sequence numbers wrap past 2^32 from the third segment
+    syn, syn_len = _tcp(isn - 1, 0, flags=0x02)
+    udp = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 1052, 0, 0, 64, 17, 0, bytes(4), bytes(4))
+    # 1000-byte segments are 1052 bytes on the wire: one second each at 8416 bit/s.
+    seg = [_tcp((isn + 1000 * k) % 2**32, 1000) for k in range(4)]
+    pcap = _pcap(
+        [
+            (0.0, syn, syn_len),  # the handshake takes no time: left out
+            (0.0, *seg[0]),  # idle link: straight onto the wire until 1.0 s
+            (0.1, *seg[1]),  # 0 waiting: taken, waits until 1.0 s
+            (0.2, *seg[2]),  # 1 waiting = the limit: refused
+            (0.5, udp + bytes(8), 1052),  # 1 waiting: refused
+            (1.5, *seg[3]),  # segment 1 on the wire since 1.0 s: 0 waiting
+        ]
+    )
+    got = [(a.kind, a.seq, a.waiting, a.dropped) for a in capture_queue.arrivals(pcap, 8416.0, 1)]
+    assert got == [
+        ("tcp", 0, 0, False),
+        ("tcp", 1, 0, False),
+        ("tcp", 2, 1, True),
+        ("udp", 0, 1, True),
+        ("tcp", 3, 0, False),
+    ]
+    with pytest.raises(ValueError, match="link type 1 .allowed: a little-endian pcap of raw"):
+        list(capture_queue.packets(pcap[:20] + struct.pack("<I", 1) + pcap[24:]))

@@ -190,11 +190,21 @@ def _agent(flow: dict, field: str) -> list[str]:
 
 
 OUT = "ns2-out.json"
+# With trace_queues: ns-2's queue trace (+ enqueue, - dequeue, d drop, r receive) of the
+# bottleneck both ways and of every sender's access link, in ns-2's trace format.
+QUEUE_TRACE = "queue.tr"
 
 
-def script(engine: dict[str, Any]) -> str:
+def traced_links(pairs: int) -> list[tuple[str, str, str]]:
+    """The links a queue trace covers: (hscc link name, ns-2 from node, ns-2 to node)."""
+    links = [("bottleneck:fwd", "$L", "$R"), ("bottleneck:rev", "$R", "$L")]
+    return links + [(f"access-s{i}:fwd", f"$s({i})", "$L") for i in range(pairs)]
+
+
+def script(engine: dict[str, Any], trace_queues: bool = False) -> str:
     """The ns-2 script of `engine` (a scenario's engine form); run in a directory, it writes
-    OUT there (JSON) and OUT + ".drops" (ns-2's drop trace) when the run ends."""
+    OUT there (JSON) and OUT + ".drops" (ns-2's drop trace) when the run ends, and with
+    `trace_queues` QUEUE_TRACE too (`traced_links`)."""
     topo = engine["topology"]
     if topo["kind"] != "dumbbell":
         raise Unsupported("topology.kind", topo["kind"], "dumbbell")
@@ -236,7 +246,14 @@ def script(engine: dict[str, Any]) -> str:
             (f"$d({i})", "$R"),
         ):
             tcl.append(f"$ns queue-limit {a} {b} {plimit}")
-    # Every queue's drops, one trace line each (type d), for per-link and per-flow counts.
+    if trace_queues:
+        tcl.append(f"set queuefile [open {QUEUE_TRACE} w]")
+        pairs = len(topo["pairs"])
+        tcl += [f"$ns trace-queue {a} {b} $queuefile" for _, a, b in traced_links(pairs)]
+    # Every queue's drops, one trace line each (type d), for per-link and per-flow counts;
+    # with a queue trace, each drop goes on to the link's drop head, whose chain writes it
+    # into the queue trace too (ns-lib's SimpleLink trace).
+    then = "[[$ns link $from $to] set drophead_]" if trace_queues else "[$ns set nullAgent_]"
     tcl += [
         f"set dropfile [open {OUT}.drops w]",
         "foreach link [$ns array names link_] {",
@@ -244,7 +261,7 @@ def script(engine: dict[str, Any]) -> str:
         "  set from [$ns get-node-by-id [lindex $parts 0]]",
         "  set to [$ns get-node-by-id [lindex $parts 1]]",
         "  set t [$ns create-trace Drop $dropfile $from $to]",
-        "  $t target [$ns set nullAgent_]",
+        f"  $t target {then}",
         "  [[$ns link $from $to] queue] drop-target $t",
         "}",
     ]
@@ -300,11 +317,12 @@ def script(engine: dict[str, Any]) -> str:
         "set half {}",
         f"$ns at {T / 2!r} {{set half [counters]}}",
         "proc finish {} {",
-        "  global half dropfile",
+        "  global half dropfile" + (" queuefile" if trace_queues else ""),
         f"  set fh [open {OUT} w]",
         '  puts $fh "{\\"half\\": $half, \\"end\\": [counters]}"',
         "  close $fh",
         "  close $dropfile",
+        *(["  close $queuefile"] if trace_queues else []),
         "  exit 0",
         "}",
         f"$ns at {T!r} finish",

@@ -2,7 +2,7 @@
 
     python validation/ns2/validate.py --out DIR [--only NAME ...] [--seeds N] [--duration S]
                                       [--ns2-timeout S] [--ns2-from OLD_DIR]
-                                      [--results PATH | --no-results]
+                                      [--trace-queues] [--results PATH | --no-results]
 
 Runs in hscc's virtual environment; ns-2 is the `ns` program (Debian's ns2 package).
 DIR must not exist or be empty; it receives, per configuration and seed,
@@ -13,6 +13,9 @@ with today's date, into validation/results/ns2.json, replacing that configuratio
 entry and keeping the others; `python validation/results/render.py --write` then
 updates docs/validation/ns2.md. --ns2-from OLD_DIR reruns hscc alone wherever ns-2's
 script is the one OLD_DIR ran (ns-2 is deterministic for a script and seed).
+--trace-queues (with --duration) also keeps, per seed, every packet offered to the
+bottleneck (both ways) and the senders' access links: ns-2's queue trace queue.tr, hscc's
+captures link-INDEX-NAME.pcap and drops.parquet; queue_trace.py reads ns-2's.
 
     python validation/ns2/validate.py --out DIR --recovery classic [--only NAME ...]
 
@@ -61,12 +64,17 @@ def _same_script(a: str, b: str) -> bool:
 
 
 def run_ns2(
-    engine: dict[str, Any], d: Path, timeout: float, reuse: Path | None = None
+    engine: dict[str, Any],
+    d: Path,
+    timeout: float,
+    reuse: Path | None = None,
+    trace_queues: bool = False,
 ) -> dict[str, Any]:
     """ns-2's per-flow counters and per-link drops for one scenario (ns2_tcl.parse's form).
     With `reuse` (the same configuration and seed in an earlier run directory), ns-2's output
-    is taken from there when its script was the same: ns-2 is deterministic for a script."""
-    text = tcl.script(engine)
+    is taken from there when its script was the same: ns-2 is deterministic for a script.
+    With `trace_queues`, ns-2 also writes its queue trace of ns2_tcl.traced_links."""
+    text = tcl.script(engine, trace_queues)
     (d / "ns2.tcl").write_text(text)
     old = reuse / "ns2.tcl" if reuse else None
     if old and old.is_file() and _same_script(old.read_text(), text):
@@ -95,13 +103,22 @@ def run_ns2(
     return out
 
 
-def run_hscc(scenario: dict[str, Any], d: Path) -> dict[str, Any]:
-    """hscc's per-flow counters and per-link drops, in the form `summarize` reads."""
+def run_hscc(scenario: dict[str, Any], d: Path, trace_queues: bool = False) -> dict[str, Any]:
+    """hscc's per-flow counters and per-link drops, in the form `summarize` reads. With
+    `trace_queues`, a capture of each of ns2_tcl.traced_links (link-INDEX-NAME.pcap, every
+    packet offered at the link's input) and their drop log (drops.parquet) go to `d`."""
     import hscc
     from hscc.scenario import Scenario
 
+    if trace_queues:
+        links = [name for name, _, _ in tcl.traced_links(len(scenario["topology"]["pairs"]))]
+        scenario = {**scenario, "output": {**scenario["output"], "pcap": {"links": links}}}
     t0 = time.process_time()
     r = hscc.run(Scenario.parse(scenario))
+    if trace_queues:
+        for name, data in r.captures.items():
+            (d / name).write_bytes(data)
+        r.drops.write_parquet(d / "drops.parquet")
     flows = [
         {
             "delivered_bytes": row["delivered_bytes"],
@@ -243,6 +260,7 @@ def run_one(
     duration: float | None,
     timeout: float,
     ns2_from: Path | None = None,
+    trace_queues: bool = False,
 ) -> dict:
     from hscc.scenario import Scenario
 
@@ -255,8 +273,9 @@ def run_one(
         engine = Scenario.parse(scenario).to_engine()
         (d / "scenario.json").write_text(json.dumps(scenario, indent=1, ensure_ascii=False))
         reuse = ns2_from / c.name / f"s{seed}" if ns2_from else None
-        per_seed["ns2"].append(summarize(run_ns2(engine, d, timeout, reuse), c, engine, False))
-        per_seed["hscc"].append(summarize(run_hscc(scenario, d), c, engine, True))
+        ns2 = run_ns2(engine, d, timeout, reuse, trace_queues)
+        per_seed["ns2"].append(summarize(ns2, c, engine, False))
+        per_seed["hscc"].append(summarize(run_hscc(scenario, d, trace_queues), c, engine, True))
     ns2, hs = mean(per_seed["ns2"]), mean(per_seed["hscc"])
     delta = {
         k: (hs[k] / ns2[k] - 1) if ns2[k] and hs[k] is not None else None
@@ -369,6 +388,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="OLD_DIR",
         help="take ns-2's output from this earlier run directory where its script is the same",
     )
+    ap.add_argument(
+        "--trace-queues",
+        action="store_true",
+        help=f"also keep each tool's queue events at the bottleneck (both ways) and the senders' "
+        f"access links: ns-2's trace ({tcl.QUEUE_TRACE}), hscc's captures and drops.parquet "
+        "(with --duration: a few seconds)",
+    )
     results_file.add_arguments(ap, results_file.NS2)
     args = ap.parse_args(argv)
 
@@ -380,6 +406,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown configuration {', '.join(unknown)}; known: {', '.join(configs.CONFIGS)}")
     if variant and args.seeds is not None:
         ap.error("--seeds with --recovery: the seeds are those of the stored ns-2 numbers")
+    if args.trace_queues and (variant or args.duration is None):
+        ap.error(
+            "--trace-queues: with --duration (a trace of a few seconds) and ns-2's agent "
+            "(not with --recovery)"
+        )
     seeds = 2 if args.seeds is None else args.seeds
     if not 1 <= seeds <= 20:
         ap.error(f"--seeds {seeds}: from 1 to 20")
@@ -407,7 +438,15 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             run_variant(c, args.out, stored[c.name], args.recovery, args.duration)
             if variant
-            else run_one(c, args.out, seeds, args.duration, args.ns2_timeout, args.ns2_from)
+            else run_one(
+                c,
+                args.out,
+                seeds,
+                args.duration,
+                args.ns2_timeout,
+                args.ns2_from,
+                args.trace_queues,
+            )
         )
         entries.append(entry(rows[-1]))
         print(f"    {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
