@@ -198,8 +198,9 @@ def test_the_ns2_recovery_paragraph_states_what_was_measured():
     agree = {e["variant_of"] for e in variants if e["verdict"] == "agrees"}
     agree_sack1 = {e["variant_of"] for e in variants if by[e["variant_of"]]["verdict"] == "agrees"}
     assert len(variants) == 8 and len(agree) == len(agree_sack1) == 4
-    assert "ctcp-rtt3-reno with `\"classic\"` only, africa-rtt6-hstcp with `\"sack1\"` only" in page
-    assert agree - agree_sack1 == {"ctcp-rtt3-reno"} and agree_sack1 - agree == {"africa-rtt6-hstcp"}
+    assert 'ctcp-rtt3-reno with `"classic"` only, africa-rtt6-hstcp with `"sack1"` only' in page
+    assert agree - agree_sack1 == {"ctcp-rtt3-reno"}
+    assert agree_sack1 - agree == {"africa-rtt6-hstcp"}
     drops = [
         e["measured"]["bottleneck_tcp_drops"] / e["reference"]["bottleneck_tcp_drops"]
         for e in doc["configurations"]
