@@ -469,16 +469,29 @@ def _series_values(values: Any) -> list[str] | None:
 
 
 def load(path: str | Path) -> Experiment:
-    """Read and check an experiment file (ExperimentError naming the file and key)."""
+    """Read and check an experiment file (ExperimentError naming the file and key); the texts
+    it names by key come from the shared.toml in its folder."""
+    from hscc.reproduce import shared
+
     path = Path(path)
+    if path.name == shared.FILE:
+        raise ExperimentError(
+            f"{path} holds the texts a paper's experiments share, not an experiment "
+            "(name an experiment file of its folder)"
+        )
     try:
         data = load_toml(path, "experiment", MAX_FILE_BYTES)
     except InputError as e:
         raise ExperimentError(str(e)) from None
-    return parse(data, str(path))
+    return parse(data, str(path), path.parent)
 
 
-def parse(data: dict[str, Any], source: str = "experiment") -> Experiment:
+def parse(data: dict[str, Any], source: str = "experiment", folder: Path | None = None) -> Experiment:
+    """Check an experiment's data; `folder` holds the shared.toml whose texts it names by key
+    (None: it names none)."""
+    from hscc.reproduce import shared
+
+    data = shared.resolve(data, source, folder)
     try:
         return Experiment(**data, file=source)
     except ValidationError as e:
@@ -500,6 +513,8 @@ def parse(data: dict[str, Any], source: str = "experiment") -> Experiment:
 @lru_cache(maxsize=1)
 def catalogue() -> tuple[Experiment, ...]:
     """Every experiment shipped with hscc, by paper (in PAPERS' order) and name."""
+    from hscc.reproduce import shared
+
     root = resources.files("hscc.reproduce") / "experiments"
     found = []
     for paper in PAPERS:
@@ -508,7 +523,7 @@ def catalogue() -> tuple[Experiment, ...]:
             found += [
                 load(Path(str(f)))
                 for f in sorted(folder.iterdir(), key=lambda f: f.name)
-                if f.name.endswith(".toml")
+                if f.name.endswith(".toml") and f.name != shared.FILE
             ]
     names = [e.name for e in found]
     dup = {n for n in names if names.count(n) > 1}
