@@ -9,7 +9,10 @@ the same way)::
     source = "Table 2"                  # which table or figure
     title = "RTT fairness"
     setup = "as the paper states it"
-    assumptions = ["what hscc had to choose where the paper is silent, and why", ...]
+    assumptions = [
+        "what hscc had to choose where the paper is silent, and why",
+        { shared = "tick" },            # a text several of the paper's experiments state,
+    ]                                   # by its key in [assumptions] of shared.toml (shared.py)
     notes = "where hscc and the paper differ after a full run, and the mechanism"   # optional
     notes_engine = "0123456789abcdef"   # the engine digest (hscc --version) of the full run the notes quote
     design = false                      # true: the experiment checks hscc's design where the paper gives neither
@@ -58,7 +61,7 @@ the same way)::
 
     [[variants]]                        # a set-up choice shown the other way: hscc reproduce NAME --variant tick
     name = "tick"
-    text = "what it changes, and why it is shown"
+    text = "what it changes, and why it is shown"   # or { shared = "tick" }: [variant_texts] tick
     set = { "topology.bottleneck.tick" = "1ms" }   # fields of the base scenario (sweep paths) and their values
     unset = ["stack"]                   # top-level fields of the base removed (they take their defaults)
 
@@ -486,7 +489,9 @@ def load(path: str | Path) -> Experiment:
     return parse(data, str(path), path.parent)
 
 
-def parse(data: dict[str, Any], source: str = "experiment", folder: Path | None = None) -> Experiment:
+def parse(
+    data: dict[str, Any], source: str = "experiment", folder: Path | None = None
+) -> Experiment:
     """Check an experiment's data; `folder` holds the shared.toml whose texts it names by key
     (None: it names none)."""
     from hscc.reproduce import shared

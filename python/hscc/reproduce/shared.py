@@ -19,20 +19,23 @@ would write the text::
     name = "tick"
     text = { shared = "tick" }              # the text of [variant_texts] tick
 
-The loaded experiment holds the texts themselves, so nothing downstream sees the keys. A file
-that names no shared text needs no shared file; a user's own experiment file may name the texts
-of a ``shared.toml`` in its own folder.
+The loaded experiment holds the texts themselves, so nothing downstream sees the keys. The
+texts come from the ``shared.toml`` beside the experiment file, or, where there is none, from
+the catalogue's of the file's paper: a copy of a catalogue file works in any folder, and a
+user's own file may name the texts of a ``shared.toml`` of its own. A file that names no
+shared text needs neither.
 """
 
 from __future__ import annotations
 
 import re
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from hscc.errors import show
 from hscc.inputs import InputError, load_toml
-from hscc.reproduce.experiment import ExperimentError
+from hscc.reproduce.experiment import PAPERS, ExperimentError
 
 FILE = "shared.toml"
 MAX_FILE_BYTES = 1 << 20
@@ -52,7 +55,9 @@ def load(path: Path) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for table, texts in data.items():
         if table not in TABLES.values():
-            raise ExperimentError(f"{path}: {table}: not a table of shared texts (one of {allowed})")
+            raise ExperimentError(
+                f"{path}: {table}: not a table of shared texts (one of {allowed})"
+            )
         if not isinstance(texts, dict):
             raise ExperimentError(f"{path}: {table}: a table of key = text, not {show(texts)}")
         for key, text in texts.items():
@@ -67,31 +72,41 @@ def load(path: Path) -> dict[str, dict[str, str]]:
     return out
 
 
+def find(data: dict[str, Any], folder: Path | None) -> Path | None:
+    """The shared texts an experiment's keys name: the shared.toml in `folder` (the experiment
+    file's; None: it was not read from a file), else the catalogue's of its paper, else none."""
+    if folder is not None and (folder / FILE).is_file():
+        return folder / FILE
+    paper = data.get("paper")
+    if isinstance(paper, str) and paper in PAPERS:
+        path = Path(str(resources.files("hscc.reproduce") / "experiments" / paper / FILE))
+        if path.is_file():
+            return path
+    return None
+
+
 def resolve(data: dict[str, Any], source: str, folder: Path | None) -> dict[str, Any]:
-    """The experiment's data with each ``{ shared = KEY }`` replaced by the text `folder`'s
-    shared.toml owns under that key (ExperimentError naming the experiment file, the place,
-    the key and the keys there are). `folder` None: the data was not read from a file."""
+    """The experiment's data with each ``{ shared = KEY }`` replaced by the text its shared
+    texts (`find`) own under that key (ExperimentError naming the experiment file, the place,
+    the key and the keys there are)."""
     found: dict[str, dict[str, str]] | None = None
+    path: Path | None = None
 
     def text(ref: dict[str, Any], where: str, table: str) -> str:
-        nonlocal found
+        nonlocal found, path
         key = ref.get("shared")
         if set(ref) != {"shared"} or not isinstance(key, str):
             raise ExperimentError(
                 f"{source}: {where}: a text or {{ shared = KEY }} (a key of {FILE} "
                 f"[{table}]), not {show(ref)}"
             )
-        if folder is None:
-            raise ExperimentError(
-                f"{source}: {where}: shared {key!r} needs a {FILE}, and this experiment "
-                "was not read from a file"
-            )
-        path = folder / FILE
         if found is None:
-            if not path.is_file():
+            path = find(data, folder)
+            if path is None:
+                beside = f"{folder / FILE} or " if folder is not None else ""
                 raise ExperimentError(
-                    f"{source}: {where}: shared {key!r} needs the shared texts file {path}, "
-                    "which does not exist"
+                    f"{source}: {where}: shared {key!r} needs shared texts, and there are none "
+                    f"({beside}the catalogue's {FILE} of paper {show(data.get('paper'))})"
                 )
             found = load(path)
         texts = found.get(table, {})
