@@ -173,7 +173,7 @@ def test_no_text_is_written_twice_within_a_paper(paper):
 
 
 def test_a_copied_text_or_a_key_of_one_experiment_is_found(tmp_path):
-    """The check above fails on a copy: ctcp's shared tick text written out again in one file,
+    """The check above fails on a copy: ctcp's shared tick text written out a second time, in one file,
     then in all files but one (the key named by one experiment), then in every file."""
     for f in (CATALOGUE / "ctcp").glob("*.toml"):
         (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
