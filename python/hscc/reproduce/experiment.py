@@ -9,7 +9,10 @@ the same way)::
     source = "Table 2"                  # which table or figure
     title = "RTT fairness"
     setup = "as the paper states it"
-    assumptions = ["what hscc had to choose where the paper is silent, and why", ...]
+    assumptions = [
+        "what hscc had to choose where the paper is silent, and why",
+        { shared = "tick" },            # a text several of the paper's experiments state,
+    ]                                   # by its key in [assumptions] of shared.toml (shared.py)
     notes = "where hscc and the paper differ after a full run, and the mechanism"   # optional
     notes_engine = "0123456789abcdef"   # the engine digest (hscc --version) of the full run the notes quote
     design = false                      # true: the experiment checks hscc's design where the paper gives neither
@@ -58,7 +61,7 @@ the same way)::
 
     [[variants]]                        # a set-up choice shown the other way: hscc reproduce NAME --variant tick
     name = "tick"
-    text = "what it changes, and why it is shown"
+    text = "what it changes, and why it is shown"   # or { shared = "tick" }: [variant_texts] tick
     set = { "topology.bottleneck.tick" = "1ms" }   # fields of the base scenario (sweep paths) and their values
     unset = ["stack"]                   # top-level fields of the base removed (they take their defaults)
 
@@ -469,16 +472,31 @@ def _series_values(values: Any) -> list[str] | None:
 
 
 def load(path: str | Path) -> Experiment:
-    """Read and check an experiment file (ExperimentError naming the file and key)."""
+    """Read and check an experiment file (ExperimentError naming the file and key); the texts
+    it names by key come from the shared.toml in its folder."""
+    from hscc.reproduce import shared
+
     path = Path(path)
+    if path.name == shared.FILE:
+        raise ExperimentError(
+            f"{path} holds the texts a paper's experiments share, not an experiment "
+            "(name an experiment file of its folder)"
+        )
     try:
         data = load_toml(path, "experiment", MAX_FILE_BYTES)
     except InputError as e:
         raise ExperimentError(str(e)) from None
-    return parse(data, str(path))
+    return parse(data, str(path), path.parent)
 
 
-def parse(data: dict[str, Any], source: str = "experiment") -> Experiment:
+def parse(
+    data: dict[str, Any], source: str = "experiment", folder: Path | None = None
+) -> Experiment:
+    """Check an experiment's data; `folder` holds the shared.toml whose texts it names by key
+    (None: it names none)."""
+    from hscc.reproduce import shared
+
+    data = shared.resolve(data, source, folder)
     try:
         return Experiment(**data, file=source)
     except ValidationError as e:
@@ -500,6 +518,8 @@ def parse(data: dict[str, Any], source: str = "experiment") -> Experiment:
 @lru_cache(maxsize=1)
 def catalogue() -> tuple[Experiment, ...]:
     """Every experiment shipped with hscc, by paper (in PAPERS' order) and name."""
+    from hscc.reproduce import shared
+
     root = resources.files("hscc.reproduce") / "experiments"
     found = []
     for paper in PAPERS:
@@ -508,7 +528,7 @@ def catalogue() -> tuple[Experiment, ...]:
             found += [
                 load(Path(str(f)))
                 for f in sorted(folder.iterdir(), key=lambda f: f.name)
-                if f.name.endswith(".toml")
+                if f.name.endswith(".toml") and f.name != shared.FILE
             ]
     names = [e.name for e in found]
     dup = {n for n in names if names.count(n) > 1}

@@ -1,0 +1,137 @@
+"""Texts that several experiments of a paper share, written once: the paper folder's
+``shared.toml`` owns each under a short key, and an experiment file names the key where it
+would write the text::
+
+    # experiments/ctcp/shared.toml
+    [assumptions]
+    tick = "Dummynet's 1000 Hz polling (§VI.A) is not modelled in the main set-up: ..."
+
+    [variant_texts]
+    tick = "Dummynet's 1000 Hz polling modelled as a 1 ms service tick on the bottleneck, ..."
+
+    # experiments/ctcp/ctcp-table2.toml
+    assumptions = [
+        "a text of this experiment's own",
+        { shared = "tick" },                # the text of [assumptions] tick, in this place
+    ]
+
+    [[variants]]
+    name = "tick"
+    text = { shared = "tick" }              # the text of [variant_texts] tick
+
+The loaded experiment holds the texts themselves, so nothing downstream sees the keys. The
+texts come from the ``shared.toml`` beside the experiment file, or, where there is none, from
+the catalogue's of the file's paper: a copy of a catalogue file works in any folder, and a
+user's own file may name the texts of a ``shared.toml`` of its own. A file that names no
+shared text needs neither.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from hscc.errors import show
+from hscc.inputs import InputError, load_toml
+from hscc.reproduce.experiment import PAPERS, ExperimentError
+
+FILE = "shared.toml"
+MAX_FILE_BYTES = 1 << 20
+KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+# where an experiment names a shared text, and the table of shared.toml that owns it
+TABLES = {"assumptions": "assumptions", "variants": "variant_texts"}
+
+
+def load(path: Path) -> dict[str, dict[str, str]]:
+    """A shared texts file: each table of TABLES, key → text (ExperimentError naming the
+    file, the key and what is allowed)."""
+    try:
+        data = load_toml(path, "shared texts", MAX_FILE_BYTES)
+    except InputError as e:
+        raise ExperimentError(str(e)) from None
+    allowed = ", ".join(TABLES.values())
+    out: dict[str, dict[str, str]] = {}
+    for table, texts in data.items():
+        if table not in TABLES.values():
+            raise ExperimentError(
+                f"{path}: {table}: not a table of shared texts (one of {allowed})"
+            )
+        if not isinstance(texts, dict):
+            raise ExperimentError(f"{path}: {table}: a table of key = text, not {show(texts)}")
+        for key, text in texts.items():
+            if not KEY.match(key):
+                raise ExperimentError(
+                    f"{path}: {table}.{key}: a key is lower-case letters, digits and '-' "
+                    "(at most 40)"
+                )
+            if not isinstance(text, str) or not text:
+                raise ExperimentError(f"{path}: {table}.{key}: a text, not {show(text)}")
+        out[table] = texts
+    return out
+
+
+def find(data: dict[str, Any], folder: Path | None) -> Path | None:
+    """The shared texts an experiment's keys name: the shared.toml in `folder` (the experiment
+    file's; None: it was not read from a file), else the catalogue's of its paper, else none."""
+    if folder is not None and (folder / FILE).is_file():
+        return folder / FILE
+    paper = data.get("paper")
+    if isinstance(paper, str) and paper in PAPERS:
+        path = Path(str(resources.files("hscc.reproduce") / "experiments" / paper / FILE))
+        if path.is_file():
+            return path
+    return None
+
+
+def resolve(data: dict[str, Any], source: str, folder: Path | None) -> dict[str, Any]:
+    """The experiment's data with each ``{ shared = KEY }`` replaced by the text its shared
+    texts (`find`) own under that key (ExperimentError naming the experiment file, the place,
+    the key and the keys there are)."""
+    found: dict[str, dict[str, str]] | None = None
+    path: Path | None = None
+
+    def text(ref: dict[str, Any], where: str, table: str) -> str:
+        nonlocal found, path
+        key = ref.get("shared")
+        if set(ref) != {"shared"} or not isinstance(key, str):
+            raise ExperimentError(
+                f"{source}: {where}: a text or {{ shared = KEY }} (a key of {FILE} "
+                f"[{table}]), not {show(ref)}"
+            )
+        if found is None:
+            path = find(data, folder)
+            if path is None:
+                beside = f"{folder / FILE} or " if folder is not None else ""
+                raise ExperimentError(
+                    f"{source}: {where}: shared {key!r} needs shared texts, and there are none "
+                    f"({beside}the catalogue's {FILE} of paper {show(data.get('paper'))})"
+                )
+            found = load(path)
+        texts = found.get(table, {})
+        if key not in texts:
+            from hscc.suggest import did_you_mean
+
+            raise ExperimentError(
+                f"{source}: {where}: shared {key!r} is not a key of {path} [{table}] "
+                f"(one of {', '.join(texts) or 'none'})" + did_you_mean(key, texts)
+            )
+        return texts[key]
+
+    out = dict(data)
+    assumptions = data.get("assumptions")
+    if isinstance(assumptions, list):
+        out["assumptions"] = [
+            text(a, f"assumptions.{i}", TABLES["assumptions"]) if isinstance(a, dict) else a
+            for i, a in enumerate(assumptions)
+        ]
+    variants = data.get("variants")
+    if isinstance(variants, list):
+        out["variants"] = [
+            {**v, "text": text(v["text"], f"variants.{i}.text", TABLES["variants"])}
+            if isinstance(v, dict) and isinstance(v.get("text"), dict)
+            else v
+            for i, v in enumerate(variants)
+        ]
+    return out

@@ -1,0 +1,198 @@
+"""Texts a paper's experiments share: named by key from the paper folder's shared.toml,
+refused clearly when the key or the file is wrong, and written once in the catalogue."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from hscc.reproduce import experiment, shared
+from test_reproduce import SMALL, _write_toml
+
+CATALOGUE = Path(__file__).resolve().parents[2] / "python/hscc/reproduce/experiments"
+
+SHARED = """
+[assumptions]
+rate = "The rate is the paper's."
+tick = "No tick."
+
+[variant_texts]
+tick = "A 1 ms tick."
+"""
+
+
+def write(
+    folder: Path, assumptions: str, variant_text='"its own"', shared_toml=SHARED, paper="ctcp"
+):
+    """small.toml (SMALL with these assumptions and a variant of this text) and shared.toml."""
+    _write_toml(folder / "body.toml", {k: v for k, v in SMALL.items() if k != "assumptions"})
+    body = (folder / "body.toml").read_text().replace('paper = "ctcp"', f"paper = {paper!r}")
+    (folder / "body.toml").unlink()
+    variant = (
+        f'\n[[variants]]\nname = "tick"\ntext = {variant_text}\n'
+        'set = { "topology.bottleneck.tick" = "1ms" }\n'
+    )
+    (folder / "small.toml").write_text(f"assumptions = {assumptions}\n{body}{variant}")
+    if shared_toml is not None:
+        (folder / shared.FILE).write_text(shared_toml)
+    return folder / "small.toml"
+
+
+def test_a_shared_text_takes_the_place_of_its_key(tmp_path):
+    path = write(
+        tmp_path, '["its own", { shared = "tick" }, { shared = "rate" }]', '{ shared = "tick" }'
+    )
+    exp = experiment.load(path)
+    assert exp.assumptions == ["its own", "No tick.", "The rate is the paper's."]
+    assert exp.variant("tick").text == "A 1 ms tick."
+
+
+def test_a_file_naming_no_shared_text_needs_no_shared_file(tmp_path):
+    exp = experiment.load(write(tmp_path, '["its own"]', shared_toml=None))
+    assert exp.assumptions == ["its own"] and exp.variant("tick").text == "its own"
+
+
+@pytest.mark.parametrize(
+    "assumptions, variant_text, message",
+    [
+        (
+            '[{ shared = "tik" }]',
+            '"t"',
+            r"small.toml: assumptions.0: shared 'tik' is not a key of \S+shared.toml "
+            r'\[assumptions\] \(one of rate, tick\); did you mean "tick"\?',
+        ),
+        (  # a variant's text is looked up among the variant texts, not the assumptions
+            '["a"]',
+            '{ shared = "rate" }',
+            r"small.toml: variants.0.text: shared 'rate' is not a key of \S+shared.toml "
+            r"\[variant_texts\] \(one of tick\)",
+        ),
+        (
+            "[{ shared = 3 }]",
+            '"t"',
+            r"small.toml: assumptions.0: a text or \{ shared = KEY \} \(a key of shared.toml "
+            r"\[assumptions\]\), not \{'shared': 3\}",
+        ),
+        ('[{ text = "a" }]', '"t"', r"assumptions.0: a text or \{ shared = KEY \}"),
+    ],
+)
+def test_a_wrong_reference_names_the_file_the_place_and_the_keys(
+    tmp_path, assumptions, variant_text, message
+):
+    with pytest.raises(experiment.ExperimentError, match=message) as e:
+        experiment.load(write(tmp_path, assumptions, variant_text))
+    assert str(e.value).startswith(str(tmp_path / "small.toml"))
+
+
+def test_without_a_shared_file_beside_it_the_papers_texts_are_named(tmp_path):
+    """A copy of a catalogue file works in any folder: its keys name its paper's texts."""
+    copy = tmp_path / "mine.toml"
+    catalogue = CATALOGUE / "ctcp" / "ctcp-table2.toml"
+    copy.write_text(catalogue.read_text(encoding="utf-8"), encoding="utf-8")
+    assert '{ shared = "tick" }' in copy.read_text(encoding="utf-8")
+    mine, theirs = experiment.load(copy), experiment.load(catalogue)
+    assert mine == theirs.model_copy(update={"file": str(copy)})
+    assert mine.assumptions[3].startswith("Dummynet's 1000 Hz polling (§VI.A) is not modelled")
+
+
+def test_a_reference_with_no_shared_texts_says_where_it_looked(tmp_path):
+    with pytest.raises(
+        experiment.ExperimentError,
+        match=r"small.toml: assumptions.0: shared 'tick' needs shared texts, and there are none "
+        r"\(\S+shared.toml or the catalogue's shared.toml of paper \"dctcp\"\)",
+    ):
+        experiment.load(write(tmp_path, '[{ shared = "tick" }]', shared_toml=None, paper="dctcp"))
+    data = {**SMALL, "paper": "dctcp", "assumptions": [{"shared": "tick"}]}
+    with pytest.raises(experiment.ExperimentError, match=r"\(the catalogue's shared.toml of paper"):
+        experiment.parse(data, "small.toml")
+
+
+@pytest.mark.parametrize(
+    "shared_toml, message",
+    [
+        (
+            '[assumption]\na = "x"\n',
+            r"assumption: not a table of shared texts \(one of assumptions, variant_texts\)",
+        ),
+        ('[assumptions]\nTick = "x"\n', r"assumptions.Tick: a key is lower-case letters"),
+        ('[assumptions]\ntick = ""\n', r"assumptions.tick: a text, not"),
+        ("[assumptions]\ntick = 1\n", r"assumptions.tick: a text, not 1"),
+        ('assumptions = "x"\n', r"assumptions: a table of key = text"),
+        ("[assumptions\n", r"shared.toml is not valid TOML"),
+    ],
+)
+def test_a_bad_shared_file_names_itself_and_the_key(tmp_path, shared_toml, message):
+    with pytest.raises(experiment.ExperimentError, match=message) as e:
+        experiment.load(write(tmp_path, '[{ shared = "tick" }]', shared_toml=shared_toml))
+    assert str(tmp_path / shared.FILE) in str(e.value)
+
+
+def test_the_shared_file_is_not_taken_for_an_experiment(tmp_path):
+    write(tmp_path, '["a"]')
+    with pytest.raises(
+        experiment.ExperimentError, match="holds the texts a paper's experiments share"
+    ):
+        experiment.load(tmp_path / shared.FILE)
+
+
+def repeats(paper: Path) -> list[str]:
+    """What a paper folder writes more than once: an assumption or variant text written out in
+    two places (experiment files or shared.toml), or a shared key fewer than two experiments name
+    (a text of one experiment belongs in its own file)."""
+    written: Counter[str] = Counter()
+    named: Counter[str] = Counter()
+    for f in sorted(paper.glob("*.toml")):
+        if f.name == shared.FILE:
+            continue
+        data = tomllib.loads(f.read_text(encoding="utf-8"))
+        texts = [("assumptions", a) for a in data.get("assumptions", [])]
+        texts += [("variant_texts", v["text"]) for v in data.get("variants", [])]
+        written.update(t for _, t in texts if isinstance(t, str))
+        named.update({f"{table}.{t['shared']}" for table, t in texts if isinstance(t, dict)})
+    path = paper / shared.FILE
+    owned = shared.load(path) if path.exists() else {}
+    out = []
+    for table, texts in owned.items():
+        written.update(texts.values())
+        out += [
+            f"{shared.FILE} {table}.{key} is named by {named[f'{table}.{key}']} experiment(s)"
+            for key in texts
+            if named[f"{table}.{key}"] < 2
+        ]
+    return out + [f"written {n} times: {t[:60]}" for t, n in written.items() if n > 1]
+
+
+@pytest.mark.parametrize("paper", experiment.PAPERS)
+def test_no_text_is_written_twice_within_a_paper(paper):
+    """A text more than one experiment states lives in the paper's shared.toml, and only there."""
+    assert repeats(CATALOGUE / paper) == []
+
+
+def test_a_copied_text_or_a_key_of_one_experiment_is_found(tmp_path):
+    """The check above fails on a copy: ctcp's shared tick text written out a second time, in one file,
+    then in all files but one (the key named by one experiment), then in every file."""
+    for f in (CATALOGUE / "ctcp").glob("*.toml"):
+        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    tick = shared.load(tmp_path / shared.FILE)["assumptions"]["tick"]
+    ref, text = '    { shared = "tick" },', f"    {json.dumps(tick, ensure_ascii=False)},"
+    users = [f for f in sorted(tmp_path.glob("ctcp-*.toml")) if ref in f.read_text()]
+    assert len(users) >= 3
+    expected = {
+        1: [f"written 2 times: {tick[:60]}"],
+        len(users) - 1: [
+            f"{shared.FILE} assumptions.tick is named by 1 experiment(s)",
+            f"written {len(users)} times: {tick[:60]}",
+        ],
+        len(users): [
+            f"{shared.FILE} assumptions.tick is named by 0 experiment(s)",
+            f"written {len(users) + 1} times: {tick[:60]}",
+        ],
+    }
+    for n, f in enumerate(users, start=1):
+        f.write_text(f.read_text(encoding="utf-8").replace(ref, text), encoding="utf-8")
+        if n in expected:
+            assert repeats(tmp_path) == expected[n], n
