@@ -9,7 +9,10 @@
 //! the slowest link of its path; a web source offers arrival rate × mean size.
 //! A link carries the packets per second offered to it, at most its rate
 //! (drops take the rest); TCP ACKs run back at the data rate over the
-//! delayed-ACK factor.
+//! delayed-ACK factor. A TCP flow loads only the links its traffic reaches
+//! before the run ends (`reach.rs`): those its first packet can get to in
+//! time, and none beyond a link that the flows before it fill with their
+//! first windows for the rest of the run.
 //!
 //! Memory, by structure (sizes are the real `size_of` where a type exists):
 //! - **packets** (`links.rs`): a link's FIFO never shrinks, so it costs its
@@ -75,6 +78,7 @@ mod limits;
 mod links;
 mod origins;
 mod outputs;
+mod reach;
 mod sizes;
 mod topology;
 mod traffic;
