@@ -19,8 +19,9 @@
 //!   largest occupancy: packets per second × (delay + 3σ jitter +
 //!   serialization), twice that for TCP data (slow start sends two segments
 //!   per ACK), plus the whole buffer where the link is a bottleneck, plus the
-//!   initial windows of the flows that start on it; 64 bytes a packet and 16
-//!   per queued one;
+//!   initial windows of the flows that start on it (at most its buffer and
+//!   what is on its wire: it drops the rest); 64 bytes a packet and 16 per
+//!   queued one;
 //! - **host lines** (also `links.rs`): a TCP flow's packets waiting at its host
 //!   (host jitter, access delay): packets per second × that wait, twice for
 //!   data, plus the initial windows of flows that start together (80 bytes a

@@ -68,7 +68,7 @@ mod tests {
         // (20 − 4.01) ms × 1000 packets/s = 15.99 packets of room: flows 0 and 1 (10 packets
         // each) cross, flow 2 waits there. Their ACKs reach c → b at 15.01 ms and b → a at
         // 25.05 ms, after the end. Flow 3 starts at 17 ms and gets to b → c at 21.01 ms.
-        let json = r#"{"duration": 0.02, "topology": {"kind": "graph", "nodes": ["a", "b", "c"],
+        let json = r#"{"duration": 0.02, "output": {"traces": []}, "topology": {"kind": "graph", "nodes": ["a", "b", "c"],
             "links": [{"a": "a", "b": "b", "fwd": {"rate": 1.2e9, "delay": 0.004}},
                       {"a": "b", "b": "c", "fwd": {"rate": 1.2e7, "delay": 0.01}}]},
             "flows": [{"src": "a", "dst": "c", "count": 3}, {"src": "a", "dst": "c", "start": 0.017}]}"#;
