@@ -86,18 +86,24 @@ pub(super) fn charge(cfg: &SimConfig, o: &Origins, traffic: &Traffic, tally: &mu
         tally.blame.ev(&s.blame, n);
     }
     // Initial windows land on the first link at once, after waiting together
-    // at their hosts when they pass through the host line.
+    // at their hosts when they pass through the host line. The link holds at
+    // most its buffer and what is on its wire; it drops the rest.
+    let mut windows = vec![(0.0f64, 0.0f64); nl]; // per first link: (packets, room)
     let flows = cfg.flows.iter().zip(&traffic.flow_paths);
     for ((fc, (data, _)), s) in flows.zip(traffic.flow_sources()) {
         if let Some(&l) = data.first() {
             let room = load.queue_pkts[l as usize]
                 + rate(t, l) * delay(t, l) / (8.0 * fc.wire_size() as f64)
                 + 1.0;
-            occupancy[l as usize] += (fc.init_cwnd as f64).min(room);
+            let w = &mut windows[l as usize];
+            *w = (w.0 + fc.init_cwnd as f64, w.1.max(room));
         }
         if s.host.0 > 0.0 && !s.direct {
             tally.mem.packets += (fc.init_cwnd as f64 * (PACKET + 16.0) * GROW) as u64;
         }
+    }
+    for (held, (packets, room)) in occupancy.iter_mut().zip(windows) {
+        *held += packets.min(room);
     }
     for (l, &held) in occupancy.iter().enumerate() {
         let q = if traffic.saturated[l] {

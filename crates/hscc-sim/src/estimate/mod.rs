@@ -9,15 +9,19 @@
 //! the slowest link of its path; a web source offers arrival rate × mean size.
 //! A link carries the packets per second offered to it, at most its rate
 //! (drops take the rest); TCP ACKs run back at the data rate over the
-//! delayed-ACK factor.
+//! delayed-ACK factor. A TCP flow loads only the links its traffic reaches
+//! before the run ends (`reach.rs`): those its first packet can get to in
+//! time, and none beyond a link that the flows before it fill with their
+//! first windows for the rest of the run.
 //!
 //! Memory, by structure (sizes are the real `size_of` where a type exists):
 //! - **packets** (`links.rs`): a link's FIFO never shrinks, so it costs its
 //!   largest occupancy: packets per second × (delay + 3σ jitter +
 //!   serialization), twice that for TCP data (slow start sends two segments
 //!   per ACK), plus the whole buffer where the link is a bottleneck, plus the
-//!   initial windows of the flows that start on it; 64 bytes a packet and 16
-//!   per queued one;
+//!   initial windows of the flows that start on it (at most its buffer and
+//!   what is on its wire: it drops the rest); 64 bytes a packet and 16 per
+//!   queued one;
 //! - **host lines** (also `links.rs`): a TCP flow's packets waiting at its host
 //!   (host jitter, access delay): packets per second × that wait, twice for
 //!   data, plus the initial windows of flows that start together (80 bytes a
@@ -75,6 +79,7 @@ mod limits;
 mod links;
 mod origins;
 mod outputs;
+mod reach;
 mod sizes;
 mod topology;
 mod traffic;

@@ -16,9 +16,9 @@ use super::web::WebShape;
 
 /// One source's traffic as the model sees it.
 pub(super) struct Source {
-    /// Links of its data, in path order.
+    /// Links of its data, in path order (a TCP flow's: those it reaches in the run, `reach.rs`).
     pub data: Vec<u32>,
-    /// Links of its ACKs (TCP), in path order.
+    /// Links of its ACKs (TCP), in path order (likewise).
     pub acks: Vec<u32>,
     /// Data packets offered, per second.
     pub pps: f64,
@@ -208,13 +208,15 @@ pub(super) fn model(cfg: &SimConfig, o: &Origins) -> Traffic {
         shares.push(share);
     }
     let users = single_users(cfg, &sources, &flow_paths);
+    let reached = super::reach::reached(cfg, &flow_paths);
     for (k, (fc, (data, acks))) in cfg.flows.iter().zip(&flow_paths).enumerate() {
         let wire = fc.wire_size() as f64;
         let active = active_s(fc.start, fc.stop, cfg.duration);
         let direct = data.first().is_some_and(|&l| users[l as usize] == 1);
+        let (n_data, n_acks) = reached[k];
         sources.push(Source {
-            data: data.clone(),
-            acks: acks.clone(),
+            data: data[..n_data].to_vec(),
+            acks: acks[..n_acks].to_vec(),
             pps: shares[k].bps / (8.0 * wire),
             size: wire,
             ack_ratio: ack_ratio(fc),
