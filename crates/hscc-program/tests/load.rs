@@ -167,6 +167,19 @@ fn assert_the_template_runs(dir: &std::path::Path) {
     );
 }
 
+/// `fault` begins at `path`'s line holding `needle` (at any line: `None`),
+/// says `says` and ends naming `hook`.
+fn assert_fault(fault: &str, path: &std::path::Path, needle: Option<&str>, says: &str, hook: &str) {
+    let at = match needle {
+        Some(n) => format!("{}:{} ", path.display(), line_of(path, n)),
+        None => format!("{}:", path.display()),
+    };
+    assert!(
+        fault.starts_with(&at) && fault.contains(says) && fault.ends_with(&format!("in {hook}")),
+        "{at} … {says} … in {hook}: {fault}"
+    );
+}
+
 /// The 1-based line of the first line of `path` that holds `needle`.
 fn line_of(path: &std::path::Path, needle: &str) -> usize {
     1 + std::fs::read_to_string(path)
@@ -188,12 +201,12 @@ fn a_write_one_byte_past_the_private_area_faults_in_the_hook() {
          \tca[103 + acked] = 1;",
     );
     let f = fault_of(&p);
-    let at = format!("{}:{} ", p.display(), line_of(&p, "ca[103 + acked]"));
-    assert!(
-        f.starts_with(&at)
-            && f.contains("read or wrote past the 104 bytes of inet_csk_ca(sk)")
-            && f.ends_with("in cong_avoid"),
-        "{at} in {f}"
+    assert_fault(
+        &f,
+        &p,
+        Some("ca[103 + acked]"),
+        "read or wrote past the 104 bytes of inet_csk_ca(sk)",
+        "cong_avoid",
     );
     // The process goes on: a program runs after it.
     assert_the_template_runs(dir.path());
@@ -218,11 +231,7 @@ fn a_write_past_a_socket_storage_value_faults_in_the_hook() {
          \tv[7 + acked] = 1;",
     );
     let f = fault_of(&p);
-    let at = format!("{}:{} ", p.display(), line_of(&p, "v[7 + acked]"));
-    assert!(
-        f.starts_with(&at) && f.ends_with("in cong_avoid"),
-        "{at} in {f}"
-    );
+    assert_fault(&f, &p, Some("v[7 + acked]"), "", "cong_avoid");
 }
 
 #[test]
@@ -253,16 +262,13 @@ fn a_run_past_the_sample_a_hook_is_given_faults_in_the_hook() {
         },
     );
     let f = c.fault().expect("the write ran into the guard page");
-    let at = format!(
-        "{}:{} ",
-        p.display(),
-        line_of(&p, "(volatile __u8 *)sample)[i]")
-    );
-    assert!(
-        f.starts_with(&at)
-            && f.contains("crashed reading or writing address")
-            && f.ends_with("in pkts_acked"),
-        "{at} in {f}"
+    let sample = "(volatile __u8 *)sample)[i]";
+    assert_fault(
+        &f,
+        &p,
+        Some(sample),
+        "crashed reading or writing address",
+        "pkts_acked",
     );
 }
 
@@ -294,12 +300,12 @@ fn a_write_one_byte_past_the_last_global_faults_in_the_hook() {
          \th[31 + acked] = 1;",
     );
     let f = fault_of(&p);
-    let at = format!("{}:{} ", p.display(), line_of(&p, "h[31 + acked]"));
-    assert!(
-        f.starts_with(&at)
-            && f.contains("read or wrote past the end of the program's globals")
-            && f.ends_with("in cong_avoid"),
-        "{at} in {f}"
+    assert_fault(
+        &f,
+        &p,
+        Some("h[31 + acked]"),
+        "read or wrote past the end of the program's globals",
+        "cong_avoid",
     );
 }
 
@@ -316,12 +322,12 @@ fn a_write_before_the_first_global_faults_in_the_hook() {
          \t\th[-i * acked] = 0;",
     );
     let f = fault_of(&p);
-    let at = format!("{}:{} ", p.display(), line_of(&p, "h[-i * acked]"));
-    assert!(
-        f.starts_with(&at)
-            && f.contains("read or wrote before the start of the program's globals")
-            && f.ends_with("in cong_avoid"),
-        "{at} in {f}"
+    assert_fault(
+        &f,
+        &p,
+        Some("h[-i * acked]"),
+        "read or wrote before the start of the program's globals",
+        "cong_avoid",
     );
 }
 
@@ -342,11 +348,12 @@ fn a_local_array_overflowed_by_a_few_bytes_is_named_by_its_function_and_hook() {
          \ttp->snd_cwnd += b[acked];",
     );
     let f = fault_of(&p);
-    assert!(
-        f.starts_with(&format!("{}:", p.display()))
-            && f.contains("(stackover_cong_avoid): wrote past the end of a local array")
-            && f.ends_with("in cong_avoid"),
-        "{f}"
+    assert_fault(
+        &f,
+        &p,
+        None,
+        "(stackover_cong_avoid): wrote past the end of a local array",
+        "cong_avoid",
     );
     // The process goes on, and so do hooks on the same thread's stack.
     assert_the_template_runs(dir.path());
@@ -367,12 +374,12 @@ fn a_local_array_written_far_past_its_end_faults_at_the_top_of_the_hooks_stack()
          \t\tb[i * acked] = 0;",
     );
     let f = fault_of(&p);
-    let at = format!("{}:{} ", p.display(), line_of(&p, "b[i * acked]"));
-    assert!(
-        f.starts_with(&at)
-            && f.contains("wrote past the top of the hook's stack")
-            && f.ends_with("in cong_avoid"),
-        "{at} in {f}"
+    assert_fault(
+        &f,
+        &p,
+        Some("b[i * acked]"),
+        "wrote past the top of the hook's stack",
+        "cong_avoid",
     );
 }
 
@@ -395,11 +402,12 @@ fn a_recursion_without_end_runs_out_of_the_hooks_stack_and_is_named() {
                   \treturn deeper(n + 1) + keep[n & 7];\n}\n\n";
     std::fs::write(&p, format!("{}{helper}{}", &text[..hook], &text[hook..])).unwrap();
     let f = fault_of(&p);
-    assert!(
-        f.starts_with(&format!("{}:", p.display()))
-            && f.contains("(deeper): ran out of the hook's 256 KiB stack")
-            && f.ends_with("in cong_avoid"),
-        "{f}"
+    assert_fault(
+        &f,
+        &p,
+        None,
+        "(deeper): ran out of the hook's 256 KiB stack",
+        "cong_avoid",
     );
 }
 
