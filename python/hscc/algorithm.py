@@ -43,6 +43,17 @@ def any_in_main() -> bool:
     return any(c.__module__ == "__main__" for c in _REGISTERED.values())
 
 
+def named_in(scenario: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every algorithm a checked scenario's flows and web sources name, with its field:
+    ("flows[0].algorithm", "reno"), in order."""
+    return [
+        (f"{key}[{i}].algorithm", entry["algorithm"])
+        for key in ("flows", "web")
+        for i, entry in enumerate(scenario.get(key) or [])
+        if isinstance(entry, dict) and isinstance(entry.get("algorithm"), str)
+    ]
+
+
 def in_main(names: set[str]) -> dict[str, str]:
     """Of the algorithms `names`, those whose Python class is defined in __main__: name ->
     the class's name."""

@@ -89,12 +89,7 @@ def _python_modules(data: dict[str, Any], sc: Scenario) -> tuple[str, ...]:
     """The modules that define the Python algorithms `data` (`sc` checked) names, for the
     process that runs it to import; ScenarioError for one defined in __main__, which that
     process cannot import."""
-    names = {
-        e["algorithm"]
-        for key in ("flows", "web")
-        for e in data.get(key) or []
-        if isinstance(e.get("algorithm"), str)
-    }
+    names = {name for _, name in algorithm.named_in(data)}
     main = algorithm.in_main(names)
     if main:
         name, cls = next(iter(main.items()))

@@ -63,16 +63,14 @@ def _refuse_algorithms_of_main(made: plan.Plan) -> None:
     """SweepError if a run names a Python algorithm defined in __main__: a worker process
     imports the modules that define the algorithms, and cannot import __main__."""
     for job in made.jobs:
-        for key in ("flows", "web"):
-            for i, entry in enumerate(job.scenario.get(key) or []):
-                name = entry.get("algorithm") if isinstance(entry, dict) else None
-                if isinstance(name, str) and (main := _algorithm.in_main({name})):
-                    raise SweepError(
-                        f"{key}[{i}].algorithm = {name!r}: its class {main[name]} is defined in "
-                        "__main__ (a script run directly, or a notebook), which the sweep's worker "
-                        "processes cannot import; define it in a module and import that "
-                        "(docs/programs.md)"
-                    )
+        for field, name in _algorithm.named_in(job.scenario):
+            if main := _algorithm.in_main({name}):
+                raise SweepError(
+                    f"{field} = {name!r}: its class {main[name]} is defined in "
+                    "__main__ (a script run directly, or a notebook), which the sweep's worker "
+                    "processes cannot import; define it in a module and import that "
+                    "(docs/programs.md)"
+                )
 
 
 def load_file(path: str | Path) -> Sweep:

@@ -10,7 +10,7 @@ use crate::topology::Topology;
 
 use super::origins::Origins;
 use super::sizes::{GROW, PACKET, PROPAGATING, QUEUED, QUEUE_ENTRY};
-use super::traffic::{delay, rate, reorders, Traffic};
+use super::traffic::{delay, framing, rate, reorders, Traffic};
 use super::Tally;
 
 /// The load on each link.
@@ -166,9 +166,4 @@ fn offered(t: &Topology, traffic: &Traffic) -> Load {
         offered_pps,
         queue_pkts,
     }
-}
-
-/// Link framing, added to every packet on the wire, bytes.
-fn framing(t: &Topology, l: u32) -> f64 {
-    t.links[l as usize].cfg.framing as f64
 }

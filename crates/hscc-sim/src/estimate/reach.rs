@@ -12,9 +12,8 @@
 use crate::config::SimConfig;
 use crate::packet::HEADER_BYTES;
 use crate::time::secs;
-use crate::topology::Topology;
 
-use super::traffic::{delay, rate};
+use super::traffic::{delay, framing, rate};
 
 /// Per TCP flow, how many links of its paths carry its traffic in the run:
 /// (data links, ACK links), each a prefix of the path.
@@ -32,7 +31,7 @@ pub(super) fn reached(cfg: &SimConfig, flow_paths: &[(Vec<u32>, Vec<u32>)]) -> V
                 if at >= end {
                     return (i, 0);
                 }
-                let bits = wire_bits(t, l, fc.wire_size() as f64);
+                let bits = (fc.wire_size() as f64 + framing(t, l)) * 8.0;
                 if through[l as usize] >= (end - at) * rate(t, l) / bits {
                     // Its window waits in this link's queue: it loads it, nothing beyond.
                     return (i + 1, 0);
@@ -44,16 +43,11 @@ pub(super) fn reached(cfg: &SimConfig, flow_paths: &[(Vec<u32>, Vec<u32>)]) -> V
                 if at >= end {
                     return (data.len(), i);
                 }
-                at += delay(t, l) + wire_bits(t, l, HEADER_BYTES as f64) / rate(t, l);
+                at += delay(t, l) + (HEADER_BYTES as f64 + framing(t, l)) * 8.0 / rate(t, l);
             }
             (data.len(), acks.len())
         })
         .collect()
-}
-
-/// A packet of `size` bytes on link `l`'s wire, framing included, bits.
-fn wire_bits(t: &Topology, l: u32, size: f64) -> f64 {
-    (size + t.links[l as usize].cfg.framing as f64) * 8.0
 }
 
 #[cfg(test)]

@@ -311,6 +311,11 @@ pub(super) fn rate(t: &Topology, l: u32) -> f64 {
     t.links[l as usize].cfg.rate_bps as f64
 }
 
+/// Link framing, added to every packet on the wire, bytes.
+pub(super) fn framing(t: &Topology, l: u32) -> f64 {
+    t.links[l as usize].cfg.framing as f64
+}
+
 /// A link's propagation delay, s.
 pub(super) fn delay(t: &Topology, l: u32) -> f64 {
     secs(t.links[l as usize].cfg.delay)
