@@ -195,7 +195,7 @@ CONFIGS: dict[str, Config] = {
             "africa-safety",
             ("highspeed", "reno"),
             "TCP-Africa Figs. 3-4's set-up: HSTCP (1 Gbit/s access) against Reno (100 Mbit/s "
-            "access), 622 Mbit/s, 164 ms, 50-packet queues, 3 % Poisson UDP",
+            "access), 622 Mbit/s, 164 ms, queues of 49 packets (ns-2's queue-limit 50), 3 % Poisson UDP",
         ),
         _africa(
             "africa-fairness-hstcp",

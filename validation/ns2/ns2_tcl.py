@@ -89,10 +89,16 @@ class Unsupported(ValueError):
         super().__init__(f"{field} = {value!r}: the ns-2 translation allows {allowed}")
 
 
-def _packets(buffer: dict, field: str) -> int:
+def _queue_limit(buffer: dict, field: str) -> int:
+    """ns-2's queue-limit for hscc's buffer of N packets: N + 1, so that both hold N waiting.
+
+    ns-2.35's DropTail refuses a packet when queue-limit - 1 wait (drop-tail.cc, enque:
+    `(q_->length() + 1) >= qlim_`; the packet on the wire is not in q_); hscc's buffer
+    counts only the packets waiting (docs/validation/ns2.md, "The queue limit").
+    """
     if set(buffer) != {"packets"}:
         raise Unsupported(field, buffer, "a queue limit in packets (ns-2's queue-limit)")
-    return int(buffer["packets"])
+    return int(buffer["packets"]) + 1
 
 
 def _link(spec: dict, field: str) -> tuple[float, float, int]:
@@ -101,7 +107,11 @@ def _link(spec: dict, field: str) -> tuple[float, float, int]:
             raise Unsupported(f"{field}.{k}", spec[k], f"{v!r} (no ns-2 counterpart here)")
     if spec.get("queue", {"kind": "droptail"}).get("kind", "droptail") != "droptail":
         raise Unsupported(f"{field}.queue", spec["queue"], "DropTail")
-    return float(spec["rate"]), float(spec["delay"]), _packets(spec["buffer"], f"{field}.buffer")
+    return (
+        float(spec["rate"]),
+        float(spec["delay"]),
+        _queue_limit(spec["buffer"], f"{field}.buffer"),
+    )
 
 
 def _linux_agent(flow: dict, field: str) -> list[str]:
