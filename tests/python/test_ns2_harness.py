@@ -43,10 +43,10 @@ def engine(**change) -> dict:
 def test_the_script_builds_the_scenarios_dumbbell_and_agents(tmp_path):
     text = tcl.script(engine())
     lines = set(text.splitlines())
-    # The bottleneck (20 Mbit/s, 10 ms, 50 packets each way) and the access links (1 Gbit/s, 1 ms);
-    # ns-2's queue-limit 51 holds 50 waiting, as hscc's 50-packet buffer.
+    # The bottleneck (20 Mbit/s, 10 ms, 49 packets each way) and the access links (1 Gbit/s, 1 ms);
+    # ns-2's queue-limit 50 holds 49 waiting, as hscc's 49-packet buffer.
     assert "$ns duplex-link $L $R 20000000.0 0.01 DropTail" in lines
-    assert {"$ns queue-limit $L $R 51", "$ns queue-limit $R $L 51"} <= lines
+    assert {"$ns queue-limit $L $R 50", "$ns queue-limit $R $L 50"} <= lines
     assert "$ns duplex-link $s(1) $L 1000000000.0 0.001 DropTail" in lines
     assert "$ns duplex-link $R $d(1) 1000000000.0 0.001 DropTail" in lines
     # stack = "ns2": ns-2's defaults, made explicit; the paper's overhead_ of 8 µs; HSTCP's
@@ -261,15 +261,15 @@ def test_both_tools_queues_hold_the_buffer_waiting(tmp_path):
     ]
     s = queue_trace.summarize(queue_trace.arrivals(trace, "0-1"))
     assert s.drops == len(drops) > 0
-    # hscc's 50-packet buffer is ns-2's queue-limit 51: ns-2 refuses a packet that finds
-    # limit - 1 = 50 waiting (drop-tail.cc enque: q_->length() + 1 >= qlim_), as hscc does.
-    assert (s.most_waiting_accepted, s.fewest_waiting_dropped) == (49, 50)
+    # hscc's 49-packet buffer is ns-2's queue-limit 50: ns-2 refuses a packet that finds
+    # limit - 1 = 49 waiting (drop-tail.cc enque: q_->length() + 1 >= qlim_), as hscc does.
+    assert (s.most_waiting_accepted, s.fewest_waiting_dropped) == (48, 49)
     # hscc's queue rebuilt from its capture at 20 Mbit/s refuses what its drop log holds.
     pcap = (d / "link-0-bottleneck_fwd.pcap").read_bytes()
-    h = queue_trace.summarize(capture_queue.arrivals(pcap, 20e6, 50))
+    h = queue_trace.summarize(capture_queue.arrivals(pcap, 20e6, 49))
     logged = pl.read_parquet(d / "drops.parquet").filter(pl.col("link") == "bottleneck:fwd")
     assert h.drops == logged.height > 0
-    assert (h.most_waiting_accepted, h.fewest_waiting_dropped) == (49, 50)
+    assert (h.most_waiting_accepted, h.fewest_waiting_dropped) == (48, 49)
     assert {p.name for p in d.glob("link-*.pcap")} == {
         "link-0-bottleneck_fwd.pcap",
         "link-1-bottleneck_rev.pcap",

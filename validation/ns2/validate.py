@@ -50,6 +50,7 @@ import render  # noqa: E402
 import results as results_file  # noqa: E402
 
 NS2_TIMEOUT_S = 1800
+DEFAULT_SEEDS = 2
 
 
 def _children_cpu() -> float:
@@ -324,7 +325,8 @@ def entry(r: dict) -> dict:
         "groups": r["groups"],
         "date": results_file.today(),
         "conditions": f"hscc at {rev}; ns-2.35 (Debian ns2); {r['seeds']} seeds, their means",
-        "command": f"bash scripts/validate-ns2.sh --out DIR --only {r['name']}",
+        "command": f"bash scripts/validate-ns2.sh --out DIR --only {r['name']}"
+        + (f" --seeds {r['seeds']}" if r["seeds"] != DEFAULT_SEEDS else ""),
         "source": results_file.run_source("validation/ns2/validate.py"),
         "seeds": r["seeds"],
         "duration_s": r["duration_s"],
@@ -364,7 +366,9 @@ def main(argv: list[str] | None = None) -> int:
         help="these configurations only (one or more names; repeatable)",
     )
     ap.add_argument(
-        "--seeds", type=int, help="seeds per tool (default 2; with --recovery, the entry's)"
+        "--seeds",
+        type=int,
+        help=f"seeds per tool (default {DEFAULT_SEEDS}; with --recovery, the entry's)",
     )
     ap.add_argument(
         "--recovery",
@@ -411,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
             "--trace-queues: with --duration (a trace of a few seconds) and ns-2's agent "
             "(not with --recovery)"
         )
-    seeds = 2 if args.seeds is None else args.seeds
+    seeds = DEFAULT_SEEDS if args.seeds is None else args.seeds
     if not 1 <= seeds <= 20:
         ap.error(f"--seeds {seeds}: from 1 to 20")
     chosen = [configs.CONFIGS[n] for n in (args.only or configs.CONFIGS)]
