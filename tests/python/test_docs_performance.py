@@ -16,6 +16,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import bench  # noqa: E402
 import render  # noqa: E402
 import results  # noqa: E402
+from renderers.benches import perf_startup  # noqa: E402
+from renderers.markdown import _int  # noqa: E402
 
 PAGE = ROOT / "docs" / "performance.md"
 # The sections of the page whose figures come from performance.json.
@@ -66,7 +68,7 @@ def test_the_file_follows_its_schema():
 def test_a_stale_figure_is_found():
     text = PAGE.read_text(encoding="utf-8")
     part = results.load(bench.PERFORMANCE)["parts"]["testbed"]
-    events = render._int(part["lengths"][0]["runs"][0]["events"])
+    events = _int(part["lengths"][0]["runs"][0]["events"])
     row = re.search(rf"^\| {part['lengths'][0]['seconds']} s \|.*$", text, re.M)
     assert row and f"| {events} |" in row.group(0)
     changed = text.replace(row.group(0), row.group(0).replace(events, events + "1", 1), 1)
@@ -81,7 +83,7 @@ def test_a_quick_trial_says_so():
         part["conditions"].pop("quick", None)
         if quick:
             part["conditions"]["quick"] = True
-        first = render.perf_startup(d, None).splitlines()[0]
+        first = perf_startup(d, None).splitlines()[0]
         assert ("quick trial" in first) == quick
         assert "load average (1 minute)" in first
 
