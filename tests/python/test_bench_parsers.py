@@ -1,5 +1,6 @@
-"""scripts/bench.py's parsers against captured outputs of each bench (tests/data/bench/): a
-bench whose printed lines change fails here, not in a measurement on an idle machine.
+"""scripts/bench.py's parsers (scripts/bench_parts/parsers.py) against captured outputs of each
+bench (tests/data/bench/): a bench whose printed lines change fails here, not in a measurement
+on an idle machine.
 Parsing only: nothing here is timed."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "bench"
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import bench  # noqa: E402
+from bench_parts import parsers  # noqa: E402
 
 
 def sample(name: str) -> str:
@@ -21,7 +22,7 @@ def sample(name: str) -> str:
 
 
 def test_testbed():
-    out = bench.parse_testbed(sample("testbed.txt"))
+    out = parsers.parse_testbed(sample("testbed.txt"))
     assert out == {
         "flows": 8,
         "algorithm": "reno",
@@ -49,7 +50,7 @@ def test_testbed():
 
 
 def test_testbed_with_its_optional_lines():
-    out = bench.parse_testbed(sample("testbed-bbr-cclog-pcap.txt"))
+    out = parsers.parse_testbed(sample("testbed-bbr-cclog-pcap.txt"))
     assert out["algorithm"] == "bbr"
     assert (out["packets"], out["events"]) == (29537, 150330)
     assert out["cc_log_rows"] == 35821
@@ -60,7 +61,7 @@ def test_testbed_with_its_optional_lines():
 
 
 def test_many_flows():
-    assert bench.parse_many_flows(sample("many_flows.txt")) == {
+    assert parsers.parse_many_flows(sample("many_flows.txt")) == {
         "flows": 256,
         "utilization": 0.9989,
         "jain": 0.9691679298142621,
@@ -73,7 +74,7 @@ def test_many_flows():
 
 
 def test_loss_burst():
-    out = bench.parse_loss_burst(sample("loss_burst-newreno.txt"))
+    out = parsers.parse_loss_burst(sample("loss_burst-newreno.txt"))
     assert out["recovery"] == "NewReno"
     assert out["runs"] == 5637
     assert out["windows"] == [
@@ -95,11 +96,11 @@ def test_loss_burst():
 
 
 def test_callgrind():
-    assert bench.parse_callgrind(sample("callgrind-stderr.txt")) == 85490010
+    assert parsers.parse_callgrind(sample("callgrind-stderr.txt")) == 85490010
 
 
 def test_probe():
-    assert bench.parse_probe(sample("probe.txt")) == {
+    assert parsers.parse_probe(sample("probe.txt")) == {
         "flows": 8,
         "seconds": 10,
         "events": 1650974,
@@ -112,24 +113,24 @@ def test_probe():
 
 
 def test_ns3_bench_dumbbell():
-    assert bench.parse_ns3(sample("ns3-bench_dumbbell.txt")) == {
+    assert parsers.parse_ns3(sample("ns3-bench_dumbbell.txt")) == {
         "run_cpu_s": 0.222835,
         "events": 86771,
         "rx_bytes": 8729992,
     }
     with pytest.raises(ValueError, match="no events"):
-        bench.parse_ns3('{"run_cpu_s": 1.0, "rx_bytes": 2}\n')
+        parsers.parse_ns3('{"run_cpu_s": 1.0, "rx_bytes": 2}\n')
 
 
 @pytest.mark.parametrize(
     "parser",
     [
-        bench.parse_testbed,
-        bench.parse_many_flows,
-        bench.parse_loss_burst,
-        bench.parse_callgrind,
-        bench.parse_probe,
-        bench.parse_ns3,
+        parsers.parse_testbed,
+        parsers.parse_many_flows,
+        parsers.parse_loss_burst,
+        parsers.parse_callgrind,
+        parsers.parse_probe,
+        parsers.parse_ns3,
     ],
 )
 def test_a_changed_output_is_an_error_not_a_figure(parser):
@@ -140,4 +141,4 @@ def test_a_changed_output_is_an_error_not_a_figure(parser):
 def test_a_missing_line_is_named():
     text = sample("testbed.txt").replace("  events                  289598\n", "")
     with pytest.raises(ValueError, match="'events'"):
-        bench.parse_testbed(text)
+        parsers.parse_testbed(text)

@@ -16,6 +16,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import bench  # noqa: E402
 import render  # noqa: E402
 import results  # noqa: E402
+from bench_parts.cargo_benches import CALLGRIND  # noqa: E402
+from bench_parts.sweeps import sweep_case  # noqa: E402
+from renderers.benches import perf_startup  # noqa: E402
+from renderers.markdown import _int  # noqa: E402
 
 PAGE = ROOT / "docs" / "performance.md"
 # The sections of the page whose figures come from performance.json.
@@ -33,7 +37,7 @@ def test_the_page_has_every_table_of_the_file():
     text = PAGE.read_text(encoding="utf-8")
     for table in render.TABLES["performance.json"]:
         assert f"performance.json table={table}" in text, table
-    for group in {g for _, g, _ in bench.CALLGRIND}:
+    for group in {g for _, g, _ in CALLGRIND}:
         assert f"performance.json table=callgrind group={group} -->" in text, group
     for group in ("stored", "tiny"):
         assert f"performance.json table=sweeps group={group} -->" in text, group
@@ -66,7 +70,7 @@ def test_the_file_follows_its_schema():
 def test_a_stale_figure_is_found():
     text = PAGE.read_text(encoding="utf-8")
     part = results.load(bench.PERFORMANCE)["parts"]["testbed"]
-    events = render._int(part["lengths"][0]["runs"][0]["events"])
+    events = _int(part["lengths"][0]["runs"][0]["events"])
     row = re.search(rf"^\| {part['lengths'][0]['seconds']} s \|.*$", text, re.M)
     assert row and f"| {events} |" in row.group(0)
     changed = text.replace(row.group(0), row.group(0).replace(events, events + "1", 1), 1)
@@ -81,7 +85,7 @@ def test_a_quick_trial_says_so():
         part["conditions"].pop("quick", None)
         if quick:
             part["conditions"]["quick"] = True
-        first = render.perf_startup(d, None).splitlines()[0]
+        first = perf_startup(d, None).splitlines()[0]
         assert ("quick trial" in first) == quick
         assert "load average (1 minute)" in first
 
@@ -91,7 +95,7 @@ def test_the_sweeps_part_holds_every_case():
     names = {c["name"] for c in part["tiny"]}
     assert {"loop of hscc.run", "sweep jobs=1 out=DIR", "sweep jobs=2 out=None"} <= names
     for c in part["tiny"]:
-        assert (c["workers"], c["runs"]) == bench.sweep_case(c["name"]), c["name"]
+        assert (c["workers"], c["runs"]) == sweep_case(c["name"]), c["name"]
         assert len(c["wall_s"]) == len(c["engine_s"]) == part["reps"], c["name"]
     assert [c["name"] for c in part["stored"]] == ["CTCP test bed", "two-Reno demo"]
     for c in part["stored"]:
@@ -101,11 +105,11 @@ def test_the_sweeps_part_holds_every_case():
 
 
 def test_sweep_cases_by_name():
-    assert bench.sweep_case("loop of hscc.run") == (1, 200)
-    assert bench.sweep_case("sweep jobs=2 out=DIR") == (2, 200)
-    assert bench.sweep_case("2 runs, jobs=1 out=None") == (1, 2)
-    assert bench.sweep_case("1 run, out=DIR") == (1, 1)
-    assert bench.sweep_case("hscc sweep -j 2 --out DIR (new process)") == (2, 200)
+    assert sweep_case("loop of hscc.run") == (1, 200)
+    assert sweep_case("sweep jobs=2 out=DIR") == (2, 200)
+    assert sweep_case("2 runs, jobs=1 out=None") == (1, 2)
+    assert sweep_case("1 run, out=DIR") == (1, 1)
+    assert sweep_case("hscc sweep -j 2 --out DIR (new process)") == (2, 200)
 
 
 def test_a_run_of_some_parts_keeps_the_others(tmp_path):

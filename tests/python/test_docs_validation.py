@@ -17,6 +17,11 @@ sys.path.insert(0, str(ROOT / "validation" / "results"))
 
 import render  # noqa: E402
 import results  # noqa: E402
+from renderers.engine import ENGINE_TARGETS, _value  # noqa: E402
+from renderers.fuzz import fuzz_status  # noqa: E402
+from renderers.markdown import _int  # noqa: E402
+from renderers.ns2 import NS2_VARIANTS, ns2_main, ns2_notes  # noqa: E402
+from renderers.status import NS2_TARGETS  # noqa: E402
 
 FILES = [results.NS3, results.NS2, results.KERNEL, results.ENGINE]
 ENTRY_KEYS = {
@@ -60,16 +65,16 @@ def test_the_fuzzing_status_row_is_the_data_s():
     index = (ROOT / "docs" / "validation" / "index.md").read_text(encoding="utf-8")
     assert "<!-- generated: validation/results/fuzz.json table=status -->" in index
     entries = results.load(results.ROOT / "validation" / "results" / "fuzz.json")["entries"]
-    row = render.fuzz_status({"entries": entries, "command": "c"}, None).splitlines()[-1]
-    assert render._int(sum(e["inputs"] for e in entries)) in row
+    row = fuzz_status({"entries": entries, "command": "c"}, None).splitlines()[-1]
+    assert _int(sum(e["inputs"] for e in entries)) in row
     assert max(e["date"] for e in entries) in row
     one = [dict(entries[0], distinct_findings=0)]
-    assert "no finding" in render.fuzz_status({"entries": one, "command": "c"}, None)
+    assert "no finding" in fuzz_status({"entries": one, "command": "c"}, None)
 
 
 def test_every_engine_group_has_a_status_row():
     groups = {e["group"] for e in results.load(results.ENGINE)["configurations"]}
-    listed = {g for gs in render.ENGINE_TARGETS for g in gs}
+    listed = {g for gs in ENGINE_TARGETS for g in gs}
     assert groups <= listed, groups - listed
 
 
@@ -143,13 +148,13 @@ def test_the_ns2_configurations_are_the_harness_s_and_have_a_status_row():
 
     for e in results.load(results.NS2)["configurations"]:
         assert e.get("variant_of", e["name"]) in ns2_configs.CONFIGS, e["name"]
-        assert e["group"] in render.NS2_TARGETS, e["group"]
+        assert e["group"] in NS2_TARGETS, e["group"]
 
 
 def test_an_ns2_recovery_variant_is_compared_with_its_configurations_ns2_numbers():
     doc = results.load(results.NS2)
     by_name = {e["name"]: e for e in doc["configurations"]}
-    variants = [e for e in doc["configurations"] if e["group"] in render.NS2_VARIANTS]
+    variants = [e for e in doc["configurations"] if e["group"] in NS2_VARIANTS]
     for v in variants:
         base = by_name[v["variant_of"]]
         assert v["name"] == f"{base['name']}-{v['recovery']}" and v["group"] == v["recovery"]
@@ -161,7 +166,7 @@ def test_an_ns2_recovery_variant_is_compared_with_its_configurations_ns2_numbers
     for g in {v["group"] for v in variants}:
         assert f"ns2.json table=recovery group={g} -->" in page, g
     # The matched configurations' tables leave the variants to theirs.
-    matched = render.ns2_main(doc, None) + render.ns2_notes(doc, None)
+    matched = ns2_main(doc, None) + ns2_notes(doc, None)
     assert not any(f"| {v['name']} |" in matched for v in variants)
 
 
@@ -343,7 +348,7 @@ def test_a_stale_engine_number_is_found():
     text = page.read_text(encoding="utf-8")
     e = next(e for e in results.load(results.ENGINE)["configurations"] if e["group"] == "padhye")
     rate = f"{e['measured']['send_rate']:.1f}"
-    row = f"| {e['label']} | {render._value(e, 'measured.p', '.3e')} | {rate} |"
+    row = f"| {e['label']} | {_value(e, 'measured.p', '.3e')} | {rate} |"
     assert row in text
     changed = text.replace(row, row.replace(rate, f"{e['measured']['send_rate'] + 1:.1f}"), 1)
     assert render.stale_blocks(changed) == [

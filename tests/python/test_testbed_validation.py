@@ -15,23 +15,29 @@ from hscc.kernel import programs
 from hscc.scenario import Scenario
 from hscc.testbed.run import plan_for
 
-SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "testbed" / "validate.py"
-_spec = importlib.util.spec_from_file_location("testbed_validate", SCRIPT)
+TESTBED = Path(__file__).resolve().parents[2] / "validation" / "testbed"
+sys.path.insert(0, str(TESTBED))
+# validate.py by its path: validation/ns2 and validation/ns3 have a validate.py too.
+_spec = importlib.util.spec_from_file_location("testbed_validate", TESTBED / "validate.py")
 validate = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = validate  # its dataclass looks its module up
 _spec.loader.exec_module(validate)
+
+import testbed_configs  # noqa: E402
+import testbed_models  # noqa: E402
+import testbed_summary  # noqa: E402
+import testbed_tables  # noqa: E402
 
 
 def _load(name: str, side: str, tmp_path: Path, **kw) -> Scenario:
     path = tmp_path / f"{name}.{side}.toml"
-    path.write_text(validate._toml(validate.scenario(name, 30.0, side, **kw)))
+    path.write_text(testbed_configs._toml(testbed_configs.scenario(name, 30.0, side, **kw)))
     return Scenario.from_toml(path)
 
 
-@pytest.mark.parametrize("name", list(validate.CONFIGS))
+@pytest.mark.parametrize("name", list(testbed_configs.CONFIGS))
 def test_every_configuration_is_one_the_testbed_runs(name, tmp_path, monkeypatch):
-    c = validate.CONFIGS[name]
-    for key, value in validate.lifted_limits(
+    c = testbed_configs.CONFIGS[name]
+    for key, value in testbed_configs.lifted_limits(
         name
     ).items():  # 500 Mbit/s x 100 ms: beyond the defaults, lifted
         monkeypatch.setenv(key, value)
@@ -48,15 +54,20 @@ def test_every_configuration_is_one_the_testbed_runs(name, tmp_path, monkeypatch
 
 
 def test_only_the_configurations_beyond_the_default_limits_lift_them():
-    lifted = {n: validate.lifted_limits(n) for n in validate.CONFIGS if validate.lifted_limits(n)}
+    lifted = {
+        n: testbed_configs.lifted_limits(n)
+        for n in testbed_configs.CONFIGS
+        if testbed_configs.lifted_limits(n)
+    }
     assert lifted["reno-1-500M-100ms"] == {
         "HSCC_TESTBED_MAX_RATE": "5e+08",
         "HSCC_TESTBED_MAX_BDP": "5e+07",
     }
     assert all(
-        validate.CONFIGS[n].rate * max(validate.CONFIGS[n].rtts or (validate.CONFIGS[n].rtt,))
+        testbed_configs.CONFIGS[n].rate
+        * max(testbed_configs.CONFIGS[n].rtts or (testbed_configs.CONFIGS[n].rtt,))
         > 300 * 100
-        or validate.CONFIGS[n].rate > 300
+        or testbed_configs.CONFIGS[n].rate > 300
         for n in lifted
     )
     assert len(lifted) == 6
@@ -85,10 +96,10 @@ def _run(flows: list[float], algorithms: dict[str, float] | None = None, jain: f
 def test_shares_are_over_the_fair_share_or_per_algorithm():
     # Four flows of 10, 20, 30, 40: fair share 25, so 0.40 and 1.60; 20, 20, 30, 30: 0.80 and 1.20.
     runs = [_run([10, 20, 30, 40]), _run([20, 20, 30, 30])]
-    assert validate.shares(runs) == "min 0.40–0.80 (0.60), max 1.20–1.60 (1.40)"
+    assert testbed_tables.shares(runs) == "min 0.40–0.80 (0.60), max 1.20–1.60 (1.40)"
     mixed = [_run([30, 10], {"ctcp": 30, "reno": 10}), _run([20, 20], {"ctcp": 20, "reno": 20})]
-    assert validate.shares(mixed) == "ctcp 0.50–0.75 (0.62), reno 0.25–0.50 (0.38)"
-    assert validate.shares([_run([5])]) == "–"
+    assert testbed_tables.shares(mixed) == "ctcp 0.50–0.75 (0.62), reno 0.25–0.50 (0.38)"
+    assert testbed_tables.shares([_run([5])]) == "–"
 
 
 def test_the_spread_table_puts_seeds_next_to_repetitions():
@@ -100,7 +111,7 @@ def test_the_spread_table_puts_seeds_next_to_repetitions():
             "kernel": [_run([45e6, 50e6], jain=0.997)],
         }
     ]
-    row = validate.spread_table(spread).splitlines()[2]
+    row = testbed_tables.spread_table(spread).splitlines()[2]
     assert row.startswith(
         "| x (120) | 2 / 1 | 100.0–100.0 (100.0) | 95.0 | 0.960–1.000 (0.980) | 0.997 | "
     )
@@ -112,9 +123,9 @@ def test_the_trajectory_finds_the_slow_start_exit_and_each_reduction_once():
     # one cut, timed at its peak, t = 3), growth to 43, a second cut from 43 at t = 8 (30 loses 30 %);
     # 31 is growth again, not a cut.
     cwnd = [10, 20, 40, 80, 60, 40, 41, 42, 43, 30, 31]
-    t = validate.trajectory([float(i) for i in range(len(cwnd))], cwnd)
+    t = testbed_summary.trajectory([float(i) for i in range(len(cwnd))], cwnd)
     assert t == {"exit_s": 3.0, "exit_cwnd": 80, "reductions": 2, "period_s": 5.0}
-    assert validate.trajectory([0.0, 1.0, 2.0], [10, 20, 30]) == {
+    assert testbed_summary.trajectory([0.0, 1.0, 2.0], [10, 20, 30]) == {
         "exit_s": None,
         "exit_cwnd": None,
         "reductions": 0,
@@ -124,10 +135,10 @@ def test_the_trajectory_finds_the_slow_start_exit_and_each_reduction_once():
 
 def test_the_models_are_padhye_and_mathis_by_hand():
     # p = 0.01, RTT 100 ms, RTO 300 ms: TD = 0.1·√(0.02/3) = 8.16497 ms; TO = 0.3·3·√(0.00375)·0.01·1.0032 = 0.552899 ms.
-    assert validate.padhye(0.01, 0.1, 0.3) == pytest.approx(
+    assert testbed_models.padhye(0.01, 0.1, 0.3) == pytest.approx(
         1 / (0.00816497 + 0.000552899), rel=1e-6
     )
-    assert validate.mathis(0.01, 0.1) == pytest.approx(122.474487, rel=1e-6)
+    assert testbed_models.mathis(0.01, 0.1) == pytest.approx(122.474487, rel=1e-6)
     # The models take the random drops' rate (not a slow start's burst of queue drops: "loss" 0.03 here).
     run = {
         **_run([20e6]),
@@ -137,7 +148,7 @@ def test_the_models_are_padhye_and_mathis_by_hand():
         "send_rate": 120.0,
     }
     fast = {**run, "random_loss": 1e-4}  # Mathis: 1225 seg/s, under the 50 Mbit/s link's 4167
-    rows = validate.model_table(
+    rows = testbed_models.model_table(
         [{"config": "reno-1-50M-20ms-loss1e-2", "sim": [run, fast], "kernel": [run]}]
     ).splitlines()
     assert (
@@ -152,14 +163,14 @@ def test_the_models_are_padhye_and_mathis_by_hand():
         "mean_srtt_s": 0.02,
     }  # Mathis: 61 237 seg/s, beyond the link's 4167
     assert (
-        validate.model_table(
+        testbed_models.model_table(
             [{"config": "reno-1-50M-20ms-loss1e-2", "sim": [at_link], "kernel": []}]
         )
         .splitlines()[2]
         .endswith("| link-limited |")
     )
     assert (
-        validate.model_table(
+        testbed_models.model_table(
             [{"config": "cubic-1-50M-20ms-loss1e-2", "sim": [run], "kernel": []}]
         ).count("\n")
         == 2
@@ -173,7 +184,7 @@ def test_retable_reads_the_runs_again(tmp_path):
     import hscc
 
     name = "reno-1-50M-20ms-loss1e-2"
-    hscc.run(validate.scenario(name, 3.0, "sim")).write(tmp_path / "sim" / name)
+    hscc.run(testbed_configs.scenario(name, 3.0, "sim")).write(tmp_path / "sim" / name)
     (tmp_path / "results.json").write_text(
         json.dumps(
             {"rows": [], "spread": [{"config": name, "seconds": 3.0, "sim": [{}], "kernel": []}]}
@@ -192,8 +203,8 @@ def test_the_simulator_side_is_stack_linux_where_its_knobs_are_that_profiles():
     """Linux's RTO estimator with HyStart for every cubic flow is `stack = "linux"`: those configurations
     say so, and read as the knobs set by hand; "-bpf" ones (hscc_cubic without HyStart) keep their knobs."""
     stacked = []
-    for name in validate.CONFIGS:
-        d = validate.scenario(name, 30.0, "sim")
+    for name in testbed_configs.CONFIGS:
+        d = testbed_configs.scenario(name, 30.0, "sim")
         if "stack" not in d:
             continue
         stacked.append(name)
@@ -211,7 +222,7 @@ def test_the_simulator_side_is_stack_linux_where_its_knobs_are_that_profiles():
         profiled = Scenario.parse(d).to_dict()
         assert profiled.pop("stack") == "linux"
         assert profiled == Scenario.parse(by_hand).to_dict(), name
-        assert "stack" not in validate.scenario(name, 30.0, "kernel")
+        assert "stack" not in testbed_configs.scenario(name, 30.0, "kernel")
     assert "cubic-1-100M-40ms-sim-hystart-quick-acks" in stacked
     assert "reno-1-10M-100ms-linux-rto" in stacked
     assert "cubic-1-10M-100ms-bpf-linux-rto" not in stacked
@@ -221,7 +232,7 @@ def test_the_simulator_side_is_stack_linux_where_its_knobs_are_that_profiles():
 def test_the_linux_profile_table_is_what_its_simulations_give():
     """docs/validation/kernel.md's table of the `linux` profile: the stored kernel runs and
     the simulator's deterministic runs, printed by validation/testbed/stack_linux.py."""
-    spec = importlib.util.spec_from_file_location("stack_linux", SCRIPT.with_name("stack_linux.py"))
+    spec = importlib.util.spec_from_file_location("stack_linux", TESTBED / "stack_linux.py")
     assert spec is not None and spec.loader is not None
     stack_linux = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(stack_linux)

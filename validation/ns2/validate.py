@@ -46,8 +46,8 @@ sys.path.insert(0, str(HERE.parent / "results"))
 
 import ns2_configs as configs  # noqa: E402
 import ns2_tcl as tcl  # noqa: E402
-import render  # noqa: E402
 import results as results_file  # noqa: E402
+from renderers.ns2 import ns2_main, ns2_recovery  # noqa: E402
 
 NS2_TIMEOUT_S = 1800
 DEFAULT_SEEDS = 2
@@ -464,11 +464,11 @@ def main(argv: list[str] | None = None) -> int:
                 **results_file.NS2_TOP,
             )
     md = (
-        render.ns2_recovery(  # this run's entries beside the sack1 entries they vary
+        ns2_recovery(  # this run's entries beside the sack1 entries they vary
             {"configurations": [*stored.values(), *entries]}, args.recovery, entries
         )
         if variant
-        else render.ns2_main({"configurations": entries}, None)
+        else ns2_main({"configurations": entries}, None)
     )
     (args.out / "table.md").write_text(md)
     print(md)

@@ -30,7 +30,7 @@ import hscc
 from hscc import compare
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import validate  # noqa: E402  (this directory's)
+import testbed_configs  # noqa: E402  (this directory's)
 
 EMPTY_QUEUE_PKTS = 2
 
@@ -39,7 +39,7 @@ def simulated(
     name: str, seconds: float, host_jitter: str | None = None, seed: int = 1
 ) -> hscc.Result:
     """The configuration's simulation with the per-ACK log of its flow."""
-    sc = validate.scenario(name, seconds, "sim", seed=seed, host_jitter=host_jitter)
+    sc = testbed_configs.scenario(name, seconds, "sim", seed=seed, host_jitter=host_jitter)
     sc["output"]["cc_log"] = {"flows": [sc["flows"][0]["label"]]}
     return hscc.run(sc)
 
@@ -128,7 +128,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("out", type=Path, help="a validate.py --out directory")
-    ap.add_argument("name", choices=sorted(validate.CONFIGS))
+    ap.add_argument("name", choices=sorted(testbed_configs.CONFIGS))
     ap.add_argument(
         "--seconds",
         type=float,
@@ -140,7 +140,10 @@ def main() -> int:
     )
     ap.add_argument("--seeds", type=int, default=3)
     args = ap.parse_args()
-    if len(validate.CONFIGS[args.name].flows) != 1 or validate.CONFIGS[args.name].flows[0][1] != 1:
+    if (
+        len(testbed_configs.CONFIGS[args.name].flows) != 1
+        or testbed_configs.CONFIGS[args.name].flows[0][1] != 1
+    ):
         raise SystemExit(f"{args.name}: one flow only")
     describe("simulator", simulated(args.name, args.seconds))
     kernel = sorted((args.out / "kernel").glob(f"{args.name}-[0-9]*"))

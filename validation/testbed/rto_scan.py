@@ -17,11 +17,11 @@ from pathlib import Path
 import hscc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import validate  # noqa: E402  (this directory's)
+import testbed_configs  # noqa: E402  (this directory's)
 
 
 def run(name: str, seconds: float, estimator: str) -> tuple[int, float, float | None]:
-    r = hscc.run(validate.scenario(name, seconds, "sim", seed=1, rto_estimator=estimator))
+    r = hscc.run(testbed_configs.scenario(name, seconds, "sim", seed=1, rto_estimator=estimator))
     return int(r.flows["timeouts"].sum()), r.summary["total_goodput_bps"], r.summary["jain_index"]
 
 
@@ -30,7 +30,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=30.0)
     args = ap.parse_args()
     names = [
-        n for n, c in validate.CONFIGS.items() if not c.sim_rto
+        n for n, c in testbed_configs.CONFIGS.items() if not c.sim_rto
     ]  # the -linux-rto ones set it already
     differ = 0
     for name in names:

@@ -16,7 +16,6 @@ simulations are deterministic). No root and no kernel runs: a few seconds.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import statistics
 import sys
@@ -26,11 +25,8 @@ import hscc
 from hscc import compare
 
 HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("testbed_validate", HERE / "validate.py")
-assert _spec is not None and _spec.loader is not None
-validate = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = validate  # its dataclass looks its module up
-_spec.loader.exec_module(validate)
+sys.path.insert(0, str(HERE))
+import testbed_configs  # noqa: E402  (this directory's)
 
 
 def simulate(d: dict, seeds: range) -> tuple[float, float]:
@@ -55,7 +51,7 @@ def table() -> str:
         "| loss kernel | loss sim, defaults | loss sim, `linux` |",
         "|---|---|---|---|---|---|---|",
     ]
-    for name, c in validate.CONFIGS.items():
+    for name, c in testbed_configs.CONFIGS.items():
         if (
             name not in kernel
             or c.variant
@@ -68,7 +64,7 @@ def table() -> str:
         k_goodput = statistics.mean(r["goodput_bps"] for r in runs)
         k_loss = statistics.mean(r["loss"] for r in runs)
         seeds = range(1, 6) if c.loss else range(1, 2)
-        plain = validate.scenario(name, 30.0, "sim")
+        plain = testbed_configs.scenario(name, 30.0, "sim")
         g0, l0 = simulate(plain, seeds)
         g1, l1 = simulate({**plain, "stack": "linux"}, seeds)
         lines.append(

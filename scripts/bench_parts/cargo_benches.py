@@ -1,0 +1,162 @@
+"""The parts that run hscc-sim's Rust benches: testbed, callgrind, many_flows, loss_burst;
+and building or finding the benches."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from . import ROOT
+from .parsers import parse_callgrind, parse_loss_burst, parse_many_flows, parse_testbed
+
+# (simulated seconds, runs) of the testbed part; the quick trial's.
+TESTBED = [(300, 2), (60, 3)]
+TESTBED_QUICK = [(2, 1)]
+# The callgrind variants: (name, group, the testbed bench's arguments after the seconds).
+# group "algorithms": one algorithm on every flow; "features": Reno with one feature on.
+CALLGRIND = [
+    ("reno", "algorithms", []),
+    ("bbr", "algorithms", ["cc=bbr"]),
+    ("classic", "features", ["classic"]),
+    ("red", "features", ["red"]),
+    ("codel", "features", ["codel"]),
+    ("codel-ecn", "features", ["codel", "ecn"]),
+    ("pie", "features", ["pie"]),
+    ("fq_codel", "features", ["fq_codel"]),
+    ("cclog", "features", ["cclog"]),
+    ("pcap", "features", ["pcap"]),
+]
+CALLGRIND_SECONDS, CALLGRIND_SECONDS_QUICK = 10, 1
+MANY_FLOWS = [256, 1024]
+MANY_FLOWS_RUNS = 3
+LOSS_BURST_QUICK_WINDOWS = ["1000", "10000"]
+LOSS_BURST_WINDOWS = ["1000", "10000", "40000", "80000"]
+
+
+def build_benches() -> dict[str, Path]:
+    """Build the benches (release) and return their executables by name."""
+    p = subprocess.run(
+        [
+            "cargo",
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "hscc-sim",
+            "--benches",
+            "--message-format=json",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    )
+    found = {}
+    for line in p.stdout.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg.get("executable"):
+            if "bench" in msg["target"]["kind"]:
+                found[msg["target"]["name"]] = Path(msg["executable"])
+    return found
+
+
+def newest_benches() -> dict[str, Path]:
+    """The newest built executable of each bench in target/release/deps (for --no-build)."""
+    found = {}
+    for name in ("testbed", "many_flows", "loss_burst"):
+        exes = [
+            p
+            for p in (ROOT / "target" / "release" / "deps").glob(f"{name}-*")
+            if p.suffix == "" and os.access(p, os.X_OK)
+        ]
+        if exes:
+            found[name] = max(exes, key=lambda p: p.stat().st_mtime)
+    return found
+
+
+def run_bench(exe: Path, args: list[str], cwd: Path) -> str:
+    p = subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, check=False)
+    if p.returncode != 0:
+        raise RuntimeError(f"{exe.name} {' '.join(args)} failed:\n{p.stderr}")
+    return p.stdout
+
+
+def repeated(exe: Path, parse: Callable[[str], dict], arg: str, runs: int, tmp: Path) -> list:
+    """`runs` runs of a bench with one argument, each parsed, each wall time printed."""
+    outs = []
+    for _ in range(runs):
+        outs.append(parse(run_bench(exe, [arg], tmp)))
+        print(f"  {exe.name.split('-')[0]} {arg}: {outs[-1]['wall_s']:.3f} s", flush=True)
+    return outs
+
+
+def part_testbed(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
+    lengths = [
+        {"seconds": seconds, "runs": repeated(exes["testbed"], parse_testbed, str(seconds), n, tmp)}
+        for seconds, n in (TESTBED_QUICK if quick else TESTBED)
+    ]
+    return {"command": "cargo bench -p hscc-sim --bench testbed -- SECONDS", "lengths": lengths}
+
+
+def part_callgrind(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
+    seconds = CALLGRIND_SECONDS_QUICK if quick else CALLGRIND_SECONDS
+    variants = []
+    for name, group, args in CALLGRIND:
+        out_file = tmp / f"callgrind.out.{name}"
+        p = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out_file}",
+                str(exes["testbed"]),
+                str(seconds),
+                *args,
+            ],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if p.returncode != 0:
+            raise RuntimeError(f"callgrind of testbed {seconds} {' '.join(args)}:\n{p.stderr}")
+        out = parse_testbed(p.stdout)
+        for k in ("wall_s", "events_per_s", "peak_memory_mb"):  # callgrind's, not the engine's
+            out.pop(k, None)
+        variants.append(
+            {"name": name, "group": group, "args": args, "instructions": parse_callgrind(p.stderr)}
+            | out
+        )
+        print(f"  callgrind {name}: {variants[-1]['instructions']:,} instructions", flush=True)
+    return {
+        "command": "valgrind --tool=callgrind target/release/deps/testbed-* SECONDS [ARGS]",
+        "seconds": seconds,
+        "variants": variants,
+    }
+
+
+def part_many_flows(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
+    runs = 1 if quick else MANY_FLOWS_RUNS
+    counts = [
+        {"flows": n, "runs": repeated(exes["many_flows"], parse_many_flows, str(n), runs, tmp)}
+        for n in (MANY_FLOWS[:1] if quick else MANY_FLOWS)
+    ]
+    return {"command": "cargo bench -p hscc-sim --bench many_flows -- FLOWS", "counts": counts}
+
+
+def part_loss_burst(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
+    # 40 000 is the window whose burst ends in a timeout: the RTO path's cost is shown too.
+    windows = LOSS_BURST_QUICK_WINDOWS if quick else LOSS_BURST_WINDOWS
+    recoveries = []
+    for args in ([], ["newreno"]):
+        out = parse_loss_burst(run_bench(exes["loss_burst"], [*windows, *args], tmp))
+        recoveries.append(out)
+        print(f"  loss_burst {out['recovery']}: {out['runs']} runs", flush=True)
+    return {
+        "command": "cargo bench -p hscc-sim --bench loss_burst -- "
+        + " ".join(windows)
+        + " [newreno]",
+        "recoveries": recoveries,
+    }

@@ -1,0 +1,71 @@
+"""The flows part: the engine's time per data segment against the number of flows, through
+the Python API."""
+
+from __future__ import annotations
+
+import json
+import time
+
+# The flows part: N Reno flows, each on its own host pair of a 10 Gbit/s dumbbell (RTT
+# 20 ms, 0.5 BDP of buffer), for FLOWS_SECONDS; the engine's time per data segment.
+FLOWS = [10, 100, 1000, 10000]
+FLOWS_QUICK = [10, 100]
+FLOWS_SECONDS, FLOWS_SECONDS_QUICK = 4.0, 0.5
+
+
+def flows_scenario(n: int, seconds: float) -> dict:
+    """N Reno flows, one per host pair, on a 10 Gbit/s dumbbell with half a BDP of buffer."""
+    return {
+        "name": f"flows-{n}",
+        "duration": f"{seconds}s",
+        "seed": 1,
+        "output": {"traces": []},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "10Gbps", "delay": "1ms", "buffer": "0.5bdp"},
+            "pairs": [{"rate": "100Gbps", "rtt": "20ms"}] * n,
+        },
+        "flows": [{"pair": i, "algorithm": "reno"} for i in range(n)],
+    }
+
+
+def part_flows(quick: bool) -> dict:
+    """The engine's own time (the simulation loop, not the build or the files) per data
+    segment, against the number of flows."""
+    from hscc import _core
+    from hscc.scenario import Scenario
+
+    seconds = FLOWS_SECONDS_QUICK if quick else FLOWS_SECONDS
+    counts = []
+    for n in FLOWS_QUICK if quick else FLOWS:
+        data = flows_scenario(n, seconds)
+        t0 = time.perf_counter()  # the build: checked, resolved (routes, estimate), assembled
+        sim = _core.Simulation(Scenario.parse(data).resolved(), 16 << 30, None)
+        built = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        sim.run_until(sim.duration)
+        engine = time.perf_counter() - t0
+        sim.finish()
+        summary = json.loads(sim.files(engine, False, False, [])[0])
+        segments = sum(f["segs_sent"] for f in summary["flows"])
+        counts.append(
+            {
+                "flows": n,
+                "build_s": round(built, 4),
+                "engine_s": round(engine, 4),
+                "events": sim.events,
+                "data_segments": segments,
+                "utilization": next(
+                    (x["utilization"] for x in summary["links"] if x["name"] == "bottleneck:fwd"),
+                    None,
+                ),
+            }
+        )
+        print(
+            f"  flows {n}: {engine:.3f} s, {engine / segments * 1e9:.0f} ns per segment", flush=True
+        )
+    return {
+        "command": "scripts/bench.py: hscc's Python API, the engine's simulation loop timed",
+        "seconds": seconds,
+        "counts": counts,
+    }

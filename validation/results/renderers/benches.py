@@ -1,0 +1,233 @@
+"""performance.json's engine benches: the test bed, its callgrind counts, flow counts,
+many_flows, loss_burst and start-up."""
+
+from __future__ import annotations
+
+from .markdown import _int, _pct, _span, _table
+from .performance import _measured, _millions, _part, _sci
+
+
+def perf_testbed(doc: dict, group: str | None) -> str:
+    part = _part(doc, "testbed")
+    rows = []
+    for length in part["lengths"]:
+        runs = length["runs"]
+        peak = [r["peak_memory_mb"] for r in runs if "peak_memory_mb" in r]
+        rows.append(
+            [
+                f"{length['seconds']} s",
+                str(len(runs)),
+                _span([r["wall_s"] for r in runs], ".2f") + " s",
+                _int(runs[0]["events"]),
+                _int(runs[0]["packets"]),
+                _millions([r["events_per_s"] for r in runs]),
+                f"{runs[0]['utilization']:.4f}",
+                _span(peak, ".1f") + " MB" if peak else "–",
+            ]
+        )
+    head = [
+        "simulated",
+        "runs",
+        "wall time",
+        "events",
+        "packets (data + ACKs)",
+        "events per wall second",
+        "bottleneck utilization",
+        "peak memory (VmHWM)",
+    ]
+    return _measured(part) + _table(head, rows)
+
+
+# A callgrind variant of the test bed in words.
+PERF_VARIANTS = {
+    "reno": "Reno",
+    "bbr": "BBR (`cc=bbr`)",
+    "classic": "classic recovery (`classic`: three duplicate ACKs) instead of Linux's",
+    "red": "RED (`red`)",
+    "codel": "CoDel (`codel`)",
+    "codel-ecn": "CoDel with ECN (`codel ecn`)",
+    "pie": "PIE (`pie`)",
+    "fq_codel": "FQ-CoDel (`fq_codel`)",
+    "cclog": "per-ACK congestion-control log, all 8 flows (`cclog`)",
+    "pcap": "packet captures, flow 0 and the bottleneck, snaplen 128 (`pcap`)",
+}
+
+
+def _per_packet(v: dict) -> float:
+    return v["instructions"] / v["packets"]
+
+
+def _against(v: dict, base: dict) -> str:
+    return _pct(_per_packet(v) / _per_packet(base) - 1)
+
+
+def perf_callgrind(doc: dict, group: str | None) -> str:
+    part = _part(doc, "callgrind")
+    variants = [v for v in part["variants"] if group is None or v["group"] == group]
+    base = next(v for v in part["variants"] if v["name"] == "reno")
+    intro = (
+        _measured(part) + f"{part['seconds']} s simulated, instructions counted by callgrind.\n\n"
+    )
+    if group == "features":
+        rows = []
+        for v in variants:
+            extra = base["instructions"]
+            what = "–"
+            if "cc_log_rows" in v:
+                n = v["cc_log_rows"]
+                what = (
+                    f"{_int(n)} rows; {_int((v['instructions'] - extra) / n)} instructions per row"
+                )
+            elif "captures" in v:
+                n = sum(c["packets"] for c in v["captures"].values())
+                mb = sum(c["mb"] for c in v["captures"].values())
+                what = (
+                    f"{_int(n)} packets captured ({mb:.1f} MB); "
+                    f"{_int((v['instructions'] - extra) / n)} instructions per captured packet"
+                )
+            rows.append(
+                [
+                    PERF_VARIANTS.get(v["name"], v["name"]),
+                    _sci(v["instructions"]),
+                    _int(_per_packet(v)),
+                    _against(v, base),
+                    what,
+                ]
+            )
+        head = [
+            "on the test bed",
+            "instructions",
+            "per packet",
+            "per packet against Reno",
+            "what it records",
+        ]
+        return intro + _table(head, rows)
+    rows = [
+        [
+            PERF_VARIANTS.get(v["name"], v["name"]),
+            _sci(v["instructions"]),
+            _int(v["packets"]),
+            _int(v["events"]),
+            f"{v['events'] / v['packets']:.2f}",
+            _int(_per_packet(v)),
+            _int(v["instructions"] / v["events"]),
+            f"{_per_packet(v) / _per_packet(base):.2f}×",
+        ]
+        for v in variants
+    ]
+    head = [
+        "algorithm",
+        "instructions",
+        "packets (data + ACKs)",
+        "events",
+        "events per packet",
+        "instructions per packet",
+        "per event",
+        "per packet against Reno",
+    ]
+    return intro + _table(head, rows)
+
+
+def perf_flows(doc: dict, group: str | None) -> str:
+    part = _part(doc, "flows")
+    counts = part["counts"]
+    base = counts[0]["engine_s"] / counts[0]["data_segments"]
+    rows = []
+    for c in counts:
+        per = c["engine_s"] / c["data_segments"]
+        rows.append(
+            [
+                _int(c["flows"]),
+                f"{c['build_s']:.3f} s",
+                f"{c['engine_s']:.2f} s",
+                _int(c["data_segments"]),
+                f"{c['events'] / c['data_segments']:.2f}",
+                f"{per * 1e9:.0f} ns",
+                f"{per / base:.2f}×",
+                "–" if c["utilization"] is None else f"{c['utilization']:.4f}",
+            ]
+        )
+    head = [
+        "flows",
+        "build",
+        "engine",
+        "data segments",
+        "events per segment",
+        "engine per data segment",
+        f"against {_int(counts[0]['flows'])} flows",
+        "bottleneck utilization",
+    ]
+    return (
+        _measured(part)
+        + f"{part['seconds']:g} s simulated. Build: the scenario checked, resolved (routes, "
+        "estimate) and assembled; engine: the simulation loop alone.\n\n" + _table(head, rows)
+    )
+
+
+def perf_many_flows(doc: dict, group: str | None) -> str:
+    part = _part(doc, "many_flows")
+    rows = []
+    for c in part["counts"]:
+        runs = c["runs"]
+        jain = [r["jain"] for r in runs if r["jain"] is not None]
+        rows.append(
+            [
+                str(c["flows"]),
+                str(len(runs)),
+                _span([r["wall_s"] for r in runs], ".2f") + " s",
+                _millions([r["data_segments_per_s"] for r in runs]),
+                _millions([r["events_per_s"] for r in runs]),
+                f"{runs[0]['utilization']:.4f}",
+                _span(jain, ".3f"),
+                f"{_int(runs[0]['web_completed'])} of {_int(runs[0]['web_started'])}",
+            ]
+        )
+    head = [
+        "flows",
+        "runs",
+        "wall time",
+        "data segments/s",
+        "events/s",
+        "utilization",
+        "Jain (long flows)",
+        "web transfers completed",
+    ]
+    return _measured(part) + _table(head, rows)
+
+
+PERF_RECOVERY = {
+    "SACK": "Linux's (SACK, RACK-TLP; the default)",
+    "NewReno": "NewReno (`-- newreno`)",
+}
+# The loss_burst bench's bound: ns per event at the largest window within 2× of the smallest.
+LOSS_BURST_BOUND = 2.0
+
+
+def perf_loss_burst(doc: dict, group: str | None) -> str:
+    part = _part(doc, "loss_burst")
+    windows = [w["window"] for w in part["recoveries"][0]["windows"]]
+    rows = []
+    for r in part["recoveries"]:
+        ws = r["windows"]
+        ratio = ws[-1]["ns_per_event"] / ws[0]["ns_per_event"]
+        rows.append(
+            [PERF_RECOVERY.get(r["recovery"], r["recovery"]), _int(r["runs"])]
+            + [f"{w['ns_per_event']:.0f} ns/event ({_int(w['events'])} events)" for w in ws]
+            + [f"{ratio:.2f}×", "yes" if ratio <= LOSS_BURST_BOUND else "**no**"]
+        )
+    head = (
+        ["recovery", "runs"]
+        + [f"W = {_int(w)}" for w in windows]
+        + [f"{_int(windows[-1])} / {_int(windows[0])}", f"within {LOSS_BURST_BOUND:g}×"]
+    )
+    return _measured(part) + _table(head, rows)
+
+
+def perf_startup(doc: dict, group: str | None) -> str:
+    part = _part(doc, "startup")
+    rows = [
+        [c["name"], f"{c['median_s']:.3f} s", _span(c["cpu_s"], ".3f") + " s"]
+        for c in part["commands"]
+    ]
+    head = ["command", f"CPU, median of {part['runs']} runs", "range"]
+    return _measured(part) + f"Python {part['python']}.\n\n" + _table(head, rows)

@@ -1,0 +1,124 @@
+"""The tables of kernel.json: the simulator against the Linux kernel (the testbed)."""
+
+from __future__ import annotations
+
+from .entries import _select, _verdict
+from .markdown import _f, _range, _shares, _span, _table
+
+
+def kernel_summary(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        s, runs = e["measured"], e["reference"]["runs"]
+        flagged = sum(r["flagged"] for r in runs)
+        rows.append(
+            [
+                e["name"],
+                f"{e['seconds']:g}",
+                f"{s['seeds']} / {len(runs)}" + (f" ({flagged} flagged)" if flagged else ""),
+                _f(s["goodput_bps"], ".1f", 1e-6),
+                _span([r["goodput_ratio"] for r in runs], ".3f"),
+                f"{_f(s['jain'], '.3f')} / {_span([r['jain'] for r in runs], '.3f')}",
+                f"{_f(s['loss'], '.2e')} / {_span([r['loss'] for r in runs], '.2e')}",
+                _verdict(e),
+                e["date"],
+            ]
+        )
+    head = [
+        "configuration",
+        "s",
+        "seeds / kernel runs",
+        "goodput sim (Mbit/s)",
+        "kernel / sim",
+        "Jain sim / kernel",
+        "loss sim / kernel",
+        "verdict",
+        "date",
+    ]
+    return _table(head, rows)
+
+
+def kernel_trajectory(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        s, k = e["measured"].get("trajectory"), e["reference"].get("trajectory")
+        if not s or not k:
+            continue
+
+        def exit_(t):
+            return f"{_range(t['exit_s'], '.2f')} s, {_range(t['exit_cwnd'], '.0f')}"
+
+        rows.append(
+            [
+                e["name"],
+                exit_(s),
+                exit_(k),
+                f"{_range(s['reductions'], '.0f')} / {_range(k['reductions'], '.0f')}",
+                f"{_range(s['period_s'], '.1f')} / {_range(k['period_s'], '.1f')}",
+            ]
+        )
+    head = [
+        "configuration",
+        "slow-start exit sim (s, cwnd)",
+        "kernel",
+        "cuts sim / kernel",
+        "period sim / kernel (s)",
+    ]
+    return _table(head, rows)
+
+
+def kernel_shares(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        s, k = e["measured"].get("spread"), e["reference"].get("spread")
+        if not s or not k or e.get("flows", 1) < 2:
+            continue
+        rows.append(
+            [
+                e["name"],
+                f"{e['measured']['seeds']} / {len(e['reference']['runs'])}",
+                _shares(s["shares"]),
+                _shares(k["shares"]),
+                _range(s["jain"], ".3f"),
+                _range(k["jain"], ".3f"),
+            ]
+        )
+    head = [
+        "configuration",
+        "seeds / kernel runs",
+        "shares sim",
+        "shares kernel",
+        "Jain sim",
+        "Jain kernel",
+    ]
+    return _table(head, rows)
+
+
+def kernel_models(doc: dict, group: str | None) -> str:
+    rows = []
+    for e in _select(doc, group):
+        for side in ("measured", "reference"):
+            for m in e[side].get("models") or []:
+                rows.append(
+                    [
+                        e["name"],
+                        m["run"],
+                        f"{m['random_loss']:.2e}",
+                        f"{m['mean_srtt_s'] * 1e3:.1f}",
+                        f"{m['send_rate']:.0f}",
+                        f"{m['mathis']:.0f}",
+                        f"{m['padhye']:.0f}",
+                        m["verdict"],
+                    ]
+                )
+    head = [
+        "configuration",
+        "run",
+        "random loss realized",
+        "mean sRTT (ms)",
+        "send rate (seg/s)",
+        "Mathis",
+        "Padhye",
+        "rate / Padhye",
+    ]
+    return _table(head, rows)

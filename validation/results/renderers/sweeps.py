@@ -1,0 +1,76 @@
+"""performance.json's sweeps part: stored and tiny runs through the sweep harness."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from .markdown import _table
+from .performance import _measured, _part
+
+
+def _sweeps_stored(part: dict[str, Any]) -> str:
+    n = part["stored_runs"]
+    rows = []
+    for case in part["stored"]:
+        e, ecpu = statistics.median(case["engine_s"]), statistics.median(case["engine_cpu_s"])
+        for i, w in enumerate(case["workers"]):
+            wall = statistics.median(w["wall_s"])
+            cpu, own = statistics.median(w["cpu_s"]), statistics.median(w["own_cpu_s"])
+            rows.append(
+                [
+                    f"{case['name']} ({e / n * 1e3:.1f} ms of engine per run)" if i == 0 else "",
+                    str(w["jobs"]),
+                    f"{wall:.2f} s",
+                    f"{wall / (e / w['jobs']):.2f}",
+                    f"{(cpu - own) / n * 1e3:.1f} + {own / n * 1e3:.1f} ms",
+                    f"{cpu / ecpu:.2f}",
+                ]
+            )
+    head = [
+        "case",
+        "workers",
+        "wall, median",
+        "wall / (E / workers)",
+        "CPU per run: workers + sweep's process",
+        "CPU / engine's CPU",
+    ]
+    return f"{n} stored runs of 1 simulated second each, store on {part['store']}.\n\n" + _table(
+        head, rows
+    )
+
+
+def _sweeps_tiny(part: dict[str, Any]) -> str:
+    cases = {c["name"]: c for c in part["tiny"]}
+    loop = cases["loop of hscc.run"]
+    engine = statistics.median(loop["engine_s"])
+    total = loop["runs"]
+    rows = []
+    for c in part["tiny"]:
+        wall = statistics.median(c["wall_s"])
+        cached = "cached" in c["name"]
+        e = 0.0 if cached else engine * c["runs"] / total
+        per_run = c["runs"] == total
+        rows.append(
+            [
+                c["name"],
+                str(c["workers"]),
+                f"{wall:.2f} s",
+                f"{c['runs'] / wall:.0f}" if per_run else "",
+                f"{(wall - e / c['workers']) / c['runs'] * 1e3:.1f}" if per_run else "",
+            ]
+        )
+    head = ["case", "workers", "wall, median", "runs/s", "overhead ms per run"]
+    return (
+        f"{total} tiny runs (two Reno flows on 10 Mbit/s, 1 s simulated): engine time E "
+        f"{engine:.3f} s, {engine / total * 1e3:.2f} ms per run; store on {part['store']}.\n\n"
+        + _table(head, rows)
+    )
+
+
+def perf_sweeps(doc: dict[str, Any], group: str | None) -> str:
+    part = _part(doc, "sweeps")
+    body = _sweeps_tiny(part) if group == "tiny" else _sweeps_stored(part)
+    reps = part["reps"]
+    of = "one repetition" if reps == 1 else f"the median of {reps} repetitions"
+    return _measured(part) + f"`{part['command']}`, {of}. " + body
