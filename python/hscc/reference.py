@@ -191,7 +191,7 @@ def markdown() -> str:
     lines = [
         "# Scenario file reference",
         "",
-        "Generated from the engine's scenario definition (`crates/hscc-sim/src/scenario/spec.rs`) by `hscc fields`;",
+        "Generated from the engine's scenario definition (`crates/hscc-sim/src/scenario/spec/`) by `hscc fields`;",
         "do not edit by hand. Quantities take units: a time (`100ms`, `1.5s`), a rate (`700Mbps`), a size (`64KB`,",
         "`1MiB`), a probability (`1e-6`, `0.1%`), a buffer (`1500pkts`, `64KB`, `0.5bdp`); plain numbers are SI",
         "(seconds, bit/s, bytes). A distribution is a value or a table such as",

@@ -1,6 +1,6 @@
 """Scenarios: the TOML file format and the Python object that reads it.
 
-The format is defined once, in the engine (crates/hscc-sim/src/scenario/spec.rs):
+The format is defined once, in the engine (crates/hscc-sim/src/scenario/spec/):
 its fields, defaults, units and checks. ``Scenario.parse`` hands the data to
 the engine, which checks all of it and returns it with every default filled in
 and every quantity in SI numbers (seconds, bit/s, bytes); the field reference

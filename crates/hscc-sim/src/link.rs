@@ -11,10 +11,14 @@
 //! flight. The queue occupancy is the set of packets whose transmission has not
 //! started yet, tracked in a second small FIFO of start times.
 //!
-//! Queue limits count packets (or bytes) waiting, not the one being serialized,
-//! as ns-2's DropTail does. Serialization time is computed in integer
-//! picoseconds with the remainder carried from packet to packet, so a link
-//! delivers exactly its rate over any run length (no drift at 700 Mbit/s).
+//! Queue limits count packets (or bytes) waiting, not the one being serialized:
+//! a limit of N packets refuses a packet when N wait. ns-2.35's DropTail
+//! refuses one when N − 1 wait, so the same limit holds one packet fewer there
+//! (docs/validation/ns2.md, "The queue limit").
+//!
+//! Serialization time is computed in integer picoseconds with the remainder
+//! carried from packet to packet, so a link delivers exactly its rate over any
+//! run length (no drift at 700 Mbit/s).
 //!
 //! Options (docs/links-and-web.md, each off by default and free when off):
 //! - **loss point**: random loss before the queue (default) or at the far end,
@@ -24,32 +28,40 @@
 //!   byte buffers;
 //! - **reordering jitter**: each packet's propagation delay drawn on its own,
 //!   so packets may overtake each other. The propagating packets are then kept
-//!   in a heap ordered by arrival, with one pending wake-up in the event queue
-//!   (O(log n) per packet, no allocation once the heap has grown);
+//!   in a heap ordered by arrival, with one pending wake-up in the event queue:
+//!   O(log n) per packet, no allocation once the heap has grown (`link/reorder.rs`);
 //! - **ticks**: the queue served in clock ticks as Dummynet serves a pipe at
 //!   HZ = 1/tick: every tick the link earns rate × tick bits of credit and
 //!   releases, at the tick, every queued packet the credit pays for; departure
 //!   times are still fixed at enqueue (the credit chain is FIFO), so the FIFO
-//!   and its single head event stay;
+//!   and its single head event stay (`link/ticks.rs`);
 //! - **queue discipline**: RED, CoDel, FQ-CoDel or PIE ([`crate::queue`])
 //!   instead of DropTail, served at dequeue (`link/aqm.rs`).
+//!
+//! A rate or delay changed during a run reschedules the queued packets
+//! (`link/change.rs`).
 
 mod aqm;
+mod change;
+mod reorder;
+mod ticks;
 
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use rand::Rng as _;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::capture::{log_drop, DropCause, DropLog, Tap};
 use crate::config::{Buffer, LinkConfig, LossPoint};
-use crate::event::{Event, EventQueue, Timed};
+use crate::event::{Event, EventQueue};
 use crate::limits::MAX_QUEUE_PACKETS;
 use crate::packet::Packet;
 use crate::queue::{Discipline, Limits, QueuedDrops};
 use crate::rng::Rng;
 use crate::stats::{DelayHistogram, LinkCounters};
 use crate::time::{Time, SEC};
+use reorder::{Propagating, Reorder};
+use ticks::Ticks;
 
 /// A unidirectional link in the running simulation.
 #[derive(Debug)]
@@ -100,33 +112,6 @@ pub struct Link {
     pub drop_log: Option<Box<DropLog>>,
     /// Every packet offered here, for a captured link.
     tap: Option<Box<Tap>>,
-}
-
-/// Dummynet's per-pipe credit state: ip_dummynet.c's `q->numbytes` (credit,
-/// here in bit·ps/s so that a tick earns rate × tick and a packet costs
-/// bytes·8·SEC) and `q->sched_time` (the tick the credit was last counted at).
-#[derive(Clone, Copy, Debug, Default)]
-struct Ticks {
-    /// Tick length, ps (0: continuous service).
-    len: Time,
-    /// Credit left after the last release.
-    credit: u128,
-    /// Index of the tick of the last release.
-    last: u64,
-}
-
-/// A propagating packet keyed by (arrival time, link sequence number).
-type Propagating = Timed<Packet>;
-
-/// The propagation stage of a link whose jitter may reorder packets.
-#[derive(Debug, Default)]
-struct Reorder {
-    heap: BinaryHeap<Propagating>,
-    /// Packets that entered the link so far (the tie-break of equal arrivals).
-    seq: u64,
-    /// Time of the latest wake-up pushed to the event queue; entries pushed
-    /// earlier for later times become harmless no-ops.
-    wake: Time,
 }
 
 /// What happened to a packet offered to a link.
@@ -442,54 +427,6 @@ impl Link {
         Offer::Accepted
     }
 
-    /// Dummynet's release of a `wire`-byte frame offered at `now` to a tick-served
-    /// queue: the time it leaves the queue, and the credit and tick index after
-    /// it. FreeBSD's ip_dummynet.c (docs/links-and-web.md §4): each tick the
-    /// pipe earns `bandwidth` (rate × tick here) and `ready_event` moves queued
-    /// packets to the delay line while the credit pays for them, carrying what
-    /// is left; a packet finding the queue empty is scheduled `set_ticks` =
-    /// ⌈(cost − credit)/bandwidth⌉ ticks after the current one (released at
-    /// once if that is 0), and the credit restarts from 0 when the queue went
-    /// idle in an earlier tick (`q->numbytes = 0` if `q_time < curr_time`).
-    #[inline]
-    fn tick_release(&self, wire: u32, now: Time) -> (Time, Option<(u128, u64)>) {
-        if !self.waiting.is_empty() {
-            let (release, chain) = self.tick_release_after(wire);
-            return (release, Some(chain));
-        }
-        let k = now / self.ticks.len;
-        let credit = if self.ticks.last == k {
-            self.ticks.credit
-        } else {
-            0
-        };
-        let (wait, credit, tick) = self.tick_chain(credit, k, wire);
-        let release = if wait == 0 {
-            now
-        } else {
-            tick.saturating_mul(self.ticks.len)
-        };
-        (release, Some((credit, tick)))
-    }
-
-    /// The next release of a backlogged tick-served queue: the chain continues
-    /// from the last release.
-    fn tick_release_after(&self, wire: u32) -> (Time, (u128, u64)) {
-        let (_, credit, tick) = self.tick_chain(self.ticks.credit, self.ticks.last, wire);
-        (tick.saturating_mul(self.ticks.len), (credit, tick))
-    }
-
-    /// With `credit` at tick `from`, a `wire`-byte frame is paid for `wait`
-    /// ticks later (Dummynet's `set_ticks`), leaving `credit'`: (wait, credit', tick).
-    #[inline]
-    fn tick_chain(&self, credit: u128, from: u64, wire: u32) -> (u128, u128, u64) {
-        let per_tick = self.rate_bps as u128 * self.ticks.len as u128;
-        let cost = wire as u128 * 8 * SEC as u128;
-        let wait = cost.saturating_sub(credit).div_ceil(per_tick);
-        let tick = from.saturating_add(wait.min(u64::MAX as u128) as u64);
-        (wait, credit + wait * per_tick - cost, tick)
-    }
-
     #[inline]
     fn record_qdelay(&mut self, d: Time) {
         if let Some(h) = &mut self.qdelay {
@@ -577,126 +514,5 @@ impl Link {
             return true;
         }
         false
-    }
-
-    /// On a reordering link: the propagating packet due at `now` with the
-    /// earliest arrival, if any (call until `None`, then [`Link::rearm`]).
-    #[inline]
-    pub fn pop_due(&mut self, now: Time) -> Option<Packet> {
-        let r = self.reorder.as_mut()?;
-        if r.heap.peek()?.time() > now {
-            return None;
-        }
-        let e = r.heap.pop().expect("peeked");
-        self.counters.tx_packets += 1;
-        self.counters.tx_bytes += e.item.size as u64;
-        Some(e.item)
-    }
-
-    /// On a reordering link, after [`Link::pop_due`]: make sure a wake-up is
-    /// pending for the next arrival.
-    #[inline]
-    pub fn rearm(&mut self, now: Time, id: u32, q: &mut EventQueue) {
-        let Some(r) = &mut self.reorder else { return };
-        if let Some(next) = r.heap.peek().map(Propagating::time) {
-            if r.wake <= now || next < r.wake {
-                r.wake = next;
-                q.push(next, Event::LinkArrive(id));
-            }
-        }
-    }
-
-    /// Change the rate at `now`: the packet being serialized finishes at the
-    /// old rate; queued packets are rescheduled at the new one.
-    pub fn set_rate(&mut self, now: Time, rate_bps: u64) {
-        self.rate_bps = rate_bps;
-        self.tx_remainder = 0;
-        self.ser_cache = [(0, 0, 0); 2];
-        self.reschedule_queue(now, true);
-    }
-
-    /// Change the propagation delay at `now`: packets already propagating keep
-    /// their arrival times; the others use the new delay, never arriving before
-    /// a packet ahead of them (unless the link reorders).
-    pub fn set_delay(&mut self, now: Time, delay: Time) {
-        self.delay = delay;
-        self.reschedule_queue(now, false);
-    }
-
-    /// Recompute transmission starts (on a rate change) and arrivals of the
-    /// packets still queued. Continuous service: they are back to back behind
-    /// the one being serialized, whose arrival does not change. Tick service:
-    /// the first queued packet keeps its release tick (Dummynet's pending
-    /// `ready_event`) and its arrival; on a new rate the credit restarts from
-    /// 0 at that tick for the packets behind it; a new delay keeps the release
-    /// ticks. On a FIFO link the queued packets are the last `waiting.len()` of
-    /// the FIFO and the scheduled head event stays valid; on a reordering link
-    /// they are the last `waiting.len()` to have entered it, found by sequence
-    /// number, and their jitter is drawn again (call [`Link::rearm`] after).
-    fn reschedule_queue(&mut self, now: Time, new_rate: bool) {
-        self.drain(now);
-        let n = self.waiting.len();
-        if n == 0 {
-            return;
-        }
-        let len = self.ticks.len;
-        if len == 0 {
-            let mut t = self.waiting[0].0;
-            for i in 0..n {
-                let size = self.waiting[i].1;
-                self.waiting[i].0 = t;
-                t += self.serialization(size);
-            }
-            self.busy_until = t;
-        } else if new_rate {
-            self.ticks.credit = 0;
-            self.ticks.last = self.waiting[0].0 / len;
-            for i in 1..n {
-                let (t, chain) = self.tick_release_after(self.waiting[i].1);
-                (self.ticks.credit, self.ticks.last) = chain;
-                self.waiting[i].0 = t;
-            }
-        }
-        // Where queued packet i's propagation starts.
-        let base = |link: &Link, i: usize| -> Time {
-            match (len, link.waiting.get(i + 1)) {
-                (0, Some(&(next, _))) => next,
-                (0, None) => link.busy_until,
-                _ => link.waiting[i].0,
-            }
-        };
-        if let Some(mut r) = self.reorder.take() {
-            let bases: Vec<Time> = (0..n).map(|i| base(self, i)).collect();
-            let first = r.seq - n as u64;
-            let mut v = std::mem::take(&mut r.heap).into_vec();
-            for e in v.iter_mut().filter(|e| e.seq() >= first) {
-                let arrival = bases[(e.seq() - first) as usize]
-                    .saturating_add(self.jittered_delay())
-                    .max(now);
-                e.key = (arrival as u128) << 64 | e.seq() as u128;
-                e.item.t = arrival;
-            }
-            r.heap = BinaryHeap::from(v);
-            r.wake = now; // so that `rearm` schedules the new earliest arrival
-            self.reorder = Some(r);
-            return;
-        }
-        let first = self.line.len() - n;
-        debug_assert!(
-            len != 0 || first >= 1,
-            "a queued packet waits behind one in service"
-        );
-        // A tick-served head keeps its arrival: its event is already scheduled.
-        let keep = usize::from(first == 0);
-        let mut last = if first > 0 {
-            self.line[first - 1].t
-        } else {
-            self.line[0].t
-        };
-        for i in keep..n {
-            last = base(self, i).saturating_add(self.delay).max(last);
-            self.line[first + i].t = last;
-        }
-        self.last_arrival = last;
     }
 }

@@ -46,9 +46,10 @@ pub struct RttEstimator {
     rtt_seq: u64,
     min_rto: Time,
     rto: Time,
-    /// Smallest sample seen.
+    /// Smallest sample of any ACK, whether the estimator takes it or not: the
+    /// sender keeps it (`note_min_rtt`), the estimator leaves it alone.
     pub min_rtt: Time,
-    /// Most recent sample.
+    /// Most recent sample the estimator took.
     pub latest: Time,
     /// ns-2's clock tick and its state in ticks (0: exact times).
     tick: Time,
@@ -97,6 +98,13 @@ impl RttEstimator {
         self.tick > 0
     }
 
+    /// The sample `r` as both estimators take it (at least 1 ps), kept as the latest.
+    #[inline]
+    fn take(&mut self, r: Time) -> Time {
+        self.latest = r.max(1);
+        self.latest
+    }
+
     /// Feed one RTT measurement `r` taken at `now` to the ticked estimator
     /// (ns-2 `rtt_update`): `r` in ticks is, from an echoed timestamp
     /// (`from_echo`), rounded (`int(tao / tcp_tick_ + 0.5)`), else the ticks
@@ -104,9 +112,7 @@ impl RttEstimator {
     /// tcp_tick_)`, `tickoff` the send time's offset in its tick: ns-2's random
     /// `boot_time_` taken as 0).
     pub fn tick_sample(&mut self, r: Time, now: Time, from_echo: bool) {
-        let r = r.max(1);
-        self.min_rtt = self.min_rtt.min(r);
-        self.latest = r;
+        let r = self.take(r);
         let t = self.tick;
         let ticks = if from_echo {
             (r + t / 2) / t
@@ -151,9 +157,7 @@ impl RttEstimator {
     /// Feed one RTT measurement, taken when the sender's `snd_una` and `snd_nxt`
     /// (segments) are as given (Linux's estimator counts round trips by them).
     pub fn sample(&mut self, r: Time, snd_una: u64, snd_nxt: u64) {
-        let r = r.max(1);
-        self.min_rtt = self.min_rtt.min(r);
-        self.latest = r;
+        let r = self.take(r);
         self.rto = match self.kind {
             RtoEstimator::Rfc6298 => {
                 if self.srtt == 0 {

@@ -102,7 +102,8 @@ impl Sender {
         self.note_min_rtt(r);
     }
 
-    /// The smallest RTT seen, from every ACK's sample whichever the estimator takes.
+    /// The smallest RTT seen, from every ACK's sample whichever the estimator
+    /// takes: the one place `rtt.min_rtt` changes.
     #[inline]
     fn note_min_rtt(&mut self, r: Time) {
         self.rtt.min_rtt = self.rtt.min_rtt.min(r.max(1));
