@@ -40,10 +40,12 @@
 //! - **traces** (`outputs.rs`): samples × series, preallocated exactly, and
 //!   their values in the files (≈ 14 bytes a value, charged to **results**);
 //! - **results** (`files.rs`): the run directory's files as they are written
-//!   and read back, several copies of each: summary.json's rows of the flows and
-//!   of the links that carry traffic, the links table's row of every link, and
-//!   the scenario (manifest.json's copy, its Python form, the resolved
-//!   configuration the simulation was built from);
+//!   and read back: summary.json's rows of the flows and of the links that carry
+//!   traffic (5.1 and 5.4 times their text: columns and text while written,
+//!   Python's bytes and decoded text, the objects it reads back), the links
+//!   table's row of every link, and the scenario (manifest.json's copy, its
+//!   Python form, the resolved configuration of every link and flow that Python
+//!   holds besides the simulation's);
 //! - **queue** (`outputs.rs`): event-queue entries (links, three timers a flow,
 //!   sources);
 //! - **cc_log** (`flows.rs`): the per-ACK congestion-control log of the traced
