@@ -58,6 +58,11 @@
 //! Growable buffers are counted at 1.5× their content (a `Vec` or `VecDeque`
 //! doubles: on average it holds 1/ln 2 ≈ 1.44× what it needs).
 //!
+//! The parts are added up: nothing the run frees (its packets, when it ends) is
+//! taken to hold the files written after it. That is the whole process's peak
+//! when the allocator keeps what was freed; when it hands it back to the system
+//! in time, the peak is lower (docs/architecture.md has both, measured).
+//!
 //! Events: one per packet per hop carried, and one per packet that waits at
 //! a host (host jitter, access delay) unless it is data offered at once to a
 //! first link its flow has to itself; a timer event per flow per
