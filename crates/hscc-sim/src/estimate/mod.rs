@@ -43,9 +43,10 @@
 //!   and read back: summary.json's rows of the flows and of the links that carry
 //!   traffic (5.1 and 5.4 times their text: columns and text while written,
 //!   Python's bytes and decoded text, the objects it reads back), the links
-//!   table's row of every link, and the scenario (manifest.json's copy, its
-//!   Python form, the resolved configuration of every link and flow that Python
-//!   holds besides the simulation's);
+//!   table's row of every link, and the scenario's links and `[[flows]]`
+//!   entries (manifest.json's copy, their Python form, about 7 times their
+//!   text) with the resolved configuration of every link and flow that Python
+//!   holds besides the simulation's;
 //! - **queue** (`outputs.rs`): event-queue entries (links, three timers a flow,
 //!   sources);
 //! - **cc_log** (`flows.rs`): the per-ACK congestion-control log of the traced
