@@ -1,5 +1,5 @@
 //! The estimate against reality: peak heap use measured by a counting global
-//! allocator over build, run and JSON results, for seven representative
+//! allocator over build, run and JSON results, for nine representative
 //! scenarios. The estimate must fall within 0.5× to 3× of the measured peak.
 
 mod peak;
@@ -52,6 +52,22 @@ fn short_many_pairs() -> String {
     )
 }
 
+/// `flows` Reno flows on each of `pairs` host pairs of the flows dumbbell of
+/// scripts/bench.py (10 Gbit/s bottleneck, half a BDP of buffer, 20-ms pairs)
+/// for 0.05 s: the flows' state and summary rows, not their packets, set the peak.
+fn flows_on_pairs(pairs: usize, flows: usize) -> String {
+    let pair_list = vec![r#"{"rate": 1e11, "rtt": 0.02}"#; pairs].join(", ");
+    let flow_list: Vec<String> = (0..pairs)
+        .map(|i| format!(r#"{{"pair": {i}, "count": {flows}}}"#))
+        .collect();
+    format!(
+        r#"{{"duration": 0.05, "output": {{"traces": []}}, "topology": {{"kind": "dumbbell",
+        "bottleneck": {{"rate": 1e10, "delay": 0.001, "buffer": {{"bdp": 0.5}}}}, "pairs": [{pair_list}]}},
+        "flows": [{}]}}"#,
+        flow_list.join(", ")
+    )
+}
+
 #[test]
 fn the_estimate_is_within_half_and_three_times_the_measured_peak() {
     // One test: the allocator's counters are process-wide.
@@ -66,5 +82,9 @@ fn the_estimate_is_within_half_and_three_times_the_measured_peak() {
         ("per-ACK log", || cfg(CC_LOG)),
         ("captures", || cfg(CAPTURES)),
         ("short run of many pairs", || cfg(&short_many_pairs())),
+        ("10 000 flows on one pair", || {
+            cfg(&flows_on_pairs(1, 10_000))
+        }),
+        ("1 000 pairs of 10 flows", || cfg(&flows_on_pairs(1000, 10))),
     ]);
 }

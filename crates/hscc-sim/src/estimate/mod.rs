@@ -40,10 +40,13 @@
 //! - **traces** (`outputs.rs`): samples × series, preallocated exactly, and
 //!   their values in the files (≈ 14 bytes a value, charged to **results**);
 //! - **results** (`files.rs`): the run directory's files as they are written
-//!   and read back, several copies of each: summary.json's rows of the flows and
-//!   of the links that carry traffic, the links table's row of every link, and
-//!   the scenario (manifest.json's copy, its Python form, the resolved
-//!   configuration the simulation was built from);
+//!   and read back: summary.json's rows of the flows and of the links that carry
+//!   traffic (5.1 and 5.4 times their text: columns and text while written,
+//!   Python's bytes and decoded text, the objects it reads back), the links
+//!   table's row of every link, and the scenario's links and `[[flows]]`
+//!   entries (manifest.json's copy, their Python form, about 7 times their
+//!   text) with the resolved configuration of every link and flow that Python
+//!   holds besides the simulation's;
 //! - **queue** (`outputs.rs`): event-queue entries (links, three timers a flow,
 //!   sources);
 //! - **cc_log** (`flows.rs`): the per-ACK congestion-control log of the traced
@@ -55,6 +58,11 @@
 //!
 //! Growable buffers are counted at 1.5× their content (a `Vec` or `VecDeque`
 //! doubles: on average it holds 1/ln 2 ≈ 1.44× what it needs).
+//!
+//! The parts are added up: nothing the run frees (its packets, when it ends) is
+//! taken to hold the files written after it. That is the whole process's peak
+//! when the allocator keeps what was freed; when it hands it back to the system
+//! in time, the peak is lower (docs/architecture.md has both, measured).
 //!
 //! Events: one per packet per hop carried, and one per packet that waits at
 //! a host (host jitter, access delay) unless it is data offered at once to a

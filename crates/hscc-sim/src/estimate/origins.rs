@@ -13,7 +13,8 @@ pub(crate) type Field = (String, String);
 /// the scenario's (`flows[2].count` for every flow that entry expands to).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Origins {
-    /// Per flow: the field counting flows like it.
+    /// Per flow: the field counting flows like it (one field per `[[flows]]`
+    /// entry, its flows one after another).
     pub flow_count: Vec<Field>,
     /// Per flow: the field setting its initial window.
     pub flow_init_cwnd: Vec<Field>,
