@@ -24,6 +24,7 @@ sys.path.insert(0, str(HARNESS.parent / "results"))
 import capture_queue  # noqa: E402
 import ns2_configs as configs  # noqa: E402
 import ns2_tcl as tcl  # noqa: E402
+import queue_spread  # noqa: E402
 import queue_trace  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("ns2_validate", HARNESS / "validate.py")
@@ -320,3 +321,20 @@ def test_hscc_s_queue_is_rebuilt_from_a_capture_with_its_rate_and_limit():
     ]
     with pytest.raises(ValueError, match="link type 1 .allowed: a little-endian pcap of raw"):
         list(capture_queue.packets(pcap[:20] + struct.pack("<I", 1) + pcap[24:]))
+
+
+@pytest.mark.timeout(120)
+def test_the_queue_spread_runs_the_buffer_one_shorter_and_longer(tmp_path):
+    rows = queue_spread.spread(configs.TINY, seed=3, duration=4.0)
+    assert [r["buffer"] for r in rows] == [48, 49, 50]
+    # The middle row is the configuration's own run, as the cross-check makes it.
+    s = configs.TINY.scenario(seed=3, duration=4.0)
+    own = validate.summarize(
+        validate.run_hscc(s, tmp_path), configs.TINY, Scenario.parse(s).to_engine(), True
+    )
+    assert {k: v for k, v in rows[1].items() if k not in ("buffer", "cpu_s")} == {
+        k: v for k, v in own.items() if k != "cpu_s"
+    }
+    # Every row overflows the queue, and one queue place moves the run.
+    assert all(r["bottleneck_tcp_drops"] > 0 for r in rows)
+    assert len({r["per_flow_bps"][0] for r in rows}) == 3
