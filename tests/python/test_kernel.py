@@ -158,10 +158,12 @@ kernel = pytest.mark.skipif(NO_KERNEL is not None, reason=f"kernel tests skipped
 
 
 def leftovers() -> list[str]:
-    """hscc's struct_ops maps, pins and smoke namespaces still present."""
+    """hscc's struct_ops maps, pins (or their empty directory) and smoke namespaces still
+    present."""
     out = [f"struct_ops {k}" for k in registry.struct_ops_maps()]
     if registry.PIN_DIR.is_dir():
-        out += [f"pin {p}" for p in registry.PIN_DIR.iterdir()]
+        pins = list(registry.PIN_DIR.iterdir())
+        out += [f"pin {p}" for p in pins] or [f"directory {registry.PIN_DIR}"]
     ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
     out += [
         f"namespace {line.split()[0]}" for line in ns.splitlines() if line.startswith("hscc-smoke-")

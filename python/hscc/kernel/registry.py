@@ -9,6 +9,7 @@ socket selects it with TCP_CONGESTION.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -194,6 +195,8 @@ def registrations() -> list[Registration]:
 
 def _unpin(pin: Path, kname: str) -> None:
     pin.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # the pin directory goes with its last pin
+        pin.parent.rmdir()
     deadline = time.monotonic() + UNREGISTER_WAIT_S
     while time.monotonic() < deadline:
         maps = struct_ops_maps() if kname.startswith("hscc_") else ops_maps()
