@@ -10,7 +10,8 @@
 //! `cclog` for the per-ACK congestion-control log of every flow; `cc=NAME`
 //! runs every flow with that algorithm, e.g. `cc=bbr` (paced);
 //! `pcap` to capture flow 0 at its host and the bottleneck at its input,
-//! docs/traces.md).
+//! docs/traces.md); `nofold` runs every hop on its own (`link/fold.rs`:
+//! the same results, more events).
 
 use std::time::Instant;
 
@@ -31,6 +32,7 @@ fn main() {
     let classic = args.iter().any(|a| a == "classic");
     let cc_log = args.iter().any(|a| a == "cclog");
     let pcap = args.iter().any(|a| a == "pcap");
+    let nofold = args.iter().any(|a| a == "nofold");
     // `cc=NAME`: every flow runs that algorithm instead of Reno (e.g. cc=bbr, which paces).
     let algo = args
         .iter()
@@ -41,7 +43,7 @@ fn main() {
         .iter()
         .find(|a| {
             a.parse::<u64>().is_err()
-                && !["ecn", "classic", "cclog", "pcap"].contains(&a.as_str())
+                && !["ecn", "classic", "cclog", "pcap", "nofold"].contains(&a.as_str())
                 && !a.starts_with('-')
                 && !a.starts_with("cc=")
         })
@@ -112,7 +114,11 @@ fn main() {
     }
 
     let start = Instant::now();
-    let r = Sim::new(cfg).expect("valid scenario").run();
+    let mut sim = Sim::new(cfg).expect("valid scenario");
+    if nofold {
+        sim.net.unfold();
+    }
+    let r = sim.run();
     let wall = start.elapsed().as_secs_f64();
 
     let delivered: u64 = r

@@ -2,7 +2,9 @@
 //!
 //! # Ordering contract
 //! - Events run in order of time; events at the same time run in the order
-//!   they were scheduled (FIFO), by a sequence number assigned at scheduling.
+//!   they were scheduled (FIFO), by a sequence number assigned at scheduling,
+//!   except a trace sample, which runs before every other event of its time
+//!   ([`EventQueue::push_first`]): a sample at t sees what happened before t.
 //! - Nothing else influences the order: no hashing, no addresses, no wall
 //!   clock. The same scenario and seed therefore give bit-identical results.
 //! - Ties are not broken at random here. Simultaneous starts would otherwise
@@ -111,9 +113,15 @@ impl EventQueue {
     /// Schedule `event` at `time`.
     #[inline]
     pub fn push(&mut self, time: Time, event: Event) {
-        let seq = self.next_seq;
+        // From 1: sequence number 0 is `push_first`'s.
         self.next_seq += 1;
-        self.heap.push(Entry::new(time, seq, event));
+        self.heap.push(Entry::new(time, self.next_seq, event));
+    }
+
+    /// Schedule `event` at `time`, before every other event of that time (at
+    /// most one such event per time: the trace sample's).
+    pub fn push_first(&mut self, time: Time, event: Event) {
+        self.heap.push(Entry::new(time, 0, event));
     }
 
     /// Remove and return the earliest event.
@@ -226,6 +234,25 @@ mod tests {
                 (3, Event::Rto(1)),
                 (5, Event::Sample),
                 (5, Event::Rto(2)),
+                (5, Event::Rto(3))
+            ]
+        );
+    }
+
+    #[test]
+    fn an_event_pushed_first_runs_before_its_time_s_others() {
+        let mut q = EventQueue::default();
+        q.push(5, Event::Rto(1));
+        q.push(4, Event::Rto(2));
+        q.push_first(5, Event::Sample);
+        q.push(5, Event::Rto(3));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (4, Event::Rto(2)),
+                (5, Event::Sample),
+                (5, Event::Rto(1)),
                 (5, Event::Rto(3))
             ]
         );

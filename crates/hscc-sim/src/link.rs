@@ -8,7 +8,9 @@
 //! link keeps one FIFO of packets with their arrival times and schedules an
 //! event only for its head (htsim's trick): one event per packet per hop, the
 //! event queue holds O(links) entries, and memory is bounded by what is in
-//! flight. The queue occupancy is the set of packets whose transmission has not
+//! flight. A hop that only this link feeds, and that every packet of this
+//! link goes on to, can be folded into it: one event for the two
+//! (`link/fold.rs`). The queue occupancy is the set of packets whose transmission has not
 //! started yet, tracked in a second small FIFO of start times.
 //!
 //! Queue limits count packets (or bytes) waiting, not the one being serialized:
@@ -43,6 +45,7 @@
 
 mod aqm;
 mod change;
+mod fold;
 mod reorder;
 mod ticks;
 
@@ -60,6 +63,7 @@ use crate::queue::{Discipline, Limits, QueuedDrops};
 use crate::rng::Rng;
 use crate::stats::{DelayHistogram, LinkCounters};
 use crate::time::{Time, SEC};
+use fold::Fold;
 use reorder::{Propagating, Reorder};
 use ticks::Ticks;
 
@@ -112,6 +116,8 @@ pub struct Link {
     pub drop_log: Option<Box<DropLog>>,
     /// Every packet offered here, for a captured link.
     tap: Option<Box<Tap>>,
+    /// Hops folded into this link, or the link it is folded into (`link/fold.rs`).
+    fold: Fold,
 }
 
 /// What happened to a packet offered to a link.
@@ -190,6 +196,7 @@ impl Link {
             aqm,
             drop_log: None,
             tap: None,
+            fold: Fold::default(),
         }
     }
 
@@ -234,12 +241,16 @@ impl Link {
         }
     }
 
-    /// Packets on the link: queued, being serialized or propagating.
+    /// Packets on the link: queued, being serialized or propagating. With
+    /// folded hops (`link/fold.rs`), as of the last count of what crossed
+    /// (the end of [`crate::Sim::run_until`], a trace sample): a packet on its
+    /// way to a folded hop is on this link until it reaches the far end,
+    /// though it waits on the hop's delay line.
     #[inline]
     pub fn in_flight(&self) -> usize {
-        self.line.len()
-            + self.reorder.as_ref().map_or(0, |r| r.heap.len())
-            + self.aqm.as_ref().map_or(0, |a| a.disc.len())
+        let queued = self.reorder.as_ref().map_or(0, |r| r.heap.len())
+            + self.aqm.as_ref().map_or(0, |a| a.disc.len());
+        (self.line.len() as isize + self.fold.on_the_way()) as usize + queued
     }
 
     /// Every packet on the link (in arrival order unless the link reorders or
@@ -290,10 +301,24 @@ impl Link {
         if self.options {
             return self.offer_with_options(p, hop, now, id, q);
         }
+        let (start, arrival) = match self.admit(p, now) {
+            Ok(times) => times,
+            Err(drop) => return drop,
+        };
+        self.record_qdelay(start - now);
+        self.queue_byte_time += p.size as u128 * (start - now) as u128;
+        self.enter_line(p, arrival, hop, id, q);
+        Offer::Accepted
+    }
+
+    /// Admit `p` arriving at `now` to a link without options: when its
+    /// transmission starts and when it reaches the far end, or why it was dropped.
+    #[inline(always)]
+    fn admit(&mut self, p: &Packet, now: Time) -> Result<(Time, Time), Offer> {
         if self.loss_threshold != 0 && self.rng.random::<u64>() < self.loss_threshold {
             self.counters.drops_random += 1;
             log_drop(&mut self.drop_log, now, p, DropCause::Random);
-            return Offer::RandomDrop;
+            return Err(Offer::RandomDrop);
         }
         self.drain(now);
         let start = self.busy_until.max(now);
@@ -301,13 +326,11 @@ impl Link {
             if self.waiting.len() as u64 >= self.limit_pkts
                 || self.queue_bytes + p.size as u64 > self.limit_bytes
             {
-                return self.queue_drop(p, now);
+                return Err(self.queue_drop(p, now));
             }
             self.waiting.push_back((start, p.size));
             self.queue_bytes += p.size as u64;
         }
-        self.record_qdelay(start - now);
-        self.queue_byte_time += p.size as u128 * (start - now) as u128;
         // Saturating: at 1 bit/s a long queue reaches past the end of time; its packets never arrive.
         self.busy_until = start.saturating_add(self.serialization(p.size));
         let mut arrival = self.busy_until.saturating_add(self.delay);
@@ -317,8 +340,7 @@ impl Link {
                 .saturating_add(self.jittered_delay())
                 .max(self.last_arrival);
         }
-        self.enter_line(p, arrival, hop, id, q);
-        Offer::Accepted
+        Ok((start, arrival))
     }
 
     /// A packet's propagation delay with the link's Gaussian jitter, at least 0.
@@ -498,8 +520,10 @@ impl Link {
             .expect("arrival event without a packet");
         debug_assert_eq!(p.t, now);
         // Counted on arrival so that utilization never includes bytes still queued.
-        self.counters.tx_packets += 1;
-        self.counters.tx_bytes += p.size as u64;
+        self.count_crossed(p.size);
+        if self.fold.fed_by != u32::MAX {
+            self.leave_folded(p.size);
+        }
         (p, self.line.front().map(|n| n.t))
     }
 

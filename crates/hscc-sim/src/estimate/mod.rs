@@ -64,7 +64,8 @@
 //! when the allocator keeps what was freed; when it hands it back to the system
 //! in time, the peak is lower (docs/architecture.md has both, measured).
 //!
-//! Events: one per packet per hop carried, and one per packet that waits at
+//! Events: one per packet per hop carried (a folded hop's too, which the run
+//! does not spend: an upper bound, `link/fold.rs`), and one per packet that waits at
 //! a host (host jitter, access delay) unless it is data offered at once to a
 //! first link its flow has to itself; a timer event per flow per
 //! minimum RTO; a pacing event per paced segment; every UDP datagram sent

@@ -3,7 +3,7 @@
 
 use hscc_cc::Shared;
 
-use super::{seeded_sender, Flow, HostLine, Net, NetCounters, Routes, Sim, Traces, UdpFlow};
+use super::{fold, seeded_sender, Flow, HostLine, Net, NetCounters, Routes, Sim, Traces, UdpFlow};
 use crate::capture::{Capture, CapturePoint, Tap};
 use crate::config::{ConfigError, SimConfig};
 use crate::event::{Event, EventQueue};
@@ -138,7 +138,13 @@ impl Sim {
             }
         }
         if let Some(dt) = cfg.sample_interval {
-            q.push(dt, Event::Sample);
+            q.push_first(dt, Event::Sample);
+        }
+        // After the captures, which keep a link from folding.
+        let folds = fold::folds(&cfg, &routes, &links);
+        for &(a, b) in &folds {
+            links[a as usize].feed_folded();
+            links[b as usize].fold_into(a);
         }
         Ok(Sim {
             net: Net {
@@ -148,6 +154,7 @@ impl Sim {
                 counters: NetCounters::default(),
                 udp_in_network: 0,
                 capture,
+                folds,
             },
             flows,
             udp,

@@ -125,10 +125,12 @@ impl Sim {
                 for (i, l) in self.net.links.iter_mut().enumerate() {
                     l.settle(now, i as u32, &mut self.net.q);
                 }
+                // What crossed strictly before `now`: the sample runs first at its time.
+                self.net.credit_folds(now);
                 let n = self.cfg.flows.len();
                 self.traces.sample(now, &self.flows[..n], &self.net.links);
                 if let Some(dt) = self.cfg.sample_interval {
-                    self.net.q.push(now.saturating_add(dt), Event::Sample);
+                    self.net.q.push_first(now.saturating_add(dt), Event::Sample);
                 }
             }
         }

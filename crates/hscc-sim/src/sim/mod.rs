@@ -18,6 +18,7 @@ mod assemble;
 mod conservation;
 mod events;
 mod flow;
+mod fold;
 mod host;
 mod net;
 mod routes;
@@ -95,10 +96,13 @@ impl Sim {
                 && self.events.is_multiple_of(PROGRAM_CHECK_EVENTS)
                 && self.check_programs()
             {
+                self.net.credit_folds(self.net.now.saturating_add(1));
                 return;
             }
         }
         self.net.now = t;
+        // Every event at `t` has run.
+        self.net.credit_folds(t.saturating_add(1));
         if self.runs_programs {
             self.check_programs();
         }

@@ -37,6 +37,8 @@ pub struct Net {
     pub udp_in_network: u64,
     /// Packet captures, if any ([`crate::capture`]).
     pub capture: Option<Box<Capture>>,
+    /// Links `(a, b)` where hop `b` is folded into `a` (`sim/fold.rs`).
+    pub folds: Vec<(u32, u32)>,
 }
 
 impl Net {
@@ -44,7 +46,18 @@ impl Net {
     #[inline]
     pub(super) fn forward(&mut self, p: &Packet, hop: u8, route: &[u32], at: Time) {
         let id = route[hop as usize];
-        let dropped = match self.links[id as usize].offer(p, hop, at, id, &mut self.q) {
+        let next = route.get(hop as usize + 1).copied();
+        let offer = match next {
+            Some(next)
+                if self.links[id as usize].feeds_folded()
+                    && self.links[next as usize].fed_by() == Some(id) =>
+            {
+                let (link, folded) = pair(&mut self.links, id, next);
+                link.offer_folded(p, hop, at, &mut self.q, folded, next)
+            }
+            _ => self.links[id as usize].offer(p, hop, at, id, &mut self.q),
+        };
+        let dropped = match offer {
             Offer::Accepted => return,
             Offer::QueueDrop => &mut self.counters.dropped_queue,
             Offer::RandomDrop => &mut self.counters.dropped_random,
@@ -53,6 +66,39 @@ impl Net {
         if p.kind == Kind::Udp {
             self.udp_in_network -= 1;
         }
+    }
+}
+
+impl Net {
+    /// Count what happened before `before` on links with folded hops and
+    /// on those hops ([`Link::credit_folded`]): before the links' counters are read.
+    pub(super) fn credit_folds(&mut self, before: Time) {
+        for &(a, b) in &self.folds {
+            self.links[a as usize].credit_folded(before);
+            self.links[b as usize].credit_folded(before);
+        }
+    }
+
+    /// Put every folded hop back on its own (the engine's results are the
+    /// same either way; tests and benchmarks compare the two). Before the run.
+    pub fn unfold(&mut self) {
+        for (a, b) in self.folds.drain(..) {
+            self.links[a as usize].unfold();
+            self.links[b as usize].unfold();
+        }
+    }
+}
+
+/// Links `a` and `b` (different) of `links`, both mutable.
+#[inline(always)]
+fn pair(links: &mut [Link], a: u32, b: u32) -> (&mut Link, &mut Link) {
+    let (a, b) = (a as usize, b as usize);
+    if a < b {
+        let (x, y) = links.split_at_mut(b);
+        (&mut x[a], &mut y[0])
+    } else {
+        let (x, y) = links.split_at_mut(a);
+        (&mut y[0], &mut x[b])
     }
 }
 

@@ -65,6 +65,11 @@ impl Routes {
     pub fn path(&self, id: u32) -> &[u32] {
         &self.paths[id as usize]
     }
+
+    /// Every route's links.
+    pub fn all(&self) -> impl Iterator<Item = &[u32]> {
+        self.paths.iter().map(Vec::as_slice)
+    }
 }
 
 /// The field that asks for the `k`th route of [`Routes::of`].

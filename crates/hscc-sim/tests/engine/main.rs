@@ -15,6 +15,7 @@ mod dctcp;
 mod ecn;
 mod fairness;
 mod flows;
+mod fold;
 mod host_timing;
 mod knobs;
 mod limits;

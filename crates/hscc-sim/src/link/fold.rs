@@ -1,0 +1,202 @@
+//! A hop folded into the one before it: when every packet of link `b` comes
+//! from link `a`, `b` is fed in the order `a` delivers, so the moment a
+//! packet enters `a` on its way to `b` its way through `b` is known as well.
+//! `a` then works out both hops at once and puts the packet straight on `b`'s
+//! delay line, arriving at `b`'s far end: one event and one FIFO per packet
+//! instead of two. `b` keeps its own transmitter and queue (it is offered
+//! each packet at the time the packet reaches it, in that order), so every
+//! arrival time is the one the two hops give separately.
+//!
+//! What must not move is when things are counted: `a`'s packets are counted
+//! as they reach its far end and `b`'s bytes × queuing delay as they enter
+//! `b`. Those times are kept per packet and counted whenever the counters are
+//! read (every trace sample, the end of a run: [`Link::credit_folded`]), and
+//! on the way ([`Link::offer_folded`], [`Link::pop_arrival`]).
+//!
+//! Which links fold is `sim/fold.rs`'s choice: `b` must be unable to drop a
+//! packet (a drop there would be counted before its time) and nobody may read
+//! `b`'s queue during the run (it is not monitored).
+
+use std::collections::VecDeque;
+
+use super::{Link, Offer};
+use crate::event::EventQueue;
+use crate::packet::Packet;
+use crate::time::Time;
+
+/// What a link keeps for the hops folded into it, or as a folded hop.
+#[derive(Debug)]
+pub(super) struct Fold {
+    /// Hops are folded into this link (it is their `fed_by`).
+    pub feeds: bool,
+    /// This link is a folded hop of link `fed_by`; `u32::MAX`: it is not.
+    pub fed_by: u32,
+    /// Feeding link: when each packet it passed on to a folded hop reaches
+    /// its far end, and its size, in that order; until counted.
+    crossed: VecDeque<(Time, u32)>,
+    /// Folded hop: for each packet on the delay line, in its order, when it
+    /// entered this link and how long it waited in its queue.
+    entered: VecDeque<(Time, Time)>,
+    /// How many at the head of `entered` were counted already.
+    credited: usize,
+}
+
+impl Default for Fold {
+    fn default() -> Fold {
+        Fold {
+            feeds: false,
+            fed_by: u32::MAX,
+            crossed: VecDeque::new(),
+            entered: VecDeque::new(),
+            credited: 0,
+        }
+    }
+}
+
+impl Fold {
+    /// Packets to count on the link rather than its delay line, as of the
+    /// last count: passed on to a folded hop before reaching this link's far
+    /// end (feeding link), less those on this delay line that have not
+    /// entered the link yet (folded hop).
+    pub(super) fn on_the_way(&self) -> isize {
+        self.crossed.len() as isize - (self.entered.len() - self.credited) as isize
+    }
+}
+
+impl Link {
+    /// Make this link a folded hop of link `feeder`; before the run.
+    pub fn fold_into(&mut self, feeder: u32) {
+        debug_assert!(self.line.is_empty(), "before any packet");
+        self.fold.fed_by = feeder;
+    }
+
+    /// Let hops be folded into this link; before the run.
+    pub fn feed_folded(&mut self) {
+        self.fold.feeds = true;
+    }
+
+    /// Put every folded hop back on its own; before the run.
+    pub fn unfold(&mut self) {
+        debug_assert!(self.line.is_empty(), "before any packet");
+        self.fold = Fold::default();
+    }
+
+    /// Whether hops are folded into this link.
+    #[inline(always)]
+    pub fn feeds_folded(&self) -> bool {
+        self.fold.feeds
+    }
+
+    /// The link this one is folded into, if any.
+    #[inline(always)]
+    pub fn fed_by(&self) -> Option<u32> {
+        (self.fold.fed_by != u32::MAX).then_some(self.fold.fed_by)
+    }
+
+    /// [`Link::offer`] of a packet whose next hop, `next` (index `next_id`),
+    /// is folded into this link: its arrival at this link's far end is its
+    /// offer to `next`, made now, and it goes on `next`'s delay line.
+    #[inline]
+    pub fn offer_folded(
+        &mut self,
+        p: &Packet,
+        hop: u8,
+        now: Time,
+        q: &mut EventQueue,
+        next: &mut Link,
+        next_id: u32,
+    ) -> Offer {
+        self.count_crossed_before(now);
+        let (start, reached) = match self.admit(p, now) {
+            Ok(times) => times,
+            Err(drop) => return drop,
+        };
+        self.record_qdelay(start - now);
+        self.queue_byte_time += p.size as u128 * (start - now) as u128;
+        match next.admit(p, reached) {
+            Ok((start, arrival)) => {
+                self.fold.crossed.push_back((reached, p.size));
+                next.fold.entered.push_back((reached, start - reached));
+                next.enter_line(p, arrival, hop + 1, next_id, q);
+                Offer::Accepted
+            }
+            // The fold's conditions leave `next` no reason to refuse a packet;
+            // were it to, the packet still crossed this link.
+            Err(drop) => {
+                self.count_crossed(p.size);
+                drop
+            }
+        }
+    }
+
+    /// Count the packets passed on to folded hops that reached this link's
+    /// far end before `before`.
+    #[inline]
+    fn count_crossed_before(&mut self, before: Time) {
+        while let Some(&(reached, size)) = self.fold.crossed.front() {
+            if reached >= before {
+                break;
+            }
+            self.count_crossed(size);
+            self.fold.crossed.pop_front();
+        }
+    }
+
+    /// A folded hop's packet `size` bytes leaves its delay line: its wait in
+    /// the queue counts now unless it was counted already.
+    #[inline]
+    pub(super) fn leave_folded(&mut self, size: u32) {
+        let (_, wait) = self.fold.entered.pop_front().expect("one per packet");
+        if self.fold.credited > 0 {
+            self.fold.credited -= 1;
+        } else {
+            self.queue_byte_time += size as u128 * wait as u128;
+        }
+    }
+
+    /// Count what happened before `before` and is not counted yet: the
+    /// packets a feeding link passed on that reached its far end, the waits of
+    /// the packets that entered a folded hop.
+    pub fn credit_folded(&mut self, before: Time) {
+        self.count_crossed_before(before);
+        while let Some(&(entered, wait)) = self.fold.entered.get(self.fold.credited) {
+            if entered >= before {
+                break;
+            }
+            let size = self.line[self.fold.credited].size;
+            self.queue_byte_time += size as u128 * wait as u128;
+            self.fold.credited += 1;
+        }
+    }
+
+    /// A packet of `size` bytes reached the far end.
+    #[inline(always)]
+    pub(super) fn count_crossed(&mut self, size: u32) {
+        self.counters.tx_packets += 1;
+        self.counters.tx_bytes += size as u64;
+    }
+
+    /// Whether a hop may be folded into this link: its arrivals are its own
+    /// FIFO's, spaced by at least their serialization (no jitter, ticks,
+    /// reordering, queue discipline, loss at the far end or capture).
+    pub fn can_feed_fold(&self) -> bool {
+        !self.options && !self.special_arrivals && self.jitter_ps == 0.0
+    }
+
+    /// Whether this link may be folded into one of `rate_bps` carrying
+    /// packets of `min_size` to `max_size` bytes: it has no options, loss,
+    /// jitter or monitor, and it can never drop a packet of that stream. Fed
+    /// no faster than it sends, it never holds more than one largest packet's
+    /// bits waiting (the packets behind a large one can pile up while it is
+    /// serialized), so its limits must take that many of the smallest packets
+    /// and the largest on top.
+    pub fn can_be_folded(&self, rate_bps: u64, min_size: u32, max_size: u32) -> bool {
+        let (min, max) = (min_size.max(1) as u64, max_size as u64);
+        self.can_feed_fold()
+            && self.loss_threshold == 0
+            && self.qdelay.is_none()
+            && self.rate_bps >= rate_bps
+            && self.limit_pkts >= max / min + 2
+            && self.limit_bytes >= 2 * max
+    }
+}
