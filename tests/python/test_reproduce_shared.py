@@ -63,13 +63,14 @@ def test_a_file_naming_no_shared_text_needs_no_shared_file(tmp_path):
             '[{ shared = "tik" }]',
             '"t"',
             r"small.toml: assumptions.0: shared 'tik' is not a key of \S+shared.toml "
-            r'\[assumptions\] \(one of rate, tick\); did you mean "tick"\?',
+            r"\[assumptions\] or \S+experiments/shared.toml \[assumptions\] "
+            r'\(one of rate, tick, recovery\); did you mean "tick"\?',
         ),
         (  # a variant's text is looked up among the variant texts, not the assumptions
             '["a"]',
             '{ shared = "rate" }',
             r"small.toml: variants.0.text: shared 'rate' is not a key of \S+shared.toml "
-            r"\[variant_texts\] \(one of tick\)",
+            r"\[variant_texts\] or \S+experiments/shared.toml \[variant_texts\] \(one of tick\)",
         ),
         (
             "[{ shared = 3 }]",
@@ -99,16 +100,31 @@ def test_without_a_shared_file_beside_it_the_papers_texts_are_named(tmp_path):
     assert mine.assumptions[3].startswith("Dummynet's 1000 Hz polling (§VI.A) is not modelled")
 
 
-def test_a_reference_with_no_shared_texts_says_where_it_looked(tmp_path):
+def test_a_key_found_nowhere_names_every_file_looked_in(tmp_path):
+    """Without a shared.toml beside it or in its paper's folder, a key is looked up in the
+    catalogue's texts of several papers alone."""
     with pytest.raises(
         experiment.ExperimentError,
-        match=r"small.toml: assumptions.0: shared 'tick' needs shared texts, and there are none "
-        r"\(\S+shared.toml or the catalogue's shared.toml of paper \"dctcp\"\)",
+        match=r"small.toml: assumptions.0: shared 'tick' is not a key of "
+        r"\S+experiments/shared.toml \[assumptions\] \(one of recovery\)$",
     ):
         experiment.load(write(tmp_path, '[{ shared = "tick" }]', shared_toml=None, paper="dctcp"))
     data = {**SMALL, "paper": "dctcp", "assumptions": [{"shared": "tick"}]}
-    with pytest.raises(experiment.ExperimentError, match=r"\(the catalogue's shared.toml of paper"):
+    with pytest.raises(experiment.ExperimentError, match=r"is not a key of \S+experiments/shared"):
         experiment.parse(data, "small.toml")
+
+
+def test_a_text_of_several_papers_is_found_after_the_papers_own(tmp_path):
+    """`recovery` is the catalogue's (CTCP's and Sync-TCP's experiments state it); a
+    shared.toml of one's own that has the key takes its place."""
+    common = shared.load(shared.catalogue_file())["assumptions"]["recovery"]
+    for paper in ("ctcp", "sync"):
+        assert "recovery" not in shared.load(CATALOGUE / paper / shared.FILE)["assumptions"]
+    exp = experiment.load(write(tmp_path, '[{ shared = "recovery" }, { shared = "tick" }]'))
+    assert exp.assumptions == [common, "No tick."]
+    mine = SHARED.replace('tick = "No tick."', 'tick = "No tick."\nrecovery = "Mine."')
+    exp = experiment.load(write(tmp_path, '[{ shared = "recovery" }]', shared_toml=mine))
+    assert exp.assumptions == ["Mine."]
 
 
 @pytest.mark.parametrize(
@@ -164,6 +180,63 @@ def repeats(paper: Path) -> list[str]:
             if named[f"{table}.{key}"] < 2
         ]
     return out + [f"written {n} times: {t[:60]}" for t, n in written.items() if n > 1]
+
+
+def across_papers(catalogue: Path) -> list[str]:
+    """What the catalogue writes in more than one paper's folder (a text of several papers
+    belongs in its own shared.toml), and a key of that file fewer than two papers name."""
+    papers: dict[str, set[str]] = {}
+    named: dict[str, set[str]] = {}
+    for f in sorted(catalogue.glob("*/*.toml")):
+        paper = f.parent.name
+        data = tomllib.loads(f.read_text(encoding="utf-8"))
+        if f.name == shared.FILE:
+            texts = [t for table in data.values() for t in table.values()]
+        else:
+            items = data.get("assumptions", []) + [v["text"] for v in data.get("variants", [])]
+            texts = [t for t in items if isinstance(t, str)]
+            for t in items:
+                if isinstance(t, dict):
+                    named.setdefault(t["shared"], set()).add(paper)
+        for t in texts:
+            papers.setdefault(t, set()).add(paper)
+    out = [f"in {', '.join(sorted(p))}: {t[:60]}" for t, p in papers.items() if len(p) > 1]
+    common = catalogue / shared.FILE
+    for table in shared.load(common).values() if common.exists() else []:
+        out += [
+            f"{shared.FILE} {key} is named by {len(named.get(key, ()))} paper(s)"
+            for key in table
+            if len(named.get(key, ())) < 2
+        ]
+    return out
+
+
+def test_no_text_is_written_in_two_papers_folders():
+    """A text experiments of several papers state lives in the catalogue's shared.toml."""
+    assert across_papers(CATALOGUE) == []
+
+
+def test_a_text_copied_into_two_papers_is_found(tmp_path):
+    """The check above fails when the catalogue's text is written back into both papers' files,
+    and when only one paper names a key of the catalogue's file."""
+    for f in CATALOGUE.glob("**/*.toml"):
+        (tmp_path / f.relative_to(CATALOGUE)).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f.relative_to(CATALOGUE)).write_text(f.read_text(encoding="utf-8"))
+    common = shared.load(tmp_path / shared.FILE)["assumptions"]["recovery"]
+    line = f"recovery = {json.dumps(common, ensure_ascii=False)}\n"
+    for paper in ("ctcp", "sync"):
+        path = tmp_path / paper / shared.FILE
+        path.write_text(
+            path.read_text(encoding="utf-8").replace("[assumptions]\n", "[assumptions]\n" + line)
+        )
+    assert across_papers(tmp_path) == [f"in ctcp, sync: {common[:60]}"]
+    for f in (tmp_path / "sync").glob("*.toml"):
+        f.write_text(f.read_text(encoding="utf-8").replace('{ shared = "recovery" }', '"x"'))
+    (tmp_path / "sync" / shared.FILE).write_text("")
+    (tmp_path / "ctcp" / shared.FILE).write_text(
+        (CATALOGUE / "ctcp" / shared.FILE).read_text(encoding="utf-8")
+    )
+    assert across_papers(tmp_path) == [f"{shared.FILE} recovery is named by 1 paper(s)"]
 
 
 @pytest.mark.parametrize("paper", experiment.PAPERS)

@@ -19,11 +19,12 @@ would write the text::
     name = "tick"
     text = { shared = "tick" }              # the text of [variant_texts] tick
 
-The loaded experiment holds the texts themselves, so nothing downstream sees the keys. The
-texts come from the ``shared.toml`` beside the experiment file, or, where there is none, from
-the catalogue's of the file's paper: a copy of a catalogue file works in any folder, and a
-user's own file may name the texts of a ``shared.toml`` of its own. A file that names no
-shared text needs neither.
+The loaded experiment holds the texts themselves, so nothing downstream sees the keys. A key
+is looked up in the ``shared.toml`` beside the experiment file, or, where there is none, in
+the catalogue's of the file's paper; then in the catalogue's own ``experiments/shared.toml``,
+which holds the texts experiments of several papers state. A copy of a catalogue file works in
+any folder, and a user's own file may name the texts of a ``shared.toml`` of its own. A file
+that names no shared text needs none.
 """
 
 from __future__ import annotations
@@ -72,28 +73,37 @@ def load(path: Path) -> dict[str, dict[str, str]]:
     return out
 
 
-def find(data: dict[str, Any], folder: Path | None) -> Path | None:
-    """The shared texts an experiment's keys name: the shared.toml in `folder` (the experiment
-    file's; None: it was not read from a file), else the catalogue's of its paper, else none."""
-    if folder is not None and (folder / FILE).is_file():
-        return folder / FILE
+def catalogue_file() -> Path:
+    """The catalogue's texts that experiments of several papers state."""
+    return Path(str(resources.files("hscc.reproduce") / "experiments" / FILE))
+
+
+def find(data: dict[str, Any], folder: Path | None) -> list[Path]:
+    """The shared texts an experiment's keys name, in the order a key is looked up: the
+    shared.toml in `folder` (the experiment file's; None: it was not read from a file), else the
+    catalogue's of its paper; then the catalogue's of several papers (`catalogue_file`)."""
+    paths = []
     paper = data.get("paper")
-    if isinstance(paper, str) and paper in PAPERS:
+    if folder is not None and (folder / FILE).is_file():
+        paths.append(folder / FILE)
+    elif isinstance(paper, str) and paper in PAPERS:
         path = Path(str(resources.files("hscc.reproduce") / "experiments" / paper / FILE))
         if path.is_file():
-            return path
-    return None
+            paths.append(path)
+    common = catalogue_file()
+    if common.is_file() and all(p.resolve() != common.resolve() for p in paths):
+        paths.append(common)
+    return paths
 
 
 def resolve(data: dict[str, Any], source: str, folder: Path | None) -> dict[str, Any]:
     """The experiment's data with each ``{ shared = KEY }`` replaced by the text its shared
     texts (`find`) own under that key (ExperimentError naming the experiment file, the place,
     the key and the keys there are)."""
-    found: dict[str, dict[str, str]] | None = None
-    path: Path | None = None
+    found: list[tuple[Path, dict[str, dict[str, str]]]] | None = None
 
     def text(ref: dict[str, Any], where: str, table: str) -> str:
-        nonlocal found, path
+        nonlocal found
         key = ref.get("shared")
         if set(ref) != {"shared"} or not isinstance(key, str):
             raise ExperimentError(
@@ -101,23 +111,18 @@ def resolve(data: dict[str, Any], source: str, folder: Path | None) -> dict[str,
                 f"[{table}]), not {show(ref)}"
             )
         if found is None:
-            path = find(data, folder)
-            if path is None:
-                beside = f"{folder / FILE} or " if folder is not None else ""
-                raise ExperimentError(
-                    f"{source}: {where}: shared {key!r} needs shared texts, and there are none "
-                    f"({beside}the catalogue's {FILE} of paper {show(data.get('paper'))})"
-                )
-            found = load(path)
-        texts = found.get(table, {})
-        if key not in texts:
-            from hscc.suggest import did_you_mean
+            found = [(path, load(path)) for path in find(data, folder)]
+        for _, texts in found:
+            if key in texts.get(table, {}):
+                return texts[table][key]
+        from hscc.suggest import did_you_mean
 
-            raise ExperimentError(
-                f"{source}: {where}: shared {key!r} is not a key of {path} [{table}] "
-                f"(one of {', '.join(texts) or 'none'})" + did_you_mean(key, texts)
-            )
-        return texts[key]
+        keys = [k for _, texts in found for k in texts.get(table, {})]
+        where_keys = " or ".join(f"{path} [{table}]" for path, _ in found) or f"any {FILE}"
+        raise ExperimentError(
+            f"{source}: {where}: shared {key!r} is not a key of {where_keys} "
+            f"(one of {', '.join(keys) or 'none'})" + did_you_mean(key, keys)
+        )
 
     out = dict(data)
     assumptions = data.get("assumptions")
