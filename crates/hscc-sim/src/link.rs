@@ -241,16 +241,14 @@ impl Link {
         }
     }
 
-    /// Packets on the link: queued, being serialized or propagating. With
-    /// folded hops (`link/fold.rs`), as of the last count of what crossed
-    /// (the end of [`crate::Sim::run_until`], a trace sample): a packet on its
-    /// way to a folded hop is on this link until it reaches the far end,
-    /// though it waits on the hop's delay line.
+    /// Packets on the link: queued, being serialized or propagating; on a
+    /// folded hop (`link/fold.rs`), also those on their way to it through the
+    /// link that feeds it, from the moment that link takes them.
     #[inline]
     pub fn in_flight(&self) -> usize {
-        let queued = self.reorder.as_ref().map_or(0, |r| r.heap.len())
-            + self.aqm.as_ref().map_or(0, |a| a.disc.len());
-        (self.line.len() as isize + self.fold.on_the_way()) as usize + queued
+        self.line.len()
+            + self.reorder.as_ref().map_or(0, |r| r.heap.len())
+            + self.aqm.as_ref().map_or(0, |a| a.disc.len())
     }
 
     /// Every packet on the link (in arrival order unless the link reorders or
@@ -521,9 +519,6 @@ impl Link {
         debug_assert_eq!(p.t, now);
         // Counted on arrival so that utilization never includes bytes still queued.
         self.count_crossed(p.size);
-        if self.fold.fed_by != u32::MAX {
-            self.leave_folded(p.size);
-        }
         (p, self.line.front().map(|n| n.t))
     }
 

@@ -9,9 +9,13 @@
 //!
 //! What must not move is when things are counted: `a`'s packets are counted
 //! as they reach its far end and `b`'s bytes × queuing delay as they enter
-//! `b`. Those times are kept per packet and counted whenever the counters are
-//! read (every trace sample, the end of a run: [`Link::credit_folded`]), and
-//! on the way ([`Link::offer_folded`], [`Link::pop_arrival`]).
+//! `b`. Those times are kept (in `a`, in its order; in `b`, for the few
+//! packets that wait there) and counted whenever the counters are read (every
+//! trace sample, the end of a run: [`Link::credit_folded`]) and on the way.
+//! Nothing else per packet is kept in `b`: with many folded hops (a dumbbell
+//! of many pairs) it would cost a cache miss per packet. So a packet on its
+//! way to `b` is on `b`'s delay line from the moment `a` takes it, and
+//! [`Link::in_flight`] counts it there.
 //!
 //! Which links fold is `sim/fold.rs`'s choice: `b` must be unable to drop a
 //! packet (a drop there would be counted before its time) and nobody may read
@@ -34,11 +38,9 @@ pub(super) struct Fold {
     /// Feeding link: when each packet it passed on to a folded hop reaches
     /// its far end, and its size, in that order; until counted.
     crossed: VecDeque<(Time, u32)>,
-    /// Folded hop: for each packet on the delay line, in its order, when it
-    /// entered this link and how long it waited in its queue.
-    entered: VecDeque<(Time, Time)>,
-    /// How many at the head of `entered` were counted already.
-    credited: usize,
+    /// Folded hop: each packet that waits in its queue, when it enters the
+    /// link, how long it waits and its size; until counted.
+    waits: VecDeque<(Time, Time, u32)>,
 }
 
 impl Default for Fold {
@@ -47,19 +49,8 @@ impl Default for Fold {
             feeds: false,
             fed_by: u32::MAX,
             crossed: VecDeque::new(),
-            entered: VecDeque::new(),
-            credited: 0,
+            waits: VecDeque::new(),
         }
-    }
-}
-
-impl Fold {
-    /// Packets to count on the link rather than its delay line, as of the
-    /// last count: passed on to a folded hop before reaching this link's far
-    /// end (feeding link), less those on this delay line that have not
-    /// entered the link yet (folded hop).
-    pub(super) fn on_the_way(&self) -> isize {
-        self.crossed.len() as isize - (self.entered.len() - self.credited) as isize
     }
 }
 
@@ -116,7 +107,12 @@ impl Link {
         match next.admit(p, reached) {
             Ok((start, arrival)) => {
                 self.fold.crossed.push_back((reached, p.size));
-                next.fold.entered.push_back((reached, start - reached));
+                if start > reached {
+                    next.count_waits_before(now);
+                    next.fold
+                        .waits
+                        .push_back((reached, start - reached, p.size));
+                }
                 next.enter_line(p, arrival, hop + 1, next_id, q);
                 Offer::Accepted
             }
@@ -142,15 +138,14 @@ impl Link {
         }
     }
 
-    /// A folded hop's packet `size` bytes leaves its delay line: its wait in
-    /// the queue counts now unless it was counted already.
-    #[inline]
-    pub(super) fn leave_folded(&mut self, size: u32) {
-        let (_, wait) = self.fold.entered.pop_front().expect("one per packet");
-        if self.fold.credited > 0 {
-            self.fold.credited -= 1;
-        } else {
+    /// Count the waits of the packets that entered this folded hop before `before`.
+    fn count_waits_before(&mut self, before: Time) {
+        while let Some(&(entered, wait, size)) = self.fold.waits.front() {
+            if entered >= before {
+                break;
+            }
             self.queue_byte_time += size as u128 * wait as u128;
+            self.fold.waits.pop_front();
         }
     }
 
@@ -159,14 +154,7 @@ impl Link {
     /// the packets that entered a folded hop.
     pub fn credit_folded(&mut self, before: Time) {
         self.count_crossed_before(before);
-        while let Some(&(entered, wait)) = self.fold.entered.get(self.fold.credited) {
-            if entered >= before {
-                break;
-            }
-            let size = self.line[self.fold.credited].size;
-            self.queue_byte_time += size as u128 * wait as u128;
-            self.fold.credited += 1;
-        }
+        self.count_waits_before(before);
     }
 
     /// A packet of `size` bytes reached the far end.

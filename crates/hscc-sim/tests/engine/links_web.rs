@@ -114,6 +114,9 @@ fn lossy_run(point: LossPoint, offered: u64, buffer: u64) -> (RunResult, u64) {
         ..SimConfig::default()
     };
     let mut sim = Sim::new(cfg).unwrap();
+    // Every hop on its own: a folded hop (link/fold.rs) holds the packets on
+    // their way to it that are still on the bottleneck.
+    sim.net.unfold();
     sim.run_until(20 * SEC);
     sim.check_conservation().unwrap();
     let on_link = sim.net.links[0].in_flight() as u64;
