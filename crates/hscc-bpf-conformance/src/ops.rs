@@ -40,7 +40,7 @@ pub fn ecn_op() -> impl Strategy<Value = Op> {
 pub const DRAW_CAPS: &[(&str, &str, f64)] = &[
     // N virtual Reno flows add N segments per RTT: N = 10^6 grows windows of
     // millions in a few rounds, each ACKed one by one (fit_at_the_largest_n
-    // in tests/conformance.rs runs 10^6).
+    // in tests/bpf/conformance.rs runs 10^6).
     ("fit", "n_fixed", 1000.0),
 ];
 

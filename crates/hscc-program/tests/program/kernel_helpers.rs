@@ -17,7 +17,7 @@ fn cache() {
 
 /// The template as `name`, with `extra` appended (more struct_ops).
 fn template_with(dir: &Path, name: &str, extra: &str) -> PathBuf {
-    let text = include_str!("../../../python/hscc/templates/algorithm.bpf.c")
+    let text = include_str!("../../../../python/hscc/templates/algorithm.bpf.c")
         .replace("__NAME__", name)
         + extra;
     let p = dir.join(format!("{name}.bpf.c"));

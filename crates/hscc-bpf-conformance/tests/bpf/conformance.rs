@@ -342,7 +342,7 @@ macro_rules! conformance {
         fn every_program_has_its_tests() {
             let tested: BTreeSet<&str> = [$($name),*].into_iter().collect();
             let have: BTreeSet<&str> = programs().iter().map(|p| p.name).collect();
-            assert_eq!(tested, have, "add the program to conformance! in tests/conformance.rs");
+            assert_eq!(tested, have, "add the program to conformance! in tests/bpf/conformance.rs");
         }
     };
 }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use hscc_cc::{CaState, ExternalProgram, TcpCc};
 
 fn template(dir: &std::path::Path) -> PathBuf {
-    let text =
-        include_str!("../../../python/hscc/templates/algorithm.bpf.c").replace("__NAME__", "mycc");
+    let text = include_str!("../../../../python/hscc/templates/algorithm.bpf.c")
+        .replace("__NAME__", "mycc");
     let p = dir.join("mycc.bpf.c");
     std::fs::write(&p, text).unwrap();
     p
@@ -66,7 +66,7 @@ fn the_template_loads_with_its_parameters_and_grows_as_reno() {
 /// A program with one hook replaced by `body` (the template otherwise).
 fn with_cong_avoid(dir: &std::path::Path, name: &str, body: &str) -> PathBuf {
     let text =
-        include_str!("../../../python/hscc/templates/algorithm.bpf.c").replace("__NAME__", name);
+        include_str!("../../../../python/hscc/templates/algorithm.bpf.c").replace("__NAME__", name);
     let start = text.find("void BPF_PROG(").unwrap();
     let start = start + text[start..].find("cong_avoid, struct sock *sk").unwrap();
     let open = start + text[start..].find('{').unwrap();
@@ -238,7 +238,7 @@ fn a_write_past_a_socket_storage_value_faults_in_the_hook() {
 fn a_run_past_the_sample_a_hook_is_given_faults_in_the_hook() {
     let dir = scratch();
     let empty = "const struct ack_sample *sample)\n{\n}";
-    let text = include_str!("../../../python/hscc/templates/algorithm.bpf.c")
+    let text = include_str!("../../../../python/hscc/templates/algorithm.bpf.c")
         .replace("__NAME__", "pastsample");
     assert!(text.contains(empty), "the template changed");
     let text = text.replace(
@@ -500,7 +500,7 @@ fn the_c_library_is_refused_by_symbol_and_line() {
 #[test]
 fn a_program_without_a_required_hook_is_refused() {
     let dir = scratch();
-    let text = include_str!("../../../python/hscc/templates/algorithm.bpf.c")
+    let text = include_str!("../../../../python/hscc/templates/algorithm.bpf.c")
         .replace("__NAME__", "noundo")
         .replace("\t.undo_cwnd = (void *)noundo_undo_cwnd,\n", "");
     let p = dir.path().join("noundo.bpf.c");
