@@ -26,6 +26,7 @@ import ns2_configs as configs  # noqa: E402
 import ns2_tcl as tcl  # noqa: E402
 import queue_spread  # noqa: E402
 import queue_trace  # noqa: E402
+import results  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("ns2_validate", HARNESS / "validate.py")
 assert _spec is not None and _spec.loader is not None
@@ -338,3 +339,22 @@ def test_the_queue_spread_runs_the_buffer_one_shorter_and_longer(tmp_path):
     # Every row overflows the queue, and one queue place moves the run.
     assert all(r["bottleneck_tcp_drops"] > 0 for r in rows)
     assert len({r["per_flow_bps"][0] for r in rows}) == 3
+
+
+def test_the_queue_spread_goes_into_the_entry_whose_run_it_repeats(tmp_path):
+    """record() puts the rows into the configuration's entry of the results file, and refuses
+    rows whose middle is not the entry's own ratio (another engine than the entry's)."""
+    path = tmp_path / "ns2.json"
+    entry = {"name": "x", "measured": {"ratio": 2.5}, "reference": {"ratio": 3.0}}
+    results.write(path, {"schema": results.SCHEMA, "configurations": [entry]})
+    rows = [
+        {"buffer": b, "ratio": r, "loss_events_a": 1, "loss_events_b": 2, "timeouts": 0}
+        for b, r in ((9, 2.0), (10, 2.5), (11, 3.5))
+    ]
+    queue_spread.record(path, {"x": rows})
+    assert results.load(path)["configurations"][0]["queue_spread"]["rows"] == rows
+    moved = [dict(r, ratio=r["ratio"] + 0.01) for r in rows]
+    with pytest.raises(SystemExit, match="x: the configuration's own buffer gives ratio 2.51"):
+        queue_spread.record(path, {"x": moved})
+    with pytest.raises(SystemExit, match="y: no entry in"):
+        queue_spread.record(path, {"y": rows})

@@ -67,6 +67,7 @@ TABLES = {
     "ns2.json": {
         "main": ns2.ns2_main,
         "recovery": ns2.ns2_recovery,
+        "spread": ns2.ns2_spread,
         "notes": ns2.ns2_notes,
         "status": status.status,
     },

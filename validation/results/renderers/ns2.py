@@ -120,3 +120,28 @@ def ns2_recovery(doc: dict, group: str | None, only: list[dict] | None = None) -
         + f'\nWith `recovery = "{group}"`, {_count(variants)} with ns-2; with `"sack1"`, '
         f"{_count(bases)}.\n"
     )
+
+
+def ns2_spread(doc: dict, group: str | None) -> str:
+    """queue_spread.py's rows: hscc's side with the bottleneck one packet shorter, as is and
+    longer, then in how many configurations ns-2's goodput ratio falls within that spread."""
+    rows, outside = [], []
+    spread = [e for e in doc["configurations"] if "queue_spread" in e]
+    for e in spread:
+        ratios = [r["ratio"] for r in e["queue_spread"]["rows"]]
+        for r in e["queue_spread"]["rows"]:
+            events = f"{r['loss_events_a']} / {r['loss_events_b']}"
+            rows.append(
+                [e["name"], str(r["buffer"]), _f(r["ratio"], ".2f"), events, str(r["timeouts"])]
+            )
+        ns2 = e["reference"]["ratio"]
+        if None in ratios or not min(ratios) <= ns2 <= max(ratios):
+            outside.append(e["name"])
+    dates = sorted({e["queue_spread"]["date"] for e in spread})
+    when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
+    head = ["configuration", "buffer", "goodput ratio", "loss events a / b", "timeouts"]
+    return (
+        _table(head, rows) + f"\nns-2's goodput ratio lies within hscc's one-packet spread in "
+        f"{len(spread) - len(outside)} of {len(spread)} (outside: {', '.join(outside) or 'none'}); "
+        f"measured {when}.\n"
+    )
