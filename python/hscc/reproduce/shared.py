@@ -73,9 +73,11 @@ def load(path: Path) -> dict[str, dict[str, str]]:
     return out
 
 
-def catalogue_file() -> Path:
-    """The catalogue's texts that experiments of several papers state."""
-    return Path(str(resources.files("hscc.reproduce") / "experiments" / FILE))
+def catalogue_file(paper: str | None = None) -> Path:
+    """The catalogue's shared texts of `paper`, or (None) those experiments of several papers
+    state."""
+    root = resources.files("hscc.reproduce") / "experiments"
+    return Path(str(root / paper / FILE if paper else root / FILE))
 
 
 def find(data: dict[str, Any], folder: Path | None) -> list[Path]:
@@ -86,10 +88,8 @@ def find(data: dict[str, Any], folder: Path | None) -> list[Path]:
     paper = data.get("paper")
     if folder is not None and (folder / FILE).is_file():
         paths.append(folder / FILE)
-    elif isinstance(paper, str) and paper in PAPERS:
-        path = Path(str(resources.files("hscc.reproduce") / "experiments" / paper / FILE))
-        if path.is_file():
-            paths.append(path)
+    elif isinstance(paper, str) and paper in PAPERS and catalogue_file(paper).is_file():
+        paths.append(catalogue_file(paper))
     common = catalogue_file()
     if common.is_file() and all(p.resolve() != common.resolve() for p in paths):
         paths.append(common)
