@@ -303,8 +303,7 @@ impl Link {
             Ok(times) => times,
             Err(drop) => return drop,
         };
-        self.record_qdelay(start - now);
-        self.queue_byte_time += p.size as u128 * (start - now) as u128;
+        self.count_wait(p.size, start - now);
         self.enter_line(p, arrival, hop, id, q);
         Offer::Accepted
     }
@@ -409,8 +408,7 @@ impl Link {
             self.waiting.push_back((start, wire));
             self.queue_bytes += wire as u64;
         }
-        self.record_qdelay(start - now);
-        self.queue_byte_time += wire as u128 * (start - now) as u128;
+        self.count_wait(wire, start - now);
         // Where propagation starts: the end of transmission, or the tick the
         // credit released the packet at (Dummynet's delay line counts from the
         // tick, so a packet released at once mid-tick can arrive "early").
@@ -447,11 +445,14 @@ impl Link {
         Offer::Accepted
     }
 
+    /// A frame of `bytes` entered the queue and waits `wait` there: its
+    /// queuing delay (monitored links) and its share of the mean backlog.
     #[inline]
-    fn record_qdelay(&mut self, d: Time) {
+    fn count_wait(&mut self, bytes: u32, wait: Time) {
         if let Some(h) = &mut self.qdelay {
-            h.record(d);
+            h.record(wait);
         }
+        self.queue_byte_time += bytes as u128 * wait as u128;
     }
 
     /// Exact serialization time of `size` bytes, carrying the remainder of

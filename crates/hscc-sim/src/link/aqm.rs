@@ -94,8 +94,7 @@ impl Link {
     fn start_transmission(&mut self, p: Packet, t: Time, id: u32, q: &mut EventQueue) {
         let wire = p.size + self.framing;
         let wait = t - p.t;
-        self.record_qdelay(wait);
-        self.queue_byte_time += wire as u128 * wait as u128;
+        self.count_wait(wire, wait);
         self.busy_until = t.saturating_add(self.serialization(wire));
         let mut arrival = self.busy_until.saturating_add(self.delay);
         if self.jitter_ps > 0.0 {

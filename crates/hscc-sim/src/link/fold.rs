@@ -17,6 +17,13 @@
 //! way to `b` is on `b`'s delay line from the moment `a` takes it, and
 //! [`Link::in_flight`] counts it there.
 //!
+//! Events of the same picosecond run in the order they were scheduled (the
+//! ordering contract, `event.rs`), and a folded hop's arrival is scheduled
+//! when its packet enters the feeder, not when it leaves it: at an exact tie
+//! with another event it can run before that event where the two hops on
+//! their own would run it after. Host jitter makes such ties vanishingly rare;
+//! without it, round rates and delays can meet one (docs/validation/ns2.md).
+//!
 //! Which links fold is `sim/fold.rs`'s choice: `b` must be unable to drop a
 //! packet (a drop there would be counted before its time) and nobody may read
 //! `b`'s queue during the run (it is not monitored).
@@ -102,8 +109,7 @@ impl Link {
             Ok(times) => times,
             Err(drop) => return drop,
         };
-        self.record_qdelay(start - now);
-        self.queue_byte_time += p.size as u128 * (start - now) as u128;
+        self.count_wait(p.size, start - now);
         match next.admit(p, reached) {
             Ok((start, arrival)) => {
                 self.fold.crossed.push_back((reached, p.size));

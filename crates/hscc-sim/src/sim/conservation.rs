@@ -34,13 +34,12 @@ impl Sim {
         // Every segment a flow counts as held is in the host line (and the
         // others there belong to finished web transfers).
         let mut held = vec![0u32; self.flows.len()];
-        for h in self
+        for p in self
             .host_out
-            .heap
-            .iter()
-            .filter(|h| h.item.gen == self.flows[h.item.flow as usize].gen)
+            .packets()
+            .filter(|p| p.gen == self.flows[p.flow as usize].gen)
         {
-            held[h.item.flow as usize] += 1;
+            held[p.flow as usize] += 1;
         }
         if let Some((i, f)) = self
             .flows

@@ -1,7 +1,7 @@
 //! Which hops fold into the one before them (`link/fold.rs`): a link `b`
 //! that every route through it enters from the same link `a`, neither
-//! changed during the run nor crossed by web transfers, `a` delivering its
-//! packets in order and `b` unable to drop one. In a dumbbell each
+//! changed during the run, `b` not crossed by web transfers, `a` delivering
+//! its packets in order and `b` unable to drop one. In a dumbbell each
 //! receiver's access link folds into the bottleneck, and each sender's into
 //! the reverse bottleneck.
 
@@ -30,11 +30,14 @@ pub(super) fn folds(cfg: &SimConfig, routes: &Routes, links: &[Link]) -> Vec<(u3
             };
         }
     }
-    // Links changed during the run, and links web transfers cross: a web
-    // slot's packets left over from its previous transfer leave the network
-    // at the first link end they reach after the slot is reused, and a
-    // feeding link's end is no longer a moment of its own.
+    // Links changed during the run (neither end of a fold), and links web
+    // transfers cross (no folded hop): a web slot's packets left over from
+    // its previous transfer leave the network at the first link end they
+    // reach after the slot is reused, and a feeder's end is no moment of its
+    // own for the packets it passes to a folded hop. A feeder's web packets
+    // go on to other links, through its own line.
     let mut fixed = vec![false; n];
+    let mut web = vec![false; n];
     for c in &cfg.changes {
         fixed[c.link as usize] = true;
     }
@@ -46,7 +49,7 @@ pub(super) fn folds(cfg: &SimConfig, routes: &Routes, links: &[Link]) -> Vec<(u3
         {
             for (x, y) in [(s, c), (c, s)] {
                 for &l in routes.path(routes.id(x, y)) {
-                    fixed[l as usize] = true;
+                    web[l as usize] = true;
                 }
             }
         }
@@ -56,7 +59,7 @@ pub(super) fn folds(cfg: &SimConfig, routes: &Routes, links: &[Link]) -> Vec<(u3
     let mut out = Vec::new();
     for b in 0..n {
         let a = before[b];
-        if a >= NONE || fixed[a as usize] || fixed[b] || folded[a as usize] || feeds[b] {
+        if a >= NONE || fixed[a as usize] || fixed[b] || web[b] || folded[a as usize] || feeds[b] {
             continue;
         }
         let (la, lb) = (&links[a as usize], &links[b]);

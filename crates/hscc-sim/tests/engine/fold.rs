@@ -121,6 +121,39 @@ fn links_web_transfers_cross_are_not_folded() {
     assert_eq!(same_both_ways(cfg), []);
 }
 
+#[test]
+fn web_transfers_on_another_pair_leave_the_long_flows_hops_folded() {
+    // Links: 0 L→R, 1 R→L, then s0→L, L→s0, R→d0, d0→R and the same for
+    // pair 1. Reno flows on pair 0, web transfers on pair 1: the bottlenecks
+    // carry both and still feed pair 0's hops; pair 1's hops stay on their own.
+    let bn = || LinkConfig::new(100_000_000, MS, Buffer::Packets(100));
+    let access = AccessSpec::new(1_000_000_000, 19 * MS);
+    let db = dumbbell(bn(), bn(), &[access.clone(), access]);
+    let ((s0, d0), (s1, d1)) = (db.pairs[0], db.pairs[1]);
+    let mut flow = FlowConfig::bulk(s0, d0, reno());
+    flow.host_jitter = 8 * US;
+    let web = WebConfig {
+        servers: vec![s1],
+        clients: vec![d1],
+        rate: 50.0,
+        size: SizeDist::Fixed(20_000),
+        tcp: flow.clone(),
+        start: 0,
+        stop: None,
+        model: WebModel::Transfers,
+    };
+    let cfg = SimConfig {
+        topology: db.topology,
+        flows: vec![flow.clone(), flow],
+        web: vec![web],
+        duration: 3 * SEC,
+        seed: 5,
+        sample_interval: Some(100 * MS),
+        ..SimConfig::default()
+    };
+    assert_eq!(same_both_ways(cfg), [(0, 4), (1, 3)]);
+}
+
 /// Hosts a → b → c, a line of two duplex links at rates `r1` then `r2`
 /// (buffers `buf1`, `buf2` packets), a Reno flow a → c and a UDP flow a → c
 /// of `udp_size`-byte datagrams.
