@@ -16,7 +16,8 @@ replicates = 200 runs. Measured, each `--reps` times, interleaved:
 - the same sweeps with two runs, one per point (start-up and finishing: pool, tables,
   plots), and a sweep of one run stored (no pool, no plots);
 - the jobs=2 sweep again into a directory that holds all its runs (all cached);
-- dask="local" with jobs=2 (if dask.distributed is installed);
+- dask="local" with jobs=2 (if dask.distributed is installed), the cluster's start
+  included, and on a LocalCluster of 2 workers already running (by its address);
 - `hscc sweep FILE --out DIR -j 2 -q` as a new process (imports and forkserver included);
 - the stored-runs case: 200 stored runs (`replicates=200`, out=DIR) of 1 simulated
   second of the CTCP test bed (examples/ctcp-testbed.toml) and of the two-Reno demo
@@ -212,6 +213,28 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
             rows.setdefault("2 runs, dask local jobs=2 out=None", []).append(
                 sweep(two, 1, 2, None, dask="local")
             )
+        # A cluster already running, as a Dask user has one: its start and its workers'
+        # imports not counted, as the local pool's fork server is warm above.
+        import logging
+
+        from distributed import LocalCluster
+
+        with LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster:
+            address = cluster.scheduler_address
+            sweep(two, 1, 2, new_dir(), dask=address)
+            for _ in range(reps):
+                for name, ax, n, out in (
+                    ("dask cluster jobs=2 out=DIR", axes, REPLICATES, new_dir()),
+                    ("dask cluster jobs=2 out=None", axes, REPLICATES, None),
+                    ("2 runs, dask cluster jobs=2 out=None", two, 1, None),
+                ):
+                    rows.setdefault(name, []).append(sweep(ax, n, 2, out, dask=address))
 
     cli = [
         str(Path(sys.executable).with_name("hscc")),
