@@ -213,19 +213,11 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
             rows.setdefault("2 runs, dask local jobs=2 out=None", []).append(
                 sweep(two, 1, 2, None, dask="local")
             )
-        # A cluster already running, as a Dask user has one: its start and its workers'
-        # imports not counted, as the local pool's fork server is warm above.
-        import logging
+        # A cluster already running (the one `dask="local"` starts), as a Dask user has one: its
+        # start and its workers' imports not counted, as the local pool's fork server is warm above.
+        from hscc.sweeps.execute import local_cluster
 
-        from distributed import LocalCluster
-
-        with LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as cluster:
+        with local_cluster(2) as cluster:
             address = cluster.scheduler_address
             sweep(two, 1, 2, new_dir(), dask=address)
             for _ in range(reps):

@@ -44,6 +44,8 @@ from hscc.sweeps.worker import run_jobs
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
+    from distributed import LocalCluster
+
 _IN_FLIGHT_PER_WORKER = 2  # tasks
 _TASK_S = 0.1  # engine time per task once runs are timed: beside it a task's own cost (ms on Dask) is small
 _MAX_RUNS_PER_TASK = 16
@@ -161,24 +163,32 @@ def _main_hidden() -> Iterator[None]:
             setattr(main, k, v)
 
 
+def local_cluster(workers: int) -> LocalCluster:
+    """A Dask LocalCluster of `workers` single-threaded worker processes, as `--dask local`
+    starts one for a sweep."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
+
+
 class DaskPool:
     """A Dask cluster: the scheduler at `address`, or "local" for a LocalCluster of `jobs`
     single-threaded worker processes. Dask itself reschedules the runs of a lost worker."""
 
     def __init__(self, address: str, jobs: int | None):
         try:
-            from distributed import Client, LocalCluster
+            from distributed import Client
         except ImportError:
             raise RuntimeError("--dask needs dask.distributed: pip install 'hscc[dask]'") from None
         self._cluster = None
         if address == "local":
-            self._cluster = LocalCluster(
-                n_workers=jobs or workers_default(),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
+            self._cluster = local_cluster(jobs or workers_default())
             self._client = Client(self._cluster)
         else:
             try:
