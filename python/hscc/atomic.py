@@ -20,6 +20,13 @@ the same parent removes it, or, for a previous run moved aside and not
 replaced, puts it back. A directory without the marker is not hscc's, whatever
 its name, and is never touched; nor is a live process's, whatever its age.
 
+A "new" directory is unmarked for the moment between its ``mkdir`` and its
+marker. On Linux a claim file, ``.DIR.hscc-claim-*`` (same token), covers that
+moment: it appears whole, marked and locked (an anonymous file linked into
+place) before the directory is made and goes once the directory is renamed, so
+a writer killed in between leaves a claim that proves the empty directory is
+hscc's.
+
 Windows has no flock: there a write is as atomic (the same renames), but what a
 dead writer left is never cleaned, since it cannot be told from a live one's.
 """
@@ -30,6 +37,7 @@ import ctypes
 import functools
 import os
 import re
+import secrets
 import shutil
 import stat
 import sys
@@ -52,7 +60,7 @@ class NotWritable(OSError):
     """The target's parent cannot be made or written (found before any work is done)."""
 
 
-_HIDDEN = re.compile(r"^\.(?P<name>.+)\.hscc-(?P<kind>new|tmp|old)-(?P<token>[A-Za-z0-9_]+)$")
+_HIDDEN = re.compile(r"^\.(?P<name>.+)\.hscc-(?P<kind>new|tmp|old|claim)-(?P<token>[A-Za-z0-9_]+)$")
 _NEW_GRACE_S = 60.0  # an unlocked "new" directory older than this was left by a dead process
 _MARKER = ".hscc-writer"  # inside each hidden directory: proof that hscc made it
 
@@ -138,6 +146,9 @@ def clean_stale(parent: Path) -> list[Path]:
         return done
     for entry in entries:
         m = _HIDDEN.match(entry.name)
+        if m is not None and m["kind"] == "claim" and entry.is_file(follow_symlinks=False):
+            done.extend(_clean_claim(parent, m["name"], m["token"]))
+            continue
         if m is None or not entry.is_dir(follow_symlinks=False):
             continue
         path = Path(entry.path)
@@ -213,23 +224,111 @@ def write_bytes(path: Path, data: bytes) -> None:
 def _new_locked(parent: Path, name: str, kind: str) -> tuple[Path, int]:
     """A fresh hidden directory of `kind` ("tmp" or "old"), marked and locked before
     it gets the name a cleaner looks at."""
-    new = Path(tempfile.mkdtemp(prefix=f".{name}.hscc-new-", dir=parent))
-    token = _token(new)
+    for _ in range(100):  # a token already taken is drawn anew, as mkdtemp does
+        token = secrets.token_hex(6)
+        try:
+            claim = _claim(parent, name, token)
+        except FileExistsError:
+            continue
+        try:
+            new = parent / f".{name}.hscc-new-{token}"
+            try:
+                os.mkdir(new)  # 0o777 less the umask, as the user's own directories
+            except FileExistsError:
+                continue
+            try:
+                _mark(new, token)
+                fd = _lock(new)
+            except BaseException:
+                shutil.rmtree(new, ignore_errors=True)
+                raise
+            hidden = parent / f".{name}.hscc-{kind}-{token}"
+            try:
+                os.rename(new, hidden)
+            except BaseException:
+                os.close(fd)
+                shutil.rmtree(new, ignore_errors=True)
+                raise
+            return hidden, fd
+        finally:
+            if claim is not None:
+                claim_path, claim_fd = claim
+                claim_path.unlink(missing_ok=True)
+                os.close(claim_fd)
+    raise FileExistsError(f"no free name for a hidden directory beside {parent / name}")
+
+
+def _mark(directory: Path, token: str) -> None:
+    (directory / _MARKER).write_text(_marker_text(token))
+
+
+def _claim(parent: Path, name: str, token: str) -> tuple[Path, int] | None:
+    """The claim file for `token`, marked and locked from the instant it has a name (an
+    anonymous O_TMPFILE linked into place). None where that cannot be done (not Linux,
+    a file system without anonymous files, no /proc): the "new" directory is then
+    unmarked for a moment, and a writer killed in it leaves an empty one behind.
+    FileExistsError if the name is taken."""
+    if not sys.platform.startswith("linux"):
+        return None
     try:
-        os.chmod(new, 0o777 & ~_umask())  # mkdtemp makes it private; a run directory is not
-        (new / _MARKER).write_text(_marker_text(token))
-        fd = _lock(new)
-    except BaseException:
-        shutil.rmtree(new, ignore_errors=True)
+        fd = os.open(parent, os.O_TMPFILE | os.O_RDWR, 0o666)
+    except OSError:
+        return None
+    path = parent / f".{name}.hscc-claim-{token}"
+    try:
+        os.write(fd, _marker_text(token).encode())
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        _link_anonymous(fd, path)
+    except FileExistsError:
+        os.close(fd)
         raise
-    hidden = parent / f".{name}.hscc-{kind}-{token}"
-    try:
-        os.rename(new, hidden)
+    except OSError:
+        os.close(fd)
+        return None
     except BaseException:
         os.close(fd)
-        shutil.rmtree(new, ignore_errors=True)
+        path.unlink(missing_ok=True)
         raise
-    return hidden, fd
+    return path, fd
+
+
+def _link_anonymous(fd: int, path: Path) -> None:
+    """Give the O_TMPFILE `fd` the name `path`. Through a directory fd, since only then does
+    os.link call linkat with AT_SYMLINK_FOLLOW (plain link(2) would link /proc's symlink)."""
+    dir_fd = os.open(path.parent, os.O_RDONLY | _O_DIRECTORY)
+    try:
+        os.link(f"/proc/self/fd/{fd}", path.name, dst_dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _clean_claim(parent: Path, name: str, token: str) -> list[Path]:
+    """Remove a dead writer's claim and the "new" directory it covers (marked, or empty:
+    the writer died before marking it). Nothing while the writer lives."""
+    claim = parent / f".{name}.hscc-claim-{token}"
+    try:
+        fd = os.open(claim, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK)
+    except OSError:
+        return []
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if not _names_token(fd, token):
+            return []  # not hscc's
+        done = []
+        new = parent / f".{name}.hscc-new-{token}"
+        if new.is_dir() and not new.is_symlink():
+            if _marked(new, token):
+                shutil.rmtree(new)
+            else:
+                new.rmdir()  # only if empty: an unmarked directory holds nothing of hscc's
+            done.append(new)
+        claim.unlink()
+        done.append(claim)
+        return done
+    except OSError:
+        return []  # locked by a live writer, gone meanwhile, or not empty
+    finally:
+        os.close(fd)
 
 
 def _marker_text(token: str) -> str:
@@ -243,11 +342,16 @@ def _marked(path: Path, token: str) -> bool:
     except OSError:
         return False
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        return os.read(fd, 256).decode("utf-8", "replace") == _marker_text(token)
+        return _names_token(fd, token)
     finally:
         os.close(fd)
+
+
+def _names_token(fd: int, token: str) -> bool:
+    """Whether `fd` is a regular file holding the marker text of `token`."""
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        return False
+    return os.pread(fd, 256, 0).decode("utf-8", "replace") == _marker_text(token)
 
 
 def _unmark(directory: Path, sync: bool) -> None:
@@ -269,11 +373,6 @@ def _lock(directory: Path) -> int:
         os.close(fd)
         raise
     return fd
-
-
-def _token(hidden: Path) -> str:
-    """The random part shared by one writer's new, tmp and old directories."""
-    return hidden.name.rsplit("-", 1)[1]
 
 
 def _make_parents(parent: Path) -> list[Path]:

@@ -240,6 +240,44 @@ def _hscc_hidden(parent: Path, name: str, kind: str) -> Path:
     return path
 
 
+DIE_UNMARKED = """
+import os, sys
+from pathlib import Path
+import hscc.atomic as atomic
+atomic._mark = lambda directory, token: os._exit(9)  # SIGKILL's moment: made, not yet marked
+atomic._new_locked(Path(sys.argv[1]), "run", "tmp")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="claim files need O_TMPFILE")
+@pytest.mark.timeout(60)
+def test_a_writer_killed_before_marking_its_directory_leaves_a_claim_that_clears_it(tmp_path):
+    died = subprocess.run([sys.executable, "-c", DIE_UNMARKED, str(tmp_path)], timeout=30)
+    assert died.returncode == 9
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert [n.split("-")[1] for n in left] == ["claim", "new"], left
+    claim, new = sorted(tmp_path.iterdir())
+    assert new.is_dir() and not any(new.iterdir()), "the directory died empty and unmarked"
+    assert sorted(clean_stale(tmp_path)) == [claim, new] and not any(tmp_path.iterdir())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="claim files need O_TMPFILE")
+def test_a_live_writer_s_claim_and_a_claim_that_is_not_hscc_s_are_left_alone(tmp_path):
+    from hscc.atomic import _claim
+
+    path, fd = _claim(tmp_path, "run", "abc123")
+    (tmp_path / ".run.hscc-new-abc123").mkdir()
+    (tmp_path / ".x.hscc-claim-def456").write_text("my notes\n")
+    (tmp_path / ".x.hscc-new-def456").mkdir()
+    before = tree(tmp_path)
+    try:
+        assert clean_stale(tmp_path) == [] and tree(tmp_path) == before
+    finally:
+        os.close(fd)
+    assert sorted(clean_stale(tmp_path)) == [path, tmp_path / ".run.hscc-new-abc123"]
+    assert sorted(tree(tmp_path)) == [".x.hscc-claim-def456", ".x.hscc-new-def456"]
+
+
 def test_clean_up_touches_only_hscc_s_hidden_directories(tmp_path):
     for name in (".git", ".run.tmp-abc", ".cache.hscc-tmp", "run.hscc-tmp-abc"):
         (tmp_path / name).mkdir()
