@@ -307,6 +307,25 @@ def test_the_kernel_rule_reads_goodput_and_jain():
     assert _entry("a", 1.0, jain=0.85, flows=2)["verdict"] == "differs"
 
 
+def test_kernel_runs_of_seeds_are_read_by_their_mean():
+    # Kernel seeds 1 and 2 against the simulator's seeds 1 and 2: 23 against 20 Mbit/s (1.15) and
+    # 21 against 24 (0.875). Each draw alone is outside ±10 %, their means (44 against 44) agree.
+    e = _entry("a", 1.0)
+    e["reference"]["runs"] = [
+        {"goodput_bps": 23e6, "goodput_ratio": 1.15, "jain": 1.0, "seed": 1},
+        {"goodput_bps": 21e6, "goodput_ratio": 0.875, "jain": 1.0, "seed": 2},
+    ]
+    assert results.kernel_verdict(e) == "agrees"
+    e["reference"]["runs"][1]["goodput_ratio"] = (
+        21 / 30
+    )  # the simulator's seed 2 at 30: 44 against 50
+    assert results.kernel_verdict(e) == "differs"
+    for r in e["reference"]["runs"]:
+        del r["seed"]  # one draw repeated: each run on its own
+    e["reference"]["runs"][1]["goodput_ratio"] = 0.875
+    assert results.kernel_verdict(e) == "differs"
+
+
 def test_update_replaces_what_ran_and_keeps_the_rest(tmp_path):
     path = tmp_path / "kernel.json"
     first = [_entry("a", 1.0, note="why a"), _entry("b", 0.5, note="why b")]

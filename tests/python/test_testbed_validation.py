@@ -133,6 +133,28 @@ def test_the_trajectory_finds_the_slow_start_exit_and_each_reduction_once():
     }
 
 
+def test_the_steady_part_starts_after_five_seconds():
+    import polars as pl
+
+    # 0.1-s samples to 10 s: 8 Mbit/s (691 segments of 1448 bytes per second) until 5 s, 16 after.
+    times = [round(0.1 * i, 1) for i in range(1, 101)]
+    first = pl.DataFrame(
+        {
+            "time_s": times,
+            "throughput_bps": [8e6 if t <= 5.0 else 16e6 for t in times],
+            "srtt_s": [0.03 if t <= 5.0 else 0.02 for t in times],
+        }
+    )
+    flow = {"delivered_segs": 1000, "delivered_bytes": 1_448_000}
+    st = testbed_summary.steady(flow, first)
+    assert st == {
+        "from_s": 5.0,
+        "delivered_rate": pytest.approx(16e6 / 8 / 1448),
+        "mean_srtt_s": pytest.approx(0.02),
+    }
+    assert testbed_summary.steady(flow, first.filter(pl.col("time_s") <= 5.5)) is None  # 5 samples
+
+
 def test_the_models_are_padhye_and_mathis_by_hand():
     # p = 0.01, RTT 100 ms, RTO 300 ms: TD = 0.1·√(0.02/3) = 8.16497 ms; TO = 0.3·3·√(0.00375)·0.01·1.0032 = 0.552899 ms.
     assert testbed_models.padhye(0.01, 0.1, 0.3) == pytest.approx(
@@ -153,9 +175,9 @@ def test_the_models_are_padhye_and_mathis_by_hand():
     ).splitlines()
     assert (
         rows[2]
-        == "| reno-1-50M-20ms-loss1e-2 | sim seed 1 | 1.00e-02 | 100.0 | 120 | 122 | 115 | 1.05 |"
+        == "| reno-1-50M-20ms-loss1e-2 | sim seed 1 | 1.00e-02 | 100.0 | 120 | 122 | 115 | 1.05 | — | — |"
     )
-    assert rows[3].endswith("| 1225 | 1224 | 0.10 |")
+    assert rows[3].endswith("| 1225 | 1224 | 0.10 | — | — |")
     assert rows[4].startswith("| reno-1-50M-20ms-loss1e-2 | kernel #1 |") and len(rows) == 5
     at_link = {
         **run,
@@ -167,8 +189,15 @@ def test_the_models_are_padhye_and_mathis_by_hand():
             [{"config": "reno-1-50M-20ms-loss1e-2", "sim": [at_link], "kernel": []}]
         )
         .splitlines()[2]
-        .endswith("| link-limited |")
+        .endswith("| link-limited | — | — |")
     )
+    # After the start-up: delivered 110 seg/s at sRTT 90 ms against Padhye's rate there, less the
+    # lost share: 1/(0.09·√(0.02/3) + 0.29·3·√0.00375·0.01·1.0032) · 0.99 = 126.86 · 0.99 = 125.59.
+    steady = {**run, "steady": {"from_s": 5.0, "delivered_rate": 110.0, "mean_srtt_s": 0.09}}
+    row = testbed_models.model_table(
+        [{"config": "reno-1-50M-20ms-loss1e-2", "sim": [steady], "kernel": []}]
+    ).splitlines()[2]
+    assert row.endswith("| 1.05 | 90.0 | 0.88 |"), row
     assert (
         testbed_models.model_table(
             [{"config": "cubic-1-50M-20ms-loss1e-2", "sim": [run], "kernel": []}]

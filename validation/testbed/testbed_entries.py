@@ -57,9 +57,11 @@ def _side(runs: list[dict]) -> tuple[dict, dict | None]:
     }
 
 
-def result_entries(rows: list[dict], spreads: list[dict]) -> list[dict]:
+def result_entries(rows: list[dict], spreads: list[dict], kernel_seeds: bool = False) -> list[dict]:
     """validation/results/kernel.json's entries for the configurations of this run (results.py has the schema):
-    the simulator's seed 1 and spread over its seeds against each kernel run and their spread."""
+    the simulator's seed 1 and spread over its seeds against each kernel run and their spread.
+    `kernel_seeds`: kernel run k ran seed k and compares with the simulator's seed k (each run
+    keeps its `seed`)."""
     models: dict[tuple[str, str], list] = {}
     for config, side, m in model_rows(spreads):
         models.setdefault((config, side), []).append(m)
@@ -98,6 +100,7 @@ def result_entries(rows: list[dict], spreads: list[dict]) -> list[dict]:
                     "max_stall_s": r["max_stall_s"],
                     "flagged": bool(r["flags"]),
                     "load_avg": r["load_avg"],
+                    **({"seed": r["seed"]} if kernel_seeds else {}),
                 }
                 for r in runs
             ],
@@ -111,6 +114,7 @@ def result_entries(rows: list[dict], spreads: list[dict]) -> list[dict]:
         command = (
             f"sudo .venv/bin/python validation/testbed/validate.py --out DIR --only {name} --repeat {len(runs)}"
             + (f" --sim-seeds {len(s['sim'])}" if len(s["sim"]) > 1 else "")
+            + (" --kernel-seeds" if kernel_seeds else "")
         )
         e = {
             "name": name,

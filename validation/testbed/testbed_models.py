@@ -26,7 +26,10 @@ def model_rows(spreads: list[dict]):
     """Single Reno flows with random loss: each run's send rate against the models at the random loss rate
     it realized (`compare.loss` of the random drops), its mean sampled sRTT and an RTO of that plus Linux's 200 ms minimum, as
     Padhye et al. validated theirs. Where Mathis's rate exceeds the link's the flow is link-limited and
-    the models do not apply: "link-limited". Yields (configuration, side, row)."""
+    the models do not apply: "link-limited". The same after the start-up (`testbed_summary.steady`):
+    the segments delivered per second from 5 s on against Padhye's rate × (1 − p) at that part's
+    mean sRTT, since the whole run's rate holds the slow-start overshoot and its recovery, which
+    the models leave out. Yields (configuration, side, row)."""
     for s in spreads:
         c = CONFIGS[s["config"]]
         if not c.loss or c.flows != (("reno", 1),):
@@ -38,32 +41,68 @@ def model_rows(spreads: list[dict]):
                 if not p or not rtt:
                     continue
                 model = padhye(p, rtt, rtt + 0.2)
-                yield (
-                    s["config"],
-                    side,
-                    {
-                        "run": f"{side} seed {i + 1}" if side == "sim" else f"kernel #{i + 1}",
-                        "random_loss": p,
-                        "mean_srtt_s": rtt,
-                        "send_rate": r["send_rate"],
-                        "mathis": mathis(p, rtt),
-                        "padhye": model,
-                        "verdict": f"{r['send_rate'] / model:.2f}"
-                        if mathis(p, rtt) < link_rate
-                        else "link-limited",
-                    },
-                )
+                row = {
+                    "run": f"{side} seed {i + 1}"
+                    if side == "sim" or s.get("kernel_seeds")
+                    else f"kernel #{i + 1}",
+                    "random_loss": p,
+                    "mean_srtt_s": rtt,
+                    "send_rate": r["send_rate"],
+                    "mathis": mathis(p, rtt),
+                    "padhye": model,
+                    "verdict": _ratio(r["send_rate"], model, mathis(p, rtt), link_rate),
+                }
+                st = r.get("steady")
+                if st:
+                    srtt = st["mean_srtt_s"]
+                    row["steady_srtt_s"] = srtt
+                    row["steady_verdict"] = _ratio(
+                        st["delivered_rate"],
+                        padhye(p, srtt, srtt + 0.2) * (1 - p),
+                        mathis(p, srtt),
+                        link_rate,
+                    )
+                yield s["config"], side, row
+
+
+def _ratio(rate: float, model: float, mathis_rate: float, link_rate: float) -> str:
+    return f"{rate / model:.2f}" if mathis_rate < link_rate else "link-limited"
+
+
+MODEL_HEAD = [
+    "configuration",
+    "run",
+    "random loss realized",
+    "mean sRTT (ms)",
+    "send rate (seg/s)",
+    "Mathis",
+    "Padhye",
+    "rate / Padhye",
+    "after 5 s: mean sRTT (ms)",
+    "after 5 s: rate / Padhye",
+]
+
+
+def model_cells(config: str, m: dict) -> list[str]:
+    """One row of the models table (a dash where a run kept no steady part)."""
+    srtt = m.get("steady_srtt_s")
+    return [
+        config,
+        m["run"],
+        f"{m['random_loss']:.2e}",
+        f"{m['mean_srtt_s'] * 1e3:.1f}",
+        f"{m['send_rate']:.0f}",
+        f"{m['mathis']:.0f}",
+        f"{m['padhye']:.0f}",
+        m["verdict"],
+        "—" if srtt is None else f"{srtt * 1e3:.1f}",
+        m.get("steady_verdict", "—"),
+    ]
 
 
 def model_table(spreads: list[dict]) -> str:
     """`model_rows` as a table."""
-    out = [
-        "| configuration | run | random loss realized | mean sRTT (ms) | send rate (seg/s) | Mathis | Padhye | rate / Padhye |",
-        "|" + "---|" * 8,
-    ]
+    out = ["| " + " | ".join(MODEL_HEAD) + " |", "|" + "---|" * len(MODEL_HEAD)]
     for config, _, m in model_rows(spreads):
-        out.append(
-            f"| {config} | {m['run']} | {m['random_loss']:.2e} | {m['mean_srtt_s'] * 1e3:.1f} | {m['send_rate']:.0f} | "
-            f"{m['mathis']:.0f} | {m['padhye']:.0f} | {m['verdict']} |"
-        )
+        out.append("| " + " | ".join(model_cells(config, m)) + " |")
     return "\n".join(out) + "\n"

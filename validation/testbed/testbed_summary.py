@@ -7,6 +7,10 @@ import polars as pl
 
 from hscc import compare
 
+# The steady state the models describe starts after the slow-start overshoot and its recovery
+# (over by 2 s in every random-loss configuration: their trajectories' exit times).
+STEADY_FROM_S = 5.0
+
 
 def by_algorithm(r) -> dict[str, float]:
     """Summed goodput per algorithm (bit/s)."""
@@ -29,6 +33,20 @@ def trajectory(times: list[float], cwnd: list[int]) -> dict:
     }
 
 
+def steady(f: dict, first: pl.DataFrame) -> dict | None:
+    """The first flow after STEADY_FROM_S: delivered segments per second and the mean sampled
+    sRTT, from its samples (None for a run too short to have ten samples there)."""
+    after = first.filter(pl.col("time_s") > STEADY_FROM_S + 1e-9)
+    if after.height < 10 or not f["delivered_segs"]:
+        return None
+    segment = f["delivered_bytes"] / f["delivered_segs"]
+    return {
+        "from_s": STEADY_FROM_S,
+        "delivered_rate": after["throughput_bps"].mean() / 8 / segment,
+        "mean_srtt_s": after["srtt_s"].mean(),
+    }
+
+
 def summary(r) -> dict:
     """One run's numbers, computed as `hscc compare` computes them (for the spread over seeds or
     repetitions), and the first flow's cwnd trajectory."""
@@ -46,5 +64,6 @@ def summary(r) -> dict:
         "mean_srtt_s": f["mean_srtt_s"],
         # the loss rate the models take: the random drops, not a slow start's overflow (tens of drops in one loss event)
         "random_loss": compare.loss(r, "drops_random"),
+        "steady": steady(f, first),
         "trajectory": trajectory(first["time_s"].to_list(), first["cwnd"].to_list()),
     }

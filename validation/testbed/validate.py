@@ -15,7 +15,11 @@ changed host jitter (--sim-host-jitter) are not validations and write nothing th
 share the machine); each row says the machine's load average as the kernel run
 started and the delay line's worst stall (FLAGGED beyond the testbed's bound).
 A second table gives the spread: the simulator over seeds 1..N (the seed
-draws its host jitter) next to the kernel over its repetitions. Nothing is
+draws its host jitter and its random loss) next to the kernel over its
+repetitions. With --kernel-seeds the kernel's repetition k runs seed k too
+(the testbed's loss classifier draws from the seed: another draw of the random
+loss each) and its row compares with the simulator's seed k; without, every
+kernel run is seed 1's draw. Nothing is
 tuned to match: both sides run the scenario as written, except the variants
 named in Config, which match the two sides' configurations in a stated way.
 """
@@ -93,6 +97,11 @@ def main() -> int:
         help="simulator runs per configuration, seeds 1..N (the seed draws the host jitter); rows compare with seed 1",
     )
     ap.add_argument(
+        "--kernel-seeds",
+        action="store_true",
+        help="kernel run k (from 1) runs seed k, against the simulator's seed k: one draw of the random loss per run (needs --sim-seeds >= --repeat)",
+    )
+    ap.add_argument(
         "--sim-host-jitter",
         metavar="TIME",
         help="the simulator's flows' host_jitter (e.g. 50us), to measure its effect; not the default",
@@ -106,6 +115,10 @@ def main() -> int:
     args = ap.parse_args()
     if args.retable:
         return retable(args.out)
+    if args.kernel_seeds and args.sim_seeds < args.repeat:
+        ap.error(
+            f"--kernel-seeds pairs kernel run k with the simulator's seed k: --sim-seeds {args.sim_seeds} < --repeat {args.repeat}"
+        )
     names = args.only or list(CONFIGS)
     unknown = [n for n in names if n not in CONFIGS]
     if unknown:
@@ -121,11 +134,12 @@ def main() -> int:
             sim_dir = sim_run(args.out, name, seed)
             runner.run(Scenario.from_toml(toml)).write(sim_dir, overwrite=True)
             sims.append(load(sim_dir))
-        sim = sims[0]
-        ktoml = args.out / f"{name}.kernel.toml"
-        ktoml.write_text(_toml(scenario(name, args.seconds, "kernel")))
         kernels = []
         for k in range(args.repeat):
+            seed = k + 1 if args.kernel_seeds else 1
+            sim = sims[seed - 1]
+            ktoml = args.out / f"{name}.kernel{'' if seed == 1 else f'-seed{seed}'}.toml"
+            ktoml.write_text(_toml(scenario(name, args.seconds, "kernel", seed)))
             kdir = kernel_run(args.out, name, k)
             load_avg = os.getloadavg()
             lifted = lifted_limits(name)
@@ -145,6 +159,7 @@ def main() -> int:
             row = {
                 "config": name,
                 "repetition": k,
+                "seed": seed,
                 "load_avg": load_avg[0],
                 "seconds": c.seconds or args.seconds,
                 "sim_goodput": totals["goodput, all flows (bit/s)"].a,
@@ -174,13 +189,14 @@ def main() -> int:
                 "seconds": c.seconds or args.seconds,
                 "sim": [summary(r) for r in sims],
                 "kernel": [summary(r) for r in kernels],
+                "kernel_seeds": args.kernel_seeds,
             }
         )
     write_tables(args.out, results, spreads)
     if args.repeat > 0 and not args.sim_host_jitter and not args.no_results:
         results_file.update(
             args.results,
-            result_entries(results, spreads),
+            result_entries(results, spreads, args.kernel_seeds),
             "sudo .venv/bin/python validation/testbed/validate.py --out DIR --repeat 2 --sim-seeds 5",
             **results_file.KERNEL_TOP,
         )

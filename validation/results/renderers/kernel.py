@@ -95,6 +95,7 @@ def kernel_shares(doc: dict, group: str | None) -> str:
 
 
 def kernel_models(doc: dict, group: str | None) -> str:
+    """validation/testbed/testbed_models.py's table, from the rows the entries keep."""
     rows = []
     for e in _select(doc, group):
         for side in ("measured", "reference"):
@@ -109,6 +110,8 @@ def kernel_models(doc: dict, group: str | None) -> str:
                         f"{m['mathis']:.0f}",
                         f"{m['padhye']:.0f}",
                         m["verdict"],
+                        _f(m.get("steady_srtt_s"), ".1f", 1e3),
+                        m.get("steady_verdict", "—"),
                     ]
                 )
     head = [
@@ -120,5 +123,7 @@ def kernel_models(doc: dict, group: str | None) -> str:
         "Mathis",
         "Padhye",
         "rate / Padhye",
+        "after 5 s: mean sRTT (ms)",
+        "after 5 s: rate / Padhye",
     ]
     return _table(head, rows)
