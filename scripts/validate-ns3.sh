@@ -10,8 +10,8 @@
 # validation/ns3/configs.py in ns-3 and in hscc, one simulation at a time, and writes
 # table.md, results.json and flows.csv under --out (a new or empty directory).
 # hscc comes from this tree's .venv (scripts/bootstrap.sh), or $HSCC_PYTHON.
-# The full suite takes 3 hours or more (ns-3 at 1 Gbit/s is most of it; HighSpeed, Scalable and Vegas
-# there took 10–20 CPU minutes each, 36–65 minutes of wall time on a loaded machine); --quick about 40 minutes.
+# The full suite takes about 1.5 hours (ns-3 at 1 Gbit/s is most of it; HighSpeed, Scalable and Vegas
+# there take 3–10 CPU minutes each on an idle machine); --quick about 40 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 PAGES = [README, ROOT / "docs" / "validation" / "index.md"]
-DURATION = r"about \d+ minutes|about an? hours?|\d+ hours or more|about \d+ hours?"
+DURATION = r"about \d+ minutes|about an? hours?|\d+ hours or more|about \d+(?:\.\d+)? hours?"
 
 
 def test_the_readme_test_bed_time_is_the_benchmark_s():
@@ -76,6 +76,7 @@ def test_the_cross_checks_take_what_their_scripts_say():
 def test_the_duration_pattern():
     assert re.findall(DURATION, "(opt-in, about 40 minutes)") == ["about 40 minutes"]
     assert re.findall(DURATION, "(3 hours or more; --quick)") == ["3 hours or more"]
+    assert re.findall(DURATION, "(opt-in, about 1.5 hours)") == ["about 1.5 hours"]
 
 
 def test_the_linux_profile_paragraph_quotes_its_table():

@@ -346,12 +346,13 @@ CONFIGS: dict[str, Config] = {c.name: c for c in _configs()}
 
 # Durations: ns-3 3.44's wheel takes about 0.01-0.04 s of CPU per simulated second at
 # 10 Mbit/s, 0.3-0.6 s at 100 Mbit/s and, at 1 Gbit/s with RTT 10 ms, 3-8 s for NewReno and
-# CUBIC but 70-150 s for HighSpeed, Scalable and Vegas (8 s of each took 579, 1221 and
-# 1091 CPU-seconds on 2026-11-25), plus 20 s to 3 minutes to import its bindings per run; hscc under
+# CUBIC but 20-80 s for HighSpeed, Scalable and Vegas (8 s of each took 159, 313 and 566
+# CPU-seconds on an idle machine, 197 and 609 for HighSpeed and Scalable with classic recovery:
+# their entries in validation/results/ns3.json), plus 20 s to 3 minutes to import its bindings per run; hscc under
 # 0.3 s for any of these runs. BBR at 100 Mbit/s costs ns-3 about 1 s per simulated second alone
 # but about 9 s with 4 flows, whose losses keep its SACK scoreboard busy; DCTCP at 1 Gbit/s and
-# RTT 1 ms 5-7 s (the CPU column of docs/validation/ns3.md). The suite takes 3 hours or more on
-# the shared 2-core machine.
+# RTT 1 ms 5-7 s (the CPU column of docs/validation/ns3.md). The suite takes about 1.5 hours: the
+# wall times of ns-3's runs in ns3.json add up to 1.4 h.
 
 # A tiny configuration for the harness's own test: one flow, no loss, fills the link.
 TINY = Config(
