@@ -4,8 +4,14 @@ al.): the rows and their table."""
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 from testbed_configs import CONFIGS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "results"))
+from renderers.kernel import MODEL_HEAD, model_cells  # noqa: E402
+from renderers.markdown import _table  # noqa: E402
 
 
 def padhye(p: float, rtt: float, t0: float) -> float:
@@ -69,40 +75,6 @@ def _ratio(rate: float, model: float, mathis_rate: float, link_rate: float) -> s
     return f"{rate / model:.2f}" if mathis_rate < link_rate else "link-limited"
 
 
-MODEL_HEAD = [
-    "configuration",
-    "run",
-    "random loss realized",
-    "mean sRTT (ms)",
-    "send rate (seg/s)",
-    "Mathis",
-    "Padhye",
-    "rate / Padhye",
-    "after 5 s: mean sRTT (ms)",
-    "after 5 s: rate / Padhye",
-]
-
-
-def model_cells(config: str, m: dict) -> list[str]:
-    """One row of the models table (a dash where a run kept no steady part)."""
-    srtt = m.get("steady_srtt_s")
-    return [
-        config,
-        m["run"],
-        f"{m['random_loss']:.2e}",
-        f"{m['mean_srtt_s'] * 1e3:.1f}",
-        f"{m['send_rate']:.0f}",
-        f"{m['mathis']:.0f}",
-        f"{m['padhye']:.0f}",
-        m["verdict"],
-        "—" if srtt is None else f"{srtt * 1e3:.1f}",
-        m.get("steady_verdict", "—"),
-    ]
-
-
 def model_table(spreads: list[dict]) -> str:
-    """`model_rows` as a table."""
-    out = ["| " + " | ".join(MODEL_HEAD) + " |", "|" + "---|" * len(MODEL_HEAD)]
-    for config, _, m in model_rows(spreads):
-        out.append("| " + " | ".join(model_cells(config, m)) + " |")
-    return "\n".join(out) + "\n"
+    """`model_rows` as a table, as docs/validation/kernel.md prints it."""
+    return _table(MODEL_HEAD, [model_cells(config, m) for config, _, m in model_rows(spreads)])

@@ -94,36 +94,43 @@ def kernel_shares(doc: dict, group: str | None) -> str:
     return _table(head, rows)
 
 
-def kernel_models(doc: dict, group: str | None) -> str:
-    """validation/testbed/testbed_models.py's table, from the rows the entries keep."""
-    rows = []
-    for e in _select(doc, group):
-        for side in ("measured", "reference"):
-            for m in e[side].get("models") or []:
-                rows.append(
-                    [
-                        e["name"],
-                        m["run"],
-                        f"{m['random_loss']:.2e}",
-                        f"{m['mean_srtt_s'] * 1e3:.1f}",
-                        f"{m['send_rate']:.0f}",
-                        f"{m['mathis']:.0f}",
-                        f"{m['padhye']:.0f}",
-                        m["verdict"],
-                        _f(m.get("steady_srtt_s"), ".1f", 1e3),
-                        m.get("steady_verdict", "—"),
-                    ]
-                )
-    head = [
-        "configuration",
-        "run",
-        "random loss realized",
-        "mean sRTT (ms)",
-        "send rate (seg/s)",
-        "Mathis",
-        "Padhye",
-        "rate / Padhye",
-        "after 5 s: mean sRTT (ms)",
-        "after 5 s: rate / Padhye",
+MODEL_HEAD = [
+    "configuration",
+    "run",
+    "random loss realized",
+    "mean sRTT (ms)",
+    "send rate (seg/s)",
+    "Mathis",
+    "Padhye",
+    "rate / Padhye",
+    "after 5 s: mean sRTT (ms)",
+    "after 5 s: rate / Padhye",
+]
+
+
+def model_cells(config: str, m: dict) -> list[str]:
+    """One row of the models table from a row of validation/testbed/testbed_models.py's
+    `model_rows` (a dash where a run kept no part after its start-up)."""
+    return [
+        config,
+        m["run"],
+        f"{m['random_loss']:.2e}",
+        f"{m['mean_srtt_s'] * 1e3:.1f}",
+        f"{m['send_rate']:.0f}",
+        f"{m['mathis']:.0f}",
+        f"{m['padhye']:.0f}",
+        m["verdict"],
+        _f(m.get("steady_srtt_s"), ".1f", 1e3),
+        m.get("steady_verdict", "—"),
     ]
-    return _table(head, rows)
+
+
+def kernel_models(doc: dict, group: str | None) -> str:
+    """The models table from the rows the entries keep."""
+    rows = [
+        model_cells(e["name"], m)
+        for e in _select(doc, group)
+        for side in ("measured", "reference")
+        for m in e[side].get("models") or []
+    ]
+    return _table(MODEL_HEAD, rows)
