@@ -188,15 +188,24 @@ def ns2_verdict(entry: dict) -> str:
     return "agrees" if all(ok(k) for k in tol) else "differs"
 
 
+def draws_ratio(runs: list[dict]) -> float | None:
+    """For kernel runs of seeds 1..N (each its own random-loss draw, `seed` in each run): their
+    mean goodput over the simulator's mean over the same seeds (each run's ratio is to its
+    seed's); None for runs of one draw."""
+    if not runs or not all("seed" in r for r in runs):
+        return None
+    kernel = sum(r["goodput_bps"] for r in runs)
+    return kernel / sum(r["goodput_bps"] / r["goodput_ratio"] for r in runs)
+
+
 def kernel_verdict(entry: dict) -> str:
     """agrees / differs from each kernel run against the simulator's seed-1 run, or, for kernel
     runs of seeds 1..N (each its own random-loss draw, `seed` in each run), from their mean
     against the simulator's mean over the same seeds (each run's ratio is to its seed's)."""
     tol, sim, runs = entry["tolerance"], entry["measured"], entry["reference"]["runs"]
-    if runs and all("seed" in r for r in runs):
-        kernel = sum(r["goodput_bps"] for r in runs)
-        paired = sum(r["goodput_bps"] / r["goodput_ratio"] for r in runs)
-        ok = abs(kernel / paired - 1) <= tol["goodput_ratio"] + 1e-12
+    means = draws_ratio(runs)
+    if means is not None:
+        ok = abs(means - 1) <= tol["goodput_ratio"] + 1e-12
     else:
         ok = bool(runs) and all(
             abs(r["goodput_ratio"] - 1) <= tol["goodput_ratio"] + 1e-12 for r in runs

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import results
+
 from .entries import _select, _verdict
 from .markdown import _f, _range, _shares, _span, _table
+
+
+def _means(runs: list[dict]) -> str:
+    """The ratio of the means that the verdict of kernel runs of seeds 1..N reads; empty for
+    runs of one draw."""
+    means = results.draws_ratio(runs)
+    return "" if means is None else f", means {means:.3f}"
 
 
 def kernel_summary(doc: dict, group: str | None) -> str:
@@ -17,7 +26,7 @@ def kernel_summary(doc: dict, group: str | None) -> str:
                 f"{e['seconds']:g}",
                 f"{s['seeds']} / {len(runs)}" + (f" ({flagged} flagged)" if flagged else ""),
                 _f(s["goodput_bps"], ".1f", 1e-6),
-                _span([r["goodput_ratio"] for r in runs], ".3f"),
+                _span([r["goodput_ratio"] for r in runs], ".3f") + _means(runs),
                 f"{_f(s['jain'], '.3f')} / {_span([r['jain'] for r in runs], '.3f')}",
                 f"{_f(s['loss'], '.2e')} / {_span([r['loss'] for r in runs], '.2e')}",
                 _verdict(e),
