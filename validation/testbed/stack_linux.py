@@ -4,8 +4,9 @@ validation/testbed's Reno and CUBIC configurations whose kernel side runs Linux'
 built-in reno and cubic (no variant, one RTT), simulated as written (hscc's
 defaults) and with `stack = "linux"` and nothing else set, each beside the kernel
 runs stored in validation/results/kernel.json: aggregate goodput and loss at the
-bottleneck (drops / packets offered), over seeds 1-5 with random loss and seed 1
-without, as validate.py measures them. Prints the Markdown table of
+bottleneck (drops / packets offered), over the kernel runs' seeds 1..N where they
+are draws of the random loss (validate.py --kernel-seeds), else seeds 1-5 with
+random loss and seed 1 without, as validate.py measures them. Prints the Markdown table of
 docs/validation/kernel.md ("The linux profile"); `--write` puts it between the page's
 `<!-- printed: validation/testbed/stack_linux.py -->` markers, and
 tests/python/test_testbed_validation.py fails when the page holds another table (the
@@ -63,7 +64,9 @@ def table() -> str:
         runs = kernel[name]["reference"]["runs"]
         k_goodput = statistics.mean(r["goodput_bps"] for r in runs)
         k_loss = statistics.mean(r["loss"] for r in runs)
-        seeds = range(1, 6) if c.loss else range(1, 2)
+        # Kernel runs of seeds 1..N (one random-loss draw each) against the same seeds.
+        drawn = [r["seed"] for r in runs if "seed" in r]
+        seeds = range(1, len(drawn) + 1) if drawn else range(1, 6) if c.loss else range(1, 2)
         plain = testbed_configs.scenario(name, 30.0, "sim")
         g0, l0 = simulate(plain, seeds)
         g1, l1 = simulate({**plain, "stack": "linux"}, seeds)
