@@ -316,9 +316,8 @@ def test_kernel_runs_of_seeds_are_read_by_their_mean():
         {"goodput_bps": 21e6, "goodput_ratio": 0.875, "jain": 1.0, "seed": 2},
     ]
     assert results.kernel_verdict(e) == "agrees"
-    e["reference"]["runs"][1]["goodput_ratio"] = (
-        21 / 30
-    )  # the simulator's seed 2 at 30: 44 against 50
+    # The simulator's seed 2 at 30: 44 against 50.
+    e["reference"]["runs"][1]["goodput_ratio"] = 21 / 30
     assert results.kernel_verdict(e) == "differs"
     for r in e["reference"]["runs"]:
         del r["seed"]  # one draw repeated: each run on its own

@@ -57,17 +57,18 @@ def _side(runs: list[dict]) -> tuple[dict, dict | None]:
     }
 
 
-def result_entries(rows: list[dict], spreads: list[dict], kernel_seeds: bool = False) -> list[dict]:
+def result_entries(rows: list[dict], spreads: list[dict]) -> list[dict]:
     """validation/results/kernel.json's entries for the configurations of this run (results.py has the schema):
     the simulator's seed 1 and spread over its seeds against each kernel run and their spread.
-    `kernel_seeds`: kernel run k ran seed k and compares with the simulator's seed k (each run
-    keeps its `seed`)."""
+    A spread's `kernel_seeds`: kernel run k ran seed k and compares with the simulator's seed k
+    (each run keeps its `seed`)."""
     models: dict[tuple[str, str], list] = {}
     for config, side, m in model_rows(spreads):
         models.setdefault((config, side), []).append(m)
     entries = []
     for s in spreads:
         name, c = s["config"], CONFIGS[s["config"]]
+        kernel_seeds = s.get("kernel_seeds", False)
         runs = [r for r in rows if r["config"] == name]
         if not runs:
             continue

@@ -53,6 +53,11 @@ def sim_run(out: Path, name: str, seed: int) -> Path:
     return out / "sim" / (name if seed == 1 else f"{name}-seed{seed}")
 
 
+def scenario_file(out: Path, name: str, side: str, seed: int) -> Path:
+    """The scenario file of a configuration's `side` ("sim" or "kernel") run of `seed`."""
+    return out / f"{name}.{side}{'' if seed == 1 else f'-seed{seed}'}.toml"
+
+
 def kernel_run(out: Path, name: str, k: int) -> Path:
     """Where a configuration's `k`-th kernel run (from 0) is written."""
     return out / "kernel" / f"{name}-{k}"
@@ -129,7 +134,7 @@ def main() -> int:
         c = CONFIGS[name]
         sims = []
         for seed in range(1, args.sim_seeds + 1):
-            toml = args.out / f"{name}.sim{'' if seed == 1 else f'-seed{seed}'}.toml"
+            toml = scenario_file(args.out, name, "sim", seed)
             toml.write_text(_toml(scenario(name, args.seconds, "sim", seed, args.sim_host_jitter)))
             sim_dir = sim_run(args.out, name, seed)
             runner.run(Scenario.from_toml(toml)).write(sim_dir, overwrite=True)
@@ -138,7 +143,7 @@ def main() -> int:
         for k in range(args.repeat):
             seed = k + 1 if args.kernel_seeds else 1
             sim = sims[seed - 1]
-            ktoml = args.out / f"{name}.kernel{'' if seed == 1 else f'-seed{seed}'}.toml"
+            ktoml = scenario_file(args.out, name, "kernel", seed)
             ktoml.write_text(_toml(scenario(name, args.seconds, "kernel", seed)))
             kdir = kernel_run(args.out, name, k)
             load_avg = os.getloadavg()
@@ -196,7 +201,7 @@ def main() -> int:
     if args.repeat > 0 and not args.sim_host_jitter and not args.no_results:
         results_file.update(
             args.results,
-            result_entries(results, spreads, args.kernel_seeds),
+            result_entries(results, spreads),
             "sudo .venv/bin/python validation/testbed/validate.py --out DIR --repeat 2 --sim-seeds 5",
             **results_file.KERNEL_TOP,
         )
