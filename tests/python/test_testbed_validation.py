@@ -229,8 +229,9 @@ def test_retable_reads_the_runs_again(tmp_path):
 
 
 def test_the_simulator_side_is_stack_linux_where_its_knobs_are_that_profiles():
-    """Linux's RTO estimator with HyStart for every cubic flow is `stack = "linux"`: those configurations
-    say so, and read as the knobs set by hand; "-bpf" ones (hscc_cubic without HyStart) keep their knobs."""
+    """Linux's RTO estimator and RTT sampling with HyStart for every cubic flow is `stack = "linux"`:
+    those configurations say so, and read as the knobs set by hand; "-bpf" ones (hscc_cubic without
+    HyStart) keep their knobs."""
     stacked = []
     for name in testbed_configs.CONFIGS:
         d = testbed_configs.scenario(name, 30.0, "sim")
@@ -244,6 +245,7 @@ def test_the_simulator_side_is_stack_linux_where_its_knobs_are_that_profiles():
             {
                 **f,
                 "rto_estimator": "linux",
+                "rtt_sampling": "linux",
                 **({"params": {"hystart": True}} if f["algorithm"] == "cubic" else {}),
             }
             for f in d["flows"]

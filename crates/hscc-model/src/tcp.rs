@@ -21,10 +21,20 @@ pub enum RtoEstimator {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RttSampling {
-    /// Every ACK that acknowledges or SACKs data never retransmitted, else
-    /// its echoed timestamp (Linux `tcp_ack_update_rtt`, ns-3).
+    /// Every ACK that acknowledges or SACKs data never retransmitted gives the
+    /// newest such segment's RTT, to the estimator and the algorithm alike;
+    /// else an ACK that acknowledges anything gives its echoed timestamp's.
     #[default]
     Ack,
+    /// Linux 6.x (net/ipv4/tcp_input.c `tcp_clean_rtx_queue`,
+    /// `tcp_ack_update_rtt`): the estimator takes the RTT of the *oldest*
+    /// segment the ACK newly acknowledges cumulatively (`seq_rtt_us`), none if a
+    /// retransmitted one is among them (Karn, `FLAG_RETRANS_DATA_ACKED`); else
+    /// of the lowest newly SACKed one never retransmitted (`sack_rtt_us`); else,
+    /// for an ACK that advances the cumulative ACK, its echoed timestamp's, in
+    /// whole milliseconds. The minimum RTT and the algorithm take the newest
+    /// (`ca_rtt_us`).
+    Linux,
     /// ns-2.35's Agent/TCP (tcp/tcp.cc): one segment timed per round trip,
     /// the first new one sent while none is timed; the cumulative ACK that
     /// covers it gives the sample and ends the backoff; a timeout or a fast

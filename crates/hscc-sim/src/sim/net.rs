@@ -92,9 +92,9 @@ impl Net {
     }
 
     /// Put every folded hop back on its own, before the run: tests and
-    /// benchmarks compare the two. Arrival times and counters are the same
-    /// either way; the order of events at the same picosecond may not be
-    /// (`link/fold.rs`).
+    /// benchmarks compare the two. Each packet's arrival time on each hop is
+    /// the same either way, but events at the same picosecond may run in the
+    /// other order, which can take a run down another path (`link/fold.rs`).
     pub fn unfold(&mut self) {
         for (a, b) in self.folds.drain(..) {
             self.links[a as usize].unfold();

@@ -1,8 +1,11 @@
-//! ns-2.35's RTT sampling (`rtt_sampling = "per_rtt"`, `rto_tick = 10ms`)
-//! driven by hand: which segment is timed, which ACK gives its sample, Karn's
-//! rule at a timeout and at a fast retransmission, and the RTO in ticks; each
-//! expectation is computed from tcp/tcp.cc's `output`, `newack`,
-//! `reset_rtx_timer`, `rtt_update` and `rtt_timeout`.
+//! The RTT sampling rules driven by hand. ns-2.35's (`rtt_sampling =
+//! "per_rtt"`, `rto_tick = 10ms`): which segment is timed, which ACK gives its
+//! sample, Karn's rule at a timeout and at a fast retransmission, and the RTO
+//! in ticks, each expectation computed from tcp/tcp.cc's `output`, `newack`,
+//! `reset_rtx_timer`, `rtt_update` and `rtt_timeout`. Linux's (`"linux"`)
+//! against hscc's default (`"ack"`): which segment's RTT the estimator and the
+//! minimum RTT take, from net/ipv4/tcp_input.c's `tcp_clean_rtx_queue` and
+//! `tcp_ack_update_rtt`.
 
 use hscc_cc::CaState;
 use hscc_sim::config::{FlowConfig, Recovery};
@@ -136,5 +139,84 @@ fn a_fast_retransmission_stops_the_timing() {
             assert_eq!(s.rtt.srtt(), 0);
             assert_eq!(s.rtt.rto(0), SEC);
         }
+    }
+}
+
+/// Four segments at once, exact time (RFC 6298's gains, no ticks), timestamps on.
+fn exact(sampling: RttSampling) -> FlowConfig {
+    FlowConfig {
+        init_cwnd: 4,
+        timestamps: true,
+        rtt_sampling: sampling,
+        ..classic().without_jitter()
+    }
+}
+
+#[test]
+fn linux_times_the_oldest_newly_acknowledged_segment_and_its_minimum_the_newest() {
+    for (sampling, srtt) in [
+        (RttSampling::Linux, 106 * MS + 250 * US),
+        (RttSampling::Ack, 93 * MS + 750 * US),
+    ] {
+        let (mut s, mut w) = started::<Capture>(&exact(sampling));
+        // 0..3 leave at 0; the ACK of 0 at 100 ms: SRTT 100 ms; cwnd 5, so 4
+        // and 5 leave at 100 ms.
+        w.now = 100 * MS;
+        s.on_ack(&ack(1, &[]), &mut w);
+        assert_eq!(s.rtt.srtt(), 100 * MS);
+        assert_eq!(
+            seqs(&w.sent),
+            (0..6).map(|q| (q, false)).collect::<Vec<_>>()
+        );
+        // At 150 ms one ACK covers 1..3 (150 ms old) and 4, 5 (50 ms old).
+        // Linux: SRTT = (7·100 + 150)/8 = 106.25 ms; the default takes the
+        // newest: (7·100 + 50)/8 = 93.75 ms. Both see the 50-ms minimum.
+        w.now = 150 * MS;
+        s.on_ack(&ack(6, &[]), &mut w);
+        assert_eq!(s.rtt.srtt(), srtt, "{sampling:?}");
+        assert_eq!(s.tp.min_rtt_us, 50_000, "{sampling:?}");
+    }
+}
+
+#[test]
+fn linux_without_a_cumulative_sample_times_the_lowest_newly_sacked_segment() {
+    for (sampling, srtt) in [
+        (RttSampling::Linux, 107 * MS + 500 * US),
+        (RttSampling::Ack, 95 * MS),
+    ] {
+        let (mut s, mut w) = started::<Capture>(&exact(sampling));
+        w.now = 100 * MS;
+        s.on_ack(&ack(1, &[]), &mut w);
+        // At 160 ms an ACK SACKs 3 (sent at 0) and 4, 5 (sent at 100 ms).
+        // Linux: SRTT = (7·100 + 160)/8 = 107.5 ms, minimum 60 ms; the
+        // default: (7·100 + 60)/8 = 95 ms.
+        w.now = 160 * MS;
+        s.on_ack(&ack(1, &[(3, 6)]), &mut w);
+        assert_eq!(s.rtt.srtt(), srtt, "{sampling:?}");
+        assert_eq!(s.tp.min_rtt_us, 60_000, "{sampling:?}");
+    }
+}
+
+#[test]
+fn linux_takes_no_cumulative_sample_past_a_retransmission_but_the_echo_in_milliseconds() {
+    for (sampling, srtt) in [
+        (RttSampling::Linux, 100 * MS),
+        (RttSampling::Ack, 1100 * MS + 700 * US),
+    ] {
+        let (mut s, mut w) = started::<Capture>(&exact(sampling));
+        // Every ACK of 0..3 is lost; the RTO (1 s) retransmits 0.
+        w.now = SEC;
+        s.on_rto(&mut w);
+        // 100.7 ms later one ACK covers the retransmission and the originals
+        // 1..3, echoing the retransmission's timestamp. Linux: Karn forbids the
+        // cumulative sample, the echo gives 1100 - 1000 ms = 100 ms (the
+        // timestamp clock counts milliseconds); the default times 3's original.
+        w.now = SEC + 100 * MS + 700 * US;
+        let mut a = ack(4, &[]);
+        a.ts = SEC;
+        s.on_ack(&a, &mut w);
+        assert_eq!(s.rtt.srtt(), srtt, "{sampling:?}");
+        // A sample ends the backoff: the timer restarts at the RTO unbacked.
+        assert_eq!(s.rto_timer.deadline, w.now + s.rtt.rto(0), "{sampling:?}");
     }
 }

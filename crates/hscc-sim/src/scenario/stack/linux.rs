@@ -21,6 +21,11 @@ pub(super) const LINUX: &[Setting] = &[
         "net/ipv4/tcp_input.c tcp_rtt_estimator and tcp_set_rto",
     ),
     all(
+        "rtt_sampling",
+        "\"linux\"",
+        "net/ipv4/tcp_input.c tcp_clean_rtx_queue: seq_rtt_us from first_ackt (the oldest newly acknowledged segment), ca_rtt_us from last_ackt; tcp_ack_update_rtt: tcp_rtt_estimator(sk, seq_rtt_us), tcp_update_rtt_min(sk, ca_rtt_us)",
+    ),
+    all(
         "min_rto",
         "\"200ms\"",
         "include/net/tcp.h: #define TCP_RTO_MIN ((unsigned)(HZ/5))",
@@ -125,7 +130,7 @@ const fn same(a: &str, b: &str) -> bool {
 /// What the "linux" profile is, and what it leaves to the scenario.
 pub(super) const ABOUT: &str = concat!(
         "Linux 6.x with its default sysctls, as the testbed's kernel runs it (docs/validation/kernel.md): ",
-        "RACK-TLP, PRR, Linux's RTO estimator with its 200 ms minimum, delayed ACKs every two segments, ",
+        "RACK-TLP, PRR, Linux's RTO estimator (fed the oldest newly acknowledged segment's RTT) with its 200 ms minimum, delayed ACKs every two segments, ",
         "per-segment growth, CUBIC with HyStart. Not set: `quick_acks`, the segments Linux's receiver ",
         "ACKs one by one while it opens its window (net/ipv4/tcp_input.c tcp_grow_window: a quick ACK ",
         "for each segment that raises rcv_ssthresh toward min(window_clamp, tcp_space), 2 segments at ",

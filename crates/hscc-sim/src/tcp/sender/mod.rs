@@ -275,8 +275,8 @@ pub struct Sender {
     pub rtt: RttEstimator,
     /// RTO backoff exponent: timeouts since the last RTT sample.
     backoff: u32,
-    /// The estimator samples one timed segment per round trip (ns-2), not every ACK.
-    per_rtt: bool,
+    /// Which ACKs give the estimator a sample, and which segment's.
+    sampling: RttSampling,
     /// The segment being timed and when it was sent (ns-2's `rtt_seq_`, `rtt_ts_`;
     /// `rtt_active_` is its presence).
     timed: Option<(u64, Time)>,
@@ -415,7 +415,7 @@ impl Sender {
                 cfg.rto_tick,
             ),
             backoff: 0,
-            per_rtt: cfg.rtt_sampling == RttSampling::PerRtt,
+            sampling: cfg.rtt_sampling,
             timed: None,
             rto_timer: Timer::default(),
             pace_timer: Timer::default(),

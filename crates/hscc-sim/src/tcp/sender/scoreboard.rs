@@ -77,8 +77,16 @@ pub(super) struct Acked {
     pub(super) pkts: u32,
     /// Segments newly acknowledged or SACKed, D-SACKed ones included (`acked_sacked`).
     pub(super) delivered: u32,
-    /// Send time of the newest never-retransmitted segment among them, ps (Karn).
-    pub(super) newest_tx: Option<Time>,
+    /// Send times of the oldest and the newest segment acknowledged
+    /// cumulatively, not SACKed before and never retransmitted (Linux's
+    /// `first_ackt`, `last_ackt`), ps.
+    pub(super) cum_tx: Option<(Time, Time)>,
+    /// Send times of the oldest and the newest newly SACKed segment never
+    /// retransmitted (`first_sackt`, `last_sackt`), ps.
+    pub(super) sack_tx: Option<(Time, Time)>,
+    /// A segment once retransmitted was acknowledged cumulatively
+    /// (`FLAG_RETRANS_DATA_ACKED`): Karn's rule forbids the cumulative sample.
+    pub(super) retrans_acked: bool,
     /// What the ACK tells loss recovery.
     pub(super) fl: AckFlags,
     /// It acknowledged one short segment, never retransmitted, with nothing
@@ -150,7 +158,7 @@ impl Sender {
                     self.rate_skb_delivered(seq, &s, k, false);
                 }
                 if s.flags & EVER_RETRANS == 0 {
-                    ack.newest_tx = ack.newest_tx.max(Some(s.tx_time));
+                    widen(&mut ack.cum_tx, s.tx_time);
                     reord = reord.min(seq);
                     ack.fl.orig_acked |= seq < self.high_seq;
                 }
@@ -164,6 +172,7 @@ impl Sender {
             if s.flags & RETRANS != 0 {
                 self.tp.retrans_out -= 1;
             }
+            ack.retrans_acked |= s.flags & EVER_RETRANS != 0;
         }
         if pkts_acked > 0 {
             if rate_on {
@@ -218,7 +227,7 @@ impl Sender {
                             s,
                             e,
                             &mut ack.delivered,
-                            &mut ack.newest_tx,
+                            &mut ack.sack_tx,
                             &mut ack.fl,
                             &mut sack_reord,
                             now,
@@ -258,7 +267,7 @@ impl Sender {
         start: u64,
         end: u64,
         delivered: &mut u32,
-        newest_tx: &mut Option<Time>,
+        sack_tx: &mut Option<(Time, Time)>,
         fl: &mut AckFlags,
         reord: &mut u64,
         now: Time,
@@ -293,7 +302,7 @@ impl Sender {
                 self.tp.retrans_out -= 1;
             }
             if s.flags & EVER_RETRANS == 0 {
-                *newest_tx = (*newest_tx).max(Some(s.tx_time));
+                widen(sack_tx, s.tx_time);
                 // A hole below the highest SACK filled by an original: reordering.
                 if seq + 1 < self.high_sacked {
                     *reord = (*reord).min(seq);
@@ -337,6 +346,15 @@ impl Sender {
         }
         self.check_ts_list()
     }
+}
+
+/// `span` widened to cover send time `t`: (oldest, newest).
+#[inline(always)]
+fn widen(span: &mut Option<(Time, Time)>, t: Time) {
+    *span = Some(match *span {
+        Some((old, new)) => (old.min(t), new.max(t)),
+        None => (t, t),
+    });
 }
 
 /// `range` minus every interval of `cut`: at most four pieces, some empty.

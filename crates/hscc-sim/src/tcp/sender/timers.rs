@@ -3,7 +3,8 @@
 //! `icsk_retransmit_timer`, armed for the RTO (RFC 6298, restarted by each ACK
 //! of new data, backed off per timeout), RACK's reordering window or the tail
 //! loss probe, whichever is due; the RTT sample of each ACK (Karn's rule, else
-//! the echoed timestamp), or with `rtt_sampling = "per_rtt"` that of one timed
+//! the echoed timestamp; the newest segment's, or the oldest as Linux's
+//! estimator takes it), or with `rtt_sampling = "per_rtt"` that of one timed
 //! segment per round trip (ns-2.35 tcp/tcp.cc), goes to the estimator
 //! ([`crate::tcp::rtt`]).
 
@@ -11,6 +12,7 @@ use super::scoreboard::Acked;
 use super::{Sender, Wire};
 use crate::event::Event;
 use crate::packet::Packet;
+use crate::tcp::rtt::RttSampling;
 use crate::time::{Time, MS, US};
 
 /// What the retransmission timer is armed for.
@@ -58,29 +60,47 @@ impl Sender {
         self.account_slow_start(now);
     }
 
-    /// Linux `tcp_ack_update_rtt`: the ACK's RTT sample, from the newest newly
-    /// (S)ACKed segment never retransmitted (Karn), else from the echoed
-    /// timestamp; a sample ends the backoff.
+    /// The ACK's RTT samples (Linux `tcp_ack_update_rtt`): the estimator's,
+    /// whose arrival ends the backoff, and the newest, which the minimum RTT
+    /// and the algorithm take and this returns (`rtt_sampling` says which
+    /// segments give them).
     #[inline(always)] // a step of on_ack: out of line it costs 1.4 % of a run
     pub(super) fn ack_rtt(&mut self, p: &Packet, ack: &Acked, now: Time) -> Option<Time> {
-        let rtt = self.ack_sample(p, ack, now);
-        if self.per_rtt {
-            self.per_rtt_sample(p, ack, now);
-            if let Some(r) = rtt {
-                self.note_min_rtt(r);
+        match self.sampling {
+            RttSampling::PerRtt => {
+                self.per_rtt_sample(p, ack, now);
+                let rtt = self.newest_sample(p, ack, now);
+                if let Some(r) = rtt {
+                    self.note_min_rtt(r);
+                }
+                rtt
             }
-        } else if let Some(r) = rtt {
-            self.feed_estimator(r, now, false);
-            self.backoff = 0;
+            RttSampling::Ack => {
+                let rtt = self.newest_sample(p, ack, now);
+                if let Some(r) = rtt {
+                    self.feed_estimator(r, r, now, false);
+                    self.backoff = 0;
+                }
+                rtt
+            }
+            RttSampling::Linux => {
+                let (seq_rtt, ca_rtt) = self.linux_samples(p, ack, now)?;
+                self.feed_estimator(seq_rtt, ca_rtt, now, false);
+                self.backoff = 0;
+                Some(ca_rtt)
+            }
         }
-        rtt
     }
 
-    /// The ACK's own RTT sample: from the newest newly (S)ACKed segment never
-    /// retransmitted (Karn), else from the echoed timestamp.
+    /// The newest newly (S)ACKed segment never retransmitted gives the sample
+    /// (Karn), else the echoed timestamp of an ACK that acknowledges anything.
     #[inline(always)]
-    fn ack_sample(&self, p: &Packet, ack: &Acked, now: Time) -> Option<Time> {
-        match ack.newest_tx {
+    fn newest_sample(&self, p: &Packet, ack: &Acked, now: Time) -> Option<Time> {
+        let newest = match (ack.cum_tx, ack.sack_tx) {
+            (Some((_, a)), Some((_, b))) => Some(a.max(b)),
+            (a, b) => a.or(b).map(|(_, t)| t),
+        };
+        match newest {
             Some(t) => Some(now - t),
             None if self.timestamps && (ack.pkts > 0 || ack.delivered > 0) && p.ts > 0 => {
                 Some(now - p.ts)
@@ -89,17 +109,36 @@ impl Sender {
         }
     }
 
+    /// Linux's `seq_rtt_us` (the estimator's) and `ca_rtt_us` (the newest):
+    /// the cumulative part unless it acknowledged a retransmitted segment,
+    /// then the SACKed part (whose newest wins `ca_rtt_us`), then the echo of
+    /// an ACK that advances `snd_una`, in the timestamp clock's milliseconds.
+    #[inline(always)]
+    fn linux_samples(&self, p: &Packet, ack: &Acked, now: Time) -> Option<(Time, Time)> {
+        let cum = ack.cum_tx.filter(|_| !ack.retrans_acked);
+        let first = cum.or(ack.sack_tx).map(|(oldest, _)| oldest);
+        let last = ack.sack_tx.or(cum).map(|(_, newest)| newest);
+        match first.zip(last) {
+            Some((first, last)) => Some((now - first, now - last)),
+            None if self.timestamps && ack.pkts > 0 && p.ts > 0 => {
+                let r = (now / MS).saturating_sub(p.ts / MS).max(1) * MS;
+                Some((r, r))
+            }
+            None => None,
+        }
+    }
+
     /// The estimator takes sample `r` (exact, or in ns-2's ticks), and the
-    /// algorithm's view of SRTT and the minimum RTT follows.
+    /// algorithm's view of SRTT follows; the minimum RTT takes `newest`.
     #[inline]
-    fn feed_estimator(&mut self, r: Time, now: Time, from_echo: bool) {
+    fn feed_estimator(&mut self, r: Time, newest: Time, now: Time, from_echo: bool) {
         if self.rtt.ticked() {
             self.rtt.tick_sample(r, now, from_echo);
         } else {
             self.rtt.sample(r, self.snd_una, self.snd_nxt);
         }
         self.tp.srtt_us = ((self.rtt.srtt() * 8) / US).min(u32::MAX as u64) as u32;
-        self.note_min_rtt(r);
+        self.note_min_rtt(newest);
     }
 
     /// The smallest RTT seen, from every ACK's sample whichever the estimator
@@ -119,13 +158,13 @@ impl Sender {
     /// ends the backoff (tcp-sack1.cc `recv`).
     fn per_rtt_sample(&mut self, p: &Packet, ack: &Acked, now: Time) {
         if self.timestamps && ack.pkts > 0 && p.ts > 0 {
-            self.feed_estimator(now - p.ts, now, true);
+            self.feed_estimator(now - p.ts, now - p.ts, now, true);
         }
         if let Some((_, sent)) = self.timed.filter(|&(seq, _)| self.snd_una > seq) {
             self.timed = None;
             self.backoff = 0;
             if !self.timestamps {
-                self.feed_estimator(now - sent, now, false);
+                self.feed_estimator(now - sent, now - sent, now, false);
             }
         }
         if self.sack1_recovering() && ack.pkts > 0 && self.snd_una < self.high_seq {
@@ -137,7 +176,7 @@ impl Sender {
     /// timed (`rtt_active_`, `rtt_seq_`, `rtt_ts_`).
     #[inline]
     pub(super) fn time_if_idle(&mut self, seq: u64, now: Time) {
-        if self.per_rtt && self.timed.is_none() {
+        if self.sampling == RttSampling::PerRtt && self.timed.is_none() {
             self.timed = Some((seq, now));
         }
     }
