@@ -4,7 +4,8 @@ validation/testbed's Reno and CUBIC configurations whose kernel side runs Linux'
 built-in reno and cubic (no variant, one RTT), simulated as written (hscc's
 defaults) and with `stack = "linux"` and nothing else set, each beside the kernel
 runs stored in validation/results/kernel.json: aggregate goodput and loss at the
-bottleneck (drops / packets offered), over the kernel runs' seeds 1..N where they
+bottleneck (drops / packets offered) and, with random loss, the mean sRTT after the
+slow start, over the kernel runs' seeds 1..N where they
 are draws of the random loss (validate.py --kernel-seeds), else seeds 1-5 with
 random loss and seed 1 without, as validate.py measures them. Prints the Markdown table of
 docs/validation/kernel.md ("The linux profile"); `--write` puts it between the page's
@@ -29,15 +30,26 @@ from hscc import compare
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import testbed_configs  # noqa: E402  (this directory's)
+import testbed_summary  # noqa: E402
 
 
-def simulate(d: dict, seeds: Sequence[int]) -> tuple[float, float]:
-    """Mean aggregate goodput (bit/s) and bottleneck loss of the scenario over `seeds`."""
-    runs = [
-        hscc.run({**d, "seed": s, "output": {"sample_interval": "1s", "traces": []}}) for s in seeds
-    ]
+def simulate(d: dict, seeds: Sequence[int]) -> tuple[float, float, float | None]:
+    """Mean aggregate goodput (bit/s), bottleneck loss and, with random loss, the first flow's
+    mean sRTT after the slow start (s; `testbed_summary.steady`) of the scenario over `seeds`."""
+    traced = bool(d["topology"]["bottleneck"].get("loss"))
+    output = d["output"] if traced else {"sample_interval": "1s", "traces": []}
+    runs = [hscc.run({**d, "seed": s, "output": output}) for s in seeds]
     goodput = statistics.mean(float(r.flows["goodput_bps"].sum()) for r in runs)
-    return goodput, statistics.mean(compare.loss(r) for r in runs)
+    srtt = None
+    if traced:
+        steady = [testbed_summary.summary(r)["steady"] for r in runs]
+        srtt = statistics.mean(x["mean_srtt_s"] for x in steady if x)
+    return goodput, statistics.mean(compare.loss(r) for r in runs), srtt
+
+
+def ms(s: float | None) -> str:
+    """Seconds as milliseconds, one decimal ("–": not measured)."""
+    return "–" if s is None else f"{1e3 * s:.1f}"
 
 
 PAGE = HERE.parents[1] / "docs" / "validation" / "kernel.md"
@@ -50,8 +62,9 @@ def table() -> str:
     kernel = {c["name"]: c for c in stored["configurations"] if c["group"] == "reno-cubic"}
     lines = [
         "| configuration | seeds / kernel runs | sim / kernel, defaults | sim / kernel, `linux` "
-        "| loss kernel | loss sim, defaults | loss sim, `linux` |",
-        "|---|---|---|---|---|---|---|",
+        "| loss kernel | loss sim, defaults | loss sim, `linux` "
+        "| sRTT after 5 s (ms): kernel | defaults | `linux` |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, c in testbed_configs.CONFIGS.items():
         if (
@@ -69,11 +82,14 @@ def table() -> str:
         drawn = [r["seed"] for r in runs if "seed" in r]
         seeds = drawn or (range(1, 6) if c.loss else range(1, 2))
         plain = testbed_configs.scenario(name, 30.0, "sim")
-        g0, l0 = simulate(plain, seeds)
-        g1, l1 = simulate({**plain, "stack": "linux"}, seeds)
+        g0, l0, s0 = simulate(plain, seeds)
+        g1, l1, s1 = simulate({**plain, "stack": "linux"}, seeds)
+        models = kernel[name]["reference"].get("models") or []
+        k_srtt = [m["steady_srtt_s"] for m in models if m.get("steady_srtt_s")]
         lines.append(
             f"| {name} | {len(seeds)} / {len(runs)} | {g0 / k_goodput:.3f} | {g1 / k_goodput:.3f} "
-            f"| {k_loss:.2e} | {l0:.2e} | {l1:.2e} |"
+            f"| {k_loss:.2e} | {l0:.2e} | {l1:.2e} "
+            f"| {ms(statistics.mean(k_srtt) if k_srtt and s0 else None)} | {ms(s0)} | {ms(s1)} |"
         )
     return "\n".join(lines) + "\n"
 
