@@ -5,6 +5,7 @@ a real flow in a namespace of its own, and leaves nothing behind."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -214,6 +215,55 @@ def test_smoke_flow_in_a_namespace(algorithm, clean_kernel):
     assert r.tcp_info["snd_ssthresh"] != 0x7FFFFFFF, r.tcp_info
     if algorithm != "vegas":
         assert r.tcp_info["total_retrans"] > 0, r.tcp_info
+    assert not wait_for_no_leftovers(clean_kernel), leftovers()
+
+
+SOCKETS = Path(__file__).with_name("kernel_sockets.bpf.c")
+
+
+def namespace_sockets(pin: Path, ns: str) -> list[tuple[str, int, int, int]]:
+    """The TCP sockets of namespace `ns` through the pinned iterator: (congestion control,
+    state, pacing status, pacing rate)."""
+    out = subprocess.run(
+        ["nsenter", f"--net=/run/netns/{ns}", "cat", str(pin)],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=True,
+    ).stdout
+    return [
+        (cc, int(st), int(ps), int(rate))
+        for cc, st, ps, rate, _ in map(str.split, out.splitlines())
+    ]
+
+
+@kernel
+@pytest.mark.timeout(120)
+def test_bbr_asks_for_the_stacks_internal_pacing_at_its_own_rate(clean_kernel):
+    """hscc_bbr's init asks for Linux's internal pacing (SK_PACING_NEEDED, as bbr_init's cmpxchg)
+    and its cong_control sets the pacing rate: both read from the sending socket halfway through a
+    smoke flow (kernel_sockets.bpf.c, a BPF iterator). The reno sockets beside it (the receiver's,
+    the namespace's default) are not paced."""
+    skip_if_loaded(clean_kernel, "bbr")
+    from hscc.testbed import build
+
+    obj = build.kernel_object(SOCKETS, "sockets", "the socket iterator")
+    pin = Path(f"/sys/fs/bpf/hscc-test-sockets-{os.getpid()}")
+    subprocess.run(["bpftool", "iter", "pin", str(obj), str(pin)], check=True, timeout=30)
+    try:
+        r = smoke.run("bbr", seconds=2.0, watch=lambda ns: namespace_sockets(pin, ns))
+    finally:
+        pin.unlink()
+    assert r.problems() == [], r
+    established = 1
+    senders = [x for x in r.watched if x[0] == "hscc_bbr" and x[1] == established]
+    assert len(senders) == 1, r.watched
+    _, _, status, rate = senders[0]
+    assert status == 1, f"hscc_bbr's socket is not paced: sk_pacing_status {status}"
+    # The token bucket's 100 Mbit/s is 12.5 MB/s; BBR paces at its bandwidth estimate times a
+    # gain of 0.75 to 2.89 (STARTUP's), so well inside 4 to 50 MB/s.
+    assert 4e6 < rate < 5e7, rate
+    assert {x[2] for x in r.watched if x[0] == "reno"} == {0}, r.watched
     assert not wait_for_no_leftovers(clean_kernel), leftovers()
 
 

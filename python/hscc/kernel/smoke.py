@@ -18,6 +18,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +45,7 @@ class SmokeResult:
     bytes: int = 0
     intervals: list[int] = field(default_factory=list)
     tcp_info: dict[str, int] = field(default_factory=dict)
+    watched: object = None  # what `watch` returned halfway through the flow
 
     def problems(self) -> list[str]:
         """Why this run does not pass; empty when it does."""
@@ -83,10 +86,17 @@ def _make_namespace(ns: str) -> None:
     )
 
 
-def run(name: str, assignments: list[str] | None = None, seconds: float = 2.0) -> SmokeResult:
+def run(
+    name: str,
+    assignments: list[str] | None = None,
+    seconds: float = 2.0,
+    watch: Callable[[str], object] | None = None,
+) -> SmokeResult:
     """Load `name` (unless it is loaded already), run one flow with it for
-    `seconds`, and remove what this run made. KernelError when something
-    could not be set up; the result's problems() when the flow misbehaved."""
+    `seconds`, and remove what this run made. `watch`, if given, is called
+    with the namespace's name halfway through the flow (to look at its
+    sockets). KernelError when something could not be set up; the result's
+    problems() when the flow misbehaved."""
     reason = toolchain.missing_for_smoke()
     if reason:
         raise KernelError(f"cannot run the kernel smoke test here: {reason}")
@@ -103,16 +113,26 @@ def run(name: str, assignments: list[str] | None = None, seconds: float = 2.0) -
                 f"{algorithm} is loaded already; unload it to smoke-test other parameters"
             )
         _make_namespace(ns)
-        r = subprocess.run(
+        with subprocess.Popen(
             ["ip", "netns", "exec", ns, sys.executable, str(FLOW), kname, str(seconds)],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=seconds + 60,
-            check=False,
-        )
-        if r.returncode != 0:
-            raise KernelError(f"the flow with {kname} failed: {r.stderr.strip()}")
-        seen = json.loads(r.stdout)
+        ) as flow:
+            watched = None
+            if watch is not None:
+                time.sleep(seconds / 2)
+                watched = watch(ns)
+            try:
+                stdout, stderr = flow.communicate(timeout=seconds + 60)
+            except subprocess.TimeoutExpired:
+                flow.kill()
+                raise KernelError(
+                    f"the flow with {kname} did not end in {seconds + 60:g} s"
+                ) from None
+        if flow.returncode != 0:
+            raise KernelError(f"the flow with {kname} failed: {stderr.strip()}")
+        seen = json.loads(stdout)
         return SmokeResult(
             algorithm,
             kname,
@@ -121,6 +141,7 @@ def run(name: str, assignments: list[str] | None = None, seconds: float = 2.0) -
             seen["bytes"],
             seen["intervals"],
             seen["tcp_info"],
+            watched,
         )
     finally:
         netns.delete(ns)

@@ -86,11 +86,15 @@ def loss_program() -> Path:
 
 def recovery_program() -> Path:
     """The loss-recovery counter's object, built against this kernel's types (vmlinux.h from its BTF)."""
-    _need_clang("the per-flow recovery counter")
+    return kernel_object(HERE / "recovery.bpf.c", "recovery", "the per-flow recovery counter")
+
+
+def kernel_object(source: Path, stem: str, what: str) -> Path:
+    """`source`'s BPF object built against this kernel's types (vmlinux.h from its BTF), named by
+    a hash of both; `what` names it in the error when clang, bpftool or the BTF is missing."""
+    _need_clang(what)
     if shutil.which("bpftool") is None or not BTF.exists():
-        raise TestbedError(
-            f"the per-flow recovery counter needs bpftool and the kernel's BTF ({BTF})"
-        )
+        raise TestbedError(f"{what} needs bpftool and the kernel's BTF ({BTF})")
     btf = hashlib.sha256(BTF.read_bytes()).hexdigest()[:12]
     headers = cache_dir() / f"vmlinux-{btf}"
     if not (headers / "vmlinux.h").exists():
@@ -107,6 +111,4 @@ def recovery_program() -> Path:
             raise TestbedError(f"bpftool could not dump the kernel's types: {r.stderr.strip()}")
         tmp.write_text(r.stdout)
         os.replace(tmp, headers / "vmlinux.h")
-    return _compile(
-        HERE / "recovery.bpf.c", "recovery", [*_bpf_flags(), f"-I{headers}", "-c"], extra=btf
-    )
+    return _compile(source, stem, [*_bpf_flags(), f"-I{headers}", "-c"], extra=btf)
