@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::endpoints::with_endpoints;
 use super::{default_algorithm, yes, zero_time};
 use crate::config::{
     AckCounting, JitterUnit, LossDetection, Recovery, ReductionFloor, SsthreshFrom,
@@ -18,26 +19,14 @@ use crate::tcp::rtt::{RtoEstimator, RttSampling};
 use crate::time::secs;
 use hscc_model::flow;
 
+with_endpoints! {
 /// A TCP flow, or `count` identical ones. Hosts are named in the topology's
 /// own terms: `pair` (dumbbell), `long` or `cross` (parking lot), `src` and `dst` (graph).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
-    /// Dumbbell: index of the host pair.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pair: Option<usize>,
-    /// Parking lot: index of the long (end-to-end) host pair.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub long: Option<usize>,
-    /// Parking lot: [bottleneck, index] of a cross host pair.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross: Option<(usize, usize)>,
-    /// Graph: sending node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub src: Option<String>,
-    /// Graph: receiving node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dst: Option<String>,
+    src: "Graph: sending node.",
+    dst: "Graph: receiving node.",
     /// Name in tables and plots (default "ALGORITHM INDEX"; "LABEL #k" for each of `count` flows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -158,6 +147,7 @@ pub struct FlowSpec {
     /// ECN (RFC 3168) on both ends: data is sent ECN-capable, CE marks are echoed, and the sender reduces once per window on an echo (Linux's tcp_enter_cwr). Off by default, as Linux's tcp_ecn = 2 does not ask for it.
     #[serde(default)]
     pub ecn: bool,
+}
 }
 
 fn default_delack_segments() -> u32 {

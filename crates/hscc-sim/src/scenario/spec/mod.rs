@@ -6,6 +6,7 @@
 //! Quantities take units (see [`super::quantity`]); a scenario read and
 //! serialized again is in SI numbers with every default filled in.
 
+mod endpoints;
 mod flows;
 mod network;
 mod output;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::endpoints::with_endpoints;
 use super::{default_algorithm, yes, zero_time};
 use crate::config::LossDetection;
 use crate::scenario::dist::DistSpec;
@@ -22,25 +23,13 @@ pub enum UdpPatternSpec {
     Poisson,
 }
 
+with_endpoints! {
 /// A UDP flow: constant bit rate, on/off, or Poisson arrivals.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UdpSpec {
-    /// Dumbbell: index of the host pair.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pair: Option<usize>,
-    /// Parking lot: index of the long host pair.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub long: Option<usize>,
-    /// Parking lot: [bottleneck, index] of a cross host pair.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross: Option<(usize, usize)>,
-    /// Graph: sending node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub src: Option<String>,
-    /// Graph: receiving node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dst: Option<String>,
+    src: "Graph: sending node.",
+    dst: "Graph: receiving node.",
     /// Name in tables and plots (default "PATTERN INDEX").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -64,30 +53,19 @@ pub struct UdpSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Seconds>,
 }
+}
 
 fn default_udp_size() -> u32 {
     1500
 }
 
+with_endpoints! {
 /// A two-way VoIP call: a CBR flow each way (src → dst, then dst → src).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VoipSpec {
-    /// Dumbbell: index of the host pair.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pair: Option<usize>,
-    /// Parking lot: index of the long host pair.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub long: Option<usize>,
-    /// Parking lot: [bottleneck, index] of a cross host pair.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross: Option<(usize, usize)>,
-    /// Graph: one end.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub src: Option<String>,
-    /// Graph: the other end.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dst: Option<String>,
+    src: "Graph: one end.",
+    dst: "Graph: the other end.",
     /// Name in tables and plots (default "voip INDEX"; the two directions get → and ←).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -106,6 +84,7 @@ pub struct VoipSpec {
     /// Stop time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Seconds>,
+}
 }
 
 fn default_voice_rate() -> Rate {
