@@ -113,23 +113,26 @@ def run(
                 f"{algorithm} is loaded already; unload it to smoke-test other parameters"
             )
         _make_namespace(ns)
-        with subprocess.Popen(
+        flow = subprocess.Popen(
             ["ip", "netns", "exec", ns, sys.executable, str(FLOW), kname, str(seconds)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        ) as flow:
+        )
+        try:
             watched = None
             if watch is not None:
                 time.sleep(seconds / 2)
                 watched = watch(ns)
-            try:
-                stdout, stderr = flow.communicate(timeout=seconds + 60)
-            except subprocess.TimeoutExpired:
-                flow.kill()
+            stdout, stderr = flow.communicate(timeout=seconds + 60)
+        except BaseException as e:  # Ctrl-C included: the flow's socket holds the program
+            flow.kill()
+            flow.communicate()
+            if isinstance(e, subprocess.TimeoutExpired):
                 raise KernelError(
                     f"the flow with {kname} did not end in {seconds + 60:g} s"
                 ) from None
+            raise
         if flow.returncode != 0:
             raise KernelError(f"the flow with {kname} failed: {stderr.strip()}")
         seen = json.loads(stdout)
