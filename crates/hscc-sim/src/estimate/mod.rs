@@ -71,7 +71,7 @@
 //! minimum RTO; a pacing event per paced segment; every UDP datagram sent
 //! (drops included: the source runs at its rate); web arrivals; samples.
 //!
-//! The estimate is checked against reality in `tests/estimate.rs`, which
+//! The estimate is checked against reality in `tests/engine/estimate.rs`, which
 //! measures peak heap use with a counting allocator.
 //!
 //! Each term is also charged to the scenario field that drives it

@@ -2,10 +2,8 @@
 //! link instead of one per file, which dominated building the tests on 2
 //! cores. Run one subject with `cargo test -p hscc-sim --test engine NAME::`.
 //!
-//! The tests that measure peak heap use (`estimate.rs`,
-//! `estimate_links_web.rs`, `scenario_fuzz.rs`) stay binaries of their own:
-//! their counting allocator is global and its counters process-wide, one
-//! measurement at a time.
+//! Every allocation is counted per thread (`peak.rs`) for the tests that
+//! measure peak heap use (`estimate`, `estimate_links_web`, `scenario_fuzz`).
 
 mod ack_loss;
 mod aqm;
@@ -13,6 +11,8 @@ mod capture;
 mod cc_log;
 mod dctcp;
 mod ecn;
+mod estimate;
+mod estimate_links_web;
 mod fairness;
 mod flows;
 mod fold;
@@ -22,6 +22,7 @@ mod limits;
 mod links_web;
 mod network;
 mod papers;
+mod peak;
 mod properties;
 mod rate;
 mod rate_halving;
@@ -31,6 +32,7 @@ mod response;
 mod rtt_sampling;
 mod sack1;
 mod scenario_errors;
+mod scenario_fuzz;
 mod sender;
 mod sync_switching;
 mod traffic;

@@ -4,7 +4,7 @@
 //! `ConfigError`, and what builds is started and run for a millisecond.
 //! 64 cases by default; `PROPTEST_CASES` raises it for the slow suite.
 
-mod peak;
+use crate::peak;
 
 use hscc_cc::testing::proptest_cases;
 use hscc_sim::{time::MS, Estimated, ScenarioSpec, Sim};

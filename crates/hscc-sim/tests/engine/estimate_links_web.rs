@@ -1,9 +1,9 @@
 //! The estimate against reality for the link options and web sessions
 //! (docs/links-and-web.md): peak heap use measured by the counting
 //! allocator must fall within 0.5× to 3× of the estimate, events within 0.3×
-//! to 3×, as `tests/estimate.rs` requires of the other scenarios.
+//! to 3×, as `estimate.rs` requires of the other scenarios.
 
-mod peak;
+use crate::peak;
 
 use hscc_sim::prelude::*;
 

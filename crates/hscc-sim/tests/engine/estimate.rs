@@ -2,7 +2,7 @@
 //! allocator over build, run and JSON results, for nine representative
 //! scenarios. The estimate must fall within 0.5× to 3× of the measured peak.
 
-mod peak;
+use crate::peak;
 
 use hscc_sim::{ScenarioSpec, SimConfig};
 

@@ -1,27 +1,35 @@
-//! A counting global allocator for the test binaries that measure peak heap
-//! use (`mod peak;`): process-wide counters, so one measurement at a time.
+//! A counting global allocator for the tests that measure peak heap use. The
+//! counters are per thread, so the tests that run beside each other in this
+//! binary (cargo test's threads) do not count each other's allocations; an
+//! engine runs on its test's thread. A block freed on another thread than the
+//! one that allocated it moves both threads' counts, which are signed for that.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::cell::Cell;
 
 use hscc_sim::Estimated as _;
 
 struct Counting;
 
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    // Constant-initialized, without a destructor: using them never allocates.
+    static NOW: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
 
 // SAFETY: every request goes to the system allocator unchanged; the counters
-// are atomics and never allocate.
+// never allocate.
 #[allow(unsafe_code, reason = "GlobalAlloc is an unsafe trait")]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        PEAK.fetch_max(NOW.fetch_add(l.size(), Relaxed) + l.size(), Relaxed);
+        let now = NOW.get().wrapping_add(l.size() as isize);
+        NOW.set(now);
+        PEAK.set(PEAK.get().max(now));
         // SAFETY: the caller's contract for `alloc`, passed on.
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        NOW.fetch_sub(l.size(), Relaxed);
+        NOW.set(NOW.get().wrapping_sub(l.size() as isize));
         // SAFETY: `p` came from `alloc` above, that is from `System`, with `l`.
         unsafe { System.dealloc(p, l) }
     }
@@ -30,26 +38,23 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-/// Start a measurement: the peak is reset to the heap in use now, which is returned.
-pub fn start() -> usize {
-    let base = NOW.load(Relaxed);
-    PEAK.store(base, Relaxed);
+/// Start a measurement on this thread: the peak is reset to the heap it holds
+/// now, which is returned.
+pub fn start() -> isize {
+    let base = NOW.get();
+    PEAK.set(base);
     base
 }
 
-/// Peak heap bytes above `base` (from [`start`]) since that start.
-pub fn since(base: usize) -> usize {
-    PEAK.load(Relaxed) - base
+/// Peak heap bytes above `base` (from [`start`]) on this thread since that start.
+pub fn since(base: isize) -> usize {
+    (PEAK.get() - base) as usize
 }
 
 /// Each named run's estimate against what it measured: peak heap over
 /// building its configuration, the run and the JSON results within 0.5× to
 /// 3× of the memory estimate, events within 0.3× to 3× (docs/performance.md).
 /// Panics with the report of every run so far; prints it on success.
-#[allow(
-    dead_code,
-    reason = "not every binary that counts allocations checks estimates"
-)]
 pub fn check_estimates(
     runs: impl IntoIterator<Item = (&'static str, fn() -> hscc_sim::SimConfig)>,
 ) {
