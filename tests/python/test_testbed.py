@@ -243,6 +243,7 @@ def test_where_the_kernels_cubic_differs_from_the_scenarios_it_is_said():
             "algorithm": "cubic",
             "params": {"hystart": True},
             "rto_estimator": "linux",
+            "rtt_sampling": "linux",
             "quick_acks": 1000,
         }
     ]
@@ -254,7 +255,13 @@ def test_where_the_kernels_cubic_differs_from_the_scenarios_it_is_said():
             plan_for(
                 scenario(
                     flows=[
-                        {"pair": 0, "algorithm": "reno", "rto_estimator": "linux", "quick_acks": 1}
+                        {
+                            "pair": 0,
+                            "algorithm": "reno",
+                            "rto_estimator": "linux",
+                            "rtt_sampling": "linux",
+                            "quick_acks": 1,
+                        }
                     ]
                 )
             )
@@ -267,11 +274,13 @@ def test_the_kernels_rto_and_window_opening_are_linuxs_and_a_scenario_asking_ano
     from hscc.testbed.plan import builtin_differences
 
     flows = [
-        {"pair": 0, "algorithm": "reno", "quick_acks": 1000},
+        {"pair": 0, "algorithm": "reno", "quick_acks": 1000, "rtt_sampling": "linux"},
         {"pair": 0, "algorithm": "reno", "rto_estimator": "linux"},
     ]
     assert builtin_differences(plan_for(scenario(flows=flows))) == [
         "flows[0].rto_estimator = 'rfc6298': the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)",
+        "flows[1].rtt_sampling = 'ack': the kernel's estimator takes Linux's samples "
+        '("linux": the oldest segment an ACK newly acknowledges)',
         "flows[1].quick_acks = 0: the kernel's receiver ACKs its first segments one by one while it opens its window "
         "(how many: kernel_run.receivers.window_opening)",
     ]
@@ -285,7 +294,9 @@ def test_a_linux_stack_runs_on_the_testbed_and_an_ns3_one_is_refused_by_its_firs
         {"pair": 0, "algorithm": "cubic", "stack": "linux", "quick_acks": 1},
     ]
     notes = builtin_differences(plan_for(scenario(flows=flows, stack="linux")))
-    assert not [n for n in notes if "rto_estimator" in n or "quick_acks" in n]
+    assert not [
+        n for n in notes if "rto_estimator" in n or "rtt_sampling" in n or "quick_acks" in n
+    ]
     with pytest.raises(tb.TestbedError) as e:
         plan_for(scenario(stack="ns3"))
     assert "flows[0].loss_detection = 'dupack'" in str(e.value)
@@ -566,6 +577,16 @@ def test_a_short_kernel_run_end_to_end(tmp_path):
         "recovery",
         "loss",
     }
+    # Reno and CUBIC leave pacing to the kernel (tcp_update_pacing_rate): 120 %, in slow start
+    # 200 %, of max(cwnd, packets in flight) 1448-byte segments per sRTT.
+    ratio = (
+        r.timeseries.filter(pl.col("cwnd") > 0)
+        .select(pl.col("pacing_rate_bps") / (pl.col("cwnd") * 1448 * 8 / pl.col("srtt_s")))
+        .to_series()
+    )
+    assert ratio.null_count() == 0 and ratio.min() > 1.15 and ratio.median() < 2.05, (
+        ratio.describe()
+    )
     assert (
         r.queues.filter(pl.col("link") == 0)["queue_pkts"].max() <= 67
     )  # pfifo limit: 1 BDP of the longest RTT, 67 packets

@@ -52,6 +52,7 @@ SAMPLED = (
     "snd_cwnd",
     "rtt_us",
     "delivery_rate",
+    "pacing_rate",
     "total_retrans",
     "bytes_acked",
     "snd_ssthresh",

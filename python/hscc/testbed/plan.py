@@ -6,9 +6,9 @@ builds exactly the network a simulation of the same file would have. Every
 field the testbed cannot reproduce on Linux is refused by name, with its
 value and what the testbed does instead; fields left at their defaults are
 what Linux does anyway (SACK, RACK-TLP, PRR, delayed ACKs, timestamps,
-initial window 10, minimum RTO 200 ms), except the RTO estimator and the
-receivers' window opening: the kernel's are Linux's whatever `rto_estimator`
-and `quick_acks` say, and the run's notes say so.
+initial window 10, minimum RTO 200 ms), except the RTO estimator, its RTT
+samples and the receivers' window opening: the kernel's are Linux's whatever
+`rto_estimator`, `rtt_sampling` and `quick_acks` say, and the run's notes say so.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ FLOW_FIELDS = {
     "host_jitter",
     "jitter_unit",
     "rto_estimator",
+    "rtt_sampling",
     "quick_acks",
     "random_ts_offset",  # the hosts' net.ipv4.tcp_timestamps: 1 (random offsets) or 2 (none)
     "stack",  # its profile's knobs are checked one by one, as the flow has them
@@ -285,7 +286,8 @@ def builtin_differences(plan: Plan) -> list[str]:
     host-wide), against the scenario's algorithm with its defaults (hscc-cc's
     values for its eBPF program: the parameters share their names; Linux's cubic
     runs HyStart, hscc's cubic does not unless asked, `hystart = true`), and the
-    RTO estimator, Linux's own in the kernel (`rto_estimator = "linux"`), and the receivers' window
+    RTO estimator and its samples, Linux's own in the kernel (`rto_estimator` and `rtt_sampling` =
+    "linux"), and the receivers' window
     opening, Linux's own too (the run's manifest says how many segments it ACKed one by one)."""
     from pathlib import Path
 
@@ -296,6 +298,12 @@ def builtin_differences(plan: Plan) -> list[str]:
         f"flows[{i}].rto_estimator = {f['rto_estimator']!r}: the kernel's RTO is Linux's (\"linux\": never below SRTT + 200 ms)"
         for i, f in enumerate(flows)
         if f.get("rto_estimator", "rfc6298") != "linux"
+    ]
+    out += [
+        f"flows[{i}].rtt_sampling = {f['rtt_sampling']!r}: the kernel's estimator takes Linux's samples "
+        '("linux": the oldest segment an ACK newly acknowledges)'
+        for i, f in enumerate(flows)
+        if f.get("rtt_sampling", "ack") != "linux"
     ]
     out += [
         f"flows[{i}].quick_acks = 0: the kernel's receiver ACKs its first segments one by one while it opens its "

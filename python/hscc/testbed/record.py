@@ -10,9 +10,10 @@ Sources, per table:
   losses, TLPs, undos, ACKs sent, slow-start time) are null; the senders'
   namespace-wide TcpExt counters are in the manifest (kernel_run.netstat).
 - timeseries: per grid point, the goodput over the interval (receiver), cwnd
-  and sRTT (TCP_INFO), and four columns a simulation lacks: delivery_rate_bps
-  (the kernel's rate sample), ssthresh, retrans (cumulative), ca_state (the
-  congestion state at the sample, named as the per-ACK log names them).
+  and sRTT (TCP_INFO), and five columns a simulation lacks: delivery_rate_bps
+  (the kernel's rate sample), pacing_rate_bps (the socket's pacing rate),
+  ssthresh, retrans (cumulative), ca_state (the congestion state at the
+  sample, named as the per-ACK log names them).
 - queues, links: the bottleneck's pfifo (tc -s qdisc) at each grid point:
   backlog in packets and bytes, drops and bytes sent in the interval. The
   queuing delay is the backlog at the sample over the rate (what a packet
@@ -53,6 +54,7 @@ from hscc.testbed.plan import Plan
 LINKS = (("bottleneck:fwd", "tf", "L", "R"), ("bottleneck:rev", "tr", "R", "L"))
 EXTRA_TIMESERIES = {
     "delivery_rate_bps": pl.Float64,
+    "pacing_rate_bps": pl.Float64,
     "ssthresh": pl.UInt32,
     "retrans": pl.UInt64,
     "ca_state": pl.String,
@@ -253,12 +255,18 @@ def _timeseries(plan: Plan, sent: dict[str, Any], received: dict[str, Any]) -> p
                     "cwnd": i.get("snd_cwnd", 0),
                     "srtt_s": i.get("rtt_us", 0) / 1e6,
                     "delivery_rate_bps": i.get("delivery_rate", 0) * 8.0,
+                    "pacing_rate_bps": _pacing_bps(i.get("pacing_rate")),
                     "ssthresh": min(i.get("snd_ssthresh", UNSET_SSTHRESH), 2**32 - 1),
                     "retrans": i.get("total_retrans", 0),
                     "ca_state": CA_STATES[i["ca_state"]] if "ca_state" in i else None,
                 }
             )
     return pl.DataFrame(rows, schema={**TIMESERIES, **EXTRA_TIMESERIES}).sort(["flow", "time_s"])
+
+
+def _pacing_bps(rate: int | None) -> float | None:
+    """tcpi_pacing_rate (bytes/s) in bit/s; None where it is unset (~0: no rate at all)."""
+    return None if rate is None or rate == 2**64 - 1 else rate * 8.0
 
 
 def _queues(plan: Plan, samples: list[Any]) -> pl.DataFrame:
