@@ -2,7 +2,7 @@
 validation/results/performance.json, which validation/results/render.py turns into the page's
 tables.
 
-    .venv/bin/python scripts/bench.py                       # every part, about 8 minutes on an idle 2-core machine
+    .venv/bin/python scripts/bench.py                       # every part, about 14 minutes on an idle 2-core machine
     .venv/bin/python scripts/bench.py --only sweeps         # the sweeps part alone, about 1 minute
     .venv/bin/python scripts/bench.py --only probe,simulators  # about 4 minutes, ns-3 most of it
     .venv/bin/python scripts/bench.py --only testbed,startup
@@ -35,7 +35,10 @@ The parts (`--only`, comma-separated; a run replaces the parts it measured and k
 - sweeps: scripts/bench-sweep.py's measurement (a sweep's cost per run beyond the engine:
   200 tiny runs, and 200 stored runs of the CTCP test bed and the two-Reno demo on 1 and 2
   workers), three repetitions, its figures read from its `--json` file; the quick trial
-  takes one repetition and no Dask.
+  takes one repetition and no Dask;
+- memory: the whole process's peak resident memory (`hscc run -q`, its rusage) on eight large
+  topologies and flow counts (up to 400 000 flows), two runs each, against the engine's
+  estimate (docs/architecture.md); about 6 minutes and 2 GB.
 
 The benches print their figures as text; the parsers of bench_parts/parsers.py read those lines
 by their labels and stop with an error naming the missing line when a bench's output changes
@@ -62,7 +65,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "validation" / "results"))
 
 import results  # noqa: E402
-from bench_parts import flows, probe, simulators, startup, sweeps  # noqa: E402
+from bench_parts import flows, memory, probe, simulators, startup, sweeps  # noqa: E402
 from bench_parts.cargo_benches import (  # noqa: E402
     build_benches,
     newest_benches,
@@ -86,6 +89,7 @@ PARTS = (
     "sweeps",
     "probe",
     "simulators",
+    "memory",
 )
 
 
@@ -111,6 +115,8 @@ def measure(part: str, exes: dict[str, Path], quick: bool) -> dict:
             data = probe.part_probe(quick, tmp)
         elif part == "simulators":
             data = simulators.part_simulators(quick, tmp)
+        elif part == "memory":
+            data = memory.part_memory(quick, tmp)
         else:
             data = BENCH_PARTS[part](exes, quick, tmp)
     extra = {"quick": True} if quick else {}
@@ -164,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     if "callgrind" in parts and shutil.which("valgrind") is None:
         ap.error("callgrind needs valgrind on PATH")
     exes: dict[str, Path] = {}
-    if set(parts) - {"startup", "flows", "sweeps", "probe", "simulators"}:
+    if set(parts) - {"startup", "flows", "sweeps", "probe", "simulators", "memory"}:
         exes = newest_benches() if args.no_build else build_benches()
     start = time.monotonic()
     measured = {}

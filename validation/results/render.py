@@ -104,6 +104,7 @@ TABLES = {
         "sweeps": sweeps.perf_sweeps,
         "probe": probe.perf_probe,
         "simulators": simulators.perf_simulators,
+        "memory": benches.perf_memory,
     },
 }
 

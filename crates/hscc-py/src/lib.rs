@@ -4,16 +4,14 @@
 //! and its validation live in the engine ([`hscc_sim::scenario`]); the Python
 //! package does run directories, plots, sweeps and reports.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
+mod allocator;
 mod json;
 mod parquet;
 mod python_algorithm;
 mod run_columns;
 mod run_tables;
-
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
@@ -150,6 +148,7 @@ impl Simulation {
             .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
         let finish = || {
             let mut r = sim.finish();
+            allocator::return_freed_memory();
             let files = std::mem::take(&mut r.captures.files);
             let cc_log = std::mem::take(&mut r.cc_log);
             (r, cc_log, files)
@@ -202,13 +201,17 @@ impl Simulation {
         let (summary, tables) = py
             .detach(|| run_tables::files(r, &cx))
             .map_err(PyRuntimeError::new_err)?;
-        Ok((
+        let files = (
             PyBytes::new(py, &summary),
             tables
                 .into_iter()
                 .map(|(n, b)| (n, PyBytes::new(py, &b)))
                 .collect(),
-        ))
+        );
+        drop(summary);
+        // Python holds the files now: the columns and bytes they were made from go back.
+        allocator::return_freed_memory();
+        Ok(files)
     }
 
     /// The captured links' drop logs of the finished run, JSON rows (empty without captures).

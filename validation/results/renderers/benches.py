@@ -1,5 +1,5 @@
 """performance.json's engine benches: the test bed, its callgrind counts, flow counts,
-many_flows, loss_burst and start-up."""
+many_flows, loss_burst, start-up and peak memory."""
 
 from __future__ import annotations
 
@@ -231,3 +231,28 @@ def perf_startup(doc: dict, group: str | None) -> str:
     ]
     head = ["command", f"CPU, median of {part['runs']} runs", "range"]
     return _measured(part) + f"Python {part['python']}.\n\n" + _table(head, rows)
+
+
+def perf_memory(doc: dict, group: str | None) -> str:
+    part = _part(doc, "memory")
+    rows = [
+        [
+            f"{c['name']}, {c['seconds']:g} s",
+            _bytes(c["estimate_bytes"]),
+            _span([p / 1e6 for p in c["peak_bytes"]], ".0f") + " MB",
+            _span([c["estimate_bytes"] / p for p in c["peak_bytes"]], ".2f"),
+        ]
+        for c in part["cases"]
+    ]
+    head = ["run", "estimate", f"peak, {part['runs']} runs", "estimate / peak"]
+    return (
+        _measured(part)
+        + "Whole process: the peak resident memory of `hscc run -q` (its rusage). A run of one "
+        f"flow for 0.2 s peaks at {part['interpreter_bytes'] / 1e6:.0f} MB: the interpreter and "
+        "the modules `hscc run` imports, which the estimate does not count.\n\n"
+        + _table(head, rows)
+    )
+
+
+def _bytes(n: float) -> str:
+    return f"{n / 1e9:.2f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"

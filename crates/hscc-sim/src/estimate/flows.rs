@@ -34,8 +34,8 @@ pub(super) fn charge(
     tally: &mut Tally,
 ) -> Vec<(u32, u64)> {
     let mut cc_log_rows = Vec::new();
-    let per_flow =
-        (size_of::<Flow>() + size_of::<FlowConfig>() + size_of::<FlowResult>()) as f64 + 64.0;
+    let per_flow = (size_of::<Flow>() + size_of::<FlowConfig>()) as f64 + 64.0;
+    let summary = size_of::<FlowResult>() as f64;
     for (k, fc) in cfg.flows.iter().enumerate() {
         let share = traffic.shares[k];
         let wire = fc.wire_size() as f64;
@@ -50,13 +50,14 @@ pub(super) fn charge(
         let sb = w * SEGMENT * GROW;
         tally.mem.windows += sb as u64;
         tally.mem.flows += per_flow as u64;
+        tally.mem.summaries += summary as u64;
         let who = match share.bottleneck {
             _ if by_iw => &o.flow_init_cwnd[k],
             Some(b) => &o.link_buffer[b as usize],
             None => &o.flow_count[k],
         };
         tally.blame.mem(who, sb);
-        tally.blame.mem(&o.flow_count[k], per_flow);
+        tally.blame.mem(&o.flow_count[k], per_flow + summary);
         // RTO timer entries, about one per minimum RTO; a pacing event per segment.
         let active = active_s(fc.start, fc.stop, cfg.duration);
         let mut timers = active / secs(fc.min_rto).max(1e-3);

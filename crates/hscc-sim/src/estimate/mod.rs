@@ -38,15 +38,17 @@
 //!   run; plus the response-time histograms of the size bins the distribution
 //!   reaches;
 //! - **traces** (`outputs.rs`): samples × series, preallocated exactly, and
-//!   their values in the files (≈ 14 bytes a value, charged to **results**);
-//! - **results** (`files.rs`): the run directory's files as they are written
+//!   their values in the files (≈ 14 bytes a value, charged to **files**);
+//! - **summaries** (`flows.rs`, `topology.rs`): each flow's and link's results;
+//! - **files** (`files.rs`): the run directory's files as they are written
 //!   and read back: summary.json's rows of the flows and of the links that carry
 //!   traffic (5.1 and 5.4 times their text: columns and text while written,
-//!   Python's bytes and decoded text, the objects it reads back), the links
-//!   table's row of every link, and the scenario's links and `[[flows]]`
-//!   entries (manifest.json's copy, their Python form, about 7 times their
-//!   text) with the resolved configuration of every link and flow that Python
-//!   holds besides the simulation's;
+//!   Python's bytes and decoded text, the objects it reads back) and the links
+//!   table's row of every link;
+//! - **scenario** (`files.rs`): the scenario's links and `[[flows]]` entries
+//!   (manifest.json's copy, their Python form, about 7 times their text) with
+//!   the resolved configuration of every link and flow that Python holds
+//!   besides the simulation's;
 //! - **queue** (`outputs.rs`): event-queue entries (links, three timers a flow,
 //!   sources);
 //! - **cc_log** (`flows.rs`): the per-ACK congestion-control log of the traced
@@ -59,10 +61,11 @@
 //! Growable buffers are counted at 1.5× their content (a `Vec` or `VecDeque`
 //! doubles: on average it holds 1/ln 2 ≈ 1.44× what it needs).
 //!
-//! The parts are added up: nothing the run frees (its packets, when it ends) is
-//! taken to hold the files written after it. That is the whole process's peak
-//! when the allocator keeps what was freed; when it hands it back to the system
-//! in time, the peak is lower (docs/architecture.md has both, measured).
+//! The network (topology, packets, flows, windows, UDP, web, the event queue) is freed
+//! when the run ends, before the files are made, and the Python extension hands that
+//! memory back to the system then: the peak is the scenario and what the run ends
+//! with (traces, per-ACK logs, captures, summaries), plus the larger of the network
+//! and the files (docs/architecture.md has both, measured).
 //!
 //! Events: one per packet per hop carried (a folded hop's too, which the run
 //! does not spend: an upper bound, `link/fold.rs`), and one per packet that waits at
@@ -152,8 +155,12 @@ pub struct MemoryParts {
     pub traces: u64,
     /// The event queue, bytes.
     pub queue: u64,
-    /// The run directory's files while written and read back, and the scenario besides the engine, bytes.
-    pub results: u64,
+    /// The flows' and links' summaries the run ends with, bytes.
+    pub summaries: u64,
+    /// The run directory's files while written and read back, bytes.
+    pub files: u64,
+    /// The scenario as Python holds it besides the engine, bytes.
+    pub scenario: u64,
     /// The per-ACK congestion-control log, bytes.
     pub cc_log: u64,
     /// Packet captures: packets seen, their files and the captured links' drop logs, bytes.
@@ -238,7 +245,9 @@ fn unroutable(o: &Origins) -> Estimate {
     }
 }
 
-/// The parts summed, and the fields that drive the most memory and the most events.
+/// The peak: the scenario and what the run ends with (traces, logs, captures,
+/// summaries), plus the larger of the network while it runs and the files written after
+/// it; and the fields that drive the most memory and the most events.
 fn total(
     tally: Tally,
     cc_log_rows: Vec<(u32, u64)>,
@@ -246,12 +255,12 @@ fn total(
     captured: captures::Captured,
 ) -> Estimate {
     let m = &tally.mem;
-    let memory_bytes = [
-        m.topology, m.packets, m.flows, m.windows, m.udp, m.web, m.traces, m.queue, m.results,
-        m.cc_log, m.captures,
-    ]
-    .iter()
-    .fold(BASE as u64, |a, &b| a.saturating_add(b));
+    let sum = |parts: &[u64]| parts.iter().fold(0u64, |a, &b| a.saturating_add(b));
+    let network = sum(&[
+        m.topology, m.packets, m.flows, m.windows, m.udp, m.web, m.queue,
+    ]);
+    let kept = sum(&[m.scenario, m.traces, m.cc_log, m.captures, m.summaries]);
+    let memory_bytes = sum(&[BASE as u64, kept, network.max(m.files)]);
     let e = &tally.evs;
     let events = [e.packets, e.timers, e.udp, e.web, e.samples]
         .iter()

@@ -17,7 +17,7 @@ pub(super) fn charge_traces(cfg: &SimConfig, monitored: f64, tally: &mut Tally) 
         let bytes = samples * (8.0 + 20.0 * cfg.flows.len() as f64 + 48.0 * monitored);
         let json = samples * series * JSON_PER_VALUE;
         tally.mem.traces = bytes as u64;
-        tally.mem.results += json as u64;
+        tally.mem.files += json as u64;
         tally.evs.samples += samples as u64;
         let who = f(
             "sample_interval",

@@ -1,6 +1,6 @@
-//! The network itself: nodes, links with their configuration, state and
-//! summaries, the delay histograms of monitored links, and the routes (the
-//! summaries' files are `files.rs`).
+//! The network itself: nodes, links with their configuration and state, the delay
+//! histograms of monitored links, and the routes; and the links' summaries the run
+//! ends with (their files are `files.rs`).
 
 use std::collections::HashMap;
 use std::mem::size_of;
@@ -26,14 +26,13 @@ pub(super) fn charge(
     let topo = t.nodes.iter().map(|n| 24.0 + n.len() as f64).sum::<f64>()
         + t.links
             .iter()
-            .map(|l| {
-                (size_of::<LinkSpec>() + size_of::<Link>() + size_of::<LinkResult>()) as f64
-                    + 2.0 * l.name.len() as f64
-            })
+            .map(|l| (size_of::<LinkSpec>() + size_of::<Link>()) as f64 + 2.0 * l.name.len() as f64)
             .sum::<f64>()
         + monitored * DELAY_HISTOGRAM
         + route_bytes * GROW;
+    let summaries = t.links.len() as f64 * size_of::<LinkResult>() as f64;
     tally.mem.topology = topo as u64;
-    tally.blame.mem(&o.topology, topo);
+    tally.mem.summaries += summaries as u64;
+    tally.blame.mem(&o.topology, topo + summaries);
     monitored
 }
