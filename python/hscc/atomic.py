@@ -6,34 +6,54 @@ the hidden directory and leaves any previous target as it was.
 
 Beside a target ``DIR``, hscc's hidden directories are:
 
-- ``.DIR.hscc-new-*``: just made, not yet locked (lives for microseconds);
 - ``.DIR.hscc-tmp-*``: being filled;
 - ``.DIR.hscc-old-*``: holds the previous ``DIR`` (as ``.DIR.hscc-old-*/DIR``)
   while it is replaced.
 
-Each of them holds a marker file (``.hscc-writer``, naming the directory's
-token) written before the directory gets a name a cleaner looks at, and the
-process that owns it holds an ``flock`` on it for as long as it exists. The
-kernel drops the lock when the process dies, so a marked directory that can be
-locked was left by a dead process (SIGKILL, power loss): the next write into
-the same parent removes it, or, for a previous run moved aside and not
-replaced, puts it back. A directory without the marker is not hscc's, whatever
-its name, and is never touched; nor is a live process's, whatever its age.
+Each holds two files of hscc's, made in this order when the directory is:
 
-A "new" directory is unmarked for the moment between its ``mkdir`` and its
-marker. On Linux a claim file, ``.DIR.hscc-claim-*`` (same token), covers that
-moment: it appears whole, marked and locked (an anonymous file linked into
-place) before the directory is made and goes once the directory is renamed, so
-a writer killed in between leaves a claim that proves the empty directory is
-hscc's.
+- ``.hscc-lock``, which the process that owns the directory keeps open and
+  locked (portalocker: ``flock`` on POSIX, ``LockFileEx`` on Windows) for as long
+  as the directory is its own;
+- ``.hscc-writer``, the marker naming the directory's token, written once that
+  lock is held.
 
-Windows has no flock: there a write is as atomic (the same renames), but what a
-dead writer left is never cleaned, since it cannot be told from a live one's.
+A process's locks go when it dies, so a marked directory whose lock file can be
+locked was left by a dead process (SIGKILL, power loss): the next write into the
+same parent removes it, or, for a previous run moved aside and not replaced, puts
+it back. A directory without the marker is not hscc's, whatever its name, and is
+never touched; nor is one whose lock is held, whatever its age.
+
+No moment gives a cleaner a live writer's directory. A cleaner reads the marker
+before it tries the lock (unless a dead writer's claim, below, names the
+directory), so it never holds the lock file of a directory its writer is still
+setting up; it then takes the lock (held: a live writer's, left
+alone), reads the marker again (gone: the writer finished), and lets the lock go
+before it removes anything (Windows removes no open file and renames no directory
+holding one). A writer that finishes removes the marker first, so that no cleaner
+takes the directory for hscc's from then on, then closes and removes the lock
+file, then renames the directory into place.
+
+On POSIX the owner also holds an ``flock`` on the directory itself. Older hscc
+versions locked only that (they made no lock file) and their cleaners test only
+that, so neither side takes the other's live directory: a marked directory
+without a lock file counts as dead only if that ``flock`` can be taken. On
+Windows such a directory is left alone, since the older versions locked nothing
+there. Those versions also made ``.DIR.hscc-new-*`` directories, marked before
+they were locked: one is cleaned as the others once it is a minute old.
+
+A directory is unmarked between its ``mkdir`` and its marker. On Linux a claim
+file, ``.DIR.hscc-claim-*`` (same token), covers that moment: it appears whole,
+marked and locked (an anonymous file linked into place) before the directory is
+made and goes once the directory is marked, so a writer killed in between leaves
+a claim that proves the directory (empty, or holding only its lock file) is
+hscc's. Elsewhere such a writer leaves that directory behind, hidden.
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import functools
 import os
 import re
@@ -46,14 +66,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
-if sys.platform != "win32":  # flock is POSIX: on Windows the module imports, without locks
+if sys.platform != "win32":  # a directory's own flock (POSIX): see the module's docstring
     import fcntl
 
 # Where the OS lacks them (Windows) these flags are 0: the open is then as without them.
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation (0 elsewhere)
 
 
 class NotWritable(OSError):
@@ -61,8 +83,12 @@ class NotWritable(OSError):
 
 
 _HIDDEN = re.compile(r"^\.(?P<name>.+)\.hscc-(?P<kind>new|tmp|old|claim)-(?P<token>[A-Za-z0-9_]+)$")
-_NEW_GRACE_S = 60.0  # an unlocked "new" directory older than this was left by a dead process
+# An older version's "new" directory, marked this long ago: its writer (if alive) has locked it.
+_NEW_GRACE_S = 60.0
 _MARKER = ".hscc-writer"  # inside each hidden directory: proof that hscc made it
+_LOCK = ".hscc-lock"  # inside each hidden directory: locked by its writer while it lives
+_UNLINK_TRIES = 50  # Windows: a file a cleaner has open for a moment cannot be removed...
+_UNLINK_WAIT_S = 0.02  # ...so its removal is tried again this often, up to a second in all
 
 
 @contextmanager
@@ -92,7 +118,7 @@ def atomic_dir(
         if clean:
             clean_stale(parent)
         check_target(target)
-        made, lock = _new_locked(parent, target.name, "tmp")
+        made, held = _new_locked(parent, target.name, "tmp")
     except OSError as e:
         _remove_empty(created)
         raise NotWritable(e.errno, e.strerror) from None
@@ -101,15 +127,15 @@ def atomic_dir(
         raise
     tmp: Path | None = made  # None once renamed to the target
     old: Path | None = None
-    old_lock: int | None = None
+    old_held: _Held | None = None
     try:
         yield made
         if sync:
             _sync_tree(made)
         check_target(target)
-        _unmark(made, sync)
+        _let_go(made, held, sync)  # unmarked from here: no cleaner takes it for hscc's
         if target.exists():
-            old, old_lock = _new_locked(parent, target.name, "old")
+            old, old_held = _new_locked(parent, target.name, "old")
             os.rename(target, old / target.name)
         os.rename(made, target)
         tmp = None
@@ -117,41 +143,43 @@ def atomic_dir(
             fsync_dir(parent)
     except BaseException:
         if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+            held.release()  # Windows: no file open in a directory being removed
+            _remove_quietly(tmp)
         if old is not None and not target.exists() and (old / target.name).exists():
             os.rename(old / target.name, target)  # put the previous run back
         if not target.exists():
             _remove_empty(created)
         raise
     finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-        for fd in (lock, old_lock):
-            if fd is not None:
-                os.close(fd)  # releases the lock
+        held.release()
+        if old is not None and old_held is not None:
+            old_held.release()
+            if target.exists() or not (old / target.name).exists():
+                _remove_quietly(old)
+            # else the previous run could not be put back: it stays, marked and unlocked,
+            # for the next clean-up to put back
 
 
 def clean_stale(parent: Path) -> list[Path]:
     """Remove (or, for a previous run moved aside and never replaced, restore) the
-    hidden directories that dead writers left in `parent`. Returns what was removed or restored.
-
-    On Windows nothing: without flock a live writer's directory cannot be told from a
-    dead one's, and removing a live one would lose its run, so leftovers stay (hidden)."""
+    hidden directories that dead writers left in `parent`, and their claims. Returns
+    what was removed or restored. A live writer's directory, or one that is not hscc's,
+    is left as it is."""
     done: list[Path] = []
-    if sys.platform == "win32":
-        return done
     try:
         entries = list(os.scandir(parent))
     except OSError:
         return done
     for entry in entries:
         m = _HIDDEN.match(entry.name)
-        if m is not None and m["kind"] == "claim" and entry.is_file(follow_symlinks=False):
-            done.extend(_clean_claim(parent, m["name"], m["token"]))
+        if m is None:
             continue
-        if m is None or not entry.is_dir(follow_symlinks=False):
+        if m["kind"] == "claim":
+            if entry.is_file(follow_symlinks=False):
+                done.extend(_clean_claim(parent, m["name"], m["token"]))
             continue
-        path = Path(entry.path)
+        if not entry.is_dir(follow_symlinks=False):
+            continue
         if m["kind"] == "new":
             try:
                 age = time.time() - entry.stat(follow_symlinks=False).st_mtime
@@ -159,23 +187,9 @@ def clean_stale(parent: Path) -> list[Path]:
                 continue  # renamed meanwhile by its (live) writer
             if age <= _NEW_GRACE_S:
                 continue
-        try:
-            fd = _lock(path)
-        except OSError:
-            continue  # locked by a live process, or gone
-        try:
-            if not _marked(path, m["token"]):
-                continue  # not made by hscc: never touched
-            target = parent / m["name"]
-            inner = path / m["name"]
-            if m["kind"] == "old" and not target.exists() and inner.is_dir():
-                os.rename(inner, target)  # a previous run moved aside and never replaced
-            shutil.rmtree(path)
+        path = Path(entry.path)
+        if _clean_dir(parent, path, m["name"], m["kind"], m["token"], claimed=False):
             done.append(path)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
     return done
 
 
@@ -221,9 +235,26 @@ def write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def _new_locked(parent: Path, name: str, kind: str) -> tuple[Path, int]:
-    """A fresh hidden directory of `kind` ("tmp" or "old"), marked and locked before
-    it gets the name a cleaner looks at."""
+class _Held:
+    """The locks a process holds on a hidden directory: its lock file, open and locked,
+    and on POSIX an flock on the directory itself. `release` lets both go (and then
+    does nothing); so does the garbage collector, closing the file: keep it referenced."""
+
+    def __init__(self, lock_file: BinaryIO | None, dir_fd: int | None) -> None:
+        self._lock_file = lock_file
+        self._dir_fd = dir_fd
+
+    def release(self) -> None:
+        if self._lock_file is not None:
+            self._lock_file.close()
+            self._lock_file = None
+        if self._dir_fd is not None:
+            os.close(self._dir_fd)
+            self._dir_fd = None
+
+
+def _new_locked(parent: Path, name: str, kind: str) -> tuple[Path, _Held]:
+    """A fresh hidden directory of `kind` ("tmp" or "old"), locked, then marked."""
     for _ in range(100):  # a token already taken is drawn anew, as mkdtemp does
         token = secrets.token_hex(6)
         try:
@@ -231,65 +262,133 @@ def _new_locked(parent: Path, name: str, kind: str) -> tuple[Path, int]:
         except FileExistsError:
             continue
         try:
-            new = parent / f".{name}.hscc-new-{token}"
+            hidden = parent / f".{name}.hscc-{kind}-{token}"
             try:
-                os.mkdir(new)  # 0o777 less the umask, as the user's own directories
+                os.mkdir(hidden)  # 0o777 less the umask, as the user's own directories
             except FileExistsError:
                 continue
             try:
-                _mark(new, token)
-                fd = _lock(new)
+                held = _lock_dir(hidden, create=True)
             except BaseException:
-                shutil.rmtree(new, ignore_errors=True)
+                _remove_quietly(hidden)
                 raise
-            hidden = parent / f".{name}.hscc-{kind}-{token}"
             try:
-                os.rename(new, hidden)
+                _mark(hidden, token)
             except BaseException:
-                os.close(fd)
-                shutil.rmtree(new, ignore_errors=True)
+                held.release()
+                _remove_quietly(hidden)
                 raise
-            return hidden, fd
+            return hidden, held
         finally:
             if claim is not None:
-                claim_path, claim_fd = claim
-                claim_path.unlink(missing_ok=True)
-                os.close(claim_fd)
+                claim_path, claim_file = claim
+                claim_path.unlink(missing_ok=True)  # then let go: claims are Linux's alone
+                claim_file.close()
     raise FileExistsError(f"no free name for a hidden directory beside {parent / name}")
 
 
 def _mark(directory: Path, token: str) -> None:
-    (directory / _MARKER).write_text(_marker_text(token))
+    (directory / _MARKER).write_bytes(_marker_text(token).encode())
 
 
-def _claim(parent: Path, name: str, token: str) -> tuple[Path, int] | None:
+def _let_go(directory: Path, held: _Held, sync: bool) -> None:
+    """Make a writer's directory plain, about to become the user's target: the marker goes
+    first (no cleaner takes the directory for hscc's from then on), then the lock file."""
+    _unlink(directory / _MARKER)
+    held.release()
+    _unlink(directory / _LOCK)
+    if sync:
+        fsync_dir(directory)
+
+
+def _clean_dir(parent: Path, path: Path, name: str, kind: str, token: str, claimed: bool) -> bool:
+    """Remove the hidden directory `path` if a dead writer left it, first putting back the
+    previous run an "old" one holds if its target is missing. `claimed`: a dead writer's
+    claim names it, so it is also removed unmarked if it holds nothing but its lock file.
+    Whether it was removed or a run put back."""
+    if not claimed and not _marked(path, token):
+        return False  # not hscc's, or its writer is not done setting it up: its lock is not tried
+    try:
+        held = _lock_dir(path, create=False)
+    except OSError:
+        return False  # locked by a live writer (or gone)
+    restored = False
+    try:
+        marked = _marked(path, token)  # again: a writer that finished removed it, then let go
+        if not marked and not (claimed and set(os.listdir(path)) <= {_LOCK}):
+            return False
+        target, inner = parent / name, path / name
+        if kind == "old" and not target.exists() and inner.is_dir() and not inner.is_symlink():
+            os.rename(inner, target)  # a previous run moved aside and never replaced
+            restored = True
+    except OSError:
+        return restored
+    finally:
+        held.release()  # before the removal: Windows removes no open file
+    try:
+        if marked:
+            _remove_hidden(path)
+        else:
+            (path / _LOCK).unlink(missing_ok=True)
+            path.rmdir()  # only if empty: an unmarked directory holds nothing of hscc's
+    except OSError:
+        return restored
+    return True
+
+
+def _remove_hidden(path: Path) -> None:
+    """Remove a hidden directory of hscc's, its marker last: one left half removed (a
+    cleaner that died, or a lock file another cleaner had open on Windows) is still hscc's
+    and is removed by the next clean-up."""
+    for entry in os.scandir(path):
+        if entry.name not in (_MARKER, _LOCK):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+    (path / _LOCK).unlink(missing_ok=True)
+    (path / _MARKER).unlink(missing_ok=True)
+    path.rmdir()
+
+
+def _remove_quietly(path: Path) -> None:
+    """Remove a writer's own hidden directory, its locks let go. What cannot be removed
+    stays, still marked if it was: the next clean-up removes it."""
+    try:
+        _remove_hidden(path)
+    except OSError:
+        pass
+
+
+def _claim(parent: Path, name: str, token: str) -> tuple[Path, BinaryIO] | None:
     """The claim file for `token`, marked and locked from the instant it has a name (an
     anonymous O_TMPFILE linked into place). None where that cannot be done (not Linux,
-    a file system without anonymous files, no /proc): the "new" directory is then
-    unmarked for a moment, and a writer killed in it leaves an empty one behind.
-    FileExistsError if the name is taken."""
+    a file system without anonymous files, no /proc): the directory is then unmarked
+    for a moment, and a writer killed in it leaves it behind. FileExistsError if the
+    name is taken."""
     if not sys.platform.startswith("linux"):
         return None
     try:
         fd = os.open(parent, os.O_TMPFILE | os.O_RDWR, 0o666)
     except OSError:
         return None
+    claim = os.fdopen(fd, "r+b", buffering=0)
     path = parent / f".{name}.hscc-claim-{token}"
     try:
-        os.write(fd, _marker_text(token).encode())
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        claim.write(_marker_text(token).encode())
+        _lock_file(claim, path)
         _link_anonymous(fd, path)
     except FileExistsError:
-        os.close(fd)
+        claim.close()
         raise
     except OSError:
-        os.close(fd)
+        claim.close()
         return None
     except BaseException:
-        os.close(fd)
+        claim.close()
         path.unlink(missing_ok=True)
         raise
-    return path, fd
+    return path, claim
 
 
 def _link_anonymous(fd: int, path: Path) -> None:
@@ -303,32 +402,42 @@ def _link_anonymous(fd: int, path: Path) -> None:
 
 
 def _clean_claim(parent: Path, name: str, token: str) -> list[Path]:
-    """Remove a dead writer's claim and the "new" directory it covers (marked, or empty:
-    the writer died before marking it). Nothing while the writer lives."""
+    """Remove a dead writer's claim and the directory it covers (marked, or holding nothing
+    but its lock file: the writer died before marking it). Nothing while the writer lives."""
     claim = parent / f".{name}.hscc-claim-{token}"
     try:
-        fd = os.open(claim, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK)
+        f = _open_locked(claim, create=False)
     except OSError:
-        return []
+        return []  # locked by a live writer, or gone
+    done: list[Path] = []
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if not _names_token(fd, token):
-            return []  # not hscc's
-        done = []
-        new = parent / f".{name}.hscc-new-{token}"
-        if new.is_dir() and not new.is_symlink():
-            if _marked(new, token):
-                shutil.rmtree(new)
-            else:
-                new.rmdir()  # only if empty: an unmarked directory holds nothing of hscc's
-            done.append(new)
-        claim.unlink()
-        done.append(claim)
-        return done
+        if not _names_token(f.fileno(), token) or not _still_at(f.fileno(), claim):
+            return []  # not hscc's, or its writer removed it meanwhile (and let it go)
+        for kind in ("new", "tmp", "old"):  # "new": an older version's
+            d = parent / f".{name}.hscc-{kind}-{token}"
+            if d.is_dir() and not d.is_symlink():
+                if not _clean_dir(parent, d, name, kind, token, claimed=True):
+                    return done  # kept (not empty: not hscc's to remove), and so is the claim
+                done.append(d)
     except OSError:
-        return []  # locked by a live writer, gone meanwhile, or not empty
+        return done
     finally:
-        os.close(fd)
+        f.close()
+    try:
+        claim.unlink()
+    except OSError:
+        return done  # another clean-up removed it
+    return [*done, claim]
+
+
+def _still_at(fd: int, path: Path) -> bool:
+    """Whether the open file `fd` is the one named `path` (and not one removed meanwhile)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    here = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (here.st_dev, here.st_ino)
 
 
 def _marker_text(token: str) -> str:
@@ -338,7 +447,7 @@ def _marker_text(token: str) -> str:
 def _marked(path: Path, token: str) -> bool:
     """Whether `path` holds the marker hscc wrote into it (a regular file naming its token)."""
     try:
-        fd = os.open(path / _MARKER, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK)
+        fd = os.open(path / _MARKER, os.O_RDONLY | _O_BINARY | _O_NOFOLLOW | _O_NONBLOCK)
     except OSError:
         return False
     try:
@@ -348,24 +457,73 @@ def _marked(path: Path, token: str) -> bool:
 
 
 def _names_token(fd: int, token: str) -> bool:
-    """Whether `fd` is a regular file holding the marker text of `token`."""
+    """Whether `fd`, just opened, is a regular file holding the marker text of `token`."""
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         return False
-    return os.pread(fd, 256, 0).decode("utf-8", "replace") == _marker_text(token)
+    return os.read(fd, 256).decode("utf-8", "replace") == _marker_text(token)
 
 
-def _unmark(directory: Path, sync: bool) -> None:
-    """Remove the marker from a directory about to become the user's target."""
-    (directory / _MARKER).unlink()
-    if sync:
-        fsync_dir(directory)
+def _lock_dir(directory: Path, create: bool) -> _Held:
+    """The locks of a hidden directory: its lock file (made first if `create`), and on POSIX
+    an flock on the directory itself. OSError at once if another process holds either.
+    Without `create`, a directory without a lock file (an older version's) is locked by
+    its flock alone on POSIX, and on Windows, where nothing tells whether its writer
+    lives, raises FileNotFoundError."""
+    lock_file: BinaryIO | None = None
+    try:
+        lock_file = _open_locked(directory / _LOCK, create)
+    except FileNotFoundError:
+        if create or sys.platform == "win32":
+            raise
+    try:
+        dir_fd = None if sys.platform == "win32" else _flock_dir(directory)
+    except BaseException:
+        if lock_file is not None:
+            lock_file.close()
+        raise
+    return _Held(lock_file, dir_fd)
 
 
-def _lock(directory: Path) -> int:
-    """An fd holding an exclusive flock on `directory`; OSError at once if another process holds it.
-    On Windows (no flock) an fd to close that locks nothing."""
-    if sys.platform == "win32":
-        return os.open(os.devnull, os.O_RDONLY)
+def _open_locked(path: Path, create: bool) -> BinaryIO:
+    """The regular file `path` (made, if `create`: it must not exist) open and exclusively
+    locked; OSError at once if another process holds its lock."""
+    if create:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _O_BINARY | _O_NOFOLLOW, 0o666)
+    else:
+        fd = os.open(path, os.O_RDONLY | _O_BINARY | _O_NOFOLLOW | _O_NONBLOCK)
+    f = os.fdopen(fd, "r+b" if create else "rb", buffering=0)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        _lock_file(f, path)
+    except BaseException:
+        f.close()
+        raise
+    return f
+
+
+def _lock_file(f: BinaryIO, path: Path) -> None:
+    """Lock the open file `f` (named `path`) exclusively through portalocker: flock on POSIX,
+    LockFileEx on Windows; BlockingIOError at once if another process holds it."""
+    import portalocker  # here, not at the top: it imports logging, 15 ms of every start-up
+
+    try:
+        portalocker.lock(f, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
+    except portalocker.AlreadyLocked as e:
+        raise BlockingIOError(errno.EAGAIN, "locked by another process", str(path)) from e
+    except portalocker.LockException as e:
+        raise OSError(errno.ENOLCK, f"cannot be locked ({e})", str(path)) from e
+    except OSError:
+        raise
+    except Exception as e:
+        # On Windows portalocker lets LockFileEx's other failures through as pywin32's error,
+        # which is no OSError: the lock is not taken all the same.
+        raise OSError(errno.ENOLCK, f"cannot be locked ({e!r})", str(path)) from e
+
+
+def _flock_dir(directory: Path) -> int:
+    """An fd holding an exclusive flock on `directory` (POSIX); OSError at once if another
+    process holds it."""
     fd = os.open(directory, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -373,6 +531,21 @@ def _lock(directory: Path) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _unlink(path: Path) -> None:
+    """Remove the file `path`. Windows removes no file another process has open, and a
+    cleaner opens a writer's marker or lock file for a moment: there it is tried again
+    for up to a second."""
+    for attempt in range(_UNLINK_TRIES):
+        try:
+            path.unlink()
+            return
+        except PermissionError:
+            if sys.platform == "win32" and attempt < _UNLINK_TRIES - 1:
+                time.sleep(_UNLINK_WAIT_S)
+                continue
+            raise
 
 
 def _make_parents(parent: Path) -> list[Path]:

@@ -10,12 +10,14 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import hscc
+import hscc.atomic
 from conftest import EXAMPLES, ONE_FLOW
 from hscc.atomic import _new_locked, atomic_dir, clean_stale
 from hscc.cli import app
@@ -234,9 +236,10 @@ def test_a_previous_run_moved_aside_by_a_dead_writer_is_put_back(one_flow, tmp_p
 
 
 def _hscc_hidden(parent: Path, name: str, kind: str) -> Path:
-    """A hidden directory as a writer makes it (marked and named), left unlocked as by a dead process."""
-    path, fd = _new_locked(parent, name, kind)
-    os.close(fd)
+    """A hidden directory as a writer makes it (lock file, marker), its lock let go as by a
+    dead process."""
+    path, held = _new_locked(parent, name, kind)
+    held.release()
     return path
 
 
@@ -244,7 +247,7 @@ DIE_UNMARKED = """
 import os, sys
 from pathlib import Path
 import hscc.atomic as atomic
-atomic._mark = lambda directory, token: os._exit(9)  # SIGKILL's moment: made, not yet marked
+atomic._mark = lambda directory, token: os._exit(9)  # SIGKILL's moment: locked, not yet marked
 atomic._new_locked(Path(sys.argv[1]), "run", "tmp")
 """
 
@@ -255,27 +258,264 @@ def test_a_writer_killed_before_marking_its_directory_leaves_a_claim_that_clears
     died = subprocess.run([sys.executable, "-c", DIE_UNMARKED, str(tmp_path)], timeout=30)
     assert died.returncode == 9
     left = sorted(p.name for p in tmp_path.iterdir())
-    assert [n.split("-")[1] for n in left] == ["claim", "new"], left
-    claim, new = sorted(tmp_path.iterdir())
-    assert new.is_dir() and not any(new.iterdir()), "the directory died empty and unmarked"
-    assert sorted(clean_stale(tmp_path)) == [claim, new] and not any(tmp_path.iterdir())
+    assert [n.split("-")[1] for n in left] == ["claim", "tmp"], left
+    claim, tmp = sorted(tmp_path.iterdir())
+    assert sorted(tree(tmp)) == [".hscc-lock"], "the directory died unmarked, with its lock file"
+    assert sorted(clean_stale(tmp_path)) == [claim, tmp] and not any(tmp_path.iterdir())
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="claim files need O_TMPFILE")
 def test_a_live_writer_s_claim_and_a_claim_that_is_not_hscc_s_are_left_alone(tmp_path):
     from hscc.atomic import _claim
 
-    path, fd = _claim(tmp_path, "run", "abc123")
-    (tmp_path / ".run.hscc-new-abc123").mkdir()
+    path, claim = _claim(tmp_path, "run", "abc123")
+    (tmp_path / ".run.hscc-tmp-abc123").mkdir()  # locked, not yet marked
+    (tmp_path / ".run.hscc-tmp-abc123" / ".hscc-lock").touch()
+    (tmp_path / ".run.hscc-new-abc123").mkdir()  # an older version's, not yet marked
     (tmp_path / ".x.hscc-claim-def456").write_text("my notes\n")
     (tmp_path / ".x.hscc-new-def456").mkdir()
     before = tree(tmp_path)
     try:
         assert clean_stale(tmp_path) == [] and tree(tmp_path) == before
     finally:
-        os.close(fd)
-    assert sorted(clean_stale(tmp_path)) == [path, tmp_path / ".run.hscc-new-abc123"]
+        claim.close()
+    assert sorted(clean_stale(tmp_path)) == [
+        path,
+        tmp_path / ".run.hscc-new-abc123",
+        tmp_path / ".run.hscc-tmp-abc123",
+    ]
     assert sorted(tree(tmp_path)) == [".x.hscc-claim-def456", ".x.hscc-new-def456"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="claim files need O_TMPFILE")
+def test_a_dead_claim_over_a_directory_with_someone_elses_files_removes_neither(tmp_path):
+    from hscc.atomic import _claim
+
+    path, claim = _claim(tmp_path, "run", "abc123")
+    claim.close()  # its writer is dead
+    (tmp_path / ".run.hscc-tmp-abc123").mkdir()  # unmarked, and not empty: not hscc's to remove
+    (tmp_path / ".run.hscc-tmp-abc123" / "notes.txt").write_text("mine")
+    before = tree(tmp_path)
+    assert clean_stale(tmp_path) == [] and tree(tmp_path) == before
+
+
+# A writer in another process: `kinds` hidden directories beside runs/run (an "old" one holds
+# the previous run), each with a file, held until stdin closes.
+HOLD = """
+import os, sys
+from pathlib import Path
+import hscc.atomic as atomic
+parent = Path(sys.argv[1])
+holding = []  # each lock lives as long as its handle
+for kind in sys.argv[2:]:
+    path, held = atomic._new_locked(parent, "run", kind)
+    holding.append(held)
+    if kind == "old":
+        os.rename(parent / "run", path / "run")
+    else:
+        (path / "flows.parquet").write_bytes(b"half a run")
+    print(path, flush=True)
+sys.stdin.read()
+"""
+
+
+def _hold(parent: Path, *kinds: str) -> tuple[subprocess.Popen, list[Path]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(parent), *kinds],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return proc, [Path(proc.stdout.readline().strip()) for _ in kinds]
+
+
+@pytest.mark.timeout(60)
+def test_a_live_writer_s_directories_are_never_touched_and_a_dead_one_s_are(tmp_path):
+    runs = tmp_path / "runs"
+    (runs / "run").mkdir(parents=True)
+    (runs / "run" / "manifest.json").write_text("the previous run")
+    proc, (tmp, old) = _hold(runs, "tmp", "old")
+    try:
+        before = tree(runs)
+        assert sorted(tree(tmp)) == [".hscc-lock", ".hscc-writer", "flows.parquet"]
+        for _ in range(3):
+            assert clean_stale(runs) == [] and tree(runs) == before
+        r = runner.invoke(
+            app, ["run", str(EXAMPLES / "two-reno-rtt.toml"), "--out", str(runs / "b"), "-q"]
+        )
+        assert r.exit_code == 0, r.output  # its clean-up too left the live writer's alone
+        assert {k: v for k, v in tree(runs).items() if not k.startswith("b")} == before
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    # Killed: the run it moved aside is put back, its half-written directory removed.
+    assert sorted(clean_stale(runs)) == [old, tmp]
+    assert tree(runs / "run") == {"manifest.json": b"the previous run"} and _hidden(runs) == []
+
+
+def test_a_writer_holds_its_lock_from_before_its_marker_until_after_it(tmp_path, monkeypatch):
+    """At every step of a write, a clean-up beside it removes nothing (flock locks of two
+    opens of one file exclude each other, so this process's clean-up is as another's)."""
+    target = tmp_path / "run"
+    target.mkdir()
+    (target / "manifest.json").write_text("previous")
+    steps: list[str] = []
+
+    def clean_finds_nothing(step: str) -> None:
+        steps.append(step)
+        hidden = {p.name: tree(p) for p in tmp_path.iterdir() if p.name.startswith(".")}
+        assert clean_stale(tmp_path) == [], step
+        assert {p.name: tree(p) for p in tmp_path.iterdir() if p.name.startswith(".")} == hidden
+
+    def wrap(name: str, label: Callable[..., str]) -> None:
+        real = getattr(hscc.atomic, name)
+
+        def wrapped(*args, **kwargs):
+            clean_finds_nothing(f"before {label(*args)}")
+            out = real(*args, **kwargs)
+            clean_finds_nothing(f"after {label(*args)}")
+            return out
+
+        monkeypatch.setattr(hscc.atomic, name, wrapped)
+
+    def locked(directory: Path) -> bool:
+        try:
+            hscc.atomic._open_locked(directory / ".hscc-lock", create=False).close()
+        except BlockingIOError:
+            return True
+        return False
+
+    real_mark = hscc.atomic._mark
+
+    def mark(directory: Path, token: str) -> None:
+        assert locked(directory), "marked only once locked"
+        real_mark(directory, token)
+
+    monkeypatch.setattr(hscc.atomic, "_mark", mark)
+    wrap("_mark", lambda d, t: f"mark {d.name.split('-')[1]}")
+    wrap("_unlink", lambda p: f"unlink {p.name}")
+    real_release = hscc.atomic._Held.release
+
+    def release(self):
+        clean_finds_nothing("before release")
+        real_release(self)
+
+    monkeypatch.setattr(hscc.atomic._Held, "release", release)
+    real_rename = os.rename
+
+    def rename(src, dst):
+        clean_finds_nothing(f"before rename {Path(src).name} {Path(dst).name}")
+        real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", rename)
+    with atomic_dir(target, lambda _: None, clean=False) as d:
+        (d / "manifest.json").write_text("new")
+        clean_finds_nothing("filling")
+    monkeypatch.undo()
+    assert tree(target) == {"manifest.json": b"new"} and _hidden(tmp_path) == []
+    order = [s for s in steps if s.startswith("before ") and "mark" not in s]
+    # The finish: marker, then the lock (let go, its file removed), then the swap.
+    i = order.index("before unlink .hscc-writer")
+    assert order[i : i + 3] == [
+        "before unlink .hscc-writer",
+        "before release",
+        "before unlink .hscc-lock",
+    ], order
+    swap = next(s for s in order if s.startswith("before rename .run.hscc-tmp-"))
+    assert swap.endswith(" run") and order.index(swap) > i + 2, order
+
+
+def test_every_lock_is_let_go_before_its_directory_is_removed(tmp_path, monkeypatch):
+    """Windows removes no open file: a cleaner and a writer close a directory's lock file
+    before they remove the directory (a lock file that can be locked is open nowhere else,
+    since this module holds its lock files locked while they are open)."""
+    removed: list[str] = []
+    real_remove = hscc.atomic._remove_hidden
+
+    def remove(path: Path) -> None:
+        if (path / ".hscc-lock").exists():
+            hscc.atomic._open_locked(path / ".hscc-lock", create=False).close()  # not held
+        removed.append(path.name.split("-")[1])
+        real_remove(path)
+
+    monkeypatch.setattr(hscc.atomic, "_remove_hidden", remove)
+    _hscc_hidden(tmp_path, "dead", "tmp")  # a dead writer's, for the clean-up
+    target = tmp_path / "run"
+    for text in ("first", "second"):  # the second moves the first aside and removes it
+        with atomic_dir(target, lambda _: None) as d:
+            (d / "manifest.json").write_text(text)
+    with pytest.raises(KeyboardInterrupt):  # a write that fails removes its directory
+        with atomic_dir(target, lambda _: None) as d:
+            raise KeyboardInterrupt
+    assert removed == ["tmp", "old", "tmp"] and _hidden(tmp_path) == []
+    assert tree(target) == {"manifest.json": b"second"}
+
+
+LEGACY_HOLD = """
+import fcntl, os, sys
+from pathlib import Path
+d = Path(sys.argv[1])
+d.mkdir()
+(d / ".hscc-writer").write_text("hscc atomic directory abc123\\n")
+(d / "flows.parquet").write_bytes(b"half a run")
+fd = os.open(d, os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a directory's flock is POSIX")
+@pytest.mark.timeout(60)
+def test_an_older_version_s_directory_is_cleaned_only_once_its_flock_is_free(tmp_path):
+    # Older versions made no lock file: they marked the directory and flocked it.
+    legacy = tmp_path / ".run.hscc-tmp-abc123"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LEGACY_HOLD, str(legacy)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout.readline() == "held\n"
+        before = tree(tmp_path)
+        assert clean_stale(tmp_path) == [] and tree(tmp_path) == before
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    assert clean_stale(tmp_path) == [legacy] and not any(tmp_path.iterdir())
+
+
+OLDER_CLEANER = """
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+except BlockingIOError:
+    print("held")
+else:
+    print("free")
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a directory's flock is POSIX")
+@pytest.mark.timeout(60)
+def test_a_writer_holds_its_directory_s_flock_too_which_older_versions_test(tmp_path):
+    def older_cleaner_finds(d: Path) -> str:
+        p = subprocess.run(
+            [sys.executable, "-c", OLDER_CLEANER, str(d)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        return p.stdout.strip()
+
+    path, held = _new_locked(tmp_path, "run", "tmp")
+    try:
+        assert older_cleaner_finds(path) == "held"
+    finally:
+        held.release()
+    assert older_cleaner_finds(path) == "free"
 
 
 def test_clean_up_touches_only_hscc_s_hidden_directories(tmp_path):
@@ -297,6 +537,10 @@ def test_clean_up_never_touches_a_user_s_directory_named_like_hscc_s(tmp_path):
     # A marker that names another token (a copy of hscc's directory) proves nothing either.
     (tmp_path / ".copy.hscc-tmp-aaa").mkdir()
     (tmp_path / ".copy.hscc-tmp-aaa" / ".hscc-writer").write_text("hscc atomic directory bbb\n")
+    # A lock file, unlocked, without a marker: no proof either (no claim names it).
+    (tmp_path / ".half.hscc-tmp-ccc").mkdir()
+    (tmp_path / ".half.hscc-tmp-ccc" / ".hscc-lock").touch()
+    (tmp_path / ".half.hscc-tmp-ccc" / "draft.txt").write_text("mine")
     before = tree(tmp_path)
     assert clean_stale(tmp_path) == [] and tree(tmp_path) == before
     r = runner.invoke(
