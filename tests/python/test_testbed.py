@@ -538,6 +538,40 @@ def assert_nothing_left(pid: int, pids: list[int] = ()) -> None:
         assert not set(children()) - _OLDER_CHILDREN, children()
 
 
+def pacing_gains(ts: pl.DataFrame) -> dict[float, float]:
+    """The share of a flow's samples after 2 s (STARTUP and DRAIN over) whose pacing rate is
+    0.75, 1 or 1.25 times the median (within 4 %: a kernel's bandwidth estimate moves)."""
+    rate = ts.filter((pl.col("time_s") > 2) & (pl.col("pacing_rate_bps") > 0))["pacing_rate_bps"]
+    gain = rate / rate.median()
+    return {g: float(((gain - g).abs() < 0.04 * g).mean()) for g in (0.75, 1.0, 1.25)}
+
+
+@needs_testbed
+@pytest.mark.timeout(90)
+def test_bbr_paces_its_gain_cycle_in_the_kernel_as_in_the_simulator(tmp_path):
+    # PROBE_BW's eight phases of a round trip each pace at 1.25, 0.75 and six times 1 × the
+    # bandwidth estimate (tcp_bbr.c): seen every 10 ms in the socket's tcpi_pacing_rate and
+    # in a simulation's pacing_rate_bps, the three gains cover nearly every sample in both.
+    sc = scenario(
+        rate="50Mbps",
+        rtt="40ms",
+        duration="8s",
+        flows=[{"pair": 0, "algorithm": "bbr"}],
+        output={"sample_interval": "10ms", "traces": ["flows"]},
+    )
+    tb.run(sc, tmp_path / "kernel")
+    assert_nothing_left(os.getpid())
+    for name, ts in (
+        ("kernel", hscc.load(tmp_path / "kernel").timeseries),
+        ("simulator", hscc.run(sc).timeseries),
+    ):
+        shares = pacing_gains(ts)
+        assert shares[1.25] > 0.05 and shares[0.75] > 0.05 and sum(shares.values()) > 0.85, (
+            name,
+            shares,
+        )
+
+
 @needs_testbed
 @pytest.mark.timeout(90)
 def test_a_short_kernel_run_end_to_end(tmp_path):

@@ -120,6 +120,10 @@ pub const TABLES: &[Table] = &[
             ("throughput_bps", "goodput over the interval, bit/s"),
             ("cwnd", "congestion window at the sample, segments"),
             ("srtt_s", "smoothed RTT at the sample, s"),
+            (
+                "pacing_rate_bps",
+                "pacing rate at the sample, bit/s, as Linux's socket holds it (tcpi_pacing_rate): the algorithm's, else 2× cwnd per sRTT in slow start's first half and 1.2× after, paced or not",
+            ),
         ],
     ),
     (

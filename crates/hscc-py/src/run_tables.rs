@@ -340,6 +340,10 @@ fn timeseries(r: &RunResult, cx: &Context) -> Table {
             "srtt_s",
             f64s(fl.iter().flat_map(|f| f.srtt_s.iter().copied())),
         ),
+        (
+            "pacing_rate_bps",
+            f64s(fl.iter().flat_map(|f| f.pacing_rate_bps.iter().copied())),
+        ),
     ]
 }
 

@@ -9,11 +9,11 @@ Sources, per table:
   (recovery.bpf.c: recoveries). Counters neither has per flow (RACK-marked
   losses, TLPs, undos, ACKs sent, slow-start time) are null; the senders'
   namespace-wide TcpExt counters are in the manifest (kernel_run.netstat).
-- timeseries: per grid point, the goodput over the interval (receiver), cwnd
-  and sRTT (TCP_INFO), and five columns a simulation lacks: delivery_rate_bps
-  (the kernel's rate sample), pacing_rate_bps (the socket's pacing rate),
-  ssthresh, retrans (cumulative), ca_state (the congestion state at the
-  sample, named as the per-ACK log names them).
+- timeseries: per grid point, the goodput over the interval (receiver), cwnd,
+  sRTT and the socket's pacing rate (TCP_INFO), and four columns a simulation
+  lacks: delivery_rate_bps (the kernel's rate sample), ssthresh, retrans
+  (cumulative), ca_state (the congestion state at the sample, named as the
+  per-ACK log names them).
 - queues, links: the bottleneck's pfifo (tc -s qdisc) at each grid point:
   backlog in packets and bytes, drops and bytes sent in the interval. The
   queuing delay is the backlog at the sample over the rate (what a packet
@@ -54,7 +54,6 @@ from hscc.testbed.plan import Plan
 LINKS = (("bottleneck:fwd", "tf", "L", "R"), ("bottleneck:rev", "tr", "R", "L"))
 EXTRA_TIMESERIES = {
     "delivery_rate_bps": pl.Float64,
-    "pacing_rate_bps": pl.Float64,
     "ssthresh": pl.UInt32,
     "retrans": pl.UInt64,
     "ca_state": pl.String,

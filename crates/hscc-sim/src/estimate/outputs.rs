@@ -13,8 +13,8 @@ use super::Tally;
 pub(super) fn charge_traces(cfg: &SimConfig, monitored: f64, tally: &mut Tally) {
     if let Some(dt) = cfg.sample_interval {
         let samples = (cfg.duration / dt + 1) as f64;
-        let series = 1.0 + 3.0 * cfg.flows.len() as f64 + 6.0 * monitored;
-        let bytes = samples * (8.0 + 20.0 * cfg.flows.len() as f64 + 48.0 * monitored);
+        let series = 1.0 + 4.0 * cfg.flows.len() as f64 + 6.0 * monitored;
+        let bytes = samples * (8.0 + 28.0 * cfg.flows.len() as f64 + 48.0 * monitored);
         let json = samples * series * JSON_PER_VALUE;
         tally.mem.traces = bytes as u64;
         tally.mem.files += json as u64;

@@ -16,6 +16,9 @@ pub struct FlowTrace {
     pub cwnd: Vec<u32>,
     /// Smoothed RTT at the sample, s.
     pub srtt_s: Vec<f64>,
+    /// Pacing rate at the sample, as Linux's socket would hold it
+    /// ([`crate::tcp::Sender::sk_pacing_rate`]), bit/s.
+    pub pacing_rate_bps: Vec<f64>,
 }
 
 /// Time series of one monitored link.
@@ -86,6 +89,7 @@ impl Traces {
             throughput_bps: Vec::with_capacity(n),
             cwnd: Vec::with_capacity(n),
             srtt_s: Vec::with_capacity(n),
+            pacing_rate_bps: Vec::with_capacity(n),
         };
         Traces {
             interval_s: secs(dt),
@@ -109,6 +113,8 @@ impl Traces {
             self.last_flow_bytes[i] = bytes;
             t.cwnd.push(f.sender.tp.snd_cwnd);
             t.srtt_s.push(secs(f.sender.rtt.srtt()));
+            t.pacing_rate_bps
+                .push(f.sender.sk_pacing_rate() as f64 * 8.0);
         }
         for (k, t) in self.links.iter_mut().enumerate() {
             let l = &links[t.link as usize];

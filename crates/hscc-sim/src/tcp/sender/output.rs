@@ -27,15 +27,25 @@ impl Sender {
         }
     }
 
-    /// Current pacing rate in bytes/s (0 = no pacing): the algorithm's,
-    /// capped at `max_pacing_rate`, else Linux's default
-    /// (`tcp_update_pacing_rate`) with pacing on, which Linux skips for an
-    /// algorithm with `cong_control`.
+    /// Current pacing rate in bytes/s (0 = no pacing): [`Sender::sk_pacing_rate`]
+    /// with pacing on.
     fn pacing_rate(&self) -> u64 {
+        if self.tp.pacing_rate == 0 && !(self.pacing || self.tp.pacing_needed) {
+            return 0;
+        }
+        self.sk_pacing_rate()
+    }
+
+    /// The pacing rate Linux's socket would hold (`sk_pacing_rate`, what
+    /// `tcpi_pacing_rate` reports), bytes/s, whether or not the flow is paced:
+    /// the algorithm's, capped at `max_pacing_rate`, else Linux's default
+    /// (`tcp_update_pacing_rate`), which Linux skips for an algorithm with
+    /// `cong_control` (0 here until it sets one); 0 before the first RTT sample.
+    pub fn sk_pacing_rate(&self) -> u64 {
         if self.tp.pacing_rate > 0 {
             return self.tp.pacing_rate.min(self.tp.max_pacing_rate);
         }
-        if !(self.pacing || self.tp.pacing_needed) || self.cc_controls {
+        if self.cc_controls {
             return 0;
         }
         let srtt_us = self.tp.srtt() as u64;

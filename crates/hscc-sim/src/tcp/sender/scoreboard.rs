@@ -158,7 +158,8 @@ impl Sender {
                     self.rate_skb_delivered(seq, &s, k, false);
                 }
                 if s.flags & EVER_RETRANS == 0 {
-                    widen(&mut ack.cum_tx, s.tx_time);
+                    // Originals left in sequence order: the first is the oldest.
+                    ack.cum_tx = Some((ack.cum_tx.map_or(s.tx_time, |(old, _)| old), s.tx_time));
                     reord = reord.min(seq);
                     ack.fl.orig_acked |= seq < self.high_seq;
                 }
