@@ -308,5 +308,5 @@ def test_a_run_above_the_address_space_limit_is_refused_before_it_starts(write_t
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr
     assert (
-        "sample_interval: 1e-6 s is not allowed (this run needs about 3.5 GB of memory" in r.stderr
+        "sample_interval: 1e-6 s is not allowed (this run needs about 3.7 GB of memory" in r.stderr
     )

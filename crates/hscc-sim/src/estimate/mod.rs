@@ -65,7 +65,7 @@
 //! when the run ends, before the files are made, and the Python extension hands that
 //! memory back to the system then: the peak is the scenario and what the run ends
 //! with (traces, per-ACK logs, captures, summaries), plus the larger of the network
-//! and the files (docs/architecture.md has both, measured).
+//! and the files (docs/performance.md sets it against the whole process's peak).
 //!
 //! Events: one per packet per hop carried (a folded hop's too, which the run
 //! does not spend: an upper bound, `link/fold.rs`), and one per packet that waits at
