@@ -62,6 +62,8 @@ struct Simulation {
     cc_log: Vec<FlowCcLog>,
     /// Packet capture files of the finished run (`take_captures`).
     captures: Vec<(String, Vec<u8>)>,
+    /// Whether the run is large enough to hand back what it frees (`allocator`).
+    hand_back: bool,
 }
 
 #[pymethods]
@@ -83,6 +85,7 @@ impl Simulation {
             Err(_) => resolve_json(scenario.extract()?)?,
         };
         let sim = resolved.simulation(&limits).map_err(invalid)?;
+        let hand_back = resolved.estimate.memory_bytes >= allocator::KEEP_BELOW_BYTES;
         Ok(Simulation {
             sim: Some(sim),
             name: resolved.name().map(str::to_owned),
@@ -90,6 +93,7 @@ impl Simulation {
             result: None,
             cc_log: Vec::new(),
             captures: Vec::new(),
+            hand_back,
         })
     }
 
@@ -146,9 +150,12 @@ impl Simulation {
             .sim
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        let hand_back = self.hand_back;
         let finish = || {
             let mut r = sim.finish();
-            allocator::return_freed_memory();
+            if hand_back {
+                allocator::return_freed_memory();
+            }
             let files = std::mem::take(&mut r.captures.files);
             let cc_log = std::mem::take(&mut r.cc_log);
             (r, cc_log, files)
@@ -210,7 +217,9 @@ impl Simulation {
         );
         drop(summary);
         // Python holds the files now: the columns and bytes they were made from go back.
-        allocator::return_freed_memory();
+        if self.hand_back {
+            allocator::return_freed_memory();
+        }
         Ok(files)
     }
 
