@@ -3,6 +3,8 @@ helpers for the tests that kill processes and check that none is left behind."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -94,3 +96,14 @@ def new_algorithm(directory: Path, name: str = "mycc") -> Path:
     r = CliRunner().invoke(app, ["new-algorithm", name, "--dir", str(directory)])
     assert r.exit_code == 0, r.output
     return directory / f"{name}.toml"
+
+
+def holding(script: str, *args: str) -> subprocess.Popen:
+    """`python -c script args`, its stdout a text pipe: a process that holds what the script
+    takes (locks, directories) until its stdin closes or it is killed."""
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )

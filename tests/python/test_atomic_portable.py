@@ -15,7 +15,6 @@ from __future__ import annotations
 import builtins
 import errno
 import importlib.util
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +25,7 @@ import pytest
 
 import hscc.atomic
 import hscc.limits
+from conftest import holding
 
 POSIX_ONLY = {"fcntl", "resource"}
 
@@ -116,12 +116,7 @@ def test_on_windows_what_a_dead_writer_left_is_cleaned_and_a_live_one_s_is_not(
 ) -> None:
     # A live writer in another process; a dead one's directory, marked, its lock let go; the
     # previous run a dead writer moved aside.
-    live = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(tmp_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    live = holding(HOLD, str(tmp_path))
     try:
         held_path = Path(live.stdout.readline().strip())
         dead, held = windows_atomic._new_locked(tmp_path, "demo", "tmp")

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 import hscc
 import hscc.atomic
-from conftest import EXAMPLES, ONE_FLOW
+from conftest import EXAMPLES, ONE_FLOW, holding
 from hscc.atomic import _new_locked, atomic_dir, clean_stale
 from hscc.cli import app
 from hscc.rundir import RunDirError, check_target
@@ -320,12 +320,7 @@ sys.stdin.read()
 
 
 def _hold(parent: Path, *kinds: str) -> tuple[subprocess.Popen, list[Path]]:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(parent), *kinds],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    proc = holding(HOLD, str(parent), *kinds)
     return proc, [Path(proc.stdout.readline().strip()) for _ in kinds]
 
 
@@ -470,12 +465,7 @@ sys.stdin.read()
 def test_an_older_version_s_directory_is_cleaned_only_once_its_flock_is_free(tmp_path):
     # Older versions made no lock file: they marked the directory and flocked it.
     legacy = tmp_path / ".run.hscc-tmp-abc123"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", LEGACY_HOLD, str(legacy)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    proc = holding(LEGACY_HOLD, str(legacy))
     try:
         assert proc.stdout.readline() == "held\n"
         before = tree(tmp_path)
