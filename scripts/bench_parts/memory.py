@@ -5,6 +5,7 @@ before they start it."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -49,10 +50,12 @@ def scenario_toml(pairs: int, entries: list[tuple[int, int]], seconds: float) ->
 
 
 def estimate(path: Path) -> int:
-    """The engine's estimate of the run's peak, bytes (what `hscc check` prints)."""
+    """The engine's estimate of the run's peak, bytes (what `hscc check` prints). In a process
+    of its own: a child's ru_maxrss starts from its parent's size at the fork, so this
+    process must stay small for `peak` to measure the runs alone."""
     code = (
-        "import json, sys\nfrom hscc.scenario import Scenario\n"
-        "print(json.loads(Scenario.from_toml(sys.argv[1]).resolved().estimate())['memory_bytes'])"
+        "import sys\nfrom hscc import limits\nfrom hscc.scenario import Scenario\n"
+        "print(limits.estimate(Scenario.from_toml(sys.argv[1]).resolved()).memory_bytes)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
     if out.returncode != 0:
@@ -70,7 +73,7 @@ def peak(path: Path, out: Path) -> int:
     err = p.stderr.read().decode(errors="replace") if p.stderr else ""
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed:\n{err[-2000:]}")
-    subprocess.run(["rm", "-rf", str(out)], check=True)
+    shutil.rmtree(out, ignore_errors=True)
     return usage.ru_maxrss * 1024  # KiB on Linux
 
 
