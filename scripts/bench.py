@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     if "callgrind" in parts and shutil.which("valgrind") is None:
         ap.error("callgrind needs valgrind on PATH")
     exes: dict[str, Path] = {}
-    if set(parts) - {"startup", "flows", "sweeps", "probe", "simulators", "memory"}:
+    if BENCH_PARTS.keys() & set(parts):  # the parts that run the cargo benches
         exes = newest_benches() if args.no_build else build_benches()
     start = time.monotonic()
     measured = {}
