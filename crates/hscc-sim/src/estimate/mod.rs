@@ -262,9 +262,7 @@ fn total(
     let kept = sum(&[m.scenario, m.traces, m.cc_log, m.captures, m.summaries]);
     let memory_bytes = sum(&[BASE as u64, kept, network.max(m.files)]);
     let e = &tally.evs;
-    let events = [e.packets, e.timers, e.udp, e.web, e.samples]
-        .iter()
-        .fold(0u64, |a, &b| a.saturating_add(b));
+    let events = sum(&[e.packets, e.timers, e.udp, e.web, e.samples]);
     Estimate {
         memory_bytes,
         events,
