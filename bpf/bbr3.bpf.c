@@ -4,9 +4,11 @@
  * crates/hscc-cc/src/algos/bbr3/, function for function, in the same units
  * (packets, bandwidth in packets/µs << 24, gains in percent). The Rust
  * module's documentation gives the model, the draft sections of every
- * constant, and where hscc's hooks differ from the draft's events (the
- * estimate of RS.tx_in_flight and RS.lost, which the kernel's rate_sample
- * does not carry either; the per-loss step at the next ACK). This file keeps
+ * constant, and where hscc's hooks differ from the draft's events. The
+ * simulator gives RS.tx_in_flight and RS.lost in the rate_sample and each
+ * lost packet to skb_marked_lost, as Google's v3 kernel does; a mainline
+ * kernel has neither, so there (no HSCC_USER) the program estimates both
+ * and takes the losses since the last ACK as one burst. This file keeps
  * the state, the helpers of mod.rs and the hooks; the parts are headers in
  * bbr3/, one per file of the Rust module.
  *
@@ -122,6 +124,7 @@ struct bbr3 {
 	__u32 lost_mark_next;
 	__u32 initial_cwnd;
 	__u32 lost_seen;
+	__u32 lost_reported;
 	__u32 pacing_gain;
 	__u32 cwnd_gain;
 	__u8 state;
@@ -208,6 +211,14 @@ static __always_inline void sample_of(struct sock *sk, struct bbr3 *b,
 	if (rs->delivered > 0 && rs->interval_us > 0)
 		s->delivery_rate = (__u32)hscc_min((__u64)s->delivered * BW_UNIT /
 						   (__u64)rs->interval_us, 0xffffffffULL);
+#ifdef HSCC_USER
+	/* A delivered packet's stamp counts the packet itself. */
+	if (rs->delivered > 0 && rs->tx_in_flight > 0) {
+		s->tx_in_flight = rs->tx_in_flight;
+		s->lost = (__u32)rs->lost;
+		return;
+	}
+#endif
 	estimate_tx_in_flight_and_lost(sk, b, rs, s);
 }
 
@@ -217,16 +228,21 @@ void BPF_PROG(bbr3_main, struct sock *sk, __u32 ack, int flag, const struct rate
 	struct bbr3 *b = bbr3_of(sk);
 	struct bbr3_sample s;
 	__u8 ca_state = hscc_ca_state(sk);
-	__u32 newly_lost;
+	__u32 newly_lost, unreported;
 
 	if (!b)
 		return;
 	sample_of(sk, b, rs, &s);
-	/* Marked lost since the last ACK: by this ACK or by a timer. */
+	/* Marked lost since the last ACK (by this ACK or by a timer); those
+	 * skb_marked_lost did not report are taken as one burst. */
 	newly_lost = tcp_sk(sk)->lost - b->lost_seen;
+	unreported = newly_lost - b->lost_reported;
 	b->lost_seen = tcp_sk(sk)->lost;
+	b->lost_reported = 0;
 	if (newly_lost > 0)
-		handle_lost_packets(sk, b, rs, &s, newly_lost);
+		b->loss_events_in_round = sat_add32(b->loss_events_in_round, 1);
+	if (unreported > 0)
+		handle_lost_burst(sk, b, rs, &s, unreported);
 	if (in_loss_recovery(b->prev_ca_state) && !in_loss_recovery(ca_state))
 		restore_cwnd(sk, b);
 	b->prev_ca_state = ca_state;
@@ -342,6 +358,21 @@ void BPF_PROG(bbr3_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 	}
 }
 
+#ifdef HSCC_USER
+/* Google's v3 kernel's hook, which the simulator calls and a mainline kernel lacks. */
+SEC("struct_ops")
+void BPF_PROG(bbr3_skb_marked_lost, struct sock *sk, const struct sk_buff *skb)
+{
+	struct bbr3 *b = bbr3_of(sk);
+	const struct tcp_skb_cb *scb = TCP_SKB_CB(skb);
+
+	if (!b)
+		return;
+	b->lost_reported++;
+	handle_lost_packet(sk, b, scb->tx.in_flight, scb->tx.lost, scb->tx.is_app_limited);
+}
+#endif
+
 SEC(".struct_ops")
 struct tcp_congestion_ops hscc_bbr3 = {
 	.init = (void *)bbr3_init,
@@ -351,6 +382,9 @@ struct tcp_congestion_ops hscc_bbr3 = {
 	.cwnd_event = (void *)bbr3_cwnd_event,
 	.ssthresh = (void *)bbr3_ssthresh,
 	.set_state = (void *)bbr3_set_state,
+#ifdef HSCC_USER
+	.skb_marked_lost = (void *)bbr3_skb_marked_lost,
+#endif
 	.flags = TCP_CONG_NON_RESTRICTED,
 	.name = "hscc_bbr3",
 };

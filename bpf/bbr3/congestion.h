@@ -3,7 +3,8 @@
  * Responding to loss (draft-ietf-ccwg-bbr-06 §5.3.1.3, §5.5.10, §5.5.11):
  * the loss-rate test, the long-term bound a probe that went too high
  * leaves, the short-term bounds, STARTUP's exit on high loss, the undo of a
- * spurious recovery, and the estimate of RS.tx_in_flight and RS.lost.
+ * spurious recovery, and the estimate of RS.tx_in_flight and RS.lost for a
+ * rate_sample without them (a mainline kernel's).
  *
  * Mirrors hscc-cc's crates/hscc-cc/src/algos/bbr3/congestion.rs.
  * Part of bbr3.bpf.c, which includes it after its state and the helpers
@@ -112,12 +113,11 @@ static __always_inline void note_loss(struct sock *sk, struct bbr3 *b)
 }
 
 static __always_inline void handle_inflight_too_high(struct sock *sk, struct bbr3 *b,
-						     const struct rate_sample *rs,
-						     __u32 tx_in_flight)
+						     bool is_app_limited, __u32 tx_in_flight)
 {
 	b->prev_probe_too_high = 1;
 	b->is_bw_probe_sample = 0;
-	if (!rs->is_app_limited)
+	if (!is_app_limited)
 		b->inflight_longterm = hscc_max(tx_in_flight, pct(target_inflight(sk, b), beta));
 	if (b->state == BBR3_PROBE_BW_UP) {
 		b->undo_state = BBR3_PROBE_BW_UP;
@@ -125,16 +125,32 @@ static __always_inline void handle_inflight_too_high(struct sock *sk, struct bbr
 	}
 }
 
-static __always_inline void handle_lost_packets(struct sock *sk, struct bbr3 *b,
-						const struct rate_sample *rs,
-						const struct bbr3_sample *s, __u32 lost)
+/* congestion.rs handle_lost_packet: P's own stamp, C.lost counting P. */
+static __always_inline void handle_lost_packet(struct sock *sk, struct bbr3 *b, __u32 tx_in_flight,
+					       __u32 tx_lost, bool is_app_limited)
+{
+	struct bbr3_sample s = {
+		.tx_in_flight = tx_in_flight,
+		.lost = tcp_sk(sk)->lost - tx_lost,
+	};
+
+	note_loss(sk, b);
+	if (!b->is_bw_probe_sample)
+		return;
+	if (is_inflight_too_high(&s))
+		handle_inflight_too_high(sk, b, is_app_limited, inflight_at_loss(&s, 1));
+}
+
+/* congestion.rs handle_lost_burst: the unreported losses as one burst. */
+static __always_inline void handle_lost_burst(struct sock *sk, struct bbr3 *b,
+					      const struct rate_sample *rs,
+					      const struct bbr3_sample *s, __u32 lost)
 {
 	note_loss(sk, b);
-	b->loss_events_in_round = sat_add32(b->loss_events_in_round, 1);
 	if (!b->is_bw_probe_sample)
 		return;
 	if (is_inflight_too_high(s))
-		handle_inflight_too_high(sk, b, rs, inflight_at_loss(s, lost));
+		handle_inflight_too_high(sk, b, rs->is_app_limited, inflight_at_loss(s, lost));
 }
 
 static __always_inline void handle_spurious_loss_detection(struct sock *sk, struct bbr3 *b)

@@ -4,8 +4,8 @@ the chosen flows' algorithms as one table, ``Result.cc_log`` and
 
 flow, label; time_s (the sender's clock at the call, µs resolution); hook
 ("init", "ssthresh", "cong_avoid", "set_state", "cwnd_event", "in_ack_event",
-"pkts_acked", "undo_cwnd", "cong_control", or "sender": the sender's own
-change of the window outside any hook);
+"pkts_acked", "undo_cwnd", "cong_control", "skb_marked_lost", or "sender": the
+sender's own change of the window outside any hook);
 
 the hook's inputs, null where the hook has none: ack (cong_avoid's sequence
 number, bytes), flags (in_ack_event), acked (segments: pkts_acked's
@@ -14,6 +14,9 @@ rtt_us (-1: no sample), in_flight (pkts_acked: Linux's bytes delivered since
 the newest segment the ACK delivers was sent, 0 unless the algorithm reads it;
 cong_control: segments in flight before the ACK), losses,
 rs_delivered, rs_interval_us, rs_app_limited (cong_control's rate sample),
+rs_tx_in_flight, rs_lost (cong_control: the flight when the sample's segment was
+sent, and the segments marked lost since; skb_marked_lost: the same for the lost
+segment, whose rs_app_limited is its own),
 new_state (set_state), event (cwnd_event);
 
 the sender state the hook saw (Linux's ``struct tcp_sock`` fields, segments
@@ -55,7 +58,9 @@ _INPUTS = {
     "losses": ("cong_control",),
     "rs_delivered": ("cong_control",),
     "rs_interval_us": ("cong_control",),
-    "rs_app_limited": ("cong_control",),
+    "rs_app_limited": ("cong_control", "skb_marked_lost"),
+    "rs_tx_in_flight": ("cong_control", "skb_marked_lost"),
+    "rs_lost": ("cong_control", "skb_marked_lost"),
     "new_state": ("set_state",),
     "event": ("cwnd_event",),
     "ret": ("ssthresh", "undo_cwnd", "cong_control"),

@@ -37,6 +37,10 @@ static inline void hscc_user_layout_fill(size_t *out)
 	out[i++] = offsetof(struct tcp_sock, ecn_flags);
 	out[i++] = offsetof(struct tcp_sock, rx_opt.rcv_tsval);
 	out[i++] = offsetof(struct tcp_sock, rx_opt.rcv_tsecr);
+	out[i++] = offsetof(struct rate_sample, tx_in_flight);
+	out[i++] = offsetof(struct rate_sample, lost);
+	out[i++] = offsetof(struct tcp_skb_cb, tx.in_flight);
+	out[i++] = sizeof(struct tcp_congestion_ops);
 }
 
 #endif /* HSCC_SHIM_LAYOUT_H */

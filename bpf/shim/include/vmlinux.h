@@ -94,7 +94,44 @@ struct rate_sample {
 	bool is_app_limited;
 	bool is_retrans;
 	bool is_ack_delayed;
+	/*
+	 * Google's BBRv3 kernel (github.com/google/bbr, branch v3) adds these
+	 * two; hscc's simulator fills them, a mainline kernel has neither, so a
+	 * program reads them under #ifdef HSCC_USER: the flight just after the
+	 * sample's segment was sent (itself included), and the segments marked
+	 * lost since.
+	 */
+	__u32 tx_in_flight;
+	__s32 lost;
 };
+
+/*
+ * What Google's BBRv3 kernel's skb_marked_lost hook reads of a segment just
+ * marked lost: the stamp of its last (re)transmission, TCP_SKB_CB(skb)->tx,
+ * with v3's in_flight and lost. The simulator's segments are single packets.
+ */
+struct tcp_skb_cb {
+	__u32 seq;
+	__u32 end_seq;
+	struct {
+		__u32 is_app_limited : 1;
+		__u32 delivered;
+		__u32 in_flight;
+		__u32 lost;
+	} tx;
+};
+
+struct sk_buff {
+	char cb[48] __attribute__((aligned(8)));
+};
+
+#define TCP_SKB_CB(__skb) ((struct tcp_skb_cb *)&((__skb)->cb[0]))
+
+static inline int tcp_skb_pcount(const struct sk_buff *skb)
+{
+	(void)skb;
+	return 1;
+}
 
 /* Linux include/linux/win_minmax.h */
 struct minmax_sample {
@@ -220,6 +257,8 @@ struct tcp_congestion_ops {
 	void (*cong_control)(struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs);
 	__u32 (*min_tso_segs)(struct sock *sk);
 	__u32 (*sndbuf_expand)(struct sock *sk);
+	/* Google's BBRv3 kernel; simulator builds only (#ifdef HSCC_USER). */
+	void (*skb_marked_lost)(struct sock *sk, const struct sk_buff *skb);
 	__u32 flags;
 	char name[16];
 };

@@ -6,10 +6,11 @@ use core::ffi::{c_char, c_int, CStr};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hscc_cc::{AckSample, CaEvent, CaState, RateSample, TcpCc};
+use hscc_cc::{AckSample, CaEvent, CaState, LostSkb, RateSample, TcpCc};
 
 pub use hscc_program::sock::{
-    rust_layout, CAckSample, CRateSample, CTcpSock, MinmaxSample, Ops, Sk, Sock, LAYOUT_LEN,
+    rust_layout, CAckSample, CRateSample, CSkBuff, CTcpSock, MinmaxSample, Ops, Sk, Sock,
+    LAYOUT_LEN,
 };
 
 /// One program of bpf/, built for user space.
@@ -382,6 +383,15 @@ impl CAlgo {
         // SAFETY: see `CAlgo::call`. `&sample` lives until the call returns.
         self.call(tp, |sk| unsafe { f(sk, ack, 0, &sample) });
         true
+    }
+
+    /// `skb_marked_lost` (Google's BBRv3 kernel's hook), if the program has it.
+    pub fn skb_marked_lost(&mut self, tp: &mut TcpCc, skb: &LostSkb) {
+        if let Some(f) = self.prog.ops.skb_marked_lost {
+            let c = CSkBuff::of(skb);
+            // SAFETY: see `CAlgo::call`. `&c` lives until the call returns.
+            self.call(tp, |sk| unsafe { f(sk, &c) });
+        }
     }
 
     /// `undo_cwnd` (required by hscc's trait: Reno's when absent, as Linux).

@@ -5,7 +5,7 @@ use core::fmt;
 
 use hscc_cc::params::NoParams;
 use hscc_cc::{
-    AckSample, CaEvent, CaState, Cc, CcParams, CongestionOps, RateSample, Shared, TcpCc,
+    AckSample, CaEvent, CaState, Cc, CcParams, CongestionOps, LostSkb, RateSample, Shared, TcpCc,
 };
 
 use crate::ffi::{CAlgo, CProgram};
@@ -192,5 +192,12 @@ impl CongestionOps for Lockstep {
         let c = self.c.cong_control(&mut tc, rs);
         self.compare("cong_control", tp, &tc, Some((r as u32, c as u32)));
         r
+    }
+
+    fn skb_marked_lost(&mut self, tp: &mut TcpCc, skb: &LostSkb) {
+        let mut tc = tp.clone();
+        self.rust.skb_marked_lost(tp, skb);
+        self.c.skb_marked_lost(&mut tc, skb);
+        self.compare("skb_marked_lost", tp, &tc, None);
     }
 }

@@ -109,6 +109,17 @@ pub enum RateOp {
         is_ack_delayed: bool,
         /// How far the next departure time lies ahead, µs (`tcp_wstamp_ns`).
         edt_ahead_us: u32,
+        /// RS.tx_in_flight and RS.lost as the simulator gives them (None: a
+        /// mainline kernel's sample, without them).
+        stamps: Option<(u32, u32)>,
+    },
+    /// The sender marks one packet lost and calls `skb_marked_lost` with its
+    /// stamp: the flight at its send, how many were marked lost since (this
+    /// one included, at most C.lost), whether it was sent app-limited.
+    MarkLost {
+        tx_in_flight: u32,
+        lost_since: u32,
+        is_app_limited: bool,
     },
 }
 
@@ -128,6 +139,7 @@ pub fn rate_op() -> impl Strategy<Value = RateOp> {
             any::<bool>(),
         ),
         prop_oneof![3 => Just(0u32), 1 => 0u32..5_000],
+        prop_oneof![1 => Just(None), 2 => (1u32..400, 0u32..12).prop_map(Some)],
     )
         .prop_map(
             |(
@@ -135,6 +147,7 @@ pub fn rate_op() -> impl Strategy<Value = RateOp> {
                 (delivered, interval_us, rtt_us),
                 (new_round, app, delayed),
                 edt,
+                stamps,
             )| {
                 RateOp::Sample {
                     acked,
@@ -146,12 +159,26 @@ pub fn rate_op() -> impl Strategy<Value = RateOp> {
                     is_app_limited: app,
                     is_ack_delayed: delayed,
                     edt_ahead_us: edt,
+                    stamps,
                 }
             },
         );
+    let mark_lost = (
+        1u32..400,
+        1u32..12,
+        prop_oneof![5 => Just(false), 1 => Just(true)],
+    )
+        .prop_map(
+            |(tx_in_flight, lost_since, is_app_limited)| RateOp::MarkLost {
+                tx_in_flight,
+                lost_since,
+                is_app_limited,
+            },
+        );
     prop_oneof![
-        1 => op().prop_map(RateOp::Op),
-        3 => sample,
+        2 => op().prop_map(RateOp::Op),
+        6 => sample,
+        1 => mark_lost,
     ]
 }
 
@@ -171,10 +198,29 @@ pub fn apply_rate_op<A: hscc_cc::CongestionOps>(h: &mut hscc_cc::testing::Harnes
         is_app_limited,
         is_ack_delayed,
         edt_ahead_us,
+        stamps,
     } = op
     else {
-        let RateOp::Op(o) = op else { unreachable!() };
-        h.apply(o);
+        match op {
+            RateOp::Op(o) => h.apply(o),
+            RateOp::MarkLost {
+                tx_in_flight,
+                lost_since,
+                is_app_limited,
+            } => {
+                let tp = &mut h.tp;
+                tp.packets_out = tp.packets_out.saturating_sub(1);
+                tp.lost = tp.lost.wrapping_add(1);
+                let skb = hscc_cc::LostSkb {
+                    tx_in_flight,
+                    tx_lost: tp.lost.wrapping_sub(lost_since.min(tp.lost)),
+                    tx_delivered: tp.delivered,
+                    is_app_limited,
+                };
+                h.cc.skb_marked_lost(&mut h.tp, &skb);
+            }
+            RateOp::Sample { .. } => unreachable!(),
+        }
         return;
     };
     let tp = &mut h.tp;
@@ -214,6 +260,9 @@ pub fn apply_rate_op<A: hscc_cc::CongestionOps>(h: &mut hscc_cc::testing::Harnes
         prior_in_flight,
         is_app_limited,
         is_ack_delayed,
+        // A stamp counts its own packet: a sample of delivered data has at least 1.
+        tx_in_flight: stamps.map_or(0, |(f, _)| if delivered > 0 { f } else { 0 }),
+        lost: stamps.map_or(0, |(_, l)| l.min(h.tp.lost)),
         ..hscc_cc::RateSample::default()
     };
     h.cc.cong_control(&mut h.tp, &rs);

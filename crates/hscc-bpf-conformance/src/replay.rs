@@ -9,7 +9,7 @@
 //! F-RTO, ECN and timeouts shape them.
 
 use hscc_cc::trace::{replay, HookCall, Hooks, Mismatch};
-use hscc_cc::{AckSample, CaEvent, CaState, Cc, CcParams, RateSample, TcpCc};
+use hscc_cc::{AckSample, CaEvent, CaState, Cc, CcParams, LostSkb, RateSample, TcpCc};
 
 use crate::ffi::{CAlgo, CProgram};
 use crate::lockstep::LockstepError;
@@ -43,6 +43,9 @@ impl Hooks for CAlgo {
     /// `cong_avoid`, and as a declining Rust algorithm does.
     fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
         CAlgo::cong_control(self, tp, rs)
+    }
+    fn skb_marked_lost(&mut self, tp: &mut TcpCc, skb: &LostSkb) {
+        CAlgo::skb_marked_lost(self, tp, skb)
     }
 }
 

@@ -11,7 +11,7 @@
 use core::fmt;
 use std::sync::{Arc, Mutex};
 
-use crate::ops::{AckSample, CaEvent, CaState, RateSample, TcpCc};
+use crate::ops::{AckSample, CaEvent, CaState, LostSkb, RateSample, TcpCc};
 
 /// One parameter of a program: a global the program reads, set before the
 /// registration's first connection, or an attribute of a Python algorithm.
@@ -91,6 +91,12 @@ pub trait ExternalOps: Send + Sync + fmt::Debug {
     fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool;
     /// Whether the program defines `cong_control`.
     fn has_cong_control(&self) -> bool;
+    /// See [`CongestionOps::skb_marked_lost`](crate::CongestionOps::skb_marked_lost).
+    fn skb_marked_lost(&mut self, _tp: &mut TcpCc, _skb: &LostSkb) {}
+    /// Whether the program defines `skb_marked_lost` (it then takes rate samples).
+    fn has_skb_marked_lost(&self) -> bool {
+        false
+    }
     /// Whether the program may read `pkts_acked`'s `in_flight`
     /// ([`CongestionOps::NEEDS_DELIVERY_STAMPS`](crate::CongestionOps::NEEDS_DELIVERY_STAMPS)).
     fn needs_delivery_stamps(&self) -> bool {

@@ -32,8 +32,9 @@ pub use external::{
     ExternalOps, ExternalParam, ExternalParams, ExternalProgram, ExternalRegistration,
 };
 pub use ops::{
-    AckSample, CaEvent, CaState, CongestionOps, RateSample, TcpCc, CA_ACK_ECE, CA_ACK_SLOWPATH,
-    CA_ACK_WIN_UPDATE, GSO_MAX_SIZE, HZ, TCP_CONG_NEEDS_ECN, TCP_INFINITE_SSTHRESH, TCP_TS_HZ,
+    AckSample, CaEvent, CaState, CongestionOps, LostSkb, RateSample, TcpCc, CA_ACK_ECE,
+    CA_ACK_SLOWPATH, CA_ACK_WIN_UPDATE, GSO_MAX_SIZE, HZ, TCP_CONG_NEEDS_ECN,
+    TCP_INFINITE_SSTHRESH, TCP_TS_HZ,
 };
 pub use params::{ParamError, ParamKind, ParamOrder, ParamSpec, Params};
 pub use registry::{

@@ -52,6 +52,11 @@
 //!   and leaving CWR sets `snd_cwnd ← snd_ssthresh` and calls
 //!   `cwnd_event(CompleteCwr)`.
 //!
+//! Whenever the sender marks a segment lost (step 3 of an ACK, a RACK
+//! reordering timer, a tail loss probe's timeout, a retransmission timeout),
+//! `skb_marked_lost(skb)` is called for it, `tp.lost` already counting it, for
+//! algorithms that take rate samples.
+//!
 //! `set_state(new)` is called *before* `ca_state` changes, as in
 //! `tcp_set_ca_state`, so `tp.ca_state` still holds the old state.
 
@@ -163,6 +168,29 @@ pub struct RateSample {
     pub is_retrans: bool,
     /// Whether this is (likely) a delayed ACK.
     pub is_ack_delayed: bool,
+    /// Segments in flight just after the sample's segment was (re)sent, itself
+    /// included (draft-ietf-ccwg-bbr RS.tx_in_flight; Google's BBRv3 kernel
+    /// `rate_sample.tx_in_flight`, not in mainline Linux); 0 with no sample.
+    pub tx_in_flight: u32,
+    /// Segments marked lost since the sample's segment was (re)sent:
+    /// `TcpCc::lost` now less at that send (RS.lost; BBRv3's `rate_sample.lost`).
+    pub lost: u32,
+}
+
+/// A segment the sender just marked lost, as Google's BBRv3 kernel hands it to
+/// `skb_marked_lost`: the stamp of its last (re)transmission
+/// (`TCP_SKB_CB(skb)->tx`, draft-ietf-ccwg-bbr's P.tx_in_flight, P.lost,
+/// P.is_app_limited). hscc sends one segment per packet (`tcp_skb_pcount` 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct LostSkb {
+    /// Segments in flight just after it was sent, itself included.
+    pub tx_in_flight: u32,
+    /// [`TcpCc::lost`] when it was sent.
+    pub tx_lost: u32,
+    /// [`TcpCc::delivered`] when it was sent.
+    pub tx_delivered: u32,
+    /// Whether the application limited the sender when it was sent.
+    pub is_app_limited: bool,
 }
 
 /// The sender state an algorithm sees: a subset of Linux `struct tcp_sock`,
@@ -419,4 +447,9 @@ pub trait CongestionOps: Clone + Debug {
     fn cong_control(&mut self, _tp: &mut TcpCc, _rs: &RateSample) -> bool {
         false
     }
+    /// A segment was just marked lost, `tp.lost` already counting it (Google's
+    /// BBRv3 kernel `skb_marked_lost`, called from `tcp_sum_lost`; not in
+    /// mainline Linux, so a program loaded in a mainline kernel never gets
+    /// it). Called only for algorithms that take rate samples.
+    fn skb_marked_lost(&mut self, _tp: &mut TcpCc, _skb: &LostSkb) {}
 }

@@ -8,7 +8,7 @@ use core::fmt;
 
 use crate::algos;
 use crate::external::{ExternalOps, ExternalParams, ExternalRegistrations};
-use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, RateSample, TcpCc};
+use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, LostSkb, RateSample, TcpCc};
 use crate::params::{ParamError, ParamOrder, ParamSpec, Params};
 
 /// What `hscc algorithms` lists about one algorithm.
@@ -219,6 +219,8 @@ macro_rules! registry {
             #[inline] pub fn delay_signals(&self) -> u32 { match self { $( Cc::$variant(a) => a.delay_signals(), )* Cc::External(_) => 0, } }
             /// See [`CongestionOps::cong_control`].
             #[inline(always)] pub fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool { match self { $( Cc::$variant(a) => a.cong_control(tp, rs), )* Cc::External(e) => e.ops.cong_control(tp, rs), } }
+            /// See [`CongestionOps::skb_marked_lost`].
+            #[inline(always)] pub fn skb_marked_lost(&mut self, tp: &mut TcpCc, skb: &LostSkb) { match self { $( Cc::$variant(a) => a.skb_marked_lost(tp, skb), )* Cc::External(e) => e.ops.skb_marked_lost(tp, skb), } }
         }
     };
 }

@@ -9,7 +9,7 @@
 //! call on anything with the hooks ([`Hooks`]: every `CongestionOps`, and
 //! [`Cc`]); [`replay`] makes a whole log's calls again and checks each result.
 
-use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, RateSample, TcpCc};
+use crate::ops::{AckSample, CaEvent, CaState, CongestionOps, LostSkb, RateSample, TcpCc};
 use crate::registry::Cc;
 
 /// One hook of `tcp_congestion_ops` with its inputs, or [`Hook::Sender`]: the
@@ -38,11 +38,13 @@ pub enum Hook {
     CongControl(RateSample),
     /// Not a hook: the sender changed the window or threshold itself.
     Sender,
+    /// `skb_marked_lost(skb)`.
+    SkbMarkedLost(LostSkb),
 }
 
 impl Hook {
     /// Every kind, in code order ([`Hook::code`]).
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "init",
         "ssthresh",
         "cong_avoid",
@@ -53,6 +55,7 @@ impl Hook {
         "undo_cwnd",
         "cong_control",
         "sender",
+        "skb_marked_lost",
     ];
 
     /// Index of the kind in [`Hook::NAMES`].
@@ -68,6 +71,7 @@ impl Hook {
             Hook::UndoCwnd => 7,
             Hook::CongControl(_) => 8,
             Hook::Sender => 9,
+            Hook::SkbMarkedLost(_) => 10,
         }
     }
 
@@ -91,6 +95,7 @@ impl Hook {
             Hook::PktsAcked(ref s) => a.pkts_acked(tp, s),
             Hook::UndoCwnd => return a.undo_cwnd(tp),
             Hook::CongControl(ref rs) => return a.cong_control(tp, rs) as u32,
+            Hook::SkbMarkedLost(ref skb) => a.skb_marked_lost(tp, skb),
             Hook::Sender => {}
         }
         0
@@ -183,6 +188,8 @@ pub trait Hooks {
     fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32;
     /// See [`CongestionOps::cong_control`].
     fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool;
+    /// See [`CongestionOps::skb_marked_lost`].
+    fn skb_marked_lost(&mut self, tp: &mut TcpCc, skb: &LostSkb);
 }
 
 macro_rules! forward_hooks {
@@ -222,6 +229,10 @@ macro_rules! forward_hooks {
         #[inline]
         fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
             Self::cong_control(self, tp, rs)
+        }
+        #[inline]
+        fn skb_marked_lost(&mut self, tp: &mut TcpCc, skb: &LostSkb) {
+            Self::skb_marked_lost(self, tp, skb)
         }
     };
 }

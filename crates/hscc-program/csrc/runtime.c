@@ -42,6 +42,7 @@ enum hscc_rt_hook {
 	HOOK_UNDO_CWND,
 	HOOK_RELEASE,
 	HOOK_CONG_CONTROL,
+	HOOK_SKB_MARKED_LOST,
 };
 
 /* What went wrong in a hook (hscc-program's FaultKind). */
@@ -226,6 +227,9 @@ static void dispatch(struct hscc_rt_call *c)
 		break;
 	case HOOK_CONG_CONTROL:
 		ops->cong_control(sk, c->a, (int)c->b, (const struct rate_sample *)c->p);
+		break;
+	case HOOK_SKB_MARKED_LOST:
+		ops->skb_marked_lost(sk, (const struct sk_buff *)c->p);
 		break;
 	}
 }

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use hscc_cc::registry::Unregistered;
 use hscc_cc::{
     AckSample, CaEvent, CaState, ExternalOps, ExternalParam, ExternalProgram, ExternalRegistration,
-    RateSample, TcpCc,
+    LostSkb, RateSample, TcpCc,
 };
 
 use crate::compile::Built;
@@ -20,7 +20,7 @@ use crate::elf::{self, Layout};
 use crate::fault::{self, FaultJump};
 use crate::globals::{self, Fences};
 use crate::guard::Guarded;
-use crate::sock::{rust_layout, CAckSample, CRateSample, CTcpSock, Ops, LAYOUT_LEN};
+use crate::sock::{rust_layout, CAckSample, CRateSample, CSkBuff, CTcpSock, Ops, LAYOUT_LEN};
 use crate::stack;
 
 /// The hooks, numbered as runtime.c's `enum hscc_rt_hook`.
@@ -37,6 +37,7 @@ enum Hook {
     UndoCwnd,
     Release,
     CongControl,
+    SkbMarkedLost,
 }
 
 impl Hook {
@@ -52,6 +53,7 @@ impl Hook {
             Hook::UndoCwnd => "undo_cwnd",
             Hook::Release => "release",
             Hook::CongControl => "cong_control",
+            Hook::SkbMarkedLost => "skb_marked_lost",
         }
     }
 }
@@ -305,6 +307,7 @@ impl ExternalRegistration for Registration {
 #[derive(Clone, Copy, Debug, Default)]
 struct Samples {
     ack: CAckSample,
+    skb: CSkBuff,
     rs: CRateSample,
 }
 
@@ -675,6 +678,16 @@ impl ExternalOps for Connection {
     }
     fn has_cong_control(&self) -> bool {
         self.ops().cong_control.is_some()
+    }
+    fn skb_marked_lost(&mut self, tp: &mut TcpCc, skb: &LostSkb) {
+        if self.ops().skb_marked_lost.is_some() {
+            self.samples.skb = CSkBuff::of(skb);
+            let c: *const CSkBuff = &self.samples.skb;
+            self.call(tp, Hook::SkbMarkedLost, 0, 0, c.cast());
+        }
+    }
+    fn has_skb_marked_lost(&self) -> bool {
+        self.ops().skb_marked_lost.is_some()
     }
     fn needs_delivery_stamps(&self) -> bool {
         // A program cannot say which fields it reads: one with pkts_acked

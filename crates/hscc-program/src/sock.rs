@@ -6,7 +6,7 @@
 
 use core::ffi::{c_char, c_int};
 
-use hscc_cc::{AckSample, RateSample, TcpCc};
+use hscc_cc::{AckSample, LostSkb, RateSample, TcpCc};
 
 /// Linux `struct sock`: the two fields a program may write and the pacing ceiling.
 #[repr(C)]
@@ -109,6 +109,9 @@ pub struct CRateSample {
     pub is_app_limited: bool,
     pub is_retrans: bool,
     pub is_ack_delayed: bool,
+    /// Google's BBRv3 kernel's two fields (the shim's vmlinux.h).
+    pub tx_in_flight: u32,
+    pub lost: i32,
 }
 
 impl CRateSample {
@@ -132,6 +135,56 @@ impl CRateSample {
             is_app_limited: rs.is_app_limited,
             is_retrans: rs.is_retrans,
             is_ack_delayed: rs.is_ack_delayed,
+            tx_in_flight: rs.tx_in_flight,
+            lost: rs.lost as i32,
+        }
+    }
+}
+
+/// The stamp `TCP_SKB_CB(skb)->tx` of the shim's `struct tcp_skb_cb`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CSkbTx {
+    /// Bit 0: `is_app_limited`.
+    pub flags: u32,
+    pub delivered: u32,
+    pub in_flight: u32,
+    pub lost: u32,
+}
+
+/// The shim's `struct tcp_skb_cb`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CTcpSkbCb {
+    pub seq: u32,
+    pub end_seq: u32,
+    pub tx: CSkbTx,
+}
+
+/// The shim's `struct sk_buff`: its 48-byte control block holds a [`CTcpSkbCb`].
+#[repr(C, align(8))]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CSkBuff {
+    pub cb: CTcpSkbCb,
+    pub cb_rest: [u32; 6],
+}
+
+const _: () = assert!(core::mem::size_of::<CSkBuff>() == 48);
+
+impl CSkBuff {
+    /// The segment `skb_marked_lost` is given, with its stamp.
+    pub fn of(skb: &LostSkb) -> CSkBuff {
+        CSkBuff {
+            cb: CTcpSkbCb {
+                tx: CSkbTx {
+                    flags: skb.is_app_limited as u32,
+                    delivered: skb.tx_delivered,
+                    in_flight: skb.tx_in_flight,
+                    lost: skb.tx_lost,
+                },
+                ..CTcpSkbCb::default()
+            },
+            ..CSkBuff::default()
         }
     }
 }
@@ -175,6 +228,7 @@ pub struct Ops {
     pub cong_control: Option<unsafe extern "C" fn(Sk, u32, c_int, *const CRateSample)>,
     pub min_tso_segs: Option<unsafe extern "C" fn(Sk) -> u32>,
     pub sndbuf_expand: Option<unsafe extern "C" fn(Sk) -> u32>,
+    pub skb_marked_lost: Option<unsafe extern "C" fn(Sk, *const CSkBuff)>,
     pub flags: u32,
     pub name: [c_char; 16],
 }
@@ -246,7 +300,7 @@ impl CTcpSock {
 pub const TCP_ECN_OK: u8 = 1;
 
 /// Offsets and sizes in the order of bpf/shim/include/hscc_layout.h.
-pub const LAYOUT_LEN: usize = 25;
+pub const LAYOUT_LEN: usize = 29;
 
 /// The layout as this mirror has it, to compare with C's.
 pub fn rust_layout() -> [usize; LAYOUT_LEN] {
@@ -277,5 +331,9 @@ pub fn rust_layout() -> [usize; LAYOUT_LEN] {
         offset_of!(CTcpSock, ecn_flags),
         offset_of!(CTcpSock, rx_opt) + offset_of!(TcpOptionsReceived, rcv_tsval),
         offset_of!(CTcpSock, rx_opt) + offset_of!(TcpOptionsReceived, rcv_tsecr),
+        offset_of!(CRateSample, tx_in_flight),
+        offset_of!(CRateSample, lost),
+        offset_of!(CTcpSkbCb, tx) + offset_of!(CSkbTx, in_flight),
+        core::mem::size_of::<Ops>(),
     ]
 }

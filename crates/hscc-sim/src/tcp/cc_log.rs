@@ -17,7 +17,7 @@
 use std::ops::{Deref, DerefMut};
 
 use hscc_cc::trace::{After, Hook, HookCall};
-use hscc_cc::{AckSample, CaEvent, CaState, Cc, RateSample, TcpCc};
+use hscc_cc::{AckSample, CaEvent, CaState, Cc, LostSkb, RateSample, TcpCc};
 
 /// Rows kept for one flow, in call order.
 #[derive(Clone, Debug, Default)]
@@ -190,6 +190,14 @@ impl LoggedCc {
             self.cc.cong_control(tp, rs) as u32
         ) != 0
     }
+    /// See [`hscc_cc::CongestionOps::skb_marked_lost`].
+    #[inline(always)]
+    pub fn skb_marked_lost(&mut self, tp: &mut TcpCc, skb: &LostSkb) {
+        hook!(self, tp, Hook::SkbMarkedLost(*skb), {
+            self.cc.skb_marked_lost(tp, skb);
+            0
+        });
+    }
 }
 
 /// The log of one traced flow, as a run returns it.
@@ -247,7 +255,7 @@ impl Column {
 
 /// Bytes per row of [`columns`] (checked by a test): what the table costs
 /// on top of the rows while it is handed over.
-pub const COLUMN_BYTES: usize = 163;
+pub const COLUMN_BYTES: usize = 171;
 
 /// The logs as a table, one row per call: name and values of every column
 /// (docs/traces.md describes them). Inputs a hook does not have are 0 here.
@@ -268,7 +276,15 @@ pub fn columns(logs: &[FlowCcLog]) -> Vec<(&'static str, Column)> {
     };
     let rate_sample = |c: &HookCall| match c.hook {
         Hook::CongControl(rs) => (rs.delivered as i64, rs.interval_us, rs.is_app_limited as u8),
+        Hook::SkbMarkedLost(skb) => (0, 0, skb.is_app_limited as u8),
         _ => (0, 0, 0),
+    };
+    // RS.tx_in_flight and RS.lost: of the ACK's sample, or of the lost segment
+    // (its flight at the send, and C.lost now less at the send).
+    let flight_at_send = |c: &HookCall| match c.hook {
+        Hook::CongControl(rs) => (rs.tx_in_flight, rs.lost),
+        Hook::SkbMarkedLost(skb) => (skb.tx_in_flight, c.before.lost.wrapping_sub(skb.tx_lost)),
+        _ => (0, 0),
     };
     vec![
         ("flow", Column::U32(calls().map(|(f, _)| f).collect())),
@@ -313,6 +329,8 @@ pub fn columns(logs: &[FlowCcLog]) -> Vec<(&'static str, Column)> {
         ("rs_delivered", i64s(&|c| rate_sample(c).0)),
         ("rs_interval_us", i64s(&|c| rate_sample(c).1)),
         ("rs_app_limited", u8s(&|c| rate_sample(c).2)),
+        ("rs_tx_in_flight", u32s(&|c| flight_at_send(c).0)),
+        ("rs_lost", u32s(&|c| flight_at_send(c).1)),
         // The sender state the hook saw.
         ("snd_cwnd", u32s(&|c| c.before.snd_cwnd)),
         ("snd_ssthresh", u32s(&|c| c.before.snd_ssthresh)),

@@ -85,6 +85,8 @@ fn a_plain_train_samples_one_window_per_rtt() {
         assert_eq!((rs.acked_sacked, rs.losses, rs.rtt_us), (1, 0, 100_000));
         assert_eq!(rs.prior_in_flight, 10 + (k - 1) * 2 - (k - 1));
         assert!(!rs.is_ack_delayed);
+        // Segment k - 1 left k in flight at its send; nothing lost.
+        assert_eq!((rs.tx_in_flight, rs.lost), (k, 0));
     }
     // Round 2: ACK j (j = 1..10) of round 1 sent segments 10 + 2(j-1) and
     // 11 + 2(j-1) at 100 ms, stamped delivered j, delivered_mstamp 100 ms
@@ -112,6 +114,9 @@ fn a_plain_train_samples_one_window_per_rtt() {
             "segment {}",
             10 + i
         );
+        // ACK j left 9 + j - 1 in flight (prior_in_flight above, less one);
+        // its two sends made it 9 + j and 10 + j.
+        assert_eq!(rs.tx_in_flight, 9 + j + i % 2, "segment {}", 10 + i);
     }
 }
 
@@ -356,4 +361,78 @@ fn internal_pacing_spaces_segments_by_payload_over_rate() {
     assert_eq!(sent[0], 100 * MS);
     assert_eq!(sent[1], 101 * MS);
     assert!(sent.windows(2).skip(1).all(|w| w[1] - w[0] == 2 * MS));
+}
+
+thread_local! {
+    /// C.lost when each `cong_control` was called, and its sample.
+    static LOST_SAMPLES: RefCell<Vec<(u32, RateSample)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn record_lost(tp: &mut TcpCc, rs: &RateSample) -> bool {
+    LOST_SAMPLES.with(|c| c.borrow_mut().push((tp.lost, *rs)));
+    false
+}
+
+#[test]
+fn each_lost_segment_is_reported_with_the_stamp_of_its_send() {
+    // Initial window 10, all sent at 0: segment k leaves k + 1 in flight.
+    // Segment 3's first transmission is lost; the algorithm (a sampler that
+    // declines, Reno underneath) is told of it once, as it is marked, with
+    // its own stamp: 4 in flight at its send, nothing lost or delivered
+    // then, the first window app-limited (see the plain train above).
+    LOST_SAMPLES.with(|c| c.borrow_mut().clear());
+    let cfg = FlowConfig {
+        cc_log: true,
+        ..linux()
+    };
+    let mut run = ScriptedPath::prepared(cfg, dropping(&[(3, 0)]), |s| {
+        s.cong_control_hook = Some(record_lost)
+    });
+    run.run_until(400 * MS);
+    let log = &run.s.cc.log.as_ref().expect("logged").calls;
+    let lost: Vec<_> = log
+        .iter()
+        .filter_map(|call| match call.hook {
+            Hook::SkbMarkedLost(skb) => Some((skb, call.before.lost)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    let (skb, c_lost) = lost[0];
+    assert_eq!(
+        (
+            skb.tx_in_flight,
+            skb.tx_lost,
+            skb.tx_delivered,
+            skb.is_app_limited
+        ),
+        (4, 0, 0, true)
+    );
+    assert_eq!(c_lost, 1, "C.lost already counts it");
+    // The ACKs of 0, 1 and 2 and the SACKs of 4 and 5 sample segments sent
+    // at 0 with k + 1 in flight and see no loss; the SACK of 6, the third
+    // above the hole, marks 3 lost before its sample: segment 6's, 7 in
+    // flight at its send and 1 lost since.
+    let samples = LOST_SAMPLES.with(|c| c.borrow().clone());
+    let seen: Vec<_> = samples[..6]
+        .iter()
+        .map(|(c_lost, rs)| (*c_lost, rs.tx_in_flight, rs.lost, rs.prior_mstamp))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (0, 1, 0, 0),
+            (0, 2, 0, 0),
+            (0, 3, 0, 0),
+            (0, 5, 0, 0),
+            (0, 6, 0, 0),
+            (1, 7, 1, 0)
+        ]
+    );
+    // The retransmission was stamped after the marking: its sample saw none.
+    let retx = samples
+        .iter()
+        .find(|(_, rs)| rs.is_retrans)
+        .expect("retransmission sampled");
+    assert_eq!(retx.1.lost, 0);
 }

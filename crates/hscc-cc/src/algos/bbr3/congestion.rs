@@ -2,11 +2,11 @@
 //! the loss-rate test against BBR.LossThresh, the long-term bound a probe
 //! that went too high leaves, the short-term bounds cut once per lossy round
 //! outside probing, STARTUP's exit on high loss, and the undo of a spurious
-//! recovery. Also the estimate of RS.tx_in_flight and RS.lost, which hscc's
-//! rate sample does not carry.
+//! recovery. Also the estimate of RS.tx_in_flight and RS.lost for a stack
+//! whose rate sample does not carry them (a mainline kernel's).
 
 use super::{pct, Bbr3, Sample, State, INF, PERCENT};
-use crate::ops::{before, CaState, RateSample, TcpCc};
+use crate::ops::{before, CaState, LostSkb, RateSample, TcpCc};
 
 impl Bbr3 {
     /// RS.tx_in_flight and RS.lost for the packet this ACK samples (P, sent
@@ -73,9 +73,29 @@ impl Bbr3 {
         self.bdp_multiple(self.bw, PERCENT).min(tp.snd_cwnd)
     }
 
+    /// HandleLostPacket (§5.5.10.2) for packet P, with its stamp: RS.tx_in_flight
+    /// = P.tx_in_flight, RS.lost = C.lost − P.lost (P included, as C.lost
+    /// counts it), RS.is_app_limited = P.is_app_limited.
+    pub(super) fn handle_lost_packet(&mut self, tp: &mut TcpCc, p: &LostSkb) {
+        self.note_loss(tp);
+        if !self.is_bw_probe_sample {
+            return; // not a packet sent while probing bandwidth
+        }
+        let s = Sample {
+            tx_in_flight: p.tx_in_flight,
+            lost: tp.lost.wrapping_sub(p.tx_lost),
+            ..Sample::default()
+        };
+        if self.is_inflight_too_high(&s) {
+            let tx_in_flight = self.inflight_at_loss(&s, 1);
+            self.handle_inflight_too_high(tp, p.is_app_limited, tx_in_flight);
+        }
+    }
+
     /// HandleLostPacket (§5.5.10.2) for the `lost` packets marked since the
-    /// last ACK, taken as one burst.
-    pub(super) fn handle_lost_packets(
+    /// last ACK that `skb_marked_lost` did not report, taken as one burst P
+    /// with this ACK's (estimated) sample.
+    pub(super) fn handle_lost_burst(
         &mut self,
         tp: &mut TcpCc,
         rs: &RateSample,
@@ -83,13 +103,12 @@ impl Bbr3 {
         lost: u32,
     ) {
         self.note_loss(tp);
-        self.loss_events_in_round = self.loss_events_in_round.saturating_add(1);
         if !self.is_bw_probe_sample {
-            return; // not a packet sent while probing bandwidth
+            return;
         }
         if self.is_inflight_too_high(s) {
             let tx_in_flight = self.inflight_at_loss(s, lost);
-            self.handle_inflight_too_high(tp, rs, tx_in_flight);
+            self.handle_inflight_too_high(tp, rs.is_app_limited, tx_in_flight);
         }
     }
 
@@ -97,12 +116,12 @@ impl Bbr3 {
     pub(super) fn handle_inflight_too_high(
         &mut self,
         tp: &mut TcpCc,
-        rs: &RateSample,
+        is_app_limited: bool,
         tx_in_flight: u32,
     ) {
         self.prev_probe_too_high = true;
         self.is_bw_probe_sample = false;
-        if !rs.is_app_limited {
+        if !is_app_limited {
             let floor = pct(self.target_inflight(tp), self.params().beta);
             self.inflight_longterm = tx_in_flight.max(floor);
         }

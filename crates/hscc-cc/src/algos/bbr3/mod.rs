@@ -27,17 +27,19 @@
 //! µs of [`TcpCc::now_us`]. The draft's "Infinity" is `u32::MAX` ([`INF`]).
 //!
 //! # Where hscc's hooks differ from the draft's events
-//! - **RS.tx_in_flight and RS.lost** (§2.3): neither hscc's [`RateSample`] nor
-//!   Linux's mainline `struct rate_sample` carries them (Google's v3 kernel
-//!   adds them to `tcp_rate.c`). They are estimated (`congestion.rs`): P.lost by
+//! - **RS.tx_in_flight and RS.lost** (§2.3, §4.1.2.2: P.tx_in_flight and
+//!   P.lost stamped at each send) come with hscc's [`RateSample`], as Google's
+//!   v3 kernel adds them to `tcp_rate.c`; **HandleLostPacket(P)** (§5.5.10.2)
+//!   runs for each packet as the sender marks it lost, through
+//!   `skb_marked_lost` (v3's hook, called from `tcp_sum_lost`), with P's own
+//!   stamp. A mainline kernel has neither (its `rate_sample` lacks the
+//!   fields, its `tcp_congestion_ops` the hook), so the eBPF program loaded
+//!   there, and this module whenever a sample lacks them (`tx_in_flight` 0
+//!   with data delivered), estimates (`congestion.rs`): P.lost by
 //!   interpolating C.lost between the last two round starts at P.delivered,
-//!   and P.tx_in_flight as RS.delivered + RS.lost, what of the flight at the
-//!   send has since been delivered or marked lost.
-//! - **HandleLostPacket(P)** (§5.5.10.2) runs at the first ACK after
-//!   packets were marked lost, taking them as one burst P (the draft's own
-//!   treatment of an offload burst): those this ACK marked (`rs.losses`) and
-//!   any a timer marked since the last ACK (RACK's reordering timer, a tail
-//!   loss probe's), which no hook reports, seen as C.lost's growth.
+//!   P.tx_in_flight as RS.delivered + RS.lost, and the packets marked lost
+//!   since the last ACK that no hook reported taken at that ACK as one burst
+//!   P (the draft's own treatment of an offload burst).
 //! - **CheckStartupHighLoss** (§5.3.1.3) has no pseudocode: "fast recovery for
 //!   a full round" is read as Recovery at the end of a loss round, and "6
 //!   discontiguous lost ranges" as 6 loss events (ACKs, timers) in that round.
@@ -75,7 +77,9 @@ mod tests;
 pub use filters::MaxBwFilter;
 
 use crate::algos::bbr::{prandom_u32, Minmax};
-use crate::ops::{CaEvent, CaState, CongestionOps, RateSample, TcpCc, TCP_INFINITE_SSTHRESH};
+use crate::ops::{
+    CaEvent, CaState, CongestionOps, LostSkb, RateSample, TcpCc, TCP_INFINITE_SSTHRESH,
+};
 
 /// The draft's "Infinity" for volumes, rates and durations.
 pub const INF: u32 = u32::MAX;
@@ -193,6 +197,8 @@ pub struct Bbr3 {
     pub initial_cwnd: u32,
     /// C.lost at the last ACK: packets marked lost since are a loss event.
     pub lost_seen: u32,
+    /// Of those, the packets `skb_marked_lost` reported (handled one by one).
+    pub lost_reported: u32,
     /// BBR.state.
     pub state: State,
     /// BBR.pacing_gain, %.
@@ -308,9 +314,9 @@ pub struct Sample {
     pub delivery_rate: u32,
     /// RS.delivered, packets (0: no packet delivered).
     pub delivered: u32,
-    /// RS.tx_in_flight, packets (estimated; 0: unknown).
+    /// RS.tx_in_flight, packets (0: no packet delivered).
     pub tx_in_flight: u32,
-    /// RS.lost, packets (estimated).
+    /// RS.lost, packets.
     pub lost: u32,
 }
 
@@ -354,8 +360,8 @@ impl Bbr3 {
         }
     }
 
-    /// This ACK's RS.delivery_rate and RS.delivered, and the estimates of
-    /// RS.tx_in_flight and RS.lost.
+    /// This ACK's RS.delivery_rate, RS.delivered, RS.tx_in_flight and RS.lost
+    /// (the last two estimated when the sample lacks them).
     fn sample(&mut self, tp: &TcpCc, rs: &RateSample) -> Sample {
         let delivered = rs.delivered.max(0) as u32;
         let delivery_rate = if rs.delivered > 0 && rs.interval_us > 0 {
@@ -363,7 +369,13 @@ impl Bbr3 {
         } else {
             0
         };
-        let (tx_in_flight, lost) = self.estimate_tx_in_flight_and_lost(tp, rs);
+        // A delivered packet's stamp counts the packet itself: 0 means the
+        // stack has no per-packet stamps (a mainline kernel).
+        let (tx_in_flight, lost) = if rs.delivered > 0 && rs.tx_in_flight > 0 {
+            (rs.tx_in_flight, rs.lost)
+        } else {
+            self.estimate_tx_in_flight_and_lost(tp, rs)
+        };
         Sample {
             delivery_rate,
             delivered,
@@ -393,6 +405,7 @@ impl CongestionOps for Bbr3 {
         Bbr3 {
             initial_cwnd: INITIAL_CWND,
             lost_seen: 0,
+            lost_reported: 0,
             state: State::Startup,
             pacing_gain: p.startup_pacing_gain,
             cwnd_gain: p.default_cwnd_gain,
@@ -511,9 +524,14 @@ impl CongestionOps for Bbr3 {
     fn cong_control(&mut self, tp: &mut TcpCc, rs: &RateSample) -> bool {
         let s = self.sample(tp, rs);
         let newly_lost = tp.lost.wrapping_sub(self.lost_seen);
+        let unreported = newly_lost.wrapping_sub(self.lost_reported);
         self.lost_seen = tp.lost;
+        self.lost_reported = 0;
         if newly_lost > 0 {
-            self.handle_lost_packets(tp, rs, &s, newly_lost);
+            self.loss_events_in_round = self.loss_events_in_round.saturating_add(1);
+        }
+        if unreported > 0 {
+            self.handle_lost_burst(tp, rs, &s, unreported);
         }
         // Leaving loss recovery restores the last known good cwnd (§5.6.4.4).
         if in_loss_recovery_state(self.prev_ca_state) && !in_loss_recovery(tp) {
@@ -524,6 +542,12 @@ impl CongestionOps for Bbr3 {
         self.set_pacing_rate_with_gain(tp, self.pacing_gain);
         self.set_cwnd(tp, rs);
         true
+    }
+
+    /// HandleLostPacket (§5.5.10.2) for the packet just marked lost.
+    fn skb_marked_lost(&mut self, tp: &mut TcpCc, skb: &LostSkb) {
+        self.lost_reported = self.lost_reported.wrapping_add(1);
+        self.handle_lost_packet(tp, skb);
     }
 
     fn bpf_globals(&self) -> Vec<(&'static str, i64)> {

@@ -351,6 +351,105 @@ fn losses_a_timer_marked_count_at_the_next_ack() {
     assert_eq!(h.cc.loss_events_in_round, events);
 }
 
+/// The stack marks one packet lost (C.lost counting it) and reports it with
+/// its stamp: `tx_in_flight` at its send, C.lost then `tx_lost`.
+fn mark_lost(h: &mut Harness<Bbr3>, tx_in_flight: u32, tx_lost: u32, is_app_limited: bool) {
+    h.tp.lost += 1;
+    let skb = LostSkb {
+        tx_in_flight,
+        tx_lost,
+        tx_delivered: 1100,
+        is_app_limited,
+    };
+    h.cc.skb_marked_lost(&mut h.tp, &skb);
+}
+
+#[test]
+fn a_packet_marked_lost_is_judged_by_its_own_stamp() {
+    let mut h = probing_up();
+    // P left 150 in flight when C.lost was 17; marked now, C.lost 21:
+    // RS.lost = 4 > 2 % · 150 = 3. InflightAtLoss for P alone: inflight_prev
+    // 149, lost_prev 3, lost_prefix = (2 · 149 − 100 · 3) / 98 = −2/98 → 0:
+    // 149, above the β floor 0.7 · min(BDP 100, cwnd 120) = 70.
+    mark_lost(&mut h, 150, 17, false);
+    assert_eq!(h.cc.inflight_longterm, 149);
+    assert!(h.cc.prev_probe_too_high && !h.cc.is_bw_probe_sample);
+    assert_eq!(h.cc.state, State::ProbeBwDown);
+    assert_eq!(h.cc.undo_state, Some(State::ProbeBwUp));
+    // The ACK that follows (the stack's samples carry RS.tx_in_flight) does
+    // not take the reported packet again as a burst; it is one loss event.
+    let events = h.cc.loss_events_in_round;
+    let rs = RateSample {
+        prior_delivered: 1150,
+        delivered: 51,
+        interval_us: 5_100,
+        losses: 1,
+        acked_sacked: 1,
+        tx_in_flight: 160,
+        lost: 1,
+        ..RateSample::default()
+    };
+    h.tp.delivered += 1;
+    assert!(h.cc.cong_control(&mut h.tp, &rs));
+    assert_eq!(h.cc.loss_events_in_round, events + 1);
+    assert_eq!((h.cc.lost_seen, h.cc.lost_reported), (21, 0));
+    // Its sample is safe (1 of 160): the bound rises to that flight (§5.3.3.9).
+    assert_eq!(h.cc.inflight_longterm, 160);
+}
+
+#[test]
+fn a_packet_marked_lost_within_2_percent_or_app_limited_leaves_the_bound() {
+    // RS.lost = 21 − 18 = 3, not above 2 % · 150 = 3: the probe goes on.
+    let mut h = probing_up();
+    mark_lost(&mut h, 150, 18, false);
+    assert_eq!(
+        (h.cc.state, h.cc.inflight_longterm),
+        (State::ProbeBwUp, INF)
+    );
+    assert!(h.cc.is_bw_probe_sample && h.cc.is_loss_in_round);
+    // Too high, but sent app-limited: no bound from it; UP still ends.
+    let mut h = probing_up();
+    mark_lost(&mut h, 150, 17, true);
+    assert_eq!(
+        (h.cc.state, h.cc.inflight_longterm),
+        (State::ProbeBwDown, INF)
+    );
+    // Outside a probe (REFILL's packets are not bandwidth-probe samples
+    // until UP), a loss is only noted.
+    let mut h = cruising();
+    h.tp.lost = 20;
+    h.cc.lost_seen = 20;
+    assert!(!h.cc.is_bw_probe_sample);
+    mark_lost(&mut h, 150, 0, false);
+    assert_eq!(
+        (h.cc.state, h.cc.inflight_longterm),
+        (State::ProbeBwCruise, INF)
+    );
+    assert!(h.cc.is_loss_in_round);
+}
+
+#[test]
+fn a_sample_with_the_flight_at_its_send_is_taken_as_is() {
+    let mut h = probing_up();
+    h.cc.inflight_longterm = 90;
+    // The same ACK as the test below, but the stack says P left 130 in
+    // flight and none was lost since: RS.tx_in_flight 130, not the estimate 102.
+    let rs = RateSample {
+        prior_delivered: 1100,
+        delivered: 101,
+        interval_us: 10_100,
+        acked_sacked: 1,
+        tx_in_flight: 130,
+        lost: 0,
+        ..RateSample::default()
+    };
+    h.tp.delivered += 1;
+    assert!(h.cc.cong_control(&mut h.tp, &rs));
+    assert_eq!(h.cc.inflight_longterm, 130);
+    // The estimator's marks did not move: it was not asked.
+    assert_eq!(h.cc.lost_marks, [(1000, 10), (1100, 20)]);
+}
+
 #[test]
 fn a_probe_losing_at_most_2_percent_raises_inflight_longterm_to_the_flight_sampled() {
     let mut h = probing_up();

@@ -72,6 +72,7 @@ impl Sender {
         if self.rack_on {
             self.ts_unlink(seq);
         }
+        self.report_lost(seq);
     }
 
     /// Linux `tcp_timeout_mark_lost` and what `tcp_enter_loss` does to the
@@ -100,6 +101,9 @@ impl Sender {
             to_retx += 1;
             if self.rack_on {
                 self.ts_unlink(una + i as u64);
+            }
+            if s.flags & LOST == 0 {
+                self.report_lost(una + i as u64);
             }
         }
         if !self.sack {

@@ -242,6 +242,7 @@ impl Sender {
         self.retx_hint = self.retx_hint.min(seq);
         self.counters.lost_fast += 1;
         self.counters.rack_lost += 1;
+        self.report_lost(seq);
     }
 
     /// Linux `tcp_rack_mark_lost`: scan if RACK advanced; arm the reordering

@@ -1,4 +1,9 @@
-//! Delivery-rate sampling, as Linux's `net/ipv4/tcp_rate.c`.
+//! Delivery-rate sampling, as Linux's `net/ipv4/tcp_rate.c`, with the two
+//! per-segment stamps Google's BBRv3 kernel adds to it (the flight and the
+//! connection's lost count at each send, draft-ietf-ccwg-bbr's
+//! P.tx_in_flight and P.lost), which give [`RateSample::tx_in_flight`] and
+//! [`RateSample::lost`] and the segment [`hscc_cc::LostSkb`] the sender hands
+//! to `skb_marked_lost` as it marks it lost.
 //!
 //! Each (re)transmission stamps its segment with the connection's delivery
 //! state (`tcp_rate_skb_sent`); each segment an ACK newly delivers offers that
@@ -25,7 +30,7 @@
 use std::collections::VecDeque;
 
 use hscc_cc::ops::after;
-use hscc_cc::{Cc, RateSample};
+use hscc_cc::{Cc, LostSkb, RateSample};
 
 use super::scoreboard::{Acked, Seg, APP_LIMITED, EVER_RETRANS};
 use super::{Prior, Sender};
@@ -34,9 +39,9 @@ use crate::time::{Time, US};
 /// Linux `tcp_skb_cb.tx`: the delivery state when a segment was last
 /// (re)sent. The two clocks are kept in µs modulo 2³² (read back against the
 /// send time: right for stamps less than 71 minutes old), which keeps the
-/// scoreboard entry small. The state changes only when an ACK delivers data
-/// or a send finds nothing in flight, so the sender keeps it ready and a send
-/// copies it.
+/// scoreboard entry small. The delivery state changes only when an ACK
+/// delivers data or a send finds nothing in flight, so the sender keeps it
+/// ready and a send copies it, adding the flight and the lost count.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct TxRate {
     /// `tp.delivered` at the send.
@@ -45,6 +50,10 @@ pub(super) struct TxRate {
     first_tx: u32,
     /// `delivered_mstamp` at the send, µs modulo 2³².
     delivered_mstamp: u32,
+    /// Segments in flight just after the send, this one included (BBRv3's `tx.in_flight`).
+    in_flight: u32,
+    /// `tp.lost` at the send (BBRv3's `tx.lost`).
+    lost: u32,
 }
 
 /// A segment this ACK delivered whose stamp may start the sample.
@@ -134,7 +143,9 @@ impl Sender {
             ..RateSample::default()
         };
         if let Cc::External(e) = &*self.cc {
-            return self.tp.pacing_needed || e.ops.has_cong_control();
+            return self.tp.pacing_needed
+                || e.ops.has_cong_control()
+                || e.ops.has_skb_marked_lost();
         }
         self.tp.pacing_needed || Cc::clone(&self.cc).cong_control(&mut self.tp.clone(), &none)
     }
@@ -151,10 +162,15 @@ impl Sender {
             self.rate_restamp();
         }
         let i = (seq - self.snd_una) as usize;
+        let stamp = TxRate {
+            in_flight: self.tp.packets_in_flight(),
+            lost: self.tp.lost,
+            ..self.rate.stamp
+        };
         if retrans {
-            self.rate.stamps[i] = self.rate.stamp;
+            self.rate.stamps[i] = stamp;
         } else {
-            self.rate.stamps.push_back(self.rate.stamp);
+            self.rate.stamps.push_back(stamp);
         }
         let s = &mut self.sb[i];
         s.flags &= !APP_LIMITED;
@@ -170,6 +186,7 @@ impl Sender {
             delivered: self.tp.delivered,
             first_tx: self.rate.first_tx_us as u32,
             delivered_mstamp: self.tp.delivered_mstamp as u32,
+            ..TxRate::default()
         };
     }
 
@@ -279,6 +296,8 @@ impl Sender {
                 && c.tx.delivered.wrapping_add(1) == tp.delivered;
         }
         rs.delivered = tp.delivered.wrapping_sub(c.tx.delivered) as i32;
+        rs.tx_in_flight = c.tx.in_flight;
+        rs.lost = tp.lost.wrapping_sub(c.tx.lost);
         // Sending and acknowledging as two pipeline phases: the longer one
         // bounds the rate (ACK compression shortens the second).
         let snd_us = ago(c.tx.first_tx);
@@ -292,6 +311,28 @@ impl Sender {
             interval
         };
         rs
+    }
+
+    /// `skb_marked_lost` for segment `seq`, just marked lost, for an algorithm
+    /// that takes rate samples (the stamps exist then).
+    #[inline(always)]
+    pub(super) fn report_lost(&mut self, seq: u64) {
+        if self.rate_on {
+            let skb = self.lost_skb((seq - self.snd_una) as usize);
+            self.cc.skb_marked_lost(&mut self.tp, &skb);
+        }
+    }
+
+    /// The segment at scoreboard index `i`, just marked lost (`tp.lost`
+    /// counting it), as `skb_marked_lost` takes it.
+    fn lost_skb(&self, i: usize) -> LostSkb {
+        let tx = self.rate.stamps[i];
+        LostSkb {
+            tx_in_flight: tx.in_flight,
+            tx_lost: tx.lost,
+            tx_delivered: tx.delivered,
+            is_app_limited: self.sb[i].flags & APP_LIMITED != 0,
+        }
     }
 
     /// Linux `tcp_rate_check_app_limited` at an application write: with
@@ -422,6 +463,8 @@ mod tests {
                 delivered: 20,
                 first_tx: 970_000,
                 delivered_mstamp: 960_000,
+                in_flight: 13,
+                lost: 3,
             },
             flags: 0,
         });
@@ -430,6 +473,7 @@ mod tests {
             ..Acked::default()
         };
         s.tp.min_rtt_us = 100_000;
+        s.tp.lost = 5;
         let rs = s.rate_gen(&ack, &prior(), 50_000, false);
         // 90 ms < min_rtt 100 ms: the delivered count stands, the interval does not.
         assert_eq!(
@@ -442,6 +486,8 @@ mod tests {
             (4, -1, 30_000, 90_000)
         );
         assert_eq!((rs.prior_delivered, rs.prior_mstamp), (20, 960_000));
+        // The flight at its send, and the 5 − 3 segments marked lost since.
+        assert_eq!((rs.tx_in_flight, rs.lost), (13, 2));
         assert_eq!(s.rate.first_tx_us, 1_000_000);
         assert_eq!(s.tp.delivered_mstamp, 1_050_000);
         // No segment with a stamp (a duplicate ACK): no sample at all.
