@@ -53,7 +53,7 @@
 //!   `cwnd_event(CompleteCwr)`.
 //!
 //! Whenever the sender marks a segment lost (step 3 of an ACK, a RACK
-//! reordering timer, a tail loss probe's timeout, a retransmission timeout),
+//! reordering timer, a retransmission timeout),
 //! `skb_marked_lost(skb)` is called for it, `tp.lost` already counting it, for
 //! algorithms that take rate samples.
 //!

@@ -414,8 +414,7 @@ fn a_packet_marked_lost_within_2_percent_or_app_limited_leaves_the_bound() {
         (h.cc.state, h.cc.inflight_longterm),
         (State::ProbeBwDown, INF)
     );
-    // Outside a probe (REFILL's packets are not bandwidth-probe samples
-    // until UP), a loss is only noted.
+    // In CRUISE, not probing, a loss is only noted.
     let mut h = cruising();
     h.tp.lost = 20;
     h.cc.lost_seen = 20;
