@@ -31,7 +31,7 @@
 #define HSCC_SK_PACING_SHIFT 10
 #define USEC_PER_MSEC 1000ULL
 
-#ifdef HSCC_USER
+#ifdef HSCC_SIMULATOR
 /* Linux enum bbr_mode (the kernel build has it from vmlinux.h). */
 enum bbr_mode {
 	BBR_STARTUP,

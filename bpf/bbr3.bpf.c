@@ -7,7 +7,7 @@
  * constant, and where hscc's hooks differ from the draft's events. The
  * simulator gives RS.tx_in_flight and RS.lost in the rate_sample and each
  * lost packet to skb_marked_lost, as Google's v3 kernel does; a mainline
- * kernel has neither, so there (no HSCC_USER) the program estimates both
+ * kernel has neither, so there (no HSCC_SIMULATOR) the program estimates both
  * and takes the losses since the last ACK as one burst. This file keeps
  * the state, the helpers of mod.rs and the hooks; the parts are headers in
  * bbr3/, one per file of the Rust module.
@@ -211,7 +211,7 @@ static __always_inline void sample_of(struct sock *sk, struct bbr3 *b,
 	if (rs->delivered > 0 && rs->interval_us > 0)
 		s->delivery_rate = (__u32)hscc_min((__u64)s->delivered * BW_UNIT /
 						   (__u64)rs->interval_us, 0xffffffffULL);
-#ifdef HSCC_USER
+#ifdef HSCC_SIMULATOR
 	/* A delivered packet's stamp counts the packet itself. */
 	if (rs->delivered > 0 && rs->tx_in_flight > 0) {
 		s->tx_in_flight = rs->tx_in_flight;
@@ -358,7 +358,7 @@ void BPF_PROG(bbr3_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 	}
 }
 
-#ifdef HSCC_USER
+#ifdef HSCC_SIMULATOR
 /* Google's v3 kernel's hook, which the simulator calls and a mainline kernel lacks. */
 SEC("struct_ops")
 void BPF_PROG(bbr3_skb_marked_lost, struct sock *sk, const struct sk_buff *skb)
@@ -382,7 +382,7 @@ struct tcp_congestion_ops hscc_bbr3 = {
 	.cwnd_event = (void *)bbr3_cwnd_event,
 	.ssthresh = (void *)bbr3_ssthresh,
 	.set_state = (void *)bbr3_set_state,
-#ifdef HSCC_USER
+#ifdef HSCC_SIMULATOR
 	.skb_marked_lost = (void *)bbr3_skb_marked_lost,
 #endif
 	.flags = TCP_CONG_NON_RESTRICTED,

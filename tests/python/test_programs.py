@@ -87,6 +87,29 @@ def test_a_parameter_is_a_global_of_the_program(tmp_path):
     assert r.exit_code == 2 and "incrase" in r.output and "increase" in r.output, r.output
 
 
+def test_a_global_named_as_a_c_library_function_is_the_programs_own(tmp_path):
+    """The template's `increase` renamed `gamma`, the C library's name of a function: the
+    program reads its own global, the value the scenario sets (linked -Bsymbolic; without,
+    its loads went to the function's bytes and every value of the parameter gave one run)."""
+    scenario = new_algorithm(tmp_path)
+    program = tmp_path / "mycc.bpf.c"
+    program.write_text(program.read_text().replace("increase", "gamma"))
+    text = scenario.read_text()
+
+    def share(value: int) -> float:
+        path = tmp_path / f"gamma{value}.toml"
+        path.write_text(
+            text.replace(
+                'algorithm = "mycc.bpf.c"', f'algorithm = "mycc.bpf.c"\nparams.gamma = {value}'
+            )
+        )
+        f = goodputs(hscc.run(path))
+        return f["mycc 0"] / (f["mycc 0"] + f["reno 1"])
+
+    # gamma = 1 is Reno against Reno; +8 segments per RTT takes more of the link.
+    assert abs(share(1) - 0.5) < 0.1 and share(8) > share(1) + 0.1, (share(1), share(8))
+
+
 @pytest.mark.timeout(60)
 def test_a_value_for_a_global_is_taken_alike_by_the_simulator_and_the_kernels_loader(tmp_path):
     """What the simulator takes for a program's global (`params`), `hscc kernel load` and the
@@ -758,3 +781,92 @@ def toml_value(v: object) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(toml_value(x) for x in v) + "]"
     return json.dumps(v)  # strings, numbers and booleans are written alike
+
+
+@pytest.mark.timeout(120)
+def test_bbr3s_own_program_file_runs_as_the_builtin_bbr3_with_every_lost_packet(tmp_path):
+    """hscc's `bpf/bbr3.bpf.c`, named as a user's program file with the built-in's parameters
+    as its globals, gives the built-in `bbr3`'s run on a lossy shallow buffer to the byte: the
+    simulator hands the program each lost segment (`skb_marked_lost`) and the rate sample's
+    `tx_in_flight` and `lost`, as it hands them to the Rust module (without them the program
+    would fall back to its kernel-build estimate, and the runs would part)."""
+    from hscc import _core
+
+    params = dict(_core.bpf_globals("bbr3", "{}"))
+
+    def scenario(algorithm: str, flow_params: dict[str, int]) -> dict:
+        return {
+            "duration": 20,
+            "seed": 3,
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck": {"rate": "50Mbps", "delay": "10ms", "buffer": {"packets": 40}},
+                "pairs": [{"rate": "1Gbps", "rtt": "40ms"}, {"rate": "1Gbps", "rtt": "40ms"}],
+            },
+            "flows": [
+                {"pair": 0, "algorithm": algorithm, "params": flow_params, "label": "bbr3"},
+                {"pair": 1, "algorithm": "cubic", "start": 1, "label": "cubic"},
+            ],
+            "output": {"cc_log": {"flows": ["bbr3"]}},
+        }
+
+    builtin = hscc.run(scenario("bbr3", {}))
+    program = hscc.run(scenario(str(ROOT / "bpf" / "bbr3.bpf.c"), params))
+    assert goodputs(program) == goodputs(builtin)
+    lost = [r.cc_log.filter(pl.col("hook") == "skb_marked_lost").height for r in (builtin, program)]
+    assert lost[0] == lost[1] > 50, lost
+    cols = ["time_s", "cwnd_after", "pacing_rate_after", "rs_tx_in_flight", "rs_lost"]
+    assert builtin.cc_log.select(cols).equals(program.cc_log.select(cols))
+
+
+# hscc's own programs that a user's program-file run does not give the built-in's run for,
+# and why; every other program of bpf/ must.
+PROGRAM_FILE_DIFFERS = {
+    # The kernel has no tcp_enter_cwr for programs: cdg.bpf.c reduces at once where the
+    # built-in (and the conformance build, through the shim's tcp_enter_cwr) enters CWR.
+    "cdg": "no tcp_enter_cwr for programs",
+}
+
+
+@pytest.mark.timeout(600)
+def test_every_program_of_bpf_runs_as_a_program_file_as_its_builtin_does(tmp_path):
+    """Each `bpf/NAME.bpf.c`, named as a user's program file with the built-in's parameters as
+    its globals, gives the built-in `NAME`'s flows table on a two-flow lossy dumbbell (ECN and
+    a step-marking queue for DCTCP): the file a user loads into the kernel is the algorithm the
+    simulator runs."""
+    from hscc import _core
+
+    def scenario(algorithm: str, params: dict[str, int], ecn: bool) -> dict:
+        bottleneck: dict = {"rate": "20Mbps", "delay": "10ms", "buffer": {"packets": 30}}
+        if ecn:
+            bottleneck["queue"] = {"kind": "red", "ecn": True, "min_th": 5, "max_th": 15}
+        flows = [
+            {"pair": i, "algorithm": algorithm, "params": params, "label": f"f{i}", "start": start}
+            | ({"ecn": True} if ecn else {})
+            for i, start in ((0, 0), (1, 0.5))
+        ]
+        return {
+            "duration": 10,
+            "seed": 4,
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck": bottleneck,
+                "pairs": [{"rate": "1Gbps", "rtt": "40ms"}, {"rate": "1Gbps", "rtt": "60ms"}],
+            },
+            "flows": flows,
+        }
+
+    files = sorted((ROOT / "bpf").glob("*.bpf.c"))
+    names = {f.name.removesuffix(".bpf.c") for f in files}
+    assert names >= set(PROGRAM_FILE_DIFFERS) and len(names) > 20
+    parted = {}
+    for path in files:
+        name = path.name.removesuffix(".bpf.c")
+        params = dict(_core.bpf_globals(name, "{}"))
+        ecn = name == "dctcp"
+        builtin = hscc.run(scenario(name, {}, ecn)).flows
+        program = hscc.run(scenario(str(path), params, ecn)).flows
+        cols = ["goodput_bps", "retrans", "final_cwnd", "recoveries"]
+        if not builtin.select(cols).equals(program.select(cols)):
+            parted[name] = (builtin.select(cols).rows(), program.select(cols).rows())
+    assert set(parted) == set(PROGRAM_FILE_DIFFERS), parted

@@ -16,6 +16,13 @@
 #ifndef HSCC_SHIM_VMLINUX_H
 #define HSCC_SHIM_VMLINUX_H
 
+/*
+ * Defined in every build for hscc's simulator (a user's program file, the
+ * conformance tests), never by the kernel's vmlinux.h: a program tests it
+ * for what only the simulator has (Google's BBRv3 fields and hook, below).
+ */
+#define HSCC_SIMULATOR 1
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -97,7 +104,7 @@ struct rate_sample {
 	/*
 	 * Google's BBRv3 kernel (github.com/google/bbr, branch v3) adds these
 	 * two; hscc's simulator fills them, a mainline kernel has neither, so a
-	 * program reads them under #ifdef HSCC_USER: the flight just after the
+	 * program reads them under #ifdef HSCC_SIMULATOR: the flight just after the
 	 * sample's segment was sent (itself included), and the segments marked
 	 * lost since.
 	 */
@@ -257,7 +264,7 @@ struct tcp_congestion_ops {
 	void (*cong_control)(struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs);
 	__u32 (*min_tso_segs)(struct sock *sk);
 	__u32 (*sndbuf_expand)(struct sock *sk);
-	/* Google's BBRv3 kernel; simulator builds only (#ifdef HSCC_USER). */
+	/* Google's BBRv3 kernel; simulator builds only (#ifdef HSCC_SIMULATOR). */
 	void (*skb_marked_lost)(struct sock *sk, const struct sk_buff *skb);
 	__u32 flags;
 	char name[16];

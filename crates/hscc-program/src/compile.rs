@@ -65,6 +65,13 @@ const RUNTIME_FLAGS: &[&str] = &[
 /// the program, the guard last (globals.rs), twice.
 const LINK: &str = "runtime pad program guard; the pad grown to put the guard on a page";
 
+/// The link's flags, part of the key. -z defs: nothing is left for the
+/// loader to find elsewhere. -Bsymbolic: the program's own globals and
+/// functions are the ones it uses, not a same-named symbol the process
+/// already has (a global `gamma` would otherwise read the C library's
+/// function of that name, and the value the scenario sets would go unread).
+const LINK_FLAGS: &[&str] = &["-shared", "-Wl,-z,defs", "-Wl,-Bsymbolic"];
+
 /// The program's flags. Kernel BPF semantics where C can have them: signed
 /// arithmetic wraps (-fwrapv) and pointers alias freely, as the kernel's own
 /// code assumes; a division the processor traps on gets BPF's result
@@ -232,7 +239,12 @@ pub fn build(source: &Path) -> Result<Built, BuildError> {
         h.update(name.as_bytes());
         h.update(body.as_bytes());
     }
-    for f in FLAGS.iter().chain(RUNTIME_FLAGS).chain([&LINK]) {
+    for f in FLAGS
+        .iter()
+        .chain(RUNTIME_FLAGS)
+        .chain(LINK_FLAGS)
+        .chain([&LINK])
+    {
         h.update(f.as_bytes());
     }
     // The path is part of the key: the compiler writes it into the messages
@@ -409,19 +421,18 @@ fn build_in(dir: &Path, source: &Path, cc: &str) -> Result<Vec<PathBuf>, BuildEr
     assemble("guard", globals::guard_source())?;
     assemble("pad", globals::pad_source(0))?;
     // No sanitizer library: the runtime defines the handlers the program
-    // calls. -z defs: nothing is left for the loader to find elsewhere. The
-    // order puts the program's writable data between the pad and the guard.
+    // calls. The order puts the program's writable data between the pad and
+    // the guard.
     let so = dir.join("program.so");
-    let link: Vec<std::ffi::OsString> = vec![
-        os("-shared"),
-        os("-Wl,-z,defs"),
+    let mut link: Vec<std::ffi::OsString> = LINK_FLAGS.iter().map(|f| os(f)).collect();
+    link.extend([
         dir.join("runtime.o").into_os_string(),
         dir.join("pad.o").into_os_string(),
         dir.join("program.o").into_os_string(),
         dir.join("guard.o").into_os_string(),
         os("-o"),
         so.clone().into_os_string(),
-    ];
+    ]);
     let link_args: Vec<&std::ffi::OsStr> = link.iter().map(|s| s.as_os_str()).collect();
     run(&link_args)?;
     let image = std::fs::read(&so).map_err(cache_err)?;

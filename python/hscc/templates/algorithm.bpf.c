@@ -122,6 +122,13 @@ void BPF_PROG(__NAME___release, struct sock *sk)
  *
  * with `.cong_control = (void *)__NAME___cong_control` below; then the
  * kernel and the simulator call it instead of cong_avoid.
+ *
+ * In the simulator only (Google's BBRv3 kernel has them, mainline Linux does
+ * not), a program may also define skb_marked_lost(sk, skb), called as each
+ * segment is marked lost with TCP_SKB_CB(skb)->tx from its last
+ * transmission, and read the rate sample's tx_in_flight and lost; keep both
+ * under #ifdef HSCC_SIMULATOR so that the file still builds for the kernel
+ * (bpf/bbr3.bpf.c does; docs/programs.md).
  */
 
 SEC(".struct_ops")
