@@ -383,7 +383,7 @@ mod tests {
             COLUMN_BYTES
         );
         // A row while the run goes (docs/traces.md states it).
-        assert_eq!(std::mem::size_of::<HookCall>(), 232);
+        assert_eq!(std::mem::size_of::<HookCall>(), 240);
     }
 
     #[test]
