@@ -28,6 +28,17 @@ fn main() {
     let estimate = crates.join("hscc-sim").join("src").join("estimate");
     files.retain(|f| !f.starts_with(&estimate) && *f != estimate.with_extension("rs"));
     let workspace = crates.parent().expect("the workspace holds crates/");
+    // What hscc-program compiles into every user's program (its runtime and
+    // the shim's headers, include_str!'d from outside its src): a program
+    // file's run depends on them as on the engine.
+    for dir in [
+        crates.join("hscc-program").join("csrc"),
+        workspace.join("bpf").join("shim").join("include"),
+        workspace.join("bpf").join("include"),
+    ] {
+        println!("cargo:rerun-if-changed={}", dir.display());
+        collect(&dir, &mut files);
+    }
     let lock = workspace.join("Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     files.push(lock);
