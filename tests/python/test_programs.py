@@ -831,8 +831,8 @@ PROGRAM_FILE_DIFFERS = {
 @pytest.mark.timeout(600)
 def test_every_program_of_bpf_runs_as_a_program_file_as_its_builtin_does(tmp_path):
     """Each `bpf/NAME.bpf.c`, named as a user's program file with the built-in's parameters as
-    its globals, gives the built-in `NAME`'s flows table on a two-flow lossy dumbbell (ECN and
-    a step-marking queue for DCTCP): the file a user loads into the kernel is the algorithm the
+    its globals, gives the built-in `NAME`'s flows table on a two-flow lossy dumbbell (ECN
+    through RED for DCTCP): the file a user loads into the kernel is the algorithm the
     simulator runs."""
     from hscc import _core
 
