@@ -436,3 +436,47 @@ fn each_lost_segment_is_reported_with_the_stamp_of_its_send() {
         .expect("retransmission sampled");
     assert_eq!(retx.1.lost, 0);
 }
+
+#[test]
+fn a_timeout_reports_each_segment_it_marks_lost_once() {
+    // The whole first window of 4 is lost, and so is the tail loss probe
+    // (new segment 4, sent at 1 s, the PTO before any RTT sample): no ACK
+    // comes back, and the retransmission timeout marks all five lost at once,
+    // each reported with its own stamp: k + 1 in flight after segment k,
+    // nothing lost before.
+    let script: Script = Box::new(|seq, n, t| (!(seq < 5 && n == 0)).then_some(t + OWD));
+    let cfg = FlowConfig {
+        init_cwnd: 4,
+        cc_log: true,
+        ..linux()
+    };
+    let mut run = ScriptedPath::prepared(cfg, script, |s| s.cong_control_hook = Some(record));
+    run.run_until(4000 * MS);
+    assert_eq!(run.log[4], (1000 * MS, 4, false), "the probe");
+    let log = &run.s.cc.log.as_ref().expect("logged").calls;
+    let lost: Vec<_> = log
+        .iter()
+        .filter_map(|call| match call.hook {
+            Hook::SkbMarkedLost(skb) => Some((call.before.now_us, skb.tx_in_flight, skb.tx_lost)),
+            _ => None,
+        })
+        .collect();
+    let at = lost[0].0;
+    assert!(at > 1_000_000, "marked at {at} µs");
+    let flights: Vec<_> = lost.iter().map(|&(t, f, l)| (t == at, f, l)).collect();
+    assert_eq!(
+        flights,
+        [
+            (true, 1, 0),
+            (true, 2, 0),
+            (true, 3, 0),
+            (true, 4, 0),
+            (true, 5, 0)
+        ],
+        "{lost:?}"
+    );
+    // A timeout, not an ACK, marked them: the state is Loss.
+    assert!(log
+        .iter()
+        .any(|c| c.hook == Hook::SetState(CaState::Loss) && c.before.now_us == at));
+}
