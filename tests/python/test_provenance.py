@@ -134,11 +134,14 @@ def test_the_revision_takes_one_git_process(tree, monkeypatch):
 DIGESTED = ("hscc-model", "hscc-sim", "hscc-cc", "hscc-program")
 
 
-def tree_digest(root: Path) -> str:
-    """The engine digest computed here, independently of crates/hscc-py/build.rs: SHA-256
-    over the manifests and sources of the crates the extension runs (DIGESTED: the pre-run
-    estimate left out) and Cargo.lock, each as its '/'-separated path within the tree, a
-    NUL, its bytes and a NUL, in path-component order; the first 8 bytes in hex."""
+# What hscc-program compiles into every program file, outside the crates' src/.
+PROGRAM_BUILD = ("crates/hscc-program/csrc", "bpf/shim/include", "bpf/include")
+
+
+def digested_files(root: Path) -> list[Path]:
+    """The files the engine digest covers, in its order: the manifests and sources of the
+    crates the extension runs (DIGESTED: the pre-run estimate left out), what every program
+    file is built with (PROGRAM_BUILD) and Cargo.lock, in path-component order."""
     crates = root / "crates"
     files = [
         f
@@ -148,7 +151,15 @@ def tree_digest(root: Path) -> str:
     ]
     estimate = crates / "hscc-sim" / "src" / "estimate"
     files = [f for f in files if f != estimate.with_suffix(".rs") and estimate not in f.parents]
-    files = sorted([*files, root / "Cargo.lock"], key=lambda f: f.relative_to(root).parts)
+    files += [f for d in PROGRAM_BUILD for f in (root / d).rglob("*") if f.is_file()]
+    return sorted([*files, root / "Cargo.lock"], key=lambda f: f.relative_to(root).parts)
+
+
+def tree_digest(root: Path) -> str:
+    """The engine digest computed here, independently of crates/hscc-py/build.rs: SHA-256
+    over `digested_files`, each as its '/'-separated path within the tree, a NUL, its bytes
+    and a NUL; the first 8 bytes in hex."""
+    files = digested_files(root)
     h = hashlib.sha256()
     for f in files:
         h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
@@ -164,6 +175,25 @@ def test_the_engine_digest_is_a_function_of_the_sources_alone():
     if not (root / "crates" / "hscc-py" / "build.rs").is_file():
         pytest.skip("not a source tree: the engine's sources are not here")
     assert _core.engine_digest() == tree_digest(root)
+
+
+def test_every_file_hscc_program_embeds_is_in_the_digest():
+    """hscc-program compiles its runtime and the shim's headers into every program file
+    (`include_str!`): each such file decides a program's runs, so each is digested."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    src = root / "crates" / "hscc-program" / "src"
+    if not src.is_dir():
+        pytest.skip("not a source tree")
+    embedded = {
+        (rs.parent / m).resolve()
+        for rs in src.glob("*.rs")
+        for m in re.findall(r'include_str!\("([^"]+)"\)', rs.read_text())
+    }
+    assert len(embedded) >= 8, embedded
+    missing = embedded - {f.resolve() for f in digested_files(root)}
+    assert not missing, missing
 
 
 def test_every_crate_the_extension_runs_is_in_the_digest():
