@@ -9,13 +9,14 @@
 use std::cell::RefCell;
 
 use hscc_cc::trace::Hook;
-use hscc_cc::{CaEvent, CaState, RateSample, TcpCc};
+use hscc_cc::{CaEvent, CaState, LostSkb, RateSample, TcpCc};
 use hscc_sim::testing::{dropping, linux, Script, ScriptedPath, OWD};
 use hscc_sim::time::{Time, MS, US};
 use hscc_sim::FlowConfig;
 
-/// One `cong_control` call: the time (µs), the state, cwnd before it, and the sample.
-type Call = (u64, CaState, u32, RateSample);
+/// One `cong_control` call: the time (µs), the state, cwnd before it, the sample, and
+/// `tp.lost` (C.lost) when it was called.
+type Call = (u64, CaState, u32, RateSample, u32);
 
 thread_local! {
     static CALLS: RefCell<Vec<Call>> = const { RefCell::new(Vec::new()) };
@@ -24,7 +25,7 @@ thread_local! {
 fn record(tp: &mut TcpCc, rs: &RateSample) -> bool {
     CALLS.with(|c| {
         c.borrow_mut()
-            .push((tp.now_us, tp.ca_state, tp.snd_cwnd, *rs))
+            .push((tp.now_us, tp.ca_state, tp.snd_cwnd, *rs, tp.lost))
     });
     false
 }
@@ -74,7 +75,7 @@ fn a_plain_train_samples_one_window_per_rtt() {
     // ACK k (of segment k-1): delivered k since 0, send phase 0, ACK phase
     // 100 ms = min_rtt: interval 100 ms.
     assert_eq!(c.len(), 10 + 20, "ACKs of rounds 1 and 2");
-    for (k, (now, state, _, rs)) in c[..10].iter().enumerate() {
+    for (k, (now, state, _, rs, _)) in c[..10].iter().enumerate() {
         let k = k as u32 + 1;
         assert_eq!((*now, *state), (RTT_US, CaState::Open));
         assert_eq!(
@@ -95,7 +96,7 @@ fn a_plain_train_samples_one_window_per_rtt() {
     // (delivered 2 > 1): only segments 10 and 11 (sent at ACK 1) carry it.
     // Acknowledged at 200 ms, segment 10 + i leaves delivered 11 + i; its
     // sample covers delivered - j.
-    for (i, (now, _, _, rs)) in c[10..].iter().enumerate() {
+    for (i, (now, _, _, rs, _)) in c[10..].iter().enumerate() {
         let i = i as u32;
         let j = i / 2 + 1;
         assert_eq!(*now, 2 * RTT_US);
@@ -170,7 +171,7 @@ fn a_retransmission_samples_from_its_retransmission() {
     assert!(t > 100 * MS && t < 200 * MS, "retransmitted at {t}");
     let t_us = t / US;
     let c = calls();
-    let (now, state, _, rs) = *c
+    let (now, state, _, rs, _) = *c
         .iter()
         .find(|call| call.3.is_retrans)
         .expect("a sample from the retransmission");
@@ -225,7 +226,7 @@ fn an_app_limited_period_is_marked_until_its_data_is_delivered() {
     // restart at 150 ms; stamped delivered 2, app-limited. At 250 ms the
     // first ACK (delivered 3 > 2) clears the mark, but the samples keep the
     // stamps' flag.
-    for (k, (now, _, _, rs)) in c[2..].iter().enumerate() {
+    for (k, (now, _, _, rs, _)) in c[2..].iter().enumerate() {
         let k = k as i32 + 1;
         assert_eq!(*now, 250_000);
         assert_eq!(
@@ -281,10 +282,7 @@ fn an_ack_of_a_lone_runt_is_taken_for_a_delayed_ack() {
 
 /// A `cong_control` that owns the window: cwnd 20 whatever happens.
 fn fixed_window(tp: &mut TcpCc, rs: &RateSample) -> bool {
-    CALLS.with(|c| {
-        c.borrow_mut()
-            .push((tp.now_us, tp.ca_state, tp.snd_cwnd, *rs))
-    });
+    record(tp, rs);
     tp.snd_cwnd = 20;
     true
 }
@@ -363,14 +361,15 @@ fn internal_pacing_spaces_segments_by_payload_over_rate() {
     assert!(sent.windows(2).skip(1).all(|w| w[1] - w[0] == 2 * MS));
 }
 
-thread_local! {
-    /// C.lost when each `cong_control` was called, and its sample.
-    static LOST_SAMPLES: RefCell<Vec<(u32, RateSample)>> = const { RefCell::new(Vec::new()) };
-}
-
-fn record_lost(tp: &mut TcpCc, rs: &RateSample) -> bool {
-    LOST_SAMPLES.with(|c| c.borrow_mut().push((tp.lost, *rs)));
-    false
+/// The `skb_marked_lost` calls of a logged run: (time µs, the segment, C.lost as the hook saw it).
+fn lost_reports(run: &ScriptedPath) -> Vec<(u64, LostSkb, u32)> {
+    let log = &run.s.cc.log.as_ref().expect("logged").calls;
+    log.iter()
+        .filter_map(|call| match call.hook {
+            Hook::SkbMarkedLost(skb) => Some((call.before.now_us, skb, call.before.lost)),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
@@ -380,25 +379,15 @@ fn each_lost_segment_is_reported_with_the_stamp_of_its_send() {
     // declines, Reno underneath) is told of it once, as it is marked, with
     // its own stamp: 4 in flight at its send, nothing lost or delivered
     // then, the first window app-limited (see the plain train above).
-    LOST_SAMPLES.with(|c| c.borrow_mut().clear());
     let cfg = FlowConfig {
         cc_log: true,
         ..linux()
     };
-    let mut run = ScriptedPath::prepared(cfg, dropping(&[(3, 0)]), |s| {
-        s.cong_control_hook = Some(record_lost)
-    });
+    let mut run = recorded(cfg, dropping(&[(3, 0)]));
     run.run_until(400 * MS);
-    let log = &run.s.cc.log.as_ref().expect("logged").calls;
-    let lost: Vec<_> = log
-        .iter()
-        .filter_map(|call| match call.hook {
-            Hook::SkbMarkedLost(skb) => Some((skb, call.before.lost)),
-            _ => None,
-        })
-        .collect();
+    let lost = lost_reports(&run);
     assert_eq!(lost.len(), 1, "{lost:?}");
-    let (skb, c_lost) = lost[0];
+    let (_, skb, c_lost) = lost[0];
     assert_eq!(
         (
             skb.tx_in_flight,
@@ -413,10 +402,10 @@ fn each_lost_segment_is_reported_with_the_stamp_of_its_send() {
     // at 0 with k + 1 in flight and see no loss; the SACK of 6, the third
     // above the hole, marks 3 lost before its sample: segment 6's, 7 in
     // flight at its send and 1 lost since.
-    let samples = LOST_SAMPLES.with(|c| c.borrow().clone());
+    let samples = calls();
     let seen: Vec<_> = samples[..6]
         .iter()
-        .map(|(c_lost, rs)| (*c_lost, rs.tx_in_flight, rs.lost, rs.prior_mstamp))
+        .map(|&(_, _, _, rs, c_lost)| (c_lost, rs.tx_in_flight, rs.lost, rs.prior_mstamp))
         .collect();
     assert_eq!(
         seen,
@@ -432,9 +421,9 @@ fn each_lost_segment_is_reported_with_the_stamp_of_its_send() {
     // The retransmission was stamped after the marking: its sample saw none.
     let retx = samples
         .iter()
-        .find(|(_, rs)| rs.is_retrans)
+        .find(|call| call.3.is_retrans)
         .expect("retransmission sampled");
-    assert_eq!(retx.1.lost, 0);
+    assert_eq!(retx.3.lost, 0);
 }
 
 #[test]
@@ -450,20 +439,17 @@ fn a_timeout_reports_each_segment_it_marks_lost_once() {
         cc_log: true,
         ..linux()
     };
-    let mut run = ScriptedPath::prepared(cfg, script, |s| s.cong_control_hook = Some(record));
+    let mut run = recorded(cfg, script);
     run.run_until(4000 * MS);
     assert_eq!(run.log[4], (1000 * MS, 4, false), "the probe");
-    let log = &run.s.cc.log.as_ref().expect("logged").calls;
-    let lost: Vec<_> = log
-        .iter()
-        .filter_map(|call| match call.hook {
-            Hook::SkbMarkedLost(skb) => Some((call.before.now_us, skb.tx_in_flight, skb.tx_lost)),
-            _ => None,
-        })
-        .collect();
+    let lost = lost_reports(&run);
     let at = lost[0].0;
     assert!(at > 1_000_000, "marked at {at} µs");
-    let flights: Vec<_> = lost.iter().map(|&(t, f, l)| (t == at, f, l)).collect();
+    let flights: Vec<_> = lost
+        .iter()
+        .map(|&(t, skb, _)| (t == at, skb.tx_in_flight, skb.tx_lost))
+        .collect();
+    let log = &run.s.cc.log.as_ref().expect("logged").calls;
     assert_eq!(
         flights,
         [
