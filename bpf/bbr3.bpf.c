@@ -242,7 +242,7 @@ void BPF_PROG(bbr3_main, struct sock *sk, __u32 ack, int flag, const struct rate
 	if (newly_lost > 0)
 		b->loss_events_in_round = sat_add32(b->loss_events_in_round, 1);
 	if (unreported > 0)
-		handle_lost_burst(sk, b, rs, &s, unreported);
+		handle_lost_packet(sk, b, &s, unreported, rs->is_app_limited);
 	if (in_loss_recovery(b->prev_ca_state) && !in_loss_recovery(ca_state))
 		restore_cwnd(sk, b);
 	b->prev_ca_state = ca_state;
@@ -365,11 +365,16 @@ void BPF_PROG(bbr3_skb_marked_lost, struct sock *sk, const struct sk_buff *skb)
 {
 	struct bbr3 *b = bbr3_of(sk);
 	const struct tcp_skb_cb *scb = TCP_SKB_CB(skb);
+	struct bbr3_sample s = {
+		/* P's own stamp; C.lost already counts P. */
+		.tx_in_flight = scb->tx.in_flight,
+		.lost = tcp_sk(sk)->lost - scb->tx.lost,
+	};
 
 	if (!b)
 		return;
 	b->lost_reported++;
-	handle_lost_packet(sk, b, scb->tx.in_flight, scb->tx.lost, scb->tx.is_app_limited);
+	handle_lost_packet(sk, b, &s, 1, scb->tx.is_app_limited);
 }
 #endif
 

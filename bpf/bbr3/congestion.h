@@ -125,32 +125,16 @@ static __always_inline void handle_inflight_too_high(struct sock *sk, struct bbr
 	}
 }
 
-/* congestion.rs handle_lost_packet: P's own stamp, C.lost counting P. */
-static __always_inline void handle_lost_packet(struct sock *sk, struct bbr3 *b, __u32 tx_in_flight,
-					       __u32 tx_lost, bool is_app_limited)
-{
-	struct bbr3_sample s = {
-		.tx_in_flight = tx_in_flight,
-		.lost = tcp_sk(sk)->lost - tx_lost,
-	};
-
-	note_loss(sk, b);
-	if (!b->is_bw_probe_sample)
-		return;
-	if (is_inflight_too_high(&s))
-		handle_inflight_too_high(sk, b, is_app_limited, inflight_at_loss(&s, 1));
-}
-
-/* congestion.rs handle_lost_burst: the unreported losses as one burst. */
-static __always_inline void handle_lost_burst(struct sock *sk, struct bbr3 *b,
-					      const struct rate_sample *rs,
-					      const struct bbr3_sample *s, __u32 lost)
+/* congestion.rs handle_lost_packet: a lost packet P of `size` packets with sample s. */
+static __always_inline void handle_lost_packet(struct sock *sk, struct bbr3 *b,
+					       const struct bbr3_sample *s, __u32 size,
+					       bool is_app_limited)
 {
 	note_loss(sk, b);
 	if (!b->is_bw_probe_sample)
 		return;
 	if (is_inflight_too_high(s))
-		handle_inflight_too_high(sk, b, rs->is_app_limited, inflight_at_loss(s, lost));
+		handle_inflight_too_high(sk, b, is_app_limited, inflight_at_loss(s, size));
 }
 
 static __always_inline void handle_spurious_loss_detection(struct sock *sk, struct bbr3 *b)

@@ -6,7 +6,7 @@
 //! whose rate sample does not carry them (a mainline kernel's).
 
 use super::{pct, Bbr3, Sample, State, INF, PERCENT};
-use crate::ops::{before, CaState, LostSkb, RateSample, TcpCc};
+use crate::ops::{before, CaState, RateSample, TcpCc};
 
 impl Bbr3 {
     /// RS.tx_in_flight and RS.lost for the packet this ACK samples (P, sent
@@ -73,42 +73,23 @@ impl Bbr3 {
         self.bdp_multiple(self.bw, PERCENT).min(tp.snd_cwnd)
     }
 
-    /// HandleLostPacket (§5.5.10.2) for packet P, with its stamp: RS.tx_in_flight
-    /// = P.tx_in_flight, RS.lost = C.lost − P.lost (P included, as C.lost
-    /// counts it), RS.is_app_limited = P.is_app_limited.
-    pub(super) fn handle_lost_packet(&mut self, tp: &mut TcpCc, p: &LostSkb) {
+    /// HandleLostPacket (§5.5.10.2) for a lost packet P of `size` packets
+    /// whose sample is `s` (RS.tx_in_flight, RS.lost) and app-limited mark
+    /// `is_app_limited`.
+    pub(super) fn handle_lost_packet(
+        &mut self,
+        tp: &mut TcpCc,
+        s: &Sample,
+        size: u32,
+        is_app_limited: bool,
+    ) {
         self.note_loss(tp);
         if !self.is_bw_probe_sample {
             return; // not a packet sent while probing bandwidth
         }
-        let s = Sample {
-            tx_in_flight: p.tx_in_flight,
-            lost: tp.lost.wrapping_sub(p.tx_lost),
-            ..Sample::default()
-        };
-        if self.is_inflight_too_high(&s) {
-            let tx_in_flight = self.inflight_at_loss(&s, 1);
-            self.handle_inflight_too_high(tp, p.is_app_limited, tx_in_flight);
-        }
-    }
-
-    /// HandleLostPacket (§5.5.10.2) for the `lost` packets marked since the
-    /// last ACK that `skb_marked_lost` did not report, taken as one burst P
-    /// with this ACK's (estimated) sample.
-    pub(super) fn handle_lost_burst(
-        &mut self,
-        tp: &mut TcpCc,
-        rs: &RateSample,
-        s: &Sample,
-        lost: u32,
-    ) {
-        self.note_loss(tp);
-        if !self.is_bw_probe_sample {
-            return;
-        }
         if self.is_inflight_too_high(s) {
-            let tx_in_flight = self.inflight_at_loss(s, lost);
-            self.handle_inflight_too_high(tp, rs.is_app_limited, tx_in_flight);
+            let tx_in_flight = self.inflight_at_loss(s, size);
+            self.handle_inflight_too_high(tp, is_app_limited, tx_in_flight);
         }
     }
 

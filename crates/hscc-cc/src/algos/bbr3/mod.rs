@@ -531,7 +531,9 @@ impl CongestionOps for Bbr3 {
             self.loss_events_in_round = self.loss_events_in_round.saturating_add(1);
         }
         if unreported > 0 {
-            self.handle_lost_burst(tp, rs, &s, unreported);
+            // The losses since the last ACK no hook reported, as one burst
+            // with this ACK's (estimated) sample.
+            self.handle_lost_packet(tp, &s, unreported, rs.is_app_limited);
         }
         // Leaving loss recovery restores the last known good cwnd (§5.6.4.4).
         if in_loss_recovery_state(self.prev_ca_state) && !in_loss_recovery(tp) {
@@ -544,10 +546,17 @@ impl CongestionOps for Bbr3 {
         true
     }
 
-    /// HandleLostPacket (§5.5.10.2) for the packet just marked lost.
+    /// HandleLostPacket (§5.5.10.2) for the packet just marked lost, with
+    /// its stamp: RS.tx_in_flight = P.tx_in_flight, RS.lost = C.lost − P.lost
+    /// (P included, as C.lost counts it), RS.is_app_limited = P.is_app_limited.
     fn skb_marked_lost(&mut self, tp: &mut TcpCc, skb: &LostSkb) {
         self.lost_reported = self.lost_reported.wrapping_add(1);
-        self.handle_lost_packet(tp, skb);
+        let s = Sample {
+            tx_in_flight: skb.tx_in_flight,
+            lost: tp.lost.wrapping_sub(skb.tx_lost),
+            ..Sample::default()
+        };
+        self.handle_lost_packet(tp, &s, 1, skb.is_app_limited);
     }
 
     fn bpf_globals(&self) -> Vec<(&'static str, i64)> {
