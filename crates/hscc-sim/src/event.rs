@@ -35,6 +35,9 @@ pub enum Event {
     HostOut,
     /// The earliest ACK held for its sender's access delay reaches the sender.
     HostIn,
+    /// The earliest segment of lazy host line `0` is due while nothing is on
+    /// its link to take it in (`sim/lazy.rs`).
+    LazyLine(u32),
     /// Flow `0` starts.
     FlowStart(u32),
     /// Flow `0` stops sending new data.

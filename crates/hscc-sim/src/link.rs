@@ -118,6 +118,9 @@ pub struct Link {
     tap: Option<Box<Tap>>,
     /// Hops folded into this link, or the link it is folded into (`link/fold.rs`).
     fold: Fold,
+    /// The host line whose segments this link takes in when next touched
+    /// (`sim/lazy.rs`); `u32::MAX`: none.
+    pub lazy_line: u32,
 }
 
 /// What happened to a packet offered to a link.
@@ -197,6 +200,7 @@ impl Link {
             drop_log: None,
             tap: None,
             fold: Fold::default(),
+            lazy_line: u32::MAX,
         }
     }
 
@@ -482,6 +486,13 @@ impl Link {
         self.tap = Some(Box::new(tap));
         self.drop_log = Some(Box::default());
         self.options = true;
+    }
+
+    /// Whether nothing is on the link's delay line (no arrival at its far end
+    /// is scheduled, unless on a folded hop's line or the link reorders).
+    #[inline]
+    pub fn line_is_empty(&self) -> bool {
+        self.line.is_empty()
     }
 
     /// Whether this link is captured.

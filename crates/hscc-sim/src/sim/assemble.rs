@@ -3,6 +3,7 @@
 
 use hscc_cc::Shared;
 
+use super::lazy::NO_LINE;
 use super::{fold, seeded_sender, Flow, HostLine, Net, NetCounters, Routes, Sim, Traces, UdpFlow};
 use crate::capture::{Capture, CapturePoint, Tap};
 use crate::config::{ConfigError, SimConfig};
@@ -124,6 +125,14 @@ impl Sim {
                 .first()
                 .is_some_and(|&l| users[l as usize] == 1);
         }
+        // Of those used by more, the ones whose every user is a configured
+        // flow's data starting there.
+        let mut firsts = vec![0u32; t.links.len()];
+        for f in &flows {
+            if let Some(&l) = routes.path(f.data_route).first() {
+                firsts[l as usize] += 1;
+            }
+        }
         // Room for the rows the estimate expects (pages untouched cost nothing).
         for &(i, rows) in cc_log_rows {
             if let Some(log) = &mut flows[i as usize].sender.cc.log {
@@ -139,6 +148,24 @@ impl Sim {
         }
         if let Some(dt) = cfg.sample_interval {
             q.push_first(dt, Event::Sample);
+        }
+        // Lazy host lines (`sim/lazy.rs`), after the captures, which keep a
+        // link from taking segments in lazily (a capture's records of several
+        // points are kept in the order offered).
+        let mut lazy_links = Vec::new();
+        for f in &mut flows {
+            let Some(&l) = routes.path(f.data_route).first() else {
+                continue;
+            };
+            let link = &mut links[l as usize];
+            let shared = firsts[l as usize] >= 2 && users[l as usize] == firsts[l as usize];
+            if shared && !link.special_arrivals() && !link.captured() {
+                if link.lazy_line == NO_LINE {
+                    link.lazy_line = lazy_links.len() as u32;
+                    lazy_links.push(l);
+                }
+                f.lazy_line = link.lazy_line;
+            }
         }
         // After the captures, which keep a link from folding.
         let folds = fold::folds(&cfg, &routes, &links);
@@ -166,6 +193,8 @@ impl Sim {
             events: 0,
             host_out: HostLine::default(),
             host_in: HostLine::default(),
+            lazy_lines: lazy_links.iter().map(|_| HostLine::default()).collect(),
+            lazy_links,
             shared,
             until: 0,
             runs_programs,

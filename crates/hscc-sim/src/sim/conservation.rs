@@ -1,5 +1,5 @@
 //! The run's invariants, checked by the tests: packet conservation, each
-//! sender's scoreboard and the host line's count of held segments.
+//! sender's scoreboard and the host lines' count of held segments.
 
 use super::Sim;
 
@@ -37,6 +37,7 @@ impl Sim {
         for p in self
             .host_out
             .packets()
+            .chain(self.lazy_lines.iter().flat_map(|l| l.packets()))
             .filter(|p| p.gen == self.flows[p.flow as usize].gen)
         {
             held[p.flow as usize] += 1;

@@ -1,6 +1,7 @@
 //! The event loop's handlers: each event, a packet's arrival at the far end
 //! of a link, its delivery, and the ACKs a receiver sends.
 
+use super::lazy::NO_LINE;
 use super::{Sim, HELD};
 use crate::event::{Event, Fire};
 use crate::limits::MAX_UDP_IN_NETWORK;
@@ -16,7 +17,8 @@ impl Sim {
         match ev {
             Event::LinkArrive(l) => {
                 // One call site of `arrive`, so that it stays inlined here.
-                let special = self.net.links[l as usize].special_arrivals();
+                let link = &self.net.links[l as usize];
+                let (special, lazy) = (link.special_arrivals(), link.lazy_line);
                 let mut now = now;
                 loop {
                     let (p, next) = if special {
@@ -25,13 +27,21 @@ impl Sim {
                             None => break,
                         }
                     } else {
+                        if lazy != NO_LINE {
+                            self.take_held(lazy, now);
+                        }
                         self.net.links[l as usize].pop_arrival(now)
                     };
                     self.arrive(p);
                     if special {
                         continue;
                     }
-                    let Some(t) = next else { break };
+                    let Some(t) = next else {
+                        if lazy != NO_LINE {
+                            self.arm_lazy(lazy, l);
+                        }
+                        break;
+                    };
                     // The link's next packet arrives strictly before every other
                     // event: handle it now rather than through the heap (the
                     // order of execution is the same either way).
@@ -78,6 +88,7 @@ impl Sim {
                     self.host_out_due();
                 }
             }
+            Event::LazyLine(i) => self.lazy_line_due(i),
             Event::HostIn => {
                 if self.host_in.timer.fire(now, &mut self.net.q, ev) == Fire::Expired {
                     self.host_in_due();
@@ -122,6 +133,10 @@ impl Sim {
                 link.rearm(now, c.link, &mut self.net.q);
             }
             Event::Sample => {
+                // What was due strictly before `now`: the sample runs first at its time.
+                if let Some(before) = now.checked_sub(1) {
+                    self.take_all_held(before);
+                }
                 for (i, l) in self.net.links.iter_mut().enumerate() {
                     l.settle(now, i as u32, &mut self.net.q);
                 }

@@ -38,6 +38,9 @@ pub struct Flow {
     /// its later time, since no other packet can reach that link in between
     /// (the same result as waiting in the host line, without an event per segment).
     pub(super) direct: bool,
+    /// The lazy host line of the first link of the data route, which several
+    /// flows share and nothing else uses (`sim/lazy.rs`); `NO_LINE`: none.
+    pub(super) lazy_line: u32,
 }
 
 impl Flow {
@@ -60,6 +63,7 @@ impl Flow {
             start,
             held: 0,
             direct: false,
+            lazy_line: super::lazy::NO_LINE,
         }
     }
 }

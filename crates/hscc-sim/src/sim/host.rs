@@ -14,6 +14,15 @@ pub(super) const HELD: u8 = u8::MAX;
 /// A packet held at a host until its time.
 type Held = Timed<Packet>;
 
+/// Where a host line's earliest packet is held.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Head {
+    /// In the FIFO of packets held in time order.
+    InOrder,
+    /// In the heap of the others.
+    OutOfOrder,
+}
+
 /// Packets held at their hosts (host jitter, access delay) for every flow at
 /// once, earliest first and in the order held among equal times: a flow's
 /// packets, held with non-decreasing times, keep their order. One line, so
@@ -36,6 +45,15 @@ impl HostLine {
     /// Hold `p` until `at`; `ev` is this line's event.
     #[inline]
     pub(super) fn push(&mut self, at: Time, p: Packet, q: &mut EventQueue, ev: Event) {
+        self.hold(at, p);
+        if at < self.timer.deadline {
+            self.timer.arm(at, q, ev);
+        }
+    }
+
+    /// Hold `p` until `at`, leaving the timer to the caller.
+    #[inline]
+    pub(super) fn hold(&mut self, at: Time, p: Packet) {
         let held = Held::new(at, self.seq, p);
         self.seq += 1;
         // A later sequence number: in order when not earlier than the last.
@@ -44,28 +62,36 @@ impl HostLine {
         } else {
             self.out_of_order.push(held);
         }
-        if at < self.timer.deadline {
-            self.timer.arm(at, q, ev);
-        }
     }
 
-    /// The earliest packet if it is due by `now`.
+    /// The earliest packet and its time, if it is due by `now`.
     #[inline]
-    pub(super) fn pop_due(&mut self, now: Time) -> Option<Packet> {
-        let first = self.in_order.front().map(|h| h.key);
-        let other = self.out_of_order.peek().map(|h| h.key);
-        let from_fifo = match (first, other) {
-            (Some(a), Some(b)) => a < b,
-            (a, _) => a.is_some(),
+    pub(super) fn pop_due(&mut self, now: Time) -> Option<(Time, Packet)> {
+        let (at, &p, head) = self.first_due(now)?;
+        self.remove(head);
+        Some((at, p))
+    }
+
+    /// The earliest packet, its time and where it is held, if it is due by
+    /// `now` (the caller reads it in place, then [`HostLine::remove`]s it).
+    #[inline]
+    pub(super) fn first_due(&self, now: Time) -> Option<(Time, &Packet, Head)> {
+        let (h, head) = match (self.in_order.front(), self.out_of_order.peek()) {
+            (Some(a), Some(b)) if b.key < a.key => (b, Head::OutOfOrder),
+            (Some(a), _) => (a, Head::InOrder),
+            (None, Some(b)) => (b, Head::OutOfOrder),
+            (None, None) => return None,
         };
-        let due = |key: u128| (key >> 64) as Time <= now;
-        if from_fifo {
-            first.filter(|&k| due(k))?;
-            self.in_order.pop_front().map(|h| h.item)
-        } else {
-            other.filter(|&k| due(k))?;
-            self.out_of_order.pop().map(|h| h.item)
-        }
+        (h.time() <= now).then(|| (h.time(), &h.item, head))
+    }
+
+    /// Remove the earliest packet, held at `head`.
+    #[inline]
+    pub(super) fn remove(&mut self, head: Head) {
+        match head {
+            Head::InOrder => self.in_order.pop_front().map(drop),
+            Head::OutOfOrder => self.out_of_order.pop().map(drop),
+        };
     }
 
     /// When the earliest packet is due.
@@ -101,7 +127,7 @@ impl Sim {
     pub(super) fn host_out_due(&mut self) {
         loop {
             let now = self.net.now;
-            while let Some(p) = self.host_out.pop_due(now) {
+            while let Some((_, p)) = self.host_out.pop_due(now) {
                 let flow = &mut self.flows[p.flow as usize];
                 if p.gen != flow.gen {
                     continue; // a finished web transfer's: its slot is reused, it never leaves
@@ -126,7 +152,7 @@ impl Sim {
     pub(super) fn host_in_due(&mut self) {
         loop {
             let now = self.net.now;
-            while let Some(p) = self.host_in.pop_due(now) {
+            while let Some((_, p)) = self.host_in.pop_due(now) {
                 // A finished web transfer's ACK (its slot reused) is dropped.
                 if p.gen == self.flows[p.flow as usize].gen {
                     self.deliver(p);
@@ -162,19 +188,18 @@ mod tests {
             for (i, &(dt, pop)) in steps.iter().enumerate() {
                 if pop {
                     now += dt;
-                    while let Some(p) = line.pop_due(now) {
-                        left.push((p.t, p.seq));
+                    while let Some((t, p)) = line.pop_due(now) {
+                        left.push((t, p.seq));
                     }
                 } else {
                     let at = now + dt;
-                    let mut p = Packet::data(0, i as u64, 1000, now, 0);
-                    p.t = at;
+                    let p = Packet::data(0, i as u64, 1000, now, 0);
                     line.push(at, p, &mut q, Event::HostOut);
                     held.push((at, i as u64));
                 }
             }
-            while let Some(p) = line.pop_due(Time::MAX) {
-                left.push((p.t, p.seq));
+            while let Some((t, p)) = line.pop_due(Time::MAX) {
+                left.push((t, p.seq));
             }
             held.sort_unstable();
             prop_assert!(line.is_empty());

@@ -7,9 +7,14 @@ macro_rules! wire {
             net: &mut $self.net,
             route: $self.routes.path($flow.data_route),
             gen: $flow.gen,
-            host: &mut $self.host_out,
+            host: if $flow.lazy_line == $crate::sim::lazy::NO_LINE {
+                &mut $self.host_out
+            } else {
+                &mut $self.lazy_lines[$flow.lazy_line as usize]
+            },
             held: &mut $flow.held,
             direct: $flow.direct,
+            lazy_line: $flow.lazy_line,
         }
     };
 }
@@ -20,6 +25,7 @@ mod events;
 mod flow;
 mod fold;
 mod host;
+mod lazy;
 mod net;
 mod routes;
 mod traces;
@@ -66,6 +72,11 @@ pub struct Sim {
     pub host_out: HostLine,
     /// ACKs waiting for their senders (access delay).
     pub host_in: HostLine,
+    /// Segments waiting at their hosts for a first link several flows share
+    /// and nothing else uses, one line per such link (`sim/lazy.rs`).
+    lazy_lines: Vec<HostLine>,
+    /// The link of each lazy line.
+    lazy_links: Vec<u32>,
     /// What the algorithms of all flows share (TCP-FIT's α, the programs registered).
     shared: Shared,
     until: Time,
@@ -96,12 +107,14 @@ impl Sim {
                 && self.events.is_multiple_of(PROGRAM_CHECK_EVENTS)
                 && self.check_programs()
             {
+                self.take_all_held(self.net.now);
                 self.net.credit_folds(self.net.now.saturating_add(1));
                 return;
             }
         }
         self.net.now = t;
         // Every event at `t` has run.
+        self.take_all_held(t);
         self.net.credit_folds(t.saturating_add(1));
         if self.runs_programs {
             self.check_programs();

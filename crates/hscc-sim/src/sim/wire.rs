@@ -1,6 +1,7 @@
 //! The sender's side of the network ([`Wire`]): a segment goes to its first
 //! link at once or waits in its host line.
 
+use super::lazy::NO_LINE;
 use super::{HostLine, Net};
 use crate::event::{Event, EventQueue};
 use crate::packet::Packet;
@@ -15,6 +16,28 @@ pub(super) struct SenderWire<'a> {
     pub(super) host: &'a mut HostLine,
     pub(super) held: &'a mut u32,
     pub(super) direct: bool,
+    /// `host` is the lazy line of the first link, this one (`sim/lazy.rs`); `NO_LINE`: the shared line.
+    pub(super) lazy_line: u32,
+}
+
+impl SenderWire<'_> {
+    /// Send `p` at `at` through the first link's lazy line: at once when it
+    /// is due now and nothing is held before it, else held (`sim/lazy.rs`).
+    #[inline]
+    fn hold_lazily(&mut self, p: Packet, at: Time) {
+        if at == self.net.now && self.host.is_empty() {
+            self.net.counters.injected += 1;
+            self.net.forward(&p, 0, self.route, at);
+            return;
+        }
+        *self.held += 1;
+        self.host.hold(at, p);
+        let line = &mut *self.host;
+        if at < line.timer.deadline && self.net.links[self.route[0] as usize].line_is_empty() {
+            line.timer
+                .arm(at, &mut self.net.q, Event::LazyLine(self.lazy_line));
+        }
+    }
 }
 
 impl Wire for SenderWire<'_> {
@@ -31,6 +54,9 @@ impl Wire for SenderWire<'_> {
         p.gen = self.gen;
         if let Some(c) = &mut self.net.capture {
             c.sent(&p, at);
+        }
+        if self.lazy_line != NO_LINE {
+            return self.hold_lazily(p, at);
         }
         if (at == self.net.now || self.direct) && *self.held == 0 {
             self.net.counters.injected += 1;

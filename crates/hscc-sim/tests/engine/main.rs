@@ -18,6 +18,7 @@ mod flows;
 mod fold;
 mod host_timing;
 mod knobs;
+mod lazy;
 mod limits;
 mod links_web;
 mod network;
