@@ -86,6 +86,9 @@ pub struct FlowCounters {
 #[derive(Clone, Debug)]
 pub struct DelayHistogram {
     h: Histogram<u64>,
+    /// Delays under a nanosecond, counted here instead of in `h` (most packets
+    /// of a link that seldom queues): `h` with these recorded as 0 is the histogram.
+    zeros: u64,
     sum_ns: u128,
 }
 
@@ -95,6 +98,7 @@ impl DelayHistogram {
         // 1 ns to 1000 s; larger delays saturate at the top.
         DelayHistogram {
             h: Histogram::new_with_bounds(1, 1_000_000_000_000, 3).expect("valid bounds"),
+            zeros: 0,
             sum_ns: 0,
         }
     }
@@ -103,13 +107,17 @@ impl DelayHistogram {
     #[inline]
     pub fn record(&mut self, d: Time) {
         let ns = d / NS;
+        if ns == 0 {
+            self.zeros += 1;
+            return;
+        }
         self.sum_ns += ns as u128;
         self.h.saturating_record(ns);
     }
 
     /// Packets recorded.
     pub fn count(&self) -> u64 {
-        self.h.len()
+        self.h.len() + self.zeros
     }
 
     /// Sum of all recorded delays, seconds.
@@ -127,7 +135,14 @@ impl DelayHistogram {
 
     /// Delay at quantile `q` in [0, 1], seconds.
     pub fn quantile_s(&self, q: f64) -> f64 {
-        self.h.value_at_quantile(q) as f64 * 1e-9
+        let ns = if self.zeros == 0 {
+            self.h.value_at_quantile(q)
+        } else {
+            let mut all = self.h.clone();
+            all.saturating_record_n(0, self.zeros);
+            all.value_at_quantile(q)
+        };
+        ns as f64 * 1e-9
     }
 
     /// Largest delay recorded, seconds.
@@ -178,5 +193,61 @@ mod tests {
         let q = h.quantile_s(0.99);
         assert!((q - 99e-6).abs() < 0.2e-6, "{q}");
         assert!((h.max_s() - 100e-6).abs() < 0.1e-6);
+    }
+
+    #[test]
+    fn delays_under_a_nanosecond_count_as_zeros_in_every_figure() {
+        // 70 packets that did not wait (some of them a few ps) and 30 of 1..=30 µs.
+        let mut h = DelayHistogram::new();
+        for i in 0..100u64 {
+            h.record(if i < 70 {
+                i * 10
+            } else {
+                (i - 69) * crate::time::US
+            });
+        }
+        assert_eq!(h.count(), 100);
+        assert!(
+            (h.mean_s() - 465e-6 / 100.0).abs() < 1e-15,
+            "{}",
+            h.mean_s()
+        );
+        assert_eq!(h.quantile_s(0.5), 0.0);
+        assert_eq!(h.quantile_s(0.7), 0.0);
+        assert!(
+            (h.quantile_s(0.9) - 20e-6).abs() < 0.02e-6,
+            "{}",
+            h.quantile_s(0.9)
+        );
+        assert!((h.max_s() - 30e-6).abs() < 0.03e-6);
+        let mut zeros = DelayHistogram::new();
+        zeros.record(5);
+        assert_eq!(
+            (zeros.count(), zeros.quantile_s(0.99), zeros.max_s()),
+            (1, 0.0, 0.0)
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever the delays, every figure is the one a histogram of them all gives.
+        #[test]
+        fn the_figures_are_those_of_one_histogram_of_every_delay(
+            delays in proptest::collection::vec(
+                proptest::prop_oneof![0u64..crate::time::NS, 0u64..50 * crate::time::MS],
+                0..300,
+            ),
+        ) {
+            let mut h = DelayHistogram::new();
+            let mut all = Histogram::<u64>::new_with_bounds(1, 1_000_000_000_000, 3).unwrap();
+            for &d in &delays {
+                h.record(d);
+                all.saturating_record(d / crate::time::NS);
+            }
+            proptest::prop_assert_eq!(h.count(), all.len());
+            for q in [0.0, 0.1, 0.5, 0.9, 0.99, 1.0] {
+                proptest::prop_assert_eq!(h.quantile_s(q), all.value_at_quantile(q) as f64 * 1e-9);
+            }
+            proptest::prop_assert_eq!(h.max_s(), all.max() as f64 * 1e-9);
+        }
     }
 }
