@@ -18,6 +18,7 @@ unsafe extern "C" fn not_emulated(_sig: libc::c_int, _pc: u64, _addr: u64) {
 
 /// Run `f` as a hook runs.
 fn in_hook<R>(f: impl FnOnce() -> R) -> R {
+    crate::test_env();
     hscc_program::fault::install();
     hscc_program::fault::guarded(not_emulated, f)
 }

@@ -7,14 +7,6 @@ use std::path::{Path, PathBuf};
 use hscc_cc::{ExternalProgram, TcpCc};
 use hscc_program::program::{choose_ops, Candidate};
 
-fn cache() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("program-cache");
-        std::env::set_var("HSCC_CACHE_DIR", dir);
-    });
-}
-
 /// The template as `name`, with `extra` appended (more struct_ops).
 fn template_with(dir: &Path, name: &str, extra: &str) -> PathBuf {
     let text = include_str!("../../../../python/hscc/templates/algorithm.bpf.c")
@@ -69,7 +61,7 @@ struct tcp_congestion_ops nouse = {
 
 #[test]
 fn a_file_with_an_incomplete_struct_ops_runs_its_complete_one() {
-    cache();
+    crate::test_env();
     let dir = tempfile::tempdir().unwrap();
     let p = hscc_program::load(&template_with(dir.path(), "two", NOUSE)).unwrap();
     assert_eq!(p.ops_variable(), "two");
@@ -167,7 +159,7 @@ struct tcp_congestion_ops probe = {
 
 #[test]
 fn socket_options_send_ack_storage_and_the_receivers_fields_behave_as_documented() {
-    cache();
+    crate::test_env();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("probe.bpf.c");
     std::fs::write(&path, PROBE).unwrap();

@@ -239,8 +239,7 @@ fn linux_bpf_dctcp_unchanged_runs_hook_for_hook_as_the_builtin_dctcp() {
             return;
         }
     };
-    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("program-cache");
-    std::env::set_var("HSCC_CACHE_DIR", cache);
+    crate::test_env();
     let program = hscc_program::load(&dir.join("bpf_dctcp.c")).unwrap();
     assert_eq!(program.kernel_name().unwrap(), "bpf_dctcp");
     assert_eq!(program.ops_variable(), "dctcp", "not dctcp_nouse");

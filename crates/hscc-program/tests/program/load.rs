@@ -12,17 +12,9 @@ fn template(dir: &std::path::Path) -> PathBuf {
     p
 }
 
-/// A scratch directory for one test's program files. The first call also sets the
-/// one program cache of this file's tests, before any of them builds (the
-/// environment is the process's, the tests run on threads).
+/// A scratch directory for one test's program files, in the tests' environment.
 fn scratch() -> tempfile::TempDir {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("program-cache");
-        std::env::set_var("HSCC_CACHE_DIR", dir);
-        // A hook that hangs is cut off after 1 s here (10 s by default).
-        std::env::set_var("HSCC_HOOK_LIMIT_S", "1");
-    });
+    crate::test_env();
     tempfile::tempdir().unwrap()
 }
 
