@@ -101,6 +101,26 @@ fn a_link_one_flow_uses_or_that_carries_anything_else_is_not_lazy() {
 }
 
 #[test]
+fn a_shared_access_link_that_drops_takes_its_segments_in_the_same_way() {
+    // The hosts' 20 Mbit/s access link, with 4 packets of buffer and 20 %
+    // random loss, is the bottleneck: segments taken in are dropped there,
+    // sometimes every one while nothing is on the link, which leaves the
+    // rest to the line's timer.
+    let mut cfg = pairs(4, 1, 30 * US, 100);
+    let mut access = AccessSpec::new(20_000_000, 19 * MS);
+    access.buffer = Buffer::Packets(4);
+    let bn = || LinkConfig::new(100_000_000, MS, Buffer::Packets(100));
+    cfg.topology = dumbbell(bn(), bn(), &[access]).topology;
+    cfg.topology.links[2].cfg.loss = 0.2;
+    let sim = Sim::new(cfg.clone()).unwrap();
+    assert_eq!(sim.lazy_links(), [2]);
+    let r = sim.run();
+    let c = &r.links[2].counters;
+    assert!(c.drops_queue > 5 && c.drops_random > 50, "{c:?}");
+    assert_eq!(same_both_ways(cfg), [2]);
+}
+
+#[test]
 fn without_host_timing_a_lazy_line_holds_nothing_and_saves_nothing() {
     let (links, lazy, shared) = both_ways(pairs(4, 1, 0, 100));
     assert_eq!((links, lazy), (vec![2], shared));
