@@ -9,6 +9,8 @@ use proptest::prelude::*;
 
 use hscc_cc::testing::proptest_cases;
 
+use crate::reno_pairs::reno_pairs;
+
 /// `cfg` run with its hops folded (as built) and with every hop on its own:
 /// the results must be the same but for the events, fewer by one for each
 /// packet that crossed a folded hop's feeding link on its way to that hop
@@ -43,35 +45,11 @@ fn reno() -> CcParams {
     CcParams::from_name("reno").unwrap()
 }
 
-/// `n` Reno flows over one host pair of a dumbbell: 100 Mbit/s, RTT 40 ms,
-/// a 100-packet buffer, 1 Gbit/s access links, sampled every 100 ms.
-fn one_pair(n: usize, host_jitter: Time) -> SimConfig {
-    let bn = || LinkConfig::new(100_000_000, MS, Buffer::Packets(100));
-    let db = dumbbell(bn(), bn(), &[AccessSpec::new(1_000_000_000, 19 * MS)]);
-    let (s, d) = db.pairs[0];
-    let flows = (0..n)
-        .map(|i| {
-            let mut f = FlowConfig::bulk(s, d, reno());
-            f.host_jitter = host_jitter;
-            f.start = i as Time * 7 * MS;
-            f
-        })
-        .collect();
-    SimConfig {
-        topology: db.topology,
-        flows,
-        duration: 3 * SEC,
-        seed: 5,
-        sample_interval: Some(100 * MS),
-        ..SimConfig::default()
-    }
-}
-
 #[test]
 fn a_one_pair_dumbbell_folds_the_hops_behind_both_bottlenecks() {
     // Links: 0 L→R, 1 R→L, 2 s0→L, 3 L→s0, 4 R→d0, 5 d0→R. Only the
     // bottleneck feeds the receiver's access link (data) and the sender's (ACKs).
-    let folds = same_both_ways(one_pair(8, 8 * US));
+    let folds = same_both_ways(reno_pairs(8, 1, 8 * US, 100));
     assert_eq!(folds, [(0, 4), (1, 3)]);
 }
 
@@ -106,7 +84,7 @@ fn each_receivers_access_link_folds_into_the_bottleneck() {
 fn links_web_transfers_cross_are_not_folded() {
     // Reno flows and web transfers on one host pair: a reused slot's stale
     // packets leave at the first link end they reach, which folding would hide.
-    let mut cfg = one_pair(2, 8 * US);
+    let mut cfg = reno_pairs(2, 1, 8 * US, 100);
     let (s, d) = (cfg.flows[0].src, cfg.flows[0].dst);
     cfg.web.push(WebConfig {
         servers: vec![s],

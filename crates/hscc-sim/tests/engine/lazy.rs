@@ -10,6 +10,8 @@ use proptest::prelude::*;
 
 use hscc_cc::testing::proptest_cases;
 
+use crate::reno_pairs::reno_pairs;
+
 /// `cfg` run with its lazy lines (as built) and through the shared host
 /// line: the same results but for the events. Its lazy links, and the
 /// events of each run.
@@ -39,58 +41,25 @@ fn same_both_ways(cfg: SimConfig) -> Vec<u32> {
     links
 }
 
-fn reno() -> CcParams {
-    CcParams::from_name("reno").unwrap()
-}
-
-/// `n` Reno flows on each of `pairs` host pairs of a dumbbell: 100 Mbit/s,
-/// RTT 40 ms, a `buffer`-packet buffer, 1 Gbit/s access links, host jitter
-/// `jitter`, sampled every 100 ms.
-fn pairs(n: usize, pairs: usize, jitter: Time, buffer: u64) -> SimConfig {
-    let bn = || LinkConfig::new(100_000_000, MS, Buffer::Packets(buffer));
-    let access = vec![AccessSpec::new(1_000_000_000, 19 * MS); pairs];
-    let db = dumbbell(bn(), bn(), &access);
-    let flows = db
-        .pairs
-        .iter()
-        .flat_map(|&(s, d)| {
-            (0..n).map(move |i| {
-                let mut f = FlowConfig::bulk(s, d, reno());
-                f.host_jitter = jitter;
-                f.start = i as Time * 7 * MS;
-                f
-            })
-        })
-        .collect();
-    SimConfig {
-        topology: db.topology,
-        flows,
-        duration: 3 * SEC,
-        seed: 5,
-        sample_interval: Some(100 * MS),
-        ..SimConfig::default()
-    }
-}
-
 #[test]
 fn flows_sharing_a_host_take_its_access_link_lazily() {
     // Links: 0 L→R, 1 R→L, then s→L, L→s, R→d, d→R for each pair.
-    assert_eq!(same_both_ways(pairs(8, 1, 8 * US, 100)), [2]);
-    assert_eq!(same_both_ways(pairs(3, 2, 8 * US, 30)), [2, 6]);
+    assert_eq!(same_both_ways(reno_pairs(8, 1, 8 * US, 100)), [2]);
+    assert_eq!(same_both_ways(reno_pairs(3, 2, 8 * US, 30)), [2, 6]);
 }
 
 #[test]
 fn a_link_one_flow_uses_or_that_carries_anything_else_is_not_lazy() {
     // One flow per pair: it offers its segments to its link directly.
-    assert!(same_both_ways(pairs(1, 2, 8 * US, 100)).is_empty());
+    assert!(same_both_ways(reno_pairs(1, 2, 8 * US, 100)).is_empty());
     // ACKs of a flow the other way.
-    let mut cfg = pairs(2, 1, 8 * US, 100);
+    let mut cfg = reno_pairs(2, 1, 8 * US, 100);
     let mut back = cfg.flows[0].clone();
     (back.src, back.dst) = (cfg.flows[0].dst, cfg.flows[0].src);
     cfg.flows.push(back);
     assert!(same_both_ways(cfg).is_empty());
     // A scheduled change of the link.
-    let mut cfg = pairs(2, 1, 8 * US, 100);
+    let mut cfg = reno_pairs(2, 1, 8 * US, 100);
     cfg.changes.push(LinkChange {
         at: SEC,
         link: 2,
@@ -106,7 +75,7 @@ fn a_shared_access_link_that_drops_takes_its_segments_in_the_same_way() {
     // random loss, is the bottleneck: segments taken in are dropped there,
     // sometimes every one while nothing is on the link, which leaves the
     // rest to the line's timer.
-    let mut cfg = pairs(4, 1, 30 * US, 100);
+    let mut cfg = reno_pairs(4, 1, 30 * US, 100);
     let mut access = AccessSpec::new(20_000_000, 19 * MS);
     access.buffer = Buffer::Packets(4);
     let bn = || LinkConfig::new(100_000_000, MS, Buffer::Packets(100));
@@ -122,7 +91,7 @@ fn a_shared_access_link_that_drops_takes_its_segments_in_the_same_way() {
 
 #[test]
 fn without_host_timing_a_lazy_line_holds_nothing_and_saves_nothing() {
-    let (links, lazy, shared) = both_ways(pairs(4, 1, 0, 100));
+    let (links, lazy, shared) = both_ways(reno_pairs(4, 1, 0, 100));
     assert_eq!((links, lazy), (vec![2], shared));
 }
 
@@ -143,7 +112,7 @@ proptest! {
         seed in any::<u64>(),
         steps in proptest::collection::vec(1u64..400, 1..12),
     ) {
-        let mut cfg = pairs(n, npairs, jitter_us * US, buffer);
+        let mut cfg = reno_pairs(n, npairs, jitter_us * US, buffer);
         cfg.seed = seed;
         cfg.duration = 2 * SEC;
         for f in &mut cfg.flows {

@@ -29,6 +29,7 @@ mod rate;
 mod rate_halving;
 mod record;
 mod recovery;
+mod reno_pairs;
 mod response;
 mod rtt_sampling;
 mod sack1;
