@@ -227,17 +227,21 @@ def test_short_runs_go_several_to_a_task_and_give_the_same_rows(base, tmp_path):
 def test_runs_per_task_aim_at_a_tenth_of_a_second_and_spare_the_last_tasks():
     pace = execute._Pace()
     assert pace.runs_per_task(left=100, slots=4) == 1  # nothing timed yet
-    for _ in range(3):
-        pace.ran(0.02)
+    pace.ran(0.06, 3)
     assert pace.runs_per_task(left=100, slots=4) == 5  # 0.1 s / 20 ms
     assert pace.runs_per_task(left=12, slots=4) == 3  # the last 12 runs shared by the 4 slots
     assert pace.runs_per_task(left=3, slots=4) == 1
-    pace.ran(0.0)
-    for _ in range(100):
-        pace.ran(1e-5)
-    assert pace.runs_per_task(left=10_000, slots=4) == execute._MAX_RUNS_PER_TASK
+    quick = execute._Pace()
+    quick.ran(0.0, 1)
+    quick.ran(0.05, 99)  # 0.5 ms a run
+    assert quick.runs_per_task(left=10_000, slots=4) == execute._MAX_RUNS_PER_TASK
+    assert quick.runs_per_task(left=160, slots=4) == 40  # the last 160 runs shared
+    # The last tasks still hold 10 ms of runs (a Dask task's own cost is milliseconds),
+    assert quick.runs_per_task(left=40, slots=4) == 20
+    # unless fewer are left.
+    assert quick.runs_per_task(left=7, slots=4) == 7
     slow = execute._Pace()
-    slow.ran(2.0)
+    slow.ran(2.0, 1)
     assert slow.runs_per_task(left=100, slots=4) == 1
 
 

@@ -3,7 +3,7 @@ cluster, or, for a sweep of one run, in the sweep's own process, through one loo
 
 Runs already in the store are not submitted. A few tasks per worker are in
 flight at once, so a sweep of a million runs does not hold a million scenarios
-in memory. A task is one run, or a few short ones (about 0.1 s of engine time
+in memory. A task is one run, or a few short ones (about 0.1 s of a worker's time
 together), so that short runs do not each pay for a task (on Dask, milliseconds
 of scheduling). Finished runs are stored by one writer thread, as soon as it is
 free, all those waiting together with one flush to disk, while the loop goes on
@@ -18,7 +18,9 @@ its worker dying) is recorded with the message and the others go on.
 from __future__ import annotations
 
 import logging
+import math
 import os
+import pickle
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -47,8 +49,9 @@ if TYPE_CHECKING:
     from distributed import LocalCluster
 
 _IN_FLIGHT_PER_WORKER = 2  # tasks
-_TASK_S = 0.1  # engine time per task once runs are timed: beside it a task's own cost (ms on Dask) is small
-_MAX_RUNS_PER_TASK = 16
+_TASK_S = 0.1  # a task's time in its worker once runs are timed: beside it a task's own cost (ms on Dask) is small
+_MIN_TASK_S = 0.01  # nor the last tasks so short that their own cost is most of them
+_MAX_RUNS_PER_TASK = 64
 _MAX_UNSTORED_BYTES = (
     256 << 20
 )  # finished runs' files waiting for the writer: past this, no new run starts
@@ -203,8 +206,11 @@ class DaskPool:
         )
         self._executor = self._client.get_executor(pure=False)
 
-    def submit(self, *args: Any) -> Future[Any]:
-        done: Future[Any] = self._executor.submit(*args)  # a concurrent.futures Future
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        # Pickled here: Dask would otherwise walk every value of the scenarios looking for its
+        # own futures, which costs as much as short runs themselves.
+        call = pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
+        done: Future[Any] = self._executor.submit(_call_pickled, call)  # concurrent.futures'
         return done
 
     def restart(self) -> None:
@@ -214,6 +220,11 @@ class DaskPool:
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _call_pickled(call: bytes) -> Any:
+    fn, args = pickle.loads(call)
+    return fn(*args)
 
 
 class InlinePool:
@@ -356,7 +367,7 @@ def execute(
                 if keys is None:
                     continue  # on a pool replaced meanwhile; its runs were submitted again
                 try:
-                    results = fut.result()
+                    results, seconds = fut.result()
                 except BrokenExecutor:  # a worker died: every run on its pool is lost
                     lost = [*keys, *(k for task in running.values() for k in task)]
                     running.clear()
@@ -382,11 +393,11 @@ def execute(
                                 ),
                             )
                     continue
+                pace.ran(seconds, len(keys))
                 for k, (status, payload, metrics) in zip(keys, results, strict=True):
                     if status != "ok":
                         finish(k, Outcome("failed", error=payload))
                         continue
-                    pace.ran(metrics["wall_time_s"])
                     if store is None:
                         finish(k, Outcome("ok", metrics))
                     else:
@@ -403,22 +414,26 @@ def execute(
 
 
 class _Pace:
-    """Runs per task: one until some runs are timed, then about _TASK_S of engine time, so that
-    short runs do not each pay a task's cost, but never so many that the last tasks leave workers idle."""
+    """Runs per task: one until some runs are timed, then about _TASK_S of a worker's time, so
+    that short runs do not each pay a task's cost, but never so many that the last tasks leave
+    workers idle, nor so few that the last tasks are mostly their own cost."""
 
     def __init__(self) -> None:
         self.runs, self.seconds = 0, 0.0
 
-    def ran(self, engine_seconds: float) -> None:
-        self.runs += 1
-        self.seconds += engine_seconds
+    def ran(self, seconds: float, runs: int) -> None:
+        self.runs += runs
+        self.seconds += seconds
 
     def runs_per_task(self, left: int, slots: int) -> int:
         if not self.runs:
             return 1
         per_run = self.seconds / self.runs
-        wanted = int(_TASK_S / per_run) if per_run > 0 else _MAX_RUNS_PER_TASK
-        return max(1, min(wanted, _MAX_RUNS_PER_TASK, left // slots))
+        if per_run <= 0:
+            return max(1, min(_MAX_RUNS_PER_TASK, left // slots))
+        wanted = min(int(_TASK_S / per_run), _MAX_RUNS_PER_TASK)
+        least = math.ceil(_MIN_TASK_S / per_run)
+        return max(1, min(wanted, max(left // slots, least), left))
 
 
 def _size(files: dict[str, bytes]) -> int:

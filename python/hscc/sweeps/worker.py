@@ -5,6 +5,7 @@ here; the sweep's own process stores what comes back."""
 from __future__ import annotations
 
 import importlib
+import time
 from typing import Any
 
 from hscc import program_files
@@ -61,11 +62,14 @@ def run_jobs(
     imports: tuple[str, ...] = (),
     sources: dict[str, program_files.Source] | None = None,
     isolate: bool = False,
-) -> list[tuple[str, Any, Any]]:
+) -> tuple[list[tuple[str, Any, Any]], float]:
     """`run_job` for each of a task's scenarios, in order (short runs go a few to a task),
     after importing `imports`, the modules of the sweep's Python algorithms (importing one
     registers its algorithms in this process); `sources`, the program files they name;
-    `isolate`, as `run_job`."""
+    `isolate`, as `run_job`. Also the seconds the runs took here, all included (the engine
+    is a fraction of a short run's), by which the sweep sizes its next tasks."""
     for module in imports:
         importlib.import_module(module)
-    return [run_job(s, max_memory, max_events, files, sources, isolate) for s in scenarios]
+    start = time.perf_counter()
+    results = [run_job(s, max_memory, max_events, files, sources, isolate) for s in scenarios]
+    return results, time.perf_counter() - start
