@@ -17,7 +17,8 @@ replicates = 200 runs. Measured, each `--reps` times, interleaved:
   plots), and a sweep of one run stored (no pool, no plots);
 - the jobs=2 sweep again into a directory that holds all its runs (all cached);
 - dask="local" with jobs=2 (if dask.distributed is installed), the cluster's start
-  included, and on a LocalCluster of 2 workers already running (by its address);
+  included, and on a cluster already running (by its address): a scheduler and 2
+  single-threaded workers, each a process of its own started with the `dask` command;
 - `hscc sweep FILE --out DIR -j 2 -q` as a new process (imports and forkserver included);
 - the stored-runs case: 200 stored runs (`replicates=200`, out=DIR) of 1 simulated
   second of the CTCP test bed (examples/ctcp-testbed.toml) and of the two-Reno demo
@@ -34,6 +35,7 @@ forkserver and Dask too), removed at the end.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -42,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 SCENARIO = """\
@@ -114,6 +117,57 @@ def main() -> None:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     sys.exit(code)
+
+
+@contextlib.contextmanager
+def dask_cluster(root: Path, workers: int) -> Iterator[str]:
+    """A scheduler and `workers` single-threaded worker processes started with the `dask`
+    command beside this Python; the scheduler's address, once every worker has joined."""
+    from distributed import Client
+
+    dask = str(Path(sys.executable).with_name("dask"))
+    file = root / "scheduler.json"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    procs = [
+        subprocess.Popen(
+            [dask, "scheduler", "--scheduler-file", str(file), "--port", "0", "--no-dashboard"],
+            **quiet,
+        )
+    ]
+    try:
+        deadline = time.monotonic() + 60
+        while not file.exists():
+            if time.monotonic() > deadline or procs[0].poll() is not None:
+                raise SystemExit("bench-sweep: the Dask scheduler did not start")
+            time.sleep(0.1)
+        procs.append(
+            subprocess.Popen(
+                [
+                    dask,
+                    "worker",
+                    "--scheduler-file",
+                    str(file),
+                    "--nworkers",
+                    str(workers),
+                    "--nthreads",
+                    "1",
+                    "--no-dashboard",
+                ],
+                **quiet,
+            )
+        )
+        with Client(scheduler_file=str(file), timeout="60s") as client:
+            client.wait_for_workers(workers, timeout=60)
+            address = client.scheduler.address
+        yield address
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
 
 
 def measure(root: Path, reps: int, with_dask: bool) -> dict:
@@ -213,12 +267,10 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
             rows.setdefault("2 runs, dask local jobs=2 out=None", []).append(
                 sweep(two, 1, 2, None, dask="local")
             )
-        # A cluster already running (the one `dask="local"` starts), as a Dask user has one: its
-        # start and its workers' imports not counted, as the local pool's fork server is warm above.
-        from hscc.sweeps.execute import local_cluster
-
-        with local_cluster(2) as cluster:
-            address = cluster.scheduler_address
+        # A cluster already running, as a Dask user has one: a scheduler and two single-threaded
+        # workers, each in a process of its own (the `dask` command); its start and its workers'
+        # imports not counted, as the local pool's fork server is warm above.
+        with dask_cluster(root, 2) as address:
             sweep(two, 1, 2, new_dir(), dask=address)
             for _ in range(reps):
                 for name, ax, n, out in (
