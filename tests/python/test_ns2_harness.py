@@ -59,8 +59,10 @@ def test_the_script_builds_the_scenarios_dumbbell_and_agents(tmp_path):
     assert "$defaultRNG seed 3" in text and "$ns at 4.0 finish" in text
     assert text.count("$tcp set syn_ false") == text.count("$tcp set delay_growth_ false") == 2
     assert "set dropfile [open ns2-out.json.drops w]" in lines
-    # Poisson UDP of 0.6 Mbit/s: 1500-byte packets 20 ms apart on average.
+    # Poisson UDP of 0.6 Mbit/s: 1500-byte packets 20 ms apart on average, each message one
+    # packet, as in hscc (Agent/UDP would otherwise cut it into 1000 + 500 bytes).
     assert "$app set idle_time_ 0.02" in lines and "$app set burst_time_ 0" in lines
+    assert "$app set packetSize_ 1500" in lines and "$udp set packetSize_ 1500" in lines
 
 
 @pytest.mark.timeout(30)

@@ -299,6 +299,10 @@ def script(engine: dict[str, Any], trace_queues: bool = False) -> str:
         tcl += [
             "set udp [new Agent/UDP]",
             f"$udp set fid_ {1000 + j}",
+            # Agent/UDP cuts a message into packets of its packetSize_ (1000 bytes by default:
+            # a 1500-byte message goes as 1000 + 500 bytes, two places in a queue); hscc sends
+            # one packet per message.
+            f"$udp set packetSize_ {size}",
             f"$ns attach-agent $s({int(u['pair'])}) $udp",
             "set null [new Agent/Null]",
             f"$ns attach-agent $d({int(u['pair'])}) $null",
