@@ -9,7 +9,7 @@ use proptest::prelude::*;
 
 use hscc_cc::testing::proptest_cases;
 
-use crate::reno_pairs::reno_pairs;
+use crate::reno_pairs::{reno, reno_pairs};
 
 /// `cfg` run with its hops folded (as built) and with every hop on its own:
 /// the results must be the same but for the events, fewer by one for each
@@ -39,10 +39,6 @@ fn same_both_ways(cfg: SimConfig) -> Vec<(u32, u32)> {
     a.events = b.events;
     assert_eq!(a.to_json(), b.to_json());
     folds
-}
-
-fn reno() -> CcParams {
-    CcParams::from_name("reno").unwrap()
 }
 
 #[test]

@@ -3,7 +3,8 @@
 
 use hscc_sim::prelude::*;
 
-fn reno() -> CcParams {
+/// Reno's parameters.
+pub fn reno() -> CcParams {
     CcParams::from_name("reno").unwrap()
 }
 
