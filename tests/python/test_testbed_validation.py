@@ -259,14 +259,30 @@ def test_the_simulator_side_is_stack_linux_where_its_knobs_are_that_profiles():
     assert "cubic-1-10M-100ms-bpf-linux-rto" not in stacked
 
 
-@pytest.mark.timeout(60)
-def test_the_linux_profile_table_is_what_its_simulations_give():
-    """docs/validation/kernel.md's table of the `linux` profile: the stored kernel runs and
-    the simulator's deterministic runs, printed by validation/testbed/stack_linux.py."""
+def _stack_linux():
     spec = importlib.util.spec_from_file_location("stack_linux", TESTBED / "stack_linux.py")
     assert spec is not None and spec.loader is not None
     stack_linux = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(stack_linux)
+    return stack_linux
+
+
+def test_the_linux_profile_table_s_shares_are_the_kernel_entries():
+    """stack_linux's shares are those testbed_entries stores for the kernel: per algorithm
+    with several, else the smallest and largest flow over the fair share."""
+    shares = _stack_linux().shares
+    assert shares([("reno", 30.0), ("cubic", 60.0), ("reno", 10.0)]) == pytest.approx(
+        {"cubic": 0.6, "reno": 0.4}
+    )
+    assert shares([("cubic", 30.0), ("cubic", 10.0)]) == pytest.approx({"min": 0.5, "max": 1.5})
+    assert shares([("reno", 30.0)]) == {}
+
+
+@pytest.mark.timeout(60)
+def test_the_linux_profile_table_is_what_its_simulations_give():
+    """docs/validation/kernel.md's table of the `linux` profile: the stored kernel runs and
+    the simulator's deterministic runs, printed by validation/testbed/stack_linux.py."""
+    stack_linux = _stack_linux()
     page = stack_linux.PAGE.read_text(encoding="utf-8")
     assert stack_linux.printed(page) == stack_linux.table(), (
         "docs/validation/kernel.md's linux-profile table is stale: run "

@@ -4,10 +4,11 @@ validation/testbed's Reno and CUBIC configurations whose kernel side runs Linux'
 built-in reno and cubic (no variant, one RTT), simulated as written (hscc's
 defaults) and with `stack = "linux"` and nothing else set, each beside the kernel
 runs stored in validation/results/kernel.json: aggregate goodput and loss at the
-bottleneck (drops / packets offered) and, with random loss, the mean sRTT after the
-slow start, over the kernel runs' seeds 1..N where they
-are draws of the random loss (validate.py --kernel-seeds), else seeds 1-5 with
-random loss and seed 1 without, as validate.py measures them. Prints the Markdown table of
+bottleneck (drops / packets offered), with several flows each algorithm's mean share
+(or the smallest and largest flow's over the fair share) against the kernel's and,
+with random loss, the mean sRTT after the slow start, over the kernel runs' seeds 1..N
+where they are draws of the random loss (validate.py --kernel-seeds), else seeds 1-5
+with random loss or several flows and seed 1 otherwise, as validate.py measures them. Prints the Markdown table of
 docs/validation/kernel.md ("The linux profile"); `--write` puts it between the page's
 `<!-- printed: validation/testbed/stack_linux.py -->` markers, and
 tests/python/test_testbed_validation.py fails when the page holds another table (the
@@ -23,6 +24,7 @@ import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import hscc
 from hscc import compare
@@ -33,18 +35,48 @@ import testbed_configs  # noqa: E402  (this directory's)
 import testbed_summary  # noqa: E402
 
 
-def simulate(d: dict, seeds: Sequence[int]) -> tuple[float, float, float | None]:
-    """Mean aggregate goodput (bit/s), bottleneck loss and, with random loss, the first flow's
-    mean sRTT after the slow start (s; `testbed_summary.steady`) of the scenario over `seeds`."""
+class Simulated(NamedTuple):
+    goodput_bps: float
+    loss: float
+    shares: dict[str, float]
+    srtt_s: float | None
+
+
+def shares(goodputs: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """One run's shares as testbed_entries keeps the kernel's: with several algorithms each one's
+    share of the goodput, else the smallest and largest flow over the fair share ({} for one flow)."""
+    total = sum(g for _, g in goodputs)
+    algorithms = sorted({a for a, _ in goodputs})
+    if len(goodputs) < 2:
+        return {}
+    if len(algorithms) > 1:
+        return {a: sum(g for b, g in goodputs if b == a) / total for a in algorithms}
+    fair = total / len(goodputs)
+    return {"min": min(g for _, g in goodputs) / fair, "max": max(g for _, g in goodputs) / fair}
+
+
+def simulate(d: dict, seeds: Sequence[int]) -> Simulated:
+    """Means over `seeds` of the scenario's aggregate goodput (bit/s), bottleneck loss, shares
+    and, with random loss, the first flow's sRTT after the slow start (s; `testbed_summary.steady`)."""
     traced = bool(d["topology"]["bottleneck"].get("loss"))
     output = d["output"] if traced else {"sample_interval": "1s", "traces": []}
     runs = [hscc.run({**d, "seed": s, "output": output}) for s in seeds]
-    goodput = statistics.mean(float(r.flows["goodput_bps"].sum()) for r in runs)
+    per_run = [shares(r.flows.select("algorithm", "goodput_bps").rows()) for r in runs]
     srtt = None
     if traced:
         steady = [testbed_summary.summary(r)["steady"] for r in runs]
         srtt = statistics.mean(x["mean_srtt_s"] for x in steady if x)
-    return goodput, statistics.mean(compare.loss(r) for r in runs), srtt
+    return Simulated(
+        statistics.mean(float(r.flows["goodput_bps"].sum()) for r in runs),
+        statistics.mean(compare.loss(r) for r in runs),
+        {k: statistics.mean(s[k] for s in per_run) for k in per_run[0]},
+        srtt,
+    )
+
+
+def share_ratios(sim: dict[str, float], kernel: dict[str, float]) -> str:
+    """Each share of the simulator over the kernel's ("–": one flow)."""
+    return ", ".join(f"{k} {sim[k] / kernel[k]:.2f}" for k in sim) or "–"
 
 
 def ms(s: float | None) -> str:
@@ -63,8 +95,9 @@ def table() -> str:
     lines = [
         "| configuration | seeds / kernel runs | sim / kernel, defaults | sim / kernel, `linux` "
         "| loss kernel | loss sim, defaults | loss sim, `linux` "
+        "| shares sim / kernel, defaults | `linux` "
         "| sRTT after 5 s (ms): kernel | defaults | `linux` |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, c in testbed_configs.CONFIGS.items():
         if (
@@ -80,16 +113,23 @@ def table() -> str:
         k_loss = statistics.mean(r["loss"] for r in runs)
         # Kernel runs of seeds 1..N (one random-loss draw each) against the same seeds.
         drawn = [r["seed"] for r in runs if "seed" in r]
-        seeds = drawn or (range(1, 6) if c.loss else range(1, 2))
+        several = sum(n for _, n in c.flows) > 1
+        seeds = drawn or (range(1, 6) if c.loss or several else range(1, 2))
         plain = testbed_configs.scenario(name, 30.0, "sim")
-        g0, l0, s0 = simulate(plain, seeds)
-        g1, l1, s1 = simulate({**plain, "stack": "linux"}, seeds)
+        d = simulate(plain, seeds)
+        x = simulate({**plain, "stack": "linux"}, seeds)
+        # The kernel's shares are stored as a run's value or [min, max, mean] over its runs.
+        stored_shares = kernel[name]["reference"]["spread"]["shares"] or {}
+        k_shares = {k: v[2] if isinstance(v, list) else v for k, v in stored_shares.items()}
         models = kernel[name]["reference"].get("models") or []
         k_srtt = [m["steady_srtt_s"] for m in models if m.get("steady_srtt_s")]
+        k_srtt_mean = statistics.mean(k_srtt) if k_srtt and d.srtt_s else None
         lines.append(
-            f"| {name} | {len(seeds)} / {len(runs)} | {g0 / k_goodput:.3f} | {g1 / k_goodput:.3f} "
-            f"| {k_loss:.2e} | {l0:.2e} | {l1:.2e} "
-            f"| {ms(statistics.mean(k_srtt) if k_srtt and s0 else None)} | {ms(s0)} | {ms(s1)} |"
+            f"| {name} | {len(seeds)} / {len(runs)} "
+            f"| {d.goodput_bps / k_goodput:.3f} | {x.goodput_bps / k_goodput:.3f} "
+            f"| {k_loss:.2e} | {d.loss:.2e} | {x.loss:.2e} "
+            f"| {share_ratios(d.shares, k_shares)} | {share_ratios(x.shares, k_shares)} "
+            f"| {ms(k_srtt_mean)} | {ms(d.srtt_s)} | {ms(x.srtt_s)} |"
         )
     return "\n".join(lines) + "\n"
 
