@@ -59,7 +59,8 @@ AFRICA = {"flows[0].host_jitter": "8us", "flows[1].host_jitter": "8us"}
 HS = {"response": 1}
 
 # What a flow run as ns-2's TCP-Linux sets beyond stack = "ns2" (ns2_tcl.LINUX_TCP says why):
-# timestamps, RACK with loss at the 4th duplicate ACK, rate halving as PRR, no undo.
+# timestamps, RACK with loss at the 4th duplicate ACK, rate halving as PRR, no undo, the RTO
+# restarted by every ACK.
 LINUX = {k: v for k, v in tcl.LINUX_TCP.items() if tcl.NS2_TCP.get(k) != v}
 LINUX_TEXT = (
     "ns-2's TCP-Linux agent (Agent/TCP/Linux, select_ca {module}; Agent/TCPSink/Sack1 with "
@@ -71,10 +72,9 @@ LINUX_TEXT = (
     'is SACKed, as RACK does once recovery starts), recovery = "prr" (it sets the window to '
     "ssthresh at once and halves the sending rate, one segment per two ACKs, from the old window "
     "down to it: rate halving, which hscc has as PRR's proportional reduction; its flight is "
-    "RFC 6675's); growth per ACK and an ACK per packet as the profile's. Not modelled: it "
-    "restarts the RTO at every ACK, duplicates included (time_processing), where hscc restarts "
-    "it at ACKs of new data (RFC 6298), so a window whose first segment is lost can time out in "
-    "hscc before the fast retransmission returns; it bursts up to the window once the flight "
+    'RFC 6675\'s), rto_restart = "every_ack" (time_processing restarts the RTO at every ACK, '
+    "duplicates included, where the Sack1 agent restarts it at ACKs of new data); growth per ACK "
+    "and an ACK per packet as the profile's. Not modelled: it bursts up to the window once the flight "
     "is below it (maxburst_ 0), where PRR sends at most one segment more than is delivered; "
     "it sends no tail-loss probes (hscc's RACK-TLP does)"
 )

@@ -32,6 +32,8 @@ NS2_TCP = {
     # tcp.cc: one segment timed per round trip (rtt_active_), in tcpTick_'s 10-ms ticks.
     "rtt_sampling": "per_rtt",
     "rto_tick": 0.01,
+    # tcp-sack1.cc recv: only an ACK of new data (newack, newtimer) restarts the timer.
+    "rto_restart": "new_data",
     "ack_counting": "acks",
     "ssthresh_from": "cwnd",
     "quick_acks": 0,
@@ -51,6 +53,9 @@ LINUX_TCP = {
     "timestamps": True,
     # select_ca sets tcp_tick_ to 1 ms (tcp-linux.cc install_congestion_control).
     "rto_tick": 0.001,
+    # time_processing's renew_timer restarts the timer at every ACK recv takes (not below
+    # the cumulative ACK), duplicates included.
+    "rto_restart": "every_ack",
     # ScoreBoard1 marks a segment lost once the highest SACKed one is 4 above it (fack_ -
     # (dupack_threshold + 1), the threshold fixed at 3, numdupacks_ unused): the 4th dupACK,
     # which RACK's reo_wnd of 0 once `reordering` segments are SACKed gives too. It marks a

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{check, param_error, ConfigError};
 use crate::packet::{DEFAULT_MSS, HEADER_BYTES};
-use crate::tcp::{RtoEstimator, RttSampling, MAX_RTO};
+use crate::tcp::{RtoEstimator, RtoRestart, RttSampling, MAX_RTO};
 use crate::time::{secs, Time, MS, SEC, US};
 
 /// Largest [`FlowConfig::init_ssthresh`], segments.
@@ -228,6 +228,9 @@ pub struct FlowConfig {
     /// (10 ms), with SRTT and RTTVAR kept in whole ticks as ns-2's
     /// `rtt_update` keeps them. Only with the RFC 6298 estimator.
     pub rto_tick: Time,
+    /// Which ACKs restart the retransmission timer: those of new data
+    /// (RFC 6298) or every one (ns-2's TCP-Linux agent).
+    pub rto_restart: RtoRestart,
     /// TCP timestamps (RFC 7323): RTT samples from TSecr when segments were retransmitted.
     pub timestamps: bool,
     /// The receiver's TSval carries a random offset of its own, per connection
@@ -353,6 +356,7 @@ impl FlowConfig {
             rto_estimator: RtoEstimator::Rfc6298,
             rtt_sampling: RttSampling::Ack,
             rto_tick: 0,
+            rto_restart: RtoRestart::NewData,
             timestamps: true,
             random_ts_offset: true,
             delayed_ack: true,

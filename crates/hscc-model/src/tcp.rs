@@ -1,5 +1,5 @@
 //! TCP settings that are configuration, not state: the RTO estimator, which
-//! segments it samples, and its cap.
+//! segments it samples, which ACKs restart it, and its cap.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -41,6 +41,19 @@ pub enum RttSampling {
     /// retransmission stops the timing (Karn). With timestamps, each ACK that
     /// advances the cumulative ACK gives one from its echo instead.
     PerRtt,
+}
+
+/// Which ACKs restart the retransmission timer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRestart {
+    /// An ACK that acknowledges new data (RFC 6298 §5.3; Linux, ns-3, ns-2's
+    /// Agent/TCP).
+    #[default]
+    NewData,
+    /// Every ACK not below the cumulative ACK, duplicates included (ns-2.35's
+    /// Agent/TCP/Linux, tcp/tcp-linux.cc `time_processing`: `renew_timer`).
+    EveryAck,
 }
 
 /// Linux `TCP_RTO_MAX`.

@@ -120,7 +120,7 @@ pub struct Link {
     fold: Fold,
     /// The host line whose segments this link takes in when next touched
     /// (`sim/lazy.rs`); `u32::MAX`: none.
-    pub lazy_line: u32,
+    pub(crate) lazy_line: u32,
 }
 
 /// What happened to a packet offered to a link.
@@ -491,7 +491,7 @@ impl Link {
     /// Whether nothing is on the link's delay line (no arrival at its far end
     /// is scheduled, unless on a folded hop's line or the link reorders).
     #[inline]
-    pub fn line_is_empty(&self) -> bool {
+    pub(crate) fn line_is_empty(&self) -> bool {
         self.line.is_empty()
     }
 

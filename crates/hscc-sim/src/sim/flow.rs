@@ -31,7 +31,8 @@ pub struct Flow {
     pub signals: Vec<Time>,
     /// When the flow started (or starts): its configured start plus the drawn start-up offset.
     pub start: Time,
-    /// Segments of this flow waiting at its host for their first link ([`Sim`](super::Sim)'s host line).
+    /// Segments of this flow waiting at its host for their first link, in the
+    /// [`Sim`](super::Sim)'s host line or its link's lazy line (`sim/lazy.rs`).
     pub(super) held: u32,
     /// The first link of the data route carries nothing but this flow's data
     /// and never changes: a delayed segment can be offered to it at once with

@@ -16,12 +16,24 @@
 //! same picosecond can run in another order (as with folded hops,
 //! `link/fold.rs`), which host jitter makes vanishingly rare.
 
-use super::Sim;
-use crate::event::{Event, Fire};
+use super::{HostLine, Sim};
+use crate::event::{Event, EventQueue, Fire};
+use crate::link::Link;
 use crate::time::Time;
 
 /// `Flow::lazy_line` and `Link::lazy_line` of one that has none.
 pub(super) const NO_LINE: u32 = u32::MAX;
+
+/// Arm lazy line `i`'s timer for its earliest segment, if that comes before the
+/// timer and nothing is on `link`, its link, to take the segment in.
+#[inline]
+pub(super) fn arm(line: &mut HostLine, i: u32, link: &Link, q: &mut EventQueue) {
+    if let Some(t) = line.next() {
+        if t < line.timer.deadline && link.line_is_empty() {
+            line.timer.arm(t, q, Event::LazyLine(i));
+        }
+    }
+}
 
 impl Sim {
     /// Offer lazy line `i`'s segments due by `upto` to its link, each at its own time.
@@ -51,12 +63,8 @@ impl Sim {
     /// segment, if any, needs the line's timer.
     #[inline]
     pub(super) fn arm_lazy(&mut self, i: u32, l: u32) {
-        let line = &mut self.lazy_lines[i as usize];
-        if let Some(t) = line.next() {
-            if t < line.timer.deadline && self.net.links[l as usize].line_is_empty() {
-                line.timer.arm(t, &mut self.net.q, Event::LazyLine(i));
-            }
-        }
+        let net = &mut self.net;
+        arm(&mut self.lazy_lines[i as usize], i, &net.links[l as usize], &mut net.q);
     }
 
     /// Lazy line `i`'s timer fired.

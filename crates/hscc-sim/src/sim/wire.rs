@@ -32,11 +32,9 @@ impl SenderWire<'_> {
         }
         *self.held += 1;
         self.host.hold(at, p);
-        let line = &mut *self.host;
-        if at < line.timer.deadline && self.net.links[self.route[0] as usize].line_is_empty() {
-            line.timer
-                .arm(at, &mut self.net.q, Event::LazyLine(self.lazy_line));
-        }
+        let net = &mut *self.net;
+        let link = &net.links[self.route[0] as usize];
+        super::lazy::arm(self.host, self.lazy_line, link, &mut net.q);
     }
 }
 

@@ -28,7 +28,7 @@
 //! segment per round trip as ns-2; the caller applies Karn's rule (§3).
 
 use crate::time::{Time, US};
-pub use hscc_model::tcp::{RtoEstimator, RttSampling, MAX_RTO};
+pub use hscc_model::tcp::{RtoEstimator, RtoRestart, RttSampling, MAX_RTO};
 
 const GRANULARITY: Time = US;
 

@@ -31,6 +31,7 @@ mod record;
 mod recovery;
 mod reno_pairs;
 mod response;
+mod rto_restart;
 mod rtt_sampling;
 mod sack1;
 mod scenario_errors;

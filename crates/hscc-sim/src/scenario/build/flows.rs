@@ -133,6 +133,7 @@ impl ScenarioSpec {
         c.rto_estimator = f.rto_estimator;
         c.rtt_sampling = f.rtt_sampling;
         c.rto_tick = seconds(&at("rto_tick"), f.rto_tick)?;
+        c.rto_restart = f.rto_restart;
         c.initial_rto = c.initial_rto.max(c.min_rto);
         c.init_ssthresh = f.init_ssthresh;
         c.ack_counting = f.ack_counting;

@@ -15,7 +15,7 @@ use crate::packet::DEFAULT_MSS;
 use crate::scenario::dist::DistSpec;
 use crate::scenario::quantity::{Bytes, ParamValue, Seconds};
 use crate::scenario::stack::Stack;
-use crate::tcp::rtt::{RtoEstimator, RttSampling};
+use crate::tcp::rtt::{RtoEstimator, RtoRestart, RttSampling};
 use crate::time::secs;
 use hscc_model::flow;
 
@@ -102,6 +102,9 @@ pub struct FlowSpec {
     /// Clock tick of the RTO estimator: 0 (none: exact times) or ns-2's `tcpTick_` (10ms): each sample counted in whole ticks, at least one (the ticks the clock crossed since the segment left; rounded from an echoed timestamp), SRTT and RTTVAR kept in eighths and quarters of a tick as ns-2's rtt_update keeps them, RTO = whole ticks of SRTT + 4·RTTVAR, at least min_rto, backed off, at least two ticks. With rto_estimator = "rfc6298" only; at most 1s.
     #[serde(default)]
     pub rto_tick: Seconds,
+    /// Which ACKs restart the retransmission timer: "new_data" (an ACK that acknowledges new data: RFC 6298 §5.3, Linux, ns-3, ns-2's Agent/TCP) or "every_ack" (every ACK not below the cumulative ACK, duplicates included: ns-2.35's Agent/TCP/Linux, whose timer a recovery's duplicate ACKs keep from firing).
+    #[serde(default)]
+    pub rto_restart: RtoRestart,
     /// Initial slow-start threshold, segments, for every algorithm (unlimited when absent, as in Linux; ns-3's InitialSlowStartThreshold). BIC's and CUBIC's own `initial_ssthresh` parameters win when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init_ssthresh: Option<u32>,

@@ -140,5 +140,7 @@ pub(super) const ABOUT: &str = concat!(
         "Not set: ns-2's receiver window, `window_ = 20` packets unless a script sets it (set `rwnd`); ",
         "algorithms ns-2 runs as TCP-Linux (`Agent/TCP/Linux`: cubic, compound, …) take the same ",
         "settings, which that agent shares in part, but for its 1 ms ticks (its estimator also damps ",
-        "RTTVAR as Linux does, which hscc does not model)."
+        "RTTVAR as Linux does, which hscc does not model; it restarts the RTO at every ACK, ",
+        "`rto_restart = \"every_ack\"`, which the profile leaves to the scenario with the agent's ",
+        "other rules: docs/validation/ns2.md)."
 );

@@ -94,7 +94,7 @@ use crate::rng::Rng;
 use crate::stats::FlowCounters;
 use crate::tcp::cc_log::{CcLog, LoggedCc};
 use crate::tcp::ecn::EcnSender;
-use crate::tcp::rtt::{RttEstimator, RttSampling};
+use crate::tcp::rtt::{RtoRestart, RttEstimator, RttSampling};
 use crate::time::{Time, MS, US};
 use rand::Rng as _;
 
@@ -277,6 +277,8 @@ pub struct Sender {
     backoff: u32,
     /// Which ACKs give the estimator a sample, and which segment's.
     sampling: RttSampling,
+    /// Every ACK restarts the RTO, duplicates included (`rto_restart = "every_ack"`).
+    rto_every_ack: bool,
     /// The segment being timed and when it was sent (ns-2's `rtt_seq_`, `rtt_ts_`;
     /// `rtt_active_` is its presence).
     timed: Option<(u64, Time)>,
@@ -416,6 +418,7 @@ impl Sender {
             ),
             backoff: 0,
             sampling: cfg.rtt_sampling,
+            rto_every_ack: cfg.rto_restart == RtoRestart::EveryAck,
             timed: None,
             rto_timer: Timer::default(),
             pace_timer: Timer::default(),
@@ -618,6 +621,8 @@ impl Sender {
                 return;
             }
             self.set_xmit_timer(reo_armed, now, w);
+        } else if self.rto_every_ack {
+            self.restart_rto(now, w);
         }
         self.try_send(w);
         self.account_slow_start(now);

@@ -1,7 +1,8 @@
 //! The retransmission timer and what feeds it (Linux `tcp_timer.c`,
 //! `tcp_ack_update_rtt`, `tcp_set_xmit_timer`): one timer, as Linux's
 //! `icsk_retransmit_timer`, armed for the RTO (RFC 6298, restarted by each ACK
-//! of new data, backed off per timeout), RACK's reordering window or the tail
+//! of new data or, with `rto_restart = "every_ack"`, by every ACK; backed off
+//! per timeout), RACK's reordering window or the tail
 //! loss probe, whichever is due; the RTT sample of each ACK (Karn's rule, else
 //! the echoed timestamp; the newest segment's, or the oldest as Linux's
 //! estimator takes it), or with `rtt_sampling = "per_rtt"` that of one timed
@@ -195,6 +196,20 @@ impl Sender {
         if self.tp.packets_out == 0 {
             self.rto_timer.cancel();
         } else if !reo_armed && !self.schedule_loss_probe(true, now, w) {
+            self.arm_timer(XmitTimer::Rto, self.rto_expire, w);
+        }
+    }
+
+    /// ns-2.35's TCP-Linux agent after an ACK of nothing new (`rto_restart =
+    /// "every_ack"`; tcp-linux.cc `renew_timer`): the RTO from now, as after an
+    /// ACK of new data. A pending probe or reordering timer stays, and when
+    /// the RTO replaces it, it is this time.
+    pub(super) fn restart_rto(&mut self, now: Time, w: &mut impl Wire) {
+        if self.tp.packets_out == 0 {
+            return;
+        }
+        self.rto_expire = now + self.rtt.rto(self.backoff);
+        if self.timer_kind == XmitTimer::Rto {
             self.arm_timer(XmitTimer::Rto, self.rto_expire, w);
         }
     }
