@@ -64,7 +64,12 @@ impl Sim {
     #[inline]
     pub(super) fn arm_lazy(&mut self, i: u32, l: u32) {
         let net = &mut self.net;
-        arm(&mut self.lazy_lines[i as usize], i, &net.links[l as usize], &mut net.q);
+        arm(
+            &mut self.lazy_lines[i as usize],
+            i,
+            &net.links[l as usize],
+            &mut net.q,
+        );
     }
 
     /// Lazy line `i`'s timer fired.
