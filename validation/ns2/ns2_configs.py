@@ -59,15 +59,15 @@ AFRICA = {"flows[0].host_jitter": "8us", "flows[1].host_jitter": "8us"}
 HS = {"response": 1}
 
 # What a flow run as ns-2's TCP-Linux sets beyond stack = "ns2" (ns2_tcl.LINUX_TCP says why):
-# timestamps, RACK with loss at the 4th duplicate ACK, rate halving as PRR, no undo, the RTO
-# restarted by every ACK.
+# timestamps, RACK with loss at the 4th duplicate ACK and no probes, rate halving as PRR, no
+# undo, the RTO restarted by every ACK.
 LINUX = {k: v for k, v in tcl.LINUX_TCP.items() if tcl.NS2_TCP.get(k) != v}
 LINUX_TEXT = (
     "ns-2's TCP-Linux agent (Agent/TCP/Linux, select_ca {module}; Agent/TCPSink/Sack1 with "
     'timestamps echoed); hscc with stack = "ns2" and what that agent does instead of the Sack1 '
     "agent's: timestamps = true (its RTT from every ACK's echo, in 1 ms ticks; RTO = SRTT + "
     '4 RTTVAR, at least 200 ms, the backoff reset by each echo), loss_detection = "rack" with '
-    "reordering = 4 and no D-SACK, undo or F-RTO (its scoreboard marks a segment lost when the "
+    "reordering = 4 and no D-SACK, undo, F-RTO or tail-loss probes (its scoreboard marks a segment lost when the "
     "highest SACKed one is 4 above it, and a retransmission lost when a segment sent after it "
     'is SACKed, as RACK does once recovery starts), recovery = "prr" (it sets the window to '
     "ssthresh at once and halves the sending rate, one segment per two ACKs, from the old window "
@@ -75,8 +75,7 @@ LINUX_TEXT = (
     'RFC 6675\'s), rto_restart = "every_ack" (time_processing restarts the RTO at every ACK, '
     "duplicates included, where the Sack1 agent restarts it at ACKs of new data); growth per ACK "
     "and an ACK per packet as the profile's. Not modelled: it bursts up to the window once the flight "
-    "is below it (maxburst_ 0), where PRR sends at most one segment more than is delivered; "
-    "it sends no tail-loss probes (hscc's RACK-TLP does)"
+    "is below it (maxburst_ 0), where PRR sends at most one segment more than is delivered"
 )
 CUBIC_TEXT = (
     "CUBIC as ns-2.35's tcp_cubic.c v2.1 (Linux 2.6.22): β = 819/1024, C = 0.4, no HyStart "

@@ -67,10 +67,12 @@ LINUX_TCP = {
     # one segment per two ACKs, from the old window down: rate halving, which hscc has as
     # PRR's proportional reduction; its flight is RFC 6675's (packets_in_flight()).
     "recovery": "prr",
-    # No undo, F-RTO or D-SACK processing (tcp-linux.cc: "We don't have undo yet").
+    # No undo, F-RTO or D-SACK processing (tcp-linux.cc: "We don't have undo yet"), and no
+    # tail-loss probes: a lost tail waits for the RTO.
     "dsack": False,
     "undo": False,
     "frto": False,
+    "tlp": False,
 }
 # hscc algorithm: (ns-2.35's module for select_ca, the params the translation requires, as
 # the engine form carries them). CUBIC is ns-2.35's tcp_cubic.c v2.1 (Linux 2.6.22): β =

@@ -206,6 +206,10 @@ pub struct FlowConfig {
     /// default): after a timeout, new data is sent before more retransmissions
     /// and the reduction is undone if never-retransmitted data is acknowledged.
     pub frto: bool,
+    /// Tail loss probes (RFC 8985 §7, Linux sysctl `tcp_early_retrans` = 3, the
+    /// default): about two RTTs without an ACK send a probe, whose SACK lets
+    /// RACK find a lost tail without the RTO. With [`LossDetection::Rack`] only.
+    pub tlp: bool,
     /// Initial reordering degree, segments: the duplicate-ACK threshold
     /// (Linux sysctl `tcp_reordering`, default 3 = RFC 5681's DupThresh).
     pub reordering: u32,
@@ -348,6 +352,7 @@ impl FlowConfig {
             dsack: true,
             undo: true,
             frto: true,
+            tlp: true,
             reordering: DEFAULT_REORDERING,
             max_reordering: LINUX_MAX_REORDERING,
             init_cwnd: DEFAULT_INIT_CWND,
@@ -393,6 +398,7 @@ impl FlowConfig {
             dsack: true,
             undo: true,
             frto: true,
+            tlp: true,
             reordering: DEFAULT_REORDERING,
             max_reordering: LINUX_MAX_REORDERING,
             ..self
@@ -400,7 +406,7 @@ impl FlowConfig {
     }
 
     /// RFC 6675 / RFC 6582 recovery alone: three duplicate ACKs (a fixed
-    /// DupThresh), no D-SACK, no undo, no F-RTO; a lost retransmission waits
+    /// DupThresh), no D-SACK, no undo, no F-RTO, no probes; a lost retransmission waits
     /// for the RTO. ns-2's SACK and NewReno agents; hscc before RACK.
     pub fn with_classic_recovery(self) -> FlowConfig {
         FlowConfig {
@@ -408,6 +414,7 @@ impl FlowConfig {
             dsack: false,
             undo: false,
             frto: false,
+            tlp: false,
             reordering: DEFAULT_REORDERING,
             max_reordering: DEFAULT_REORDERING,
             ..self

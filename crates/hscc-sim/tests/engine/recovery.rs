@@ -83,6 +83,21 @@ fn without_probes_the_same_tail_loss_waits_for_the_rto() {
     assert_eq!((run.s.counters.tlps, run.s.counters.timeouts), (0, 1));
 }
 
+#[test]
+fn rack_without_probes_waits_for_the_rto_too() {
+    // `tlp = false` (ns-2's TCP-Linux agent, whose losses RACK models, sends no
+    // probes): the same tail loss and the same times as with duplicate ACKs.
+    let cfg = FlowConfig {
+        tlp: false,
+        ..linux()
+    };
+    let mut run = ScriptedPath::new(finite(cfg, 20), dropping(&[(18, 0), (19, 0)]));
+    run.run_until(5_000 * MS);
+    assert_eq!(run.sends(18), vec![100 * MS, 1_200 * MS]);
+    assert_eq!(run.s.done_at, Some(1_400 * MS));
+    assert_eq!((run.s.counters.tlps, run.s.counters.timeouts), (0, 1));
+}
+
 /// ssthresh at the first recovery of a Reno flow in congestion avoidance
 /// (cwnd 20 = ssthresh) that loses 2, 3 and 4 of its first window.
 fn ssthresh_after_losing_2_3_4(from: SsthreshFrom) -> u32 {

@@ -218,3 +218,18 @@ fn an_rto_tick_needs_the_rfc6298_estimator_and_at_most_a_second() {
     ))
     .is_ok());
 }
+
+#[test]
+fn tail_loss_probes_need_rack() {
+    let e = refused(&dumbbell(
+        r#", "flows": [{"pair": 0, "loss_detection": "dupack", "tlp": true}]"#,
+    ));
+    assert!(
+        e.starts_with("flows[0].tlp: true with loss_detection = \"dupack\"") && e.contains("rack"),
+        "{e}"
+    );
+    build(&dumbbell(
+        r#", "flows": [{"pair": 0, "loss_detection": "dupack", "tlp": false}]"#,
+    ))
+    .unwrap();
+}

@@ -102,6 +102,16 @@ impl ScenarioSpec {
             f.undo.unwrap_or(c.undo),
             f.frto.unwrap_or(c.frto),
         );
+        c.tlp = match (f.tlp, f.loss_detection) {
+            (Some(true), LossDetection::DupAck) => {
+                return Err(err(
+                    at("tlp"),
+                    "true with loss_detection = \"dupack\"",
+                    "false, or loss_detection = \"rack\" (a probe's SACK needs RACK to mark the tail lost)",
+                ))
+            }
+            (t, _) => t.unwrap_or(c.tlp),
+        };
         c.reordering = Some(f.reordering)
             .filter(|r| (1..=MAX_REORDERING).contains(r))
             .ok_or_else(|| {

@@ -69,7 +69,7 @@ pub struct FlowSpec {
     /// The lowest window "rate_halving" steps down to (Linux up to 3.1, tcp_cwnd_min: the algorithm's min_cwnd): "ssthresh" (a module without min_cwnd, such as CUBIC 2.3) or "half_ssthresh" (tcp_reno_min_cwnd: Reno, HighSpeed, Illinois, Vegas, Hybla). Only with recovery = "rate_halving".
     #[serde(default)]
     pub reduction_floor: ReductionFloor,
-    /// Loss detection and recovery: "rack" (Linux's since 4.18: RACK-TLP, RFC 8985, with D-SACK, undo, F-RTO and reordering adaptation) or "dupack" (the papers' era, ns-2's agents: three duplicate ACKs, RFC 6675 / 6582, a lost retransmission waits for the RTO; by default without D-SACK, undo, F-RTO or adaptation). The four knobs below override either. Without SACK, NewReno's duplicate ACKs either way.
+    /// Loss detection and recovery: "rack" (Linux's since 4.18: RACK-TLP, RFC 8985, with D-SACK, undo, F-RTO and reordering adaptation) or "dupack" (the papers' era, ns-2's agents: three duplicate ACKs, RFC 6675 / 6582, a lost retransmission waits for the RTO; by default without D-SACK, undo, F-RTO or adaptation). The five knobs below override either. Without SACK, NewReno's duplicate ACKs either way.
     #[serde(default)]
     pub loss_detection: LossDetection,
     /// The receiver reports duplicate segments in D-SACK blocks (RFC 2883; Linux tcp_dsack = 1). Default: true with "rack", false with "dupack".
@@ -81,6 +81,9 @@ pub struct FlowSpec {
     /// F-RTO after a timeout (RFC 5682; Linux tcp_frto = 2): new data before more retransmissions, the timeout undone if never-retransmitted data is acknowledged. Default: true with "rack", false with "dupack".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frto: Option<bool>,
+    /// Tail loss probes (RFC 8985 §7; Linux tcp_early_retrans = 3): about two RTTs without an ACK send a probe, whose SACK lets RACK find a lost tail without the RTO. With "rack" only (ns-2's TCP-Linux agent, whose losses "rack" models, sends none). Default: true with "rack", false with "dupack".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlp: Option<bool>,
     /// Initial reordering degree, segments: the duplicate-ACK threshold (Linux tcp_reordering = 3).
     #[serde(default = "default_reordering")]
     pub reordering: u32,

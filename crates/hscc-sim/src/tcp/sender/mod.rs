@@ -171,6 +171,8 @@ pub struct Sender {
     undo_on: bool,
     /// F-RTO after a timeout (RFC 5682).
     frto_on: bool,
+    /// Tail loss probes (`tlp`, with RACK only).
+    tlp_on: bool,
     /// Timestamps on (RFC 7323): TSval sent, TSecr used for RTT samples and undo.
     timestamps: bool,
     /// The receiver's timestamp offset, ms (Linux's `tsoffset`; 0 without a random offset).
@@ -373,6 +375,7 @@ impl Sender {
             rack_on: cfg.sack && cfg.loss_detection == LossDetection::Rack,
             undo_on: cfg.undo,
             frto_on: cfg.frto,
+            tlp_on: cfg.tlp && cfg.sack && cfg.loss_detection == LossDetection::Rack,
             reordering: cfg.reordering,
             reordering_init: cfg.reordering,
             max_reordering: cfg.max_reordering.max(cfg.reordering),

@@ -37,7 +37,7 @@ impl Sender {
         now: Time,
         w: &mut impl Wire,
     ) -> bool {
-        if !self.rack_on
+        if !self.tlp_on
             || self.tp.packets_out == 0
             || !matches!(self.tp.ca_state, CaState::Open | CaState::Cwr)
         {
