@@ -32,6 +32,7 @@ from hscc import compare
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import testbed_configs  # noqa: E402  (this directory's)
+import testbed_entries  # noqa: E402
 import testbed_summary  # noqa: E402
 
 
@@ -42,17 +43,10 @@ class Simulated(NamedTuple):
     srtt_s: float | None
 
 
-def shares(goodputs: Sequence[tuple[str, float]]) -> dict[str, float]:
-    """One run's shares as testbed_entries keeps the kernel's: with several algorithms each one's
-    share of the goodput, else the smallest and largest flow over the fair share ({} for one flow)."""
-    total = sum(g for _, g in goodputs)
-    algorithms = sorted({a for a, _ in goodputs})
-    if len(goodputs) < 2:
-        return {}
-    if len(algorithms) > 1:
-        return {a: sum(g for b, g in goodputs if b == a) / total for a in algorithms}
-    fair = total / len(goodputs)
-    return {"min": min(g for _, g in goodputs) / fair, "max": max(g for _, g in goodputs) / fair}
+def mean_shares(stored: dict | None) -> dict[str, float]:
+    """The mean of each share `testbed_entries.shares_data` gives: a run's value or
+    [min, max, mean] over runs ({} for one flow)."""
+    return {k: v[2] if isinstance(v, list) else v for k, v in (stored or {}).items()}
 
 
 def simulate(d: dict, seeds: Sequence[int]) -> Simulated:
@@ -61,15 +55,22 @@ def simulate(d: dict, seeds: Sequence[int]) -> Simulated:
     traced = bool(d["topology"]["bottleneck"].get("loss"))
     output = d["output"] if traced else {"sample_interval": "1s", "traces": []}
     runs = [hscc.run({**d, "seed": s, "output": output}) for s in seeds]
-    per_run = [shares(r.flows.select("algorithm", "goodput_bps").rows()) for r in runs]
+    sums = [
+        {
+            "goodput": float(r.flows["goodput_bps"].sum()),
+            "flows": r.flows["goodput_bps"].to_list(),
+            "algorithms": testbed_summary.by_algorithm(r),
+        }
+        for r in runs
+    ]
     srtt = None
     if traced:
         steady = [testbed_summary.summary(r)["steady"] for r in runs]
         srtt = statistics.mean(x["mean_srtt_s"] for x in steady if x)
     return Simulated(
-        statistics.mean(float(r.flows["goodput_bps"].sum()) for r in runs),
+        statistics.mean(x["goodput"] for x in sums),
         statistics.mean(compare.loss(r) for r in runs),
-        {k: statistics.mean(s[k] for s in per_run) for k in per_run[0]},
+        mean_shares(testbed_entries.shares_data(sums)),
         srtt,
     )
 
@@ -118,9 +119,7 @@ def table() -> str:
         plain = testbed_configs.scenario(name, 30.0, "sim")
         d = simulate(plain, seeds)
         x = simulate({**plain, "stack": "linux"}, seeds)
-        # The kernel's shares are stored as a run's value or [min, max, mean] over its runs.
-        stored_shares = kernel[name]["reference"]["spread"]["shares"] or {}
-        k_shares = {k: v[2] if isinstance(v, list) else v for k, v in stored_shares.items()}
+        k_shares = mean_shares(kernel[name]["reference"]["spread"]["shares"])
         models = kernel[name]["reference"].get("models") or []
         k_srtt = [m["steady_srtt_s"] for m in models if m.get("steady_srtt_s")]
         k_srtt_mean = statistics.mean(k_srtt) if k_srtt and d.srtt_s else None

@@ -24,7 +24,7 @@ def _triple(values: list) -> float | list | None:
     return [min(values), max(values), sum(values) / len(values)]
 
 
-def _shares_data(runs: list[dict]) -> dict | None:
+def shares_data(runs: list[dict]) -> dict | None:
     """`shares` as data: per algorithm, or the smallest and largest flow over the fair share."""
     if not runs or len(runs[0]["flows"]) < 2:
         return None
@@ -45,7 +45,7 @@ def _side(runs: list[dict]) -> tuple[dict, dict | None]:
     spread = {
         "goodput_bps": _triple([r["goodput"] for r in runs]),
         "jain": _triple([r["jain"] for r in runs]),
-        "shares": _shares_data(runs),
+        "shares": shares_data(runs),
         "loss": _triple([r["loss"] for r in runs]),
         "retrans": _triple([r["retrans"] for r in runs]),
     }
