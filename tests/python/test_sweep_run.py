@@ -245,6 +245,19 @@ def test_runs_per_task_aim_at_a_tenth_of_a_second_and_spare_the_last_tasks():
     assert slow.runs_per_task(left=100, slots=4) == 1
 
 
+def test_the_last_tasks_last_at_least_the_pools_round_trip():
+    far = execute._Pace()  # a Dask cluster: 30 ms from submission to result beyond the runs
+    far.ran(0.0005, 1, round_trip=0.0505)
+    far.ran(0.05, 99, round_trip=0.11)  # queued behind another task: its wait is not the trip
+    assert far.round_trip == pytest.approx(0.05)
+    assert far.runs_per_task(left=40, slots=4) == 40  # 50 ms of 0.5-ms runs, not 20 (10 ms)
+    assert far.runs_per_task(left=10_000, slots=4) == execute._MAX_RUNS_PER_TASK
+    near = execute._Pace()  # a local pool: a millisecond
+    near.ran(0.0005, 1, round_trip=0.0015)
+    near.ran(0.05, 99, round_trip=0.051)
+    assert near.runs_per_task(left=40, slots=4) == 20  # _MIN_TASK_S decides
+
+
 def test_a_dask_local_cluster_gives_the_local_pools_rows(base):
     pytest.importorskip("distributed")
     local = hscc.sweep(base, AXES, replicates=2, jobs=2)

@@ -22,6 +22,7 @@ import math
 import os
 import pickle
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import (
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 
 _IN_FLIGHT_PER_WORKER = 2  # tasks
 _TASK_S = 0.1  # a task's time in its worker once runs are timed: beside it a task's own cost (ms on Dask) is small
-_MIN_TASK_S = 0.01  # nor the last tasks so short that their own cost is most of them
+_MIN_TASK_S = 0.01  # nor the last tasks so short that their own cost is most of them (nor shorter than the pool's round trip)
 _MAX_RUNS_PER_TASK = 64
 _MAX_UNSTORED_BYTES = (
     256 << 20
@@ -306,6 +307,7 @@ def execute(
 
     # A task: a few runs, one after the other in one worker.
     running: dict[Future[Any], list[str]] = {}
+    submitted: dict[Future[Any], float] = {}  # when, by time.perf_counter()
     attempts: dict[str, int] = {}
     # Finished, waiting for the writer: key → (files, metrics).
     unsaved: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -329,11 +331,11 @@ def execute(
         sources = {s.path: s for k in keys for s in by_key[k][0].sources}
         # In the sweep's own process, a run of a program file takes a process of its own.
         isolate = isinstance(pool, InlinePool)
-        running[
-            pool.submit(
-                run_jobs, scenarios, *limits, store is not None, imports, sources or None, isolate
-            )
-        ] = keys
+        fut = pool.submit(
+            run_jobs, scenarios, *limits, store is not None, imports, sources or None, isolate
+        )
+        running[fut] = keys
+        submitted[fut] = time.perf_counter()
 
     queue = deque(todo)
     slots = pool.workers * _IN_FLIGHT_PER_WORKER
@@ -364,13 +366,15 @@ def execute(
                         finish(k, Outcome("ok", metrics))
                     continue
                 keys = running.pop(fut, None)
-                if keys is None:
+                sent = submitted.pop(fut, None)
+                if keys is None or sent is None:
                     continue  # on a pool replaced meanwhile; its runs were submitted again
                 try:
                     results, seconds = fut.result()
                 except BrokenExecutor:  # a worker died: every run on its pool is lost
                     lost = [*keys, *(k for task in running.values() for k in task)]
                     running.clear()
+                    submitted.clear()
                     pool.restart()
                     for k in lost:
                         if attempts[k] < _ATTEMPTS:
@@ -393,7 +397,7 @@ def execute(
                                 ),
                             )
                     continue
-                pace.ran(seconds, len(keys))
+                pace.ran(seconds, len(keys), time.perf_counter() - sent)
                 for k, (status, payload, metrics) in zip(keys, results, strict=True):
                     if status != "ok":
                         finish(k, Outcome("failed", error=payload))
@@ -416,14 +420,22 @@ def execute(
 class _Pace:
     """Runs per task: one until some runs are timed, then about _TASK_S of a worker's time, so
     that short runs do not each pay a task's cost, but never so many that the last tasks leave
-    workers idle, nor so few that the last tasks are mostly their own cost."""
+    workers idle, nor so few that the last tasks are mostly their own cost: at least _MIN_TASK_S,
+    and at least the pool's own round trip (a Dask task's is tens of milliseconds, a local
+    worker's about one), or a worker would wait for its next task longer than it works on one."""
 
     def __init__(self) -> None:
         self.runs, self.seconds = 0, 0.0
+        self.round_trip: float | None = None  # the shortest time a task took beyond its runs
 
-    def ran(self, seconds: float, runs: int) -> None:
+    def ran(self, seconds: float, runs: int, round_trip: float | None = None) -> None:
+        """A task of `runs` runs took `seconds` in its worker and `round_trip` from its
+        submission to its result here."""
         self.runs += runs
         self.seconds += seconds
+        if round_trip is not None:
+            beyond = max(0.0, round_trip - seconds)
+            self.round_trip = beyond if self.round_trip is None else min(self.round_trip, beyond)
 
     def runs_per_task(self, left: int, slots: int) -> int:
         if not self.runs:
@@ -432,7 +444,7 @@ class _Pace:
         if per_run <= 0:
             return max(1, min(_MAX_RUNS_PER_TASK, left // slots))
         wanted = min(int(_TASK_S / per_run), _MAX_RUNS_PER_TASK)
-        least = math.ceil(_MIN_TASK_S / per_run)
+        least = math.ceil(max(_MIN_TASK_S, self.round_trip or 0.0) / per_run)
         return max(1, min(wanted, max(left // slots, least), left))
 
 
