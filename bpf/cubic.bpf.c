@@ -16,6 +16,9 @@
 #define HYSTART_MIN_SAMPLES 8
 #define HYSTART_DELAY_MIN 4000
 #define HYSTART_DELAY_MAX 16000
+#define MAX_INCREMENT 16
+#define ACK_RATIO_SHIFT 4
+#define V21_SLOW_START_STEPS 64
 
 /* Cubic::bpf_globals: the fixed point Cubic::new derives from CubicParams. */
 #define CUBIC_GLOBALS(X)                 \
@@ -29,7 +32,8 @@
 	X(__u32, hystart_detect)         \
 	X(__u32, hystart_low_window)     \
 	X(__u32, hystart_ack_delta_us)   \
-	X(__u32, initial_ssthresh)
+	X(__u32, initial_ssthresh)       \
+	X(bool, version_2_1)
 HSCC_GLOBALS(cubic, CUBIC_GLOBALS)
 
 /* Rust's Cubic state (Linux struct bictcp). */
@@ -50,6 +54,8 @@ struct cubic {
 	__u32 end_seq;
 	__u32 last_ack;
 	__u32 curr_rtt;
+	__u32 loss_cwnd;
+	__u32 delayed_ack;
 	bool found;
 };
 HSCC_CA_PRIV_FITS(struct cubic);
@@ -122,6 +128,8 @@ static __always_inline void bictcp_reset(struct cubic *ca)
 	ca->ack_cnt = 0;
 	ca->tcp_cwnd = 0;
 	ca->found = false;
+	ca->loss_cwnd = 0;
+	ca->delayed_ack = 2 << ACK_RATIO_SHIFT;
 }
 
 static __always_inline void bictcp_hystart_reset(struct sock *sk)
@@ -155,8 +163,8 @@ void BPF_PROG(cubic_init, struct sock *sk)
 		tcp_sk(sk)->snd_ssthresh = initial_ssthresh;
 }
 
-/* Cubic::cubic_cnt: cnt from the cubic W(t + RTT). */
-static __always_inline void cubic_cnt(struct cubic *ca, __u32 cwnd, __u32 acked, __u32 now)
+/* Cubic::cubic_cnt: cnt from the cubic W(t + RTT); whether t is past K. */
+static __always_inline bool cubic_cnt(struct cubic *ca, __u32 cwnd, __u32 acked, __u32 now)
 {
 	__u64 elapsed, rtt_jiffies, t, k, offs, delta64, cnt;
 	__u32 delta, target;
@@ -181,7 +189,10 @@ static __always_inline void cubic_cnt(struct cubic *ca, __u32 cwnd, __u32 acked,
 	/* t = time since the epoch start plus one RTT, in 1/1024 s. */
 	since = (__s32)(now - ca->epoch_start);
 	elapsed = since > 0 ? (__u64)since : 0;
-	rtt_jiffies = (ca->delay_min + (USEC_PER_SEC / HSCC_HZ) - 1) / (USEC_PER_SEC / HSCC_HZ);
+	if (version_2_1)
+		rtt_jiffies = ca->delay_min / (USEC_PER_SEC / HSCC_HZ);
+	else
+		rtt_jiffies = (ca->delay_min + (USEC_PER_SEC / HSCC_HZ) - 1) / (USEC_PER_SEC / HSCC_HZ);
 	t = ((elapsed + rtt_jiffies) << BICTCP_HZ) / HSCC_HZ;
 	k = ca->bic_k;
 	offs = t > k ? t - k : k - t;
@@ -195,10 +206,11 @@ static __always_inline void cubic_cnt(struct cubic *ca, __u32 cwnd, __u32 acked,
 		cnt = (__u64)cwnd / (target - cwnd);
 	else
 		cnt = 100 * (__u64)cwnd;
-	/* Before the first loss the cubic is too timid: at least 5 % per RTT. */
-	if (ca->last_max_cwnd == 0 && cnt > 20)
+	/* Before the first loss the cubic is too timid: at least 5 % per RTT (v2.3). */
+	if (ca->last_max_cwnd == 0 && cnt > 20 && !version_2_1)
 		cnt = 20;
 	ca->cnt = cnt > 0xffffffffULL ? 0xffffffffU : (__u32)cnt;
+	return t >= k;
 }
 
 /* Cubic::update (Linux bictcp_update). */
@@ -210,7 +222,7 @@ static __always_inline void bictcp_update(struct sock *sk, struct cubic *ca, __u
 	if (ca->last_cwnd == cwnd && (__s32)(now - ca->last_time) <= (__s32)(HSCC_HZ / 32))
 		return;
 	if (ca->epoch_start == 0 || now != ca->last_time)
-		cubic_cnt(ca, cwnd, acked, now);
+		(void)cubic_cnt(ca, cwnd, acked, now);
 	if (tcp_friendliness) {
 		__u64 d = ((__u64)cwnd * beta_scale) >> 3;
 		__u32 delta = d < 1 ? 1 : d > 0xffffffffULL ? 0xffffffffU : (__u32)d;
@@ -233,12 +245,91 @@ static __always_inline void bictcp_update(struct sock *sk, struct cubic *ca, __u
 		ca->cnt = 2;
 }
 
+/* Cubic::update_v21 (Linux 2.6.22 bictcp_update). */
+static __always_inline void bictcp_update_v21(struct sock *sk, struct cubic *ca, __u32 cwnd)
+{
+	__u32 now = tcp_jiffies32(tcp_sk(sk));
+	bool above_origin;
+	__u64 cnt;
+
+	ca->ack_cnt = sat_add32(ca->ack_cnt, 1);
+	if (ca->last_cwnd == cwnd && (__s32)(now - ca->last_time) <= (__s32)(HSCC_HZ / 32))
+		return;
+	above_origin = cubic_cnt(ca, cwnd, 1, now);
+	if (ca->delay_min > 0) {
+		/* delay_min in eighths of a jiffy, as 2.6.22 keeps it (1 for a 0-jiffy RTT). */
+		__u64 delay8 = ((__u64)(ca->delay_min / (USEC_PER_SEC / HSCC_HZ))) << 3;
+		__u64 min_cnt;
+
+		if (delay8 < 1)
+			delay8 = 1;
+		min_cnt = (__u64)cwnd * HSCC_HZ * 8 / (10 * MAX_INCREMENT * delay8);
+		if ((__u64)ca->cnt < min_cnt && above_origin)
+			ca->cnt = min_cnt > 0xffffffffULL ? 0xffffffffU : (__u32)min_cnt;
+	}
+	if (ca->loss_cwnd == 0)
+		ca->cnt = 50;
+	if (tcp_friendliness) {
+		__u64 d = ((__u64)cwnd * beta_scale) >> 3;
+		__u32 delta = d < 1 ? 1 : d > 0xffffffffULL ? 0xffffffffU : (__u32)d;
+
+		if (ca->ack_cnt > delta) {
+			__u32 n = (ca->ack_cnt - 1) / delta;
+
+			ca->ack_cnt -= n * delta;
+			ca->tcp_cwnd = sat_add32(ca->tcp_cwnd, n);
+		}
+		if (ca->tcp_cwnd > cwnd) {
+			__u32 max_cnt = cwnd / (ca->tcp_cwnd - cwnd);
+
+			if (ca->cnt > max_cnt)
+				ca->cnt = max_cnt;
+		}
+	}
+	cnt = ((__u64)ca->cnt << ACK_RATIO_SHIFT) / (ca->delayed_ack > 1 ? ca->delayed_ack : 1);
+	ca->cnt = cnt < 1 ? 1 : cnt > 0xffffffffULL ? 0xffffffffU : (__u32)cnt;
+}
+
+/* Cubic::cong_avoid_v21 (Linux 2.6.22 bictcp_cong_avoid): per ACK. */
+static __always_inline void cong_avoid_v21(struct sock *sk, struct tcp_sock *tp, struct cubic *ca)
+{
+	if (!tcp_is_cwnd_limited(sk))
+		return;
+	if (tp->snd_cwnd <= tp->snd_ssthresh) {
+		/* 2.6.22's tcp_slow_start without byte counting: +1 per ACK. */
+		__u32 cnt = sat_add32(tp->snd_cwnd_cnt, tp->snd_cwnd);
+		int i;
+
+		/* One step unless congestion avoidance left a count of cwnd or more;
+		 * at most V21_SLOW_START_STEPS, as Cubic::cong_avoid_v21. */
+		for (i = 0; i < V21_SLOW_START_STEPS && tp->snd_cwnd > 0 && cnt >= tp->snd_cwnd; i++) {
+			cnt -= tp->snd_cwnd;
+			if (tp->snd_cwnd < tp->snd_cwnd_clamp)
+				tp->snd_cwnd++;
+		}
+		tp->snd_cwnd_cnt = cnt;
+		return;
+	}
+	bictcp_update_v21(sk, ca, tp->snd_cwnd);
+	if (tp->snd_cwnd_cnt >= ca->cnt) {
+		if (tp->snd_cwnd < tp->snd_cwnd_clamp)
+			tp->snd_cwnd++;
+		tp->snd_cwnd_cnt = 0;
+	} else {
+		tp->snd_cwnd_cnt++;
+	}
+}
+
 SEC("struct_ops")
 void BPF_PROG(cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct cubic *ca = inet_csk_ca(sk);
 
+	if (version_2_1) {
+		cong_avoid_v21(sk, tp, ca);
+		return;
+	}
 	if (!hscc_cong_avoid_start(sk, &acked))
 		return;
 	bictcp_update(sk, ca, tp->snd_cwnd, acked);
@@ -258,6 +349,7 @@ __u32 BPF_PROG(cubic_recalc_ssthresh, struct sock *sk)
 		ca->last_max_cwnd = (__u32)(cwnd * (BETA_SCALE + beta) / (2 * BETA_SCALE));
 	else
 		ca->last_max_cwnd = tp->snd_cwnd;
+	ca->loss_cwnd = tp->snd_cwnd;
 	ssthresh = (__u32)(cwnd * beta / BETA_SCALE);
 	return ssthresh > 2 ? ssthresh : 2;
 }
@@ -276,7 +368,7 @@ void BPF_PROG(cubic_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 {
 	struct cubic *ca = inet_csk_ca(sk);
 
-	if (event == CA_EVENT_TX_START) {
+	if (event == CA_EVENT_TX_START && !version_2_1) {
 		/* Idle: shift the epoch so the cubic resumes where it stopped. */
 		__u32 now = tcp_jiffies32(tcp_sk(sk));
 		__s32 delta = (__s32)(now - ca->last_ack_time);
@@ -335,6 +427,9 @@ void BPF_PROG(cubic_acked, struct sock *sk, const struct ack_sample *sample)
 	__u32 delay;
 
 	ca->last_ack_time = now;
+	if (version_2_1 && sample->pkts_acked > 0 && hscc_ca_state(sk) == TCP_CA_Open)
+		/* ratio += acked - ratio/16, in u32 as Linux 2.6.22. */
+		ca->delayed_ack += sample->pkts_acked - (ca->delayed_ack >> ACK_RATIO_SHIFT);
 	if (sample->rtt_us < 0)
 		return;
 	/* Discard delay samples right after a reduction (one second). */
@@ -350,6 +445,11 @@ void BPF_PROG(cubic_acked, struct sock *sk, const struct ack_sample *sample)
 SEC("struct_ops")
 __u32 BPF_PROG(cubic_undo_cwnd, struct sock *sk)
 {
+	if (version_2_1) {
+		__u32 cwnd = tcp_sk(sk)->snd_cwnd, w_max = ((struct cubic *)inet_csk_ca(sk))->last_max_cwnd;
+
+		return cwnd > w_max ? cwnd : w_max;
+	}
 	return tcp_reno_undo_cwnd(sk);
 }
 

@@ -78,13 +78,11 @@ LINUX_TEXT = (
     "is below it (maxburst_ 0), where PRR sends at most one segment more than is delivered"
 )
 CUBIC_TEXT = (
-    "CUBIC as ns-2.35's tcp_cubic.c v2.1 (Linux 2.6.22): β = 819/1024, C = 0.4, no HyStart "
-    "(hscc's cubic, v2.3, with params.beta = 819/1024). v2.1's own rules, not in hscc: one "
-    "segment per 50 ACKs (cnt = 50) from the start and after every timeout until the next loss "
-    "(bictcp_reset clears loss_cwnd), where v2.3 grows by the cubic with cnt at most 20; cnt "
-    "divided by its estimate of segments per ACK, which starts at 2 and in its integer "
-    "arithmetic stays at 31/16 with an ACK per segment (v2.3 has none); an increase of at most "
-    "16 segments per round trip per 100 ms of minimum RTT past W_max (max_increment)"
+    "CUBIC as ns-2.35's tcp_cubic.c v2.1 (Linux 2.6.22): hscc's cubic with version_2_1 "
+    "(per-ACK growth divided by its estimate of segments per ACK, which stays at 31/16 with an "
+    "ACK per segment; one segment per 50 ACKs from the start and after every timeout until the "
+    "next loss; at most 16 segments per round trip per 100 ms of minimum RTT past W_max) and "
+    "beta = 819/1024, C = 0.4, no HyStart"
 )
 COMPOUND_TEXT = (
     "Compound as ns-2.35's tcp_compound.c (the May 2006 module of Castellani and Hemminger, "

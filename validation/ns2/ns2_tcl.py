@@ -75,12 +75,12 @@ LINUX_TCP = {
     "tlp": False,
 }
 # hscc algorithm: (ns-2.35's module for select_ca, the params the translation requires, as
-# the engine form carries them). CUBIC is ns-2.35's tcp_cubic.c v2.1 (Linux 2.6.22): β =
-# 819/1024, C = 0.4, no HyStart. "compound" is the May 2006 tcp_compound.c (Castellani and
+# the engine form carries them). CUBIC is ns-2.35's tcp_cubic.c v2.1 (Linux 2.6.22), which
+# hscc's cubic has as version_2_1: β = 819/1024, C = 0.4, no HyStart. "compound" is the May 2006 tcp_compound.c (Castellani and
 # Hemminger, before Lachlan Andrew's releases): every ACK's RTT sample, the round's minimum
 # over more than 2 samples, win = the segments sent in the round measured, γ = 30 fixed.
 LINUX_ALGOS: dict[str, tuple[str, dict[str, Any]]] = {
-    "cubic": ("cubic", {"beta": 819 / 1024}),
+    "cubic": ("cubic", {"beta": 819 / 1024, "version_2_1": True}),
     "ctcp": (
         "compound",
         {"rtt_min_filter": True, "min_samples": 2, "sample_interval_us": 0, "win_sent": True},

@@ -51,8 +51,30 @@
 //!   than ~340 s; hscc saturates the 64-bit products instead of wrapping.
 //! - Epoch start 0 means "none", as in Linux (jiffies there start at −300 s;
 //!   in hscc an epoch started in the first jiffy of a run restarts on the next ACK).
+//!
+//! # Version 2.1 (`version_2_1`)
+//! Linux 2.6.22's `tcp_cubic.c` v2.1, the module ns-2.35's TCP-Linux agent runs
+//! (and so the CUBIC of papers simulated with it), replaces v2.3's congestion
+//! avoidance with its own rules, all per ACK whatever it acknowledges:
+//! - slow start while cwnd ≤ ssthresh (v2.3: below it), +1 per ACK (its
+//!   `tcp_slow_start` without byte counting);
+//! - +1 once `snd_cwnd_cnt` ACKs have reached cnt, then the count restarts at 0;
+//! - the Reno estimate counts ACKs, from 1 at the epoch start;
+//! - cnt from the cubic at every update (no once-per-jiffy limit), with the RTT
+//!   added to t in whole jiffies (v2.3 rounds up);
+//! - above W_max, cnt at least cwnd·HZ·8/(10·16·delay_min) with delay_min in eighths
+//!   of a jiffy (`max_increment` = 16: at most 16 segments per RTT per 100 ms of RTT);
+//! - cnt = 50 while no loss has set `loss_cwnd` (from the start and after a
+//!   timeout: v2.3's cnt ≤ 20 before W_max is known);
+//! - cnt divided by its estimate of segments per ACK (`delayed_ack`, in 16ths,
+//!   from 32: ratio ← ratio + acked − ratio/16 at each ACK in the Open state),
+//!   at least 1: an ACK per segment leaves the estimate at 31/16, so the window
+//!   grows 1.94 times as fast as cnt says;
+//! - no idle shift of the epoch (no `cwnd_event`); undo to the larger of cwnd and W_max.
+//!
+//! HyStart, absent from v2.1, stays its own switch.
 
-use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai};
+use crate::helpers::{cong_avoid_start, tcp_cong_avoid_ai, tcp_reno_undo_cwnd};
 use crate::ops::{after, AckSample, CaEvent, CaState, CongestionOps, TcpCc};
 
 /// β scale (Linux `BICTCP_BETA_SCALE`).
@@ -63,6 +85,12 @@ const BICTCP_HZ: u32 = 10;
 pub const HYSTART_ACK_TRAIN: u32 = 0x1;
 /// HyStart detection: RTT increase.
 pub const HYSTART_DELAY: u32 = 0x2;
+/// v2.1: at most this many segments per RTT per 100 ms of RTT above W_max (Linux 2.6.22 `max_increment`).
+const MAX_INCREMENT: u64 = 16;
+/// v2.1: `delayed_ack` holds segments per ACK in 1/2^this (Linux 2.6.22 `ACK_RATIO_SHIFT`).
+const ACK_RATIO_SHIFT: u32 = 4;
+/// v2.1: slow-start steps taken on one ACK at most (Linux: no bound; one unless a count is left over).
+const V21_SLOW_START_STEPS: u32 = 64;
 /// Delay samples per round before HyStart's delay test (Linux `HYSTART_MIN_SAMPLES`).
 const HYSTART_MIN_SAMPLES: u32 = 8;
 /// Bounds of the HyStart delay threshold, µs (Linux `HYSTART_DELAY_MIN/MAX`).
@@ -90,6 +118,8 @@ crate::params! {
         hystart_ack_delta_us: u32 = 2000, [1, 100000], "Linux tcp_cubic.c hystart_ack_delta_us";
         /// Initial ssthresh, segments, when HyStart is off; 0 = infinite.
         initial_ssthresh: u32 = 0, [0, 1000000], "Linux tcp_cubic.c initial_ssthresh";
+        /// Version 2.1's congestion avoidance (Linux 2.6.22, ns-2.35's TCP-Linux) instead of 2.3's.
+        version_2_1: bool = false, [0, 1], "Linux 2.6.22 tcp_cubic.c v2.1 (ns-2.35 tcp/linux/src/tcp_cubic.c)";
     }
 }
 
@@ -151,6 +181,10 @@ pub struct Cubic {
     last_ack: u32,
     /// HyStart: minimum RTT of the round, µs.
     curr_rtt: u32,
+    /// v2.1: cwnd at the last loss, segments (0 = none since the start or a timeout).
+    loss_cwnd: u32,
+    /// v2.1: segments per ACK, in 1/16 (Linux 2.6.22 `delayed_ack`).
+    delayed_ack: u32,
     /// β scaled by 1024.
     beta: u32,
     /// bic_scale·10 ≈ C·1024 (Linux `cube_rtt_scale`; 410 for C = 0.4).
@@ -176,6 +210,7 @@ struct Config {
     hystart_ack_delta_us: u32,
     /// Segments, 0 = infinite.
     initial_ssthresh: u32,
+    version_2_1: bool,
 }
 
 impl Cubic {
@@ -191,6 +226,8 @@ impl Cubic {
         self.ack_cnt = 0;
         self.tcp_cwnd = 0;
         self.found = false;
+        self.loss_cwnd = 0;
+        self.delayed_ack = 2 << ACK_RATIO_SHIFT;
     }
 
     fn hystart_reset(&mut self, tp: &TcpCc) {
@@ -233,7 +270,7 @@ impl Cubic {
         // The cubic is evaluated at most once per jiffy; a cwnd reduction
         // clears epoch_start and so forces it.
         if self.epoch_start == 0 || now != self.last_time {
-            self.cubic_cnt(tp, cwnd, acked, now);
+            let _ = self.cubic_cnt(tp, cwnd, acked, now);
         }
         if self.cfg.tcp_friendliness {
             let delta =
@@ -252,7 +289,8 @@ impl Cubic {
         self.cnt = self.cnt.max(2);
     }
 
-    fn cubic_cnt(&mut self, tp: &TcpCc, cwnd: u32, acked: u32, now: u32) {
+    /// cnt from the cubic W(t + RTT); whether t is past K (the target above W_max).
+    fn cubic_cnt(&mut self, tp: &TcpCc, cwnd: u32, acked: u32, now: u32) -> bool {
         self.last_cwnd = cwnd;
         self.last_time = now;
         if self.epoch_start == 0 {
@@ -271,7 +309,11 @@ impl Cubic {
         // t = time since the epoch start plus one RTT, in 1/1024 s.
         let us_per_jiffy = 1_000_000 / tp.hz;
         let elapsed = (now.wrapping_sub(self.epoch_start) as i32).max(0) as u64;
-        let rtt_jiffies = self.delay_min.div_ceil(us_per_jiffy) as u64;
+        let rtt_jiffies = if self.cfg.version_2_1 {
+            self.delay_min / us_per_jiffy
+        } else {
+            self.delay_min.div_ceil(us_per_jiffy)
+        } as u64;
         let t = ((elapsed + rtt_jiffies) << BICTCP_HZ) / tp.hz as u64;
         let k = self.bic_k as u64;
         let offs = t.abs_diff(k);
@@ -292,13 +334,85 @@ impl Cubic {
         } else {
             100 * cwnd as u64
         };
-        // Before the first loss the cubic is too timid: at least 5 % per RTT.
-        let cnt = if self.last_max_cwnd == 0 {
+        // Before the first loss the cubic is too timid: at least 5 % per RTT (v2.3).
+        let cnt = if self.last_max_cwnd == 0 && !self.cfg.version_2_1 {
             cnt.min(20)
         } else {
             cnt
         };
         self.cnt = cnt.min(u32::MAX as u64) as u32;
+        t >= k
+    }
+
+    /// Version 2.1's `bictcp_cong_avoid` (Linux 2.6.22): per ACK, whatever it acknowledges.
+    fn cong_avoid_v21(&mut self, tp: &mut TcpCc) {
+        if !tp.is_cwnd_limited() {
+            return;
+        }
+        if tp.snd_cwnd <= tp.snd_ssthresh {
+            // 2.6.22's `tcp_slow_start` without byte counting: +1 per ACK (more
+            // only from a count congestion avoidance left, at most
+            // V21_SLOW_START_STEPS where Linux has no bound).
+            tp.snd_cwnd_cnt = tp.snd_cwnd_cnt.saturating_add(tp.snd_cwnd);
+            for _ in 0..V21_SLOW_START_STEPS {
+                if tp.snd_cwnd == 0 || tp.snd_cwnd_cnt < tp.snd_cwnd {
+                    break;
+                }
+                tp.snd_cwnd_cnt -= tp.snd_cwnd;
+                if tp.snd_cwnd < tp.snd_cwnd_clamp {
+                    tp.snd_cwnd += 1;
+                }
+            }
+            return;
+        }
+        self.update_v21(tp, tp.snd_cwnd);
+        if tp.snd_cwnd_cnt >= self.cnt {
+            if tp.snd_cwnd < tp.snd_cwnd_clamp {
+                tp.snd_cwnd += 1;
+            }
+            tp.snd_cwnd_cnt = 0;
+        } else {
+            tp.snd_cwnd_cnt += 1;
+        }
+    }
+
+    /// Version 2.1's `bictcp_update`: cnt for this cwnd.
+    fn update_v21(&mut self, tp: &TcpCc, cwnd: u32) {
+        let now = tp.jiffies32();
+        self.ack_cnt = self.ack_cnt.saturating_add(1);
+        if self.last_cwnd == cwnd
+            && (now.wrapping_sub(self.last_time) as i32) <= (tp.hz / 32) as i32
+        {
+            return;
+        }
+        let above_origin = self.cubic_cnt(tp, cwnd, 1, now);
+        let us_per_jiffy = 1_000_000 / tp.hz;
+        if self.delay_min > 0 {
+            // delay_min in eighths of a jiffy, as 2.6.22 keeps it (1 for a 0-jiffy RTT).
+            let delay8 = (((self.delay_min / us_per_jiffy) as u64) << 3).max(1);
+            let min_cnt = cwnd as u64 * tp.hz as u64 * 8 / (10 * MAX_INCREMENT * delay8);
+            if (self.cnt as u64) < min_cnt && above_origin {
+                self.cnt = min_cnt.min(u32::MAX as u64) as u32;
+            }
+        }
+        if self.loss_cwnd == 0 {
+            self.cnt = 50;
+        }
+        if self.cfg.tcp_friendliness {
+            let delta =
+                ((cwnd as u64 * self.beta_scale as u64) >> 3).clamp(1, u32::MAX as u64) as u32;
+            if self.ack_cnt > delta {
+                let n = (self.ack_cnt - 1) / delta;
+                self.ack_cnt -= n * delta;
+                self.tcp_cwnd = self.tcp_cwnd.saturating_add(n);
+            }
+            if self.tcp_cwnd > cwnd {
+                let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
+                self.cnt = self.cnt.min(max_cnt);
+            }
+        }
+        let cnt = ((self.cnt as u64) << ACK_RATIO_SHIFT) / self.delayed_ack.max(1) as u64;
+        self.cnt = cnt.clamp(1, u32::MAX as u64) as u32;
     }
 
     /// Linux `hystart_update`: look for the slow-start exit on this ACK.
@@ -362,6 +476,8 @@ impl CongestionOps for Cubic {
             end_seq: 0,
             last_ack: 0,
             curr_rtt: u32::MAX,
+            loss_cwnd: 0,
+            delayed_ack: 0,
             beta,
             cube_rtt_scale,
             cube_factor: (1u64 << (10 + 3 * BICTCP_HZ)) / cube_rtt_scale as u64,
@@ -374,6 +490,7 @@ impl CongestionOps for Cubic {
                 hystart_low_window: p.hystart_low_window,
                 hystart_ack_delta_us: p.hystart_ack_delta_us,
                 initial_ssthresh: p.initial_ssthresh,
+                version_2_1: p.version_2_1,
             },
         };
         cubic.reset();
@@ -394,6 +511,7 @@ impl CongestionOps for Cubic {
             ("hystart_low_window", c.hystart_low_window.into()),
             ("hystart_ack_delta_us", c.hystart_ack_delta_us.into()),
             ("initial_ssthresh", c.initial_ssthresh.into()),
+            ("version_2_1", c.version_2_1.into()),
         ]
     }
 
@@ -414,15 +532,26 @@ impl CongestionOps for Cubic {
         } else {
             tp.snd_cwnd
         };
+        self.loss_cwnd = tp.snd_cwnd;
         ((cwnd * self.beta as u64 / BETA_SCALE as u64) as u32).max(2)
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpCc, _ack: u32, acked: u32) {
+        if self.cfg.version_2_1 {
+            return self.cong_avoid_v21(tp);
+        }
         let Some(acked) = cong_avoid_start(tp, acked) else {
             return;
         };
         self.update(tp, tp.snd_cwnd, acked);
         tcp_cong_avoid_ai(tp, self.cnt, acked);
+    }
+
+    fn undo_cwnd(&mut self, tp: &mut TcpCc) -> u32 {
+        if self.cfg.version_2_1 {
+            return tp.snd_cwnd.max(self.last_max_cwnd);
+        }
+        tcp_reno_undo_cwnd(tp)
     }
 
     fn set_state(&mut self, tp: &mut TcpCc, new_state: CaState) {
@@ -433,7 +562,7 @@ impl CongestionOps for Cubic {
     }
 
     fn cwnd_event(&mut self, tp: &mut TcpCc, ev: CaEvent) {
-        if ev == CaEvent::TxStart {
+        if ev == CaEvent::TxStart && !self.cfg.version_2_1 {
             // Idle: shift the epoch so the cubic resumes where it stopped.
             let now = tp.jiffies32();
             let delta = now.wrapping_sub(self.last_ack_time) as i32;
@@ -449,6 +578,13 @@ impl CongestionOps for Cubic {
     fn pkts_acked(&mut self, tp: &mut TcpCc, sample: &AckSample) {
         let now = tp.jiffies32();
         self.last_ack_time = now;
+        if self.cfg.version_2_1 && sample.pkts_acked > 0 && tp.ca_state == CaState::Open {
+            // ratio ← ratio + acked − ratio/16, in u32 as Linux 2.6.22.
+            let step = sample
+                .pkts_acked
+                .wrapping_sub(self.delayed_ack >> ACK_RATIO_SHIFT);
+            self.delayed_ack = self.delayed_ack.wrapping_add(step);
+        }
         if sample.rtt_us < 0 {
             return;
         }
@@ -618,6 +754,94 @@ mod tests {
         h.round();
         assert_eq!(h.cc.cnt(), 20);
         assert_eq!(h.cwnd(), 1050); // 1000 segments / 20
+    }
+
+    fn v21() -> CubicParams {
+        let mut p = CubicParams::default();
+        p.set("version_2_1", 1.0).unwrap();
+        p
+    }
+
+    #[test]
+    fn v21_estimates_segments_per_ack_from_32_sixteenths() {
+        // ratio ← ratio + acked − ⌊ratio/16⌋: 32 + 1 − 2 = 31, then 31 + 1 − 1 = 31.
+        let mut h = harness(&v21(), 10);
+        h.round();
+        assert_eq!(h.cc.delayed_ack, 31);
+        // Two segments per ACK: 31 + 2 − 1 = 32, then 32 + 2 − 2 = 32.
+        h.send_all();
+        h.advance_ms(100);
+        h.ack_each(10, 2);
+        assert_eq!(h.cc.delayed_ack, 32);
+    }
+
+    #[test]
+    fn v21_grows_by_one_per_26_acks_until_a_loss() {
+        // No loss yet: cnt = 50, divided by 31/16 segments per ACK: ⌊50·16/31⌋ = 25;
+        // +1 when 25 ACKs have been counted, on the 26th. 1000 ACKs: ⌊1000/26⌋ = 38.
+        let mut p = v21();
+        p.set("tcp_friendliness", 0.0).unwrap();
+        let mut h = harness(&p, 1000);
+        h.tp.snd_ssthresh = 999;
+        h.advance_ms(100);
+        h.round();
+        assert_eq!(h.cc.cnt(), 25);
+        assert_eq!(h.cwnd(), 1038);
+        // v2.3: cnt ≤ 20 per segment, +50 (first_epoch_without_w_max_grows_5_percent).
+    }
+
+    #[test]
+    fn v21_slow_start_includes_cwnd_equal_to_ssthresh() {
+        // 2.6.22: slow start while cwnd ≤ ssthresh, +1 per ACK: from 10 with ssthresh 15
+        // the first 6 ACKs take cwnd to 16, the next 4 count towards cnt = 25.
+        // v2.3 stops at 15 after 5 ACKs and its cnt ≤ 20 leaves it there.
+        let mut h = harness(&v21(), 10);
+        h.tp.snd_ssthresh = 15;
+        h.round();
+        assert_eq!(h.cwnd(), 16);
+        let mut now = harness(&CubicParams::default(), 10);
+        now.tp.snd_ssthresh = 15;
+        now.round();
+        assert_eq!(now.cwnd(), 15);
+    }
+
+    #[test]
+    fn v21_above_w_max_grows_at_most_16_segments_per_100_ms_per_ack_ratio() {
+        // Far past K the cubic asks for more than cwnd per RTT; max_increment caps it:
+        // cnt ≥ cwnd·HZ·8/(10·16·delay_min) = cwnd/16 at 100 ms (delay_min = 800
+        // eighths of a jiffy), divided by 31/16: ⌊⌊cwnd/16⌋·16/31⌋ ACKs per +1, so
+        // about 31 segments per RTT, whatever cwnd.
+        let run = |p: &CubicParams| {
+            let mut p = p.clone();
+            p.set("tcp_friendliness", 0.0).unwrap();
+            let mut h = after_loss_at_1000(&p);
+            h.rounds(400); // 40 s: t − K ≈ 31 s, where the cubic's slope is 1.2·31² ≈ 1150 segments/s
+            let before = h.cwnd();
+            h.round();
+            (h, before)
+        };
+        let (h, before) = run(&v21());
+        assert_eq!(h.cc.cnt(), (before / 16) * 16 / 31, "cwnd {before}");
+        let grown = h.cwnd() - before;
+        assert!((29..=31).contains(&grown), "+{grown} from {before}");
+        let (now, before) = run(&CubicParams::default());
+        assert!(
+            now.cwnd() - before >= 100,
+            "v2.3: +{} from {before}",
+            now.cwnd() - before
+        );
+    }
+
+    #[test]
+    fn v21_counts_losses_from_zero_after_a_timeout() {
+        let mut h = after_loss_at_1000(&v21());
+        assert_eq!(h.cc.loss_cwnd, 1000);
+        h.timeout();
+        assert_eq!((h.cc.loss_cwnd, h.cc.delayed_ack), (0, 32));
+        // Undo goes back to the larger of cwnd and W_max (2.6.22's bictcp_undo_cwnd).
+        let mut h = after_loss_at_1000(&v21());
+        h.tp.snd_cwnd = 600;
+        assert_eq!(h.cc.undo_cwnd(&mut h.tp), 1000);
     }
 
     #[test]
