@@ -240,11 +240,12 @@ def test_the_ns2_tcp_linux_paragraph_states_what_was_measured():
     ]
     differ = [n for n in linux if by[n]["verdict"] == "differs"]
     assert (
-        "Three of its five configurations differ; ctcp-rtt3-compound and sync-rtt4-cubic agree."
+        "Three of its five configurations differ; ctcp-rtt3-compound and sync-rtt8-cubic agree."
         in page
     )
     assert len(linux) == 5 and len(differ) == 3
-    assert "ctcp-rtt3-compound" not in differ and "sync-rtt4-cubic" not in differ
+    assert "ctcp-rtt3-compound" not in differ and "sync-rtt8-cubic" not in differ
+    assert ns2_tcl.LINUX_ALGOS["cubic"][1]["version_2_1"] is True
     assert all(by[n]["seeds"] == 2 for n in linux)  # "each tool's two seeds are one run"
     # The agent's two rules, which hscc's TCP-Linux flows take.
     assert (ns2_tcl.LINUX_TCP["rto_restart"], ns2_tcl.LINUX_TCP["tlp"]) == ("every_ack", False)
@@ -256,12 +257,17 @@ def test_the_ns2_tcp_linux_paragraph_states_what_was_measured():
     e = by["sync-rtt4-cubic"]
     assert e["reference"]["timeouts"] == e["measured"]["timeouts"] == 1
     assert "times out in both tools, where hscc's probe would find" in page
-    # sync-rtt2-cubic: two timeouts in both; ns-2's ratio within hscc's one-packet spread.
+    # sync-rtt2-cubic: two timeouts in both tools.
     e = by["sync-rtt2-cubic"]
     assert e["reference"]["timeouts"] == e["measured"]["timeouts"] == 2
-    ratios = [r["ratio"] for r in e["queue_spread"]["rows"]]
-    assert min(ratios) <= e["reference"]["ratio"] <= max(ratios)
     assert "the 120-ms flow times out twice in both tools" in page
+    # sync-rtt2 and -rtt4: hscc's long flow gets more than ns-2's across the one-packet
+    # spread (a lower short/long ratio), with as many or fewer loss events.
+    for n in ("sync-rtt2-cubic", "sync-rtt4-cubic"):
+        e = by[n]
+        assert max(r["ratio"] for r in e["queue_spread"]["rows"]) < e["reference"]["ratio"]
+        assert e["measured"]["loss_events_b"] <= e["reference"]["loss_events_b"]
+    assert "the long-RTT flow gets more than in ns-2 in sync-rtt2-cubic and sync-rtt4-cubic" in page
 
 
 def test_the_ns2_queue_spread_paragraph_states_what_was_measured():
@@ -280,17 +286,20 @@ def test_the_ns2_queue_spread_paragraph_states_what_was_measured():
         ratios = [r["ratio"] for r in rows]
         if not min(ratios) <= e["reference"]["ratio"] <= max(ratios):
             outside.add(e["name"])
-    assert outside == {"ctcp-rtt3-compound", "ctcp-rtt6-compound", "sync-rtt4-cubic"}
+    cubic = {"sync-rtt2-cubic", "sync-rtt4-cubic", "sync-rtt8-cubic"}
+    assert outside == {"ctcp-rtt3-compound", "ctcp-rtt6-compound"} | cubic
     assert (
-        "spread in 5 of 8 (outside: ctcp-rtt3-compound, ctcp-rtt6-compound, sync-rtt4-cubic)"
-        in page
+        "spread in 3 of 8 (outside: ctcp-rtt3-compound, ctcp-rtt6-compound, sync-rtt2-cubic, "
+        "sync-rtt4-cubic, sync-rtt8-cubic)" in page
     )
     assert (
         "Outside are ctcp-rtt6-compound, where a rule of the 2006 Compound module differs (its "
-        "note), and ctcp-rtt3-compound and sync-rtt4-cubic, which agree." in page
+        "note), ctcp-rtt3-compound and sync-rtt8-cubic, which agree, and sync-rtt2-cubic and "
+        "sync-rtt4-cubic, where hscc's long-RTT CUBIC flow gets more than ns-2's across the "
+        "spread (their notes)." in page
     )
     verdicts = {e["name"]: e["verdict"] for e in spread}
-    assert verdicts["ctcp-rtt3-compound"] == verdicts["sync-rtt4-cubic"] == "agrees"
+    assert verdicts["ctcp-rtt3-compound"] == verdicts["sync-rtt8-cubic"] == "agrees"
 
 
 def _entry(
