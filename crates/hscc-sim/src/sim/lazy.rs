@@ -59,8 +59,7 @@ impl Sim {
         }
     }
 
-    /// Nothing is on link `l`, whose lazy line is `i`: its earliest held
-    /// segment, if any, needs the line's timer.
+    /// [`arm`] for lazy line `i` of link `l`.
     #[inline]
     pub(super) fn arm_lazy(&mut self, i: u32, l: u32) {
         let net = &mut self.net;

@@ -364,6 +364,7 @@ impl Sender {
             ),
             None => (u64::MAX, cfg.mss),
         };
+        let rack_on = cfg.sack && cfg.loss_detection == LossDetection::Rack;
         Sender {
             id,
             cc,
@@ -372,10 +373,10 @@ impl Sender {
             sack: cfg.sack,
             prr: cfg.recovery == Recovery::Prr,
             halving: (cfg.recovery == Recovery::RateHalving).then_some(cfg.reduction_floor),
-            rack_on: cfg.sack && cfg.loss_detection == LossDetection::Rack,
+            rack_on,
             undo_on: cfg.undo,
             frto_on: cfg.frto,
-            tlp_on: cfg.tlp && cfg.sack && cfg.loss_detection == LossDetection::Rack,
+            tlp_on: cfg.tlp && rack_on,
             reordering: cfg.reordering,
             reordering_init: cfg.reordering,
             max_reordering: cfg.max_reordering.max(cfg.reordering),
