@@ -213,6 +213,26 @@ static __always_inline bool cubic_cnt(struct cubic *ca, __u32 cwnd, __u32 acked,
 	return t >= k;
 }
 
+/* Cubic::reno_friendly: W_est, and cnt no larger than what catches cwnd up with it. */
+static __always_inline void reno_friendly(struct cubic *ca, __u32 cwnd)
+{
+	__u64 d = ((__u64)cwnd * beta_scale) >> 3;
+	__u32 delta = d < 1 ? 1 : d > 0xffffffffULL ? 0xffffffffU : (__u32)d;
+
+	if (ca->ack_cnt > delta) {
+		__u32 n = (ca->ack_cnt - 1) / delta;
+
+		ca->ack_cnt -= n * delta;
+		ca->tcp_cwnd = sat_add32(ca->tcp_cwnd, n);
+	}
+	if (ca->tcp_cwnd > cwnd) {
+		__u32 max_cnt = cwnd / (ca->tcp_cwnd - cwnd);
+
+		if (ca->cnt > max_cnt)
+			ca->cnt = max_cnt;
+	}
+}
+
 /* Cubic::update (Linux bictcp_update). */
 static __always_inline void bictcp_update(struct sock *sk, struct cubic *ca, __u32 cwnd, __u32 acked)
 {
@@ -223,23 +243,8 @@ static __always_inline void bictcp_update(struct sock *sk, struct cubic *ca, __u
 		return;
 	if (ca->epoch_start == 0 || now != ca->last_time)
 		(void)cubic_cnt(ca, cwnd, acked, now);
-	if (tcp_friendliness) {
-		__u64 d = ((__u64)cwnd * beta_scale) >> 3;
-		__u32 delta = d < 1 ? 1 : d > 0xffffffffULL ? 0xffffffffU : (__u32)d;
-
-		if (ca->ack_cnt > delta) {
-			__u32 n = (ca->ack_cnt - 1) / delta;
-
-			ca->ack_cnt -= n * delta;
-			ca->tcp_cwnd = sat_add32(ca->tcp_cwnd, n);
-		}
-		if (ca->tcp_cwnd > cwnd) {
-			__u32 max_cnt = cwnd / (ca->tcp_cwnd - cwnd);
-
-			if (ca->cnt > max_cnt)
-				ca->cnt = max_cnt;
-		}
-	}
+	if (tcp_friendliness)
+		reno_friendly(ca, cwnd);
 	/* At most +1 per 2 segments acknowledged: 1.5x per RTT. */
 	if (ca->cnt < 2)
 		ca->cnt = 2;
@@ -269,23 +274,8 @@ static __always_inline void bictcp_update_v21(struct sock *sk, struct cubic *ca,
 	}
 	if (ca->loss_cwnd == 0)
 		ca->cnt = 50;
-	if (tcp_friendliness) {
-		__u64 d = ((__u64)cwnd * beta_scale) >> 3;
-		__u32 delta = d < 1 ? 1 : d > 0xffffffffULL ? 0xffffffffU : (__u32)d;
-
-		if (ca->ack_cnt > delta) {
-			__u32 n = (ca->ack_cnt - 1) / delta;
-
-			ca->ack_cnt -= n * delta;
-			ca->tcp_cwnd = sat_add32(ca->tcp_cwnd, n);
-		}
-		if (ca->tcp_cwnd > cwnd) {
-			__u32 max_cnt = cwnd / (ca->tcp_cwnd - cwnd);
-
-			if (ca->cnt > max_cnt)
-				ca->cnt = max_cnt;
-		}
-	}
+	if (tcp_friendliness)
+		reno_friendly(ca, cwnd);
 	cnt = ((__u64)ca->cnt << ACK_RATIO_SHIFT) / (ca->delayed_ack > 1 ? ca->delayed_ack : 1);
 	ca->cnt = cnt < 1 ? 1 : cnt > 0xffffffffULL ? 0xffffffffU : (__u32)cnt;
 }

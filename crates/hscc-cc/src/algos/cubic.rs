@@ -273,20 +273,25 @@ impl Cubic {
             let _ = self.cubic_cnt(tp, cwnd, acked, now);
         }
         if self.cfg.tcp_friendliness {
-            let delta =
-                ((cwnd as u64 * self.beta_scale as u64) >> 3).clamp(1, u32::MAX as u64) as u32;
-            if self.ack_cnt > delta {
-                let n = (self.ack_cnt - 1) / delta;
-                self.ack_cnt -= n * delta;
-                self.tcp_cwnd = self.tcp_cwnd.saturating_add(n);
-            }
-            if self.tcp_cwnd > cwnd {
-                let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
-                self.cnt = self.cnt.min(max_cnt);
-            }
+            self.reno_friendly(cwnd);
         }
         // At most +1 per 2 segments acknowledged: 1.5× per RTT.
         self.cnt = self.cnt.max(2);
+    }
+
+    /// The Reno-friendly region: W_est grows by 1 per cwnd·beta_scale/8 counted in
+    /// `ack_cnt`; where it is ahead of cwnd, cnt is no larger than what catches up with it.
+    fn reno_friendly(&mut self, cwnd: u32) {
+        let delta = ((cwnd as u64 * self.beta_scale as u64) >> 3).clamp(1, u32::MAX as u64) as u32;
+        if self.ack_cnt > delta {
+            let n = (self.ack_cnt - 1) / delta;
+            self.ack_cnt -= n * delta;
+            self.tcp_cwnd = self.tcp_cwnd.saturating_add(n);
+        }
+        if self.tcp_cwnd > cwnd {
+            let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
+            self.cnt = self.cnt.min(max_cnt);
+        }
     }
 
     /// cnt from the cubic W(t + RTT); whether t is past K (the target above W_max).
@@ -399,17 +404,7 @@ impl Cubic {
             self.cnt = 50;
         }
         if self.cfg.tcp_friendliness {
-            let delta =
-                ((cwnd as u64 * self.beta_scale as u64) >> 3).clamp(1, u32::MAX as u64) as u32;
-            if self.ack_cnt > delta {
-                let n = (self.ack_cnt - 1) / delta;
-                self.ack_cnt -= n * delta;
-                self.tcp_cwnd = self.tcp_cwnd.saturating_add(n);
-            }
-            if self.tcp_cwnd > cwnd {
-                let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
-                self.cnt = self.cnt.min(max_cnt);
-            }
+            self.reno_friendly(cwnd);
         }
         let cnt = ((self.cnt as u64) << ACK_RATIO_SHIFT) / self.delayed_ack.max(1) as u64;
         self.cnt = cnt.clamp(1, u32::MAX as u64) as u32;
