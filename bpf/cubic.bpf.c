@@ -233,13 +233,21 @@ static __always_inline void reno_friendly(struct cubic *ca, __u32 cwnd)
 	}
 }
 
+/* Cubic::count_acked: false while cnt stands (computed for this cwnd < 1/32 s ago). */
+static __always_inline bool count_acked(struct sock *sk, struct cubic *ca, __u32 cwnd, __u32 acked,
+					__u32 *now)
+{
+	*now = tcp_jiffies32(tcp_sk(sk));
+	ca->ack_cnt = sat_add32(ca->ack_cnt, acked);
+	return !(ca->last_cwnd == cwnd && (__s32)(*now - ca->last_time) <= (__s32)(HSCC_HZ / 32));
+}
+
 /* Cubic::update (Linux bictcp_update). */
 static __always_inline void bictcp_update(struct sock *sk, struct cubic *ca, __u32 cwnd, __u32 acked)
 {
-	__u32 now = tcp_jiffies32(tcp_sk(sk));
+	__u32 now;
 
-	ca->ack_cnt = sat_add32(ca->ack_cnt, acked);
-	if (ca->last_cwnd == cwnd && (__s32)(now - ca->last_time) <= (__s32)(HSCC_HZ / 32))
+	if (!count_acked(sk, ca, cwnd, acked, &now))
 		return;
 	if (ca->epoch_start == 0 || now != ca->last_time)
 		(void)cubic_cnt(ca, cwnd, acked, now);
@@ -253,12 +261,11 @@ static __always_inline void bictcp_update(struct sock *sk, struct cubic *ca, __u
 /* Cubic::update_v21 (Linux 2.6.22 bictcp_update). */
 static __always_inline void bictcp_update_v21(struct sock *sk, struct cubic *ca, __u32 cwnd)
 {
-	__u32 now = tcp_jiffies32(tcp_sk(sk));
 	bool above_origin;
+	__u32 now;
 	__u64 cnt;
 
-	ca->ack_cnt = sat_add32(ca->ack_cnt, 1);
-	if (ca->last_cwnd == cwnd && (__s32)(now - ca->last_time) <= (__s32)(HSCC_HZ / 32))
+	if (!count_acked(sk, ca, cwnd, 1, &now))
 		return;
 	above_origin = cubic_cnt(ca, cwnd, 1, now);
 	if (ca->delay_min > 0) {

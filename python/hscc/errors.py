@@ -220,7 +220,27 @@ def show(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return '"' + value.replace('"', '\\"') + '"'
+    text = _written(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _written(value: object) -> str:
+    """`show` without the length cap: lists and tables in TOML's inline form."""
+    if isinstance(value, (bool, str, _Raw)):
+        return show(value)
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value))
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_written(v) for v in value) + "]"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        pairs = (
+            f"{k if _BARE_KEY.match(str(k)) else show(str(k))} = {_written(v)}"
+            for k, v in value.items()
+        )
+        return "{ " + ", ".join(pairs) + " }"
+    return repr(value)

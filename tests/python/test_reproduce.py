@@ -532,13 +532,45 @@ def test_a_variant_runs_the_sweep_with_its_fields_set_in_the_base(tmp_path):
         ([TICK, TICK], "variants: a name used twice"),
         ([{**TICK, "set": {"flows[0].algorithm": "cubic"}}], "is an axis of the sweep"),
         ([{**TICK, "name": "Tick!"}], "variants.0.name"),
-        ([{**TICK, "set": {}}], "needs `set`, `unset` or both"),
+        ([{**TICK, "set": {}}], "needs `set`, `unset`, `axes` or some of them"),
+        (
+            [{**TICK, "axes": {"flows[1].algorithm": ["reno"]}}],
+            "axes.flows.1..algorithm is not an axis",
+        ),
+        (
+            [{**TICK, "axes": {"flows[0].algorithm": ["reno", "scalable"]}}],
+            r"changes the values of flows\[0\].algorithm",
+        ),
         ([{**TICK, "unset": ["stak"]}], "unset 'stak' is not a top-level field"),
     ],
 )
 def test_a_bad_variant_names_the_key(variants, message):
     with pytest.raises(experiment.ExperimentError, match=message):
         small(variants=variants)
+
+
+def test_a_variants_axis_gives_one_series_its_own_setting_and_keeps_the_others():
+    v21 = {"version_2_1": True}
+    replaced = {"zip": {"flows[0].algorithm": ["reno", "cubic"], "flows[0].params": [{}, v21]}}
+    exp = small(
+        variants=[{"name": "v21", "text": "CUBIC 2.1", "axes": {"flows[0].algorithm": replaced}}]
+    )
+    data = exp.sweep_data(True, variant=exp.variant("v21"))
+    assert data["axes"]["flows[0].algorithm"] == replaced
+    assert data["axes"]["topology.pairs[1].rtt"] == ["20ms", "40ms"]
+    assert exp.sweep["axes"]["flows[0].algorithm"] == ["reno", "cubic"]  # the main set-up is kept
+    from hscc.reproduce import tables
+
+    # Only the member the variant adds is shown; the algorithms are the sweep's.
+    assert tables.variant_lines(exp)[0].startswith(
+        "v21 (flows[0].params = [{}, { version_2_1 = true }]; hscc reproduce small --variant v21)"
+    )
+    sweep = rep.sweep_for(exp, True, variant=exp.variant("v21"))
+    params = {
+        dict(p.assign)["flows[0].algorithm"]: dict(p.assign)["flows[0].params"]
+        for p in sweep.points()
+    }
+    assert params == {"reno": {}, "cubic": v21}
 
 
 def test_a_variant_unsets_a_top_level_field_of_the_base():

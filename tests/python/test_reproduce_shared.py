@@ -76,7 +76,7 @@ def test_a_file_naming_no_shared_text_needs_no_shared_file(tmp_path):
             "[{ shared = 3 }]",
             '"t"',
             r"small.toml: assumptions.0: a text or \{ shared = KEY \} \(a key of shared.toml "
-            r"\[assumptions\]\), not \{'shared': 3\}",
+            r"\[assumptions\]\), not \{ shared = 3 \}",
         ),
         ('[{ text = "a" }]', '"t"', r"assumptions.0: a text or \{ shared = KEY \}"),
     ],

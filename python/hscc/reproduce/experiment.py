@@ -64,6 +64,8 @@ the same way)::
     text = "what it changes, and why it is shown"   # or { shared = "tick" }: [variant_texts] tick
     set = { "topology.bottleneck.tick" = "1ms" }   # fields of the base scenario (sweep paths) and their values
     unset = ["stack"]                   # top-level fields of the base removed (they take their defaults)
+    axes = { algorithm = { zip = { ... } } }   # axes of the sweep replaced (per-series settings;
+                                        # the x's and the series' values stay as the sweep has them)
 
     [quick]                             # --quick: fewer replicates, shorter runs, fewer points
     replicates = 2
@@ -224,18 +226,22 @@ class Quick(_Strict):
 
 class Variant(_Strict):
     """The experiment with one set-up choice made the other way (a field the paper leaves open,
-    or a model of its tool): the same sweep with these fields of its base scenario set, and
-    these top-level fields removed (`unset`, so they take their defaults: `stack`)."""
+    or a model of its tool): the same sweep with these fields of its base scenario set, these
+    top-level fields removed (`unset`, so they take their defaults: `stack`), and these axes of
+    the sweep replaced (`axes`: a setting that differs by series, zipped with the series)."""
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")
     text: str = Field(min_length=1)
     set: dict[str, Any] = {}
     unset: list[str] = []
+    axes: dict[str, Any] = {}
 
     @model_validator(mode="after")
     def _changes_something(self) -> Variant:
-        if not self.set and not self.unset:
-            raise ValueError(f"variants {self.name!r}: needs `set`, `unset` or both")
+        if not self.set and not self.unset and not self.axes:
+            raise ValueError(
+                f"variants {self.name!r}: needs `set`, `unset`, `axes` or some of them"
+            )
         return self
 
 
@@ -353,8 +359,9 @@ class Experiment(_Strict):
                 check(c.b, f"claim {c.text!r}: b", variant)
 
     def _check_variants(self) -> None:
-        """Variant names are unique, and a variant sets fields of the base, not swept ones
-        (the axis would win, and the variant would change nothing)."""
+        """Variant names are unique; a variant sets fields of the base, not swept ones (the
+        axis would win, and the variant would change nothing); it replaces axes the sweep has
+        and --quick leaves alone, keeping the x's and the series' values."""
         names = [v.name for v in self.variants]
         if len(set(names)) != len(names):
             raise ValueError(f"variants: a name used twice ({', '.join(names)})")
@@ -373,6 +380,21 @@ class Experiment(_Strict):
                         f"variants {v.name!r}: set.{path} is an axis of the sweep (the axis "
                         "would win); a variant sets fields of the base scenario"
                     )
+            axes = self.sweep.get("axes") or {}
+            kept = [a for a in (self.x.axis, self.series.axis if self.series else None) if a]
+            for name, spec in v.axes.items():
+                if name not in axes or name in self.quick.axes:
+                    raise ValueError(
+                        f"variants {v.name!r}: axes.{name} is not an axis of the sweep that "
+                        f"--quick leaves alone (one of {', '.join(a for a in axes if a not in self.quick.axes) or 'none'})"
+                    )
+                was, now = _axis_values({name: axes[name]}), _axis_values({name: spec})
+                for path in map(_path, kept):
+                    if path in was and now.get(path) != was[path]:
+                        raise ValueError(
+                            f"variants {v.name!r}: axes.{name} changes the values of {path}, "
+                            "which the figure and the claims are drawn over; keep them"
+                        )
 
     def variant(self, name: str) -> Variant:
         """The variant of that name (ExperimentError naming the ones there are)."""
@@ -419,6 +441,7 @@ class Experiment(_Strict):
                         f"experiment {self.name}: variants {variant.name!r}: set.{path}: {e}"
                     ) from None
             data["base"] = base
+            data["axes"] = {**data.get("axes", {}), **variant.axes}
         if quick:
             # The quick duration is an axis of one value, not a change of the base: the base is
             # checked as written (full length), and each point with the quick axes' values too,

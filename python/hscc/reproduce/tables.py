@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.table import Table
@@ -107,7 +107,7 @@ def markdown(rep: Reproduction) -> str:
         "",
         *(
             [
-                f"Set-up variant {rep.variant.name!r} ({_fields(rep.variant)}): {rep.variant.text}",
+                f"Set-up variant {rep.variant.name!r} ({_fields(rep.variant, e)}): {rep.variant.text}",
                 "",
             ]
             if rep.variant
@@ -140,17 +140,32 @@ DESIGN_CHECKS = (
 )
 
 
-def _fields(v: Variant) -> str:
-    """What a variant changes: "stack unset, topology.bottleneck.tick = \"1ms\", ..."."""
+def _fields(v: Variant, e: Experiment) -> str:
+    """What a variant changes: "stack unset, topology.bottleneck.tick = \"1ms\", ...", and
+    for an axis it replaces, the members whose values differ from the sweep's."""
+    axes = e.sweep.get("axes") or {}
+    replaced = [
+        f"{path} = {show(values)}"
+        for name, spec in v.axes.items()
+        for path, values in _members(name, spec).items()
+        if _members(name, axes.get(name)).get(path) != values
+    ]
     return ", ".join(
-        [f"{k} unset" for k in v.unset] + [f"{k} = {show(val)}" for k, val in v.set.items()]
+        [f"{k} unset" for k in v.unset]
+        + [f"{k} = {show(val)}" for k, val in v.set.items()]
+        + replaced
     )
+
+
+def _members(name: str, spec: Any) -> dict[str, Any]:
+    """An axis's fields and their values (a zipped axis has several)."""
+    return spec["zip"] if isinstance(spec, dict) and "zip" in spec else {name: spec}
 
 
 def variant_lines(e: Experiment) -> list[str]:
     """The experiment's set-up variants, each with the command that runs it."""
     return [
-        f"{v.name} ({_fields(v)}; hscc reproduce {e.name} --variant {v.name}): {v.text}"
+        f"{v.name} ({_fields(v, e)}; hscc reproduce {e.name} --variant {v.name}): {v.text}"
         for v in e.variants
     ]
 

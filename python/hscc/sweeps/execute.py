@@ -305,9 +305,9 @@ def execute(
             counts.failed += len(by_key[key])
         points.finished(by_key[key])
 
-    # A task: a few runs, one after the other in one worker.
-    running: dict[Future[Any], list[str]] = {}
-    submitted: dict[Future[Any], float] = {}  # when, by time.perf_counter()
+    # A task: a few runs, one after the other in one worker; its keys and when it was sent
+    # (time.perf_counter()).
+    running: dict[Future[Any], tuple[list[str], float]] = {}
     attempts: dict[str, int] = {}
     # Finished, waiting for the writer: key → (files, metrics).
     unsaved: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -334,8 +334,7 @@ def execute(
         fut = pool.submit(
             run_jobs, scenarios, *limits, store is not None, imports, sources or None, isolate
         )
-        running[fut] = keys
-        submitted[fut] = time.perf_counter()
+        running[fut] = (keys, time.perf_counter())
 
     queue = deque(todo)
     slots = pool.workers * _IN_FLIGHT_PER_WORKER
@@ -365,16 +364,15 @@ def execute(
                         unstored -= _size(files)
                         finish(k, Outcome("ok", metrics))
                     continue
-                keys = running.pop(fut, None)
-                sent = submitted.pop(fut, None)
-                if keys is None or sent is None:
+                task = running.pop(fut, None)
+                if task is None:
                     continue  # on a pool replaced meanwhile; its runs were submitted again
+                keys, sent = task
                 try:
                     results, seconds = fut.result()
                 except BrokenExecutor:  # a worker died: every run on its pool is lost
-                    lost = [*keys, *(k for task in running.values() for k in task)]
+                    lost = [*keys, *(k for other, _ in running.values() for k in other)]
                     running.clear()
-                    submitted.clear()
                     pool.restart()
                     for k in lost:
                         if attempts[k] < _ATTEMPTS:

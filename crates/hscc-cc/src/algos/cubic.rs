@@ -258,15 +258,22 @@ impl Cubic {
         self.tcp_cwnd
     }
 
-    /// Linux `bictcp_update`: cnt for this cwnd.
-    fn update(&mut self, tp: &TcpCc, cwnd: u32, acked: u32) {
+    /// The common start of both updates: count `acked` for the Reno estimate;
+    /// the time now, or `None` while cnt was computed for this cwnd less than
+    /// 1/32 s ago (it stands).
+    fn count_acked(&mut self, tp: &TcpCc, cwnd: u32, acked: u32) -> Option<u32> {
         let now = tp.jiffies32();
         self.ack_cnt = self.ack_cnt.saturating_add(acked);
-        if self.last_cwnd == cwnd
-            && (now.wrapping_sub(self.last_time) as i32) <= (tp.hz / 32) as i32
-        {
+        let fresh = self.last_cwnd == cwnd
+            && (now.wrapping_sub(self.last_time) as i32) <= (tp.hz / 32) as i32;
+        (!fresh).then_some(now)
+    }
+
+    /// Linux `bictcp_update`: cnt for this cwnd.
+    fn update(&mut self, tp: &TcpCc, cwnd: u32, acked: u32) {
+        let Some(now) = self.count_acked(tp, cwnd, acked) else {
             return;
-        }
+        };
         // The cubic is evaluated at most once per jiffy; a cwnd reduction
         // clears epoch_start and so forces it.
         if self.epoch_start == 0 || now != self.last_time {
@@ -383,13 +390,9 @@ impl Cubic {
 
     /// Version 2.1's `bictcp_update`: cnt for this cwnd.
     fn update_v21(&mut self, tp: &TcpCc, cwnd: u32) {
-        let now = tp.jiffies32();
-        self.ack_cnt = self.ack_cnt.saturating_add(1);
-        if self.last_cwnd == cwnd
-            && (now.wrapping_sub(self.last_time) as i32) <= (tp.hz / 32) as i32
-        {
+        let Some(now) = self.count_acked(tp, cwnd, 1) else {
             return;
-        }
+        };
         let above_origin = self.cubic_cnt(tp, cwnd, 1, now);
         let us_per_jiffy = 1_000_000 / tp.hz;
         if self.delay_min > 0 {

@@ -369,6 +369,13 @@ mod tests {
         );
         // An alias names the algorithm of a profile's row.
         assert_eq!(f.params["response"].0, 1.0);
+        let ns2 = read(&scenario(
+            r#""stack": "ns2","#,
+            &[r#"{"pair": 0, "algorithm": "cubic"}"#],
+        ));
+        let f = &ns2.flows[0];
+        assert_eq!(f.params["version_2_1"].0, 1.0);
+        assert_eq!((f.params["beta"].0 * 1024.0, f.rto_tick.0), (819.0, 0.001));
         let old = read(&scenario(
             r#""stack": "linux2.6","#,
             &[r#"{"pair": 0}"#, r#"{"pair": 0, "algorithm": "cubic"}"#],

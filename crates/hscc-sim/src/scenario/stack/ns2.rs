@@ -42,6 +42,18 @@ pub(super) const NS2: &[Setting] = &[
         "tcp/tcp-linux.cc LinuxTcpAgent::install_congestion_control (l. 747): tcp_tick_ = 1.0/(double)JIFFY_RATIO, 1000 (tcp/linux/ns-linux-util.h l. 29)",
     ),
     only(
+        "cubic",
+        "params.version_2_1",
+        "true",
+        "tcp/linux/src/tcp_cubic.c: Linux 2.6.22's CUBIC, version 2.1, the only CUBIC ns-2.35 has (Agent/TCP/Linux, select_ca cubic)",
+    ),
+    only(
+        "cubic",
+        "params.beta",
+        "0.7998046875",
+        "tcp/linux/src/tcp_cubic.c: static int beta = 819; /* = 819/1024 (BICTCP_BETA_SCALE) */",
+    ),
+    only(
         "ctcp",
         "rto_tick",
         "\"1ms\"",
@@ -139,7 +151,8 @@ pub(super) const ABOUT: &str = concat!(
         "initial RTO (`rtxcur_init_`) and its 40-byte headers (hscc's packets carry mss + 52 bytes). ",
         "Not set: ns-2's receiver window, `window_ = 20` packets unless a script sets it (set `rwnd`); ",
         "algorithms ns-2 runs as TCP-Linux (`Agent/TCP/Linux`: cubic, compound, …) take the same ",
-        "settings, which that agent shares in part, but for its 1 ms ticks (its estimator also damps ",
+        "settings, which that agent shares in part, but for its 1 ms ticks and, for cubic, its module ",
+        "(Linux 2.6.22's CUBIC v2.1, β = 819/1024) (its estimator also damps ",
         "RTTVAR as Linux does, which hscc does not model; it restarts the RTO at every ACK, ",
         "`rto_restart = \"every_ack\"`, which the profile leaves to the scenario with the agent's ",
         "other rules: docs/validation/ns2.md)."
