@@ -56,6 +56,7 @@ struct cubic {
 	__u32 curr_rtt;
 	__u32 loss_cwnd;
 	__u32 delayed_ack;
+	__u32 acked_rtt_us;
 	bool found;
 };
 HSCC_CA_PRIV_FITS(struct cubic);
@@ -156,6 +157,7 @@ void BPF_PROG(cubic_init, struct sock *sk)
 	ca->last_ack = 0;
 	ca->sample_cnt = 0;
 	ca->last_ack_time = 0;
+	ca->acked_rtt_us = 0;
 	bictcp_reset(ca);
 	if (hystart)
 		bictcp_hystart_reset(sk);
@@ -287,9 +289,23 @@ static __always_inline void bictcp_update_v21(struct sock *sk, struct cubic *ca,
 	ca->cnt = cnt < 1 ? 1 : cnt > 0xffffffffULL ? 0xffffffffU : (__u32)cnt;
 }
 
+/* Cubic::measure_delay_v21 (Linux 2.6.22 measure_delay): none within a second of the
+ * epoch's start, or of the clock's zero while no epoch has started. */
+static __always_inline void measure_delay_v21(struct tcp_sock *tp, struct cubic *ca)
+{
+	__u32 rtt = ca->acked_rtt_us;
+
+	ca->acked_rtt_us = 0;
+	if (rtt == 0 || (__s32)(tcp_jiffies32(tp) - ca->epoch_start) < (__s32)HSCC_HZ)
+		return;
+	if (ca->delay_min == 0 || ca->delay_min > rtt)
+		ca->delay_min = rtt;
+}
+
 /* Cubic::cong_avoid_v21 (Linux 2.6.22 bictcp_cong_avoid): per ACK. */
 static __always_inline void cong_avoid_v21(struct sock *sk, struct tcp_sock *tp, struct cubic *ca)
 {
+	measure_delay_v21(tp, ca);
 	if (!tcp_is_cwnd_limited(sk))
 		return;
 	if (tp->snd_cwnd <= tp->snd_ssthresh) {
@@ -427,6 +443,12 @@ void BPF_PROG(cubic_acked, struct sock *sk, const struct ack_sample *sample)
 	if (version_2_1 && sample->pkts_acked > 0 && hscc_ca_state(sk) == TCP_CA_Open)
 		/* ratio += acked - ratio/16, in u32 as Linux 2.6.22. */
 		ca->delayed_ack += sample->pkts_acked - (ca->delayed_ack >> ACK_RATIO_SHIFT);
+	if (version_2_1) {
+		/* Kept for cong_avoid's delay measure: an ACK of new data with a sample. */
+		ca->acked_rtt_us = sample->pkts_acked > 0 && sample->rtt_us >= 0
+				   ? (sample->rtt_us > 0 ? (__u32)sample->rtt_us : 1) : 0;
+		return;
+	}
 	if (sample->rtt_us < 0)
 		return;
 	/* Discard delay samples right after a reduction (one second). */

@@ -70,7 +70,12 @@
 //!   from 32: ratio ← ratio + acked − ratio/16 at each ACK in the Open state),
 //!   at least 1: an ACK per segment leaves the estimate at 31/16, so the window
 //!   grows 1.94 times as fast as cnt says;
-//! - no idle shift of the epoch (no `cwnd_event`); undo to the larger of cwnd and W_max.
+//! - no idle shift of the epoch (no `cwnd_event`); undo to the larger of cwnd and W_max;
+//! - delay_min from the RTT samples of ACKs of new data that reach congestion
+//!   avoidance's hook (its `measure_delay`, in `cong_avoid`: none in recovery),
+//!   none within a second of the epoch's start — also while no epoch has
+//!   started, so none in a run's first second, ns-2's clock starting at 0 as
+//!   hscc's does (v2.3 samples every ACK, and all while no epoch has started).
 //!
 //! HyStart, absent from v2.1, stays its own switch.
 
@@ -185,6 +190,9 @@ pub struct Cubic {
     loss_cwnd: u32,
     /// v2.1: segments per ACK, in 1/16 (Linux 2.6.22 `delayed_ack`).
     delayed_ack: u32,
+    /// v2.1: this ACK's RTT sample if it acknowledged new data, µs (0 = none),
+    /// for `cong_avoid`'s delay measure.
+    acked_rtt_us: u32,
     /// β scaled by 1024.
     beta: u32,
     /// bic_scale·10 ≈ C·1024 (Linux `cube_rtt_scale`; 410 for C = 0.4).
@@ -358,6 +366,7 @@ impl Cubic {
 
     /// Version 2.1's `bictcp_cong_avoid` (Linux 2.6.22): per ACK, whatever it acknowledges.
     fn cong_avoid_v21(&mut self, tp: &mut TcpCc) {
+        self.measure_delay_v21(tp);
         if !tp.is_cwnd_limited() {
             return;
         }
@@ -385,6 +394,19 @@ impl Cubic {
             tp.snd_cwnd_cnt = 0;
         } else {
             tp.snd_cwnd_cnt += 1;
+        }
+    }
+
+    /// Version 2.1's `measure_delay`: this ACK's sample into delay_min, unless
+    /// within a second of the epoch's start (or of the clock's zero, while no
+    /// epoch has started).
+    fn measure_delay_v21(&mut self, tp: &TcpCc) {
+        let rtt = std::mem::take(&mut self.acked_rtt_us);
+        if rtt == 0 || (tp.jiffies32().wrapping_sub(self.epoch_start) as i32) < tp.hz as i32 {
+            return;
+        }
+        if self.delay_min == 0 || self.delay_min > rtt {
+            self.delay_min = rtt;
         }
     }
 
@@ -476,6 +498,7 @@ impl CongestionOps for Cubic {
             curr_rtt: u32::MAX,
             loss_cwnd: 0,
             delayed_ack: 0,
+            acked_rtt_us: 0,
             beta,
             cube_rtt_scale,
             cube_factor: (1u64 << (10 + 3 * BICTCP_HZ)) / cube_rtt_scale as u64,
@@ -582,6 +605,14 @@ impl CongestionOps for Cubic {
                 .pkts_acked
                 .wrapping_sub(self.delayed_ack >> ACK_RATIO_SHIFT);
             self.delayed_ack = self.delayed_ack.wrapping_add(step);
+        }
+        if self.cfg.version_2_1 {
+            self.acked_rtt_us = if sample.pkts_acked > 0 && sample.rtt_us >= 0 {
+                (sample.rtt_us as u32).max(1)
+            } else {
+                0
+            };
+            return;
         }
         if sample.rtt_us < 0 {
             return;
@@ -828,6 +859,43 @@ mod tests {
             "v2.3: +{} from {before}",
             now.cwnd() - before
         );
+    }
+
+    #[test]
+    fn v21_measures_the_delay_in_cong_avoid_a_second_from_the_epochs_start() {
+        // 2.6.22's measure_delay: the first second of the clock (no epoch yet) gives no
+        // sample; v2.3 takes every sample while no epoch has started.
+        let mut h = harness(&v21(), 10);
+        h.set_rtt_ms(50);
+        h.round();
+        assert_eq!(h.cc.delay_min, 0);
+        let mut now = harness(&CubicParams::default(), 10);
+        now.set_rtt_ms(50);
+        now.round();
+        assert_eq!(now.cc.delay_min, 50_000);
+        h.advance_ms(1000);
+        h.set_rtt_ms(60);
+        h.round();
+        assert_eq!(h.cc.delay_min, 60_000);
+        // Recovery's ACKs reach no cong_avoid: no sample.
+        h.send_all();
+        h.advance_ms(60);
+        h.fast_retransmit();
+        h.set_rtt_ms(40);
+        h.ack_each(3, 1);
+        h.end_recovery();
+        assert_eq!(h.cc.delay_min, 60_000);
+        // ACKs after it are measured until an update starts the epoch (the one that
+        // starts it too); the next ones, within a second of that start, are not.
+        h.set_rtt_ms(45);
+        h.round();
+        assert_eq!((h.cc.delay_min, h.cc.epoch_start), (45_000, h.tp.jiffies32()));
+        h.set_rtt_ms(30);
+        h.round();
+        assert_eq!(h.cc.delay_min, 45_000);
+        h.advance_ms(1000);
+        h.round();
+        assert_eq!(h.cc.delay_min, 30_000);
     }
 
     #[test]
