@@ -81,8 +81,10 @@ CUBIC_TEXT = (
     "CUBIC as ns-2.35's tcp_cubic.c v2.1 (Linux 2.6.22): hscc's cubic with version_2_1 "
     "(per-ACK growth divided by its estimate of segments per ACK, which stays at 31/16 with an "
     "ACK per segment; one segment per 50 ACKs from the start and after every timeout until the "
-    "next loss; at most 16 segments per round trip per 100 ms of minimum RTT past W_max) and "
-    "beta = 819/1024, C = 0.4, no HyStart"
+    "next loss; at most 16 segments per round trip per 100 ms of minimum RTT past W_max; the "
+    "minimum RTT from ACKs of new data outside recovery, none within a second of the epoch's "
+    "start nor, before the first epoch, of the clock's zero) and beta = 819/1024, C = 0.4, "
+    "no HyStart"
 )
 COMPOUND_TEXT = (
     "Compound as ns-2.35's tcp_compound.c (the May 2006 module of Castellani and Hemminger, "
