@@ -127,6 +127,17 @@ def test_cubic_and_compound_run_as_tcp_linux():
         tcl.script(linux_engine("ctcp", **{"flows[1].rto_tick": "10ms"}))
 
 
+@pytest.mark.timeout(30)
+def test_the_ns2_linux_profile_is_the_tcp_linux_agent_the_translation_requires():
+    """`stack = "ns2-linux"` alone gives a CUBIC flow every setting ns2_configs sets by hand
+    for TCP-Linux, so the profile and the translation's requirements (LINUX_TCP) agree."""
+    by_profile = engine(**{"flows[1].algorithm": "cubic", "flows[1].stack": "ns2-linux"})
+    by_hand = linux_engine("cubic")
+    assert by_profile["flows"][1].pop("stack") == "ns2-linux"
+    assert by_profile["flows"][1] == by_hand["flows"][1]
+    assert "Agent/TCP/Linux" in tcl.script(by_profile)
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`, Debian's ns2) not installed")
 def test_a_tiny_tcp_linux_configuration_runs_in_both_tools(tmp_path):

@@ -541,7 +541,9 @@ def test_a_variant_runs_the_sweep_with_its_fields_set_in_the_base(tmp_path):
             [{**TICK, "axes": {"flows[0].algorithm": ["reno", "scalable"]}}],
             r"changes the values of flows\[0\].algorithm",
         ),
-        ([{**TICK, "unset": ["stak"]}], "unset 'stak' is not a top-level field"),
+        ([{**TICK, "unset": ["stak"]}], "unset 'stak': .*not a field of the scenario format"),
+        ([{**TICK, "unset": ["flows[0].rwnd"]}], r"unset 'flows\[0\].rwnd' is not a field the"),
+        ([{**TICK, "unset": ["flows[0].algorithm"]}], "is an axis of the sweep"),
     ],
 )
 def test_a_bad_variant_names_the_key(variants, message):
@@ -571,6 +573,27 @@ def test_a_variants_axis_gives_one_series_its_own_setting_and_keeps_the_others()
         for p in sweep.points()
     }
     assert params == {"reno": {}, "cubic": v21}
+
+
+def test_a_variant_unsets_a_field_of_a_flow_so_that_its_profile_sets_it():
+    flows = [{**SMALL["sweep"]["base"]["flows"][0], "loss_detection": "dupack"}]
+    base = {**SMALL["sweep"]["base"], "flows": flows + SMALL["sweep"]["base"]["flows"][1:]}
+    exp = small(
+        sweep={**SMALL["sweep"], "base": base},
+        variants=[
+            {
+                "name": "tcp-linux",
+                "text": "TCP-Linux",
+                "set": {"stack": "ns2-linux"},
+                "unset": ["flows[0].loss_detection"],
+            }
+        ],
+    )
+    data = exp.sweep_data(True, variant=exp.variant("tcp-linux"))
+    assert "loss_detection" not in data["base"]["flows"][0]
+    assert exp.sweep["base"]["flows"][0]["loss_detection"] == "dupack"  # the main set-up is kept
+    sweep = rep.sweep_for(exp, True, variant=exp.variant("tcp-linux"))
+    assert sweep.base["flows"][0]["loss_detection"] == "rack"  # the profile's
 
 
 def test_a_variant_unsets_a_top_level_field_of_the_base():

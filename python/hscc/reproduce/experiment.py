@@ -63,7 +63,8 @@ the same way)::
     name = "tick"
     text = "what it changes, and why it is shown"   # or { shared = "tick" }: [variant_texts] tick
     set = { "topology.bottleneck.tick" = "1ms" }   # fields of the base scenario (sweep paths) and their values
-    unset = ["stack"]                   # top-level fields of the base removed (they take their defaults)
+    unset = ["stack", "flows[0].loss_detection"]   # fields of the base removed (they take their
+                                        # defaults, or a profile's: `stack`)
     axes = { algorithm = { zip = { ... } } }   # axes of the sweep replaced (per-series settings;
                                         # the x's and the series' values stay as the sweep has them)
 
@@ -227,7 +228,7 @@ class Quick(_Strict):
 class Variant(_Strict):
     """The experiment with one set-up choice made the other way (a field the paper leaves open,
     or a model of its tool): the same sweep with these fields of its base scenario set, these
-    top-level fields removed (`unset`, so they take their defaults: `stack`), and these axes of
+    fields removed (`unset`, so they take their defaults or a profile's), and these axes of
     the sweep replaced (`axes`: a setting that differs by series, zipped with the series)."""
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")
@@ -362,6 +363,8 @@ class Experiment(_Strict):
         """Variant names are unique; a variant sets fields of the base, not swept ones (the
         axis would win, and the variant would change nothing); it replaces axes the sweep has
         and --quick leaves alone, keeping the x's and the series' values."""
+        from hscc.sweeps.paths import NOT_FOUND, PathError, lookup
+
         names = [v.name for v in self.variants]
         if len(set(names)) != len(names):
             raise ValueError(f"variants: a name used twice ({', '.join(names)})")
@@ -369,10 +372,19 @@ class Experiment(_Strict):
         base = self.sweep.get("base")
         for v in self.variants:
             for key in v.unset:
-                if not isinstance(base, dict) or key not in base:
+                try:
+                    found = isinstance(base, dict) and lookup(base, key) is not NOT_FOUND
+                except PathError as e:
+                    raise ValueError(f"variants {v.name!r}: unset {key!r}: {e}") from None
+                if not found:
                     raise ValueError(
-                        f"variants {v.name!r}: unset {key!r} is not a top-level field of the "
-                        "inline base scenario ([sweep.base])"
+                        f"variants {v.name!r}: unset {key!r} is not a field the inline base "
+                        "scenario ([sweep.base]) sets"
+                    )
+                if _path(key) in swept:
+                    raise ValueError(
+                        f"variants {v.name!r}: unset {key!r} is an axis of the sweep (the axis "
+                        "would set it)"
                     )
             for path in v.set:
                 if _path(path) in swept:
@@ -420,7 +432,7 @@ class Experiment(_Strict):
     ) -> dict[str, Any]:
         """The sweep's data (hscc.sweeps.spec.parse) at full length or --quick, with a
         variant's fields set in its base (ExperimentError for a path the base cannot take)."""
-        from hscc.sweeps.paths import PathError, put
+        from hscc.sweeps.paths import PathError, put, remove
 
         data = {k: v for k, v in self.sweep.items()}
         data["name"] = (
@@ -432,7 +444,9 @@ class Experiment(_Strict):
                 raise ExperimentError(
                     f"experiment {self.name}: variant {variant.name!r} needs an inline base scenario ([sweep.base])"
                 )
-            base = {k: v for k, v in base.items() if k not in variant.unset}
+            base = dict(base)  # the main set-up's is left as it is
+            for path in variant.unset:
+                base = remove(base, path)
             for path, value in variant.set.items():
                 try:
                     put(base, path, value, copy=True)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from typing import Any
@@ -112,6 +113,21 @@ def put(data: dict[str, Any], path: str, value: Any, copy: bool = False) -> None
             elif copy and isinstance(node[part], (dict, list)):
                 node[part] = node[part].copy()
             node = node[part]
+
+
+def remove(data: dict[str, Any], path: str) -> dict[str, Any]:
+    """`data` without the field at `path`, the tables and lists on the way copied (so
+    `data` is left as it was); PathError when the field is not there."""
+    parts = _parts(path)
+    if lookup(data, path) is NOT_FOUND:
+        raise PathError(f"{_show(parts)} is not set in the scenario")
+    out = copy.copy(data)
+    node: Any = out
+    for part in parts[:-1]:
+        node[part] = copy.copy(node[part])
+        node = node[part]
+    del node[parts[-1]]
+    return out
 
 
 def _where(parts: tuple[str | int, ...], i: int) -> str:

@@ -889,7 +889,10 @@ mod tests {
         // starts it too); the next ones, within a second of that start, are not.
         h.set_rtt_ms(45);
         h.round();
-        assert_eq!((h.cc.delay_min, h.cc.epoch_start), (45_000, h.tp.jiffies32()));
+        assert_eq!(
+            (h.cc.delay_min, h.cc.epoch_start),
+            (45_000, h.tp.jiffies32())
+        );
         h.set_rtt_ms(30);
         h.round();
         assert_eq!(h.cc.delay_min, 45_000);

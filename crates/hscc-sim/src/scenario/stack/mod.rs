@@ -1,4 +1,4 @@
-//! Reference-stack profiles: `stack = "linux"`, `"linux2.6"`, `"ns2"` or `"ns3"`, at the top of a
+//! Reference-stack profiles: `stack = "linux"`, `"linux2.6"`, `"ns2"`, `"ns2-linux"` or `"ns3"`, at the top of a
 //! scenario (every flow's) or in a `[[flows]]` entry (its own). A profile is
 //! one table — knob, value, the source line of the reference stack that fixes
 //! it — and fills, when a scenario is read, each knob a flow entry leaves out:
@@ -18,6 +18,7 @@ use super::spec::{FlowSpec, ScenarioSpec};
 mod linux;
 mod linux26;
 mod ns2;
+mod ns2_linux;
 mod ns3;
 
 /// A reference TCP stack whose behaviour a flow takes: the knobs of its
@@ -32,6 +33,9 @@ pub enum Stack {
     Linux26,
     /// ns-2.35's Sack1 agent and TCPSink with their defaults.
     Ns2,
+    /// ns-2.35's TCP-Linux agent with the Sack1 sink.
+    #[serde(rename = "ns2-linux")]
+    Ns2Linux,
     /// ns-3 (3.44) as validation/ns3 runs it.
     Ns3,
 }
@@ -74,7 +78,13 @@ const fn only(
 
 impl Stack {
     /// Every profile, in the order the reference lists them.
-    pub const ALL: [Stack; 4] = [Stack::Linux, Stack::Linux26, Stack::Ns2, Stack::Ns3];
+    pub const ALL: [Stack; 5] = [
+        Stack::Linux,
+        Stack::Linux26,
+        Stack::Ns2,
+        Stack::Ns2Linux,
+        Stack::Ns3,
+    ];
 
     /// The name a scenario writes.
     pub fn name(self) -> &'static str {
@@ -82,6 +92,7 @@ impl Stack {
             Stack::Linux => "linux",
             Stack::Linux26 => "linux2.6",
             Stack::Ns2 => "ns2",
+            Stack::Ns2Linux => "ns2-linux",
             Stack::Ns3 => "ns3",
         }
     }
@@ -97,6 +108,7 @@ impl Stack {
             Stack::Linux => linux::LINUX,
             Stack::Linux26 => linux26::LINUX_2_6,
             Stack::Ns2 => ns2::NS2,
+            Stack::Ns2Linux => ns2_linux::settings(),
             Stack::Ns3 => ns3::NS3,
         }
     }
@@ -107,6 +119,7 @@ impl Stack {
             Stack::Linux => linux::ABOUT,
             Stack::Linux26 => linux26::ABOUT,
             Stack::Ns2 => ns2::ABOUT,
+            Stack::Ns2Linux => ns2_linux::ABOUT,
             Stack::Ns3 => ns3::ABOUT,
         }
     }
@@ -376,6 +389,36 @@ mod tests {
         let f = &ns2.flows[0];
         assert_eq!(f.params["version_2_1"].0, 1.0);
         assert_eq!((f.params["beta"].0 * 1024.0, f.rto_tick.0), (819.0, 0.001));
+        let tcp_linux = read(&scenario(
+            r#""stack": "ns2-linux","#,
+            &[
+                r#"{"pair": 0, "algorithm": "cubic"}"#,
+                r#"{"pair": 0, "algorithm": "highspeed"}"#,
+            ],
+        ));
+        let (cubic, hs) = (&tcp_linux.flows[0], &tcp_linux.flows[1]);
+        // The Sack1 profile's sink, segments and initial window; the agent's own rules.
+        assert_eq!(
+            (cubic.init_cwnd, cubic.mss.0, cubic.delayed_ack),
+            (2, 1000, false)
+        );
+        assert_eq!(
+            (cubic.loss_detection, cubic.reordering, cubic.recovery),
+            (
+                crate::config::LossDetection::Rack,
+                4,
+                crate::config::Recovery::Prr
+            )
+        );
+        assert_eq!(
+            (cubic.timestamps, cubic.rto_tick.0, cubic.tlp, cubic.undo),
+            (true, 0.001, Some(false), Some(false))
+        );
+        assert_eq!(cubic.rto_restart, crate::tcp::rtt::RtoRestart::EveryAck);
+        assert_eq!(cubic.params["version_2_1"].0, 1.0);
+        assert_eq!(hs.rto_tick.0, 0.001);
+        // Linux's tcp_highspeed.c: the table, hscc's default.
+        assert!(!hs.params.contains_key("response"));
         let old = read(&scenario(
             r#""stack": "linux2.6","#,
             &[r#"{"pair": 0}"#, r#"{"pair": 0, "algorithm": "cubic"}"#],

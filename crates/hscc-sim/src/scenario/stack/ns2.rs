@@ -151,9 +151,6 @@ pub(super) const ABOUT: &str = concat!(
         "initial RTO (`rtxcur_init_`) and its 40-byte headers (hscc's packets carry mss + 52 bytes). ",
         "Not set: ns-2's receiver window, `window_ = 20` packets unless a script sets it (set `rwnd`); ",
         "algorithms ns-2 runs as TCP-Linux (`Agent/TCP/Linux`: cubic, compound, …) take the same ",
-        "settings, which that agent shares in part, but for its 1 ms ticks and, for cubic, its module ",
-        "(Linux 2.6.22's CUBIC v2.1, β = 819/1024) (its estimator also damps ",
-        "RTTVAR as Linux does, which hscc does not model; it restarts the RTO at every ACK, ",
-        "`rto_restart = \"every_ack\"`, which the profile leaves to the scenario with the agent's ",
-        "other rules: docs/validation/ns2.md)."
+        "settings but for that agent's 1 ms ticks and, for cubic, its module (Linux 2.6.22's ",
+        "CUBIC v2.1, β = 819/1024); `stack = \"ns2-linux\"` gives a flow that agent's other rules too."
 );
