@@ -207,6 +207,21 @@ def test_seed_derivation_is_the_documented_one():
     )
 
 
+def test_a_table_value_keeps_its_seeds_whatever_error_messages_print():
+    # A swept table (an algorithm's params) enters the seeds as Python writes it, as it
+    # always has: the experiments' stored runs and notes depend on those seeds.
+    axis = {
+        "zip": {
+            "flows[1].algorithm": ["highspeed"] * 2,
+            "flows[1].params": [{"response": 1}, {"response": 0}],
+        }
+    }
+    made = plan.make(sweep({"hs": axis}, replicates=1))
+    assert made.columns["flows[1].params"] == ["{'response': 1}", "{'response': 0}"]
+    values = [("flows[1].algorithm", "highspeed"), ("flows[1].params", "{'response': 1}")]
+    assert made.jobs[0].seed == plan.derive_seed(made.sweep.seed, values, 0)
+
+
 def test_cache_keys_ignore_names_and_follow_every_number():
     made = plan.make(sweep({"flows[1].algorithm": ["reno", "cubic"]}, replicates=2))
     keys = [j.key for j in made.jobs]

@@ -203,7 +203,17 @@ def _column(resolved: list[Any], written: list[Any]) -> list[Any]:
         if kinds == {"number"} and any(isinstance(v, float) for v in resolved):
             return [float(v) for v in resolved]
         return resolved
-    return [w if isinstance(w, str) else show(w) for w in written]
+    return [w if isinstance(w, str) else _text(w) for w in written]
+
+
+def _text(w: Any) -> str:
+    """A value's text in a column, which its seeds are derived from: a table or list as
+    Python writes it (cut at 80 characters), as it always has been, so that a point keeps
+    its seeds whatever `show` prints."""
+    if not isinstance(w, (dict, list, tuple)):
+        return show(w)
+    text = repr(w)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _kind(v: Any) -> str | None:
