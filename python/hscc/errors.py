@@ -213,15 +213,11 @@ class _Raw(str):
 
 
 def show(value: object) -> str:
-    """A value as it would be written in a scenario file."""
-    if isinstance(value, _Raw):
-        return str(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace('"', '\\"') + '"'
+    """A value as it would be written in a scenario file; all but text cut at 80 characters."""
     text = _written(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    if isinstance(value, (str, _Raw)) or len(text) <= 80:
+        return text
+    return text[:77] + "..."
 
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -229,8 +225,12 @@ _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 def _written(value: object) -> str:
     """`show` without the length cap: lists and tables in TOML's inline form."""
-    if isinstance(value, (bool, str, _Raw)):
-        return show(value)
+    if isinstance(value, _Raw):
+        return str(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace('"', '\\"') + '"'
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value))
     if isinstance(value, (list, tuple)):
@@ -239,7 +239,7 @@ def _written(value: object) -> str:
         if not value:
             return "{}"
         pairs = (
-            f"{k if _BARE_KEY.match(str(k)) else show(str(k))} = {_written(v)}"
+            f"{k if _BARE_KEY.match(str(k)) else _written(str(k))} = {_written(v)}"
             for k, v in value.items()
         )
         return "{ " + ", ".join(pairs) + " }"

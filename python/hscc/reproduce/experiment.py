@@ -483,16 +483,17 @@ def _axis_values(axes: Any) -> dict[str, list[str] | None]:
     if not isinstance(axes, dict):
         return out
     for name, spec in axes.items():
-        members = (
-            spec["zip"]
-            if isinstance(spec, dict) and isinstance(spec.get("zip"), dict)
-            else {name: spec}
-        )
-        for path, values in members.items():
+        for path, values in axis_members(name, spec).items():
             if isinstance(values, dict):
                 values = values.get("values")
             out[_path(str(path))] = _series_values(values)
     return out
+
+
+def axis_members(name: str, spec: Any) -> dict[str, Any]:
+    """A sweep axis's fields and their values as written: a zipped axis has several."""
+    members = spec.get("zip") if isinstance(spec, dict) else None
+    return dict(members) if isinstance(members, dict) else {name: spec}
 
 
 def _series_values(values: Any) -> list[str] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.table import Table
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 from hscc.errors import show
 from hscc.reproduce.compare import FEW_RUNS, VERDICTS
-from hscc.reproduce.experiment import BASELINE_PAPERS
+from hscc.reproduce.experiment import BASELINE_PAPERS, axis_members
 from hscc.units import significant
 from hscc.units_table import metric
 
@@ -147,19 +147,14 @@ def _fields(v: Variant, e: Experiment) -> str:
     replaced = [
         f"{path} = {show(values)}"
         for name, spec in v.axes.items()
-        for path, values in _members(name, spec).items()
-        if _members(name, axes.get(name)).get(path) != values
+        for path, values in axis_members(name, spec).items()
+        if axis_members(name, axes.get(name)).get(path) != values
     ]
     return ", ".join(
         [f"{k} unset" for k in v.unset]
         + [f"{k} = {show(val)}" for k, val in v.set.items()]
         + replaced
     )
-
-
-def _members(name: str, spec: Any) -> dict[str, Any]:
-    """An axis's fields and their values (a zipped axis has several)."""
-    return spec["zip"] if isinstance(spec, dict) and "zip" in spec else {name: spec}
 
 
 def variant_lines(e: Experiment) -> list[str]:
