@@ -6,8 +6,9 @@ use serde::Serialize;
 use crate::packet::{Kind, Packet, SLOW_START};
 use crate::time::{Time, NS};
 
-/// Per-link counters.
+/// Per-link counters (in declaration order: the two counted on every packet first).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[repr(C)]
 pub struct LinkCounters {
     /// Packets that crossed the link (reached its far end; with the loss point
     /// after the queue, those lost there too).

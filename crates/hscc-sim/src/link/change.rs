@@ -13,7 +13,9 @@ impl Link {
     pub fn set_rate(&mut self, now: Time, rate_bps: u64) {
         self.rate_bps = rate_bps;
         self.tx_remainder = 0;
-        self.ser_cache = [(0, 0, 0); 2];
+        self.ser_size = [0; 2];
+        self.ser_quotient = [0; 2];
+        self.ser_remainder = [0; 2];
         self.reschedule_queue(now, true);
     }
 

@@ -35,13 +35,10 @@ use crate::event::EventQueue;
 use crate::packet::Packet;
 use crate::time::Time;
 
-/// What a link keeps for the hops folded into it, or as a folded hop.
-#[derive(Debug)]
+/// What a link keeps for the hops folded into it, or as a folded hop, until
+/// counted (whether it is either: [`Link::feeds_folded`], [`Link::fed_by`]).
+#[derive(Debug, Default)]
 pub(super) struct Fold {
-    /// Hops are folded into this link (it is their `fed_by`).
-    pub feeds: bool,
-    /// This link is a folded hop of link `fed_by`; `u32::MAX`: it is not.
-    pub fed_by: u32,
     /// Feeding link: when each packet it passed on to a folded hop reaches
     /// its far end, and its size, in that order; until counted.
     crossed: VecDeque<(Time, u32)>,
@@ -50,45 +47,36 @@ pub(super) struct Fold {
     waits: VecDeque<(Time, Time, u32)>,
 }
 
-impl Default for Fold {
-    fn default() -> Fold {
-        Fold {
-            feeds: false,
-            fed_by: u32::MAX,
-            crossed: VecDeque::new(),
-            waits: VecDeque::new(),
-        }
-    }
-}
-
 impl Link {
     /// Make this link a folded hop of link `feeder`; before the run.
     pub fn fold_into(&mut self, feeder: u32) {
         debug_assert!(self.line.is_empty(), "before any packet");
-        self.fold.fed_by = feeder;
+        self.fed_by = feeder;
     }
 
     /// Let hops be folded into this link; before the run.
     pub fn feed_folded(&mut self) {
-        self.fold.feeds = true;
+        self.feeds_folded = true;
     }
 
     /// Put every folded hop back on its own; before the run.
     pub fn unfold(&mut self) {
         debug_assert!(self.line.is_empty(), "before any packet");
         self.fold = Fold::default();
+        self.feeds_folded = false;
+        self.fed_by = u32::MAX;
     }
 
     /// Whether hops are folded into this link.
     #[inline(always)]
     pub fn feeds_folded(&self) -> bool {
-        self.fold.feeds
+        self.feeds_folded
     }
 
     /// The link this one is folded into, if any.
     #[inline(always)]
     pub fn fed_by(&self) -> Option<u32> {
-        (self.fold.fed_by != u32::MAX).then_some(self.fold.fed_by)
+        (self.fed_by != u32::MAX).then_some(self.fed_by)
     }
 
     /// [`Link::offer`] of a packet whose next hop, `next` (index `next_id`),
