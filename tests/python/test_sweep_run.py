@@ -136,16 +136,6 @@ def test_a_sweep_of_one_run_runs_in_its_own_process_as_a_worker_would(base, tmp_
         hscc.sweep(base, {"flows[0].algorithm": ["reno", "cubic"]}, jobs=1)
 
 
-@pytest.mark.timeout(120)
-def test_the_workers_draw_a_sweeps_plots_as_its_own_process_would(base, tmp_path):
-    out = tmp_path / "s"
-    r = hscc.sweep(base, AXES, out=out, jobs=2)
-    here = r.plot(tmp_path / "here")  # drawn in this process
-    assert len(here) > 2, "shares for both workers"
-    for path in here:
-        assert (out / "plots" / path.name).read_bytes() == path.read_bytes(), path.name
-
-
 def test_a_sweep_of_one_point_has_no_plots_until_asked(base, tmp_path):
     out = tmp_path / "s"
     hscc.sweep(base, {"topology.bottleneck.loss": [0, "1%"]}, out=out, jobs=2)
