@@ -115,13 +115,10 @@ def run(
             sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None
         )
         outcomes = execute.execute(made.jobs, store, pool, (memory, max_events), progress)
-        result = SweepResult.from_outcomes(made, outcomes, store, directory)
-        if directory is not None:
-            sweepdir.write_tables(directory, result)
-            # Drawn by the workers, a share each: importing matplotlib and drawing take
-            # longer than the runs of a sweep of short runs.
-            sweepdir.write_plots(directory, result, (pool.submit, pool.workers))
+    result = SweepResult.from_outcomes(made, outcomes, store, directory)
     if directory is not None:
+        sweepdir.write_tables(directory, result)
+        sweepdir.write_plots(directory, result)
         sweepdir.write_manifest(directory, sw, axes, len(made.jobs), result.failed.height)
     return result
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,10 +25,6 @@ if TYPE_CHECKING:
 _MAX_LINES = 12
 
 
-# Submits a call to other processes (a sweep's pool: `hscc.sweeps.execute.Pool.submit`).
-Submit = Callable[..., "Future[Any]"]
-
-
 def plot(
     result: SweepResult,
     out_dir: str | Path,
@@ -39,14 +33,11 @@ def plot(
     size: str = style.DEFAULT_SIZE,
     fmt: str = "png",
     prefix: str = "",
-    pool: tuple[Submit, int] | None = None,
 ) -> list[Path]:
     """Write OUT_DIR/NAME.FMT for each metric (default: the headline metrics; NAME from the
     metric, `file_name`, after `prefix` and a dash when given); returns the paths. `fmt`:
     png, pdf or svg; `size`: column, wide or slide. An existing file is replaced only with
-    `overwrite` (or when `out_dir` is the sweep directory's own plots). `pool`: a submit
-    function and its number of workers, which then draw the figures, each a share of them
-    (the files are written here)."""
+    `overwrite` (or when `out_dir` is the sweep directory's own plots)."""
     style.file_format(f"plot.{fmt}")
     style.check_size(size)
     metrics = _metrics(result, metrics)
@@ -62,37 +53,18 @@ def plot(
             if p.exists() or p.is_symlink():
                 raise RunDirError(f"{p} exists; pass --overwrite (overwrite=True) to replace it")
     out_dir.mkdir(parents=True, exist_ok=True)
-    summary = result.summary().filter(pl.col("metric").is_in(metrics))
     digest = ""
     if own:  # the sweep's own plots: drawn again only when the summary or the style changed
+        summary = result.summary().filter(pl.col("metric").is_in(metrics))
         digest = figure_cache.key(summary.write_csv(), "\n".join(metrics), size, fmt)
         if figure_cache.fresh(out_dir, digest, paths):
             return paths
         figure_cache.remember(out_dir, "")  # stale while the new files are written
-    work = [(m, summary.filter(pl.col("metric") == m)) for m in metrics]
-    if pool is None:
-        files = render(result.axes, work, size, fmt)
-    else:
-        submit, workers = pool
-        shares = [work[i :: max(1, workers)] for i in range(min(len(work), max(1, workers)))]
-        done = [submit(render, result.axes, share, size, fmt) for share in shares]
-        drawn: dict[str, bytes] = {}
-        for share, f in zip(shares, done, strict=True):
-            drawn.update(zip((m for m, _ in share), f.result(), strict=True))
-        files = [drawn[m] for m in metrics]
-    for path, data in zip(paths, files, strict=True):
-        write_bytes(path, data)
+    for (_, fig), path in zip(figures(result, metrics, size).items(), paths, strict=True):
+        write_bytes(path, style.render(fig, fmt))
     if digest:
         figure_cache.remember(out_dir, digest)
     return paths
-
-
-def render(
-    axes: list[list[str]], work: list[tuple[str, pl.DataFrame]], size: str, fmt: str
-) -> list[bytes]:
-    """Each (metric, its rows of the summary)'s figure as a file of format `fmt`, in order:
-    what a pool's worker draws for `plot`."""
-    return [style.render(_figure(axes, stats, name, size), fmt) for name, stats in work]
 
 
 def figures(
@@ -103,7 +75,7 @@ def figures(
     metrics = _metrics(result, metrics)
     summary = result.summary()
     return {
-        name: _figure(result.axes, summary.filter(pl.col("metric") == name), name, size)
+        name: figure(result, summary.filter(pl.col("metric") == name), name, size)
         for name in metrics
     }
 
@@ -120,17 +92,19 @@ def _metrics(result: SweepResult, metrics: list[str] | None) -> list[str]:
     return metrics
 
 
-def _figure(axes: list[list[str]], stats: pl.DataFrame, name: str, size: str) -> Figure:
+def figure(
+    result: SweepResult, stats: pl.DataFrame, name: str, size: str = style.DEFAULT_SIZE
+) -> Figure:
     """One metric's figure: x = the first axis's (first) field, y in the metric's unit."""
     with style.context(size):
         fig = style.new_figure(size)
-        _draw(axes, stats, name, fig)
+        _draw(result, stats, name, fig)
     return fig
 
 
-def _draw(axes: list[list[str]], stats: pl.DataFrame, name: str, fig: Figure) -> None:
-    x_field = axes[0][0]
-    others = [members[0] for members in axes[1:]]
+def _draw(result: SweepResult, stats: pl.DataFrame, name: str, fig: Figure) -> None:
+    x_field = result.axes[0][0]
+    others = [members[0] for members in result.axes[1:]]
     m = metric(name)
     divisor, unit = scale(m.kind, stats["mean"].to_list())
     ax = fig.add_subplot()

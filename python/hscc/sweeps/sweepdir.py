@@ -21,7 +21,7 @@ import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
@@ -31,9 +31,6 @@ from hscc.rundir import RunDirError, json_manifest
 from hscc.sweeps.result import SweepResult
 from hscc.sweeps.spec import Sweep
 from hscc.sweeps.store import RunStore
-
-if TYPE_CHECKING:
-    from hscc.sweeps.plot import Submit
 
 KIND = "hscc.sweep"
 FORMAT = 1
@@ -127,15 +124,13 @@ def has_plots(result: SweepResult) -> bool:
     return result.points["point"].n_unique() > 1
 
 
-def write_plots(directory: Path, result: SweepResult, pool: tuple[Submit, int]) -> None:
-    """DIR/plots/, drawn by the sweep's pool (a submit function and its number of workers),
-    and only if what they show changed; removed for a sweep of one point (`has_plots`), so
-    that no plots of the sweep the directory held before lie beside its tables."""
+def write_plots(directory: Path, result: SweepResult) -> None:
+    """DIR/plots/, redrawn only if what they show changed; removed for a sweep of one point
+    (`has_plots`), so that no plots of the sweep the directory held before lie beside its
+    tables."""
     plots = Path(directory) / PLOTS
     if has_plots(result):
-        from hscc.sweeps import plot
-
-        plot.plot(result, plots, pool=pool)
+        result.plot(plots)
     elif plots.is_dir() and not plots.is_symlink():
         shutil.rmtree(plots)
 
