@@ -53,14 +53,14 @@ def plot(
             if p.exists() or p.is_symlink():
                 raise RunDirError(f"{p} exists; pass --overwrite (overwrite=True) to replace it")
     out_dir.mkdir(parents=True, exist_ok=True)
+    summary = result.summary().filter(pl.col("metric").is_in(metrics))
     digest = ""
     if own:  # the sweep's own plots: drawn again only when the summary or the style changed
-        summary = result.summary().filter(pl.col("metric").is_in(metrics))
         digest = figure_cache.key(summary.write_csv(), "\n".join(metrics), size, fmt)
         if figure_cache.fresh(out_dir, digest, paths):
             return paths
         figure_cache.remember(out_dir, "")  # stale while the new files are written
-    for (_, fig), path in zip(figures(result, metrics, size).items(), paths, strict=True):
+    for (_, fig), path in zip(figures(result, metrics, size, summary).items(), paths, strict=True):
         write_bytes(path, style.render(fig, fmt))
     if digest:
         figure_cache.remember(out_dir, digest)
@@ -68,12 +68,16 @@ def plot(
 
 
 def figures(
-    result: SweepResult, metrics: list[str] | None = None, size: str = style.DEFAULT_SIZE
+    result: SweepResult,
+    metrics: list[str] | None = None,
+    size: str = style.DEFAULT_SIZE,
+    summary: pl.DataFrame | None = None,
 ) -> dict[str, Figure]:
-    """Each metric's figure (default: the headline metrics), by metric name, in order."""
+    """Each metric's figure (default: the headline metrics), by metric name, in order;
+    `summary`: the result's summary, if already computed."""
     style.check_size(size)
     metrics = _metrics(result, metrics)
-    summary = result.summary()
+    summary = result.summary() if summary is None else summary
     return {
         name: figure(result, summary.filter(pl.col("metric") == name), name, size)
         for name in metrics
