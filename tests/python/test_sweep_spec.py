@@ -222,6 +222,22 @@ def test_a_table_value_keeps_its_seeds_whatever_error_messages_print():
     assert made.jobs[0].seed == plan.derive_seed(made.sweep.seed, values, 0)
 
 
+def test_long_table_values_that_differ_only_at_the_end_get_their_own_seeds():
+    # Two params tables whose text agrees for its first 80 characters: each point is its own.
+    long = {"hystart_ack_delta_us": 2000, "hystart_low_window": 16, "tcp_friendliness": True}
+    axis = {
+        "zip": {
+            "flows[1].algorithm": ["cubic"] * 2,
+            "flows[1].params": [{**long, "hystart": True}, {**long, "hystart": False}],
+        }
+    }
+    made = plan.make(sweep({"cubic": axis}, replicates=1))
+    texts = made.columns["flows[1].params"]
+    assert texts[0][:80] == texts[1][:80] and texts[0] != texts[1]
+    assert texts[0] == repr({**long, "hystart": True})
+    assert made.jobs[0].seed != made.jobs[1].seed
+
+
 def test_cache_keys_ignore_names_and_follow_every_number():
     made = plan.make(sweep({"flows[1].algorithm": ["reno", "cubic"]}, replicates=2))
     keys = [j.key for j in made.jobs]

@@ -208,12 +208,9 @@ def _column(resolved: list[Any], written: list[Any]) -> list[Any]:
 
 def _text(w: Any) -> str:
     """A value's text in a column, which its seeds are derived from: a table or list as
-    Python writes it (cut at 80 characters), as it always has been, so that a point keeps
-    its seeds whatever `show` prints."""
-    if not isinstance(w, (dict, list, tuple)):
-        return show(w)
-    text = repr(w)
-    return text if len(text) <= 80 else text[:77] + "..."
+    Python writes it, whole, so that two values never share a text (and seeds) and a point
+    keeps its seeds whatever `show` prints."""
+    return repr(w) if isinstance(w, (dict, list, tuple)) else show(w)
 
 
 def _kind(v: Any) -> str | None:
