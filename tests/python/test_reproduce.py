@@ -487,7 +487,7 @@ def test_cli_list_names_every_experiment():
         (["all"], "--out: missing"),
         (["list-me", "--only", "a", "--out", "x"], "--only: only with 'all'"),
         (["all", "--variant", "tick", "--out", "x"], "--variant: only with one experiment"),
-        (["ctcp-table2", "--variant", "tik", "--out", "x"], 'did you mean "tick"'),
+        (["ctcp-table2", "--variant", "hscc-defaults-tik", "--out", "x"], 'did you mean "hscc-defaults-tick"'),
     ],
 )
 def test_cli_bad_use_exits_2_with_the_reason(tmp_path, args, message):

@@ -51,7 +51,7 @@ pub struct FlowSpec {
     /// Bytes to transfer (unlimited when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Bytes>,
-    /// Reference TCP stack of this flow, overriding the scenario's `stack`: "linux", "linux2.6", "ns2", "ns2-linux" or "ns3". Its profile (see "Reference stacks") sets each knob below that this entry leaves out; a knob the entry sets wins.
+    /// Reference TCP stack of this flow, overriding the scenario's `stack`: "linux", "linux2.6", "ns2", "ns2-linux", "ns3" or "windows2008". Its profile (see "Reference stacks") sets each knob below that this entry leaves out; a knob the entry sets wins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<Stack>,
     /// Maximum segment size, bytes (1448: 1500-byte packets with timestamps).

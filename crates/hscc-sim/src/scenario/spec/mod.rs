@@ -52,7 +52,7 @@ pub struct ScenarioSpec {
     /// Seed of every random choice (0 to 2^64 − 1).
     #[serde(default = "one_u64")]
     pub seed: u64,
-    /// Reference TCP stack of every TCP flow (web traffic keeps its own settings): "linux", "linux2.6", "ns2", "ns2-linux" or "ns3". Its profile (see "Reference stacks") sets each TCP knob a flow leaves out; a flow's own `stack`, and any knob it sets, win. Absent: hscc's defaults, each field's default below (RACK-TLP and PRR as Linux, RFC 6298's RTO estimator with Linux's 200 ms minimum, no quick ACKs, CUBIC without HyStart), unchanged so that a scenario without `stack` gives the results it always gave.
+    /// Reference TCP stack of every TCP flow (web traffic keeps its own settings): "linux", "linux2.6", "ns2", "ns2-linux", "ns3" or "windows2008". Its profile (see "Reference stacks") sets each TCP knob a flow leaves out; a flow's own `stack`, and any knob it sets, win. Absent: hscc's defaults, each field's default below (RACK-TLP and PRR as Linux, RFC 6298's RTO estimator with Linux's 200 ms minimum, no quick ACKs, CUBIC without HyStart), unchanged so that a scenario without `stack` gives the results it always gave.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<Stack>,
     /// The network.

@@ -1,4 +1,5 @@
-//! Reference-stack profiles: `stack = "linux"`, `"linux2.6"`, `"ns2"`, `"ns2-linux"` or `"ns3"`, at the top of a
+//! Reference-stack profiles: `stack = "linux"`, `"linux2.6"`, `"ns2"`, `"ns2-linux"`, `"ns3"` or
+//! `"windows2008"`, at the top of a
 //! scenario (every flow's) or in a `[[flows]]` entry (its own). A profile is
 //! one table — knob, value, the source line of the reference stack that fixes
 //! it — and fills, when a scenario is read, each knob a flow entry leaves out:
@@ -20,6 +21,7 @@ mod linux26;
 mod ns2;
 mod ns2_linux;
 mod ns3;
+mod windows2008;
 
 /// A reference TCP stack whose behaviour a flow takes: the knobs of its
 /// profile that the scenario leaves out (see "Reference stacks" below).
@@ -38,6 +40,8 @@ pub enum Stack {
     Ns2Linux,
     /// ns-3 (3.44) as validation/ns3 runs it.
     Ns3,
+    /// Windows Server 2008 and Vista's TCP/IP stack with its defaults.
+    Windows2008,
 }
 
 /// One row of a profile: a flow knob, its value and why.
@@ -78,12 +82,13 @@ const fn only(
 
 impl Stack {
     /// Every profile, in the order the reference lists them.
-    pub const ALL: [Stack; 5] = [
+    pub const ALL: [Stack; 6] = [
         Stack::Linux,
         Stack::Linux26,
         Stack::Ns2,
         Stack::Ns2Linux,
         Stack::Ns3,
+        Stack::Windows2008,
     ];
 
     /// The name a scenario writes.
@@ -94,6 +99,7 @@ impl Stack {
             Stack::Ns2 => "ns2",
             Stack::Ns2Linux => "ns2-linux",
             Stack::Ns3 => "ns3",
+            Stack::Windows2008 => "windows2008",
         }
     }
 
@@ -110,6 +116,7 @@ impl Stack {
             Stack::Ns2 => ns2::NS2,
             Stack::Ns2Linux => ns2_linux::settings(),
             Stack::Ns3 => ns3::NS3,
+            Stack::Windows2008 => windows2008::WINDOWS_2008,
         }
     }
 
@@ -121,6 +128,7 @@ impl Stack {
             Stack::Ns2 => ns2::ABOUT,
             Stack::Ns2Linux => ns2_linux::ABOUT,
             Stack::Ns3 => ns3::ABOUT,
+            Stack::Windows2008 => windows2008::ABOUT,
         }
     }
 }
@@ -435,6 +443,27 @@ mod tests {
         assert_eq!(reno.reduction_floor, ReductionFloor::HalfSsthresh);
         assert_eq!(cubic.reduction_floor, ReductionFloor::Ssthresh);
         assert_eq!(cubic.params["hystart"].0, 1.0);
+        let windows = read(&scenario(
+            r#""stack": "windows2008","#,
+            &[r#"{"pair": 0, "algorithm": "ctcp"}"#],
+        ));
+        let f = &windows.flows[0];
+        assert_eq!(
+            (f.loss_detection, f.recovery),
+            (
+                crate::config::LossDetection::DupAck,
+                crate::config::Recovery::Classic
+            )
+        );
+        assert_eq!(
+            (f.reordering, f.max_reordering, f.init_cwnd, f.mss.0),
+            (3, Some(3), 2, 1460)
+        );
+        assert_eq!(
+            (f.dsack, f.undo, f.frto, f.timestamps),
+            (Some(true), Some(false), Some(true), false)
+        );
+        assert_eq!((f.min_rto.0, f.delack_timeout.0, f.ecn), (0.3, 0.2, false));
     }
 
     #[test]
