@@ -487,7 +487,10 @@ def test_cli_list_names_every_experiment():
         (["all"], "--out: missing"),
         (["list-me", "--only", "a", "--out", "x"], "--only: only with 'all'"),
         (["all", "--variant", "tick", "--out", "x"], "--variant: only with one experiment"),
-        (["ctcp-table2", "--variant", "hscc-defaults-tik", "--out", "x"], 'did you mean "hscc-defaults-tick"'),
+        (
+            ["ctcp-table2", "--variant", "hscc-defaults-tik", "--out", "x"],
+            'did you mean "hscc-defaults-tick"',
+        ),
     ],
 )
 def test_cli_bad_use_exits_2_with_the_reason(tmp_path, args, message):
@@ -526,10 +529,33 @@ def test_a_variant_runs_the_sweep_with_its_fields_set_in_the_base(tmp_path):
     assert "hscc reproduce small --variant tick" in listed
 
 
+def test_a_variant_on_another_takes_its_changes_first_and_its_own_win():
+    slow = {"name": "slow", "text": "a slower link", "set": {"topology.bottleneck.rate": "5Mbps"}}
+    slow["set"]["topology.bottleneck.delay"] = "20ms"
+    both = {**TICK, "name": "slow-tick", "on": "slow"}
+    both["set"] = {**TICK["set"], "topology.bottleneck.delay": "30ms"}
+    exp = small(variants=[slow, both])
+    v = exp.variant("slow-tick")
+    assert v.on == "slow"
+    assert v.set == {
+        "topology.bottleneck.rate": "5Mbps",
+        "topology.bottleneck.delay": "30ms",
+        "topology.bottleneck.tick": "1ms",
+    }
+    bottleneck = exp.sweep_data(False, variant=v)["base"]["topology"]["bottleneck"]
+    assert (bottleneck["rate"], bottleneck["delay"], bottleneck["tick"]) == ("5Mbps", "30ms", "1ms")
+    assert exp.variant("slow").set == slow["set"]  # the other variant is left as it is
+
+
 @pytest.mark.parametrize(
     "variants, message",
     [
         ([TICK, TICK], "variants: a name used twice"),
+        ([{**TICK, "on": "tick"}], "on 'tick' is not a variant named before it"),
+        (
+            [{**TICK, "name": "a", "on": "b"}, {**TICK, "name": "b"}],
+            "on 'b' is not a variant named",
+        ),
         ([{**TICK, "set": {"flows[0].algorithm": "cubic"}}], "is an axis of the sweep"),
         ([{**TICK, "name": "Tick!"}], "variants.0.name"),
         ([{**TICK, "set": {}}], "needs `set`, `unset`, `axes` or some of them"),

@@ -65,6 +65,8 @@ the same way)::
     set = { "topology.bottleneck.tick" = "1ms" }   # fields of the base scenario (sweep paths) and their values
     unset = ["stack", "flows[0].loss_detection"]   # fields of the base removed (they take their
                                         # defaults, or a profile's: `stack`)
+    on = "hscc-defaults"                # another variant, named before this one, whose set, unset
+                                        # and axes come first (this one's win)
     axes = { algorithm = { zip = { ... } } }   # axes of the sweep replaced (per-series settings;
                                         # the x's and the series' values stay as the sweep has them)
 
@@ -236,6 +238,9 @@ class Variant(_Strict):
     set: dict[str, Any] = {}
     unset: list[str] = []
     axes: dict[str, Any] = {}
+    # The variant this one is made on: its changes are in set, unset and axes above
+    # (Experiment._variants_on_variants), so that each variant reads whole.
+    on: str | None = None
 
     @model_validator(mode="after")
     def _changes_something(self) -> Variant:
@@ -271,6 +276,33 @@ class Experiment(_Strict):
         if v not in PAPERS:
             raise ValueError(f"{v!r} is not a paper of the catalogue (one of {', '.join(PAPERS)})")
         return v
+
+    @model_validator(mode="before")
+    @classmethod
+    def _variants_on_variants(cls, data: Any) -> Any:
+        """A variant `on` another takes that one's set, unset and axes first, then its own."""
+        if not isinstance(data, dict) or not isinstance(data.get("variants"), list):
+            return data
+        made: dict[str, dict[str, Any]] = {}
+        variants = []
+        for v in data["variants"]:
+            if isinstance(v, dict) and v.get("on") is not None:
+                parent = made.get(v["on"]) if isinstance(v["on"], str) else None
+                if parent is None:
+                    raise ValueError(
+                        f"variants {v.get('name')!r}: on {v['on']!r} is not a variant named "
+                        f"before it (one of: {', '.join(made) or 'none'})"
+                    )
+                v = {
+                    **v,
+                    "set": {**parent.get("set", {}), **v.get("set", {})},
+                    "unset": list(dict.fromkeys([*parent.get("unset", []), *v.get("unset", [])])),
+                    "axes": {**parent.get("axes", {}), **v.get("axes", {})},
+                }
+            if isinstance(v, dict) and isinstance(v.get("name"), str):
+                made[v["name"]] = v
+            variants.append(v)
+        return {**data, "variants": variants}
 
     @model_validator(mode="after")
     def _consistent(self) -> Experiment:

@@ -160,7 +160,8 @@ def _fields(v: Variant, e: Experiment) -> str:
 def variant_lines(e: Experiment) -> list[str]:
     """The experiment's set-up variants, each with the command that runs it."""
     return [
-        f"{v.name} ({_fields(v, e)}; hscc reproduce {e.name} --variant {v.name}): {v.text}"
+        f"{v.name} ({f'on {v.on}: ' if v.on else ''}{_fields(v, e)}; "
+        f"hscc reproduce {e.name} --variant {v.name}): {v.text}"
         for v in e.variants
     ]
 
