@@ -64,7 +64,7 @@ def test_a_file_naming_no_shared_text_needs_no_shared_file(tmp_path):
             '"t"',
             r"small.toml: assumptions.0: shared 'tik' is not a key of \S+shared.toml "
             r"\[assumptions\] or \S+experiments/shared.toml \[assumptions\] "
-            r'\(one of rate, tick, recovery\); did you mean "tick"\?',
+            r'\(one of rate, tick\); did you mean "tick"\?',
         ),
         (  # a variant's text is looked up among the variant texts, not the assumptions
             '["a"]',
@@ -106,7 +106,7 @@ def test_a_key_found_nowhere_names_every_file_looked_in(tmp_path):
     with pytest.raises(
         experiment.ExperimentError,
         match=r"small.toml: assumptions.0: shared 'tick' is not a key of "
-        r"\S+experiments/shared.toml \[assumptions\] \(one of recovery\)$",
+        r"\S+experiments/shared.toml \[assumptions\] \(one of none\)$",
     ):
         experiment.load(write(tmp_path, '[{ shared = "tick" }]', shared_toml=None, paper="dctcp"))
     data = {**SMALL, "paper": "dctcp", "assumptions": [{"shared": "tick"}]}
@@ -114,14 +114,18 @@ def test_a_key_found_nowhere_names_every_file_looked_in(tmp_path):
         experiment.parse(data, "small.toml")
 
 
-def test_a_text_of_several_papers_is_found_after_the_papers_own(tmp_path):
-    """`recovery` is the catalogue's (CTCP's and Sync-TCP's experiments state it); a
-    shared.toml of one's own that has the key takes its place."""
-    common = shared.load(shared.catalogue_file())["assumptions"]["recovery"]
-    for paper in ("ctcp", "sync"):
-        assert "recovery" not in shared.load(CATALOGUE / paper / shared.FILE)["assumptions"]
+def test_a_text_of_several_papers_is_found_after_the_papers_own(tmp_path, monkeypatch):
+    """A key of the catalogue's texts of several papers is found where the paper's file does
+    not have it; a shared.toml of one's own that has the key takes its place."""
+    common = tmp_path / "catalogue" / shared.FILE
+    common.parent.mkdir()
+    common.write_text('[assumptions]\nrecovery = "Common."\n')
+    own = shared.catalogue_file
+    monkeypatch.setattr(
+        shared, "catalogue_file", lambda paper=None: own(paper) if paper else common
+    )
     exp = experiment.load(write(tmp_path, '[{ shared = "recovery" }, { shared = "tick" }]'))
-    assert exp.assumptions == [common, "No tick."]
+    assert exp.assumptions == ["Common.", "No tick."]
     mine = SHARED.replace('tick = "No tick."', 'tick = "No tick."\nrecovery = "Mine."')
     exp = experiment.load(write(tmp_path, '[{ shared = "recovery" }]', shared_toml=mine))
     assert exp.assumptions == ["Mine."]
@@ -217,55 +221,21 @@ def test_no_text_is_written_in_two_papers_folders():
 
 
 def test_a_text_copied_into_two_papers_is_found(tmp_path):
-    """The check above fails when the catalogue's text is written back into both papers' files,
+    """The check above fails when one paper's text is written into another paper's file too,
     and when only one paper names a key of the catalogue's file."""
     for f in CATALOGUE.glob("**/*.toml"):
         (tmp_path / f.relative_to(CATALOGUE)).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / f.relative_to(CATALOGUE)).write_text(f.read_text(encoding="utf-8"))
-    common = shared.load(tmp_path / shared.FILE)["assumptions"]["recovery"]
-    line = f"recovery = {json.dumps(common, ensure_ascii=False)}\n"
-    for paper in ("ctcp", "sync"):
-        path = tmp_path / paper / shared.FILE
-        path.write_text(
-            path.read_text(encoding="utf-8").replace("[assumptions]\n", "[assumptions]\n" + line)
-        )
-    assert across_papers(tmp_path) == [f"in ctcp, sync: {common[:60]}"]
-    for f in (tmp_path / "sync").glob("*.toml"):
-        f.write_text(f.read_text(encoding="utf-8").replace('{ shared = "recovery" }', '"x"'))
-    (tmp_path / "sync" / shared.FILE).write_text("")
-    (tmp_path / "ctcp" / shared.FILE).write_text(
-        (CATALOGUE / "ctcp" / shared.FILE).read_text(encoding="utf-8")
+    text = shared.load(tmp_path / "sync" / shared.FILE)["assumptions"]["recovery"]
+    line = f"recovery = {json.dumps(text, ensure_ascii=False)}\n"
+    ctcp = tmp_path / "ctcp" / shared.FILE
+    ctcp.write_text(
+        ctcp.read_text(encoding="utf-8").replace("[assumptions]\n", "[assumptions]\n" + line)
     )
+    assert across_papers(tmp_path) == [f"in ctcp, sync: {text[:60]}"]
+    # Moved to the catalogue's file, but named by Sync-TCP's experiments alone.
+    ctcp.write_text((CATALOGUE / "ctcp" / shared.FILE).read_text(encoding="utf-8"))
+    sync = tmp_path / "sync" / shared.FILE
+    sync.write_text(sync.read_text(encoding="utf-8").replace(line, ""))
+    (tmp_path / shared.FILE).write_text("[assumptions]\n" + line)
     assert across_papers(tmp_path) == [f"{shared.FILE} recovery is named by 1 paper(s)"]
-
-
-@pytest.mark.parametrize("paper", experiment.PAPERS)
-def test_no_text_is_written_twice_within_a_paper(paper):
-    """A text more than one experiment states lives in the paper's shared.toml, and only there."""
-    assert repeats(CATALOGUE / paper) == []
-
-
-def test_a_copied_text_or_a_key_of_one_experiment_is_found(tmp_path):
-    """The check above fails on a copy: ctcp's shared tick text written out a second time, in one file,
-    then in all files but one (the key named by one experiment), then in every file."""
-    for f in (CATALOGUE / "ctcp").glob("*.toml"):
-        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
-    tick = shared.load(tmp_path / shared.FILE)["assumptions"]["tick"]
-    ref, text = '    { shared = "tick" },', f"    {json.dumps(tick, ensure_ascii=False)},"
-    users = [f for f in sorted(tmp_path.glob("ctcp-*.toml")) if ref in f.read_text()]
-    assert len(users) >= 3
-    expected = {
-        1: [f"written 2 times: {tick[:60]}"],
-        len(users) - 1: [
-            f"{shared.FILE} assumptions.tick is named by 1 experiment(s)",
-            f"written {len(users)} times: {tick[:60]}",
-        ],
-        len(users): [
-            f"{shared.FILE} assumptions.tick is named by 0 experiment(s)",
-            f"written {len(users) + 1} times: {tick[:60]}",
-        ],
-    }
-    for n, f in enumerate(users, start=1):
-        f.write_text(f.read_text(encoding="utf-8").replace(ref, text), encoding="utf-8")
-        if n in expected:
-            assert repeats(tmp_path) == expected[n], n
