@@ -1,6 +1,7 @@
 //! Digest of the sources that decide a run's numbers (the engine, its
 //! configuration with every default, the algorithms, the runtime of a user's
-//! program, their manifests and the lock file), as `HSCC_ENGINE_DIGEST`.
+//! program, their manifests and the lock file; each Rust file without its unit
+//! tests), as `HSCC_ENGINE_DIGEST`.
 //! A sweep's cache keys carry it, so a run stored by another build of the
 //! engine is never taken for this one's (the crate version alone does not
 //! change when the code does). The pre-run estimate (`hscc-sim/src/estimate`)
@@ -55,7 +56,13 @@ fn main() {
             .collect();
         hash.update(rel.join("/").as_bytes());
         hash.update([0]);
-        hash.update(fs::read(f).unwrap_or_default());
+        let bytes = fs::read(f).unwrap_or_default();
+        let code = if f.extension().is_some_and(|e| e == "rs") {
+            without_unit_tests(&bytes)
+        } else {
+            &bytes
+        };
+        hash.update(code);
         hash.update([0]);
     }
     let digest: String = hash
@@ -65,6 +72,28 @@ fn main() {
         .map(|b| format!("{b:02x}"))
         .collect();
     println!("cargo:rustc-env=HSCC_ENGINE_DIGEST={digest}");
+}
+
+/// A Rust source without its unit tests: the bytes before a last item
+/// `#[cfg(test)]` + `mod tests {` at column 0, when every line after it is
+/// indented or blank up to the module's closing `}` at the file's end (else the
+/// whole file). The tests decide no run's numbers, so editing them keeps every
+/// stored run and dated note current.
+fn without_unit_tests(bytes: &[u8]) -> &[u8] {
+    const START: &[u8] = b"\n#[cfg(test)]\nmod tests {\n";
+    let Some(at) = bytes.windows(START.len()).rposition(|w| w == START) else {
+        return bytes;
+    };
+    let rest: Vec<&[u8]> = bytes[at + START.len()..]
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    match rest.split_last() {
+        Some((last, body)) if *last == b"}" && body.iter().all(|l| l[0] == b' ') => {
+            &bytes[..at + 1]
+        }
+        _ => bytes,
+    }
 }
 
 /// Every file under `dir`, recursively (directories read in any order; the caller sorts).

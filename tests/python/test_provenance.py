@@ -155,14 +155,30 @@ def digested_files(root: Path) -> list[Path]:
     return sorted([*files, root / "Cargo.lock"], key=lambda f: f.relative_to(root).parts)
 
 
+def without_unit_tests(text: bytes) -> bytes:
+    """A Rust source's bytes before its last `#[cfg(test)]` + `mod tests {` at column 0, when
+    only indented or blank lines and the module's closing `}` (the file's last) follow."""
+    start = b"\n#[cfg(test)]\nmod tests {\n"
+    at = text.rfind(start)
+    if at < 0:
+        return text
+    rest = [line for line in text[at + len(start) :].split(b"\n") if line]
+    if rest and rest[-1] == b"}" and all(line.startswith(b" ") for line in rest[:-1]):
+        return text[: at + 1]
+    return text
+
+
 def tree_digest(root: Path) -> str:
     """The engine digest computed here, independently of crates/hscc-py/build.rs: SHA-256
     over `digested_files`, each as its '/'-separated path within the tree, a NUL, its bytes
-    and a NUL; the first 8 bytes in hex."""
+    (a Rust file's without its unit tests) and a NUL; the first 8 bytes in hex."""
     files = digested_files(root)
     h = hashlib.sha256()
     for f in files:
-        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+        code = f.read_bytes()
+        if f.suffix == ".rs":
+            code = without_unit_tests(code)
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + code + b"\0")
     return h.hexdigest()[:16]
 
 
@@ -175,6 +191,25 @@ def test_the_engine_digest_is_a_function_of_the_sources_alone():
     if not (root / "crates" / "hscc-py" / "build.rs").is_file():
         pytest.skip("not a source tree: the engine's sources are not here")
     assert _core.engine_digest() == tree_digest(root)
+
+
+def test_a_unit_test_edit_leaves_the_digest_and_a_code_edit_moves_it():
+    code = b"fn f() -> u32 {\n    1\n}\n"
+    tests = b"\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn one() {\n        assert_eq!(super::f(), 1);\n    }\n}\n"
+    kept = without_unit_tests(code + tests)
+    assert kept == code + b"\n"  # up to the blank line before the module
+    assert without_unit_tests(code + tests.replace(b"1);", b"2);")) == kept
+    assert without_unit_tests(code.replace(b"1", b"2") + tests) != kept
+    # An item after the module, or a line of it at column 0: the whole file counts.
+    after = code + tests + b"fn g() {}\n"
+    assert without_unit_tests(after) == after
+    raw = code + tests.replace(b"        assert", b"assert")
+    assert without_unit_tests(raw) == raw
+    root = Path(__file__).resolve().parents[2]
+    stack = root / "crates/hscc-sim/src/scenario/stack/mod.rs"
+    if stack.is_file():
+        text = stack.read_bytes()
+        assert without_unit_tests(text) != text, "its unit tests are left out"
 
 
 def test_every_file_hscc_program_embeds_is_in_the_digest():

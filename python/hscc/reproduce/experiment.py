@@ -342,8 +342,8 @@ class Experiment(_Strict):
     def notes_age(self) -> str | None:
         """Why the numbers the notes quote may not be this engine's; None when this engine
         measured them (or there are no notes). Any change to the engine's or the algorithms'
-        sources changes the digest, so a note written before it is flagged until a full run
-        confirms or rewrites it."""
+        sources (their unit tests aside) changes the digest, so a note written before it is
+        flagged until a full run confirms or rewrites it."""
         if not self.notes:
             return None
         from hscc import _core
