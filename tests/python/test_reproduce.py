@@ -530,8 +530,8 @@ def test_a_variant_runs_the_sweep_with_its_fields_set_in_the_base(tmp_path):
 
 
 def test_a_variant_on_another_takes_its_changes_first_and_its_own_win():
-    slow = {"name": "slow", "text": "a slower link", "set": {"topology.bottleneck.rate": "5Mbps"}}
-    slow["set"]["topology.bottleneck.delay"] = "20ms"
+    slower = {"topology.bottleneck.rate": "5Mbps", "topology.bottleneck.delay": "20ms"}
+    slow = {"name": "slow", "text": "a slower link", "set": slower}
     both = {**TICK, "name": "slow-tick", "on": "slow"}
     both["set"] = {**TICK["set"], "topology.bottleneck.delay": "30ms"}
     exp = small(variants=[slow, both])
