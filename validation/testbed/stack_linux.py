@@ -7,8 +7,8 @@ runs stored in validation/results/kernel.json: aggregate goodput and loss at the
 bottleneck (drops / packets offered), with several flows each algorithm's mean share
 (or the smallest and largest flow's over the fair share) against the kernel's and,
 with random loss, the mean sRTT after the slow start, over the kernel runs' seeds 1..N
-where they are draws of the random loss (validate.py --kernel-seeds), else seeds 1-5
-with random loss or several flows and seed 1 otherwise, as validate.py measures them. Prints the Markdown table of
+where they are draws of the random loss (validate.py --kernel-seeds), else seeds 1..N
+(N the kernel runs, at least five) with random loss or several flows and seed 1 otherwise. Prints the Markdown table of
 docs/validation/kernel.md ("The linux profile"); `--write` puts it between the page's
 `<!-- printed: validation/testbed/stack_linux.py -->` markers, and
 tests/python/test_testbed_validation.py fails when the page holds another table (the
@@ -115,7 +115,8 @@ def table() -> str:
         # Kernel runs of seeds 1..N (one random-loss draw each) against the same seeds.
         drawn = [r["seed"] for r in runs if "seed" in r]
         several = sum(n for _, n in c.flows) > 1
-        seeds = drawn or (range(1, 6) if c.loss or several else range(1, 2))
+        # As many simulator seeds as kernel runs, at least five, where the seed changes the run.
+        seeds = drawn or (range(1, max(5, len(runs)) + 1) if c.loss or several else range(1, 2))
         plain = testbed_configs.scenario(name, 30.0, "sim")
         d = simulate(plain, seeds)
         x = simulate({**plain, "stack": "linux"}, seeds)
