@@ -160,6 +160,21 @@ def atomic_dir(
             # for the next clean-up to put back
 
 
+@contextmanager
+def staging_dir(parent: Path, name: str) -> Iterator[Path]:
+    """A hidden directory in `parent`, locked and marked as a writer's (as `atomic_dir`'s,
+    beside `parent / name`), for a writer of many targets in `parent` at once: it fills
+    a directory per target in it, flushes them all (`sync_dirs`) and renames each into
+    place itself. On exit the staging directory goes, with whatever it still holds; one
+    a dead writer left is removed by the next `clean_stale(parent)`."""
+    made, held = _new_locked(parent, name, "tmp")
+    try:
+        yield made
+    finally:
+        held.release()  # Windows: no file open in a directory being removed
+        _remove_quietly(made)
+
+
 def clean_stale(parent: Path) -> list[Path]:
     """Remove (or, for a previous run moved aside and never replaced, restore) the
     hidden directories that dead writers left in `parent`, and their claims. Returns

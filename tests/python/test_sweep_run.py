@@ -93,6 +93,14 @@ def test_a_stored_run_is_never_computed_again(base, tmp_path):
     assert (out / "summary.parquet").is_file() and (out / "plots" / "jain-index.png").is_file()
 
 
+def test_plots_drawn_by_the_workers_are_the_plots_drawn_here(base, tmp_path):
+    r = hscc.sweep(base, AXES, replicates=1, out=tmp_path / "sweep", jobs=2)
+    drawn = sorted((tmp_path / "sweep" / "plots").glob("*.png"))
+    assert len(drawn) >= 4  # Jain's index, the total goodput, the flow's, the bottleneck's
+    here = r.plot(tmp_path / "here")  # in this process
+    assert {p.name: p.read_bytes() for p in drawn} == {p.name: p.read_bytes() for p in here}
+
+
 def test_same_sweep_same_numbers(base):
     a = hscc.sweep(base, AXES, replicates=2, jobs=2)
     b = hscc.sweep(base, AXES, replicates=2, jobs=1)

@@ -110,16 +110,20 @@ def run(
     inline = dask is None and len({j.key for j in made.jobs}) == 1 and not _algorithm.any_in_main()
     if _algorithm.any_in_main():  # so never inline: refused at every size, before it starts
         _refuse_algorithms_of_main(made)
-    with execute.open_pool(workers if dask is None else jobs, dask, inline) as pool:
+    # A sweep of several points draws plots: a local pool of several workers draws them in
+    # parallel; otherwise this process does (as fast as one worker, and warm after a first sweep).
+    draws = directory is not None and len({j.point for j in made.jobs}) > 1 and workers > 1
+    with execute.open_pool(workers if dask is None else jobs, dask, inline, draws) as pool:
         store = (
             sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None
         )
         outcomes = execute.execute(made.jobs, store, pool, (memory, max_events), progress)
-    result = SweepResult.from_outcomes(made, outcomes, store, directory)
-    if directory is not None:
-        sweepdir.write_tables(directory, result)
-        sweepdir.write_plots(directory, result)
-        sweepdir.write_manifest(directory, sw, axes, len(made.jobs), result.failed.height)
+        result = SweepResult.from_outcomes(made, outcomes, store, directory)
+        if directory is not None:
+            sweepdir.write_tables(directory, result)
+            renderer = getattr(pool, "render", None) if draws else None  # a local pool's
+            sweepdir.write_plots(directory, result, renderer)
+            sweepdir.write_manifest(directory, sw, axes, len(made.jobs), result.failed.height)
     return result
 
 

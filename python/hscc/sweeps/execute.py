@@ -47,7 +47,10 @@ from hscc.sweeps.worker import run_jobs
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
+    import polars as pl
     from distributed import LocalCluster
+
+    from hscc.sweeps.result import SweepResult
 
 _IN_FLIGHT_PER_WORKER = 2  # tasks
 _TASK_S = 0.1  # a task's time in its worker once runs are timed: beside it a task's own cost (ms on Dask) is small
@@ -57,6 +60,8 @@ _MAX_UNSTORED_BYTES = (
     256 << 20
 )  # finished runs' files waiting for the writer: past this, no new run starts
 _ATTEMPTS = 2  # a run whose worker died is tried once more on a new pool
+# What the fork server imports for a sweep that draws plots, so that each worker has it.
+_DRAWING = ("hscc.sweeps.plot", "matplotlib.figure", "matplotlib.backends.backend_agg")
 
 
 @dataclass
@@ -103,14 +108,15 @@ class LocalPool:
     """`workers` worker processes, forked from a server that has imported hscc once.
 
     A worker that dies (killed, out of memory) breaks a process pool for every run in it;
-    `restart` replaces the pool so that the sweep can go on."""
+    `restart` replaces the pool so that the sweep can go on. With `draws`, the workers also
+    draw the sweep's plots (`render`), matplotlib imported once, by the fork server."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, draws: bool = False):
         import multiprocessing  # here: a sweep of one run, or on Dask, has no local pool
 
         self.workers = workers
         self._ctx = multiprocessing.get_context("forkserver")
-        self._ctx.set_forkserver_preload(["hscc.sweeps.worker"])
+        self._ctx.set_forkserver_preload(["hscc.sweeps.worker", *(_DRAWING if draws else ())])
         self._executor = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
@@ -130,6 +136,26 @@ class LocalPool:
     def restart(self) -> None:
         self._kill()
         self._executor = self._new()
+
+    def render(
+        self, result: SweepResult, metrics: list[str], size: str, fmt: str, summary: pl.DataFrame
+    ) -> list[bytes]:
+        """`plot.render` with the metrics dealt among the workers, each drawing its share at
+        once (a figure at 200 dpi takes about a quarter of a second); drawn here if a worker dies."""
+        from hscc.sweeps import plot
+
+        shares = [share for i in range(self.workers) if (share := metrics[i :: self.workers])]
+        try:
+            futures = [self.submit(plot.render, result, s, size, fmt, summary) for s in shares]
+            drawn = {
+                m: data
+                for share, fut in zip(shares, futures, strict=True)
+                for m, data in zip(share, fut.result(), strict=True)
+            }
+        except BrokenExecutor:
+            self.restart()
+            return plot.render(result, metrics, size, fmt, summary)
+        return [drawn[m] for m in metrics]
 
     def close(self, interrupted: bool) -> None:
         """Wait for the workers to exit; if interrupted, kill them first (their runs are lost anyway)."""
@@ -256,16 +282,19 @@ Pool: TypeAlias = LocalPool | DaskPool | InlinePool
 
 
 @contextmanager
-def open_pool(jobs: int | None, dask: str | None, inline: bool = False) -> Iterator[Pool]:
-    """The local pool (`jobs` workers, default one per core), the Dask cluster `dask`, or with
-    `inline` (no `dask`) this process, closed on exit."""
+def open_pool(
+    jobs: int | None, dask: str | None, inline: bool = False, draws: bool = False
+) -> Iterator[Pool]:
+    """The local pool (`jobs` workers, default one per core; `draws`: theirs to draw the
+    sweep's plots), the Dask cluster `dask`, or with `inline` (no `dask`) this process,
+    closed on exit."""
     pool: Pool
     if dask is not None:
         pool = DaskPool(dask, jobs)
     elif inline:
         pool = InlinePool()
     else:
-        pool = LocalPool(jobs or workers_default())
+        pool = LocalPool(jobs or workers_default(), draws)
     interrupted = True
     try:
         yield pool

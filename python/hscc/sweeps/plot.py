@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import polars as pl
 
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
 
 _MAX_LINES = 12
 
+# (result, metrics, size, fmt, summary) → each metric's file, in order: `render`, or the
+# same work dealt among a sweep's workers.
+Renderer: TypeAlias = Callable[["SweepResult", list[str], str, str, pl.DataFrame], list[bytes]]
+
 
 def plot(
     result: SweepResult,
@@ -33,11 +38,13 @@ def plot(
     size: str = style.DEFAULT_SIZE,
     fmt: str = "png",
     prefix: str = "",
+    renderer: Renderer | None = None,
 ) -> list[Path]:
     """Write OUT_DIR/NAME.FMT for each metric (default: the headline metrics; NAME from the
     metric, `file_name`, after `prefix` and a dash when given); returns the paths. `fmt`:
     png, pdf or svg; `size`: column, wide or slide. An existing file is replaced only with
-    `overwrite` (or when `out_dir` is the sweep directory's own plots)."""
+    `overwrite` (or when `out_dir` is the sweep directory's own plots). `renderer` draws
+    the files (default `render`, here)."""
     style.file_format(f"plot.{fmt}")
     style.check_size(size)
     metrics = _metrics(result, metrics)
@@ -60,11 +67,20 @@ def plot(
         if figure_cache.fresh(out_dir, digest, paths):
             return paths
         figure_cache.remember(out_dir, "")  # stale while the new files are written
-    for (_, fig), path in zip(figures(result, metrics, size, summary).items(), paths, strict=True):
-        write_bytes(path, style.render(fig, fmt))
+    for data, path in zip(
+        (renderer or render)(result, metrics, size, fmt, summary), paths, strict=True
+    ):
+        write_bytes(path, data)
     if digest:
         figure_cache.remember(out_dir, digest)
     return paths
+
+
+def render(
+    result: SweepResult, metrics: list[str], size: str, fmt: str, summary: pl.DataFrame
+) -> list[bytes]:
+    """Each metric's figure as a file of format `fmt`, in order; `summary`, the result's."""
+    return [style.render(fig, fmt) for fig in figures(result, metrics, size, summary).values()]
 
 
 def figures(

@@ -9,13 +9,13 @@ it when it starts (``sweepdir.prepare``), so a killed sweep leaves no half runs.
 from __future__ import annotations
 
 import json
-from contextlib import ExitStack
+import os
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from hscc.atomic import atomic_dir, fsync_dir, sync_dirs
+from hscc.atomic import fsync_dir, staging_dir, sync_dirs
 from hscc.results import WEB, Result, load
 from hscc.rundir import FILES, RunDirError, read_manifest
 from hscc.sweeps.metrics import row
@@ -36,22 +36,45 @@ class RunStore:
 
     def save(self, runs: dict[str, dict[str, bytes]]) -> None:
         """Store runs (key → files), each atomically, with one flush to disk for all of
-        them: a run is visible only once its files are durable. A key already stored
-        (by another sweep sharing the store) is left as it is."""
-        with ExitStack() as stack:
-            staged = []
+        them: a run is visible only once its files are durable. They are written into one
+        staging directory and renamed into place one by one, so that a run costs its
+        files, a directory and a rename (a directory of its own with its locks per run
+        cost the sweep's process more than the files). A key already stored (by another
+        sweep sharing the store) is left as it is; a key whose directory is not a whole
+        run (a file removed by hand) is replaced."""
+        runs = {k: files for k, files in runs.items() if not self._stored(k)}
+        if not runs:
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        with staging_dir(self.root, "runs") as staging:
             for key, files in runs.items():
-                if self.has(key):
-                    continue
-                # Cleaned once, when the sweep began. A run another sweep stores meanwhile
-                # is replaced by this one: the same key, the same numbers.
-                tmp = stack.enter_context(atomic_dir(self.path(key), _any, clean=False, sync=False))
+                run = os.path.join(staging, key)  # strings: pathlib costs more than the writes
+                os.mkdir(run)
                 for name, data in files.items():
-                    (tmp / name).write_bytes(data)
-                staged.append(tmp)
-            sync_dirs(staged)
-        # Leaving the stack renamed each run into place; make the renames durable too.
-        fsync_dir(self.root)
+                    with open(os.path.join(run, name), "wb") as f:
+                        f.write(data)
+            sync_dirs([staging])
+            for key in runs:
+                self._place(staging, key)
+        fsync_dir(self.root)  # the renames durable too
+
+    def _stored(self, key: str) -> bool:
+        return os.path.lexists(self.path(key)) and self.has(key)
+
+    def _place(self, staging: Path, key: str) -> None:
+        """Rename `staging / key` into place; a target there already is kept if it is a
+        whole run (the same key, the same numbers), else moved into `staging` to go with it."""
+        target = self.path(key)
+        try:
+            os.rename(staging / key, target)
+            return
+        except OSError:
+            if not (target.exists() or target.is_symlink()):
+                raise
+        if self.has(key):
+            return
+        os.rename(target, staging / f"{key}.replaced")
+        os.rename(staging / key, target)
 
     def load(self, key: str) -> Result:
         return load(self.path(key))
@@ -67,7 +90,3 @@ class RunStore:
             return row(summary, lambda: web, lambda: pl.read_parquet(d / "links.parquet"))
         except (OSError, ValueError, KeyError, pl.exceptions.PolarsError) as e:
             raise RunDirError(f"{d}: unreadable stored run: {e}") from None
-
-
-def _any(target: Path) -> None:
-    """Any target may be written: a key's run is the same whoever stores it."""
