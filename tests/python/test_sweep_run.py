@@ -266,11 +266,15 @@ def test_the_last_tasks_last_at_least_the_pools_round_trip():
     assert near.runs_per_task(left=40, slots=4) == 20  # _MIN_TASK_S decides
 
 
-def test_a_dask_local_cluster_gives_the_local_pools_rows(base):
+def test_a_dask_local_cluster_gives_the_local_pools_rows_and_plots(base, tmp_path):
     pytest.importorskip("distributed")
-    local = hscc.sweep(base, AXES, replicates=2, jobs=2)
-    dask = hscc.sweep(base, AXES, replicates=2, jobs=2, dask="local")
+    local = hscc.sweep(base, AXES, replicates=2, jobs=2, out=tmp_path / "local")
+    dask = hscc.sweep(base, AXES, replicates=2, jobs=2, dask="local", out=tmp_path / "dask")
     assert numbers(dask).equals(numbers(local))
+    # Drawn by the cluster's workers, the plots are the local pool's workers' byte for byte.
+    drawn = {p.name: p.read_bytes() for p in (tmp_path / "local" / "plots").glob("*.png")}
+    assert len(drawn) >= 4
+    assert {p.name: p.read_bytes() for p in (tmp_path / "dask" / "plots").glob("*.png")} == drawn
 
 
 # --- the command line ----------------------------------------------------------------------------

@@ -110,9 +110,11 @@ def run(
     inline = dask is None and len({j.key for j in made.jobs}) == 1 and not _algorithm.any_in_main()
     if _algorithm.any_in_main():  # so never inline: refused at every size, before it starts
         _refuse_algorithms_of_main(made)
-    # A sweep of several points draws plots: a local pool of several workers draws them in
-    # parallel; otherwise this process does (as fast as one worker, and warm after a first sweep).
-    draws = directory is not None and len({j.point for j in made.jobs}) > 1 and workers > 1
+    # A sweep of several points draws plots: a pool of several workers (local or Dask) draws
+    # them in parallel; otherwise this process does (as fast as one worker, and warm after a
+    # first sweep). A local pool's fork server imports matplotlib for its workers.
+    plots = directory is not None and len({j.point for j in made.jobs}) > 1
+    draws = plots and dask is None and workers > 1
     with execute.open_pool(workers if dask is None else jobs, dask, inline, draws) as pool:
         store = (
             sweepdir.prepare(directory, sw, axes, len(made.jobs)) if directory is not None else None
@@ -121,7 +123,7 @@ def run(
         result = SweepResult.from_outcomes(made, outcomes, store, directory)
         if directory is not None:
             sweepdir.write_tables(directory, result)
-            renderer = getattr(pool, "render", None) if draws else None  # a local pool's
+            renderer = getattr(pool, "render", None) if plots and pool.workers > 1 else None
             sweepdir.write_plots(directory, result, renderer)
             sweepdir.write_manifest(directory, sw, axes, len(made.jobs), result.failed.height)
     return result

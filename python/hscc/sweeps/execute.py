@@ -140,22 +140,14 @@ class LocalPool:
     def render(
         self, result: SweepResult, metrics: list[str], size: str, fmt: str, summary: pl.DataFrame
     ) -> list[bytes]:
-        """`plot.render` with the metrics dealt among the workers, each drawing its share at
-        once (a figure at 200 dpi takes about a quarter of a second); drawn here if a worker dies."""
-        from hscc.sweeps import plot
-
-        shares = [share for i in range(self.workers) if (share := metrics[i :: self.workers])]
+        """`plot.render` dealt among the workers (`_dealt`); drawn here if a worker dies."""
         try:
-            futures = [self.submit(plot.render, result, s, size, fmt, summary) for s in shares]
-            drawn = {
-                m: data
-                for share, fut in zip(shares, futures, strict=True)
-                for m, data in zip(share, fut.result(), strict=True)
-            }
+            return _dealt(self, result, metrics, size, fmt, summary)
         except BrokenExecutor:
             self.restart()
+            from hscc.sweeps import plot
+
             return plot.render(result, metrics, size, fmt, summary)
-        return [drawn[m] for m in metrics]
 
     def close(self, interrupted: bool) -> None:
         """Wait for the workers to exit; if interrupted, kill them first (their runs are lost anyway)."""
@@ -191,6 +183,29 @@ def _main_hidden() -> Iterator[None]:
     finally:
         for k, v in saved.items():
             setattr(main, k, v)
+
+
+def _dealt(
+    pool: LocalPool | DaskPool,
+    result: SweepResult,
+    metrics: list[str],
+    size: str,
+    fmt: str,
+    summary: pl.DataFrame,
+) -> list[bytes]:
+    """`plot.render` with the metrics dealt among the pool's workers, each drawing its share at
+    once (a figure at 200 dpi takes about a quarter of a second)."""
+    from hscc.sweeps import plot
+
+    n = pool.workers
+    shares = [share for i in range(n) if (share := metrics[i::n])]
+    futures = [pool.submit(plot.render, result, s, size, fmt, summary) for s in shares]
+    drawn = {
+        m: data
+        for share, fut in zip(shares, futures, strict=True)
+        for m, data in zip(share, fut.result(), strict=True)
+    }
+    return [drawn[m] for m in metrics]
 
 
 def local_cluster(workers: int) -> LocalCluster:
@@ -242,6 +257,18 @@ class DaskPool:
 
     def restart(self) -> None:
         pass  # nothing to replace: the cluster outlives its workers
+
+    def render(
+        self, result: SweepResult, metrics: list[str], size: str, fmt: str, summary: pl.DataFrame
+    ) -> list[bytes]:
+        """`plot.render` dealt among the cluster's workers (`_dealt`); drawn here if the
+        cluster cannot (a lost worker, a worker without matplotlib)."""
+        try:
+            return _dealt(self, result, metrics, size, fmt, summary)
+        except Exception:  # a plotting error raises again when drawn here
+            from hscc.sweeps import plot
+
+            return plot.render(result, metrics, size, fmt, summary)
 
     def close(self, interrupted: bool) -> None:
         self._client.close()
