@@ -21,17 +21,19 @@ import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from hscc import provenance
 from hscc.atomic import clean_stale, write_bytes
 from hscc.rundir import RunDirError, json_manifest
-from hscc.sweeps import plot
 from hscc.sweeps.result import SweepResult
 from hscc.sweeps.spec import Sweep
 from hscc.sweeps.store import RunStore
+
+if TYPE_CHECKING:
+    from hscc.sweeps.plot import Renderer
 
 KIND = "hscc.sweep"
 FORMAT = 1
@@ -125,14 +127,14 @@ def has_plots(result: SweepResult) -> bool:
     return result.points["point"].n_unique() > 1
 
 
-def write_plots(
-    directory: Path, result: SweepResult, renderer: plot.Renderer | None = None
-) -> None:
+def write_plots(directory: Path, result: SweepResult, renderer: Renderer | None = None) -> None:
     """DIR/plots/, redrawn only if what they show changed; removed for a sweep of one point
     (`has_plots`), so that no plots of the sweep the directory held before lie beside its
     tables. `renderer`: who draws them (`plot.plot`'s)."""
     plots = Path(directory) / PLOTS
     if has_plots(result):
+        from hscc.sweeps import plot  # a sweep of one point draws nothing: no matplotlib style
+
         plot.plot(result, plots, renderer=renderer)
     elif plots.is_dir() and not plots.is_symlink():
         shutil.rmtree(plots)
