@@ -92,16 +92,11 @@ _UNLINK_WAIT_S = 0.02  # ...so its removal is tried again this often, up to a se
 
 
 @contextmanager
-def atomic_dir(
-    target: Path, check_target: Callable[[Path], None], clean: bool = True, sync: bool = True
-) -> Iterator[Path]:
-    """Yield an empty directory to fill; on success it becomes `target`.
-
-    `clean`: first remove what dead writers left beside the target (`clean_stale`);
-    a writer of many targets in one directory does that once instead.
-    `sync`: flush the files to disk before the rename and the parent after it.
-    Without, the caller must flush the files before the context ends (`sync_dirs`,
-    one flush for many targets) and the parent after.
+def atomic_dir(target: Path, check_target: Callable[[Path], None]) -> Iterator[Path]:
+    """Yield an empty directory to fill; on success it becomes `target`, its files
+    flushed to disk before the rename and the parent after it. What dead writers left
+    beside the target is removed first (`clean_stale`); a writer of many targets in one
+    directory takes `staging_dir` instead.
 
     `check_target(target)` raises if `target` may not be written (or replaced);
     it is called before anything is created and again just before the swap,
@@ -115,8 +110,7 @@ def atomic_dir(
     except OSError as e:
         raise NotWritable(e.errno, e.strerror) from None
     try:
-        if clean:
-            clean_stale(parent)
+        clean_stale(parent)
         check_target(target)
         made, held = _new_locked(parent, target.name, "tmp")
     except OSError as e:
@@ -130,17 +124,15 @@ def atomic_dir(
     old_held: _Held | None = None
     try:
         yield made
-        if sync:
-            _sync_tree(made)
+        _sync_tree(made)
         check_target(target)
-        _let_go(made, held, sync)  # unmarked from here: no cleaner takes it for hscc's
+        _let_go(made, held)  # unmarked from here: no cleaner takes it for hscc's
         if target.exists():
             old, old_held = _new_locked(parent, target.name, "old")
             os.rename(target, old / target.name)
         os.rename(made, target)
         tmp = None
-        if sync:
-            fsync_dir(parent)
+        fsync_dir(parent)
     except BaseException:
         if tmp is not None:
             held.release()  # Windows: no file open in a directory being removed
@@ -306,14 +298,13 @@ def _mark(directory: Path, token: str) -> None:
     (directory / _MARKER).write_bytes(_marker_text(token).encode())
 
 
-def _let_go(directory: Path, held: _Held, sync: bool) -> None:
+def _let_go(directory: Path, held: _Held) -> None:
     """Make a writer's directory plain, about to become the user's target: the marker goes
     first (no cleaner takes the directory for hscc's from then on), then the lock file."""
     _unlink(directory / _MARKER)
     held.release()
     _unlink(directory / _LOCK)
-    if sync:
-        fsync_dir(directory)
+    fsync_dir(directory)
 
 
 def _clean_dir(parent: Path, path: Path, name: str, kind: str, token: str, claimed: bool) -> bool:

@@ -76,7 +76,7 @@ def test_on_windows_a_directory_is_written_whole(
         with windows_atomic.atomic_dir(target, lambda _: None) as d:
             assert sorted(p.name for p in d.iterdir()) == [".hscc-lock", ".hscc-writer"]
             (d / "summary.txt").write_text(text)
-    with windows_atomic.atomic_dir(target, lambda _: None, sync=False) as d:
+    with windows_atomic.atomic_dir(target, lambda _: None) as d:
         (d / "summary.txt").write_text("third")
         windows_atomic.sync_dirs([d])  # no syncfs off Linux: an fsync of every file
     assert windows_atomic._libc() is None
@@ -167,7 +167,7 @@ def test_on_windows_a_file_a_cleaner_has_open_is_removed_once_it_lets_go(
         real_unlink(self, missing_ok)
 
     monkeypatch.setattr(Path, "unlink", unlink)
-    windows_atomic._let_go(path, held, sync=True)
+    windows_atomic._let_go(path, held)
     assert refused == [".hscc-writer"] * 2 + [".hscc-lock"] * 2 and not any(path.iterdir())
     # On POSIX a PermissionError is a real one: raised at once.
     monkeypatch.undo()  # back to this POSIX machine
@@ -175,7 +175,7 @@ def test_on_windows_a_file_a_cleaner_has_open_is_removed_once_it_lets_go(
     path, held = hscc.atomic._new_locked(tmp_path, "other", "tmp")
     refused.clear()
     with pytest.raises(PermissionError):
-        hscc.atomic._let_go(path, held, sync=True)
+        hscc.atomic._let_go(path, held)
     assert refused == [".hscc-writer"]
     held.release()
 

@@ -403,7 +403,7 @@ def test_a_writer_holds_its_lock_from_before_its_marker_until_after_it(tmp_path,
         real_rename(src, dst)
 
     monkeypatch.setattr(os, "rename", rename)
-    with atomic_dir(target, lambda _: None, clean=False) as d:
+    with atomic_dir(target, lambda _: None) as d:
         (d / "manifest.json").write_text("new")
         clean_finds_nothing("filling")
     monkeypatch.undo()
