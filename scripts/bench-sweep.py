@@ -215,7 +215,7 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
         f"{reps} repetitions each",
         flush=True,
     )
-    # Warm up: forkserver, imports (polars, matplotlib, scipy), the engine.
+    # Warm up: forkserver, imports (polars, matplotlib), the engine.
     sweep(two, 1, 2, new_dir())
     sweep(two, 1, 2, None)
     for s in scenarios[:20]:

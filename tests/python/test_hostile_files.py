@@ -283,6 +283,18 @@ def test_the_cgroup_limit_is_read_v1_and_v2(monkeypatch, tmp_path, proc, files, 
     assert limits.cgroup_memory_limit() == expected
 
 
+def test_the_cgroup_limit_is_read_once_per_process(monkeypatch, tmp_path):
+    """A loop of runs reads the cgroup's files once: a limit written later is not seen."""
+    (tmp_path / "proc").write_text("0::/a\n")
+    (tmp_path / "cg" / "a").mkdir(parents=True)
+    (tmp_path / "cg" / "a" / "memory.max").write_text("3221225472\n")
+    monkeypatch.setattr(limits, "_PROC_CGROUP", tmp_path / "proc")
+    monkeypatch.setattr(limits, "_CGROUP_ROOT", tmp_path / "cg")
+    assert limits.cgroup_memory_limit() == 3 << 30
+    (tmp_path / "cg" / "a" / "memory.max").write_text("1073741824\n")
+    assert limits.cgroup_memory_limit() == 3 << 30
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.skipif(shutil.which("prlimit") is None, reason="needs prlimit (util-linux)")
 def test_a_run_above_the_address_space_limit_is_refused_before_it_starts(write_toml):

@@ -34,8 +34,8 @@ from itertools import pairwise
 
 import polars as pl
 
+from hscc import student_t
 from hscc.reproduce.experiment import Claim, Experiment, Measure
-from hscc.sweeps.result import t_quantile
 from hscc.units import significant
 from hscc.units_table import clip_interval, physical_range
 
@@ -99,7 +99,9 @@ def cells(exp: Experiment, runs: pl.DataFrame) -> pl.DataFrame:
         )
     )
     half = [
-        (t_quantile(CONFIDENCE, n - 1) * s / math.sqrt(n)) if n > 1 and s is not None else None
+        (student_t.quantile(CONFIDENCE, n - 1) * s / math.sqrt(n))
+        if n > 1 and s is not None
+        else None
         for n, s in zip(stats["n"], stats["std"], strict=True)
     ]
     bounds = {m.name: measure_range(m) for m in exp.measures}

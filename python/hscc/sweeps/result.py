@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 import polars as pl
 
+from hscc import student_t
 from hscc.results import Result
 from hscc.sweeps import metrics
 from hscc.sweeps.execute import Outcome
@@ -154,7 +154,7 @@ class SweepResult:
             pl.col("value").max().alias("_max"),
         )
         half = (
-            pl.Series([t_quantile(confidence, n - 1) for n in stats["n"]], dtype=pl.Float64)
+            pl.Series([student_t.quantile(confidence, n - 1) for n in stats["n"]], dtype=pl.Float64)
             * stats["std"]
             / stats["n"].cast(pl.Float64).sqrt()
         )
@@ -257,15 +257,3 @@ class SweepResult:
         )
         axes = [[m.path for m in a.members] for a in plan.sweep.axes]
         return cls(frame, axes, store, directory)
-
-
-@functools.lru_cache(maxsize=1024)
-def t_quantile(confidence: float, df: int) -> float:
-    """The two-sided Student-t quantile for `df` degrees of freedom (NaN below 1)."""
-    if df < 1:
-        return math.nan
-    from scipy.special import (
-        stdtrit,
-    )  # the t distribution's inverse CDF (lighter to import than scipy.stats)
-
-    return float(stdtrit(df, 0.5 + confidence / 2))
