@@ -77,7 +77,7 @@ def simulate(d: dict, seeds: Sequence[int]) -> Simulated:
 
 def share_ratios(sim: dict[str, float], kernel: dict[str, float]) -> str:
     """Each share of the simulator over the kernel's ("–": one flow)."""
-    return ", ".join(f"{k} {sim[k] / kernel[k]:.2f}" for k in sim) or "–"
+    return ", ".join(f"{k} {sim[k] / kernel[k]:.3f}" for k in sim) or "–"
 
 
 def ms(s: float | None) -> str:
