@@ -170,7 +170,7 @@ class Scenario(Record):
             data = {**data, "name": _core.safe_file_name(Path(source).stem)}
         data = programs_anchored(data, source)
         try:
-            resolved = _core.resolve(json.dumps(_as_json(data)))
+            resolved = _core.resolve(_engine_text(data))
         except ValueError as e:
             raise ScenarioError.from_engine(e, source, data) from None
         return cls(None, source, resolved, data)
@@ -250,6 +250,18 @@ class Scenario(Record):
         return self.resolved().udp_labels
 
 
+def _engine_text(data: dict[str, Any]) -> str:
+    """`data` as the JSON text the engine resolves: as it is when JSON can carry it (the
+    usual case, one pass of the C encoder), else through `_as_json`."""
+    try:
+        return json.dumps(data, allow_nan=False)
+    except (ValueError, TypeError):  # NaN or an infinity; a date, time or other object
+        return json.dumps(_as_json(data))
+
+
+_AS_IS = frozenset((str, int, bool, type(None)))  # JSON as they are
+
+
 def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     """`data` with what JSON cannot carry made text the engine will name in its
     error: NaN and infinities ("nan", "inf"), TOML dates and times (ISO text)."""
@@ -259,10 +271,10 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
             return str(v)
         if isinstance(v, (datetime.date, datetime.time)):
             return v.isoformat()
-        if isinstance(v, dict):
-            return {str(k): fix(x) for k, x in v.items()}
+        if isinstance(v, dict):  # most values are text or whole numbers: no call for them
+            return {str(k): x if type(x) in _AS_IS else fix(x) for k, x in v.items()}
         if isinstance(v, (list, tuple)):
-            return [fix(x) for x in v]
+            return [x if type(x) in _AS_IS else fix(x) for x in v]
         return v
 
     return {str(k): fix(x) for k, x in data.items()}  # depth is at most MAX_DEPTH (checked before)

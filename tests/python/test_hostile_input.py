@@ -3,6 +3,7 @@ never a traceback, a hang or unbounded memory (each test reproduces an input tha
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -86,6 +87,13 @@ def test_a_number_with_thousands_of_digits(write_toml):
     assert "a number has more digits than can be read" in check(write_toml("seed = " + "9" * 5000))
 
 
+def test_a_toml_date_where_a_time_belongs_is_named(write_toml):
+    """A value JSON cannot carry (a TOML date) reaches the engine as text, which names it."""
+    text = ONE_FLOW.replace('duration = "10s"', "duration = 1979-05-27")
+    assert "duration = 1979-05-27" in text, "the template changed"
+    assert "duration: datetime.date(1979, 5, 27) is not allowed" in check(write_toml(text))
+
+
 def test_an_endless_device_is_not_read():
     assert "/dev/zero: it is a character device, not a regular file" in check("/dev/zero")
 
@@ -95,6 +103,40 @@ def test_a_large_file_is_read_only_up_to_a_bound(tmp_path):
     with open(path, "wb") as f:
         f.truncate((16 << 20) + 1)  # sparse: no disk used
     assert f"{path} is larger than 16 MiB" in check(path)
+
+
+def test_the_depth_bound_is_exact_and_names_the_value_past_it():
+    from hscc.inputs import MAX_DEPTH, _first_too_deep, too_deep
+
+    def nested(n: int) -> object:
+        value: object = 1
+        for i in range(n):
+            value = [value] if i % 2 else {"k": value}
+        return value
+
+    assert too_deep(nested(MAX_DEPTH)) is None
+    assert too_deep({"a": [{}], "b": nested(MAX_DEPTH - 1)}) is None
+    path = too_deep({"a": nested(MAX_DEPTH)})
+    assert path is not None and path.startswith("a[0].k[0].k")
+    # Random spines with side branches: too deep exactly when some value is nested past the
+    # bound, and the same path as the walk that carries every value's path.
+    rng = random.Random(2)
+
+    def depth(v: object) -> int:
+        children = list(v.values()) if isinstance(v, dict) else v if isinstance(v, list) else []
+        return 1 + max(map(depth, children)) if children else 0
+
+    def spine(d: int, bottom: int) -> object:
+        if d >= bottom:
+            return rng.choice([1, "x", [], {}])
+        items = [rng.choice([1, "y", [], {}, [2], {"z": 3}]) for _ in range(rng.randint(0, 2))]
+        items.insert(rng.randint(0, len(items)), spine(d + 1, bottom))
+        return items if rng.random() < 0.5 else {f"k{i}": v for i, v in enumerate(items)}
+
+    for _ in range(500):
+        data = spine(0, rng.randint(MAX_DEPTH - 3, MAX_DEPTH + 5))
+        assert (too_deep(data) is None) == (depth(data) <= MAX_DEPTH)
+        assert too_deep(data) == _first_too_deep(data)
 
 
 def test_a_dict_that_contains_itself_is_refused():
