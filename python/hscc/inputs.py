@@ -25,6 +25,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -140,8 +141,13 @@ def too_deep(data: object) -> str | None:
     stack: list[tuple[object, int]] = [(data, 0)]
     while stack:
         value, depth = stack.pop()
-        children = value.values() if isinstance(value, dict) else value
-        if not isinstance(value, (dict, list)) or not children:
+        if isinstance(value, dict):
+            children: Collection[object] = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if not children:
             continue
         if depth >= MAX_DEPTH:  # its children are nested deeper than the bound
             return _first_too_deep(data)
