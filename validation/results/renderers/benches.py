@@ -160,7 +160,14 @@ def perf_flows(doc: dict, group: str | None) -> str:
     return (
         _measured(part)
         + f"{part['seconds']:g} s simulated. Build: the scenario checked, resolved (routes, "
-        "estimate) and assembled; engine: the simulation loop alone.\n\n" + _table(head, rows)
+        "estimate) and assembled; engine: the simulation loop alone"
+        + (
+            f"; each the fastest of {part['repeats']} runs, the counts in turn"
+            if part.get("repeats", 1) > 1
+            else ""
+        )
+        + ".\n\n"
+        + _table(head, rows)
     )
 
 
