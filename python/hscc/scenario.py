@@ -259,9 +259,6 @@ def _engine_text(data: dict[str, Any]) -> str:
         return json.dumps(_as_json(data))
 
 
-_AS_IS = frozenset((str, int, bool, type(None)))  # JSON as they are
-
-
 def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     """`data` with what JSON cannot carry made text the engine will name in its
     error: NaN and infinities ("nan", "inf"), TOML dates and times (ISO text)."""
@@ -271,10 +268,10 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
             return str(v)
         if isinstance(v, (datetime.date, datetime.time)):
             return v.isoformat()
-        if isinstance(v, dict):  # most values are text or whole numbers: no call for them
-            return {str(k): x if type(x) in _AS_IS else fix(x) for k, x in v.items()}
+        if isinstance(v, dict):
+            return {str(k): fix(x) for k, x in v.items()}
         if isinstance(v, (list, tuple)):
-            return [x if type(x) in _AS_IS else fix(x) for x in v]
+            return [fix(x) for x in v]
         return v
 
     return {str(k): fix(x) for k, x in data.items()}  # depth is at most MAX_DEPTH (checked before)
