@@ -10,7 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import ROOT
-from .parsers import parse_callgrind, parse_loss_burst, parse_many_flows, parse_testbed
+from .parsers import (
+    parse_callgrind,
+    parse_loss_burst,
+    parse_many_flows,
+    parse_probe,
+    parse_testbed,
+)
+from .probe import build_probe
 
 # (simulated seconds, runs) of the testbed part; the quick trial's.
 TESTBED = [(300, 2), (60, 3)]
@@ -134,7 +141,32 @@ def part_callgrind(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
         "command": "valgrind --tool=callgrind target/release/deps/testbed-* SECONDS [ARGS]",
         "seconds": seconds,
         "variants": variants,
+        "probe": _callgrind_probe(seconds, tmp),
     }
+
+
+def _callgrind_probe(seconds: int, tmp: Path) -> dict:
+    """The lean probe (validation/probe/probe.rs) under callgrind for as long as the test bed:
+    the instructions the least work takes, against the Reno row's."""
+    p = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={tmp / 'callgrind.out.probe'}",
+            str(build_probe(tmp)),
+            str(seconds),
+        ],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if p.returncode != 0:
+        raise RuntimeError(f"callgrind of the probe {seconds}:\n{p.stderr}")
+    out = parse_probe(p.stdout)
+    out.pop("wall_s")  # callgrind's
+    print(f"  callgrind probe: {parse_callgrind(p.stderr):,} instructions", flush=True)
+    return {"instructions": parse_callgrind(p.stderr)} | out
 
 
 def part_many_flows(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:

@@ -37,13 +37,23 @@ count = 8
 PROBE_VARIANTS = [("defaults", ""), ("host_jitter = 0", 'host_jitter = "0s"\n')]
 
 
+# How the probe is built: for this machine's instruction set, as hscc's benches are.
+PROBE_RUSTC = ["rustc", "-C", "opt-level=3", "-C", "target-cpu=native"]
+
+
+def build_probe(tmp: Path) -> Path:
+    """The lean probe compiled into `tmp`."""
+    exe = tmp / "probe"
+    subprocess.run(
+        [*PROBE_RUSTC, str(ROOT / "validation" / "probe" / "probe.rs"), "-o", str(exe)],
+        check=True,
+    )
+    return exe
+
+
 def part_probe(quick: bool, tmp: Path) -> dict:
     """hscc's CLI on the CTCP test-bed shape against the lean probe, whole processes in turn."""
-    exe = tmp / "probe"
-    rustc = ["rustc", "-C", "opt-level=3", "-C", "target-cpu=native"]
-    subprocess.run(
-        [*rustc, str(ROOT / "validation" / "probe" / "probe.rs"), "-o", str(exe)], check=True
-    )
+    exe = build_probe(tmp)
     seconds = PROBE_SECONDS_QUICK if quick else PROBE_SECONDS
     pairs = PROBE_PAIRS_QUICK if quick else PROBE_PAIRS
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
@@ -71,7 +81,7 @@ def part_probe(quick: bool, tmp: Path) -> dict:
     ratio = _ratios([h["cpu_s"] for h in hscc[0]], probe_cpu)
     return {
         "command": "validation/probe/probe.rs SECONDS against hscc run testbed.toml -q, in turn",
-        "compiler": " ".join([*rustc, "probe.rs"]),
+        "compiler": " ".join([*PROBE_RUSTC, "probe.rs"]),
         "rustc": subprocess.run(
             ["rustc", "--version"], capture_output=True, text=True, check=True
         ).stdout.strip(),

@@ -68,6 +68,8 @@ def perf_callgrind(doc: dict, group: str | None) -> str:
     intro = (
         _measured(part) + f"{part['seconds']} s simulated, instructions counted by callgrind.\n\n"
     )
+    if group == "probe":
+        return intro + _against_probe(part, base)
     if group == "features":
         rows = []
         for v in variants:
@@ -126,6 +128,38 @@ def perf_callgrind(doc: dict, group: str | None) -> str:
         "per packet against Reno",
     ]
     return intro + _table(head, rows)
+
+
+def _against_probe(part: dict, reno: dict) -> str:
+    """The lean probe's instructions beside the engine's on the Reno test bed, per data
+    segment delivered and per event."""
+    probe = part["probe"]
+    per_segment = probe["instructions"] / probe["data_segments"]
+    rows = [
+        [
+            name,
+            _sci(v["instructions"]),
+            _int(v["data_segments"]),
+            _int(v["events"]),
+            _int(v["instructions"] / v["data_segments"]),
+            _int(v["instructions"] / v["events"]),
+            f"{v['instructions'] / v['data_segments'] / per_segment:.2f}×",
+        ]
+        for name, v in (
+            ("lean probe (`validation/probe/probe.rs`)", probe),
+            ("hscc's engine, Reno (the testbed bench)", reno),
+        )
+    ]
+    head = [
+        "run",
+        "instructions",
+        "data segments delivered",
+        "events",
+        "instructions per data segment",
+        "per event",
+        "per data segment against the probe",
+    ]
+    return _table(head, rows)
 
 
 def perf_flows(doc: dict, group: str | None) -> str:
