@@ -12,6 +12,7 @@ from pathlib import Path
 from . import ROOT
 from .parsers import (
     parse_callgrind,
+    parse_callgrind_misses,
     parse_loss_burst,
     parse_many_flows,
     parse_probe,
@@ -108,15 +109,39 @@ def part_testbed(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
     return {"command": "cargo bench -p hscc-sim --bench testbed -- SECONDS", "lengths": lengths}
 
 
+def second_level_cache() -> tuple[int, int, int] | None:
+    """This machine's per-core second-level cache (bytes, ways, line bytes) from sysfs, as
+    cachegrind's --LL takes it; None where Linux does not say."""
+    d = Path("/sys/devices/system/cpu/cpu0/cache/index2")
+    try:
+        size = (d / "size").read_text().strip()
+        ways = int((d / "ways_of_associativity").read_text())
+        line = int((d / "coherency_line_size").read_text())
+    except (OSError, ValueError):
+        return None
+    if not size.endswith("K") or not size[:-1].isdigit():
+        return None
+    return int(size[:-1]) * 1024, ways, line
+
+
+def _cache_args(cache: tuple[int, int, int] | None) -> list[str]:
+    """callgrind's arguments to count the misses of the first level and of the second (as
+    its last level): with the L3 as last level a run this size misses almost nothing."""
+    return ["--cache-sim=yes", "--LL={},{},{}".format(*cache)] if cache else []
+
+
 def part_callgrind(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
     seconds = CALLGRIND_SECONDS_QUICK if quick else CALLGRIND_SECONDS
+    cache = second_level_cache()
     variants = []
     for name, group, args in CALLGRIND:
         out_file = tmp / f"callgrind.out.{name}"
+        counted = _cache_args(cache) if name == "reno" else []  # beside the probe's
         p = subprocess.run(
             [
                 "valgrind",
                 "--tool=callgrind",
+                *counted,
                 f"--callgrind-out-file={out_file}",
                 str(exes["testbed"]),
                 str(seconds),
@@ -135,23 +160,26 @@ def part_callgrind(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
         variants.append(
             {"name": name, "group": group, "args": args, "instructions": parse_callgrind(p.stderr)}
             | out
+            | ({"cache": parse_callgrind_misses(p.stderr)} if counted else {})
         )
         print(f"  callgrind {name}: {variants[-1]['instructions']:,} instructions", flush=True)
     return {
         "command": "valgrind --tool=callgrind target/release/deps/testbed-* SECONDS [ARGS]",
         "seconds": seconds,
         "variants": variants,
-        "probe": _callgrind_probe(seconds, tmp),
+        "second_level": cache and {"bytes": cache[0], "ways": cache[1], "line": cache[2]},
+        "probe": _callgrind_probe(seconds, cache, tmp),
     }
 
 
-def _callgrind_probe(seconds: int, tmp: Path) -> dict:
+def _callgrind_probe(seconds: int, cache: tuple[int, int, int] | None, tmp: Path) -> dict:
     """The lean probe (validation/probe/probe.rs) under callgrind for as long as the test bed:
-    the instructions the least work takes, against the Reno row's."""
+    the instructions (and cache misses) the least work takes, against the Reno row's."""
     p = subprocess.run(
         [
             "valgrind",
             "--tool=callgrind",
+            *_cache_args(cache),
             f"--callgrind-out-file={tmp / 'callgrind.out.probe'}",
             str(build_probe(tmp)),
             str(seconds),
@@ -166,7 +194,8 @@ def _callgrind_probe(seconds: int, tmp: Path) -> dict:
     out = parse_probe(p.stdout)
     out.pop("wall_s")  # callgrind's
     print(f"  callgrind probe: {parse_callgrind(p.stderr):,} instructions", flush=True)
-    return {"instructions": parse_callgrind(p.stderr)} | out
+    misses = {"cache": parse_callgrind_misses(p.stderr)} if cache else {}
+    return {"instructions": parse_callgrind(p.stderr)} | out | misses
 
 
 def part_many_flows(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:

@@ -150,6 +150,19 @@ def parse_ns3(text: str) -> dict:
     return out
 
 
+def parse_callgrind_misses(stderr: str) -> dict[str, int]:
+    """With --cache-sim=yes: callgrind's counts by event (Ir, D1mr, D1mw, DLmr, DLmw...) from
+    its `Events :` and `Collected :` lines on stderr."""
+    names = re.search(r"^==\d+== Events\s*: (.+)$", stderr, re.M)
+    counts = re.search(r"^==\d+== Collected : (.+)$", stderr, re.M)
+    if names is None or counts is None:
+        raise ValueError("callgrind output: no lines '==PID== Events : …' and 'Collected : …'")
+    out = dict(zip(names.group(1).split(), map(int, counts.group(1).split()), strict=True))
+    if "D1mr" not in out:
+        raise ValueError("callgrind output: no cache events (run with --cache-sim=yes)")
+    return out
+
+
 def parse_callgrind(stderr: str) -> int:
     """The instructions callgrind counted (its `Collected : N` line on stderr)."""
     m = re.search(r"^==\d+== Collected : (\d+)", stderr, re.M)

@@ -99,6 +99,22 @@ def test_callgrind():
     assert parsers.parse_callgrind(sample("callgrind-stderr.txt")) == 85490010
 
 
+def test_callgrind_misses():
+    assert parsers.parse_callgrind_misses(sample("callgrind-cache-stderr.txt")) == {
+        "Ir": 99213195,
+        "Dr": 18453547,
+        "Dw": 11782906,
+        "I1mr": 1951,
+        "D1mr": 1613022,
+        "D1mw": 22582,
+        "ILmr": 1906,
+        "DLmr": 1474,
+        "DLmw": 7043,
+    }
+    with pytest.raises(ValueError, match="no cache events"):
+        parsers.parse_callgrind_misses(sample("callgrind-stderr.txt"))
+
+
 def test_probe():
     assert parsers.parse_probe(sample("probe.txt")) == {
         "flows": 8,
@@ -129,6 +145,7 @@ def test_ns3_bench_dumbbell():
         parsers.parse_many_flows,
         parsers.parse_loss_burst,
         parsers.parse_callgrind,
+        parsers.parse_callgrind_misses,
         parsers.parse_probe,
         parsers.parse_ns3,
     ],

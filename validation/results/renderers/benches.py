@@ -135,8 +135,14 @@ def _against_probe(part: dict, reno: dict) -> str:
     segment delivered and per event."""
     probe = part["probe"]
     per_segment = probe["instructions"] / probe["data_segments"]
-    rows = [
-        [
+    level = part.get("second_level")
+    cached = level is not None and "cache" in probe and "cache" in reno
+    rows = []
+    for name, v in (
+        ("lean probe (`validation/probe/probe.rs`)", probe),
+        ("hscc's engine, Reno (the testbed bench)", reno),
+    ):
+        row = [
             name,
             _sci(v["instructions"]),
             _int(v["data_segments"]),
@@ -145,11 +151,13 @@ def _against_probe(part: dict, reno: dict) -> str:
             _int(v["instructions"] / v["events"]),
             f"{v['instructions'] / v['data_segments'] / per_segment:.2f}×",
         ]
-        for name, v in (
-            ("lean probe (`validation/probe/probe.rs`)", probe),
-            ("hscc's engine, Reno (the testbed bench)", reno),
-        )
-    ]
+        if cached:
+            c, seg = v["cache"], v["data_segments"]
+            row += [
+                f"{(c['D1mr'] + c['D1mw']) / seg:.1f}",
+                f"{(c['DLmr'] + c['DLmw']) / seg:.2f}",
+            ]
+        rows.append(row)
     head = [
         "run",
         "instructions",
@@ -159,7 +167,18 @@ def _against_probe(part: dict, reno: dict) -> str:
         "per event",
         "per data segment against the probe",
     ]
-    return _table(head, rows)
+    note = ""
+    if cached:
+        head += [
+            "first-level data misses per data segment",
+            f"misses of a {level['bytes'] // 1024} kB second level per data segment",
+        ]
+        note = (
+            f"Cache misses as callgrind simulates them, with this machine's per-core second "
+            f"level ({level['bytes'] // 1024} kB, {level['ways']}-way, {level['line']}-byte "
+            "lines) as the last level.\n\n"
+        )
+    return note + _table(head, rows)
 
 
 def perf_flows(doc: dict, group: str | None) -> str:
