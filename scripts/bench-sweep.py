@@ -301,7 +301,7 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
     return rows
 
 
-ISSUE_CASES = {
+STORED_CASES = {
     "CTCP test bed": "examples/ctcp-testbed.toml",
     "two-Reno demo": "examples/two-reno-rtt.toml",
 }
@@ -321,7 +321,7 @@ def measure_stored_case(root: Path, reps: int) -> dict:
 
     repo = Path(__file__).resolve().parent.parent
     bases = {}
-    for name, path in ISSUE_CASES.items():
+    for name, path in STORED_CASES.items():
         data = tomllib.loads((repo / path).read_text())
         data["duration"] = "1s"
         bases[name] = data
