@@ -16,7 +16,8 @@ The parts (`--only`, comma-separated; a run replaces the parts it measured and k
 - callgrind: the test bed under `valgrind --tool=callgrind`, 10 s simulated, with Reno, BBR
   (`cc=bbr`) and each optional feature the bench takes (queue disciplines, ECN, classic
   recovery, the per-ACK log, captures): instructions, a few thousand apart in 86 million
-  from run to run;
+  from run to run; and the lean probe (compiled with rustc as for `probe`) beside Reno,
+  both also with callgrind's cache simulation (this machine's second level as last level);
 - many_flows: the many_flows bench with 256 and 1024 flows, three runs each;
 - flows: 10 to 10 000 Reno flows, a host pair each, on a 10 Gbit/s dumbbell, 4 s simulated
   through the Python API: the build's time and the engine's per data segment;
