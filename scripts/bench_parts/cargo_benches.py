@@ -130,59 +130,16 @@ def _cache_args(cache: tuple[int, int, int] | None) -> list[str]:
     return ["--cache-sim=yes", "--LL={},{},{}".format(*cache)] if cache else []
 
 
-def part_callgrind(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
-    seconds = CALLGRIND_SECONDS_QUICK if quick else CALLGRIND_SECONDS
-    cache = second_level_cache()
-    variants = []
-    for name, group, args in CALLGRIND:
-        out_file = tmp / f"callgrind.out.{name}"
-        counted = _cache_args(cache) if name == "reno" else []  # beside the probe's
-        p = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                *counted,
-                f"--callgrind-out-file={out_file}",
-                str(exes["testbed"]),
-                str(seconds),
-                *args,
-            ],
-            cwd=tmp,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if p.returncode != 0:
-            raise RuntimeError(f"callgrind of testbed {seconds} {' '.join(args)}:\n{p.stderr}")
-        out = parse_testbed(p.stdout)
-        for k in ("wall_s", "events_per_s", "peak_memory_mb"):  # callgrind's, not the engine's
-            out.pop(k, None)
-        variants.append(
-            {"name": name, "group": group, "args": args, "instructions": parse_callgrind(p.stderr)}
-            | out
-            | ({"cache": parse_callgrind_misses(p.stderr)} if counted else {})
-        )
-        print(f"  callgrind {name}: {variants[-1]['instructions']:,} instructions", flush=True)
-    return {
-        "command": "valgrind --tool=callgrind target/release/deps/testbed-* SECONDS [ARGS]",
-        "seconds": seconds,
-        "variants": variants,
-        "second_level": cache and {"bytes": cache[0], "ways": cache[1], "line": cache[2]},
-        "probe": _callgrind_probe(seconds, cache, tmp),
-    }
-
-
-def _callgrind_probe(seconds: int, cache: tuple[int, int, int] | None, tmp: Path) -> dict:
-    """The lean probe (validation/probe/probe.rs) under callgrind for as long as the test bed:
-    the instructions (and cache misses) the least work takes, against the Reno row's."""
+def _callgrind(name: str, command: list[str], counted: list[str], tmp: Path) -> tuple[str, dict]:
+    """`command` run under callgrind (with `counted`, its cache simulation's arguments): its
+    stdout, and its instructions (and cache misses, when counted)."""
     p = subprocess.run(
         [
             "valgrind",
             "--tool=callgrind",
-            *_cache_args(cache),
-            f"--callgrind-out-file={tmp / 'callgrind.out.probe'}",
-            str(build_probe(tmp)),
-            str(seconds),
+            *counted,
+            f"--callgrind-out-file={tmp / f'callgrind.out.{name}'}",
+            *command,
         ],
         cwd=tmp,
         capture_output=True,
@@ -190,12 +147,39 @@ def _callgrind_probe(seconds: int, cache: tuple[int, int, int] | None, tmp: Path
         check=False,
     )
     if p.returncode != 0:
-        raise RuntimeError(f"callgrind of the probe {seconds}:\n{p.stderr}")
-    out = parse_probe(p.stdout)
-    out.pop("wall_s")  # callgrind's
-    print(f"  callgrind probe: {parse_callgrind(p.stderr):,} instructions", flush=True)
-    misses = {"cache": parse_callgrind_misses(p.stderr)} if cache else {}
-    return {"instructions": parse_callgrind(p.stderr)} | out | misses
+        raise RuntimeError(f"callgrind of {' '.join(command)}:\n{p.stderr}")
+    counts = {"instructions": parse_callgrind(p.stderr)}
+    if counted:
+        counts["cache"] = parse_callgrind_misses(p.stderr)
+    print(f"  callgrind {name}: {counts['instructions']:,} instructions", flush=True)
+    return p.stdout, counts
+
+
+def part_callgrind(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
+    seconds = CALLGRIND_SECONDS_QUICK if quick else CALLGRIND_SECONDS
+    cache = second_level_cache()
+    variants = []
+    for name, group, args in CALLGRIND:
+        counted = _cache_args(cache) if name == "reno" else []  # beside the probe's
+        stdout, counts = _callgrind(name, [str(exes["testbed"]), str(seconds), *args], counted, tmp)
+        out = parse_testbed(stdout)
+        for k in ("wall_s", "events_per_s", "peak_memory_mb"):  # callgrind's, not the engine's
+            out.pop(k, None)
+        variants.append({"name": name, "group": group, "args": args} | counts | out)
+    # The lean probe (validation/probe/probe.rs) for as long as the test bed: the instructions
+    # (and cache misses) the least work takes, against the Reno row's.
+    stdout, counts = _callgrind(
+        "probe", [str(build_probe(tmp)), str(seconds)], _cache_args(cache), tmp
+    )
+    probe = parse_probe(stdout)
+    probe.pop("wall_s")  # callgrind's
+    return {
+        "command": "valgrind --tool=callgrind target/release/deps/testbed-* SECONDS [ARGS]",
+        "seconds": seconds,
+        "variants": variants,
+        "second_level": cache and {"bytes": cache[0], "ways": cache[1], "line": cache[2]},
+        "probe": counts | probe,
+    }
 
 
 def part_many_flows(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
