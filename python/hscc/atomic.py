@@ -13,7 +13,7 @@ Beside a target ``DIR``, hscc's hidden directories are:
 Each holds two files of hscc's, made in this order when the directory is:
 
 - ``.hscc-lock``, which the process that owns the directory keeps open and
-  locked (portalocker: ``flock`` on POSIX, ``LockFileEx`` on Windows) for as long
+  locked (``flock`` on POSIX, ``LockFileEx`` through portalocker on Windows) for as long
   as the directory is its own;
 - ``.hscc-writer``, the marker naming the directory's token, written once that
   lock is held.
@@ -57,11 +57,9 @@ import errno
 import functools
 import os
 import re
-import secrets
 import shutil
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -229,6 +227,8 @@ def _libc() -> ctypes.CDLL | None:
 def write_bytes(path: Path, data: bytes) -> None:
     """Write a single file atomically (temporary file beside it, then rename)."""
     path = Path(path)
+    import tempfile  # here: a run directory is written without it
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
     try:
         os.chmod(tmp, 0o666 & ~_umask())
@@ -263,7 +263,7 @@ class _Held:
 def _new_locked(parent: Path, name: str, kind: str) -> tuple[Path, _Held]:
     """A fresh hidden directory of `kind` ("tmp" or "old"), locked, then marked."""
     for _ in range(100):  # a token already taken is drawn anew, as mkdtemp does
-        token = secrets.token_hex(6)
+        token = os.urandom(6).hex()  # secrets.token_hex's own draw, without importing it
         try:
             claim = _claim(parent, name, token)
         except FileExistsError:
@@ -509,9 +509,20 @@ def _open_locked(path: Path, create: bool) -> BinaryIO:
 
 
 def _lock_file(f: BinaryIO, path: Path) -> None:
-    """Lock the open file `f` (named `path`) exclusively through portalocker: flock on POSIX,
-    LockFileEx on Windows; BlockingIOError at once if another process holds it."""
-    import portalocker  # here, not at the top: it imports logging, 15 ms of every start-up
+    """Lock the open file `f` (named `path`) exclusively: flock on POSIX, LockFileEx
+    through portalocker on Windows; BlockingIOError at once if another process holds it."""
+    if sys.platform == "win32":
+        _lock_file_portably(f, path)
+        return
+    try:  # what portalocker does on POSIX, without importing it (and logging) in every run
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise BlockingIOError(errno.EAGAIN, "locked by another process", str(path)) from None
+
+
+def _lock_file_portably(f: BinaryIO, path: Path) -> None:
+    """`_lock_file` through portalocker (LockFileEx on Windows, flock elsewhere)."""
+    import portalocker
 
     try:
         portalocker.lock(f, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
@@ -522,8 +533,8 @@ def _lock_file(f: BinaryIO, path: Path) -> None:
     except OSError:
         raise
     except Exception as e:
-        # On Windows portalocker lets LockFileEx's other failures through as pywin32's error,
-        # which is no OSError: the lock is not taken all the same.
+        # portalocker lets LockFileEx's other failures through as pywin32's error, which is
+        # no OSError: the lock is not taken all the same.
         raise OSError(errno.ENOLCK, f"cannot be locked ({e!r})", str(path)) from e
 
 

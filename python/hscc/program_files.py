@@ -22,11 +22,9 @@ path, and an error naming the copy's path names the original's.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +76,8 @@ def read(
     """The program at `path` (absolute) and the headers it includes from beside it, at most
     `limit` bytes together; the error for a file that cannot be read says what it was read
     for (`purpose`)."""
+    import hashlib  # here: a run without program files needs none of it
+
     files: dict[str, bytes] = {}
     todo = [Path(path)]
     total = 0
@@ -134,6 +134,8 @@ def copy_of(source: Source) -> str:
     if program.is_file():
         return str(program)
     root.mkdir(parents=True, exist_ok=True)
+    import tempfile
+
     tmp = Path(tempfile.mkdtemp(prefix=f".{source.digest[:32]}-", dir=root))
     try:
         for p, data in source.files:

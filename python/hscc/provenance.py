@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import platform
 import subprocess
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -71,8 +71,27 @@ def environment() -> dict[str, Any]:
         "engine_digest": _core.engine_digest(),
         "git": git_revision(),
         "python": platform.python_version(),
-        "platform": platform.platform(),
+        "platform": platform_name(),
     }
+
+
+@lru_cache(maxsize=1)
+def platform_name() -> str:
+    """`platform.platform()`, as "Linux-6.1.0-x86_64-with-glibc2.36", without the `uname -p`
+    process Python starts for the processor field (a run's start-up pays for it): on Linux
+    (GNU coreutils) `uname -p` says "unknown" or the machine, and the name shows neither."""
+    if not sys.platform.startswith("linux"):
+        return platform.platform()
+    u = os.uname()
+    libc, version = platform.libc_ver()
+    parts = (u.sysname, u.release, u.machine, "with", libc + version)
+    name = "-".join(p.strip() for p in parts if p.strip())
+    for c in ' /\\:;"()':  # platform._platform's cleaning, in its order
+        name = name.replace(c, "_" if c == " " else "-")
+    name = name.replace("unknown", "")
+    while "--" in name:
+        name = name.replace("--", "-")
+    return name.rstrip("-")
 
 
 def programs(scenario: dict[str, Any]) -> dict[str, str]:
@@ -81,6 +100,8 @@ def programs(scenario: dict[str, Any]) -> dict[str, str]:
     by its path relative to the file's directory (so a copy elsewhere, a sweep worker's,
     gives the same). Two runs that record the same digest ran the same code; a file that
     cannot be read any more is left out."""
+    import hashlib  # here: only a run of program files records digests
+
     from hscc.program_files import ProgramSourceError, named, read
 
     out = {}

@@ -13,14 +13,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hscc import _core, algorithm, isolated, limits, provenance, rundir
+from hscc import _core, algorithm, limits, provenance, rundir
 from hscc.errors import ProgramError, RunError, ScenarioError
-from hscc.isolated import IsolatedRun
 from hscc.program_files import named
 from hscc.results import Result
 from hscc.scenario import Scenario
+
+if TYPE_CHECKING:
+    from hscc.isolated import IsolatedRun
 
 Progress = Callable[[float, float], None]  # (simulated seconds done, duration)
 
@@ -71,6 +73,8 @@ def start(
     if '.c"' in as_run and isolate:
         data = json.loads(as_run)
         if names := named(data):
+            from hscc import isolated  # here: pickle and subprocess only for program files
+
             return isolated.start(sc, max_memory, max_events, names, _python_modules(data, sc))
     started = datetime.now(UTC)
     t0 = time.perf_counter()

@@ -189,16 +189,43 @@ def test_on_windows_a_file_a_cleaner_has_open_is_removed_once_it_lets_go(
     ],
 )
 def test_a_lock_that_cannot_be_taken_is_an_os_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: Exception, raised: type[OSError]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    windows_atomic: ModuleType,
+    error: Exception,
+    raised: type[OSError],
 ) -> None:
     def refuse(*args: object) -> None:
         raise error
 
     monkeypatch.setattr(portalocker, "lock", refuse)
     with pytest.raises(raised) as caught:
-        hscc.atomic._open_locked(tmp_path / "lock", create=True)
+        windows_atomic._open_locked(tmp_path / "lock", create=True)
     assert caught.value.__cause__ is error
+    with pytest.raises(windows_atomic.NotWritable):  # a writer that cannot lock writes nothing
+        with windows_atomic.atomic_dir(tmp_path / "run", lambda _: None):
+            pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lock"]
+
+
+@pytest.mark.parametrize(
+    "error, raised",
+    [
+        (BlockingIOError(errno.EWOULDBLOCK, "Resource temporarily unavailable"), BlockingIOError),
+        (OSError(errno.ENOLCK, "No locks available"), OSError),
+    ],
+)
+def test_a_file_lock_that_cannot_be_taken_on_posix_is_an_os_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError, raised: type[OSError]
+) -> None:
+    def refuse(*args: object) -> None:
+        raise error
+
+    with pytest.raises(raised, match="lock"):
+        monkeypatch.setattr(hscc.atomic.fcntl, "flock", refuse)
+        hscc.atomic._open_locked(tmp_path / "lock", create=True)
     with pytest.raises(hscc.atomic.NotWritable):  # a writer that cannot lock writes nothing
         with hscc.atomic.atomic_dir(tmp_path / "run", lambda _: None):
             pass
+    monkeypatch.undo()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lock"]

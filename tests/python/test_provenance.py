@@ -250,3 +250,9 @@ def test_every_crate_the_extension_runs_is_in_the_digest():
                 seen.add(dep)
                 todo.append(dep)
     assert seen == set(DIGESTED)
+
+
+def test_the_platform_name_is_python_s_without_its_uname_process():
+    import platform
+
+    assert provenance.platform_name() == platform.platform()

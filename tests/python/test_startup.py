@@ -114,6 +114,8 @@ def test_a_quiet_run_loads_nothing_heavy(tmp_path):
         "hscc.cli.options",
         "hscc.cli.run",
     ]
+    # Nor what only some runs need: program files (isolation, digests), Windows locks.
+    assert not {"hscc.isolated", "pickle", "hashlib", "portalocker", "logging"} & modules
     assert printed.strip() == "run"
     files = {p.name for p in (tmp_path / "run").iterdir()}
     assert {"manifest.json", "summary.json", "flows.parquet", "timeseries.parquet"} <= files
