@@ -95,11 +95,14 @@ def test_help_and_version_load_nothing_heavy(tmp_path, args):
     assert heavy(modules) == []
     assert [m for m in modules if m.startswith("hscc.cli.")] == ["hscc.cli.options"]  # no command's
     assert "hscc" in printed
+    if args == ["--version"]:  # one line for scripts: no Rich
+        assert rich(modules) == []
 
 
 def test_check_loads_nothing_heavy(tmp_path):
     modules, printed = loaded(cli("check", str(EXAMPLES / "two-reno-rtt.toml")), tmp_path)
     assert heavy(modules) == []
+    assert rich(modules) == []  # plain lines
     assert "valid" in printed
 
 

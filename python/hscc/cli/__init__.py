@@ -121,7 +121,7 @@ def _version(value: bool) -> None:
     if value:
         from hscc import _core, console, provenance
 
-        console.out.print(
+        console.plain(  # plain: a line scripts read, and Rich would cost more than the rest
             f"hscc {provenance.version()} (engine {_core.engine_version()}, digest {_core.engine_digest()})"
         )
         raise typer.Exit(OK)

@@ -107,13 +107,13 @@ def check(
         raise _fail(BAD_INPUT, str(ScenarioError.from_engine(e, str(scenario)))) from None
     if as_json:
         console.out.print_json(resolved.scenario)
-    else:
-        console.out.print(
-            f"{scenario}: valid ({resolved.topology}; {sc.traffic()}; {resolved.duration:g} s; needs {need})",
-            soft_wrap=True,
-        )
-        for line in _stack_lines(json.loads(resolved.stacks)):
-            console.out.print(line, soft_wrap=True, highlight=False)
+        return
+    # Plain lines (no Rich): a check in a script or a loop costs its start-up.
+    plain(
+        f"{scenario}: valid ({resolved.topology}; {sc.traffic()}; {resolved.duration:g} s; needs {need})"
+    )
+    for line in _stack_lines(json.loads(resolved.stacks)):
+        plain(line)
 
 
 def _stack_lines(uses: list[dict[str, Any]]) -> list[str]:
