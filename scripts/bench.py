@@ -20,7 +20,8 @@ The parts (`--only`, comma-separated; a run replaces the parts it measured and k
   both also with callgrind's cache simulation (this machine's second level as last level);
 - many_flows: the many_flows bench with 256 and 1024 flows, three runs each;
 - flows: 10 to 10 000 Reno flows, a host pair each, on a 10 Gbit/s dumbbell, 4 s simulated
-  through the Python API: the build's time and the engine's per data segment;
+  through the Python API: the build's time and the engine's per data segment, beside the lean
+  probe's loop on the same dumbbell;
 - loss_burst: the loss_burst bench with Linux's recovery and with NewReno (the bench reports
   the fastest of its own repeated runs per window);
 - startup: the CPU time (user + system, the process and those it waits for, from
@@ -109,7 +110,7 @@ def measure(part: str, exes: dict[str, Path], quick: bool) -> dict:
         if part == "startup":
             data = startup.part_startup(quick, tmp)
         elif part == "flows":
-            data = flows.part_flows(quick)
+            data = flows.part_flows(quick, tmp)
         elif part == "sweeps":
             data = sweeps.part_sweeps(quick, tmp)
         elif part == "probe":

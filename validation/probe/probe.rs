@@ -2,6 +2,9 @@
 //! 8 Reno flows on one host pair, 10 Gbit/s access links, a 700 Mbit/s drop-tail bottleneck
 //! with a 1500-packet buffer, RTT 100 ms (49 ms access + 1 ms bottleneck each way), 1500-byte
 //! data packets and 52-byte ACKs, 300 s simulated (`probe SECONDS` for another length).
+//! `probe SECONDS FLOWS`: the flows bench's dumbbell instead (FLOWS Reno flows, each on a host
+//! pair of its own with 100 Gbit/s access links, a 10 Gbit/s bottleneck with half a BDP of
+//! buffer, RTT 20 ms: 9 ms access + 1 ms bottleneck each way).
 //!
 //! An event heap with three events per data packet: its arrival at the bottleneck (where it
 //! is dropped or given its departure time; the sender's access link only adds serialization),
@@ -20,12 +23,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
 const PS: u64 = 1_000_000_000_000; // picoseconds per second: every time is in ps
-const FLOWS: usize = 8;
-const BOTTLENECK_BPS: u64 = 700_000_000;
-const ACCESS_BPS: u64 = 10_000_000_000;
-const ACCESS_DELAY: u64 = 49 * PS / 1000;
-const BOTTLENECK_DELAY: u64 = PS / 1000;
-const BUFFER: usize = 1500;
+const MS: u64 = PS / 1000;
 const DATA_BYTES: u64 = 1500;
 const ACK_BYTES: u64 = 52;
 const INIT_CWND: f64 = 10.0;
@@ -35,6 +33,17 @@ const AT_BOTTLENECK: u8 = 0;
 const AT_RECEIVER: u8 = 1;
 const ACK_AT_SENDER: u8 = 2;
 const TIMER: u8 = 3;
+
+/// The network; every access link is the sender's own with `own_access`, else one shared.
+struct Shape {
+    flows: usize,
+    bottleneck_bps: u64,
+    access_bps: u64,
+    access_delay: u64, // both access links of a direction
+    bottleneck_delay: u64,
+    buffer: usize,
+    own_access: bool,
+}
 
 fn serialize(bytes: u64, bps: u64) -> u64 {
     bytes * 8 * PS / bps
@@ -53,14 +62,14 @@ struct Flow {
 }
 
 /// (time, order of scheduling, kind, flow, the packet's send time)
-type Event = Reverse<(u64, u64, u8, u8, u64)>;
+type Event = Reverse<(u64, u64, u8, u32, u64)>;
 
-#[derive(Default)]
 struct Sim {
+    shape: Shape,
     heap: BinaryHeap<Event>,
     order: u64,
     flows: Vec<Flow>,
-    access_free: u64,
+    access_free: Vec<u64>, // when each access link (or the shared one) is next free
     bottleneck_free: u64,
     queue: VecDeque<u64>, // departure times of the packets at the bottleneck
     sent: u64,
@@ -72,18 +81,19 @@ impl Sim {
     fn at(&mut self, time: u64, kind: u8, flow: usize, sent: u64) {
         self.order += 1;
         self.heap
-            .push(Reverse((time, self.order, kind, flow as u8, sent)));
+            .push(Reverse((time, self.order, kind, flow as u32, sent)));
     }
 
     fn send(&mut self, i: usize, now: u64) {
         while (self.flows[i].in_flight as f64) < self.flows[i].cwnd {
-            let t = self.access_free.max(now) + serialize(DATA_BYTES, ACCESS_BPS);
-            self.access_free = t;
+            let a = if self.shape.own_access { i } else { 0 };
+            let t = self.access_free[a].max(now) + serialize(DATA_BYTES, self.shape.access_bps);
+            self.access_free[a] = t;
             let f = &mut self.flows[i];
             f.in_flight += 1;
             f.last_sent = t;
             self.sent += 1;
-            self.at(t + ACCESS_DELAY, AT_BOTTLENECK, i, t);
+            self.at(t + self.shape.access_delay, AT_BOTTLENECK, i, t);
         }
         if !self.flows[i].timer_set {
             self.flows[i].timer_set = true;
@@ -94,22 +104,54 @@ impl Sim {
 }
 
 fn main() {
-    let seconds: u64 = std::env::args()
-        .nth(1)
-        .map_or(300, |s| s.parse().expect("SECONDS"));
+    let arg = |n: usize| {
+        std::env::args()
+            .nth(n)
+            .map(|s| s.parse::<u64>().expect("a number"))
+    };
+    let seconds = arg(1).unwrap_or(300);
+    let shape = match arg(2) {
+        None => Shape {
+            flows: 8,
+            bottleneck_bps: 700_000_000,
+            access_bps: 10_000_000_000,
+            access_delay: 49 * MS,
+            bottleneck_delay: MS,
+            buffer: 1500,
+            own_access: false,
+        },
+        Some(flows) => Shape {
+            flows: flows as usize,
+            bottleneck_bps: 10_000_000_000,
+            access_bps: 100_000_000_000,
+            access_delay: 9 * MS,
+            bottleneck_delay: MS,
+            buffer: (10_000_000_000 / 8 * 20 / 1000 / DATA_BYTES / 2) as usize,
+            own_access: true,
+        },
+    };
     let end = seconds * PS;
-    let ack_path = serialize(ACK_BYTES, ACCESS_BPS) * 2
-        + serialize(ACK_BYTES, BOTTLENECK_BPS)
-        + BOTTLENECK_DELAY
-        + ACCESS_DELAY;
-    let data_bottleneck = serialize(DATA_BYTES, BOTTLENECK_BPS);
-    let data_access = serialize(DATA_BYTES, ACCESS_BPS);
+    let ack_path = serialize(ACK_BYTES, shape.access_bps) * 2
+        + serialize(ACK_BYTES, shape.bottleneck_bps)
+        + shape.bottleneck_delay
+        + shape.access_delay;
+    let data_bottleneck = serialize(DATA_BYTES, shape.bottleneck_bps);
+    let data_access = serialize(DATA_BYTES, shape.access_bps);
+    let (flows, bottleneck_bps, buffer) = (shape.flows, shape.bottleneck_bps, shape.buffer);
     let mut s = Sim {
-        flows: (0..FLOWS).map(|_| Flow::default()).collect(),
-        ..Sim::default()
+        flows: (0..flows).map(|_| Flow::default()).collect(),
+        access_free: vec![0; if shape.own_access { flows } else { 1 }],
+        shape,
+        heap: BinaryHeap::new(),
+        order: 0,
+        bottleneck_free: 0,
+        queue: VecDeque::new(),
+        sent: 0,
+        delivered: 0,
+        drops: 0,
     };
     let wall = Instant::now();
-    for i in 0..FLOWS {
+    for i in 0..flows {
         let f = &mut s.flows[i];
         (f.cwnd, f.ssthresh, f.rto_at) = (INIT_CWND, f64::INFINITY, RTO);
         s.send(i, 0);
@@ -126,7 +168,7 @@ fn main() {
                 while s.queue.front().is_some_and(|&d| d <= now) {
                     s.queue.pop_front();
                 }
-                if s.queue.len() >= BUFFER {
+                if s.queue.len() >= buffer {
                     s.drops += 1;
                     s.flows[i].dropped.push_back(sent);
                 } else {
@@ -134,7 +176,7 @@ fn main() {
                     s.bottleneck_free = departs;
                     s.queue.push_back(departs);
                     s.at(
-                        departs + BOTTLENECK_DELAY + data_access,
+                        departs + s.shape.bottleneck_delay + data_access,
                         AT_RECEIVER,
                         i,
                         sent,
@@ -181,8 +223,12 @@ fn main() {
         }
     }
     let wall = wall.elapsed().as_secs_f64();
-    let utilization = (s.delivered * DATA_BYTES * 8) as f64 / (BOTTLENECK_BPS * seconds) as f64;
-    println!("probe: {FLOWS} Reno flows, 700 Mbit/s, RTT 100 ms, {BUFFER} packets, {seconds} s simulated");
+    let utilization = (s.delivered * DATA_BYTES * 8) as f64 / (bottleneck_bps * seconds) as f64;
+    let (rate, rtt) = (
+        bottleneck_bps / 1_000_000,
+        2 * (s.shape.access_delay + s.shape.bottleneck_delay) / MS,
+    );
+    println!("probe: {flows} Reno flows, {rate} Mbit/s, RTT {rtt} ms, {buffer} packets, {seconds} s simulated");
     println!("  events                    {events}");
     println!("  data segments sent        {}", s.sent);
     println!("  data segments delivered   {}", s.delivered);

@@ -184,10 +184,15 @@ def _against_probe(part: dict, reno: dict) -> str:
 def perf_flows(doc: dict, group: str | None) -> str:
     part = _part(doc, "flows")
     counts = part["counts"]
-    base = counts[0]["engine_s"] / counts[0]["data_segments"]
+
+    def per(c: dict) -> float:
+        return c["engine_s"] / c["data_segments"]
+
+    def lean(c: dict) -> float:
+        return c["probe"]["loop_s"] / c["probe"]["data_segments"]
+
     rows = []
     for c in counts:
-        per = c["engine_s"] / c["data_segments"]
         rows.append(
             [
                 _int(c["flows"]),
@@ -195,11 +200,16 @@ def perf_flows(doc: dict, group: str | None) -> str:
                 f"{c['engine_s']:.2f} s",
                 _int(c["data_segments"]),
                 f"{c['events'] / c['data_segments']:.2f}",
-                f"{per * 1e9:.0f} ns",
-                f"{per / base:.2f}×",
-                "–" if c["utilization"] is None else f"{c['utilization']:.4f}",
+                f"{per(c) * 1e9:.0f} ns",
+                f"{per(c) / per(counts[0]):.2f}×",
+                f"{lean(c) * 1e9:.0f} ns",
+                f"{lean(c) / lean(counts[0]):.2f}×",
+                f"{per(c) / lean(c):.2f}×",
+                ("–" if c["utilization"] is None else f"{c['utilization']:.4f}")
+                + f" / {c['probe']['utilization']:.4f}",
             ]
         )
+    first = _int(counts[0]["flows"])
     head = [
         "flows",
         "build",
@@ -207,13 +217,17 @@ def perf_flows(doc: dict, group: str | None) -> str:
         "data segments",
         "events per segment",
         "engine per data segment",
-        f"against {_int(counts[0]['flows'])} flows",
-        "bottleneck utilization",
+        f"against {first} flows",
+        "lean probe per data segment",
+        f"probe against {first} flows",
+        "engine / probe",
+        "bottleneck utilization (hscc / probe)",
     ]
     return (
         _measured(part)
         + f"{part['seconds']:g} s simulated. Build: the scenario checked, resolved (routes, "
-        "estimate) and assembled; engine: the simulation loop alone"
+        "estimate) and assembled; engine: the simulation loop alone; lean probe: "
+        f"`probe {part['seconds']:g} FLOWS`'s loop on the same dumbbell"
         + (
             f"; each the fastest of {part['repeats']} runs, the counts in turn"
             if part.get("repeats", 1) > 1
