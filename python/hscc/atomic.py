@@ -226,9 +226,9 @@ def _libc() -> ctypes.CDLL | None:
 
 def write_bytes(path: Path, data: bytes) -> None:
     """Write a single file atomically (temporary file beside it, then rename)."""
-    path = Path(path)
     import tempfile  # here: a run directory is written without it
 
+    path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
     try:
         os.chmod(tmp, 0o666 & ~_umask())

@@ -128,14 +128,14 @@ def copy_of(source: Source) -> str:
     under `<cache>/sources/DIGEST/` at its absolute path, so a header is where the program's
     `#include` finds it. Written beside and renamed into place, so that a reader never sees
     half a copy and two workers writing one both succeed."""
+    import tempfile  # here: a run without program files needs none of it
+
     root = cache_root() / "sources"
     final = root / source.digest[:32]
     program = final / source.path.lstrip("/")
     if program.is_file():
         return str(program)
     root.mkdir(parents=True, exist_ok=True)
-    import tempfile
-
     tmp = Path(tempfile.mkdtemp(prefix=f".{source.digest[:32]}-", dir=root))
     try:
         for p, data in source.files:

@@ -221,8 +221,8 @@ def test_a_file_lock_that_cannot_be_taken_on_posix_is_an_os_error(
     def refuse(*args: object) -> None:
         raise error
 
+    monkeypatch.setattr(hscc.atomic.fcntl, "flock", refuse)
     with pytest.raises(raised, match="lock"):
-        monkeypatch.setattr(hscc.atomic.fcntl, "flock", refuse)
         hscc.atomic._open_locked(tmp_path / "lock", create=True)
     with pytest.raises(hscc.atomic.NotWritable):  # a writer that cannot lock writes nothing
         with hscc.atomic.atomic_dir(tmp_path / "run", lambda _: None):
