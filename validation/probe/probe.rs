@@ -120,15 +120,18 @@ fn main() {
             buffer: 1500,
             own_access: false,
         },
-        Some(flows) => Shape {
-            flows: flows as usize,
-            bottleneck_bps: 10_000_000_000,
-            access_bps: 100_000_000_000,
-            access_delay: 9 * MS,
-            bottleneck_delay: MS,
-            buffer: (10_000_000_000 / 8 * 20 / 1000 / DATA_BYTES / 2) as usize,
-            own_access: true,
-        },
+        Some(flows) => {
+            let (bps, rtt_ms) = (10_000_000_000, 20);
+            Shape {
+                flows: flows as usize,
+                bottleneck_bps: bps,
+                access_bps: 100_000_000_000,
+                access_delay: (rtt_ms / 2 - 1) * MS,
+                bottleneck_delay: MS,
+                buffer: (bps / 8 * rtt_ms / 1000 / DATA_BYTES / 2) as usize, // half a BDP
+                own_access: true,
+            }
+        }
     };
     let end = seconds * PS;
     let ack_path = serialize(ACK_BYTES, shape.access_bps) * 2
