@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     out: Console  # standard output
     err: Console  # standard error: progress, warnings, errors
 
-# The exit codes every hscc command uses.
-OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
 _STDERR = {"out": False, "err": True}
 

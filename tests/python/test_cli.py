@@ -247,6 +247,24 @@ def test_script_ctrl_c_exits_130_and_writes_nothing(write_toml, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
 
 
+def test_ctrl_c_while_the_command_line_loads_exits_130_without_a_traceback(one_flow):
+    # The Ctrl-C lands in the command line's own imports (typer's), as it does when a user
+    # interrupts within the first tens of milliseconds.
+    script = (
+        "import sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'typer':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "from hscc.__main__ import entry\n"
+        f"sys.argv = ['hscc', 'run', {str(one_flow)!r}, '-q']\n"
+        "entry()\n"
+    )
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stderr, p.stdout) == (130, "interrupted\n", "")
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

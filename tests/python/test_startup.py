@@ -74,7 +74,7 @@ def rich(modules: set[str]) -> list[str]:
 
 def cli(*args: str) -> str:
     """Code that runs `hscc ARGS` in-process, as the console script does."""
-    return f"import sys\nfrom hscc.cli import entry\nsys.argv = ['hscc', *{list(args)!r}]\nentry()"
+    return f"import sys\nfrom hscc.__main__ import entry\nsys.argv = ['hscc', *{list(args)!r}]\nentry()"
 
 
 def test_import_hscc_loads_nothing_heavy(tmp_path):

@@ -1,8 +1,6 @@
 """The `hscc` command line.
 
-Exit codes: 0 success; 1 the run failed (engine error, results not writable);
-2 bad input or usage (invalid scenario, missing file, not a run directory);
-130 interrupted (Ctrl-C): nothing is written.
+Exit codes: `hscc.exit_codes`; the entry point is `hscc.__main__.entry`.
 
 Each command lives in the module of its purpose (`run`: run and check a scenario;
 `sweep`; `reproduce`; `plot`; `reference`: algorithms and fields; `new_algorithm`; the
@@ -14,14 +12,14 @@ testbed or Rich code (tests/python/test_startup.py).
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import Annotated
 
 import typer
 from typer._click.core import Command
 
 from hscc.cli.options import EXIT_CODES
-from hscc.console import INTERRUPTED, OK, Group, Lazy
+from hscc.console import Group, Lazy
+from hscc.exit_codes import OK
 
 
 def _command(name: str, module: str, function: str) -> Lazy:
@@ -137,14 +135,3 @@ def main(
     ] = False,
 ) -> None:
     """hscc: high-speed TCP congestion control toolkit."""
-
-
-def entry() -> None:
-    """Console-script entry point."""
-    try:
-        app()
-    except KeyboardInterrupt:
-        from hscc import console
-
-        console.err.print("interrupted")
-        sys.exit(INTERRUPTED)

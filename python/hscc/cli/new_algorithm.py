@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from hscc import console
-from hscc.console import BAD_INPUT
 from hscc.console import fail as _fail
+from hscc.exit_codes import BAD_INPUT
 
 
 def new_algorithm(

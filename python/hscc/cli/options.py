@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED
 from hscc.console import fail as _fail
+from hscc.exit_codes import BAD_INPUT, FAILED, INTERRUPTED
 
 EXIT_CODES = "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 interrupted."
 

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from hscc import console
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED
 from hscc.console import fail as _fail
+from hscc.exit_codes import BAD_INPUT, FAILED, INTERRUPTED
 from hscc.rundir import RunDirError
 from hscc.suggest import did_you_mean
 

@@ -10,8 +10,9 @@ from typing import Annotated
 import typer
 
 from hscc import console
-from hscc.console import BAD_INPUT, print_whole
 from hscc.console import fail as _fail
+from hscc.console import print_whole
+from hscc.exit_codes import BAD_INPUT
 from hscc.suggest import did_you_mean
 
 

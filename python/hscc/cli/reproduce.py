@@ -11,8 +11,9 @@ import typer
 from hscc import console
 from hscc.cli.options import exit_codes
 from hscc.cli.sweep import sweep_progress
-from hscc.console import BAD_INPUT, FAILED, print_whole
 from hscc.console import fail as _fail
+from hscc.console import print_whole
+from hscc.exit_codes import BAD_INPUT, FAILED
 from hscc.rundir import RunDirError
 
 if TYPE_CHECKING:

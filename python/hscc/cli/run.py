@@ -23,9 +23,10 @@ from hscc.cli.options import (
     command_exit_codes,
     parse_limits,
 )
-from hscc.console import BAD_INPUT, plain, print_whole
 from hscc.console import fail as _fail
+from hscc.console import plain, print_whole
 from hscc.errors import RunError, ScenarioError
+from hscc.exit_codes import BAD_INPUT
 from hscc.rundir import RunDirError, staging
 
 

@@ -13,8 +13,9 @@ import typer
 
 from hscc import console
 from hscc.cli.options import MaxEvents, MaxMemory, exit_codes, parse_limits
-from hscc.console import BAD_INPUT, FAILED, plain, print_whole
 from hscc.console import fail as _fail
+from hscc.console import plain, print_whole
+from hscc.exit_codes import BAD_INPUT, FAILED
 from hscc.rundir import RunDirError
 
 if TYPE_CHECKING:

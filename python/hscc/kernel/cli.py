@@ -10,8 +10,9 @@ from typing import Annotated, TypeVar
 import typer
 from rich.table import Table
 
-from hscc.console import BAD_INPUT, FAILED, INTERRUPTED, Group, err, out
+from hscc.console import Group, err, out
 from hscc.console import fail as _fail
+from hscc.exit_codes import BAD_INPUT, FAILED, INTERRUPTED
 from hscc.kernel import programs, registry, smoke, toolchain
 from hscc.kernel.programs import KernelError
 

@@ -13,9 +13,10 @@ from rich.table import Table
 from rich.text import Text
 
 from hscc.cli.options import OverwriteRun, QuietRun, command_exit_codes
-from hscc.console import BAD_INPUT, FAILED, Group, err, out
+from hscc.console import Group, err, out
 from hscc.console import fail as _fail
 from hscc.errors import ScenarioError
+from hscc.exit_codes import BAD_INPUT, FAILED
 from hscc.kernel.programs import KernelError
 from hscc.rundir import RunDirError
 
