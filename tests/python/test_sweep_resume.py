@@ -127,3 +127,28 @@ def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_sweep(swe
     assert set(pl.read_parquet(out / "points.parquet")["status"]) == {"cached"}, (
         "a finished sweep computes nothing again"
     )
+
+
+HALF_A_RESULT = """
+import os, struct, sys, time
+from hscc.sweeps.execute import LocalPool
+
+pool = LocalPool(1)
+busy = pool.submit(time.sleep, 60)
+deadline = time.monotonic() + 30
+while not pool._executor._processes and time.monotonic() < deadline:
+    time.sleep(0.01)
+# What a worker killed while sending its result leaves: a length, and not all the bytes it promised.
+os.write(pool._executor._result_queue._writer.fileno(), struct.pack("!i", 1000) + b"x" * 10)
+pool.close(interrupted=True)
+print("closed")
+"""
+
+
+@pytest.mark.timeout(120)
+def test_an_interrupted_pool_closes_when_a_killed_worker_left_half_a_result():
+    # The pool's own thread would wait for the missing bytes for ever, and Ctrl-C with it.
+    done = subprocess.run(
+        [sys.executable, "-c", HALF_A_RESULT], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (0, "closed\n"), done.stderr

@@ -161,6 +161,13 @@ class LocalPool:
         )  # Python 3.14 has kill_workers(); 3.11 has this
         for proc in list(processes.values()):
             proc.kill()
+        # A worker killed while it sent a result leaves half a message in the result pipe,
+        # and the pool's thread would wait for the rest for ever: this process holds the
+        # pipe's write end too. Closed, the pipe ends there, and the thread finds the pool
+        # broken and lets the shutdown finish.
+        results = getattr(self._executor, "_result_queue", None)
+        if results is not None:
+            results._writer.close()
         self._executor.shutdown(wait=True, cancel_futures=True)
 
 
