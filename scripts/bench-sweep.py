@@ -18,7 +18,8 @@ replicates = 200 runs. Measured, each `--reps` times, interleaved:
 - the jobs=2 sweep again into a directory that holds all its runs (all cached);
 - dask="local" with jobs=2 (if dask.distributed is installed), the cluster's start
   included, and on a cluster already running (by its address): a scheduler and 2
-  single-threaded workers, each a process of its own started with the `dask` command;
+  single-threaded workers, each a process of its own started with the `dask` command,
+  with out=None also with a client of this process open to it (which the sweep uses);
 - `hscc sweep FILE --out DIR -j 2 -q` as a new process (imports and forkserver included);
 - the stored-runs case: 200 stored runs (`replicates=200`, out=DIR) of 1 simulated
   second of the CTCP test bed (examples/ctcp-testbed.toml) and of the two-Reno demo
@@ -270,6 +271,10 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
         # A cluster already running, as a Dask user has one: a scheduler and two single-threaded
         # workers, each in a process of its own (the `dask` command); its start and its workers'
         # imports not counted, as the local pool's fork server is warm above.
+        # Each sweep opens a client of its own and closes it, unless this process has one to
+        # that scheduler open (as a notebook does), which the sweep uses: the last row.
+        from distributed import Client
+
         with dask_cluster(root, 2) as address:
             sweep(two, 1, 2, new_dir(), dask=address)
             for _ in range(reps):
@@ -279,6 +284,10 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
                     ("2 runs, dask cluster jobs=2 out=None", two, 1, None),
                 ):
                     rows.setdefault(name, []).append(sweep(ax, n, 2, out, dask=address))
+                with Client(address, timeout="60s"):
+                    rows.setdefault("dask cluster jobs=2 out=None, client open", []).append(
+                        sweep(axes, REPLICATES, 2, None, dask=address)
+                    )
 
     cli = [
         str(Path(sys.executable).with_name("hscc")),

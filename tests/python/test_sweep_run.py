@@ -277,6 +277,33 @@ def test_a_dask_local_cluster_gives_the_local_pools_rows_and_plots(base, tmp_pat
     assert {p.name: p.read_bytes() for p in (tmp_path / "dask" / "plots").glob("*.png")} == drawn
 
 
+def test_a_sweep_on_dask_uses_the_client_this_process_has_and_leaves_it_open(base, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    cluster = execute.local_cluster(2)
+    try:
+        with distributed.Client(cluster) as client:
+            opened: list[object] = []
+            real = distributed.Client
+
+            def counted(*args, **kwargs):
+                opened.append(args)
+                return real(*args, **kwargs)
+
+            counted.current = real.current  # type: ignore[attr-defined]
+            monkeypatch.setattr(distributed, "Client", counted)
+            r = hscc.sweep(base, AXES, jobs=2, dask=cluster.scheduler_address)
+            assert set(r.points["status"]) == {"ok"} and r.points.height == 4
+            assert opened == [], "no client of its own"
+            assert client.status == "running", "the user's client is left open"
+        # Without a current client, the sweep opens one and closes it.
+        r = hscc.sweep(base, AXES, jobs=2, dask=cluster.scheduler_address)
+        assert len(opened) == 1 and set(r.points["status"]) == {"ok"}
+        with pytest.raises(ValueError):
+            real.current()
+    finally:
+        cluster.close()
+
+
 # --- the command line ----------------------------------------------------------------------------
 
 

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
     import polars as pl
-    from distributed import LocalCluster
+    from distributed import Client, LocalCluster
 
     from hscc.sweeps.result import SweepResult
 
@@ -231,7 +231,9 @@ def local_cluster(workers: int) -> LocalCluster:
 
 class DaskPool:
     """A Dask cluster: the scheduler at `address`, or "local" for a LocalCluster of `jobs`
-    single-threaded worker processes. Dask itself reschedules the runs of a lost worker."""
+    single-threaded worker processes. Dask itself reschedules the runs of a lost worker.
+    The client this process already has to that scheduler (Dask's current one, as a
+    notebook keeps it) is used and left open; else one is opened for the sweep."""
 
     def __init__(self, address: str, jobs: int | None):
         try:
@@ -239,12 +241,15 @@ class DaskPool:
         except ImportError:
             raise RuntimeError("--dask needs dask.distributed: pip install 'hscc[dask]'") from None
         self._cluster = None
+        self._own_client = True
         if address == "local":
             self._cluster = local_cluster(jobs or workers_default())
             self._client = Client(self._cluster)
+        elif (current := _current_client(address)) is not None:
+            self._client, self._own_client = current, False
         else:
             try:
-                self._client = Client(address, timeout="30s")
+                self._client = Client(address, timeout="30s", set_as_default=False)
             except (OSError, TimeoutError, ValueError) as e:
                 raise RuntimeError(
                     f"--dask {address}: cannot reach the Dask scheduler ({e})"
@@ -278,9 +283,25 @@ class DaskPool:
             return plot.render(result, metrics, size, fmt, summary)
 
     def close(self, interrupted: bool) -> None:
-        self._client.close()
+        if self._own_client:
+            self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _current_client(address: str) -> Client | None:
+    """Dask's current client, if it is connected to the scheduler at `address`."""
+    from distributed import Client
+    from distributed.comm.addressing import resolve_address
+
+    try:
+        current = Client.current()
+        wanted = resolve_address(address)
+    except ValueError:  # no current client, or not an address Dask can resolve
+        return None
+    if current.status != "running" or current.scheduler is None:
+        return None
+    return current if current.scheduler.address == wanted else None
 
 
 def _call_pickled(call: bytes) -> Any:
