@@ -46,8 +46,10 @@ A directory is unmarked between its ``mkdir`` and its marker. On Linux a claim
 file, ``.DIR.hscc-claim-*`` (same token), covers that moment: it appears whole,
 marked and locked (an anonymous file linked into place) before the directory is
 made and goes once the directory is marked, so a writer killed in between leaves
-a claim that proves the directory (empty, or holding only its lock file) is
-hscc's. Elsewhere such a writer leaves that directory behind, hidden.
+a claim that proves the directory (empty, or holding only its lock file and its
+marker) is hscc's. A directory being removed is unmarked between its marker's removal
+and its own, and a claim covers that moment too. Elsewhere a writer killed at either
+moment leaves that directory behind, hidden.
 """
 
 from __future__ import annotations
@@ -310,7 +312,8 @@ def _let_go(directory: Path, held: _Held) -> None:
 def _clean_dir(parent: Path, path: Path, name: str, kind: str, token: str, claimed: bool) -> bool:
     """Remove the hidden directory `path` if a dead writer left it, first putting back the
     previous run an "old" one holds if its target is missing. `claimed`: a dead writer's
-    claim names it, so it is also removed unmarked if it holds nothing but its lock file.
+    claim names it, so it is also removed unmarked if it holds nothing but its lock file
+    and a marker (whole or half written: the writer died writing it).
     Whether it was removed or a run put back."""
     if not claimed and not _marked(path, token):
         return False  # not hscc's, or its writer is not done setting it up: its lock is not tried
@@ -321,7 +324,7 @@ def _clean_dir(parent: Path, path: Path, name: str, kind: str, token: str, claim
     restored = False
     try:
         marked = _marked(path, token)  # again: a writer that finished removed it, then let go
-        if not marked and not (claimed and set(os.listdir(path)) <= {_LOCK}):
+        if not marked and not (claimed and set(os.listdir(path)) <= {_LOCK, _MARKER}):
             return False
         target, inner = parent / name, path / name
         if kind == "old" and not target.exists() and inner.is_dir() and not inner.is_symlink():
@@ -336,6 +339,7 @@ def _clean_dir(parent: Path, path: Path, name: str, kind: str, token: str, claim
             _remove_hidden(path)
         else:
             (path / _LOCK).unlink(missing_ok=True)
+            (path / _MARKER).unlink(missing_ok=True)
             path.rmdir()  # only if empty: an unmarked directory holds nothing of hscc's
     except OSError:
         return restored
@@ -345,16 +349,32 @@ def _clean_dir(parent: Path, path: Path, name: str, kind: str, token: str, claim
 def _remove_hidden(path: Path) -> None:
     """Remove a hidden directory of hscc's, its marker last: one left half removed (a
     cleaner that died, or a lock file another cleaner had open on Windows) is still hscc's
-    and is removed by the next clean-up."""
-    for entry in os.scandir(path):
-        if entry.name not in (_MARKER, _LOCK):
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path)
-            else:
-                os.unlink(entry.path)
-    (path / _LOCK).unlink(missing_ok=True)
-    (path / _MARKER).unlink(missing_ok=True)
-    path.rmdir()
+    and is removed by the next clean-up. Between the marker's removal and the directory's
+    the directory is unmarked; a claim covers that moment (on Linux), as it covers a new
+    directory's before its marker, so that a remover killed there leaves nothing behind
+    that no clean-up would take for hscc's."""
+    m = _HIDDEN.match(path.name)
+    claim = None
+    if m is not None:
+        try:
+            claim = _claim(path.parent, m["name"], m["token"])
+        except FileExistsError:
+            pass  # a claim names it already: the writer's own, or a cleaner's
+    try:
+        for entry in os.scandir(path):
+            if entry.name not in (_MARKER, _LOCK):
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path)
+                else:
+                    os.unlink(entry.path)
+        (path / _LOCK).unlink(missing_ok=True)
+        (path / _MARKER).unlink(missing_ok=True)
+        path.rmdir()
+        if claim is not None:
+            claim[0].unlink(missing_ok=True)
+    finally:
+        if claim is not None:
+            claim[1].close()  # a claim left behind (the removal failed) clears what remains
 
 
 def _remove_quietly(path: Path) -> None:
@@ -409,7 +429,8 @@ def _link_anonymous(fd: int, path: Path) -> None:
 
 def _clean_claim(parent: Path, name: str, token: str) -> list[Path]:
     """Remove a dead writer's claim and the directory it covers (marked, or holding nothing
-    but its lock file: the writer died before marking it). Nothing while the writer lives."""
+    but its lock file and marker: the writer died marking it, or removing it). Nothing
+    while the writer lives."""
     claim = parent / f".{name}.hscc-claim-{token}"
     try:
         f = _open_locked(claim, create=False)

@@ -264,6 +264,53 @@ def test_a_writer_killed_before_marking_its_directory_leaves_a_claim_that_clears
     assert sorted(clean_stale(tmp_path)) == [claim, tmp] and not any(tmp_path.iterdir())
 
 
+DIE_HALF_MARKED = """
+import os, sys
+from pathlib import Path
+import hscc.atomic as atomic
+def mark(directory, token):
+    (directory / ".hscc-writer").write_bytes(b"hscc atom")  # SIGKILL's moment: half a marker
+    os._exit(9)
+atomic._mark = mark
+atomic._new_locked(Path(sys.argv[1]), "run", "tmp")
+"""
+
+DIE_REMOVING = """
+import os, sys
+from pathlib import Path
+import hscc.atomic as atomic
+with atomic.staging_dir(Path(sys.argv[1]), "runs") as staging:
+    (staging / "a-run").mkdir()
+    (staging / "a-run" / "summary.json").write_text("{}")
+    atomic.Path.rmdir = lambda self: os._exit(9)  # SIGKILL's moment: emptied and unmarked
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="claim files need O_TMPFILE")
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("script", "inside"),
+    [(DIE_HALF_MARKED, [".hscc-lock", ".hscc-writer"]), (DIE_REMOVING, [])],
+    ids=["marking", "removing"],
+)
+def test_a_writer_killed_while_its_directory_is_unmarked_leaves_a_claim_that_clears_it(
+    tmp_path, script, inside
+):
+    died = subprocess.run([sys.executable, "-c", script, str(tmp_path)], timeout=30)
+    assert died.returncode == 9
+    left = sorted(tmp_path.iterdir())
+    assert [p.name.split("-")[1] for p in left] == ["claim", "tmp"], left
+    claim, tmp = left
+    assert sorted(tree(tmp)) == inside and not hscc.atomic._marked(tmp, tmp.name.split("-")[-1])
+    assert sorted(clean_stale(tmp_path)) == [claim, tmp] and not any(tmp_path.iterdir())
+
+
+def test_a_removed_directory_leaves_no_claim(tmp_path):
+    with hscc.atomic.staging_dir(tmp_path, "runs") as staging:
+        (staging / "a-run").mkdir()
+    assert not any(tmp_path.iterdir())
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="claim files need O_TMPFILE")
 def test_a_live_writer_s_claim_and_a_claim_that_is_not_hscc_s_are_left_alone(tmp_path):
     from hscc.atomic import _claim
