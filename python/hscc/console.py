@@ -48,7 +48,7 @@ def _console(name: str) -> Console:
     if name not in globals():
         from rich.console import Console
 
-        globals()[name] = Console(stderr=_STDERR[name], markup=False)
+        globals()[name] = Console(stderr=_STDERR[name], markup=False, emoji=False, highlight=False)
     console: Console = globals()[name]
     return console
 

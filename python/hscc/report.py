@@ -10,7 +10,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from hscc.units import format_rate, format_seconds
+from hscc import run_summary
+from hscc.run_summary import MAX_ROWS
 from hscc.units_table import format_interval
 
 if TYPE_CHECKING:
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from hscc.results import Result
     from hscc.sweeps.result import SweepResult
 
-MAX_ROWS = 40  # flows shown in the terminal; the files hold them all
 _NOTEBOOK_WIDTH = 120  # characters: a notebook cell is wider than a terminal
 
 
@@ -41,81 +41,35 @@ def html(table: RenderableType) -> str:
 
 def summary(result: Result) -> Group:
     """Per flow: algorithm, RTT, goodput, share, retransmissions; per bottleneck:
-    utilization, drops, mean and p99 queuing delay; Jain's index. From summary.json's rows
-    (the tables' rows, without polars: a run's table costs no DataFrame); the web sources'
-    response-time bins, and the links no packet reached, are only in the Parquet tables."""
-    from hscc.results import monitored_links
+    utilization, drops, mean and p99 queuing delay; Jain's index (`run_summary`'s tables)."""
+    return Group(*map(_rich, run_summary.tables(result)), Text(run_summary.fairness(result)))
 
-    s = result.summary
-    kernel = result.manifest.get("kernel_run")
-    how = f"on Linux {kernel['kernel']}" if kernel else "simulated"
-    flows = _table(
-        f"{s.get('name') or 'run'}: {s['duration_s']:g} s {how} in {s['wall_time_s']:.2f} s, seed {s['seed']}",
-        "flow",
-        "algorithm",
-        "RTT",
-        "sRTT",
-        "goodput",
-        "share",
-        "retrans",
-    )
-    flows.caption = "RTT: base, no queuing · sRTT: mean smoothed · share: of total goodput"
-    rows: list[dict[str, Any]] = s["flows"]
-    for f in rows[:MAX_ROWS]:
-        srtt = f["mean_srtt_s"]
-        flows.add_row(
-            f["label"],
-            f["algorithm"],
-            format_seconds(f["base_rtt_s"]),
-            format_seconds(srtt) if srtt is not None else "–",
-            format_rate(f["goodput_bps"]),
-            f"{100 * f['share']:.1f}%",
-            str(f["retrans"]),
-        )
-    if len(rows) > MAX_ROWS:
-        flows.add_row(f"… {len(rows) - MAX_ROWS} more", "(flows.parquet)", *[""] * 5)
-    if len(rows) > 1:
-        flows.add_section()
-        flows.add_row(
-            "all",
-            "",
-            "",
-            "",
-            format_rate(s["total_goodput_bps"]),
-            "100%",
-            str(sum(f["retrans"] for f in rows)),
-        )
 
-    links = _table(
-        "bottlenecks (monitored links)",
-        "link",
-        "rate",
-        "utilization",
-        "drops",
-        "mean qdelay",
-        "p99 qdelay",
+def _rich(table: run_summary.Table) -> Table:
+    """A `run_summary.Table` as a compact Rich table: the column that may wrap shares
+    what the terminal leaves; the others never wrap."""
+    t = Table(
+        title=table.title,
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        caption=table.caption,
+        caption_justify="left",
+        caption_style="dim",
     )
-    for link in monitored_links(s, lambda: result.links):  # Result.bottlenecks
-        links.add_row(
-            link["name"],
-            format_rate(link["rate_bps"]),
-            f"{100 * link['utilization']:.1f}%",
-            str(link["drops"]),
-            format_seconds(link["mean_qdelay_s"]),
-            format_seconds(link["p99_qdelay_s"]),
+    for c in table.columns:
+        wraps = c == table.wrap
+        t.add_column(
+            c,
+            justify="left" if c in table.left else "right",
+            no_wrap=not wraps,
+            ratio=1 if wraps else None,
         )
-    jain = s["jain_index"]
-    footer = Text(
-        f"Jain's fairness index of the TCP goodputs: {jain:.3f}"
-        if jain is not None
-        else "Jain's fairness index: undefined (no TCP goodput)"
-    )
-    parts = [
-        t
-        for t in (flows if rows else None, links, _udp(result), _web(result))
-        if t is not None and t.row_count
-    ]
-    return Group(*parts, footer)
+    for i, row in enumerate(table.rows):
+        if i in table.sections:
+            t.add_section()
+        t.add_row(*row)
+    return t
 
 
 def sweep_summary(result: SweepResult, width: int | None = None) -> Table:
@@ -173,68 +127,6 @@ def _mean_ci(metric: str, r: dict[str, Any] | None) -> str:
     if r is None:
         return "–"
     return format_interval(metric, r["mean"], r["ci_low"], r["ci_high"])
-
-
-def _udp(result: Result) -> Table | None:
-    t = _table(
-        "UDP flows", "flow", "source", "throughput", "loss", "mean delay", "p99 delay", "jitter"
-    )
-    for u in result.summary["udp"][:MAX_ROWS]:
-        t.add_row(
-            u["label"],
-            u["source"],
-            format_rate(u["throughput_bps"]),
-            f"{100 * u['loss_rate']:.2f}%",
-            format_seconds(u["mean_delay_s"]),
-            format_seconds(u["p99_delay_s"]),
-            format_seconds(u["jitter_s"]),
-        )
-    return t
-
-
-def _web(result: Result) -> Table | None:
-    t = _table(
-        "web transfers: response times by size",
-        "source",
-        "size (bytes)",
-        "done",
-        "mean",
-        "median",
-        "p90",
-    )
-    for w in result.summary.get("web", []):
-        bins = result.web.filter(result.web["web"] == w["web"]).to_dicts()
-        t.add_row(w["label"], "all", f"{w['completed']} of {w['started']}", "", "", "")
-        for b in bins:
-            t.add_row(
-                "",
-                f"{b['size_min']}–{b['size_max']}",
-                str(b["count"]),
-                format_seconds(b["mean_s"]),
-                format_seconds(b["median_s"]),
-                format_seconds(b["p90_s"]),
-            )
-    return t
-
-
-def _table(title: str, *columns: str) -> Table:
-    """A compact table: the first column left (wrapping when the terminal is narrow), the others right-aligned."""
-    t = Table(
-        title=title,
-        title_justify="left",
-        title_style="bold",
-        box=box.SIMPLE_HEAD,
-        caption_justify="left",
-        caption_style="dim",
-    )
-    for i, c in enumerate(columns):
-        t.add_column(
-            c,
-            justify="right" if i >= 2 or c == "rate" else "left",
-            no_wrap=i > 0 or c == "link",  # a link's name is typed in [[changes]] and metrics
-            ratio=1 if i == 0 and c != "link" else None,
-        )
-    return t
 
 
 def algorithms(algos: tuple[Algorithm, ...]) -> Group:

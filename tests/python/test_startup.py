@@ -4,6 +4,7 @@ that must not be in `sys.modules` afterwards. Behaviour, not timing."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -124,14 +125,31 @@ def test_a_quiet_run_loads_nothing_heavy(tmp_path):
     assert {"manifest.json", "summary.json", "flows.parquet", "timeseries.parquet"} <= files
 
 
-def test_a_run_prints_its_table_without_polars(tmp_path):
+def test_a_run_prints_its_table_without_polars_or_rich(tmp_path):
     scenario = tmp_path / "one-flow.toml"
     scenario.write_text(ONE_FLOW.replace('"10s"', '"2s"'), encoding="utf-8")
     modules, printed = loaded(cli("run", str(scenario), "--out", "run"), tmp_path)
     assert heavy(modules) == []
+    assert rich(modules) == []  # plain text (hscc.text_table), no progress bar to draw
     assert "one-flow: 2 s simulated" in printed and "bottleneck:fwd" in printed
-    assert "rich.progress" not in modules  # no terminal, no progress bar to draw
     assert "Jain's fairness index" in printed
+
+
+def test_the_run_s_text_table_is_the_rich_table(one_flow):
+    """`hscc run` prints the run's tables without Rich; they read as Rich draws them for
+    notebooks and the test bed (a line's trailing spaces aside)."""
+    import hscc
+    from hscc import report, run_summary, text_table
+    from hscc.console import out
+
+    result = hscc.run(one_flow)
+    written = io.StringIO()
+    text_table.print_tables(run_summary.tables(result), run_summary.fairness(result), written)
+    with out.capture() as drawn:
+        out.print(report.summary(result))
+    plain = [line.rstrip() for line in written.getvalue().splitlines()]
+    rich_lines = [line.rstrip() for line in drawn.get().splitlines()]
+    assert [line for line in plain if line] == [line for line in rich_lines if line]
 
 
 def test_a_quiet_sweep_of_one_run_starts_no_worker_and_draws_nothing(tmp_path):

@@ -1,13 +1,16 @@
 """`hscc run` and `hscc check`: one scenario, run or checked.
 
-A quiet run imports no Rich: it prints its run directory as plain text, and the
-progress bar is made only when there is a terminal to draw it on."""
+A run imports no Rich: it prints its summary tables and run directory as plain text
+(`text_table`), and the progress bar is made only for a run still going half a second
+in, on a terminal."""
 
 from __future__ import annotations
 
 import json
+import sys
+import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,10 +27,12 @@ from hscc.cli.options import (
     parse_limits,
 )
 from hscc.console import fail as _fail
-from hscc.console import plain, print_whole
+from hscc.console import plain
 from hscc.errors import RunError, ScenarioError
 from hscc.exit_codes import BAD_INPUT
 from hscc.rundir import RunDirError, staging
+
+_BAR_AFTER_S = 0.5  # wall time before a run shows its progress bar
 
 
 def run(
@@ -68,9 +73,10 @@ def run(
         ) as tmp:  # checks and reserves the target before a long run, not after
             ready = start(sc, max_memory=memory, max_events=events)
             if not quiet:
-                console.err.print(
+                print(
                     f"running {scenario}: {sc.duration:g} s simulated (Ctrl-C stops)",
-                    soft_wrap=True,
+                    file=sys.stderr,
+                    flush=True,
                 )
             with _progress(quiet, sc.duration) as progress:
                 result = ready.finish(progress)
@@ -78,10 +84,10 @@ def run(
     if quiet:
         plain(str(target))
         return
-    from hscc import report
+    from hscc import run_summary, text_table
 
-    print_whole(report.summary(result))
-    console.out.print(f"results: {target}/  (plot: hscc plot {target})", soft_wrap=True)
+    text_table.print_tables(run_summary.tables(result), run_summary.fairness(result))
+    plain(f"results: {target}/  (plot: hscc plot {target})")
 
 
 def check(
@@ -160,11 +166,30 @@ def _fresh(path: Path) -> Path:
 
 @contextmanager
 def _progress(quiet: bool, duration: float) -> Iterator[Callable[[float, float], None]]:
-    """The run's progress callback: a bar in simulated time on a terminal; none when quiet
-    or in a log (Rich's progress bars are then not imported at all)."""
-    if quiet or not console.err.is_terminal:
+    """The run's progress callback: a bar in simulated time on a terminal, from
+    _BAR_AFTER_S into the run; none when quiet or in a log. A run that ends sooner shows
+    none and imports no Rich: drawing a bar would cost it more than it runs."""
+    if quiet or not sys.stderr.isatty():
         yield lambda _t, _duration: None
         return
+    started = time.monotonic()
+    with ExitStack() as stack:
+        update: Callable[[float], None] | None = None
+
+        def report(t: float, _duration: float) -> None:
+            nonlocal update
+            if update is None:
+                if time.monotonic() - started < _BAR_AFTER_S:
+                    return
+                update = stack.enter_context(_bar(duration))
+            update(t)
+
+        yield report
+
+
+@contextmanager
+def _bar(duration: float) -> Iterator[Callable[[float], None]]:
+    """A Rich progress bar on standard error, cleared when it ends."""
     from rich.progress import (
         BarColumn,
         Progress,
@@ -185,4 +210,4 @@ def _progress(quiet: bool, duration: float) -> Iterator[Callable[[float, float],
         transient=True,
     ) as bar:
         task = bar.add_task("simulating", total=duration)
-        yield lambda t, _duration: bar.update(task, completed=t)
+        yield lambda t: bar.update(task, completed=t)
