@@ -5,7 +5,9 @@
 //! A sweep's cache keys carry it, so a run stored by another build of the
 //! engine is never taken for this one's (the crate version alone does not
 //! change when the code does). The pre-run estimate (`hscc-sim/src/estimate`)
-//! is left out: it decides whether a run starts, never a number it computes.
+//! is left out: it decides whether a run starts, never a number it computes;
+//! so is the algorithms' test harness (`hscc-cc/src/testing`), which only
+//! tests use.
 
 use sha2::{Digest, Sha256};
 use std::fs;
@@ -26,8 +28,12 @@ fn main() {
         files.push(dir.join("Cargo.toml"));
         collect(&dir.join("src"), &mut files);
     }
-    let estimate = crates.join("hscc-sim").join("src").join("estimate");
-    files.retain(|f| !f.starts_with(&estimate) && *f != estimate.with_extension("rs"));
+    for left_out in [
+        crates.join("hscc-sim").join("src").join("estimate"),
+        crates.join("hscc-cc").join("src").join("testing"),
+    ] {
+        files.retain(|f| !f.starts_with(&left_out) && *f != left_out.with_extension("rs"));
+    }
     let workspace = crates.parent().expect("the workspace holds crates/");
     // What hscc-program compiles into every user's program (its runtime and
     // the shim's headers, include_str!'d from outside its src): a program

@@ -140,7 +140,8 @@ PROGRAM_BUILD = ("crates/hscc-program/csrc", "bpf/shim/include", "bpf/include")
 
 def digested_files(root: Path) -> list[Path]:
     """The files the engine digest covers, in its order: the manifests and sources of the
-    crates the extension runs (DIGESTED: the pre-run estimate left out), what every program
+    crates the extension runs (DIGESTED: the pre-run estimate and the algorithms' test
+    harness left out), what every program
     file is built with (PROGRAM_BUILD) and Cargo.lock, in path-component order."""
     crates = root / "crates"
     files = [
@@ -149,8 +150,8 @@ def digested_files(root: Path) -> list[Path]:
         for f in (crates / k / "Cargo.toml", *(crates / k / "src").rglob("*"))
         if f.is_file()
     ]
-    estimate = crates / "hscc-sim" / "src" / "estimate"
-    files = [f for f in files if f != estimate.with_suffix(".rs") and estimate not in f.parents]
+    for left_out in (crates / "hscc-sim/src/estimate", crates / "hscc-cc/src/testing"):
+        files = [f for f in files if f != left_out.with_suffix(".rs") and left_out not in f.parents]
     files += [f for d in PROGRAM_BUILD for f in (root / d).rglob("*") if f.is_file()]
     return sorted([*files, root / "Cargo.lock"], key=lambda f: f.relative_to(root).parts)
 

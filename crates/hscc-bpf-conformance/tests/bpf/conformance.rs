@@ -301,12 +301,16 @@ fn scripted(name: &str) {
     eprintln!("{name}: {calls} hook calls compared");
 }
 
+/// Random sequences per program in the default suite; the slow suite
+/// (scripts/test-slow.sh) sets PROPTEST_CASES to ten times as many.
+const RANDOM_CASES: u32 = 2_000;
+
 /// Random operation sequences (hscc-cc's property-suite mix) on random
-/// parameter sets: 10 000 per algorithm, PROPTEST_CASES to change that.
+/// parameter sets: RANDOM_CASES per algorithm, PROPTEST_CASES to change that.
 fn random(name: &'static str) {
     assert!(CProgram::find(name).is_some(), "bpf/{name}.bpf.c");
     let config = Config {
-        cases: proptest_cases(10_000),
+        cases: proptest_cases(RANDOM_CASES),
         failure_persistence: None,
         ..Config::default()
     };
@@ -428,7 +432,7 @@ fn dctcp_conforms_on_ecn_echoes_and_events() {
 }
 
 /// Random sequences with rate samples (`ops::rate_op`) for the programs that
-/// own cwnd and pacing through `cong_control`: 10 000 per program.
+/// own cwnd and pacing through `cong_control`: RANDOM_CASES per program.
 #[test]
 fn programs_with_cong_control_conform_on_rate_samples() {
     let owners: Vec<CProgram> = programs()
@@ -439,7 +443,7 @@ fn programs_with_cong_control_conform_on_rate_samples() {
     for p in owners {
         let name = p.name;
         let config = Config {
-            cases: proptest_cases(10_000),
+            cases: proptest_cases(RANDOM_CASES),
             failure_persistence: None,
             ..Config::default()
         };
