@@ -324,7 +324,7 @@ def test_fields_on_a_terminal_are_tables_with_every_name_whole():
 _CUT = re.compile(r"\w…(?=\s|$)", re.MULTILINE)
 
 
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(600)
 def test_every_commands_output_at_80_columns_cuts_nothing(tmp_path):
     """Each command a user reads, at COLUMNS=80: no cell ends in Rich's "…"; a reproduction's
     table keeps its measures' names whole."""

@@ -435,7 +435,7 @@ def test_legend_gaps_finds_a_series_left_out():
     assert sorted(style.legend_gaps(fig)) == ["_hidden", "bars"]
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(180)
 def test_sweep_plots_in_the_format_of_out(sweep, tmp_path):
     """hscc plot SWEEP_DIR --out DIR/NAME.pdf: DIR/NAME-METRIC.pdf, real PDFs at the size's width."""
     many, _ = sweep

@@ -76,7 +76,7 @@ def wait_gone(pids: set[int], seconds: float = 10) -> set[int]:
     return {p for p in pids if alive(p)}
 
 
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(600)
 def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_sweep(sweep_file, tmp_path):
     reference = hscc.sweep(
         sweep_file.parent / "base.toml",
