@@ -2,9 +2,10 @@
 # The whole test suite: Rust (cargo nextest, and cargo test for the doctests)
 # and Python (pytest tests/python, on every core; the real-kernel tests alone
 # after); the long validation runs are the slow suite's (scripts/test-slow.sh).
-# Sets up what is needed first (scripts/system-packages.sh: the kernel and testbed tests' system packages where
-# root and apt-get are there; scripts/bootstrap.sh: .venv with the pinned
-# cargo-nextest and the extension). Every test
+# Sets up what is needed first (scripts/system-packages.sh: the kernel and
+# testbed tests' system packages where root and apt-get are there;
+# scripts/bootstrap.sh: .venv with the pinned cargo-nextest and the
+# extension). Every test
 # runs under a time limit (.config/nextest.toml, pytest-timeout in
 # pyproject.toml): a test that loops forever fails instead of hanging the run.
 # Exits non-zero if anything fails.
