@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -275,6 +276,23 @@ def test_a_dask_local_cluster_gives_the_local_pools_rows_and_plots(base, tmp_pat
     drawn = {p.name: p.read_bytes() for p in (tmp_path / "local" / "plots").glob("*.png")}
     assert len(drawn) >= 4
     assert {p.name: p.read_bytes() for p in (tmp_path / "dask" / "plots").glob("*.png")} == drawn
+
+
+def test_local_clusters_started_together_contend_for_no_port():
+    pytest.importorskip("distributed")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clusters = [execute.local_cluster(1), execute.local_cluster(1)]
+    try:
+        # Each scheduler's HTTP server (health routes; no dashboard) on a port of its own,
+        # not Dask's 8787, and on this host only.
+        for c in clusters:
+            (host, port), *_ = [s.getsockname() for s in c.scheduler.http_server._sockets.values()]
+            assert host == "127.0.0.1" and port != 8787
+        assert not [w for w in caught if "already in use" in str(w.message)]
+    finally:
+        for c in clusters:
+            c.close()
 
 
 def test_a_sweep_on_dask_uses_the_client_this_process_has_and_leaves_it_open(base, monkeypatch):

@@ -225,6 +225,10 @@ def local_cluster(workers: int) -> LocalCluster:
         threads_per_worker=1,
         processes=True,
         dashboard_address=None,
+        # Without a dashboard the scheduler still serves its health routes over HTTP, on
+        # port 8787 unless told otherwise: a port the system picks, on this host only,
+        # so that clusters started at once (or a user's own dashboard) do not contend for it.
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
         silence_logs=logging.ERROR,
     )
 
