@@ -128,10 +128,12 @@ class Simulation:
         flow_traces: bool,
         queue_traces: bool,
         captures: Sequence[str],
+        tables: Sequence[str] | None = None,
     ) -> tuple[bytes, list[tuple[str, bytes]]]:
         """The finished run's summary.json and its tables' Parquet files, [(table, bytes)] in
         the run directory's order, given what the engine does not know: the wall time, whether
-        the flows' and queues' traces are tables, and the capture files' names."""
+        the flows' and queues' traces are tables, and the capture files' names; with `tables`,
+        only those tables' files."""
 
     def capture_drops(self) -> str:
         """The captured links' drop logs of the finished run, JSON rows (empty without captures)."""

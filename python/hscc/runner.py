@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,8 @@ from hscc.results import Result
 from hscc.scenario import Scenario
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from hscc.isolated import IsolatedRun
 
 Progress = Callable[[float, float], None]  # (simulated seconds done, duration)
@@ -122,24 +125,12 @@ class Run:
     def finish(self, progress: Progress | None = None) -> Result:
         """Simulate to the end and return the Result (RunError if the engine fails)."""
         sc, sim = self.scenario, self.sim
-        traces = sc.output.traces
-        try:
-            _advance(sim, progress)
-            sim.finish()
-            wall = time.perf_counter() - self.t0
+        with _engine_errors():
+            wall = self._simulate(progress)
             cc_log = sim.take_cc_log()
             captures = dict(sim.take_captures())
-            summary, tables = sim.files(
-                wall,
-                "flows" in traces,
-                "queues" in traces,
-                list(captures),
-            )
+            summary, tables = self._files(wall, list(captures))
             drops = json.loads(sim.capture_drops()) if captures else []
-        except RuntimeError as e:  # a bug in the engine, not the user's mistake
-            raise RunError(str(e)) from None
-        except ValueError as e:  # a user's program failed in a hook
-            raise ProgramError(str(e)) from None
         manifest = {
             **rundir.marker(),
             "created": self.started.isoformat(timespec="seconds"),
@@ -156,6 +147,51 @@ class Run:
             sim.flow_labels() if cc_log or drops else []
         )  # the flows' labels, for the per-ACK log and the drops table
         return Result.from_engine(manifest, summary, dict(tables), labels, cc_log, captures, drops)
+
+    def finish_summary(self) -> tuple[dict[str, Any], Callable[[str], pl.DataFrame]]:
+        """Simulate to the end, for the numbers alone: the Result's `summary`, and a function
+        giving one of its tables (`flows`, `links`, ...) as a DataFrame, its Parquet file
+        written when asked for. What a sweep's worker needs when no run is stored, without
+        the files, the manifest or the per-ACK log it would not keep."""
+        with _engine_errors():
+            wall = self._simulate(None)
+            captures = [name for name, _ in self.sim.take_captures()]
+            summary, _ = self._files(wall, captures, [])
+
+        def table(name: str) -> pl.DataFrame:
+            import io
+
+            import polars as pl
+
+            with _engine_errors():
+                files = dict(self._files(wall, captures, [name])[1])
+            return pl.read_parquet(io.BytesIO(files[name]))
+
+        return json.loads(summary), table
+
+    def _simulate(self, progress: Progress | None) -> float:
+        """Run to the end; the wall time since the build started."""
+        _advance(self.sim, progress)
+        self.sim.finish()
+        return time.perf_counter() - self.t0
+
+    def _files(
+        self, wall: float, captures: list[str], tables: list[str] | None = None
+    ) -> tuple[bytes, list[tuple[str, bytes]]]:
+        traces = self.scenario.output.traces
+        return self.sim.files(wall, "flows" in traces, "queues" in traces, captures, tables)
+
+
+@contextmanager
+def _engine_errors() -> Iterator[None]:
+    """The engine's errors as hscc's: RunError for a bug in the engine, not the user's
+    mistake; ProgramError for a user's program that failed in a hook."""
+    try:
+        yield
+    except RuntimeError as e:
+        raise RunError(str(e)) from None
+    except ValueError as e:
+        raise ProgramError(str(e)) from None
 
 
 def _advance(sim: _core.Simulation, progress: Progress | None) -> None:

@@ -181,7 +181,9 @@ impl Simulation {
     /// The finished run's summary.json and its tables' Parquet files
     /// ([(table, bytes)] in the run directory's order; `run_tables`), given what
     /// the engine does not know: the run's wall time, whether the flows' and
-    /// queues' traces are tables, and the capture files' names.
+    /// queues' traces are tables, and the capture files' names; with `tables`,
+    /// only those tables' files (a sweep's worker that stores nothing).
+    #[pyo3(signature = (wall_time_s, flow_traces, queue_traces, captures, tables=None))]
     fn files<'py>(
         &self,
         py: Python<'py>,
@@ -189,6 +191,7 @@ impl Simulation {
         flow_traces: bool,
         queue_traces: bool,
         mut captures: Vec<String>,
+        tables: Option<Vec<String>>,
     ) -> PyResult<PyFiles<'py>> {
         let r = self
             .result
@@ -206,7 +209,7 @@ impl Simulation {
             captures,
         };
         let (summary, tables) = py
-            .detach(|| run_tables::files(r, &cx))
+            .detach(|| run_tables::files(r, &cx, tables.as_deref()))
             .map_err(PyRuntimeError::new_err)?;
         let files = (
             PyBytes::new(py, &summary),

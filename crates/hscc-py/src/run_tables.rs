@@ -38,13 +38,15 @@ pub type Files = (Vec<u8>, Vec<(&'static str, Vec<u8>)>);
 const PS: f64 = 1e-12;
 
 /// summary.json's bytes and each table's Parquet file, in the run directory's order
-/// (flows, links, udp, web, timeseries, queues).
-pub fn files(r: &RunResult, cx: &Context) -> Result<Files, String> {
+/// (flows, links, udp, web, timeseries, queues); with `only`, the files of those
+/// tables alone (the summary is the same either way).
+pub fn files(r: &RunResult, cx: &Context, only: Option<&[String]>) -> Result<Files, String> {
     let tables = tables(r, cx)?;
     let summary = summary(r, cx, &tables)?;
     let files = tables
         .iter()
         .enumerate()
+        .filter(|(_, (name, _))| only.is_none_or(|o| o.iter().any(|n| n == name)))
         .map(|(i, (name, t))| Ok((*name, parquet_file(i, t)?)))
         .collect::<Result<_, String>>()?;
     Ok((summary, files))

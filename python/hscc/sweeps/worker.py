@@ -10,7 +10,7 @@ from typing import Any
 
 from hscc import program_files
 from hscc.errors import RunError, ScenarioError
-from hscc.runner import run
+from hscc.runner import Run, start
 from hscc.scenario import Scenario
 from hscc.sweeps import metrics
 
@@ -35,9 +35,11 @@ def run_job(
     try:
         if sources:
             scenario, moved = program_files.localize(scenario, sources)
-        result = run(
-            Scenario(scenario), max_memory=max_memory, max_events=max_events, isolate=isolate
-        )
+        built = start(Scenario(scenario), None, max_memory, max_events, isolate)
+        if not files and isinstance(built, Run):  # the numbers alone: no files, no manifest
+            summary, table = built.finish_summary()
+            return "ok", None, metrics.row(summary, lambda: table("web"), lambda: table("links"))
+        result = built.finish()
     except (ScenarioError, RunError) as e:
         return "failed", program_files.told_as_original(str(e), moved), None
     except OSError as e:  # the copy could not be written
