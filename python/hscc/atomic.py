@@ -54,7 +54,6 @@ moment leaves that directory behind, hidden.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import functools
 import os
@@ -66,7 +65,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    import ctypes
 
 if sys.platform != "win32":  # a directory's own flock (POSIX): see the module's docstring
     import fcntl
@@ -220,6 +222,8 @@ def sync_dirs(dirs: list[Path]) -> None:
 
 @functools.cache
 def _libc() -> ctypes.CDLL | None:
+    import ctypes  # here: only a sweep's store flushes this way, not a run
+
     try:
         return ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
     except OSError:
