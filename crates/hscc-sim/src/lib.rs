@@ -30,6 +30,7 @@
 #![forbid(unsafe_code)]
 
 pub mod capture;
+mod deque;
 pub use hscc_model::config;
 pub mod estimate;
 pub mod event;

@@ -56,6 +56,7 @@ use rand_distr::{Distribution, StandardNormal};
 
 use crate::capture::{log_drop, DropCause, DropLog, Tap};
 use crate::config::{Buffer, LinkConfig, LossPoint};
+use crate::deque::rewind_if_empty;
 use crate::event::{Event, EventQueue};
 use crate::limits::MAX_QUEUE_PACKETS;
 use crate::packet::Packet;
@@ -235,6 +236,7 @@ impl Link {
             self.waiting.pop_front();
             self.queue_bytes -= size as u64;
         }
+        rewind_if_empty(&mut self.waiting);
     }
 
     /// Bring the queue up to `now`: [`Link::drain`], or on a link with a
@@ -555,6 +557,7 @@ impl Link {
         debug_assert_eq!(p.t, now);
         // Counted on arrival so that utilization never includes bytes still queued.
         self.count_crossed(p.size);
+        rewind_if_empty(&mut self.line);
         (p, self.line.front().map(|n| n.t))
     }
 

@@ -31,6 +31,7 @@
 use std::collections::VecDeque;
 
 use super::{Link, Offer};
+use crate::deque::rewind_if_empty;
 use crate::event::EventQueue;
 use crate::packet::Packet;
 use crate::time::Time;
@@ -130,6 +131,7 @@ impl Link {
             self.count_crossed(size);
             self.fold.crossed.pop_front();
         }
+        rewind_if_empty(&mut self.fold.crossed);
     }
 
     /// Count the waits of the packets that entered this folded hop before `before`.
@@ -141,6 +143,7 @@ impl Link {
             self.queue_byte_time += size as u128 * wait as u128;
             self.fold.waits.pop_front();
         }
+        rewind_if_empty(&mut self.fold.waits);
     }
 
     /// Count what happened before `before` and is not counted yet: the

@@ -25,6 +25,7 @@ pub mod step;
 use std::collections::VecDeque;
 
 use crate::capture::{DropCause, DropLog, Dropped};
+use crate::deque::rewind_if_empty;
 use crate::packet::{Kind, Packet, CE, ECT};
 use crate::rng::Rng;
 use crate::stats::LinkCounters;
@@ -185,6 +186,7 @@ impl Fifo {
     #[inline]
     pub fn pop(&mut self, lim: &Limits) -> Option<Packet> {
         let p = self.packets.pop_front()?;
+        rewind_if_empty(&mut self.packets);
         self.bytes -= lim.wire(&p);
         Some(p)
     }

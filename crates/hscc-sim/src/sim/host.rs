@@ -4,6 +4,7 @@
 use std::collections::{BinaryHeap, VecDeque};
 
 use super::Sim;
+use crate::deque::rewind_if_empty;
 use crate::event::{Event, EventQueue, Timed, Timer};
 use crate::packet::Packet;
 use crate::time::Time;
@@ -89,9 +90,14 @@ impl HostLine {
     #[inline]
     pub(super) fn remove(&mut self, head: Head) {
         match head {
-            Head::InOrder => self.in_order.pop_front().map(drop),
-            Head::OutOfOrder => self.out_of_order.pop().map(drop),
-        };
+            Head::InOrder => {
+                self.in_order.pop_front();
+                rewind_if_empty(&mut self.in_order);
+            }
+            Head::OutOfOrder => {
+                self.out_of_order.pop();
+            }
+        }
     }
 
     /// When the earliest packet is due.
