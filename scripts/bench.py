@@ -29,8 +29,9 @@ The parts (`--only`, comma-separated; a run replaces the parts it measured and k
   taken in turn run for run so that a change in the machine's load falls on all of them;
 - probe: the CTCP test-bed shape (`hscc run -q`, 300 s simulated) with hscc's defaults and with
   host_jitter = 0, against the lean probe (validation/probe/probe.rs, compiled here with
-  rustc -C opt-level=3 -C target-cpu=native): CPU time of each whole process, in turn, and
-  events per data segment (hscc's from each run's summary.json: events, packets per link);
+  rustc -C opt-level=3 for any x86-64, as hscc is built): CPU time of each whole process, in
+  turn, and events per data segment (hscc's from each run's summary.json: events, packets per
+  link);
 - simulators: hscc against ns-2.35 and ns-3.37 on the scenarios of SIMULATORS, each tool in
   turn: whole process (CPU time) and engine alone. Needs Debian's ns2 (`ns`), libns3-dev and
   g++ (validation/ns3/bench_dumbbell.cc is compiled here with g++ -O2);

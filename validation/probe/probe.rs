@@ -17,7 +17,7 @@
 //! delayed ACKs, RTT estimation (a fixed 1-s timeout, which marks the dropped packets lost),
 //! host jitter, traces, and any per-flow statistics beyond what it prints.
 //!
-//! rustc -C opt-level=3 -C target-cpu=native validation/probe/probe.rs -o probe  (std only)
+//! rustc -C opt-level=3 validation/probe/probe.rs -o probe  (std only; for any x86-64, as hscc is built)
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
