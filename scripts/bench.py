@@ -39,7 +39,7 @@ The parts (`--only`, comma-separated; a run replaces the parts it measured and k
   200 tiny runs, and 200 stored runs of the CTCP test bed and the two-Reno demo on 1 and 2
   workers), three repetitions, its figures read from its `--json` file; the quick trial
   takes one repetition and no Dask;
-- memory: the whole process's peak resident memory (`hscc run -q`, its rusage) on eight large
+- memory: the whole process's peak resident memory (`hscc run -q`, its VmHWM) on eight large
   topologies and flow counts (up to 400 000 flows), two runs each, against the engine's
   estimate (docs/architecture.md); about 6 minutes and 2 GB.
 

@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .processes import _hscc_cli
-
 MEMORY_RUNS, MEMORY_RUNS_QUICK = 2, 1
 
 # The flows part's dumbbell (10 Gbit/s bottleneck with half a BDP of buffer, 100 Gbit/s host
@@ -50,9 +48,8 @@ def scenario_toml(pairs: int, entries: list[tuple[int, int]], seconds: float) ->
 
 
 def estimate(path: Path) -> int:
-    """The engine's estimate of the run's peak, bytes (what `hscc check` prints). In a process
-    of its own: a child's ru_maxrss starts from its parent's size at the fork, so this
-    process must stay small for `peak` to measure the runs alone."""
+    """The engine's estimate of the run's peak, bytes (what `hscc check` prints), in a process
+    of its own: the bench does not keep the resolved scenario."""
     code = (
         "import sys\nfrom hscc import limits\nfrom hscc.scenario import Scenario\n"
         "print(limits.estimate(Scenario.from_toml(sys.argv[1]).resolved()).memory_bytes)"
@@ -63,18 +60,39 @@ def estimate(path: Path) -> int:
     return int(out.stdout)
 
 
+# `hscc run` in a process that reports its own peak as it exits: VmHWM, the high-water mark of
+# the memory it mapped since its exec. A child's ru_maxrss would not do: Linux carries over
+# the size of the process it was forked from (the bench's own, hundreds of MB after the
+# sweeps part), so small runs measured as large as the bench.
+_REPORT_PEAK = """
+import atexit, os, sys
+def report():
+    with open("/proc/self/status", encoding="ascii") as f:
+        kib = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+    with open(os.environ["HSCC_BENCH_PEAK"], "w", encoding="ascii") as f:
+        f.write(str(kib * 1024))
+atexit.register(report)
+sys.argv = ["hscc", *sys.argv[1:]]
+from hscc.__main__ import entry
+entry()
+"""
+
+
 def peak(path: Path, out: Path) -> int:
-    """The peak resident memory of `hscc run -q` on `path`, bytes (its rusage; the run
-    directory then removed)."""
-    argv = [*_hscc_cli(), "run", str(path), "-q", "--max-memory", "64GB", "--out", str(out)]
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    err = p.stderr.read().decode(errors="replace") if p.stderr else ""
+    """The peak resident memory of `hscc run -q` on `path`, bytes (the process's VmHWM; the
+    run directory then removed)."""
+    report = out.with_name(out.name + ".peak")
+    argv = [sys.executable, "-c", _REPORT_PEAK, "run", str(path), "-q", "--max-memory", "64GB"]
+    argv += ["--out", str(out)]
+    env = {**os.environ, "HSCC_BENCH_PEAK": str(report)}
+    p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if p.returncode != 0:
+        err = p.stderr.decode(errors="replace")
         raise RuntimeError(f"{' '.join(argv)} failed:\n{err[-2000:]}")
     shutil.rmtree(out, ignore_errors=True)
-    return usage.ru_maxrss * 1024  # KiB on Linux
+    peak_bytes = int(report.read_text(encoding="ascii"))
+    report.unlink()
+    return peak_bytes
 
 
 def part_memory(quick: bool, tmp: Path) -> dict:

@@ -321,7 +321,7 @@ def perf_memory(doc: dict, group: str | None) -> str:
     head = ["run", "estimate", f"peak, {part['runs']} runs", "estimate / peak"]
     return (
         _measured(part)
-        + "Whole process: the peak resident memory of `hscc run -q` (its rusage). A run of one "
+        + "Whole process: the peak resident memory of `hscc run -q` (its VmHWM as it exits). A run of one "
         f"flow for 0.2 s peaks at {part['interpreter_bytes'] / 1e6:.0f} MB: the interpreter and "
         "the modules `hscc run` imports, which the estimate does not count.\n\n"
         + _table(head, rows)
