@@ -9,7 +9,8 @@ tables.
     .venv/bin/python scripts/bench.py --quick --no-results  # a short trial of every part, printed
     .venv/bin/python validation/results/render.py --write   # then the page
 
-The parts (`--only`, comma-separated; a run replaces the parts it measured and keeps the rest):
+The parts (`--only`, comma-separated; a run replaces the parts it measured and keeps the rest,
+each written as it ends):
 
 - testbed: the CTCP test-bed bench (crates/hscc-sim/benches/testbed.rs), 300 s simulated
   twice and 60 s three times: wall time, events, packets, utilization, peak memory;
@@ -180,11 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     for part in parts:
         print(f"{part} (load average {_load()[0]:.2f})", flush=True)
         measured[part] = measure(part, exes, args.quick)
+        if not args.no_results:  # each part kept as it ends: a later part's failure loses none
+            results.write(args.results, merge(args.results, {part: measured[part]}))
     print(f"measured in {time.monotonic() - start:.0f} s", flush=True)
     if args.no_results:
         print(results.dump(measured), end="")
         return 0
-    results.write(args.results, merge(args.results, measured))
     print(f"wrote {args.results}; now: python validation/results/render.py --write")
     return 0
 
