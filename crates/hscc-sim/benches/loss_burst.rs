@@ -16,6 +16,10 @@ use std::time::Instant;
 
 use hscc_sim::prelude::*;
 
+// The allocator hscc runs with (the Python extension's), not the system's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn burst(w: u64, sack: bool) -> SimConfig {
     let bottleneck = LinkConfig::new(10_000_000_000, MS, Buffer::Packets(100));
     let db = dumbbell(

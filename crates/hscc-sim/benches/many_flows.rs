@@ -6,6 +6,10 @@ use std::time::Instant;
 
 use hscc_sim::prelude::*;
 
+// The allocator hscc runs with (the Python extension's), not the system's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let n: usize = std::env::args()
         .skip(1)

@@ -18,6 +18,10 @@ use std::time::Instant;
 use hscc_sim::capture::{CaptureConfig, CaptureFile, CapturePoint};
 use hscc_sim::prelude::*;
 
+// The allocator hscc runs with (the Python extension's), not the system's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn peak_rss_mb() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
