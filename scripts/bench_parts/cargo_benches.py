@@ -124,13 +124,13 @@ def second_level_cache() -> tuple[int, int, int] | None:
     return int(size[:-1]) * 1024, ways, line
 
 
-def _cache_args(cache: tuple[int, int, int] | None) -> list[str]:
+def cache_args(cache: tuple[int, int, int] | None) -> list[str]:
     """callgrind's arguments to count the misses of the first level and of the second (as
     its last level): with the L3 as last level a run this size misses almost nothing."""
     return ["--cache-sim=yes", "--LL={},{},{}".format(*cache)] if cache else []
 
 
-def _callgrind(name: str, command: list[str], counted: list[str], tmp: Path) -> tuple[str, dict]:
+def callgrind(name: str, command: list[str], counted: list[str], tmp: Path) -> tuple[str, dict]:
     """`command` run under callgrind (with `counted`, its cache simulation's arguments): its
     stdout, and its instructions (and cache misses, when counted)."""
     p = subprocess.run(
@@ -160,16 +160,16 @@ def part_callgrind(exes: dict[str, Path], quick: bool, tmp: Path) -> dict:
     cache = second_level_cache()
     variants = []
     for name, group, args in CALLGRIND:
-        counted = _cache_args(cache) if name == "reno" else []  # beside the probe's
-        stdout, counts = _callgrind(name, [str(exes["testbed"]), str(seconds), *args], counted, tmp)
+        counted = cache_args(cache) if name == "reno" else []  # beside the probe's
+        stdout, counts = callgrind(name, [str(exes["testbed"]), str(seconds), *args], counted, tmp)
         out = parse_testbed(stdout)
         for k in ("wall_s", "events_per_s", "peak_memory_mb"):  # callgrind's, not the engine's
             out.pop(k, None)
         variants.append({"name": name, "group": group, "args": args} | counts | out)
     # The lean probe (validation/probe/probe.rs) for as long as the test bed: the instructions
     # (and cache misses) the least work takes, against the Reno row's.
-    stdout, counts = _callgrind(
-        "probe", [str(build_probe(tmp)), str(seconds)], _cache_args(cache), tmp
+    stdout, counts = callgrind(
+        "probe", [str(build_probe(tmp)), str(seconds)], cache_args(cache), tmp
     )
     probe = parse_probe(stdout)
     probe.pop("wall_s")  # callgrind's

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import time
 from pathlib import Path
 
+from .cargo_benches import cache_args, callgrind, second_level_cache
 from .parsers import parse_probe
 from .probe import build_probe
 
@@ -19,6 +21,27 @@ FLOWS_SECONDS, FLOWS_SECONDS_QUICK = 4, 1  # whole seconds: the probe's unit
 # Each count run this many times, the counts in turn, and the fastest build and loop kept:
 # on a shared host one run's time moves by a fifth from one minute to the next.
 FLOWS_REPEATS, FLOWS_REPEATS_QUICK = 3, 1
+# The cache counts of the flows part: the simulation loop at the first and the last count
+# under callgrind's cache simulation (this machine's second level as the last level), over
+# the last MISSES seconds of a run of WARM + MISSES (the caches and the flows warmed).
+MISSES_WARM, MISSES_SECONDS = 0.5, 0.3
+MISSES_WARM_QUICK, MISSES_SECONDS_QUICK = 0.05, 0.05
+
+# Run under callgrind by `loop_misses`: the scenario (JSON) to WARM seconds, then to its end,
+# printing the events of the second call, the one counted (callgrind zeroes its counts as the
+# simulation loop is entered).
+_SECOND_LOOP = """
+import json, sys
+from hscc import _core
+from hscc.scenario import Scenario
+data, warm = json.loads(sys.argv[1]), float(sys.argv[2])
+sim = _core.Simulation(Scenario.parse(data).resolved(), 16 << 30, None)
+sim.run_until(warm)
+before = sim.events
+sim.run_until(sim.duration)
+print(json.dumps({"events": sim.events - before}))
+"""
+_LOOP = "hscc_sim::sim::Sim::run_until"
 
 
 def flows_scenario(n: int, seconds: float) -> dict:
@@ -34,6 +57,35 @@ def flows_scenario(n: int, seconds: float) -> dict:
             "pairs": [{"rate": "100Gbps", "rtt": "20ms"}] * n,
         },
         "flows": [{"pair": i, "algorithm": "reno"} for i in range(n)],
+    }
+
+
+def loop_misses(n: int, warm: float, seconds: float, tmp: Path) -> dict:
+    """Instructions and cache misses of the simulation loop over `seconds` after `warm` of
+    the flows dumbbell with `n` flows, per event; empty where sysfs gives no second level."""
+    cache = second_level_cache()
+    if cache is None:
+        return {}
+    counted = [
+        *cache_args(cache),
+        "--collect-atstart=no",
+        f"--toggle-collect={_LOOP}",
+        f"--zero-before={_LOOP}",
+    ]
+    data = flows_scenario(n, warm + seconds)
+    command = [sys.executable, "-c", _SECOND_LOOP, json.dumps(data), str(warm)]
+    stdout, counts = callgrind(f"flows-{n}", command, counted, tmp)
+    events = json.loads(stdout)["events"]
+    c = counts["cache"]
+    return {
+        "flows": n,
+        "events": events,
+        "per_event": {
+            "instructions": round(counts["instructions"] / events, 1),
+            "first_level_misses": round((c["D1mr"] + c["D1mw"]) / events, 2),
+            "second_level_read_misses": round(c["DLmr"] / events, 2),
+            "second_level_write_misses": round(c["DLmw"] / events, 2),
+        },
     }
 
 
@@ -88,10 +140,24 @@ def part_flows(quick: bool, tmp: Path) -> dict:
                     "utilization": lean["utilization"],
                 },
             }
+    warm, measured = (
+        (MISSES_WARM_QUICK, MISSES_SECONDS_QUICK) if quick else (MISSES_WARM, MISSES_SECONDS)
+    )
+    ends = [min(best), max(best)]
+    misses = [m for n in ends if (m := loop_misses(n, warm, measured, tmp))]
+    cache = second_level_cache()
     return {
         "command": "scripts/bench.py: hscc's Python API, the engine's simulation loop timed; "
         "validation/probe/probe.rs SECONDS FLOWS, its loop timed",
         "seconds": seconds,
         "repeats": repeats,
         "counts": list(best.values()),
+        "cache": misses
+        and {
+            "command": f"valgrind --tool=callgrind --cache-sim=yes --toggle-collect={_LOOP}",
+            "warm_s": warm,
+            "seconds": measured,
+            "second_level": cache and {"bytes": cache[0], "ways": cache[1], "line": cache[2]},
+            "counts": misses,
+        },
     }

@@ -18,7 +18,7 @@ import render  # noqa: E402
 import results  # noqa: E402
 from bench_parts.cargo_benches import CALLGRIND  # noqa: E402
 from bench_parts.sweeps import sweep_case  # noqa: E402
-from renderers.benches import perf_startup  # noqa: E402
+from renderers.benches import perf_flows, perf_startup  # noqa: E402
 from renderers.markdown import _int  # noqa: E402
 
 PAGE = ROOT / "docs" / "performance.md"
@@ -88,6 +88,31 @@ def test_a_quick_trial_says_so():
         first = perf_startup(d, None).splitlines()[0]
         assert ("quick trial" in first) == quick
         assert "load average (1 minute)" in first
+
+
+def test_the_flows_cache_counts_are_a_table_of_their_own():
+    doc = copy.deepcopy(results.load(bench.PERFORMANCE))
+    part = doc["parts"]["flows"]
+    part.pop("cache", None)
+    without = perf_flows(doc, None)
+    assert "callgrind" not in without
+    per_event = {
+        "instructions": 1234.4,
+        "first_level_misses": 9.876,
+        "second_level_read_misses": 6.5,
+        "second_level_write_misses": 2.25,
+    }
+    part["cache"] = {
+        "warm_s": 0.5,
+        "seconds": 0.3,
+        "second_level": {"bytes": 2 << 20, "ways": 16, "line": 64},
+        "counts": [{"flows": 10_000, "events": 2_500_000, "per_event": per_event}],
+    }
+    text = perf_flows(doc, None)
+    assert text.startswith(without)
+    assert "2048 kB, 16-way, 64-byte lines" in text
+    assert "over the last 0.3 s of a 0.8-s run" in text
+    assert "| 10 000 | 2 500 000 | 1234 | 9.88 | 6.50 | 2.25 |" in text
 
 
 def test_the_sweeps_part_holds_every_case():

@@ -235,6 +235,40 @@ def perf_flows(doc: dict, group: str | None) -> str:
         )
         + ".\n\n"
         + _table(head, rows)
+        + _flows_misses(part.get("cache"))
+    )
+
+
+def _flows_misses(cache: dict | None) -> str:
+    """The simulation loop's instructions and cache misses per event at the first and the
+    last count, as callgrind simulates them; nothing where the part has none."""
+    if not cache:
+        return ""
+    level = cache["second_level"]
+    rows = [
+        [
+            _int(c["flows"]),
+            _int(c["events"]),
+            f"{c['per_event']['instructions']:.0f}",
+            f"{c['per_event']['first_level_misses']:.2f}",
+            f"{c['per_event']['second_level_read_misses']:.2f}",
+            f"{c['per_event']['second_level_write_misses']:.2f}",
+        ]
+        for c in cache["counts"]
+    ]
+    head = [
+        "flows",
+        "events counted",
+        "instructions per event",
+        "first-level data misses per event",
+        "second-level read misses per event",
+        "second-level write misses per event",
+    ]
+    return (
+        f"\nThe simulation loop under callgrind's cache simulation, this machine's per-core "
+        f"second level ({level['bytes'] // 1024} kB, {level['ways']}-way, {level['line']}-byte "
+        f"lines) as the last level, counted over the last {cache['seconds']:g} s of a "
+        f"{cache['warm_s'] + cache['seconds']:g}-s run:\n\n" + _table(head, rows)
     )
 
 
