@@ -100,7 +100,8 @@ def parse_many_flows(text: str) -> dict:
 
 def parse_loss_burst(text: str) -> dict:
     """The loss_burst bench's table (crates/hscc-sim/benches/loss_burst.rs): per window, the
-    events of one run and the fastest run's wall time and ns per event."""
+    events, retransmissions and timeouts of one run and the fastest run's wall time and ns
+    per event."""
     head = re.search(r"^loss burst: (\w+), .*; fastest of (\d+) runs in all$", text, re.M)
     if head is None:
         raise ValueError("loss_burst output: no first line 'loss burst: RECOVERY, …'")
@@ -111,9 +112,10 @@ def parse_loss_burst(text: str) -> dict:
             "wall_s": float(wall),
             "ns_per_event": float(ns),
             "retransmissions": int(rt),
+            "timeouts": int(rto),
         }
-        for w, ev, wall, ns, rt in re.findall(
-            r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+[\d.]+×$", text, re.M
+        for w, ev, wall, ns, rt, rto in re.findall(
+            r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+[\d.]+×$", text, re.M
         )
     ]
     if not rows:

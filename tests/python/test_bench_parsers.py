@@ -76,23 +76,28 @@ def test_many_flows():
 def test_loss_burst():
     out = parsers.parse_loss_burst(sample("loss_burst-newreno.txt"))
     assert out["recovery"] == "NewReno"
-    assert out["runs"] == 5637
+    assert out["runs"] == 2380
     assert out["windows"] == [
         {
             "window": 1000,
-            "events": 5102,
+            "events": 3547,
             "wall_s": 0.0002,
-            "ns_per_event": 33.0,
+            "ns_per_event": 65.0,
             "retransmissions": 9,
+            "timeouts": 0,
         },
         {
             "window": 10000,
-            "events": 36602,
-            "wall_s": 0.0015,
-            "ns_per_event": 40.0,
+            "events": 26047,
+            "wall_s": 0.0018,
+            "ns_per_event": 68.0,
             "retransmissions": 9,
+            "timeouts": 0,
         },
     ]
+    sack = parsers.parse_loss_burst(sample("loss_burst-sack.txt"))
+    assert (sack["recovery"], sack["runs"]) == ("SACK", 751)
+    assert [(w["retransmissions"], w["timeouts"]) for w in sack["windows"]] == [(399, 0), (9516, 1)]
 
 
 def test_callgrind():

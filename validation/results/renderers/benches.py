@@ -320,7 +320,10 @@ def perf_loss_burst(doc: dict, group: str | None) -> str:
         ratio = max(w["ns_per_event"] for w in ws) / ws[0]["ns_per_event"]
         rows.append(
             [PERF_RECOVERY.get(r["recovery"], r["recovery"]), _int(r["runs"])]
-            + [f"{w['ns_per_event']:.0f} ns/event ({_int(w['events'])} events)" for w in ws]
+            + [
+                f"{w['ns_per_event']:.0f} ns/event ({_int(w['events'])} events{_timeouts(w)})"
+                for w in ws
+            ]
             + [f"{ratio:.2f}×", "met" if ratio <= LOSS_BURST_TARGET else "**not met**"]
         )
     head = (
@@ -329,6 +332,12 @@ def perf_loss_burst(doc: dict, group: str | None) -> str:
         + [f"largest / W = {_int(windows[0])}", f"≤ {LOSS_BURST_TARGET:g}×"]
     )
     return _measured(part) + _table(head, rows)
+
+
+def _timeouts(window: dict) -> str:
+    """A window's retransmission timeouts, when it had any: the bench's timeout cases."""
+    n = window.get("timeouts", 0)
+    return f", {n} timeout{'s' if n > 1 else ''}" if n else ""
 
 
 def perf_startup(doc: dict, group: str | None) -> str:
