@@ -27,14 +27,14 @@ FLOWS_REPEATS, FLOWS_REPEATS_QUICK = 3, 1
 MISSES_WARM, MISSES_SECONDS = 0.5, 0.3
 MISSES_WARM_QUICK, MISSES_SECONDS_QUICK = 0.05, 0.05
 
-# Run under callgrind by `loop_misses`: the scenario (JSON) to WARM seconds, then to its end,
+# Run under callgrind by `loop_misses`: the scenario (a JSON file) to WARM seconds, then to its end,
 # printing the events of the second call, the one counted (callgrind zeroes its counts as the
 # simulation loop is entered).
 _SECOND_LOOP = """
 import json, sys
 from hscc import _core
 from hscc.scenario import Scenario
-data, warm = json.loads(sys.argv[1]), float(sys.argv[2])
+data, warm = json.loads(open(sys.argv[1]).read()), float(sys.argv[2])
 sim = _core.Simulation(Scenario.parse(data).resolved(), 16 << 30, None)
 sim.run_until(warm)
 before = sim.events
@@ -72,8 +72,9 @@ def loop_misses(n: int, warm: float, seconds: float, tmp: Path) -> dict:
         f"--toggle-collect={_LOOP}",
         f"--zero-before={_LOOP}",
     ]
-    data = flows_scenario(n, warm + seconds)
-    command = [sys.executable, "-c", _SECOND_LOOP, json.dumps(data), str(warm)]
+    scenario = tmp / f"flows-{n}.json"  # a file: 10 000 pairs pass the argument limit
+    scenario.write_text(json.dumps(flows_scenario(n, warm + seconds)))
+    command = [sys.executable, "-c", _SECOND_LOOP, str(scenario), str(warm)]
     stdout, counts = callgrind(f"flows-{n}", command, counted, tmp)
     events = json.loads(stdout)["events"]
     c = counts["cache"]
