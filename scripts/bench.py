@@ -2,7 +2,7 @@
 validation/results/performance.json, which validation/results/render.py turns into the page's
 tables.
 
-    .venv/bin/python scripts/bench.py                       # every part, about 14 minutes on an idle 2-core machine
+    .venv/bin/python scripts/bench.py                       # every part, about 20 minutes on an idle 2-core machine
     .venv/bin/python scripts/bench.py --only sweeps         # the sweeps part alone, about 1 minute
     .venv/bin/python scripts/bench.py --only probe,simulators  # about 4 minutes, ns-3 most of it
     .venv/bin/python scripts/bench.py --only testbed,startup
