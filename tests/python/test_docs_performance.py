@@ -115,6 +115,22 @@ def test_the_flows_cache_counts_are_a_table_of_their_own():
     assert "| 10 000 | 2 500 000 | 1234 | 9.88 | 6.50 | 2.25 |" in text
 
 
+def test_the_flows_table_gives_the_slower_runs_beside_the_fastest():
+    doc = copy.deepcopy(results.load(bench.PERFORMANCE))
+    part = doc["parts"]["flows"]
+    part["repeats"] = 3
+    for c in part["counts"]:
+        c.pop("engine_runs_s", None)
+    assert "in brackets" not in perf_flows(doc, None)
+    c = part["counts"][0]
+    c["data_segments"] = 1_000_000
+    c["engine_s"] = 0.5
+    c["engine_runs_s"] = [0.7, 0.5, 0.6]
+    text = perf_flows(doc, None)
+    assert "(in brackets, the engine's other runs)" in text
+    assert "| 500 ns (600, 700) | 1.00× |" in text
+
+
 def test_the_sweeps_part_holds_every_case():
     part = results.load(bench.PERFORMANCE)["parts"]["sweeps"]
     names = {c["name"] for c in part["tiny"]}

@@ -200,7 +200,7 @@ def perf_flows(doc: dict, group: str | None) -> str:
                 f"{c['engine_s']:.2f} s",
                 _int(c["data_segments"]),
                 f"{c['events'] / c['data_segments']:.2f}",
-                f"{per(c) * 1e9:.0f} ns",
+                f"{per(c) * 1e9:.0f} ns{_slower_runs(c)}",
                 f"{per(c) / per(counts[0]):.2f}×",
                 f"{lean(c) * 1e9:.0f} ns",
                 f"{lean(c) / lean(counts[0]):.2f}×",
@@ -230,6 +230,11 @@ def perf_flows(doc: dict, group: str | None) -> str:
         f"`probe {part['seconds']:g} FLOWS`'s loop on the same dumbbell"
         + (
             f"; each the fastest of {part['repeats']} runs, the counts in turn"
+            + (
+                " (in brackets, the engine's other runs)"
+                if any("engine_runs_s" in c for c in counts)
+                else ""
+            )
             if part.get("repeats", 1) > 1
             else ""
         )
@@ -237,6 +242,15 @@ def perf_flows(doc: dict, group: str | None) -> str:
         + _table(head, rows)
         + _flows_misses(part.get("cache"))
     )
+
+
+def _slower_runs(count: dict) -> str:
+    """The other repeats' engine time per data segment beside the fastest's, as the table
+    keeps the fastest: how far one count's runs spread on this host."""
+    runs = sorted(count.get("engine_runs_s", []))[1:]
+    if not runs:
+        return ""
+    return " (" + ", ".join(f"{r / count['data_segments'] * 1e9:.0f}" for r in runs) + ")"
 
 
 def _flows_misses(cache: dict | None) -> str:
