@@ -60,12 +60,11 @@ def flows_scenario(n: int, seconds: float) -> dict:
     }
 
 
-def loop_misses(n: int, warm: float, seconds: float, tmp: Path) -> dict:
+def loop_misses(
+    n: int, warm: float, seconds: float, cache: tuple[int, int, int], tmp: Path
+) -> dict:
     """Instructions and cache misses of the simulation loop over `seconds` after `warm` of
-    the flows dumbbell with `n` flows, per event; empty where sysfs gives no second level."""
-    cache = second_level_cache()
-    if cache is None:
-        return {}
+    the flows dumbbell with `n` flows, per event, with `cache` as the last level."""
     counted = [
         *cache_args(cache),
         "--collect-atstart=no",
@@ -146,21 +145,19 @@ def part_flows(quick: bool, tmp: Path) -> dict:
     warm, measured = (
         (MISSES_WARM_QUICK, MISSES_SECONDS_QUICK) if quick else (MISSES_WARM, MISSES_SECONDS)
     )
-    ends = [min(best), max(best)]
-    misses = [m for n in ends if (m := loop_misses(n, warm, measured, tmp))]
-    cache = second_level_cache()
+    cache = second_level_cache()  # None where sysfs gives no second level: no counts
     return {
         "command": "scripts/bench.py: hscc's Python API, the engine's simulation loop timed; "
         "validation/probe/probe.rs SECONDS FLOWS, its loop timed",
         "seconds": seconds,
         "repeats": repeats,
         "counts": list(best.values()),
-        "cache": misses
+        "cache": cache
         and {
             "command": f"valgrind --tool=callgrind --cache-sim=yes --toggle-collect={_LOOP}",
             "warm_s": warm,
             "seconds": measured,
-            "second_level": cache and {"bytes": cache[0], "ways": cache[1], "line": cache[2]},
-            "counts": misses,
+            "second_level": {"bytes": cache[0], "ways": cache[1], "line": cache[2]},
+            "counts": [loop_misses(n, warm, measured, cache, tmp) for n in (min(best), max(best))],
         },
     }
