@@ -28,8 +28,12 @@ pub(super) const NO_LINE: u32 = u32::MAX;
 /// timer and nothing is on `link`, its link, to take the segment in.
 #[inline]
 pub(super) fn arm(line: &mut HostLine, i: u32, link: &Link, q: &mut EventQueue) {
+    // The link first: it is seldom empty, and it is cheaper to ask than the line.
+    if !link.line_is_empty() {
+        return;
+    }
     if let Some(t) = line.next() {
-        if t < line.timer.deadline && link.line_is_empty() {
+        if t < line.timer.deadline {
             line.timer.arm(t, q, Event::LazyLine(i));
         }
     }
