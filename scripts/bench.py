@@ -25,8 +25,9 @@ each written as it ends):
   probe's loop on the same dumbbell; at 10 and 10 000 flows also the simulation loop's
   instructions and cache misses per event under callgrind's cache simulation (0.3 s after
   0.5 s of warm-up);
-- loss_burst: the loss_burst bench with Linux's recovery and with NewReno (the bench reports
-  the fastest of its own repeated runs per window);
+- loss_burst: the loss_burst bench with Linux's recovery and with NewReno, five runs of each in
+  turn (each reports the fastest of its own repeated runs per window): per window the median of
+  the five, and each run's ratio of its slowest window to its first;
 - startup: the CPU time (user + system, the process and those it waits for, from
   getrusage(RUSAGE_CHILDREN)) of short commands, the median of 15 runs each, the commands
   taken in turn run for run so that a change in the machine's load falls on all of them;

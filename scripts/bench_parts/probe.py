@@ -13,7 +13,7 @@ from .parsers import parse_probe
 from .processes import _hscc_run, _ratios, _timed
 
 # The probe part: pairs of runs (probe, then hscc), simulated seconds; the target ratio.
-PROBE_PAIRS, PROBE_PAIRS_QUICK = 3, 1
+PROBE_PAIRS, PROBE_PAIRS_QUICK = 5, 1
 PROBE_SECONDS, PROBE_SECONDS_QUICK = 300, 10
 PROBE_TARGET = 1.2
 # The CTCP test-bed shape with hscc's defaults (Linux's recovery, host jitter, traces every

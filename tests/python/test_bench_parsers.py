@@ -15,6 +15,7 @@ DATA = ROOT / "tests" / "data" / "bench"
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_parts import parsers  # noqa: E402
+from bench_parts.cargo_benches import loss_burst_median  # noqa: E402
 
 
 def sample(name: str) -> str:
@@ -164,3 +165,19 @@ def test_a_missing_line_is_named():
     text = sample("testbed.txt").replace("  events                  289598\n", "")
     with pytest.raises(ValueError, match="'events'"):
         parsers.parse_testbed(text)
+
+
+def test_loss_burst_runs_combine_into_medians_and_each_runs_ratio():
+    def run(ns: list[float], runs: int) -> dict:
+        windows = [
+            {"window": w, "events": 10 * w, "wall_s": n * w * 1e-8, "ns_per_event": n}
+            for w, n in zip((1000, 10000), ns, strict=True)
+        ]
+        return {"recovery": "SACK", "runs": runs, "windows": windows}
+
+    out = loss_burst_median([run([60, 90], 5), run([50, 100], 6), run([70, 77], 7)])
+    assert out["runs"] == 18
+    assert [w["ns_per_event"] for w in out["windows"]] == [60, 90]
+    assert [w["events"] for w in out["windows"]] == [10_000, 100_000]
+    # Each run's own slowest over its own first: 1.5, 2.0, 1.1; not the medians' 90 / 60.
+    assert out["ratios"] == [1.5, 2.0, 1.1]

@@ -18,7 +18,7 @@ import render  # noqa: E402
 import results  # noqa: E402
 from bench_parts.cargo_benches import CALLGRIND  # noqa: E402
 from bench_parts.sweeps import sweep_case  # noqa: E402
-from renderers.benches import perf_flows, perf_startup  # noqa: E402
+from renderers.benches import perf_flows, perf_loss_burst, perf_startup  # noqa: E402
 from renderers.markdown import _int  # noqa: E402
 
 PAGE = ROOT / "docs" / "performance.md"
@@ -129,6 +129,19 @@ def test_the_flows_table_gives_the_slower_runs_beside_the_fastest():
     text = perf_flows(doc, None)
     assert "(in brackets, the engine's other runs)" in text
     assert "| 500 ns (600, 700) | 1.00× |" in text
+
+
+def test_the_loss_burst_verdict_is_the_median_of_the_bench_runs():
+    doc = copy.deepcopy(results.load(bench.PERFORMANCE))
+    part = doc["parts"]["loss_burst"]
+    part["bench_runs"] = 3
+    for r in part["recoveries"]:
+        r["ratios"] = [1.2, 1.6, 1.4]
+    part["recoveries"][0]["ratios"] = [1.4, 1.7, 1.6]
+    rows = perf_loss_burst(doc, None).splitlines()
+    assert "median of 3 bench runs (each)" in rows[-4]
+    assert rows[-2].endswith("| 1.60× (1.40×, 1.70×, 1.60×) | **not met** |")
+    assert rows[-1].endswith("| 1.40× (1.20×, 1.60×, 1.40×) | met |")
 
 
 def test_the_sweeps_part_holds_every_case():

@@ -3,6 +3,8 @@ many_flows, loss_burst, start-up and peak memory."""
 
 from __future__ import annotations
 
+import statistics
+
 from .markdown import _int, _pct, _span, _table
 from .performance import _measured, _millions, _part, _sci
 
@@ -329,21 +331,28 @@ def perf_loss_burst(doc: dict, group: str | None) -> str:
     part = _part(doc, "loss_burst")
     windows = [w["window"] for w in part["recoveries"][0]["windows"]]
     rows = []
+    bench_runs = part.get("bench_runs", 1)
     for r in part["recoveries"]:
         ws = r["windows"]
-        ratio = max(w["ns_per_event"] for w in ws) / ws[0]["ns_per_event"]
+        # Each bench run's ratio (older results: the one run's, from its windows).
+        ratios = r.get("ratios") or [max(w["ns_per_event"] for w in ws) / ws[0]["ns_per_event"]]
+        ratio = statistics.median(ratios)
+        each = f" ({', '.join(f'{x:.2f}×' for x in ratios)})" if len(ratios) > 1 else ""
         rows.append(
             [PERF_RECOVERY.get(r["recovery"], r["recovery"]), _int(r["runs"])]
             + [
                 f"{w['ns_per_event']:.0f} ns/event ({_int(w['events'])} events{_timeouts(w)})"
                 for w in ws
             ]
-            + [f"{ratio:.2f}×", "met" if ratio <= LOSS_BURST_TARGET else "**not met**"]
+            + [f"{ratio:.2f}×{each}", "met" if ratio <= LOSS_BURST_TARGET else "**not met**"]
         )
+    largest = f"largest / W = {_int(windows[0])}"
+    if bench_runs > 1:
+        largest += f": median of {bench_runs} bench runs (each)"
     head = (
         ["recovery", "runs"]
         + [f"W = {_int(w)}" for w in windows]
-        + [f"largest / W = {_int(windows[0])}", f"≤ {LOSS_BURST_TARGET:g}×"]
+        + [largest, f"≤ {LOSS_BURST_TARGET:g}×"]
     )
     return _measured(part) + _table(head, rows)
 
