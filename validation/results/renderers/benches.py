@@ -331,11 +331,10 @@ def perf_loss_burst(doc: dict, group: str | None) -> str:
     part = _part(doc, "loss_burst")
     windows = [w["window"] for w in part["recoveries"][0]["windows"]]
     rows = []
-    bench_runs = part.get("bench_runs", 1)
+    bench_runs = part["bench_runs"]
     for r in part["recoveries"]:
         ws = r["windows"]
-        # Each bench run's ratio (older results: the one run's, from its windows).
-        ratios = r.get("ratios") or [max(w["ns_per_event"] for w in ws) / ws[0]["ns_per_event"]]
+        ratios = r["ratios"]  # each bench run's own slowest window over its first
         ratio = statistics.median(ratios)
         each = f" ({', '.join(f'{x:.2f}×' for x in ratios)})" if len(ratios) > 1 else ""
         rows.append(
