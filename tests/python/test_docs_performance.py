@@ -32,6 +32,12 @@ def measured_sections() -> str:
     return text[start:end]
 
 
+def edited(name: str) -> tuple[dict, dict]:
+    """A copy of performance.json for a test to change, and its part `name`."""
+    doc = copy.deepcopy(results.load(bench.PERFORMANCE))
+    return doc, doc["parts"][name]
+
+
 def test_the_page_has_every_table_of_the_file():
     assert PAGE in render.pages()
     text = PAGE.read_text(encoding="utf-8")
@@ -78,10 +84,8 @@ def test_a_stale_figure_is_found():
 
 
 def test_a_quick_trial_says_so():
-    doc = results.load(bench.PERFORMANCE)
     for quick in (True, False):
-        d = copy.deepcopy(doc)
-        part = d["parts"]["startup"]
+        d, part = edited("startup")
         part["conditions"].pop("quick", None)
         if quick:
             part["conditions"]["quick"] = True
@@ -91,8 +95,7 @@ def test_a_quick_trial_says_so():
 
 
 def test_the_flows_cache_counts_are_a_table_of_their_own():
-    doc = copy.deepcopy(results.load(bench.PERFORMANCE))
-    part = doc["parts"]["flows"]
+    doc, part = edited("flows")
     part.pop("cache", None)
     without = perf_flows(doc, None)
     assert "callgrind" not in without
@@ -116,8 +119,7 @@ def test_the_flows_cache_counts_are_a_table_of_their_own():
 
 
 def test_the_flows_table_gives_the_slower_runs_beside_the_fastest():
-    doc = copy.deepcopy(results.load(bench.PERFORMANCE))
-    part = doc["parts"]["flows"]
+    doc, part = edited("flows")
     part["repeats"] = 3
     for c in part["counts"]:
         c.pop("engine_runs_s", None)
@@ -132,8 +134,7 @@ def test_the_flows_table_gives_the_slower_runs_beside_the_fastest():
 
 
 def test_the_loss_burst_verdict_is_the_median_of_the_bench_runs():
-    doc = copy.deepcopy(results.load(bench.PERFORMANCE))
-    part = doc["parts"]["loss_burst"]
+    doc, part = edited("loss_burst")
     part["bench_runs"] = 3
     for r in part["recoveries"]:
         r["ratios"] = [1.2, 1.6, 1.4]
