@@ -336,7 +336,7 @@ def perf_loss_burst(doc: dict, group: str | None) -> str:
         ws = r["windows"]
         ratios = r["ratios"]  # each bench run's own slowest window over its first
         ratio = statistics.median(ratios)
-        each = f" ({', '.join(f'{x:.2f}×' for x in ratios)})" if len(ratios) > 1 else ""
+        each = f" ({', '.join(f'{x:.2f}×' for x in ratios)})" if bench_runs > 1 else ""
         rows.append(
             [PERF_RECOVERY.get(r["recovery"], r["recovery"]), _int(r["runs"])]
             + [
