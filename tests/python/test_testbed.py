@@ -599,9 +599,8 @@ def test_bbr_runs_its_phases_in_the_kernel_as_in_the_simulator(tmp_path):
     # the min RTT past the run's end (a CI run with 19-24 ms stalls had no PROBE_RTT by 25 s).
     assert len(s_probe) == 2 and 10 < s_probe[0] < 10.5 and 10.2 < s_probe[1] - s_probe[0] < 10.6
     assert flags or k_probe, (k_probe, flags)
-    assert all(t > 10 for t in k_probe[:1]) and all(b - a > 10 for a, b in pairwise(k_probe)), (
-        k_probe
-    )
+    assert not k_probe or k_probe[0] > 10, k_probe
+    assert all(b - a > 10 for a, b in pairwise(k_probe)), k_probe
 
 
 @needs_testbed
