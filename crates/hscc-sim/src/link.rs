@@ -70,20 +70,24 @@ use ticks::Ticks;
 
 /// A unidirectional link in the running simulation.
 ///
-/// Laid out in declaration order (`repr(C)`), the fields every packet touches
-/// first: a run with thousands of links finds few of them in cache, and an
-/// offer then reads four cache lines (an arrival three) instead of one per
-/// field group. The comments mark the lines.
+/// Laid out in declaration order (`repr(C)`) by what each packet touches: a
+/// run with thousands of links finds few of them in cache, so an arrival
+/// reads line 0 alone (its flags, the delay line, the crossing counters) and
+/// an offer without a queue lines 0, 2 and 3. The comments mark the lines;
+/// a check below the struct keeps them.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Link {
-    // Line 0: every offer and arrival.
+    // Line 0: every arrival and offer.
     /// Ticks, reordering or framing: offers take [`Link::offer_with_options`].
     options: bool,
     /// Reordering or loss after the queue: arrivals take the caller's slower path.
     special_arrivals: bool,
     /// Hops are folded into this link (`link/fold.rs`).
     feeds_folded: bool,
+    /// Queuing delays are recorded (`qdelay`): read here, so that other
+    /// links' offers do not read the line that holds the histogram.
+    monitored: bool,
     /// Node at the far end.
     pub to: u32,
     /// The host line whose segments this link takes in when next touched
@@ -91,6 +95,16 @@ pub struct Link {
     pub(crate) lazy_line: u32,
     /// The link this one is a folded hop of; `u32::MAX`: it is not.
     fed_by: u32,
+    /// Packets propagating, in arrival order.
+    line: VecDeque<Packet>,
+    /// Counters since the start of the run; the first two (what crossed)
+    /// end line 0, the drops fill most of line 1.
+    pub counters: LinkCounters,
+    // Line 1, the rest: what a queue or a monitor needs.
+    queue_bytes: u64,
+    /// Queuing-delay distribution (recorded only for monitored links).
+    pub qdelay: Option<Box<DelayHistogram>>,
+    // Line 2: transmission and propagation.
     /// A packet is lost before the queue when a uniform u64 falls below this.
     loss_threshold: u64,
     busy_until: Time,
@@ -100,26 +114,18 @@ pub struct Link {
     /// Propagation delay.
     pub delay: Time,
     last_arrival: Time,
-    // Line 1: the two FIFOs.
-    line: VecDeque<Packet>,
-    waiting: VecDeque<(Time, u32)>,
-    // Line 2: serialization and the queue.
     /// size·8·SEC / rate as quotient and remainder for the last two sizes seen.
     ser_size: [u32; 2],
+    jitter_ps: f64,
+    // Line 3: the queue's start times and the rest of serialization.
+    waiting: VecDeque<(Time, u32)>,
     ser_quotient: [u64; 2],
     ser_remainder: [u64; 2],
-    jitter_ps: f64,
-    queue_bytes: u64,
-    /// Queuing-delay distribution (recorded only for monitored links).
-    pub qdelay: Option<Box<DelayHistogram>>,
-    // Line 3: what is counted on every packet.
+    // The rest: what queues, options and limits.
     /// Σ bytes × queuing delay (bytes·ps) of packets that entered the queue:
     /// by Little's law, divided by the run length it is the mean backlog in
     /// bytes (frames: packet plus framing, as the byte limit counts them).
     pub queue_byte_time: u128,
-    /// Counters since the start of the run.
-    pub counters: LinkCounters,
-    // The rest: options, limits and what queues or drops.
     limit_pkts: u64,
     limit_bytes: u64,
     /// The queue discipline, when not DropTail (`waiting` then stays empty).
@@ -140,6 +146,32 @@ pub struct Link {
     /// What a link with folded hops, or a folded hop, has yet to count (`link/fold.rs`).
     fold: Fold,
 }
+
+// The cache line of each field a packet touches (`Link`'s doc), checked
+// when the crate is built.
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    const fn line(offset: usize, size: usize) -> usize {
+        assert!(
+            offset / 64 == (offset + size - 1) / 64,
+            "a hot field across two lines"
+        );
+        offset / 64
+    }
+    assert!(line(offset_of!(Link, fed_by), 4) == 0);
+    assert!(line(offset_of!(Link, line), size_of::<VecDeque<Packet>>()) == 0);
+    assert!(line(offset_of!(Link, counters), 16) == 0); // tx_packets and tx_bytes
+    assert!(line(offset_of!(Link, qdelay), 8) == 1);
+    assert!(line(offset_of!(Link, loss_threshold), 8) == 2);
+    assert!(line(offset_of!(Link, jitter_ps), 8) == 2);
+    assert!(
+        line(
+            offset_of!(Link, waiting),
+            size_of::<VecDeque<(Time, u32)>>()
+        ) == 3
+    );
+    assert!(line(offset_of!(Link, ser_remainder), 16) == 3);
+};
 
 /// What happened to a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,6 +247,7 @@ impl Link {
             to,
             counters: LinkCounters::default(),
             qdelay: monitored.then(|| Box::new(DelayHistogram::new())),
+            monitored,
             queue_byte_time: 0,
             aqm,
             drop_log: None,
@@ -476,10 +509,14 @@ impl Link {
     /// queuing delay (monitored links) and its share of the mean backlog.
     #[inline]
     fn count_wait(&mut self, bytes: u32, wait: Time) {
-        if let Some(h) = &mut self.qdelay {
-            h.record(wait);
+        if self.monitored {
+            if let Some(h) = &mut self.qdelay {
+                h.record(wait);
+            }
         }
-        self.queue_byte_time += bytes as u128 * wait as u128;
+        if wait > 0 {
+            self.queue_byte_time += bytes as u128 * wait as u128;
+        }
     }
 
     /// Exact serialization time of `size` bytes, carrying the remainder of
