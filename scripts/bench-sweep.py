@@ -28,7 +28,10 @@ replicates = 200 runs. Measured, each `--reps` times, interleaved:
   also in CPU time, every process of the sweep against the engine's own.
 
 Printed: wall time (min / median), runs per second, overhead per run =
-(wall − E / workers) / runs, and the speed-up from 1 to 2 workers.
+(wall − E / workers) / runs, and the speed-up from 1 to 2 workers; for the 200 runs
+out=None on the local pool and on the running cluster, the CPU seconds of each process
+group (the sweep's own process; the fork server and its workers; the scheduler, and the
+worker command with its nannies and workers).
 Everything is written into one temporary directory (TMPDIR points there for the
 forkserver and Dask too), removed at the end.
 """
@@ -47,6 +50,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 SCENARIO = """\
 name = "tiny"
@@ -101,7 +105,7 @@ def main() -> None:
     if args.inner:
         raw = {}
         if args.only != "stored":
-            raw["tiny"] = measure(Path(args.inner), args.reps, not args.no_dask)
+            raw["tiny"], raw["tiny_cpu"] = measure(Path(args.inner), args.reps, not args.no_dask)
         if args.only != "tiny":
             raw["stored"] = measure_stored_case(Path(args.inner), args.reps)
         if args.json:
@@ -121,9 +125,11 @@ def main() -> None:
 
 
 @contextlib.contextmanager
-def dask_cluster(root: Path, workers: int) -> Iterator[str]:
+def dask_cluster(root: Path, workers: int) -> Iterator[tuple[str, int, int]]:
     """A scheduler and `workers` single-threaded worker processes started with the `dask`
-    command beside this Python; the scheduler's address, once every worker has joined."""
+    command beside this Python: the scheduler's address, once every worker has joined, and
+    the process ids of the scheduler and of the worker command (its nannies and workers are
+    its descendants)."""
     from distributed import Client
 
     dask = str(Path(sys.executable).with_name("dask"))
@@ -160,7 +166,7 @@ def dask_cluster(root: Path, workers: int) -> Iterator[str]:
         with Client(scheduler_file=str(file), timeout="60s") as client:
             client.wait_for_workers(workers, timeout=60)
             address = client.scheduler.address
-        yield address
+        yield address, procs[0].pid, procs[1].pid
     finally:
         for p in reversed(procs):
             p.terminate()
@@ -171,7 +177,11 @@ def dask_cluster(root: Path, workers: int) -> Iterator[str]:
                 p.wait()
 
 
-def measure(root: Path, reps: int, with_dask: bool) -> dict:
+def measure(
+    root: Path, reps: int, with_dask: bool
+) -> tuple[dict[str, list[tuple[float, float]]], dict[str, list[dict[str, float]]]]:
+    """The tiny runs' cases: each one's (wall, Σ engine time) per repetition, and the CPU
+    seconds by process group of the two cases `cpu_of` counts."""
     import tomllib
 
     import hscc
@@ -186,6 +196,24 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
 
     def new_dir() -> Path:
         return root / f"out{next(counter)}"
+
+    # CPU seconds per sweep by process group, for the local pool's and the running cluster's
+    # 200 runs out=None: where Dask's extra time goes on a machine whose cores the runs fill.
+    cpu: dict[str, list[dict[str, float]]] = {}
+
+    def cpu_of(name: str, groups: dict[str, int | None], *args: Any, **kwargs: Any):
+        """`sweep(*args, **kwargs)`, and the CPU seconds it took in each process group
+        (a root process id and its descendants; None: this process's descendants)."""
+        before = {g: tree_cpu(pid) for g, pid in groups.items()}
+        own = self_cpu()
+        result = sweep(*args, **kwargs)
+        time.sleep(0.3)  # the fork server reaps the workers that ended
+        spent = {g: tree_cpu(pid) - before[g] for g, pid in groups.items()}
+        own = self_cpu() - own
+        if "pool" in spent:  # this process's descendants: itself excluded
+            spent["pool"] -= own
+        cpu.setdefault(name, []).append({"sweep": own, **spent})
+        return result
 
     def sweep(axes_, replicates, jobs, out, dask=None, expect="ok"):
         t = time.perf_counter()
@@ -241,6 +269,9 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
         rows.setdefault("loop of hscc.run", []).append((time.perf_counter() - t, engine))
         for name, ax, n, jobs, stored in cases:
             out = new_dir() if stored else None
+            if name == "sweep jobs=2 out=None":
+                rows.setdefault(name, []).append(cpu_of(name, {"pool": None}, ax, n, jobs, out))
+                continue
             rows.setdefault(name, []).append(sweep(ax, n, jobs, out))
             if stored and jobs == 2 and ax is axes:
                 full = out
@@ -275,14 +306,20 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
         # that scheduler open (as a notebook does), which the sweep uses: the last row.
         from distributed import Client
 
-        with dask_cluster(root, 2) as address:
+        with dask_cluster(root, 2) as (address, scheduler, workers):
             sweep(two, 1, 2, new_dir(), dask=address)
+            cluster = {"scheduler": scheduler, "workers": workers}
             for _ in range(reps):
                 for name, ax, n, out in (
                     ("dask cluster jobs=2 out=DIR", axes, REPLICATES, new_dir()),
                     ("dask cluster jobs=2 out=None", axes, REPLICATES, None),
                     ("2 runs, dask cluster jobs=2 out=None", two, 1, None),
                 ):
+                    if name == "dask cluster jobs=2 out=None":
+                        rows.setdefault(name, []).append(
+                            cpu_of(name, cluster, ax, n, 2, out, dask=address)
+                        )
+                        continue
                     rows.setdefault(name, []).append(sweep(ax, n, 2, out, dask=address))
                 with Client(address, timeout="60s"):
                     rows.setdefault("dask cluster jobs=2 out=None, client open", []).append(
@@ -307,7 +344,8 @@ def measure(root: Path, reps: int, with_dask: bool) -> dict:
             )
 
     report(rows)
-    return rows
+    report_cpu(cpu)
+    return rows, cpu
 
 
 STORED_CASES = {
@@ -421,8 +459,9 @@ def self_cpu() -> float:
     return t.user + t.system
 
 
-def tree_cpu() -> float:
-    """CPU seconds of this process and all its descendants, living or ended (Linux /proc)."""
+def tree_cpu(root: int | None = None) -> float:
+    """CPU seconds of process `root` (default this one) and all its descendants, living or
+    ended and reaped (Linux /proc)."""
     tick = os.sysconf("SC_CLK_TCK")
     stats = {}
     for entry in os.listdir("/proc"):
@@ -435,7 +474,7 @@ def tree_cpu() -> float:
                 int(fields[1]),
                 sum(int(x) for x in fields[11:15]),
             )  # ppid; utime stime cutime cstime
-    total, todo = 0, [os.getpid()]
+    total, todo = 0, [os.getpid() if root is None else root]
     while todo:
         pid = todo.pop()
         total += stats.get(pid, (0, 0))[1]
@@ -488,6 +527,17 @@ def report(rows: dict[str, list[tuple[float, float]]]) -> None:
         "fixed cost (pool, tables, plots), and 'beyond the fixed cost' subtracts it: (wall − wall of 2 runs − E / workers) / runs; "
         "the 1-run row, a sweep of one run: no pool, no plots."
     )
+
+
+def report_cpu(cpu: dict[str, list[dict[str, float]]]) -> None:
+    """CPU seconds per sweep by process group (medians)."""
+    if not cpu:
+        return
+    print("\nCPU seconds per sweep of the 200 runs, out=None, by process group (medians):")
+    for name, samples in cpu.items():
+        groups = {g: statistics.median(s[g] for s in samples) for g in samples[0]}
+        shown = ", ".join(f"{g} {v:.3f}" for g, v in groups.items())
+        print(f"  {name}: {shown}; all {sum(groups.values()):.3f}")
 
 
 if __name__ == "__main__":

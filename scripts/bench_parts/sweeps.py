@@ -61,6 +61,11 @@ def part_sweeps(quick: bool, tmp: Path) -> dict[str, object]:
                 "engine_s": _rounded([e for _, e in pairs]),
             }
         )
+    # CPU seconds per sweep by process group, for the cases bench-sweep.py counts.
+    tiny_cpu = {
+        name: {group: _rounded([s[group] for s in samples]) for group in samples[0]}
+        for name, samples in raw.get("tiny_cpu", {}).items()
+    }
     stored = [
         {
             "name": name,
@@ -83,6 +88,7 @@ def part_sweeps(quick: bool, tmp: Path) -> dict[str, object]:
         "reps": reps,
         "store": _store_kind(tempfile.gettempdir()),
         "tiny": tiny,
+        "tiny_cpu": tiny_cpu,
         "stored_runs": 200,
         "stored": stored,
     }

@@ -20,6 +20,7 @@ from bench_parts.cargo_benches import CALLGRIND  # noqa: E402
 from bench_parts.sweeps import sweep_case  # noqa: E402
 from renderers.benches import perf_flows, perf_loss_burst, perf_startup  # noqa: E402
 from renderers.markdown import _int  # noqa: E402
+from renderers.sweeps import perf_sweeps  # noqa: E402
 
 PAGE = ROOT / "docs" / "performance.md"
 # The sections of the page whose figures come from performance.json.
@@ -152,11 +153,40 @@ def test_the_sweeps_part_holds_every_case():
     for c in part["tiny"]:
         assert (c["workers"], c["runs"]) == sweep_case(c["name"]), c["name"]
         assert len(c["wall_s"]) == len(c["engine_s"]) == part["reps"], c["name"]
+    assert set(part["tiny_cpu"]) == {"sweep jobs=2 out=None", "dask cluster jobs=2 out=None"}
+    for name, groups in part["tiny_cpu"].items():
+        assert all(len(v) == part["reps"] for v in groups.values()), name
     assert [c["name"] for c in part["stored"]] == ["CTCP test bed", "two-Reno demo"]
     for c in part["stored"]:
         assert [w["jobs"] for w in c["workers"]] == [1, 2]
         assert all(len(w["wall_s"]) == part["reps"] for w in c["workers"])
     assert part["store"]
+
+
+def test_the_sweeps_cpu_table_gives_each_process_group_beside_the_runs_time():
+    doc, part = edited("sweeps")
+    cases = {c["name"]: c for c in part["tiny"]}
+    cases["sweep jobs=2 out=None"]["engine_s"] = [0.11, 0.10, 0.12]
+    cases["dask cluster jobs=2 out=None"]["engine_s"] = [0.15, 0.16, 0.17]
+    part["tiny_cpu"] = {
+        "sweep jobs=2 out=None": {"sweep": [0.04, 0.05, 0.03], "pool": [0.2, 0.21, 0.22]},
+        "dask cluster jobs=2 out=None": {
+            "sweep": [0.05, 0.05, 0.06],
+            "scheduler": [0.05, 0.04, 0.06],
+            "workers": [0.25, 0.26, 0.24],
+        },
+    }
+    rows = perf_sweeps(doc, "tiny").splitlines()
+    head = rows.index(
+        "| case | Σ of the runs' wall_time_s | the sweep's process | workers | Dask's scheduler | CPU in all |"
+    )
+    # Medians of each group; "in all", the median of the repetitions' sums (0.24, 0.26, 0.25 and 0.35, 0.35, 0.36).
+    assert rows[head + 2 :] == [
+        "| sweep jobs=2 out=None | 0.110 s | 0.040 s | 0.210 s | – | 0.250 s |",
+        "| dask cluster jobs=2 out=None | 0.160 s | 0.050 s | 0.250 s | 0.050 s | 0.350 s |",
+    ]
+    del part["tiny_cpu"]  # a file from before the count: the tiny table alone
+    assert "Dask's scheduler" not in perf_sweeps(doc, "tiny")
 
 
 def test_sweep_cases_by_name():

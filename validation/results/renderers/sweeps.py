@@ -65,6 +65,43 @@ def _sweeps_tiny(part: dict[str, Any]) -> str:
         f"{total} tiny runs (two Reno flows on 10 Mbit/s, 1 s simulated): engine time E "
         f"{engine:.3f} s, {engine / total * 1e3:.2f} ms per run; store on {part['store']}.\n\n"
         + _table(head, rows)
+        + _sweeps_cpu(part, cases)
+    )
+
+
+# The process groups bench-sweep.py counts, as the CPU table names them, in its columns.
+_CPU_COLUMNS = ("the sweep's process", "workers", "Dask's scheduler")
+_GROUPS = {
+    "sweep": "the sweep's process",
+    "pool": "workers",
+    "workers": "workers",
+    "scheduler": "Dask's scheduler",
+}
+
+
+def _sweeps_cpu(part: dict[str, Any], cases: dict[str, Any]) -> str:
+    """CPU seconds per sweep by process group (the medians of the repetitions), beside the
+    runs' own engine time, for the cases bench-sweep.py counts; empty without them."""
+    counted = part.get("tiny_cpu") or {}
+    if not counted:
+        return ""
+    med = statistics.median
+    rows = []
+    for name, groups in counted.items():
+        spent = {_GROUPS[g]: med(v) for g, v in groups.items()}
+        totals = [sum(sample) for sample in zip(*groups.values(), strict=True)]
+        rows.append(
+            [
+                name,
+                f"{med(cases[name]['engine_s']):.3f} s",
+                *(f"{spent[label]:.3f} s" if label in spent else "–" for label in _CPU_COLUMNS),
+                f"{med(totals):.3f} s",
+            ]
+        )
+    head = ["case", "Σ of the runs' wall_time_s", *_CPU_COLUMNS, "CPU in all"]
+    return (
+        "\nCPU per sweep of those runs by process group (medians), the local pool's "
+        "workers counted with its fork server, Dask's with their nannies:\n\n" + _table(head, rows)
     )
 
 
