@@ -530,14 +530,14 @@ def report(rows: dict[str, list[tuple[float, float]]]) -> None:
 
 
 def report_cpu(cpu: dict[str, list[dict[str, float]]]) -> None:
-    """CPU seconds per sweep by process group (medians)."""
+    """CPU seconds per sweep by process group, and in all (medians over the repetitions)."""
     if not cpu:
         return
     print("\nCPU seconds per sweep of the 200 runs, out=None, by process group (medians):")
+    med = statistics.median
     for name, samples in cpu.items():
-        groups = {g: statistics.median(s[g] for s in samples) for g in samples[0]}
-        shown = ", ".join(f"{g} {v:.3f}" for g, v in groups.items())
-        print(f"  {name}: {shown}; all {sum(groups.values()):.3f}")
+        shown = ", ".join(f"{g} {med(s[g] for s in samples):.3f}" for g in samples[0])
+        print(f"  {name}: {shown}; all {med(sum(s.values()) for s in samples):.3f}")
 
 
 if __name__ == "__main__":
