@@ -5,7 +5,9 @@ pool's rows, a sweep of one run is computed in its own process as a worker would
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import threading
 import time
 import warnings
@@ -172,6 +174,22 @@ def test_a_failed_run_is_recorded_and_the_others_go_on(base, tmp_path):
     assert sorted(p.name for p in store.root.iterdir()) == sorted(
         [made.jobs[0].key, made.jobs[1].key]
     )
+
+
+def test_a_run_its_worker_cannot_write_ends_the_sweep_with_the_disks_error(
+    base, tmp_path, monkeypatch
+):
+    made = plan.make(spec.parse({"axes": {}, "replicates": 2}, base=str(base)))
+
+    def full(run: str, files: dict) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", run)
+
+    monkeypatch.setattr(worker, "write_run", full)
+    store = execute.RunStore(tmp_path / "runs")
+    with pytest.raises(OSError) as raised:
+        execute.execute(made.jobs, store, execute.InlinePool(), (None, None))
+    assert raised.value.errno == errno.ENOSPC
+    assert os.listdir(store.root) == [], "no run and no staging directory"
 
 
 def test_a_dead_worker_costs_nothing_but_a_retry(base, write_toml):

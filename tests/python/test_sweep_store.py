@@ -1,6 +1,7 @@
-"""A sweep's store: runs saved together through one staging directory, each renamed into
-place whole; a whole run already there is kept, a broken one replaced, and a staging
-directory a dead writer left is removed when the next sweep prepares the store."""
+"""A sweep's store: runs saved together through one staging directory (or written into it
+by workers), each renamed into place whole; a whole run already there is kept, a broken
+one replaced, and a staging directory a dead writer left is removed when the next sweep
+prepares the store."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from conftest import ONE_FLOW
 from hscc.atomic import _new_locked, clean_stale, staging_dir
 from hscc.rundir import FILES
 from hscc.sweeps import sweepdir
-from hscc.sweeps.store import RunStore
+from hscc.sweeps.store import RunStore, write_run
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -50,6 +51,31 @@ def test_a_failed_save_leaves_no_run_and_no_staging(files, tmp_path):
     store = RunStore(tmp_path / "runs")
     with pytest.raises(TypeError):
         store.save({"good": files, "bad": {**files, "flows.parquet": None}})  # type: ignore[dict-item]
+    assert os.listdir(store.root) == []
+
+
+def test_runs_workers_staged_are_placed_whole_and_a_dead_attempts_half_is_replaced(files, tmp_path):
+    store = RunStore(tmp_path / "runs")
+    with store.staging() as staging:
+        os.mkdir(os.path.join(staging, "b"))  # an attempt whose worker died while writing
+        with open(os.path.join(staging, "b", "stale.json"), "wb") as f:
+            f.write(b"{")
+        for key in "ab":
+            write_run(os.path.join(staging, key), files)
+        assert sorted(os.listdir(store.root)) == [os.path.basename(staging)]  # nothing visible
+        store.place(staging, ["a", "b"])
+        assert sorted(os.listdir(staging)) == [".hscc-lock", ".hscc-writer"]
+    assert sorted(os.listdir(store.root)) == ["a", "b"]
+    for key in "ab":
+        assert {p.name: p.read_bytes() for p in store.path(key).iterdir()} == files
+
+
+def test_a_run_not_written_whole_leaves_nothing_in_the_staging_directory(files, tmp_path):
+    store = RunStore(tmp_path / "runs")
+    with store.staging() as staging:
+        with pytest.raises(TypeError):
+            write_run(os.path.join(staging, "bad"), {**files, "flows.parquet": None})  # type: ignore[dict-item]
+        assert not os.path.exists(os.path.join(staging, "bad"))
     assert os.listdir(store.root) == []
 
 

@@ -37,6 +37,7 @@ fn main() {
     let cc_log = args.iter().any(|a| a == "cclog");
     let pcap = args.iter().any(|a| a == "pcap");
     let nofold = args.iter().any(|a| a == "nofold");
+    let nojitter = args.iter().any(|a| a == "nojitter");
     // `cc=NAME`: every flow runs that algorithm instead of Reno (e.g. cc=bbr, which paces).
     let algo = args
         .iter()
@@ -47,7 +48,7 @@ fn main() {
         .iter()
         .find(|a| {
             a.parse::<u64>().is_err()
-                && !["ecn", "classic", "cclog", "pcap", "nofold"].contains(&a.as_str())
+                && !["ecn", "classic", "cclog", "pcap", "nofold", "nojitter"].contains(&a.as_str())
                 && !a.starts_with('-')
                 && !a.starts_with("cc=")
         })
@@ -82,6 +83,11 @@ fn main() {
     let flow = |s, d| FlowConfig {
         ecn,
         cc_log,
+        host_jitter: if nojitter {
+            0
+        } else {
+            FlowConfig::bulk(s, d, cc.clone()).host_jitter
+        },
         ..FlowConfig::bulk(s, d, cc.clone())
     };
     let flows = db

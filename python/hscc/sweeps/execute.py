@@ -5,11 +5,14 @@ Runs already in the store are not submitted. A few tasks per worker are in
 flight at once, so a sweep of a million runs does not hold a million scenarios
 in memory. A task is one run, or a few short ones (about 0.1 s of a worker's time
 together), so that short runs do not each pay for a task (on Dask, milliseconds
-of scheduling). Finished runs are stored by one writer thread, as soon as it is
-free, all those waiting together with one flush to disk, while the loop goes on
-feeding the workers: a flush that waits for the disk (milliseconds, more when
-others write to it) leaves no worker idle; if the disk falls behind, the runs
-waiting for it are bounded by their size. A run counts as done once it is
+of scheduling). A worker on this machine (the local pool, or this process for a
+sweep of one run) writes each run's files into the store's staging directory; a
+Dask worker sends them back, to be written here. Finished runs are stored by one
+writer thread, as soon as it is free, all those waiting together with one flush
+to disk, while the loop goes on feeding the workers: a flush that waits for the
+disk (milliseconds, more when others write to it) leaves no worker idle; if the
+disk falls behind, the runs waiting for it are bounded by their size (a run
+staged by its worker, by their number). A run counts as done once it is
 stored, so killing the sweep loses only the runs in flight (the tasks running,
 and the finished runs not yet stored). A run that fails (the engine's error, or
 its worker dying) is recorded with the message and the others go on.
@@ -32,7 +35,7 @@ from concurrent.futures import (
     ThreadPoolExecutor,
     wait,
 )
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -59,6 +62,7 @@ _MAX_RUNS_PER_TASK = 64
 _MAX_UNSTORED_BYTES = (
     256 << 20
 )  # finished runs' files waiting for the writer: past this, no new run starts
+_MAX_UNSTORED_RUNS = 10_000  # the same for runs staged by their workers (on disk, not in memory)
 _ATTEMPTS = 2  # a run whose worker died is tried once more on a new pool
 # What the fork server imports for a sweep that draws plots, so that each worker has it.
 _DRAWING = ("hscc.sweeps.plot", "matplotlib.figure", "matplotlib.backends.backend_agg")
@@ -397,14 +401,22 @@ def execute(
     # (time.perf_counter()).
     running: dict[Future[Any], tuple[list[str], float]] = {}
     attempts: dict[str, int] = {}
-    # Finished, waiting for the writer: key → (files, metrics).
-    unsaved: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    # Finished, waiting for the writer: key → (files, or None if staged by the worker; metrics).
+    unsaved: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {}
     # The writer's batch, at most one.
-    saving: dict[Future[Any], dict[str, tuple[dict[str, Any], dict[str, Any]]]] = {}
-    unstored = 0  # bytes of the files in `unsaved` and `saving`
+    saving: dict[Future[Any], dict[str, tuple[dict[str, Any] | None, dict[str, Any]]]] = {}
+    unstored = 0  # bytes of the files in `unsaved` and `saving`, or runs where staged
     writer = (
         ThreadPoolExecutor(1, thread_name_prefix="hscc-sweep-store") if store is not None else None
     )
+    cleanup = ExitStack()
+    # The staging directory the workers write runs into, where they share this machine.
+    staging = (
+        cleanup.enter_context(store.staging())
+        if store is not None and todo and not isinstance(pool, DaskPool)
+        else None
+    )
+    most_unstored = _MAX_UNSTORED_BYTES if staging is None else _MAX_UNSTORED_RUNS
 
     # The modules that define the Python algorithms of this process: a worker imports them
     # (which registers the algorithms there) before its runs.
@@ -419,8 +431,9 @@ def execute(
         sources = {s.path: s for k in keys for s in by_key[k][0].sources}
         # In the sweep's own process, a run of a program file takes a process of its own.
         isolate = isinstance(pool, InlinePool)
+        into = [os.path.join(staging, k) for k in keys] if staging is not None else None
         fut = pool.submit(
-            run_jobs, scenarios, *limits, store is not None, imports, sources or None, isolate
+            run_jobs, scenarios, *limits, store is not None, imports, sources or None, isolate, into
         )
         running[fut] = (keys, time.perf_counter())
 
@@ -429,13 +442,16 @@ def execute(
     pace = _Pace()
     try:
         while True:
-            while len(running) < slots and unstored < _MAX_UNSTORED_BYTES and queue:
+            while len(running) < slots and unstored < most_unstored and queue:
                 submit([queue.popleft() for _ in range(pace.runs_per_task(len(queue), slots))])
             if unsaved and not saving:  # stored at once, all that finished since the last batch
                 assert writer is not None and store is not None  # runs wait for it only then
-                saving[
-                    writer.submit(store.save, {k: files for k, (files, _) in unsaved.items()})
-                ] = dict(unsaved)
+                stored = (
+                    writer.submit(store.place, staging, list(unsaved))
+                    if staging is not None
+                    else writer.submit(store.save, {k: f for k, (f, _) in unsaved.items() if f})
+                )
+                saving[stored] = dict(unsaved)
                 unsaved.clear()
             counts.running = min(len(running), pool.workers)
             counts.points_complete = points.complete
@@ -449,7 +465,7 @@ def execute(
                     batch = saving.pop(fut)
                     fut.result()  # the store's error (disk full...) ends the sweep
                     for k, (files, metrics) in batch.items():
-                        unstored -= _size(files)
+                        unstored -= _size(files) if files is not None else 1
                         finish(k, Outcome("ok", metrics))
                     continue
                 task = running.pop(fut, None)
@@ -485,6 +501,8 @@ def execute(
                     continue
                 pace.ran(seconds, len(keys), time.perf_counter() - sent)
                 for k, (status, payload, metrics) in zip(keys, results, strict=True):
+                    if status == "unwritten":
+                        raise payload  # as the store's error (disk full...): the sweep ends
                     if status != "ok":
                         finish(k, Outcome("failed", error=payload))
                         continue
@@ -492,7 +510,11 @@ def execute(
                         finish(k, Outcome("ok", metrics))
                     else:
                         unsaved[k] = (payload, metrics)
-                        unstored += _size(payload)
+                        unstored += _size(payload) if payload is not None else 1
+    except BaseException:
+        if staging is not None and running:
+            pool.close(interrupted=True)  # no worker still writing into the staging directory
+        raise
     finally:
         for fut in running:
             fut.cancel()
@@ -500,6 +522,7 @@ def execute(
             writer.shutdown(
                 wait=True
             )  # a batch being stored is finished (atomically) before the sweep returns
+        cleanup.close()
     return [outcome[j.key] for j in jobs]
 
 

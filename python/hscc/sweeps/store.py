@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,24 @@ from hscc.atomic import fsync_dir, staging_dir, sync_dirs
 from hscc.results import WEB, Result, load
 from hscc.rundir import FILES, RunDirError, read_manifest
 from hscc.sweeps.metrics import row
+
+
+def write_run(run: str, files: dict[str, bytes]) -> None:
+    """Write a run's files into a new directory `run` (strings: pathlib costs more than
+    the writes), inside a staging directory; one an attempt that died left there is
+    replaced. What could not be written whole is removed again."""
+    try:
+        os.mkdir(run)
+    except FileExistsError:
+        shutil.rmtree(run)
+        os.mkdir(run)
+    try:
+        for name, data in files.items():
+            with open(os.path.join(run, name), "wb") as f:
+                f.write(data)
+    except BaseException:
+        shutil.rmtree(run, ignore_errors=True)
+        raise
 
 
 class RunStore:
@@ -36,26 +57,37 @@ class RunStore:
 
     def save(self, runs: dict[str, dict[str, bytes]]) -> None:
         """Store runs (key → files), each atomically, with one flush to disk for all of
-        them: a run is visible only once its files are durable. They are written into one
-        staging directory and renamed into place one by one, so that a run costs its
-        files, a directory and a rename (a directory of its own with its locks per run
-        cost the sweep's process more than the files). A key already stored (by another
-        sweep sharing the store) is left as it is; a key whose directory is not a whole
-        run (a file removed by hand) is replaced."""
+        them: written into one staging directory (`staging`), then `place`d."""
         runs = {k: files for k, files in runs.items() if not self._stored(k)}
         if not runs:
             return
+        with self.staging() as staging:
+            for key, files in runs.items():
+                write_run(os.path.join(staging, key), files)
+            self.place(staging, list(runs))
+
+    @contextmanager
+    def staging(self) -> Iterator[str]:
+        """A staging directory in the store, for runs written as `staging/key`
+        (`write_run`, by this process or by workers on this machine) and then `place`d;
+        removed on exit with whatever it still holds."""
         self.root.mkdir(parents=True, exist_ok=True)
         with staging_dir(self.root, "runs") as staging:
-            for key, files in runs.items():
-                run = os.path.join(staging, key)  # strings: pathlib costs more than the writes
-                os.mkdir(run)
-                for name, data in files.items():
-                    with open(os.path.join(run, name), "wb") as f:
-                        f.write(data)
-            sync_dirs([staging])
-            for key in runs:
-                self._place(staging, key)
+            yield str(staging)
+
+    def place(self, staging: str, keys: list[str]) -> None:
+        """Make the runs `keys`, written whole into `staging`, durable and visible: one
+        flush to disk for all of them, so that a run is visible only once its files are
+        durable, then each renamed into place (a directory of its own with its locks per
+        run cost the sweep's process more than the files). A key already stored (by
+        another sweep sharing the store) is left as it is; a key whose directory is not a
+        whole run (a file removed by hand) is replaced."""
+        keys = [k for k in keys if not self._stored(k)]
+        if not keys:
+            return
+        sync_dirs([Path(staging)])
+        for key in keys:
+            self._place(Path(staging), key)
         fsync_dir(self.root)  # the renames durable too
 
     def _stored(self, key: str) -> bool:

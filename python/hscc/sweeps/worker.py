@@ -1,6 +1,9 @@
 """What a worker process (local pool or Dask) does with one run: simulate it
-and send back its files and metrics, or the engine's error. Nothing is written
-here; the sweep's own process stores what comes back."""
+and send back its files and metrics, or the engine's error. A worker on the
+sweep's machine writes the files into the store's staging directory instead of
+sending them, and the sweep's process makes them durable and renames them into
+place (`store.RunStore.place`): so the files cross no pipe, and the sweep's
+process, which has one core among the workers', does not write them."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from hscc.errors import RunError, ScenarioError
 from hscc.runner import Run, start
 from hscc.scenario import Scenario
 from hscc.sweeps import metrics
+from hscc.sweeps.store import write_run
 
 
 def run_job(
@@ -22,8 +26,12 @@ def run_job(
     files: bool,
     sources: dict[str, program_files.Source] | None = None,
     isolate: bool = False,
+    into: str | None = None,
 ) -> tuple[str, Any, Any]:
     """("ok", the run directory's files if `files` else None, metrics row) or ("failed", message, None).
+    With `into` (and `files`), the files are written into that new directory instead
+    (`store.write_run`) and "ok" has None for them; ("unwritten", the OSError, None) if
+    they cannot be (a full disk), which ends the sweep as the store's own error would.
 
     `scenario` is in the checked form the sweep's plan made (`Scenario.to_dict()`), so it
     is not checked again here; building the simulation still refuses anything invalid.
@@ -49,11 +57,14 @@ def run_job(
         manifest["scenario"] = program_files.renamed(manifest["scenario"], moved)
         if "programs" in manifest:
             manifest["programs"] = {moved.get(p, p): d for p, d in manifest["programs"].items()}
-    return (
-        "ok",
-        result.files() if files else None,
-        metrics.row(result.summary, lambda: result.web, lambda: result.links),
-    )
+    row = metrics.row(result.summary, lambda: result.web, lambda: result.links)
+    if into is None:
+        return "ok", result.files() if files else None, row
+    try:
+        write_run(into, result.files())
+    except OSError as e:
+        return "unwritten", e, None
+    return "ok", None, row
 
 
 def run_jobs(
@@ -64,14 +75,18 @@ def run_jobs(
     imports: tuple[str, ...] = (),
     sources: dict[str, program_files.Source] | None = None,
     isolate: bool = False,
+    into: list[str] | None = None,
 ) -> tuple[list[tuple[str, Any, Any]], float]:
     """`run_job` for each of a task's scenarios, in order (short runs go a few to a task),
     after importing `imports`, the modules of the sweep's Python algorithms (importing one
     registers its algorithms in this process); `sources`, the program files they name;
-    `isolate`, as `run_job`. Also the seconds the runs took here, all included (the engine
+    `isolate` and `into` (one per scenario), as `run_job`. Also the seconds the runs took here, all included (the engine
     is a fraction of a short run's), by which the sweep sizes its next tasks."""
     for module in imports:
         importlib.import_module(module)
     start = time.perf_counter()
-    results = [run_job(s, max_memory, max_events, files, sources, isolate) for s in scenarios]
+    results = [
+        run_job(s, max_memory, max_events, files, sources, isolate, into[i] if into else None)
+        for i, s in enumerate(scenarios)
+    ]
     return results, time.perf_counter() - start
