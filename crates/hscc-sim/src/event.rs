@@ -17,7 +17,9 @@
 
 use std::cmp::Ordering;
 
-use dary_heap::QuaternaryHeap;
+mod radix;
+
+use radix::RadixHeap;
 
 use crate::time::Time;
 
@@ -111,23 +113,23 @@ const SEQ_LIMIT: u64 = 1 << SEQ_BITS;
 const SEQ_BITS: u32 = 28;
 
 impl Event {
-    /// The event as `kind << 32 | index`: 36 bits.
+    /// The event as `kind << 32 | index`: 36 bits, never 0 (kinds count from 1).
     #[inline]
     fn pack(self) -> u64 {
         let (kind, index) = match self {
-            Event::LinkArrive(i) => (0, i),
-            Event::Rto(i) => (1, i),
-            Event::DelAck(i) => (2, i),
-            Event::Pace(i) => (3, i),
-            Event::HostOut => (4, 0),
-            Event::HostIn => (5, 0),
-            Event::LazyLine(i) => (6, i),
-            Event::FlowStart(i) => (7, i),
-            Event::FlowStop(i) => (8, i),
-            Event::UdpSend(i) => (9, i),
-            Event::WebArrival(i) => (10, i),
-            Event::LinkChange(i) => (11, i),
-            Event::Sample => (12, 0),
+            Event::LinkArrive(i) => (1, i),
+            Event::Rto(i) => (2, i),
+            Event::DelAck(i) => (3, i),
+            Event::Pace(i) => (4, i),
+            Event::HostOut => (5, 0),
+            Event::HostIn => (6, 0),
+            Event::LazyLine(i) => (7, i),
+            Event::FlowStart(i) => (8, i),
+            Event::FlowStop(i) => (9, i),
+            Event::UdpSend(i) => (10, i),
+            Event::WebArrival(i) => (11, i),
+            Event::LinkChange(i) => (12, i),
+            Event::Sample => (13, 0),
         };
         (kind as u64) << 32 | index as u64
     }
@@ -137,30 +139,28 @@ impl Event {
     fn unpack(x: u64) -> Event {
         let i = x as u32;
         match (x >> 32) & 0xf {
-            0 => Event::LinkArrive(i),
-            1 => Event::Rto(i),
-            2 => Event::DelAck(i),
-            3 => Event::Pace(i),
-            4 => Event::HostOut,
-            5 => Event::HostIn,
-            6 => Event::LazyLine(i),
-            7 => Event::FlowStart(i),
-            8 => Event::FlowStop(i),
-            9 => Event::UdpSend(i),
-            10 => Event::WebArrival(i),
-            11 => Event::LinkChange(i),
+            1 => Event::LinkArrive(i),
+            2 => Event::Rto(i),
+            3 => Event::DelAck(i),
+            4 => Event::Pace(i),
+            5 => Event::HostOut,
+            6 => Event::HostIn,
+            7 => Event::LazyLine(i),
+            8 => Event::FlowStart(i),
+            9 => Event::FlowStop(i),
+            10 => Event::UdpSend(i),
+            11 => Event::WebArrival(i),
+            12 => Event::LinkChange(i),
             _ => Event::Sample,
         }
     }
 }
 
-/// An event keyed for a min-heap: `time << 64 | sequence << 36 | event`, so
-/// the earliest time and among equal times the lowest sequence compare
-/// greatest (the sequence numbers of pending entries differ, so the event's
-/// bits never decide). Sixteen bytes, where a key beside the event took 32:
-/// a 4-ary heap's children then share one or two cache lines instead of two
-/// or three, so a pop among the tens of thousands of pending events of a
-/// many-flow run touches fewer cold lines.
+/// An event keyed for a min-queue: `time << 64 | sequence << 36 | event`, so
+/// the earliest time and among equal times the lowest sequence is the
+/// smallest (the sequence numbers of pending entries differ, so the event's
+/// bits never decide), and no key is 0. Sixteen bytes, where a key beside the
+/// event took 32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry(u128);
 
@@ -183,25 +183,12 @@ impl Entry {
     }
 }
 
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    // Reversed: the heap is a max-heap, we pop the earliest.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.0.cmp(&self.0)
-    }
-}
-
-/// A min-queue of events keyed by `(time, scheduling order)`. A 4-ary heap:
-/// half a binary heap's depth, so popping from the tens of thousands of
-/// pending events of a many-flow run touches half as many cold cache lines
-/// (the order is the keys', whatever the heap's shape).
+/// A min-queue of events keyed by `(time, scheduling order)`, in a radix heap
+/// (`event/radix.rs`): its cost per event barely grows with the events
+/// pending, as a heap's does with their log.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: QuaternaryHeap<Entry>,
+    keys: RadixHeap,
     next_seq: u64,
 }
 
@@ -214,13 +201,13 @@ impl EventQueue {
         if self.next_seq == SEQ_LIMIT {
             self.renumber();
         }
-        self.heap.push(Entry::new(time, self.next_seq, event));
+        self.keys.push(Entry::new(time, self.next_seq, event).0);
     }
 
     /// Schedule `event` at `time`, before every other event of that time (at
     /// most one such event per time: the trace sample's).
     pub fn push_first(&mut self, time: Time, event: Event) {
-        self.heap.push(Entry::new(time, 0, event));
+        self.keys.push(Entry::new(time, 0, event).0);
     }
 
     /// Give the pending entries the sequence numbers 1, 2, … in their order
@@ -228,40 +215,40 @@ impl EventQueue {
     /// past them: once per 2^28 pushes, a sort of the pending events.
     #[cold]
     fn renumber(&mut self) {
-        let mut entries = std::mem::take(&mut self.heap).into_vec();
-        entries.sort_unstable_by(|a, b| b.cmp(a)); // earliest first
+        let mut entries = self.keys.take_all();
+        entries.sort_unstable(); // earliest first
         let mut seq = 0;
-        for e in &mut entries {
+        for key in entries {
             seq += 1;
-            *e = Entry::new(e.time(), seq, e.event());
+            let e = Entry(key);
+            self.keys.push(Entry::new(e.time(), seq, e.event()).0);
         }
         // Each pending entry belongs to a flow, link or source, whose state the
         // memory estimate counts at far more than these 16 bytes.
         debug_assert!(seq + 1 < SEQ_LIMIT, "{seq} events pending");
         self.next_seq = seq + 1;
-        self.heap = entries.into();
     }
 
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|e| (e.time(), e.event()))
+        self.keys.pop().map(|k| (Entry(k).time(), Entry(k).event()))
     }
 
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time())
+        self.keys.peek().map(|k| Entry(k).time())
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.keys.len()
     }
 
     /// Whether no events are pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.keys.len() == 0
     }
 }
 

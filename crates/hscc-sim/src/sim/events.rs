@@ -43,7 +43,7 @@ impl Sim {
                         break;
                     };
                     // The link's next packet arrives strictly before every other
-                    // event: handle it now rather than through the heap (the
+                    // event: handle it now rather than through the queue (the
                     // order of execution is the same either way).
                     if self.next_inline(t) {
                         now = t;
@@ -277,7 +277,7 @@ impl Sim {
 
     /// Whether the next event of a host or link line, due at `t`, comes
     /// strictly before every queued event: then it is handled at once instead of
-    /// through the heap (the order of execution is the same either way).
+    /// through the event queue (the order of execution is the same either way).
     #[inline]
     pub(super) fn next_inline(&mut self, t: Time) -> bool {
         if t <= self.until && self.net.q.peek_time().is_none_or(|e| t < e) {
