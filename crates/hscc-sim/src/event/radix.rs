@@ -1,19 +1,20 @@
 //! The event queue's store: a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan
-//! 1990) of distinct `u128` keys, popped smallest first.
+//! 1990) of distinct nonzero `u128` keys, popped smallest first.
 //!
 //! A heap's pop walks from the root to a leaf, so its cost grows with the log
 //! of the pending events: at 10 000 flows each flow's timers and the head of
 //! each of its links' delay lines are pending, some 24 000 events against 40
-//! at 10 flows. A radix heap puts each key in the bucket of the highest bit in
-//! which it differs from the last key popped. Every key of a lower bucket is
-//! smaller than every key of a higher one, so the smallest key is in the
-//! lowest bucket holding any (a bit mask finds it); popping it moves the rest
-//! of its bucket down, each key to a lower bucket, so a key moves at most once
-//! per bit and mostly never, and a push is a bit count and an append. It needs
-//! what a simulation gives: no key pushed below the last one popped (nothing
-//! is scheduled in the past). A key that is (a renumbering, `push_first` at
-//! the current time) has every pending key sorted again, so the order is the
-//! keys' always.
+//! at 10 flows. A radix heap puts each key in the bucket of the highest bit,
+//! from bit `SHIFT` up, in which it differs from the last key popped, or in
+//! bucket 0 if none. Every key of a lower bucket is smaller than every key of
+//! a higher one, so the smallest key is in the lowest bucket holding any (a
+//! bit mask finds it, a scan of that bucket the key); popping it from bucket
+//! b > 0 moves the rest of that bucket down, each key to a lower bucket, so a
+//! key moves at most once per bit from `SHIFT` up and mostly never, and a push
+//! is a bit count and an append. It needs what a simulation gives: no key
+//! pushed below the last one popped (nothing is scheduled in the past). A key
+//! that is (after a renumbering, or `push_first` at the current time) has
+//! every pending key sorted again, so the order is the keys' always.
 
 /// Keys are bucketed by their bits from this one up (an event queue's: the
 /// time in units of 2^20 ps, about a microsecond): keys that agree on those
