@@ -465,7 +465,7 @@ def execute(
                     batch = saving.pop(fut)
                     fut.result()  # the store's error (disk full...) ends the sweep
                     for k, (files, metrics) in batch.items():
-                        unstored -= _size(files) if files is not None else 1
+                        unstored -= _size(files)
                         finish(k, Outcome("ok", metrics))
                     continue
                 task = running.pop(fut, None)
@@ -510,7 +510,7 @@ def execute(
                         finish(k, Outcome("ok", metrics))
                     else:
                         unsaved[k] = (payload, metrics)
-                        unstored += _size(payload) if payload is not None else 1
+                        unstored += _size(payload)
     except BaseException:
         if staging is not None and running:
             pool.close(interrupted=True)  # no worker still writing into the staging directory
@@ -557,8 +557,10 @@ class _Pace:
         return max(1, min(wanted, max(left // slots, least), left))
 
 
-def _size(files: dict[str, bytes]) -> int:
-    return sum(len(data) for data in files.values())
+def _size(files: dict[str, bytes] | None) -> int:
+    """What a finished run counts against the writer's bound: its files' bytes, or 1 for
+    a run its worker staged (None: its files are on disk, not in memory)."""
+    return 1 if files is None else sum(len(data) for data in files.values())
 
 
 class _PointTally:
