@@ -237,7 +237,7 @@ impl EventQueue {
 
     /// Time of the earliest event.
     #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
+    pub fn peek_time(&mut self) -> Option<Time> {
         self.keys.peek().map(|k| Entry(k).time())
     }
 

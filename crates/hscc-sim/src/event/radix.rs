@@ -35,6 +35,10 @@ pub(super) struct RadixHeap {
     /// Bit `b` set: `buckets[b]` holds keys.
     occupied: u64,
     len: usize,
+    /// The smallest key with its bucket and place, once found and until a
+    /// pop moves it (a push of a smaller key replaces it): the run loop peeks
+    /// at each event and then pops it, and a scan of a bucket for both is one.
+    least: Option<(u128, usize, usize)>,
 }
 
 impl Default for RadixHeap {
@@ -44,6 +48,7 @@ impl Default for RadixHeap {
             buckets: vec![Vec::new(); BUCKETS],
             occupied: 0,
             len: 0,
+            least: None,
         }
     }
 }
@@ -66,27 +71,29 @@ impl RadixHeap {
         self.buckets[b].push(key);
         self.occupied |= 1 << b;
         self.len += 1;
+        if self.least.is_some_and(|(least, _, _)| key < least) {
+            self.least = Some((key, b, self.buckets[b].len() - 1));
+        }
     }
 
     /// The smallest key, with its bucket and place in it.
     #[inline]
-    fn least(&self) -> Option<(u128, usize, usize)> {
-        if self.occupied == 0 {
-            return None;
+    fn least(&mut self) -> Option<(u128, usize, usize)> {
+        if self.least.is_none() && self.occupied != 0 {
+            let b = self.occupied.trailing_zeros() as usize;
+            let (i, &key) = self.buckets[b]
+                .iter()
+                .enumerate()
+                .min_by_key(|&(_, k)| k)
+                .expect("an occupied bucket holds a key");
+            self.least = Some((key, b, i));
         }
-        let b = self.occupied.trailing_zeros() as usize;
-        let keys = &self.buckets[b];
-        let (i, &key) = keys
-            .iter()
-            .enumerate()
-            .min_by_key(|&(_, k)| k)
-            .expect("an occupied bucket holds a key");
-        Some((key, b, i))
+        self.least
     }
 
     /// The smallest key.
     #[inline]
-    pub fn peek(&self) -> Option<u128> {
+    pub fn peek(&mut self) -> Option<u128> {
         self.least().map(|(key, _, _)| key)
     }
 
@@ -95,6 +102,7 @@ impl RadixHeap {
     #[inline]
     pub fn pop(&mut self) -> Option<u128> {
         let (key, b, i) = self.least()?;
+        self.least = None;
         self.last = key;
         self.len -= 1;
         if b == 0 {
@@ -132,6 +140,7 @@ impl RadixHeap {
         self.occupied = 0;
         self.len = 0;
         self.last = 0;
+        self.least = None;
         all
     }
 

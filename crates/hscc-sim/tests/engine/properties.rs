@@ -122,7 +122,7 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
 /// At `t`, right after `run_until(t)`: the clock reads `t`, nothing pending or
 /// still on a link lies in the past, each link delivers in order, and no queue
 /// is negative (a wrapped counter) or above its buffer.
-fn check_time_and_queues(sim: &Sim, t: Time) -> Result<(), String> {
+fn check_time_and_queues(sim: &mut Sim, t: Time) -> Result<(), String> {
     if sim.net.now != t {
         return Err(format!(
             "the clock reads {} after running to {t}",
@@ -214,7 +214,7 @@ proptest! {
             };
             t = next.min(end);
             sim.run_until(t);
-            if let Err(e) = check_time_and_queues(&sim, t) {
+            if let Err(e) = check_time_and_queues(&mut sim, t) {
                 return Err(TestCaseError::fail(format!("after {step:?} to {t}: {e}")));
             }
             if t == end {
