@@ -194,7 +194,7 @@ pub struct EventQueue {
 
 impl EventQueue {
     /// Schedule `event` at `time`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, event: Event) {
         // From 1: sequence number 0 is `push_first`'s.
         self.next_seq += 1;

@@ -35,10 +35,12 @@ pub(super) struct RadixHeap {
     /// Bit `b` set: `buckets[b]` holds keys.
     occupied: u64,
     len: usize,
-    /// The smallest key with its bucket and place, once found and until a
-    /// pop moves it (a push of a smaller key replaces it): the run loop peeks
-    /// at each event and then pops it, and a scan of a bucket for both is one.
-    least: Option<(u128, usize, usize)>,
+    /// The smallest key (0: not known), once found and until a pop removes it
+    /// (a push of a smaller key replaces it), and its bucket and place in it:
+    /// the run loop peeks at each event and then pops it, and one scan of a
+    /// bucket serves both.
+    least: u128,
+    least_at: (u32, u32),
 }
 
 impl Default for RadixHeap {
@@ -48,7 +50,8 @@ impl Default for RadixHeap {
             buckets: vec![Vec::new(); BUCKETS],
             occupied: 0,
             len: 0,
-            least: None,
+            least: 0,
+            least_at: (0, 0),
         }
     }
 }
@@ -61,7 +64,7 @@ fn bucket(key: u128, last: u128) -> usize {
 
 impl RadixHeap {
     /// Add `key`, which is not 0 and no pending key equals.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, key: u128) {
         debug_assert_ne!(key, 0, "keys are nonzero");
         if key <= self.last {
@@ -71,24 +74,28 @@ impl RadixHeap {
         self.buckets[b].push(key);
         self.occupied |= 1 << b;
         self.len += 1;
-        if self.least.is_some_and(|(least, _, _)| key < least) {
-            self.least = Some((key, b, self.buckets[b].len() - 1));
+        // Never while the least is not known (0).
+        if key < self.least {
+            self.least = key;
+            self.least_at = (b as u32, self.buckets[b].len() as u32 - 1);
         }
     }
 
     /// The smallest key, with its bucket and place in it.
     #[inline]
     fn least(&mut self) -> Option<(u128, usize, usize)> {
-        if self.least.is_none() && self.occupied != 0 {
+        if self.least == 0 && self.occupied != 0 {
             let b = self.occupied.trailing_zeros() as usize;
             let (i, &key) = self.buckets[b]
                 .iter()
                 .enumerate()
                 .min_by_key(|&(_, k)| k)
                 .expect("an occupied bucket holds a key");
-            self.least = Some((key, b, i));
+            self.least = key;
+            self.least_at = (b as u32, i as u32);
         }
-        self.least
+        let (b, i) = self.least_at;
+        (self.least != 0).then_some((self.least, b as usize, i as usize))
     }
 
     /// The smallest key.
@@ -102,7 +109,7 @@ impl RadixHeap {
     #[inline]
     pub fn pop(&mut self) -> Option<u128> {
         let (key, b, i) = self.least()?;
-        self.least = None;
+        self.least = 0;
         self.last = key;
         self.len -= 1;
         if b == 0 {
@@ -140,7 +147,7 @@ impl RadixHeap {
         self.occupied = 0;
         self.len = 0;
         self.last = 0;
-        self.least = None;
+        self.least = 0;
         all
     }
 
