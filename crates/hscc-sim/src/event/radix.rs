@@ -167,10 +167,11 @@ mod tests {
 
     proptest::proptest! {
         /// Pops come smallest first, against a sorted set, whether keys are
-        /// pushed above the last one popped (as a simulation does) or below it.
+        /// pushed above the last one popped (as a simulation does) or below it,
+        /// and peeks (which keep the least key) come between pushes and pops.
         #[test]
         fn pops_come_smallest_first(
-            ops in proptest::collection::vec((0u8..4, 1u128..u128::MAX, proptest::bool::ANY), 1..400)
+            ops in proptest::collection::vec((0u8..5, 1u128..u128::MAX, proptest::bool::ANY), 1..400)
         ) {
             let mut heap = RadixHeap::default();
             let mut model = std::collections::BTreeSet::new();
@@ -182,6 +183,8 @@ mod tests {
                     if model.insert(key) {
                         heap.push(key);
                     }
+                } else if op == 3 {
+                    proptest::prop_assert_eq!(heap.peek(), model.first().copied());
                 } else {
                     let want = model.pop_first();
                     proptest::prop_assert_eq!(heap.peek(), want);
