@@ -239,8 +239,12 @@ def test_short_runs_go_several_to_a_task_and_give_the_same_rows(base, tmp_path):
         outcomes = execute.execute(
             made.jobs, execute.RunStore(tmp_path / "runs"), pool, (None, None)
         )
-    assert sum(tasks) == 40 and tasks[:4] == [1, 1, 1, 1], "one run per task until runs are timed"
-    assert max(tasks) > 1 and len(tasks) < 40
+    # Until runs are timed, tasks are sized by a run's guessed time: short runs guessed short.
+    guess = execute._guess(made.jobs)
+    assert guess is not None and guess < execute._TASK_S / 4
+    first = tasks[0]
+    assert first > 1 and first * guess <= execute._TASK_S
+    assert sum(tasks) == 40 and len(tasks) < 40
 
     def numbers_of(m: dict) -> dict:
         return {k: v for k, v in m.items() if k != "wall_time_s"}
@@ -270,6 +274,22 @@ def test_runs_per_task_aim_at_a_tenth_of_a_second_and_spare_the_last_tasks():
     slow = execute._Pace()
     slow.ran(2.0, 1)
     assert slow.runs_per_task(left=100, slots=4) == 1
+
+
+def test_runs_are_guessed_from_their_estimated_events_until_timed():
+    def job(events: int) -> plan.Job:
+        return plan.Job(0, 0, 1, "k", {}, (), events)
+
+    # 2 ms a run and 100 ns an event: 2 ms + 20 000 × 100 ns on average.
+    assert execute._guess([job(10_000), job(30_000)]) == pytest.approx(0.004)
+    assert execute._guess([job(10_000), job(0)]) is None, "a run without an estimate"
+    assert execute._guess([]) is None
+    short = execute._Pace(guess=0.002)
+    assert short.runs_per_task(left=1000, slots=4) == 50  # 0.1 s / 2 ms
+    assert short.runs_per_task(left=40, slots=4) == 10  # the 40 runs shared by the 4 slots
+    assert execute._Pace(guess=0.5).runs_per_task(left=1000, slots=4) == 1
+    short.ran(0.05, 10)  # timed: 5 ms a run, the guess forgotten
+    assert short.runs_per_task(left=1000, slots=4) == 20
 
 
 def test_the_last_tasks_last_at_least_the_pools_round_trip():
@@ -331,9 +351,12 @@ def test_a_sweep_on_dask_uses_the_client_this_process_has_and_leaves_it_open(bas
             assert set(r.points["status"]) == {"ok"} and r.points.height == 4
             assert opened == [], "no client of its own"
             assert client.status == "running", "the user's client is left open"
-        # Without a current client, the sweep opens one and closes it.
+        # Without a current client, the sweep opens one and closes it, off the sweep's path.
         r = hscc.sweep(base, AXES, jobs=2, dask=cluster.scheduler_address)
         assert set(r.points["status"]) == {"ok"}
+        for t in threading.enumerate():
+            if t.name == "hscc-dask-close":
+                t.join(timeout=30)
         assert [c.status for c in opened] == ["closed"]
         with pytest.raises(ValueError):
             real.current()

@@ -4,8 +4,9 @@ cluster, or, for a sweep of one run, in the sweep's own process, through one loo
 Runs already in the store are not submitted. A few tasks per worker are in
 flight at once, so a sweep of a million runs does not hold a million scenarios
 in memory. A task is one run, or a few short ones (about 0.1 s of a worker's time
-together), so that short runs do not each pay for a task (on Dask, milliseconds
-of scheduling). A worker on this machine (the local pool, or this process for a
+together, guessed from the engine's estimate of their events until runs are
+timed), so that short runs do not each pay for a task (on Dask, milliseconds
+of scheduling; the tasks sent together go in one message). A worker on this machine (the local pool, or this process for a
 sweep of one run) writes each run's files into the store's staging directory; a
 Dask worker sends them back, to be written here. Finished runs are stored by one
 writer thread, as soon as it is free, all those waiting together with one flush
@@ -25,17 +26,19 @@ import math
 import os
 import pickle
 import sys
+import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import (
     FIRST_COMPLETED,
     BrokenExecutor,
     Future,
+    InvalidStateError,
     ThreadPoolExecutor,
     wait,
 )
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -52,6 +55,7 @@ if TYPE_CHECKING:
 
     import polars as pl
     from distributed import Client, LocalCluster
+    from distributed import Future as DaskFuture
 
     from hscc.sweeps.result import SweepResult
 
@@ -59,6 +63,11 @@ _IN_FLIGHT_PER_WORKER = 2  # tasks
 _TASK_S = 0.1  # a task's time in its worker once runs are timed: beside it a task's own cost (ms on Dask) is small
 _MIN_TASK_S = 0.01  # nor the last tasks so short that their own cost is most of them (nor shorter than the pool's round trip)
 _MAX_RUNS_PER_TASK = 64
+# A run's time in a worker before any is timed, from the engine's estimate of its events:
+# guessed long, 2-4 times what this machine takes (two Reno flows for 1 s, 3 769 events
+# estimated: 0.6 ms, 1.3 ms with its files; the CTCP test bed for 1 s, 320 883: 9 ms), so
+# that the first tasks fill the pool's first round trip without holding long runs together.
+_GUESS_RUN_S, _GUESS_EVENT_S = 0.002, 100e-9
 _MAX_UNSTORED_BYTES = (
     256 << 20
 )  # finished runs' files waiting for the writer: past this, no new run starts
@@ -266,14 +275,20 @@ class DaskPool:
             sum(w.get("nthreads", 1) for w in self._client.scheduler_info()["workers"].values())
             or 1
         )
-        self._executor = self._client.get_executor(pure=False)
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        (done,) = self.submit_all(fn, [args])
+        return done
+
+    def submit_all(
+        self, fn: Callable[..., Any], arg_lists: list[tuple[Any, ...]]
+    ) -> list[Future[Any]]:
+        """`fn(*args)` for each of `arg_lists`, sent to the scheduler in one message: the
+        client sends one at once and holds the next ones sent within 10 ms until then."""
         # Pickled here: Dask would otherwise walk every value of the scenarios looking for its
         # own futures, which costs as much as short runs themselves.
-        call = pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
-        done: Future[Any] = self._executor.submit(_call_pickled, call)  # concurrent.futures'
-        return done
+        calls = [pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL) for args in arg_lists]
+        return [_settled(f) for f in self._client.map(_call_pickled, calls, pure=False)]
 
     def restart(self) -> None:
         pass  # nothing to replace: the cluster outlives its workers
@@ -291,10 +306,13 @@ class DaskPool:
             return plot.render(result, metrics, size, fmt, summary)
 
     def close(self, interrupted: bool) -> None:
-        if self._own_client:
-            self._client.close()
         if self._cluster is not None:
+            self._client.close()
             self._cluster.close()
+        elif self._own_client:
+            # Off the sweep's path (milliseconds of the scheduler's reply): every result is
+            # here. Not a daemon, so the interpreter waits for it before it exits.
+            threading.Thread(target=self._client.close, name="hscc-dask-close").start()
 
 
 def _current_client(address: str) -> Client | None:
@@ -310,6 +328,32 @@ def _current_client(address: str) -> Client | None:
     if current.status != "running" or current.scheduler is None:
         return None
     return current if current.scheduler.address == wanted else None
+
+
+def _settled(task: DaskFuture[Any]) -> Future[Any]:
+    """A concurrent.futures Future that takes the Dask task's outcome, and cancels the task
+    when cancelled itself."""
+    done: Future[Any] = Future()
+    done.add_done_callback(lambda d: task.cancel() if d.cancelled() else None)
+
+    def settle(task: DaskFuture[Any]) -> None:  # in Dask's callback thread
+        if done.cancelled():
+            return  # here first
+        if task.status == "cancelled":
+            done.cancel()
+            done.set_running_or_notify_cancel()  # wakes wait()
+            return
+        try:
+            result = task.result()
+        except BaseException as e:  # the run's, or the cluster's (a lost worker...)
+            with suppress(InvalidStateError):  # cancelled here meanwhile
+                done.set_exception(e)
+        else:
+            with suppress(InvalidStateError):
+                done.set_result(result)
+
+    task.add_done_callback(settle)
+    return done
 
 
 def _call_pickled(call: bytes) -> Any:
@@ -422,7 +466,8 @@ def execute(
     # (which registers the algorithms there) before its runs.
     imports = algorithm.modules()
 
-    def submit(keys: list[str]) -> None:
+    def task_args(keys: list[str]) -> tuple[Any, ...]:
+        """`run_jobs`'s arguments for a task of the runs `keys`."""
         for k in keys:
             attempts[k] = attempts.get(k, 0) + 1
         scenarios = [by_key[k][0].scenario for k in keys]
@@ -432,18 +477,31 @@ def execute(
         # In the sweep's own process, a run of a program file takes a process of its own.
         isolate = isinstance(pool, InlinePool)
         into = [os.path.join(staging, k) for k in keys] if staging is not None else None
-        fut = pool.submit(
-            run_jobs, scenarios, *limits, store is not None, imports, sources or None, isolate, into
+        return (scenarios, *limits, store is not None, imports, sources or None, isolate, into)
+
+    def submit(*tasks: list[str]) -> None:
+        args = [task_args(keys) for keys in tasks]
+        futures = (
+            pool.submit_all(run_jobs, args)
+            if isinstance(pool, DaskPool)  # one message for them all
+            else [pool.submit(run_jobs, *a) for a in args]
         )
-        running[fut] = (keys, time.perf_counter())
+        sent = time.perf_counter()
+        for keys, fut in zip(tasks, futures, strict=True):
+            running[fut] = (keys, sent)
 
     queue = deque(todo)
     slots = pool.workers * _IN_FLIGHT_PER_WORKER
-    pace = _Pace()
+    pace = _Pace(_guess(by_key[k][0] for k in todo))
     try:
         while True:
-            while len(running) < slots and unstored < most_unstored and queue:
-                submit([queue.popleft() for _ in range(pace.runs_per_task(len(queue), slots))])
+            tasks: list[list[str]] = []
+            while len(running) + len(tasks) < slots and unstored < most_unstored and queue:
+                tasks.append(
+                    [queue.popleft() for _ in range(pace.runs_per_task(len(queue), slots))]
+                )
+            if tasks:
+                submit(*tasks)
             if unsaved and not saving:  # stored at once, all that finished since the last batch
                 assert writer is not None and store is not None  # runs wait for it only then
                 stored = (
@@ -527,14 +585,16 @@ def execute(
 
 
 class _Pace:
-    """Runs per task: one until some runs are timed, then about _TASK_S of a worker's time, so
-    that short runs do not each pay a task's cost, but never so many that the last tasks leave
-    workers idle, nor so few that the last tasks are mostly their own cost: at least _MIN_TASK_S,
-    and at least the pool's own round trip (a Dask task's is tens of milliseconds, a local
-    worker's about one), or a worker would wait for its next task longer than it works on one."""
+    """Runs per task: about _TASK_S of a worker's time, so that short runs do not each pay a
+    task's cost, but never so many that the last tasks leave workers idle, nor so few that the
+    last tasks are mostly their own cost: at least _MIN_TASK_S, and at least the pool's own
+    round trip (a Dask task's is tens of milliseconds, a local worker's about one), or a worker
+    would wait for its next task longer than it works on one. Until some runs are timed, a run's
+    time is `guess` (seconds; None: one run per task)."""
 
-    def __init__(self) -> None:
+    def __init__(self, guess: float | None = None) -> None:
         self.runs, self.seconds = 0, 0.0
+        self.guess = guess
         self.round_trip: float | None = None  # the shortest time a task took beyond its runs
 
     def ran(self, seconds: float, runs: int, round_trip: float | None = None) -> None:
@@ -547,14 +607,26 @@ class _Pace:
             self.round_trip = beyond if self.round_trip is None else min(self.round_trip, beyond)
 
     def runs_per_task(self, left: int, slots: int) -> int:
-        if not self.runs:
+        if self.runs:
+            per_run = self.seconds / self.runs
+        elif self.guess is not None:
+            per_run = self.guess
+        else:
             return 1
-        per_run = self.seconds / self.runs
         if per_run <= 0:
             return max(1, min(_MAX_RUNS_PER_TASK, left // slots))
         wanted = min(int(_TASK_S / per_run), _MAX_RUNS_PER_TASK)
         least = math.ceil(max(_MIN_TASK_S, self.round_trip or 0.0) / per_run)
         return max(1, min(wanted, max(left // slots, least), left))
+
+
+def _guess(jobs: Iterable[Job]) -> float | None:
+    """A run's time in a worker, guessed from the jobs' estimated events (see _GUESS_RUN_S);
+    None if a job has no estimate."""
+    events = [j.events for j in jobs]
+    if not events or min(events) <= 0:
+        return None
+    return _GUESS_RUN_S + _GUESS_EVENT_S * sum(events) / len(events)
 
 
 def _size(files: dict[str, bytes] | None) -> int:

@@ -46,7 +46,8 @@ _LABEL_ONLY = ("name", "description")
 @dataclass(frozen=True)
 class Job:
     """One run: a point's scenario (checked, JSON-ready, with its seed) and the replicate;
-    `sources`, the program files it names, as the sweep read them."""
+    `sources`, the program files it names, as the sweep read them; `events`, the engine's
+    estimate of the events it takes (0: not known)."""
 
     point: int
     replicate: int
@@ -54,6 +55,7 @@ class Job:
     key: str
     scenario: dict[str, Any]
     sources: tuple[program_files.Source, ...] = ()
+    events: int = 0
 
 
 @dataclass(frozen=True)
@@ -78,10 +80,11 @@ def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = N
     runs. Each point is resolved by the engine once: the points `check` resolved are kept."""
     seen = _check_axis_values(sweep, max_memory, max_events)
     points = sweep.points()
-    checked = [
+    checked_points = [
         seen[p.index] if p.index in seen else _check(sweep, p, max_memory, max_events, fast=True)
         for p in points
     ]
+    checked = [c for c, _ in checked_points]
     columns = {
         path: _column([lookup(c, path) for c in checked], [dict(p.assign)[path] for p in points])
         for path in sweep.paths
@@ -91,20 +94,20 @@ def make(sweep: Sweep, max_memory: int | None = None, max_events: int | None = N
     except program_files.ProgramSourceError as e:
         raise SweepError(str(e)) from None
     jobs = []
-    for p, c in zip(points, checked, strict=True):
+    for p, (c, events) in zip(points, checked_points, strict=True):
         values = sorted((path, columns[path][p.index]) for path in sweep.paths)
         mine = tuple(sources[f] for f in program_files.named(c))
         for r in range(sweep.replicates):
             seed = derive_seed(sweep.seed, values, r)
             scenario = {**c, "seed": seed}
-            jobs.append(Job(p.index, r, seed, cache_key(scenario, mine), scenario, mine))
+            jobs.append(Job(p.index, r, seed, cache_key(scenario, mine), scenario, mine, events))
     return Plan(sweep, points, columns, jobs)
 
 
 def _check_axis_values(
     sweep: Sweep, max_memory: int | None, max_events: int | None
-) -> dict[int, dict[str, Any]]:
-    """`check`'s work: the scenario of each point it checked, by point index (the first point,
+) -> dict[int, tuple[dict[str, Any], int]]:
+    """`check`'s work: `_check` of each point it checked, by point index (the first point,
     and each other axis value with every other axis at its first value)."""
     sizes = [len(a) for a in sweep.axes]
     strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
@@ -141,8 +144,9 @@ def cache_key(scenario: dict[str, Any], sources: tuple[program_files.Source, ...
 
 def _check(
     sweep: Sweep, point: Point, max_memory: int | None, max_events: int | None, fast: bool = False
-) -> dict[str, Any]:
-    """The point's scenario checked by the engine, limits included. `fast`: for a point whose
+) -> tuple[dict[str, Any], int]:
+    """The point's scenario checked by the engine, limits included, and the events the engine
+    estimates it takes. `fast`: for a point whose
     values `check` has seen, straight to the engine (no walk of the data for depth, NaN or
     dates, done once per value), and the long way for the error's words if it is refused."""
     try:
@@ -157,12 +161,13 @@ def _check(
             resolved = _core.resolve(json.dumps(data, allow_nan=False))
             resolved.check(max_memory, max_events)
             checked: dict[str, Any] = json.loads(resolved.scenario)
-            return checked
+            return checked, _events(resolved)
         except (ValueError, TypeError):
             pass  # refused: the checks below say why, in the words a user reads
     try:
         sc = Scenario.parse(data, sweep.source)
-        sc.resolved().check(max_memory, max_events)
+        resolved = sc.resolved()
+        resolved.check(max_memory, max_events)
         checked = sc.to_dict()
     except ScenarioError as e:
         field = e.issues[0].field if e.issues else None
@@ -172,7 +177,13 @@ def _check(
         raise SweepError(
             f"{_axis_of(sweep, field)}{point.describe()}: {ScenarioError.from_engine(e).issues[0]}"
         ) from None
-    return checked
+    return checked, _events(resolved)
+
+
+def _events(resolved: _core.Resolved) -> int:
+    """The events the engine estimates the run takes."""
+    events: int = json.loads(resolved.estimate())["events"]
+    return events
 
 
 def _axis_of(sweep: Sweep, field: str | None) -> str:
