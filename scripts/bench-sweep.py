@@ -19,7 +19,8 @@ replicates = 200 runs. Measured, each `--reps` times, interleaved:
 - dask="local" with jobs=2 (if dask.distributed is installed), the cluster's start
   included, and on a cluster already running (by its address): a scheduler and 2
   single-threaded workers, each a process of its own started with the `dask` command,
-  with out=None also with a client of this process open to it (which the sweep uses);
+  with out=None also with a client of this process open to it (which the sweep uses),
+  and with out=None in turn with the local pool, pair by pair (2 × reps + 1 pairs);
 - `hscc sweep FILE --out DIR -j 2 -q` as a new process (imports and forkserver included);
 - the stored-runs case: 200 stored runs (`replicates=200`, out=DIR) of 1 simulated
   second of the CTCP test bed (examples/ctcp-testbed.toml) and of the two-Reno demo
@@ -106,6 +107,8 @@ def main() -> None:
         raw = {}
         if args.only != "stored":
             raw["tiny"], raw["tiny_cpu"] = measure(Path(args.inner), args.reps, not args.no_dask)
+            if DASK_IN_TURN in raw["tiny"]:
+                raw["tiny_in_turn"] = {"local": LOCAL_IN_TURN, "dask": DASK_IN_TURN}
         if args.only != "tiny":
             raw["stored"] = measure_stored_case(Path(args.inner), args.reps)
         if args.json:
@@ -185,6 +188,7 @@ def measure(
     import tomllib
 
     import hscc
+    from hscc.sweeps import execute
 
     (root / "tiny.toml").write_text(SCENARIO)
     (root / "sweep.toml").write_text(SWEEP_FILE)
@@ -219,6 +223,7 @@ def measure(
         t = time.perf_counter()
         r = hscc.sweep(base, axes_, replicates=replicates, seed=1, jobs=jobs, out=out, dask=dask)
         wall = time.perf_counter() - t
+        execute.wait_closed()  # the client it closes in the background, not in the next one's time
         statuses = set(r.points["status"].to_list())
         if statuses != {expect}:
             raise SystemExit(
@@ -325,6 +330,11 @@ def measure(
                     rows.setdefault("dask cluster jobs=2 out=None, client open", []).append(
                         sweep(axes, REPLICATES, 2, None, dask=address)
                     )
+            # The local pool and the cluster in turn, pair by pair: the ratio of the two
+            # under the same conditions (the rows above each follow other cases).
+            for _ in range(2 * reps + 1):
+                for name, dask in ((LOCAL_IN_TURN, None), (DASK_IN_TURN, address)):
+                    rows.setdefault(name, []).append(sweep(axes, REPLICATES, 2, None, dask=dask))
 
     cli = [
         str(Path(sys.executable).with_name("hscc")),
@@ -346,6 +356,12 @@ def measure(
     report(rows)
     report_cpu(cpu)
     return rows, cpu
+
+
+# The 200 runs out=None on the local pool and on the running cluster, in turn: pair i of
+# the two rows was measured together.
+LOCAL_IN_TURN = "sweep jobs=2 out=None, in turn with the cluster"
+DASK_IN_TURN = "dask cluster jobs=2 out=None, in turn with the local pool"
 
 
 STORED_CASES = {
@@ -527,6 +543,15 @@ def report(rows: dict[str, list[tuple[float, float]]]) -> None:
         "fixed cost (pool, tables, plots), and 'beyond the fixed cost' subtracts it: (wall − wall of 2 runs − E / workers) / runs; "
         "the 1-run row, a sweep of one run: no pool, no plots."
     )
+    if DASK_IN_TURN in rows:
+        ratios = [
+            dask / local
+            for (dask, _), (local, _) in zip(rows[DASK_IN_TURN], rows[LOCAL_IN_TURN], strict=True)
+        ]
+        print(
+            f"the running cluster against the local pool, in turn ({len(ratios)} pairs): median "
+            f"{med(ratios):.2f}× ({', '.join(f'{r:.2f}' for r in ratios)})"
+        )
 
 
 def report_cpu(cpu: dict[str, list[dict[str, float]]]) -> None:

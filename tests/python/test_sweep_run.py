@@ -354,9 +354,7 @@ def test_a_sweep_on_dask_uses_the_client_this_process_has_and_leaves_it_open(bas
         # Without a current client, the sweep opens one and closes it, off the sweep's path.
         r = hscc.sweep(base, AXES, jobs=2, dask=cluster.scheduler_address)
         assert set(r.points["status"]) == {"ok"}
-        for t in threading.enumerate():
-            if t.name == "hscc-dask-close":
-                t.join(timeout=30)
+        execute.wait_closed()
         assert [c.status for c in opened] == ["closed"]
         with pytest.raises(ValueError):
             real.current()

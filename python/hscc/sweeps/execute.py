@@ -312,7 +312,18 @@ class DaskPool:
         elif self._own_client:
             # Off the sweep's path (milliseconds of the scheduler's reply): every result is
             # here. Not a daemon, so the interpreter waits for it before it exits.
-            threading.Thread(target=self._client.close, name="hscc-dask-close").start()
+            threading.Thread(target=self._client.close, name=_CLOSING).start()
+
+
+_CLOSING = "hscc-dask-close"  # the threads that close the clients sweeps opened
+
+
+def wait_closed(timeout: float = 30.0) -> None:
+    """Wait (at most `timeout` seconds each) for the Dask clients that sweeps opened and
+    are closing in the background."""
+    for t in threading.enumerate():
+        if t.name == _CLOSING:
+            t.join(timeout)
 
 
 def _current_client(address: str) -> Client | None:

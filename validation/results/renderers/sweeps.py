@@ -65,7 +65,25 @@ def _sweeps_tiny(part: dict[str, Any]) -> str:
         f"{total} tiny runs (two Reno flows on 10 Mbit/s, 1 s simulated): engine time E "
         f"{engine:.3f} s, {engine / total * 1e3:.2f} ms per run; store on {part['store']}.\n\n"
         + _table(head, rows)
+        + _sweeps_in_turn(part, cases)
         + _sweeps_cpu(part, cases)
+    )
+
+
+def _sweeps_in_turn(part: dict[str, Any], cases: dict[str, Any]) -> str:
+    """The running cluster against the local pool, measured in turn pair by pair, and the
+    target; empty without those rows."""
+    names = part.get("tiny_in_turn")
+    if not names:
+        return ""
+    local, dask = cases[names["local"]]["wall_s"], cases[names["dask"]]["wall_s"]
+    ratios = [d / lo for d, lo in zip(dask, local, strict=True)]
+    ratio, target = statistics.median(ratios), part["dask_target"]
+    met = "met" if ratio <= target else "**not met**"
+    return (
+        f"\nThe running cluster against the local pool, the 200 runs out=None in turn "
+        f"({len(ratios)} pairs): {ratio:.2f}× the local pool's time, the median of the pairs "
+        f"({', '.join(f'{r:.2f}' for r in ratios)}); target ≤ {target}×: {met}.\n"
     )
 
 
