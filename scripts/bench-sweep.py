@@ -20,7 +20,8 @@ replicates = 200 runs. Measured, each `--reps` times, interleaved:
   included, and on a cluster already running (by its address): a scheduler and 2
   single-threaded workers, each a process of its own started with the `dask` command,
   with out=None also with a client of this process open to it (which the sweep uses),
-  and with out=None in turn with the local pool, pair by pair (2 × reps + 1 pairs);
+  and with out=None in turn with the local pool, pair by pair (2 × reps + 1 pairs),
+  back to back and each sweep after 0.5 s idle;
 - `hscc sweep FILE --out DIR -j 2 -q` as a new process (imports and forkserver included);
 - the stored-runs case: 200 stored runs (`replicates=200`, out=DIR) of 1 simulated
   second of the CTCP test bed (examples/ctcp-testbed.toml) and of the two-Reno demo
@@ -107,8 +108,11 @@ def main() -> None:
         raw = {}
         if args.only != "stored":
             raw["tiny"], raw["tiny_cpu"] = measure(Path(args.inner), args.reps, not args.no_dask)
-            if DASK_IN_TURN in raw["tiny"]:
-                raw["tiny_in_turn"] = {"local": LOCAL_IN_TURN, "dask": DASK_IN_TURN}
+            raw["tiny_in_turn"] = [
+                {"label": label, "local": local, "dask": dask}
+                for label, _, local, dask in IN_TURN
+                if dask in raw["tiny"]
+            ]
         if args.only != "tiny":
             raw["stored"] = measure_stored_case(Path(args.inner), args.reps)
         if args.json:
@@ -332,9 +336,11 @@ def measure(
                     )
             # The local pool and the cluster in turn, pair by pair: the ratio of the two
             # under the same conditions (the rows above each follow other cases).
-            for _ in range(2 * reps + 1):
-                for name, dask in ((LOCAL_IN_TURN, None), (DASK_IN_TURN, address)):
-                    rows.setdefault(name, []).append(sweep(axes, REPLICATES, 2, None, dask=dask))
+            for _, idle, local, dask in IN_TURN:
+                for _ in range(2 * reps + 1):
+                    for name, to in ((local, None), (dask, address)):
+                        time.sleep(idle)
+                        rows.setdefault(name, []).append(sweep(axes, REPLICATES, 2, None, dask=to))
 
     cli = [
         str(Path(sys.executable).with_name("hscc")),
@@ -358,10 +364,19 @@ def measure(
     return rows, cpu
 
 
-# The 200 runs out=None on the local pool and on the running cluster, in turn: pair i of
-# the two rows was measured together.
-LOCAL_IN_TURN = "sweep jobs=2 out=None, in turn with the cluster"
-DASK_IN_TURN = "dask cluster jobs=2 out=None, in turn with the local pool"
+# The 200 runs out=None on the local pool and on the running cluster, in turn, pair i of
+# each two rows measured together: back to back, and each sweep after an idle pause (s), so
+# that none starts while the other's processes still finish their work; a cluster idle that
+# long takes longer. (label, pause, the local pool's row, the cluster's row).
+IN_TURN = [
+    (
+        label,
+        idle,
+        f"sweep jobs=2 out=None, in turn with the cluster, {label}",
+        f"dask cluster jobs=2 out=None, in turn with the local pool, {label}",
+    )
+    for label, idle in (("back to back", 0.0), ("each after 0.5 s idle", 0.5))
+]
 
 
 STORED_CASES = {
@@ -543,14 +558,13 @@ def report(rows: dict[str, list[tuple[float, float]]]) -> None:
         "fixed cost (pool, tables, plots), and 'beyond the fixed cost' subtracts it: (wall − wall of 2 runs − E / workers) / runs; "
         "the 1-run row, a sweep of one run: no pool, no plots."
     )
-    if DASK_IN_TURN in rows:
-        ratios = [
-            dask / local
-            for (dask, _), (local, _) in zip(rows[DASK_IN_TURN], rows[LOCAL_IN_TURN], strict=True)
-        ]
+    for label, _, local, dask in IN_TURN:
+        if dask not in rows:
+            continue
+        ratios = [d / lo for (d, _), (lo, _) in zip(rows[dask], rows[local], strict=True)]
         print(
-            f"the running cluster against the local pool, in turn ({len(ratios)} pairs): median "
-            f"{med(ratios):.2f}× ({', '.join(f'{r:.2f}' for r in ratios)})"
+            f"the running cluster against the local pool, in turn, {label} ({len(ratios)} pairs): "
+            f"median {med(ratios):.2f}× ({', '.join(f'{r:.2f}' for r in ratios)})"
         )
 
 

@@ -91,8 +91,8 @@ def part_sweeps(quick: bool, tmp: Path) -> dict[str, object]:
         "store": _store_kind(tempfile.gettempdir()),
         "tiny": tiny,
         "tiny_cpu": tiny_cpu,
-        # The names of the two rows measured in turn, pair by pair (absent without Dask).
-        "tiny_in_turn": raw.get("tiny_in_turn"),
+        # The rows measured in turn, pair by pair: [{label, local, dask}] (empty without Dask).
+        "tiny_in_turn": raw.get("tiny_in_turn", []),
         "dask_target": DASK_TARGET,
         "stored_runs": 200,
         "stored": stored,

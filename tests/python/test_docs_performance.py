@@ -150,9 +150,13 @@ def test_the_sweeps_part_holds_every_case():
     part = results.load(bench.PERFORMANCE)["parts"]["sweeps"]
     names = {c["name"] for c in part["tiny"]}
     assert {"loop of hscc.run", "sweep jobs=1 out=DIR", "sweep jobs=2 out=None"} <= names
+    in_turn = {name for t in part["tiny_in_turn"] for name in (t["local"], t["dask"])}
+    assert [t["label"] for t in part["tiny_in_turn"]] == ["back to back", "each after 0.5 s idle"]
+    assert in_turn <= names
     for c in part["tiny"]:
         assert (c["workers"], c["runs"]) == sweep_case(c["name"]), c["name"]
-        assert len(c["wall_s"]) == len(c["engine_s"]) == part["reps"], c["name"]
+        pairs = 2 * part["reps"] + 1 if c["name"] in in_turn else part["reps"]
+        assert len(c["wall_s"]) == len(c["engine_s"]) == pairs, c["name"]
     assert set(part["tiny_cpu"]) == {"sweep jobs=2 out=None", "dask cluster jobs=2 out=None"}
     for name, groups in part["tiny_cpu"].items():
         assert all(len(v) == part["reps"] for v in groups.values()), name
@@ -187,6 +191,55 @@ def test_the_sweeps_cpu_table_gives_each_process_group_beside_the_runs_time():
     ]
     del part["tiny_cpu"]  # a file from before the count: the tiny table alone
     assert "Dask's scheduler" not in perf_sweeps(doc, "tiny")
+
+
+def test_the_dask_target_is_held_against_the_larger_ratio_of_the_pairs_in_turn():
+    doc, part = edited("sweeps")
+    part["dask_target"] = 1.3
+    part["tiny"] += [
+        {
+            "name": "L1",
+            "workers": 2,
+            "runs": 200,
+            "wall_s": [0.10, 0.10, 0.20],
+            "engine_s": [0] * 3,
+        },
+        {
+            "name": "D1",
+            "workers": 2,
+            "runs": 200,
+            "wall_s": [0.12, 0.15, 0.22],
+            "engine_s": [0] * 3,
+        },
+        {
+            "name": "L2",
+            "workers": 2,
+            "runs": 200,
+            "wall_s": [0.10, 0.10, 0.10],
+            "engine_s": [0] * 3,
+        },
+        {
+            "name": "D2",
+            "workers": 2,
+            "runs": 200,
+            "wall_s": [0.125, 0.12, 0.14],
+            "engine_s": [0] * 3,
+        },
+    ]
+    part["tiny_in_turn"] = [
+        {"label": "back to back", "local": "L1", "dask": "D1"},
+        {"label": "idle", "local": "L2", "dask": "D2"},
+    ]
+    text = perf_sweeps(doc, "tiny")
+    # Pair by pair: 1.20, 1.50, 1.10 (median 1.20) and 1.25, 1.20, 1.40 (median 1.25).
+    assert (
+        "back to back, 1.20× (the median of 3 pairs: 1.20, 1.50, 1.10); "
+        "idle, 1.25× (the median of 3 pairs: 1.25, 1.20, 1.40). Target ≤ 1.3× (both ways): met."
+    ) in text
+    part["tiny"][-1]["wall_s"] = [0.13, 0.135, 0.14]  # 1.35 the larger: the target missed
+    assert "Target ≤ 1.3× (both ways): **not met**." in perf_sweeps(doc, "tiny")
+    part["tiny_in_turn"] = []  # a run without Dask
+    assert "Target" not in perf_sweeps(doc, "tiny")
 
 
 def test_sweep_cases_by_name():

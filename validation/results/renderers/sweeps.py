@@ -72,18 +72,25 @@ def _sweeps_tiny(part: dict[str, Any]) -> str:
 
 def _sweeps_in_turn(part: dict[str, Any], cases: dict[str, Any]) -> str:
     """The running cluster against the local pool, measured in turn pair by pair, and the
-    target; empty without those rows."""
-    names = part.get("tiny_in_turn")
-    if not names:
+    target, held against the larger of the ratios; empty without those rows."""
+    if not part.get("tiny_in_turn"):
         return ""
-    local, dask = cases[names["local"]]["wall_s"], cases[names["dask"]]["wall_s"]
-    ratios = [d / lo for d, lo in zip(dask, local, strict=True)]
-    ratio, target = statistics.median(ratios), part["dask_target"]
-    met = "met" if ratio <= target else "**not met**"
+    lines, worst = [], 0.0
+    for t in part["tiny_in_turn"]:
+        local, dask = cases[t["local"]]["wall_s"], cases[t["dask"]]["wall_s"]
+        ratios = [d / lo for d, lo in zip(dask, local, strict=True)]
+        ratio = statistics.median(ratios)
+        worst = max(worst, ratio)
+        lines.append(
+            f"{t['label']}, {ratio:.2f}× (the median of {len(ratios)} pairs: "
+            f"{', '.join(f'{r:.2f}' for r in ratios)})"
+        )
+    target = part["dask_target"]
+    met = "met" if worst <= target else "**not met**"
     return (
-        f"\nThe running cluster against the local pool, the 200 runs out=None in turn "
-        f"({len(ratios)} pairs): {ratio:.2f}× the local pool's time, the median of the pairs "
-        f"({', '.join(f'{r:.2f}' for r in ratios)}); target ≤ {target}×: {met}.\n"
+        "\nThe running cluster's time against the local pool's, the 200 runs out=None in turn: "
+        + "; ".join(lines)
+        + f". Target ≤ {target}× (both ways): {met}.\n"
     )
 
 
