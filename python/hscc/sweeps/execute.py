@@ -3,20 +3,21 @@ cluster, or, for a sweep of one run, in the sweep's own process, through one loo
 
 Runs already in the store are not submitted. A few tasks per worker are in
 flight at once, so a sweep of a million runs does not hold a million scenarios
-in memory. A task is one run, or a few short ones (about 0.1 s of a worker's time
-together, guessed from the engine's estimate of their events until runs are
-timed), so that short runs do not each pay for a task (on Dask, milliseconds
-of scheduling; the tasks sent together go in one message). A worker on this machine (the local pool, or this process for a
-sweep of one run) writes each run's files into the store's staging directory; a
-Dask worker sends them back, to be written here. Finished runs are stored by one
-writer thread, as soon as it is free, all those waiting together with one flush
-to disk, while the loop goes on feeding the workers: a flush that waits for the
-disk (milliseconds, more when others write to it) leaves no worker idle; if the
-disk falls behind, the runs waiting for it are bounded by their size (a run
-staged by its worker, by their number). A run counts as done once it is
-stored, so killing the sweep loses only the runs in flight (the tasks running,
-and the finished runs not yet stored). A run that fails (the engine's error, or
-its worker dying) is recorded with the message and the others go on.
+in memory. A task is one run, or a few short ones (about 0.1 s of a worker's
+time together, guessed from the engine's estimate of their events until runs are
+timed), so that short runs do not each pay for a task (on Dask, milliseconds of
+scheduling; the tasks sent together go in one message). A worker on this machine
+(the local pool, or this process for a sweep of one run) writes each run's files
+into the store's staging directory; a Dask worker sends them back, to be written
+here. Finished runs are stored by one writer thread, as soon as it is free, all
+those waiting together with one flush to disk, while the loop goes on feeding
+the workers: a flush that waits for the disk (milliseconds, more when others
+write to it) leaves no worker idle; if the disk falls behind, the runs waiting
+for it are bounded by their size (a run staged by its worker, by their number).
+A run counts as done once it is stored, so killing the sweep loses only the runs
+in flight (the tasks running, and the finished runs not yet stored). A run that
+fails (the engine's error, or its worker dying) is recorded with the message and
+the others go on.
 """
 
 from __future__ import annotations

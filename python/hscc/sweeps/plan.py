@@ -146,9 +146,9 @@ def _check(
     sweep: Sweep, point: Point, max_memory: int | None, max_events: int | None, fast: bool = False
 ) -> tuple[dict[str, Any], int]:
     """The point's scenario checked by the engine, limits included, and the events the engine
-    estimates it takes. `fast`: for a point whose
-    values `check` has seen, straight to the engine (no walk of the data for depth, NaN or
-    dates, done once per value), and the long way for the error's words if it is refused."""
+    estimates it takes. `fast`: for a point whose values `check` has seen, straight to the
+    engine (no walk of the data for depth, NaN or dates, done once per value), and the long
+    way for the error's words if it is refused."""
     try:
         data = sweep.scenario_data(point)
     except PathError as e:
