@@ -196,35 +196,15 @@ def test_the_sweeps_cpu_table_gives_each_process_group_beside_the_runs_time():
 def test_the_dask_target_is_held_against_the_larger_ratio_of_the_pairs_in_turn():
     doc, part = edited("sweeps")
     part["dask_target"] = 1.3
+
+    def case(name: str, walls: list[float]) -> dict:
+        return {"name": name, "workers": 2, "runs": 200, "wall_s": walls, "engine_s": [0] * 3}
+
     part["tiny"] += [
-        {
-            "name": "L1",
-            "workers": 2,
-            "runs": 200,
-            "wall_s": [0.10, 0.10, 0.20],
-            "engine_s": [0] * 3,
-        },
-        {
-            "name": "D1",
-            "workers": 2,
-            "runs": 200,
-            "wall_s": [0.12, 0.15, 0.22],
-            "engine_s": [0] * 3,
-        },
-        {
-            "name": "L2",
-            "workers": 2,
-            "runs": 200,
-            "wall_s": [0.10, 0.10, 0.10],
-            "engine_s": [0] * 3,
-        },
-        {
-            "name": "D2",
-            "workers": 2,
-            "runs": 200,
-            "wall_s": [0.125, 0.12, 0.14],
-            "engine_s": [0] * 3,
-        },
+        case("L1", [0.10, 0.10, 0.20]),
+        case("D1", [0.12, 0.15, 0.22]),
+        case("L2", [0.10, 0.10, 0.10]),
+        case("D2", [0.125, 0.12, 0.14]),
     ]
     part["tiny_in_turn"] = [
         {"label": "back to back", "local": "L1", "dask": "D1"},
