@@ -17,6 +17,11 @@ from .probe import build_probe
 # 20 ms, 0.5 BDP of buffer), for FLOWS_SECONDS; the engine's time per data segment.
 FLOWS = [10, 100, 1000, 10000]
 FLOWS_QUICK = [10, 100]
+# The first and the last count again with every flow on one host pair: the access links are
+# then shared (a handful of links, in cache at any count), so what still grows with the
+# flows is each flow's own state, its sender, receiver and timers.
+ONE_PAIR = [10, 10000]
+ONE_PAIR_QUICK = [10, 100]
 FLOWS_SECONDS, FLOWS_SECONDS_QUICK = 4, 1  # whole seconds: the probe's unit
 # Each count run this many times, the counts in turn, and the fastest build and loop kept:
 # on a shared host one run's time moves by a fifth from one minute to the next.
@@ -44,8 +49,10 @@ print(json.dumps({"events": sim.events - before}))
 _LOOP = "hscc_sim::sim::Sim::run_until"
 
 
-def flows_scenario(n: int, seconds: float) -> dict:
-    """N Reno flows, one per host pair, on a 10 Gbit/s dumbbell with half a BDP of buffer."""
+def flows_scenario(n: int, seconds: float, one_pair: bool = False) -> dict:
+    """N Reno flows, one per host pair (or all on one), on a 10 Gbit/s dumbbell with half a
+    BDP of buffer."""
+    pairs = 1 if one_pair else n
     return {
         "name": f"flows-{n}",
         "duration": f"{seconds}s",
@@ -54,31 +61,39 @@ def flows_scenario(n: int, seconds: float) -> dict:
         "topology": {
             "kind": "dumbbell",
             "bottleneck": {"rate": "10Gbps", "delay": "1ms", "buffer": "0.5bdp"},
-            "pairs": [{"rate": "100Gbps", "rtt": "20ms"}] * n,
+            "pairs": [{"rate": "100Gbps", "rtt": "20ms"}] * pairs,
         },
-        "flows": [{"pair": i, "algorithm": "reno"} for i in range(n)],
+        "flows": [{"pair": i % pairs, "algorithm": "reno"} for i in range(n)],
     }
 
 
 def loop_misses(
-    n: int, warm: float, seconds: float, cache: tuple[int, int, int], tmp: Path
+    n: int,
+    warm: float,
+    seconds: float,
+    cache: tuple[int, int, int],
+    tmp: Path,
+    one_pair: bool = False,
 ) -> dict:
     """Instructions and cache misses of the simulation loop over `seconds` after `warm` of
-    the flows dumbbell with `n` flows, per event, with `cache` as the last level."""
+    the flows dumbbell with `n` flows (on one host pair), per event, with `cache` as the last
+    level."""
     counted = [
         *cache_args(cache),
         "--collect-atstart=no",
         f"--toggle-collect={_LOOP}",
         f"--zero-before={_LOOP}",
     ]
-    scenario = tmp / f"flows-{n}.json"  # a file: 10 000 pairs pass the argument limit
-    scenario.write_text(json.dumps(flows_scenario(n, warm + seconds)))
+    name = f"flows-{n}" + ("-one-pair" if one_pair else "")
+    scenario = tmp / f"{name}.json"  # a file: 10 000 pairs pass the argument limit
+    scenario.write_text(json.dumps(flows_scenario(n, warm + seconds, one_pair)))
     command = [sys.executable, "-c", _SECOND_LOOP, str(scenario), str(warm)]
-    stdout, counts = callgrind(f"flows-{n}", command, counted, tmp)
+    stdout, counts = callgrind(name, command, counted, tmp)
     events = json.loads(stdout)["events"]
     c = counts["cache"]
     return {
         "flows": n,
+        "one_pair": one_pair,
         "events": events,
         "per_event": {
             "instructions": round(counts["instructions"] / events, 1),
@@ -89,50 +104,70 @@ def loop_misses(
     }
 
 
-def part_flows(quick: bool, tmp: Path) -> dict:
-    """The engine's own time (the simulation loop, not the build or the files) per data
-    segment, against the number of flows; the lean probe's loop on the same dumbbell."""
+def engine_run(n: int, seconds: float, one_pair: bool = False) -> dict:
+    """One run of the flows dumbbell through the Python API: the build and the simulation
+    loop timed apart, with the counts the tables give."""
     from hscc import _core
     from hscc.scenario import Scenario
 
+    data = flows_scenario(n, seconds, one_pair)
+    t0 = time.perf_counter()  # the build: checked, resolved (routes, estimate), assembled
+    sim = _core.Simulation(Scenario.parse(data).resolved(), 16 << 30, None)
+    built = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    sim.run_until(sim.duration)
+    engine = time.perf_counter() - t0
+    sim.finish()
+    summary = json.loads(sim.files(engine, False, False, [])[0])
+    return {
+        "build_s": built,
+        "engine_s": engine,
+        "events": sim.events,  # the same in every repeat: the run is deterministic
+        "data_segments": sum(f["segs_sent"] for f in summary["flows"]),
+        "utilization": next(
+            (x["utilization"] for x in summary["links"] if x["name"] == "bottleneck:fwd"),
+            None,
+        ),
+    }
+
+
+def _fastest(seen: dict | None, run: dict) -> dict:
+    """A count's record after one more repeat: the fastest build and loop, every loop's time."""
+    return {
+        **run,
+        "build_s": round(min(run["build_s"], seen["build_s"]) if seen else run["build_s"], 4),
+        "engine_s": round(min(run["engine_s"], seen["engine_s"]) if seen else run["engine_s"], 4),
+        # Every repeat's, in the order run: the spread the fastest is taken from.
+        "engine_runs_s": [*(seen["engine_runs_s"] if seen else []), round(run["engine_s"], 4)],
+    }
+
+
+def part_flows(quick: bool, tmp: Path) -> dict:
+    """The engine's own time (the simulation loop, not the build or the files) per data
+    segment, against the number of flows, with a host pair each and on one; the lean probe's
+    loop on the same dumbbell."""
     exe = build_probe(tmp)
     seconds = FLOWS_SECONDS_QUICK if quick else FLOWS_SECONDS
     repeats = FLOWS_REPEATS_QUICK if quick else FLOWS_REPEATS
     best: dict[int, dict] = {}
+    one_pair: dict[int, dict] = {}
     for _ in range(repeats):
         for n in FLOWS_QUICK if quick else FLOWS:
-            data = flows_scenario(n, seconds)
-            t0 = time.perf_counter()  # the build: checked, resolved (routes, estimate), assembled
-            sim = _core.Simulation(Scenario.parse(data).resolved(), 16 << 30, None)
-            built = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            sim.run_until(sim.duration)
-            engine = time.perf_counter() - t0
-            sim.finish()
-            summary = json.loads(sim.files(engine, False, False, [])[0])
-            segments = sum(f["segs_sent"] for f in summary["flows"])
+            run = engine_run(n, seconds)
             out = subprocess.run(
                 [str(exe), str(seconds), str(n)], capture_output=True, text=True, check=True
             ).stdout
             lean = parse_probe(out)
             print(
-                f"  flows {n}: {engine:.3f} s, {engine / segments * 1e9:.0f} ns per segment; "
+                f"  flows {n}: {run['engine_s']:.3f} s, "
+                f"{run['engine_s'] / run['data_segments'] * 1e9:.0f} ns per segment; "
                 f"probe {lean['wall_s'] / lean['data_segments_sent'] * 1e9:.0f} ns",
                 flush=True,
             )
             seen = best.get(n)
             best[n] = {
                 "flows": n,
-                "build_s": round(min(built, seen["build_s"]) if seen else built, 4),
-                "engine_s": round(min(engine, seen["engine_s"]) if seen else engine, 4),
-                # Every repeat's, in the order run: the spread the fastest is taken from.
-                "engine_runs_s": [*(seen["engine_runs_s"] if seen else []), round(engine, 4)],
-                "events": sim.events,  # the same in every repeat: the run is deterministic
-                "data_segments": segments,
-                "utilization": next(
-                    (x["utilization"] for x in summary["links"] if x["name"] == "bottleneck:fwd"),
-                    None,
-                ),
+                **_fastest(seen, run),
                 "probe": {  # deterministic too but its loop's time
                     "loop_s": min(lean["wall_s"], seen["probe"]["loop_s"])
                     if seen
@@ -142,6 +177,14 @@ def part_flows(quick: bool, tmp: Path) -> dict:
                     "utilization": lean["utilization"],
                 },
             }
+        for n in ONE_PAIR_QUICK if quick else ONE_PAIR:
+            run = engine_run(n, seconds, one_pair=True)
+            print(
+                f"  flows {n} on one host pair: {run['engine_s']:.3f} s, "
+                f"{run['engine_s'] / run['data_segments'] * 1e9:.0f} ns per segment",
+                flush=True,
+            )
+            one_pair[n] = {"flows": n, **_fastest(one_pair.get(n), run)}
     warm, measured = (
         (MISSES_WARM_QUICK, MISSES_SECONDS_QUICK) if quick else (MISSES_WARM, MISSES_SECONDS)
     )
@@ -152,12 +195,16 @@ def part_flows(quick: bool, tmp: Path) -> dict:
         "seconds": seconds,
         "repeats": repeats,
         "counts": list(best.values()),
+        "one_pair": list(one_pair.values()),
         "cache": cache
         and {
             "command": f"valgrind --tool=callgrind --cache-sim=yes --toggle-collect={_LOOP}",
             "warm_s": warm,
             "seconds": measured,
             "second_level": {"bytes": cache[0], "ways": cache[1], "line": cache[2]},
-            "counts": [loop_misses(n, warm, measured, cache, tmp) for n in (min(best), max(best))],
+            "counts": [
+                *(loop_misses(n, warm, measured, cache, tmp) for n in (min(best), max(best))),
+                loop_misses(max(one_pair), warm, measured, cache, tmp, one_pair=True),
+            ],
         },
     }

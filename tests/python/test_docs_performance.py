@@ -110,13 +110,17 @@ def test_the_flows_cache_counts_are_a_table_of_their_own():
         "warm_s": 0.5,
         "seconds": 0.3,
         "second_level": {"bytes": 2 << 20, "ways": 16, "line": 64},
-        "counts": [{"flows": 10_000, "events": 2_500_000, "per_event": per_event}],
+        "counts": [
+            {"flows": 10_000, "events": 2_500_000, "per_event": per_event},
+            {"flows": 10_000, "one_pair": True, "events": 2_000_000, "per_event": per_event},
+        ],
     }
     text = perf_flows(doc, None)
     assert text.startswith(without)
     assert "2048 kB, 16-way, 64-byte lines" in text
     assert "over the last 0.3 s of a 0.8-s run" in text
     assert "| 10 000 | 2 500 000 | 1234 | 9.88 | 6.50 | 2.25 |" in text
+    assert "| 10 000 on one host pair | 2 000 000 | 1234 | 9.88 | 6.50 | 2.25 |" in text
 
 
 def test_the_flows_table_gives_the_slower_runs_beside_the_fastest():
@@ -132,6 +136,23 @@ def test_the_flows_table_gives_the_slower_runs_beside_the_fastest():
     text = perf_flows(doc, None)
     assert "(in brackets, the engine's other runs)" in text
     assert "| 500 ns (600, 700) | 1.00× |" in text
+
+
+def test_the_flows_on_one_pair_are_held_against_both_first_counts():
+    doc, part = edited("flows")
+    part.pop("one_pair", None)
+    without = perf_flows(doc, None)
+    assert "one host pair" not in without
+    first = part["counts"][0]
+    first.update(engine_s=0.5, data_segments=2_000_000)  # 250 ns a segment
+    part["one_pair"] = [
+        {"flows": 10, "engine_s": 0.4, "data_segments": 2_000_000, "events": 6_000_000},
+        {"flows": 10_000, "engine_s": 1.2, "data_segments": 2_400_000, "events": 8_160_000},
+    ]
+    text = perf_flows(doc, None)
+    # 200 ns, then 500 ns: 2.50× the first on one pair, 2.00× the first with a pair each.
+    assert "| 10 | 0.40 s | 2 000 000 | 3.00 | 200 ns | 1.00× | 0.80× |" in text
+    assert "| 10 000 | 1.20 s | 2 400 000 | 3.40 | 500 ns | 2.50× | 2.00× |" in text
 
 
 def test_the_loss_burst_verdict_is_the_median_of_the_bench_runs():

@@ -242,7 +242,46 @@ def perf_flows(doc: dict, group: str | None) -> str:
         )
         + ".\n\n"
         + _table(head, rows)
+        + _flows_one_pair(part.get("one_pair"), per(counts[0]))
         + _flows_misses(part.get("cache"))
+    )
+
+
+def _flows_one_pair(counts: list[dict] | None, first_per_segment: float) -> str:
+    """The same dumbbell with every flow on one host pair, against its own first count and
+    against the first count with a pair each; nothing where the part has none."""
+    if not counts:
+        return ""
+
+    def per(c: dict) -> float:
+        return c["engine_s"] / c["data_segments"]
+
+    first = _int(counts[0]["flows"])
+    rows = [
+        [
+            _int(c["flows"]),
+            f"{c['engine_s']:.2f} s",
+            _int(c["data_segments"]),
+            f"{c['events'] / c['data_segments']:.2f}",
+            f"{per(c) * 1e9:.0f} ns{_slower_runs(c)}",
+            f"{per(c) / per(counts[0]):.2f}×",
+            f"{per(c) / first_per_segment:.2f}×",
+        ]
+        for c in counts
+    ]
+    head = [
+        "flows",
+        "engine",
+        "data segments",
+        "events per segment",
+        "engine per data segment",
+        f"against {first} flows on one pair",
+        f"against {first} flows, a pair each",
+    ]
+    return (
+        "\nThe same flows all on one host pair, the rest of the dumbbell as above: its four "
+        "access links carry every flow, so what grows with the flows is each flow's own "
+        "state (its sender, receiver and timers):\n\n" + _table(head, rows)
     )
 
 
@@ -263,7 +302,7 @@ def _flows_misses(cache: dict | None) -> str:
     level = cache["second_level"]
     rows = [
         [
-            _int(c["flows"]),
+            _int(c["flows"]) + (" on one host pair" if c.get("one_pair") else ""),
             _int(c["events"]),
             f"{c['per_event']['instructions']:.0f}",
             f"{c['per_event']['first_level_misses']:.2f}",
