@@ -138,11 +138,21 @@ def test_the_flows_table_gives_the_slower_runs_beside_the_fastest():
     assert "| 500 ns (600, 700) | 1.00× |" in text
 
 
+def test_the_flows_verdict_holds_the_last_count_against_twice_the_first():
+    doc, part = edited("flows")
+    first, last = part["counts"][0], part["counts"][-1]
+    first.update(engine_s=0.5, data_segments=2_000_000)  # 250 ns a segment
+    last.update(engine_s=1.5, data_segments=3_000_000)  # 500 ns: 2.00×
+    assert "flows per data segment: 2.00×, met." in perf_flows(doc, None)
+    last["engine_s"] = 1.503  # 501 ns
+    assert "flows per data segment: 2.00×, **not met**." in perf_flows(doc, None)
+
+
 def test_the_flows_on_one_pair_are_held_against_both_first_counts():
     doc, part = edited("flows")
     part.pop("one_pair", None)
     without = perf_flows(doc, None)
-    assert "one host pair" not in without
+    assert "all on one host pair" not in without
     first = part["counts"][0]
     first.update(engine_s=0.5, data_segments=2_000_000)  # 250 ns a segment
     part["one_pair"] = [

@@ -183,6 +183,11 @@ def _against_probe(part: dict, reno: dict) -> str:
     return note + _table(head, rows)
 
 
+# The flows bench's target: the engine's time per data segment at the last count within 2× of
+# the first's.
+FLOWS_TARGET = 2.0
+
+
 def perf_flows(doc: dict, group: str | None) -> str:
     part = _part(doc, "flows")
     counts = part["counts"]
@@ -242,8 +247,17 @@ def perf_flows(doc: dict, group: str | None) -> str:
         )
         + ".\n\n"
         + _table(head, rows)
+        + _flows_verdict(counts[0], counts[-1], per(counts[-1]) / per(counts[0]))
         + _flows_one_pair(part.get("one_pair"), per(counts[0]))
         + _flows_misses(part.get("cache"))
+    )
+
+
+def _flows_verdict(first: dict, last: dict, ratio: float) -> str:
+    met = "met" if ratio <= FLOWS_TARGET else "**not met**"
+    return (
+        f"\nTarget: at {_int(last['flows'])} flows within {FLOWS_TARGET:g}× of "
+        f"{_int(first['flows'])} flows per data segment: {ratio:.2f}×, {met}.\n"
     )
 
 
