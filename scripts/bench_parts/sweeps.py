@@ -14,6 +14,8 @@ from . import ROOT
 SWEEP_REPS, SWEEP_REPS_QUICK = 3, 1
 # A running Dask cluster's time for the tiny runs against the local pool's, in turn: the target.
 DASK_TARGET = 1.3
+# The stored runs' wall time on 2 workers against 1 worker's, each case: the target.
+SPEED_UP_TARGET = 0.6
 
 
 def _store_kind(path: str) -> str | None:
@@ -94,6 +96,7 @@ def part_sweeps(quick: bool, tmp: Path) -> dict[str, object]:
         # The rows measured in turn, pair by pair: [{label, local, dask}] (empty without Dask).
         "tiny_in_turn": raw.get("tiny_in_turn", []),
         "dask_target": DASK_TARGET,
+        "speed_up_target": SPEED_UP_TARGET,
         "stored_runs": 200,
         "stored": stored,
     }

@@ -165,6 +165,22 @@ def test_the_flows_on_one_pair_are_held_against_both_first_counts():
     assert "| 10 000 | 1.20 s | 2 400 000 | 3.40 | 500 ns | 2.50× | 2.00× |" in text
 
 
+def test_each_stored_sweep_is_held_against_the_speed_up_target():
+    doc, part = edited("sweeps")
+    part["speed_up_target"] = 0.6
+    first, second = part["stored"][:2]
+    for case, two in ((first, [0.59, 0.60, 0.70]), (second, [0.61, 0.62, 0.50])):
+        case["workers"] = [
+            {**w, "wall_s": [1.0, 1.0, 1.0] if w["jobs"] == 1 else two} for w in case["workers"]
+        ]
+    text = perf_sweeps(doc, "stored")
+    # Medians over 1 s: 0.60 (met at the target) and 0.61.
+    assert (
+        f"Target: 2 workers within 0.6× of 1 worker's wall time: {first['name']} 0.60×, met; "
+        f"{second['name']} 0.61×, **not met**." in text
+    )
+
+
 def test_the_loss_burst_verdict_is_the_median_of_the_bench_runs():
     doc, part = edited("loss_burst")
     part["bench_runs"] = 3

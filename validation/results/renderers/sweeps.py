@@ -35,8 +35,25 @@ def _sweeps_stored(part: dict[str, Any]) -> str:
         "CPU per run: workers + sweep's process",
         "CPU / engine's CPU",
     ]
-    return f"{n} stored runs of 1 simulated second each, store on {part['store']}.\n\n" + _table(
-        head, rows
+    return (
+        f"{n} stored runs of 1 simulated second each, store on {part['store']}.\n\n"
+        + _table(head, rows)
+        + _sweeps_speed_up(part)
+    )
+
+
+def _sweeps_speed_up(part: dict[str, Any]) -> str:
+    """Each stored case's wall time on 2 workers against 1 worker's, and the target."""
+    target, verdicts = part["speed_up_target"], []
+    for case in part["stored"]:
+        wall = {w["jobs"]: statistics.median(w["wall_s"]) for w in case["workers"]}
+        ratio = wall[2] / wall[1]
+        met = "met" if ratio <= target else "**not met**"
+        verdicts.append(f"{case['name']} {ratio:.2f}×, {met}")
+    return (
+        f"\nTarget: 2 workers within {target}× of 1 worker's wall time: "
+        + "; ".join(verdicts)
+        + ".\n"
     )
 
 
