@@ -188,12 +188,15 @@ def _against_probe(part: dict, reno: dict) -> str:
 FLOWS_TARGET = 2.0
 
 
+def _per_segment(count: dict) -> float:
+    """A flows count's engine time per data segment, seconds."""
+    return count["engine_s"] / count["data_segments"]
+
+
 def perf_flows(doc: dict, group: str | None) -> str:
     part = _part(doc, "flows")
     counts = part["counts"]
-
-    def per(c: dict) -> float:
-        return c["engine_s"] / c["data_segments"]
+    per = _per_segment
 
     def lean(c: dict) -> float:
         return c["probe"]["loop_s"] / c["probe"]["data_segments"]
@@ -266,10 +269,7 @@ def _flows_one_pair(counts: list[dict] | None, first_per_segment: float) -> str:
     against the first count with a pair each; nothing where the part has none."""
     if not counts:
         return ""
-
-    def per(c: dict) -> float:
-        return c["engine_s"] / c["data_segments"]
-
+    per = _per_segment
     first = _int(counts[0]["flows"])
     rows = [
         [
