@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import statistics
 
-from .markdown import _int, _pct, _span, _table
+from .markdown import _int, _met, _pct, _span, _table
 from .performance import _measured, _millions, _part, _sci
 
 
@@ -257,7 +257,7 @@ def perf_flows(doc: dict, group: str | None) -> str:
 
 
 def _flows_verdict(first: dict, last: dict, ratio: float) -> str:
-    met = "met" if ratio <= FLOWS_TARGET else "**not met**"
+    met = _met(ratio, FLOWS_TARGET)
     return (
         f"\nTarget: at {_int(last['flows'])} flows within {FLOWS_TARGET:g}× of "
         f"{_int(first['flows'])} flows per data segment: {ratio:.2f}×, {met}.\n"
@@ -396,7 +396,7 @@ def perf_loss_burst(doc: dict, group: str | None) -> str:
                 f"{w['ns_per_event']:.0f} ns/event ({_int(w['events'])} events{_timeouts(w)})"
                 for w in ws
             ]
-            + [f"{ratio:.2f}×{each}", "met" if ratio <= LOSS_BURST_TARGET else "**not met**"]
+            + [f"{ratio:.2f}×{each}", _met(ratio, LOSS_BURST_TARGET)]
         )
     largest = f"largest / W = {_int(windows[0])}"
     if bench_runs > 1:

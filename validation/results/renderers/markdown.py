@@ -10,6 +10,11 @@ def _mb(bps: float | None) -> str:
     return f"{bps / 1e6:.2f}" if bps < 1e7 else f"{bps / 1e6:.1f}"
 
 
+def _met(ratio: float, target: float) -> str:
+    """A target's verdict: met at or under it, else bold."""
+    return "met" if ratio <= target else "**not met**"
+
+
 def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:+.1f} %"
 

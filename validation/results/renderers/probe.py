@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .markdown import _f, _int, _span, _table
+from .markdown import _f, _int, _met, _span, _table
 from .performance import _measured, _median, _part, _sets, _times
 
 # Hops of the probe part's test bed that the engine folds into the link before them
@@ -28,7 +28,7 @@ def _probe_cpu(part: dict) -> str:
         ratio = _median(v["ratio"])
         verdict = ""
         if i == 0:
-            met = "met" if ratio <= part["target"] else "**not met**"
+            met = _met(ratio, part["target"])
             verdict = f"≤ {part['target']}×: {met}"
         rows.append(
             [

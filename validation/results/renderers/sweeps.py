@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from .markdown import _table
+from .markdown import _met, _table
 from .performance import _measured, _part
 
 
@@ -48,7 +48,7 @@ def _sweeps_speed_up(part: dict[str, Any]) -> str:
     for case in part["stored"]:
         wall = {w["jobs"]: statistics.median(w["wall_s"]) for w in case["workers"]}
         ratio = wall[2] / wall[1]
-        met = "met" if ratio <= target else "**not met**"
+        met = _met(ratio, target)
         verdicts.append(f"{case['name']} {ratio:.2f}×, {met}")
     return (
         f"\nTarget: 2 workers within {target}× of 1 worker's wall time: "
@@ -103,7 +103,7 @@ def _sweeps_in_turn(part: dict[str, Any], cases: dict[str, Any]) -> str:
             f"{', '.join(f'{r:.2f}' for r in ratios)})"
         )
     target = part["dask_target"]
-    met = "met" if worst <= target else "**not met**"
+    met = _met(worst, target)
     return (
         "\nThe running cluster's time against the local pool's, the 200 runs out=None in turn: "
         + "; ".join(lines)
